@@ -2921,7 +2921,7 @@ export interface components {
              * @description When true, requests of every organization are forwarded to the tunnel, not only those of the owning organization.
              * @default false
              */
-            all: boolean;
+            all?: boolean;
         };
         /** @description A record of what an installed integration received. */
         IntegrationEvent: {

@@ -9,7 +9,8 @@ export const SCHEMA_HEADER = `// Generated from spec/ by \`npm run generate\` (T
 /** TypeScript types for an OpenAPI document, as written to generated/schema.d.ts. */
 export async function generateTypes(document: unknown): Promise<string> {
   const input = mirrorUnevaluatedProperties(structuredClone(document));
-  const ast = await openapiTS(input as OpenAPI3, { readWriteMarkers: true });
+  // A default value makes a field optional to send (the service fills it in), so defaults do not make fields required.
+  const ast = await openapiTS(input as OpenAPI3, { readWriteMarkers: true, defaultNonNullable: false });
   return SCHEMA_HEADER + astToString(ast);
 }
 
