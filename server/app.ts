@@ -1,0 +1,145 @@
+// Builds the Express app from the contract: the validator checks every request (and every response, unless
+// turned off), the routes are registered by walking the document's paths, and each route calls the handler of
+// its operation, inside a write transaction for anything but GET. Every failure goes through one error writer.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { type Caller, callerOfToken } from './auth/caller.ts';
+import type { AppContext } from './context.ts';
+import { contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
+import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
+import type { HandlerTable, OperationId } from './http/types.ts';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+    caller?: Caller;
+  }
+}
+
+export interface AppOptions {
+  /** Extra routes outside `/v1` (such as served files), registered before the 404 fallback. */
+  extraRoutes?: (app: express.Express) => void;
+  /** The contract to serve; the committed generated/openapi.yaml by default. */
+  contract?: OpenApiDocument;
+}
+
+/** Handlers as the router calls them; their exact types are checked where the table is built. */
+type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };
+type AnyHandler = (request: unknown) => AnyResult | Promise<AnyResult>;
+
+/** Throws, naming them, when the document has operations without a handler or the table has extra handlers. */
+export function checkHandlers(contract: OpenApiDocument, handlers: Partial<HandlerTable>): void {
+  const ids = new Set(contractOperations(contract).map((operation) => operation.operationId));
+  const missing = [...ids].filter((id) => typeof handlers[id as OperationId] !== 'function');
+  const extra = Object.keys(handlers).filter((id) => !ids.has(id));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(
+      [
+        missing.length > 0 && `operations without a handler: ${missing.join(', ')}`,
+        extra.length > 0 && `handlers of no operation of the contract: ${extra.join(', ')}`,
+      ]
+        .filter(Boolean)
+        .join('; '),
+    );
+  }
+}
+
+/**
+ * The validator's copy of the contract (it annotates the document it is given). Query parameters accept reserved
+ * characters: `allowReserved: false` tells clients to percent-encode them, but JavaScript's encodeURIComponent,
+ * which openapi-fetch and most clients use, leaves `!'()*` as they are, and a search for "(draft)" must not be a 400.
+ */
+function validatorDocument(contract: OpenApiDocument): OpenApiDocument {
+  const document = structuredClone(contract);
+  const lenient = (parameter: { in?: string; allowReserved?: boolean }) => {
+    if (parameter.in === 'query') parameter.allowReserved = true;
+  };
+  const components = document.components as { parameters?: Record<string, { in?: string }> } | undefined;
+  Object.values(components?.parameters ?? {}).forEach(lenient);
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) (operation?.parameters ?? []).forEach(lenient);
+  }
+  return document;
+}
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(req: Request): string | undefined {
+  const match = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppOptions = {}): express.Express {
+  const contract = options.contract ?? loadContract();
+  checkHandlers(contract, handlers);
+  const operations = contractOperations(contract);
+  const { log, store, config } = ctx;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    req.id = randomUUID();
+    res.set('x-request-id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.debug({ requestId: req.id, method: req.method, url: req.originalUrl, status: res.statusCode, ms }, 'request');
+    });
+    next();
+  });
+
+  app.use(express.json({ limit: config.bodyLimit }));
+
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: validatorDocument(contract) as never,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses
+        ? {
+            onError: (error, body, req) => {
+              log.error({ requestId: req.id, url: req.originalUrl, err: error, body }, 'response breaks the contract');
+              throw error;
+            },
+          }
+        : false,
+      validateSecurity: {
+        handlers: {
+          BearerAuth: (req) => {
+            const token = bearerToken(req);
+            if (!token) throw unauthorized();
+            const caller = callerOfToken(ctx.db, token);
+            if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
+            req.caller = caller;
+            return true;
+          },
+        },
+      },
+      ignorePaths: (path: string) => !path.startsWith('/v1/'),
+      validateFormats: true,
+    }),
+  );
+
+  for (const operation of operations) {
+    const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
+    const isRead = operation.method === 'get';
+    app[operation.method](expressPath(operation.path), async (req: Request, res: Response) => {
+      const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
+      const result = isRead ? await handler(request) : await store.write(() => handler(request));
+      // Work the request queued is committed now: start it.
+      if (!isRead) ctx.jobs.kick();
+      res.set(result.headers ?? {});
+      if (result.body === undefined) res.status(result.status).end();
+      else res.status(result.status).json(result.body);
+    });
+  }
+  log.info(`routing ${new Set(operations.map((operation) => operation.path)).size} paths, ${operations.length} operations`);
+
+  options.extraRoutes?.(app);
+  app.use((req: Request) => {
+    throw new ApiError(404, `No route ${req.method} ${req.path}`);
+  });
+  app.use(errorWriter(log));
+  return app;
+}

@@ -1,0 +1,31 @@
+// Roles, from most to least privileged, and the caller's role in an organization. `null` is a guest: a member
+// without a role. Not being a member at all is `undefined`: such callers see nothing of the organization (404).
+import type { Db } from '../store/db.ts';
+
+export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** 6 for admin down to 1 for read; 0 for a guest. */
+export const rank = (role: Role | null | undefined): number => (role ? ROLES.length - ROLES.indexOf(role) : 0);
+
+/** Whether `role` is at least `needed`. */
+export const atLeast = (role: Role | null | undefined, needed: Role): boolean => rank(role) >= rank(needed);
+
+/** The higher of two roles. */
+export const higher = (a: Role | null | undefined, b: Role | null | undefined): Role | null =>
+  (rank(a) >= rank(b) ? a : b) ?? null;
+
+export interface Membership {
+  organizationId: string;
+  role: Role | null;
+  disabled: boolean;
+}
+
+/** The caller's membership of an organization, or undefined when not a member (or disabled). */
+export function membershipOf(db: Db, userId: string, organizationId: string): Membership | undefined {
+  const row = db
+    .prepare('SELECT role, disabled FROM members WHERE organization_id = ? AND user_id = ?')
+    .get(organizationId, userId) as { role: Role | null; disabled: number } | undefined;
+  if (!row || row.disabled) return undefined;
+  return { organizationId, role: row.role, disabled: false };
+}

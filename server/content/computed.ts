@@ -1,0 +1,81 @@
+// Computed pages (type `computed`): their content is produced when the page is read (unless `computed=false`),
+// from what `computed.type` names. The computations this server knows:
+// - `builtin:toc`: a nested list of links to the pages under the computed page, or to every other page of the
+//   content when it has none;
+// - `builtin:openapi`: the reference of the OpenAPI specification `dependencies.spec` (`{ref: {kind: 'openapi',
+//   spec: <slug>}}`) of the organization, from its latest processed version: its operations, or its models with
+//   `props.doc: "models"`.
+// A page whose computation is unknown keeps its stored markdown.
+import type { AppContext } from '../context.ts';
+import { fromJson } from '../store/db.ts';
+import { type RevisionContent, type StoredPage, walkPages } from './model.ts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+type OpenApiDocument = {
+  info?: { title?: string; description?: string; version?: string };
+  paths?: Record<string, Record<string, { summary?: string; description?: string; operationId?: string; tags?: string[] }>>;
+  components?: { schemas?: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> };
+};
+
+function tableOfContents(content: RevisionContent, page: StoredPage, path: string): string {
+  const pages = page.pages.length > 0 ? walkPages(page.pages, path) : walkPages(content.pages);
+  const lines: string[] = [];
+  for (const entry of pages) {
+    if (entry.page.id === page.id) continue;
+    const depth = entry.path.split('/').length - (page.pages.length > 0 ? path.split('/').length + 1 : 1);
+    lines.push(`${'  '.repeat(Math.max(depth, 0))}- [${entry.page.title}](/${entry.path})`);
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '_No pages yet._\n';
+}
+
+function openApiReference(ctx: AppContext, organizationId: string, page: StoredPage): string {
+  const ref = (page.computed?.dependencies.spec as { ref?: { kind?: string; spec?: string } } | undefined)?.ref;
+  if (ref?.kind !== 'openapi' || !ref.spec) return 'This page needs an OpenAPI specification: `dependencies.spec`.\n';
+  const row = ctx.db
+    .prepare(
+      `SELECT openapi_spec_versions.document AS document FROM openapi_specs
+       JOIN openapi_spec_versions ON openapi_spec_versions.id = openapi_specs.last_version_id
+       WHERE openapi_specs.organization_id = ? AND openapi_specs.slug = ?`,
+    )
+    .get(organizationId, ref.spec) as { document: string } | undefined;
+  if (!row) return `The OpenAPI specification \`${ref.spec}\` has no processed version yet.\n`;
+  const document = fromJson<OpenApiDocument>(row.document, {});
+  const out: string[] = [];
+  if (document.info?.description) out.push(document.info.description.trim());
+  if (page.computed?.props.doc === 'models') {
+    for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+      out.push(`## ${name}`);
+      if (schema.description) out.push(schema.description.trim());
+      const properties = Object.entries(schema.properties ?? {});
+      if (properties.length > 0) {
+        out.push(properties.map(([property, value]) => `- \`${property}\`${value.description ? `: ${value.description}` : ''}`).join('\n'));
+      }
+    }
+  } else {
+    for (const [route, item] of Object.entries(document.paths ?? {})) {
+      for (const method of METHODS) {
+        const operation = item[method];
+        if (!operation) continue;
+        out.push(`## ${method.toUpperCase()} ${route}`);
+        const text = operation.summary ?? operation.description;
+        if (text) out.push(text.trim());
+      }
+    }
+  }
+  return `${out.join('\n\n')}\n`;
+}
+
+/** The content of a computed page, or undefined when the page is not computed by a computation known here. */
+export function computePageMarkdown(
+  ctx: AppContext,
+  organizationId: string,
+  content: RevisionContent,
+  entry: { page: StoredPage; path: string },
+): string | undefined {
+  const { page, path } = entry;
+  if (page.type !== 'computed' || !page.computed) return undefined;
+  if (page.computed.type === 'builtin:toc') return tableOfContents(content, page, path);
+  if (page.computed.type === 'builtin:openapi') return openApiReference(ctx, organizationId, page);
+  return undefined;
+}

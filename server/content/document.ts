@@ -1,0 +1,260 @@
+// Markdown (the stored representation of a page) as a Document: a tree of Blocks, Inlines and Text nodes.
+//
+// Node types:
+//   blocks   paragraph, heading-1 … heading-6, blockquote, list-unordered, list-ordered (data.start),
+//            list-item (data.checked for task items), code (data.syntax: the language, data.meta), table
+//            (data.aligns), table-row (data.header on the first row), table-cell, image (void; data.src, alt,
+//            title), hr (void), html (void; data.html), footnote (data.identifier)
+//   inlines  link (data.url, data.title, data.ref: a `url` content reference), image (void; data.src, alt, title),
+//            footnote-ref (void; data.identifier)
+//   text     leaves of text with marks: bold, italic, strikethrough, code
+//
+// Keys are deterministic: a block's key is a hash of its type and text (with `-2`, `-3`… for repeated blocks, in
+// document order), so the same markdown always gives the same keys and a block keeps its key when other blocks
+// change. Inline and text keys are their parent's key plus their index (`<parent>.<index>`).
+import { createHash } from 'node:crypto';
+import type {
+  BlockContent,
+  Definition,
+  DefinitionContent,
+  Nodes,
+  PhrasingContent,
+  Root,
+  RootContent,
+  Table,
+} from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import type { Model } from '../http/types.ts';
+
+export type DocumentModel = Model<'Document'>;
+type Block = Model<'Block'>;
+type Inline = Model<'Inline'>;
+type Text = Model<'Text'>;
+type Leaf = Model<'TextLeaf'>;
+type Node = Block | Inline | Text;
+type Mark = 'bold' | 'italic' | 'strikethrough' | 'code';
+
+export const DOCUMENT_SCHEMA_VERSION = 1;
+
+export function parseMarkdown(markdown: string): Root {
+  return fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+}
+
+export function markdownToDocument(markdown: string): DocumentModel {
+  const root = parseMarkdown(markdown);
+  const converter = new Converter(definitionsOf(root));
+  const nodes = withKeys(converter.blocks(root.children));
+  return { object: 'document', data: { schemaVersion: DOCUMENT_SCHEMA_VERSION }, nodes };
+}
+
+/** The blocks of a page's content, by key, with their type and text (the text of a node, to preview it). */
+export function documentBlocks(markdown: string): Map<string, { type: string; text: string }> {
+  const blocks = new Map<string, { type: string; text: string }>();
+  const visit = (nodes: Node[] | undefined) => {
+    for (const node of nodes ?? []) {
+      if (node.object !== 'block') continue;
+      blocks.set(node.key!, { type: node.type, text: nodeText(node) });
+      visit(node.nodes);
+    }
+  };
+  visit(markdownToDocument(markdown).nodes);
+  return blocks;
+}
+
+/** The keys of the blocks of a page's content: the nodes a comment may target. */
+export function documentKeys(markdown: string): Set<string> {
+  return new Set(documentBlocks(markdown).keys());
+}
+
+/** Text of a node: its leaves, with child blocks on their own lines. */
+export function nodeText(node: Node): string {
+  if (node.object === 'text') return node.leaves.map((leaf) => leaf.text).join('');
+  const children = node.nodes ?? [];
+  if (children.length === 0) {
+    const data = (node.data ?? {}) as Record<string, unknown>;
+    return typeof data.alt === 'string' ? data.alt : typeof data.html === 'string' ? data.html : '';
+  }
+  const separator = children.some((child) => child.object === 'block') ? '\n' : '';
+  return children.map(nodeText).join(separator);
+}
+
+function definitionsOf(root: Root): Map<string, Definition> {
+  const definitions = new Map<string, Definition>();
+  const visit = (node: Nodes) => {
+    if (node.type === 'definition' && !definitions.has(node.identifier)) definitions.set(node.identifier, node);
+    if ('children' in node) for (const child of node.children) visit(child);
+  };
+  visit(root);
+  return definitions;
+}
+
+class Converter {
+  constructor(private readonly definitions: Map<string, Definition>) {}
+
+  blocks(children: (RootContent | BlockContent | DefinitionContent)[]): Block[] {
+    return children.flatMap((child) => this.block(child));
+  }
+
+  private block(node: RootContent | BlockContent | DefinitionContent): Block[] {
+    switch (node.type) {
+      case 'paragraph': {
+        const images = node.children.filter((child) => !(child.type === 'text' && child.value.trim() === ''));
+        if (images.length > 0 && images.every((child) => child.type === 'image' || child.type === 'imageReference')) {
+          return images.map((image) => ({ object: 'block', type: 'image', isVoid: true, data: this.imageData(image) }));
+        }
+        return [block('paragraph', this.inlines(node.children))];
+      }
+      case 'heading':
+        return [block(`heading-${node.depth}`, this.inlines(node.children))];
+      case 'thematicBreak':
+        return [{ object: 'block', type: 'hr', isVoid: true }];
+      case 'blockquote':
+        return [block('blockquote', this.blocks(node.children))];
+      case 'list':
+        return [
+          block(
+            node.ordered ? 'list-ordered' : 'list-unordered',
+            node.children.map((item) =>
+              block('list-item', this.blocks(item.children), typeof item.checked === 'boolean' ? { checked: item.checked } : undefined),
+            ),
+            node.ordered && node.start != null && node.start !== 1 ? { start: node.start } : undefined,
+          ),
+        ];
+      case 'code':
+        return [
+          block('code', [text([{ object: 'leaf', text: node.value }])], {
+            ...(node.lang ? { syntax: node.lang } : {}),
+            ...(node.meta ? { meta: node.meta } : {}),
+          }),
+        ];
+      case 'html':
+        return [{ object: 'block', type: 'html', isVoid: true, data: { html: node.value } }];
+      case 'table':
+        return [this.table(node)];
+      case 'footnoteDefinition':
+        return [block('footnote', this.blocks(node.children), { identifier: node.identifier })];
+      default:
+        // Definitions are resolved into the links and images that use them; other nodes carry no content.
+        return [];
+    }
+  }
+
+  private table(node: Table): Block {
+    const rows = node.children.map((row, index) =>
+      block(
+        'table-row',
+        row.children.map((cell) => block('table-cell', this.inlines(cell.children))),
+        index === 0 ? { header: true } : undefined,
+      ),
+    );
+    return block('table', rows, { aligns: (node.align ?? []).map((align) => align ?? 'none') });
+  }
+
+  /** Phrasing content as Text nodes (consecutive runs merged) and Inlines. */
+  inlines(children: PhrasingContent[], marks: Mark[] = []): (Text | Inline)[] {
+    const nodes: (Text | Inline)[] = [];
+    const pushLeaf = (value: string, leafMarks: Mark[]) => {
+      if (value === '') return;
+      const last = nodes.at(-1);
+      const leaf: Leaf = { object: 'leaf', text: value, ...(leafMarks.length ? { marks: leafMarks.map(mark) } : {}) };
+      if (last?.object !== 'text') return nodes.push(text([leaf]));
+      const previous = last.leaves.at(-1)!;
+      if (sameMarks(previous, leaf)) previous.text += value;
+      else last.leaves.push(leaf);
+    };
+    const visit = (node: PhrasingContent, active: Mark[]) => {
+      switch (node.type) {
+        case 'text':
+        case 'html':
+          return pushLeaf(node.value, active);
+        case 'inlineCode':
+          return pushLeaf(node.value, withMark(active, 'code'));
+        case 'break':
+          return pushLeaf('\n', active);
+        case 'strong':
+          return node.children.forEach((child) => visit(child, withMark(active, 'bold')));
+        case 'emphasis':
+          return node.children.forEach((child) => visit(child, withMark(active, 'italic')));
+        case 'delete':
+          return node.children.forEach((child) => visit(child, withMark(active, 'strikethrough')));
+        case 'link':
+          return nodes.push(this.link(node.url, node.title, node.children, active));
+        case 'linkReference': {
+          const definition = this.definitions.get(node.identifier);
+          if (definition) return nodes.push(this.link(definition.url, definition.title, node.children, active));
+          return node.children.forEach((child) => visit(child, active));
+        }
+        case 'image':
+        case 'imageReference':
+          return nodes.push({ object: 'inline', type: 'image', isVoid: true, data: this.imageData(node) });
+        case 'footnoteReference':
+          return nodes.push({ object: 'inline', type: 'footnote-ref', isVoid: true, data: { identifier: node.identifier } });
+      }
+    };
+    for (const child of children) visit(child, marks);
+    return nodes;
+  }
+
+  private link(url: string, title: string | null | undefined, children: PhrasingContent[], marks: Mark[]): Inline {
+    return {
+      object: 'inline',
+      type: 'link',
+      data: { url, ...(title ? { title } : {}), ref: { kind: 'url', url } },
+      nodes: this.inlines(children, marks),
+    };
+  }
+
+  private imageData(node: PhrasingContent): Record<string, unknown> {
+    if (node.type === 'image') return { src: node.url, alt: node.alt ?? '', ...(node.title ? { title: node.title } : {}) };
+    if (node.type !== 'imageReference') return {};
+    const definition = this.definitions.get(node.identifier);
+    return { src: definition?.url ?? '', alt: node.alt ?? '', ...(definition?.title ? { title: definition.title } : {}) };
+  }
+}
+
+function block(type: string, nodes: Node[], data?: Record<string, unknown>): Block {
+  return { object: 'block', type, nodes, ...(data && Object.keys(data).length ? { data } : {}) };
+}
+
+function text(leaves: Leaf[]): Text {
+  return { object: 'text', leaves };
+}
+
+function mark(type: Mark): Model<'TextMark'> {
+  return { object: 'mark', type };
+}
+
+function withMark(marks: Mark[], added: Mark): Mark[] {
+  return marks.includes(added) ? marks : [...marks, added];
+}
+
+function sameMarks(a: Leaf, b: Leaf): boolean {
+  const types = (leaf: Leaf) => (leaf.marks ?? []).map((m) => m.type).sort().join(',');
+  return types(a) === types(b);
+}
+
+/** The nodes with their keys, placed right after `object` and `type`. */
+function withKeys(blocks: Block[]): Block[] {
+  const used = new Set<string>();
+  const visit = <N extends Node>(node: N, fallback: string): N => {
+    let key = fallback;
+    if (node.object === 'block') {
+      const base = createHash('sha1').update(`${node.type}\n${nodeText(node)}`).digest('hex').slice(0, 10);
+      key = base;
+      for (let n = 2; used.has(key); n++) key = `${base}-${n}`;
+      used.add(key);
+    }
+    if (node.object === 'text') return { object: node.object, key, leaves: node.leaves } as N;
+    const { object, type, nodes, ...rest } = node;
+    return {
+      object,
+      type,
+      key,
+      ...(nodes ? { nodes: nodes.map((child, index) => visit(child, `${key}.${index}`)) } : {}),
+      ...rest,
+    } as N;
+  };
+  return blocks.map((node, index) => visit(node, String(index)));
+}

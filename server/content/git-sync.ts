@@ -1,0 +1,184 @@
+// Git import and export, the background work of the Git handlers. An import reads the branch into a new revision
+// (the space's current one unless `standalone`); an export commits the current revision on the branch. Each records
+// its outcome on its operation (git_operations) and, when it succeeded, the space's Git info; a failure is recorded
+// there too, and logged, without credentials.
+import path from 'node:path';
+import type { AppContext } from '../context.ts';
+import {
+  finishGitOperation,
+  type GitOperation,
+  getGitOperation,
+  markGitOperationRunning,
+  projectDirectory,
+  recordGitSync,
+  redact,
+} from '../domain/git.ts';
+import { sha256 } from '../domain/ids.ts';
+import { getSpaceRow, type SpaceRow } from '../domain/spaces.ts';
+import { findUser } from '../auth/caller.ts';
+import type { Input } from '../http/types.ts';
+import type { JobKind } from '../jobs/runner.ts';
+import { outboundFor } from '../net/outbound.ts';
+import type { Db } from '../store/db.ts';
+import { readFileContent, storeFile } from './files.ts';
+import { exportLayout, importAssets, importPages, isImported, linkExternalFiles, replacedByExport } from './git-layout.ts';
+import type { RepositoryFile } from './git-layout.ts';
+import {
+  describeGitError,
+  GitSyncError,
+  gitHttpClient,
+  type ReadResult,
+  readRepository,
+  type RepositoryAccess,
+  SERVICE_COMMITTER,
+  writeRepository,
+} from './git-repository.ts';
+import type { RevisionContent, RevisionGit, StoredFile } from './model.ts';
+import { createRevision, getRevision, setCurrentRevision } from './revisions.ts';
+
+export const GIT_IMPORT_JOB = 'git-import';
+export const GIT_EXPORT_JOB = 'git-export';
+
+/** The job of an import or an export: runs the operation, records a failure on it. */
+export const gitJobKind: JobKind<{ operation: string }> = {
+  resumable: true, // the outcome is written at the end, in one transaction: running it again is safe
+  run: (ctx, job) => runGitOperation(ctx, job.payload.operation),
+  fail: (ctx, job, reason) => failGitOperation(ctx, job.payload.operation, reason),
+};
+
+async function runGitOperation(ctx: AppContext, operationId: string): Promise<void> {
+  const operation = getGitOperation(ctx.db, operationId);
+  // Gone with its space, or already finished before a restart.
+  if (!operation || operation.row.status === 'done' || operation.row.status === 'failed') return;
+  await ctx.store.write(() => markGitOperationRunning(ctx.db, operationId));
+  try {
+    if (operation.row.kind === 'import') await runImport(ctx, operation);
+    else await runExport(ctx, operation);
+  } catch (error) {
+    throw new Error(redact(describeGitError(error), operation.credentials));
+  }
+}
+
+function failGitOperation(ctx: AppContext, operationId: string, reason: string): void {
+  const operation = getGitOperation(ctx.db, operationId);
+  if (!operation) return;
+  const error = redact(reason, operation.credentials);
+  finishGitOperation(ctx.db, operationId, { status: 'failed', at: ctx.now(), error });
+  ctx.log.warn({ ...logFields(operation), reason: error }, `git ${operation.row.kind} failed`);
+}
+
+const logFields = ({ row, request }: GitOperation) => ({
+  space: row.space_id,
+  operation: row.id,
+  url: request.url, // stored without credentials
+  ref: request.ref,
+});
+
+function repositoryAccess(ctx: AppContext, operation: GitOperation): RepositoryAccess {
+  const { location, credentials, request, row } = operation;
+  const cached = request.repoCacheID && location.kind === 'http' && ctx.config.dataDir !== ':memory:';
+  return {
+    location,
+    ...(credentials ? { credentials } : {}),
+    ref: request.ref,
+    http: gitHttpClient(outboundFor(ctx.config), { withCredentials: credentials !== undefined }),
+    ...(cached
+      ? {
+          cacheDir: path.join(
+            ctx.config.dataDir,
+            'git-cache',
+            sha256(`${row.space_id}\n${request.repoCacheID}\n${location.url}`).slice(0, 32),
+          ),
+        }
+      : {}),
+  };
+}
+
+/** The space of an operation, unless it was deleted meanwhile. */
+function liveSpace(db: Db, spaceId: string): SpaceRow {
+  const space = getSpaceRow(db, spaceId);
+  if (!space || space.deleted_at !== null) throw new GitSyncError('the space was deleted');
+  return space;
+}
+
+async function runImport(ctx: AppContext, operation: GitOperation): Promise<void> {
+  const request = operation.request as Input<'ImportGitRequest'>;
+  const read = await readRepository(repositoryAccess(ctx, operation), projectDirectory(request.repoProjectDirectory), isImported);
+  const revision = await ctx.store.write(() => {
+    const now = ctx.now();
+    const space = liveSpace(ctx.db, operation.row.space_id);
+    if (!request.standalone && space.edit_mode === 'locked') {
+      throw new GitSyncError('the space is locked (editMode: locked): its content cannot be changed');
+    }
+    const current = getRevision(ctx.db, space.revision_id)!;
+    const git = revisionGit(read, request);
+    const upToDate = current.content.git?.oid === git.oid && current.content.git.ref === git.ref;
+    if (upToDate && !request.force && !request.standalone) {
+      recordGitSync(ctx.db, space.id, operation, now);
+      finishGitOperation(ctx.db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: current.id });
+      return current;
+    }
+    const rewrite = request.repoTreeURL
+      ? (markdown: string, file: RepositoryFile) => linkExternalFiles(markdown, file.repoPath, read.paths, request.repoTreeURL!)
+      : undefined;
+    const content: RevisionContent = {
+      pages: importPages(read.files, { previous: current.content, now, ...(rewrite ? { rewrite } : {}) }),
+      files: importFiles(ctx.db, read.files, current.content.files, now),
+      reusableContents: current.content.reusableContents,
+      variables: current.content.variables,
+      git,
+    };
+    const revision = createRevision(ctx.db, { spaceId: space.id, parents: [current.id], type: 'edits', content, createdAt: now });
+    if (!request.standalone) {
+      setCurrentRevision(ctx.db, revision, now);
+      recordGitSync(ctx.db, space.id, operation, now);
+    }
+    finishGitOperation(ctx.db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: revision.id });
+    return revision;
+  });
+  ctx.log.info({ ...logFields(operation), commit: read.commit.oid, revision: revision.id }, 'git import done');
+}
+
+function revisionGit(read: ReadResult, request: Input<'ImportGitRequest'>): RevisionGit {
+  const { oid, message, committer } = read.commit;
+  return {
+    oid,
+    message: message.replace(/\n+$/, ''),
+    createdByService: committer.email === SERVICE_COMMITTER.email,
+    ...(request.repoCommitURL ? { url: `${request.repoCommitURL}${oid}` } : {}),
+    ref: request.ref,
+  };
+}
+
+/** The assets of the repository as revision files (unchanged ones keep their id); none there keeps the space's. */
+function importFiles(db: Db, files: Map<string, RepositoryFile>, previous: StoredFile[], now: string): StoredFile[] {
+  const assets = importAssets(files);
+  if (assets.length === 0) return previous;
+  return assets.map(
+    ({ name, contentType, file }) =>
+      previous.find((stored) => stored.git?.oid === file.oid && stored.name === name) ??
+      storeFile(db, file.bytes, { name, contentType, git: { oid: file.oid, path: file.repoPath } }, now),
+  );
+}
+
+async function runExport(ctx: AppContext, operation: GitOperation): Promise<void> {
+  const request = operation.request as Input<'ExportGitRequest'>;
+  const space = liveSpace(ctx.db, operation.row.space_id);
+  const content = getRevision(ctx.db, space.revision_id)!.content;
+  const user = operation.row.user_id ? findUser(ctx.db, operation.row.user_id) : undefined;
+  const { commit } = await writeRepository(repositoryAccess(ctx, operation), {
+    directory: projectDirectory(request.repoProjectDirectory),
+    files: exportLayout(content, (file) => readFileContent(ctx.db, file.id)?.bytes),
+    replaces: replacedByExport,
+    message: request.commitMessage,
+    author: { name: user?.displayName ?? SERVICE_COMMITTER.name, email: user?.email ?? SERVICE_COMMITTER.email },
+    at: ctx.clock.now(),
+    force: request.force === true,
+  });
+  await ctx.store.write(() => {
+    const now = ctx.now();
+    if (getSpaceRow(ctx.db, space.id)) recordGitSync(ctx.db, space.id, operation, now);
+    finishGitOperation(ctx.db, operation.row.id, { status: 'done', at: now, ...(commit ? { commit } : {}) });
+  });
+  ctx.log.info({ ...logFields(operation), commit: commit ?? null }, commit ? 'git export done' : 'git export: nothing changed');
+}

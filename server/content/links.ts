@@ -1,0 +1,229 @@
+// The link index: every link and image of every page of a revision, resolved against that revision and
+// classified. Revisions are immutable, so a revision is indexed once, the first time its links are asked for, into
+// `content_links`; space links, page links, page backlinks and file backlinks are all read from there.
+//
+// How markdown refers to content:
+// - an address with a scheme (`https://…`, `mailto:…`) is external (`ok`), or `in-app` when it is under the
+//   server's app address (APP_URL);
+// - any other address is a path in the revision: `/guides/install` from the top of the space, anything else
+//   relative to the directory of the linking page, as on a website (from `guides/install`, `setup` is
+//   `guides/setup` and `../faq` is `faq`); a trailing `/`, a `.md` extension, `?query` and `#anchor` are ignored;
+// - the path names a page when it is a page's path; otherwise it names a file when its last segment is the name
+//   of a file of the revision (`![Logo](logo.png)`, `../assets/logo.png`);
+// - otherwise the link is `broken`: an image, or a path with an extension other than `.md`, is a missing file;
+//   anything else a missing page. A bare `#anchor` refers to the page itself and is not indexed.
+// A link page (type `link`) links to its target address.
+import type { AppContext } from '../context.ts';
+import { type LinkRelation, markdownLinks } from './markdown.ts';
+import { type RevisionContent, type RevisionRecord, walkPages } from './model.ts';
+
+export type LinkStatus = 'ok' | 'broken' | 'in-app';
+export type LinkTargetKind = 'page' | 'file' | 'url';
+
+export interface LinkTarget {
+  kind: LinkTargetKind;
+  /** Id of the page or file, when it exists in the revision. */
+  id?: string;
+  /** The absolute address of an external or in-app link; the address as written for a broken one. */
+  url?: string;
+}
+
+export interface IndexedLink {
+  pageId: string;
+  position: number;
+  href: string;
+  relation: LinkRelation;
+  status: LinkStatus;
+  target: LinkTarget;
+}
+
+/** One distinct link of some content: a target, how it is used, and the pages it appears in (in order). */
+export interface LinkGroup {
+  key: string;
+  status: LinkStatus;
+  relation: LinkRelation;
+  target: LinkTarget;
+  pageIds: string[];
+}
+
+/** Paths and names to resolve links against. */
+interface Resolver {
+  pages: Map<string, string>;
+  files: Map<string, string>;
+  appUrl: URL;
+}
+
+function resolverOf(content: RevisionContent, appUrl: string): Resolver {
+  const pages = new Map<string, string>();
+  for (const { page, path } of walkPages(content.pages)) if (!pages.has(path)) pages.set(path, page.id);
+  const files = new Map<string, string>();
+  for (const file of content.files) if (!files.has(file.name)) files.set(file.name, file.id);
+  return { pages, files, appUrl: new URL(appUrl) };
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+function isInApp(url: URL, app: URL): boolean {
+  const base = app.pathname.replace(/\/+$/, '');
+  return url.origin === app.origin && (url.pathname === base || url.pathname.startsWith(`${base}/`));
+}
+
+/** The path a relative address names, from the page at `pagePath`; undefined for a bare anchor. */
+export function resolvePath(href: string, pagePath: string): string | undefined {
+  const path = href.replace(/[?#].*$/s, '');
+  if (path === '') return undefined;
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // a malformed escape is taken literally
+  }
+  const segments = decoded.startsWith('/') ? [] : pagePath.split('/').slice(0, -1);
+  for (const segment of decoded.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return segments.join('/');
+}
+
+function classify(
+  href: string,
+  relation: LinkRelation,
+  pagePath: string,
+  resolver: Resolver,
+): { status: LinkStatus; target: LinkTarget } | undefined {
+  const address = href.trim();
+  if (SCHEME.test(address) || address.startsWith('//')) {
+    let url: URL;
+    try {
+      url = new URL(address, resolver.appUrl);
+    } catch {
+      return { status: 'ok', target: { kind: 'url', url: address } };
+    }
+    return { status: isInApp(url, resolver.appUrl) ? 'in-app' : 'ok', target: { kind: 'url', url: address } };
+  }
+  const path = resolvePath(address, pagePath);
+  if (path === undefined) return undefined;
+  const pageId = resolver.pages.get(path.replace(/\.md$/i, ''));
+  if (pageId !== undefined && relation === 'reference') return { status: 'ok', target: { kind: 'page', id: pageId } };
+  const name = path.split('/').at(-1) ?? '';
+  const fileId = resolver.files.get(name);
+  if (fileId !== undefined) return { status: 'ok', target: { kind: 'file', id: fileId } };
+  if (pageId !== undefined) return { status: 'ok', target: { kind: 'page', id: pageId } };
+  const looksLikeFile = relation === 'embed' || /\.(?!md$)[a-z0-9]+$/i.test(name);
+  return { status: 'broken', target: { kind: looksLikeFile ? 'file' : 'page', url: address } };
+}
+
+/** The links of a revision's pages, resolved and classified (not stored). */
+export function extractLinks(content: RevisionContent, appUrl: string): IndexedLink[] {
+  const resolver = resolverOf(content, appUrl);
+  const links: IndexedLink[] = [];
+  for (const { page, path } of walkPages(content.pages)) {
+    const found =
+      page.type === 'link' && page.href ? [{ href: page.href, relation: 'reference' as const }] : markdownLinks(page.markdown ?? '');
+    let position = 0;
+    for (const { href, relation } of found) {
+      const classified = classify(href, relation, path, resolver);
+      if (classified) links.push({ pageId: page.id, position: position++, href, relation, ...classified });
+    }
+  }
+  return links;
+}
+
+type LinkRow = {
+  page_id: string;
+  position: number;
+  href: string;
+  relation: LinkRelation;
+  status: LinkStatus;
+  target_kind: LinkTargetKind;
+  target_id: string | null;
+  target_url: string | null;
+};
+
+/** Indexes the links of a revision unless they are already indexed (for the current app address). */
+export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void {
+  const { db } = ctx;
+  const appUrl = ctx.config.appUrl;
+  const indexed = db.prepare('SELECT app_url FROM content_link_index WHERE revision_id = ?').get(revision.id) as
+    | { app_url: string }
+    | undefined;
+  if (indexed?.app_url === appUrl) return;
+  db.transaction(() => {
+    db.prepare('DELETE FROM content_link_index WHERE revision_id = ?').run(revision.id);
+    db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at) VALUES (?, ?, ?)').run(
+      revision.id,
+      appUrl,
+      ctx.now(),
+    );
+    const insert = db.prepare(
+      `INSERT INTO content_links (revision_id, page_id, position, href, relation, status, target_kind, target_id, target_url)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const link of extractLinks(revision.content, appUrl)) {
+      insert.run(
+        revision.id,
+        link.pageId,
+        link.position,
+        link.href,
+        link.relation,
+        link.status,
+        link.target.kind,
+        link.target.id ?? null,
+        link.target.url ?? null,
+      );
+    }
+  })();
+}
+
+/** The indexed links of a revision (of one page, when given), in page order. */
+export function revisionLinks(ctx: AppContext, revision: RevisionRecord, pageId?: string): IndexedLink[] {
+  ensureLinkIndex(ctx, revision);
+  const rows = ctx.db
+    .prepare(
+      `SELECT * FROM content_links WHERE revision_id = ? ${pageId !== undefined ? 'AND page_id = ?' : ''} ORDER BY rowid`,
+    )
+    .all(revision.id, ...(pageId !== undefined ? [pageId] : [])) as LinkRow[];
+  return rows.map((row) => ({
+    pageId: row.page_id,
+    position: row.position,
+    href: row.href,
+    relation: row.relation,
+    status: row.status,
+    target: {
+      kind: row.target_kind,
+      ...(row.target_id !== null ? { id: row.target_id } : {}),
+      ...(row.target_url !== null ? { url: row.target_url } : {}),
+    },
+  }));
+}
+
+/** Distinct links: one per target, relation and status, with the pages they appear in. */
+export function groupLinks(links: IndexedLink[]): LinkGroup[] {
+  const groups = new Map<string, LinkGroup>();
+  for (const link of links) {
+    const key = [link.status, link.relation, link.target.kind, link.target.id ?? link.target.url].join('\u0000');
+    const group = groups.get(key);
+    if (!group) groups.set(key, { key, status: link.status, relation: link.relation, target: link.target, pageIds: [link.pageId] });
+    else if (!group.pageIds.includes(link.pageId)) group.pageIds.push(link.pageId);
+  }
+  return [...groups.values()];
+}
+
+/** Ids of the pages with a working link to a page or file of the revision, in page order. */
+export function backlinkPageIds(ctx: AppContext, revision: RevisionRecord, kind: 'page' | 'file', id: string): string[] {
+  ensureLinkIndex(ctx, revision);
+  const rows = ctx.db
+    .prepare(
+      `SELECT page_id FROM content_links WHERE revision_id = ? AND target_kind = ? AND target_id = ?
+       GROUP BY page_id ORDER BY MIN(rowid)`,
+    )
+    .all(revision.id, kind, id) as { page_id: string }[];
+  return rows.map((row) => row.page_id);
+}
+
+/** Number of distinct broken links in a revision (in one page of it, when given). */
+export function brokenLinkCount(ctx: AppContext, revision: RevisionRecord, pageId?: string): number {
+  return groupLinks(revisionLinks(ctx, revision, pageId)).filter((group) => group.status === 'broken').length;
+}

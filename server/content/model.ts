@@ -1,0 +1,97 @@
+// How content is stored: a revision is an immutable snapshot of a page tree, files, reusable contents and
+// variables, kept as JSON in the `revisions` table. Every way content enters (template, import, merge, update,
+// Git import, translation) builds a new RevisionContent and stores it with createRevision.
+
+export type PageType = 'document' | 'group' | 'link' | 'computed';
+export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update' | 'computed';
+
+export interface GitReference {
+  oid: string;
+  path: string;
+}
+
+export interface StoredPage {
+  id: string;
+  title: string;
+  slug: string;
+  type: PageType;
+  description?: string;
+  emoji?: string;
+  icon?: string;
+  /** Content of a document page, as markdown: the one stored representation, from which Block trees derive. */
+  markdown?: string;
+  /** Target address of a link page. */
+  href?: string;
+  createdAt: string;
+  updatedAt: string;
+  hidden?: boolean;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+  layout?: Record<string, unknown>;
+  cover?: Record<string, unknown>;
+  variables?: Record<string, string>;
+  computed?: { type: string; dependencies: Record<string, unknown>; props: Record<string, unknown> };
+  computedSeed?: string;
+  git?: GitReference;
+  pages: StoredPage[];
+}
+
+export interface StoredFile {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  dimensions?: { width: number; height: number };
+  git?: GitReference;
+}
+
+export interface StoredReusableContent {
+  id: string;
+  title: string;
+  git?: GitReference;
+}
+
+export interface RevisionGit {
+  oid: string;
+  message: string;
+  createdByService: boolean;
+  url?: string;
+  ref?: string;
+}
+
+export interface RevisionContent {
+  pages: StoredPage[];
+  files: StoredFile[];
+  reusableContents: StoredReusableContent[];
+  variables: Record<string, string>;
+  git?: RevisionGit;
+}
+
+export interface RevisionRecord {
+  id: string;
+  spaceId: string;
+  changeRequestId?: string;
+  parents: string[];
+  type: RevisionType;
+  createdAt: string;
+  content: RevisionContent;
+}
+
+export const emptyContent = (): RevisionContent => ({ pages: [], files: [], reusableContents: [], variables: {} });
+
+/** Every page of a tree, depth first, with its path (slugs of its ancestors and itself joined by `/`). */
+export function* walkPages(
+  pages: StoredPage[],
+  parentPath = '',
+): Generator<{ page: StoredPage; path: string; parentPath: string }> {
+  for (const page of pages) {
+    const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
+    yield { page, path, parentPath };
+    yield* walkPages(page.pages, path);
+  }
+}
+
+export function findPage(content: RevisionContent, pageId: string): { page: StoredPage; path: string } | undefined {
+  for (const entry of walkPages(content.pages)) if (entry.page.id === pageId) return entry;
+  return undefined;
+}

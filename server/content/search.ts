@@ -1,0 +1,94 @@
+// Full-text search (SQLite FTS5) over the current content of spaces: one index row per section (the text under
+// a heading) of every page. indexSpaceContent runs whenever a space's current revision changes.
+import type { Db } from '../store/db.ts';
+import { type RevisionContent, walkPages } from './model.ts';
+
+export interface Section {
+  /** Anchor of the heading; empty for the text before the first heading. */
+  id: string;
+  title: string;
+  body: string;
+}
+
+/** Anchor of a heading, as the app derives it: lower case, words joined with `-`. */
+export function anchorOf(heading: string): string {
+  return heading
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
+}
+
+/** Splits markdown into sections at its ATX headings (`#` to `######`), ignoring lines inside code fences. */
+export function splitSections(pageTitle: string, markdown: string): Section[] {
+  const sections: Section[] = [{ id: '', title: pageTitle, body: '' }];
+  let fence: string | undefined;
+  for (const line of markdown.split('\n')) {
+    const fenceMatch = line.match(/^\s*(`{3,}|~{3,})/);
+    if (fenceMatch) fence = fence === undefined ? fenceMatch[1]![0] : fenceMatch[1]![0] === fence ? undefined : fence;
+    const heading = fence === undefined ? line.match(/^#{1,6}\s+(.*?)\s*#*\s*$/) : null;
+    if (heading) sections.push({ id: anchorOf(heading[1]!), title: heading[1]!, body: '' });
+    else sections.at(-1)!.body += `${line}\n`;
+  }
+  return sections
+    .map((section) => ({ ...section, body: section.body.trim() }))
+    .filter((section, index) => index > 0 || section.body !== '');
+}
+
+export function indexSpaceContent(db: Db, spaceId: string, content: RevisionContent): void {
+  removeSpaceFromIndex(db, spaceId);
+  const insert = db.prepare(
+    `INSERT INTO content_search (title, body, page_title, space_id, page_id, page_path, section_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const { page, path } of walkPages(content.pages)) {
+    const sections = splitSections(page.title, page.markdown ?? '');
+    // A page without text is still found by its title.
+    if (sections.length === 0) sections.push({ id: '', title: page.title, body: '' });
+    for (const section of sections) {
+      insert.run(section.title, section.body, page.title, spaceId, page.id, path, section.id);
+    }
+  }
+}
+
+export function removeSpaceFromIndex(db: Db, spaceId: string): void {
+  db.prepare('DELETE FROM content_search WHERE space_id = ?').run(spaceId);
+}
+
+/** FTS5 query of every word of `text` (each a prefix), quoted so that no user input is FTS5 syntax. */
+export function ftsQuery(text: string): string | undefined {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (words.length === 0) return undefined;
+  return words.map((word) => `"${word}"*`).join(' ');
+}
+
+export interface SectionHit {
+  spaceId: string;
+  pageId: string;
+  pageTitle: string;
+  pagePath: string;
+  sectionId: string;
+  sectionTitle: string;
+  body: string;
+  rank: number;
+}
+
+/** Matching sections in the given spaces, best first (at most `max`). */
+export function searchSections(db: Db, spaceIds: string[], text: string, max = 2000): SectionHit[] {
+  const query = ftsQuery(text);
+  if (!query || spaceIds.length === 0) return [];
+  const placeholders = spaceIds.map(() => '?').join(', ');
+  return db
+    .prepare(
+      `SELECT space_id AS spaceId, page_id AS pageId, page_title AS pageTitle, page_path AS pagePath,
+              section_id AS sectionId, title AS sectionTitle,
+              snippet(content_search, 1, '', '', '…', 32) AS body, rank
+       FROM content_search
+       WHERE content_search MATCH ? AND space_id IN (${placeholders})
+       ORDER BY rank, space_id, page_id, section_id
+       LIMIT ?`,
+    )
+    .all(query, ...spaceIds, max) as SectionHit[];
+}

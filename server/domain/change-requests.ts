@@ -1,0 +1,155 @@
+// Change requests: their rows, how one is found (by id or by number within its space), the caller's access to it,
+// how its content moves on, and how the API shows it. Other groups (change-request content, change-request
+// comments) address change requests through `changeRequestAccess` and change their content through
+// `commitChangeRequestContent`.
+import type { Caller } from '../auth/caller.ts';
+import type { AppContext } from '../context.ts';
+import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
+import { createRevision, getRevision } from '../content/revisions.ts';
+import { notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import type { Db } from '../store/db.ts';
+import { getSpaceRow, spaceAccess, type SpaceAccess } from './spaces.ts';
+import { presentUserById } from './users.ts';
+
+export type ChangeRequestStatus = Model<'ChangeRequestStatus'>;
+
+export type ChangeRequestRow = {
+  id: string;
+  space_id: string;
+  number: number;
+  status: ChangeRequestStatus;
+  subject: string | null;
+  agent_task_id: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  /** The change request's current content. */
+  revision_id: string;
+  /** The space revision it was created from. */
+  revision_initial: string;
+  /** The space revision last brought in by an update from the main content. */
+  revision_merged_ancestor: string | null;
+  /** The space revision its merge produced. */
+  revision_merged: string | null;
+};
+
+/**
+ * The change request `idOrNumber` of a space: its id, or its number within the space (`3`). A change request of
+ * another space is not found.
+ */
+export function getChangeRequestRow(db: Db, spaceId: string, idOrNumber: string): ChangeRequestRow | undefined {
+  const byId = db.prepare('SELECT * FROM change_requests WHERE space_id = ? AND id = ?').get(spaceId, idOrNumber) as
+    | ChangeRequestRow
+    | undefined;
+  if (byId || !/^[1-9]\d{0,9}$/.test(idOrNumber)) return byId;
+  return db
+    .prepare('SELECT * FROM change_requests WHERE space_id = ? AND number = ?')
+    .get(spaceId, Number(idOrNumber)) as ChangeRequestRow | undefined;
+}
+
+export interface ChangeRequestAccess extends SpaceAccess {
+  changeRequest: ChangeRequestRow;
+}
+
+/**
+ * The change request, when the caller may view its space (see spaceAccess), with the caller's role and
+ * permissions on the space, which are those on its change requests. Otherwise, or when the space has no such
+ * change request, 404. Enforce permissions with requireSpace(access, ...).
+ */
+export function changeRequestAccess(
+  ctx: AppContext,
+  caller: Caller,
+  spaceId: string,
+  changeRequestId: string,
+): ChangeRequestAccess {
+  const access = spaceAccess(ctx, caller, spaceId);
+  const changeRequest = getChangeRequestRow(ctx.db, spaceId, changeRequestId);
+  if (!changeRequest) throw notFound(`change request ${changeRequestId} in space ${spaceId}`);
+  return { ...access, changeRequest };
+}
+
+/** Whether the change request is closed to changes: merged, or archived. */
+export const isClosed = (row: ChangeRequestRow): boolean => row.status === 'merged' || row.status === 'archived';
+
+/** The space revision the change request's changes are relative to: the last one brought in, else its initial one. */
+export const changeRequestBase = (row: ChangeRequestRow): string =>
+  row.revision_merged_ancestor ?? row.revision_initial;
+
+/** Whether the space has moved on since the change request's base. A merged change request is never outdated. */
+export function isOutdated(db: Db, row: ChangeRequestRow): boolean {
+  if (row.status === 'merged') return false;
+  return getSpaceRow(db, row.space_id)?.revision_id !== changeRequestBase(row);
+}
+
+/** The current content of the change request. */
+export function changeRequestRevision(db: Db, row: ChangeRequestRow): RevisionRecord {
+  const revision = getRevision(db, row.revision_id);
+  if (!revision) throw new Error(`revision ${row.revision_id} of change request ${row.id} does not exist`);
+  return revision;
+}
+
+/** Records that a user changed the content of a change request (idempotent). */
+export function addContributor(db: Db, changeRequestId: string, userId: string): void {
+  db.prepare('INSERT OR IGNORE INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(
+    changeRequestId,
+    userId,
+  );
+}
+
+/**
+ * Gives the change request new content: stores a revision of it (parents: its current revision, plus `parents`),
+ * makes it the change request's current revision, touches `updatedAt` and records `contributor`. Runs in the
+ * caller's write transaction; returns the new revision.
+ */
+export function commitChangeRequestContent(
+  ctx: AppContext,
+  row: ChangeRequestRow,
+  input: { type: RevisionType; content: RevisionContent; contributor: string; parents?: string[] },
+): RevisionRecord {
+  const now = ctx.now();
+  const revision = createRevision(ctx.db, {
+    spaceId: row.space_id,
+    changeRequestId: row.id,
+    parents: [row.revision_id, ...(input.parents ?? [])],
+    type: input.type,
+    content: input.content,
+    createdAt: now,
+  });
+  ctx.db
+    .prepare('UPDATE change_requests SET revision_id = ?, updated_at = ? WHERE id = ?')
+    .run(revision.id, now, row.id);
+  addContributor(ctx.db, row.id, input.contributor);
+  return revision;
+}
+
+/** Open comments of the change request (replies are not counted). */
+function openComments(db: Db, changeRequestId: string): number {
+  const row = db
+    .prepare(`SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND parent_id IS NULL AND status = 'open'`)
+    .get(changeRequestId) as { n: number };
+  return row.n;
+}
+
+export function presentChangeRequest(ctx: AppContext, row: ChangeRequestRow): Model<'ChangeRequest'> {
+  return {
+    object: 'change-request',
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    ...(row.subject !== null ? { subject: row.subject } : {}),
+    createdBy: presentUserById(ctx, row.created_by),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    revision: row.revision_id,
+    revisionInitial: row.revision_initial,
+    ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
+    ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
+    comments: openComments(ctx.db, row.id),
+    outdated: isOutdated(ctx.db, row),
+    urls: {
+      app: ctx.urls.app(`/s/${row.space_id}/~/changes/${row.number}`),
+      location: ctx.urls.api(`/v1/spaces/${row.space_id}/change-requests/${row.id}`),
+    },
+  };
+}

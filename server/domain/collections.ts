@@ -1,0 +1,125 @@
+// Collections: rows, inherited default levels, the caller's permissions, and how the API shows them.
+import type { Caller } from '../auth/caller.ts';
+import { atLeast, higher, type Membership, membershipOf, type Role } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import type { Db } from '../store/db.ts';
+
+export type CollectionRow = {
+  id: string;
+  organization_id: string;
+  parent_id: string | null;
+  title: string;
+  description: string | null;
+  default_level: Role | null;
+  position: number;
+  created_at: string;
+};
+
+export type CollectionPermissions = Model<'CollectionPermissions'>;
+
+export function getCollectionRow(db: Db, id: string): CollectionRow | undefined {
+  return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow | undefined;
+}
+
+/** The default level of a collection: its own, else its nearest ancestor's. */
+export function inheritedDefaultLevel(db: Db, collectionId: string | null): Role | null {
+  for (let id = collectionId, hops = 0; id && hops < 1000; hops++) {
+    const row = db.prepare('SELECT parent_id, default_level FROM collections WHERE id = ?').get(id) as
+      | { parent_id: string | null; default_level: Role | null }
+      | undefined;
+    if (!row) return null;
+    if (row.default_level) return row.default_level;
+    id = row.parent_id;
+  }
+  return null;
+}
+
+/**
+ * The caller's role on content with the given default level: admins of the organization administer everything;
+ * other members get the higher of their role and the default level; guests and non-members get nothing.
+ */
+export function contentRole(membership: Membership | undefined, defaultLevel: Role | null): Role | null {
+  if (!membership || membership.role === null) return null;
+  if (membership.role === 'admin') return 'admin';
+  return higher(membership.role, defaultLevel);
+}
+
+export function collectionPermissions(role: Role | null): CollectionPermissions {
+  return {
+    view: atLeast(role, 'read'),
+    admin: atLeast(role, 'admin'),
+    viewInviteLinks: atLeast(role, 'admin'),
+    create: atLeast(role, 'create'),
+  };
+}
+
+export interface CollectionAccess {
+  collection: CollectionRow;
+  membership: Membership;
+  role: Role | null;
+  permissions: CollectionPermissions;
+}
+
+/** The role of a member on a collection; see contentRole. */
+export function collectionRole(db: Db, membership: Membership | undefined, collection: CollectionRow): Role | null {
+  return contentRole(membership, inheritedDefaultLevel(db, collection.id));
+}
+
+/** The collection, when the caller may view it; otherwise 404. */
+export function collectionAccess(ctx: AppContext, caller: Caller, collectionId: string): CollectionAccess {
+  const collection = getCollectionRow(ctx.db, collectionId);
+  const membership = collection && membershipOf(ctx.db, caller.user.id, collection.organization_id);
+  const role = collection ? collectionRole(ctx.db, membership, collection) : null;
+  const permissions = collectionPermissions(role);
+  if (!collection || !membership || !permissions.view) throw notFound(`collection ${collectionId}`);
+  return { collection, membership, role, permissions };
+}
+
+export function requireCollection(access: CollectionAccess, permission: keyof CollectionPermissions): void {
+  if (!access.permissions[permission]) {
+    throw forbidden(`this operation needs the ${permission} permission on the collection`);
+  }
+}
+
+export function presentCollection(
+  ctx: AppContext,
+  row: CollectionRow,
+  permissions: CollectionPermissions,
+): Model<'Collection'> {
+  return {
+    object: 'collection',
+    id: row.id,
+    title: row.title,
+    ...(row.description !== null ? { description: row.description } : {}),
+    organization: row.organization_id,
+    ...(row.parent_id ? { parent: row.parent_id } : {}),
+    ...(row.default_level ? { defaultLevel: row.default_level } : {}),
+    urls: { location: ctx.urls.api(`/v1/collections/${row.id}`), app: ctx.urls.app(`/c/${row.id}`) },
+    permissions,
+  };
+}
+
+/** The collection as the given member sees it. */
+export function presentCollectionFor(
+  ctx: AppContext,
+  row: CollectionRow,
+  membership: Membership | undefined,
+): Model<'Collection'> {
+  return presentCollection(ctx, row, collectionPermissions(collectionRole(ctx.db, membership, row)));
+}
+
+/** Ids of a collection and of every collection nested in it, at any depth. */
+export function subtreeIds(db: Db, collectionId: string): string[] {
+  const rows = db
+    .prepare(
+      `WITH RECURSIVE subtree (id) AS (
+         SELECT id FROM collections WHERE id = ?
+         UNION SELECT collections.id FROM collections JOIN subtree ON collections.parent_id = subtree.id)
+       SELECT id FROM subtree`,
+    )
+    .all(collectionId) as { id: string }[];
+  return rows.map((row) => row.id);
+}
+

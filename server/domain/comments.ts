@@ -1,0 +1,228 @@
+// Comments and replies: where they live (a space, or a change request of it), the caller's permissions on them,
+// their reactions, and how the API shows them. A comment is a row with `parent_id` NULL, a reply one with
+// `parent_id` set; space-level rows have `change_request_id` NULL.
+import type { Caller } from '../auth/caller.ts';
+import type { AppContext } from '../context.ts';
+import { documentBlocks, markdownToDocument } from '../content/document.ts';
+import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
+import { getRevision } from '../content/revisions.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import { fromJson } from '../store/db.ts';
+import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
+import { sha256 } from './ids.ts';
+import { type SpaceAccess, spaceAccess } from './spaces.ts';
+import { presentUserById } from './users.ts';
+
+export type CommentRow = {
+  id: string;
+  space_id: string;
+  change_request_id: string | null;
+  parent_id: string | null;
+  revision_id: string | null;
+  page_id: string | null;
+  node_id: string | null;
+  table_cell: string | null;
+  posted_by: string;
+  posted_at: string;
+  edited_at: string | null;
+  body: string;
+  status: 'open' | 'resolved';
+  resolved_at: string | null;
+  resolved_by: string | null;
+  page_digest: string | null;
+  node_preview: string | null;
+};
+
+export type CommentPermissions = Model<'CommentPermissions'>;
+export type OutputFormat = 'markdown' | 'document';
+
+/** Where comments live: a space, or a change request of it, as the caller may see it. */
+export interface CommentScope {
+  access: SpaceAccess;
+  changeRequest?: ChangeRequestRow;
+  /** The revision comments are posted on and compared with: the space's current one, or the change request's. */
+  revisionId: string;
+  /** API address of the comments of the scope. */
+  location: string;
+}
+
+export function spaceCommentScope(ctx: AppContext, caller: Caller, spaceId: string): CommentScope {
+  const access = spaceAccess(ctx, caller, spaceId);
+  return {
+    access,
+    revisionId: access.space.revision_id,
+    location: ctx.urls.api(`/v1/spaces/${access.space.id}/comments`),
+  };
+}
+
+export function changeRequestCommentScope(
+  ctx: AppContext,
+  caller: Caller,
+  spaceId: string,
+  changeRequestId: string,
+): CommentScope {
+  const { changeRequest, ...access } = changeRequestAccess(ctx, caller, spaceId, changeRequestId);
+  return {
+    access,
+    changeRequest,
+    revisionId: changeRequest.revision_id,
+    location: ctx.urls.api(`/v1/spaces/${access.space.id}/change-requests/${changeRequest.id}/comments`),
+  };
+}
+
+/** SQL condition (and its values) selecting the rows of a scope. */
+export function scopeCondition(scope: CommentScope): { where: string; values: unknown[] } {
+  return {
+    where: 'comments.space_id = ? AND comments.change_request_id IS ?',
+    values: [scope.access.space.id, scope.changeRequest?.id ?? null],
+  };
+}
+
+/** The comment `id` of the scope (not a reply), or undefined. */
+export function getCommentRow(ctx: AppContext, scope: CommentScope, id: string): CommentRow | undefined {
+  const { where, values } = scopeCondition(scope);
+  return ctx.db.prepare(`SELECT * FROM comments WHERE ${where} AND parent_id IS NULL AND id = ?`).get(...values, id) as
+    | CommentRow
+    | undefined;
+}
+
+export function requireCommentRow(ctx: AppContext, scope: CommentScope, id: string): CommentRow {
+  const row = getCommentRow(ctx, scope, id);
+  if (!row) throw notFound(`comment ${id}`);
+  return row;
+}
+
+/** The reply `id` to the comment `parent`, or undefined. */
+export function getReplyRow(ctx: AppContext, parent: CommentRow, id: string): CommentRow | undefined {
+  return ctx.db.prepare('SELECT * FROM comments WHERE parent_id = ? AND id = ?').get(parent.id, id) as
+    | CommentRow
+    | undefined;
+}
+
+/**
+ * What the caller may do with a comment or reply; handlers enforce exactly these. Replying, reacting and resolving
+ * need the space's `comment` permission (`reply`); editing and deleting also need to be the author or to have the
+ * space's `admin` permission.
+ */
+export function commentPermissions(scope: CommentScope, row: CommentRow, caller: Caller): CommentPermissions {
+  const { view, comment, admin } = scope.access.permissions;
+  const authorOrAdmin = comment && (row.posted_by === caller.user.id || admin);
+  return { view, edit: authorOrAdmin, reply: comment, delete: authorOrAdmin };
+}
+
+const NEEDS: Record<keyof CommentPermissions, string> = {
+  view: 'this operation needs the view permission on the space',
+  edit: "editing needs the comment permission on the space, and editing someone else's comment needs the admin permission",
+  reply: 'this operation needs the comment permission on the space',
+  delete: "deleting needs the comment permission on the space, and deleting someone else's comment needs the admin permission",
+};
+
+export function requireComment(permissions: CommentPermissions, permission: keyof CommentPermissions): void {
+  if (!permissions[permission]) throw forbidden(NEEDS[permission]);
+}
+
+/** Digest of what makes a page outdated for its comments: its title and content. */
+export const pageDigest = (page: StoredPage): string => sha256(JSON.stringify([page.title, page.markdown ?? '']));
+
+/** Text of the block `node` of a page, or undefined when the page has no such block. */
+export const nodePreview = (page: StoredPage, node: string): string | undefined =>
+  documentBlocks(page.markdown ?? '').get(node)?.text;
+
+/** The reactions to a comment or reply: one item per emoji (in order of the first reaction), users in order. */
+export function presentReactions(ctx: AppContext, commentId: string): Model<'CommentReaction'>[] {
+  const rows = ctx.db
+    .prepare('SELECT * FROM comment_reactions WHERE comment_id = ? ORDER BY reacted_at, rowid')
+    .all(commentId) as { user_id: string; emoji: string; reacted_at: string }[];
+  const byEmoji = new Map<string, Model<'CommentReaction'>>();
+  for (const row of rows) {
+    const reaction = byEmoji.get(row.emoji) ?? { emoji: row.emoji, count: 0, users: [] };
+    reaction.count += 1;
+    reaction.users.push({ user: presentUserById(ctx, row.user_id), reactedAt: row.reacted_at });
+    byEmoji.set(row.emoji, reaction);
+  }
+  return [...byEmoji.values()];
+}
+
+/**
+ * Presents the comments and replies of one scope for one caller. Revisions are read once per presenter: the current
+ * one to tell whether a page is outdated, older ones only for pages that are gone.
+ */
+export class CommentPresenter {
+  private readonly revisions = new Map<string, RevisionContent | undefined>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly scope: CommentScope,
+    private readonly caller: Caller,
+    private readonly format: OutputFormat = 'markdown',
+  ) {}
+
+  comment(row: CommentRow): Model<'Comment'> {
+    const replies = this.ctx.db.prepare('SELECT COUNT(*) AS n FROM comments WHERE parent_id = ?').get(row.id) as {
+      n: number;
+    };
+    return {
+      object: 'comment',
+      ...this.common(row, `${this.scope.location}/${row.id}`),
+      replies: replies.n,
+      target: this.target(row),
+      status: row.status,
+      ...(row.resolved_at ? { resolvedAt: row.resolved_at } : {}),
+      ...(row.resolved_by ? { resolvedBy: presentUserById(this.ctx, row.resolved_by) } : {}),
+    };
+  }
+
+  reply(row: CommentRow): Model<'CommentReply'> {
+    return { object: 'comment-reply', ...this.common(row, `${this.scope.location}/${row.parent_id}/replies/${row.id}`) };
+  }
+
+  private common(row: CommentRow, location: string) {
+    return {
+      id: row.id,
+      postedBy: presentUserById(this.ctx, row.posted_by),
+      postedAt: row.posted_at,
+      ...(row.edited_at ? { editedAt: row.edited_at } : {}),
+      reactions: presentReactions(this.ctx, row.id),
+      body: this.format === 'document' ? { document: markdownToDocument(row.body) } : { markdown: row.body },
+      urls: { location },
+      permissions: commentPermissions(this.scope, row, this.caller),
+    };
+  }
+
+  private target(row: CommentRow): Model<'CommentTarget'> {
+    const page = row.page_id ? this.page(row, row.page_id) : undefined;
+    return {
+      space: row.space_id,
+      ...(page ? { page } : {}),
+      ...(row.node_id ? { node: { id: row.node_id, ...(row.node_preview ? { preview: row.node_preview } : {}) } } : {}),
+      ...(row.table_cell ? { tableCell: fromJson<Model<'CommentTableCell'>>(row.table_cell, { record: '', definition: '' }) } : {}),
+      ...(row.change_request_id ? { changeRequest: row.change_request_id } : {}),
+      ...(row.revision_id ? { revision: row.revision_id } : {}),
+    };
+  }
+
+  /** The page as it is now; as it was when the comment was posted when it is gone (then outdated). */
+  private page(row: CommentRow, pageId: string): Model<'CommentTargetPage'> | undefined {
+    const current = this.pageIn(this.scope.revisionId, pageId);
+    const found = current ?? (row.revision_id ? this.pageIn(row.revision_id, pageId) : undefined);
+    if (!found) return undefined;
+    const { page, path } = found;
+    return {
+      id: page.id,
+      title: page.title,
+      ...(page.emoji ? { emoji: page.emoji } : {}),
+      ...(page.icon ? { icon: page.icon } : {}),
+      createdAt: page.createdAt,
+      updatedAt: page.updatedAt,
+      path,
+      outdated: !current || pageDigest(current.page) !== row.page_digest,
+    };
+  }
+
+  private pageIn(revisionId: string, pageId: string) {
+    if (!this.revisions.has(revisionId)) this.revisions.set(revisionId, getRevision(this.ctx.db, revisionId)?.content);
+    const content = this.revisions.get(revisionId);
+    return content && findPage(content, pageId);
+  }
+}

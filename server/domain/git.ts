@@ -1,0 +1,219 @@
+// Git synchronisation of a space: where a repository is (an HTTP(S) URL, a file:// URL or a local path), the
+// credentials of its URL (kept encrypted only while an operation waits or runs, never shown), the operations
+// clients start and their outcome, and the Git info the API shows (`spaces.git_sync`).
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { persistentSecret } from '../context.ts';
+import { badRequest } from '../http/errors.ts';
+import type { Input, Model } from '../http/types.ts';
+import { type Db, fromJson, toJson } from '../store/db.ts';
+
+/** Name of the integration that synchronises spaces with Git, as Git info shows it. */
+export const GIT_INTEGRATION = 'git-sync';
+
+export interface GitCredentials {
+  username: string;
+  password: string;
+}
+
+/** Where a repository is: a folder of this machine, or an HTTP(S) remote addressed without credentials. */
+export type GitLocation = { kind: 'local'; path: string } | { kind: 'http'; url: string };
+
+export type GitRequest = Input<'ImportGitRequest'> | Input<'ExportGitRequest'>;
+export type GitOperationKind = 'import' | 'export';
+
+/**
+ * Reads the `url` of a request: credentials are split off, the location keeps none. Only absolute places are
+ * accepted: `http(s)://host/…`, `file:///…` and `/…`.
+ */
+export function parseGitUrl(raw: string): { location: GitLocation; display: string; credentials?: GitCredentials } {
+  const value = raw.trim();
+  if (value.startsWith('/')) return { location: { kind: 'local', path: path.resolve(value) }, display: value };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badRequest('url: must be an http(s) URL, a file:// URL or an absolute path');
+  }
+  if (url.protocol === 'file:') {
+    if (url.host !== '' && url.host !== 'localhost') throw badRequest('url: a file:// URL must name a local path');
+    return { location: { kind: 'local', path: fileURLToPath(url) }, display: `file://${url.pathname}` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw badRequest(`url: the ${url.protocol.replace(/:$/, '')} protocol is not supported; use http(s) or file://`);
+  }
+  if (!url.hostname) throw badRequest('url: names no host');
+  const credentials =
+    url.username || url.password
+      ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+      : undefined;
+  url.username = '';
+  url.password = '';
+  url.hash = '';
+  return { location: { kind: 'http', url: url.href }, display: url.href, ...(credentials ? { credentials } : {}) };
+}
+
+/** `repoProjectDirectory` as a relative folder without `.` or `..` segments; '' for the root. */
+export function projectDirectory(raw: string | undefined): string {
+  if (raw === undefined) return '';
+  const parts = raw.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.includes('..') || raw.includes('\\') || raw.includes('\0')) {
+    throw badRequest('repoProjectDirectory: must be a folder inside the repository (no "..")');
+  }
+  return parts.join('/');
+}
+
+/** An optional address prefix of the request must be an absolute http(s) URL. */
+export function checkUrlPrefix(value: string | undefined, field: string): void {
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw badRequest(`${field}: must be an absolute http(s) URL`);
+  }
+  if (url.username || url.password) throw badRequest(`${field}: must not contain credentials`);
+}
+
+/** The provider shown in Git info: the one the request names, else guessed from the host. */
+export function gitProvider(location: GitLocation, named?: string): string {
+  if (named) return named;
+  if (location.kind === 'local') return 'git';
+  const host = new URL(location.url).hostname.toLowerCase();
+  for (const provider of ['github', 'gitlab', 'bitbucket']) {
+    if (host === `${provider}.com` || host === `${provider}.org` || host.endsWith(`.${provider}.com`)) return provider;
+  }
+  if (host.startsWith('gitlab.')) return 'gitlab';
+  return 'git';
+}
+
+/** The repository's name: the URL's path without `.git` (`owner/repo`), or the folder's name. */
+export function repoName(location: GitLocation): string {
+  const raw = location.kind === 'local' ? path.basename(location.path) : new URL(location.url).pathname;
+  return decodeURIComponent(raw).replace(/^\/+|\/+$/g, '').replace(/\.git$/, '') || raw;
+}
+
+// Credentials at rest: AES-256-GCM under a key kept in the database (so queued work survives a restart).
+const credentialKey = (db: Db) => createHash('sha256').update(persistentSecret(db, 'git-credentials-key')).digest();
+
+export function encryptCredentials(db: Db, credentials: GitCredentials): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', credentialKey(db), iv);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.');
+}
+
+export function decryptCredentials(db: Db, sealed: string): GitCredentials {
+  const [iv, tag, data] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+  const decipher = createDecipheriv('aes-256-gcm', credentialKey(db), iv!);
+  decipher.setAuthTag(tag!);
+  return JSON.parse(Buffer.concat([decipher.update(data!), decipher.final()]).toString('utf8')) as GitCredentials;
+}
+
+/** `text` with every occurrence of the credentials (as written and URL-encoded) replaced. */
+export function redact(text: string, credentials: GitCredentials | undefined): string {
+  if (!credentials) return text;
+  const secrets = [credentials.password, credentials.username]
+    .filter((secret) => secret.length > 0)
+    .flatMap((secret) => [secret, encodeURIComponent(secret)]);
+  return secrets.reduce((result, secret) => result.split(secret).join('***'), text);
+}
+
+export interface GitOperationRow {
+  id: string;
+  space_id: string;
+  kind: GitOperationKind;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  request: string;
+  credentials: string | null;
+  user_id: string | null;
+  commit_oid: string | null;
+  revision_id: string | null;
+  error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** An operation as the job sees it: the request (its url without credentials) and the decrypted credentials. */
+export interface GitOperation {
+  row: GitOperationRow;
+  request: GitRequest;
+  location: GitLocation;
+  credentials?: GitCredentials;
+}
+
+/** Records a started operation; the request is kept with its url stripped and its credentials encrypted. */
+export function insertGitOperation(
+  db: Db,
+  input: { id: string; spaceId: string; kind: GitOperationKind; request: GitRequest; userId: string; createdAt: string },
+): void {
+  const { display, credentials } = parseGitUrl(input.request.url);
+  db.prepare(
+    `INSERT INTO git_operations (id, space_id, kind, request, credentials, user_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    input.id,
+    input.spaceId,
+    input.kind,
+    toJson({ ...input.request, url: display }),
+    credentials ? encryptCredentials(db, credentials) : null,
+    input.userId,
+    input.createdAt,
+  );
+}
+
+export function getGitOperation(db: Db, id: string): GitOperation | undefined {
+  const row = db.prepare('SELECT * FROM git_operations WHERE id = ?').get(id) as GitOperationRow | undefined;
+  if (!row) return undefined;
+  const request = fromJson<GitRequest>(row.request, { url: '', ref: '' });
+  return {
+    row,
+    request,
+    location: parseGitUrl(request.url).location,
+    ...(row.credentials ? { credentials: decryptCredentials(db, row.credentials) } : {}),
+  };
+}
+
+/** The operations of a space, latest first: where a failure is found (the API's Git info has no error field). */
+export function listGitOperations(db: Db, spaceId: string): GitOperationRow[] {
+  return db
+    .prepare('SELECT * FROM git_operations WHERE space_id = ? ORDER BY created_at DESC, rowid DESC')
+    .all(spaceId) as GitOperationRow[];
+}
+
+export function markGitOperationRunning(db: Db, id: string): void {
+  db.prepare(`UPDATE git_operations SET status = 'running' WHERE id = ?`).run(id);
+}
+
+/** Records the outcome of an operation and erases its credentials. */
+export function finishGitOperation(
+  db: Db,
+  id: string,
+  outcome: { status: 'done' | 'failed'; at: string; commit?: string; revision?: string; error?: string },
+): void {
+  db.prepare(
+    `UPDATE git_operations SET status = ?, commit_oid = ?, revision_id = ?, error = ?, finished_at = ?, credentials = NULL
+     WHERE id = ?`,
+  ).run(outcome.status, outcome.commit ?? null, outcome.revision ?? null, outcome.error ?? null, outcome.at, id);
+}
+
+/** Sets the Git info of a space after a successful operation. */
+export function recordGitSync(db: Db, spaceId: string, operation: GitOperation, at: string): void {
+  const info: Model<'GitInfo'> = {
+    repoName: repoName(operation.location),
+    installationProvider: gitProvider(operation.location, operation.request.gitInfo?.provider),
+    integration: GIT_INTEGRATION,
+    url: operation.request.url,
+    updatedAt: at,
+  };
+  db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(toJson(info), spaceId);
+}
+
+/** The Git info of a space; `{}` when it was never synchronised (or its legacy installation was removed). */
+export function presentGitInfo(gitSync: string | null): Model<'GitInfo'> {
+  return fromJson<Model<'GitInfo'>>(gitSync, {});
+}

@@ -1,0 +1,467 @@
+// Integrations: global records owned by an organization. Their rows, who sees them and who administers them,
+// their installations and events, how the API shows them, the delivery of events to a development tunnel, and the
+// rendering of their blocks.
+import LZString from 'lz-string';
+import type { Caller } from '../auth/caller.ts';
+import { type Membership, membershipOf } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import { enqueue, type JobKind } from '../jobs/runner.ts';
+import { outboundFor } from '../net/outbound.ts';
+import { type Db, fromJson, toJson } from '../store/db.ts';
+import { newId } from './ids.ts';
+import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization } from './organizations.ts';
+
+export type IntegrationRow = {
+  name: string;
+  organization_id: string;
+  version: number;
+  runtime: string;
+  title: string;
+  description: string | null;
+  summary: string | null;
+  icon: string | null;
+  preview_images: string;
+  visibility: Model<'Integration'>['visibility'];
+  target: Model<'Integration'>['target'];
+  scopes: string;
+  categories: string;
+  blocks: string;
+  content_sources: string;
+  external_links: string;
+  configurations: string;
+  script: string | null;
+  secrets: string;
+  content_security_policy: string | null;
+  verified: number;
+  dev_tunnel_url: string | null;
+  dev_all: number;
+  created_at: string;
+  updated_at: string;
+};
+
+export type InstallationRow = {
+  id: string;
+  integration_name: string;
+  organization_id: string;
+  status: Model<'IntegrationInstallation'>['status'];
+  space_selection: string;
+  site_selection: string;
+  configuration: string;
+  external_ids: string;
+  created_at: string;
+  updated_at: string;
+};
+
+/** `pending` while a delivery to the development tunnel is queued: such events are not shown yet. */
+export type EventRow = {
+  seq: number;
+  id: string;
+  integration_name: string;
+  installation_id: string;
+  organization_id: string;
+  created_at: string;
+  payload: string;
+  status: Model<'IntegrationEvent'>['status'] | 'pending';
+};
+
+export type IntegrationPermissions = Model<'IntegrationPermissions'>;
+type LogLevel = Model<'IntegrationEventLog'>['level'];
+
+export const getIntegrationRow = (db: Db, name: string) =>
+  db.prepare('SELECT * FROM integrations WHERE name = ?').get(name) as IntegrationRow | undefined;
+
+export const getInstallationRow = (db: Db, id: string) =>
+  db.prepare('SELECT * FROM integration_installations WHERE id = ?').get(id) as InstallationRow | undefined;
+
+/** Integration admins (publish, unpublish, development mode) are the members who create content in the owner. */
+export function integrationPermissions(ownerMembership: Membership | undefined): IntegrationPermissions {
+  return { admin: organizationPermissions(ownerMembership).createContent };
+}
+
+export interface IntegrationAccess {
+  integration: IntegrationRow;
+  /** The caller's membership of the owner organization. */
+  membership: Membership | undefined;
+  permissions: IntegrationPermissions;
+}
+
+/** The integration, when the caller may see it: public and unlisted ones are seen by anyone, private ones by members of the owner; otherwise 404. */
+export function integrationAccess(ctx: AppContext, caller: Caller, name: string): IntegrationAccess {
+  const integration = getIntegrationRow(ctx.db, name);
+  const membership = integration && membershipOf(ctx.db, caller.user.id, integration.organization_id);
+  if (!integration || (integration.visibility === 'private' && !membership)) throw notFound(`integration ${name}`);
+  return { integration, membership, permissions: integrationPermissions(membership) };
+}
+
+export function requireIntegration(access: IntegrationAccess, permission: keyof IntegrationPermissions): void {
+  if (!access.permissions[permission]) {
+    throw forbidden(
+      `this operation needs the ${permission} permission on the integration (createContent in its owner organization)`,
+    );
+  }
+}
+
+/**
+ * Whose installations (and their events, spaces and sites) the caller sees: all of them for the integration's
+ * admins, otherwise those of the organizations where the caller has `listInstallations`. 403 when that is none.
+ */
+export function installationScope(ctx: AppContext, caller: Caller, access: IntegrationAccess): { all: boolean; organizations: string[] } {
+  if (access.permissions.admin) return { all: true, organizations: [] };
+  const organizations = callerMemberships(ctx.db, caller)
+    .filter((membership) => organizationPermissions(membership).listInstallations)
+    .map((membership) => membership.organizationId);
+  if (organizations.length === 0) {
+    throw forbidden(
+      'this operation needs the admin permission on the integration, or the listInstallations permission in an organization',
+    );
+  }
+  return { all: false, organizations };
+}
+
+/** SQL condition (and its parameters) restricting rows with an `organization_id` column to a scope. */
+export function scopeCondition(scope: { all: boolean; organizations: string[] }): [string, unknown[]] {
+  return scope.all ? ['1', []] : ['organization_id IN (SELECT value FROM json_each(?))', [toJson(scope.organizations)]];
+}
+
+/** Every organization the caller is an active member of. */
+export function callerMemberships(db: Db, caller: Caller): Membership[] {
+  const rows = db
+    .prepare('SELECT organization_id, role FROM members WHERE user_id = ? AND disabled = 0 ORDER BY joined_at, organization_id')
+    .all(caller.user.id) as { organization_id: string; role: Membership['role'] }[];
+  return rows.map((row) => ({ organizationId: row.organization_id, role: row.role, disabled: false }));
+}
+
+/** An organization of the caller named by its id or its hostname (subdomain); 400 naming `field` otherwise. */
+export function callerOrganization(ctx: AppContext, caller: Caller, reference: string, field: string) {
+  const row = ctx.db.prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ?').get(reference, reference) as
+    | OrganizationRow
+    | undefined;
+  const membership = row && membershipOf(ctx.db, caller.user.id, row.id);
+  if (!row || !membership) throw badRequest(`${field}: no organization "${reference}" among the caller's organizations`);
+  return { organization: row, membership, permissions: organizationPermissions(membership) };
+}
+
+// Presentation
+
+const ICON_TYPES: [RegExp, string][] = [
+  [/^iVBORw0KGgo/, 'image/png'],
+  [/^\/9j\//, 'image/jpeg'],
+  [/^R0lGOD/, 'image/gif'],
+  [/^UklGR/, 'image/webp'],
+  [/^AAABAA/, 'image/x-icon'],
+  [/^(PHN2Zy|PD94bW)/, 'image/svg+xml'],
+];
+
+/** The icon as a `data:` address, its media type recognised from its first bytes. */
+export function iconUrl(icon: string): string {
+  const type = ICON_TYPES.find(([pattern]) => pattern.test(icon))?.[1] ?? 'application/octet-stream';
+  return `data:${type};base64,${icon}`;
+}
+
+export function presentIntegration(ctx: AppContext, row: IntegrationRow, caller: Caller): Model<'Integration'> {
+  const membership = membershipOf(ctx.db, caller.user.id, row.organization_id);
+  const owner = getOrganizationRow(ctx, row.organization_id)!;
+  return {
+    object: 'integration',
+    name: row.name,
+    version: row.version,
+    title: row.title,
+    ...(row.description !== null ? { description: row.description } : {}),
+    ...(row.summary !== null ? { summary: row.summary } : {}),
+    previewImages: fromJson(row.preview_images, []),
+    target: row.target,
+    verified: row.verified === 1,
+    visibility: row.visibility,
+    scopes: fromJson(row.scopes, []),
+    categories: fromJson(row.categories, []),
+    blocks: fromJson(row.blocks, []),
+    contentSources: fromJson(row.content_sources, []),
+    configurations: fromJson(row.configurations, {}),
+    externalLinks: fromJson(row.external_links, []),
+    owner: presentOrganization(ctx, owner, membership),
+    urls: {
+      location: ctx.urls.api(`/v1/integrations/${row.name}`),
+      ...(row.icon ? { icon: iconUrl(row.icon) } : {}),
+      app: ctx.urls.app(`/integrations/${row.name}`),
+      assets: ctx.urls.app(`/integrations/${row.name}/assets/${row.version}`),
+      publicEndpoint: ctx.urls.app(`/integrations/${row.name}/endpoint`),
+    },
+    permissions: integrationPermissions(membership),
+    ...(row.content_security_policy !== null ? { contentSecurityPolicy: row.content_security_policy } : {}),
+  };
+}
+
+/** Live spaces of an organization: an installation with space selection `all` covers them. */
+export const liveSpaceCount = (db: Db, organizationId: string) =>
+  (db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').get(organizationId) as { n: number }).n;
+
+export const installationPath = (row: InstallationRow) => `/v1/integrations/${row.integration_name}/installations/${row.id}`;
+
+export function presentInstallation(ctx: AppContext, row: InstallationRow): Model<'IntegrationInstallation'> {
+  return {
+    id: row.id,
+    status: row.status,
+    space_selection: row.space_selection,
+    site_selection: row.site_selection,
+    spaces: liveSpaceCount(ctx.db, row.organization_id),
+    configuration: fromJson(row.configuration, {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    urls: {
+      location: ctx.urls.api(installationPath(row)),
+      app: ctx.urls.app(`/o/${row.organization_id}/integrations/${row.integration_name}`),
+      publicEndpoint: ctx.urls.app(`/integrations/${row.integration_name}/installations/${row.id}/endpoint`),
+    },
+    externalIds: fromJson(row.external_ids, []),
+    target: { organization: row.organization_id },
+  };
+}
+
+export function presentEvent(row: EventRow): Model<'IntegrationEvent'> {
+  return {
+    id: row.id,
+    integrationId: row.integration_name,
+    installationId: row.installation_id,
+    createdAt: row.created_at,
+    payload: fromJson(row.payload, { eventId: row.id, type: 'unknown', installationId: row.installation_id }),
+    // Pending events are never shown (lists and reads skip them); the contract has no state for them.
+    status: row.status === 'pending' ? 'failed' : row.status,
+  };
+}
+
+export function eventTrace(db: Db, eventId: string): Model<'IntegrationEventTrace'> {
+  const logs = db
+    .prepare('SELECT message, timestamp, level FROM integration_event_logs WHERE event_id = ? ORDER BY seq')
+    .all(eventId) as Model<'IntegrationEventLog'>[];
+  return { logs };
+}
+
+// Events and their delivery
+
+export const EVENT_DELIVERY_JOB = 'integration-event-delivery';
+
+/** Largest answer of a tunnel read back. */
+const TUNNEL_ANSWER_MAX_BYTES = 1024 * 1024;
+
+function addLog(ctx: AppContext, eventId: string, level: LogLevel, message: string): void {
+  ctx.db
+    .prepare('INSERT INTO integration_event_logs (event_id, message, level, timestamp) VALUES (?, ?, ?, ?)')
+    .run(eventId, message, level, ctx.now());
+}
+
+function setEventStatus(ctx: AppContext, eventId: string, status: EventRow['status']): void {
+  ctx.db.prepare('UPDATE integration_events SET status = ? WHERE id = ?').run(status, eventId);
+}
+
+/** Whether development mode forwards the events of this installation to the tunnel. */
+const forwards = (integration: IntegrationRow, installation: InstallationRow) =>
+  integration.dev_tunnel_url !== null &&
+  (integration.dev_all === 1 || installation.organization_id === integration.organization_id);
+
+/**
+ * Records an event of an installation (inside the caller's write transaction). In development mode it is queued
+ * for delivery to the tunnel and shown once delivered or failed; otherwise it is recorded as handled, since the
+ * reference server runs no integration code.
+ */
+export function recordEvent(
+  ctx: AppContext,
+  integration: IntegrationRow,
+  installation: InstallationRow,
+  event: { type: string; status?: InstallationRow['status']; previous?: Model<'IntegrationEventPrevious'> },
+): string {
+  const id = newId();
+  const payload: Model<'IntegrationEventPayload'> = {
+    eventId: id,
+    type: event.type,
+    installationId: installation.id,
+    ...(event.status ? { status: event.status } : {}),
+    ...(event.previous ? { previous: event.previous } : {}),
+  };
+  const delivered = forwards(integration, installation);
+  ctx.db
+    .prepare(
+      `INSERT INTO integration_events (id, integration_name, installation_id, organization_id, created_at, payload, status)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(id, integration.name, installation.id, installation.organization_id, ctx.now(), toJson(payload), delivered ? 'pending' : 'success');
+  addLog(ctx, id, 'debug', `${event.type} event of installation ${installation.id} (organization ${installation.organization_id})`);
+  if (delivered) {
+    addLog(ctx, id, 'info', `queued for delivery to the development tunnel ${integration.dev_tunnel_url}`);
+    enqueue(ctx.db, {
+      kind: EVENT_DELIVERY_JOB,
+      resource: `integration:${integration.name}`,
+      payload: { eventId: id },
+      createdAt: ctx.now(),
+    });
+  } else if (integration.dev_tunnel_url !== null) {
+    addLog(ctx, id, 'info', 'recorded without delivery: development mode forwards only the events of the owner organization (all: false)');
+  } else {
+    addLog(ctx, id, 'info', 'recorded without delivery: no integration runtime runs here; enable development mode to deliver events to a tunnel');
+  }
+  return id;
+}
+
+/**
+ * What a tunnel may answer to update its installation: `{"installation": {"externalIds"?: string[],
+ * "configuration"?: object}}`. Returns the changes, or a reason why the answer's `installation` is ignored.
+ */
+function installationUpdate(answer: unknown): { externalIds?: string[]; configuration?: Record<string, unknown> } | string | undefined {
+  if (typeof answer !== 'object' || answer === null || !('installation' in answer)) return undefined;
+  const update = (answer as { installation: unknown }).installation;
+  if (typeof update !== 'object' || update === null || Array.isArray(update)) return 'installation must be an object';
+  const { externalIds, configuration } = update as Record<string, unknown>;
+  if (externalIds !== undefined && !(Array.isArray(externalIds) && externalIds.every((id) => typeof id === 'string' && id.length > 0))) {
+    return 'installation.externalIds must be an array of non-empty strings';
+  }
+  if (configuration !== undefined && (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))) {
+    return 'installation.configuration must be an object';
+  }
+  return {
+    ...(externalIds !== undefined ? { externalIds: [...new Set(externalIds as string[])] } : {}),
+    ...(configuration !== undefined ? { configuration: configuration as Record<string, unknown> } : {}),
+  };
+}
+
+function applyTunnelAnswer(ctx: AppContext, event: EventRow, body: Buffer): void {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(body.toString('utf8'));
+  } catch {
+    return; // any 2xx answer is a success; only a JSON one can update the installation
+  }
+  const update = installationUpdate(answer);
+  if (update === undefined) return;
+  if (typeof update === 'string') {
+    addLog(ctx, event.id, 'warn', `the answer's installation update is ignored: ${update}`);
+    return;
+  }
+  const changes = Object.keys(update);
+  if (changes.length === 0) return;
+  ctx.db
+    .prepare(
+      `UPDATE integration_installations SET external_ids = COALESCE(?, external_ids), configuration = COALESCE(?, configuration),
+       updated_at = ? WHERE id = ?`,
+    )
+    .run(
+      update.externalIds ? toJson(update.externalIds) : null,
+      update.configuration ? toJson(update.configuration) : null,
+      ctx.now(),
+      event.installation_id,
+    );
+  addLog(ctx, event.id, 'info', `the integration updated its installation: ${changes.join(', ')}`);
+}
+
+/** Delivers a queued event to the development tunnel: one POST of its payload; the outcome lands on the event. */
+export const eventDeliveryJob: JobKind<{ eventId: string }> = {
+  resumable: true,
+  async run(ctx, job) {
+    const event = ctx.db.prepare('SELECT * FROM integration_events WHERE id = ?').get(job.payload.eventId) as EventRow | undefined;
+    if (!event || event.status !== 'pending') return; // unpublished since, or already handled
+    const integration = getIntegrationRow(ctx.db, event.integration_name)!;
+    const tunnel = integration.dev_tunnel_url;
+    if (tunnel === null) {
+      await ctx.store.write(() => {
+        addLog(ctx, event.id, 'info', 'recorded without delivery: development mode was disabled before delivery');
+        setEventStatus(ctx, event.id, 'success');
+      });
+      return;
+    }
+    const payload = fromJson<Model<'IntegrationEventPayload'>>(event.payload, {} as never);
+    let outcome: { status: number; body: Buffer } | Error;
+    try {
+      outcome = await outboundFor(ctx.config)(tunnel, {
+        method: 'POST',
+        maxBytes: TUNNEL_ANSWER_MAX_BYTES,
+        headers: {
+          'content-type': 'application/json',
+          'x-docs-integration': integration.name,
+          'x-docs-integration-version': String(integration.version),
+          'x-docs-event-id': event.id,
+          'x-docs-event-type': payload.type,
+          'x-docs-installation-id': event.installation_id,
+        },
+        body: JSON.stringify(payload),
+      });
+    } catch (error) {
+      outcome = error as Error;
+    }
+    await ctx.store.write(() => {
+      if (!getIntegrationRow(ctx.db, event.integration_name)) return;
+      if (outcome instanceof Error) {
+        addLog(ctx, event.id, 'error', `delivery failed: ${outcome.message}`);
+        setEventStatus(ctx, event.id, 'failed');
+      } else if (outcome.status >= 200 && outcome.status < 300) {
+        addLog(ctx, event.id, 'info', `delivered to ${tunnel}: HTTP ${outcome.status}`);
+        applyTunnelAnswer(ctx, event, outcome.body);
+        setEventStatus(ctx, event.id, 'success');
+      } else {
+        addLog(ctx, event.id, 'error', `delivery failed: ${tunnel} answered HTTP ${outcome.status}`);
+        setEventStatus(ctx, event.id, 'failed');
+      }
+    });
+  },
+  fail(ctx, job, reason) {
+    const exists = ctx.db.prepare(`SELECT 1 FROM integration_events WHERE id = ? AND status = 'pending'`).get(job.payload.eventId);
+    if (!exists) return;
+    addLog(ctx, job.payload.eventId, 'error', `delivery failed: ${reason}`);
+    setEventStatus(ctx, job.payload.eventId, 'failed');
+  },
+};
+
+// Rendering of blocks
+
+/**
+ * The element tree of a block for `request`, the URI-safe LZ-string encoding of `{"blockId": string, "props"?:
+ * object}`: `{type: 'block', blockId, props, children: [{type: 'card', title, hint?, icon?, children:
+ * [{type: 'markdown', content}]?}]}`, where `content` is the block's markdown body with `{{props.<path>}}` replaced.
+ */
+export function renderBlock(integration: IntegrationRow, request: string): Record<string, unknown> {
+  const invalid = (why: string) => badRequest(`request: ${why}`);
+  let decoded: unknown;
+  try {
+    const text = LZString.decompressFromEncodedURIComponent(request);
+    if (!text) throw new Error('empty');
+    decoded = JSON.parse(text);
+  } catch {
+    throw invalid('not JSON compressed with lz-string (compressToEncodedURIComponent)');
+  }
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) {
+    throw invalid('expected {"blockId": string, "props"?: object}');
+  }
+  const { blockId, props = {} } = decoded as { blockId?: unknown; props?: unknown };
+  if (typeof blockId !== 'string') throw invalid('blockId: expected a string');
+  if (typeof props !== 'object' || props === null || Array.isArray(props)) throw invalid('props: expected an object');
+  const blocks = fromJson<Model<'IntegrationBlock'>[]>(integration.blocks, []);
+  const block = blocks.find((candidate) => candidate.id === blockId);
+  if (!block) throw invalid(`the integration ${integration.name} has no block "${blockId}"`);
+
+  const content = block.markdown ? substituteProps(block.markdown.body, props as Record<string, unknown>) : undefined;
+  return {
+    type: 'block',
+    blockId,
+    props,
+    children: [
+      {
+        type: 'card',
+        title: block.title,
+        ...(block.description !== undefined ? { hint: block.description } : {}),
+        ...(block.icon !== undefined ? { icon: block.icon } : {}),
+        children: content !== undefined ? [{ type: 'markdown', content }] : [],
+      },
+    ],
+  };
+}
+
+/** Replaces `{{props.a.b}}` with the prop's value: strings as they are, other values as JSON, missing ones by nothing. */
+export function substituteProps(template: string, props: Record<string, unknown>): string {
+  return template.replace(/\{\{\s*props\.([\w$-]+(?:\.[\w$-]+)*)\s*\}\}/g, (_match, path: string) => {
+    let value: unknown = props;
+    for (const key of path.split('.')) {
+      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    }
+    if (value === undefined || value === null) return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}

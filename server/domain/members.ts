@@ -1,0 +1,59 @@
+// Members of an organization: their rows and how the API shows them (a Member, also in lists of commenters).
+import { findUser } from '../auth/caller.ts';
+import { atLeast, type Role } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import type { Model } from '../http/types.ts';
+import { bool } from '../store/db.ts';
+import { type SpaceRow, spaceRole } from './spaces.ts';
+import { presentUser } from './users.ts';
+
+export type MemberRow = {
+  organization_id: string;
+  user_id: string;
+  role: Role | null;
+  disabled: number;
+  sso: number;
+  joined_at: string;
+  last_seen_at: string | null;
+  display_name: string;
+};
+
+export const MEMBER_SELECT = `SELECT members.*, users.display_name FROM members JOIN users ON users.id = members.user_id`;
+
+export function getMemberRow(ctx: AppContext, organizationId: string, userId: string): MemberRow | undefined {
+  return ctx.db
+    .prepare(`${MEMBER_SELECT} WHERE members.organization_id = ? AND members.user_id = ?`)
+    .get(organizationId, userId) as MemberRow | undefined;
+}
+
+/** Spaces of the organization the member can access, with their role on each. */
+export function memberSpaces(ctx: AppContext, row: MemberRow): { space: SpaceRow; role: Role }[] {
+  const membership = { organizationId: row.organization_id, role: row.role, disabled: bool(row.disabled) };
+  const spaces = ctx.db
+    .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL')
+    .all(row.organization_id) as SpaceRow[];
+  return spaces
+    .map((space) => ({ space, role: spaceRole(ctx.db, membership, space) }))
+    .filter((entry): entry is { space: SpaceRow; role: Role } => atLeast(entry.role, 'read'));
+}
+
+export function presentMember(ctx: AppContext, row: MemberRow): Model<'Member'> {
+  const teams = ctx.db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM team_members JOIN teams ON teams.id = team_members.team_id
+       WHERE team_members.user_id = ? AND teams.organization_id = ?`,
+    )
+    .get(row.user_id, row.organization_id) as { n: number };
+  return {
+    object: 'member',
+    id: row.user_id,
+    role: row.role,
+    user: presentUser(ctx, findUser(ctx.db, row.user_id)!),
+    disabled: bool(row.disabled),
+    joinedAt: row.joined_at,
+    ...(row.last_seen_at ? { lastSeenAt: row.last_seen_at } : {}),
+    sso: bool(row.sso),
+    spaces: memberSpaces(ctx, row).length,
+    teams: teams.n,
+  };
+}

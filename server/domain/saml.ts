@@ -1,0 +1,116 @@
+// SAML providers: rows, their status, the checks on what is written, and how the API shows them.
+import { X509Certificate } from 'node:crypto';
+import type { Role } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest } from '../http/errors.ts';
+import type { Input, Model } from '../http/types.ts';
+import type { OrganizationAccess } from './organizations.ts';
+import { getTeamRow, presentTeam } from './teams.ts';
+
+export type SamlProviderRow = {
+  id: string;
+  organization_id: string;
+  label: string;
+  sso_url: string | null;
+  entity_id: string | null;
+  certificate: string | null;
+  default_team_id: string | null;
+  /** NULL: not set (members get the organization's default role); `guest`: explicitly null. */
+  default_role: Role | 'guest' | null;
+  created_at: string;
+};
+
+/** A provider is active once members can sign in through it: the identity provider is fully described. */
+export function samlStatus(row: SamlProviderRow): Model<'SamlProviderStatus'> {
+  return row.sso_url !== null && row.entity_id !== null && row.certificate !== null ? 'active' : 'pending';
+}
+
+/** Addresses of the service provider (this server's app) for one identity provider. */
+export function samlService(ctx: AppContext, row: SamlProviderRow): Model<'SamlService'> {
+  const base = `/o/${row.organization_id}/saml/${row.id}`;
+  return {
+    acsURL: ctx.urls.app(`${base}/acs`),
+    startURL: ctx.urls.app(`${base}/start`),
+    entityID: ctx.urls.app(base),
+  };
+}
+
+export function getSamlProviderRow(ctx: AppContext, organizationId: string, id: string): SamlProviderRow | undefined {
+  return ctx.db.prepare('SELECT * FROM saml_providers WHERE id = ? AND organization_id = ?').get(id, organizationId) as
+    | SamlProviderRow
+    | undefined;
+}
+
+const isBlank = (text: string) => text.trim() === '';
+
+function isCertificate(text: string): boolean {
+  const pem = text.includes('-----BEGIN');
+  try {
+    new X509Certificate(pem ? text : Buffer.from(text.replace(/\s+/g, ''), 'base64'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The columns to write for the fields given (create or update), after the checks the contract cannot express:
+ * non-blank label and entity id, an http(s) sign-on address, a parseable X.509 certificate, a team of the
+ * organization.
+ */
+export function samlColumns(
+  ctx: AppContext,
+  organizationId: string,
+  body: Input<'UpdateSamlProviderRequest'>,
+): Partial<SamlProviderRow> {
+  const columns: Partial<SamlProviderRow> = {};
+  if (body.label !== undefined) {
+    if (isBlank(body.label)) throw badRequest('label: must not be blank');
+    columns.label = body.label;
+  }
+  if (body.ssoURL !== undefined) {
+    if (!/^https?:\/\//i.test(body.ssoURL)) throw badRequest('ssoURL: must be an http or https address');
+    columns.sso_url = body.ssoURL;
+  }
+  if (body.entityID !== undefined) {
+    if (isBlank(body.entityID)) throw badRequest('entityID: must not be blank');
+    columns.entity_id = body.entityID.trim();
+  }
+  if (body.certificate !== undefined) {
+    if (!isCertificate(body.certificate.trim())) {
+      throw badRequest('certificate: not an X.509 certificate (PEM, or base64 DER)');
+    }
+    columns.certificate = body.certificate.trim();
+  }
+  if (body.defaultTeam !== undefined) {
+    if (!getTeamRow(ctx.db, organizationId, body.defaultTeam)) {
+      throw badRequest(`defaultTeam: no team ${body.defaultTeam} in this organization`);
+    }
+    columns.default_team_id = body.defaultTeam;
+  }
+  if (body.defaultRole !== undefined) columns.default_role = body.defaultRole ?? 'guest';
+  return columns;
+}
+
+export function presentSamlProvider(
+  ctx: AppContext,
+  row: SamlProviderRow,
+  access: OrganizationAccess,
+  userId: string,
+): Model<'SamlProvider'> {
+  const team = row.default_team_id ? getTeamRow(ctx.db, row.organization_id, row.default_team_id) : undefined;
+  return {
+    object: 'saml-provider',
+    id: row.id,
+    label: row.label,
+    ...(row.sso_url !== null ? { ssoURL: row.sso_url } : {}),
+    ...(row.entity_id !== null ? { entityID: row.entity_id } : {}),
+    ...(row.certificate !== null ? { certificate: row.certificate } : {}),
+    ...(team ? { defaultTeam: presentTeam(ctx, team, access, userId) } : {}),
+    ...(row.default_role !== null ? { defaultRole: row.default_role === 'guest' ? null : row.default_role } : {}),
+    createdAt: row.created_at,
+    status: samlStatus(row),
+    service: samlService(ctx, row),
+    urls: { location: ctx.urls.api(`/v1/orgs/${row.organization_id}/saml/${row.id}`) },
+  };
+}

@@ -1,0 +1,437 @@
+// The structure of a site: sections, section groups and site spaces, their order and their defaults, and how the
+// API shows them. The whole structure of a site is loaded at once (sites hold tens of items, not thousands), so
+// ordering and defaults are computed in one place.
+//
+// Order: sections outside a group and section groups share the top level; sections in a group are ordered within
+// it; site spaces are ordered within their section, or at the root level of a site without sections.
+// Defaults: the stored default of a container when it is still there, else its first item in order. Loading the
+// structure inside a write stores these, so a later reorder never changes which item is the default.
+import type { Membership } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest, conflict } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import type { Db } from '../store/db.ts';
+import { newId } from './ids.ts';
+import {
+  getSiteRow,
+  isPublished,
+  publishedAddress,
+  type SiteAccess,
+  type SitePermissions,
+  type SiteRow,
+} from './sites.ts';
+import { getSpaceRow, presentSpaceFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
+
+export type SectionRow = {
+  id: string;
+  site_id: string;
+  group_id: string | null;
+  title: string;
+  path: string;
+  description: string | null;
+  condition: string | null;
+  icon: string | null;
+  default_site_space_id: string | null;
+  position: number;
+  created_at: string;
+};
+
+export type GroupRow = {
+  id: string;
+  site_id: string;
+  title: string;
+  icon: string | null;
+  position: number;
+  created_at: string;
+};
+
+export type SiteSpaceRow = {
+  id: string;
+  site_id: string;
+  section_id: string | null;
+  space_id: string;
+  path: string;
+  condition: string | null;
+  position: number;
+  created_at: string;
+};
+
+export type ItemType = Model<'SiteStructureItemType'>;
+export interface ItemRef {
+  type: ItemType;
+  id: string;
+}
+
+export interface Structure {
+  site: SiteRow;
+  /** Top-level items in order: sections outside a group, and groups. */
+  top: ItemRef[];
+  /** A position after every top-level item. */
+  nextTopPosition: number;
+  /** Every section in the order of the structure (a group's sections where the group is). */
+  sections: SectionRow[];
+  groups: GroupRow[];
+  section(id: string): SectionRow | undefined;
+  group(id: string): GroupRow | undefined;
+  siteSpace(id: string): SiteSpaceRow | undefined;
+  /** Sections of a group, in order. */
+  groupSections(groupId: string): SectionRow[];
+  /** Site spaces of a section (or of the root level, for `null`), in order. */
+  siteSpaces(sectionId: string | null): SiteSpaceRow[];
+  /** Every site space in the order of the structure. */
+  allSiteSpaces: SiteSpaceRow[];
+  space(id: string): SpaceRow;
+  defaultSectionId: string | undefined;
+  defaultSiteSpaceId(sectionId: string | null): string | undefined;
+}
+
+const byPosition = <Row extends { position: number; created_at: string; id: string }>(a: Row, b: Row) =>
+  a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+
+/** The structure of a site as it is now; inside a write, its effective defaults are stored. */
+export function loadStructure(ctx: AppContext, { id }: { id: string }): Structure {
+  const { db } = ctx;
+  const site = getSiteRow(db, id)!; // re-read: the stored defaults as they are now
+  const sectionRows = (db.prepare('SELECT * FROM site_sections WHERE site_id = ?').all(site.id) as SectionRow[]).sort(
+    byPosition,
+  );
+  const groups = (db.prepare('SELECT * FROM site_section_groups WHERE site_id = ?').all(site.id) as GroupRow[]).sort(
+    byPosition,
+  );
+  const siteSpaceRows = (db.prepare('SELECT * FROM site_spaces WHERE site_id = ?').all(site.id) as SiteSpaceRow[]).sort(
+    byPosition,
+  );
+
+  const top: (ItemRef & { position: number; created_at: string })[] = [
+    ...sectionRows
+      .filter((row) => row.group_id === null)
+      .map((row) => ({
+        type: 'site-section' as const,
+        id: row.id,
+        position: row.position,
+        created_at: row.created_at,
+      })),
+    ...groups.map((row) => ({
+      type: 'site-section-group' as const,
+      id: row.id,
+      position: row.position,
+      created_at: row.created_at,
+    })),
+  ].sort(byPosition);
+  const groupSections = (groupId: string) => sectionRows.filter((row) => row.group_id === groupId);
+  const sectionById = new Map(sectionRows.map((row) => [row.id, row]));
+  const sections = top.flatMap((item) =>
+    item.type === 'site-section' ? [sectionById.get(item.id)!] : groupSections(item.id),
+  );
+  const siteSpaces = (sectionId: string | null) => siteSpaceRows.filter((row) => row.section_id === sectionId);
+  const spaces = new Map<string, SpaceRow>();
+
+  const defaultSectionId = pickDefault(site.default_section_id, sections);
+  const defaultSiteSpaces = new Map<string | null, string | undefined>([
+    [null, pickDefault(site.default_site_space_id, siteSpaces(null))],
+    ...sections.map((row) => [row.id, pickDefault(row.default_site_space_id, siteSpaces(row.id))] as const),
+  ]);
+
+  const structure: Structure = {
+    site,
+    top: top.map(({ type, id }) => ({ type, id })),
+    nextTopPosition: nextPosition(top),
+    sections,
+    groups,
+    section: (id) => sectionById.get(id),
+    group: (id) => groups.find((row) => row.id === id),
+    siteSpace: (id) => siteSpaceRows.find((row) => row.id === id),
+    groupSections,
+    siteSpaces,
+    allSiteSpaces: [...siteSpaces(null), ...sections.flatMap((row) => siteSpaces(row.id))],
+    space(id) {
+      let row = spaces.get(id);
+      if (!row) spaces.set(id, (row = getSpaceRow(db, id)!));
+      return row;
+    },
+    defaultSectionId,
+    defaultSiteSpaceId: (sectionId) => defaultSiteSpaces.get(sectionId),
+  };
+  if (ctx.store.inWrite) storeDefaults(db, structure);
+  return structure;
+}
+
+function pickDefault(stored: string | null, items: { id: string }[]): string | undefined {
+  return items.find((item) => item.id === stored)?.id ?? items[0]?.id;
+}
+
+function storeDefaults(db: Db, structure: Structure): void {
+  const { site } = structure;
+  const siteDefaults = [structure.defaultSectionId ?? null, structure.defaultSiteSpaceId(null) ?? null];
+  if (site.default_section_id !== siteDefaults[0] || site.default_site_space_id !== siteDefaults[1]) {
+    db.prepare('UPDATE sites SET default_section_id = ?, default_site_space_id = ? WHERE id = ?').run(
+      ...siteDefaults,
+      site.id,
+    );
+  }
+  for (const section of structure.sections) {
+    const value = structure.defaultSiteSpaceId(section.id) ?? null;
+    if (section.default_site_space_id !== value) {
+      db.prepare('UPDATE site_sections SET default_site_space_id = ? WHERE id = ?').run(value, section.id);
+    }
+  }
+}
+
+// ---- Order ----
+
+const TABLES: Record<ItemType, string> = {
+  'site-space': 'site_spaces',
+  'site-section': 'site_sections',
+  'site-section-group': 'site_section_groups',
+};
+
+const sameItem = (a: ItemRef, b: ItemRef) => a.type === b.type && a.id === b.id;
+
+/** Stores `items` (siblings) in this order. */
+export function writeOrder(db: Db, items: ItemRef[]): void {
+  items.forEach((item, index) => {
+    db.prepare(`UPDATE ${TABLES[item.type]} SET position = ? WHERE id = ?`).run(index + 1, item.id);
+  });
+}
+
+/** A position after every one of `siblings`. */
+export function nextPosition(siblings: { position: number }[]): number {
+  return Math.max(0, ...siblings.map((sibling) => sibling.position)) + 1;
+}
+
+/** Whether the item exists in the structure. */
+export function hasItem(structure: Structure, item: ItemRef): boolean {
+  if (item.type === 'site-space') return structure.siteSpace(item.id) !== undefined;
+  if (item.type === 'site-section') return structure.section(item.id) !== undefined;
+  return structure.group(item.id) !== undefined;
+}
+
+/** The item and its siblings, in order: site spaces of one container, sections of one group, or the top level. */
+function siblingsOf(structure: Structure, item: ItemRef): ItemRef[] {
+  if (item.type === 'site-space') {
+    const row = structure.siteSpace(item.id)!;
+    return structure.siteSpaces(row.section_id).map((sibling) => ({ type: 'site-space', id: sibling.id }));
+  }
+  const groupId = item.type === 'site-section' ? structure.section(item.id)!.group_id : null;
+  if (groupId !== null) return structure.groupSections(groupId).map((row) => ({ type: 'site-section', id: row.id }));
+  return structure.top;
+}
+
+export interface MoveRequest {
+  before?: ItemRef;
+  after?: ItemRef;
+}
+
+/**
+ * Moves an existing item just before `before` or just after `after` (both: between them; neither: to the end)
+ * among its siblings. References must be siblings (400, naming the field); a move that changes nothing is a 409.
+ */
+export function moveItem(
+  ctx: AppContext,
+  structure: Structure,
+  item: ItemRef,
+  position: MoveRequest,
+  fields: { before: string; after: string },
+): void {
+  const siblings = siblingsOf(structure, item);
+  const others = siblings.filter((sibling) => !sameItem(sibling, item));
+  const indexOf = (reference: ItemRef, field: string) => {
+    if (sameItem(reference, item)) throw badRequest(`${field}: an item cannot be placed next to itself`);
+    const index = others.findIndex((sibling) => sameItem(sibling, reference));
+    if (index < 0)
+      throw badRequest(`${field}: ${reference.type} ${reference.id} is not a sibling of ${item.type} ${item.id}`);
+    return index;
+  };
+  let index = others.length;
+  if (position.before && position.after) {
+    index = indexOf(position.before, fields.before);
+    if (indexOf(position.after, fields.after) !== index - 1) {
+      throw badRequest(`position: ${position.after.id} is not just before ${position.before.id}`);
+    }
+  } else if (position.before) {
+    index = indexOf(position.before, fields.before);
+  } else if (position.after) {
+    index = indexOf(position.after, fields.after) + 1;
+  }
+  const order = [...others.slice(0, index), item, ...others.slice(index)];
+  if (order.every((entry, at) => sameItem(entry, siblings[at]!))) {
+    throw conflict(`the move changes nothing: ${item.type} ${item.id} is already there`);
+  }
+  writeOrder(ctx.db, order);
+}
+
+// ---- Spaces and paths ----
+
+/** A live space of the organization the member can view, to attach to a site; 400 naming `field` otherwise. */
+export function attachableSpace(
+  ctx: AppContext,
+  membership: Membership | undefined,
+  organizationId: string,
+  spaceId: string,
+  field: string,
+): SpaceRow {
+  const space = getSpaceRow(ctx.db, spaceId);
+  const visible =
+    space?.organization_id === organizationId && spacePermissions(spaceRole(ctx.db, membership, space), space).view;
+  if (!space || !visible) throw badRequest(`${field}: no space ${spaceId} in this organization`);
+  if (space.deleted_at !== null) throw badRequest(`${field}: space ${spaceId} is deleted`);
+  return space;
+}
+
+/** A URL path segment made from a title: lower-case ASCII letters, digits and inner hyphens. */
+export function slugOf(title: string, fallback: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // accents
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 90)
+    .replace(/-+$/, '');
+  return slug || fallback;
+}
+
+/** `base`, or `base-2`, `base-3`… : the first that `taken` refuses. */
+export function uniquePath(base: string, taken: (path: string) => boolean): string {
+  let path = base;
+  for (let n = 2; taken(path); n++) path = `${base}-${n}`;
+  return path;
+}
+
+/** Paths must be one URL path segment. */
+export function checkPath(path: string, field: string): void {
+  if (!/^[A-Za-z0-9._~-]+$/.test(path)) {
+    throw badRequest(`${field}: use letters, digits, ".", "_", "~" and "-" only (one segment of a URL path)`);
+  }
+}
+
+export const sectionPathTaken = (structure: Structure, path: string, except?: string) =>
+  structure.sections.some((row) => row.path === path && row.id !== except);
+
+export const siteSpacePathTaken = (structure: Structure, sectionId: string | null, path: string, except?: string) =>
+  structure.siteSpaces(sectionId).some((row) => row.path === path && row.id !== except);
+
+export const spaceAttached = (structure: Structure, sectionId: string | null, spaceId: string, except?: string) =>
+  structure.siteSpaces(sectionId).some((row) => row.space_id === spaceId && row.id !== except);
+
+/**
+ * Attaches a space at the end of a section (or of the root level, for `null`), with a path made from the space's
+ * title (made unique in its container). Returns the new site space's id.
+ */
+export function insertSiteSpace(ctx: AppContext, siteId: string, sectionId: string | null, space: SpaceRow): string {
+  const { db } = ctx;
+  const container = db
+    .prepare('SELECT path, position FROM site_spaces WHERE site_id = ? AND section_id IS ?')
+    .all(siteId, sectionId) as { path: string; position: number }[];
+  const paths = new Set(container.map((row) => row.path));
+  const id = newId();
+  db.prepare(
+    `INSERT INTO site_spaces (id, site_id, section_id, space_id, path, position, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    siteId,
+    sectionId,
+    space.id,
+    uniquePath(slugOf(space.title, 'space'), (path) => paths.has(path)),
+    nextPosition(container),
+    ctx.now(),
+  );
+  return id;
+}
+
+/** Where a site space goes when its section is not given: the default section, else the root level. */
+export const defaultContainer = (structure: Structure): string | null => structure.defaultSectionId ?? null;
+
+// ---- Presentation ----
+
+/** How a caller sees a structure: their membership (for the embedded spaces) and their permissions on the site. */
+export interface StructureView {
+  ctx: AppContext;
+  structure: Structure;
+  membership: Membership | undefined;
+  permissions: SitePermissions;
+  published: boolean;
+  /** Leave out site spaces whose space is deleted. */
+  liveOnly: boolean;
+}
+
+/** The view of a caller; visitors and the published view leave out site spaces of deleted spaces. */
+export function structureView(
+  ctx: AppContext,
+  structure: Structure,
+  access: SiteAccess,
+  liveOnly = access.visitor,
+): StructureView {
+  return {
+    ctx,
+    structure,
+    membership: access.membership,
+    permissions: access.permissions,
+    published: isPublished(ctx.db, structure.site.id),
+    liveOnly,
+  };
+}
+
+function publishedUrls(view: StructureView, path: string[]): Model<'PublishedUrls'> {
+  return view.published ? { published: publishedAddress(view.ctx, view.structure.site, view.permissions, path) } : {};
+}
+
+export function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<'SiteSpace'> {
+  const { structure } = view;
+  const space = structure.space(row.space_id);
+  const section = row.section_id ? structure.section(row.section_id) : undefined;
+  return {
+    object: 'site-space',
+    id: row.id,
+    path: row.path,
+    ...(row.section_id ? { section: row.section_id } : {}),
+    space: presentSpaceFor(view.ctx, space, view.membership),
+    title: space.title,
+    default: structure.defaultSiteSpaceId(row.section_id) === row.id,
+    ...(row.condition !== null ? { condition: row.condition } : {}),
+    hasAdvancedCustomizationFeature: structure.site.type !== 'basic',
+    urls: publishedUrls(view, section ? [section.path, row.path] : [row.path]),
+  };
+}
+
+/** The site spaces of a section (or of the root level, for `null`; of the whole site, for `undefined`) the view shows. */
+export function shownSiteSpaces(view: StructureView, sectionId?: string | null): SiteSpaceRow[] {
+  const rows = sectionId === undefined ? view.structure.allSiteSpaces : view.structure.siteSpaces(sectionId);
+  return view.liveOnly ? rows.filter((row) => view.structure.space(row.space_id).deleted_at === null) : rows;
+}
+
+export function presentSection(view: StructureView, row: SectionRow): Model<'SiteSection'> {
+  return {
+    object: 'site-section',
+    id: row.id,
+    title: row.title,
+    ...(row.description !== null ? { description: row.description } : {}),
+    default: view.structure.defaultSectionId === row.id,
+    path: row.path,
+    ...(row.condition !== null ? { condition: row.condition } : {}),
+    ...(row.group_id !== null ? { sectionGroup: row.group_id } : {}),
+    ...(row.icon !== null ? { icon: row.icon } : {}),
+    siteSpaces: shownSiteSpaces(view, row.id).map((siteSpace) => presentSiteSpace(view, siteSpace)),
+    urls: publishedUrls(view, [row.path]),
+  };
+}
+
+export function presentGroup(view: StructureView, row: GroupRow): Model<'SiteSectionGroup'> {
+  return {
+    object: 'site-section-group',
+    id: row.id,
+    title: row.title,
+    sections: view.structure.groupSections(row.id).map((section) => presentSection(view, section)),
+    ...(row.icon !== null ? { icon: row.icon } : {}),
+  };
+}
+
+/** What visitors reach: the sections in order, or the root site spaces of a site without sections. */
+export function presentPublishedStructure(view: StructureView): Model<'PublishedSiteStructure'> {
+  const { structure } = view;
+  if (structure.sections.length > 0) {
+    return { type: 'sections', structure: structure.sections.map((row) => presentSection(view, row)) };
+  }
+  return { type: 'siteSpaces', structure: shownSiteSpaces(view, null).map((row) => presentSiteSpace(view, row)) };
+}

@@ -1,0 +1,228 @@
+// Sites: their rows, who may read and manage them, who reaches their published view, and how the API shows them.
+// A site has no `permissions` object: reading needs the organization role `read`, managing it and its structure
+// needs the organization's `createContent` permission.
+import type { Caller } from '../auth/caller.ts';
+import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import { bool, type Db } from '../store/db.ts';
+import { organizationAccess, organizationPermissions } from './organizations.ts';
+
+export type SiteRow = {
+  id: string;
+  organization_id: string;
+  type: Model<'Site'>['type'];
+  title: string;
+  visibility: Model<'Site'>['visibility'];
+  basename: string | null;
+  proxy: string | null;
+  agents_context: Model<'Site'>['agentsContext'];
+  adaptive_content: number;
+  adaptive_schema: string;
+  adaptive_schema_updated_at: string | null;
+  share_key: string;
+  default_section_id: string | null;
+  default_site_space_id: string | null;
+  created_at: string;
+};
+
+export interface SitePermissions {
+  /** Read the site, its adaptive schema and its structure. */
+  view: boolean;
+  /** Change the site and its structure, delete it, and learn its share key. */
+  manage: boolean;
+}
+
+export function sitePermissions(membership: Membership | undefined): SitePermissions {
+  return {
+    view: membership !== undefined && atLeast(membership.role, 'read'),
+    manage: organizationPermissions(membership).createContent,
+  };
+}
+
+/** Permissions of a visitor holding the share key of a published share-link site: reading its structure only. */
+const VISITOR: SitePermissions = { view: true, manage: false };
+
+/** The adaptive schema every site starts with: no claims. */
+export const EMPTY_ADAPTIVE_SCHEMA: Model<'AdaptiveJsonSchema'> = {
+  type: 'object',
+  properties: {},
+  additionalProperties: false,
+};
+
+/** SQL condition on `sites`: published, that is, at least one attached space that is not deleted. */
+export const PUBLISHED_SQL = `EXISTS (SELECT 1 FROM site_spaces JOIN spaces ON spaces.id = site_spaces.space_id
+  WHERE site_spaces.site_id = sites.id AND spaces.deleted_at IS NULL)`;
+
+export function getSiteRow(db: Db, id: string): SiteRow | undefined {
+  return db.prepare('SELECT * FROM sites WHERE id = ?').get(id) as SiteRow | undefined;
+}
+
+/** Sets the given columns of a row of a site table; `changes` maps column names to values. */
+export function updateColumns(db: Db, table: string, id: string, changes: Record<string, unknown>): void {
+  const columns = Object.keys(changes);
+  if (columns.length === 0) return;
+  db.prepare(`UPDATE ${table} SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+    ...Object.values(changes),
+    id,
+  );
+}
+
+export function isPublished(db: Db, siteId: string): boolean {
+  return db.prepare(`SELECT 1 FROM sites WHERE id = ? AND ${PUBLISHED_SQL}`).get(siteId) !== undefined;
+}
+
+export interface SiteAccess {
+  site: SiteRow;
+  membership: Membership | undefined;
+  permissions: SitePermissions;
+  /** Reached as a visitor (published view, share key), not as a member who may read the site. */
+  visitor: boolean;
+}
+
+/**
+ * The site, for a member of its organization with `read` (403 for members below it, 404 for anyone else and for
+ * unknown sites), or for anyone holding the share key of a published share-link site when `shareKey` is given.
+ */
+export function siteAccess(
+  ctx: AppContext,
+  caller: Caller,
+  organizationId: string,
+  siteId: string,
+  options: { shareKey?: string } = {},
+): SiteAccess {
+  const membership = membershipOf(ctx.db, caller.user.id, organizationId);
+  const permissions = sitePermissions(membership);
+  const row = getSiteRow(ctx.db, siteId);
+  const site = row?.organization_id === organizationId ? row : undefined;
+  if (permissions.view) {
+    if (!site) throw notFound(`site ${siteId}`);
+    return { site, membership, permissions, visitor: false };
+  }
+  if (site && options.shareKey !== undefined && opensWithKey(ctx.db, site, options.shareKey)) {
+    return { site, membership, permissions: VISITOR, visitor: true };
+  }
+  if (membership) requireSite(permissions, 'view');
+  throw notFound(`site ${siteId}`);
+}
+
+/** The site, when the caller may read it (see siteAccess); 403 unless they may also manage it. */
+export function manageableSite(ctx: AppContext, caller: Caller, organizationId: string, siteId: string): SiteAccess {
+  const access = siteAccess(ctx, caller, organizationId, siteId);
+  requireSite(access.permissions, 'manage');
+  return access;
+}
+
+/** The caller's membership and permissions on the sites of an organization they belong to (404 otherwise), or 403. */
+export function organizationSites(
+  ctx: AppContext,
+  caller: Caller,
+  organizationId: string,
+  permission: keyof SitePermissions,
+): { membership: Membership; permissions: SitePermissions } {
+  const { membership } = organizationAccess(ctx, caller, organizationId);
+  const permissions = sitePermissions(membership);
+  requireSite(permissions, permission);
+  return { membership, permissions };
+}
+
+export function requireSite(permissions: SitePermissions, permission: keyof SitePermissions): void {
+  if (permissions[permission]) return;
+  throw forbidden(
+    permission === 'view'
+      ? 'reading sites needs the read role in the organization'
+      : 'this operation needs the createContent permission on the organization',
+  );
+}
+
+function opensWithKey(db: Db, site: SiteRow, shareKey: string): boolean {
+  return site.visibility === 'share-link' && shareKey === site.share_key && isPublished(db, site.id);
+}
+
+/**
+ * The site as its visitors reach it: published, and then for members with `read` whatever its visibility; for
+ * anyone else when it is public or unlisted, or share-link with the right `shareKey`. Otherwise 404.
+ */
+export function publishedSiteAccess(
+  ctx: AppContext,
+  caller: Caller,
+  organizationId: string,
+  siteId: string,
+  shareKey: string | undefined,
+): SiteAccess {
+  const missing = notFound(`published site ${siteId}`);
+  const site = getSiteRow(ctx.db, siteId);
+  if (!site || site.organization_id !== organizationId || !isPublished(ctx.db, site.id)) throw missing;
+  const membership = membershipOf(ctx.db, caller.user.id, organizationId);
+  const permissions = sitePermissions(membership);
+  if (permissions.view) return { site, membership, permissions, visitor: false };
+  const open = site.visibility === 'public' || site.visibility === 'unlisted';
+  if (open || (shareKey !== undefined && opensWithKey(ctx.db, site, shareKey))) {
+    return { site, membership, permissions: VISITOR, visitor: true };
+  }
+  throw missing;
+}
+
+/** The address the site itself is served at (what a proxy forwards to). */
+function ownAddress(ctx: AppContext, site: SiteRow): string {
+  return ctx.urls.app(`/public/sites/${site.id}${site.basename ? `/${site.basename}` : ''}`);
+}
+
+/**
+ * The published address of the site, or of a path under it (a section, a site space): the proxy's address when the
+ * site is proxied, else its own. Share-link addresses carry `?shareKey=` for callers who may manage the site.
+ */
+export function publishedAddress(
+  ctx: AppContext,
+  site: SiteRow,
+  permissions: SitePermissions,
+  path: string[] = [],
+): string {
+  const base = site.proxy ? `https://${site.proxy}` : ownAddress(ctx, site);
+  const address = [base, ...path.map(encodeURIComponent)].join('/');
+  const key = permissions.manage && site.visibility === 'share-link' ? `?shareKey=${site.share_key}` : '';
+  return `${address}${key}`;
+}
+
+function countSiteSpaces(db: Db, siteId: string): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM site_spaces WHERE site_id = ?').get(siteId) as { n: number }).n;
+}
+
+/** Features a site uses: adaptive content when enabled, a proxy when set; each on the site's plan. */
+function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
+  const feature = (id: string) => ({ id, plan: site.type, frozen: false, customizations: [] });
+  return [
+    ...(bool(site.adaptive_content) ? [feature('sites-adaptive-content')] : []),
+    ...(site.proxy ? [feature('sites-proxy')] : []),
+  ];
+}
+
+export function presentSite(ctx: AppContext, site: SiteRow, permissions: SitePermissions): Model<'Site'> {
+  const published = isPublished(ctx.db, site.id);
+  return {
+    object: 'site',
+    id: site.id,
+    type: site.type,
+    title: site.title,
+    ...(site.basename ? { basename: site.basename } : {}),
+    ...(site.proxy ? { proxy: { origin: `https://${site.proxy}`, target: ownAddress(ctx, site) } } : {}),
+    visibility: site.visibility,
+    published,
+    siteSpaces: countSiteSpaces(ctx.db, site.id),
+    createdAt: site.created_at,
+    adaptiveContent: { enabled: bool(site.adaptive_content) },
+    agentsContext: site.agents_context,
+    features: siteFeatures(site),
+    urls: {
+      location: ctx.urls.api(`/v1/orgs/${site.organization_id}/sites/${site.id}`),
+      app: ctx.urls.app(`/o/${site.organization_id}/sites/${site.id}`),
+      ...(published ? { published: publishedAddress(ctx, site, permissions) } : {}),
+    },
+  };
+}
+
+/** The site as the given member sees it (for lists computed for another caller, such as integration site items). */
+export function presentSiteFor(ctx: AppContext, site: SiteRow, membership: Membership | undefined): Model<'Site'> {
+  return presentSite(ctx, site, sitePermissions(membership));
+}

@@ -1,0 +1,236 @@
+// Spaces: rows, the caller's role and permissions on them, their lifecycle (a deleted space is kept 7 days, then
+// purged), and how the API shows them.
+import type { Caller } from '../auth/caller.ts';
+import { atLeast, type Membership, membershipOf, type Role } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { removeSpaceFromIndex } from '../content/search.ts';
+import { DAY } from './clock.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import { type Db, fromJson } from '../store/db.ts';
+import { contentRole, inheritedDefaultLevel } from './collections.ts';
+
+export type SpaceRow = {
+  id: string;
+  organization_id: string;
+  parent_id: string | null;
+  title: string;
+  emoji: string | null;
+  visibility: Model<'Space'>['visibility'];
+  edit_mode: 'live' | 'locked';
+  language: Model<'Space'>['language'] | null;
+  default_level: Role | null;
+  revision_id: string;
+  share_key: string;
+  git_sync: string | null;
+  visitor_auth: string | null;
+  position: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+};
+
+export type SpacePermissions = Model<'SpacePermissions'>;
+
+/** How long a deleted space stays restorable before it is permanently removed. */
+export const DELETED_SPACE_RETENTION_MS = 7 * DAY;
+
+export function getSpaceRow(db: Db, id: string): SpaceRow | undefined {
+  return db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow | undefined;
+}
+
+/** The default level of a space: its own, else its collection's (inherited). */
+export function spaceDefaultLevel(db: Db, space: SpaceRow): Role | null {
+  return space.default_level ?? inheritedDefaultLevel(db, space.parent_id);
+}
+
+/** The role of a member on a space; see contentRole. */
+export function spaceRole(db: Db, membership: Membership | undefined, space: SpaceRow): Role | null {
+  return contentRole(membership, spaceDefaultLevel(db, space));
+}
+
+/** What a caller with `role` may do with the space; handlers enforce exactly these. */
+export function spacePermissions(role: Role | null, space: SpaceRow): SpacePermissions {
+  const live = space.edit_mode === 'live' && space.deleted_at === null;
+  return {
+    view: atLeast(role, 'read'),
+    access: atLeast(role, 'read'),
+    admin: atLeast(role, 'admin'),
+    viewInviteLinks: atLeast(role, 'admin'),
+    edit: live && atLeast(role, 'edit'),
+    triggerGitSync: live && atLeast(role, 'edit'),
+    comment: space.deleted_at === null && atLeast(role, 'comment'),
+    merge: live && atLeast(role, 'review'),
+    review: atLeast(role, 'review'),
+    installIntegration: atLeast(role, 'admin'),
+  };
+}
+
+/** Permissions of a visitor who holds the secret share key of a share-link space: reading only. */
+const SHARE_LINK_PERMISSIONS: SpacePermissions = {
+  view: true,
+  access: true,
+  admin: false,
+  viewInviteLinks: false,
+  edit: false,
+  triggerGitSync: false,
+  comment: false,
+  merge: false,
+  review: false,
+  installIntegration: false,
+};
+
+export const isExpired = (ctx: AppContext, space: SpaceRow): boolean =>
+  space.deleted_at !== null &&
+  ctx.clock.now().getTime() - new Date(space.deleted_at).getTime() > DELETED_SPACE_RETENTION_MS;
+
+/** Permanently removes a space and everything in it. */
+export function purgeSpace(db: Db, spaceId: string): void {
+  removeSpaceFromIndex(db, spaceId);
+  db.prepare('DELETE FROM spaces WHERE id = ?').run(spaceId);
+}
+
+/** Permanently removes every space deleted more than 7 days ago; returns how many. */
+export function purgeExpiredSpaces(ctx: AppContext): number {
+  const cutoff = new Date(ctx.clock.now().getTime() - DELETED_SPACE_RETENTION_MS).toISOString();
+  const expired = ctx.db.prepare('SELECT id FROM spaces WHERE deleted_at IS NOT NULL AND deleted_at < ?').all(cutoff) as {
+    id: string;
+  }[];
+  for (const { id } of expired) purgeSpace(ctx.db, id);
+  return expired.length;
+}
+
+export interface SpaceAccess {
+  space: SpaceRow;
+  membership: Membership | undefined;
+  role: Role | null;
+  permissions: SpacePermissions;
+}
+
+/**
+ * The space, when the caller may view it: a member whose role gives access, or anyone holding the share key of a
+ * share-link space. Otherwise 404. A deleted space is found only with `includeDeleted`, and not at all once its 7
+ * days are over (it is purged then, if the sweep has not done it yet).
+ */
+export function spaceAccess(
+  ctx: AppContext,
+  caller: Caller,
+  spaceId: string,
+  options: { shareKey?: string; includeDeleted?: boolean } = {},
+): SpaceAccess {
+  const missing = notFound(`space ${spaceId}`);
+  const space = getSpaceRow(ctx.db, spaceId);
+  if (!space) throw missing;
+  if (space.deleted_at !== null) {
+    if (isExpired(ctx, space)) {
+      if (ctx.store.inWrite) purgeSpace(ctx.db, space.id);
+      throw missing;
+    }
+    if (!options.includeDeleted) throw missing;
+  }
+  const membership = membershipOf(ctx.db, caller.user.id, space.organization_id);
+  const role = spaceRole(ctx.db, membership, space);
+  const permissions = spacePermissions(role, space);
+  if (permissions.view) return { space, membership, role, permissions };
+  if (options.shareKey !== undefined && space.visibility === 'share-link' && options.shareKey === space.share_key) {
+    return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS };
+  }
+  throw missing;
+}
+
+export function requireSpace(access: SpaceAccess, permission: keyof SpacePermissions): void {
+  if (access.permissions[permission]) return;
+  const locked = access.space.edit_mode === 'locked' && ['edit', 'merge', 'triggerGitSync'].includes(permission);
+  throw forbidden(
+    locked
+      ? 'the space is locked (editMode: locked): its content cannot be changed'
+      : `this operation needs the ${permission} permission on the space`,
+  );
+}
+
+/** Open comments and change requests of a space, as its counters show them. */
+function spaceCounts(db: Db, spaceId: string) {
+  const comments = db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM comments
+       WHERE space_id = ? AND change_request_id IS NULL AND parent_id IS NULL AND status = 'open'`,
+    )
+    .get(spaceId) as { n: number };
+  const changeRequests = db
+    .prepare(
+      `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'open'), 0) AS open, COALESCE(SUM(status = 'draft'), 0) AS draft
+       FROM change_requests WHERE space_id = ?`,
+    )
+    .get(spaceId) as { total: number; open: number; draft: number };
+  return {
+    comments: comments.n,
+    changeRequests: changeRequests.total,
+    changeRequestsOpen: changeRequests.open,
+    changeRequestsDraft: changeRequests.draft,
+  };
+}
+
+/**
+ * The public address of a space: for public and unlisted spaces, for anyone who sees them; for a share-link space,
+ * the share link itself (with its secret key), only for those who administer the space.
+ */
+function publicUrl(ctx: AppContext, row: SpaceRow, permissions: SpacePermissions): { public?: string } {
+  if (row.visibility === 'public' || row.visibility === 'unlisted') return { public: ctx.urls.app(`/public/s/${row.id}`) };
+  if (row.visibility === 'share-link' && permissions.admin) {
+    return { public: `${ctx.urls.app(`/public/s/${row.id}`)}?shareKey=${row.share_key}` };
+  }
+  return {};
+}
+
+export function presentSpace(ctx: AppContext, row: SpaceRow, permissions: SpacePermissions): Model<'Space'> {
+  const gitSync = fromJson<Model<'GitInfo'> | null>(row.git_sync, null);
+  const visitorAuth = fromJson<Model<'SpaceVisitorAuth'> | null>(row.visitor_auth, null);
+  return {
+    object: 'space',
+    id: row.id,
+    title: row.title,
+    ...(row.emoji ? { emoji: row.emoji } : {}),
+    visibility: row.visibility,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.deleted_at ? { deletedAt: row.deleted_at } : {}),
+    editMode: row.edit_mode,
+    urls: {
+      location: ctx.urls.api(`/v1/spaces/${row.id}`),
+      app: ctx.urls.app(`/s/${row.id}`),
+      ...publicUrl(ctx, row, permissions),
+    },
+    organization: row.organization_id,
+    ...(row.parent_id ? { parent: row.parent_id } : {}),
+    ...(row.language ? { language: row.language } : {}),
+    ...(gitSync ? { gitSync } : {}),
+    ...(visitorAuth ? { visitorAuth } : {}),
+    revision: row.revision_id,
+    ...(row.default_level ? { defaultLevel: row.default_level } : {}),
+    ...spaceCounts(ctx.db, row.id),
+    permissions,
+  };
+}
+
+/** The space as the given member sees it (for lists of spaces computed for another user than the caller). */
+export function presentSpaceFor(ctx: AppContext, row: SpaceRow, membership: Membership | undefined): Model<'Space'> {
+  return presentSpace(ctx, row, spacePermissions(spaceRole(ctx.db, membership, row), row));
+}
+
+/** Ids of the live spaces of an organization a member can access, for search and counts. */
+export function accessibleSpaceIds(ctx: AppContext, membership: Membership | undefined, organizationId: string): string[] {
+  if (!membership) return [];
+  const rows = ctx.db
+    .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL')
+    .all(organizationId) as SpaceRow[];
+  return rows.filter((row) => atLeast(spaceRole(ctx.db, membership, row), 'read')).map((row) => row.id);
+}
+
+/** Touches `updatedAt` of a space. */
+export function touchSpace(ctx: AppContext, spaceId: string): void {
+  ctx.db.prepare('UPDATE spaces SET updated_at = ? WHERE id = ?').run(ctx.now(), spaceId);
+}
+
+/** Convenience for handlers: the caller's membership of the organization owning a space. */
+export const callerMembership = (ctx: AppContext, caller: Caller, organizationId: string) =>
+  membershipOf(ctx.db, caller.user.id, organizationId);

@@ -1,0 +1,71 @@
+// Teams: rows, the caller's permissions on them, and how the API shows them.
+import type { Caller } from '../auth/caller.ts';
+import type { AppContext } from '../context.ts';
+import { organizationAccess, type OrganizationAccess } from './organizations.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import type { Db } from '../store/db.ts';
+
+export type TeamRow = { id: string; organization_id: string; title: string; created_at: string };
+
+export type TeamPermissions = Model<'TeamPermissions'>;
+
+export function getTeamRow(db: Db, organizationId: string, teamId: string): TeamRow | undefined {
+  return db.prepare('SELECT * FROM teams WHERE id = ? AND organization_id = ?').get(teamId, organizationId) as
+    | TeamRow
+    | undefined;
+}
+
+function teamRole(db: Db, teamId: string, userId: string): 'owner' | 'member' | undefined {
+  const row = db.prepare('SELECT role FROM team_members WHERE team_id = ? AND user_id = ?').get(teamId, userId) as
+    | { role: 'owner' | 'member' }
+    | undefined;
+  return row?.role;
+}
+
+/**
+ * Organization admins and the team's owners administer a team; members who may list teams, and the team's own
+ * members, view it.
+ */
+export function teamPermissions(db: Db, team: TeamRow, access: OrganizationAccess, userId: string): TeamPermissions {
+  const role = teamRole(db, team.id, userId);
+  return {
+    admin: access.permissions.admin || role === 'owner',
+    view: access.permissions.listTeams || role !== undefined,
+  };
+}
+
+export interface TeamAccess {
+  organization: OrganizationAccess;
+  team: TeamRow;
+  permissions: TeamPermissions;
+}
+
+/** The team, for a member of its organization; otherwise 404. */
+export function teamAccess(ctx: AppContext, caller: Caller, organizationId: string, teamId: string): TeamAccess {
+  const organization = organizationAccess(ctx, caller, organizationId);
+  const team = getTeamRow(ctx.db, organizationId, teamId);
+  if (!team) throw notFound(`team ${teamId}`);
+  return { organization, team, permissions: teamPermissions(ctx.db, team, organization, caller.user.id) };
+}
+
+/** Throws 403 unless the caller has `permission` on the team. */
+export function requireTeam(access: TeamAccess, permission: keyof TeamPermissions): void {
+  if (!access.permissions[permission]) throw forbidden(`this operation needs the ${permission} permission on the team`);
+}
+
+export function presentTeam(ctx: AppContext, row: TeamRow, access: OrganizationAccess, userId: string): Model<'Team'> {
+  const count = (sql: string) => (ctx.db.prepare(sql).get(row.id) as { n: number }).n;
+  return {
+    object: 'team',
+    id: row.id,
+    title: row.title,
+    members: count('SELECT COUNT(*) AS n FROM team_members WHERE team_id = ?'),
+    spaces: count(
+      `SELECT COUNT(*) AS n FROM team_spaces JOIN spaces ON spaces.id = team_spaces.space_id
+       WHERE team_spaces.team_id = ? AND spaces.deleted_at IS NULL`,
+    ),
+    createdAt: row.created_at,
+    permissions: teamPermissions(ctx.db, row, access, userId),
+  };
+}

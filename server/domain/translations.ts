@@ -1,0 +1,234 @@
+// Translations: rows, the caller's permissions, how the API shows them, and their runs (queued by the handlers,
+// performed by the `translation-run` job): read the source space's current content, translate it, and write it
+// as a new revision of the result space, created on the first run.
+import type { Caller } from '../auth/caller.ts';
+import { atLeast, type Membership } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { nodeText } from '../content/document.ts';
+import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
+import { insertSpace } from '../handlers/spaces.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
+import { enqueue } from '../jobs/runner.ts';
+import { type Db, fromJson } from '../store/db.ts';
+import { queueState } from './job-queue.ts';
+import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
+import { getSpaceRow, type SpaceRow } from './spaces.ts';
+
+type Language = Model<'Language'>;
+
+export type TranslationRow = {
+  id: string;
+  organization_id: string;
+  language: Language;
+  source_space_id: string | null;
+  source_language: Language | null;
+  instructions: string | null;
+  status: Model<'TranslationStatus'>;
+  result_space_id: string | null;
+  result_revision_id: string | null;
+  runs: number;
+  total_words: number;
+  total_pages: number;
+  total_duration: number;
+  latest_run_duration: number | null;
+  latest_pages: number | null;
+  latest_words: number | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type TranslationPermissions = Model<'TranslationPermissions'>;
+
+export const RUN_JOB = 'translation-run';
+const runResource = (translationId: string) => `translation:${translationId}`;
+
+/** What a member may do with the organization's translations: view from `read`, edit and run with `createContent`. */
+export function translationPermissions(membership: Membership | undefined): TranslationPermissions {
+  return {
+    view: membership !== undefined && atLeast(membership.role, 'read'),
+    edit: organizationPermissions(membership).createContent,
+  };
+}
+
+export function requireTranslation(permissions: TranslationPermissions, permission: keyof TranslationPermissions): void {
+  if (!permissions[permission]) {
+    throw forbidden(`this operation needs the ${permission} permission on the organization's translations`);
+  }
+}
+
+export function getTranslationRow(db: Db, id: string): TranslationRow | undefined {
+  return db.prepare('SELECT * FROM translations WHERE id = ?').get(id) as TranslationRow | undefined;
+}
+
+export interface TranslationsAccess {
+  organization: OrganizationAccess;
+  permissions: TranslationPermissions;
+}
+
+/** The organization's translations as the caller may use them (404 outside the organization). */
+export function translationsAccess(ctx: AppContext, caller: Caller, organizationId: string): TranslationsAccess {
+  const organization = organizationAccess(ctx, caller, organizationId);
+  return { organization, permissions: translationPermissions(organization.membership) };
+}
+
+/** A translation the caller may view: 404 when unknown (or of another organization), 403 without `view`. */
+export function translationAccess(
+  ctx: AppContext,
+  caller: Caller,
+  organizationId: string,
+  translationId: string,
+): TranslationsAccess & { translation: TranslationRow } {
+  const access = translationsAccess(ctx, caller, organizationId);
+  const translation = getTranslationRow(ctx.db, translationId);
+  if (!translation || translation.organization_id !== organizationId) throw notFound(`translation ${translationId}`);
+  requireTranslation(access.permissions, 'view');
+  return { ...access, translation };
+}
+
+export function presentTranslation(
+  ctx: AppContext,
+  row: TranslationRow,
+  permissions: TranslationPermissions,
+): Model<'Translation'> {
+  const instructions = fromJson<Model<'Document'> | null>(row.instructions, null);
+  return {
+    object: 'translation',
+    id: row.id,
+    status: row.status,
+    ...(row.source_space_id
+      ? { source: { space: row.source_space_id, ...(row.source_language ? { language: row.source_language } : {}) } }
+      : {}),
+    language: row.language,
+    ...(instructions ? { instructions } : {}),
+    ...(row.result_space_id
+      ? {
+          result: {
+            space: row.result_space_id,
+            ...(row.result_revision_id ? { revision: row.result_revision_id } : {}),
+          },
+        }
+      : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    stats: {
+      runs: row.runs,
+      totalWords: row.total_words,
+      totalPages: row.total_pages,
+      totalDuration: row.total_duration,
+      ...(row.latest_run_duration !== null ? { latestRunDuration: row.latest_run_duration } : {}),
+      ...(row.latest_pages !== null ? { latestPages: row.latest_pages } : {}),
+      ...(row.latest_words !== null ? { latestWords: row.latest_words } : {}),
+    },
+    permissions,
+    urls: { location: ctx.urls.api(`/v1/orgs/${row.organization_id}/translations/${row.id}`) },
+  };
+}
+
+/** The source space of a translation, when it can still be translated: live and in the translation's organization. */
+export function liveSourceSpace(db: Db, row: TranslationRow): SpaceRow | undefined {
+  const space = row.source_space_id ? getSpaceRow(db, row.source_space_id) : undefined;
+  return space && space.deleted_at === null && space.organization_id === row.organization_id ? space : undefined;
+}
+
+/** Queues a run (inside the request's write): the translation is `pending`, or stays `running` behind a run. */
+export function queueRun(ctx: AppContext, translationId: string): void {
+  const now = ctx.now();
+  enqueue(ctx.db, { kind: RUN_JOB, resource: runResource(translationId), payload: { translationId }, createdAt: now });
+  const status = queueState(ctx.db, runResource(translationId)).running ? 'running' : 'pending';
+  ctx.db.prepare('UPDATE translations SET status = ?, updated_at = ? WHERE id = ?').run(status, now, translationId);
+}
+
+/** The status once a run is over: `pending` when another run is queued, `completed` otherwise. */
+const statusAfterRun = (db: Db, translationId: string) =>
+  queueState(db, runResource(translationId)).queued ? 'pending' : 'completed';
+
+/** Performs one run. Throws, with the reason, when it cannot be done; the translation then keeps its result. */
+export async function performRun(ctx: AppContext, translationId: string): Promise<void> {
+  const { db } = ctx;
+  const started = ctx.clock.now().getTime();
+  const row = await ctx.store.write(() => {
+    const current = getTranslationRow(db, translationId);
+    if (current) db.prepare(`UPDATE translations SET status = 'running' WHERE id = ?`).run(translationId);
+    return current;
+  });
+  if (!row) return; // deleted meanwhile
+  const source = liveSourceSpace(db, row);
+  if (!source) throw new Error(`source space ${row.source_space_id} no longer exists in the organization`);
+  const instructions = fromJson<Model<'Document'> | null>(row.instructions, null);
+  const from = row.source_language ?? source.language;
+  const translated = await translateContent(getRevision(db, source.revision_id)!.content, translatorOf(ctx), {
+    ...(from ? { from } : {}),
+    to: row.language,
+    instructions: instructions?.nodes.map(nodeText).join('\n') ?? '',
+  });
+  await ctx.store.write(() => recordRun(ctx, translationId, source, translated, started));
+}
+
+/** Writes a run's content into the result space (creating it when there is none) and its statistics. */
+function recordRun(
+  ctx: AppContext,
+  translationId: string,
+  source: SpaceRow,
+  translated: TranslatedContent,
+  started: number,
+): void {
+  const { db } = ctx;
+  const row = getTranslationRow(db, translationId);
+  if (!row) return;
+  const now = ctx.now();
+  const existing = row.result_space_id ? getSpaceRow(db, row.result_space_id) : undefined;
+  let result: { space: string; revision: string };
+  // A result space that was deleted or moved to another organization is left alone: the run writes a new one.
+  if (existing && existing.deleted_at === null && existing.organization_id === row.organization_id) {
+    if (existing.edit_mode === 'locked') throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
+    const revision = createRevision(db, {
+      spaceId: existing.id,
+      parents: [existing.revision_id],
+      type: 'edits',
+      content: translated.content,
+      createdAt: now,
+    });
+    setCurrentRevision(db, revision, now);
+    result = { space: existing.id, revision: revision.id };
+  } else {
+    const space = insertSpace(
+      ctx,
+      {
+        organizationId: row.organization_id,
+        title: `${source.title} (${row.language})`.slice(0, 255),
+        language: row.language,
+        ...(source.parent_id ? { parent: source.parent_id } : {}),
+      },
+      translated.content,
+    );
+    result = { space: space.id, revision: space.revision_id };
+  }
+  const duration = Math.max(0, ctx.clock.now().getTime() - started);
+  db.prepare(
+    `UPDATE translations SET status = ?, result_space_id = ?, result_revision_id = ?, runs = runs + 1,
+            total_words = total_words + ?, total_pages = total_pages + ?, total_duration = total_duration + ?,
+            latest_run_duration = ?, latest_pages = ?, latest_words = ?, updated_at = ?
+     WHERE id = ?`,
+  ).run(
+    statusAfterRun(db, translationId),
+    result.space,
+    result.revision,
+    translated.words,
+    translated.pages,
+    duration,
+    duration,
+    translated.pages,
+    translated.words,
+    now,
+    translationId,
+  );
+}
+
+/** A failed run leaves the result and statistics as they were; the status moves on as after any run. */
+export function recordFailedRun(ctx: AppContext, translationId: string): void {
+  ctx.db
+    .prepare('UPDATE translations SET status = ?, updated_at = ? WHERE id = ?')
+    .run(statusAfterRun(ctx.db, translationId), ctx.now(), translationId);
+}

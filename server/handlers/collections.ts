@@ -1,0 +1,267 @@
+// Collections of spaces: nested collections, their default levels, placement among siblings, and transfer of a
+// whole collection tree to another organization.
+import type { Caller } from '../auth/caller.ts';
+import { type Membership, membershipOf } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { removeSpaceFromIndex } from '../content/search.ts';
+import {
+  collectionAccess,
+  collectionPermissions,
+  collectionRole,
+  type CollectionRow,
+  getCollectionRow,
+  presentCollection,
+  presentCollectionFor,
+  requireCollection,
+  subtreeIds,
+} from '../domain/collections.ts';
+import { newId } from '../domain/ids.ts';
+import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
+import {
+  getOrganizationRow,
+  organizationAccess,
+  organizationPermissions,
+  requireOrganization,
+} from '../domain/organizations.ts';
+import { presentSpace, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
+import { ApiError, badRequest, conflict, forbidden } from '../http/errors.ts';
+import { after, type Key, listId } from '../http/pagination.ts';
+import type { HandlerGroup } from '../http/types.ts';
+
+type Operations =
+  | 'listCollections'
+  | 'createCollection'
+  | 'getCollection'
+  | 'deleteCollection'
+  | 'updateCollection'
+  | 'listCollectionSpaces'
+  | 'moveCollection'
+  | 'transferCollection';
+
+/** `?` placeholders for a list of values in SQL. */
+const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
+
+export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
+  const { db } = ctx;
+
+  /** A referenced parent must be a collection of the organization. */
+  const parentIn = (organizationId: string, parentId: string): CollectionRow => {
+    const parent = getCollectionRow(db, parentId);
+    if (!parent || parent.organization_id !== organizationId) {
+      throw badRequest(`parent: no collection ${parentId} in this organization`);
+    }
+    return parent;
+  };
+
+  /** The collection as it is now, with the caller's permissions (read after a change, possibly in a new organization). */
+  const present = (collectionId: string, caller: Caller) => {
+    const row = getCollectionRow(db, collectionId)!;
+    return presentCollectionFor(ctx, row, membershipOf(db, caller.user.id, row.organization_id));
+  };
+
+  /**
+   * One keyset page of `SELECT * FROM <from>` sorted by `order`, keeping the rows the caller may view: the rows
+   * are filtered in memory, since what a member sees depends on inherited default levels.
+   */
+  const visiblePage = <Row extends { id: string }>(options: {
+    list: string;
+    page?: string;
+    limit?: number;
+    from: string;
+    values: unknown[];
+    order: string[];
+    key: (row: Row) => Key;
+    visible: (row: Row) => boolean;
+  }) => {
+    const select = (key?: Key) =>
+      (
+        db
+          .prepare(
+            `SELECT * FROM ${options.from} ${key ? `AND ${after(options.order)}` : ''} ORDER BY ${options.order.join(', ')}`,
+          )
+          .all(...options.values, ...(key ?? [])) as Row[]
+      ).filter(options.visible);
+    return ctx.cursors.page({
+      list: options.list,
+      page: options.page,
+      limit: options.limit,
+      key: options.key,
+      count: () => select().length,
+      fetch: (key, limit) => select(key).slice(0, limit),
+    });
+  };
+
+  /** Moving into `parent` (a collection, or the top level when null) needs the right to create content there. */
+  const requireDestination = (membership: Membership, parent: CollectionRow | null) => {
+    const allowed = parent
+      ? collectionPermissions(collectionRole(db, membership, parent)).create
+      : organizationPermissions(membership).createContent;
+    if (!allowed) {
+      throw forbidden(
+        parent
+          ? `parent: moving into collection ${parent.id} needs its create permission`
+          : 'parent: moving to the top level needs the createContent permission on the organization',
+      );
+    }
+  };
+
+  return {
+    listCollections({ params, query, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      const topLevelOnly = query.nested === false;
+      const page = visiblePage({
+        list: listId('listCollections', params.organizationId, caller.user.id, topLevelOnly),
+        page: query.page,
+        limit: query.limit,
+        from: `collections WHERE organization_id = ? ${topLevelOnly ? 'AND parent_id IS NULL' : ''}`,
+        values: [params.organizationId],
+        order: ['created_at', 'id'],
+        key: (row: CollectionRow) => [row.created_at, row.id],
+        visible: (row) => collectionPermissions(collectionRole(db, access.membership, row)).view,
+      });
+      return {
+        status: 200,
+        body: { ...page, items: page.items.map((row) => presentCollectionFor(ctx, row, access.membership)) },
+      };
+    },
+
+    createCollection({ params, body, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      requireOrganization(access, 'createContent');
+      const parentId = body.parent === undefined ? null : parentIn(params.organizationId, body.parent).id;
+      const id = newId();
+      db.prepare(
+        `INSERT INTO collections (id, organization_id, parent_id, title, position, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        params.organizationId,
+        parentId,
+        body.title ?? 'Untitled',
+        lastPosition(db, params.organizationId, parentId),
+        ctx.now(),
+      );
+      const collection = present(id, caller);
+      return { status: 201, body: collection, headers: { location: collection.urls.location } };
+    },
+
+    getCollection({ params, caller }) {
+      const access = collectionAccess(ctx, caller, params.collectionId);
+      return { status: 200, body: presentCollection(ctx, access.collection, access.permissions) };
+    },
+
+    deleteCollection({ params, caller }) {
+      let access;
+      try {
+        access = collectionAccess(ctx, caller, params.collectionId);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return { status: 204 }; // unknown or invisible
+        throw error;
+      }
+      requireCollection(access, 'admin');
+      // The spaces of the collection and of its nested collections go to the trash, as DELETE space does
+      // (restorable for 7 days, at the top level); the nested collections are deleted with it.
+      const ids = subtreeIds(db, access.collection.id);
+      const spaces = db
+        .prepare(`SELECT id FROM spaces WHERE parent_id IN (${placeholders(ids)}) AND deleted_at IS NULL`)
+        .all(...ids) as { id: string }[];
+      const trash = db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?');
+      for (const space of spaces) {
+        trash.run(ctx.now(), space.id);
+        removeSpaceFromIndex(db, space.id);
+      }
+      db.prepare('DELETE FROM collections WHERE id = ?').run(access.collection.id);
+      return { status: 204 };
+    },
+
+    updateCollection({ params, body, caller }) {
+      const access = collectionAccess(ctx, caller, params.collectionId);
+      requireCollection(access, 'admin');
+      const changes: Record<string, unknown> = {};
+      if (body.title !== undefined) changes.title = body.title;
+      if (body.description !== undefined) changes.description = body.description === '' ? null : body.description;
+      if (body.defaultLevel !== undefined) changes.default_level = body.defaultLevel;
+      const columns = Object.keys(changes);
+      if (columns.length > 0) {
+        db.prepare(`UPDATE collections SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+          ...Object.values(changes),
+          access.collection.id,
+        );
+      }
+      return { status: 200, body: present(access.collection.id, caller) };
+    },
+
+    listCollectionSpaces({ params, query, caller }) {
+      const access = collectionAccess(ctx, caller, params.collectionId);
+      const permissions = (row: SpaceRow) => spacePermissions(spaceRole(db, access.membership, row), row);
+      const page = visiblePage({
+        list: listId('listCollectionSpaces', params.collectionId, caller.user.id),
+        page: query.page,
+        limit: query.limit,
+        from: 'spaces WHERE parent_id = ? AND deleted_at IS NULL',
+        values: [access.collection.id],
+        order: ['position', 'id'],
+        key: (row: SpaceRow) => [row.position, row.id],
+        visible: (row) => permissions(row).view,
+      });
+      return {
+        status: 200,
+        body: { ...page, items: page.items.map((row) => presentSpace(ctx, row, permissions(row))) },
+      };
+    },
+
+    moveCollection({ params, body, caller }) {
+      const access = collectionAccess(ctx, caller, params.collectionId);
+      requireCollection(access, 'admin');
+      const { collection } = access;
+      const parentId = body.parent === undefined ? collection.parent_id : body.parent;
+      if (parentId !== collection.parent_id) {
+        const parent = parentId === null ? null : parentIn(collection.organization_id, parentId);
+        if (parent && subtreeIds(db, collection.id).includes(parent.id)) {
+          throw badRequest(`parent: a collection cannot move into itself or into a collection nested in it`);
+        }
+        requireDestination(access.membership, parent);
+      }
+      const position = positionAmong(db, collection.organization_id, parentId, collection.id, body.position);
+      if (parentId === collection.parent_id && staysInPlace(db, collection, position)) {
+        throw conflict('the move changes nothing: the collection is already there');
+      }
+      db.prepare('UPDATE collections SET parent_id = ?, position = ? WHERE id = ?').run(parentId, position, collection.id);
+      return { status: 200, body: present(collection.id, caller) };
+    },
+
+    transferCollection({ params, body, caller }) {
+      const access = collectionAccess(ctx, caller, params.collectionId);
+      requireCollection(access, 'admin');
+      const target = body.organization;
+      const membership = getOrganizationRow(ctx, target) && membershipOf(db, caller.user.id, target);
+      if (!membership) throw badRequest(`organization: no organization ${target} that you are a member of`);
+      if (target === access.collection.organization_id) {
+        throw conflict(`organization: the collection is already in organization ${target}`);
+      }
+      if (!organizationPermissions(membership).createContent) {
+        throw forbidden(`organization: transferring into organization ${target} needs its createContent permission`);
+      }
+      // The collection lands at the end of the target's top level, with its nested collections and all their
+      // spaces (deleted ones too); teams of the old organization no longer grant access to those spaces.
+      const ids = subtreeIds(db, access.collection.id);
+      const spaceIds = (
+        db.prepare(`SELECT id FROM spaces WHERE parent_id IN (${placeholders(ids)})`).all(...ids) as { id: string }[]
+      ).map((row) => row.id);
+      db.prepare('UPDATE collections SET parent_id = NULL, position = ? WHERE id = ?').run(
+        lastPosition(db, target, null),
+        access.collection.id,
+      );
+      db.prepare(`UPDATE collections SET organization_id = ? WHERE id IN (${placeholders(ids)})`).run(target, ...ids);
+      if (spaceIds.length > 0) {
+        db.prepare(`UPDATE spaces SET organization_id = ?, updated_at = ? WHERE id IN (${placeholders(spaceIds)})`).run(
+          target,
+          ctx.now(),
+          ...spaceIds,
+        );
+        db.prepare(`DELETE FROM team_spaces WHERE space_id IN (${placeholders(spaceIds)})`).run(...spaceIds);
+      }
+      return { status: 200, body: present(access.collection.id, caller) };
+    },
+  };
+}

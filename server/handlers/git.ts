@@ -1,0 +1,73 @@
+// Git synchronisation of a space: import and export answer 204 at once and run as background jobs, one space's in
+// the order of their `timestamp`; Git info shows the repository last synchronised.
+import type { Caller } from '../auth/caller.ts';
+import type { AppContext } from '../context.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB, gitJobKind } from '../content/git-sync.ts';
+import {
+  checkUrlPrefix,
+  type GitOperationKind,
+  type GitRequest,
+  insertGitOperation,
+  parseGitUrl,
+  presentGitInfo,
+  projectDirectory,
+} from '../domain/git.ts';
+import { newId } from '../domain/ids.ts';
+import { requireSpace, spaceAccess } from '../domain/spaces.ts';
+import { badRequest } from '../http/errors.ts';
+import type { HandlerGroup } from '../http/types.ts';
+import { enqueue } from '../jobs/runner.ts';
+
+type Operations = 'importGitRepository' | 'exportGitRepository' | 'getGitInfo' | 'deleteGitLegacyInstallation';
+
+export function gitHandlers(ctx: AppContext): HandlerGroup<Operations> {
+  /** Checks the request, records the operation and queues its job, ordered by the request's `timestamp`. */
+  const start = (kind: GitOperationKind, spaceId: string, body: GitRequest, caller: Caller) => {
+    const access = spaceAccess(ctx, caller, spaceId);
+    requireSpace(access, 'triggerGitSync');
+    const { display, location } = parseGitUrl(body.url);
+    if (location.kind === 'local' && !ctx.config.allowLocalGit) {
+      throw badRequest('url: repositories on the server’s disk are turned off here (ALLOW_LOCAL_GIT=false); use an http(s) URL');
+    }
+    projectDirectory(body.repoProjectDirectory);
+    checkUrlPrefix(body.repoCommitURL, 'repoCommitURL');
+    checkUrlPrefix(body.repoTreeURL, 'repoTreeURL');
+    checkUrlPrefix(body.gitInfo?.url, 'gitInfo.url');
+    const id = newId();
+    const now = ctx.now();
+    insertGitOperation(ctx.db, { id, spaceId, kind, request: body, userId: caller.user.id, createdAt: now });
+    enqueue(ctx.db, {
+      kind: kind === 'import' ? GIT_IMPORT_JOB : GIT_EXPORT_JOB,
+      resource: `git:${spaceId}`,
+      payload: { operation: id },
+      orderKey: body.timestamp ? new Date(body.timestamp).toISOString() : now,
+      createdAt: now,
+    });
+    ctx.log.info({ space: spaceId, operation: id, url: display, ref: body.ref }, `git ${kind} queued`);
+    return { status: 204 as const };
+  };
+
+  return {
+    importGitRepository: ({ params, body, caller }) => start('import', params.spaceId, body, caller),
+
+    exportGitRepository: ({ params, body, caller }) => start('export', params.spaceId, body, caller),
+
+    getGitInfo({ params, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId);
+      return { status: 200, body: presentGitInfo(access.space.git_sync) };
+    },
+
+    deleteGitLegacyInstallation({ params, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId);
+      requireSpace(access, 'installIntegration');
+      ctx.db.prepare('UPDATE spaces SET git_sync = NULL WHERE id = ?').run(access.space.id);
+      return { status: 204 };
+    },
+  };
+}
+
+/** Registers the background work of this group with the job runner. */
+export function registerGitJobs(ctx: AppContext): void {
+  ctx.jobs.register(GIT_IMPORT_JOB, gitJobKind);
+  ctx.jobs.register(GIT_EXPORT_JOB, gitJobKind);
+}

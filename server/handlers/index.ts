@@ -1,0 +1,54 @@
+// The handler table: one handler per operation of the contract, assembled from the resource groups.
+import type { Express } from 'express';
+import type { AppContext } from '../context.ts';
+import type { HandlerTable } from '../http/types.ts';
+import { changeRequestHandlers, changeRequestRoutes } from './change-requests.ts';
+import { collectionHandlers } from './collections.ts';
+import { commentHandlers } from './comments.ts';
+import { contentHandlers, contentRoutes } from './content.ts';
+import { gitHandlers, registerGitJobs } from './git.ts';
+import { integrationHandlers, registerIntegrationJobs } from './integrations.ts';
+import { memberHandlers } from './members.ts';
+import { openAPISpecHandlers, openAPISpecRoutes, registerOpenAPIJobs } from './openapi.ts';
+import { organizationHandlers } from './organizations.ts';
+import { samlHandlers } from './saml.ts';
+import { siteStructureHandlers } from './site-structure.ts';
+import { siteHandlers } from './sites.ts';
+import { spaceHandlers } from './spaces.ts';
+import { teamHandlers } from './teams.ts';
+import { registerTranslationJobs, translationHandlers } from './translations.ts';
+
+export function createHandlers(ctx: AppContext): HandlerTable {
+  return {
+    ...organizationHandlers(ctx),
+    ...memberHandlers(ctx),
+    ...teamHandlers(ctx),
+    ...samlHandlers(ctx),
+    ...collectionHandlers(ctx),
+    ...spaceHandlers(ctx),
+    ...contentHandlers(ctx),
+    ...changeRequestHandlers(ctx),
+    ...commentHandlers(ctx),
+    ...siteHandlers(ctx),
+    ...siteStructureHandlers(ctx),
+    ...openAPISpecHandlers(ctx),
+    ...translationHandlers(ctx),
+    ...integrationHandlers(ctx),
+    ...gitHandlers(ctx),
+  };
+}
+
+/** Registers the kinds of background work the handler groups queue. */
+export function registerJobKinds(ctx: AppContext): void {
+  registerOpenAPIJobs(ctx);
+  registerTranslationJobs(ctx);
+  registerIntegrationJobs(ctx);
+  registerGitJobs(ctx);
+}
+
+/** Routes outside `/v1`: files, PDFs and OpenAPI documents the API's answers point at. */
+export function registerRoutes(ctx: AppContext, app: Express): void {
+  contentRoutes(ctx, app);
+  changeRequestRoutes(ctx, app);
+  openAPISpecRoutes(ctx, app);
+}

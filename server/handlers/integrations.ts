@@ -1,0 +1,459 @@
+// Integrations: publishing (global names, owned by an organization), installations in organizations, their events
+// (delivered to a development tunnel in development mode), the spaces and sites they cover, and block rendering.
+import { isIP } from 'node:net';
+import type { Caller } from '../auth/caller.ts';
+import { membershipOf } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import { newId } from '../domain/ids.ts';
+import {
+  callerMemberships,
+  callerOrganization,
+  EVENT_DELIVERY_JOB,
+  eventDeliveryJob,
+  type EventRow,
+  eventTrace,
+  getInstallationRow,
+  getIntegrationRow,
+  type IntegrationAccess,
+  integrationAccess,
+  integrationPermissions,
+  type InstallationRow,
+  installationPath,
+  installationScope,
+  type IntegrationRow,
+  presentEvent,
+  presentInstallation,
+  presentIntegration,
+  recordEvent,
+  renderBlock,
+  requireIntegration,
+  scopeCondition,
+} from '../domain/integrations.ts';
+import { getOrganizationRow, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
+import { presentSiteFor, sitePermissions, type SiteRow } from '../domain/sites.ts';
+import { presentSpaceFor, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
+import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { after, type Key, listId } from '../http/pagination.ts';
+import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
+import { isInternalAddress } from '../net/outbound.ts';
+import { fromJson, toJson } from '../store/db.ts';
+
+type Operations =
+  | 'listIntegrations'
+  | 'getIntegration'
+  | 'publishIntegration'
+  | 'unpublishIntegration'
+  | 'listIntegrationInstallations'
+  | 'installIntegration'
+  | 'listIntegrationEvents'
+  | 'getIntegrationEvent'
+  | 'listIntegrationSpaces'
+  | 'listIntegrationSites'
+  | 'enableIntegrationDevMode'
+  | 'disableIntegrationDevMode'
+  | 'renderIntegrationBlock';
+
+type PublishBody = Input<'PublishIntegrationRequest'>;
+
+/** Events waiting for their delivery to the development tunnel are shown once it is over. */
+const HANDLED = `status <> 'pending'`;
+
+export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
+  const { db } = ctx;
+
+  /** Installations of the integration in the caller's scope, oldest first, optionally with an external id. */
+  const scopedInstallations = (access: IntegrationAccess, caller: Caller, externalId: string | undefined) => {
+    const [condition, parameters] = scopeCondition(installationScope(ctx, caller, access));
+    return (
+      db
+        .prepare(
+          `SELECT * FROM integration_installations WHERE integration_name = ? AND ${condition}
+           ORDER BY created_at, id`,
+        )
+        .all(access.integration.name, ...parameters) as InstallationRow[]
+    ).filter((row) => externalId === undefined || fromJson<string[]>(row.external_ids, []).includes(externalId));
+  };
+
+  /** One page of items computed in memory, sorted by `key`: keyset pagination over the array. */
+  const pageSorted = <Item>(list: string, query: { page?: string; limit?: number }, all: Item[], key: (item: Item) => Key) =>
+    ctx.cursors.page({
+      list,
+      page: query.page,
+      limit: query.limit,
+      key,
+      count: () => all.length,
+      fetch: (last, limit) => (last ? all.filter((item) => compareKeys(key(item), last) > 0) : all).slice(0, limit),
+    });
+
+  /** Items of an installation's spaces or sites, as the integration item lists show them. */
+  const itemOf = (installation: InstallationRow, kind: 'spaces' | 'sites', id: string) => ({
+    integration: installation.integration_name,
+    installation: installation.id,
+    status: installation.status,
+    configuration: {},
+    externalIds: fromJson<string[]>(installation.external_ids, []),
+    urls: {
+      location: ctx.urls.api(`${installationPath(installation)}/${kind}/${id}`),
+      publicEndpoint: ctx.urls.app(`/integrations/${installation.integration_name}/installations/${installation.id}/${kind}/${id}/endpoint`),
+    },
+  });
+
+  return {
+    listIntegrations({ query, caller }) {
+      const rows = (
+        db
+          .prepare(
+            `SELECT * FROM integrations WHERE visibility = 'public'
+             OR (visibility = 'private' AND organization_id IN (SELECT organization_id FROM members WHERE user_id = ? AND disabled = 0))
+             ORDER BY name`,
+          )
+          .all(caller.user.id) as IntegrationRow[]
+      ).filter((row) => matchesFilters(row, query));
+      const page = pageSorted(listId('listIntegrations', caller.user.id, filtersOf(query)), query, rows, (row) => [row.name]);
+      return { status: 200, body: { ...page, items: page.items.map((row) => presentIntegration(ctx, row, caller)) } };
+    },
+
+    getIntegration({ params, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      return { status: 200, body: presentIntegration(ctx, access.integration, caller) };
+    },
+
+    publishIntegration({ params, body, caller }) {
+      checkPublishBody(body);
+      const name = params.integrationName;
+      const existing = getIntegrationRow(db, name);
+      const named = body.organization !== undefined ? callerOrganization(ctx, caller, body.organization, 'organization') : undefined;
+      const now = ctx.now();
+      if (existing) {
+        const membership = membershipOf(db, caller.user.id, existing.organization_id);
+        if (!membership || (named && named.organization.id !== existing.organization_id)) {
+          throw conflict(`integrationName: "${name}" is already published by another organization`);
+        }
+        requireIntegration({ integration: existing, membership, permissions: integrationPermissions(membership) }, 'admin');
+        if (body.visibility === 'private') checkCanBePrivate(ctx, existing);
+        const changes = { ...publishColumns(body), version: existing.version + 1, updated_at: now };
+        const columns = Object.keys(changes);
+        db.prepare(`UPDATE integrations SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE name = ?`).run(
+          ...Object.values(changes),
+          name,
+        );
+      } else {
+        const owner = named ?? defaultPublisher(ctx, caller);
+        requireOrganization(owner, 'createContent');
+        const values = { title: name, ...publishColumns(body), name, organization_id: owner.organization.id, version: 1, created_at: now, updated_at: now };
+        const columns = Object.keys(values);
+        db.prepare(`INSERT INTO integrations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+          ...Object.values(values),
+        );
+      }
+      return { status: 200, body: presentIntegration(ctx, getIntegrationRow(db, name)!, caller) };
+    },
+
+    unpublishIntegration({ params, caller }) {
+      if (!getIntegrationRow(db, params.integrationName)) return { status: 204 };
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      requireIntegration(access, 'admin');
+      db.prepare('DELETE FROM integrations WHERE name = ?').run(params.integrationName);
+      return { status: 204 };
+    },
+
+    listIntegrationInstallations({ params, query, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      const rows = scopedInstallations(access, caller, query.externalId);
+      const page = pageSorted(
+        listId('listIntegrationInstallations', params.integrationName, caller.user.id, query.externalId),
+        query,
+        rows,
+        (row) => [row.created_at, row.id],
+      );
+      return { status: 200, body: { ...page, items: page.items.map((row) => presentInstallation(ctx, row)) } };
+    },
+
+    installIntegration({ params, body, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      const { integration } = access;
+      const target = callerOrganization(ctx, caller, body.organization, 'organization');
+      requireOrganization(target, 'installIntegration');
+      const organizationId = target.organization.id;
+      if (integration.visibility === 'private' && organizationId !== integration.organization_id) {
+        throw badRequest(`organization: the private integration ${integration.name} can only be installed in its owner organization`);
+      }
+      const installed = db
+        .prepare('SELECT 1 FROM integration_installations WHERE integration_name = ? AND organization_id = ?')
+        .get(integration.name, organizationId);
+      if (installed) throw conflict(`organization: ${integration.name} is already installed in ${organizationId}`);
+      const now = ctx.now();
+      const id = newId();
+      db.prepare(
+        `INSERT INTO integration_installations (id, integration_name, organization_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?)`,
+      ).run(id, integration.name, organizationId, now, now);
+      const installation = getInstallationRow(db, id)!;
+      recordEvent(ctx, integration, installation, { type: 'installation_setup', status: installation.status });
+      return { status: 201, body: presentInstallation(ctx, installation) };
+    },
+
+    listIntegrationEvents({ params, query, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      const [condition, parameters] = scopeCondition(installationScope(ctx, caller, access));
+      const where = `integration_name = ? AND ${HANDLED} AND ${condition}`;
+      const page = ctx.cursors.page({
+        list: listId('listIntegrationEvents', params.integrationName, caller.user.id),
+        page: query.page,
+        limit: query.limit,
+        key: (row: EventRow) => [row.seq],
+        count: () =>
+          (db.prepare(`SELECT COUNT(*) AS n FROM integration_events WHERE ${where}`).get(params.integrationName, ...parameters) as { n: number }).n,
+        fetch: (key, limit) =>
+          db
+            .prepare(
+              `SELECT * FROM integration_events WHERE ${where} ${key ? `AND ${after(['seq'], 'desc')}` : ''}
+               ORDER BY seq DESC LIMIT ?`,
+            )
+            .all(params.integrationName, ...parameters, ...(key ?? []), limit) as EventRow[],
+      });
+      return { status: 200, body: { ...page, items: page.items.map(presentEvent) } };
+    },
+
+    getIntegrationEvent({ params, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      const [condition, parameters] = scopeCondition(installationScope(ctx, caller, access));
+      const event = db
+        .prepare(`SELECT * FROM integration_events WHERE id = ? AND integration_name = ? AND ${HANDLED} AND ${condition}`)
+        .get(params.eventId, params.integrationName, ...parameters) as EventRow | undefined;
+      if (!event) throw notFound(`event ${params.eventId}`);
+      return { status: 200, body: { event: presentEvent(event), trace: eventTrace(db, event.id) } };
+    },
+
+    listIntegrationSpaces({ params, query, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      const items: { key: Key; item: Model<'IntegrationSpaceItem'> }[] = [];
+      for (const installation of scopedInstallations(access, caller, query.externalId)) {
+        const membership = membershipOf(db, caller.user.id, installation.organization_id);
+        if (!membership) continue;
+        const spaces = db
+          .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id')
+          .all(installation.organization_id) as SpaceRow[];
+        for (const space of spaces) {
+          if (!spacePermissions(spaceRole(db, membership, space), space).view) continue;
+          items.push({
+            key: [installation.created_at, installation.id, space.created_at, space.id],
+            item: {
+              ...itemOf(installation, 'spaces', space.id),
+              space: query.extended ? presentSpaceFor(ctx, space, membership) : space.id,
+            },
+          });
+        }
+      }
+      const page = pageSorted(
+        listId('listIntegrationSpaces', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
+        query,
+        items,
+        (entry) => entry.key,
+      );
+      return { status: 200, body: { ...page, items: page.items.map((entry) => entry.item) } };
+    },
+
+    listIntegrationSites({ params, query, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      const items: { key: Key; item: Model<'IntegrationSiteItem'> }[] = [];
+      for (const installation of scopedInstallations(access, caller, query.externalId)) {
+        const membership = membershipOf(db, caller.user.id, installation.organization_id);
+        if (!membership) continue;
+        if (!sitePermissions(membership).view) continue;
+        const sites = db
+          .prepare('SELECT * FROM sites WHERE organization_id = ? ORDER BY created_at, id')
+          .all(installation.organization_id) as SiteRow[];
+        for (const site of sites) {
+          items.push({
+            key: [installation.created_at, installation.id, site.created_at, site.id],
+            item: { ...itemOf(installation, 'sites', site.id), site: query.extended ? presentSiteFor(ctx, site, membership) : site.id },
+          });
+        }
+      }
+      const page = pageSorted(
+        listId('listIntegrationSites', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
+        query,
+        items,
+        (entry) => entry.key,
+      );
+      return { status: 200, body: { ...page, items: page.items.map((entry) => entry.item) } };
+    },
+
+    enableIntegrationDevMode({ params, body, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      requireIntegration(access, 'admin');
+      checkTunnelUrl(body.tunnelUrl, ctx.config.allowPrivateNetworks);
+      db.prepare('UPDATE integrations SET dev_tunnel_url = ?, dev_all = ? WHERE name = ?').run(
+        body.tunnelUrl,
+        body.all ? 1 : 0,
+        params.integrationName,
+      );
+      return { status: 204 };
+    },
+
+    disableIntegrationDevMode({ params, caller }) {
+      const access = integrationAccess(ctx, caller, params.integrationName);
+      requireIntegration(access, 'admin');
+      db.prepare('UPDATE integrations SET dev_tunnel_url = NULL, dev_all = 0 WHERE name = ?').run(params.integrationName);
+      return { status: 204 };
+    },
+
+    renderIntegrationBlock({ params, query, caller }) {
+      const { integration } = integrationAccess(ctx, caller, params.integrationName);
+      const element = renderBlock(integration, query.request);
+      const csp = integration.content_security_policy;
+      return { status: 200, body: { type: 'element', element }, ...(csp ? { headers: { 'content-security-policy': csp } } : {}) };
+    },
+  };
+}
+
+/** Registers the background work of this group with the job runner. */
+export function registerIntegrationJobs(ctx: AppContext): void {
+  ctx.jobs.register(EVENT_DELIVERY_JOB, eventDeliveryJob);
+}
+
+/** Orders two sort keys of the same shape, element by element. */
+function compareKeys(a: Key, b: Key): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const [x, y] = [a[i] ?? '', b[i] ?? ''];
+    if (x < y) return -1;
+    if (x > y) return 1;
+  }
+  return 0;
+}
+
+type ListQuery = NonNullable<QueryParams<'listIntegrations'>>;
+
+const filtersOf = ({ page: _page, limit: _limit, ...filters }: ListQuery) => filters;
+
+/** Whether a URL pattern of a block (`https://*.example.com/**`) covers `domain` or one of its subdomains. */
+function unfurlsDomain(pattern: string, domain: string): boolean {
+  const host = pattern.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!.replace(/:\d+$/, '').toLowerCase();
+  const wanted = domain.toLowerCase();
+  const glob = new RegExp(`^${host.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`);
+  return glob.test(wanted) || host === wanted || host.endsWith(`.${wanted}`);
+}
+
+function matchesFilters(row: IntegrationRow, query: ListQuery): boolean {
+  const blocks = fromJson<Model<'IntegrationBlock'>[]>(row.blocks, []);
+  const sources = fromJson<unknown[]>(row.content_sources, []);
+  const search = query.search?.toLowerCase();
+  return (
+    (search === undefined || row.name.toLowerCase().includes(search) || row.title.toLowerCase().includes(search)) &&
+    (query.category === undefined || fromJson<string[]>(row.categories, []).includes(query.category)) &&
+    (query.scope === undefined || fromJson<string[]>(row.scopes, []).includes(query.scope)) &&
+    (query.owner === undefined || row.organization_id === query.owner) &&
+    (query.target === undefined || row.target === query.target || row.target === 'all') &&
+    (query.blocks === undefined || blocks.length > 0 === query.blocks) &&
+    (query.contentSources === undefined || sources.length > 0 === query.contentSources) &&
+    (query.blockDomain === undefined ||
+      blocks.some((block) => (block.urlUnfurl ?? []).some((pattern) => unfurlsDomain(pattern, query.blockDomain!))))
+  );
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const URL_PATTERN = /^https?:\/\/[^/\s]+/i;
+
+/** What the contract cannot say about a publish body: base64 images, unique ids, known required properties. */
+function checkPublishBody(body: PublishBody): void {
+  const base64 = (value: string, field: string) => {
+    if (value.length === 0 || !BASE64.test(value)) throw badRequest(`${field}: must be base64-encoded`);
+  };
+  if (body.icon !== undefined) base64(body.icon, 'icon');
+  body.previewImages?.forEach((image, i) => base64(image, `previewImages[${i}]`));
+  const unique = (items: { id: string }[] | undefined, field: string) => {
+    const seen = new Set<string>();
+    items?.forEach((item, i) => {
+      if (seen.has(item.id)) throw badRequest(`${field}[${i}].id: "${item.id}" is the id of another item`);
+      seen.add(item.id);
+    });
+  };
+  unique(body.blocks, 'blocks');
+  unique(body.contentSources, 'contentSources');
+  body.blocks?.forEach((block, i) =>
+    block.urlUnfurl?.forEach((pattern, j) => {
+      if (!URL_PATTERN.test(pattern)) {
+        throw badRequest(`blocks[${i}].urlUnfurl[${j}]: "${pattern}" is not an http(s) URL pattern such as https://example.com/**`);
+      }
+    }),
+  );
+  for (const [level, schema] of Object.entries(body.configurations ?? {})) {
+    const missing = schema?.required?.find((property) => !(property in schema.properties));
+    if (missing !== undefined) {
+      throw badRequest(`configurations.${level}.required: "${missing}" is not one of its properties`);
+    }
+  }
+}
+
+/** Columns of the fields present in a publish body: absent fields keep their value (their default on creation). */
+function publishColumns(body: PublishBody): Record<string, string | null> {
+  const json = (value: unknown) => (value === undefined ? undefined : toJson(value));
+  const columns: Record<string, string | null | undefined> = {
+    runtime: body.runtime,
+    title: body.title,
+    description: body.description,
+    summary: body.summary,
+    icon: body.icon,
+    preview_images: json(body.previewImages),
+    visibility: body.visibility,
+    target: body.target,
+    scopes: json(body.scopes),
+    categories: json(body.categories),
+    blocks: json(body.blocks),
+    content_sources: json(body.contentSources),
+    external_links: json(body.externalLinks),
+    configurations: json(body.configurations),
+    script: body.script,
+    secrets: json(body.secrets),
+    content_security_policy: body.contentSecurityPolicy,
+  };
+  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined)) as Record<string, string | null>;
+}
+
+/**
+ * The organization a first publish without `organization` goes to: the caller's only organization, else the only
+ * one where they may create content; otherwise `organization` is required.
+ */
+function defaultPublisher(ctx: AppContext, caller: Caller) {
+  const memberships = callerMemberships(ctx.db, caller);
+  const candidates =
+    memberships.length === 1 ? memberships : memberships.filter((membership) => organizationPermissions(membership).createContent);
+  if (candidates.length !== 1) {
+    throw badRequest(
+      `organization: required: ${candidates.length} of your organizations may publish it; name one by id or hostname`,
+    );
+  }
+  const membership = candidates[0]!;
+  return {
+    organization: getOrganizationRow(ctx, membership.organizationId)!,
+    membership,
+    permissions: organizationPermissions(membership),
+  };
+}
+
+/** A private integration is installed in its owner organization only: one installed elsewhere cannot become private. */
+function checkCanBePrivate(ctx: AppContext, integration: IntegrationRow): void {
+  const others = ctx.db
+    .prepare('SELECT COUNT(*) AS n FROM integration_installations WHERE integration_name = ? AND organization_id <> ?')
+    .get(integration.name, integration.organization_id) as { n: number };
+  if (others.n > 0) {
+    throw badRequest(`visibility: the integration is installed in ${others.n} other organization(s), so it cannot become private`);
+  }
+}
+
+/** A tunnel is an http(s) address; one on a loopback or private network only when the server allows those. */
+function checkTunnelUrl(tunnelUrl: string, allowPrivateNetworks: boolean): void {
+  let url: URL;
+  try {
+    url = new URL(tunnelUrl);
+  } catch {
+    throw badRequest('tunnelUrl: must be an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('tunnelUrl: must be an http or https address');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const internal = host === 'localhost' || (isIP(host) !== 0 && isInternalAddress(host));
+  if (internal && !allowPrivateNetworks) {
+    throw badRequest('tunnelUrl: is on a loopback or private network, which this server does not call (ALLOW_PRIVATE_NETWORKS)');
+  }
+}

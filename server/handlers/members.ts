@@ -1,0 +1,240 @@
+// Members of an organization: roles, activity (ping), SSO, and the spaces and teams of a member.
+import { membershipOf } from '../auth/roles.ts';
+import { type AppContext, persistentSecret } from '../context.ts';
+import { signJwt } from '../domain/jwt.ts';
+import { organizationAccess, type OrganizationAccess, requireOrganization } from '../domain/organizations.ts';
+import {
+  getMemberRow as getMemberRowOf,
+  MEMBER_SELECT,
+  type MemberRow,
+  memberSpaces,
+  presentMember as presentMemberOf,
+} from '../domain/members.ts';
+import { presentSpaceFor } from '../domain/spaces.ts';
+import { presentTeam, type TeamRow } from '../domain/teams.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { after, listId } from '../http/pagination.ts';
+import type { HandlerGroup } from '../http/types.ts';
+
+type Operations =
+  | 'listMembers'
+  | 'getMember'
+  | 'removeMember'
+  | 'updateMember'
+  | 'pingOrganization'
+  | 'makeMemberSso'
+  | 'listMemberSpaces'
+  | 'listMemberTeams';
+
+/** How long the visitor claims returned by ping stay valid. */
+const VISITOR_CLAIMS_TTL_SECONDS = 60 * 60;
+
+export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
+  const { db } = ctx;
+
+  const getMemberRow = (organizationId: string, userId: string) => getMemberRowOf(ctx, organizationId, userId);
+
+  const requireMemberRow = (organizationId: string, userId: string) => {
+    const row = getMemberRow(organizationId, userId);
+    if (!row) throw notFound(`member ${userId}`);
+    return row;
+  };
+
+  const presentMember = (row: MemberRow) => presentMemberOf(ctx, row);
+
+  /** Throws 409 when the change would leave the organization without an active admin. */
+  const keepAnAdmin = (access: OrganizationAccess, row: MemberRow) => {
+    if (row.role !== 'admin') return;
+    const admins = db
+      .prepare(`SELECT COUNT(*) AS n FROM members WHERE organization_id = ? AND role = 'admin' AND disabled = 0`)
+      .get(access.organization.id) as { n: number };
+    if (admins.n <= 1) throw conflict(`member ${row.user_id} is the last admin of the organization`);
+  };
+
+  return {
+    listMembers({ params, query, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      requireOrganization(access, 'listMembers');
+      const sort = query.sort ?? 'joinedAt';
+      const order = query.order ?? 'desc';
+      const column = { joinedAt: 'members.joined_at', lastSeenAt: 'members.last_seen_at', name: 'users.display_name' }[
+        sort
+      ];
+      const filters = ['members.organization_id = ?'];
+      const values: unknown[] = [params.organizationId];
+      if (query.role) {
+        filters.push('members.role = ?');
+        values.push(query.role);
+      }
+      if (query.search) {
+        filters.push(`(users.display_name LIKE ? ESCAPE '\\' OR users.email LIKE ? ESCAPE '\\')`);
+        const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        values.push(pattern, pattern);
+      }
+      // Sorting by last activity lists only members who have been active.
+      if (sort === 'lastSeenAt') filters.push('members.last_seen_at IS NOT NULL');
+      const where = filters.join(' AND ');
+      const page = ctx.cursors.page({
+        list: listId('listMembers', params.organizationId, query.role, query.search, sort, order),
+        page: query.page,
+        limit: query.limit,
+        key: (row: MemberRow) => [
+          sort === 'name' ? row.display_name : sort === 'lastSeenAt' ? row.last_seen_at : row.joined_at,
+          row.user_id,
+        ],
+        count: () =>
+          (db.prepare(`SELECT COUNT(*) AS n FROM members JOIN users ON users.id = members.user_id WHERE ${where}`).get(
+            ...values,
+          ) as { n: number }).n,
+        fetch: (key, limit) =>
+          db
+            .prepare(
+              `${MEMBER_SELECT} WHERE ${where} ${key ? `AND ${after([column, 'members.user_id'], order)}` : ''}
+               ORDER BY ${column} ${order}, members.user_id ${order} LIMIT ?`,
+            )
+            .all(...values, ...(key ?? []), limit) as MemberRow[],
+      });
+      return { status: 200, body: { ...page, items: page.items.map(presentMember) } };
+    },
+
+    getMember({ params, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      if (params.userId !== caller.user.id) requireOrganization(access, 'listMembers');
+      return { status: 200, body: presentMember(requireMemberRow(params.organizationId, params.userId)) };
+    },
+
+    removeMember({ params, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      // Members may leave; removing someone else needs admin.
+      if (params.userId !== caller.user.id) requireOrganization(access, 'admin');
+      const row = getMemberRow(params.organizationId, params.userId);
+      if (row) {
+        keepAnAdmin(access, row);
+        db.prepare(
+          `DELETE FROM team_members WHERE user_id = ?
+           AND team_id IN (SELECT id FROM teams WHERE organization_id = ?)`,
+        ).run(params.userId, params.organizationId);
+        db.prepare('DELETE FROM members WHERE organization_id = ? AND user_id = ?').run(
+          params.organizationId,
+          params.userId,
+        );
+      }
+      return { status: 204 };
+    },
+
+    updateMember({ params, body, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      requireOrganization(access, 'admin');
+      const row = requireMemberRow(params.organizationId, params.userId);
+      if (body.role !== 'admin') keepAnAdmin(access, row);
+      db.prepare('UPDATE members SET role = ? WHERE organization_id = ? AND user_id = ?').run(
+        body.role,
+        params.organizationId,
+        params.userId,
+      );
+      return { status: 200, body: presentMember(requireMemberRow(params.organizationId, params.userId)) };
+    },
+
+    pingOrganization({ params, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      const now = ctx.clock.now();
+      db.prepare('UPDATE members SET last_seen_at = ? WHERE organization_id = ? AND user_id = ?').run(
+        now.toISOString(),
+        params.organizationId,
+        caller.user.id,
+      );
+      const issuedAt = Math.floor(now.getTime() / 1000);
+      const serviceVisitorClaims = signJwt(
+        {
+          iss: ctx.config.publicUrl,
+          sub: caller.user.id,
+          org: access.organization.id,
+          role: access.membership.role,
+          iat: issuedAt,
+          exp: issuedAt + VISITOR_CLAIMS_TTL_SECONDS,
+        },
+        persistentSecret(db, 'visitor-claims-secret'),
+      );
+      return { status: 200, body: { serviceVisitorClaims } };
+    },
+
+    makeMemberSso({ params, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      requireOrganization(access, 'admin');
+      requireMemberRow(params.organizationId, params.userId);
+      db.prepare('UPDATE members SET sso = 1 WHERE organization_id = ? AND user_id = ?').run(
+        params.organizationId,
+        params.userId,
+      );
+      return { status: 200, body: presentMember(requireMemberRow(params.organizationId, params.userId)) };
+    },
+
+    listMemberSpaces({ params, query, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      if (params.userId !== caller.user.id) requireOrganization(access, 'listMembers');
+      const row = requireMemberRow(params.organizationId, params.userId);
+      const membership = membershipOf(db, row.user_id, row.organization_id);
+      const order = query.order ?? 'desc';
+      const all = memberSpaces(ctx, row).sort((a, b) => {
+        const byDate = a.space.created_at.localeCompare(b.space.created_at) || a.space.id.localeCompare(b.space.id);
+        return order === 'asc' ? byDate : -byDate;
+      });
+      const page = ctx.cursors.pageOf({
+        list: listId('listMemberSpaces', params.organizationId, params.userId, order),
+        page: query.page,
+        limit: query.limit,
+        all,
+        key: (entry) => [entry.space.created_at, entry.space.id],
+      });
+      return {
+        status: 200,
+        body: {
+          ...page,
+          items: page.items.map((entry) => ({
+            permission: entry.role,
+            space: presentSpaceFor(ctx, entry.space, membership),
+          })),
+        },
+      };
+    },
+
+    listMemberTeams({ params, query, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      if (params.userId !== caller.user.id) requireOrganization(access, 'listTeams');
+      requireMemberRow(params.organizationId, params.userId);
+      const filters = ['teams.organization_id = ?', 'team_members.user_id = ?'];
+      const values: unknown[] = [params.organizationId, params.userId];
+      if (query.title) {
+        filters.push(`teams.title LIKE ? ESCAPE '\\'`);
+        values.push(`%${query.title.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      }
+      const where = filters.join(' AND ');
+      const from = 'FROM teams JOIN team_members ON team_members.team_id = teams.id';
+      const page = ctx.cursors.page({
+        list: listId('listMemberTeams', params.organizationId, params.userId, query.title),
+        page: query.page,
+        limit: query.limit,
+        key: (row: TeamRow & { member_role: 'owner' | 'member' }) => [row.created_at, row.id],
+        count: () => (db.prepare(`SELECT COUNT(*) AS n ${from} WHERE ${where}`).get(...values) as { n: number }).n,
+        fetch: (key, limit) =>
+          db
+            .prepare(
+              `SELECT teams.*, team_members.role AS member_role ${from}
+               WHERE ${where} ${key ? `AND ${after(['teams.created_at', 'teams.id'])}` : ''}
+               ORDER BY teams.created_at, teams.id LIMIT ?`,
+            )
+            .all(...values, ...(key ?? []), limit) as (TeamRow & { member_role: 'owner' | 'member' })[],
+      });
+      return {
+        status: 200,
+        body: {
+          ...page,
+          items: page.items.map((row) => ({
+            team: presentTeam(ctx, row, access, caller.user.id),
+            member: { role: row.member_role },
+          })),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,249 @@
+// Spaces: creation, settings, lifecycle (delete keeps a space restorable for 7 days), duplication and placement.
+import { newId, newSecret } from '../domain/ids.ts';
+import { type AppContext } from '../context.ts';
+import { emptyContent } from '../content/model.ts';
+import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { getCollectionRow } from '../domain/collections.ts';
+import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
+import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
+import type { Caller } from '../auth/caller.ts';
+import {
+  callerMembership,
+  getSpaceRow,
+  presentSpace,
+  presentSpaceFor,
+  requireSpace,
+  spaceAccess,
+  spacePermissions,
+  spaceRole,
+  type SpaceRow,
+} from '../domain/spaces.ts';
+import { removeSpaceFromIndex } from '../content/search.ts';
+import { badRequest, conflict } from '../http/errors.ts';
+import { after, listId } from '../http/pagination.ts';
+import type { HandlerGroup, Input } from '../http/types.ts';
+
+type Operations =
+  | 'listSpaces'
+  | 'createSpace'
+  | 'getSpace'
+  | 'deleteSpace'
+  | 'updateSpace'
+  | 'duplicateSpace'
+  | 'restoreSpace'
+  | 'moveSpace'
+  | 'transferSpace';
+
+/** Creates a space with an empty first revision (or a copy of `content`) at the end of its parent. */
+export function insertSpace(
+  ctx: AppContext,
+  input: Input<'CreateSpaceRequest'> & { id?: string; organizationId: string; visibility?: SpaceRow['visibility'] },
+  content = emptyContent(),
+): SpaceRow {
+  const now = ctx.now();
+  const id = input.id ?? newId();
+  const parent = input.parent ?? null;
+  ctx.db
+    .prepare(
+      `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, language, revision_id,
+                           share_key, position, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`,
+    )
+    .run(
+      id,
+      input.organizationId,
+      parent,
+      input.title ?? 'Untitled',
+      input.emoji ?? null,
+      input.visibility ?? 'private',
+      input.editMode ?? 'live',
+      input.language ?? null,
+      newSecret(16),
+      lastPosition(ctx.db, input.organizationId, parent),
+      now,
+      now,
+    );
+  const revision = createRevision(ctx.db, { spaceId: id, parents: [], type: 'edits', content, createdAt: now });
+  setCurrentRevision(ctx.db, revision, now);
+  return getSpaceRow(ctx.db, id)!;
+}
+
+export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
+  const { db } = ctx;
+
+  /** The collection `parent` must be a collection of the organization. */
+  const checkParent = (organizationId: string, parent: string | null | undefined, field: string) => {
+    if (!parent) return;
+    const collection = getCollectionRow(db, parent);
+    if (!collection || collection.organization_id !== organizationId) {
+      throw badRequest(`${field}: no collection ${parent} in this organization`);
+    }
+  };
+
+  /** The space as it is now, with the caller's permissions (read after the change, possibly in a new organization). */
+  const present = (spaceId: string, caller: Caller) => {
+    const row = getSpaceRow(db, spaceId)!;
+    return presentSpaceFor(ctx, row, callerMembership(ctx, caller, row.organization_id));
+  };
+
+  return {
+    listSpaces({ params, query, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      // Only the spaces the caller can access are listed; a keyset over all live spaces, filtered by role.
+      const visible = (db.prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').all(
+        params.organizationId,
+      ) as SpaceRow[]).filter((row) => spacePermissions(spaceRole(db, access.membership, row), row).view);
+      const ids = new Set(visible.map((row) => row.id));
+      const page = ctx.cursors.page({
+        list: listId('listSpaces', params.organizationId, caller.user.id),
+        page: query.page,
+        limit: query.limit,
+        key: (row: SpaceRow) => [row.created_at, row.id],
+        count: () => ids.size,
+        fetch: (key, limit) => {
+          const rows: SpaceRow[] = [];
+          const statement = db.prepare(
+            `SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL
+             ${key ? `AND ${after(['created_at', 'id'])}` : ''} ORDER BY created_at, id`,
+          );
+          for (const row of statement.iterate(params.organizationId, ...(key ?? [])) as Iterable<SpaceRow>) {
+            if (ids.has(row.id)) rows.push(row);
+            if (rows.length >= limit) break;
+          }
+          return rows;
+        },
+      });
+      return {
+        status: 200,
+        body: {
+          ...page,
+          items: page.items.map((row) =>
+            presentSpace(ctx, row, spacePermissions(spaceRole(db, access.membership, row), row)),
+          ),
+        },
+      };
+    },
+
+    createSpace({ params, body, caller }) {
+      const access = organizationAccess(ctx, caller, params.organizationId);
+      requireOrganization(access, 'createContent');
+      checkParent(params.organizationId, body?.parent, 'parent');
+      const row = insertSpace(ctx, { ...(body ?? {}), organizationId: params.organizationId });
+      const space = present(row.id, caller);
+      return { status: 201, body: space, headers: { location: space.urls.location } };
+    },
+
+    getSpace({ params, query, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId, { shareKey: query.shareKey, includeDeleted: true });
+      return { status: 200, body: presentSpace(ctx, access.space, access.permissions) };
+    },
+
+    deleteSpace({ params, caller }) {
+      let access;
+      try {
+        access = spaceAccess(ctx, caller, params.spaceId, { includeDeleted: true });
+      } catch {
+        return { status: 204 }; // unknown, gone or invisible: nothing to delete
+      }
+      requireSpace(access, 'admin');
+      if (access.space.deleted_at === null) {
+        db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(ctx.now(), params.spaceId);
+        removeSpaceFromIndex(db, params.spaceId);
+      }
+      return { status: 204 };
+    },
+
+    updateSpace({ params, body, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId);
+      requireSpace(access, 'admin');
+      const changes: Record<string, unknown> = {};
+      if (body.title !== undefined) changes.title = body.title;
+      if (body.emoji !== undefined) changes.emoji = body.emoji;
+      if (body.editMode !== undefined) changes.edit_mode = body.editMode;
+      if (body.defaultLevel !== undefined) changes.default_level = body.defaultLevel;
+      if (body.language !== undefined) changes.language = body.language;
+      changes.updated_at = ctx.now();
+      const columns = Object.keys(changes);
+      db.prepare(`UPDATE spaces SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+        ...Object.values(changes),
+        params.spaceId,
+      );
+      return { status: 200, body: present(access.space.id, caller) };
+    },
+
+    duplicateSpace({ params, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId);
+      const organization = organizationAccess(ctx, caller, access.space.organization_id);
+      requireOrganization(organization, 'createContent');
+      const source = access.space;
+      const content = getRevision(db, source.revision_id)!.content;
+      const copy = insertSpace(
+        ctx,
+        {
+          organizationId: source.organization_id,
+          title: `${source.title} (copy)`.slice(0, 255),
+          ...(source.emoji ? { emoji: source.emoji } : {}),
+          ...(source.parent_id ? { parent: source.parent_id } : {}),
+          ...(source.language ? { language: source.language } : {}),
+          editMode: source.edit_mode,
+          visibility: source.visibility,
+        },
+        content,
+      );
+      if (source.default_level) {
+        db.prepare('UPDATE spaces SET default_level = ? WHERE id = ?').run(source.default_level, copy.id);
+      }
+      return { status: 201, body: present(copy.id, caller) };
+    },
+
+    restoreSpace({ params, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId, { includeDeleted: true });
+      requireSpace(access, 'admin');
+      if (access.space.deleted_at === null) throw conflict(`space ${params.spaceId} is not deleted`);
+      db.prepare('UPDATE spaces SET deleted_at = NULL, updated_at = ? WHERE id = ?').run(ctx.now(), params.spaceId);
+      setCurrentRevision(db, getRevision(db, access.space.revision_id)!, ctx.now());
+      return { status: 200, body: present(access.space.id, caller) };
+    },
+
+    moveSpace({ params, body, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId);
+      requireSpace(access, 'admin');
+      const space = access.space;
+      const parent = body.parent === undefined ? space.parent_id : body.parent;
+      checkParent(space.organization_id, parent, 'parent');
+      const position = positionAmong(db, space.organization_id, parent, space.id, body.position);
+      if (parent === space.parent_id && staysInPlace(db, space, position)) {
+        throw conflict('the move changes nothing: the space is already there');
+      }
+      db.prepare('UPDATE spaces SET parent_id = ?, position = ?, updated_at = ? WHERE id = ?').run(
+        parent,
+        position,
+        ctx.now(),
+        space.id,
+      );
+      return { status: 200, body: present(space.id, caller) };
+    },
+
+    transferSpace({ params, body, caller }) {
+      const access = spaceAccess(ctx, caller, params.spaceId);
+      requireSpace(access, 'admin');
+      if (body.organization === access.space.organization_id) {
+        throw conflict(`organization: the space is already in organization ${body.organization}`);
+      }
+      let target;
+      try {
+        target = organizationAccess(ctx, caller, body.organization);
+      } catch {
+        throw badRequest(`organization: no organization ${body.organization} among the caller's`);
+      }
+      requireOrganization(target, 'createContent');
+      db.prepare(
+        'UPDATE spaces SET organization_id = ?, parent_id = NULL, position = ?, updated_at = ? WHERE id = ?',
+      ).run(body.organization, lastPosition(db, body.organization, null), ctx.now(), params.spaceId);
+      // Teams are per organization: the old organization's teams no longer reach the space.
+      db.prepare('DELETE FROM team_spaces WHERE space_id = ?').run(params.spaceId);
+      return { status: 200, body: present(access.space.id, caller) };
+    },
+  };
+}
+

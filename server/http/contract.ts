@@ -1,0 +1,56 @@
+// The contract as the server reads it: generated/openapi.yaml, parsed once.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+export const CONTRACT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated/openapi.yaml');
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch'];
+
+export interface ContractOperation {
+  method: HttpMethod;
+  /** The OpenAPI path template, such as `/v1/spaces/{spaceId}`. */
+  path: string;
+  operationId: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OpenApiDocument = { paths: Record<string, Record<string, any>> } & Record<string, unknown>;
+
+let cached: OpenApiDocument | undefined;
+
+/** The contract document. Callers that mutate it must clone it first. */
+export function loadContract(file = CONTRACT_PATH): OpenApiDocument {
+  if (file !== CONTRACT_PATH) return parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+  cached ??= parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+  return cached;
+}
+
+/** Every operation of the document, static path segments sorted before parameters (`/latest` before `/{id}`). */
+export function contractOperations(document: OpenApiDocument): ContractOperation[] {
+  const operations: ContractOperation[] = [];
+  for (const [template, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation) operations.push({ method, path: template, operationId: operation.operationId });
+    }
+  }
+  return operations.sort((a, b) => comparePaths(a.path, b.path) || a.method.localeCompare(b.method));
+}
+
+function comparePaths(a: string, b: string): number {
+  const sa = a.split('/');
+  const sb = b.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = sa[i]!.startsWith('{');
+    const pb = sb[i]!.startsWith('{');
+    if (pa !== pb) return pa ? 1 : -1;
+    if (sa[i] !== sb[i]) return sa[i]! < sb[i]! ? -1 : 1;
+  }
+  return sa.length - sb.length;
+}
+
+/** `/v1/spaces/{spaceId}` becomes the Express route `/v1/spaces/:spaceId`. */
+export const expressPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');

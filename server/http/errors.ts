@@ -1,0 +1,76 @@
+// One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure.
+import type { ErrorRequestHandler, Request } from 'express';
+import type { Logger } from 'pino';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, message);
+export const unauthorized = (message = 'Authorization: a valid Bearer token is required') => new ApiError(401, message);
+export const forbidden = (message: string) => new ApiError(403, message);
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+export const conflict = (message: string) => new ApiError(409, message);
+
+/** A validation error of express-openapi-validator: `errors` with a `path` such as `/body/title`. */
+type ValidatorError = {
+  status: number;
+  message: string;
+  errors?: { path?: string; message?: string; errorCode?: string }[];
+  headers?: Record<string, string>;
+};
+
+/** `request/body/title must NOT have fewer than 2 characters` becomes `body.title: must NOT have fewer than 2 characters`. */
+function describeValidationErrors(error: ValidatorError): string {
+  const parts = (error.errors ?? []).map((item) => {
+    const where = (item.path ?? '')
+      .replace(/^\.?\/?(request\/)?/, '')
+      .replace(/\//g, '.')
+      .replace(/^\./, '');
+    const message = (item.message ?? '').replace(/^must NOT be valid$/, 'is not an allowed field (unknown property)');
+    return where ? `${where}: ${message}` : message;
+  });
+  return parts.length > 0 ? [...new Set(parts)].join('; ') : error.message;
+}
+
+const GENERIC: Record<number, string> = {
+  404: 'Not found',
+  405: 'Method not allowed',
+  413: 'Request body too large',
+  415: 'Content-Type must be application/json',
+};
+
+export function errorWriter(log: Logger): ErrorRequestHandler {
+  return (error, req: Request, res, _next) => {
+    let status = 500;
+    let message = 'Internal server error';
+    let headers: Record<string, string> = {};
+
+    if (error instanceof ApiError) {
+      ({ status, message, headers } = error);
+    } else if (error?.type === 'entity.too.large') {
+      status = 413;
+      message = `Request body too large: at most ${error.limit} bytes`;
+    } else if (error?.type === 'entity.parse.failed') {
+      status = 400;
+      message = `body: malformed JSON (${String(error.message).replace(/^Unexpected/, 'unexpected')})`;
+    } else if (typeof error?.status === 'number' && error.status >= 400 && error.status < 500) {
+      status = error.status;
+      message = status === 400 ? describeValidationErrors(error as ValidatorError) : (GENERIC[status] ?? error.message);
+      if (status === 415) message = `${GENERIC[415]}: ${error.message}`;
+      headers = (error as ValidatorError).headers ?? {};
+    }
+
+    if (status >= 500) {
+      log.error({ err: error, requestId: req.id, method: req.method, url: req.originalUrl }, 'request failed');
+    }
+    if (res.headersSent) return;
+    res.set(headers).status(status).json({ error: { code: status, message } });
+  };
+}

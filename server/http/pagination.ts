@@ -1,0 +1,99 @@
+// Keyset pagination with opaque, tamper-evident cursors. A cursor holds the sort key of the last item sent, the
+// total count (computed once, on the first page) and the list it belongs to, signed with an HMAC: a forged,
+// truncated or foreign cursor is a 400.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { badRequest } from './errors.ts';
+
+export type Key = (string | number | null)[];
+
+interface CursorData {
+  /** Sort key of the last item of the previous page. */
+  k: Key;
+  /** Total count of the list. */
+  c: number;
+  /** Which list (operation and filters) the cursor belongs to. */
+  l: string;
+}
+
+export interface Page<Item> {
+  items: Item[];
+  count: number;
+  next?: { page: string };
+}
+
+export class Cursors {
+  constructor(private readonly secret: string) {}
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, 22);
+  }
+
+  encode(data: CursorData): string {
+    const payload = Buffer.from(JSON.stringify(data)).toString('base64url');
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  decode(token: string, list: string): CursorData {
+    const invalid = badRequest('page: invalid cursor; pass the `next.page` value of the previous page unchanged');
+    const [payload, signature, extra] = token.split('.');
+    if (!payload || !signature || extra !== undefined) throw invalid;
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
+    const data = JSON.parse(Buffer.from(payload, 'base64url').toString()) as CursorData;
+    if (data.l !== list) throw badRequest('page: this cursor belongs to another list or to other filters');
+    return data;
+  }
+
+  /**
+   * One page of a list sorted by a unique key. `fetch(after, n)` returns up to `n` items that sort after the key
+   * `after` (from the start when undefined); `count()` counts all items and runs on the first page only.
+   */
+  page<Item>(options: {
+    list: string;
+    page?: string;
+    limit?: number;
+    key: (item: Item) => Key;
+    fetch: (after: Key | undefined, limit: number) => Item[];
+    count: () => number;
+  }): Page<Item> {
+    const limit = options.limit ?? 50;
+    const cursor = options.page ? this.decode(options.page, options.list) : undefined;
+    const rows = options.fetch(cursor?.k, limit + 1);
+    const count = cursor?.c ?? options.count();
+    const items = rows.slice(0, limit);
+    const page: Page<Item> = { items, count };
+    if (rows.length > limit) {
+      page.next = { page: this.encode({ k: options.key(items.at(-1)!), c: count, l: options.list }) };
+    }
+    return page;
+  }
+
+  /** One page of a list already computed in memory (search results), in its given order. */
+  pageOf<Item>(options: { list: string; page?: string; limit?: number; all: Item[]; key: (item: Item) => Key }): Page<Item> {
+    const start = options.page ? this.decode(options.page, options.list).k : undefined;
+    let from = 0;
+    if (start) {
+      const at = options.all.findIndex((item) => JSON.stringify(options.key(item)) === JSON.stringify(start));
+      from = at + 1;
+    }
+    return this.page({
+      list: options.list,
+      limit: options.limit,
+      key: options.key,
+      count: () => options.all.length,
+      fetch: (_after, n) => options.all.slice(from, from + n),
+      page: undefined,
+    });
+  }
+}
+
+/** SQL for "sorts after `key`" on columns sorted all ascending or all descending: `(a, b) > (?, ?)`. */
+export function after(columns: string[], direction: 'asc' | 'desc' = 'asc'): string {
+  return `(${columns.join(', ')}) ${direction === 'asc' ? '>' : '<'} (${columns.map(() => '?').join(', ')})`;
+}
+
+/** The identity of a list: its operation and every parameter that filters or orders it (not `page`/`limit`). */
+export function listId(operation: string, ...filters: unknown[]): string {
+  return JSON.stringify([operation, ...filters]);
+}

@@ -1,0 +1,49 @@
+// Handler types, derived from the generated `operations`: the handler table must have exactly one handler per
+// operation of the contract, taking its parameters and body and returning one of its success responses.
+import type { components, operations, Readable, Writable } from '../../generated/schema.d.ts';
+import type { Caller } from '../auth/caller.ts';
+
+export type OperationId = keyof operations;
+
+/** A component schema as the server sends it (read-only fields included). */
+export type Model<Name extends keyof components['schemas']> = Readable<components['schemas'][Name]>;
+/** A component schema as a client sends it (read-only fields left out). */
+export type Input<Name extends keyof components['schemas']> = Writable<components['schemas'][Name]>;
+
+type Parameters<K extends OperationId> = operations[K]['parameters'];
+type Defined<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
+
+export type PathParams<K extends OperationId> = Defined<Parameters<K>['path']>;
+export type QueryParams<K extends OperationId> = Defined<Parameters<K>['query']>;
+
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+export type RequestBody<K extends OperationId> = [JsonContent<NonNullable<operations[K]['requestBody']>>] extends [never]
+  ? undefined
+  : Writable<JsonContent<NonNullable<operations[K]['requestBody']>>>;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 204>;
+
+/** One of the operation's success responses: its status, its body (when it has one) and extra headers. */
+export type HandlerResult<K extends OperationId> = {
+  [S in SuccessStatus<K>]: [JsonContent<Responses<K>[S]>] extends [never]
+    ? { status: S; body?: undefined; headers?: Record<string, string> }
+    : { status: S; body: Readable<JsonContent<Responses<K>[S]>>; headers?: Record<string, string> };
+}[SuccessStatus<K>];
+
+export interface HandlerRequest<K extends OperationId> {
+  params: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+  caller: Caller;
+}
+
+export type Handler<K extends OperationId> = (
+  request: HandlerRequest<K>,
+) => HandlerResult<K> | Promise<HandlerResult<K>>;
+
+/** Exactly one handler per operation of the contract. */
+export type HandlerTable = { [K in OperationId]: Handler<K> };
+
+/** Handlers of one resource group: any subset of the table, each with its exact type. */
+export type HandlerGroup<K extends OperationId> = { [P in K]: Handler<P> };

@@ -1,0 +1,200 @@
+// Seeding: the fixture of SEED_FILE (users, tokens, organizations, memberships, teams, spaces with pages), and
+// the demo organization an empty database gets. The fixture format is documented in server/README.md.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { issueToken } from './auth/caller.ts';
+import { ROLES, type Role } from './auth/roles.ts';
+import type { AppContext } from './context.ts';
+import type { StoredPage } from './content/model.ts';
+import { emptyContent } from './content/model.ts';
+import { anchorOf } from './content/search.ts';
+import { newId, newSecret } from './domain/ids.ts';
+import { insertSpace } from './handlers/spaces.ts';
+import { toJson } from './store/db.ts';
+
+export interface SeedPage {
+  id?: string;
+  title: string;
+  slug?: string;
+  description?: string;
+  markdown?: string;
+  pages?: SeedPage[];
+}
+
+export interface SeedFixture {
+  users?: { id?: string; displayName: string; email?: string; photoURL?: string; tokens?: string[] }[];
+  organizations?: {
+    id?: string;
+    title: string;
+    type?: 'business' | 'community';
+    emailDomains?: string[];
+    members?: { user: string; role?: Role | null }[];
+    teams?: { id?: string; title: string; members?: { user: string; role?: 'owner' | 'member' }[]; spaces?: string[] }[];
+    collections?: { id?: string; title: string; parent?: string }[];
+    spaces?: {
+      id?: string;
+      title: string;
+      parent?: string;
+      visibility?: 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
+      pages?: SeedPage[];
+    }[];
+  }[];
+}
+
+export class SeedError extends Error {}
+
+export function readSeedFile(file: string): SeedFixture {
+  let fixture: unknown;
+  try {
+    fixture = parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new SeedError(`SEED_FILE ${file}: ${(error as Error).message}`);
+  }
+  if (typeof fixture !== 'object' || fixture === null) throw new SeedError(`SEED_FILE ${file}: not an object`);
+  return fixture as SeedFixture;
+}
+
+const exists = (ctx: AppContext, table: string, id: string) =>
+  ctx.db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
+
+/** Builds stored pages from fixture pages, with slugs and ids. */
+export function seedPages(pages: SeedPage[] | undefined, now: string): StoredPage[] {
+  return (pages ?? []).map((page) => ({
+    id: page.id ?? newId(),
+    title: page.title,
+    slug: page.slug ?? (anchorOf(page.title) || 'page'),
+    type: page.pages?.length && page.markdown === undefined ? 'group' : 'document',
+    ...(page.description ? { description: page.description } : {}),
+    markdown: page.markdown ?? '',
+    createdAt: now,
+    updatedAt: now,
+    pages: seedPages(page.pages, now),
+  }));
+}
+
+/**
+ * Applies a fixture. Records whose id already exists are left as they are, so a fixture can be applied at every
+ * start. Runs inside the caller's transaction.
+ */
+export function applyFixture(ctx: AppContext, fixture: SeedFixture): void {
+  const { db } = ctx;
+  const now = ctx.now();
+  const userIds = new Map<string, string>();
+
+  for (const user of fixture.users ?? []) {
+    const id = user.id ?? newId();
+    if (!exists(ctx, 'users', id)) {
+      db.prepare('INSERT INTO users (id, display_name, email, photo_url, created_at) VALUES (?, ?, ?, ?, ?)').run(
+        id,
+        user.displayName,
+        user.email ?? null,
+        user.photoURL ?? null,
+        now,
+      );
+    }
+    for (const token of user.tokens ?? []) issueToken(db, id, now, token, 'seed');
+    userIds.set(id, id);
+  }
+  const userId = (ref: string, where: string) => {
+    if (!exists(ctx, 'users', ref)) throw new SeedError(`${where}: no user ${ref}`);
+    return ref;
+  };
+
+  for (const org of fixture.organizations ?? []) {
+    const orgId = org.id ?? newId();
+    if (!exists(ctx, 'organizations', orgId)) {
+      db.prepare(
+        `INSERT INTO organizations (id, title, created_at, type, email_domains) VALUES (?, ?, ?, ?, ?)`,
+      ).run(orgId, org.title, now, org.type ?? 'business', toJson(org.emailDomains ?? []));
+    }
+    for (const member of org.members ?? []) {
+      const role = member.role === undefined ? 'read' : member.role;
+      if (role !== null && !ROLES.includes(role)) throw new SeedError(`organization ${orgId}: unknown role ${role}`);
+      db.prepare(
+        `INSERT OR IGNORE INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)`,
+      ).run(orgId, userId(member.user, `organization ${orgId}`), role, now);
+    }
+    for (const collection of org.collections ?? []) {
+      const id = collection.id ?? newId();
+      if (exists(ctx, 'collections', id)) continue;
+      const position = (db.prepare('SELECT COALESCE(MAX(position), 0) + 1 AS p FROM collections WHERE organization_id = ?').get(orgId) as { p: number }).p;
+      db.prepare(
+        `INSERT INTO collections (id, organization_id, parent_id, title, position, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      ).run(id, orgId, collection.parent ?? null, collection.title, position, now);
+    }
+    for (const space of org.spaces ?? []) {
+      if (space.id && exists(ctx, 'spaces', space.id)) continue;
+      const content = { ...emptyContent(), pages: seedPages(space.pages, now) };
+      insertSpace(
+        ctx,
+        {
+          id: space.id,
+          organizationId: orgId,
+          title: space.title,
+          ...(space.parent ? { parent: space.parent } : {}),
+          visibility: space.visibility,
+        },
+        content,
+      );
+    }
+    for (const team of org.teams ?? []) {
+      const id = team.id ?? newId();
+      if (!exists(ctx, 'teams', id)) {
+        db.prepare('INSERT INTO teams (id, organization_id, title, created_at) VALUES (?, ?, ?, ?)').run(id, orgId, team.title, now);
+      }
+      for (const member of team.members ?? []) {
+        db.prepare('INSERT OR IGNORE INTO team_members (team_id, user_id, role) VALUES (?, ?, ?)').run(
+          id,
+          userId(member.user, `team ${id}`),
+          member.role ?? 'member',
+        );
+      }
+      for (const spaceId of team.spaces ?? []) {
+        db.prepare('INSERT OR IGNORE INTO team_spaces (team_id, space_id) VALUES (?, ?)').run(id, spaceId);
+      }
+    }
+  }
+}
+
+export const DEMO_ADMIN_ID = 'demo-admin';
+export const DEMO_ORGANIZATION_ID = 'demo';
+
+/**
+ * An empty database (no organization) gets a demo organization and its admin. The admin's token is `apiToken`
+ * when given (and is registered again at every start, so that it keeps working); otherwise a random token is
+ * created and returned once, for the caller to print.
+ */
+export function seedDemo(ctx: AppContext, apiToken: string | undefined): { createdToken?: string } {
+  const empty = ctx.db.prepare('SELECT 1 FROM organizations LIMIT 1').get() === undefined;
+  if (empty) {
+    applyFixture(ctx, {
+      users: [{ id: DEMO_ADMIN_ID, displayName: 'Demo Admin', email: 'admin@demo.example' }],
+      organizations: [
+        {
+          id: DEMO_ORGANIZATION_ID,
+          title: 'Demo organization',
+          emailDomains: ['demo.example'],
+          members: [{ user: DEMO_ADMIN_ID, role: 'admin' }],
+          spaces: [
+            {
+              title: 'Getting started',
+              pages: [
+                {
+                  title: 'Welcome',
+                  markdown: '# Welcome\n\nThis space was created with the demo organization.\n\n## Next steps\n\nCreate spaces, sites and change requests through the API.\n',
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+  }
+  if (apiToken) {
+    if (ctx.db.prepare('SELECT 1 FROM users WHERE id = ?').get(DEMO_ADMIN_ID)) {
+      issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), apiToken, 'DOCS_API_TOKEN');
+    }
+    return {};
+  }
+  return empty ? { createdToken: issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), newSecret(), 'generated') } : {};
+}

@@ -1,0 +1,109 @@
+// The embedded database: one SQLite file under DATA_DIR (WAL), or `:memory:` in tests. Versioned migrations run
+// at start-up; writes are serialised and each runs in one transaction.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The migrations in `server/store/migrations`, named `NNN_name.sql`, in version order. */
+export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d+_[\w-]+\.sql$/.test(file))
+    .map((file) => ({
+      version: Number(file.split('_')[0]),
+      name: file,
+      sql: readFileSync(path.join(dir, file), 'utf8'),
+    }))
+    .sort((a, b) => a.version - b.version);
+}
+
+/** Applies the migrations newer than the database's `user_version`, each in its own transaction. */
+export function migrate(db: Db, migrations = readMigrations()): string[] {
+  const applied: string[] = [];
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+    applied.push(migration.name);
+  }
+  return applied;
+}
+
+export class Store {
+  readonly db: Db;
+  private tail: Promise<unknown> = Promise.resolve();
+  private writing = false;
+
+  constructor(readonly location: string) {
+    if (location !== ':memory:') mkdirSync(path.dirname(location), { recursive: true });
+    this.db = new Database(location);
+    if (location !== ':memory:') {
+      this.db.pragma('journal_mode = WAL');
+      // With WAL, NORMAL keeps every commit across a crash of the process and syncs at checkpoints only.
+      this.db.pragma('synchronous = NORMAL');
+    }
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+  }
+
+  /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
+  static open(dataDir: string): { store: Store; applied: string[] } {
+    const store = new Store(dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'data.sqlite'));
+    return { store, applied: migrate(store.db) };
+  }
+
+  /**
+   * Runs `work` in one write transaction, after every write started before it: it commits when `work` resolves and
+   * rolls back when it throws, so a failed request changes nothing. Do not call it from inside `work`.
+   */
+  write<T>(work: () => Promise<T> | T): Promise<T> {
+    const run = async () => {
+      if (this.writing) throw new Error('Store.write called inside a write transaction');
+      this.writing = true;
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work();
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      } finally {
+        this.writing = false;
+      }
+    };
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Whether a write transaction is open (a request's or a background job's). */
+  get inWrite(): boolean {
+    return this.writing;
+  }
+
+  /** Waits for the writes in progress, then closes the database. */
+  async close(): Promise<void> {
+    await this.tail;
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** JSON columns: parse what `toJson` wrote. */
+export const fromJson = <T>(text: string | null | undefined, fallback: T): T =>
+  text === null || text === undefined ? fallback : (JSON.parse(text) as T);
+export const toJson = (value: unknown): string => JSON.stringify(value);
+export const bool = (value: number | null | undefined): boolean => value === 1;

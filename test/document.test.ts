@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { documentBlocks, documentKeys, markdownToDocument, nodeText } from '../server/content/document.ts';
+
+type AnyNode = { object: string; type?: string; key?: string; nodes?: AnyNode[]; data?: Record<string, unknown>; leaves?: unknown[] };
+
+const blocksOf = (markdown: string) => markdownToDocument(markdown).nodes as AnyNode[];
+
+function allKeys(nodes: AnyNode[]): string[] {
+  return nodes.flatMap((node) => [node.key!, ...allKeys(node.nodes ?? [])]);
+}
+
+describe('markdownToDocument', () => {
+  it('turns headings, paragraphs, quotes, rules and code into blocks', () => {
+    const nodes = blocksOf('# One\n\n###### Six\n\nText\n\n> quoted\n\n---\n\n```ts\nconst x = 1;\n```\n');
+    expect(nodes.map((node) => node.type)).toEqual(['heading-1', 'heading-6', 'paragraph', 'blockquote', 'hr', 'code']);
+    expect(nodes[3]!.nodes![0]!.type).toBe('paragraph');
+    expect(nodes[4]).toMatchObject({ isVoid: true });
+    expect(nodes[5]).toMatchObject({ data: { syntax: 'ts' }, nodes: [{ object: 'text', leaves: [{ text: 'const x = 1;' }] }] });
+  });
+
+  it('marks bold, italic, strikethrough and code runs on the leaves of a text node', () => {
+    const [paragraph] = blocksOf('plain **bold *both*** ~~gone~~ `code`');
+    const [textNode] = paragraph!.nodes!;
+    expect(textNode).toMatchObject({
+      object: 'text',
+      leaves: [
+        { text: 'plain ' },
+        { text: 'bold ', marks: [{ object: 'mark', type: 'bold' }] },
+        { text: 'both', marks: [{ type: 'bold' }, { type: 'italic' }] },
+        { text: ' ' },
+        { text: 'gone', marks: [{ type: 'strikethrough' }] },
+        { text: ' ' },
+        { text: 'code', marks: [{ type: 'code' }] },
+      ],
+    });
+  });
+
+  it('makes links inline nodes carrying their url and a url reference, also through definitions', () => {
+    const [paragraph] = blocksOf('see [the docs](https://docs.test "Docs") and [ref][r]\n\n[r]: https://ref.test');
+    const links = paragraph!.nodes!.filter((node) => node.object === 'inline');
+    expect(links).toMatchObject([
+      { type: 'link', data: { url: 'https://docs.test', title: 'Docs', ref: { kind: 'url', url: 'https://docs.test' } } },
+      { type: 'link', data: { url: 'https://ref.test' }, nodes: [{ object: 'text', leaves: [{ text: 'ref' }] }] },
+    ]);
+  });
+
+  it('makes lists, task items, tables and images blocks', () => {
+    const nodes = blocksOf('- [x] done\n- todo\n\n3. third\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n![a cat](cat.png "Cat")\n');
+    expect(nodes.map((node) => node.type)).toEqual(['list-unordered', 'list-ordered', 'table', 'image']);
+    expect(nodes[0]!.nodes).toMatchObject([{ type: 'list-item', data: { checked: true } }, { type: 'list-item' }]);
+    expect(nodes[1]).toMatchObject({ data: { start: 3 } });
+    expect(nodes[2]).toMatchObject({
+      data: { aligns: ['left', 'right'] },
+      nodes: [
+        { type: 'table-row', data: { header: true }, nodes: [{ type: 'table-cell' }, { type: 'table-cell' }] },
+        { type: 'table-row' },
+      ],
+    });
+    expect(nodes[3]).toMatchObject({ isVoid: true, data: { src: 'cat.png', alt: 'a cat', title: 'Cat' } });
+  });
+
+  it('gives every node a key, unique within the document, also for repeated blocks', () => {
+    const document = markdownToDocument('Same\n\nSame\n\n- Same\n- [x](y)\n');
+    const keys = allKeys(document.nodes as AnyNode[]);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.every((key) => key.length > 0)).toBe(true);
+  });
+
+  it('gives the same keys for the same markdown', () => {
+    const markdown = '# Title\n\nSome *text* with [a link](https://x.test).\n\n- one\n- two\n';
+    expect(markdownToDocument(markdown)).toEqual(markdownToDocument(markdown));
+  });
+
+  it('keeps the key of a block when other blocks change', () => {
+    const before = documentBlocks('Intro\n\nThe paragraph\n');
+    const after = documentBlocks('A new first paragraph\n\nIntro, edited\n\nThe paragraph\n');
+    const key = [...before].find(([, block]) => block.text === 'The paragraph')![0];
+    expect(after.get(key)).toEqual({ type: 'paragraph', text: 'The paragraph' });
+  });
+
+  it('answers an empty document for empty markdown', () => {
+    expect(markdownToDocument('')).toEqual({ object: 'document', data: { schemaVersion: 1 }, nodes: [] });
+  });
+});
+
+describe('documentKeys and documentBlocks', () => {
+  it('list every block, nested ones included, with its text', () => {
+    const markdown = '# Title\n\n> quoted **text**\n';
+    const blocks = documentBlocks(markdown);
+    expect([...blocks.values()]).toEqual([
+      { type: 'heading-1', text: 'Title' },
+      { type: 'blockquote', text: 'quoted text' },
+      { type: 'paragraph', text: 'quoted text' },
+    ]);
+    expect(documentKeys(markdown)).toEqual(new Set(blocks.keys()));
+  });
+
+  it('take the text of a node from its leaves and its child blocks', () => {
+    const [list] = blocksOf('- one\n- two `2`\n');
+    expect(nodeText(list as never)).toBe('one\ntwo 2');
+  });
+});

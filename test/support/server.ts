@@ -1,0 +1,99 @@
+// Starts the real server in-process for a test file: port 0 on 127.0.0.1, an in-memory database (or a folder),
+// response validation on, a manual clock, and typed clients for the fixture's users.
+import { afterAll, beforeAll } from 'vitest';
+import { createDocsClient, type DocsClient } from '../../client/index.ts';
+import { readConfig } from '../../server/config.ts';
+import { ManualClock } from '../../server/domain/clock.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../server/server.ts';
+import { type RoleUser, standardFixture } from './fixture.ts';
+
+export interface TestServer {
+  url: string;
+  clock: ManualClock;
+  running: RunningServer;
+  /** A client authenticated as a fixture user (their token is their id), or with no token at all. */
+  as(user: RoleUser | 'anonymous' | (string & {})): DocsClient;
+  /** A client with an arbitrary token. */
+  withToken(token: string): DocsClient;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * fetch for test clients: after a restart, a pooled keep-alive connection to the old, closed server fails at the
+ * socket; the request never reached a server, so it is sent once more, on a fresh connection.
+ */
+async function fetchOverRestarts(input: Request): Promise<Response> {
+  const retry = input.clone();
+  try {
+    return await fetch(input);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw error;
+    return fetch(retry);
+  }
+}
+
+export interface TestServerOptions extends Omit<StartOptions, 'clock'> {
+  /** A folder for the database; in memory when absent. */
+  dataDir?: string;
+  env?: Record<string, string>;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const clock = new ManualClock('2026-03-01T09:00:00.000Z');
+  const config = readConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir ?? ':memory:',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    VALIDATE_RESPONSES: 'true',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    DOCS_API_TOKEN: 'demo-token',
+    ...options.env,
+  });
+  const start = (port = config.port) =>
+    startServer({ ...config, port }, {
+      ...options,
+      clock,
+      fixture: options.fixture ?? standardFixture,
+    });
+  let running = await start();
+  const test: TestServer = {
+    get url() {
+      return running.url;
+    },
+    clock,
+    get running() {
+      return running;
+    },
+    as: (user) =>
+      createDocsClient({ baseUrl: running.url, fetch: fetchOverRestarts as typeof fetch, ...(user === 'anonymous' ? {} : { token: user }) }),
+    withToken: (token) => createDocsClient({ baseUrl: running.url, fetch: fetchOverRestarts as typeof fetch, token }),
+    /** Stops the server and starts it again on the same port (addresses in answers stay the same). */
+    async restart() {
+      const port = Number(new URL(running.url).port);
+      await running.close();
+      running = await start(port);
+    },
+    close: () => running.close(),
+  };
+  return test;
+}
+
+/** Starts a server before the tests of the file and closes it after them. */
+export function useTestServer(options: TestServerOptions = {}): { readonly server: TestServer } {
+  const holder: { server?: TestServer } = {};
+  beforeAll(async () => {
+    holder.server = await startTestServer(options);
+  });
+  afterAll(async () => {
+    await holder.server?.close();
+  });
+  return {
+    get server() {
+      if (!holder.server) throw new Error('the test server has not started');
+      return holder.server;
+    },
+  };
+}
