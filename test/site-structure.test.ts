@@ -393,7 +393,7 @@ describe('PATCH .../structure/sort', () => {
 
   test('reorders site spaces, sections and groups among their siblings and answers the moved item', async () => {
     const siteId = await newSite(['guide', 'api', 'blog']);
-    const [guide, api, blog] = await siteSpacesOf(siteId);
+    const [guide, , blog] = await siteSpacesOf(siteId);
     const moved = ok(
       await sort(siteId, { type: 'site-space', id: blog!.id }, { before: { type: 'site-space', id: guide!.id } }),
     );

@@ -1,10 +1,10 @@
 // Members of an organization: their rows and how the API shows them (a Member, also in lists of commenters).
 import { findUser } from '../auth/caller.ts';
-import { atLeast, type Role } from '../auth/roles.ts';
+import type { Membership, Role } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import type { Model } from '../http/types.ts';
 import { bool } from '../store/db.ts';
-import { type SpaceRow, spaceRole } from './spaces.ts';
+import { liveSpaceCount, readsAllSpaces } from './spaces.ts';
 import { presentUser } from './users.ts';
 
 export type MemberRow = {
@@ -26,18 +26,28 @@ export function getMemberRow(ctx: AppContext, organizationId: string, userId: st
     .get(organizationId, userId) as MemberRow | undefined;
 }
 
-/** Spaces of the organization the member can access, with their role on each. */
-export function memberSpaces(ctx: AppContext, row: MemberRow): { space: SpaceRow; role: Role }[] {
-  const membership = { organizationId: row.organization_id, role: row.role, disabled: bool(row.disabled) };
-  const spaces = ctx.db
-    .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL')
-    .all(row.organization_id) as SpaceRow[];
-  return spaces
-    .map((space) => ({ space, role: spaceRole(ctx.db, membership, space) }))
-    .filter((entry): entry is { space: SpaceRow; role: Role } => atLeast(entry.role, 'read'));
+/** The membership a member row stands for. */
+export const membershipOfRow = (row: MemberRow): Membership => ({
+  organizationId: row.organization_id,
+  role: row.role,
+  disabled: bool(row.disabled),
+});
+
+/** Members as the API shows them; the organization's space count is read once for the whole list. */
+export function presentMembers(ctx: AppContext, rows: MemberRow[]): Model<'Member'>[] {
+  const liveSpaces = new Map<string, number>();
+  const spaces = (organizationId: string) => {
+    if (!liveSpaces.has(organizationId)) liveSpaces.set(organizationId, liveSpaceCount(ctx.db, organizationId));
+    return liveSpaces.get(organizationId)!;
+  };
+  return rows.map((row) => presentMember(ctx, row, spaces));
 }
 
-export function presentMember(ctx: AppContext, row: MemberRow): Model<'Member'> {
+export function presentMember(
+  ctx: AppContext,
+  row: MemberRow,
+  liveSpaces: (organizationId: string) => number = (organizationId) => liveSpaceCount(ctx.db, organizationId),
+): Model<'Member'> {
   const teams = ctx.db
     .prepare(
       `SELECT COUNT(*) AS n FROM team_members JOIN teams ON teams.id = team_members.team_id
@@ -53,7 +63,7 @@ export function presentMember(ctx: AppContext, row: MemberRow): Model<'Member'> 
     joinedAt: row.joined_at,
     ...(row.last_seen_at ? { lastSeenAt: row.last_seen_at } : {}),
     sso: bool(row.sso),
-    spaces: memberSpaces(ctx, row).length,
+    spaces: readsAllSpaces(membershipOfRow(row)) ? liveSpaces(row.organization_id) : 0,
     teams: teams.n,
   };
 }

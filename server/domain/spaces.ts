@@ -7,6 +7,7 @@ import { removeSpaceFromIndex } from '../content/search.ts';
 import { DAY } from './clock.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
+import { after, type Page } from '../http/pagination.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { contentRole, inheritedDefaultLevel } from './collections.ts';
 
@@ -215,6 +216,49 @@ export function presentSpace(ctx: AppContext, row: SpaceRow, permissions: SpaceP
 /** The space as the given member sees it (for lists of spaces computed for another user than the caller). */
 export function presentSpaceFor(ctx: AppContext, row: SpaceRow, membership: Membership | undefined): Model<'Space'> {
   return presentSpace(ctx, row, spacePermissions(spaceRole(ctx.db, membership, row), row));
+}
+
+/**
+ * Whether a member can read every live space of the organization: true for every member with a role (their role on
+ * content is at least their organization role, and every role can read), false for guests, who can read none.
+ * Lists of spaces rely on it to stay keyset queries whose cost does not grow with the number of spaces.
+ */
+export const readsAllSpaces = (membership: Membership | undefined): boolean =>
+  membership !== undefined && membership.role !== null;
+
+/** Number of live spaces of an organization. */
+export function liveSpaceCount(db: Db, organizationId: string): number {
+  return (
+    db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').get(organizationId) as {
+      n: number;
+    }
+  ).n;
+}
+
+/**
+ * One page of the live spaces of an organization that a member can read, by creation date: a keyset query (see
+ * readsAllSpaces), empty for guests.
+ */
+export function liveSpacesPage(
+  ctx: AppContext,
+  options: { list: string; organizationId: string; membership: Membership | undefined; order: 'asc' | 'desc'; page?: string; limit?: number },
+): Page<SpaceRow> {
+  if (!readsAllSpaces(options.membership)) return ctx.cursors.pageOf({ ...options, all: [], key: () => [] });
+  return ctx.cursors.page({
+    list: options.list,
+    page: options.page,
+    limit: options.limit,
+    key: (row: SpaceRow) => [row.created_at, row.id],
+    count: () => liveSpaceCount(ctx.db, options.organizationId),
+    fetch: (key, limit) =>
+      ctx.db
+        .prepare(
+          `SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL
+           ${key ? `AND ${after(['created_at', 'id'], options.order)}` : ''}
+           ORDER BY created_at ${options.order}, id ${options.order} LIMIT ?`,
+        )
+        .all(options.organizationId, ...(key ?? []), limit) as SpaceRow[],
+  });
 }
 
 /** Ids of the live spaces of an organization a member can access, for search and counts. */

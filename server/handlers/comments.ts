@@ -22,7 +22,7 @@ import {
   spaceCommentScope,
 } from '../domain/comments.ts';
 import { newId } from '../domain/ids.ts';
-import { type MemberRow, presentMember } from '../domain/members.ts';
+import { type MemberRow, presentMembers } from '../domain/members.ts';
 import { requireSpace } from '../domain/spaces.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
@@ -314,7 +314,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
             )
             .all(...values, organizationId, ...(key ?? []), limit) as CommenterRow[],
       });
-      return { status: 200 as const, body: { ...page, items: page.items.map((row) => presentMember(ctx, row)) } };
+      return { status: 200 as const, body: { ...page, items: presentMembers(ctx, page.items) } };
     },
   };
 

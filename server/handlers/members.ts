@@ -1,5 +1,4 @@
 // Members of an organization: roles, activity (ping), SSO, and the spaces and teams of a member.
-import { membershipOf } from '../auth/roles.ts';
 import { type AppContext, persistentSecret } from '../context.ts';
 import { signJwt } from '../domain/jwt.ts';
 import { organizationAccess, type OrganizationAccess, requireOrganization } from '../domain/organizations.ts';
@@ -7,10 +6,11 @@ import {
   getMemberRow as getMemberRowOf,
   MEMBER_SELECT,
   type MemberRow,
-  memberSpaces,
+  membershipOfRow,
   presentMember as presentMemberOf,
+  presentMembers,
 } from '../domain/members.ts';
-import { presentSpaceFor } from '../domain/spaces.ts';
+import { liveSpacesPage, presentSpaceFor, spaceRole } from '../domain/spaces.ts';
 import { presentTeam, type TeamRow } from '../domain/teams.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
@@ -94,7 +94,7 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
             )
             .all(...values, ...(key ?? []), limit) as MemberRow[],
       });
-      return { status: 200, body: { ...page, items: page.items.map(presentMember) } };
+      return { status: 200, body: { ...page, items: presentMembers(ctx, page.items) } };
     },
 
     getMember({ params, caller }) {
@@ -173,26 +173,22 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const access = organizationAccess(ctx, caller, params.organizationId);
       if (params.userId !== caller.user.id) requireOrganization(access, 'listMembers');
       const row = requireMemberRow(params.organizationId, params.userId);
-      const membership = membershipOf(db, row.user_id, row.organization_id);
-      const order = query.order ?? 'desc';
-      const all = memberSpaces(ctx, row).sort((a, b) => {
-        const byDate = a.space.created_at.localeCompare(b.space.created_at) || a.space.id.localeCompare(b.space.id);
-        return order === 'asc' ? byDate : -byDate;
-      });
-      const page = ctx.cursors.pageOf({
-        list: listId('listMemberSpaces', params.organizationId, params.userId, order),
+      const membership = membershipOfRow(row);
+      const page = liveSpacesPage(ctx, {
+        list: listId('listMemberSpaces', params.organizationId, params.userId, query.order),
+        organizationId: params.organizationId,
+        membership,
+        order: query.order ?? 'desc',
         page: query.page,
         limit: query.limit,
-        all,
-        key: (entry) => [entry.space.created_at, entry.space.id],
       });
       return {
         status: 200,
         body: {
           ...page,
-          items: page.items.map((entry) => ({
-            permission: entry.role,
-            space: presentSpaceFor(ctx, entry.space, membership),
+          items: page.items.map((space) => ({
+            permission: spaceRole(db, membership, space)!,
+            space: presentSpaceFor(ctx, space, membership),
           })),
         },
       };

@@ -10,17 +10,16 @@ import type { Caller } from '../auth/caller.ts';
 import {
   callerMembership,
   getSpaceRow,
+  liveSpacesPage,
   presentSpace,
   presentSpaceFor,
   requireSpace,
   spaceAccess,
-  spacePermissions,
-  spaceRole,
   type SpaceRow,
 } from '../domain/spaces.ts';
 import { removeSpaceFromIndex } from '../content/search.ts';
 import { badRequest, conflict } from '../http/errors.ts';
-import { after, listId } from '../http/pagination.ts';
+import { listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input } from '../http/types.ts';
 
 type Operations =
@@ -89,39 +88,15 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
   return {
     listSpaces({ params, query, caller }) {
       const access = organizationAccess(ctx, caller, params.organizationId);
-      // Only the spaces the caller can access are listed; a keyset over all live spaces, filtered by role.
-      const visible = (db.prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').all(
-        params.organizationId,
-      ) as SpaceRow[]).filter((row) => spacePermissions(spaceRole(db, access.membership, row), row).view);
-      const ids = new Set(visible.map((row) => row.id));
-      const page = ctx.cursors.page({
-        list: listId('listSpaces', params.organizationId, caller.user.id),
+      const page = liveSpacesPage(ctx, {
+        list: listId('listSpaces', params.organizationId),
+        organizationId: params.organizationId,
+        membership: access.membership,
+        order: 'asc',
         page: query.page,
         limit: query.limit,
-        key: (row: SpaceRow) => [row.created_at, row.id],
-        count: () => ids.size,
-        fetch: (key, limit) => {
-          const rows: SpaceRow[] = [];
-          const statement = db.prepare(
-            `SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL
-             ${key ? `AND ${after(['created_at', 'id'])}` : ''} ORDER BY created_at, id`,
-          );
-          for (const row of statement.iterate(params.organizationId, ...(key ?? [])) as Iterable<SpaceRow>) {
-            if (ids.has(row.id)) rows.push(row);
-            if (rows.length >= limit) break;
-          }
-          return rows;
-        },
       });
-      return {
-        status: 200,
-        body: {
-          ...page,
-          items: page.items.map((row) =>
-            presentSpace(ctx, row, spacePermissions(spaceRole(db, access.membership, row), row)),
-          ),
-        },
-      };
+      return { status: 200, body: { ...page, items: page.items.map((row) => presentSpaceFor(ctx, row, access.membership)) } };
     },
 
     createSpace({ params, body, caller }) {
