@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Records which operations the tests exercise and checks that none is left out (see the file).
+    globalSetup: ['test/support/operation-coverage.ts'],
     // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout.
     testTimeout: 30_000,
   },

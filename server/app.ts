@@ -22,6 +22,8 @@ export interface AppOptions {
   extraRoutes?: (app: express.Express) => void;
   /** The contract to serve; the committed generated/openapi.yaml by default. */
   contract?: OpenApiDocument;
+  /** Called when a request routed to an operation has been answered (tests record what they exercise). */
+  onOperation?: (operationId: string, status: number) => void;
 }
 
 /** Handlers as the router calls them; their exact types are checked where the table is built. */
@@ -125,6 +127,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
     const isRead = operation.method === 'get';
     app[operation.method](expressPath(operation.path), async (req: Request, res: Response) => {
+      if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
       const result = isRead ? await handler(request) : await store.write(() => handler(request));
       // Work the request queued is committed now: start it.

@@ -27,6 +27,8 @@ export interface StartOptions {
   log?: Logger;
   /** A fixture applied after SEED_FILE (tests pass theirs directly). */
   fixture?: SeedFixture;
+  /** Called when a request routed to an operation has been answered (tests record what they exercise). */
+  onOperation?: (operationId: string, status: number) => void;
   /** Replaces handlers of the table (tests use it to break the server on purpose). */
   handlers?: (ctx: AppContext, table: HandlerTable) => HandlerTable;
 }
@@ -78,7 +80,10 @@ async function serve(
     await ctx.jobs.start();
     let handlers = createHandlers(ctx);
     if (options.handlers) handlers = options.handlers(ctx, handlers);
-    server.on('request', createApp(ctx, handlers, { extraRoutes: (app) => registerRoutes(ctx, app) }));
+    server.on(
+      'request',
+      createApp(ctx, handlers, { extraRoutes: (app) => registerRoutes(ctx, app), onOperation: options.onOperation }),
+    );
   } catch (error) {
     await ctx.jobs.stop();
     await store.close();

@@ -1,6 +1,8 @@
 // Starts the real server in-process for a test file: port 0 on 127.0.0.1, an in-memory database (or a folder),
 // response validation on, a manual clock, and typed clients for the fixture's users.
-import { afterAll, beforeAll } from 'vitest';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { readConfig } from '../../server/config.ts';
 import { ManualClock } from '../../server/domain/clock.ts';
@@ -34,10 +36,18 @@ async function fetchOverRestarts(input: Request): Promise<Response> {
   }
 }
 
+/** Appends each answered operation to this run's coverage record (see operation-coverage.ts). */
+function recordOperation(operationId: string, status: number): void {
+  const dir = inject('operationCoverageDir');
+  if (dir) appendFileSync(path.join(dir, `${process.pid}.log`), `${operationId} ${status}\n`);
+}
+
 export interface TestServerOptions extends Omit<StartOptions, 'clock'> {
   /** A folder for the database; in memory when absent. */
   dataDir?: string;
   env?: Record<string, string>;
+  /** Whether the operations this server answers count in the test suite's operation coverage (default true). */
+  recordCoverage?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -57,6 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...options,
       clock,
       fixture: options.fixture ?? standardFixture,
+      ...(options.recordCoverage === false ? {} : { onOperation: recordOperation }),
     });
   let running = await start();
   const test: TestServer = {
