@@ -1,0 +1,25 @@
+// Builds the package's entry: client/ compiled to ESM JavaScript with declarations in dist/ (npm runs it as
+// `prepare`, so `npm ci` leaves a usable package), with the generated types it refers to.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+rmSync(dist, { recursive: true, force: true });
+
+const tsc = spawnSync(
+  path.join(root, 'node_modules/.bin/tsc'),
+  [
+    'client/index.ts',
+    ...['--outDir', 'dist', '--rootDir', '.', '--declaration', '--target', 'es2022'],
+    ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--strict', '--verbatimModuleSyntax', '--skipLibCheck'],
+  ],
+  { cwd: root, stdio: 'inherit' },
+);
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+mkdirSync(path.join(dist, 'generated'), { recursive: true });
+copyFileSync(path.join(root, 'generated/schema.d.ts'), path.join(dist, 'generated/schema.d.ts'));
+console.log('build-client: dist/client/index.js and its declarations');
