@@ -1,0 +1,132 @@
+// `npm run conformance -- --base-url URL --token TOKEN` (or `docs-conformance …`): checks a running implementation
+// against the contract and prints `conformance: X/Y operations exercised, Z violations` as its last line. Exit code 0
+// when every operation that is not excluded was exercised and nothing violated the contract, 1 otherwise, 2 on a usage
+// error.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { passed, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
+
+const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
+
+Checks a running implementation of the Documentation Platform Management API against the contract
+(generated/openapi.yaml): runs a scenario that calls every operation, sends invalid inputs derived from the
+contract, and validates every response.
+
+Required:
+  --base-url URL              address of the implementation, without /v1 (http://127.0.0.1:3000)
+  --token TOKEN               a token that is admin of an organization
+
+Options:
+  --organization ID           organization to run in (default: the first one the token is admin of)
+  --target-organization ID    second organization for transferSpace and transferCollection (default: another
+                              organization of the token where it may create content; without one, a transfer to
+                              the same organization must answer 409)
+  --exclude OP[,OP...]        operations not to call and not to require (repeatable)
+  --report FILE               write the report as JSON
+  --serve-host HOST           host under which the implementation reaches the runner's website and tunnel
+                              (default 127.0.0.1)
+  --serve-bind ADDRESS        interface the runner's HTTP server listens on (default: --serve-host)
+  --serve-port PORT           port of the runner's HTTP server (default: a free one)
+  --git-url URL               Git repository for the export and import (default: a bare repository in a temporary
+                              folder, given by path: the implementation must run on the same machine)
+  --template ID               template for applySpaceTemplate (default getting-started)
+  --wait-ms MS                longest wait for background work (default 30000)
+  --timeout-ms MS             timeout of each request (default 30000)
+  --contract FILE             OpenAPI document to check against (default: generated/openapi.yaml)
+  --verbose                   print every request and progress
+  --help                      print this help
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`docs-conformance: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function number(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) fail(`${name} must be a non-negative integer`);
+  return parsed;
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        'base-url': { type: 'string' },
+        token: { type: 'string' },
+        organization: { type: 'string' },
+        'target-organization': { type: 'string' },
+        exclude: { type: 'string', multiple: true },
+        report: { type: 'string' },
+        'serve-host': { type: 'string' },
+        'serve-bind': { type: 'string' },
+        'serve-port': { type: 'string' },
+        'git-url': { type: 'string' },
+        template: { type: 'string' },
+        'wait-ms': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        contract: { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (!values['base-url']) fail('--base-url is required');
+  if (!values.token) fail('--token is required');
+  try {
+    new URL(values['base-url']);
+  } catch {
+    fail(`--base-url ${values['base-url']} is not a URL`);
+  }
+
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  let report: Report;
+  try {
+    report = await runConformance({
+      baseUrl: values['base-url'],
+      token: values.token,
+      ...(values.organization ? { organization: values.organization } : {}),
+      ...(values['target-organization'] ? { targetOrganization: values['target-organization'] } : {}),
+      exclude: (values.exclude ?? []).flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean),
+      ...(values['serve-host'] ? { serveHost: values['serve-host'] } : {}),
+      ...(values['serve-bind'] ? { serveBind: values['serve-bind'] } : {}),
+      ...(values['serve-port'] ? { servePort: number(values['serve-port'], '--serve-port') } : {}),
+      ...(values['git-url'] ? { gitUrl: values['git-url'] } : {}),
+      ...(values.template ? { template: values.template } : {}),
+      ...(values['wait-ms'] ? { waitMs: number(values['wait-ms'], '--wait-ms') } : {}),
+      ...(values['timeout-ms'] ? { timeoutMs: number(values['timeout-ms'], '--timeout-ms') } : {}),
+      ...(values.contract ? { contract: values.contract } : {}),
+      ...(values.verbose ? { log: out } : {}),
+    });
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+
+  if (values.report) writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
+  if (!values.verbose) {
+    for (const violation of report.violations) {
+      out(`✗ ${violation.operationId}: ${violation.message} (${violation.step}: ${violation.request.method} ${violation.request.url})`);
+    }
+    for (const note of report.notes) out(`note: ${note}`);
+  }
+  if (report.notExercised.length > 0) out(`not exercised: ${report.notExercised.join(', ')}`);
+  out(summaryLine(report));
+  process.exitCode = passed(report) ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`docs-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,165 @@
+// Validation of responses against the contract: the status must be declared for the operation; a declared JSON
+// response must come as application/json with a body that validates against its schema (Ajv, the 2020-12 dialect
+// of OpenAPI 3.1, with formats); declared required headers must be present and valid; a 204 has no body; an error
+// body carries the envelope's code equal to the status.
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { type Contract, declaredResponse, type Operation, pointerSegment } from './contract.ts';
+
+// Both packages are CommonJS modules whose exports also carry `default` (the class, the plugin): that is what the
+// types of a default import under NodeNext describe.
+const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
+
+/** What the runner saw of a response. */
+export interface ObservedResponse {
+  status: number;
+  headers: Headers;
+  /** The body as text ('' when empty). */
+  text: string;
+}
+
+export type ProblemKind =
+  | 'undeclared-status'
+  | 'unexpected-status'
+  | 'content-type'
+  | 'body-schema'
+  | 'invalid-json'
+  | 'missing-header'
+  | 'header-schema'
+  | 'unexpected-body'
+  | 'error-envelope'
+  | 'network'
+  | 'invalid-input-accepted';
+
+export interface Problem {
+  kind: ProblemKind;
+  message: string;
+}
+
+const CONTRACT_ID = 'urn:docs-platform:contract';
+const MAX_ERRORS = 10;
+
+const validators = new WeakMap<Contract, ResponseValidator>();
+
+/** One validator per contract: its compiled schemas serve every run of the process. */
+export function validatorOf(contract: Contract): ResponseValidator {
+  let validator = validators.get(contract);
+  if (!validator) {
+    validator = new ResponseValidator(contract);
+    validators.set(contract, validator);
+  }
+  return validator;
+}
+
+export class ResponseValidator {
+  private readonly ajv: InstanceType<typeof Ajv2020>;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(contract: Contract) {
+    // strict: false, because the document is OpenAPI (paths, operations, parameters) around its schemas.
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, validateSchema: false });
+    addFormats(this.ajv);
+    // The whole document once, under one id: response schemas are compiled on first use, by JSON pointer, and their
+    // `#/components/...` references resolve inside it.
+    this.ajv.addSchema({ ...contract.document, $id: CONTRACT_ID });
+  }
+
+  /** The compiled schema at a JSON pointer of the document (cached). */
+  schemaAt(pointer: string): ValidateFunction {
+    let validate = this.compiled.get(pointer);
+    if (!validate) {
+      validate = this.ajv.getSchema(`${CONTRACT_ID}${pointer}`);
+      if (!validate) throw new Error(`no schema at ${pointer} of the contract`);
+      this.compiled.set(pointer, validate);
+    }
+    return validate;
+  }
+
+  /** Everything wrong with a response to `operation`, by the contract alone (the expected status is the caller's). */
+  validate(operation: Operation, observed: ObservedResponse): Problem[] {
+    const problems: Problem[] = [];
+    const declared = declaredResponse(operation, observed.status);
+    if (!declared) {
+      const statuses = Object.keys(operation.responses).join(', ');
+      return [{ kind: 'undeclared-status', message: `status ${observed.status} is not declared (declared: ${statuses})${excerpt(observed.text)}` }];
+    }
+    const { key, response } = declared;
+
+    // Headers the contract declares as required.
+    for (const [name, header] of Object.entries(response.headers)) {
+      const value = observed.headers.get(name);
+      if (value === null) {
+        if (header.required) problems.push({ kind: 'missing-header', message: `required header ${name} is missing` });
+        continue;
+      }
+      if (header.schema) {
+        const validate = this.schemaAt(`${response.pointer}/headers/${pointerSegment(name)}/schema`);
+        if (!validate(value)) problems.push({ kind: 'header-schema', message: `header ${name}: ${describe(validate.errors, name)}` });
+      }
+    }
+
+    const hasBody = observed.text.length > 0;
+    if (observed.status === 204 || response.contentTypes.length === 0) {
+      if (hasBody) {
+        problems.push({ kind: 'unexpected-body', message: `${observed.status} is declared without a body, but one was sent${excerpt(observed.text)}` });
+      }
+      return problems;
+    }
+
+    const json = response.contentTypes.find((type) => /^application\/(.+\+)?json$/.test(type));
+    if (!json) return problems; // a declared non-JSON body: not checked beyond its presence
+    const contentType = observed.headers.get('content-type') ?? '';
+    const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+    if (mediaType !== json) {
+      problems.push({ kind: 'content-type', message: `content-type is ${contentType ? `"${contentType}"` : 'missing'}, expected ${json}` });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(observed.text);
+    } catch {
+      problems.push({ kind: 'invalid-json', message: `the body is not JSON${excerpt(observed.text)}` });
+      return problems;
+    }
+    const validate = this.schemaAt(`${response.pointer}/content/${pointerSegment(json)}/schema`);
+    if (!validate(body)) {
+      problems.push({ kind: 'body-schema', message: `body does not match the ${key} response schema: ${describe(validate.errors, 'body')}` });
+    }
+    if (observed.status >= 400) {
+      const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+      if (code !== undefined && code !== observed.status) {
+        problems.push({ kind: 'error-envelope', message: `error.code is ${JSON.stringify(code)}, not the status ${observed.status}` });
+      }
+    }
+    return problems;
+  }
+}
+
+/** Ajv errors as `path: message` (instance paths as JSON pointers under `root`), at most MAX_ERRORS of them. */
+export function describe(errors: ErrorObject[] | null | undefined, root: string): string {
+  if (!errors?.length) return 'invalid';
+  // With allErrors, an anyOf reports every branch: keep the most specific errors first (longest instance path).
+  const sorted = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length);
+  const lines = [
+    ...new Set(
+      sorted.map((error) => {
+        const extra =
+          error.keyword === 'unevaluatedProperties' || error.keyword === 'additionalProperties'
+            ? ` (${String((error.params as { unevaluatedProperty?: string; additionalProperty?: string }).unevaluatedProperty ?? (error.params as { additionalProperty?: string }).additionalProperty)})`
+            : error.keyword === 'enum'
+              ? ` (${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)})`
+              : '';
+        return `${root}${error.instancePath} ${error.message ?? error.keyword}${extra}`;
+      }),
+    ),
+  ];
+  const shown = lines.slice(0, MAX_ERRORS);
+  return shown.join('; ') + (lines.length > shown.length ? `; and ${lines.length - shown.length} more` : '');
+}
+
+function excerpt(text: string): string {
+  if (!text) return '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return `: ${flat.length > 200 ? `${flat.slice(0, 200)}…` : flat}`;
+}

@@ -1,0 +1,179 @@
+// The conformance runner (conformance/): against the reference server it exercises every operation of the contract
+// with no violation; against a server broken on purpose it names each fault; as a command it prints its last line
+// and exits 0 only when everything conforms.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadContract } from '../conformance/contract.ts';
+import { passed, type Report, runConformance, summaryLine } from '../conformance/runner.ts';
+import { ApiError } from '../server/http/errors.ts';
+import type { SeedFixture } from '../server/seed.ts';
+import { repoRoot } from './support/repo.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const TOKEN = 'runner-token';
+
+/** The runner's user: admin of two organizations, so that the transfers have somewhere to go. */
+const fixture: SeedFixture = {
+  users: [{ id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] }],
+  organizations: [
+    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
+    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
+  ],
+};
+
+const OPERATIONS = loadContract().operations.size;
+
+/** The operations the broken server breaks: a wrong shape, a 500, and one answered as if it had no route. */
+const BROKEN = ['getOrganization', 'listSsoLoginInfo', 'listTeams'];
+
+// Both servers answer every operation here, so they do not count in the suite's operation coverage (the group
+// tests must exercise each operation themselves). The runner validates every response against the contract, so
+// the reference server's own response validation is off: it would only double the cost of each operation's
+// first request (its validator compiles per route).
+let reference: TestServer;
+let broken: TestServer;
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'conformance-test-'));
+
+beforeAll(async () => {
+  [reference, broken] = await Promise.all([
+    startTestServer({ fixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false' } }),
+    startTestServer({
+      fixture,
+      recordCoverage: false,
+      // Response validation off, so that the wrong shape goes out as it is; the crash is expected: not logged.
+      env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent' },
+      handlers: (_ctx, table) => ({
+        ...table,
+        getOrganization: () => ({ status: 200, body: { object: 'organization' } }) as never,
+        listTeams: () => {
+          throw new Error('boom');
+        },
+        // What the app's fallback answers for a path it does not route: the operation is missing.
+        listSsoLoginInfo: ({ params }) => {
+          throw new ApiError(404, `No route GET /v1/orgs/${params.organizationId}/sso`);
+        },
+      }),
+    }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([reference?.close(), broken?.close()]);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('runConformance', () => {
+  test('against the reference server: every operation exercised, no violation', { timeout: 60_000 }, async () => {
+    const report = await runConformance({ baseUrl: reference.url, token: TOKEN });
+    expect(report.violations).toEqual([]);
+    expect(report.notes).toEqual([]);
+    expect(report.notExercised).toEqual([]);
+    expect(report.summary).toEqual({ operations: OPERATIONS, exercised: OPERATIONS, violations: 0, excluded: 0 });
+    expect(summaryLine(report)).toBe(`conformance: ${OPERATIONS}/${OPERATIONS} operations exercised, 0 violations`);
+    expect(passed(report)).toBe(true);
+    expect(report).toMatchObject({ baseUrl: reference.url, organization: 'acme', targetOrganization: 'globex' });
+    expect(report.operations.transferSpace).toMatchObject({ method: 'POST', path: '/v1/spaces/{spaceId}/transfer', exercised: true });
+    expect(report.operations.transferSpace!.statuses).toContain(200);
+    // Invalid inputs were sent and rejected: sealed bodies, required properties, limits, maxLength.
+    expect(report.operations.createSpace!.invalidInputs).toBeGreaterThanOrEqual(2);
+    expect(report.operations.listMembers!.statuses).toEqual(expect.arrayContaining([200, 400]));
+    expect(report.calls.filter((call) => call.kind === 'invalid').every((call) => call.status === 400)).toBe(true);
+  });
+
+  test('against a broken server: names the wrong shape, the 500 and the missing operation', { timeout: 60_000 }, async () => {
+    const report = await runConformance({ baseUrl: broken.url, token: TOKEN });
+    expect(passed(report)).toBe(false);
+    expect(report.notExercised.sort()).toEqual(BROKEN);
+    expect(report.violations.map((violation) => violation.operationId).sort()).toEqual(BROKEN);
+    expect(summaryLine(report)).toBe(`conformance: ${OPERATIONS - 3}/${OPERATIONS} operations exercised, 3 violations`);
+
+    const [shape] = report.operations.getOrganization!.violations;
+    expect(shape).toMatchObject({
+      kind: 'body-schema',
+      request: { method: 'GET', url: `${broken.url}/v1/orgs/acme` },
+      response: { status: 200 },
+    });
+    expect(shape!.message).toContain("body must have required property 'id'");
+
+    const [crash] = report.operations.listTeams!.violations;
+    expect(crash).toMatchObject({ kind: 'undeclared-status', response: { status: 500 } });
+    expect(crash!.message).toMatch(/^status 500 is not declared/);
+    expect(crash!.request.url).toMatch(new RegExp(`^${broken.url}/v1/orgs/acme/teams`));
+
+    const [missing] = report.operations.listSsoLoginInfo!.violations;
+    expect(missing).toMatchObject({ kind: 'unexpected-status', response: { status: 404 } });
+    expect(missing!.message).toMatch(/^expected 200, got 404/);
+    expect(report.operations.listSsoLoginInfo).toMatchObject({ exercised: false, statuses: [404] });
+  });
+
+  test('an excluded operation is neither called nor required', { timeout: 60_000 }, async () => {
+    const report = await runConformance({ baseUrl: broken.url, token: TOKEN, exclude: BROKEN });
+    expect(report.violations).toEqual([]);
+    expect(report.notExercised).toEqual([]);
+    expect(report.summary).toEqual({ operations: OPERATIONS, exercised: OPERATIONS - 3, violations: 0, excluded: 3 });
+    expect(summaryLine(report)).toBe(`conformance: ${OPERATIONS - 3}/${OPERATIONS - 3} operations exercised, 0 violations`);
+    expect(passed(report)).toBe(true);
+    for (const id of BROKEN) expect(report.operations[id]).toMatchObject({ excluded: true, exercised: false, calls: 0 });
+  });
+});
+
+/** Runs the command (`node --import tsx conformance/cli.ts …`) and collects its output and exit code. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], { cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
+
+// The commands are processes of their own: they run at the same time (runs do not disturb each other: each names
+// what it creates after a random run id).
+describe.concurrent('the command', () => {
+  test('prints the summary as its last line, writes the report, and exits 0 or 1', { timeout: 60_000 }, async () => {
+    const goodReport = path.join(scratch, 'reference.json');
+    const badReport = path.join(scratch, 'broken.json');
+    // The servers already ran the scenario once: a second run must pass as well (the first cleaned up after itself).
+    const [good, bad] = await Promise.all([
+      cli(['--base-url', reference.url, '--token', TOKEN, '--report', goodReport]),
+      cli(['--base-url', broken.url, '--token', TOKEN, '--report', badReport]),
+    ]);
+    expect(lastLine(good.stdout), good.stdout + good.stderr).toBe(`conformance: ${OPERATIONS}/${OPERATIONS} operations exercised, 0 violations`);
+    expect(good.code).toBe(0);
+    const written = JSON.parse(readFileSync(goodReport, 'utf8')) as Report;
+    expect(written.summary).toEqual({ operations: OPERATIONS, exercised: OPERATIONS, violations: 0, excluded: 0 });
+    expect(Object.keys(written.operations)).toHaveLength(OPERATIONS);
+
+    expect(lastLine(bad.stdout)).toBe(`conformance: ${OPERATIONS - 3}/${OPERATIONS} operations exercised, 3 violations`);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('✗ listTeams: status 500 is not declared');
+    expect(bad.stdout).toContain('not exercised: getOrganization, listSsoLoginInfo, listTeams');
+    expect((JSON.parse(readFileSync(badReport, 'utf8')) as Report).summary.violations).toBe(3);
+  });
+
+  test('missing arguments are a usage error: exit 2 with the usage', async () => {
+    const [noBase, noToken, unknownOption] = await Promise.all([
+      cli(['--token', TOKEN]),
+      cli(['--base-url', reference.url]),
+      cli(['--base-url', reference.url, '--token', TOKEN, '--exclude', 'noSuchOperation']),
+    ]);
+    for (const [run, message] of [
+      [noBase, '--base-url is required'],
+      [noToken, '--token is required'],
+      [unknownOption, '--exclude names no operation of the contract: noSuchOperation'],
+    ] as const) {
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
+      expect(run.stdout).toBe('');
+    }
+  });
+});
