@@ -2,63 +2,50 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ACME, GLOBEX, standardFixture } from './support/fixture.ts';
+import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
-const [acmeOrg, globexOrg] = standardFixture.organizations!;
 const INITECH = 'initech';
 
-const fixture = {
-  ...standardFixture,
-  users: [
-    ...standardFixture.users!,
-    { id: 'bridge', displayName: 'Bridge Admin', email: 'bridge@acme.test', tokens: ['bridge'] },
-  ],
-  organizations: [
-    {
-      ...acmeOrg!,
-      members: [...acmeOrg!.members!, { user: 'bridge', role: 'admin' as const }],
-      collections: [
-        { id: 'guides', title: 'Guides' },
-        { id: 'api', title: 'API', parent: 'guides' },
-        { id: 'v1', title: 'Version 1', parent: 'api' },
-        { id: 'archive', title: 'Archive' },
-        { id: 'moving', title: 'Moving' },
-        { id: 'moving-child', title: 'Moving child', parent: 'moving' },
-        { id: 'doomed', title: 'Doomed' },
-        { id: 'doomed-child', title: 'Doomed child', parent: 'doomed' },
-        { id: 'levels', title: 'Levels' },
-        { id: 'levels-child', title: 'Levels child', parent: 'levels' },
-        { id: 'shelf', title: 'Shelf' },
-        { id: 'box', title: 'Box', parent: 'shelf' },
-        { id: 'crate', title: 'Crate', parent: 'shelf' },
-        { id: 'delegated', title: 'Delegated', parent: 'shelf' },
-      ],
-      spaces: [
-        { id: 'intro', title: 'Intro', parent: 'guides' },
-        { id: 'tutorial', title: 'Tutorial', parent: 'guides' },
-        { id: 'reference', title: 'Reference', parent: 'api' },
-        { id: 'old-ref', title: 'Old reference', parent: 'v1' },
-        { id: 'handbook', title: 'Handbook' },
-        { id: 'm1', title: 'Moving one', parent: 'moving' },
-        { id: 'm2', title: 'Moving two', parent: 'moving-child' },
-        { id: 'd1', title: 'Doomed one', parent: 'doomed' },
-        { id: 'd2', title: 'Doomed two', parent: 'doomed-child' },
-        { id: 'lv1', title: 'Level one', parent: 'levels' },
-        { id: 'lv2', title: 'Level two', parent: 'levels-child' },
-        { id: 'shelf-space', title: 'Shelf space', parent: 'shelf' },
-      ],
-      teams: [{ id: 'writers', title: 'Writers', spaces: ['m1', 'handbook'] }],
-    },
-    {
-      ...globexOrg!,
-      members: [...globexOrg!.members!, { user: 'bridge', role: 'admin' as const }],
-      collections: [{ id: 'globex-docs', title: 'Globex docs' }],
-    },
-    { id: INITECH, title: 'Initech', members: [{ user: 'admin', role: 'read' as const }] },
-  ],
-};
+const fixture = extendFixture({
+  bridge: true,
+  acme: {
+    collections: [
+      { id: 'guides', title: 'Guides' },
+      { id: 'api', title: 'API', parent: 'guides' },
+      { id: 'v1', title: 'Version 1', parent: 'api' },
+      { id: 'archive', title: 'Archive' },
+      { id: 'moving', title: 'Moving' },
+      { id: 'moving-child', title: 'Moving child', parent: 'moving' },
+      { id: 'doomed', title: 'Doomed' },
+      { id: 'doomed-child', title: 'Doomed child', parent: 'doomed' },
+      { id: 'levels', title: 'Levels' },
+      { id: 'levels-child', title: 'Levels child', parent: 'levels' },
+      { id: 'shelf', title: 'Shelf' },
+      { id: 'box', title: 'Box', parent: 'shelf' },
+      { id: 'crate', title: 'Crate', parent: 'shelf' },
+      { id: 'delegated', title: 'Delegated', parent: 'shelf' },
+    ],
+    spaces: [
+      { id: 'intro', title: 'Intro', parent: 'guides' },
+      { id: 'tutorial', title: 'Tutorial', parent: 'guides' },
+      { id: 'reference', title: 'Reference', parent: 'api' },
+      { id: 'old-ref', title: 'Old reference', parent: 'v1' },
+      { id: 'handbook', title: 'Handbook' },
+      { id: 'm1', title: 'Moving one', parent: 'moving' },
+      { id: 'm2', title: 'Moving two', parent: 'moving-child' },
+      { id: 'd1', title: 'Doomed one', parent: 'doomed' },
+      { id: 'd2', title: 'Doomed two', parent: 'doomed-child' },
+      { id: 'lv1', title: 'Level one', parent: 'levels' },
+      { id: 'lv2', title: 'Level two', parent: 'levels-child' },
+      { id: 'shelf-space', title: 'Shelf space', parent: 'shelf' },
+    ],
+    teams: [{ id: 'writers', title: 'Writers', spaces: ['m1', 'handbook'] }],
+  },
+  globex: { collections: [{ id: 'globex-docs', title: 'Globex docs' }] },
+  organizations: [{ id: INITECH, title: 'Initech', members: [{ user: 'admin', role: 'read' }] }],
+});
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'collections-test-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { documentBlocks, documentKeys, markdownToDocument, nodeText } from '../server/content/document.ts';
+import { documentBlocks, documentKeys, documentFromMarkdown, nodeText } from '../server/content/document.ts';
 
 type AnyNode = { object: string; type?: string; key?: string; nodes?: AnyNode[]; data?: Record<string, unknown>; leaves?: unknown[] };
 
-const blocksOf = (markdown: string) => markdownToDocument(markdown).nodes as AnyNode[];
+const blocksOf = (markdown: string) => documentFromMarkdown(markdown).nodes as AnyNode[];
 
 function allKeys(nodes: AnyNode[]): string[] {
   return nodes.flatMap((node) => [node.key!, ...allKeys(node.nodes ?? [])]);
 }
 
-describe('markdownToDocument', () => {
+describe('documentFromMarkdown', () => {
   it('turns headings, paragraphs, quotes, rules and code into blocks', () => {
     const nodes = blocksOf('# One\n\n###### Six\n\nText\n\n> quoted\n\n---\n\n```ts\nconst x = 1;\n```\n');
     expect(nodes.map((node) => node.type)).toEqual(['heading-1', 'heading-6', 'paragraph', 'blockquote', 'hr', 'code']);
@@ -60,7 +60,7 @@ describe('markdownToDocument', () => {
   });
 
   it('gives every node a key, unique within the document, also for repeated blocks', () => {
-    const document = markdownToDocument('Same\n\nSame\n\n- Same\n- [x](y)\n');
+    const document = documentFromMarkdown('Same\n\nSame\n\n- Same\n- [x](y)\n');
     const keys = allKeys(document.nodes as AnyNode[]);
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys.every((key) => key.length > 0)).toBe(true);
@@ -68,7 +68,7 @@ describe('markdownToDocument', () => {
 
   it('gives the same keys for the same markdown', () => {
     const markdown = '# Title\n\nSome *text* with [a link](https://x.test).\n\n- one\n- two\n';
-    expect(markdownToDocument(markdown)).toEqual(markdownToDocument(markdown));
+    expect(documentFromMarkdown(markdown)).toEqual(documentFromMarkdown(markdown));
   });
 
   it('keeps the key of a block when other blocks change', () => {
@@ -79,7 +79,7 @@ describe('markdownToDocument', () => {
   });
 
   it('answers an empty document for empty markdown', () => {
-    expect(markdownToDocument('')).toEqual({ object: 'document', data: { schemaVersion: 1 }, nodes: [] });
+    expect(documentFromMarkdown('')).toEqual({ object: 'document', data: { schemaVersion: 1 }, nodes: [] });
   });
 });
 

@@ -6,31 +6,23 @@ import path from 'node:path';
 import LZString from 'lz-string';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { components } from '../generated/schema.d.ts';
-import { ACME, GLOBEX, type RoleUser, standardFixture } from './support/fixture.ts';
+import { ACME, extendFixture, GLOBEX, type RoleUser } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
 type PublishBody = components['schemas']['PublishIntegrationRequest'];
 
-const fixture = {
-  ...standardFixture,
-  users: [...standardFixture.users!, { id: 'multi', displayName: 'Multi User', email: 'multi@acme.test', tokens: ['multi'] }],
-  organizations: [
-    {
-      ...standardFixture.organizations![0]!,
-      members: [...standardFixture.organizations![0]!.members!, { user: 'multi', role: 'create' as const }],
-      spaces: [
-        { id: 'handbook', title: 'Handbook' },
-        { id: 'roadmap', title: 'Roadmap' },
-      ],
-    },
-    {
-      ...standardFixture.organizations![1]!,
-      members: [...standardFixture.organizations![1]!.members!, { user: 'multi', role: 'create' as const }],
-      spaces: [{ id: 'globex-docs', title: 'Globex docs' }],
-    },
-  ],
-};
+const fixture = extendFixture({
+  users: [{ id: 'multi', displayName: 'Multi User', email: 'multi@acme.test', tokens: ['multi'] }],
+  acme: {
+    members: [{ user: 'multi', role: 'create' }],
+    spaces: [
+      { id: 'handbook', title: 'Handbook' },
+      { id: 'roadmap', title: 'Roadmap' },
+    ],
+  },
+  globex: { members: [{ user: 'multi', role: 'create' }], spaces: [{ id: 'globex-docs', title: 'Globex docs' }] },
+});
 
 // On disk, so that the server can be restarted with its data; a fixed public address keeps `urls` stable across it.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'integrations-'));

@@ -1,35 +1,23 @@
 import { describe, expect, test } from 'vitest';
 import type { RoleUser } from './support/fixture.ts';
-import { ACME, GLOBEX, standardFixture } from './support/fixture.ts';
+import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
 // `bridge` administers both organizations, to move spaces between them.
-const fixture = {
-  ...standardFixture,
-  users: [
-    ...standardFixture.users!,
-    { id: 'bridge', displayName: 'Bridge Admin', email: 'bridge@acme.test', tokens: ['bridge'] },
-  ],
-  organizations: [
-    {
-      ...standardFixture.organizations![0]!,
-      members: [...standardFixture.organizations![0]!.members!, { user: 'bridge', role: 'admin' as const }],
-      spaces: [
-        { id: 'guide', title: 'Guide' },
-        { id: 'api', title: 'API Reference' },
-        { id: 'blog', title: 'Blog' },
-        { id: 'faq', title: 'FAQ' },
-        { id: 'x', title: 'X' },
-      ],
-    },
-    {
-      ...standardFixture.organizations![1]!,
-      members: [...standardFixture.organizations![1]!.members!, { user: 'bridge', role: 'admin' as const }],
-      spaces: [{ id: 'globex-docs', title: 'Globex Docs' }],
-    },
-  ],
-};
+const fixture = extendFixture({
+  bridge: true,
+  acme: {
+    spaces: [
+      { id: 'guide', title: 'Guide' },
+      { id: 'api', title: 'API Reference' },
+      { id: 'blog', title: 'Blog' },
+      { id: 'faq', title: 'FAQ' },
+      { id: 'x', title: 'X' },
+    ],
+  },
+  globex: { spaces: [{ id: 'globex-docs', title: 'Globex Docs' }] },
+});
 
 const ctx = useTestServer({ fixture });
 const as = (user: RoleUser | 'bridge' | 'anonymous') => ctx.server.as(user as RoleUser);

@@ -1,35 +1,26 @@
 import { describe, expect, test } from 'vitest';
 import { DAY } from '../server/domain/clock.ts';
-import { ACME, GLOBEX, standardFixture } from './support/fixture.ts';
+import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
-const fixture = {
-  ...standardFixture,
-  users: [...standardFixture.users!, { id: 'bridge', displayName: 'Bridge Admin', email: 'bridge@acme.test', tokens: ['bridge'] }],
-  organizations: [
-    {
-      ...standardFixture.organizations![0]!,
-      members: [...standardFixture.organizations![0]!.members!, { user: 'bridge', role: 'admin' as const }],
-      collections: [
-        { id: 'guides', title: 'Guides' },
-        { id: 'archive', title: 'Archive' },
-      ],
-      spaces: [
-        { id: 'shared', title: 'Shared', visibility: 'share-link' as const },
-        {
-          id: 'handbook',
-          title: 'Handbook',
-          pages: [{ title: 'Intro', markdown: '# Intro\n\nHello.\n', pages: [{ title: 'Details', markdown: 'More.' }] }],
-        },
-      ],
-    },
-    {
-      ...standardFixture.organizations![1]!,
-      members: [...standardFixture.organizations![1]!.members!, { user: 'bridge', role: 'admin' as const }],
-    },
-  ],
-};
+const fixture = extendFixture({
+  bridge: true,
+  acme: {
+    collections: [
+      { id: 'guides', title: 'Guides' },
+      { id: 'archive', title: 'Archive' },
+    ],
+    spaces: [
+      { id: 'shared', title: 'Shared', visibility: 'share-link' },
+      {
+        id: 'handbook',
+        title: 'Handbook',
+        pages: [{ title: 'Intro', markdown: '# Intro\n\nHello.\n', pages: [{ title: 'Details', markdown: 'More.' }] }],
+      },
+    ],
+  },
+});
 
 const ctx = useTestServer({ fixture });
 const acme = { params: { path: { organizationId: ACME } } };

@@ -42,7 +42,7 @@ export function parseMarkdown(markdown: string): Root {
   return fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
 }
 
-export function markdownToDocument(markdown: string): DocumentModel {
+export function documentFromMarkdown(markdown: string): DocumentModel {
   const root = parseMarkdown(markdown);
   const converter = new Converter(definitionsOf(root));
   const nodes = withKeys(converter.blocks(root.children));
@@ -59,7 +59,7 @@ export function documentBlocks(markdown: string): Map<string, { type: string; te
       visit(node.nodes);
     }
   };
-  visit(markdownToDocument(markdown).nodes);
+  visit(documentFromMarkdown(markdown).nodes);
   return blocks;
 }
 

@@ -3,7 +3,7 @@
 // `parent_id` set; space-level rows have `change_request_id` NULL.
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
-import { documentBlocks, markdownToDocument } from '../content/document.ts';
+import { documentBlocks, documentFromMarkdown } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
 import { forbidden, notFound } from '../http/errors.ts';
@@ -184,7 +184,7 @@ export class CommentPresenter {
       postedAt: row.posted_at,
       ...(row.edited_at ? { editedAt: row.edited_at } : {}),
       reactions: presentReactions(this.ctx, row.id),
-      body: this.format === 'document' ? { document: markdownToDocument(row.body) } : { markdown: row.body },
+      body: this.format === 'document' ? { document: documentFromMarkdown(row.body) } : { markdown: row.body },
       urls: { location },
       permissions: commentPermissions(this.scope, row, this.caller),
     };

@@ -4,7 +4,7 @@ import type { Express, Request, Response } from 'express';
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
 import { computePageMarkdown } from '../content/computed.ts';
-import { markdownToDocument } from '../content/document.ts';
+import { documentFromMarkdown } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { importWebsite } from '../content/import.ts';
 import { backlinkPageIds, brokenLinkCount, groupLinks, revisionLinks } from '../content/links.ts';
@@ -170,7 +170,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       status: 200 as const,
       body: {
         ...presentPage(ctx, scope, page, entry.path, readOptions(query)),
-        ...(query.format === 'document' ? { document: markdownToDocument(markdown) } : { markdown }),
+        ...(query.format === 'document' ? { document: documentFromMarkdown(markdown) } : { markdown }),
       },
     };
   };

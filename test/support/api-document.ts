@@ -130,7 +130,8 @@ function truncateAfterLastParameter(template: string): string {
   return template.slice(0, end + 1);
 }
 
-function splitRow(line: string): string[] {
+/** The cells of a markdown table row. */
+export function splitRow(line: string): string[] {
   return line
     .trim()
     .replace(/^\||\|$/g, '')

@@ -1,6 +1,7 @@
 // Reads the resources of the API document ("## Resources and their fields"): every field each resource lists,
 // nested fields of the shapes it gives (`{a, b: {c}}`), `object` constants, R/O flags, closed enumerations and
 // length/pattern rules, so that a test can hold the emitted schemas to them without restating them by hand.
+import { splitRow } from './api-document.ts';
 
 export type Rules = { minLength?: number; maxLength?: number; pattern?: string };
 
@@ -149,12 +150,4 @@ function withoutParentheticals(text: string): string {
   let result = text;
   for (const annotation of topLevelParentheticals(text)) result = result.replace(`(${annotation})`, '');
   return result;
-}
-
-function splitRow(line: string): string[] {
-  return line
-    .trim()
-    .replace(/^\||\|$/g, '')
-    .split('|')
-    .map((cell) => cell.trim());
 }

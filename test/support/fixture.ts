@@ -38,3 +38,36 @@ export const standardFixture: SeedFixture = {
     { id: GLOBEX, title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'outsider', role: 'admin' }] },
   ],
 };
+
+type OrganizationFixture = NonNullable<SeedFixture['organizations']>[number];
+type Additions = Pick<OrganizationFixture, 'members' | 'collections' | 'spaces' | 'teams'>;
+
+/**
+ * The standard fixture with more: users, records added to acme and globex, other organizations, and, with
+ * `bridge`, a user `bridge` who administers both acme and globex (to move things between them).
+ */
+export function extendFixture(extra: {
+  users?: SeedFixture['users'];
+  acme?: Additions;
+  globex?: Additions;
+  organizations?: OrganizationFixture[];
+  bridge?: boolean;
+}): SeedFixture {
+  const bridge = extra.bridge ? [{ user: 'bridge', role: 'admin' as const }] : [];
+  const add = (organization: OrganizationFixture, additions: Additions = {}): OrganizationFixture => ({
+    ...organization,
+    members: [...(organization.members ?? []), ...bridge, ...(additions.members ?? [])],
+    collections: [...(organization.collections ?? []), ...(additions.collections ?? [])],
+    spaces: [...(organization.spaces ?? []), ...(additions.spaces ?? [])],
+    teams: [...(organization.teams ?? []), ...(additions.teams ?? [])],
+  });
+  const [acme, globex] = standardFixture.organizations!;
+  return {
+    users: [
+      ...standardFixture.users!,
+      ...(extra.bridge ? [{ id: 'bridge', displayName: 'Bridge Admin', email: 'bridge@acme.test', tokens: ['bridge'] }] : []),
+      ...(extra.users ?? []),
+    ],
+    organizations: [add(acme!, extra.acme), add(globex!, extra.globex), ...(extra.organizations ?? [])],
+  };
+}
