@@ -52,6 +52,8 @@ export class JobRunner {
   private readonly kinds = new Map<string, JobKind<never>>();
   private readonly running = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
+  /** The one pending retry of a kick that found a write transaction open. */
+  private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -92,7 +94,13 @@ export class JobRunner {
     // The connection is shared: while a write transaction is open, its uncommitted rows are visible here and any
     // status change would join it. Try again once it is over.
     if (this.ctx.store.inWrite) {
-      setTimeout(() => this.kick(), 5).unref();
+      if (!this.retry) {
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          this.kick();
+        }, 5);
+        this.retry.unref();
+      }
       return;
     }
     const limit = this.options.concurrency ?? 4;
@@ -172,6 +180,7 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry);
     await Promise.allSettled(this.running.values());
     this.notifyIdle();
   }
