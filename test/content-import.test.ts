@@ -305,7 +305,7 @@ describe('importing into a change request', () => {
     expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/change-requests/{changeRequestId}', cr('drafts', number))).revision).toBe(before);
   });
 
-  test('refuses a role below edit and a closed change request with 403; 404 for unknown ones and strangers; 401 without a token', async () => {
+  test('refuses a role below edit with 403 and a closed change request with 409; 404 for unknown ones and strangers; 401 without a token', async () => {
     const body = { url: `${site.url}/docs/`, source: 'website' };
     expectError(await importIntoChangeRequest('drafts', number, body, 'commenter'), 403, 'edit');
     expectError(await importIntoChangeRequest('drafts', 99, body), 404, 'change request 99');
@@ -314,7 +314,7 @@ describe('importing into a change request', () => {
     expectError(await importIntoChangeRequest('drafts', number, body, 'guest'), 404);
     expectError(await importIntoChangeRequest('drafts', number, body, 'anonymous'), 401);
     ok(await ctx.server.as('creator').PATCH('/v1/spaces/{spaceId}/change-requests/{changeRequestId}', { ...cr('drafts', number), body: { status: 'archived' } }));
-    expectError(await importIntoChangeRequest('drafts', number, body), 403, 'archived');
+    expectError(await importIntoChangeRequest('drafts', number, body), 409, 'archived');
   });
 
   test('file reads answer 404 for unknown files and strangers, 401 without a token', async () => {

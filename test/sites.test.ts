@@ -332,7 +332,7 @@ describe('PATCH /v1/orgs/{organizationId}/sites/{siteId}', () => {
     ok(await patch(other.id, { proxy: 'docs.acme.test/taken' }));
     expectError(await patch(created.id, { title: 'X' }), 400, 'title');
     expectError(await patch(created.id, { proxy: 'not a proxy' }), 400, 'proxy');
-    expectError(await patch(created.id, { proxy: 'docs.acme.test/taken' }), 400, 'proxy', 'another site');
+    expectError(await patch(created.id, { proxy: 'docs.acme.test/taken' }), 409, 'proxy', 'another site');
     expectError(await patch(created.id, { basename: 'docs v2' }), 400, 'basename');
     expectError(await patch(created.id, { agentsContext: 'sometimes' }), 400, 'agentsContext');
     expectError(await patch(created.id, { defaultSiteSection: 'nope' }), 400, 'defaultSiteSection');

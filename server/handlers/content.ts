@@ -31,7 +31,7 @@ import {
   isClosed,
 } from '../domain/change-requests.ts';
 import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
-import { forbidden, notFound } from '../http/errors.ts';
+import { conflict, notFound } from '../http/errors.ts';
 import { listId } from '../http/pagination.ts';
 import type { HandlerGroup, Model } from '../http/types.ts';
 
@@ -303,7 +303,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       requireSpace(target.access, 'edit');
       const changeRequest = target.changeRequest!;
       if (isClosed(changeRequest)) {
-        throw forbidden(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
+        throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
       }
       const result = await importWebsite(ctx, target.scope.revision.content, body.url);
       const revision = commitChangeRequestContent(ctx, changeRequest, {

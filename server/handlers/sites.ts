@@ -21,7 +21,7 @@ import {
   type SiteRow,
   updateColumns,
 } from '../domain/sites.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest, conflict } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Model } from '../http/types.ts';
 import { fromJson, toJson } from '../store/db.ts';
@@ -157,7 +157,7 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
       }
       if (body.proxy !== undefined) {
         const taken = db.prepare('SELECT 1 FROM sites WHERE proxy = ? AND id <> ?').get(body.proxy, site.id);
-        if (taken) throw badRequest(`proxy: ${body.proxy} already serves another site`);
+        if (taken) throw conflict(`proxy: ${body.proxy} already serves another site`);
         changes.proxy = body.proxy;
       }
       let defaultSection = structure.defaultSectionId;
