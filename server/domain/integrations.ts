@@ -10,6 +10,7 @@ import type { Model } from '../http/types.ts';
 import { enqueue, type JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
+import { liveSpaceCount } from './spaces.ts';
 import { newId } from './ids.ts';
 import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization } from './organizations.ts';
 
@@ -193,10 +194,6 @@ export function presentIntegration(ctx: AppContext, row: IntegrationRow, caller:
   };
 }
 
-/** Live spaces of an organization: an installation with space selection `all` covers them. */
-export const liveSpaceCount = (db: Db, organizationId: string) =>
-  (db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').get(organizationId) as { n: number }).n;
-
 export const installationPath = (row: InstallationRow) => `/v1/integrations/${row.integration_name}/installations/${row.id}`;
 
 export function presentInstallation(ctx: AppContext, row: InstallationRow): Model<'IntegrationInstallation'> {
@@ -205,6 +202,7 @@ export function presentInstallation(ctx: AppContext, row: InstallationRow): Mode
     status: row.status,
     space_selection: row.space_selection,
     site_selection: row.site_selection,
+    // An installation with space selection `all` covers every live space of its organization.
     spaces: liveSpaceCount(ctx.db, row.organization_id),
     configuration: fromJson(row.configuration, {}),
     createdAt: row.created_at,

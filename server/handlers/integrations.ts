@@ -31,7 +31,7 @@ import {
 } from '../domain/integrations.ts';
 import { getOrganizationRow, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
 import { presentSiteFor, sitePermissions, type SiteRow } from '../domain/sites.ts';
-import { presentSpaceFor, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
+import { presentSpaceFor, readsAllSpaces, type SpaceRow } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
@@ -230,12 +230,11 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const items: { key: Key; item: Model<'IntegrationSpaceItem'> }[] = [];
       for (const installation of scopedInstallations(access, caller, query.externalId)) {
         const membership = membershipOf(db, caller.user.id, installation.organization_id);
-        if (!membership) continue;
+        if (!readsAllSpaces(membership)) continue;
         const spaces = db
           .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id')
           .all(installation.organization_id) as SpaceRow[];
         for (const space of spaces) {
-          if (!spacePermissions(spaceRole(db, membership, space), space).view) continue;
           items.push({
             key: [installation.created_at, installation.id, space.created_at, space.id],
             item: {
