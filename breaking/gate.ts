@@ -1,0 +1,132 @@
+// The gate: which findings may pass. A breaking finding passes when a declaration names it (rule, owner and JSON
+// path, matched exactly) or when the revision's major version is above the base's. A declaration that matches no
+// finding is stale and fails the gate, so the declarations file cannot rot. Pure: findings and declarations in.
+import type { Finding } from './compare.ts';
+import { RULES, isBreaking } from './rules.ts';
+
+/** One entry of `spec/breaking-changes.yaml`. */
+export interface Declaration {
+  rule: string;
+  /** The operation id the finding belongs to (its place is under `#/paths`)… */
+  operation?: string;
+  /** …or the component (`CreateSpaceRequest`, `parameters/SpacePath`) when its place is under `#/components`. */
+  schema?: string;
+  /** The finding's JSON path, exactly as `check:breaking` prints it. */
+  path: string;
+  /** Why the break is accepted; shown in the release notes. */
+  reason: string;
+}
+
+/** Reads declarations from a parsed YAML value; problems name the entry and the field. */
+export function parseDeclarations(value: unknown): { declarations: Declaration[]; problems: string[] } {
+  const declarations: Declaration[] = [];
+  const problems: string[] = [];
+  if (value === null || value === undefined) return { declarations, problems };
+  if (!Array.isArray(value)) return { declarations, problems: ['the declarations must be a YAML list (`[]` for none)'] };
+  value.forEach((entry, index) => {
+    const at = `entry ${index + 1}`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`${at}: must be a mapping with rule, operation or schema, path and reason`);
+      return;
+    }
+    const record = entry as Record<string, unknown>;
+    const unknown = Object.keys(record).filter((key) => !['rule', 'operation', 'schema', 'path', 'reason'].includes(key));
+    for (const key of unknown) problems.push(`${at}: unknown field \`${key}\` (expected rule, operation or schema, path, reason)`);
+    const text = (key: string) => (typeof record[key] === 'string' && (record[key] as string).trim() !== '' ? (record[key] as string).trim() : undefined);
+    const rule = text('rule');
+    const path = text('path');
+    const reason = text('reason');
+    const operation = text('operation');
+    const schema = text('schema');
+    if (!rule) problems.push(`${at}: \`rule\` is missing`);
+    else if (!RULES.has(rule as never)) problems.push(`${at}: \`rule\` ${rule} is not a rule id (see breaking/README.md)`);
+    if (!path) problems.push(`${at}: \`path\` is missing`);
+    else if (!path.startsWith('#/')) problems.push(`${at}: \`path\` must be a JSON path starting with #/`);
+    if (!reason) problems.push(`${at}: \`reason\` is missing: say why the break is accepted`);
+    else if (/^TODO\b/i.test(reason)) problems.push(`${at}: \`reason\` still says TODO: say why the break is accepted`);
+    if (Boolean(operation) === Boolean(schema)) problems.push(`${at}: give exactly one of \`operation\` and \`schema\``);
+    if (rule && path && reason && !/^TODO\b/i.test(reason) && Boolean(operation) !== Boolean(schema)) {
+      declarations.push({ rule, path, reason, ...(operation ? { operation } : { schema: schema! }) });
+    }
+  });
+  return { declarations, problems };
+}
+
+export function matches(declaration: Declaration, finding: Finding): boolean {
+  if (declaration.rule !== finding.rule || declaration.path !== finding.path) return false;
+  return declaration.operation !== undefined
+    ? finding.operation?.operationId === declaration.operation
+    : finding.schema === declaration.schema;
+}
+
+/** The declaration that names a finding: what to write in `spec/breaking-changes.yaml`. */
+export function declarationFor(finding: Finding): Omit<Declaration, 'reason'> {
+  return {
+    rule: finding.rule,
+    ...(finding.schema !== undefined ? { schema: finding.schema } : { operation: finding.operation?.operationId ?? '' }),
+    path: finding.path,
+  };
+}
+
+export type Version = [number, number, number];
+
+export function parseVersion(text: unknown): Version | undefined {
+  if (typeof text !== 'string') return undefined;
+  const match = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(text.trim());
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+export function compareVersions(a: Version, b: Version): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+export interface Judged {
+  finding: Finding;
+  /** Why a breaking finding passes: a declaration, or the major version. */
+  allowedBy?: 'declaration' | 'major-version';
+  declaration?: Declaration;
+}
+
+export interface Verdict {
+  judged: Judged[];
+  /** Breaking findings that fail the gate. */
+  undeclared: Finding[];
+  /** Declarations that match no finding. */
+  stale: Declaration[];
+  /** Version problems (a revision below the base, an unreadable version). */
+  problems: string[];
+  majorBump: boolean;
+  passed: boolean;
+}
+
+export interface GateOptions {
+  baseVersion?: string;
+  revisionVersion?: string;
+  declarations?: readonly Declaration[];
+}
+
+export function evaluateGate(findings: readonly Finding[], options: GateOptions = {}): Verdict {
+  const problems: string[] = [];
+  const base = parseVersion(options.baseVersion);
+  const revision = parseVersion(options.revisionVersion);
+  if (options.baseVersion !== undefined && !base) problems.push(`the release's version ${options.baseVersion} is not MAJOR.MINOR.PATCH`);
+  if (options.revisionVersion !== undefined && !revision) problems.push(`info.version ${options.revisionVersion} is not MAJOR.MINOR.PATCH`);
+  if (base && revision && compareVersions(revision, base) < 0) {
+    problems.push(`info.version ${options.revisionVersion} is lower than the last release ${options.baseVersion}`);
+  }
+  const majorBump = Boolean(base && revision && revision[0] > base[0]);
+
+  const declarations = options.declarations ?? [];
+  const used = new Set<Declaration>();
+  const judged: Judged[] = findings.map((finding) => {
+    const declaration = declarations.find((candidate) => matches(candidate, finding));
+    if (declaration) used.add(declaration);
+    if (!isBreaking(finding.severity)) return { finding, ...(declaration ? { declaration } : {}) };
+    if (declaration) return { finding, allowedBy: 'declaration', declaration };
+    if (majorBump) return { finding, allowedBy: 'major-version' };
+    return { finding };
+  });
+  const undeclared = judged.filter((entry) => isBreaking(entry.finding.severity) && !entry.allowedBy).map((entry) => entry.finding);
+  const stale = declarations.filter((declaration) => !used.has(declaration));
+  return { judged, undeclared, stale, problems, majorBump, passed: undeclared.length === 0 && stale.length === 0 && problems.length === 0 };
+}

@@ -1,0 +1,32 @@
+// The breaking-change library: compare two OpenAPI 3.1 documents, judge the findings against declarations and
+// versions, and write them as a report or as release notes. Pure: documents in, findings out; the commands
+// (check.ts, changelog.ts, release.ts) do the file system. Rules, declarations and the release procedure are in
+// README.md beside this file.
+export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from './compare.ts';
+export {
+  compareVersions,
+  declarationFor,
+  evaluateGate,
+  matches,
+  parseDeclarations,
+  parseVersion,
+  type Declaration,
+  type GateOptions,
+  type Judged,
+  type Verdict,
+  type Version,
+} from './gate.ts';
+export { CHANGELOG_HEADER, notesBetween, prependNotes, renderFirstNotes, renderNotes, type NotesInput } from './notes.ts';
+export { formatReport, type ReportOptions } from './report.ts';
+export {
+  RULES,
+  SCHEMA_CONTEXTS,
+  SEVERITIES,
+  isBreaking,
+  schemaRule,
+  type Rule,
+  type RuleId,
+  type SchemaContext,
+  type SchemaKind,
+  type Severity,
+} from './rules.ts';

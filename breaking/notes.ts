@@ -1,0 +1,152 @@
+// Release notes in Markdown: breaking changes first (with what a client, or an implementation, must do and the
+// declared reason), then the operations added and removed, then every other change, grouped by the operation or
+// component it belongs to. `npm run changelog` prints them; `npm run release` writes them into CHANGELOG.md.
+import { compareDocuments, type OperationRef } from './compare.ts';
+import { evaluateGate, type Declaration, type Judged } from './gate.ts';
+import { isObject } from './pointer.ts';
+import { groupJudged, plural } from './report.ts';
+import type { Severity } from './rules.ts';
+
+export interface NotesInput {
+  /** The release (`1.1.0`), or `Unreleased`. */
+  version: string;
+  /** `YYYY-MM-DD`, shown beside the version. */
+  date?: string;
+  /** The release compared with. */
+  previous: string;
+  judged: readonly Judged[];
+}
+
+const WORDS: Record<Severity, string> = {
+  'breaking-client': 'Breaking for clients',
+  'breaking-implementation': 'Breaking for implementations',
+  warning: 'Warning',
+  'non-breaking': 'Change',
+};
+
+function heading(version: string, date: string | undefined): string {
+  return `## ${version}${date ? ` (${date})` : ''}`;
+}
+
+function operationTitle(operation: OperationRef): string {
+  return `\`${operation.operationId}\` (${operation.method} ${operation.path})`;
+}
+
+function groupTitle(entries: readonly Judged[]): string {
+  const finding = entries[0]!.finding;
+  if (finding.schema === undefined) return finding.operation ? operationTitle(finding.operation) : 'The document';
+  const ids = new Set(entries.flatMap((entry) => entry.finding.operations.map((operation) => operation.operationId)));
+  return `\`${finding.schema}\`, used by ${[...ids].sort().map((id) => `\`${id}\``).join(', ') || 'no operation'}`;
+}
+
+function bullet(entry: Judged, withAction: boolean): string[] {
+  const { finding } = entry;
+  const lines = [`- **${WORDS[finding.severity]}** (\`${finding.rule}\`): ${finding.message}.`];
+  if (withAction && finding.action) lines.push(`  What to do: ${finding.action}`);
+  if (entry.declaration) lines.push(`  Why: ${entry.declaration.reason}`);
+  else if (entry.allowedBy === 'major-version') lines.push('  Allowed by the new major version.');
+  return lines;
+}
+
+function section(title: string, entries: readonly Judged[], withAction: boolean): string[] {
+  if (entries.length === 0) return [];
+  const lines = ['', `### ${title}`];
+  for (const group of groupJudged(entries)) {
+    lines.push('', `#### ${groupTitle(group.entries)}`, '');
+    for (const entry of group.entries) lines.push(...bullet(entry, withAction));
+  }
+  return lines;
+}
+
+const isBreaking = (entry: Judged) =>
+  entry.finding.severity === 'breaking-client' || entry.finding.severity === 'breaking-implementation';
+
+/** The notes of one release (or of the unreleased changes) compared with the previous release. */
+export function renderNotes(input: NotesInput): string {
+  const { judged } = input;
+  const breaking = judged.filter(isBreaking);
+  const added = judged.filter((entry) => entry.finding.rule === 'operation-added');
+  const removed = judged.filter((entry) => entry.finding.rule === 'operation-removed');
+  const rest = judged.filter((entry) => !isBreaking(entry) && entry.finding.rule !== 'operation-added');
+  const warnings = rest.filter((entry) => entry.finding.severity === 'warning');
+
+  const lines = [heading(input.version, input.date), ''];
+  if (judged.length === 0) {
+    lines.push(`No change to the contract since ${input.previous}.`);
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push(
+    `Compared with ${input.previous}: ${plural(breaking.length, 'breaking change')}, ${plural(added.length, 'new operation')}, ` +
+      `${plural(removed.length, 'removed operation')}, ${plural(warnings.length, 'warning')}, ` +
+      `${plural(rest.length - warnings.length, 'other change')}.`,
+  );
+  lines.push(...section('Breaking changes', breaking, true));
+  if (added.length > 0) {
+    lines.push('', '### Added operations', '');
+    for (const entry of added) lines.push(`- ${operationTitle(entry.finding.operation!)}`);
+  }
+  if (removed.length > 0) {
+    lines.push('', '### Removed operations', '');
+    for (const entry of removed) lines.push(`- ${operationTitle(entry.finding.operation!)}: see the breaking changes.`);
+  }
+  lines.push(...section('Changed', [...warnings, ...rest.filter((entry) => entry.finding.severity !== 'warning')], true));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The notes of the first release: every operation, by tag. */
+export function renderFirstNotes(version: string, date: string | undefined, document: unknown): string {
+  const byTag = new Map<string, string[]>();
+  const declared = isObject(document) && Array.isArray(document.tags) ? document.tags : [];
+  for (const tag of declared) if (isObject(tag) && typeof tag.name === 'string') byTag.set(tag.name, []);
+  let count = 0;
+  const paths = isObject(document) && isObject(document.paths) ? document.paths : {};
+  for (const pathItem of Object.values(paths)) {
+    if (!isObject(pathItem)) continue;
+    for (const [method, operation] of Object.entries(pathItem)) {
+      if (!isObject(operation) || !['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(method)) continue;
+      count += 1;
+      const tag = Array.isArray(operation.tags) && typeof operation.tags[0] === 'string' ? operation.tags[0] : 'Other';
+      const id = typeof operation.operationId === 'string' ? operation.operationId : method.toUpperCase();
+      byTag.set(tag, [...(byTag.get(tag) ?? []), id]);
+    }
+  }
+  const lines = [heading(version, date), '', `First release of the contract: ${plural(count, 'operation')}.`, ''];
+  for (const [tag, ids] of byTag) if (ids.length > 0) lines.push(`- ${tag}: ${ids.sort().map((id) => `\`${id}\``).join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const CHANGELOG_HEADER = [
+  '# Changelog',
+  '',
+  'Releases of the contract (`info.version` of `generated/openapi.yaml`), newest first. Each section is written by',
+  '`npm run release` from the comparison with the previous release (see `breaking/README.md`); the released',
+  'documents are in `generated/releases/`.',
+  '',
+].join('\n');
+
+/** `changelog` with `notes` inserted above the newest release (the file's header written when missing). */
+export function prependNotes(changelog: string | undefined, notes: string): string {
+  const text = changelog && changelog.trim() !== '' ? changelog : CHANGELOG_HEADER;
+  const first = text.search(/^## /m);
+  if (first === -1) return `${text.trimEnd()}\n\n${notes}`;
+  return `${text.slice(0, first)}${notes}\n${text.slice(first)}`;
+}
+
+/** Compares two documents and writes the notes: declared reasons shown, a higher major version noted. */
+export function notesBetween(input: {
+  base: unknown;
+  revision: unknown;
+  previous: string;
+  version: string;
+  /** The version the revision is judged as (default: `version`). */
+  revisionVersion?: string;
+  date?: string;
+  declarations?: readonly Declaration[];
+}): string {
+  const judged = evaluateGate(compareDocuments(input.base, input.revision), {
+    baseVersion: input.previous,
+    revisionVersion: input.revisionVersion ?? input.version,
+    declarations: input.declarations ?? [],
+  }).judged;
+  return renderNotes({ version: input.version, date: input.date, previous: input.previous, judged });
+}

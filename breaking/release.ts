@@ -1,0 +1,154 @@
+// npm run release -- <version> [--date YYYY-MM-DD]: cuts a release of the contract.
+//   1. refuses a version that is not MAJOR.MINOR.PATCH above the last release, and a contract that fails the gate
+//      (an undeclared breaking change without a major bump, a stale or invalid declaration);
+//   2. sets @info(#{ version }) in spec/main.tsp and regenerates generated/ (the gate runs again on the result);
+//   3. records generated/releases/<version>/openapi.yaml (a byte copy) and the declarations it consumed
+//      (generated/releases/<version>/breaking-changes.yaml);
+//   4. sets the version of package.json (and package-lock.json);
+//   5. writes the release's notes at the top of CHANGELOG.md and empties spec/breaking-changes.yaml.
+// On a refusal nothing is left changed. It does not commit or tag: it prints the commands to do so.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { compareDocuments } from './compare.ts';
+import { emptyDeclarations, listReleases, locations, readDeclarations, readDocument, relative, type Release } from './files.ts';
+import { compareVersions, evaluateGate, parseVersion, type Declaration } from './gate.ts';
+import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';
+import { formatReport } from './report.ts';
+
+const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD]
+
+Cuts release <version> (MAJOR.MINOR.PATCH, above the last release) of the contract: sets info.version in
+spec/main.tsp, regenerates generated/, records generated/releases/<version>/, sets the package version, writes the
+notes into CHANGELOG.md and empties spec/breaking-changes.yaml. Refused when check:breaking would fail for the new
+version. See breaking/README.md.
+`;
+
+function usage(message: string): never {
+  process.stderr.write(`release: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function refuse(message: string): never {
+  process.stderr.write(`release: refused: ${message}\n`);
+  process.exit(1);
+}
+
+let parsed: { values: { date?: string; help?: boolean }; positionals: string[] };
+try {
+  parsed = parseArgs({ options: { date: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+} catch (error) {
+  usage(error instanceof Error ? error.message : String(error));
+}
+if (parsed.values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (parsed.positionals.length !== 1) usage('give exactly one version');
+const version = parsed.positionals[0]!;
+const target = parseVersion(version) ?? usage(`${version} is not a version of the form MAJOR.MINOR.PATCH`);
+const date = parsed.values.date ?? new Date().toISOString().slice(0, 10);
+if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) usage(`--date ${date} is not YYYY-MM-DD`);
+
+const where = locations();
+const last: Release | undefined = listReleases().at(-1);
+if (last && compareVersions(target, last.parsed) <= 0) refuse(`${version} is not greater than the last release ${last.version}`);
+
+const read = readDeclarations(where.declarations);
+if (read.problems.length > 0) {
+  refuse(`${relative(where.declarations)} is not valid:\n${read.problems.map((problem) => `  - ${problem}`).join('\n')}`);
+}
+
+/** Runs the gate of `document` judged as `version`; prints the report and refuses when it fails. */
+function gate(document: Record<string, unknown>, onRefusal: () => void = () => {}): Declaration[] {
+  const base = last ? readDocument(last.document) : undefined;
+  const findings = base ? compareDocuments(base, document) : [];
+  const verdict = evaluateGate(findings, {
+    ...(last ? { baseVersion: last.version } : {}),
+    revisionVersion: version,
+    declarations: read.declarations,
+  });
+  if (!verdict.passed) {
+    process.stdout.write(
+      formatReport(verdict, {
+        subject: `${relative(where.document)} (as ${version}) against ${last ? `release ${last.version}` : 'no release'}`,
+        declarationsFile: relative(where.declarations),
+      }),
+    );
+    onRefusal();
+    refuse(`check:breaking fails for ${version} (above)`);
+  }
+  return verdict.judged.flatMap((entry) => (entry.declaration ? [entry.declaration] : []));
+}
+
+// 1. The gate on the committed contract first, so that a refusal costs no compilation.
+if (!existsSync(where.document)) refuse(`${relative(where.document)} does not exist: run npm run generate`);
+gate(readDocument(where.document));
+
+// 2. The version in spec/main.tsp, then the regenerated contract, gated again.
+const saved = new Map<string, string>();
+for (const file of [where.main, where.document, where.schemaTypes]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
+const restore = () => {
+  for (const [file, text] of saved) writeFileSync(file, text);
+};
+const main = saved.get(where.main) ?? refuse(`${relative(where.main)} does not exist`);
+const infoVersion = /(@info\(\s*#\{[^}]*?\bversion:\s*")([^"]*)(")/;
+if (!infoVersion.test(main)) refuse(`${relative(where.main)} has no @info(#{ version: "…" }) to set`);
+writeFileSync(where.main, main.replace(infoVersion, `$1${version}$3`));
+
+const generate = spawnSync(path.join(where.root, 'node_modules/.bin/tsx'), ['scripts/generate.ts'], { cwd: where.root, encoding: 'utf8' });
+if (generate.status !== 0) {
+  process.stderr.write(`${generate.stdout ?? ''}${generate.stderr ?? ''}`);
+  restore();
+  refuse('npm run generate failed (above); spec/main.tsp and generated/ are restored');
+}
+const document = readDocument(where.document);
+if (document.info === undefined || (document.info as { version?: unknown }).version !== version) {
+  restore();
+  refuse(`the regenerated document's info.version is not ${version}; spec/main.tsp and generated/ are restored`);
+}
+const consumed = gate(document, restore);
+
+// 3. The release's record.
+const releaseDir = path.join(where.releases, version);
+mkdirSync(releaseDir, { recursive: true });
+copyFileSync(where.document, path.join(releaseDir, 'openapi.yaml'));
+writeFileSync(
+  path.join(releaseDir, 'breaking-changes.yaml'),
+  `# The declarations release ${version} consumed (from spec/breaking-changes.yaml); npm run changelog reads them.\n` +
+    (consumed.length > 0 ? stringify(consumed) : '[]\n'),
+);
+
+// 4. The package's version.
+const packageText = readFileSync(where.packageJson, 'utf8');
+if (!/"version":\s*"[^"]*"/.test(packageText)) refuse(`${relative(where.packageJson)} has no "version" to set`);
+writeFileSync(where.packageJson, packageText.replace(/"version":\s*"[^"]*"/, `"version": "${version}"`));
+if (existsSync(where.packageLock)) {
+  const lock = JSON.parse(readFileSync(where.packageLock, 'utf8')) as { version?: string; packages?: Record<string, { version?: string }> };
+  lock.version = version;
+  if (lock.packages?.['']) lock.packages[''].version = version;
+  writeFileSync(where.packageLock, `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+// 5. The notes, and a fresh declarations file.
+const notes = last
+  ? notesBetween({ base: readDocument(last.document), revision: document, previous: last.version, version, date, declarations: consumed })
+  : renderFirstNotes(version, date, document);
+writeFileSync(where.changelog, prependNotes(existsSync(where.changelog) ? readFileSync(where.changelog, 'utf8') : undefined, notes));
+emptyDeclarations(where.declarations);
+
+const changed = [
+  relative(where.main),
+  'generated/',
+  relative(where.packageJson),
+  ...(existsSync(where.packageLock) ? [relative(where.packageLock)] : []),
+  relative(where.changelog),
+  relative(where.declarations),
+];
+process.stdout.write(
+  `release: ${version} recorded in ${relative(releaseDir)}/ (${last ? `after ${last.version}` : 'the first release'}); ` +
+    `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n` +
+    `Review and commit it:\n  git add ${changed.join(' ')}\n  git commit -m "Release ${version}"\n  git tag v${version}\n`,
+);
