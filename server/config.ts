@@ -1,5 +1,6 @@
 // The server's configuration, read from the environment once at start-up.
 import path from 'node:path';
+import { parseAddressRange } from './net/outbound.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -26,6 +27,8 @@ export interface Config {
   bodyLimit: number;
   /** Allow outbound requests (imports, OpenAPI sources, Git, tunnels) to loopback and private addresses. */
   allowPrivateNetworks: boolean;
+  /** Addresses and CIDR ranges outbound requests may reach even when `allowPrivateNetworks` is off. */
+  allowedAddresses: string[];
   /** Timeout of outbound requests, in milliseconds. */
   outboundTimeoutMs: number;
   /** Allow Git import and export with local paths and file:// URLs (repositories on the server's own disk). */
@@ -64,6 +67,18 @@ function baseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   }
 }
 
+function addressRanges(env: NodeJS.ProcessEnv, name: string): string[] {
+  const ranges = (env[name] ?? '').split(',').map((range) => range.trim()).filter(Boolean);
+  for (const range of ranges) {
+    try {
+      parseAddressRange(range);
+    } catch {
+      throw new ConfigError(`${name} must list IP addresses or CIDR ranges separated by commas, got "${range}"`);
+    }
+  }
+  return ranges;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -82,6 +97,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedFile: env.SEED_FILE || undefined,
     bodyLimit: int(env, 'BODY_LIMIT', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
+    allowedAddresses: addressRanges(env, 'ALLOW_PRIVATE_ADDRESSES'),
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 10_000, 100, 600_000),
     allowLocalGit: bool(env, 'ALLOW_LOCAL_GIT', true),
   };

@@ -35,7 +35,7 @@ import { presentSpaceFor, readsAllSpaces, type SpaceRow } from '../domain/spaces
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
-import { isInternalAddress } from '../net/outbound.ts';
+import { type AddressRule, isRefusedAddress } from '../net/outbound.ts';
 import { fromJson, toJson } from '../store/db.ts';
 
 type Operations =
@@ -282,7 +282,7 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
     enableIntegrationDevMode({ params, body, caller }) {
       const access = integrationAccess(ctx, caller, params.integrationName);
       requireIntegration(access, 'admin');
-      checkTunnelUrl(body.tunnelUrl, ctx.config.allowPrivateNetworks);
+      checkTunnelUrl(body.tunnelUrl, ctx.config);
       db.prepare('UPDATE integrations SET dev_tunnel_url = ?, dev_all = ? WHERE name = ?').run(
         body.tunnelUrl,
         body.all ? 1 : 0,
@@ -441,8 +441,11 @@ function checkCanBePrivate(ctx: AppContext, integration: IntegrationRow): void {
   }
 }
 
-/** A tunnel is an http(s) address; one on a loopback or private network only when the server allows those. */
-function checkTunnelUrl(tunnelUrl: string, allowPrivateNetworks: boolean): void {
+/**
+ * A tunnel is an http(s) address; one that names a loopback, private or otherwise non-public address only when the
+ * server allows those. A host name is checked when events are delivered, against the address connected to.
+ */
+function checkTunnelUrl(tunnelUrl: string, rule: AddressRule): void {
   let url: URL;
   try {
     url = new URL(tunnelUrl);
@@ -451,8 +454,8 @@ function checkTunnelUrl(tunnelUrl: string, allowPrivateNetworks: boolean): void 
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('tunnelUrl: must be an http or https address');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const internal = host === 'localhost' || (isIP(host) !== 0 && isInternalAddress(host));
-  if (internal && !allowPrivateNetworks) {
-    throw badRequest('tunnelUrl: is on a loopback or private network, which this server does not call (ALLOW_PRIVATE_NETWORKS)');
+  const refused = isIP(host) !== 0 ? isRefusedAddress(host, rule) : host === 'localhost' && !rule.allowPrivateNetworks;
+  if (refused) {
+    throw badRequest('tunnelUrl: is not a public address, which this server does not call (ALLOW_PRIVATE_NETWORKS)');
   }
 }
