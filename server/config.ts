@@ -1,4 +1,5 @@
 // The server's configuration, read from the environment once at start-up.
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseAddressRange } from './net/outbound.ts';
 
@@ -33,6 +34,8 @@ export interface Config {
   outboundTimeoutMs: number;
   /** Allow Git import and export with local paths and file:// URLs (repositories on the server's own disk). */
   allowLocalGit: boolean;
+  /** The folder local repositories must be in (needed when `allowLocalGit` is on); absolute. */
+  localGitRoot?: string;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +87,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const allowLocalGit = bool(env, 'ALLOW_LOCAL_GIT', false);
+  const localGitRoot = gitRoot(env, allowLocalGit);
   const dataDir = env.DATA_DIR === ':memory:' ? ':memory:' : path.resolve(env.DATA_DIR || './data');
   return {
     port,
@@ -99,6 +104,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
     allowedAddresses: addressRanges(env, 'ALLOW_PRIVATE_ADDRESSES'),
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 10_000, 100, 600_000),
-    allowLocalGit: bool(env, 'ALLOW_LOCAL_GIT', true),
+    allowLocalGit,
+    ...(localGitRoot ? { localGitRoot } : {}),
   };
+}
+
+/** LOCAL_GIT_ROOT as an absolute path to an existing folder; required when local Git is on. */
+function gitRoot(env: NodeJS.ProcessEnv, allowLocalGit: boolean): string | undefined {
+  const value = env.LOCAL_GIT_ROOT;
+  if (!allowLocalGit) return undefined;
+  if (!value) throw new ConfigError('ALLOW_LOCAL_GIT=true needs LOCAL_GIT_ROOT, the folder that local Git repositories must be in');
+  const root = path.resolve(value);
+  if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError(`LOCAL_GIT_ROOT must be an existing folder, got "${value}"`);
+  }
+  return root;
 }

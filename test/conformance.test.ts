@@ -33,18 +33,21 @@ const BROKEN = ['getOrganization', 'listSsoLoginInfo', 'listTeams'];
 // tests must exercise each operation themselves). The runner validates every response against the contract, so
 // the reference server's own response validation is off: it would only double the cost of each operation's
 // first request (its validator compiles per route).
+// The runner's Git steps use a bare repository it creates in the system's temporary folder, by absolute path.
+const LOCAL_GIT = { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() };
+
 let reference: TestServer;
 let broken: TestServer;
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'conformance-test-'));
 
 beforeAll(async () => {
   [reference, broken] = await Promise.all([
-    startTestServer({ fixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false' } }),
+    startTestServer({ fixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false', ...LOCAL_GIT } }),
     startTestServer({
       fixture,
       recordCoverage: false,
       // Response validation off, so that the wrong shape goes out as it is; the crash is expected: not logged.
-      env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent' },
+      env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT },
       handlers: (_ctx, table) => ({
         ...table,
         getOrganization: () => ({ status: 200, body: { object: 'organization' } }) as never,

@@ -9,13 +9,17 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { StoredPage } from '../server/content/model.ts';
 import { getRevision } from '../server/content/revisions.ts';
+import { readConfig } from '../server/config.ts';
 import { gitProvider, listGitOperations } from '../server/domain/git.ts';
 import { standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
-import { startTestServer, useTestServer } from './support/server.ts';
+import { repoRoot } from './support/repo.ts';
+import { startTestServer, type TestServer, useTestServer } from './support/server.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'git-test-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+/** A path under LOCAL_GIT_ROOT where no repository is. */
+const SOMEWHERE = path.join(scratch, 'repo');
 
 const handbookPages = [
   { title: 'Welcome', markdown: 'Hello **world**.\n\nSee [the guide](https://example.com/guide).\n' },
@@ -53,6 +57,7 @@ const logLines: string[] = [];
 const ctx = useTestServer({
   fixture,
   dataDir: path.join(scratch, 'data'), // a folder: the server restarts, and keeps repoCacheID clones there
+  env: { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: scratch }, // the repositories of these tests are under scratch
   log: pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) }),
 });
 
@@ -284,13 +289,13 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
     const bodies: [Record<string, unknown>, string][] = [
       [{ url: 'ssh://git@example.com/repo.git', ref: 'refs/heads/main', commitMessage: 'x' }, 'url'],
       [{ url: 'relative/path', ref: 'refs/heads/main', commitMessage: 'x' }, 'url'],
-      [{ url: '/tmp/repo', ref: 'main', commitMessage: 'x' }, 'ref'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main' }, 'commitMessage'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: '' }, 'commitMessage'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: 'x', repoProjectDirectory: '../outside' }, 'repoProjectDirectory'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: 'x', repoCommitURL: 'not a url' }, 'repoCommitURL'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: 'x', timestamp: 'yesterday' }, 'timestamp'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: 'x', standalone: true }, 'standalone'],
+      [{ url: SOMEWHERE, ref: 'main', commitMessage: 'x' }, 'ref'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main' }, 'commitMessage'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: '' }, 'commitMessage'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'x', repoProjectDirectory: '../outside' }, 'repoProjectDirectory'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'x', repoCommitURL: 'not a url' }, 'repoCommitURL'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'x', timestamp: 'yesterday' }, 'timestamp'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'x', standalone: true }, 'standalone'],
     ];
     for (const [body, field] of bodies) {
       expectError(
@@ -305,7 +310,7 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
   });
 
   test('needs the triggerGitSync permission (403), a live space (403 when locked), membership (404) and a token (401)', async () => {
-    const body = { url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: 'x' };
+    const body = { url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'x' };
     const before = operationsOf('checks').length;
     expectError(await ctx.server.as('commenter').POST('/v1/spaces/{spaceId}/git/export', { ...space('checks'), body }), 403, 'triggerGitSync');
     expectError(await ctx.server.as('outsider').POST('/v1/spaces/{spaceId}/git/export', { ...space('checks'), body }), 404);
@@ -605,12 +610,12 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       [{ ref: 'refs/heads/main' }, 'url'],
       [{ url: '', ref: 'refs/heads/main' }, 'url'],
       [{ url: 'ftp://example.com/repo.git', ref: 'refs/heads/main' }, 'url'],
-      [{ url: '/tmp/repo', ref: 'refs/tags/v1' }, 'ref'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', standalone: 'yes' }, 'standalone'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', repoTreeURL: '/relative' }, 'repoTreeURL'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', gitInfo: { provider: 'github' } }, 'gitInfo'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', gitInfo: { provider: 'github', url: 'https://u:p@github.com/a/b' } }, 'gitInfo.url'],
-      [{ url: '/tmp/repo', ref: 'refs/heads/main', commitMessage: 'not for imports' }, 'commitMessage'],
+      [{ url: SOMEWHERE, ref: 'refs/tags/v1' }, 'ref'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', standalone: 'yes' }, 'standalone'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', repoTreeURL: '/relative' }, 'repoTreeURL'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', gitInfo: { provider: 'github' } }, 'gitInfo'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', gitInfo: { provider: 'github', url: 'https://u:p@github.com/a/b' } }, 'gitInfo.url'],
+      [{ url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'not for imports' }, 'commitMessage'],
     ];
     for (const [body, field] of bodies) {
       expectError(
@@ -624,7 +629,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
   });
 
   test('needs the triggerGitSync permission (403), a live space (403 when locked), membership (404) and a token (401)', async () => {
-    const body = { url: '/tmp/repo', ref: 'refs/heads/main' };
+    const body = { url: SOMEWHERE, ref: 'refs/heads/main' };
     const before = operationsOf('checks').length;
     expectError(await ctx.server.as('reader').POST('/v1/spaces/{spaceId}/git/import', { ...space('checks'), body }), 403, 'triggerGitSync');
     expectError(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('locked'), body }), 403, 'locked');
@@ -892,23 +897,131 @@ describe('background work across a restart', () => {
   });
 });
 
-describe('ALLOW_LOCAL_GIT=false', () => {
-  test('refuses local paths and file:// URLs with 400 naming url, and still takes http(s) URLs', async () => {
-    const server = await startTestServer({
-      env: { ALLOW_LOCAL_GIT: 'false' },
-      fixture: { ...standardFixture, organizations: [{ ...standardFixture.organizations![0]!, spaces: [{ id: 'closed', title: 'Closed' }] }] },
+describe('repositories on the server’s disk', () => {
+  const closedFixture = { ...standardFixture, organizations: [{ ...standardFixture.organizations![0]!, spaces: [{ id: 'closed', title: 'Closed' }] }] };
+  const importInto = (server: TestServer, spaceId: string, url: string) =>
+    server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { params: { path: { spaceId } }, body: { url, ref: 'refs/heads/main' } });
+  const exportFrom = (server: TestServer, spaceId: string, url: string) =>
+    server.as('admin').POST('/v1/spaces/{spaceId}/git/export', {
+      params: { path: { spaceId } },
+      body: { url, ref: 'refs/heads/main', commitMessage: 'Export' },
     });
+
+  test('are refused by default (ALLOW_LOCAL_GIT is false): paths, file:// and file://localhost/ are a 400 naming url', async () => {
+    const repository = await handwrittenRepository('default-off', { 'README.md': '# Secret\n\nOn the server.\n' });
+    const server = await startTestServer({ fixture: closedFixture });
     try {
-      const exportTo = (url: string) =>
-        server.as('admin').POST('/v1/spaces/{spaceId}/git/export', {
-          params: { path: { spaceId: 'closed' } },
-          body: { url, ref: 'refs/heads/main', commitMessage: 'Export' },
-        });
-      expectError(await exportTo('/tmp/some/repository.git'), 400, 'url', 'ALLOW_LOCAL_GIT');
-      expectError(await exportTo('file:///tmp/some/repository.git'), 400, 'url');
-      expect((await exportTo('https://git.example.com/docs.git')).response.status).toBe(204);
+      for (const url of [repository, `file://${repository}`, `file://localhost${repository}`, process.cwd()]) {
+        expectError(await importInto(server, 'closed', url), 400, 'url', 'ALLOW_LOCAL_GIT');
+        expectError(await exportFrom(server, 'closed', url), 400, 'url', 'ALLOW_LOCAL_GIT');
+      }
+      expect(listGitOperations(server.running.ctx.db, 'closed')).toEqual([]);
+      expect((await exportFrom(server, 'closed', 'https://git.example.com/docs.git')).response.status).toBe(204);
     } finally {
       await server.close();
+    }
+  });
+
+  test('ALLOW_LOCAL_GIT=true needs LOCAL_GIT_ROOT, an existing folder', () => {
+    expect(readConfig({}).allowLocalGit).toBe(false);
+    expect(() => readConfig({ ALLOW_LOCAL_GIT: 'true' })).toThrow(/LOCAL_GIT_ROOT/);
+    expect(() => readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: path.join(scratch, 'no-such-folder') })).toThrow(
+      /LOCAL_GIT_ROOT must be an existing folder/,
+    );
+    expect(readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: scratch })).toMatchObject({ allowLocalGit: true, localGitRoot: scratch });
+  });
+
+  test('must be inside LOCAL_GIT_ROOT, symbolic links resolved; nothing is queued otherwise', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'git-outside-'));
+    try {
+      const elsewhere = path.join(outside, 'elsewhere.git');
+      await git.init({ fs, dir: elsewhere, bare: true, defaultBranch: 'main' });
+      fs.symlinkSync(elsewhere, path.join(scratch, 'link-to-elsewhere.git'));
+      // A folder inside the root whose .git is elsewhere.
+      fs.mkdirSync(path.join(scratch, 'borrowed'));
+      await git.init({ fs, dir: path.join(outside, 'work'), defaultBranch: 'main' });
+      fs.symlinkSync(path.join(outside, 'work', '.git'), path.join(scratch, 'borrowed', '.git'));
+      const before = operationsOf('checks').length;
+      for (const url of [
+        elsewhere,
+        `file://${elsewhere}`,
+        `file://localhost${elsewhere}`,
+        `${scratch}/../${path.basename(outside)}/elsewhere.git`,
+        path.join(scratch, 'link-to-elsewhere.git'),
+        `file://${path.join(scratch, 'link-to-elsewhere.git')}`,
+        path.join(scratch, 'borrowed'),
+        '/',
+      ]) {
+        expectError(await importInto(ctx.server, 'checks', url), 400, 'url', 'LOCAL_GIT_ROOT');
+        expectError(await exportFrom(ctx.server, 'checks', url), 400, 'url', 'LOCAL_GIT_ROOT');
+      }
+      expect(operationsOf('checks')).toHaveLength(before);
+      expect(fs.readdirSync(path.join(elsewhere, 'refs', 'heads'))).toEqual([]); // nothing was exported there
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test('never the server’s own folders (working directory, installation, data), even inside LOCAL_GIT_ROOT', async () => {
+    const dataDir = path.join(scratch, 'own-data');
+    const server = await startTestServer({ fixture: closedFixture, dataDir, env: { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: '/' } });
+    try {
+      for (const url of [process.cwd(), `file://${process.cwd()}`, path.join(process.cwd(), '.git'), repoRoot, dataDir, path.dirname(dataDir), '/']) {
+        expectError(await importInto(server, 'closed', url), 400, 'url', 'server itself');
+        expectError(await exportFrom(server, 'closed', url), 400, 'url', 'server itself');
+      }
+      expect(listGitOperations(server.running.ctx.db, 'closed')).toEqual([]);
+      // Any other repository under the root is used.
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'git-root-'));
+      try {
+        await git.init({ fs, dir: outside, bare: true, defaultBranch: 'main' });
+        expect((await exportFrom(server, 'closed', outside)).response.status).toBe(204);
+        await server.running.ctx.jobs.idle();
+        expect(listGitOperations(server.running.ctx.db, 'closed')).toMatchObject([{ status: 'done' }]);
+        expect(await commitsOf(outside, 'refs/heads/main')).toHaveLength(1);
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('are checked again when the operation runs: a link moved outside the root meanwhile fails the operation', async () => {
+    const root = path.join(scratch, 'moving-root');
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'git-moved-'));
+    fs.mkdirSync(root);
+    try {
+      const inside = await handwrittenRepository('moving-root/inside', { 'README.md': '# Inside\n' });
+      const secret = path.join(outside, 'secret');
+      await git.init({ fs, dir: secret, defaultBranch: 'main' });
+      fs.writeFileSync(path.join(secret, 'README.md'), '# Secret\n\nNot for the pages API.\n');
+      await git.add({ fs, dir: secret, filepath: 'README.md' });
+      await git.commit({ fs, dir: secret, message: 'Secret', author: { name: 'Owner', email: 'owner@acme.test' } });
+      const link = path.join(root, 'repository');
+      fs.symlinkSync(inside, link);
+
+      const server = await startTestServer({
+        fixture: closedFixture,
+        dataDir: path.join(scratch, 'moving-data'),
+        env: { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: root },
+      });
+      try {
+        await server.running.ctx.jobs.stop(); // requests are taken, nothing runs until the restart
+        expect((await importInto(server, 'closed', link)).response.status).toBe(204);
+        fs.unlinkSync(link);
+        fs.symlinkSync(secret, link);
+        await server.restart();
+        await server.running.ctx.jobs.idle();
+        const [operation] = listGitOperations(server.running.ctx.db, 'closed');
+        expect(operation).toMatchObject({ status: 'failed', error: expect.stringContaining('LOCAL_GIT_ROOT') });
+        const pages = ok(await server.as('admin').GET('/v1/spaces/{spaceId}/content/pages', { params: { path: { spaceId: 'closed' } } }));
+        expect(JSON.stringify(pages)).not.toContain('Secret');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
     }
   });
 });

@@ -8,6 +8,7 @@ import {
   finishGitOperation,
   type GitOperation,
   getGitOperation,
+  localRepositoryRefusal,
   markGitOperationRunning,
   projectDirectory,
   recordGitSync,
@@ -76,6 +77,9 @@ const logFields = ({ row, request }: GitOperation) => ({
 
 function repositoryAccess(ctx: AppContext, operation: GitOperation): RepositoryAccess {
   const { location, credentials, request, row } = operation;
+  // Checked again when the operation runs: the configuration or the folder (a symbolic link) may have changed.
+  const refusal = location.kind === 'local' ? localRepositoryRefusal(ctx.config, location.path) : undefined;
+  if (refusal) throw new GitSyncError(refusal);
   const cached = request.repoCacheID && location.kind === 'http' && ctx.config.dataDir !== ':memory:';
   return {
     location,

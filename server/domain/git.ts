@@ -2,6 +2,7 @@
 // credentials of its URL (kept encrypted only while an operation waits or runs, never shown), the operations
 // clients start and their outcome, and the Git info the API shows (`spaces.git_sync`).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { persistentSecret } from '../context.ts';
@@ -52,6 +53,55 @@ export function parseGitUrl(raw: string): { location: GitLocation; display: stri
   url.password = '';
   url.hash = '';
   return { location: { kind: 'http', url: url.href }, display: url.href, ...(credentials ? { credentials } : {}) };
+}
+
+/** The folder the server is installed in: the nearest one above this module holding a package.json. */
+function installFolder(): string {
+  let folder = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(folder, 'package.json')) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  return folder;
+}
+const INSTALL_FOLDER = installFolder();
+
+/** The real path of `file` (symbolic links resolved); for a path that does not exist (yet), of its nearest parent. */
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync.native(file);
+  } catch {
+    const parent = path.dirname(file);
+    return parent === file ? file : path.join(realPath(parent), path.basename(file));
+  }
+}
+
+/** Whether `inner` is `outer` or inside it (both absolute and real). */
+function within(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+/**
+ * Why the local repository at `folder` may not be used, or undefined when it may: local Git must be on, and the
+ * folder (symbolic links resolved, its `.git` too) inside LOCAL_GIT_ROOT, and apart from the server's own folders
+ * (its working directory, DATA_DIR and its installation), neither inside one nor holding one.
+ */
+export function localRepositoryRefusal(
+  config: { allowLocalGit: boolean; localGitRoot?: string; dataDir: string },
+  folder: string,
+): string | undefined {
+  if (!config.allowLocalGit) {
+    return 'repositories on the server’s disk are turned off here (ALLOW_LOCAL_GIT=false); use an http(s) URL';
+  }
+  if (!config.localGitRoot) return 'repositories on the server’s disk need LOCAL_GIT_ROOT, which is not set';
+  const root = realPath(config.localGitRoot);
+  const own = [process.cwd(), INSTALL_FOLDER, ...(config.dataDir === ':memory:' ? [] : [config.dataDir])].map(realPath);
+  const dotGit = path.join(folder, '.git');
+  for (const real of [realPath(folder), ...(fs.existsSync(dotGit) ? [realPath(dotGit)] : [])]) {
+    if (!within(real, root)) return 'the repository is outside the folder this server keeps local repositories in (LOCAL_GIT_ROOT)';
+    if (own.some((mine) => within(real, mine) || within(mine, real))) {
+      return 'the repository overlaps a folder of the server itself (its working directory, data or installation), which is never used';
+    }
+  }
+  return undefined;
 }
 
 /** `repoProjectDirectory` as a relative folder without `.` or `..` segments; '' for the root. */

@@ -8,6 +8,7 @@ import {
   type GitOperationKind,
   type GitRequest,
   insertGitOperation,
+  localRepositoryRefusal,
   parseGitUrl,
   presentGitInfo,
   projectDirectory,
@@ -26,9 +27,8 @@ export function gitHandlers(ctx: AppContext): HandlerGroup<Operations> {
     const access = spaceAccess(ctx, caller, spaceId);
     requireSpace(access, 'triggerGitSync');
     const { display, location } = parseGitUrl(body.url);
-    if (location.kind === 'local' && !ctx.config.allowLocalGit) {
-      throw badRequest('url: repositories on the server’s disk are turned off here (ALLOW_LOCAL_GIT=false); use an http(s) URL');
-    }
+    const refusal = location.kind === 'local' ? localRepositoryRefusal(ctx.config, location.path) : undefined;
+    if (refusal) throw badRequest(`url: ${refusal}`);
     projectDirectory(body.repoProjectDirectory);
     checkUrlPrefix(body.repoCommitURL, 'repoCommitURL');
     checkUrlPrefix(body.repoTreeURL, 'repoTreeURL');
