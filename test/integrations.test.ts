@@ -234,13 +234,17 @@ describe('POST /v1/integrations/{integrationName} (publish)', () => {
 });
 
 describe('GET /v1/integrations/{integrationName}', () => {
-  test('shows public and unlisted integrations to anyone with a token, private ones to members of the owner', async () => {
+  test('shows public and unlisted integrations to anyone with a token, private ones to members of the owner with listIntegrations', async () => {
     ok(await publish('admin', 'acme-private', { visibility: 'private', title: 'Acme private' }));
     ok(await publish('admin', 'acme-unlisted', { visibility: 'unlisted', title: 'Acme unlisted' }));
     expect(ok(await get('outsider', 'status-board')).permissions.admin).toBe(false);
     expect(ok(await get('outsider', 'acme-unlisted')).name).toBe('acme-unlisted');
-    expect(ok(await get('guest', 'acme-private')).permissions.admin).toBe(false);
+    expect(ok(await get('reader', 'acme-private')).permissions.admin).toBe(false);
     expectError(await get('outsider', 'acme-private'), 404);
+    // A guest's organization shows listIntegrations false: its private integrations stay hidden from them.
+    expect(ok(await as('guest').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } })).permissions.listIntegrations).toBe(false);
+    expectError(await get('guest', 'acme-private'), 404);
+    expect(ok(await get('guest', 'acme-unlisted')).name).toBe('acme-unlisted');
   });
 
   test('answers 404 for an unknown name and 401 without a token; reading needs no role', async () => {
@@ -260,6 +264,7 @@ describe('GET /v1/integrations', () => {
   test('lists public integrations and the private ones of the caller’s organizations, never unlisted ones', async () => {
     expect(await names('reader')).toEqual(['acme-private', 'globex-by-hostname', 'globex-minimal', 'status-board']);
     expect(await names('outsider')).toEqual(['globex-by-hostname', 'globex-minimal', 'status-board']);
+    expect(await names('guest')).toEqual(['globex-by-hostname', 'globex-minimal', 'status-board']);
   });
 
   test('filters by search, category, scope, owner, target, blocks, content sources and block domain', async () => {

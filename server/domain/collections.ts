@@ -4,6 +4,7 @@ import { atLeast, higher, type Membership, membershipOf, type Role } from '../au
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
+import { organizationPermissions } from './organizations.ts';
 import type { Db } from '../store/db.ts';
 
 export type CollectionRow = {
@@ -44,6 +45,23 @@ export function contentRole(membership: Membership | undefined, defaultLevel: Ro
   if (!membership || membership.role === null) return null;
   if (membership.role === 'admin') return 'admin';
   return higher(membership.role, defaultLevel);
+}
+
+/**
+ * Creating content in `parent` (a collection; the organization's top level when null), or moving content there,
+ * needs the collection's `create` permission, or the organization's `createContent` at the top level: 403 otherwise.
+ */
+export function requireCreateIn(db: Db, membership: Membership | undefined, parent: CollectionRow | null): void {
+  const allowed = parent
+    ? collectionPermissions(collectionRole(db, membership, parent)).create
+    : organizationPermissions(membership).createContent;
+  if (!allowed) {
+    throw forbidden(
+      parent
+        ? `parent: creating or moving content into collection ${parent.id} needs its create permission`
+        : 'parent: creating or moving content at the top level needs the createContent permission on the organization',
+    );
+  }
 }
 
 export function collectionPermissions(role: Role | null): CollectionPermissions {

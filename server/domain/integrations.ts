@@ -88,11 +88,16 @@ export interface IntegrationAccess {
   permissions: IntegrationPermissions;
 }
 
-/** The integration, when the caller may see it: public and unlisted ones are seen by anyone, private ones by members of the owner; otherwise 404. */
+/**
+ * The integration, when the caller may see it: public and unlisted ones are seen by anyone, private ones by the
+ * members of the owner who have its `listIntegrations` permission (not its guests); otherwise 404.
+ */
 export function integrationAccess(ctx: AppContext, caller: Caller, name: string): IntegrationAccess {
   const integration = getIntegrationRow(ctx.db, name);
   const membership = integration && membershipOf(ctx.db, caller.user.id, integration.organization_id);
-  if (!integration || (integration.visibility === 'private' && !membership)) throw notFound(`integration ${name}`);
+  if (!integration || (integration.visibility === 'private' && !organizationPermissions(membership).listIntegrations)) {
+    throw notFound(`integration ${name}`);
+  }
   return { integration, membership, permissions: integrationPermissions(membership) };
 }
 

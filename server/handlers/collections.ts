@@ -1,7 +1,7 @@
 // Collections of spaces: nested collections, their default levels, placement among siblings, and transfer of a
 // whole collection tree to another organization.
 import type { Caller } from '../auth/caller.ts';
-import { type Membership, membershipOf } from '../auth/roles.ts';
+import { membershipOf } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { removeSpaceFromIndex } from '../content/search.ts';
 import {
@@ -13,16 +13,12 @@ import {
   presentCollection,
   presentCollectionFor,
   requireCollection,
+  requireCreateIn,
   subtreeIds,
 } from '../domain/collections.ts';
 import { newId } from '../domain/ids.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
-import {
-  getOrganizationRow,
-  organizationAccess,
-  organizationPermissions,
-  requireOrganization,
-} from '../domain/organizations.ts';
+import { getOrganizationRow, organizationAccess, organizationPermissions } from '../domain/organizations.ts';
 import { presentSpace, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
 import { ApiError, badRequest, conflict, forbidden } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
@@ -91,20 +87,6 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
     });
   };
 
-  /** Moving into `parent` (a collection, or the top level when null) needs the right to create content there. */
-  const requireDestination = (membership: Membership, parent: CollectionRow | null) => {
-    const allowed = parent
-      ? collectionPermissions(collectionRole(db, membership, parent)).create
-      : organizationPermissions(membership).createContent;
-    if (!allowed) {
-      throw forbidden(
-        parent
-          ? `parent: moving into collection ${parent.id} needs its create permission`
-          : 'parent: moving to the top level needs the createContent permission on the organization',
-      );
-    }
-  };
-
   return {
     listCollections({ params, query, caller }) {
       const access = organizationAccess(ctx, caller, params.organizationId);
@@ -127,8 +109,9 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     createCollection({ params, body, caller }) {
       const access = organizationAccess(ctx, caller, params.organizationId);
-      requireOrganization(access, 'createContent');
-      const parentId = body.parent === undefined ? null : parentIn(params.organizationId, body.parent).id;
+      const parent = body.parent === undefined ? null : parentIn(params.organizationId, body.parent);
+      requireCreateIn(db, access.membership, parent);
+      const parentId = parent?.id ?? null;
       const id = newId();
       db.prepare(
         `INSERT INTO collections (id, organization_id, parent_id, title, position, created_at)
@@ -220,7 +203,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
         if (parent && subtreeIds(db, collection.id).includes(parent.id)) {
           throw badRequest(`parent: a collection cannot move into itself or into a collection nested in it`);
         }
-        requireDestination(access.membership, parent);
+        requireCreateIn(db, access.membership, parent);
       }
       const position = positionAmong(db, collection.organization_id, parentId, collection.id, body.position);
       if (parentId === collection.parent_id && staysInPlace(db, collection, position)) {

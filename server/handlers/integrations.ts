@@ -100,14 +100,18 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
   return {
     listIntegrations({ query, caller }) {
+      // Private integrations of the organizations where the caller has listIntegrations (guests do not).
+      const listing = callerMemberships(db, caller)
+        .filter((membership) => organizationPermissions(membership).listIntegrations)
+        .map((membership) => membership.organizationId);
       const rows = (
         db
           .prepare(
             `SELECT * FROM integrations WHERE visibility = 'public'
-             OR (visibility = 'private' AND organization_id IN (SELECT organization_id FROM members WHERE user_id = ? AND disabled = 0))
+             OR (visibility = 'private' AND organization_id IN (SELECT value FROM json_each(?)))
              ORDER BY name`,
           )
-          .all(caller.user.id) as IntegrationRow[]
+          .all(JSON.stringify(listing)) as IntegrationRow[]
       ).filter((row) => matchesFilters(row, query));
       const page = pageSorted(listId('listIntegrations', caller.user.id, filtersOf(query)), query, rows, (row) => [row.name]);
       return { status: 200, body: { ...page, items: page.items.map((row) => presentIntegration(ctx, row, caller)) } };

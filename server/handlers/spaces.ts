@@ -3,7 +3,7 @@ import { newId, newSecret } from '../domain/ids.ts';
 import { type AppContext } from '../context.ts';
 import { emptyContent } from '../content/model.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
-import { getCollectionRow } from '../domain/collections.ts';
+import { getCollectionRow, requireCreateIn } from '../domain/collections.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
 import type { Caller } from '../auth/caller.ts';
@@ -71,12 +71,14 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
 
   /** The collection `parent` must be a collection of the organization. */
+  /** The collection `parent` of the organization (null for the top level); 400 naming `field` otherwise. */
   const checkParent = (organizationId: string, parent: string | null | undefined, field: string) => {
-    if (!parent) return;
+    if (!parent) return null;
     const collection = getCollectionRow(db, parent);
     if (!collection || collection.organization_id !== organizationId) {
       throw badRequest(`${field}: no collection ${parent} in this organization`);
     }
+    return collection;
   };
 
   /** The space as it is now, with the caller's permissions (read after the change, possibly in a new organization). */
@@ -101,8 +103,7 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     createSpace({ params, body, caller }) {
       const access = organizationAccess(ctx, caller, params.organizationId);
-      requireOrganization(access, 'createContent');
-      checkParent(params.organizationId, body?.parent, 'parent');
+      requireCreateIn(db, access.membership, checkParent(params.organizationId, body?.parent, 'parent'));
       const row = insertSpace(ctx, { ...(body ?? {}), organizationId: params.organizationId });
       const space = present(row.id, caller);
       return { status: 201, body: space, headers: { location: space.urls.location } };
@@ -185,7 +186,8 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
       requireSpace(access, 'admin');
       const space = access.space;
       const parent = body.parent === undefined ? space.parent_id : body.parent;
-      checkParent(space.organization_id, parent, 'parent');
+      const destination = checkParent(space.organization_id, parent, 'parent');
+      if (parent !== space.parent_id) requireCreateIn(db, access.membership, destination);
       const position = positionAmong(db, space.organization_id, parent, space.id, body.position);
       if (parent === space.parent_id && staysInPlace(db, space, position)) {
         throw conflict('the move changes nothing: the space is already there');
