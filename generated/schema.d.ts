@@ -1121,7 +1121,7 @@ export interface paths {
         /** @description List the comments of a change request. */
         get: operations["listChangeRequestComments"];
         put?: never;
-        /** @description Post a comment on a page of a change request. */
+        /** @description Post a comment on a change request, or on a page of it. */
         post: operations["createChangeRequestComment"];
         delete?: never;
         options?: never;
@@ -1399,7 +1399,7 @@ export interface paths {
         /** @description List the comments of a space. */
         get: operations["listSpaceComments"];
         put?: never;
-        /** @description Post a comment on a page of a space. */
+        /** @description Post a comment on a space, or on a page of it. */
         post: operations["createSpaceComment"];
         delete?: never;
         options?: never;
@@ -2281,7 +2281,7 @@ export interface components {
             changeRequest?: string;
             /** @description Id of the review, for a comment made during a review. */
             review?: string;
-            /** @description The page. */
+            /** @description The page; absent for a comment on the space or change request as a whole. */
             page?: components["schemas"]["CommentTargetPage"];
             /** @description Id of the space. */
             space: string;
@@ -2405,11 +2405,11 @@ export interface components {
             /** @description Content of the reply. */
             body: components["schemas"]["CommentBodyInput"];
         };
-        /** @description A new comment. */
+        /** @description A new comment: on the space or change request as a whole, or on a page of it (and a node of that page). */
         CreateCommentRequest: {
-            /** @description Id of the page to comment on; it must exist in the revision. */
-            page: string;
-            /** @description Id (key) of the node of the page to comment on; it must exist in the page. */
+            /** @description Id of the page to comment on; it must exist in the revision. Without it, the comment is on the space or change request as a whole. */
+            page?: string;
+            /** @description Id (key) of the node of the page to comment on; it must exist in the page, and needs `page`. */
             node?: string;
             /** @description Content of the comment. */
             body: components["schemas"]["CommentBodyInput"];
@@ -12397,7 +12397,7 @@ export interface operations {
                 status?: components["schemas"]["CommentStatusFilter"];
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
                 format?: components["parameters"]["OutputFormatParameter"];
-                /** @description Only comments on this page (page id). */
+                /** @description Only comments on this page (page id); comments without a page never match. */
                 targetPage?: string;
                 /** @description Only comments posted by these users (user ids). */
                 authors?: string[];
@@ -13981,7 +13981,7 @@ export interface operations {
                 status?: components["schemas"]["CommentStatusFilter"];
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
                 format?: components["parameters"]["OutputFormatParameter"];
-                /** @description Only comments on this page (page id). */
+                /** @description Only comments on this page (page id); comments without a page never match. */
                 targetPage?: string;
                 /** @description Only comments posted by these users (user ids). */
                 authors?: string[];

@@ -239,12 +239,32 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
         FIRST_PARAGRAPH,
       );
       expectError(await base.create('commenter', { page: base.page('guide'), body: { markdown: '' } }), 400, 'markdown');
-      expectError(await base.create('commenter', { body: { markdown: 'x' } } as CreateBody), 400, 'page');
+      expectError(await base.create('commenter', { node: FIRST_PARAGRAPH, body: { markdown: 'x' } }), 400, 'node', 'page');
+      expectError(await base.create('commenter', {} as CreateBody), 400, 'body');
       expect(ok(await base.list('admin')).count).toBe(before);
+    });
+
+    test('without a page, a comment is on the space or the change request as a whole', async () => {
+      const comment = ok(await base.create('commenter', { body: { markdown: 'About all of it.' } }), 201);
+      expect(comment.target).toEqual({
+        space: base.spaceId,
+        revision: expect.any(String),
+        ...(base.changeRequestId() ? { changeRequest: base.changeRequestId() } : {}),
+      });
+      expect(ok(await base.get('commenter', comment.id))).toEqual(comment);
+      expect(idsOf(ok(await base.list('reader', { limit: 1000 })))).toContain(comment.id);
+      // A page filter matches comments on that page only.
+      for (const name of ['guide', 'faq', 'scratch'] as const) {
+        expect(idsOf(ok(await base.list('reader', { targetPage: base.page(name), limit: 1000 })))).not.toContain(comment.id);
+      }
+      const withCell = ok(await base.create('commenter', { body: { markdown: 'A cell.' }, tableCell: { record: 'r', definition: 'd' } }), 201);
+      expect(withCell.target).toMatchObject({ space: base.spaceId, tableCell: { record: 'r', definition: 'd' } });
+      expect(withCell.target.page).toBeUndefined();
     });
 
     test('needs the comment permission: a reader gets 403', async () => {
       expectError(await base.create('reader', { page: base.page('guide'), body: { markdown: 'x' } }), 403, 'comment');
+      expectError(await base.create('reader', { body: { markdown: 'x' } }), 403, 'comment');
     });
 
     test('answers 404 for an unknown parent, to another organization and to a guest who cannot see the space', async () => {
@@ -268,6 +288,35 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       expect(await base.openCount()).toBe(before + 1);
       ok(await base.remove('commenter', comment.id), 204);
       expect(await base.openCount()).toBe(before);
+    });
+  });
+
+  describe("the platform's official client", () => {
+    // Its comment flow, as it sends it: a post with only a body, then reads with format=markdown, a reply, and
+    // the rest of the lifecycle.
+    test('post with only a body, get (format=markdown), list, reply, replies, resolve, unresolve, commenters, delete', async () => {
+      const posted = ok(await base.create('editor', { body: { markdown: 'Looks good overall.' } }), 201);
+      expect(posted).toMatchObject({ object: 'comment', status: 'open', replies: 0, postedBy: { id: 'editor' } });
+      const read = ok(await base.get('reviewer', posted.id, { format: 'markdown' }));
+      expect(read).toMatchObject({ id: posted.id, body: { markdown: 'Looks good overall.' }, target: { space: base.spaceId } });
+      expect(read.body.document).toBeUndefined();
+      expect(read.target.page).toBeUndefined();
+      expect(idsOf(ok(await base.list('reviewer', { format: 'markdown', limit: 1000 })))).toContain(posted.id);
+      const reply = ok(await base.createReply('reviewer', posted.id, 'Agreed.'), 201);
+      expect(reply).toMatchObject({ object: 'comment-reply', body: { markdown: 'Agreed.' }, postedBy: { id: 'reviewer' } });
+      const replies = ok(await base.listReplies('editor', posted.id, { format: 'markdown' }));
+      expect(replies).toMatchObject({ count: 1, items: [{ id: reply.id, body: { markdown: 'Agreed.' } }] });
+      expect(ok(await base.get('editor', posted.id)).replies).toBe(1);
+      const resolved = ok(await base.update('reviewer', posted.id, { resolved: true }));
+      expect(resolved).toMatchObject({ status: 'resolved', resolvedBy: { id: 'reviewer' }, resolvedAt: expect.any(String) });
+      const reopened = ok(await base.update('editor', posted.id, { resolved: false }));
+      expect(reopened.status).toBe('open');
+      expect(reopened.resolvedAt).toBeUndefined();
+      const commenters = ok(await base.commenters('editor', { limit: 1000 })).items.map((member) => member.user.id);
+      expect(commenters).toEqual(expect.arrayContaining(['editor', 'reviewer']));
+      ok(await base.remove('editor', posted.id), 204);
+      expectError(await base.get('editor', posted.id), 404);
+      expectError(await base.listReplies('editor', posted.id), 404);
     });
   });
 

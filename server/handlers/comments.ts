@@ -1,6 +1,6 @@
-// Comments on the content of a space or of a change request: posting on a page (and a block of it), listing,
-// editing, resolving, reactions, replies, and the members who commented. The operations are the same under both
-// bases; only the scope differs (see domain/comments.ts).
+// Comments on the content of a space or of a change request: posting on it as a whole or on a page (and a block
+// of it), listing, editing, resolving, reactions, replies, and the members who commented. The operations are the
+// same under both bases; only the scope differs (see domain/comments.ts).
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
 import { findPage } from '../content/model.ts';
@@ -178,11 +178,16 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
 
     create(scope: CommentScope, body: Input<'CreateCommentRequest'>, caller: Caller) {
       requireSpace(scope.access, 'comment');
-      const content = getRevision(db, scope.revisionId)?.content;
-      const found = content && findPage(content, body.page);
-      if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
+      // Without a page, the comment is on the space (or the change request) as a whole.
+      let found: ReturnType<typeof findPage>;
+      if (body.page !== undefined) {
+        const content = getRevision(db, scope.revisionId)?.content;
+        found = content && findPage(content, body.page);
+        if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
+      }
       let preview: string | undefined;
       if (body.node !== undefined) {
+        if (!found) throw badRequest('body.node: a node is a block of a page; give the page too (body.page)');
         preview = nodePreview(found.page, body.node);
         if (preview === undefined) throw badRequest(`body.node: no block ${body.node} in page ${body.page}`);
       }
@@ -190,12 +195,12 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
         space_id: scope.access.space.id,
         change_request_id: scope.changeRequest?.id ?? null,
         revision_id: scope.revisionId,
-        page_id: found.page.id,
+        page_id: found?.page.id ?? null,
         node_id: body.node ?? null,
         table_cell: body.tableCell ? JSON.stringify(body.tableCell) : null,
         posted_by: caller.user.id,
         body: body.body.markdown,
-        page_digest: pageDigest(found.page),
+        page_digest: found ? pageDigest(found.page) : null,
         node_preview: preview ?? null,
       });
       const comment = presenter(scope, caller).comment(row);
