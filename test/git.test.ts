@@ -955,6 +955,10 @@ describe('repositories on the server’s disk', () => {
         expectError(await importInto(ctx.server, 'checks', url), 400, 'url', 'LOCAL_GIT_ROOT');
         expectError(await exportFrom(ctx.server, 'checks', url), 400, 'url', 'LOCAL_GIT_ROOT');
       }
+      // Odd spellings are a 400 too, never a 5xx.
+      for (const url of [`file://${scratch}/%2F..%2Fetc`, `file://${scratch}/a%00b`, `${scratch}/a\u0000b`, `${scratch}/../../etc`, 'file:///']) {
+        expectError(await importInto(ctx.server, 'checks', url), 400, 'url');
+      }
       expect(operationsOf('checks')).toHaveLength(before);
       expect(fs.readdirSync(path.join(elsewhere, 'refs', 'heads'))).toEqual([]); // nothing was exported there
     } finally {

@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readConfig } from '../server/config.ts';
 import { listGitOperations } from '../server/domain/git.ts';
 import {
   isGlobalUnicast,
@@ -209,6 +210,10 @@ describe('which addresses are refused', () => {
     for (const bad of ['10.0.0.0/33', 'fd00::/129', 'example.com', '10.0.0.1/8/8', '10.0.0.0/x']) {
       expect(() => parseAddressRange(bad)).toThrow(/not an IP address or a CIDR range/);
     }
+    // ALLOW_PRIVATE_ADDRESSES: none by default; a list separated by commas; a bad entry stops the start.
+    expect(readConfig({}).allowedAddresses).toEqual([]);
+    expect(readConfig({ ALLOW_PRIVATE_ADDRESSES: '10.0.5.20, fd00:1::/64,' }).allowedAddresses).toEqual(['10.0.5.20', 'fd00:1::/64']);
+    expect(() => readConfig({ ALLOW_PRIVATE_ADDRESSES: '10.0.0.0/8, intranet' })).toThrow(/ALLOW_PRIVATE_ADDRESSES.*"intranet"/);
   });
 });
 

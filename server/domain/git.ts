@@ -30,6 +30,7 @@ export type GitOperationKind = 'import' | 'export';
  */
 export function parseGitUrl(raw: string): { location: GitLocation; display: string; credentials?: GitCredentials } {
   const value = raw.trim();
+  if (value.includes('\0')) throw badRequest('url: must not contain a NUL character');
   if (value.startsWith('/')) return { location: { kind: 'local', path: path.resolve(value) }, display: value };
   let url: URL;
   try {
@@ -39,7 +40,14 @@ export function parseGitUrl(raw: string): { location: GitLocation; display: stri
   }
   if (url.protocol === 'file:') {
     if (url.host !== '' && url.host !== 'localhost') throw badRequest('url: a file:// URL must name a local path');
-    return { location: { kind: 'local', path: fileURLToPath(url) }, display: `file://${url.pathname}` };
+    let local: string;
+    try {
+      local = fileURLToPath(url);
+    } catch (error) {
+      throw badRequest(`url: not a local path: ${(error as Error).message}`);
+    }
+    if (local.includes('\0')) throw badRequest('url: must not contain a NUL character');
+    return { location: { kind: 'local', path: local }, display: `file://${url.pathname}` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw badRequest(`url: the ${url.protocol.replace(/:$/, '')} protocol is not supported; use http(s) or file://`);
