@@ -567,7 +567,7 @@ export interface paths {
         /** @description List the SAML providers of an organization. */
         get: operations["listSamlProviders"];
         put?: never;
-        /** @description Create a SAML provider. */
+        /** @description Create a SAML provider. An organization has at most 50: one more is a 400 naming `label`. */
         post: operations["createSamlProvider"];
         delete?: never;
         options?: never;
@@ -710,7 +710,7 @@ export interface paths {
         /** @description List the section groups of a site. */
         get: operations["listSiteSectionGroups"];
         put?: never;
-        /** @description Create a section group in a site. */
+        /** @description Create a section group in a site. A site holds at most 100 section groups: one more is a 400 naming `title`. */
         post: operations["createSiteSectionGroup"];
         delete?: never;
         options?: never;
@@ -797,7 +797,7 @@ export interface paths {
         /** @description List the sections of a site, in order. */
         get: operations["listSiteSections"];
         put?: never;
-        /** @description Create a section in a site, with a space as its first site space. */
+        /** @description Create a section in a site, with a space as its first site space. A site holds at most 100 sections and 500 site spaces: one more is a 400 naming `spaceId`. */
         post: operations["createSiteSection"];
         delete?: never;
         options?: never;
@@ -853,7 +853,7 @@ export interface paths {
         /** @description List the site spaces of a site. */
         get: operations["listSiteSpaces"];
         put?: never;
-        /** @description Attach a space to a site: in the section given, else in the default section, else at the root level if the site has no sections. */
+        /** @description Attach a space to a site: in the section given, else in the default section, else at the root level if the site has no sections. A site holds at most 500 site spaces: one more is a 400 naming `spaceId`. */
         post: operations["createSiteSpace"];
         delete?: never;
         options?: never;
@@ -1138,7 +1138,7 @@ export interface paths {
         };
         /** @description Get a comment of a change request. */
         get: operations["getChangeRequestComment"];
-        /** @description Update a comment of a change request: its content, its state (`resolved`) or the caller's reactions. */
+        /** @description Update a comment of a change request: its content, its state (`resolved`) or the caller's reactions. A comment holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
         put: operations["updateChangeRequestComment"];
         post?: never;
         /** @description Delete a comment of a change request. Answers 204 also when the comment did not exist. */
@@ -1175,7 +1175,7 @@ export interface paths {
         };
         /** @description Get a reply to a comment of a change request. */
         get: operations["getChangeRequestCommentReply"];
-        /** @description Update a reply to a comment of a change request: its content, the caller's reactions, or the state of the comment (`resolved`). */
+        /** @description Update a reply to a comment of a change request: its content, the caller's reactions, or the state of the comment (`resolved`). A reply holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
         put: operations["updateChangeRequestCommentReply"];
         post?: never;
         /** @description Delete a reply to a comment of a change request. Answers 204 also when the reply did not exist. */
@@ -1262,7 +1262,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Import content from a website into a change request: creates a new revision of the change request. */
+        /** @description Import content from a website into a change request: creates a new revision of the change request. Its content holds at most 5000 pages and 5000 files: an import that would pass them is a 400 naming `url`. */
         post: operations["importChangeRequestContent"];
         delete?: never;
         options?: never;
@@ -1416,7 +1416,7 @@ export interface paths {
         };
         /** @description Get a comment of a space. */
         get: operations["getSpaceComment"];
-        /** @description Update a comment of a space: its content, its state (`resolved`) or the caller's reactions. */
+        /** @description Update a comment of a space: its content, its state (`resolved`) or the caller's reactions. A comment holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
         put: operations["updateSpaceComment"];
         post?: never;
         /** @description Delete a comment of a space. Answers 204 also when the comment did not exist. */
@@ -1453,7 +1453,7 @@ export interface paths {
         };
         /** @description Get a reply to a comment of a space. */
         get: operations["getSpaceCommentReply"];
-        /** @description Update a reply to a comment of a space: its content or the caller's reactions. */
+        /** @description Update a reply to a comment of a space: its content or the caller's reactions. A reply holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
         put: operations["updateSpaceCommentReply"];
         post?: never;
         /** @description Delete a reply to a comment of a space. Answers 204 also when the reply did not exist. */
@@ -1540,7 +1540,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Import content from a website into a space: creates a new revision. A locked space refuses it. */
+        /** @description Import content from a website into a space: creates a new revision. A locked space refuses it. A space holds at most 5000 pages and 5000 files: an import that would pass them is a 400 naming `url`. */
         post: operations["importSpaceContent"];
         delete?: never;
         options?: never;
@@ -1625,7 +1625,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Apply a template to a space: creates a new revision. A locked space refuses it. */
+        /** @description Apply a template to a space: creates a new revision. A locked space refuses it. A space holds at most 5000 pages: a template that would pass them is a 400 naming `id`. */
         post: operations["applySpaceTemplate"];
         delete?: never;
         options?: never;
@@ -2140,7 +2140,7 @@ export interface components {
              * @description When the body was last edited.
              */
             editedAt?: $Read<string>;
-            /** @description Reactions, one item per emoji. */
+            /** @description Reactions, one item per emoji, in the order of each emoji's first reaction; at most 20 different emojis. */
             reactions: $Read<components["schemas"]["CommentReaction"][]>;
             /**
              * Format: int32
@@ -2174,7 +2174,11 @@ export interface components {
         };
         /** @description Content of a new or edited comment or reply. */
         CommentBodyInput: {
-            /** @description The content as markdown. */
+            /**
+             * @description The content as markdown: it nests at most 32 levels of quotes and lists, and holds at most 1000 emphasis and
+             *     link delimiters (`*`, `_`, `~`, `[`, `]`) in one paragraph and 256 table cells on a line (a 400 naming the field
+             *     otherwise), so that it can always be read as a Document.
+             */
             markdown: string;
         };
         /** @description A page of comments. */
@@ -2209,7 +2213,7 @@ export interface components {
              * @description Number of users who reacted with this emoji.
              */
             count: number;
-            /** @description The users who reacted with this emoji. */
+            /** @description The first users who reacted with this emoji (at most 20), in the order they reacted; `count` counts them all. */
             users: components["schemas"]["ReactionUser"][];
         };
         /** @description A reply to a comment. */
@@ -2233,7 +2237,7 @@ export interface components {
              * @description When the body was last edited.
              */
             editedAt?: $Read<string>;
-            /** @description Reactions, one item per emoji. */
+            /** @description Reactions, one item per emoji, in the order of each emoji's first reaction; at most 20 different emojis. */
             reactions: $Read<components["schemas"]["CommentReaction"][]>;
             /** @description Content of the reply. */
             body: components["schemas"]["CommentBody"];
@@ -2450,7 +2454,7 @@ export interface components {
             /** @description Who can reach the site when it is published. */
             visibility?: components["schemas"]["SiteVisibility"];
             /** @description Spaces to attach: an array of space ids, or `"new"` to create and attach a fresh space. */
-            spaces?: string[] | "new";
+            spaces?: components["schemas"]["SpaceIdList"] | "new";
         };
         /** @description A new section group. */
         CreateSiteSectionGroupRequest: {
@@ -2459,7 +2463,7 @@ export interface components {
             /** @description Name of the icon of the group. */
             icon?: string;
             /** @description Ids of the sections the group contains, in order. */
-            sections?: string[];
+            sections?: components["schemas"]["ResourceId"][];
         };
         /** @description A new section of a site. */
         CreateSiteSectionRequest: {
@@ -2495,7 +2499,7 @@ export interface components {
             /** @description Title of the team. */
             title: string;
             /** @description Ids of the members (user ids) of the team. */
-            members?: string[];
+            members?: components["schemas"]["ResourceId"][];
         };
         /** @description A new translation. */
         CreateTranslationRequest: {
@@ -2503,7 +2507,7 @@ export interface components {
             language: components["schemas"]["Language"];
             /** @description The content to translate. */
             source?: components["schemas"]["TranslationSource"];
-            /** @description Instructions for the translator. */
+            /** @description Instructions for the translator: at most 1 MiB (1 048 576 bytes) as JSON. */
             instructions?: components["schemas"]["Document"];
         };
         /** @description The content visitors reach by default: a site of the organization. */
@@ -2545,6 +2549,8 @@ export interface components {
          * @enum {string}
          */
         EditMode: "live" | "locked";
+        /** @description An email domain, such as `example.com`. */
+        EmailDomain: string;
         /** @description Organizations that use an email domain. */
         EmailDomainOrganizations: {
             /** @description The organizations. */
@@ -2848,7 +2854,7 @@ export interface components {
             /** @description Icon of the block. */
             icon?: string;
             /** @description URL patterns the block unfurls. */
-            urlUnfurl?: string[];
+            urlUnfurl?: components["schemas"]["UrlText"][];
             /** @description Markdown form of the block. */
             markdown?: components["schemas"]["IntegrationBlockMarkdown"];
         };
@@ -2867,12 +2873,12 @@ export interface components {
             description?: string;
             /** @description Type of the property, for example `string`. */
             type: string;
-            /** @description Default value. */
+            /** @description Default value: any JSON value (request bodies nest at most 64 levels). */
             default?: unknown;
             /** @description Address that completes values of the property. */
             completion_url?: string;
             /** @description Allowed values. */
-            enum?: string[];
+            enum?: components["schemas"]["ShortText"][];
         };
         /** @description Schema of an integration configuration. */
         IntegrationConfigurationSchema: {
@@ -2881,7 +2887,7 @@ export interface components {
                 [key: string]: components["schemas"]["IntegrationConfigurationProperty"];
             };
             /** @description Names of the required properties. */
-            required?: string[];
+            required?: components["schemas"]["ShortText"][];
         };
         /** @description Configuration schemas of an integration, per installation level. */
         IntegrationConfigurations: {
@@ -3045,7 +3051,7 @@ export interface components {
             updatedAt: $Read<string>;
             /** @description Addresses of the installation. */
             urls: $Read<components["schemas"]["InstallationUrls"]>;
-            /** @description External ids of the installation. */
+            /** @description External ids of the installation. (at most 100, set by the integration). */
             externalIds: string[];
             /** @description What the installation is installed on. */
             target: $Read<components["schemas"]["InstallationTarget"]>;
@@ -3114,6 +3120,8 @@ export interface components {
          * @enum {string}
          */
         IntegrationRuntime: "v1";
+        /** @description A secret of an integration. */
+        IntegrationSecret: string;
         /** @description A site an integration is installed on. */
         IntegrationSiteItem: {
             /** @description Name of the integration. */
@@ -3126,7 +3134,7 @@ export interface components {
             configuration: {
                 [key: string]: unknown;
             };
-            /** @description External ids of the installation on the site. */
+            /** @description External ids of the installation on the site. (at most 100, set by the integration). */
             externalIds: string[];
             /** @description Addresses of the item. */
             urls: components["schemas"]["IntegrationItemUrls"];
@@ -3157,7 +3165,7 @@ export interface components {
             configuration: {
                 [key: string]: unknown;
             };
-            /** @description External ids of the installation on the space. */
+            /** @description External ids of the installation on the space. (at most 100, set by the integration). */
             externalIds: string[];
             /** @description Addresses of the item. */
             urls: components["schemas"]["IntegrationItemUrls"];
@@ -3479,7 +3487,7 @@ export interface components {
         OpenAPISpecSource: components["schemas"]["OpenAPISpecUrlSource"] | components["schemas"]["OpenAPISpecTextSource"];
         /** @description An OpenAPI specification given as text. */
         OpenAPISpecTextSource: {
-            /** @description The specification, as JSON or YAML text. */
+            /** @description The specification, as JSON or YAML text: at most 4 MiB of text (4 194 304 characters). */
             text: string;
         };
         /** @description An OpenAPI specification fetched from an address. */
@@ -3853,6 +3861,8 @@ export interface components {
              */
             yearly: number;
         };
+        /** @description A preview image of an integration, base64-encoded: at most 512 KiB of text. */
+        PreviewImage: string;
         /** @description An integration to publish: creates it, or updates it and increments its version. */
         PublishIntegrationRequest: {
             /** @description Runtime of the integration; the default runtime when absent. */
@@ -3866,15 +3876,15 @@ export interface components {
             /** @description Long-form markdown summary. */
             summary?: string;
             /** @description Preview images, base64-encoded. */
-            previewImages?: string[];
+            previewImages?: components["schemas"]["PreviewImage"][];
             /** @description Who can see and install the integration. */
             visibility?: components["schemas"]["IntegrationVisibility"];
             /** @description What the integration can be installed on; every target when absent. */
             target?: components["schemas"]["IntegrationTarget"];
             /** @description Scopes the integration needs. */
-            scopes?: string[];
+            scopes?: components["schemas"]["ShortText"][];
             /** @description Categories of the integration. */
-            categories?: string[];
+            categories?: components["schemas"]["ShortText"][];
             /** @description Blocks the integration provides. */
             blocks?: components["schemas"]["IntegrationBlock"][];
             /** @description Content sources the integration provides. */
@@ -3889,9 +3899,12 @@ export interface components {
             organization?: string;
             /** @description Secrets of the integration, by name. */
             secrets?: {
-                [key: string]: string;
+                [key: string]: components["schemas"]["IntegrationSecret"];
             };
-            /** @description Content security policy of the integration's scripts and block toolkit. */
+            /**
+             * @description Content security policy of the integration's scripts and block toolkit. It is sent as an HTTP header, so it holds
+             *     printable ASCII characters only (no line breaks, no control characters).
+             */
             contentSecurityPolicy?: string;
         };
         /** @description What visitors of a published site reach. */
@@ -3941,6 +3954,8 @@ export interface components {
             /** @description Source of the specification. */
             source: components["schemas"]["OpenAPISpecSource"];
         };
+        /** @description An emoji such as 👍, or a short code such as `:+1:`: no white space, at most 64 characters. */
+        Reaction: string;
         /** @description A user's reaction. */
         ReactionUser: {
             /** @description The user who reacted. */
@@ -3963,6 +3978,8 @@ export interface components {
             /** @description The items of this page. */
             items: components["schemas"]["ContentReference"][];
         };
+        /** @description The id of a resource, as a client sends it. */
+        ResourceId: string;
         /** @description Content that can be reused across pages. */
         ReusableContent: {
             /** @description Unique id of the reusable content. */
@@ -4192,6 +4209,8 @@ export interface components {
          * @enum {string}
          */
         SettableChangeRequestStatus: "draft" | "open" | "archived";
+        /** @description A short text, as a client sends it: a name, a label, a type. */
+        ShortText: string;
         /** @description A published documentation site, with its sections, section groups and attached spaces. */
         Site: {
             /**
@@ -4343,7 +4362,7 @@ export interface components {
             sectionGroup?: string;
             /** @description Name of the icon of the section. */
             icon?: string;
-            /** @description The site spaces of the section, in order. */
+            /** @description The site spaces of the section, in order; a site holds at most 500 site spaces. */
             siteSpaces: $Read<components["schemas"]["SiteSpace"][]>;
             /** @description Addresses of the section. */
             urls: $Read<components["schemas"]["PublishedUrls"]>;
@@ -4359,7 +4378,7 @@ export interface components {
             id: $Read<string>;
             /** @description Title of the section group. */
             title: string;
-            /** @description The sections of the group, in order. */
+            /** @description The sections of the group, in order; a site holds at most 100 sections. */
             sections: $Read<components["schemas"]["SiteSection"][]>;
             /** @description Name of the icon of the section group. */
             icon?: string;
@@ -4610,6 +4629,8 @@ export interface components {
             /** @description What the caller may do with the space. */
             permissions: $Read<components["schemas"]["SpacePermissions"]>;
         };
+        /** @description Ids of spaces to attach to a new site. */
+        SpaceIdList: components["schemas"]["ResourceId"][];
         /** @description A page of spaces. */
         SpaceList: {
             /** @description Present when more items follow; absent on the last page. */
@@ -4714,7 +4735,7 @@ export interface components {
         };
         /** @description The SSO providers members can sign in through. Not paginated. */
         SsoLoginInfoList: {
-            /** @description The providers. */
+            /** @description The providers; an organization has at most 50 SAML providers. */
             items: components["schemas"]["SsoLoginInfo"][];
         };
         /** @description A subdomain of the service pointing at an organization. */
@@ -4983,10 +5004,13 @@ export interface components {
         UpdateChangeRequestCommentReplyRequest: {
             /** @description New content; sets `editedAt`. */
             body?: components["schemas"]["CommentBodyInput"];
-            /** @description Emojis the caller reacts with. */
-            addedReactions?: string[];
+            /**
+             * @description Emojis the caller reacts with. A comment or reply holds at most 20 different emojis: a new emoji beyond them is a
+             *     400 naming `addedReactions`, and nothing changes.
+             */
+            addedReactions?: components["schemas"]["Reaction"][];
             /** @description Emojis the caller no longer reacts with. */
-            removedReactions?: string[];
+            removedReactions?: components["schemas"]["Reaction"][];
             /** @description `true` resolves the comment the reply belongs to; `false` reopens it. */
             resolved?: boolean;
         };
@@ -5020,10 +5044,13 @@ export interface components {
         UpdateCommentReplyRequest: {
             /** @description New content; sets `editedAt`. */
             body?: components["schemas"]["CommentBodyInput"];
-            /** @description Emojis the caller reacts with. */
-            addedReactions?: string[];
+            /**
+             * @description Emojis the caller reacts with. A comment or reply holds at most 20 different emojis: a new emoji beyond them is a
+             *     400 naming `addedReactions`, and nothing changes.
+             */
+            addedReactions?: components["schemas"]["Reaction"][];
             /** @description Emojis the caller no longer reacts with. */
-            removedReactions?: string[];
+            removedReactions?: components["schemas"]["Reaction"][];
         };
         /** @description Changes to a comment; fields left out are unchanged. */
         UpdateCommentRequest: {
@@ -5031,10 +5058,13 @@ export interface components {
             resolved?: boolean;
             /** @description New content; sets `editedAt`. */
             body?: components["schemas"]["CommentBodyInput"];
-            /** @description Emojis the caller reacts with. */
-            addedReactions?: string[];
+            /**
+             * @description Emojis the caller reacts with. A comment or reply holds at most 20 different emojis: a new emoji beyond them is a
+             *     400 naming `addedReactions`, and nothing changes.
+             */
+            addedReactions?: components["schemas"]["Reaction"][];
             /** @description Emojis the caller no longer reacts with. */
-            removedReactions?: string[];
+            removedReactions?: components["schemas"]["Reaction"][];
         };
         /** @description A new role for a member. */
         UpdateMemberRequest: {
@@ -5051,7 +5081,7 @@ export interface components {
             /** @description New title. */
             title?: string;
             /** @description New email domains. */
-            emailDomains?: string[];
+            emailDomains?: components["schemas"]["EmailDomain"][];
             /** @description New default hostname of the organization's public content. */
             hostname?: string;
             /** @description Role given by default to new members, or `null` for guests. */
@@ -5155,9 +5185,11 @@ export interface components {
         };
         /** @description New instructions for a translation. */
         UpdateTranslationRequest: {
-            /** @description Instructions for the translator. */
+            /** @description Instructions for the translator: at most 1 MiB (1 048 576 bytes) as JSON. */
             instructions: components["schemas"]["Document"];
         };
+        /** @description An address or an address pattern, as a client sends it. */
+        UrlText: string;
         /** @description State of a usage add-on. */
         UsageAddon: {
             /** @description Whether the add-on is enabled. */
@@ -12400,7 +12432,7 @@ export interface operations {
                 /** @description Only comments on this page (page id); comments without a page never match. */
                 targetPage?: string;
                 /** @description Only comments posted by these users (user ids). */
-                authors?: string[];
+                authors?: components["schemas"]["ResourceId"][];
             };
             header?: never;
             path: {
@@ -13984,7 +14016,7 @@ export interface operations {
                 /** @description Only comments on this page (page id); comments without a page never match. */
                 targetPage?: string;
                 /** @description Only comments posted by these users (user ids). */
-                authors?: string[];
+                authors?: components["schemas"]["ResourceId"][];
             };
             header?: never;
             path: {
