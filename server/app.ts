@@ -8,6 +8,10 @@ import { type Caller, callerOfToken } from './auth/caller.ts';
 import type { AppContext } from './context.ts';
 import { contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
 import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
+import { safeHeaders } from './http/headers.ts';
+import { checkRequestJson } from './http/json-limits.ts';
+import { fitPage } from './http/pagination.ts';
+import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
 
 declare module 'express-serve-static-core' {
@@ -93,6 +97,11 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   });
 
   app.use(express.json({ limit: config.bodyLimit }));
+  // Depth and property names, before the validator or anything else recurses on the body.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    checkRequestJson(req.body);
+    next();
+  });
 
   app.use(
     OpenApiValidator.middleware({
@@ -126,15 +135,17 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   for (const operation of operations) {
     const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
     const isRead = operation.method === 'get';
+    const integers = integerParameters(contract, operation.path, operation.method);
     app[operation.method](expressPath(operation.path), async (req: Request, res: Response) => {
       if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
+      checkIntegerParameters(req, integers);
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
       const result = isRead ? await handler(request) : await store.write(() => handler(request));
       // Work the request queued is committed now: start it.
       if (!isRead) ctx.jobs.kick();
-      res.set(result.headers ?? {});
+      res.set(safeHeaders(result.headers ?? {}));
       if (result.body === undefined) res.status(result.status).end();
-      else res.status(result.status).json(result.body);
+      else res.status(result.status).json(fitPage(result.body));
     });
   }
   log.info(`routing ${new Set(operations.map((operation) => operation.path)).size} paths, ${operations.length} operations`);

@@ -6,6 +6,7 @@ import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../http/json-limits.ts';
 import type { Model } from '../http/types.ts';
 import { enqueue, type JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
@@ -247,6 +248,9 @@ export const EVENT_DELIVERY_JOB = 'integration-event-delivery';
 
 /** Largest answer of a tunnel read back. */
 const TUNNEL_ANSWER_MAX_BYTES = 1024 * 1024;
+/** Most external ids, and most configuration entries, a tunnel's answer can give an installation. */
+const MAX_EXTERNAL_IDS = 100;
+const MAX_CONFIGURATION_ENTRIES = 100;
 
 function addLog(ctx: AppContext, eventId: string, level: LogLevel, message: string): void {
   ctx.db
@@ -315,12 +319,25 @@ function installationUpdate(answer: unknown): { externalIds?: string[]; configur
   const update = (answer as { installation: unknown }).installation;
   if (typeof update !== 'object' || update === null || Array.isArray(update)) return 'installation must be an object';
   const { externalIds, configuration } = update as Record<string, unknown>;
-  if (externalIds !== undefined && !(Array.isArray(externalIds) && externalIds.every((id) => typeof id === 'string' && id.length > 0))) {
-    return 'installation.externalIds must be an array of non-empty strings';
+  if (
+    externalIds !== undefined &&
+    !(
+      Array.isArray(externalIds) &&
+      externalIds.length <= MAX_EXTERNAL_IDS &&
+      externalIds.every((id) => typeof id === 'string' && id.length > 0 && id.length <= MAX_JSON_KEY_LENGTH)
+    )
+  ) {
+    return `installation.externalIds must be an array of at most ${MAX_EXTERNAL_IDS} strings of 1 to ${MAX_JSON_KEY_LENGTH} characters`;
   }
   if (configuration !== undefined && (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))) {
     return 'installation.configuration must be an object';
   }
+  // The configuration is stored and shown as a request body would be: the same bounds apply.
+  if (configuration !== undefined && Object.keys(configuration).length > MAX_CONFIGURATION_ENTRIES) {
+    return `installation.configuration has more than ${MAX_CONFIGURATION_ENTRIES} entries`;
+  }
+  const shape = jsonShapeProblem(configuration, { maxDepth: MAX_JSON_DEPTH, maxKeyLength: MAX_JSON_KEY_LENGTH }, 'installation.configuration');
+  if (shape !== undefined) return shape;
   return {
     ...(externalIds !== undefined ? { externalIds: [...new Set(externalIds as string[])] } : {}),
     ...(configuration !== undefined ? { configuration: configuration as Record<string, unknown> } : {}),
@@ -415,6 +432,9 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
 
 // Rendering of blocks
 
+/** Longest JSON a render request decompresses to (the request itself is at most 8192 characters). */
+const MAX_RENDER_REQUEST_LENGTH = 256 * 1024;
+
 /**
  * The element tree of a block for `request`, the URI-safe LZ-string encoding of `{"blockId": string, "props"?:
  * object}`: `{type: 'block', blockId, props, children: [{type: 'card', title, hint?, icon?, children:
@@ -422,14 +442,19 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
  */
 export function renderBlock(integration: IntegrationRow, request: string): Record<string, unknown> {
   const invalid = (why: string) => badRequest(`request: ${why}`);
+  let text = '';
   let decoded: unknown;
   try {
-    const text = LZString.decompressFromEncodedURIComponent(request);
+    text = LZString.decompressFromEncodedURIComponent(request) ?? '';
     if (!text) throw new Error('empty');
-    decoded = JSON.parse(text);
+    if (text.length <= MAX_RENDER_REQUEST_LENGTH) decoded = JSON.parse(text);
   } catch {
     throw invalid('not JSON compressed with lz-string (compressToEncodedURIComponent)');
   }
+  if (text.length > MAX_RENDER_REQUEST_LENGTH) throw invalid(`decompresses to more than ${MAX_RENDER_REQUEST_LENGTH} characters`);
+  // The props are echoed in the answer and substituted as JSON: the same bounds as a request body.
+  const shape = jsonShapeProblem(decoded, { maxDepth: MAX_JSON_DEPTH, maxKeyLength: MAX_JSON_KEY_LENGTH }, 'request');
+  if (shape !== undefined) throw badRequest(shape);
   if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) {
     throw invalid('expected {"blockId": string, "props"?: object}');
   }

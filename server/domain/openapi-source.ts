@@ -4,8 +4,10 @@
 import { Worker } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
 import type { AppContext } from '../context.ts';
+import { jsonShapeProblem } from '../http/json-limits.ts';
 import type { Model } from '../http/types.ts';
 import { OutboundError, outboundFor } from '../net/outbound.ts';
+import { MAX_STORED_JSON_DEPTH } from '../store/db.ts';
 import { sha256 } from './ids.ts';
 
 export type ProcessErrorCode = NonNullable<Model<'OpenAPISpec'>['lastProcessErrorCode']>;
@@ -68,6 +70,9 @@ export async function parseSpecText(source: string): Promise<ParsedSpec> {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new OpenAPISourceError('PARSE_ERROR', 'the source is not a JSON or YAML object');
   }
+  // The document is cloned to the validator thread and stored as JSON, both recursive: bound its depth first.
+  const tooDeep = jsonShapeProblem(document, { maxDepth: MAX_STORED_JSON_DEPTH }, 'the document');
+  if (tooDeep !== undefined) throw new OpenAPISourceError('PARSE_ERROR', tooDeep);
   const error = await validationError(text, document);
   if (error !== undefined) throw new OpenAPISourceError('PARSE_ERROR', error);
   return {

@@ -30,6 +30,18 @@ type Operations =
   | 'deleteTranslation'
   | 'runTranslation';
 
+/** Largest translation instructions, as JSON: a translation is read whole, and listed 1000 at a time. */
+export const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
+
+/** The stored JSON of instructions; larger than MAX_INSTRUCTIONS_BYTES is a 400 naming `body.instructions`. */
+function instructionsJson(instructions: unknown): string {
+  const text = toJson(instructions, 'body.instructions');
+  if (Buffer.byteLength(text) > MAX_INSTRUCTIONS_BYTES) {
+    throw badRequest(`body.instructions: at most ${MAX_INSTRUCTIONS_BYTES} bytes as JSON`);
+  }
+  return text;
+}
+
 export function translationHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
 
@@ -95,7 +107,7 @@ export function translationHandlers(ctx: AppContext): HandlerGroup<Operations> {
         body.language,
         body.source?.space ?? null,
         body.source?.language ?? null,
-        body.instructions ? toJson(body.instructions) : null,
+        body.instructions ? instructionsJson(body.instructions) : null,
         now,
         now,
       );
@@ -113,7 +125,7 @@ export function translationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const access = translationAccess(ctx, caller, params.organizationId, params.translationId);
       requireTranslation(access.permissions, 'edit');
       db.prepare('UPDATE translations SET instructions = ?, updated_at = ? WHERE id = ?').run(
-        toJson(body.instructions),
+        instructionsJson(body.instructions),
         ctx.now(),
         params.translationId,
       );

@@ -1,7 +1,7 @@
 // Keyset pagination with opaque, tamper-evident cursors. A cursor holds the sort key of the last item sent, the
 // total count (computed once, on the first page) and the list it belongs to, signed with an HMAC: a forged,
 // truncated or foreign cursor is a 400.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { badRequest } from './errors.ts';
 
 export type Key = (string | number | null)[];
@@ -11,15 +11,44 @@ interface CursorData {
   k: Key;
   /** Total count of the list. */
   c: number;
-  /** Which list (operation and filters) the cursor belongs to. */
+  /** Which list (operation and filters) the cursor belongs to: a digest of its `listId`. */
   l: string;
 }
+
+/**
+ * A page's way to continue after its first `kept` items: the server shortens a page whose JSON would pass PAGE_BYTES
+ * (`fitPage`). A symbol-keyed property: handlers' `{...page, items}` keep it, JSON leaves it out.
+ */
+export const CONTINUE_AFTER = Symbol('continue after');
 
 export interface Page<Item> {
   items: Item[];
   count: number;
   next?: { page: string };
+  [CONTINUE_AFTER]?: (kept: number) => { page: string };
 }
+
+/** Largest JSON of the items of a page of a list, in bytes; a page always holds at least one item. */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `body` as sent: a page of a list (with CONTINUE_AFTER) whose items' JSON passes `budget` bytes keeps the items
+ * that fit (at least one), and its `next` continues after them. Anything else is returned as it is.
+ */
+export function fitPage(body: unknown, budget = PAGE_BYTES): unknown {
+  const page = body as Partial<Page<unknown>> | undefined;
+  const more = page?.[CONTINUE_AFTER];
+  if (typeof more !== 'function' || !Array.isArray(page!.items)) return body;
+  let size = 0;
+  for (let index = 0; index < page!.items.length; index++) {
+    size += Buffer.byteLength(JSON.stringify(page!.items[index]) ?? '') + 1;
+    if (size > budget && index > 0) return { ...page, items: page!.items.slice(0, index), next: more(index) };
+  }
+  return body;
+}
+
+/** A short digest: what a cursor carries of a list's identity and of in-memory keys, whatever their length. */
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 export class Cursors {
   constructor(private readonly secret: string) {}
@@ -41,7 +70,7 @@ export class Cursors {
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
     const data = JSON.parse(Buffer.from(payload, 'base64url').toString()) as CursorData;
-    if (data.l !== list) throw badRequest('page: this cursor belongs to another list or to other filters');
+    if (data.l !== digest(list)) throw badRequest('page: this cursor belongs to another list or to other filters');
     return data;
   }
 
@@ -62,25 +91,29 @@ export class Cursors {
     const rows = options.fetch(cursor?.k, limit + 1);
     const count = cursor?.c ?? options.count();
     const items = rows.slice(0, limit);
-    const page: Page<Item> = { items, count };
-    if (rows.length > limit) {
-      page.next = { page: this.encode({ k: options.key(items.at(-1)!), c: count, l: options.list }) };
-    }
+    const list = digest(options.list);
+    const after = (kept: number) => ({ page: this.encode({ k: options.key(items[kept - 1]!), c: count, l: list }) });
+    const page: Page<Item> = { items, count, [CONTINUE_AFTER]: after };
+    if (rows.length > limit) page.next = after(items.length);
     return page;
   }
 
-  /** One page of a list already computed in memory (search results), in its given order. */
+  /**
+   * One page of a list already computed in memory (search results), in its given order. The cursor holds a digest of
+   * the last item's key, so it stays short however long the key.
+   */
   pageOf<Item>(options: { list: string; page?: string; limit?: number; all: Item[]; key: (item: Item) => Key }): Page<Item> {
+    const keyOf = (item: Item): Key => [digest(JSON.stringify(options.key(item)))];
     const start = options.page ? this.decode(options.page, options.list).k : undefined;
     let from = 0;
     if (start) {
-      const at = options.all.findIndex((item) => JSON.stringify(options.key(item)) === JSON.stringify(start));
+      const at = options.all.findIndex((item) => keyOf(item)[0] === start[0]);
       from = at + 1;
     }
     return this.page({
       list: options.list,
       limit: options.limit,
-      key: options.key,
+      key: keyOf,
       count: () => options.all.length,
       fetch: (_after, n) => options.all.slice(from, from + n),
       page: undefined,

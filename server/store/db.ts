@@ -4,6 +4,8 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { badRequest } from '../http/errors.ts';
+import { jsonShapeProblem } from '../http/json-limits.ts';
 
 export type Db = Database.Database;
 
@@ -102,8 +104,24 @@ export class Store {
   }
 }
 
+/**
+ * Deepest JSON the store writes. Request bodies nest at most 64 levels (http/json-limits.ts); this leaves room for
+ * what the server wraps around them and for parsed OpenAPI documents, and stays far below the depth at which
+ * JSON.stringify, which recurses, overflows the stack.
+ */
+export const MAX_STORED_JSON_DEPTH = 256;
+
 /** JSON columns: parse what `toJson` wrote. */
 export const fromJson = <T>(text: string | null | undefined, fallback: T): T =>
   text === null || text === undefined ? fallback : (JSON.parse(text) as T);
-export const toJson = (value: unknown): string => JSON.stringify(value);
+
+/**
+ * JSON columns: the text of `value`. A value nesting deeper than MAX_STORED_JSON_DEPTH is refused with a 400 naming
+ * `field`, checked without recursion before JSON.stringify recurses.
+ */
+export function toJson(value: unknown, field = 'value'): string {
+  const problem = jsonShapeProblem(value, { maxDepth: MAX_STORED_JSON_DEPTH }, field);
+  if (problem !== undefined) throw badRequest(problem);
+  return JSON.stringify(value);
+}
 export const bool = (value: number | null | undefined): boolean => value === 1;
