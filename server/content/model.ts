@@ -1,6 +1,7 @@
 // How content is stored: a revision is an immutable snapshot of a page tree, files, reusable contents and
 // variables, kept as JSON in the `revisions` table. Every way content enters (template, import, merge, update,
 // Git import, translation) builds a new RevisionContent and stores it with createRevision.
+import { badRequest } from '../http/errors.ts';
 
 export type PageType = 'document' | 'group' | 'link' | 'computed';
 export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update' | 'computed';
@@ -88,6 +89,24 @@ export function* walkPages(
     const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
     yield { page, path, parentPath };
     yield* walkPages(page.pages, path);
+  }
+}
+
+/**
+ * Most pages (at every level) and files of a revision. A revision is read whole (`GET …/content`, `…/content/pages`),
+ * and imports and templates add to it, so each is bounded; Git imports read at most 5000 files anyway.
+ */
+export const REVISION_LIMITS = { pages: 5000, files: 5000 } as const;
+
+/** Throws a 400 naming `field` when `content` (new content about to be stored) passes REVISION_LIMITS. */
+export function requireContentRoom(content: RevisionContent, field: string): void {
+  let pages = 0;
+  for (const _ of walkPages(content.pages)) pages++;
+  if (pages > REVISION_LIMITS.pages) {
+    throw badRequest(`${field}: the content would hold ${pages} pages; a space holds at most ${REVISION_LIMITS.pages}`);
+  }
+  if (content.files.length > REVISION_LIMITS.files) {
+    throw badRequest(`${field}: the content would hold ${content.files.length} files; a space holds at most ${REVISION_LIMITS.files}`);
   }
 }
 

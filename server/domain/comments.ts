@@ -129,20 +129,41 @@ export const pageDigest = (page: StoredPage): string => sha256(JSON.stringify([p
 export const nodePreview = (page: StoredPage, node: string): string | undefined =>
   documentBlocks(page.markdown ?? '').get(node)?.text;
 
-/** The reactions to a comment or reply: one item per emoji (in order of the first reaction), users in order. */
+/** Most different emojis a comment or reply holds (the contract's `maxItems` of `reactions`). */
+export const MAX_REACTIONS = 20;
+/** Most users shown in one reaction (the contract's `maxItems` of `users`); `count` counts them all. */
+export const MAX_REACTION_USERS = 20;
+
+/**
+ * The reactions to a comment or reply: one item per emoji, in order of each emoji's first reaction, with its count
+ * and its first MAX_REACTION_USERS users in order. However many users reacted, the answer stays small.
+ */
 export function presentReactions(ctx: AppContext, commentId: string): Model<'CommentReaction'>[] {
   const rows = ctx.db
-    .prepare('SELECT * FROM comment_reactions WHERE comment_id = ? ORDER BY reacted_at, rowid')
-    .all(commentId) as { user_id: string; emoji: string; reacted_at: string }[];
+    .prepare(
+      `SELECT emoji, user_id, reacted_at, total FROM (
+         SELECT emoji, user_id, reacted_at,
+                ROW_NUMBER() OVER byEmoji AS position,
+                COUNT(*) OVER (PARTITION BY emoji) AS total,
+                FIRST_VALUE(reacted_at) OVER byEmoji AS first_at,
+                FIRST_VALUE(rowid) OVER byEmoji AS first_row
+         FROM comment_reactions WHERE comment_id = ?
+         WINDOW byEmoji AS (PARTITION BY emoji ORDER BY reacted_at, rowid)
+       ) WHERE position <= ? ORDER BY first_at, first_row, position`,
+    )
+    .all(commentId, MAX_REACTION_USERS) as { emoji: string; user_id: string; reacted_at: string; total: number }[];
   const byEmoji = new Map<string, Model<'CommentReaction'>>();
   for (const row of rows) {
-    const reaction = byEmoji.get(row.emoji) ?? { emoji: row.emoji, count: 0, users: [] };
-    reaction.count += 1;
+    const reaction = byEmoji.get(row.emoji) ?? { emoji: row.emoji, count: row.total, users: [] };
     reaction.users.push({ user: presentUserById(ctx, row.user_id), reactedAt: row.reacted_at });
     byEmoji.set(row.emoji, reaction);
   }
   return [...byEmoji.values()];
 }
+
+/** Number of different emojis of a comment or reply. */
+export const reactionEmojiCount = (ctx: AppContext, commentId: string): number =>
+  (ctx.db.prepare('SELECT COUNT(DISTINCT emoji) AS n FROM comment_reactions WHERE comment_id = ?').get(commentId) as { n: number }).n;
 
 /**
  * Presents the comments and replies of one scope for one caller. Revisions are read once per presenter: the current

@@ -315,11 +315,36 @@ export const spaceAttached = (structure: Structure, sectionId: string | null, sp
   structure.siteSpaces(sectionId).some((row) => row.space_id === spaceId && row.id !== except);
 
 /**
- * Attaches a space at the end of a section (or of the root level, for `null`), with a path made from the space's
- * title (made unique in its container). Returns the new site space's id.
+ * Most items of the structure of a site (the `maxItems` of the contract's structure arrays). The published structure
+ * holds them all in one answer, so a write that would pass a bound is a 400 naming the field that adds the item.
  */
-export function insertSiteSpace(ctx: AppContext, siteId: string, sectionId: string | null, space: SpaceRow): string {
+export const SITE_STRUCTURE_LIMITS = { sections: 100, sectionGroups: 100, siteSpaces: 500 } as const;
+
+const STRUCTURE_TABLES = { sections: 'site_sections', sectionGroups: 'site_section_groups', siteSpaces: 'site_spaces' };
+const STRUCTURE_WORDS = { sections: 'sections', sectionGroups: 'section groups', siteSpaces: 'site spaces' };
+
+/** Throws a 400 naming `field` when the site has no room for one more item of `kind`. */
+export function requireStructureRoom(ctx: AppContext, siteId: string, kind: keyof typeof SITE_STRUCTURE_LIMITS, field: string): void {
+  const { n } = ctx.db.prepare(`SELECT COUNT(*) AS n FROM ${STRUCTURE_TABLES[kind]} WHERE site_id = ?`).get(siteId) as { n: number };
+  if (n >= SITE_STRUCTURE_LIMITS[kind]) {
+    throw badRequest(`${field}: a site holds at most ${SITE_STRUCTURE_LIMITS[kind]} ${STRUCTURE_WORDS[kind]}`);
+  }
+}
+
+/**
+ * Attaches a space at the end of a section (or of the root level, for `null`), with a path made from the space's
+ * title (made unique in its container). Returns the new site space's id. A site full of site spaces is a 400 naming
+ * `field`.
+ */
+export function insertSiteSpace(
+  ctx: AppContext,
+  siteId: string,
+  sectionId: string | null,
+  space: SpaceRow,
+  field = 'spaceId',
+): string {
   const { db } = ctx;
+  requireStructureRoom(ctx, siteId, 'siteSpaces', field);
   const container = db
     .prepare('SELECT path, position FROM site_spaces WHERE site_id = ? AND section_id IS ?')
     .all(siteId, sectionId) as { path: string; position: number }[];

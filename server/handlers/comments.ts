@@ -13,9 +13,11 @@ import {
   type CommentScope,
   getCommentRow,
   getReplyRow,
+  MAX_REACTIONS,
   nodePreview,
   type OutputFormat,
   pageDigest,
+  reactionEmojiCount,
   requireComment,
   requireCommentRow,
   scopeCondition,
@@ -124,8 +126,15 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
       'INSERT OR IGNORE INTO comment_reactions (comment_id, user_id, emoji, reacted_at) VALUES (?, ?, ?, ?)',
     );
     const remove = db.prepare('DELETE FROM comment_reactions WHERE comment_id = ? AND user_id = ? AND emoji = ?');
-    for (const emoji of addedReactions) add.run(row.id, caller.user.id, emoji, ctx.now());
     for (const emoji of removedReactions) remove.run(row.id, caller.user.id, emoji);
+    for (const emoji of addedReactions) add.run(row.id, caller.user.id, emoji, ctx.now());
+    // Checked after the change, inside the request's transaction: a refusal rolls everything back.
+    const emojis = addedReactions.length > 0 ? reactionEmojiCount(ctx, row.id) : 0;
+    if (emojis > MAX_REACTIONS) {
+      throw badRequest(
+        `body.addedReactions: a ${row.parent_id ? 'reply' : 'comment'} holds at most ${MAX_REACTIONS} different reactions (this would make ${emojis})`,
+      );
+    }
   };
 
   const reacts = (body: ReactionChanges) => Boolean(body.addedReactions?.length || body.removedReactions?.length);

@@ -9,7 +9,7 @@ import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/
 import { importWebsite } from '../content/import.ts';
 import { backlinkPageIds, brokenLinkCount, groupLinks, revisionLinks } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
-import { findPage } from '../content/model.ts';
+import { findPage, requireContentRoom } from '../content/model.ts';
 import {
   type ContentScope,
   contentReference,
@@ -236,6 +236,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const target = spaceTarget(caller, params.spaceId);
       requireSpace(target.access, 'edit');
       const result = await importWebsite(ctx, target.scope.revision.content, body.url);
+      requireContentRoom(result.content, 'url');
       const now = ctx.now();
       const revision = createRevision(db, {
         spaceId: params.spaceId,
@@ -256,6 +257,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       requireSpace(target.access, 'edit');
       const now = ctx.now();
       const content = applyTemplate(target.scope.revision.content, body, { spaceTitle: target.access.space.title, now });
+      requireContentRoom(content, 'id');
       const revision = createRevision(db, {
         spaceId: params.spaceId,
         parents: [target.scope.revision.id],
@@ -306,6 +308,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
         throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
       }
       const result = await importWebsite(ctx, target.scope.revision.content, body.url);
+      requireContentRoom(result.content, 'url');
       const revision = commitChangeRequestContent(ctx, changeRequest, {
         type: 'edits',
         content: result.content,

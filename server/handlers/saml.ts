@@ -11,9 +11,12 @@ import {
   samlService,
   samlStatus,
 } from '../domain/saml.ts';
-import { notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
 import type { HandlerGroup } from '../http/types.ts';
+
+/** Most SAML providers of an organization (the SSO sign-in list, not paginated, holds the active ones). */
+export const MAX_SAML_PROVIDERS = 50;
 
 type Operations =
   | 'listSamlProviders'
@@ -68,6 +71,11 @@ export function samlHandlers(ctx: AppContext): HandlerGroup<Operations> {
     createSamlProvider({ params, body, caller }) {
       const access = adminAccess(params.organizationId, caller);
       const columns = samlColumns(ctx, params.organizationId, body);
+      const { n } = db.prepare('SELECT COUNT(*) AS n FROM saml_providers WHERE organization_id = ?').get(params.organizationId) as {
+        n: number;
+      };
+      // The SSO sign-in list shows every active provider in one answer.
+      if (n >= MAX_SAML_PROVIDERS) throw badRequest(`label: an organization has at most ${MAX_SAML_PROVIDERS} SAML providers`);
       const id = newId();
       db.prepare(
         `INSERT INTO saml_providers (id, organization_id, label, sso_url, entity_id, certificate, default_team_id,

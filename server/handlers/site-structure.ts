@@ -16,6 +16,7 @@ import {
   presentGroup,
   presentSection,
   presentSiteSpace,
+  requireStructureRoom,
   sectionPathTaken,
   shownSiteSpaces,
   siteSpacePathTaken,
@@ -124,6 +125,7 @@ export function siteStructureHandlers(ctx: AppContext): HandlerGroup<Operations>
       const { access, structure } = manage(params, caller);
       const { site } = access;
       const space = attachableSpace(ctx, access.membership, site.organization_id, body.spaceId, 'spaceId');
+      requireStructureRoom(ctx, site.id, 'sections', 'spaceId');
       const title = body.title ?? space.title.slice(0, 128).trim();
       if (title.length < 2) {
         throw badRequest(
@@ -231,6 +233,7 @@ export function siteStructureHandlers(ctx: AppContext): HandlerGroup<Operations>
 
     createSiteSectionGroup({ params, body, caller }) {
       const { access, structure } = manage(params, caller);
+      requireStructureRoom(ctx, access.site.id, 'sectionGroups', 'title');
       const sectionIds = body.sections ?? [];
       sectionIds.forEach((sectionId, index) => {
         const section = structure.section(sectionId);

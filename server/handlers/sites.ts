@@ -117,7 +117,7 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
         newSecret(16),
         ctx.now(),
       );
-      for (const space of spaces) insertSiteSpace(ctx, id, null, space);
+      for (const space of spaces) insertSiteSpace(ctx, id, null, space, 'spaces');
       const site = getSiteRow(db, id)!;
       loadStructure(ctx, site); // stores the first space as the default
       const presented = presentSite(ctx, reload(site), permissions);
