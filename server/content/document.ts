@@ -38,7 +38,71 @@ type Mark = 'bold' | 'italic' | 'strikethrough' | 'code';
 
 export const DOCUMENT_SCHEMA_VERSION = 1;
 
+/**
+ * Bounds on the structure of markdown parsed into a tree. Everything that reads markdown (Documents, links, PDFs,
+ * translation, node previews) walks the tree recursively, and the parser's work on nested containers and on long
+ * runs of emphasis and link delimiters grows with their square: 2000 nested list markers took seconds and
+ * overflowed the stack.
+ */
+export const MARKDOWN_LIMITS = {
+  /** Most nested block containers (`>`, list items, two columns of indentation each) on a line. */
+  depth: 32,
+  /** Most emphasis and link delimiters (`*`, `_`, `~`, `[`, `]`) in one run of inline content. */
+  delimiters: 1000,
+  /** Most table cell separators (`|`) on a line. */
+  cells: 256,
+} as const;
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const CONTAINER = /^[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t])/;
+const STARTS_INLINE_RUN = /^[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]|#|\|)/;
+
+/**
+ * What makes markdown too complex to parse into a tree (more nested containers, delimiters or cells than
+ * MARKDOWN_LIMITS), or undefined. Linear, line by line; the content of fenced code blocks is not counted.
+ */
+export function markdownProblem(markdown: string): string | undefined {
+  let fence: string | undefined;
+  let delimiters = 0;
+  for (const line of markdown.split('\n')) {
+    const marker = FENCE.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (marker) {
+      fence = marker;
+      delimiters = 0;
+      continue;
+    }
+    if (line.trim() === '' || STARTS_INLINE_RUN.test(line)) delimiters = 0;
+    const indent = /^[ \t]*/.exec(line)![0].replace(/\t/g, '    ').length;
+    let depth = Math.floor(indent / 2);
+    for (let rest = line, match; depth <= MARKDOWN_LIMITS.depth && (match = CONTAINER.exec(rest)); rest = rest.slice(match[0].length)) {
+      depth++;
+    }
+    if (depth > MARKDOWN_LIMITS.depth) return `nests more than ${MARKDOWN_LIMITS.depth} levels of quotes and lists`;
+    let cells = 0;
+    for (let index = 0; index < line.length; index++) {
+      const char = line.charCodeAt(index);
+      // * _ ~ [ ]
+      if (char === 42 || char === 95 || char === 126 || char === 91 || char === 93) delimiters++;
+      else if (char === 124) cells++;
+    }
+    if (delimiters > MARKDOWN_LIMITS.delimiters) {
+      return `holds more than ${MARKDOWN_LIMITS.delimiters} emphasis and link delimiters (*, _, ~, [, ]) in one paragraph`;
+    }
+    if (cells > MARKDOWN_LIMITS.cells) return `holds more than ${MARKDOWN_LIMITS.cells} table cells on one line`;
+  }
+  return undefined;
+}
+
+/**
+ * The tree of markdown (GFM). Markdown too complex to parse (`markdownProblem`), stored before these bounds or
+ * brought in by an import, is read as one code block holding its text: shown as it is, never parsed.
+ */
 export function parseMarkdown(markdown: string): Root {
+  if (markdownProblem(markdown) !== undefined) return { type: 'root', children: [{ type: 'code', value: markdown }] };
   return fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
 }
 
@@ -237,14 +301,16 @@ function sameMarks(a: Leaf, b: Leaf): boolean {
 
 /** The nodes with their keys, placed right after `object` and `type`. */
 function withKeys(blocks: Block[]): Block[] {
-  const used = new Set<string>();
+  // The next suffix of each base key: the k-th block with the same base gets `-k` without trying `-2` … `-(k-1)`
+  // again (a table of 3000 identical rows took seconds).
+  const repeats = new Map<string, number>();
   const visit = <N extends Node>(node: N, fallback: string): N => {
     let key = fallback;
     if (node.object === 'block') {
       const base = createHash('sha1').update(`${node.type}\n${nodeText(node)}`).digest('hex').slice(0, 10);
-      key = base;
-      for (let n = 2; used.has(key); n++) key = `${base}-${n}`;
-      used.add(key);
+      const seen = repeats.get(base) ?? 0;
+      key = seen === 0 ? base : `${base}-${seen + 1}`;
+      repeats.set(base, seen + 1);
     }
     if (node.object === 'text') return { object: node.object, key, leaves: node.leaves } as N;
     const { object, type, nodes, ...rest } = node;

@@ -8,12 +8,11 @@
 import path from 'node:path';
 import type { List, ListItem, Nodes, Paragraph, PhrasingContent, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
-import { gfm } from 'micromark-extension-gfm';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../domain/ids.ts';
+import { markdownProblem, parseMarkdown } from './document.ts';
 import { type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
 import { anchorOf } from './search.ts';
 
@@ -193,7 +192,9 @@ export function importAssets(files: Map<string, RepositoryFile>): { name: string
 function summaryEntries(summary: string, has: (file: string) => boolean): Entry[] {
   const entries: Entry[] = [];
   let group: Entry | undefined;
-  for (const node of fromMarkdown(summary).children) {
+  // A summary too complex to parse safely lists nothing: the pages keep the folder layout.
+  const children = markdownProblem(summary) === undefined ? fromMarkdown(summary).children : [];
+  for (const node of children) {
     if (node.type === 'heading') {
       // `# Table of contents` is the file's title; `## Part` headings are groups of the items below them.
       group = node.depth >= 2 ? { title: toString(node), children: [] } : undefined;
@@ -372,7 +373,7 @@ export function linkExternalFiles(markdown: string, fileRepoPath: string, repoPa
     }
     if ('children' in node) node.children.forEach(visit);
   };
-  visit(fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
+  visit(parseMarkdown(markdown));
   return edits
     .sort((a, b) => b.start - a.start)
     .reduce((text, edit) => `${text.slice(0, edit.start)}${edit.url}${text.slice(edit.end)}`, markdown);

@@ -3,6 +3,7 @@
 // same under both bases; only the scope differs (see domain/comments.ts).
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
+import { markdownProblem } from '../content/document.ts';
 import { findPage } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
 import {
@@ -70,7 +71,14 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
   const presenter = (scope: CommentScope, caller: Caller, format?: OutputFormat) =>
     new CommentPresenter(ctx, scope, caller, format);
 
+  /** Comment markdown is read as a Document: refuse what is too complex to parse (a 400 naming the field). */
+  const checkMarkdown = (markdown: string) => {
+    const problem = markdownProblem(markdown);
+    if (problem !== undefined) throw badRequest(`body.body.markdown: ${problem}`);
+  };
+
   const insertRow = (row: Pick<CommentRow, 'space_id' | 'change_request_id' | 'posted_by' | 'body'> & Partial<CommentRow>) => {
+    checkMarkdown(row.body);
     const id = newId();
     db.prepare(
       `INSERT INTO comments (id, space_id, change_request_id, parent_id, revision_id, page_id, node_id, table_cell,
@@ -96,8 +104,10 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
 
   const reread = (row: CommentRow) => db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id) as CommentRow;
 
-  const editBody = (row: CommentRow, markdown: string) =>
+  const editBody = (row: CommentRow, markdown: string) => {
+    checkMarkdown(markdown);
     db.prepare('UPDATE comments SET body = ?, edited_at = ? WHERE id = ?').run(markdown, ctx.now(), row.id);
+  };
 
   /** Resolving keeps the first resolution; reopening clears it. */
   const setResolved = (row: CommentRow, resolved: boolean, caller: Caller) => {
