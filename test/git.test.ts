@@ -36,7 +36,7 @@ const handbookPages = [
 
 // Spaces with the handbook's pages, and spaces with one old page.
 const HANDBOOK_SPACES = ['handbook', 'branches', 'mono', 'remote'];
-const OTHER_SPACES = ['ordered', 'copy', 'preview', 'handmade', 'folders', 'broken', 'locked', 'legacy', 'mirror', 'checks'];
+const OTHER_SPACES = ['ordered', 'copy', 'preview', 'handmade', 'folders', 'broken', 'locked', 'legacy', 'mirror', 'checks', 'oversized'];
 
 const fixture = {
   ...standardFixture,
@@ -326,6 +326,15 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
 });
 
 describe('POST /v1/spaces/{spaceId}/git/import', () => {
+  test('a markdown file over 2 MiB, more than a page holds, fails the import and changes nothing', async () => {
+    const repo = await handwrittenRepository('oversized', { 'README.md': '# Home\n', 'big.md': `# Big\n\n${'word '.repeat(450_000)}\n` });
+    const before = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('oversized')));
+    ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('oversized'), body: { url: repo, ref: 'refs/heads/main' } }));
+    await idle();
+    expect(operationsOf('oversized')[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('big.md is larger than 2097152 bytes') });
+    expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('oversized'))).revision).toBe(before.revision);
+  });
+
   test('an export then an import into another space gives the same pages, in a new current revision', async () => {
     const repo = await bareRepository('round-trip.git');
     ok(

@@ -20,7 +20,7 @@ export const SUMMARY_FILE = 'SUMMARY.md';
 export const ASSETS_DIR = '.gitbook/assets';
 
 const posix = path.posix;
-const isMarkdown = (file: string) => /\.md$/i.test(file);
+export const isMarkdown = (file: string) => /\.md$/i.test(file);
 const isReadme = (file: string) => posix.basename(file).toLowerCase() === 'readme.md';
 const isAbsoluteAddress = (href: string) => /^[a-z][a-z0-9+.-]*:/i.test(href);
 

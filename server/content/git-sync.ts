@@ -22,7 +22,16 @@ import type { JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import type { Db } from '../store/db.ts';
 import { readFileContent, storeFile } from './files.ts';
-import { exportLayout, importAssets, importPages, isImported, linkExternalFiles, replacedByExport } from './git-layout.ts';
+import { IMPORT_LIMITS } from './import.ts';
+import {
+  exportLayout,
+  importAssets,
+  importPages,
+  isImported,
+  isMarkdown,
+  linkExternalFiles,
+  replacedByExport,
+} from './git-layout.ts';
 import type { RepositoryFile } from './git-layout.ts';
 import {
   describeGitError,
@@ -108,6 +117,12 @@ function liveSpace(db: Db, spaceId: string): SpaceRow {
 async function runImport(ctx: AppContext, operation: GitOperation): Promise<void> {
   const request = operation.request as Input<'ImportGitRequest'>;
   const read = await readRepository(repositoryAccess(ctx, operation), projectDirectory(request.repoProjectDirectory), isImported);
+  // A page is read whole, as markdown or as a Document: the same bound as a page imported from a website.
+  for (const [file, content] of read.files) {
+    if (isMarkdown(file) && content.bytes.length > IMPORT_LIMITS.pageBytes) {
+      throw new GitSyncError(`${file} is larger than ${IMPORT_LIMITS.pageBytes} bytes, the most a page holds`);
+    }
+  }
   const revision = await ctx.store.write(() => {
     const now = ctx.now();
     const space = liveSpace(ctx.db, operation.row.space_id);
