@@ -22,7 +22,7 @@ export class OpenAPISourceError extends Error {
 }
 
 /** Largest source fetched from a URL, in bytes. */
-export const MAX_SOURCE_BYTES = 10 * 1024 * 1024;
+export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
 /** A processed source: its text as given, the file name and type it is served with, and the parsed document. */
 export interface ParsedSpec {
