@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-rmSync(dist, { recursive: true, force: true });
+// dist/server is the server's build (scripts/build-server.ts): leave it.
+for (const folder of ['client', 'generated']) rmSync(path.join(dist, folder), { recursive: true, force: true });
 
 const tsc = spawnSync(
   path.join(root, 'node_modules/.bin/tsc'),

@@ -1,17 +1,24 @@
-// `npm start`'s entry point as a process: it listens, serves the demo organization to DOCS_API_TOKEN, and closes
-// cleanly on SIGTERM and SIGINT, keeping what was written.
+// `npm start` as a process: the compiled server (dist/server/main.js, rebuilt here from the sources so that the test
+// sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
+// keeping what was written.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildServer } from '../scripts/build-server.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+beforeAll(() => buildServer());
 
-/** Starts server/main.ts (as `npm start` does) and resolves with its address once it listens. */
+/** The command of `npm start`, run without npm in between so that signals reach the server itself. */
+const startCommand = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+
+/** Starts the server as `npm start` does and resolves with its address once it listens. */
 function start() {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  expect(startCommand[0]).toBe('node');
+  const child = spawn(process.execPath, startCommand.slice(1), {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -29,7 +36,11 @@ function start() {
   return { child, url, exit, output: () => output };
 }
 
-describe('server/main.ts', () => {
+describe('npm start', () => {
+  test('runs the compiled server', () => {
+    expect(startCommand).toEqual(['node', 'dist/server/main.js']);
+  });
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`serves the API and exits cleanly on ${signal}, keeping the data`, async () => {
       const server = start();

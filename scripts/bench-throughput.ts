@@ -1,0 +1,307 @@
+// The throughput part of `npm run bench`: the reference server as `npm start` runs it (compiled, its own process),
+// with response validation on and off, against a bare node:http server answering the very same bytes
+// (scripts/bench-bare.mjs), under autocannon load, interleaved in one run so that the machine's noise hits all
+// three alike. Then the time from `npm start` to the first answer, and the server's memory over 100 000 requests.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const token = 'bench-token';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
+
+/** The server as `npm start` runs it; `BENCH_SERVER=tsx` runs the TypeScript sources instead. */
+const serverCommand = process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js'];
+
+const fixture = {
+  users: [{ id: 'bench-admin', displayName: 'Bench Admin', email: 'admin@bench.example', tokens: [token] }],
+  organizations: [
+    {
+      id: 'bench',
+      title: 'Bench',
+      members: [{ user: 'bench-admin', role: 'admin' }],
+      spaces: [
+        {
+          id: 'bench-space',
+          title: 'Handbook',
+          pages: Array.from({ length: 30 }, (_, i) => ({
+            id: `page-${i}`,
+            title: `Page ${i}`,
+            markdown: `# Page ${i}\n\nSome text with **emphasis** and a [link](https://example.com).\n\n- one\n- two\n`,
+          })),
+        },
+        ...Array.from({ length: 60 }, (_, i) => ({ id: `listed-${i}`, title: `Listed space ${i}` })),
+      ],
+    },
+  ],
+};
+
+interface BenchRequest {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: unknown;
+}
+
+const REQUESTS: BenchRequest[] = [
+  { name: 'GET a space', method: 'GET', path: '/v1/spaces/bench-space' },
+  { name: 'GET its content (30 pages)', method: 'GET', path: '/v1/spaces/bench-space/content' },
+  { name: 'GET a list page (50 spaces)', method: 'GET', path: '/v1/orgs/bench/spaces?limit=50' },
+  { name: 'POST a space', method: 'POST', path: '/v1/orgs/bench/spaces', body: { title: 'Bench space' } },
+  { name: 'PATCH a space', method: 'PATCH', path: '/v1/spaces/listed-0', body: { title: 'Patched space' } },
+  {
+    name: 'POST a comment',
+    method: 'POST',
+    path: '/v1/spaces/bench-space/comments',
+    body: { page: 'page-0', body: { markdown: 'Is this **right**?' } },
+  },
+];
+
+const headersOf = (request: BenchRequest): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+  ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Target {
+  name: string;
+  url: string;
+  child: ChildProcess;
+}
+
+/** Waits until `url` answers (any status), or fails when the process exits first. */
+async function answered(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`the server exited before answering:\n${output()}`);
+    try {
+      await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
+function spawnServer(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
+  return { child, output: () => output };
+}
+
+/** Starts the reference server on a fresh copy of the benchmark's data; resolves once it answers. */
+async function startReference(name: string, dataDir: string, env: Record<string, string> = {}): Promise<Target> {
+  const port = await freePort();
+  const { child, output } = spawnServer(serverCommand, {
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    DOCS_API_TOKEN: 'bench-demo-token',
+    SEED_FILE: seedFile,
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await answered(`${url}/v1/orgs`, child, output);
+  return { name, url, child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exit = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exit;
+}
+
+/** Records the reference server's answer to each request, byte for byte, for the bare server to repeat. */
+async function record(url: string): Promise<string> {
+  const recorded = [];
+  for (const request of REQUESTS) {
+    const response = await fetch(`${url}${request.path}`, {
+      method: request.method,
+      headers: headersOf(request),
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+    const body = await response.text();
+    if (!response.ok) throw new Error(`${request.method} ${request.path}: ${response.status} ${body}`);
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, key) => {
+      if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(key)) headers[key] = value;
+    });
+    recorded.push({ method: request.method, path: request.path, status: response.status, headers, body });
+  }
+  const file = path.join(workDir, 'recorded.json');
+  writeFileSync(file, JSON.stringify(recorded));
+  return file;
+}
+
+async function startBare(recordedFile: string): Promise<Target> {
+  const port = await freePort();
+  const { child, output } = spawnServer([path.join(root, 'scripts/bench-bare.mjs'), recordedFile], { PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await answered(url, child, output);
+  return { name: 'bare node:http', url, child };
+}
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function load(url: string, request: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
+  const result = await autocannon({
+    url: `${url}${request.path}`,
+    method: request.method,
+    headers: headersOf(request),
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    connections: CONNECTIONS,
+    ...options,
+  });
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(`${request.method} ${url}${request.path}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
+  }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+}
+
+let workDir = '';
+let seedFile = '';
+
+export async function throughput(): Promise<void> {
+  if (!process.env.BENCH_SERVER && !existsSync(path.join(root, serverCommand[0]!))) {
+    throw new Error(`${serverCommand[0]} is missing: run \`npm run build:server\``);
+  }
+  workDir = mkdtempSync(path.join(tmpdir(), 'docs-bench-'));
+  seedFile = path.join(workDir, 'seed.json');
+  writeFileSync(seedFile, JSON.stringify(fixture));
+  const targets: Target[] = [];
+  try {
+    const on = await startReference('validation on', path.join(workDir, 'on'));
+    targets.push(on);
+    targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
+    targets.push(await startBare(await record(on.url)));
+
+    // Warm every target on every request (the JIT, the validator's compiled schemas).
+    for (const request of REQUESTS) for (const target of targets) await load(target.url, request, { amount: 500 });
+
+    const results = new Map<string, Measure[]>();
+    for (let run = 0; run < RUNS; run++) {
+      for (const request of REQUESTS) {
+        for (const target of targets) {
+          const key = `${request.name}\n${target.name}`;
+          results.set(key, [...(results.get(key) ?? []), await load(target.url, request, { duration: SECONDS })]);
+        }
+      }
+    }
+
+    console.log(
+      `throughput: ${CONNECTIONS} connections, ${RUNS} interleaved runs of ${SECONDS} s each (median shown), ` +
+        `node ${process.version}`,
+    );
+    const columns = targets.map((target) => target.name);
+    console.log(
+      `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off`,
+    );
+    for (const request of REQUESTS) {
+      const measures = targets.map((target) => {
+        const runs = results.get(`${request.name}\n${target.name}`)!;
+        return { rps: median(runs.map((m) => m.rps)), p50: median(runs.map((m) => m.p50)), p99: median(runs.map((m) => m.p99)) };
+      });
+      const [on, off, bare] = measures as [Measure, Measure, Measure];
+      console.log(
+        `${request.name.padEnd(30)}${measures
+          .map((m) => `${Math.round(m.rps)} (${m.p50}/${m.p99})`.padStart(36))
+          .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}`,
+      );
+    }
+  } finally {
+    for (const target of targets) await stop(target.child);
+  }
+
+  await startup(path.join(workDir, 'on'));
+  await memory(path.join(workDir, 'memory'));
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+/** Time from spawning `npm start` to its first answer, on the existing database of the run above. */
+async function startup(dataDir: string): Promise<void> {
+  const times: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    const port = await freePort();
+    const started = process.hrtime.bigint();
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DOCS_API_TOKEN: 'bench-demo-token' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    await answered(`http://127.0.0.1:${port}/v1/orgs`, child, () => output);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    const exit = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid!, 'SIGTERM');
+    await exit;
+  }
+  console.log(`start-up: first answer ${Math.round(median(times))} ms after \`npm start\` on an existing database (median of 5)`);
+}
+
+/** RSS of the server (validation on) after 50 000 and 100 000 requests cycling through the benchmark's requests. */
+async function memory(dataDir: string): Promise<void> {
+  const target = await startReference('memory', dataDir);
+  try {
+    const pid = target.child.pid!;
+    const half = Math.round(MEMORY_REQUESTS / 2);
+    const rss = [rssMb(pid)];
+    for (let part = 0; part < 2; part++) {
+      const result = await autocannon({
+        url: target.url,
+        connections: CONNECTIONS,
+        amount: half,
+        requests: REQUESTS.map((request) => ({
+          method: request.method,
+          path: request.path,
+          headers: headersOf(request),
+          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        })),
+      });
+      if (result.errors > 0 || result.non2xx > 0) throw new Error(`memory run: ${result.errors} errors, ${result.non2xx} non-2xx`);
+      rss.push(rssMb(pid));
+    }
+    const [startMb, firstMb, secondMb] = rss.map((mb) => mb.toFixed(0));
+    console.log(
+      `memory (validation on): RSS ${startMb} MB after start-up, ${firstMb} MB after ${half} requests, ` +
+        `${secondMb} MB after ${2 * half}`,
+    );
+  } finally {
+    await stop(target.child);
+  }
+}
