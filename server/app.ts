@@ -3,7 +3,6 @@
 // its operation, inside a write transaction for anything but GET. Every failure goes through one error writer.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { type Caller, callerOfToken } from './auth/caller.ts';
 import type { AppContext } from './context.ts';
 import { contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
@@ -13,6 +12,7 @@ import { checkRequestJson } from './http/json-limits.ts';
 import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
+import { openApiValidator } from './http/validator.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -104,7 +104,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   });
 
   app.use(
-    OpenApiValidator.middleware({
+    openApiValidator({
       apiSpec: validatorDocument(contract) as never,
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: config.validateResponses

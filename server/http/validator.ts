@@ -1,0 +1,152 @@
+// express-openapi-validator as the server installs it, with a route lookup whose cost does not grow with the
+// number of paths in the document.
+//
+// The validator's metadata middleware finds each request's route by compiling a path-to-regexp matcher for every
+// path of the document, in order, until one matches (`lookupRoute` in dist/middlewares/openapi.metadata.js), on
+// every request: with the contract's 102 paths that was a quarter of the CPU of a GET. The upstream pull request
+// cdimascio/express-openapi-validator#1217 ("perf: cache route matchers") caches the compiled matchers, the scan
+// staying linear; once a release has it, this wrapper can go and `OpenApiValidator.middleware(options)` be used as is.
+//
+// Here the route is found in an index of the document's path templates (a map lookup per path segment, static
+// segments before parameters, the order in which the validator sorts its routes), and the validator's own metadata
+// middleware runs for the first request of each operation only. What it attaches to the request (`req.openapi`: the
+// route, the operation's schema, the response schemas) depends on the operation alone, but for the path parameters:
+// it is kept and given to the operation's later requests with their own parameters, decoded as the validator
+// decodes them. Every other middleware of the validator (security, request and response validation) runs as it is.
+// A request the index does not place exactly (an unknown path or method, a trailing slash, another letter case,
+// an undecodable escape, an ignored path) goes through the validator's own lookup, so its 404, 405 and 400 answers
+// are unchanged. test/validator.test.ts checks, for every operation of the contract, that both lookups attach the
+// same thing.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+
+type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
+
+interface Terminal {
+  template: string;
+  /** Names of the template's parameters, in order. */
+  names: string[];
+  methods: Set<string>;
+}
+
+interface IndexNode {
+  statics: Map<string, IndexNode>;
+  param?: IndexNode;
+  terminal?: Terminal;
+}
+
+export interface RouteMatch {
+  template: string;
+  methods: Set<string>;
+  /** The parameters, as they appear in the path (still percent-encoded). */
+  params: { name: string; raw: string }[];
+}
+
+/** The path templates of a document, found by segment: `/v1/spaces/abc` finds `/v1/spaces/{spaceId}`. */
+export class RouteIndex {
+  private readonly root: IndexNode = { statics: new Map() };
+
+  constructor(paths: Record<string, object>) {
+    for (const [template, item] of Object.entries(paths)) {
+      let node = this.root;
+      const names: string[] = [];
+      for (const segment of template.split('/')) {
+        const param = /^\{([^{}]+)\}$/.exec(segment);
+        if (param) {
+          names.push(param[1]!);
+          node = node.param ??= { statics: new Map() };
+        } else if (segment.includes('{')) {
+          // A parameter inside a segment: leave the whole template to the validator's own lookup.
+          node = { statics: new Map() };
+          break;
+        } else {
+          let next = node.statics.get(segment);
+          if (!next) node.statics.set(segment, (next = { statics: new Map() }));
+          node = next;
+        }
+      }
+      const methods = new Set(Object.keys(item).map((method) => method.toUpperCase()));
+      node.terminal = { template, names, methods };
+    }
+  }
+
+  /** The template `path` matches, static segments winning over parameters at each segment; undefined when none. */
+  find(path: string): RouteMatch | undefined {
+    const segments = path.split('/');
+    const raw: string[] = [];
+    const walk = (node: IndexNode, at: number): Terminal | undefined => {
+      if (at === segments.length) return node.terminal;
+      const segment = segments[at]!;
+      const next = node.statics.get(segment);
+      const found = next && walk(next, at + 1);
+      if (found) return found;
+      if (!node.param || segment === '') return undefined;
+      raw.push(segment);
+      const viaParam = walk(node.param, at + 1);
+      if (!viaParam) raw.pop();
+      return viaParam;
+    };
+    const terminal = walk(this.root, 0);
+    if (!terminal) return undefined;
+    return {
+      template: terminal.template,
+      methods: terminal.methods,
+      params: terminal.names.map((name, i) => ({ name, raw: raw[i]! })),
+    };
+  }
+}
+
+type OpenApiMetadata = Record<string, unknown> & { openApiRoute?: string; pathParams?: Record<string, string> };
+type ValidatedRequest = Request & { openapi?: OpenApiMetadata };
+
+/**
+ * `OpenApiValidator.middleware(options)`, with the route lookup of its metadata middleware done by a `RouteIndex`
+ * of `options.apiSpec` (an object, not a file name).
+ */
+export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
+  if (typeof options.apiSpec !== 'object') throw new Error('openApiValidator: apiSpec must be a document object');
+  const index = new RouteIndex(options.apiSpec.paths as Record<string, object>);
+  const middlewares = OpenApiValidator.middleware(options) as RequestHandler[];
+  const at = middlewares.findIndex((middleware) => middleware.name === 'metadataMiddleware');
+  if (at < 0 || middlewares.filter((middleware) => middleware.name === 'metadataMiddleware').length !== 1) {
+    throw new Error(
+      'express-openapi-validator no longer has one middleware named metadataMiddleware: server/http/validator.ts ' +
+        'must follow its new version (or go, if the version caches its route lookup)',
+    );
+  }
+  const lookup = middlewares[at]!;
+  const ignored = (path: string) =>
+    typeof options.ignorePaths === 'function'
+      ? Boolean(options.ignorePaths(path))
+      : (options.ignorePaths?.test(path) ?? false);
+  /** What the validator attached for each `METHOD template`, but for the path parameters. */
+  const known = new Map<string, OpenApiMetadata>();
+
+  const indexedLookup = function metadataMiddleware(req: ValidatedRequest, res: Response, next: NextFunction) {
+    const path = req.originalUrl.split('?')[0]!;
+    const match = ignored(req.path) ? undefined : index.find(path);
+
+    if (!match || !match.methods.has(req.method)) return lookup(req, res, next);
+    const key = `${req.method} ${match.template}`;
+    const metadata = known.get(key);
+    if (!metadata) {
+      return lookup(req, res, (error?: unknown) => {
+        const attached = req.openapi;
+        if (error === undefined && attached?.openApiRoute === match.template) {
+          known.set(key, { ...attached, pathParams: undefined });
+        }
+        next(error);
+      });
+    }
+    const pathParams: Record<string, string> = {};
+    try {
+      for (const { name, raw } of match.params) pathParams[name] = decodeURIComponent(raw);
+    } catch {
+      return lookup(req, res, next); // the validator answers 400 for a malformed escape
+    }
+    req.openapi = { ...metadata, pathParams };
+    req.params = pathParams;
+    next();
+  };
+  return middlewares.map((middleware, i) => (i === at ? (indexedLookup as RequestHandler) : middleware));
+}

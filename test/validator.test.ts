@@ -1,0 +1,168 @@
+// The server's installation of express-openapi-validator (server/http/validator.ts): its route index attaches to
+// every request of every operation of the contract exactly what the validator's own lookup attaches, answers what
+// the index cannot place exactly as the validator does, and, once an operation has been seen, never runs the
+// validator's scan over the document's paths.
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { contractOperations, loadContract } from '../server/http/contract.ts';
+import { openApiValidator, RouteIndex } from '../server/http/validator.ts';
+
+const contract = loadContract();
+const options = () => ({
+  apiSpec: structuredClone(contract) as never,
+  validateRequests: false,
+  validateResponses: true,
+  validateSecurity: false,
+  ignorePaths: (path: string) => !path.startsWith('/v1/'),
+});
+
+type Attached = Record<string, unknown> & { schema?: { operationId?: string }; _responseSchema?: { responses?: object } };
+
+/** What a request carries after the validator's middlewares: the parts of `req.openapi` that matter, or the error. */
+function describeRequest(req: Request & { openapi?: Attached }) {
+  const attached = req.openapi;
+  return {
+    keys: attached && Object.keys(attached).sort(),
+    expressRoute: attached?.expressRoute,
+    openApiRoute: attached?.openApiRoute,
+    pathParams: attached?.pathParams,
+    params: { ...req.params },
+    operationId: attached?.schema?.operationId,
+    responses: Object.keys(attached?._responseSchema?.responses ?? {}),
+  };
+}
+
+async function serve(middlewares: express.RequestHandler[]) {
+  const app = express();
+  app.use(middlewares);
+  // Sent without res.json, which the response validator would check against the operation's responses.
+  app.use((req: Request, res: Response) => {
+    res.type('json').end(JSON.stringify({ request: describeRequest(req) }));
+  });
+  app.use((error: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    res.status(200).json({ error: { status: error.status, message: error.message } });
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+let reference: Awaited<ReturnType<typeof serve>>;
+let indexed: Awaited<ReturnType<typeof serve>>;
+beforeAll(async () => {
+  reference = await serve(OpenApiValidator.middleware(options()) as express.RequestHandler[]);
+  indexed = await serve(openApiValidator(options()));
+});
+afterAll(async () => {
+  await reference.close();
+  await indexed.close();
+});
+
+const ask = async (base: string, method: string, path: string) =>
+  (await fetch(`${base}${path}`, { method })).json() as Promise<unknown>;
+
+const fill = (template: string, value: (name: string) => string) =>
+  template.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
+
+describe('the route index', () => {
+  test('finds static segments before parameters, and nothing for near misses', () => {
+    const index = new RouteIndex({ '/a/{id}': { get: {} }, '/a/latest': { get: {} }, '/a/{id}/b': { put: {} } });
+    expect(index.find('/a/latest')?.template).toBe('/a/latest');
+    expect(index.find('/a/x%20y')).toMatchObject({ template: '/a/{id}', params: [{ name: 'id', raw: 'x%20y' }] });
+    expect(index.find('/a/latest/b')).toMatchObject({ template: '/a/{id}/b', params: [{ name: 'id', raw: 'latest' }] });
+    for (const miss of ['/a', '/a/', '/a//b', '/a/x/', '/b/x', '/a/x/b/c']) expect(index.find(miss)).toBeUndefined();
+  });
+});
+
+describe('express-openapi-validator with the route index', () => {
+  const operations = contractOperations(contract);
+
+  test('attaches what the validator attaches, for every operation of the contract', async () => {
+    for (const operation of operations) {
+      const method = operation.method.toUpperCase();
+      // The first request of an operation goes through the validator's lookup, the next ones through the index.
+      for (const value of ['first', 'with%20space']) {
+        const path = fill(operation.path, (name) => `${value}-${name}`);
+        const expected = await ask(reference.url, method, path);
+        expect(await ask(indexed.url, method, path), `${method} ${path}`).toEqual(expected);
+      }
+    }
+  }, 120_000);
+
+  test('paths that two templates match go where the validator sends them', async () => {
+    const templates = Object.keys(contract.paths);
+    const overlaps: string[] = [];
+    for (const a of templates) {
+      for (const b of templates) {
+        const [sa, sb] = [a.split('/'), b.split('/')];
+        if (a === b || sa.length !== sb.length) continue;
+        if (!sa.every((segment, i) => segment === sb[i] || segment.startsWith('{') || sb[i]!.startsWith('{'))) continue;
+        // A path both match: the static segment of either where the other has a parameter.
+        overlaps.push(sa.map((segment, i) => (segment.startsWith('{') ? sb[i]!.replace(/^\{.*\}$/, 'x') : segment)).join('/'));
+      }
+    }
+    expect(overlaps.length).toBeGreaterThan(0);
+    for (const path of overlaps) {
+      for (const method of ['GET', 'PUT', 'POST', 'PATCH', 'DELETE']) {
+        for (let twice = 0; twice < 2; twice++) {
+          expect(await ask(indexed.url, method, path), `${method} ${path}`).toEqual(await ask(reference.url, method, path));
+        }
+      }
+    }
+  });
+
+  test('answers what it cannot place exactly as the validator does', async () => {
+    const cases: [string, string][] = [
+      ['GET', '/v1/spaces/abc/'],
+      ['GET', '/V1/SPACES/abc'],
+      ['GET', '/v1/spaces/%E0%A4%A'],
+      ['GET', '/v1/spaces/%zz'],
+      ['PUT', '/v1/spaces/abc'],
+      ['HEAD', '/v1/spaces/abc'],
+      ['GET', '/v1/nothing/here'],
+      ['GET', '/v1//spaces'],
+      ['GET', '/outside/v1/spaces/abc'],
+      ['GET', '/v1/spaces/abc?x=1'],
+    ];
+    for (const [method, path] of cases) {
+      for (let twice = 0; twice < 2; twice++) {
+        const expected = method === 'HEAD' ? null : await ask(reference.url, method, path);
+        const actual = method === 'HEAD' ? null : await ask(indexed.url, method, path);
+        expect(actual, `${method} ${path}`).toEqual(expected);
+      }
+      if (method === 'HEAD') {
+        const [a, b] = await Promise.all([fetch(`${reference.url}${path}`, { method }), fetch(`${indexed.url}${path}`, { method })]);
+        expect(b.status).toBe(a.status);
+      }
+    }
+  });
+
+  test('once an operation has been seen, its requests never scan the document paths', async () => {
+    const pathToRegexp = createRequire(import.meta.url)('path-to-regexp') as { pathToRegexp: (...args: unknown[]) => unknown };
+    const original = pathToRegexp.pathToRegexp;
+    let compiled = 0;
+    pathToRegexp.pathToRegexp = (...args: unknown[]) => {
+      compiled++;
+      return original(...args);
+    };
+    try {
+      await ask(reference.url, 'GET', '/v1/spaces/one');
+      expect(compiled, 'the validator compiles matchers on each request').toBeGreaterThan(0);
+      // The first request of each operation may go through the validator's lookup.
+      await ask(indexed.url, 'GET', '/v1/spaces/one');
+      await ask(indexed.url, 'GET', '/v1/spaces/one/content');
+      compiled = 0;
+      for (const id of ['two', 'three', 'four']) {
+        await ask(indexed.url, 'GET', `/v1/spaces/${id}`);
+        await ask(indexed.url, 'GET', `/v1/spaces/${id}/content`);
+      }
+      expect(compiled).toBe(0);
+    } finally {
+      pathToRegexp.pathToRegexp = original;
+    }
+  });
+});
