@@ -1,0 +1,44 @@
+// The store's connection prepares each SQL text once, and a shared statement behaves as a fresh one would.
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { Store } from '../server/store/db.ts';
+
+let store: Store;
+beforeEach(() => {
+  store = new Store(':memory:');
+  store.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)');
+  const insert = store.db.prepare('INSERT INTO t (id, name) VALUES (?, ?)');
+  for (const [id, name] of [[1, 'a'], [2, 'b'], [3, 'c']] as const) insert.run(id, name);
+});
+afterEach(() => store.close());
+
+describe('prepared statements', () => {
+  test('a SQL text is prepared once, and its statement reads what is there now', () => {
+    const { db } = store;
+    const select = 'SELECT name FROM t WHERE id = ?';
+    expect(db.prepare(select)).toBe(db.prepare(select));
+    expect(db.prepare(select)).not.toBe(db.prepare('SELECT id FROM t WHERE id = ?'));
+    expect(db.prepare(select).get(1)).toEqual({ name: 'a' });
+    db.prepare('UPDATE t SET name = ? WHERE id = ?').run('z', 1);
+    expect(db.prepare(select).get(1)).toEqual({ name: 'z' });
+  });
+
+  test('the same text can be run while its statement is still being iterated', () => {
+    const { db } = store;
+    const all = 'SELECT id FROM t ORDER BY id';
+    const pairs: [number, number][] = [];
+    for (const outer of db.prepare(all).iterate() as Iterable<{ id: number }>) {
+      for (const inner of db.prepare(all).iterate() as Iterable<{ id: number }>) pairs.push([outer.id, inner.id]);
+    }
+    expect(pairs).toHaveLength(9);
+    expect(db.prepare(all).all()).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+  });
+
+  test('switching a mode or binding for good gives the caller a statement of its own', () => {
+    const { db } = store;
+    const select = 'SELECT name FROM t WHERE id = ?';
+    expect(db.prepare(select).pluck().get(2)).toBe('b');
+    expect(db.prepare(select).raw().get(2)).toEqual(['b']);
+    expect(db.prepare(select).bind(3).get()).toEqual({ name: 'c' });
+    expect(db.prepare(select).get(2)).toEqual({ name: 'b' });
+  });
+});
