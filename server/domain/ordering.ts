@@ -19,10 +19,19 @@ export function siblingsOf(db: Db, organizationId: string, parentId: string | nu
   return rows;
 }
 
-/** A position after every sibling. */
+/** A position after every sibling: read from the position indexes, without reading the siblings. */
 export function lastPosition(db: Db, organizationId: string, parentId: string | null, excludeId?: string): number {
-  const siblings = siblingsOf(db, organizationId, parentId, excludeId);
-  return (siblings.at(-1)?.position ?? 0) + 1;
+  const last = db
+    .prepare(
+      `SELECT MAX(position) AS position FROM (
+         SELECT * FROM (SELECT position FROM spaces
+           WHERE organization_id = ? AND parent_id IS ? AND deleted_at IS NULL AND id IS NOT ? ORDER BY position DESC LIMIT 1)
+         UNION ALL
+         SELECT * FROM (SELECT position FROM collections
+           WHERE organization_id = ? AND parent_id IS ? AND id IS NOT ? ORDER BY position DESC LIMIT 1))`,
+    )
+    .get(organizationId, parentId, excludeId ?? null, organizationId, parentId, excludeId ?? null) as { position: number | null };
+  return (last.position ?? 0) + 1;
 }
 
 export interface PositionRequest {

@@ -151,9 +151,10 @@ export function publishedSiteAccess(
   siteId: string,
   shareKey: string | undefined,
 ): SiteAccess {
-  const missing = notFound(`published site ${siteId}`);
+  // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
+  const missing = () => notFound(`published site ${siteId}`);
   const site = getSiteRow(ctx.db, siteId);
-  if (!site || site.organization_id !== organizationId || !isPublished(ctx.db, site.id)) throw missing;
+  if (!site || site.organization_id !== organizationId || !isPublished(ctx.db, site.id)) throw missing();
   const membership = membershipOf(ctx.db, caller.user.id, organizationId);
   const permissions = sitePermissions(membership);
   if (permissions.view) return { site, membership, permissions, visitor: false };
@@ -161,7 +162,7 @@ export function publishedSiteAccess(
   if (open || (shareKey !== undefined && opensWithKey(ctx.db, site, shareKey))) {
     return { site, membership, permissions: VISITOR, visitor: true };
   }
-  throw missing;
+  throw missing();
 }
 
 /** The address the site itself is served at (what a proxy forwards to). */

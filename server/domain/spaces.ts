@@ -119,15 +119,16 @@ export function spaceAccess(
   spaceId: string,
   options: { shareKey?: string; includeDeleted?: boolean } = {},
 ): SpaceAccess {
-  const missing = notFound(`space ${spaceId}`);
+  // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
+  const missing = () => notFound(`space ${spaceId}`);
   const space = getSpaceRow(ctx.db, spaceId);
-  if (!space) throw missing;
+  if (!space) throw missing();
   if (space.deleted_at !== null) {
     if (isExpired(ctx, space)) {
       if (ctx.store.inWrite) purgeSpace(ctx.db, space.id);
-      throw missing;
+      throw missing();
     }
-    if (!options.includeDeleted) throw missing;
+    if (!options.includeDeleted) throw missing();
   }
   const membership = membershipOf(ctx.db, caller.user.id, space.organization_id);
   const role = spaceRole(ctx.db, membership, space);
@@ -136,7 +137,7 @@ export function spaceAccess(
   if (options.shareKey !== undefined && space.visibility === 'share-link' && options.shareKey === space.share_key) {
     return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS };
   }
-  throw missing;
+  throw missing();
 }
 
 export function requireSpace(access: SpaceAccess, permission: keyof SpacePermissions): void {
