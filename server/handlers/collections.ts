@@ -19,7 +19,7 @@ import {
 import { newId } from '../domain/ids.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
 import { getOrganizationRow, organizationAccess, organizationPermissions } from '../domain/organizations.ts';
-import { presentSpace, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
+import { presentSpaces, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
 import { ApiError, badRequest, conflict, forbidden } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup } from '../http/types.ts';
@@ -189,7 +189,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
       });
       return {
         status: 200,
-        body: { ...page, items: page.items.map((row) => presentSpace(ctx, row, permissions(row))) },
+        body: { ...page, items: presentSpaces(ctx, page.items, permissions) },
       };
     },
 

@@ -13,6 +13,7 @@ import {
   liveSpacesPage,
   presentSpace,
   presentSpaceFor,
+  presentSpacesFor,
   requireSpace,
   spaceAccess,
   type SpaceRow,
@@ -98,7 +99,7 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
         page: query.page,
         limit: query.limit,
       });
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentSpaceFor(ctx, row, access.membership)) } };
+      return { status: 200, body: { ...page, items: presentSpacesFor(ctx, page.items, access.membership) } };
     },
 
     createSpace({ params, body, caller }) {
