@@ -3,15 +3,20 @@
 // `npm ci` leaves a startable server). Running compiled JavaScript spares every start the run-time TypeScript
 // transpilation of tsx (seconds); tsx stays for development and the tests.
 //
+// It also writes the contract as JSON (dist/server/openapi.json), which start-up reads instead of parsing the YAML
+// as long as the YAML has not changed since (server/http/contract.ts).
+//
 // Files the server reads beside its sources (the migrations, generated/openapi.yaml, the OpenAPI validator's worker)
 // are found from `import.meta.url`, which in a bundle is the bundle's address. Each source file's `import.meta.url`
 // is therefore replaced by its own address in the source tree, computed from the bundle's: every such path resolves
 // as it does under tsx, whatever file computes it.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { parse } from 'yaml';
+import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash } from '../server/http/contract.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SERVER_ENTRY = path.join(root, 'dist/server/main.js');
@@ -47,7 +52,13 @@ export async function buildServer(): Promise<void> {
     logLevel: 'warning',
   });
   mkdirSync(outDir, { recursive: true });
-  for (const output of result.outputFiles) {
+  const contract = readFileSync(CONTRACT_PATH, 'utf8');
+  const outputs = [
+    ...result.outputFiles.map((output) => ({ path: output.path, contents: output.contents as Uint8Array | string })),
+    // The contract as JSON, for a start-up that does not parse YAML (server/http/contract.ts).
+    { path: CONTRACT_JSON_PATH, contents: JSON.stringify({ sha256: contractHash(contract), document: parse(contract) }) },
+  ];
+  for (const output of outputs) {
     const temporary = `${output.path}.${process.pid}.tmp`;
     writeFileSync(temporary, output.contents);
     renameSync(temporary, output.path);

@@ -22,8 +22,6 @@
 //   under it): importing the same site again updates it, and pages keep their ids where their path is unchanged.
 import { performance } from 'node:perf_hooks';
 import { type HTMLElement, parse as parseHtml } from 'node-html-parser';
-import TurndownService from 'turndown';
-import { gfm } from 'turndown-plugin-gfm';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../http/errors.ts';
 import { OutboundError, type OutboundResponse, outboundFor } from '../net/outbound.ts';
@@ -258,6 +256,8 @@ export async function importWebsite(ctx: AppContext, content: RevisionContent, u
   const hostSlug = slugify(site.prefix.hostname);
   const rootSlug = slugify(site.prefix.pathname.split('/').filter(Boolean).at(-1) ?? hostSlug);
   const paths = new Map(site.pages.map((page) => [page.segments.join('/'), page]));
+  // Loaded by the first import rather than at start-up (turndown brings a DOM implementation, 50 modules).
+  const [{ default: TurndownService }, { gfm }] = await Promise.all([import('turndown'), import('turndown-plugin-gfm')]);
   const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm);
   const markdownOf = (page: FetchedPage) => {
     for (const anchor of page.body.querySelectorAll('a[href]')) {

@@ -2,7 +2,6 @@
 // markdown laid out with headings, paragraphs, lists, quotes, code and tables. The PDF's standard fonts cover
 // Latin text (Windows-1252); other characters are printed as `?`.
 import type { List, PhrasingContent, RootContent, Table } from 'mdast';
-import PDFDocument from 'pdfkit';
 import { parseMarkdown } from './document.ts';
 import { findPage, type RevisionContent, type StoredPage } from './model.ts';
 
@@ -177,8 +176,12 @@ class Writer {
   }
 }
 
-/** The PDF of `pages` under a title, as a Buffer. `createdAt` is recorded as the PDF's creation date. */
-export function renderPdf(input: { title: string; pages: PdfPage[]; createdAt: Date }): Promise<Buffer> {
+/**
+ * The PDF of `pages` under a title, as a Buffer. `createdAt` is recorded as the PDF's creation date. pdfkit (with
+ * its fonts) is loaded on the first PDF, not at start-up, where it was a quarter of the modules the server loads.
+ */
+export async function renderPdf(input: { title: string; pages: PdfPage[]; createdAt: Date }): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 56,
