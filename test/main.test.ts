@@ -10,7 +10,7 @@ import { buildServer } from '../scripts/build-server.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-beforeAll(() => buildServer());
+beforeAll(() => buildServer(), 60_000);
 
 /** The command of `npm start`, run without npm in between so that signals reach the server itself. */
 const startCommand = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
@@ -57,6 +57,6 @@ describe('npm start', () => {
       expect(spaces.items.map((space) => space.title)).toContain(signal);
       again.child.kill('SIGTERM');
       expect(await again.exit).toBe(0);
-    });
+    }, 60_000); // two starts of a process
   }
 });

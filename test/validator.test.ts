@@ -56,7 +56,7 @@ let indexed: Awaited<ReturnType<typeof serve>>;
 beforeAll(async () => {
   reference = await serve(OpenApiValidator.middleware(options()) as express.RequestHandler[]);
   indexed = await serve(openApiValidator(options()));
-});
+}, 60_000);
 afterAll(async () => {
   await reference.close();
   await indexed.close();
