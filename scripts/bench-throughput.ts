@@ -1,7 +1,8 @@
 // The throughput part of `npm run bench`: the reference server as `npm start` runs it (compiled, its own process),
 // with response validation on and off, against a bare node:http server answering the very same bytes
-// (scripts/bench-bare.mjs), under autocannon load, interleaved in one run so that the machine's noise hits all
-// three alike. Then the time from `npm start` to the first answer, and the server's memory over 100 000 requests.
+// (scripts/bench-bare.mjs) and an Express app answering them too (the framework's own cost), under autocannon load,
+// interleaved in one run so that the machine's noise hits all of them alike. Then the time from `npm start` to the
+// first answer, and the server's memory over 100 000 requests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -157,12 +158,13 @@ async function record(url: string): Promise<string> {
   return file;
 }
 
-async function startBare(recordedFile: string): Promise<Target> {
+async function startBare(recordedFile: string, framework?: 'express'): Promise<Target> {
   const port = await freePort();
-  const { child, output } = spawnServer([path.join(root, 'scripts/bench-bare.mjs'), recordedFile], { PORT: String(port) });
+  const args = [path.join(root, 'scripts/bench-bare.mjs'), recordedFile, ...(framework ? [framework] : [])];
+  const { child, output } = spawnServer(args, { PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await answered(url, child, output);
-  return { name: 'bare node:http', url, child };
+  return { name: framework ? 'bare Express' : 'bare node:http', url, child };
 }
 
 interface Measure {
@@ -219,7 +221,9 @@ async function requestRates(): Promise<void> {
     const on = await startReference('validation on', path.join(workDir, 'on'));
     targets.push(on);
     targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
-    targets.push(await startBare(await record(on.url)));
+    const recorded = await record(on.url);
+    targets.push(await startBare(recorded));
+    targets.push(await startBare(recorded, 'express'));
 
     // Warm every target on every request (the JIT, the validator's compiled schemas).
     for (const request of REQUESTS) for (const target of targets) await load(target.url, request, { amount: 500 });
@@ -240,18 +244,18 @@ async function requestRates(): Promise<void> {
     );
     const columns = targets.map((target) => target.name);
     console.log(
-      `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off`,
+      `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off  express/bare`,
     );
     for (const request of REQUESTS) {
       const measures = targets.map((target) => {
         const runs = results.get(`${request.name}\n${target.name}`)!;
         return { rps: median(runs.map((m) => m.rps)), p50: median(runs.map((m) => m.p50)), p99: median(runs.map((m) => m.p99)) };
       });
-      const [on, off, bare] = measures as [Measure, Measure, Measure];
+      const [on, off, bare, framework] = measures as [Measure, Measure, Measure, Measure];
       console.log(
         `${request.name.padEnd(30)}${measures
           .map((m) => `${Math.round(m.rps)} (${m.p50}/${m.p99})`.padStart(36))
-          .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}`,
+          .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}${(framework.rps / bare.rps).toFixed(3).padStart(14)}`,
       );
     }
   } finally {
