@@ -20,6 +20,8 @@ export function locations(root = repoRoot) {
     changelog: path.join(root, 'CHANGELOG.md'),
     packageJson: path.join(root, 'package.json'),
     packageLock: path.join(root, 'package-lock.json'),
+    /** The conformance runner's package (docs-platform-conformance), versioned with the contract too. */
+    runnerPackageJson: path.join(root, 'conformance/package.json'),
   };
 }
 

@@ -4,7 +4,7 @@
 //   2. sets @info(#{ version }) in spec/main.tsp and regenerates generated/ (the gate runs again on the result);
 //   3. records generated/releases/<version>/openapi.yaml (a byte copy) and the declarations it consumed
 //      (generated/releases/<version>/breaking-changes.yaml);
-//   4. sets the version of package.json (and package-lock.json);
+//   4. sets the version of package.json (and package-lock.json) and of the runner's conformance/package.json;
 //   5. writes the release's notes at the top of CHANGELOG.md and empties spec/breaking-changes.yaml.
 // On a refusal nothing is left changed. It does not commit or tag: it prints the commands to do so.
 import { spawnSync } from 'node:child_process';
@@ -21,7 +21,7 @@ import { formatReport } from './report.ts';
 const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD]
 
 Cuts release <version> (MAJOR.MINOR.PATCH, above the last release) of the contract: sets info.version in
-spec/main.tsp, regenerates generated/, records generated/releases/<version>/, sets the package version, writes the
+spec/main.tsp, regenerates generated/, records generated/releases/<version>/, sets the packages' versions, writes the
 notes into CHANGELOG.md and empties spec/breaking-changes.yaml. Refused when check:breaking would fail for the new
 version. See breaking/README.md.
 `;
@@ -121,10 +121,13 @@ writeFileSync(
     (consumed.length > 0 ? stringify(consumed) : '[]\n'),
 );
 
-// 4. The package's version.
-const packageText = readFileSync(where.packageJson, 'utf8');
-if (!/"version":\s*"[^"]*"/.test(packageText)) refuse(`${relative(where.packageJson)} has no "version" to set`);
-writeFileSync(where.packageJson, packageText.replace(/"version":\s*"[^"]*"/, `"version": "${version}"`));
+// 4. The packages' versions: the client's (the root) and the runner's follow the contract.
+const packageFiles = [where.packageJson, ...(existsSync(where.runnerPackageJson) ? [where.runnerPackageJson] : [])];
+const packageTexts = packageFiles.map((file) => readFileSync(file, 'utf8'));
+packageFiles.forEach((file, index) => {
+  if (!/"version":\s*"[^"]*"/.test(packageTexts[index]!)) refuse(`${relative(file)} has no "version" to set`);
+});
+packageFiles.forEach((file, index) => writeFileSync(file, packageTexts[index]!.replace(/"version":\s*"[^"]*"/, `"version": "${version}"`)));
 if (existsSync(where.packageLock)) {
   const lock = JSON.parse(readFileSync(where.packageLock, 'utf8')) as { version?: string; packages?: Record<string, { version?: string }> };
   lock.version = version;
@@ -143,6 +146,7 @@ const changed = [
   relative(where.main),
   'generated/',
   relative(where.packageJson),
+  ...(existsSync(where.runnerPackageJson) ? [relative(where.runnerPackageJson)] : []),
   ...(existsSync(where.packageLock) ? [relative(where.packageLock)] : []),
   relative(where.changelog),
   relative(where.declarations),

@@ -97,7 +97,7 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
 
   beforeAll(() => {
     copy = mkdtempSync(path.join(tmpdir(), 'breaking-e2e-'));
-    for (const entry of ['spec', 'scripts', 'breaking', 'generated', 'tspconfig.yaml', 'package.json', 'package-lock.json']) {
+    for (const entry of ['spec', 'scripts', 'breaking', 'generated', 'tspconfig.yaml', 'package.json', 'package-lock.json', 'conformance/package.json']) {
       cpSync(path.join(repoRoot, entry), at(entry), { recursive: true });
     }
     symlinkSync(path.join(repoRoot, 'node_modules'), at('node_modules'), 'dir');
@@ -120,6 +120,7 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       expect(parse(read('generated/openapi.yaml')).info.version).toBe('1.0.0');
       expect(read('spec/main.tsp')).toMatch(/@info\(#\{ version: "1\.0\.0" \}\)/);
       expect(JSON.parse(read('package.json')).version).toBe('1.0.0');
+      expect(JSON.parse(read('conformance/package.json')).version).toBe('1.0.0');
       const lock = JSON.parse(read('package-lock.json'));
       expect([lock.version, lock.packages[''].version]).toEqual(['1.0.0', '1.0.0']);
       const operations = Object.values(parse(read('generated/openapi.yaml')).paths as Record<string, object>).flatMap(Object.keys).length;
@@ -268,6 +269,7 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       expect(parse(read('generated/releases/2.0.0/breaking-changes.yaml'))).toEqual([DECLARED.title, DECLARED.revision]);
       expect(read('spec/breaking-changes.yaml')).toMatch(/^# [\s\S]*\n\[\]\n$/);
       expect(JSON.parse(read('package.json')).version).toBe('2.0.0');
+      expect(JSON.parse(read('conformance/package.json')).version).toBe('2.0.0');
 
       const changelog = read('CHANGELOG.md');
       expect(changelog.indexOf('## 2.0.0 (2026-02-01)')).toBeLessThan(changelog.indexOf('## 1.0.0 (2026-01-15)'));

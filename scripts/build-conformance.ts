@@ -1,0 +1,101 @@
+// Builds the runner's package (conformance/package.json, `docs-platform-conformance`): conformance/cli.ts and
+// everything it imports, its npm dependencies included (yaml, ajv, ajv-formats, isomorphic-git, lz-string…), bundled
+// by esbuild into one ES module, conformance/dist/docs-conformance.mjs, with the contract it checks against beside it
+// (conformance/dist/generated/openapi.yaml) and the licenses of the bundled packages
+// (conformance/dist/THIRD-PARTY-LICENSES.md). The installed command then needs nothing but Node: the package has no
+// dependencies, and a dependency the runner gains is bundled without touching its package.json. npm runs it as the
+// runner package's `prepare` (so `npm pack ./conformance` packs a fresh build); `npm run build:conformance` runs it
+// by hand.
+//
+// Files the runner reads beside its sources (the default contract, `../generated/openapi.yaml` from
+// conformance/contract.ts) are found from `import.meta.url`. In the bundle, each source file's `import.meta.url` is
+// replaced by the address its file would have under dist/ (conformance/contract.ts → dist/conformance/contract.ts),
+// so those paths land in dist/, where the files they name are copied.
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile, type Plugin } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const CONFORMANCE_PACKAGE = path.join(root, 'conformance');
+const outDir = path.join(CONFORMANCE_PACKAGE, 'dist');
+export const CONFORMANCE_BIN = path.join(outDir, 'docs-conformance.mjs');
+/** Files of the repository the bundle reads at run time, copied to the same path under dist/. */
+const ASSETS = ['generated/openapi.yaml'];
+
+const distAddresses: Plugin = {
+  name: 'dist-addresses',
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, async ({ path: file }) => {
+      const source = await readFile(file, 'utf8');
+      if (!source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
+      const relative = path.relative(root, file).split(path.sep).join('/');
+      if (relative.startsWith('..')) throw new Error(`${file} is outside the repository`);
+      const address = `new URL(${JSON.stringify(`./${relative}`)}, import.meta.url).href`;
+      return { contents: source.replaceAll('import.meta.url', address), loader: 'ts' };
+    });
+  },
+};
+
+/** Builds conformance/dist/: the bundled command and the files it reads. */
+export async function buildConformance(): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
+  const { metafile } = await build({
+    absWorkingDir: root,
+    entryPoints: ['conformance/cli.ts'],
+    outfile: CONFORMANCE_BIN,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // CommonJS dependencies (ajv, isomorphic-git) call require() for Node's modules: give the ES module one.
+    banner: {
+      js: [
+        '#!/usr/bin/env node',
+        "import { createRequire as __createRequire } from 'node:module';",
+        'const require = __createRequire(import.meta.url);',
+      ].join('\n'),
+    },
+    // The packages' licenses go to THIRD-PARTY-LICENSES.md, whole.
+    legalComments: 'none',
+    metafile: true,
+    plugins: [distAddresses],
+    logLevel: 'warning',
+  });
+  chmodSync(CONFORMANCE_BIN, 0o755);
+  for (const asset of ASSETS) {
+    mkdirSync(path.dirname(path.join(outDir, asset)), { recursive: true });
+    copyFileSync(path.join(root, asset), path.join(outDir, asset));
+  }
+  writeFileSync(path.join(outDir, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses(metafile));
+}
+
+/** Each npm package the bundle holds, with its version, its license and its license file. */
+function thirdPartyLicenses(metafile: Metafile): string {
+  const folders = new Set<string>();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) folders.add(path.resolve(root, match[1]!));
+  }
+  const sections = [...folders]
+    .map((folder) => {
+      const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
+      const file = readdirSync(folder).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
+      const text = file ? readFileSync(path.join(folder, file), 'utf8').trim() : `(no license file; package.json says ${manifest.license ?? 'nothing'})`;
+      return { title: `${manifest.name}@${manifest.version}`, body: `License: ${manifest.license ?? 'unknown'}\n\n${text}` };
+    })
+    .sort((a, b) => a.title.localeCompare(b.title));
+  return [
+    '# Third-party licenses',
+    '',
+    'dist/docs-conformance.mjs bundles these npm packages.',
+    ...sections.flatMap(({ title, body }) => ['', `## ${title}`, '', '```text', body, '```']),
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildConformance();
+  console.log(`build-conformance: ${path.relative(root, CONFORMANCE_BIN)}`);
+}
