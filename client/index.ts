@@ -137,7 +137,7 @@ type Exact<T, Shape> = Shape extends readonly (infer Item)[]
       : T
     : T;
 type BodyOf<Init> = Init extends { body?: infer Body } ? Body : never;
-type Checked<Init, Declared> = Init & ([BodyOf<Init>] extends [never] ? unknown : { body?: Exact<BodyOf<Init>, BodyOf<Declared>> });
+type Checked<Init, Declared> = Init & ([BodyOf<Init>] extends [never] ? unknown : { body?: Exact<BodyOf<Init>, NonNullable<BodyOf<Declared>>> });
 
 type Method<Mode extends 'value' | 'throw', M extends HttpMethod> = <
   Path extends PathsWithMethod<paths, M>,

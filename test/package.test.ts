@@ -1,0 +1,228 @@
+// The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
+// has, no dist/) are copied to a temporary folder, where `npm pack` (its `prepare` builds the client) and
+// `npm run pack:conformance` (its `prepare` bundles the runner) make the tarballs. A new project outside the
+// repository installs both with npm, type-checks a consumer's calls with strict tsc, runs them against the reference
+// server, and runs the installed `docs-conformance` against it too.
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadContract } from '../conformance/contract.ts';
+import { ACME } from './support/fixture.ts';
+import { repoRoot } from './support/repo.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const run = promisify(execFile);
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+const contractVersion = (parse(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8')) as { info: { version: string } }).info.version;
+const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string };
+const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
+
+test("the client's and the runner's package versions are the contract's info.version", () => {
+  // npm run release sets all three; a version changed by hand in one place only fails here.
+  expect({ client: rootManifest.version, runner: runnerManifest.version }).toEqual({ client: contractVersion, runner: contractVersion });
+});
+
+describe('installed from their tarballs', () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
+  const clone = path.join(scratch, 'repository');
+  const tarballs = path.join(scratch, 'tarballs');
+  const consumer = path.join(scratch, 'consumer');
+  const clientTarball = path.join(tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
+  const runnerTarball = path.join(tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
+  // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 60_000 });
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const starting = startTestServer({ recordCoverage: false });
+    // The files a commit would hold: tracked, and new ones git does not ignore.
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter((file) => file && existsSync(path.join(repoRoot, file)));
+    for (const file of files) cpSync(path.join(repoRoot, file), path.join(clone, file));
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+    mkdirSync(tarballs);
+    await Promise.all([
+      npm(clone, 'pack', '--pack-destination', tarballs),
+      npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
+    ]);
+    mkdirSync(consumer);
+    writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    // openapi-fetch comes from the npm registry, or from npm's cache when it holds it.
+    await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', clientTarball, runnerTarball);
+    server = await starting;
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const listing = (tarball: string) =>
+    execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .sort();
+
+  test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
+    expect(listing(clientTarball)).toEqual([
+      'package/README.md',
+      'package/dist/client/index.d.ts',
+      'package/dist/client/index.js',
+      'package/dist/generated/schema.d.ts',
+      'package/package.json',
+    ]);
+    const installed = readJson(path.join(consumer, 'node_modules', rootManifest.name, 'package.json'));
+    expect(installed.dependencies).toEqual({
+      'openapi-fetch': expect.any(String),
+      'openapi-typescript-helpers': expect.any(String),
+    });
+    expect(installed.bin).toBeUndefined();
+    // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers.
+    expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.')).sort()).toEqual(
+      [rootManifest.name, runnerManifest.name, 'openapi-fetch', 'openapi-typescript-helpers'].sort(),
+    );
+  });
+
+  test('a consumer type-checks typed calls with strict tsc, which refuses wrong ones, and runs them against the reference server', async () => {
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          // The package's declarations and openapi-fetch's are checked too.
+          skipLibCheck: false,
+          outDir: 'out',
+          rootDir: '.',
+        },
+        files: ['consumer.ts', 'wrong.ts'],
+      }),
+    );
+    writeFileSync(
+      path.join(consumer, 'consumer.ts'),
+      `import { ApiError, createDocsClient, paginate, type components } from 'docs-platform-contract';
+
+export async function run(baseUrl: string) {
+  const docs = createDocsClient({ baseUrl, token: 'reader' });
+  const { data, error } = await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: '${ACME}' } } });
+  if (error) throw new Error(\`\${error.error.code}: \${error.error.message}\`);
+  const roles: Array<components['schemas']['Role'] | null> = [];
+  for await (const member of paginate(docs, '/v1/orgs/{organizationId}/members', {
+    params: { path: { organizationId: '${ACME}' }, query: { limit: 2 } },
+  })) {
+    roles.push(member.role);
+  }
+  const strict = createDocsClient({ baseUrl, token: 'reader', throwOnError: true });
+  let missing = 0;
+  try {
+    await strict.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
+  } catch (failure) {
+    if (failure instanceof ApiError) missing = failure.status;
+  }
+  return { title: data.title, members: roles.length, missing };
+}
+`,
+    );
+    // Each line marked "wrong" must fail tsc, and no other line.
+    const wrong = `import { createDocsClient } from 'docs-platform-contract';
+
+const docs = createDocsClient({ baseUrl: 'http://127.0.0.1:1' });
+const organization = { params: { path: { organizationId: '${ACME}' } } };
+export const calls = [
+  docs.POST('/v1/orgs/{organizationId}/spaces', { ...organization, body: { titel: 'Handbook' } }), // wrong: no such field
+  docs.POST('/v1/orgs/{organizationId}/spaces', { ...organization, body: { title: 42 } }), // wrong: a number for a string
+  docs.GET('/v1/orgs/{organizationId}', { params: { path: { organisationId: '${ACME}' } } }), // wrong: misspelt parameter
+  docs.GET('/v1/organizations'), // wrong: no such path
+];
+export async function title(): Promise<string> {
+  const { data } = await docs.GET('/v1/orgs/{organizationId}', organization);
+  return data.title; // wrong: data before checking error
+}
+`;
+    writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
+    const markedLines = wrong
+      .split('\n')
+      .flatMap((line, index) => (line.includes('// wrong') ? [index + 1] : []));
+
+    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], {
+      cwd: consumer,
+      env,
+      timeout: 60_000,
+    }).then(
+      () => ({ code: 0, stdout: '' }),
+      (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+    );
+    const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
+    expect(tsc.code, tsc.stdout).not.toBe(0);
+    // consumer.ts, the package's declarations and openapi-fetch's: no error at all.
+    expect(errors.filter((line) => !line.startsWith('wrong.ts(')), tsc.stdout).toEqual([]);
+    const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
+    expect(linesWithErrors, tsc.stdout).toEqual(markedLines);
+    // The unknown field is refused where it is written.
+    const titel = wrong.split('\n')[markedLines[0]! - 1]!.indexOf('titel') + 1;
+    expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toBe(true);
+
+    // tsc emits consumer.js despite wrong.ts: run it against the reference server.
+    const answer = await run(
+      process.execPath,
+      ['--input-type=module', '-e', `const { run } = await import('./out/consumer.js'); console.log(JSON.stringify(await run(process.argv[1])));`, server.url],
+      { cwd: consumer, env, timeout: 30_000 },
+    );
+    expect(answer.stderr).toBe('');
+    expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
+  });
+
+  test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
+    expect(listing(runnerTarball)).toEqual([
+      'package/README.md',
+      'package/dist/THIRD-PARTY-LICENSES.md',
+      'package/dist/docs-conformance.mjs',
+      'package/dist/generated/openapi.yaml',
+      'package/package.json',
+    ]);
+    const installed = path.join(consumer, 'node_modules', runnerManifest.name);
+    expect(readJson(path.join(installed, 'package.json')).dependencies).toBeUndefined();
+    expect(readFileSync(path.join(installed, 'dist/generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
+    // esbuild heads each bundled module with its path: the runner's and npm packages', no server module.
+    const modules = readFileSync(path.join(installed, 'dist/docs-conformance.mjs'), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
+    expect(modules).toContain('// conformance/runner.ts');
+    expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3)\//.test(line))).toEqual([]);
+  });
+
+  test('docs-conformance runs from the install, with nothing of the repository: --help, and a run against the reference server', async () => {
+    const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
+    const help = await run(bin, ['--help'], { cwd: consumer, env, timeout: 30_000 });
+    expect(help.stdout).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
+
+    // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
+    const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];
+    const excluded = [...loadContract().operations.keys()].filter((id) => !kept.includes(id));
+    const report = path.join(consumer, 'report.json');
+    const conformance = await run(bin, ['--base-url', server.url, '--token', 'admin', '--exclude', excluded.join(','), '--report', report], {
+      cwd: consumer,
+      env,
+      timeout: 60_000,
+    }).catch((failure: { code: number; stdout: string; stderr: string }) => failure);
+    const written = readJson(report) as { contract: string; summary: Record<string, number> };
+    expect(written.summary, conformance.stdout + conformance.stderr).toEqual({
+      operations: excluded.length + kept.length,
+      exercised: kept.length,
+      violations: 0,
+      excluded: excluded.length,
+    });
+    expect(written.contract).toBe(path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml'));
+    expect(conformance.stdout.trim().split('\n').at(-1)).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
+  });
+});
