@@ -6,6 +6,8 @@ import type { HttpMethod, MediaType, PathsWithMethod, Readable, RequiredKeysOf }
 import type { components, paths } from '../generated/schema.d.ts';
 
 export type { components, operations, paths } from '../generated/schema.d.ts';
+/** A schema as the service answers it (`Readable<components['schemas']['Space']>`) or as a request sends it (`Writable`). */
+export type { Readable, Writable } from 'openapi-typescript-helpers';
 
 export interface RetryAttempt {
   /** The attempt that failed, from 1. */

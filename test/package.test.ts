@@ -112,12 +112,13 @@ describe('installed from their tarballs', () => {
     );
     writeFileSync(
       path.join(consumer, 'consumer.ts'),
-      `import { ApiError, createDocsClient, paginate, type components } from 'docs-platform-contract';
+      `import { ApiError, createDocsClient, paginate, type components, type Readable } from 'docs-platform-contract';
 
 export async function run(baseUrl: string) {
   const docs = createDocsClient({ baseUrl, token: 'reader' });
   const { data, error } = await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: '${ACME}' } } });
   if (error) throw new Error(\`\${error.error.code}: \${error.error.message}\`);
+  const organization: Readable<components['schemas']['Organization']> = data;
   const roles: Array<components['schemas']['Role'] | null> = [];
   for await (const member of paginate(docs, '/v1/orgs/{organizationId}/members', {
     params: { path: { organizationId: '${ACME}' }, query: { limit: 2 } },
@@ -131,7 +132,7 @@ export async function run(baseUrl: string) {
   } catch (failure) {
     if (failure instanceof ApiError) missing = failure.status;
   }
-  return { title: data.title, members: roles.length, missing };
+  return { title: organization.title, members: roles.length, missing };
 }
 `,
     );
