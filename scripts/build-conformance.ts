@@ -1,8 +1,8 @@
 // Builds the runner's package (conformance/package.json, `docs-platform-conformance`): conformance/cli.ts and
 // everything it imports, its npm dependencies included (yaml, ajv, ajv-formats, isomorphic-git, lz-string…), bundled
 // by esbuild into one ES module, conformance/dist/docs-conformance.mjs, with the contract it checks against beside it
-// (conformance/dist/generated/openapi.yaml) and the licenses of the bundled packages
-// (conformance/dist/THIRD-PARTY-LICENSES.md). The installed command then needs nothing but Node: the package has no
+// (conformance/dist/generated/openapi.yaml), the runner's data files (conformance/dist/conformance/*.json) and the
+// licenses of the bundled packages (conformance/dist/THIRD-PARTY-LICENSES.md). The installed command then needs nothing but Node: the package has no
 // dependencies, and a dependency the runner gains is bundled without touching its package.json. npm runs it as the
 // runner package's `prepare` (so `npm pack ./conformance` packs a fresh build); `npm run build:conformance` runs it
 // by hand.
@@ -21,8 +21,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CONFORMANCE_PACKAGE = path.join(root, 'conformance');
 const outDir = path.join(CONFORMANCE_PACKAGE, 'dist');
 export const CONFORMANCE_BIN = path.join(outDir, 'docs-conformance.mjs');
-/** Files of the repository the bundle reads at run time, copied to the same path under dist/. */
-const ASSETS = ['generated/openapi.yaml'];
+/**
+ * Files of the repository the bundle may read at run time, copied to the same path under dist/: the contract, and
+ * the data files of conformance/ (JSON other than package.json), whether a source reads or imports them.
+ */
+const assets = (): string[] => [
+  'generated/openapi.yaml',
+  ...readdirSync(CONFORMANCE_PACKAGE, { recursive: true, encoding: 'utf8' })
+    .map((file) => file.split(path.sep).join('/'))
+    .filter((file) => file.endsWith('.json') && file !== 'package.json' && !/^(dist|node_modules)\//.test(file))
+    .map((file) => `conformance/${file}`),
+];
 
 const distAddresses: Plugin = {
   name: 'dist-addresses',
@@ -64,7 +73,7 @@ export async function buildConformance(): Promise<void> {
     logLevel: 'warning',
   });
   chmodSync(CONFORMANCE_BIN, 0o755);
-  for (const asset of ASSETS) {
+  for (const asset of assets()) {
     mkdirSync(path.dirname(path.join(outDir, asset)), { recursive: true });
     copyFileSync(path.join(root, asset), path.join(outDir, asset));
   }
