@@ -162,7 +162,7 @@ export async function title(): Promise<string> {
       env,
       timeout: 60_000,
     }).then(
-      () => ({ code: 0, stdout: '' }),
+      (success) => ({ code: 0, stdout: success.stdout }),
       (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
     );
     const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
@@ -183,7 +183,7 @@ export async function title(): Promise<string> {
     );
     expect(answer.stderr).toBe('');
     expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
-  });
+  }, 120_000);
 
   test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
     // Beside these, only the runner's data files (conformance/*.json), copied as they are.
@@ -227,5 +227,5 @@ export async function title(): Promise<string> {
     });
     expect(written.contract).toBe(path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml'));
     expect(conformance.stdout.trim().split('\n').at(-1)).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
-  });
+  }, 90_000);
 });
