@@ -38,21 +38,23 @@ export interface Config {
   localGitRoot?: string;
 }
 
-export class ConfigError extends Error {}
+/** A failure to start that a user fixes (configuration, DATA_DIR, port, seed): printed as one line, no stack trace. */
+export class StartupError extends Error {}
+
+/** A configuration variable with a value the server cannot use; the message names the variable. */
+export class ConfigError extends StartupError {}
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const value = env[name];
-  if (value === undefined || value === '') return fallback;
+function bool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
   if (/^(0|false|no|off)$/i.test(value)) return false;
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const value = env[name];
-  if (value === undefined || value === '') return fallback;
+function int(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
@@ -60,8 +62,7 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return parsed;
 }
 
-function baseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name];
+function baseUrl(name: string, value: string | undefined): string | undefined {
   if (!value) return undefined;
   try {
     return new URL(value).href.replace(/\/+$/, '');
@@ -70,8 +71,8 @@ function baseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   }
 }
 
-function addressRanges(env: NodeJS.ProcessEnv, name: string): string[] {
-  const ranges = (env[name] ?? '').split(',').map((range) => range.trim()).filter(Boolean);
+function addressRanges(name: string, value: string | undefined): string[] {
+  const ranges = (value ?? '').split(',').map((range) => range.trim()).filter(Boolean);
   for (const range of ranges) {
     try {
       parseAddressRange(range);
@@ -82,36 +83,156 @@ function addressRanges(env: NodeJS.ProcessEnv, name: string): string[] {
   return ranges;
 }
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, 'PORT', 3000, 0, 65535);
-  const host = env.HOST || '127.0.0.1';
-  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const allowLocalGit = bool(env, 'ALLOW_LOCAL_GIT', false);
-  const localGitRoot = gitRoot(env, allowLocalGit);
-  const dataDir = env.DATA_DIR === ':memory:' ? ':memory:' : path.resolve(env.DATA_DIR || './data');
-  return {
-    port,
-    host,
-    dataDir,
-    publicUrl: baseUrl(env, 'PUBLIC_URL'),
-    appUrl: baseUrl(env, 'APP_URL'),
-    apiToken: env.DOCS_API_TOKEN || undefined,
-    logLevel,
-    validateResponses: bool(env, 'VALIDATE_RESPONSES', true),
-    seedFile: env.SEED_FILE || undefined,
-    bodyLimit: int(env, 'BODY_LIMIT', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
-    allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
-    allowedAddresses: addressRanges(env, 'ALLOW_PRIVATE_ADDRESSES'),
-    outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 10_000, 100, 600_000),
-    allowLocalGit,
-    ...(localGitRoot ? { localGitRoot } : {}),
+/**
+ * One configuration variable: its name in the environment, the field of `Config` it sets, its default as shown to
+ * users, what it does, and its parser (which gets the value, `undefined` when unset or empty, and the whole
+ * environment for the variables that depend on another). `readConfig` reads this table, `--help` prints it, and
+ * `test/main.test.ts` checks that the configuration table of server/README.md lists exactly these variables with
+ * these defaults.
+ */
+export type Variable = {
+  [K in keyof Config]-?: {
+    name: string;
+    key: K;
+    default: string;
+    description: string;
+    parse: (value: string | undefined, env: NodeJS.ProcessEnv) => Config[K];
   };
+}[keyof Config];
+
+const variable = <K extends keyof Config>(entry: {
+  name: string;
+  key: K;
+  default: string;
+  description: string;
+  parse: (value: string | undefined, env: NodeJS.ProcessEnv) => Config[K];
+}): Variable => entry as unknown as Variable;
+
+/** Every configuration variable of the server, in the order `--help` and the README list them. */
+export const VARIABLES: readonly Variable[] = [
+  variable({
+    name: 'PORT',
+    key: 'port',
+    default: '3000',
+    description: 'port to listen on (0 picks a free one)',
+    parse: (value) => int('PORT', value, 3000, 0, 65535),
+  }),
+  variable({
+    name: 'HOST',
+    key: 'host',
+    default: '127.0.0.1',
+    description: 'interface to listen on (0.0.0.0 for every interface)',
+    parse: (value) => value ?? '127.0.0.1',
+  }),
+  variable({
+    name: 'DATA_DIR',
+    key: 'dataDir',
+    default: './data',
+    description: 'folder of the database (created if missing; one server at a time); :memory: keeps everything in memory',
+    parse: (value) => (value === ':memory:' ? ':memory:' : path.resolve(value ?? './data')),
+  }),
+  variable({
+    name: 'PUBLIC_URL',
+    key: 'publicUrl',
+    default: 'the listening address',
+    description: 'base of every urls.location: the address clients reach the API at, without /v1',
+    parse: (value) => baseUrl('PUBLIC_URL', value),
+  }),
+  variable({
+    name: 'APP_URL',
+    key: 'appUrl',
+    default: '<PUBLIC_URL>/app',
+    description: 'base of every urls.app',
+    parse: (value) => baseUrl('APP_URL', value),
+  }),
+  variable({
+    name: 'DOCS_API_TOKEN',
+    key: 'apiToken',
+    default: 'random, printed once',
+    description: 'token of the demo admin, or of the first admin of the first organization of SEED_FILE',
+    parse: (value) => value,
+  }),
+  variable({
+    name: 'LOG_LEVEL',
+    key: 'logLevel',
+    default: 'info',
+    description: `pino level: ${LOG_LEVELS.join(', ')}`,
+    parse: (value) => {
+      const level = (value ?? 'info') as LogLevel;
+      if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+      return level;
+    },
+  }),
+  variable({
+    name: 'VALIDATE_RESPONSES',
+    key: 'validateResponses',
+    default: 'true',
+    description: 'validate every response against the contract (a violation is a 500 and a log line)',
+    parse: (value) => bool('VALIDATE_RESPONSES', value, true),
+  }),
+  variable({
+    name: 'SEED_FILE',
+    key: 'seedFile',
+    default: 'none',
+    description: 'JSON or YAML fixture of organizations, users, memberships and tokens applied at every start',
+    parse: (value) => value,
+  }),
+  variable({
+    name: 'BODY_LIMIT',
+    key: 'bodyLimit',
+    default: '5242880',
+    description: 'largest request body in bytes; larger ones get 413',
+    parse: (value) => int('BODY_LIMIT', value, 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  }),
+  variable({
+    name: 'ALLOW_PRIVATE_NETWORKS',
+    key: 'allowPrivateNetworks',
+    default: 'false',
+    description: 'allow outbound requests (imports, OpenAPI sources, Git, tunnels) to loopback and private addresses',
+    parse: (value) => bool('ALLOW_PRIVATE_NETWORKS', value, false),
+  }),
+  variable({
+    name: 'ALLOW_PRIVATE_ADDRESSES',
+    key: 'allowedAddresses',
+    default: 'none',
+    description: 'comma-separated addresses or CIDR ranges outbound requests may reach while ALLOW_PRIVATE_NETWORKS is false',
+    parse: (value) => addressRanges('ALLOW_PRIVATE_ADDRESSES', value),
+  }),
+  variable({
+    name: 'OUTBOUND_TIMEOUT_MS',
+    key: 'outboundTimeoutMs',
+    default: '10000',
+    description: 'timeout of every outbound request, in milliseconds',
+    parse: (value) => int('OUTBOUND_TIMEOUT_MS', value, 10_000, 100, 600_000),
+  }),
+  variable({
+    name: 'ALLOW_LOCAL_GIT',
+    key: 'allowLocalGit',
+    default: 'false',
+    description: 'allow Git import and export with local paths and file:// URLs, inside LOCAL_GIT_ROOT only',
+    parse: (value) => bool('ALLOW_LOCAL_GIT', value, false),
+  }),
+  variable({
+    name: 'LOCAL_GIT_ROOT',
+    key: 'localGitRoot',
+    default: 'none',
+    description: 'the folder local Git repositories must be in; required when ALLOW_LOCAL_GIT is true',
+    parse: (value, env) => gitRoot(value, bool('ALLOW_LOCAL_GIT', env.ALLOW_LOCAL_GIT || undefined, false)),
+  }),
+];
+
+/** Reads the configuration from the environment, through `VARIABLES`; an unset or empty variable takes its default. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Record<string, unknown> = {};
+  for (const entry of VARIABLES) {
+    const value = entry.parse(env[entry.name] || undefined, env);
+    if (value !== undefined) config[entry.key] = value;
+  }
+  return config as unknown as Config;
 }
 
 /** LOCAL_GIT_ROOT as an absolute path to an existing folder; required when local Git is on. */
-function gitRoot(env: NodeJS.ProcessEnv, allowLocalGit: boolean): string | undefined {
-  const value = env.LOCAL_GIT_ROOT;
+function gitRoot(value: string | undefined, allowLocalGit: boolean): string | undefined {
   if (!allowLocalGit) return undefined;
   if (!value) throw new ConfigError('ALLOW_LOCAL_GIT=true needs LOCAL_GIT_ROOT, the folder that local Git repositories must be in');
   const root = path.resolve(value);

@@ -1,6 +1,7 @@
 // Seeding: the fixture of SEED_FILE (users, tokens, organizations, memberships, teams, spaces with pages), and
 // the demo organization an empty database gets. The fixture format is documented in server/README.md.
 import { readFileSync } from 'node:fs';
+import { StartupError } from './config.ts';
 import { parse } from 'yaml';
 import { issueToken } from './auth/caller.ts';
 import { ROLES, type Role } from './auth/roles.ts';
@@ -41,7 +42,8 @@ export interface SeedFixture {
   }[];
 }
 
-export class SeedError extends Error {}
+/** A SEED_FILE that cannot be applied (or cannot receive DOCS_API_TOKEN); the message names the file or the record. */
+export class SeedError extends StartupError {}
 
 export function readSeedFile(file: string): SeedFixture {
   let fixture: unknown;
@@ -159,12 +161,25 @@ export function applyFixture(ctx: AppContext, fixture: SeedFixture): void {
 export const DEMO_ADMIN_ID = 'demo-admin';
 export const DEMO_ORGANIZATION_ID = 'demo';
 
+export interface SeedResult {
+  /** A token created for the demo admin of a new demo organization when DOCS_API_TOKEN is unset. */
+  createdToken?: string;
+  /** Who DOCS_API_TOKEN was registered for, as a user id and the organization that made them the choice. */
+  tokenFor?: { user: string; organization: string };
+  /** Why DOCS_API_TOKEN was not registered, in one line (for a warning). */
+  tokenNotRegistered?: string;
+}
+
 /**
- * An empty database (no organization) gets a demo organization and its admin. The admin's token is `apiToken`
- * when given (and is registered again at every start, so that it keeps working); otherwise a random token is
- * created and returned once, for the caller to print.
+ * An empty database (no organization once SEED_FILE and the fixtures are applied) gets a demo organization and its
+ * admin. Then DOCS_API_TOKEN (`apiToken`), when set, is registered (again at every start, so that it keeps working)
+ * for:
+ * - the first member with role `admin` of the first organization of SEED_FILE (`seedFile`), when SEED_FILE lists
+ *   organizations; an organization without one stops the start, saying so;
+ * - otherwise the demo admin.
+ * Without DOCS_API_TOKEN, a new demo admin gets a random token, returned once for the caller to print.
  */
-export function seedDemo(ctx: AppContext, apiToken: string | undefined): { createdToken?: string } {
+export function seedDemo(ctx: AppContext, apiToken: string | undefined, seedFile?: SeedFixture): SeedResult {
   const empty = ctx.db.prepare('SELECT 1 FROM organizations LIMIT 1').get() === undefined;
   if (empty) {
     applyFixture(ctx, {
@@ -190,11 +205,29 @@ export function seedDemo(ctx: AppContext, apiToken: string | undefined): { creat
       ],
     });
   }
-  if (apiToken) {
-    if (ctx.db.prepare('SELECT 1 FROM users WHERE id = ?').get(DEMO_ADMIN_ID)) {
-      issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), apiToken, 'DOCS_API_TOKEN');
-    }
-    return {};
+  if (!apiToken) {
+    return empty ? { createdToken: issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), newSecret(), 'generated') } : {};
   }
-  return empty ? { createdToken: issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), newSecret(), 'generated') } : {};
+  const first = seedFile?.organizations?.[0];
+  if (first) {
+    const name = first.id ?? first.title;
+    const admin = first.members?.find((member) => member.role === 'admin');
+    if (!admin) {
+      throw new SeedError(
+        `DOCS_API_TOKEN cannot be registered: the first organization of SEED_FILE (${name}) has no member with role admin. ` +
+          'Add one (members: [{ user: <id>, role: admin }]), or unset DOCS_API_TOKEN and use the tokens of the seed file.',
+      );
+    }
+    issueToken(ctx.db, admin.user, ctx.now(), apiToken, 'DOCS_API_TOKEN');
+    return { tokenFor: { user: admin.user, organization: name } };
+  }
+  if (ctx.db.prepare('SELECT 1 FROM users WHERE id = ?').get(DEMO_ADMIN_ID)) {
+    issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), apiToken, 'DOCS_API_TOKEN');
+    return { tokenFor: { user: DEMO_ADMIN_ID, organization: DEMO_ORGANIZATION_ID } };
+  }
+  return {
+    tokenNotRegistered:
+      `DOCS_API_TOKEN is not registered: the database has organizations but no demo admin (${DEMO_ADMIN_ID}), ` +
+      'and SEED_FILE lists no organization whose admin could receive it',
+  };
 }

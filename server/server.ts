@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, StartupError } from './config.ts';
 import { type AppContext, createContext, type ResolvedConfig } from './context.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { purgeExpiredSpaces } from './domain/spaces.ts';
 import { createHandlers, registerJobKinds, registerRoutes } from './handlers/index.ts';
 import type { HandlerTable } from './http/types.ts';
-import { applyFixture, readSeedFile, type SeedFixture, seedDemo } from './seed.ts';
+import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
+import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
 import { Store } from './store/db.ts';
 
 export interface RunningServer {
@@ -19,6 +20,8 @@ export interface RunningServer {
   server: Server;
   /** A token created for the demo admin on first start when DOCS_API_TOKEN is unset. */
   createdToken?: string;
+  /** Who DOCS_API_TOKEN was registered for (see `seedDemo`). */
+  tokenFor?: SeedResult['tokenFor'];
   close(): Promise<void>;
 }
 
@@ -38,23 +41,58 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.log ?? pino({ level: config.logLevel });
+  // DATA_DIR is checked and locked before anything else, so that a second server on it does not even listen.
+  let lock: DataDirLock | undefined;
+  if (config.dataDir !== ':memory:') {
+    prepareDataDir(config.dataDir);
+    lock = lockDataDir(config.dataDir);
+    if (lock.takenOver) {
+      log.warn({ dataDir: config.dataDir, previous: lock.takenOver }, `took over the lock of DATA_DIR from process ${lock.takenOver.pid}, which no longer runs`);
+    }
+  }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    lock?.release();
+    throw listenError(error, config);
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const publicUrl = config.publicUrl ?? url.replace('//0.0.0.0:', '//127.0.0.1:');
   const resolved = { ...config, publicUrl, appUrl: config.appUrl ?? `${publicUrl}/app` };
 
   try {
-    return await serve(server, url, resolved, log, options);
+    return await serve(server, url, resolved, log, options, lock);
   } catch (error) {
     server.close();
+    lock?.release();
     throw error;
   }
+}
+
+/** A failure to listen, as one line naming the variable to change. */
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${config.host}:${config.port}`;
+  const other = config.port === 65535 ? 3000 : config.port + 1;
+  if (code === 'EADDRINUSE') {
+    return new StartupError(
+      `PORT ${config.port} is already in use on ${config.host}: stop the other server, or choose another port (PORT=${other}, or PORT=0 for any free port).`,
+      { cause: error },
+    );
+  }
+  if (code === 'EACCES') {
+    return new StartupError(`PORT ${config.port} on ${config.host} needs privileges this process lacks: choose a port above 1023 (PORT=3000).`, { cause: error });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new StartupError(`HOST ${config.host} is not an address of this machine (cannot listen on ${where}): use 127.0.0.1, or 0.0.0.0 for every interface.`, { cause: error });
+  }
+  return error;
 }
 
 async function serve(
@@ -63,19 +101,29 @@ async function serve(
   config: ResolvedConfig,
   log: Logger,
   options: StartOptions,
+  lock: DataDirLock | undefined,
 ): Promise<RunningServer> {
-  const { store, applied } = Store.open(config.dataDir);
+  let opened: ReturnType<typeof Store.open>;
+  try {
+    opened = Store.open(config.dataDir);
+  } catch (error) {
+    if (config.dataDir === ':memory:') throw error;
+    throw new DataDirError(`DATA_DIR ${config.dataDir}: the database data.sqlite cannot be opened (${(error as Error).message}). Fix its permissions or choose another DATA_DIR.`, { cause: error });
+  }
+  const { store, applied } = opened;
   if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
   const ctx = createContext({ store, config, clock: options.clock ?? systemClock, log });
 
-  let seeded: { createdToken?: string };
+  let seeded: SeedResult;
   try {
     seeded = await store.write(() => {
-      if (config.seedFile) applyFixture(ctx, readSeedFile(config.seedFile));
+      const seedFile = config.seedFile ? readSeedFile(config.seedFile) : undefined;
+      if (seedFile) applyFixture(ctx, seedFile);
       if (options.fixture) applyFixture(ctx, options.fixture);
       purgeExpiredSpaces(ctx);
-      return seedDemo(ctx, config.apiToken);
+      return seedDemo(ctx, config.apiToken, seedFile);
     });
+    if (seeded.tokenNotRegistered) log.warn(seeded.tokenNotRegistered);
     registerJobKinds(ctx);
     await ctx.jobs.start();
     let handlers = createHandlers(ctx);
@@ -105,7 +153,8 @@ async function serve(
       });
       await ctx.jobs.stop();
       await store.close();
+      lock?.release();
     })());
 
-  return { url, ctx, server, createdToken: seeded.createdToken, close };
+  return { url, ctx, server, createdToken: seeded.createdToken, tokenFor: seeded.tokenFor, close };
 }

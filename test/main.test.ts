@@ -1,12 +1,19 @@
 // `npm start` as a process: the compiled server (dist/server/main.js, rebuilt here from the sources so that the test
 // sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
-// keeping what was written.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// keeping what was written; `--help` and `--version`; the one-line errors of a start that cannot happen (port taken,
+// unusable or locked DATA_DIR, bad configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of
+// configuration variables against the README's.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildServer } from '../scripts/build-server.ts';
+import { readConfig, VARIABLES } from '../server/config.ts';
+import { LOCK_FILE } from '../server/data-dir.ts';
+import { startServer } from '../server/server.ts';
+import { contractVersion, packageVersion } from '../server/version.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -16,10 +23,10 @@ beforeAll(() => buildServer(), 60_000);
 const startCommand = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
 
 /** Starts the server as `npm start` does and resolves with its address once it listens. */
-function start() {
+function start(env: Record<string, string> = {}) {
   expect(startCommand[0]).toBe('node');
   const child = spawn(process.execPath, startCommand.slice(1), {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -59,4 +66,179 @@ describe('npm start', () => {
       expect(await again.exit).toBe(0);
     }, 60_000); // two starts of a process
   }
+});
+
+/** Runs the compiled server (or the tsx entry) to its end and returns its exit code and output. */
+function run(args: string[], env: Record<string, string> = {}, entry: 'compiled' | 'tsx' = 'compiled') {
+  const command = entry === 'compiled' ? [process.execPath, startCommand[1]!] : [path.resolve('node_modules/.bin/tsx'), 'server/main.ts'];
+  const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
+    env: { ...process.env, PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, signal: result.signal };
+}
+
+/** A start that fails: exit code 1, and exactly one line on stderr (no stack trace), which is returned. */
+function failure(env: Record<string, string>): string {
+  const result = run([], env);
+  expect(result.signal).toBeNull(); // it ended by itself, it did not hang until the timeout
+  expect(result.status).toBe(1);
+  const lines = result.stderr.trim().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^docs-platform server failed to start: /);
+  expect(lines[0]).not.toMatch(/\n\s+at /);
+  return lines[0]!;
+}
+
+describe('--help and --version', () => {
+  for (const entry of ['compiled', 'tsx'] as const) {
+    test(`${entry}: --help prints the usage, every configuration variable with its default, and where the docs are; it does not start`, () => {
+      const result = run(['--help'], {}, entry);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^Usage:/m);
+      expect(result.stdout).toContain('npm start');
+      for (const variable of VARIABLES) {
+        expect(result.stdout).toMatch(new RegExp(`^  ${variable.name} +${escape(variable.description)}`, 'm'));
+        expect(result.stdout).toContain(`(default: ${variable.default})`);
+      }
+      expect(result.stdout).toContain(path.resolve('server/README.md'));
+      expect(result.stdout).not.toMatch(/listening on http/);
+    }, 30_000);
+
+    test(`${entry}: --version prints the package and contract versions`, () => {
+      const result = run(['--version'], {}, entry);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`docs-platform server ${packageVersion()}\ncontract ${contractVersion()}\n`);
+      expect(packageVersion()).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+      expect(contractVersion()).toMatch(/^\d+\.\d+\.\d+$/);
+    }, 30_000);
+  }
+
+  test('an unknown argument is refused in one line', () => {
+    const result = run(['--port=80']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('docs-platform server failed to start: unknown argument --port=80: the server is configured by environment variables (see --help)');
+  });
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('the configuration table', () => {
+  test('server/README.md lists exactly the variables of server/config.ts, with the same defaults', () => {
+    const readme = readFileSync('server/README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'));
+    const rows = section
+      .slice(0, section.indexOf('\n\n', section.indexOf('| Variable')))
+      .split('\n')
+      .filter((line) => /^\| `[A-Z_]+` \|/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')))
+      .map(([, name, fallback]) => ({ name, default: fallback }));
+    expect(rows).toEqual(VARIABLES.map((variable) => ({ name: variable.name, default: variable.default })));
+  });
+
+  test('every field of the configuration comes from a variable of the table', () => {
+    const config = readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: tmpdir(), PUBLIC_URL: 'http://x.test', APP_URL: 'http://x.test/app', DOCS_API_TOKEN: 't', SEED_FILE: 'f' });
+    expect(Object.keys(config).sort()).toEqual(VARIABLES.map((variable) => variable.key).sort());
+  });
+});
+
+describe('start-up errors are one line naming what to change', () => {
+  test('a taken port names PORT and suggests another one', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const line = failure({ PORT: String(port), DATA_DIR: path.join(dataDir, 'port') });
+      expect(line).toContain(`PORT ${port} is already in use on 127.0.0.1`);
+      expect(line).toContain(`PORT=${port + 1}, or PORT=0`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test('a DATA_DIR that cannot be created fails at once, naming the path and the reason', () => {
+    // On Node 20, mkdirSync(recursive) loops forever here; start-up used to hang.
+    expect(failure({ DATA_DIR: '/proc/nope' })).toBe(
+      'docs-platform server failed to start: DATA_DIR /proc/nope cannot be created: /proc does not accept new folders. Choose another DATA_DIR.',
+    );
+    const file = path.join(dataDir, 'a-file');
+    writeFileSync(file, '');
+    expect(failure({ DATA_DIR: file })).toContain(`DATA_DIR ${file} is not a directory`);
+    expect(failure({ DATA_DIR: path.join(file, 'below') })).toContain(`DATA_DIR ${path.join(file, 'below')} cannot be created: ${file} is not a directory`);
+  });
+
+  test.runIf(process.platform === 'linux')('a DATA_DIR that is not writable names the path and the reason', () => {
+    // /sys refuses new files even to root, which a chmod would not.
+    expect(failure({ DATA_DIR: '/sys' })).toContain('DATA_DIR /sys is not writable: permission denied');
+  });
+
+  test('a bad variable is named with its value', () => {
+    expect(failure({ PORT: 'eighty' })).toBe('docs-platform server failed to start: PORT must be an integer from 0 to 65535, got "eighty"');
+    expect(failure({ ALLOW_LOCAL_GIT: 'true' })).toMatch(/ALLOW_LOCAL_GIT=true needs LOCAL_GIT_ROOT/);
+  });
+
+  test('a DATA_DIR held by a running server is refused, naming that process; a lock of a dead process is taken over', async () => {
+    const shared = path.join(dataDir, 'shared');
+    const first = start({ DATA_DIR: shared });
+    await first.url;
+    try {
+      const lock = JSON.parse(readFileSync(path.join(shared, LOCK_FILE), 'utf8')) as { pid: number; host: string; startedAt: string };
+      expect(lock).toMatchObject({ pid: first.child.pid, host: hostname() });
+      expect(failure({ DATA_DIR: shared })).toBe(
+        `docs-platform server failed to start: DATA_DIR ${shared} is in use by another server (process ${lock.pid} on ${lock.host}, started ${lock.startedAt}): stop it, or choose another DATA_DIR.`,
+      );
+    } finally {
+      first.child.kill('SIGKILL'); // no clean shutdown: the lock stays behind
+      await first.exit;
+    }
+    const again = start({ DATA_DIR: shared });
+    await again.url;
+    expect(again.output()).toContain(`took over the lock of DATA_DIR from process ${first.child.pid}, which no longer runs`);
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+    expect(() => readFileSync(path.join(shared, LOCK_FILE))).toThrow(/ENOENT/); // released on a clean stop
+  }, 60_000);
+});
+
+describe('SEED_FILE with DOCS_API_TOKEN', () => {
+  const seed = (name: string, yaml: string[]) => {
+    const file = path.join(dataDir, name);
+    writeFileSync(file, yaml.join('\n'));
+    return file;
+  };
+
+  test('the token is registered for the first admin of the first organization of the seed file', async () => {
+    const seedFile = seed('seed.yaml', [
+      'users:',
+      '  - { id: bob, displayName: Bob }',
+      '  - { id: alice, displayName: Alice }',
+      'organizations:',
+      '  - { id: acme, title: Acme, members: [{ user: bob, role: edit }, { user: alice, role: admin }] }',
+      '  - { id: other, title: Other, members: [{ user: bob, role: admin }] }',
+    ]);
+    const folder = path.join(dataDir, 'seeded');
+    mkdirSync(folder);
+    const running = await startServer(readConfig({ PORT: '0', DATA_DIR: folder, LOG_LEVEL: 'silent', SEED_FILE: seedFile, DOCS_API_TOKEN: 'seeded-token' }));
+    try {
+      expect(running.tokenFor).toEqual({ user: 'alice', organization: 'acme' });
+      const orgs = (await (await fetch(`${running.url}/v1/orgs`, { headers: { authorization: 'Bearer seeded-token' } })).json()) as {
+        items: { id: string; permissions: { admin: boolean } }[];
+      };
+      expect(orgs.items.map((org) => [org.id, org.permissions.admin])).toEqual([['acme', true]]); // no demo organization
+    } finally {
+      await running.close();
+    }
+  });
+
+  test('a first organization without an admin stops the start, in one line saying why', () => {
+    const seedFile = seed('no-admin.yaml', [
+      'users: [{ id: carol, displayName: Carol }]',
+      'organizations: [{ id: initech, title: Initech, members: [{ user: carol, role: read }] }]',
+    ]);
+    expect(failure({ SEED_FILE: seedFile, DOCS_API_TOKEN: 'seeded-token' })).toBe(
+      'docs-platform server failed to start: DOCS_API_TOKEN cannot be registered: the first organization of SEED_FILE (initech) has no member with role admin. ' +
+        'Add one (members: [{ user: <id>, role: admin }]), or unset DOCS_API_TOKEN and use the tokens of the seed file.',
+    );
+  });
 });
