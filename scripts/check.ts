@@ -1,0 +1,130 @@
+// `npm run check`: the fast checks of the contract and the code, the first thing `npm test` runs.
+//   - spec/ formatted (the files that are not, and `npm run format:spec` to fix them);
+//   - generated/ exactly what spec/ compiles to (test/support/drift.ts, as the contract test uses it);
+//   - the whole project type-checks (tsc, incremental: later runs only re-check what changed).
+// The checks run side by side, each one's output is printed under its name, and one summary line ends it.
+//   tsx scripts/check.ts [--only format|generated|typecheck ...]   (`npm run lint:spec` is `--only format`)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { checkFormatTypeSpec } from '@typespec/compiler';
+import { compareGenerated } from '../test/support/drift.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
+
+export interface CheckResult {
+  ok: boolean;
+  /** One line: what was checked, or what is wrong and the command that fixes it. */
+  summary: string;
+  /** The details (the offending files, the compiler's errors), printed under the summary. */
+  details?: string;
+}
+
+/** Runs a command in the repository; resolves with its exit code and its output (stdout and stderr together). */
+export function runCommand(command: string, args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('error', (error) => resolve({ code: 1, output: `${output}${error.message}\n` }));
+    child.once('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+/** The TypeSpec files of spec/, relative to the repository. */
+function specFiles(repo: string): string[] {
+  return readdirSync(path.join(repo, 'spec'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.tsp'))
+    .map((file) => path.join('spec', file))
+    .sort();
+}
+
+/** spec/ is formatted as `tsp format` would leave it; names every file that is not. */
+export async function checkSpecFormat(repo = root): Promise<CheckResult> {
+  const files = specFiles(repo);
+  const unformatted: string[] = [];
+  const broken: string[] = [];
+  for (const file of files) {
+    try {
+      if (!(await checkFormatTypeSpec(readFileSync(path.join(repo, file), 'utf8')))) unformatted.push(file);
+    } catch (error) {
+      broken.push(`${file}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (broken.length > 0) {
+    return { ok: false, summary: `${broken.length} spec file(s) cannot be parsed, so not formatted`, details: broken.join('\n') };
+  }
+  if (unformatted.length > 0) {
+    return {
+      ok: false,
+      summary: `${unformatted.length} of ${files.length} spec files need formatting: run \`npm run format:spec\``,
+      details: unformatted.join('\n'),
+    };
+  }
+  return { ok: true, summary: `${files.length} spec files formatted` };
+}
+
+/** generated/ is what `npm run generate` would write now. */
+export async function checkGenerated(): Promise<CheckResult> {
+  const fresh = mkdtempSync(path.join(tmpdir(), 'check-generated-'));
+  try {
+    const generation = await runCommand(bin('tsx'), ['scripts/generate.ts', '--out', fresh]);
+    if (generation.code !== 0) {
+      return { ok: false, summary: '`npm run generate` fails: fix spec/', details: generation.output.trim() };
+    }
+    const problems = compareGenerated(fresh, path.join(root, 'generated'));
+    if (problems.length > 0) {
+      return { ok: false, summary: 'generated/ is out of date with spec/: run `npm run generate` and commit generated/', details: problems.join('\n') };
+    }
+    return { ok: true, summary: 'generated/ is what spec/ compiles to' };
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
+}
+
+/** `tsc --noEmit` on the whole project, incremental (its state in .tmp/, which git ignores). */
+export async function typecheck(): Promise<CheckResult> {
+  const run = await runCommand(bin('tsc'), ['--noEmit', '-p', '.', '--incremental', '--tsBuildInfoFile', '.tmp/check.tsbuildinfo', '--pretty', 'false']);
+  if (run.code !== 0) {
+    const errors = run.output.split('\n').filter((line) => /error TS\d+/.test(line)).length;
+    return { ok: false, summary: `${errors} type error(s)`, details: run.output.trim() };
+  }
+  return { ok: true, summary: 'the project type-checks' };
+}
+
+export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck } as const;
+export type CheckName = keyof typeof CHECKS;
+
+/** Runs the checks side by side and prints each one's result in a block, then one summary line; true when all pass. */
+export async function runChecks(names: CheckName[] = Object.keys(CHECKS) as CheckName[], write: (text: string) => unknown = (text) => process.stdout.write(text)): Promise<boolean> {
+  const started = Date.now();
+  const results = await Promise.all(
+    names.map((name) => CHECKS[name]().catch((error: unknown): CheckResult => ({ ok: false, summary: 'crashed', details: String((error as Error)?.stack ?? error) }))),
+  );
+  const width = Math.max(...names.map((name) => name.length));
+  names.forEach((name, index) => {
+    const result = results[index]!;
+    write(`check ${name.padEnd(width)}  ${result.ok ? 'ok  ' : 'FAIL'}  ${result.summary}\n`);
+    if (!result.ok && result.details) write(`${result.details.replace(/^/gm, '    ')}\n`);
+  });
+  const failed = names.filter((_, index) => !results[index]!.ok);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  write(failed.length === 0 ? `check: all ${names.length} passed (${seconds} s)\n` : `check: ${failed.join(', ')} failed (${seconds} s)\n`);
+  return failed.length === 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
+  const names = (values.only ?? Object.keys(CHECKS)) as CheckName[];
+  const unknown = names.filter((name) => !(name in CHECKS));
+  if (unknown.length > 0) {
+    console.error(`check: unknown check ${unknown.join(', ')} (checks: ${Object.keys(CHECKS).join(', ')})`);
+    process.exit(2);
+  }
+  process.exitCode = (await runChecks(names)) ? 0 : 1;
+}
