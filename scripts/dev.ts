@@ -1,6 +1,7 @@
 // `npm run dev`: the reference server with a developer's settings, restarted as the code changes.
 //   - settings (each overridden by the environment): DOCS_API_TOKEN=dev-token, ALLOW_PRIVATE_NETWORKS=true,
-//     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the folder that holds this repository (your other checkouts),
+//     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the system's temporary folder (where the conformance runner and tests
+//     create their repositories; set LOCAL_GIT_ROOT to reach your own),
 //     DATA_DIR=.data/dev (git-ignored), LOG_FORMAT=pretty; an empty database gets the demo organization (`demo`);
 //   - spec/ changes: regenerate generated/ (`npm run generate`), type-check (as `npm run check`), then restart; when
 //     either fails the error is printed and the server keeps serving the last good contract;
@@ -8,6 +9,7 @@
 // Every line it prints starts with `[dev]`; the server's own output follows as it comes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { watch, type FSWatcher } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CheckResult, runCommand, typecheck } from './check.ts';
@@ -22,7 +24,7 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.Pro
     DOCS_API_TOKEN: DEV_TOKEN,
     ALLOW_PRIVATE_NETWORKS: 'true',
     ALLOW_LOCAL_GIT: 'true',
-    LOCAL_GIT_ROOT: path.dirname(root),
+    LOCAL_GIT_ROOT: tmpdir(),
     DATA_DIR: path.join(root, '.data/dev'),
     LOG_FORMAT: 'pretty',
     ...env,

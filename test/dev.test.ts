@@ -21,7 +21,7 @@ describe('npm run dev', () => {
       DOCS_API_TOKEN: 'dev-token',
       ALLOW_PRIVATE_NETWORKS: 'true',
       ALLOW_LOCAL_GIT: 'true',
-      LOCAL_GIT_ROOT: path.dirname(path.resolve('.')),
+      LOCAL_GIT_ROOT: tmpdir(),
       DATA_DIR: path.resolve('.data/dev'),
     });
     expect(devEnvironment({ PORT: '4000', DOCS_API_TOKEN: 'mine' })).toMatchObject({ PORT: '4000', DOCS_API_TOKEN: 'mine' });
