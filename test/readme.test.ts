@@ -70,7 +70,7 @@ interface Started {
 }
 
 /** Runs the start line through sh as written (npm included), with PORT=0 and a fresh DATA_DIR, until it listens. */
-function start(line: string, env: Record<string, string>, index: number): Promise<Started> {
+function start(line: string, env: Record<string, string>, index: string): Promise<Started> {
   const child = spawn('sh', ['-c', line], {
     env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${index}`) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -120,13 +120,32 @@ describe('the README as written', () => {
   });
 
   test('every marked block runs and does what the README says', async () => {
-    let server: Started | undefined;
-    const outputs: string[] = [];
-    for (const [index, block] of blocks.entries()) {
+    // A block that starts a server opens a group, with the blocks after it that start none; groups run side by side.
+    const groups: Block[][] = [];
+    for (const block of blocks) {
+      const starts = block.lang === 'sh' && block.code.split('\n').some((line) => startCommand(line));
+      if (starts || groups.length === 0) groups.push([]);
+      groups.at(-1)!.push(block);
+    }
+    const outputs = (await Promise.all(groups.map((group, index) => runGroup(group, index)))).flat();
+    const [curl, client, conformance] = outputs;
+    expect(JSON.parse(curl!)).toMatchObject({ items: [{ id: 'demo' }] });
+    expect(client).toContain('Demo Admin admin'); // the paginated members
+    expect(client).toMatch(/http:\/\/127\.0\.0\.1:\d+\/v1\/spaces\/\S+/); // the created space's location
+    expect(conformance).toMatch(/conformance: 152\/152 operations exercised, 0 violations/);
+  }, 120_000);
+});
+
+/** Runs blocks in order, against the server the last start line of them started; the stdout of each command. */
+async function runGroup(group: Block[], groupIndex: number): Promise<string[]> {
+  let server: Started | undefined;
+  const outputs: string[] = [];
+  try {
+    for (const [index, block] of group.entries()) {
       if (block.lang === 'ts') {
         expect(server, `README line ${block.line}: a TypeScript block needs a server started before it`).toBeDefined();
         mkdirSync(scriptDir, { recursive: true });
-        const file = path.join(scriptDir, `readme-${process.pid}-${index}.ts`);
+        const file = path.join(scriptDir, `readme-${process.pid}-${groupIndex}-${index}.ts`);
         writeFileSync(file, block.code.replaceAll(README_ADDRESS, server!.url));
         try {
           const result = await run(process.execPath, ['--import', 'tsx', file], expand(server!.env));
@@ -141,7 +160,7 @@ describe('the README as written', () => {
         const env = startCommand(line);
         if (env) {
           if (server) stop(server.child);
-          server = await start(line, expand(env), index);
+          server = await start(line, expand(env), `${groupIndex}-${index}`);
           continue;
         }
         const command = server ? line.replaceAll(README_ADDRESS, server.url) : line;
@@ -150,10 +169,8 @@ describe('the README as written', () => {
         outputs.push(result.stdout);
       }
     }
-    const [curl, client, conformance] = outputs;
-    expect(JSON.parse(curl!)).toMatchObject({ items: [{ id: 'demo' }] });
-    expect(client).toContain('Demo Admin admin'); // the paginated members
-    expect(client).toMatch(/http:\/\/127\.0\.0\.1:\d+\/v1\/spaces\/\S+/); // the created space's location
-    expect(conformance).toMatch(/conformance: 152\/152 operations exercised, 0 violations/);
-  }, 120_000);
-});
+  } finally {
+    if (server) stop(server.child);
+  }
+  return outputs;
+}
