@@ -12,7 +12,7 @@ import { checkRequestJson } from './http/json-limits.ts';
 import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
-import { openApiValidator } from './http/validator.ts';
+import { openApiValidator, placedOperation } from './http/validator.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -132,11 +132,23 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     }),
   );
 
+  // A request the validator's route index placed goes straight to its operation's route, with the path parameters
+  // the validator decoded (what its app.param callbacks give Express's routes), instead of Express trying each
+  // route's pattern in turn; anything else goes through Express's routes below.
+  const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const key = placedOperation(req);
+    const route = key === undefined ? undefined : placed.get(key);
+    if (!route) return next();
+    req.params = (req as Request & { openapi: { pathParams: Record<string, string> } }).openapi.pathParams;
+    return route(req, res);
+  });
+
   for (const operation of operations) {
     const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
     const isRead = operation.method === 'get';
     const integers = integerParameters(contract, operation.path, operation.method);
-    app[operation.method](expressPath(operation.path), async (req: Request, res: Response) => {
+    const route = async (req: Request, res: Response) => {
       if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
       checkIntegerParameters(req, integers);
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
@@ -146,7 +158,9 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       res.set(safeHeaders(result.headers ?? {}));
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(fitPage(result.body));
-    });
+    };
+    placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
+    app[operation.method](expressPath(operation.path), route);
   }
   log.info(`routing ${new Set(operations.map((operation) => operation.path)).size} paths, ${operations.length} operations`);
 

@@ -18,9 +18,25 @@
 // are unchanged. test/validator.test.ts checks, for every operation of the contract, that both lookups attach the
 // same thing.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type * as OpenApiValidator from 'express-openapi-validator';
+import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
+
+/** The validator's factories of its middlewares (private in its typings, called as its installMiddleware calls them). */
+interface ValidatorInternals {
+  options: Validator['options'];
+  ajvOpts: Validator['ajvOpts'];
+  installPathParams: Validator['installPathParams'];
+  metadataMiddleware(context: OpenApiContext, responseApiDoc: unknown): RequestHandler;
+  securityMiddleware(apiDoc: unknown): RequestHandler;
+  multipartMiddleware(apiDoc: unknown): RequestHandler;
+  requestValidationMiddleware(apiDoc: unknown): RequestHandler;
+  responseValidationMiddleware(apiDoc: unknown, serial: number): RequestHandler;
+}
 
 interface Terminal {
   template: string;
@@ -97,56 +113,138 @@ export class RouteIndex {
 }
 
 type OpenApiMetadata = Record<string, unknown> & { openApiRoute?: string; pathParams?: Record<string, string> };
-type ValidatedRequest = Request & { openapi?: OpenApiMetadata };
+type ValidatedRequest = Request & { openapi?: OpenApiMetadata; [PLACED]?: string };
+
+/** The operation (`METHOD template`) of a request the index placed and the validator's middlewares passed. */
+const PLACED = Symbol('placed by the route index');
 
 /**
- * `OpenApiValidator.middleware(options)`, with the route lookup of its metadata middleware done by a `RouteIndex`
- * of `options.apiSpec` (an object, not a file name).
+ * The operation of a request, as `METHOD template` (`GET /v1/spaces/{spaceId}`), when the route index placed it and
+ * every middleware of the validator passed it; undefined for anything the validator's own lookup placed.
+ */
+export function placedOperation(req: Request): string | undefined {
+  return (req as ValidatedRequest)[PLACED];
+}
+
+/** The validator's per-request middlewares, built once its document is ready (the validator's own order). */
+interface Ready {
+  context: OpenApiContext;
+  chain: RequestHandler[];
+}
+
+/**
+ * Runs `chain` as Express would run consecutive middlewares (an error or a throw skips the rest and goes to
+ * `done`), without going back to the router between them.
+ */
+function runChain(chain: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let at = 0;
+  const step = (error?: unknown): void => {
+    if (error) return done(error);
+    const middleware = chain[at++];
+    if (!middleware) return done();
+    try {
+      const result = middleware(req, res, step) as unknown;
+      if (result instanceof Promise) result.then(undefined, done);
+    } catch (thrown) {
+      done(thrown);
+    }
+  };
+  step();
+}
+
+/**
+ * `OpenApiValidator.middleware(options)` as one middleware: the validator's own middlewares (security, multipart,
+ * request and response validation, built by the validator from its preprocessed document), run in its order, with
+ * the route lookup of its metadata middleware done by a `RouteIndex` of `options.apiSpec` (an object, not a file
+ * name, which the validator annotates: pass a copy). The validator's installation wraps each of its middlewares in
+ * a promise of its document, resolved again on every request; here the document is awaited once, by the first
+ * request (as the validator does), and later requests run the middlewares directly.
  */
 export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
   if (typeof options.apiSpec !== 'object') throw new Error('openApiValidator: apiSpec must be a document object');
   const index = new RouteIndex(options.apiSpec.paths as Record<string, object>);
-  const middlewares = OpenApiValidator.middleware(options) as RequestHandler[];
-  const at = middlewares.findIndex((middleware) => middleware.name === 'metadataMiddleware');
-  if (at < 0 || middlewares.filter((middleware) => middleware.name === 'metadataMiddleware').length !== 1) {
+  const validator = new Validator(options) as unknown as ValidatorInternals;
+  if (typeof validator.metadataMiddleware !== 'function' || typeof validator.installPathParams !== 'function') {
     throw new Error(
-      'express-openapi-validator no longer has one middleware named metadataMiddleware: server/http/validator.ts ' +
-        'must follow its new version (or go, if the version caches its route lookup)',
+      'express-openapi-validator no longer has the middleware factories server/http/validator.ts calls: ' +
+        'follow its new version (or drop the wrapper, if the version caches its route lookup)',
     );
   }
-  const lookup = middlewares[at]!;
+  const settings = validator.options;
   const ignored = (path: string) =>
     typeof options.ignorePaths === 'function'
       ? Boolean(options.ignorePaths(path))
       : (options.ignorePaths?.test(path) ?? false);
-  /** What the validator attached for each `METHOD template`, but for the path parameters. */
-  const known = new Map<string, OpenApiMetadata>();
 
-  const indexedLookup = function metadataMiddleware(req: ValidatedRequest, res: Response, next: NextFunction) {
-    const path = req.originalUrl.split('?')[0]!;
-    const match = ignored(req.path) ? undefined : index.find(path);
-
-    if (!match || !match.methods.has(req.method)) return lookup(req, res, next);
-    const key = `${req.method} ${match.template}`;
-    const metadata = known.get(key);
-    if (!metadata) {
-      return lookup(req, res, (error?: unknown) => {
-        const attached = req.openapi;
-        if (error === undefined && attached?.openApiRoute === match.template) {
-          known.set(key, { ...attached, pathParams: undefined });
-        }
-        next(error);
-      });
+  // What installMiddleware of express-openapi-validator does once its document is loaded.
+  const ready: Promise<Ready> = new OpenApiSpecLoader({
+    apiDoc: options.apiSpec as never,
+    validateApiSpec: settings.validateApiSpec,
+    $refParser: settings.$refParser,
+  })
+    .load()
+    .then((spec) => {
+      const { apiDoc, apiDocRes } = new SchemaPreprocessor(
+        spec.apiDoc,
+        validator.ajvOpts.preprocessor,
+        settings.validateResponses as never,
+      ).preProcess();
+      const context = new OpenApiContext(spec, settings.ignorePaths as never, settings.ignoreUndocumented, settings.useRequestUrl);
+      const chain = [indexedLookup(validator.metadataMiddleware(context, apiDocRes))];
+      if (settings.validateSecurity && apiDoc.components?.securitySchemes) chain.push(validator.securityMiddleware(apiDoc));
+      if (settings.fileUploader) chain.push(validator.multipartMiddleware(apiDoc));
+      if (settings.validateRequests) chain.push(validator.requestValidationMiddleware(apiDoc));
+      if (settings.validateResponses) chain.push(validator.responseValidationMiddleware(apiDocRes, context.serial));
+      return { context, chain };
+    });
+  let state: Ready | undefined;
+  let installed = false;
+  const run = (ready: Ready, req: Request, res: Response, next: NextFunction) => {
+    if (!installed) {
+      // The validator's path parameters for Express's own routes (its pathParamsMiddleware).
+      validator.installPathParams(req.app, ready.context);
+      installed = true;
     }
-    const pathParams: Record<string, string> = {};
-    try {
-      for (const { name, raw } of match.params) pathParams[name] = decodeURIComponent(raw);
-    } catch {
-      return lookup(req, res, next); // the validator answers 400 for a malformed escape
-    }
-    req.openapi = { ...metadata, pathParams };
-    req.params = pathParams;
-    next();
+    runChain(ready.chain, req, res, next);
   };
-  return middlewares.map((middleware, i) => (i === at ? (indexedLookup as RequestHandler) : middleware));
+  ready.then((value) => (state = value)).catch(() => {});
+
+  /** What the validator attached for each `METHOD template`, but for the path parameters. */
+  function indexedLookup(lookup: RequestHandler): RequestHandler {
+    const known = new Map<string, OpenApiMetadata>();
+    return function metadataMiddleware(req: ValidatedRequest, res: Response, next: NextFunction) {
+      const path = req.originalUrl.split('?')[0]!;
+      const match = ignored(req.path) ? undefined : index.find(path);
+
+      if (!match || !match.methods.has(req.method)) return lookup(req, res, next);
+      const key = `${req.method} ${match.template}`;
+      const metadata = known.get(key);
+      if (!metadata) {
+        return lookup(req, res, (error?: unknown) => {
+          const attached = req.openapi;
+          if (error === undefined && attached?.openApiRoute === match.template) {
+            known.set(key, { ...attached, pathParams: undefined });
+            req[PLACED] = key;
+          }
+          next(error);
+        });
+      }
+      const pathParams: Record<string, string> = {};
+      try {
+        for (const { name, raw } of match.params) pathParams[name] = decodeURIComponent(raw);
+      } catch {
+        return lookup(req, res, next); // the validator answers 400 for a malformed escape
+      }
+      req.openapi = { ...metadata, pathParams };
+      req.params = pathParams;
+      req[PLACED] = key;
+      next();
+    };
+  }
+
+  const middleware = function openApiValidatorMiddleware(req: Request, res: Response, next: NextFunction) {
+    if (state) return run(state, req, res, next);
+    ready.then((value) => run(value, req, res, next), next);
+  };
+  return [middleware];
 }
