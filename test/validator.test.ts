@@ -8,7 +8,10 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contractOperations, loadContract } from '../server/http/contract.ts';
-import { openApiValidator, RouteIndex } from '../server/http/validator.ts';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
+import { openApiValidator, RouteIndex, schemaPreprocessor } from '../server/http/validator.ts';
 
 const contract = loadContract();
 const options = () => ({
@@ -76,6 +79,22 @@ describe('the route index', () => {
     expect(index.find('/a/latest/b')).toMatchObject({ template: '/a/{id}/b', params: [{ name: 'id', raw: 'latest' }] });
     for (const miss of ['/a', '/a/', '/a//b', '/a/x/', '/b/x', '/a/x/b/c']) expect(index.find(miss)).toBeUndefined();
   });
+});
+
+describe('the schema preprocessor that does not compile component schemas', () => {
+  test('leaves the document the validator\'s own preprocessor leaves', async () => {
+    const preprocessed = async (make: typeof schemaPreprocessor) => {
+      const settings = { ...options(), validateRequests: { allowUnknownQueryParameters: false }, validateFormats: true };
+      const validator = new Validator(settings as never) as unknown as { options: { validateResponses: never }; ajvOpts: { preprocessor: never } };
+      const spec = await new OpenApiSpecLoader({ apiDoc: settings.apiSpec, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
+      const { apiDoc, apiDocRes } = make(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
+      // Functions (serializers the preprocessor attaches) by name.
+      return JSON.stringify({ apiDoc, apiDocRes }, (_key, value: unknown) => (typeof value === 'function' ? `function ${value.name}` : value));
+    };
+    const own = await preprocessed((...args) => new SchemaPreprocessor(...args));
+    expect(own).toContain('components');
+    expect(await preprocessed(schemaPreprocessor)).toBe(own);
+  }, 60_000);
 });
 
 describe('express-openapi-validator with the route index', () => {
