@@ -11,7 +11,8 @@ import { contractOperations, loadContract } from '../server/http/contract.ts';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
-import { openApiValidator, RouteIndex, schemaPreprocessor } from '../server/http/validator.ts';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { bundled, openApiValidator, RouteIndex, schemaPreprocessor } from '../server/http/validator.ts';
 
 const contract = loadContract();
 const options = () => ({
@@ -78,6 +79,22 @@ describe('the route index', () => {
     expect(index.find('/a/x%20y')).toMatchObject({ template: '/a/{id}', params: [{ name: 'id', raw: 'x%20y' }] });
     expect(index.find('/a/latest/b')).toMatchObject({ template: '/a/{id}/b', params: [{ name: 'id', raw: 'latest' }] });
     for (const miss of ['/a', '/a/', '/a//b', '/a/x/', '/b/x', '/a/x/b/c']) expect(index.find(miss)).toBeUndefined();
+  });
+});
+
+describe('the loading the validator skips', () => {
+  test('json-schema-ref-parser bundles the contract into the same document', async () => {
+    expect(bundled(contract)).toBe(true);
+    const copy = structuredClone(contract);
+    expect(await $RefParser.bundle(copy as never)).toEqual(contract);
+  });
+
+  test('documents bundling would change are bundled', () => {
+    const schemas = { A: { type: 'string' }, B: { $ref: '#/components/schemas/A' } };
+    expect(bundled({ components: { schemas }, x: { $ref: '#/components/schemas/A' } })).toBe(true);
+    expect(bundled({ components: { schemas }, x: { $ref: '#/components/schemas/B' } })).toBe(false);
+    expect(bundled({ x: { $ref: 'other.yaml#/A' } })).toBe(false);
+    expect(bundled({ x: { $ref: '#/missing' } })).toBe(false);
   });
 });
 
