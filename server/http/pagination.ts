@@ -39,6 +39,11 @@ export function fitPage(body: unknown, budget = PAGE_BYTES): unknown {
   const page = body as Partial<Page<unknown>> | undefined;
   const more = page?.[CONTINUE_AFTER];
   if (typeof more !== 'function' || !Array.isArray(page!.items)) return body;
+  // One serialisation of the items settles the common case: a UTF-16 code unit is at most 3 bytes of UTF-8, so a
+  // JSON text whose length times 3 is within the budget fits (the array's brackets and commas only add to it).
+  // Measuring item by item (a JSON.stringify and a Buffer.byteLength per item) is left to pages near the budget.
+  const whole = JSON.stringify(page!.items);
+  if (whole.length * 3 <= budget || Buffer.byteLength(whole) <= budget) return body;
   let size = 0;
   for (let index = 0; index < page!.items.length; index++) {
     size += Buffer.byteLength(JSON.stringify(page!.items[index]) ?? '') + 1;
