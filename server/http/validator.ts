@@ -12,7 +12,12 @@
 // middleware runs for the first request of each operation only. What it attaches to the request (`req.openapi`: the
 // route, the operation's schema, the response schemas) depends on the operation alone, but for the path parameters:
 // it is kept and given to the operation's later requests with their own parameters, decoded as the validator
-// decodes them. Every other middleware of the validator (security, request and response validation) runs as it is.
+// decodes them. Every other middleware of the validator (security, multipart, request and response validation) runs
+// as it is, built by the validator's own factories, all of them inside one middleware (`openApiValidator`); a request
+// the index placed is marked (`placedOperation`) so that the app can hand it to its operation without Express's
+// routing. Two start-up costs of the validator are avoided without changing what it builds: compiling every
+// referenced schema to resolve a `$ref` (`schemaPreprocessor`) and bundling a document that needs no bundling
+// (`bundled`).
 // A request the index does not place exactly (an unknown path or method, a trailing slash, another letter case,
 // an undecodable escape, an ignored path) goes through the validator's own lookup, so its 404, 405 and 400 answers
 // are unchanged. test/validator.test.ts checks, for every operation of the contract, that both lookups attach the
