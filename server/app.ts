@@ -5,12 +5,17 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { type Caller, callerOfToken } from './auth/caller.ts';
 import type { AppContext } from './context.ts';
+import { accessLog } from './http/access-log.ts';
 import { contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
+import { cors } from './http/cors.ts';
+import { docsRoutes } from './http/docs-page.ts';
 import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
 import { safeHeaders } from './http/headers.ts';
 import { checkRequestJson } from './http/json-limits.ts';
 import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
+import { healthRoute } from './http/health.ts';
+import { contractText, servedContract } from './http/served-contract.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
 import { openApiValidator, placedOperation } from './http/validator.ts';
 
@@ -88,13 +93,22 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   app.use((req: Request, res: Response, next: NextFunction) => {
     req.id = randomUUID();
     res.set('x-request-id', req.id);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.debug({ requestId: req.id, method: req.method, url: req.originalUrl, status: res.statusCode, ms }, 'request');
-    });
     next();
   });
+  app.use(accessLog(log));
+  if (config.corsOrigins.length > 0) app.use(cors(contract, config.corsOrigins));
+
+  // The server's own pages, outside the contract and without a token: its health, the contract it serves (with its
+  // own address in `servers`) and the interactive reference of that contract.
+  const served = servedContract(contract, config.publicUrl, options.contract ? undefined : contractText());
+  app.get('/health', healthRoute(ctx, contract));
+  app.get('/openapi.json', (_req: Request, res: Response) => {
+    res.type('json').send(served.json());
+  });
+  app.get('/openapi.yaml', (_req: Request, res: Response) => {
+    res.type('application/yaml; charset=utf-8').send(served.yaml());
+  });
+  docsRoutes(app, { title: String((contract.info as { title?: string } | undefined)?.title ?? 'API'), publicUrl: config.publicUrl });
 
   app.use(express.json({ limit: config.bodyLimit }));
   // Depth and property names, before the validator or anything else recurses on the body.

@@ -36,7 +36,13 @@ export interface Config {
   allowLocalGit: boolean;
   /** The folder local repositories must be in (needed when `allowLocalGit` is on); absolute. */
   localGitRoot?: string;
+  /** Origins whose pages may call the API (CORS), or `['*']` for every origin; empty: CORS off. */
+  corsOrigins: string[];
+  /** Log lines as JSON (pino's, the default) or as one readable line each (`pretty`). */
+  logFormat: LogFormat;
 }
+
+export type LogFormat = 'json' | 'pretty';
 
 /** A failure to start that a user fixes (configuration, DATA_DIR, port, seed): printed as one line, no stack trace. */
 export class StartupError extends Error {}
@@ -219,7 +225,49 @@ export const VARIABLES: readonly Variable[] = [
     description: 'the folder local Git repositories must be in; required when ALLOW_LOCAL_GIT is true',
     parse: (value, env) => gitRoot(value, bool('ALLOW_LOCAL_GIT', env.ALLOW_LOCAL_GIT || undefined, false)),
   }),
+  variable({
+    name: 'CORS_ORIGINS',
+    key: 'corsOrigins',
+    default: 'none (CORS off)',
+    description: 'origins whose pages may call the API from a browser, comma-separated (https://app.example.com), or * for every origin',
+    parse: (value) => corsOrigins('CORS_ORIGINS', value),
+  }),
+  variable({
+    name: 'LOG_FORMAT',
+    key: 'logFormat',
+    default: 'json',
+    description: 'json (pino JSON lines) or pretty (one readable line per entry, for a terminal)',
+    parse: (value) => {
+      if (value === undefined) return 'json';
+      if (value !== 'json' && value !== 'pretty') throw new ConfigError(`LOG_FORMAT must be one of json, pretty, got "${value}"`);
+      return value;
+    },
+  }),
 ];
+
+/** CORS_ORIGINS: `*`, or origins (`scheme://host[:port]`, nothing after) separated by commas, as browsers send them. */
+function corsOrigins(name: string, value: string | undefined): string[] {
+  const values = (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  if (values.includes('*')) {
+    if (values.length > 1) throw new ConfigError(`${name}: * stands alone (it allows every origin), got "${value}"`);
+    return ['*'];
+  }
+  return values.map((item) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      // reported below
+    }
+    const origin = url && /^https?:$/.test(url.protocol) ? url.origin : undefined;
+    if (!origin || item.replace(/\/$/, '').toLowerCase() !== origin.toLowerCase()) {
+      throw new ConfigError(
+        `${name} must be * or origins such as https://docs.example.com (scheme, host and port only) separated by commas, got "${item}"`,
+      );
+    }
+    return origin;
+  });
+}
 
 /** Reads the configuration from the environment, through `VARIABLES`; an unset or empty variable takes its default. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {

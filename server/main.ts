@@ -2,8 +2,8 @@
 // `--help` prints the configuration variables (from the table in config.ts), `--version` the package and contract
 // versions. A failure to start that the user can fix is one line on stderr naming what to change, and exit code 1.
 import path from 'node:path';
-import { pino } from 'pino';
 import { readConfig, StartupError, VARIABLES } from './config.ts';
+import { createLogger } from './http/access-log.ts';
 import { startServer } from './server.ts';
 import { contractVersion, packageVersion, REPO_ROOT } from './version.ts';
 
@@ -43,7 +43,7 @@ async function main(args: string[]) {
   if (args.length > 0) throw new StartupError(`unknown argument ${args[0]}: the server is configured by environment variables (see --help)`);
 
   const config = readConfig();
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config);
   const running = await startServer(config, { log });
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, dataDir: config.dataDir },

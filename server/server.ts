@@ -1,13 +1,14 @@
 // Starting and stopping the reference server: used by main.ts (npm start) and by the tests (port 0, in memory).
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { type Config, StartupError } from './config.ts';
 import { type AppContext, createContext, type ResolvedConfig } from './context.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { purgeExpiredSpaces } from './domain/spaces.ts';
 import { createHandlers, registerJobKinds, registerRoutes } from './handlers/index.ts';
+import { createLogger } from './http/access-log.ts';
 import type { HandlerTable } from './http/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
@@ -40,7 +41,7 @@ export interface StartOptions {
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? createLogger(config);
   // DATA_DIR is checked and locked before anything else, so that a second server on it does not even listen.
   let lock: DataDirLock | undefined;
   if (config.dataDir !== ':memory:') {

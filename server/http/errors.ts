@@ -1,6 +1,7 @@
 // One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure.
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
+import { REASON } from './access-log.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -70,6 +71,8 @@ export function errorWriter(log: Logger): ErrorRequestHandler {
     if (status >= 500) {
       log.error({ err: error, requestId: req.id, method: req.method, url: req.originalUrl }, 'request failed');
     }
+    // The access log's reason (http/access-log.ts).
+    res.locals[REASON] = message;
     if (res.headersSent) return;
     res.set(headers).status(status).json({ error: { code: status, message } });
   };

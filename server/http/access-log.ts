@@ -1,0 +1,96 @@
+// The server's log: pino, JSON lines by default, or with LOG_FORMAT=pretty one readable line per entry; and the
+// access log, one `info` line per request when it has been answered (method, path, operation id, status, duration,
+// request id, and on an error answer the reason the client was given).
+import type { NextFunction, Request, Response } from 'express';
+import { type DestinationStream, type Logger, pino } from 'pino';
+import type { Config } from '../config.ts';
+
+/** Fields of an access-log line (its message is `request`). */
+export interface AccessLogFields {
+  requestId: string;
+  method: string;
+  /** The path, without the query string. */
+  path: string;
+  /** The contract's operation, when the path and method are one. */
+  operationId?: string;
+  status: number;
+  /** Milliseconds from the request's arrival to the last byte of the answer, to 0.1 ms. */
+  ms: number;
+  /** On an error answer (4xx, 5xx): the message of the error envelope, naming the field. */
+  reason?: string;
+}
+
+/** The reason of an error answer, as the error writer (http/errors.ts) records it for the access log. */
+export const REASON = 'reason';
+
+type WithOperation = Request & { openapi?: { schema?: { operationId?: string } } };
+
+/** The access-log middleware; installs nothing when `info` is off. */
+export function accessLog(log: Logger) {
+  const enabled = log.isLevelEnabled('info');
+  return function accessLogMiddleware(req: Request, res: Response, next: NextFunction) {
+    if (!enabled) return next();
+    const started = performance.now();
+    res.once('finish', () => {
+      const query = req.originalUrl.indexOf('?');
+      const fields: AccessLogFields = {
+        requestId: req.id,
+        method: req.method,
+        path: query < 0 ? req.originalUrl : req.originalUrl.slice(0, query),
+        operationId: (req as WithOperation).openapi?.schema?.operationId,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        reason: res.statusCode >= 400 ? (res.locals[REASON] as string | undefined) : undefined,
+      };
+      log.info(fields, 'request');
+    });
+    next();
+  };
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+/** Fields a pretty line shows in its own way, or not at all. */
+const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'err']);
+
+/**
+ * One pino JSON line as one readable line: `12:00:01.234 INFO  GET /v1/orgs 200 3.1 ms listOrganizations [id]`,
+ * then ` - reason` on an error answer; other entries as `time LEVEL message key=value…`, an error's stack below.
+ */
+export function prettyLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.endsWith('\n') ? json : `${json}\n`;
+  }
+  const time = new Date(Number(entry.time)).toISOString().slice(11, 23);
+  const level = (LEVEL_NAMES[Number(entry.level)] ?? String(entry.level)).padEnd(5);
+  let text: string;
+  if (entry.msg === 'request' && typeof entry.status === 'number') {
+    text = `${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms${entry.operationId ? ` ${entry.operationId}` : ''} [${entry.requestId}]`;
+    if (entry.reason) text += ` - ${entry.reason}`;
+  } else {
+    const rest = Object.entries(entry)
+      .filter(([key]) => !HIDDEN.has(key))
+      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    text = [entry.msg ?? '', ...rest].join(' ');
+    const err = entry.err as { stack?: string; message?: string } | undefined;
+    if (err) text += `\n  ${(err.stack ?? err.message ?? '').split('\n').join('\n  ')}`;
+  }
+  return `${time} ${level} ${text}\n`;
+}
+
+/** A destination writing each JSON line as a pretty line to `out`. */
+export const prettyDestination = (out: { write(text: string): unknown } = process.stdout): DestinationStream => ({
+  write: (line: string) => void out.write(prettyLine(line.replace(/\n$/, ''))),
+});
+
+/** The server's logger for its configuration: level and format. `destination` replaces stdout (tests). */
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  destination?: { write(text: string): unknown },
+): Logger {
+  const options = { level: config.logLevel };
+  if (config.logFormat === 'pretty') return pino(options, prettyDestination(destination));
+  return destination ? pino(options, { write: (line: string) => void destination.write(line) }) : pino(options);
+}

@@ -1,0 +1,42 @@
+// GET /health: whether this server can answer, for container health checks and load balancers. No token; not part
+// of the contract (it is a property of this reference server, not of the API: other implementations need not have
+// it). 200 when a query on the database succeeds, 503 otherwise.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Request, Response } from 'express';
+import type { AppContext } from '../context.ts';
+import type { OpenApiDocument } from './contract.ts';
+
+const PACKAGE_JSON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../package.json');
+
+export interface Health {
+  status: 'ok' | 'unavailable';
+  /** Version of this package (the server's release). */
+  version: string;
+  /** `info.version` of the contract the server implements. */
+  contractVersion: string;
+  database: 'reachable' | 'unreachable';
+}
+
+export function healthRoute(ctx: AppContext, contract: OpenApiDocument) {
+  const version = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
+  const contractVersion = String((contract.info as { version?: unknown } | undefined)?.version ?? '');
+  return (_req: Request, res: Response) => {
+    let reachable = true;
+    try {
+      // A real read of the database file, not a constant: a closed, lost or locked database fails it.
+      ctx.db.prepare('SELECT count(*) AS n FROM meta').get();
+    } catch (error) {
+      reachable = false;
+      ctx.log.warn({ err: error }, 'health: the database query failed');
+    }
+    const body: Health = {
+      status: reachable ? 'ok' : 'unavailable',
+      version,
+      contractVersion,
+      database: reachable ? 'reachable' : 'unreachable',
+    };
+    res.set('cache-control', 'no-store').status(reachable ? 200 : 503).json(body);
+  };
+}
