@@ -25,7 +25,7 @@ export const REASON = 'reason';
 
 type WithOperation = Request & { openapi?: { schema?: { operationId?: string } } };
 
-/** The access-log middleware; installs nothing when `info` is off. */
+/** The access-log middleware; it passes requests on untouched when `info` is off. */
 export function accessLog(log: Logger) {
   const enabled = log.isLevelEnabled('info');
   return function accessLogMiddleware(req: Request, res: Response, next: NextFunction) {
