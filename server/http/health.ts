@@ -1,14 +1,10 @@
 // GET /health: whether this server can answer, for container health checks and load balancers. No token; not part
 // of the contract (it is a property of this reference server, not of the API: other implementations need not have
 // it). 200 when a query on the database succeeds, 503 otherwise.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context.ts';
+import { packageVersion } from '../version.ts';
 import type { OpenApiDocument } from './contract.ts';
-
-const PACKAGE_JSON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../package.json');
 
 export interface Health {
   status: 'ok' | 'unavailable';
@@ -20,7 +16,7 @@ export interface Health {
 }
 
 export function healthRoute(ctx: AppContext, contract: OpenApiDocument) {
-  const version = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
+  const version = packageVersion();
   const contractVersion = String((contract.info as { version?: unknown } | undefined)?.version ?? '');
   return (_req: Request, res: Response) => {
     let reachable = true;
