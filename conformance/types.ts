@@ -27,3 +27,34 @@ export type CallInit<K extends OperationId> = (IsNever<PathParams<K>> extends tr
     : undefined extends operations[K]['requestBody']
       ? { body?: RequestBody<K> }
       : { body: RequestBody<K> });
+
+/** A request as reports show it (JSON report, JUnit failures, curl lines). */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  /** The JSON body sent, when one was. */
+  body?: unknown;
+}
+
+/** An answer as reports show it; absent from a result when no answer came. */
+export interface RecordedResponse {
+  status: number;
+  /** The body as text, clipped. */
+  body?: string;
+}
+
+/**
+ * One outcome of one check on one operation: the unit of the JUnit report (one test case per operation and check).
+ * The scenario's checks (`scenario`: exercised with the expected status and a conforming answer; `invalid-input`:
+ * invalid inputs refused with 400) and the property phase's checks (their own ids) all produce these.
+ */
+export interface CheckResult {
+  operationId: string;
+  /** Which check: `scenario`, `invalid-input`, or a property check's id. */
+  checkId: string;
+  ok: boolean;
+  /** What failed (or, when ok, what was checked); one line per finding. */
+  message: string;
+  request?: RecordedRequest;
+  response?: RecordedResponse;
+}
