@@ -1,10 +1,12 @@
 // `npm run conformance -- --base-url URL --token TOKEN` (or `docs-conformance …`): checks a running implementation
-// against the contract and prints `conformance: X/Y operations exercised, Z violations` as its last line. Exit code 0
-// when every operation that is not excluded was exercised and nothing violated the contract, 1 otherwise, 2 on a usage
-// error.
+// against the contract and prints `conformance: X/Y operations exercised, Z violations` as its last line, with a
+// progress line per group on stderr. Exit codes: 0 when every operation that is not excluded was exercised and nothing
+// violated the contract, 1 otherwise, 2 on a usage error, 3 when the run cannot start (preflight: unreachable base
+// URL, refused token, no organization), 130 on SIGINT and 143 on SIGTERM (after deleting what the run created).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { passed, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
+import { reportJunit } from './junit.ts';
+import { passed, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
 
@@ -23,6 +25,7 @@ Options:
                               the same organization must answer 409)
   --exclude OP[,OP...]        operations not to call and not to require (repeatable)
   --report FILE               write the report as JSON
+  --junit FILE                write a JUnit XML report (a test case per operation and check)
   --serve-host HOST           host under which the implementation reaches the runner's website and tunnel
                               (default 127.0.0.1)
   --serve-bind ADDRESS        interface the runner's HTTP server listens on (default: --serve-host)
@@ -35,11 +38,17 @@ Options:
   --contract FILE             OpenAPI document to check against (default: generated/openapi.yaml)
   --verbose                   print every request and progress
   --help                      print this help
+
+Exit codes: 0 passed, 1 violations or operations not exercised, 2 usage error, 3 the run could not start
+(implementation unreachable, token refused, no organization), 130 SIGINT, 143 SIGTERM (what the run created is
+deleted first; a second signal exits at once).
 `;
+
+const EXIT = { passed: 0, failed: 1, usage: 2, preflight: 3, SIGINT: 130, SIGTERM: 143 } as const;
 
 function fail(message: string): never {
   process.stderr.write(`docs-conformance: ${message}\n\n${USAGE}`);
-  process.exit(2);
+  process.exit(EXIT.usage);
 }
 
 function number(value: string | undefined, name: string): number | undefined {
@@ -61,6 +70,7 @@ async function main(): Promise<void> {
         'target-organization': { type: 'string' },
         exclude: { type: 'string', multiple: true },
         report: { type: 'string' },
+        junit: { type: 'string' },
         'serve-host': { type: 'string' },
         'serve-bind': { type: 'string' },
         'serve-port': { type: 'string' },
@@ -91,6 +101,16 @@ async function main(): Promise<void> {
   }
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  // SIGINT/SIGTERM: stop calling operations, delete what the run created (the groups' clean-up), then exit 130/143.
+  const interrupt = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (interrupt.signal.aborted) process.exit(EXIT[signal]);
+      progress(`docs-conformance: ${signal}: stopping and deleting what the run created (${signal} again to exit at once)`);
+      interrupt.abort(signal);
+    });
+  }
   let report: Report;
   try {
     report = await runConformance({
@@ -108,13 +128,20 @@ async function main(): Promise<void> {
       ...(values['timeout-ms'] ? { timeoutMs: number(values['timeout-ms'], '--timeout-ms') } : {}),
       ...(values.contract ? { contract: values.contract } : {}),
       ...(values.verbose ? { log: out } : {}),
+      progress,
+      signal: interrupt.signal,
     });
   } catch (error) {
     if (error instanceof UsageError) fail(error.message);
+    if (error instanceof PreflightError) {
+      process.stderr.write(`docs-conformance: ${error.message}\n`);
+      process.exit(interrupt.signal.aborted ? EXIT[interrupt.signal.reason as 'SIGINT' | 'SIGTERM'] : EXIT.preflight);
+    }
     throw error;
   }
 
   if (values.report) writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
+  if (values.junit) writeFileSync(values.junit, reportJunit(report));
   if (!values.verbose) {
     for (const violation of report.violations) {
       out(`✗ ${violation.operationId}: ${violation.message} (${violation.step}: ${violation.request.method} ${violation.request.url})`);
@@ -122,11 +149,14 @@ async function main(): Promise<void> {
     for (const note of report.notes) out(`note: ${note}`);
   }
   if (report.notExercised.length > 0) out(`not exercised: ${report.notExercised.join(', ')}`);
+  for (const [id, reason] of Object.entries(report.notExercisedReasons)) out(`  ${id}: ${reason}`);
+  if (report.addressHint) out(`hint: ${report.addressHint}`);
+  if (report.interrupted) out(`interrupted by ${report.interrupted}: what the run created was deleted`);
   out(summaryLine(report));
-  process.exitCode = passed(report) ? 0 : 1;
+  process.exitCode = report.interrupted ? EXIT[report.interrupted as 'SIGINT' | 'SIGTERM'] ?? EXIT.failed : passed(report) ? EXIT.passed : EXIT.failed;
 }
 
 main().catch((error: unknown) => {
   process.stderr.write(`docs-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
+  process.exitCode = EXIT.failed;
 });

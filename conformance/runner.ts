@@ -5,7 +5,7 @@ import { type Contract, type Operation, loadContract, type OpenApiDocument } fro
 import { createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
 import { deriveProbes } from './invalid.ts';
 import { runScenario } from './scenario.ts';
-import type { CallInit, OperationId, SuccessBody } from './types.ts';
+import type { CallInit, CheckResult, OperationId, SuccessBody } from './types.ts';
 import { type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
 
 export interface ConformanceOptions {
@@ -37,6 +37,10 @@ export interface ConformanceOptions {
   contract?: string | OpenApiDocument;
   /** Receives progress lines (the CLI's --verbose). */
   log?: (line: string) => void;
+  /** Receives one line when each group of steps ends (the CLI writes them to stderr). */
+  progress?: (line: string) => void;
+  /** When it fires, the run stops calling operations, deletes what it created, and returns its report (`interrupted`). */
+  signal?: AbortSignal;
   /** fetch to use (default the global one). */
   fetch?: typeof globalThis.fetch;
 }
@@ -91,6 +95,16 @@ export interface Report {
   notes: string[];
   calls: CallRecord[];
   summary: { operations: number; exercised: number; violations: number; excluded: number };
+  /** Why an operation of `notExercised` could not be exercised, when the runner knows (a refused address, no file…). */
+  notExercisedReasons: Record<string, string>;
+  /** Where the main space's content came from: the runner's website, or the template when that import failed. */
+  contentSource?: 'website' | 'template';
+  /** The implementation refused the runner's own address (imports, tunnel): what to change, in one line. */
+  addressHint?: string;
+  /** Set when SIGINT or SIGTERM (or `options.signal`) stopped the run; what it created was deleted. */
+  interrupted?: string;
+  /** Results of further checks (the property phase), each `{operationId, checkId, ok, message, request?, response?}`. */
+  checks?: CheckResult[];
 }
 
 export type CallKind = 'scenario' | 'poll' | 'invalid' | 'cleanup';
@@ -106,6 +120,11 @@ export interface StepOptions<K extends OperationId> {
   undo?: (body: SuccessBody<K>) => Promise<unknown>;
   /** Names the step in the report (default: the operationId). */
   step?: string;
+  /**
+   * The step needs the implementation to reach the runner's own address: a declared 4xx answer is a refusal, not a
+   * violation; the operation is then left unexercised with this reason.
+   */
+  refusable?: string;
 }
 
 export interface Result<K extends OperationId> {
@@ -133,6 +152,9 @@ export class Session {
   readonly violations: Violation[] = [];
   readonly notes: string[] = [];
   readonly calls: CallRecord[] = [];
+  readonly reasons = new Map<string, string>();
+  addressHint?: string;
+  contentSource?: 'website' | 'template';
   private readonly excluded: Set<string>;
   private readonly fetch: typeof globalThis.fetch;
   readonly baseUrl: string;
@@ -158,6 +180,16 @@ export class Session {
         probed: false,
       });
     }
+  }
+
+  /** The run was interrupted: no more steps, polls or invalid inputs; clean-up still runs. */
+  get stopping(): boolean {
+    return this.options.signal?.aborted ?? false;
+  }
+
+  /** Records why an operation could not be exercised (shown with `notExercised`). */
+  unexercisable(ids: string[], reason: string): void {
+    for (const id of ids) if (!this.operations.get(id)?.exercised && !this.reasons.has(id)) this.reasons.set(id, reason);
   }
 
   get waitMs(): number {
@@ -216,7 +248,7 @@ export class Session {
       // A wrong answer is already a violation (polling again would only repeat it); no answer, likewise.
       if (!result.ok || result.body === undefined) return last;
       last = result.body;
-      if (done(result.body)) return last;
+      if (done(result.body) || this.stopping) return last;
       if (Date.now() + delay > deadline) {
         this.note(`${what}: not done after ${this.waitMs} ms`);
         return last;
@@ -231,6 +263,7 @@ export class Session {
     const deadline = Date.now() + this.waitMs;
     let delay = 20;
     while (!check()) {
+      if (this.stopping) return false;
       if (Date.now() + delay > deadline) {
         this.note(`${what}: not done after ${this.waitMs} ms`);
         return false;
@@ -245,10 +278,14 @@ export class Session {
   async group(name: string, body: (defer: (cleanup: () => Promise<unknown>) => void) => Promise<void>): Promise<void> {
     const cleanups: (() => Promise<unknown>)[] = [];
     this.log(`# ${name}`);
+    const started = Date.now();
+    const calls = this.calls.length;
+    const violations = this.violations.length;
     try {
       await body((cleanup) => void cleanups.push(cleanup));
     } catch (error) {
-      if (error instanceof StepFailed) this.note(`${name}: stopped: ${error.message}`);
+      if (this.stopping) this.log(`${name}: stopped: interrupted`);
+      else if (error instanceof StepFailed) this.note(`${name}: stopped: ${error.message}`);
       else this.note(`${name}: runner error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     } finally {
       for (const cleanup of cleanups.reverse()) {
@@ -258,7 +295,16 @@ export class Session {
           this.note(`${name}: clean-up failed: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
+      const found = this.violations.length - violations;
+      this.options.progress?.(
+        `docs-conformance: ${name}: ${this.calls.length - calls} calls, ${found} violation${found === 1 ? '' : 's'}, ` +
+          `${this.exercisedCount()}/${this.operations.size} operations exercised so far (${Date.now() - started} ms)`,
+      );
     }
+  }
+
+  private exercisedCount(): number {
+    return [...this.operations.values()].filter((state) => state.exercised).length;
   }
 
   isExcluded(id: OperationId): boolean {
@@ -283,6 +329,7 @@ export class Session {
       return none;
     }
     if (state.excluded) return none;
+    if (this.stopping && kind !== 'cleanup') return none;
     const expected = [options.expect ?? operation.successStatuses].flat();
     const step = options.step ?? id;
     const query = (init.query ?? {}) as Record<string, unknown>;
@@ -299,6 +346,12 @@ export class Session {
     if (!answer) return none;
     const problems = [...answer.problems];
     const declaredOk = !problems.some((problem) => problem.kind === 'undeclared-status');
+    if (options.refusable && declaredOk && answer.status >= 400 && answer.status < 500 && answer.status !== 401) {
+      // The implementation refuses to reach the runner: not a violation (the answer is still validated).
+      this.reasons.set(id, `${options.refusable}: answered ${answer.status}${errorMessage(answer.json)}`);
+      this.record(operation, state, step, answer, problems);
+      return { ok: false, status: answer.status, body: undefined, headers: answer.headers };
+    }
     if (!expected.includes(answer.status) && declaredOk) {
       problems.unshift({
         kind: 'unexpected-status',
@@ -331,6 +384,7 @@ export class Session {
     options: StepOptions<K>,
   ): Promise<void> {
     for (const probe of deriveProbes(this.contract, operation, { query, body })) {
+      if (this.stopping) return;
       const step = `invalid input: ${probe.rule}`;
       const answer = await this.send(operation, state, { path, query: probe.query, body: probe.body }, 'invalid', step);
       if (!answer) continue;
@@ -443,6 +497,8 @@ export class Session {
     for (const [id, { probed: _probed, ...state }] of this.operations) operations[id] = state;
     const counted = [...this.operations.entries()].filter(([, state]) => !state.excluded);
     const finishedAt = new Date();
+    const notExercised = counted.filter(([, state]) => !state.exercised).map(([id]) => id);
+    const reasons = Object.fromEntries(notExercised.filter((id) => this.reasons.has(id)).map((id) => [id, this.reasons.get(id)!]));
     return {
       baseUrl: this.baseUrl,
       startedAt: startedAt.toISOString(),
@@ -452,7 +508,7 @@ export class Session {
       ...extra,
       operations,
       violations: this.violations.filter((violation) => !this.excluded.has(violation.operationId)),
-      notExercised: counted.filter(([, state]) => !state.exercised).map(([id]) => id),
+      notExercised,
       notes: this.notes,
       calls: this.calls,
       summary: {
@@ -461,6 +517,10 @@ export class Session {
         violations: this.violations.filter((violation) => !this.excluded.has(violation.operationId)).length,
         excluded: this.operations.size - counted.length,
       },
+      notExercisedReasons: reasons,
+      ...(this.contentSource ? { contentSource: this.contentSource } : {}),
+      ...(this.addressHint ? { addressHint: this.addressHint } : {}),
+      ...(this.options.signal?.aborted ? { interrupted: signalName(this.options.signal.reason) } : {}),
     };
   }
 }
@@ -478,6 +538,11 @@ interface Answer {
 
 /** A wrong invocation of the runner (the CLI exits 2). */
 export class UsageError extends Error {}
+
+/** The run could not start: the implementation is unreachable, the token is refused, no organization to work in (exit 3). */
+export class PreflightError extends Error {}
+
+const signalName = (reason: unknown) => (typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : 'aborted');
 
 const isEnvelope = (json: unknown) => {
   const error = (json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
@@ -507,6 +572,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   let fixtures: LocalFixtures | undefined;
   let repository: LocalRepository | undefined;
   const chosen: { organization?: string; targetOrganization?: string } = {};
+  await preflight(session);
   try {
     const host = options.serveHost ?? DEFAULTS.serveHost;
     fixtures = await serveFixtures({
@@ -529,4 +595,55 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     repository?.remove();
   }
   return session.report(startedAt, chosen);
+}
+
+/**
+ * Before the scenario: one `listOrganizations` with the token. An unreachable base URL, a refused token, an address
+ * that is not the API, or no organization to work in is a PreflightError with the cause in one line.
+ */
+async function preflight(session: Session): Promise<void> {
+  const { options } = session;
+  const operation = session.contract.operations.get('listOrganizations');
+  if (!operation) return;
+  const url = session.url(operation, {}, { limit: 1000 });
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
+  let response: Response;
+  let text: string;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(url, {
+      headers: { authorization: `Bearer ${options.token}`, accept: 'application/json', 'user-agent': 'docs-conformance' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message);
+    throw new PreflightError(`cannot reach ${session.baseUrl} (${reason}): check --base-url and that the implementation is running`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const request = `GET ${url.slice(session.baseUrl.length)}`;
+  if (response.status === 401 || response.status === 403) {
+    throw new PreflightError(`the token was refused: ${request} answered ${response.status}${errorMessage(json)}: check --token`);
+  }
+  const items = (json as { items?: unknown } | undefined)?.items;
+  if (response.status !== 200 || !Array.isArray(items)) {
+    throw new PreflightError(
+      `${session.baseUrl} does not answer like the API: ${request} answered ${response.status}${errorMessage(json)}` +
+        ` instead of a list of organizations: check --base-url (the address without /v1)`,
+    );
+  }
+  const organizations = items as { id?: unknown; permissions?: { admin?: unknown } }[];
+  if (options.organization) {
+    if (!organizations.some((organization) => organization.id === options.organization)) {
+      throw new PreflightError(`organization ${options.organization} is not one of the token's organizations: check --organization`);
+    }
+  } else if (!organizations.some((organization) => organization.permissions?.admin === true)) {
+    throw new PreflightError('the token is admin of no organization: give a token of an organization admin');
+  }
 }

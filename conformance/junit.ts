@@ -1,0 +1,118 @@
+// The JUnit XML report (`--junit FILE`): one test case per operation and per check, from a generic list of results
+// `{operationId, checkId, ok, message, request?, response?}`. The scenario's results come from the report
+// (`scenarioResults`); other phases (the property checks) add theirs to `report.checks`. A test case fails when any
+// of its results failed; its failure text gives each failed result's message, request and answer.
+import type { Report } from './runner.ts';
+import type { CheckResult } from './types.ts';
+
+/** The scenario's checks: `scenario` (exercised, conforming answers) and `invalid-input` (refused with 400), per operation. */
+export function scenarioResults(report: Report): CheckResult[] {
+  const results: CheckResult[] = [];
+  for (const [operationId, operation] of Object.entries(report.operations)) {
+    if (operation.excluded) continue;
+    const invalid = operation.violations.filter((violation) => violation.step.startsWith('invalid input: '));
+    const scenario = operation.violations.filter((violation) => !violation.step.startsWith('invalid input: '));
+    for (const violation of scenario) {
+      results.push({ operationId, checkId: 'scenario', ok: false, message: `${violation.kind}: ${violation.message} (${violation.step})`, request: violation.request, ...(violation.response ? { response: violation.response } : {}) });
+    }
+    if (!operation.exercised && scenario.length === 0) {
+      const reason = report.notExercisedReasons?.[operationId];
+      results.push({ operationId, checkId: 'scenario', ok: false, message: `not exercised${reason ? `: ${reason}` : operation.calls === 0 ? ': never called (see the notes)' : ''}` });
+    }
+    if (scenario.length === 0 && operation.exercised) {
+      results.push({ operationId, checkId: 'scenario', ok: true, message: `exercised (${operation.calls} calls, statuses ${operation.statuses.join(', ')})` });
+    }
+    for (const violation of invalid) {
+      results.push({ operationId, checkId: 'invalid-input', ok: false, message: `${violation.kind}: ${violation.message}`, request: violation.request, ...(violation.response ? { response: violation.response } : {}) });
+    }
+    if (invalid.length === 0 && operation.invalidInputs > 0) {
+      results.push({ operationId, checkId: 'invalid-input', ok: true, message: `${operation.invalidInputs} invalid inputs refused` });
+    }
+  }
+  return results;
+}
+
+/** Text that is safe in XML content and attribute values: escaped, without the characters XML 1.0 forbids. */
+export function xmlText(value: string): string {
+  return value
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+function describeResult(result: CheckResult): string {
+  const lines = [result.message];
+  if (result.request) {
+    lines.push(`request: ${result.request.method} ${result.request.url}`);
+    if (result.request.body !== undefined) lines.push(`request body: ${JSON.stringify(result.request.body)}`);
+  }
+  if (result.response) {
+    lines.push(`response: ${result.response.status}`);
+    if (result.response.body !== undefined) lines.push(`response body: ${result.response.body}`);
+  } else if (result.request) {
+    lines.push('response: none');
+  }
+  return lines.join('\n');
+}
+
+export interface JUnitOptions {
+  /** Name of the outer `testsuites` element (default `docs-conformance`). */
+  name?: string;
+  /** Duration of the run, in ms. */
+  durationMs?: number;
+  /** Operations to report as skipped (excluded ones), for each check that has any test case. */
+  skipped?: string[];
+}
+
+/** The JUnit XML document: a `testsuite` per check id, a `testcase` per operation (classname `docs-conformance.<check>`). */
+export function junitXml(results: CheckResult[], options: JUnitOptions = {}): string {
+  const checks = new Map<string, Map<string, CheckResult[]>>();
+  for (const result of results) {
+    const byOperation = checks.get(result.checkId) ?? new Map<string, CheckResult[]>();
+    checks.set(result.checkId, byOperation);
+    byOperation.set(result.operationId, [...(byOperation.get(result.operationId) ?? []), result]);
+  }
+  const name = options.name ?? 'docs-conformance';
+  const suites: string[] = [];
+  let tests = 0;
+  let failures = 0;
+  let skippedCount = 0;
+  for (const [checkId, byOperation] of checks) {
+    const cases: string[] = [];
+    let suiteFailures = 0;
+    for (const [operationId, list] of byOperation) {
+      const failed = list.filter((result) => !result.ok);
+      const head = `    <testcase name="${xmlText(operationId)}" classname="${xmlText(`${name}.${checkId}`)}"`;
+      if (failed.length === 0) {
+        cases.push(`${head}/>`);
+        continue;
+      }
+      suiteFailures++;
+      const first = failed[0]!.message.split('\n')[0]!;
+      const message = failed.length > 1 ? `${first} (and ${failed.length - 1} more)` : first;
+      const text = failed.map(describeResult).join('\n\n');
+      cases.push(`${head}>\n      <failure message="${xmlText(message)}" type="${xmlText(checkId)}">${xmlText(text)}</failure>\n    </testcase>`);
+    }
+    const skipped = (options.skipped ?? []).filter((operationId) => !byOperation.has(operationId));
+    for (const operationId of skipped) {
+      cases.push(`    <testcase name="${xmlText(operationId)}" classname="${xmlText(`${name}.${checkId}`)}">\n      <skipped message="excluded"/>\n    </testcase>`);
+    }
+    tests += byOperation.size + skipped.length;
+    failures += suiteFailures;
+    skippedCount += skipped.length;
+    suites.push(
+      `  <testsuite name="${xmlText(checkId)}" tests="${byOperation.size + skipped.length}" failures="${suiteFailures}" errors="0" skipped="${skipped.length}">\n${cases.join('\n')}\n  </testsuite>`,
+    );
+  }
+  const time = options.durationMs !== undefined ? ` time="${(options.durationMs / 1000).toFixed(3)}"` : '';
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlText(name)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skippedCount}"${time}>\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+/** The JUnit XML of a whole report: the scenario's results and `report.checks`. */
+export function reportJunit(report: Report): string {
+  const skipped = Object.entries(report.operations).filter(([, operation]) => operation.excluded).map(([id]) => id);
+  return junitXml([...scenarioResults(report), ...(report.checks ?? [])], { durationMs: report.durationMs, skipped });
+}
