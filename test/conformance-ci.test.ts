@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient } from '../client/index.ts';
 import { loadContract } from '../conformance/contract.ts';
 import { junitXml } from '../conformance/junit.ts';
-import { type Report, runConformance } from '../conformance/runner.ts';
+import type { Report } from '../conformance/runner.ts';
 import type { SeedFixture } from '../server/seed.ts';
 import { repoRoot } from './support/repo.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -147,7 +147,7 @@ describe.concurrent('the runner against a server that refuses private networks',
       cli(['--base-url', server.url, '--token', SIGNAL_TOKEN], (stderr, child) => {
         if (stderr.includes(`docs-conformance: ${afterGroup}: `) && child.signalCode === null && !stderr.includes(signal)) child.kill(signal);
       });
-    const [int, term] = await Promise.all([interrupted('SIGINT', 'content'), interrupted('SIGTERM', 'teams')]);
+    const [int, term] = await Promise.all([interrupted('SIGINT', 'content'), interrupted('SIGTERM', 'spaces')]);
     expect(int.code, int.stdout + int.stderr).toBe(130);
     expect(term.code, term.stdout + term.stderr).toBe(143);
     expect(int.stdout).toContain('interrupted by SIGINT');
@@ -167,7 +167,7 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(saml).toEqual([]);
   });
 
-  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 30_000 }, async () => {
+  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 60_000 }, async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
         const { port } = probe.address() as { port: number };
