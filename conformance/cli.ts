@@ -32,6 +32,8 @@ Options:
   --serve-port PORT           port of the runner's HTTP server (default: a free one)
   --git-url URL               Git repository for the export and import (default: a bare repository in a temporary
                               folder, given by path: the implementation must run on the same machine)
+  --content-ref REF           a branch of --git-url with content (Markdown, SUMMARY.md) a Git import brings when
+                              the website import is refused (default: none; the local repository has one)
   --template ID               template for applySpaceTemplate (default getting-started)
   --wait-ms MS                longest wait for background work (default 30000)
   --timeout-ms MS             timeout of each request (default 30000)
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
         'serve-bind': { type: 'string' },
         'serve-port': { type: 'string' },
         'git-url': { type: 'string' },
+        'content-ref': { type: 'string' },
         template: { type: 'string' },
         'wait-ms': { type: 'string' },
         'timeout-ms': { type: 'string' },
@@ -123,6 +126,7 @@ async function main(): Promise<void> {
       ...(values['serve-bind'] ? { serveBind: values['serve-bind'] } : {}),
       ...(values['serve-port'] ? { servePort: number(values['serve-port'], '--serve-port') } : {}),
       ...(values['git-url'] ? { gitUrl: values['git-url'] } : {}),
+      ...(values['content-ref'] ? { contentRef: values['content-ref'] } : {}),
       ...(values.template ? { template: values.template } : {}),
       ...(values['wait-ms'] ? { waitMs: number(values['wait-ms'], '--wait-ms') } : {}),
       ...(values['timeout-ms'] ? { timeoutMs: number(values['timeout-ms'], '--timeout-ms') } : {}),

@@ -118,10 +118,50 @@ export interface LocalRepository {
   remove(): void;
 }
 
-/** An empty bare Git repository in a temporary folder, created with isomorphic-git. */
+/** The branch of the runner's repository holding content (the website's pages and image, as Markdown). */
+export const CONTENT_REF = 'refs/heads/docs-conformance-content';
+
+/** The content branch's files: a table of contents, three pages linking to each other, the image. */
+const CONTENT_FILES: Record<string, string | Buffer> = {
+  'SUMMARY.md': '# Summary\n\n* [Conformance docs](README.md)\n* [Guide](guide.md)\n* [Reference](reference.md)\n',
+  'README.md': '# Conformance docs\n\nStart with the [guide](guide.md), then read the [reference](reference.md).\n',
+  'guide.md':
+    `# Guide\n\n## Requirements\n\nYou need a **${SEARCH_WORD}** and some water.\n\n` +
+    'Back to [the docs](README.md); see the [reference](reference.md).\n\n![Logo](.gitbook/assets/logo.png)\n',
+  'reference.md': '# Reference\n\n| Name | Value |\n| --- | --- |\n| water | 1 l |\n\nRead the [guide](guide.md) first.\n',
+  '.gitbook/assets/logo.png': PNG,
+};
+
+/** Writes `files` as one commit on `ref` of the bare repository at `gitdir` (no work tree). */
+async function commitFiles(gitdir: string, ref: string, files: Record<string, string | Buffer>): Promise<void> {
+  const writeTree = async (prefix: string): Promise<string> => {
+    const names = Object.keys(files).filter((name) => name.startsWith(prefix)).map((name) => name.slice(prefix.length));
+    const entries = [];
+    for (const child of [...new Set(names.map((name) => name.split('/')[0]!))].sort()) {
+      if (names.includes(child)) {
+        const content = files[prefix + child]!;
+        const oid = await git.writeBlob({ fs, gitdir, blob: typeof content === 'string' ? Buffer.from(content) : content });
+        entries.push({ mode: '100644', path: child, oid, type: 'blob' as const });
+      } else {
+        entries.push({ mode: '040000', path: child, oid: await writeTree(`${prefix}${child}/`), type: 'tree' as const });
+      }
+    }
+    return git.writeTree({ fs, gitdir, tree: entries });
+  };
+  const tree = await writeTree('');
+  const author = { name: 'docs-conformance', email: 'docs-conformance@example.com', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
+  const commit = await git.writeCommit({ fs, gitdir, commit: { message: 'Conformance content\n', tree, parent: [], author, committer: author } });
+  await git.writeRef({ fs, gitdir, ref, value: commit });
+}
+
+/**
+ * A bare Git repository in a temporary folder, created with isomorphic-git: `main` is unborn; `CONTENT_REF` holds
+ * the content a Git import brings when the website import is refused.
+ */
 export async function createBareRepository(): Promise<LocalRepository> {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-conformance-'));
   const dir = path.join(parent, 'repository.git');
   await git.init({ fs, dir, bare: true, defaultBranch: 'main' });
+  await commitFiles(dir, CONTENT_REF, CONTENT_FILES);
   return { url: dir, remove: () => fs.rmSync(parent, { recursive: true, force: true }) };
 }

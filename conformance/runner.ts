@@ -2,7 +2,7 @@
 // every response against the contract, sends the invalid inputs derived from the contract after each operation's
 // first successful call, and reports per operation. `runConformance(options)` is what the CLI and the tests use.
 import { type Contract, type Operation, loadContract, type OpenApiDocument } from './contract.ts';
-import { createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
+import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
 import { deriveProbes } from './invalid.ts';
 import { runScenario } from './scenario.ts';
 import type { CallInit, CheckResult, OperationId, SuccessBody } from './types.ts';
@@ -27,6 +27,8 @@ export interface ConformanceOptions {
   servePort?: number;
   /** A Git repository URL for the Git export and import, instead of a local bare repository. */
   gitUrl?: string;
+  /** A branch of `gitUrl` whose content a Git import brings when the website import does not succeed. */
+  contentRef?: string;
   /** The template applied by applySpaceTemplate (default `getting-started`). */
   template?: string;
   /** Longest wait for background work (processing, runs, Git, event delivery), in ms (default 30 000). */
@@ -98,7 +100,7 @@ export interface Report {
   /** Why an operation of `notExercised` could not be exercised, when the runner knows (a refused address, no file…). */
   notExercisedReasons: Record<string, string>;
   /** Where the main space's content came from: the runner's website, or the template when that import failed. */
-  contentSource?: 'website' | 'template';
+  contentSource?: 'website' | 'git' | 'template';
   /** The implementation refused the runner's own address (imports, tunnel): what to change, in one line. */
   addressHint?: string;
   /** Set when SIGINT or SIGTERM (or `options.signal`) stopped the run; what it created was deleted. */
@@ -154,7 +156,7 @@ export class Session {
   readonly calls: CallRecord[] = [];
   readonly reasons = new Map<string, string>();
   addressHint?: string;
-  contentSource?: 'website' | 'template';
+  contentSource?: 'website' | 'git' | 'template';
   private readonly excluded: Set<string>;
   private readonly fetch: typeof globalThis.fetch;
   readonly baseUrl: string;
@@ -588,6 +590,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       fixtures,
       gitUrl: options.gitUrl ?? repository!.url,
       template: options.template ?? DEFAULTS.template,
+      ...(options.gitUrl
+        ? options.contentRef ? { contentGit: { url: options.gitUrl, ref: options.contentRef } } : {}
+        : { contentGit: { url: repository!.url, ref: CONTENT_REF } }),
       chosen,
     });
   } finally {

@@ -16,6 +16,8 @@ export interface ScenarioEnvironment {
   gitUrl: string;
   /** The template applySpaceTemplate applies. */
   template: string;
+  /** Where a Git import takes content from when the website import does not succeed (none: the template only). */
+  contentGit?: { url: string; ref: string };
   /** Filled in: the organizations the run used. */
   chosen: { organization?: string; targetOrganization?: string };
 }
@@ -71,7 +73,11 @@ function pickPage<T extends { title: string; type: string; id: string; pages?: T
 
 /** Why an operation that needs the implementation to reach the runner's own HTTP server may stay unexercised. */
 const NEEDS_ADDRESS = "needs the implementation to reach the runner's address (--serve-host)";
-const NEEDS_FILE = "needs a file in the content, which only the website import brings (it needs the runner's address)";
+const NEEDS_FILE =
+  "needs a file in the content, which only the website import (the runner's address) or the Git import of the content brings";
+const NEEDS_GIT =
+  'needs a Git repository the implementation accepts: give --git-url (the default is a local path, which only an ' +
+  'implementation on the same machine that accepts local repositories can use; the reference server: ALLOW_LOCAL_GIT=true)';
 
 /** One line saying what to change when the implementation refused the runner's address. */
 export const addressHint = (url: string) =>
@@ -175,7 +181,23 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
       s.contentSource = imported.ok ? 'website' : 'template';
       if (!imported.ok) {
         if (imported.status >= 400 && imported.status < 500) s.addressHint = addressHint(fixtures.url);
-        s.note(`content: the website import did not succeed (${imported.status ? `status ${imported.status}` : 'no answer'}): the content comes from the template ${env.template}`);
+        // Then a Git import of the same pages and image, when there is a repository holding them.
+        if (env.contentGit) {
+          const before = await s.must('getSpace', { path: space, query: {} });
+          const started = await s.call('importGitRepository', { path: space, body: env.contentGit }, { refusable: 'the Git import of the content was refused' });
+          const after = started.ok
+            ? await s.poll('getSpace', { path: space, query: {} }, (current) => current.revision !== before.revision, 'Git import of the content')
+            : undefined;
+          if (after && after.revision !== before.revision) {
+            s.contentSource = 'git';
+            // The Git group waits for its export by the space's gitSync.updatedAt: start it from none again.
+            await s.call('deleteGitLegacyInstallation', { path: space });
+          }
+        }
+        s.note(
+          `content: the website import did not succeed (${imported.status ? `status ${imported.status}` : 'no answer'}): ` +
+            (s.contentSource === 'git' ? `the content comes from ${env.contentGit!.ref} of the Git repository` : `the content comes from the template ${env.template}`),
+        );
       }
       if (imported.ok) await s.call('applySpaceTemplate', { path: space, body: { id: env.template } });
       else await s.must('applySpaceTemplate', { path: space, body: { id: env.template } });
@@ -189,7 +211,7 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
       await s.call('searchSpaceContent', { path: space, query: { query: SEARCH_WORD } });
       const files = await s.must('listSpaceFiles', { path: space, query: {} });
       const file = files.items[0];
-      if (!file && s.contentSource === 'template') return s.unexercisable(['getSpaceFile', 'listSpaceFileBacklinks'], NEEDS_FILE);
+      if (!file && s.contentSource !== 'website') return s.unexercisable(['getSpaceFile', 'listSpaceFileBacklinks'], NEEDS_FILE);
       if (!file) throw new StepFailed('the website import brought no file (the image)');
       await s.call('getSpaceFile', { path: { spaceId, fileId: file.id }, query: {} });
       await s.call('listSpaceFileBacklinks', { path: { spaceId, fileId: file.id }, query: {} });
@@ -259,7 +281,7 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
       // Files last: an import that brought no image stops only these.
       const files = await s.must('listChangeRequestFiles', { path: cr, query: {} });
       const file = files.items[0];
-      if (!file && (!proposal.ok || s.contentSource === 'template')) {
+      if (!file && (!proposal.ok || s.contentSource !== 'website')) {
         return s.unexercisable(['getChangeRequestFile', 'listChangeRequestFileBacklinks'], NEEDS_FILE);
       }
       if (!file) throw new StepFailed('the change request has no file');
@@ -556,10 +578,19 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
     await s.group('git', async () => {
       if (!main || !aux) throw new StepFailed('no spaces to synchronise');
       const ref = `refs/heads/docs-conformance-${runId}`;
-      await s.must('exportGitRepository', {
-        path: { spaceId: main.id },
-        body: { url: env.gitUrl, ref, commitMessage: 'Export by the conformance runner' },
-      });
+      const exportStarted = await s.call(
+        'exportGitRepository',
+        { path: { spaceId: main.id }, body: { url: env.gitUrl, ref, commitMessage: 'Export by the conformance runner' } },
+        { refusable: NEEDS_GIT },
+      );
+      if (!exportStarted.ok) {
+        if (!s.reasons.has('exportGitRepository')) throw new StepFailed('exportGitRepository did not succeed');
+        // Refused: what needs no repository is still exercised.
+        s.unexercisable(['importGitRepository'], NEEDS_GIT);
+        await s.call('getGitInfo', { path: { spaceId: main.id } });
+        await s.call('deleteGitLegacyInstallation', { path: { spaceId: main.id } });
+        return;
+      }
       const exported = await s.poll('getGitInfo', { path: { spaceId: main.id } }, (info) => info.updatedAt !== undefined, 'Git export');
       if (!exported?.updatedAt) throw new StepFailed('the Git export did not complete');
       const before = await s.must('getSpace', { path: { spaceId: aux.id }, query: {} });

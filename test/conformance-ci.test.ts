@@ -1,6 +1,6 @@
 // The conformance runner as CI meets it: against a reference server that refuses private networks (its default),
-// content comes from the template and only the operations that need the runner's address stay unexercised, each
-// with its reason and a one-line hint; the JUnit report parses and names each operation and check; SIGINT and SIGTERM
+// content comes from the Git import of the runner's repository and only the operations that need the runner's
+// address stay unexercised, each with its reason and a one-line hint; the JUnit report parses and names each operation and check; SIGINT and SIGTERM
 // delete what the run created and exit 130/143; an unreachable base URL or a wrong token stops at the preflight with
 // exit 3 and one line.
 import { spawn } from 'node:child_process';
@@ -36,9 +36,8 @@ const fixture: SeedFixture = {
 
 const OPERATIONS = loadContract().operations.size;
 
-/** What needs the implementation to reach the runner's own HTTP server: the imports, the tunnel, and the files. */
+/** What needs the implementation to reach the runner's own HTTP server: the website imports and the tunnel. */
 const NEED_ADDRESS = ['enableIntegrationDevMode', 'importChangeRequestContent', 'importSpaceContent'];
-const NEED_FILE = ['getChangeRequestFile', 'getSpaceFile', 'listChangeRequestFileBacklinks', 'listSpaceFileBacklinks'];
 
 let server: TestServer;
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'conformance-ci-test-'));
@@ -80,11 +79,15 @@ describe.concurrent('the runner against a server that refuses private networks',
     const run = await cli(['--base-url', server.url, '--token', TOKEN, '--junit', junit, '--report', reportFile]);
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
     expect(report.violations, run.stdout).toEqual([]);
-    expect(report.notExercised.sort()).toEqual([...NEED_ADDRESS, ...NEED_FILE].sort());
+    expect(report.notExercised.sort()).toEqual(NEED_ADDRESS);
+    expect(Object.keys(report.notExercisedReasons).sort()).toEqual(NEED_ADDRESS);
     for (const id of NEED_ADDRESS) expect(report.notExercisedReasons[id]).toMatch(/^needs the implementation to reach the runner's address \(--serve-host\): answered 400/);
-    for (const id of NEED_FILE) expect(report.notExercisedReasons[id]).toMatch(/^needs a file in the content/);
-    expect(report.contentSource).toBe('template');
-    expect(report.summary).toMatchObject({ operations: OPERATIONS, exercised: OPERATIONS - 7, violations: 0 });
+    // The pages and the image came from the runner's Git repository: the file operations were exercised.
+    expect(report.contentSource).toBe('git');
+    expect(report.operations.getSpaceFile!.exercised).toBe(true);
+    expect(report.operations.getChangeRequestFile!.exercised).toBe(true);
+    expect(report.notes).toEqual([expect.stringMatching(/^content: the website import did not succeed \(status 400\): the content comes from refs\/heads\/docs-conformance-content/)]);
+    expect(report.summary).toMatchObject({ operations: OPERATIONS, exercised: OPERATIONS - 3, violations: 0 });
 
     // The command: exit 1 (not everything exercised), one hint line, the reasons, a progress line per group on stderr.
     expect(run.code).toBe(1);
@@ -93,7 +96,7 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(hints[0]).toContain('--serve-host');
     expect(hints[0]).toContain('ALLOW_PRIVATE_NETWORKS=true');
     expect(run.stdout).toContain('  importSpaceContent: needs the implementation to reach the runner');
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`conformance: ${OPERATIONS - 7}/${OPERATIONS} operations exercised, 0 violations`);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`conformance: ${OPERATIONS - 3}/${OPERATIONS} operations exercised, 0 violations`);
     for (const group of ['setup', 'collections', 'content', 'change requests', 'sites', 'git', 'shared resources']) {
       expect(run.stderr).toMatch(new RegExp(`^docs-conformance: ${group}: \\d+ calls, 0 violations, \\d+/${OPERATIONS} operations exercised so far`, 'm'));
     }
@@ -112,7 +115,7 @@ describe.concurrent('the runner against a server that refuses private networks',
     const invalid = parsed.testsuites.testsuite.find((suite) => suite.name === 'invalid-input')!;
     expect(invalid.testcase.length).toBeGreaterThan(50);
     expect(invalid.testcase.every((testcase) => !testcase.failure)).toBe(true);
-    expect(Number(parsed.testsuites.failures)).toBe(7);
+    expect(Number(parsed.testsuites.failures)).toBe(3);
   });
 
   test('the JUnit writer escapes what XML cannot hold and gives the request and the answer of each failure', () => {
