@@ -73,7 +73,7 @@ function cli(args: string[], onStderr?: (text: string, child: ReturnType<typeof 
 }
 
 describe.concurrent('the runner against a server that refuses private networks', () => {
-  test('exercises everything but what needs its address, names those with the reason, and writes JUnit', { timeout: 90_000 }, async () => {
+  test('exercises everything but what needs its address, names those with the reason, and writes JUnit', { timeout: 180_000 }, async () => {
     const junit = path.join(scratch, 'junit.xml');
     const reportFile = path.join(scratch, 'report.json');
     const run = await cli(['--base-url', server.url, '--token', TOKEN, '--junit', junit, '--report', reportFile]);
@@ -145,7 +145,7 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(body).toContain('request: GET http://x/v1/spaces/b\nresponse: none');
   });
 
-  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 90_000 }, async () => {
+  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 150_000 }, async () => {
     const interrupted = (signal: NodeJS.Signals, afterGroup: string) =>
       cli(['--base-url', server.url, '--token', SIGNAL_TOKEN], (stderr, child) => {
         if (stderr.includes(`docs-conformance: ${afterGroup}: `) && child.signalCode === null && !stderr.includes(signal)) child.kill(signal);
@@ -170,7 +170,7 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(saml).toEqual([]);
   });
 
-  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 60_000 }, async () => {
+  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 90_000 }, async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
         const { port } = probe.address() as { port: number };
