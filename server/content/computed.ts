@@ -8,7 +8,7 @@
 // A page whose computation is unknown keeps its stored markdown.
 import type { AppContext } from '../context.ts';
 import { fromJson } from '../store/db.ts';
-import { type RevisionContent, type StoredPage, walkPages } from './model.ts';
+import { pageBody, type RevisionContent, type StoredPage, walkPages } from './model.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -74,7 +74,7 @@ export function computePageMarkdown(
   entry: { page: StoredPage; path: string },
 ): string | undefined {
   const { page, path } = entry;
-  if (page.type !== 'computed' || !page.computed) return undefined;
+  if (pageBody(page) !== 'computed' || !page.computed) return undefined;
   if (page.computed.type === 'builtin:toc') return tableOfContents(content, page, path);
   if (page.computed.type === 'builtin:openapi') return openApiReference(ctx, organizationId, page);
   return undefined;

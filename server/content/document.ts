@@ -97,6 +97,12 @@ export function markdownProblem(markdown: string): string | undefined {
   return undefined;
 }
 
+/** A Markdown body in each `OutputFormat` of the contract: as a document, or as it is. */
+export const BODY_FORMATS = {
+  document: (markdown: string) => ({ document: documentFromMarkdown(markdown) }),
+  markdown: (markdown: string) => ({ markdown }),
+} satisfies Record<Model<'OutputFormat'>, (markdown: string) => object>;
+
 /**
  * The tree of markdown (GFM). Markdown too complex to parse (`markdownProblem`), stored before these bounds or
  * brought in by an import, is read as one code block holding its text: shown as it is, never parsed.

@@ -13,7 +13,7 @@ import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../domain/ids.ts';
 import { markdownProblem, parseMarkdown } from './document.ts';
-import { type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
+import { pageBody, type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
 import { anchorOf } from './search.ts';
 
 export const SUMMARY_FILE = 'SUMMARY.md';
@@ -76,9 +76,9 @@ function exportPages(pages: StoredPage[], directory: string, files: Map<string, 
     const folder = directory ? `${directory}/${name}` : name;
     const children = exportPages(page.pages, folder, files);
     let label: PhrasingContent = { type: 'text', value: oneLine(page.title) };
-    if (page.type === 'link' && page.href) {
+    if (pageBody(page) === 'href' && page.href) {
       label = { type: 'link', url: page.href, children: [label] };
-    } else if (page.type !== 'group') {
+    } else if (pageBody(page) !== 'none') {
       const file = page.pages.length > 0 ? `${folder}/README.md` : `${folder}.md`;
       files.set(file, Buffer.from(pageFile(page)));
       label = { type: 'link', url: file.split('/').map(encodeURIComponent).join('/'), children: [label] };

@@ -15,9 +15,10 @@
 // A link page (type `link`) links to its target address.
 import type { AppContext } from '../context.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
-import { type RevisionContent, type RevisionRecord, walkPages } from './model.ts';
+import { pageBody, type RevisionContent, type RevisionRecord, walkPages } from './model.ts';
+import type { Model } from '../http/types.ts';
 
-export type LinkStatus = 'ok' | 'broken' | 'in-app';
+export type LinkStatus = Model<'LinkStatus'>;
 export type LinkTargetKind = 'page' | 'file' | 'url';
 
 export interface LinkTarget {
@@ -121,7 +122,7 @@ export function extractLinks(content: RevisionContent, appUrl: string): IndexedL
   const links: IndexedLink[] = [];
   for (const { page, path } of walkPages(content.pages)) {
     const found =
-      page.type === 'link' && page.href ? [{ href: page.href, relation: 'reference' as const }] : markdownLinks(page.markdown ?? '');
+      pageBody(page) === 'href' && page.href ? [{ href: page.href, relation: 'reference' as const }] : markdownLinks(page.markdown ?? '');
     let position = 0;
     for (const { href, relation } of found) {
       const classified = classify(href, relation, path, resolver);

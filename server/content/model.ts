@@ -2,9 +2,24 @@
 // variables, kept as JSON in the `revisions` table. Every way content enters (template, import, merge, update,
 // Git import, translation) builds a new RevisionContent and stores it with createRevision.
 import { badRequest } from '../http/errors.ts';
+import type { Model } from '../http/types.ts';
 
-export type PageType = 'document' | 'group' | 'link' | 'computed';
-export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update' | 'computed';
+export type PageType = Model<'PageType'>;
+export type RevisionType = Model<'RevisionType'>;
+
+/**
+ * Per `PageType`, what a page's body is: its own Markdown (`document`), none (`group`, a heading for its
+ * children), its `href` (`link`), or Markdown computed when it is read (`computed`). Code that treats pages
+ * differently by type asks `pageBody`, so a new page type is placed here once, checked by tsc.
+ */
+export const PAGE_BODIES = {
+  document: 'markdown',
+  group: 'none',
+  link: 'href',
+  computed: 'computed',
+} as const satisfies Record<PageType, 'markdown' | 'none' | 'href' | 'computed'>;
+
+export const pageBody = (page: { type: PageType }) => PAGE_BODIES[page.type];
 
 export interface GitReference {
   oid: string;

@@ -3,7 +3,7 @@
 // Latin text (Windows-1252); other characters are printed as `?`.
 import type { List, PhrasingContent, RootContent, Table } from 'mdast';
 import { parseMarkdown } from './document.ts';
-import { findPage, type RevisionContent, type StoredPage } from './model.ts';
+import { findPage, pageBody, type RevisionContent, type StoredPage } from './model.ts';
 
 export interface PdfPage {
   page: StoredPage;
@@ -204,7 +204,7 @@ export async function renderPdf(input: { title: string; pages: PdfPage[]; create
     if (index > 0 || doc.y > doc.page.height / 2) doc.addPage();
     writer.runs([{ text: page.title, bold: true }], { indent: 0, size: depth === 0 ? 20 : 17 });
     if (page.description) writer.runs([{ text: page.description, italic: true }], { indent: 0, color: 'gray' });
-    if (page.type === 'link' && page.href) writer.runs([{ text: page.href, link: page.href }], { indent: 0 });
+    if (pageBody(page) === 'href' && page.href) writer.runs([{ text: page.href, link: page.href }], { indent: 0 });
     if (page.markdown) writer.blocks(parseMarkdown(page.markdown).children, 0);
   });
   doc.end();

@@ -12,7 +12,7 @@
 // | `changelog`       | "Changelog" with a first entry dated today                                 | none                |
 import { badRequest } from '../http/errors.ts';
 import { newPage, slugify, unique } from './edit.ts';
-import type { RevisionContent, StoredFile, StoredPage } from './model.ts';
+import { pageBody, type RevisionContent, type StoredFile, type StoredPage } from './model.ts';
 
 interface TemplateInput {
   /** Files of the content, by the names the template gives them. */
@@ -142,7 +142,7 @@ export function applyTemplate(
   }
   const slug = unique(slugify(template.title), new Set(content.pages.map((page) => page.slug)));
   const { page, variables } = template.build({ refs, spaceTitle: context.spaceTitle, now: context.now, slug });
-  if (page.type === 'group') delete page.markdown;
+  if (pageBody(page) === 'none') delete page.markdown;
   return {
     ...content,
     pages: [...content.pages, page],

@@ -14,6 +14,17 @@ import { presentUserById } from './users.ts';
 
 export type ChangeRequestStatus = Model<'ChangeRequestStatus'>;
 
+/**
+ * Per status: whether the change request is closed (its content cannot change) and whether it is final (nothing
+ * of it can change, and it is never outdated).
+ */
+export const CHANGE_REQUEST_STATES = {
+  draft: { closed: false, final: false },
+  open: { closed: false, final: false },
+  archived: { closed: true, final: false },
+  merged: { closed: true, final: true },
+} satisfies Record<ChangeRequestStatus, { closed: boolean; final: boolean }>;
+
 export type ChangeRequestRow = {
   id: string;
   space_id: string;
@@ -70,7 +81,7 @@ export function changeRequestAccess(
 }
 
 /** Whether the change request is closed to changes: merged, or archived. */
-export const isClosed = (row: ChangeRequestRow): boolean => row.status === 'merged' || row.status === 'archived';
+export const isClosed = (row: ChangeRequestRow): boolean => CHANGE_REQUEST_STATES[row.status].closed;
 
 /** The space revision the change request's changes are relative to: the last one brought in, else its initial one. */
 export const changeRequestBase = (row: ChangeRequestRow): string =>
@@ -78,7 +89,7 @@ export const changeRequestBase = (row: ChangeRequestRow): string =>
 
 /** Whether the space has moved on since the change request's base. A merged change request is never outdated. */
 export function isOutdated(db: Db, row: ChangeRequestRow): boolean {
-  if (row.status === 'merged') return false;
+  if (CHANGE_REQUEST_STATES[row.status].final) return false;
   return getSpaceRow(db, row.space_id)?.revision_id !== changeRequestBase(row);
 }
 

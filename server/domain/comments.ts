@@ -3,7 +3,7 @@
 // `parent_id` set; space-level rows have `change_request_id` NULL.
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
-import { documentBlocks, documentFromMarkdown } from '../content/document.ts';
+import { BODY_FORMATS, documentBlocks } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
 import { forbidden, notFound } from '../http/errors.ts';
@@ -27,7 +27,7 @@ export type CommentRow = {
   posted_at: string;
   edited_at: string | null;
   body: string;
-  status: 'open' | 'resolved';
+  status: Model<'CommentStatus'>;
   resolved_at: string | null;
   resolved_by: string | null;
   page_digest: string | null;
@@ -35,7 +35,7 @@ export type CommentRow = {
 };
 
 export type CommentPermissions = Model<'CommentPermissions'>;
-export type OutputFormat = 'markdown' | 'document';
+export type OutputFormat = Model<'OutputFormat'>;
 
 /** Where comments live: a space, or a change request of it, as the caller may see it. */
 export interface CommentScope {
@@ -205,7 +205,7 @@ export class CommentPresenter {
       postedAt: row.posted_at,
       ...(row.edited_at ? { editedAt: row.edited_at } : {}),
       reactions: presentReactions(this.ctx, row.id),
-      body: this.format === 'document' ? { document: documentFromMarkdown(row.body) } : { markdown: row.body },
+      body: BODY_FORMATS[this.format](row.body),
       urls: { location },
       permissions: commentPermissions(this.scope, row, this.caller),
     };

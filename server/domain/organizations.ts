@@ -10,7 +10,7 @@ export type OrganizationRow = {
   id: string;
   title: string;
   created_at: string;
-  type: 'business' | 'community';
+  type: Model<'OrganizationType'>;
   use_case: Model<'Organization'>['useCase'] | null;
   community_type: Model<'Organization'>['communityType'] | null;
   hostname: string | null;

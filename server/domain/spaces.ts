@@ -18,7 +18,7 @@ export type SpaceRow = {
   title: string;
   emoji: string | null;
   visibility: Model<'Space'>['visibility'];
-  edit_mode: 'live' | 'locked';
+  edit_mode: Model<'EditMode'>;
   language: Model<'Space'>['language'] | null;
   default_level: Role | null;
   revision_id: string;
@@ -292,7 +292,7 @@ export function liveSpaceCount(db: Db, organizationId: string): number {
  */
 export function liveSpacesPage(
   ctx: AppContext,
-  options: { list: string; organizationId: string; membership: Membership | undefined; order: 'asc' | 'desc'; page?: string; limit?: number },
+  options: { list: string; organizationId: string; membership: Membership | undefined; order: Model<'SortOrder'>; page?: string; limit?: number },
 ): Page<SpaceRow> {
   if (!readsAllSpaces(options.membership)) return ctx.cursors.pageOf({ ...options, all: [], key: () => [] });
   return ctx.cursors.page({

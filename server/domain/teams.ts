@@ -16,7 +16,7 @@ export function getTeamRow(db: Db, organizationId: string, teamId: string): Team
     | undefined;
 }
 
-function teamRole(db: Db, teamId: string, userId: string): 'owner' | 'member' | undefined {
+function teamRole(db: Db, teamId: string, userId: string): Model<'TeamMemberRole'> | undefined {
   const row = db.prepare('SELECT role FROM team_members WHERE team_id = ? AND user_id = ?').get(teamId, userId) as
     | { role: 'owner' | 'member' }
     | undefined;

@@ -9,6 +9,7 @@ import { createRevision, getRevision, setCurrentRevision } from '../content/revi
 import { findPdf, pdfPath, storePdf } from '../domain/change-request-pdfs.ts';
 import {
   addContributor,
+  CHANGE_REQUEST_STATES,
   type ChangeRequestAccess,
   changeRequestAccess,
   changeRequestBase,
@@ -22,7 +23,7 @@ import { newId } from '../domain/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup, Model } from '../http/types.ts';
 
 type Operations =
   | 'listChangeRequests'
@@ -33,7 +34,10 @@ type Operations =
   | 'updateChangeRequestFromMain'
   | 'getChangeRequestPdf';
 
-const ORDER_COLUMNS = { updatedAt: 'updated_at', createdAt: 'created_at' } as const;
+const ORDER_COLUMNS = { updatedAt: 'updated_at', createdAt: 'created_at' } as const satisfies Record<
+  Model<'ChangeRequestOrderBy'>,
+  keyof ChangeRequestRow
+>;
 
 export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
@@ -139,8 +143,8 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
       const access = changeRequestAccess(ctx, caller, params.spaceId, params.changeRequestId);
       requireSpace(access, 'edit');
       const { changeRequest } = access;
-      if (changeRequest.status === 'merged') {
-        throw conflict(`change request #${changeRequest.number} is merged: it cannot be changed`);
+      if (CHANGE_REQUEST_STATES[changeRequest.status].final) {
+        throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: it cannot be changed`);
       }
       const changes: Record<string, unknown> = {};
       if (body.subject !== undefined) changes.subject = body.subject;

@@ -29,7 +29,20 @@ import { type MemberRow, presentMembers } from '../domain/members.ts';
 import { requireSpace } from '../domain/spaces.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
-import type { HandlerGroup, Input, QueryParams } from '../http/types.ts';
+import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
+
+/** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
+const COMMENT_STATES = {
+  open: { resolved: false },
+  resolved: { resolved: true },
+} satisfies Record<Model<'CommentStatus'>, { resolved: boolean }>;
+
+/** Per `CommentStatusFilter`: the status listed, or every status. */
+const STATUS_FILTERS = {
+  all: undefined,
+  open: 'open',
+  resolved: 'resolved',
+} satisfies Record<Model<'CommentStatusFilter'>, Model<'CommentStatus'> | undefined>;
 
 type SpaceOperations =
   | 'listSpaceComments'
@@ -111,7 +124,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
 
   /** Resolving keeps the first resolution; reopening clears it. */
   const setResolved = (row: CommentRow, resolved: boolean, caller: Caller) => {
-    if (resolved && row.status === 'resolved') return;
+    if (resolved && COMMENT_STATES[row.status].resolved) return;
     db.prepare('UPDATE comments SET status = ?, resolved_at = ?, resolved_by = ? WHERE id = ?').run(
       resolved ? 'resolved' : 'open',
       resolved ? ctx.now() : null,
@@ -163,9 +176,10 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
       const status = query.status ?? 'all';
       const { where, values } = scopeCondition(scope);
       const filters = [where, 'comments.parent_id IS NULL'];
-      if (status !== 'all') {
+      const only = STATUS_FILTERS[status];
+      if (only !== undefined) {
         filters.push('comments.status = ?');
-        values.push(status);
+        values.push(only);
       }
       if (query.targetPage !== undefined) {
         filters.push('comments.page_id = ?');

@@ -4,12 +4,12 @@ import type { Express, Request, Response } from 'express';
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
 import { computePageMarkdown } from '../content/computed.ts';
-import { documentFromMarkdown } from '../content/document.ts';
+import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
-import { importWebsite } from '../content/import.ts';
+import { importWebsite, type ImportResult } from '../content/import.ts';
 import { backlinkPageIds, brokenLinkCount, groupLinks, revisionLinks } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
-import { findPage, requireContentRoom } from '../content/model.ts';
+import { findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
 import {
   type ContentScope,
   contentReference,
@@ -30,10 +30,11 @@ import {
   commitChangeRequestContent,
   isClosed,
 } from '../domain/change-requests.ts';
+import { unreachable } from '../domain/enums.ts';
 import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { listId } from '../http/pagination.ts';
-import type { HandlerGroup, Model } from '../http/types.ts';
+import type { HandlerGroup, Input, Model } from '../http/types.ts';
 
 type Operations =
   | 'searchSpaceContent'
@@ -154,12 +155,12 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const getPage = (
     target: Target,
     pageId: string,
-    query: ReadQuery & { format?: 'document' | 'markdown'; evaluated?: boolean },
+    query: ReadQuery & { format?: Model<'OutputFormat'>; evaluated?: boolean },
   ) => {
     const { scope } = target;
     const entry = pageOf(target, pageId);
     const { page } = entry;
-    const stored = page.type === 'link' && page.href ? `[${page.title}](${page.href})` : (page.markdown ?? '');
+    const stored = pageBody(page) === 'href' && page.href ? `[${page.title}](${page.href})` : (page.markdown ?? '');
     const computed =
       query.computed !== false ? computePageMarkdown(ctx, scope.space.organization_id, scope.revision.content, entry) : undefined;
     let markdown = computed ?? stored;
@@ -170,7 +171,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       status: 200 as const,
       body: {
         ...presentPage(ctx, scope, page, entry.path, readOptions(query)),
-        ...(query.format === 'document' ? { document: documentFromMarkdown(markdown) } : { markdown }),
+        ...BODY_FORMATS[query.format ?? 'markdown'](markdown),
       },
     };
   };
@@ -235,7 +236,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     async importSpaceContent({ params, body, caller }) {
       const target = spaceTarget(caller, params.spaceId);
       requireSpace(target.access, 'edit');
-      const result = await importWebsite(ctx, target.scope.revision.content, body.url);
+      const result = await importContent(ctx, target.scope.revision.content, body);
       requireContentRoom(result.content, 'url');
       const now = ctx.now();
       const revision = createRevision(db, {
@@ -307,7 +308,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       if (isClosed(changeRequest)) {
         throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
       }
-      const result = await importWebsite(ctx, target.scope.revision.content, body.url);
+      const result = await importContent(ctx, target.scope.revision.content, body);
       requireContentRoom(result.content, 'url');
       const revision = commitChangeRequestContent(ctx, changeRequest, {
         type: 'edits',
@@ -376,4 +377,18 @@ export function contentRoutes(ctx: AppContext, app: Express): void {
       .status(200)
       .end(content.bytes);
   });
+}
+
+/** Imports into `content` from the request's source: one case per `ImportSource` of the contract. */
+function importContent(
+  ctx: AppContext,
+  content: RevisionContent,
+  request: Input<'ImportContentRequest'>,
+): Promise<ImportResult> {
+  switch (request.source) {
+    case 'website':
+      return importWebsite(ctx, content, request.url);
+    default:
+      return unreachable(request.source, 'import source');
+  }
 }

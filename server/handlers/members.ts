@@ -14,7 +14,7 @@ import { liveSpacesPage, presentSpaceFor, spaceRole } from '../domain/spaces.ts'
 import { presentTeam, type TeamRow } from '../domain/teams.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup, Model } from '../http/types.ts';
 
 type Operations =
   | 'listMembers'
@@ -28,6 +28,14 @@ type Operations =
 
 /** How long the visitor claims returned by ping stay valid. */
 const VISITOR_CLAIMS_TTL_SECONDS = 60 * 60;
+
+/** Per `MemberSort`: the column, the row's key for cursors, and whether only active members are listed. */
+const MEMBER_SORTS = {
+  joinedAt: { column: 'members.joined_at', key: (row: MemberRow) => row.joined_at, activeOnly: false },
+  // Sorting by last activity lists only members who have been active.
+  lastSeenAt: { column: 'members.last_seen_at', key: (row: MemberRow) => row.last_seen_at, activeOnly: true },
+  name: { column: 'users.display_name', key: (row: MemberRow) => row.display_name, activeOnly: false },
+} satisfies Record<Model<'MemberSort'>, { column: string; key: (row: MemberRow) => unknown; activeOnly: boolean }>;
 
 export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
@@ -57,9 +65,7 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
       requireOrganization(access, 'listMembers');
       const sort = query.sort ?? 'joinedAt';
       const order = query.order ?? 'desc';
-      const column = { joinedAt: 'members.joined_at', lastSeenAt: 'members.last_seen_at', name: 'users.display_name' }[
-        sort
-      ];
+      const { column, key } = MEMBER_SORTS[sort];
       const filters = ['members.organization_id = ?'];
       const values: unknown[] = [params.organizationId];
       if (query.role) {
@@ -71,17 +77,13 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
         const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         values.push(pattern, pattern);
       }
-      // Sorting by last activity lists only members who have been active.
-      if (sort === 'lastSeenAt') filters.push('members.last_seen_at IS NOT NULL');
+      if (MEMBER_SORTS[sort].activeOnly) filters.push('members.last_seen_at IS NOT NULL');
       const where = filters.join(' AND ');
       const page = ctx.cursors.page({
         list: listId('listMembers', params.organizationId, query.role, query.search, sort, order),
         page: query.page,
         limit: query.limit,
-        key: (row: MemberRow) => [
-          sort === 'name' ? row.display_name : sort === 'lastSeenAt' ? row.last_seen_at : row.joined_at,
-          row.user_id,
-        ],
+        key: (row: MemberRow) => [key(row), row.user_id],
         count: () =>
           (db.prepare(`SELECT COUNT(*) AS n FROM members JOIN users ON users.id = members.user_id WHERE ${where}`).get(
             ...values,
@@ -210,7 +212,7 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
         list: listId('listMemberTeams', params.organizationId, params.userId, query.title),
         page: query.page,
         limit: query.limit,
-        key: (row: TeamRow & { member_role: 'owner' | 'member' }) => [row.created_at, row.id],
+        key: (row: TeamRow & { member_role: Model<'TeamMemberRole'> }) => [row.created_at, row.id],
         count: () => (db.prepare(`SELECT COUNT(*) AS n ${from} WHERE ${where}`).get(...values) as { n: number }).n,
         fetch: (key, limit) =>
           db
@@ -219,7 +221,7 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
                WHERE ${where} ${key ? `AND ${after(['teams.created_at', 'teams.id'])}` : ''}
                ORDER BY teams.created_at, teams.id LIMIT ?`,
             )
-            .all(...values, ...(key ?? []), limit) as (TeamRow & { member_role: 'owner' | 'member' })[],
+            .all(...values, ...(key ?? []), limit) as (TeamRow & { member_role: Model<'TeamMemberRole'> })[],
       });
       return {
         status: 200,

@@ -3,6 +3,7 @@
 // truncated or foreign cursor is a 400.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { badRequest } from './errors.ts';
+import type { Model } from './types.ts';
 
 export type Key = (string | number | null)[];
 
@@ -127,7 +128,7 @@ export class Cursors {
 }
 
 /** SQL for "sorts after `key`" on columns sorted all ascending or all descending: `(a, b) > (?, ?)`. */
-export function after(columns: string[], direction: 'asc' | 'desc' = 'asc'): string {
+export function after(columns: string[], direction: Model<'SortOrder'> = 'asc'): string {
   return `(${columns.join(', ')}) ${direction === 'asc' ? '>' : '<'} (${columns.map(() => '?').join(', ')})`;
 }
 

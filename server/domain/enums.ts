@@ -1,0 +1,39 @@
+// Branching on a value of a contract enumeration, exhaustively (server/README.md, "Writing handlers"). Enumeration
+// types come from the generated schemas (`Model<'SpaceVisibility'>`); a value the contract adds later must fail
+// `tsc` at every place that branches on it, which these two forms guarantee:
+//
+// - a table `Record<Enum, …>` (`satisfies Record<…>` on a literal): a missing key is a type error;
+// - a `switch` whose `default` calls `unreachable(value)`: an unhandled case leaves `value` not `never`.
+//
+// Values read back from the database (TEXT columns) are parsed at the row → domain boundary with `parseEnum`, so
+// the domain never holds a value outside its enumeration.
+
+/** Marks the end of an exhaustive `switch`: a case left out makes `value` not `never`, a type error here. */
+export function unreachable(value: never, what = 'value'): never {
+  throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);
+}
+
+/** Thrown when a stored value is not one of its enumeration's: names the table, the column and the value. */
+export class StoredEnumError extends Error {
+  constructor(table: string, column: string, value: unknown, allowed: readonly string[]) {
+    super(`${table}.${column} holds ${JSON.stringify(value)}, not one of ${allowed.join(', ')}`);
+  }
+}
+
+/**
+ * The members of an enumeration, from a table with one key per member (`{ live: true, locked: true } satisfies
+ * Record<Model<'EditMode'>, true>` is a type error as soon as the contract adds a member).
+ */
+export function members<E extends string>(table: Record<E, unknown>): readonly E[] {
+  return Object.keys(table) as E[];
+}
+
+/** A stored value checked against its enumeration (see `members`); a value outside it throws `StoredEnumError`. */
+export function parseEnum<E extends string>(
+  table: Record<E, unknown>,
+  where: { table: string; column: string },
+  value: unknown,
+): E {
+  if (typeof value === 'string' && Object.hasOwn(table, value)) return value as E;
+  throw new StoredEnumError(where.table, where.column, value, members(table));
+}
