@@ -15,7 +15,7 @@ import {
   redact,
 } from '../domain/git.ts';
 import { sha256 } from '../domain/ids.ts';
-import { getSpaceRow, type SpaceRow } from '../domain/spaces.ts';
+import { EDIT_MODES, getSpaceRow, type SpaceRow } from '../domain/spaces.ts';
 import { findUser } from '../auth/caller.ts';
 import type { Input } from '../http/types.ts';
 import type { JobKind } from '../jobs/runner.ts';
@@ -126,7 +126,7 @@ async function runImport(ctx: AppContext, operation: GitOperation): Promise<void
   const revision = await ctx.store.write(() => {
     const now = ctx.now();
     const space = liveSpace(ctx.db, operation.row.space_id);
-    if (!request.standalone && space.edit_mode === 'locked') {
+    if (!request.standalone && EDIT_MODES[space.edit_mode].locked) {
       throw new GitSyncError('the space is locked (editMode: locked): its content cannot be changed');
     }
     const current = getRevision(ctx.db, space.revision_id)!;

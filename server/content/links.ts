@@ -19,6 +19,13 @@ import { pageBody, type RevisionContent, type RevisionRecord, walkPages } from '
 import type { Model } from '../http/types.ts';
 
 export type LinkStatus = Model<'LinkStatus'>;
+
+/** Per `LinkStatus`: whether the link is counted as broken. */
+export const LINK_STATES = {
+  ok: { broken: false },
+  broken: { broken: true },
+  'in-app': { broken: false },
+} satisfies Record<LinkStatus, { broken: boolean }>;
 export type LinkTargetKind = 'page' | 'file' | 'url';
 
 export interface LinkTarget {
@@ -226,5 +233,5 @@ export function backlinkPageIds(ctx: AppContext, revision: RevisionRecord, kind:
 
 /** Number of distinct broken links in a revision (in one page of it, when given). */
 export function brokenLinkCount(ctx: AppContext, revision: RevisionRecord, pageId?: string): number {
-  return groupLinks(revisionLinks(ctx, revision, pageId)).filter((group) => group.status === 'broken').length;
+  return groupLinks(revisionLinks(ctx, revision, pageId)).filter((group) => LINK_STATES[group.status].broken).length;
 }

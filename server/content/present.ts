@@ -1,7 +1,7 @@
 // How the API shows content: revisions, pages, files, references and links, for the space's main content or a
 // change request's.
 import type { AppContext } from '../context.ts';
-import type { SpaceRow } from '../domain/spaces.ts';
+import { SPACE_VISIBILITIES, type SpaceRow } from '../domain/spaces.ts';
 import type { Model } from '../http/types.ts';
 import { fileDownloadUrl } from './files.ts';
 import type { LinkGroup, LinkTarget } from './links.ts';
@@ -82,7 +82,7 @@ export function presentFile(ctx: AppContext, scope: ContentScope, file: StoredFi
 export function presentRevision(ctx: AppContext, scope: ContentScope, options: ReadOptions): Model<'Revision'> {
   const { revision, space } = scope;
   const { content } = revision;
-  const isPublic = scope.main && (space.visibility === 'public' || space.visibility === 'unlisted');
+  const isPublic = scope.main && SPACE_VISIBILITIES[space.visibility].open;
   return {
     object: 'revision',
     id: revision.id,

@@ -15,6 +15,24 @@ import { liveSpaceCount } from './spaces.ts';
 import { newId } from './ids.ts';
 import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization } from './organizations.ts';
 
+/**
+ * Per `IntegrationVisibility`: whether the integration belongs to its organization alone (seen by its members who
+ * may list integrations, installed only there).
+ */
+export const INTEGRATION_VISIBILITIES = {
+  public: { ownerOnly: false },
+  unlisted: { ownerOnly: false },
+  private: { ownerOnly: true },
+} satisfies Record<Model<'IntegrationVisibility'>, { ownerOnly: boolean }>;
+
+/** Per `IntegrationTarget`: whether an integration with it can be installed on every kind of target. */
+export const INTEGRATION_TARGETS = {
+  all: { everyTarget: true },
+  site: { everyTarget: false },
+  space: { everyTarget: false },
+  organization: { everyTarget: false },
+} satisfies Record<Model<'IntegrationTarget'>, { everyTarget: boolean }>;
+
 export type IntegrationRow = {
   name: string;
   organization_id: string;
@@ -96,7 +114,7 @@ export interface IntegrationAccess {
 export function integrationAccess(ctx: AppContext, caller: Caller, name: string): IntegrationAccess {
   const integration = getIntegrationRow(ctx.db, name);
   const membership = integration && membershipOf(ctx.db, caller.user.id, integration.organization_id);
-  if (!integration || (integration.visibility === 'private' && !organizationPermissions(membership).listIntegrations)) {
+  if (!integration || (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && !organizationPermissions(membership).listIntegrations)) {
     throw notFound(`integration ${name}`);
   }
   return { integration, membership, permissions: integrationPermissions(membership) };

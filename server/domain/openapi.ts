@@ -11,6 +11,12 @@ import { queueState } from './job-queue.ts';
 import type { ParsedSpec, ProcessErrorCode } from './openapi-source.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
 
+/** Per `OpenAPISpecVisibility`: whether the spec's documents are served to anyone, without a token. */
+export const OPENAPI_SPEC_VISIBILITIES = {
+  public: { open: true },
+  private: { open: false },
+} satisfies Record<Model<'OpenAPISpecVisibility'>, { open: boolean }>;
+
 export type OpenAPISpecRow = {
   id: string;
   organization_id: string;
@@ -135,7 +141,7 @@ export function presentOpenAPISpec(
     urls: {
       location: ctx.urls.api(specPath(row)),
       app: ctx.urls.app(`/o/${row.organization_id}/openapi/${row.slug}`),
-      ...(row.visibility === 'public' ? { published: ctx.urls.api(servedPath(row)) } : {}),
+      ...(OPENAPI_SPEC_VISIBILITIES[row.visibility].open ? { published: ctx.urls.api(servedPath(row)) } : {}),
     },
   };
 }

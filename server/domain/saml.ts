@@ -20,6 +20,12 @@ export type SamlProviderRow = {
   created_at: string;
 };
 
+/** Per `SamlProviderStatus`: whether members can sign in through the provider. */
+export const SAML_STATUSES = {
+  active: { signIn: true },
+  pending: { signIn: false },
+} satisfies Record<Model<'SamlProviderStatus'>, { signIn: boolean }>;
+
 /** A provider is active once members can sign in through it: the identity provider is fully described. */
 export function samlStatus(row: SamlProviderRow): Model<'SamlProviderStatus'> {
   return row.sso_url !== null && row.entity_id !== null && row.certificate !== null ? 'active' : 'pending';

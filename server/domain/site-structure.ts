@@ -11,6 +11,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, conflict } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import type { Db } from '../store/db.ts';
+import { unreachable } from './enums.ts';
 import { newId } from './ids.ts';
 import {
   getSiteRow,
@@ -21,6 +22,13 @@ import {
   type SiteRow,
 } from './sites.ts';
 import { getSpaceRow, presentSpaceFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
+
+/** Per `SiteType`: whether its site spaces have the advanced customization feature. */
+const SITE_TYPES = {
+  basic: { advancedCustomization: false },
+  premium: { advancedCustomization: true },
+  ultimate: { advancedCustomization: true },
+} satisfies Record<Model<'SiteType'>, { advancedCustomization: boolean }>;
 
 export type SectionRow = {
   id: string;
@@ -201,20 +209,35 @@ export function nextPosition(siblings: { position: number }[]): number {
 
 /** Whether the item exists in the structure. */
 export function hasItem(structure: Structure, item: ItemRef): boolean {
-  if (item.type === 'site-space') return structure.siteSpace(item.id) !== undefined;
-  if (item.type === 'site-section') return structure.section(item.id) !== undefined;
-  return structure.group(item.id) !== undefined;
+  switch (item.type) {
+    case 'site-space':
+      return structure.siteSpace(item.id) !== undefined;
+    case 'site-section':
+      return structure.section(item.id) !== undefined;
+    case 'site-section-group':
+      return structure.group(item.id) !== undefined;
+    default:
+      return unreachable(item.type, 'site structure item type');
+  }
 }
 
 /** The item and its siblings, in order: site spaces of one container, sections of one group, or the top level. */
 function siblingsOf(structure: Structure, item: ItemRef): ItemRef[] {
-  if (item.type === 'site-space') {
-    const row = structure.siteSpace(item.id)!;
-    return structure.siteSpaces(row.section_id).map((sibling) => ({ type: 'site-space', id: sibling.id }));
+  switch (item.type) {
+    case 'site-space': {
+      const row = structure.siteSpace(item.id)!;
+      return structure.siteSpaces(row.section_id).map((sibling) => ({ type: 'site-space', id: sibling.id }));
+    }
+    case 'site-section': {
+      const groupId = structure.section(item.id)!.group_id;
+      if (groupId !== null) return structure.groupSections(groupId).map((row) => ({ type: 'site-section', id: row.id }));
+      return structure.top;
+    }
+    case 'site-section-group':
+      return structure.top;
+    default:
+      return unreachable(item.type, 'site structure item type');
   }
-  const groupId = item.type === 'site-section' ? structure.section(item.id)!.group_id : null;
-  if (groupId !== null) return structure.groupSections(groupId).map((row) => ({ type: 'site-section', id: row.id }));
-  return structure.top;
 }
 
 export interface MoveRequest {
@@ -415,7 +438,7 @@ export function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<
     title: space.title,
     default: structure.defaultSiteSpaceId(row.section_id) === row.id,
     ...(row.condition !== null ? { condition: row.condition } : {}),
-    hasAdvancedCustomizationFeature: structure.site.type !== 'basic',
+    hasAdvancedCustomizationFeature: SITE_TYPES[structure.site.type].advancedCustomization,
     urls: publishedUrls(view, section ? [section.path, row.path] : [row.path]),
   };
 }

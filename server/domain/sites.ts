@@ -9,6 +9,17 @@ import type { Model } from '../http/types.ts';
 import { bool, type Db } from '../store/db.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
 
+/**
+ * Per `SiteVisibility`: whether anyone may visit the published site (`open`), and whether its share link (with the
+ * site's `shareKey`) lets anyone visit it (`shareLink`). `visitor-auth` sites are for members only here.
+ */
+export const SITE_VISIBILITIES = {
+  public: { open: true, shareLink: false },
+  unlisted: { open: true, shareLink: false },
+  'share-link': { open: false, shareLink: true },
+  'visitor-auth': { open: false, shareLink: false },
+} satisfies Record<Model<'SiteVisibility'>, { open: boolean; shareLink: boolean }>;
+
 export type SiteRow = {
   id: string;
   organization_id: string;
@@ -137,7 +148,7 @@ export function requireSite(permissions: SitePermissions, permission: keyof Site
 }
 
 function opensWithKey(db: Db, site: SiteRow, shareKey: string): boolean {
-  return site.visibility === 'share-link' && shareKey === site.share_key && isPublished(db, site.id);
+  return SITE_VISIBILITIES[site.visibility].shareLink && shareKey === site.share_key && isPublished(db, site.id);
 }
 
 /**
@@ -158,7 +169,7 @@ export function publishedSiteAccess(
   const membership = membershipOf(ctx.db, caller.user.id, organizationId);
   const permissions = sitePermissions(membership);
   if (permissions.view) return { site, membership, permissions, visitor: false };
-  const open = site.visibility === 'public' || site.visibility === 'unlisted';
+  const open = SITE_VISIBILITIES[site.visibility].open;
   if (open || (shareKey !== undefined && opensWithKey(ctx.db, site, shareKey))) {
     return { site, membership, permissions: VISITOR, visitor: true };
   }
@@ -182,7 +193,7 @@ export function publishedAddress(
 ): string {
   const base = site.proxy ? `https://${site.proxy}` : ownAddress(ctx, site);
   const address = [base, ...path.map(encodeURIComponent)].join('/');
-  const key = permissions.manage && site.visibility === 'share-link' ? `?shareKey=${site.share_key}` : '';
+  const key = permissions.manage && SITE_VISIBILITIES[site.visibility].shareLink ? `?shareKey=${site.share_key}` : '';
   return `${address}${key}`;
 }
 

@@ -7,7 +7,7 @@ import { removeSpaceFromIndex } from '../content/search.ts';
 import { DAY } from './clock.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
-import { after, type Page } from '../http/pagination.ts';
+import { after, type Page, SORT_ORDERS } from '../http/pagination.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { contentRole, inheritedDefaultLevel } from './collections.ts';
 
@@ -33,6 +33,25 @@ export type SpaceRow = {
 
 export type SpacePermissions = Model<'SpacePermissions'>;
 
+/**
+ * Per `SpaceVisibility`: whether anyone may read the space at its public address (`open`), and whether its share
+ * link (with the space's `shareKey`) lets anyone read it (`shareLink`).
+ */
+export const SPACE_VISIBILITIES = {
+  public: { open: true, shareLink: false },
+  unlisted: { open: true, shareLink: false },
+  'share-link': { open: false, shareLink: true },
+  'visitor-auth': { open: false, shareLink: false },
+  'in-collection': { open: false, shareLink: false },
+  private: { open: false, shareLink: false },
+} satisfies Record<Model<'SpaceVisibility'>, { open: boolean; shareLink: boolean }>;
+
+/** Per `EditMode`: whether the space's content is locked against every write. */
+export const EDIT_MODES = {
+  live: { locked: false },
+  locked: { locked: true },
+} satisfies Record<Model<'EditMode'>, { locked: boolean }>;
+
 /** How long a deleted space stays restorable before it is permanently removed. */
 export const DELETED_SPACE_RETENTION_MS = 7 * DAY;
 
@@ -52,7 +71,7 @@ export function spaceRole(db: Db, membership: Membership | undefined, space: Spa
 
 /** What a caller with `role` may do with the space; handlers enforce exactly these. */
 export function spacePermissions(role: Role | null, space: SpaceRow): SpacePermissions {
-  const live = space.edit_mode === 'live' && space.deleted_at === null;
+  const live = !EDIT_MODES[space.edit_mode].locked && space.deleted_at === null;
   return {
     view: atLeast(role, 'read'),
     access: atLeast(role, 'read'),
@@ -134,7 +153,7 @@ export function spaceAccess(
   const role = spaceRole(ctx.db, membership, space);
   const permissions = spacePermissions(role, space);
   if (permissions.view) return { space, membership, role, permissions };
-  if (options.shareKey !== undefined && space.visibility === 'share-link' && options.shareKey === space.share_key) {
+  if (options.shareKey !== undefined && SPACE_VISIBILITIES[space.visibility].shareLink && options.shareKey === space.share_key) {
     return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS };
   }
   throw missing();
@@ -142,7 +161,7 @@ export function spaceAccess(
 
 export function requireSpace(access: SpaceAccess, permission: keyof SpacePermissions): void {
   if (access.permissions[permission]) return;
-  const locked = access.space.edit_mode === 'locked' && ['edit', 'merge', 'triggerGitSync'].includes(permission);
+  const locked = EDIT_MODES[access.space.edit_mode].locked && ['edit', 'merge', 'triggerGitSync'].includes(permission);
   throw forbidden(
     locked
       ? 'the space is locked (editMode: locked): its content cannot be changed'
@@ -208,8 +227,9 @@ function spaceCountsOf(db: Db, spaceIds: string[]): (spaceId: string) => SpaceCo
  * the share link itself (with its secret key), only for those who administer the space.
  */
 function publicUrl(ctx: AppContext, row: SpaceRow, permissions: SpacePermissions): { public?: string } {
-  if (row.visibility === 'public' || row.visibility === 'unlisted') return { public: ctx.urls.app(`/public/s/${row.id}`) };
-  if (row.visibility === 'share-link' && permissions.admin) {
+  const visibility = SPACE_VISIBILITIES[row.visibility];
+  if (visibility.open) return { public: ctx.urls.app(`/public/s/${row.id}`) };
+  if (visibility.shareLink && permissions.admin) {
     return { public: `${ctx.urls.app(`/public/s/${row.id}`)}?shareKey=${row.share_key}` };
   }
   return {};
@@ -306,7 +326,7 @@ export function liveSpacesPage(
         .prepare(
           `SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL
            ${key ? `AND ${after(['created_at', 'id'], options.order)}` : ''}
-           ORDER BY created_at ${options.order}, id ${options.order} LIMIT ?`,
+           ORDER BY created_at ${SORT_ORDERS[options.order].sql}, id ${SORT_ORDERS[options.order].sql} LIMIT ?`,
         )
         .all(options.organizationId, ...(key ?? []), limit) as SpaceRow[],
   });

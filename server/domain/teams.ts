@@ -16,6 +16,12 @@ export function getTeamRow(db: Db, organizationId: string, teamId: string): Team
     | undefined;
 }
 
+/** Per `TeamMemberRole`: whether the team's members with it administer the team. */
+const TEAM_ROLES = {
+  owner: { admin: true },
+  member: { admin: false },
+} satisfies Record<Model<'TeamMemberRole'>, { admin: boolean }>;
+
 function teamRole(db: Db, teamId: string, userId: string): Model<'TeamMemberRole'> | undefined {
   const row = db.prepare('SELECT role FROM team_members WHERE team_id = ? AND user_id = ?').get(teamId, userId) as
     | { role: 'owner' | 'member' }
@@ -30,7 +36,7 @@ function teamRole(db: Db, teamId: string, userId: string): Model<'TeamMemberRole
 export function teamPermissions(db: Db, team: TeamRow, access: OrganizationAccess, userId: string): TeamPermissions {
   const role = teamRole(db, team.id, userId);
   return {
-    admin: access.permissions.admin || role === 'owner',
+    admin: access.permissions.admin || (role !== undefined && TEAM_ROLES[role].admin),
     view: access.permissions.listTeams || role !== undefined,
   };
 }

@@ -14,7 +14,7 @@ import { enqueue } from '../jobs/runner.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { queueState } from './job-queue.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
-import { getSpaceRow, type SpaceRow } from './spaces.ts';
+import { EDIT_MODES, getSpaceRow, type SpaceRow } from './spaces.ts';
 
 type Language = Model<'Language'>;
 
@@ -182,7 +182,7 @@ function recordRun(
   let result: { space: string; revision: string };
   // A result space that was deleted or moved to another organization is left alone: the run writes a new one.
   if (existing && existing.deleted_at === null && existing.organization_id === row.organization_id) {
-    if (existing.edit_mode === 'locked') throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
+    if (EDIT_MODES[existing.edit_mode].locked) throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
     const revision = createRevision(db, {
       spaceId: existing.id,
       parents: [existing.revision_id],

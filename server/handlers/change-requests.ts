@@ -14,6 +14,7 @@ import {
   changeRequestAccess,
   changeRequestBase,
   type ChangeRequestRow,
+  type ChangeRequestStatus,
   commitChangeRequestContent,
   isClosed,
   isOutdated,
@@ -34,10 +35,10 @@ type Operations =
   | 'updateChangeRequestFromMain'
   | 'getChangeRequestPdf';
 
-const ORDER_COLUMNS = { updatedAt: 'updated_at', createdAt: 'created_at' } as const satisfies Record<
-  Model<'ChangeRequestOrderBy'>,
-  keyof ChangeRequestRow
->;
+const ORDER_COLUMNS: Record<Model<'ChangeRequestOrderBy'>, 'updated_at' | 'created_at'> = {
+  updatedAt: 'updated_at',
+  createdAt: 'created_at',
+};
 
 export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
@@ -148,7 +149,8 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
       }
       const changes: Record<string, unknown> = {};
       if (body.subject !== undefined) changes.subject = body.subject;
-      if (body.status !== undefined) changes.status = body.status;
+      // A status a client may set is one of the change request's statuses (CHANGE_REQUEST_STATES knows it).
+      if (body.status !== undefined) changes.status = body.status satisfies ChangeRequestStatus;
       if (Object.keys(changes).length > 0) {
         changes.updated_at = ctx.now();
         db.prepare(

@@ -28,7 +28,7 @@ import { newId } from '../domain/ids.ts';
 import { type MemberRow, presentMembers } from '../domain/members.ts';
 import { requireSpace } from '../domain/spaces.ts';
 import { badRequest, notFound } from '../http/errors.ts';
-import { after, listId } from '../http/pagination.ts';
+import { after, listId, SORT_ORDERS } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
 
 /** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
@@ -201,7 +201,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
             .prepare(
               `SELECT * FROM comments WHERE ${condition}
                ${key ? `AND ${after(['comments.posted_at', 'comments.id'], order)}` : ''}
-               ORDER BY comments.posted_at ${order}, comments.id ${order} LIMIT ?`,
+               ORDER BY comments.posted_at ${SORT_ORDERS[order].sql}, comments.id ${SORT_ORDERS[order].sql} LIMIT ?`,
             )
             .all(...values, ...(key ?? []), limit) as CommentRow[],
       });

@@ -7,7 +7,7 @@ import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { importWebsite, type ImportResult } from '../content/import.ts';
-import { backlinkPageIds, brokenLinkCount, groupLinks, revisionLinks } from '../content/links.ts';
+import { backlinkPageIds, brokenLinkCount, groupLinks, LINK_STATES, revisionLinks } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
 import { findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
 import {
@@ -199,7 +199,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
         stats: {
           total: groups.length,
           broken: {
-            total: groups.filter((group) => group.status === 'broken').length,
+            total: groups.filter((group) => LINK_STATES[group.status].broken).length,
             changeRequest: options.changeRequestBroken,
           },
         },

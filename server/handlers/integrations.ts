@@ -18,6 +18,8 @@ import {
   integrationAccess,
   integrationPermissions,
   type InstallationRow,
+  INTEGRATION_TARGETS,
+  INTEGRATION_VISIBILITIES,
   installationPath,
   installationScope,
   type IntegrationRow,
@@ -134,7 +136,9 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
           throw conflict(`integrationName: "${name}" is already published by another organization`);
         }
         requireIntegration({ integration: existing, membership, permissions: integrationPermissions(membership) }, 'admin');
-        if (body.visibility === 'private') checkCanBePrivate(ctx, existing);
+        if (body.visibility !== undefined && INTEGRATION_VISIBILITIES[body.visibility].ownerOnly) {
+          checkCanBePrivate(ctx, existing);
+        }
         const changes = { ...publishColumns(body), version: existing.version + 1, updated_at: now };
         const columns = Object.keys(changes);
         db.prepare(`UPDATE integrations SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE name = ?`).run(
@@ -179,7 +183,7 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const target = callerOrganization(ctx, caller, body.organization, 'organization');
       requireOrganization(target, 'installIntegration');
       const organizationId = target.organization.id;
-      if (integration.visibility === 'private' && organizationId !== integration.organization_id) {
+      if (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && organizationId !== integration.organization_id) {
         throw badRequest(`organization: the private integration ${integration.name} can only be installed in its owner organization`);
       }
       const installed = db
@@ -347,7 +351,7 @@ function matchesFilters(row: IntegrationRow, query: ListQuery): boolean {
     (query.category === undefined || fromJson<string[]>(row.categories, []).includes(query.category)) &&
     (query.scope === undefined || fromJson<string[]>(row.scopes, []).includes(query.scope)) &&
     (query.owner === undefined || row.organization_id === query.owner) &&
-    (query.target === undefined || row.target === query.target || row.target === 'all') &&
+    (query.target === undefined || row.target === query.target || INTEGRATION_TARGETS[row.target].everyTarget) &&
     (query.blocks === undefined || blocks.length > 0 === query.blocks) &&
     (query.contentSources === undefined || sources.length > 0 === query.contentSources) &&
     (query.blockDomain === undefined ||

@@ -13,7 +13,7 @@ import {
 import { liveSpacesPage, presentSpaceFor, spaceRole } from '../domain/spaces.ts';
 import { presentTeam, type TeamRow } from '../domain/teams.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { after, listId } from '../http/pagination.ts';
+import { after, listId, SORT_ORDERS } from '../http/pagination.ts';
 import type { HandlerGroup, Model } from '../http/types.ts';
 
 type Operations =
@@ -92,7 +92,7 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
           db
             .prepare(
               `${MEMBER_SELECT} WHERE ${where} ${key ? `AND ${after([column, 'members.user_id'], order)}` : ''}
-               ORDER BY ${column} ${order}, members.user_id ${order} LIMIT ?`,
+               ORDER BY ${column} ${SORT_ORDERS[order].sql}, members.user_id ${SORT_ORDERS[order].sql} LIMIT ?`,
             )
             .all(...values, ...(key ?? []), limit) as MemberRow[],
       });

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { newId } from '../domain/ids.ts';
 import {
   getSpecBySlug,
+  OPENAPI_SPEC_VISIBILITIES,
   getSpecRow,
   openAPIAccess,
   openAPISpecAccess,
@@ -236,7 +237,7 @@ export function openAPISpecRoutes(ctx: AppContext, app: Express): void {
   const serve = (req: Request, res: Response) => {
     const { organizationId, specSlug, versionId } = req.params as Record<string, string>;
     const spec = getSpecBySlug(ctx.db, organizationId!, specSlug!);
-    if (spec?.visibility !== 'public') {
+    if (!spec || !OPENAPI_SPEC_VISIBILITIES[spec.visibility].open) {
       const token = bearerToken(req);
       const caller = token ? callerOfToken(ctx.db, token) : undefined;
       if (!caller) throw unauthorized('Authorization: a valid Bearer token is required for a private specification');

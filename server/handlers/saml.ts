@@ -9,6 +9,7 @@ import {
   samlColumns,
   type SamlProviderRow,
   samlService,
+  SAML_STATUSES,
   samlStatus,
 } from '../domain/saml.ts';
 import { badRequest, notFound } from '../http/errors.ts';
@@ -132,7 +133,7 @@ export function samlHandlers(ctx: AppContext): HandlerGroup<Operations> {
         .prepare('SELECT * FROM saml_providers WHERE organization_id = ? ORDER BY created_at, id')
         .all(params.organizationId) as SamlProviderRow[];
       const items = rows
-        .filter((row) => samlStatus(row) === 'active')
+        .filter((row) => SAML_STATUSES[samlStatus(row)].signIn)
         .map((row) => ({ id: row.id, label: row.label, startURL: samlService(ctx, row).startURL }));
       return { status: 200, body: { items } };
     },

@@ -2,6 +2,7 @@
 // Order and defaults live in domain/site-structure.ts; every change reloads the structure, which stores its defaults.
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
+import { unreachable } from '../domain/enums.ts';
 import { newId } from '../domain/ids.ts';
 import {
   attachableSpace,
@@ -98,9 +99,16 @@ export function siteStructureHandlers(ctx: AppContext): HandlerGroup<Operations>
     item: ItemRef,
   ): Model<'SiteSpace'> | Model<'SiteSection'> | Model<'SiteSectionGroup'> => {
     const view = viewNow(access);
-    if (item.type === 'site-space') return presentSiteSpace(view, view.structure.siteSpace(item.id)!);
-    if (item.type === 'site-section') return presentSection(view, view.structure.section(item.id)!);
-    return presentGroup(view, view.structure.group(item.id)!);
+    switch (item.type) {
+      case 'site-space':
+        return presentSiteSpace(view, view.structure.siteSpace(item.id)!);
+      case 'site-section':
+        return presentSection(view, view.structure.section(item.id)!);
+      case 'site-section-group':
+        return presentGroup(view, view.structure.group(item.id)!);
+      default:
+        return unreachable(item.type, 'site structure item type');
+    }
   };
 
   const where = (sectionId: string | null) => (sectionId ? `section ${sectionId}` : 'the root level of the site');

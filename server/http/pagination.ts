@@ -129,8 +129,14 @@ export class Cursors {
 
 /** SQL for "sorts after `key`" on columns sorted all ascending or all descending: `(a, b) > (?, ?)`. */
 export function after(columns: string[], direction: Model<'SortOrder'> = 'asc'): string {
-  return `(${columns.join(', ')}) ${direction === 'asc' ? '>' : '<'} (${columns.map(() => '?').join(', ')})`;
+  return `(${columns.join(', ')}) ${SORT_ORDERS[direction].after} (${columns.map(() => '?').join(', ')})`;
 }
+
+/** Per `SortOrder`: the SQL direction, and the comparison that means "sorts after". */
+export const SORT_ORDERS = {
+  asc: { sql: 'ASC', after: '>' },
+  desc: { sql: 'DESC', after: '<' },
+} satisfies Record<Model<'SortOrder'>, { sql: string; after: string }>;
 
 /** The identity of a list: its operation and every parameter that filters or orders it (not `page`/`limit`). */
 export function listId(operation: string, ...filters: unknown[]): string {
