@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import { parseSpaceRow } from '../server/domain/spaces.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const checkedFolders = ['server', 'client', 'conformance'];
@@ -136,5 +137,14 @@ describe('enumerations of the contract', () => {
 
   test('the import handler dispatches on ImportSource exhaustively', () => {
     expect(places(errorsOf('ImportSource'))).toContainEqual(expect.stringMatching(/^server\/handlers\/content\.ts:/));
+  });
+
+  test('a stored value outside its enumeration is refused at the row boundary, naming table, column and value', () => {
+    const row = { id: 's1', visibility: 'private', edit_mode: 'live', default_level: null };
+    expect(parseSpaceRow(row)).toBe(row);
+    expect(() => parseSpaceRow({ ...row, edit_mode: 'frozen' })).toThrow(
+      'spaces.edit_mode holds "frozen", not one of live, locked',
+    );
+    expect(() => parseSpaceRow({ ...row, default_level: 'owner' })).toThrow(/^spaces\.default_level holds "owner"/);
   });
 });

@@ -1,12 +1,18 @@
 // Roles, from most to least privileged, and the caller's role in an organization. `null` is a guest: a member
 // without a role. Not being a member at all is `undefined`: such callers see nothing of the organization (404).
+import type { Model } from '../http/types.ts';
 import type { Db } from '../store/db.ts';
 
-export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
-export type Role = (typeof ROLES)[number];
+export type Role = Model<'Role'>;
+
+/** The rank of each role of the contract: 6 for admin down to 1 for read (a guest ranks 0). */
+export const ROLE_RANKS = { admin: 6, create: 5, review: 4, edit: 3, comment: 2, read: 1 } satisfies Record<Role, number>;
+
+/** The roles, most privileged first. */
+export const ROLES: readonly Role[] = (Object.keys(ROLE_RANKS) as Role[]).sort((a, b) => ROLE_RANKS[b] - ROLE_RANKS[a]);
 
 /** 6 for admin down to 1 for read; 0 for a guest. */
-export const rank = (role: Role | null | undefined): number => (role ? ROLES.length - ROLES.indexOf(role) : 0);
+export const rank = (role: Role | null | undefined): number => (role ? ROLE_RANKS[role] : 0);
 
 /** Whether `role` is at least `needed`. */
 export const atLeast = (role: Role | null | undefined, needed: Role): boolean => rank(role) >= rank(needed);

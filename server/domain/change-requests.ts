@@ -9,6 +9,7 @@ import { createRevision, getRevision } from '../content/revisions.ts';
 import { notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import type { Db } from '../store/db.ts';
+import { rowParser } from './enums.ts';
 import { getSpaceRow, spaceAccess, type SpaceAccess } from './spaces.ts';
 import { presentUserById } from './users.ts';
 
@@ -24,6 +25,9 @@ export const CHANGE_REQUEST_STATES = {
   archived: { closed: true, final: false },
   merged: { closed: true, final: true },
 } satisfies Record<ChangeRequestStatus, { closed: boolean; final: boolean }>;
+
+/** A `change_requests` row checked: its status is one of the contract's. */
+export const parseChangeRequestRow = rowParser<ChangeRequestRow>('change_requests', { status: CHANGE_REQUEST_STATES });
 
 export type ChangeRequestRow = {
   id: string;
@@ -50,13 +54,13 @@ export type ChangeRequestRow = {
  * another space is not found.
  */
 export function getChangeRequestRow(db: Db, spaceId: string, idOrNumber: string): ChangeRequestRow | undefined {
-  const byId = db.prepare('SELECT * FROM change_requests WHERE space_id = ? AND id = ?').get(spaceId, idOrNumber) as
-    | ChangeRequestRow
-    | undefined;
-  if (byId || !/^[1-9]\d{0,9}$/.test(idOrNumber)) return byId;
-  return db
+  const byId = db.prepare('SELECT * FROM change_requests WHERE space_id = ? AND id = ?').get(spaceId, idOrNumber);
+  if (byId !== undefined) return parseChangeRequestRow(byId);
+  if (!/^[1-9]\d{0,9}$/.test(idOrNumber)) return undefined;
+  const byNumber = db
     .prepare('SELECT * FROM change_requests WHERE space_id = ? AND number = ?')
-    .get(spaceId, Number(idOrNumber)) as ChangeRequestRow | undefined;
+    .get(spaceId, Number(idOrNumber));
+  return byNumber === undefined ? undefined : parseChangeRequestRow(byNumber);
 }
 
 export interface ChangeRequestAccess extends SpaceAccess {

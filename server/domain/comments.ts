@@ -10,9 +10,16 @@ import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import { fromJson } from '../store/db.ts';
 import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
+import { rowParser } from './enums.ts';
 import { sha256 } from './ids.ts';
 import { type SpaceAccess, spaceAccess } from './spaces.ts';
 import { presentUserById } from './users.ts';
+
+/** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
+export const COMMENT_STATES = {
+  open: { resolved: false },
+  resolved: { resolved: true },
+} satisfies Record<Model<'CommentStatus'>, { resolved: boolean }>;
 
 export type CommentRow = {
   id: string;
@@ -33,6 +40,9 @@ export type CommentRow = {
   page_digest: string | null;
   node_preview: string | null;
 };
+
+/** A `comments` row checked: its status is one of the contract's. */
+export const parseCommentRow = rowParser<CommentRow>('comments', { status: COMMENT_STATES });
 
 export type CommentPermissions = Model<'CommentPermissions'>;
 export type OutputFormat = Model<'OutputFormat'>;
@@ -82,9 +92,8 @@ export function scopeCondition(scope: CommentScope): { where: string; values: un
 /** The comment `id` of the scope (not a reply), or undefined. */
 export function getCommentRow(ctx: AppContext, scope: CommentScope, id: string): CommentRow | undefined {
   const { where, values } = scopeCondition(scope);
-  return ctx.db.prepare(`SELECT * FROM comments WHERE ${where} AND parent_id IS NULL AND id = ?`).get(...values, id) as
-    | CommentRow
-    | undefined;
+  const row = ctx.db.prepare(`SELECT * FROM comments WHERE ${where} AND parent_id IS NULL AND id = ?`).get(...values, id);
+  return row === undefined ? undefined : parseCommentRow(row);
 }
 
 export function requireCommentRow(ctx: AppContext, scope: CommentScope, id: string): CommentRow {
@@ -95,9 +104,8 @@ export function requireCommentRow(ctx: AppContext, scope: CommentScope, id: stri
 
 /** The reply `id` to the comment `parent`, or undefined. */
 export function getReplyRow(ctx: AppContext, parent: CommentRow, id: string): CommentRow | undefined {
-  return ctx.db.prepare('SELECT * FROM comments WHERE parent_id = ? AND id = ?').get(parent.id, id) as
-    | CommentRow
-    | undefined;
+  const row = ctx.db.prepare('SELECT * FROM comments WHERE parent_id = ? AND id = ?').get(parent.id, id);
+  return row === undefined ? undefined : parseCommentRow(row);
 }
 
 /**

@@ -37,3 +37,23 @@ export function parseEnum<E extends string>(
   if (typeof value === 'string' && Object.hasOwn(table, value)) return value as E;
   throw new StoredEnumError(where.table, where.column, value, members(table));
 }
+
+/** Per column of a row type holding an enumeration: a table with one key per member (`EDIT_MODES`, …). */
+export type EnumColumns<Row> = { [Column in keyof Row]?: Record<Extract<NonNullable<Row[Column]>, string>, unknown> };
+
+/**
+ * The parser of rows of `table` read with `SELECT`: each enumeration column is checked against its table (see
+ * `parseEnum`; NULL passes, NOT NULL is the schema's business) and the row comes back typed, its enumeration
+ * columns holding members of their enumerations only.
+ */
+export function rowParser<Row extends object>(table: string, columns: EnumColumns<Row>): (raw: unknown) => Row {
+  const checks = Object.entries(columns) as [string, Record<string, unknown>][];
+  return (raw) => {
+    const row = raw as Record<string, unknown>;
+    for (const [column, values] of checks) {
+      const value = row[column];
+      if (value !== null && value !== undefined) parseEnum(values, { table, column }, value);
+    }
+    return raw as Row;
+  };
+}

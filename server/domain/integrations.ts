@@ -13,6 +13,7 @@ import { outboundFor } from '../net/outbound.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import { liveSpaceCount } from './spaces.ts';
 import { newId } from './ids.ts';
+import { rowParser } from './enums.ts';
 import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization } from './organizations.ts';
 
 /**
@@ -89,8 +90,16 @@ export type EventRow = {
 export type IntegrationPermissions = Model<'IntegrationPermissions'>;
 type LogLevel = Model<'IntegrationEventLog'>['level'];
 
-export const getIntegrationRow = (db: Db, name: string) =>
-  db.prepare('SELECT * FROM integrations WHERE name = ?').get(name) as IntegrationRow | undefined;
+/** An `integrations` row checked: its visibility and target are members of their enumerations. */
+export const parseIntegrationRow = rowParser<IntegrationRow>('integrations', {
+  visibility: INTEGRATION_VISIBILITIES,
+  target: INTEGRATION_TARGETS,
+});
+
+export const getIntegrationRow = (db: Db, name: string): IntegrationRow | undefined => {
+  const row = db.prepare('SELECT * FROM integrations WHERE name = ?').get(name);
+  return row === undefined ? undefined : parseIntegrationRow(row);
+};
 
 export const getInstallationRow = (db: Db, id: string) =>
   db.prepare('SELECT * FROM integration_installations WHERE id = ?').get(id) as InstallationRow | undefined;

@@ -8,6 +8,7 @@ import type { Model } from '../http/types.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { newId } from './ids.ts';
 import { queueState } from './job-queue.ts';
+import { rowParser } from './enums.ts';
 import type { ParsedSpec, ProcessErrorCode } from './openapi-source.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
 
@@ -30,6 +31,9 @@ export type OpenAPISpecRow = {
   created_at: string;
   updated_at: string;
 };
+
+/** An `openapi_specs` row checked: its visibility is one of the contract's. */
+export const parseOpenAPISpecRow = rowParser<OpenAPISpecRow>('openapi_specs', { visibility: OPENAPI_SPEC_VISIBILITIES });
 
 export type OpenAPISpecVersionRow = {
   id: string;
@@ -69,7 +73,8 @@ export function getSpecBySlug(db: Db, organizationId: string, slug: string): Ope
 }
 
 export function getSpecRow(db: Db, id: string): OpenAPISpecRow | undefined {
-  return db.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(id) as OpenAPISpecRow | undefined;
+  const row = db.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(id);
+  return row === undefined ? undefined : parseOpenAPISpecRow(row);
 }
 
 export interface OpenAPIAccess {

@@ -16,19 +16,13 @@ import { newId } from './ids.ts';
 import {
   getSiteRow,
   isPublished,
+  SITE_TYPES,
   publishedAddress,
   type SiteAccess,
   type SitePermissions,
   type SiteRow,
 } from './sites.ts';
 import { getSpaceRow, presentSpaceFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
-
-/** Per `SiteType`: whether its site spaces have the advanced customization feature. */
-const SITE_TYPES = {
-  basic: { advancedCustomization: false },
-  premium: { advancedCustomization: true },
-  ultimate: { advancedCustomization: true },
-} satisfies Record<Model<'SiteType'>, { advancedCustomization: boolean }>;
 
 export type SectionRow = {
   id: string;

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import { bool, type Db } from '../store/db.ts';
+import { rowParser } from './enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
 
 /**
@@ -19,6 +20,16 @@ export const SITE_VISIBILITIES = {
   'share-link': { open: false, shareLink: true },
   'visitor-auth': { open: false, shareLink: false },
 } satisfies Record<Model<'SiteVisibility'>, { open: boolean; shareLink: boolean }>;
+
+/** Per `SiteType`: whether its site spaces have the advanced customization feature. */
+export const SITE_TYPES = {
+  basic: { advancedCustomization: false },
+  premium: { advancedCustomization: true },
+  ultimate: { advancedCustomization: true },
+} satisfies Record<Model<'SiteType'>, { advancedCustomization: boolean }>;
+
+/** A `sites` row checked: its type and visibility are members of their enumerations. */
+export const parseSiteRow = rowParser<SiteRow>('sites', { type: SITE_TYPES, visibility: SITE_VISIBILITIES });
 
 export type SiteRow = {
   id: string;
@@ -67,7 +78,8 @@ export const PUBLISHED_SQL = `EXISTS (SELECT 1 FROM site_spaces JOIN spaces ON s
   WHERE site_spaces.site_id = sites.id AND spaces.deleted_at IS NULL)`;
 
 export function getSiteRow(db: Db, id: string): SiteRow | undefined {
-  return db.prepare('SELECT * FROM sites WHERE id = ?').get(id) as SiteRow | undefined;
+  const row = db.prepare('SELECT * FROM sites WHERE id = ?').get(id);
+  return row === undefined ? undefined : parseSiteRow(row);
 }
 
 /** Sets the given columns of a row of a site table; `changes` maps column names to values. */

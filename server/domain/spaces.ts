@@ -1,7 +1,7 @@
 // Spaces: rows, the caller's role and permissions on them, their lifecycle (a deleted space is kept 7 days, then
 // purged), and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
-import { atLeast, type Membership, membershipOf, type Role } from '../auth/roles.ts';
+import { atLeast, type Membership, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { removeSpaceFromIndex } from '../content/search.ts';
 import { DAY } from './clock.ts';
@@ -10,6 +10,7 @@ import type { Model } from '../http/types.ts';
 import { after, type Page, SORT_ORDERS } from '../http/pagination.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { contentRole, inheritedDefaultLevel } from './collections.ts';
+import { rowParser } from './enums.ts';
 
 export type SpaceRow = {
   id: string;
@@ -52,11 +53,19 @@ export const EDIT_MODES = {
   locked: { locked: true },
 } satisfies Record<Model<'EditMode'>, { locked: boolean }>;
 
+/** A `spaces` row checked: its visibility, edit mode and default level are members of their enumerations. */
+export const parseSpaceRow = rowParser<SpaceRow>('spaces', {
+  visibility: SPACE_VISIBILITIES,
+  edit_mode: EDIT_MODES,
+  default_level: ROLE_RANKS,
+});
+
 /** How long a deleted space stays restorable before it is permanently removed. */
 export const DELETED_SPACE_RETENTION_MS = 7 * DAY;
 
 export function getSpaceRow(db: Db, id: string): SpaceRow | undefined {
-  return db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow | undefined;
+  const row = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id);
+  return row === undefined ? undefined : parseSpaceRow(row);
 }
 
 /** The default level of a space: its own, else its collection's (inherited). */
@@ -328,7 +337,7 @@ export function liveSpacesPage(
            ${key ? `AND ${after(['created_at', 'id'], options.order)}` : ''}
            ORDER BY created_at ${SORT_ORDERS[options.order].sql}, id ${SORT_ORDERS[options.order].sql} LIMIT ?`,
         )
-        .all(options.organizationId, ...(key ?? []), limit) as SpaceRow[],
+        .all(options.organizationId, ...(key ?? []), limit).map(parseSpaceRow),
   });
 }
 

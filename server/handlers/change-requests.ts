@@ -18,6 +18,7 @@ import {
   commitChangeRequestContent,
   isClosed,
   isOutdated,
+  parseChangeRequestRow,
   presentChangeRequest,
 } from '../domain/change-requests.ts';
 import { newId } from '../domain/ids.ts';
@@ -43,7 +44,7 @@ const ORDER_COLUMNS: Record<Model<'ChangeRequestOrderBy'>, 'updated_at' | 'creat
 export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
 
-  const row = (id: string) => db.prepare('SELECT * FROM change_requests WHERE id = ?').get(id) as ChangeRequestRow;
+  const row = (id: string) => parseChangeRequestRow(db.prepare('SELECT * FROM change_requests WHERE id = ?').get(id));
   const present = (id: string) => presentChangeRequest(ctx, row(id));
 
   /** Merged and archived change requests take no more changes: 409. */
@@ -100,7 +101,8 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
               `SELECT * FROM change_requests WHERE ${where} ${key ? `AND ${after([column, 'number'], 'desc')}` : ''}
                ORDER BY ${column} DESC, number DESC LIMIT ?`,
             )
-            .all(...values, ...(key ?? []), limit) as ChangeRequestRow[],
+            .all(...values, ...(key ?? []), limit)
+            .map(parseChangeRequestRow),
       });
       return { status: 200, body: { ...page, items: page.items.map((item) => presentChangeRequest(ctx, item)) } };
     },

@@ -8,6 +8,7 @@ import { findPage } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
 import {
   changeRequestCommentScope,
+  COMMENT_STATES,
   CommentPresenter,
   type CommentRow,
   commentPermissions,
@@ -18,6 +19,7 @@ import {
   nodePreview,
   type OutputFormat,
   pageDigest,
+  parseCommentRow,
   reactionEmojiCount,
   requireComment,
   requireCommentRow,
@@ -30,12 +32,6 @@ import { requireSpace } from '../domain/spaces.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { after, listId, SORT_ORDERS } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
-
-/** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
-const COMMENT_STATES = {
-  open: { resolved: false },
-  resolved: { resolved: true },
-} satisfies Record<Model<'CommentStatus'>, { resolved: boolean }>;
 
 /** Per `CommentStatusFilter`: the status listed, or every status. */
 const STATUS_FILTERS = {
@@ -112,10 +108,10 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
       row.page_digest ?? null,
       row.node_preview ?? null,
     );
-    return db.prepare('SELECT * FROM comments WHERE id = ?').get(id) as CommentRow;
+    return parseCommentRow(db.prepare('SELECT * FROM comments WHERE id = ?').get(id));
   };
 
-  const reread = (row: CommentRow) => db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id) as CommentRow;
+  const reread = (row: CommentRow) => parseCommentRow(db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id));
 
   const editBody = (row: CommentRow, markdown: string) => {
     checkMarkdown(markdown);
@@ -203,7 +199,8 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
                ${key ? `AND ${after(['comments.posted_at', 'comments.id'], order)}` : ''}
                ORDER BY comments.posted_at ${SORT_ORDERS[order].sql}, comments.id ${SORT_ORDERS[order].sql} LIMIT ?`,
             )
-            .all(...values, ...(key ?? []), limit) as CommentRow[],
+            .all(...values, ...(key ?? []), limit)
+            .map(parseCommentRow),
       });
       const present = presenter(scope, caller, query.format);
       return { status: 200 as const, body: { ...page, items: page.items.map((row) => present.comment(row)) } };
@@ -280,7 +277,8 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
               `SELECT * FROM comments WHERE parent_id = ? ${key ? `AND ${after(['posted_at', 'id'])}` : ''}
                ORDER BY posted_at, id LIMIT ?`,
             )
-            .all(parent.id, ...(key ?? []), limit) as CommentRow[],
+            .all(parent.id, ...(key ?? []), limit)
+            .map(parseCommentRow),
       });
       const present = presenter(scope, caller, query.format);
       return { status: 200 as const, body: { ...page, items: page.items.map((row) => present.reply(row)) } };

@@ -20,6 +20,7 @@ import {
   type InstallationRow,
   INTEGRATION_TARGETS,
   INTEGRATION_VISIBILITIES,
+  parseIntegrationRow,
   installationPath,
   installationScope,
   type IntegrationRow,
@@ -32,8 +33,8 @@ import {
   scopeCondition,
 } from '../domain/integrations.ts';
 import { getOrganizationRow, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
-import { presentSiteFor, sitePermissions, type SiteRow } from '../domain/sites.ts';
-import { presentSpaceFor, readsAllSpaces, type SpaceRow } from '../domain/spaces.ts';
+import { parseSiteRow, presentSiteFor, sitePermissions } from '../domain/sites.ts';
+import { parseSpaceRow, presentSpaceFor, readsAllSpaces } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
@@ -113,7 +114,8 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
              OR (visibility = 'private' AND organization_id IN (SELECT value FROM json_each(?)))
              ORDER BY name`,
           )
-          .all(JSON.stringify(listing)) as IntegrationRow[]
+          .all(JSON.stringify(listing))
+          .map(parseIntegrationRow)
       ).filter((row) => matchesFilters(row, query));
       const page = pageSorted(listId('listIntegrations', caller.user.id, filtersOf(query)), query, rows, (row) => [row.name]);
       return { status: 200, body: { ...page, items: page.items.map((row) => presentIntegration(ctx, row, caller)) } };
@@ -241,7 +243,8 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
         if (!readsAllSpaces(membership)) continue;
         const spaces = db
           .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id')
-          .all(installation.organization_id) as SpaceRow[];
+          .all(installation.organization_id)
+          .map(parseSpaceRow);
         for (const space of spaces) {
           items.push({
             key: [installation.created_at, installation.id, space.created_at, space.id],
@@ -270,7 +273,8 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
         if (!sitePermissions(membership).view) continue;
         const sites = db
           .prepare('SELECT * FROM sites WHERE organization_id = ? ORDER BY created_at, id')
-          .all(installation.organization_id) as SiteRow[];
+          .all(installation.organization_id)
+          .map(parseSiteRow);
         for (const site of sites) {
           items.push({
             key: [installation.created_at, installation.id, site.created_at, site.id],

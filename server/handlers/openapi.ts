@@ -8,6 +8,7 @@ import { newId } from '../domain/ids.ts';
 import {
   getSpecBySlug,
   OPENAPI_SPEC_VISIBILITIES,
+  parseOpenAPISpecRow,
   getSpecRow,
   openAPIAccess,
   openAPISpecAccess,
@@ -100,7 +101,8 @@ export function openAPISpecHandlers(ctx: AppContext): HandlerGroup<Operations> {
               `SELECT * FROM openapi_specs WHERE organization_id = ? ${key ? `AND ${after(['created_at', 'id'])}` : ''}
                ORDER BY created_at, id LIMIT ?`,
             )
-            .all(params.organizationId, ...(key ?? []), limit) as OpenAPISpecRow[],
+            .all(params.organizationId, ...(key ?? []), limit)
+            .map(parseOpenAPISpecRow),
       });
       return {
         status: 200,

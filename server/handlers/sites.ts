@@ -14,6 +14,7 @@ import {
   getSiteRow,
   manageableSite,
   organizationSites,
+  parseSiteRow,
   presentSite,
   PUBLISHED_SQL,
   publishedSiteAccess,
@@ -79,7 +80,7 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
         page: query.page,
         limit: query.limit,
         key: (row: SiteRow) => [row.created_at, row.id],
-        count: () => (select(undefined).all(...values) as SiteRow[]).filter(matches).length,
+        count: () => select(undefined).all(...values).map(parseSiteRow).filter(matches).length,
         fetch: (key, limit) => {
           const rows: SiteRow[] = [];
           for (const row of select(key).iterate(...values, ...(key ?? [])) as Iterable<SiteRow>) {
