@@ -1,6 +1,7 @@
 // Roles, from most to least privileged, and the caller's role in an organization. `null` is a guest: a member
 // without a role. Not being a member at all is `undefined`: such callers see nothing of the organization (404).
 import type { Model } from '../http/types.ts';
+import { parseEnum } from '../domain/enums.ts';
 import type { Db } from '../store/db.ts';
 
 export type Role = Model<'Role'>;
@@ -31,7 +32,8 @@ export interface Membership {
 export function membershipOf(db: Db, userId: string, organizationId: string): Membership | undefined {
   const row = db
     .prepare('SELECT role, disabled FROM members WHERE organization_id = ? AND user_id = ?')
-    .get(organizationId, userId) as { role: Role | null; disabled: number } | undefined;
+    .get(organizationId, userId) as { role: string | null; disabled: number } | undefined;
   if (!row || row.disabled) return undefined;
-  return { organizationId, role: row.role, disabled: false };
+  const role = row.role === null ? null : parseEnum(ROLE_RANKS, { table: 'members', column: 'role' }, row.role);
+  return { organizationId, role, disabled: false };
 }

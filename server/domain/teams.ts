@@ -5,6 +5,7 @@ import { organizationAccess, type OrganizationAccess } from './organizations.ts'
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import type { Db } from '../store/db.ts';
+import { parseEnum } from './enums.ts';
 
 export type TeamRow = { id: string; organization_id: string; title: string; created_at: string };
 
@@ -24,9 +25,9 @@ const TEAM_ROLES = {
 
 function teamRole(db: Db, teamId: string, userId: string): Model<'TeamMemberRole'> | undefined {
   const row = db.prepare('SELECT role FROM team_members WHERE team_id = ? AND user_id = ?').get(teamId, userId) as
-    | { role: 'owner' | 'member' }
+    | { role: unknown }
     | undefined;
-  return row?.role;
+  return row && parseEnum(TEAM_ROLES, { table: 'team_members', column: 'role' }, row.role);
 }
 
 /**
