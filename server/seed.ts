@@ -5,6 +5,9 @@ import { StartupError } from './config.ts';
 import { parse } from 'yaml';
 import { issueToken } from './auth/caller.ts';
 import { ROLES, type Role } from './auth/roles.ts';
+import type { Model } from './http/types.ts';
+import { SPACE_VISIBILITIES } from './domain/spaces.ts';
+import { TEAM_ROLES } from './domain/teams.ts';
 import type { AppContext } from './context.ts';
 import type { StoredPage } from './content/model.ts';
 import { emptyContent } from './content/model.ts';
@@ -27,16 +30,16 @@ export interface SeedFixture {
   organizations?: {
     id?: string;
     title: string;
-    type?: 'business' | 'community';
+    type?: Model<'OrganizationType'>;
     emailDomains?: string[];
     members?: { user: string; role?: Role | null }[];
-    teams?: { id?: string; title: string; members?: { user: string; role?: 'owner' | 'member' }[]; spaces?: string[] }[];
+    teams?: { id?: string; title: string; members?: { user: string; role?: Model<'TeamMemberRole'> }[]; spaces?: string[] }[];
     collections?: { id?: string; title: string; parent?: string }[];
     spaces?: {
       id?: string;
       title: string;
       parent?: string;
-      visibility?: 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
+      visibility?: Model<'SpaceVisibility'>;
       pages?: SeedPage[];
     }[];
   }[];
@@ -134,7 +137,7 @@ export function applyFixture(ctx: AppContext, fixture: SeedFixture): void {
           organizationId: orgId,
           title: space.title,
           ...(space.parent ? { parent: space.parent } : {}),
-          visibility: space.visibility,
+          visibility: seedEnum(SPACE_VISIBILITIES, space.visibility, `space ${space.id ?? space.title}: visibility`),
         },
         content,
       );
@@ -148,7 +151,7 @@ export function applyFixture(ctx: AppContext, fixture: SeedFixture): void {
         db.prepare('INSERT OR IGNORE INTO team_members (team_id, user_id, role) VALUES (?, ?, ?)').run(
           id,
           userId(member.user, `team ${id}`),
-          member.role ?? 'member',
+          seedEnum(TEAM_ROLES, member.role, `team ${id}: role`) ?? 'member',
         );
       }
       for (const spaceId of team.spaces ?? []) {
@@ -230,4 +233,10 @@ export function seedDemo(ctx: AppContext, apiToken: string | undefined, seedFile
       `DOCS_API_TOKEN is not registered: the database has organizations but no demo admin (${DEMO_ADMIN_ID}), ` +
       'and SEED_FILE lists no organization whose admin could receive it',
   };
+}
+
+/** A value of the seed file checked against its enumeration's table (`undefined` stays: the default applies). */
+function seedEnum<E extends string>(values: Record<E, unknown>, value: E | undefined, where: string): E | undefined {
+  if (value === undefined || (typeof value === 'string' && Object.hasOwn(values, value))) return value;
+  throw new SeedError(`${where}: ${JSON.stringify(value)} is not one of ${Object.keys(values).join(', ')}`);
 }

@@ -12,7 +12,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import { readConfig } from '../server/config.ts';
 import { parseSpaceRow } from '../server/domain/spaces.ts';
+import { startServer } from '../server/server.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const checkedFolders = ['server', 'client', 'conformance'];
@@ -146,5 +148,15 @@ describe('enumerations of the contract', () => {
       'spaces.edit_mode holds "frozen", not one of live, locked',
     );
     expect(() => parseSpaceRow({ ...row, default_level: 'owner' })).toThrow(/^spaces\.default_level holds "owner"/);
+  });
+
+  test('a seed file value outside its enumeration stops start-up, naming it', async () => {
+    const file = path.join(copy, 'seed.yaml');
+    writeFileSync(
+      file,
+      ['organizations:', '  - id: acme', '    title: Acme', '    spaces:', '      - { id: handbook, title: Handbook, visibility: secret }'].join('\n'),
+    );
+    const config = readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', SEED_FILE: file });
+    await expect(startServer(config)).rejects.toThrow('space handbook: visibility: "secret" is not one of public, unlisted');
   });
 });

@@ -18,7 +18,7 @@ export function getTeamRow(db: Db, organizationId: string, teamId: string): Team
 }
 
 /** Per `TeamMemberRole`: whether the team's members with it administer the team. */
-const TEAM_ROLES = {
+export const TEAM_ROLES = {
   owner: { admin: true },
   member: { admin: false },
 } satisfies Record<Model<'TeamMemberRole'>, { admin: boolean }>;
