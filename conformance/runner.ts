@@ -4,6 +4,8 @@
 import { type Contract, type Operation, loadContract, type OpenApiDocument } from './contract.ts';
 import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
 import { deriveProbes } from './invalid.ts';
+import { IdPool } from './property/ids.ts';
+import { type PropertyOptions, type PropertyReport, runPropertyPhase } from './property/phase.ts';
 import { runScenario } from './scenario.ts';
 import type { CallInit, CheckResult, OperationId, SuccessBody } from './types.ts';
 import { type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
@@ -45,11 +47,14 @@ export interface ConformanceOptions {
   signal?: AbortSignal;
   /** fetch to use (default the global one). */
   fetch?: typeof globalThis.fetch;
+  /** The property-based phase after the scenario (on by default; `false` turns it off). See property/phase.ts. */
+  property?: PropertyOptions | false;
 }
 
 export interface Violation {
   operationId: string;
-  kind: ProblemKind;
+  /** A problem of a response, or `property` for a failed check of the property phase (its id leads the message). */
+  kind: ProblemKind | 'property';
   message: string;
   /** The scenario step or invalid input that made the request. */
   step: string;
@@ -96,6 +101,8 @@ export interface Report {
   /** What stopped a group of steps, waits that ran out, clean-up that failed. */
   notes: string[];
   calls: CallRecord[];
+  /** The property phase: its seed, budget and one result per operation and check (absent when it was off). */
+  property?: PropertyReport;
   summary: { operations: number; exercised: number; violations: number; excluded: number };
   /** Why an operation of `notExercised` could not be exercised, when the runner knows (a refused address, no file…). */
   notExercisedReasons: Record<string, string>;
@@ -109,7 +116,7 @@ export interface Report {
   checks?: CheckResult[];
 }
 
-export type CallKind = 'scenario' | 'poll' | 'invalid' | 'cleanup';
+export type CallKind = 'scenario' | 'poll' | 'invalid' | 'cleanup' | 'property';
 
 export interface StepOptions<K extends OperationId> {
   /** Statuses the step expects (default: the operation's declared success status). */
@@ -160,6 +167,11 @@ export class Session {
   private readonly excluded: Set<string>;
   private readonly fetch: typeof globalThis.fetch;
   readonly baseUrl: string;
+  /** The real ids of the run, by path parameter name (the property phase's path parameters). */
+  readonly ids = new IdPool();
+  /** Runs once, before the clean-up of the first top-level group that has clean-up (the scenario's shared resources). */
+  beforeSharedCleanup: (() => Promise<void>) | undefined;
+  private depth = 0;
 
   constructor(readonly options: ConformanceOptions) {
     this.contract = loadContract(options.contract);
@@ -283,6 +295,7 @@ export class Session {
     const started = Date.now();
     const calls = this.calls.length;
     const violations = this.violations.length;
+    this.depth++;
     try {
       await body((cleanup) => void cleanups.push(cleanup));
     } catch (error) {
@@ -290,6 +303,12 @@ export class Session {
       else if (error instanceof StepFailed) this.note(`${name}: stopped: ${error.message}`);
       else this.note(`${name}: runner error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     } finally {
+      this.depth--;
+      const hook = this.depth === 0 && cleanups.length > 0 && !this.stopping ? this.beforeSharedCleanup : undefined;
+      if (hook) {
+        this.beforeSharedCleanup = undefined;
+        await hook().catch((error: unknown) => this.note(`property phase: runner error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+      }
       for (const cleanup of cleanups.reverse()) {
         try {
           await cleanup();
@@ -365,6 +384,7 @@ export class Session {
     this.record(operation, state, step, answer, problems);
     const ok = problems.length === 0;
     if (ok && (answer.status < 300 || options.exercises)) state.exercised = true;
+    if (ok && answer.status < 300) this.ids.record(operation, path);
     if (probe && ok && when === 'after') {
       state.probed = true;
       await this.sendProbes(operation, state, path, query, init.body, options);
@@ -422,17 +442,41 @@ export class Session {
     }
   }
 
+  /**
+   * One request of the property phase: validated against the contract and counted as a call, but judged by the
+   * phase's checks (a failed one becomes a `property` violation). `token`: the run's token by default, `null` for
+   * none, or another one.
+   */
+  async exchange(
+    operationId: string,
+    input: { path: Record<string, unknown>; query: Record<string, unknown>; body?: unknown },
+    token?: string | null,
+  ): Promise<Answer | undefined> {
+    const operation = this.operation(operationId);
+    const state = this.operations.get(operationId);
+    if (!operation || !state) return undefined;
+    return this.send(operation, state, { path: input.path, query: input.query, body: input.body }, 'property', 'property', token);
+  }
+
+  /** Records a failed check of the property phase as a violation. */
+  propertyViolation(violation: Omit<Violation, 'kind'>): void {
+    const full: Violation = { ...violation, kind: 'property' };
+    this.operations.get(violation.operationId)?.violations.push(full);
+    this.violations.push(full);
+  }
+
   private async send(
     operation: Operation,
     state: OperationState,
     input: { path: Record<string, unknown>; query: Record<string, unknown>; body: unknown },
     kind: CallKind,
     step: string,
+    token: string | null = this.options.token,
   ): Promise<Answer | undefined> {
     const url = this.url(operation, input.path, input.query);
     const method = operation.method.toUpperCase();
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.options.token}`,
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
       accept: 'application/json',
       'user-agent': 'docs-conformance',
     };
@@ -461,7 +505,7 @@ export class Session {
     const ms = Date.now() - started;
     this.calls.push({ operationId: operation.operationId, kind, method, url, status: response.status, ms });
     if (!state.statuses.includes(response.status)) state.statuses.push(response.status);
-    this.log(`  ${kind === 'scenario' ? '→' : kind === 'invalid' ? '×' : kind === 'poll' ? '…' : '⌫'} ${method} ${url.slice(this.baseUrl.length)} ${response.status}`);
+    this.log(`  ${kind === 'scenario' ? '→' : kind === 'invalid' ? '×' : kind === 'poll' ? '…' : kind === 'property' ? '∀' : '⌫'} ${method} ${url.slice(this.baseUrl.length)} ${response.status}`);
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -527,7 +571,7 @@ export class Session {
   }
 }
 
-interface Answer {
+export interface Answer {
   method: string;
   url: string;
   requestBody: unknown;
@@ -575,6 +619,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   let repository: LocalRepository | undefined;
   const chosen: { organization?: string; targetOrganization?: string } = {};
   await preflight(session);
+  let propertyReport: PropertyReport | undefined;
   try {
     const host = options.serveHost ?? DEFAULTS.serveHost;
     fixtures = await serveFixtures({
@@ -586,6 +631,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       throw new UsageError(`cannot serve the website and tunnel on ${where} (${(error as Error).message}): check --serve-host, --serve-bind and --serve-port`);
     });
     if (!options.gitUrl) repository = await createBareRepository();
+    // The property phase runs after the scenario's steps, before the resources they share are deleted (their ids
+    // are the real ids it works with); after the whole scenario when no group had shared clean-up.
+    const property = options.property === false ? undefined : (options.property ?? {});
+    if (property) {
+      session.beforeSharedCleanup = async () => {
+        propertyReport = await runPropertyPhase(session, property);
+      };
+    }
     await runScenario(session, {
       fixtures,
       gitUrl: options.gitUrl ?? repository!.url,
@@ -595,11 +648,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         : { contentGit: { url: repository!.url, ref: CONTENT_REF } }),
       chosen,
     });
+    if (session.beforeSharedCleanup) {
+      session.beforeSharedCleanup = undefined;
+      propertyReport = await runPropertyPhase(session, property!);
+    }
   } finally {
     await fixtures?.close();
     repository?.remove();
   }
-  return session.report(startedAt, chosen);
+  const report = session.report(startedAt, chosen);
+  return propertyReport ? { ...report, property: propertyReport } : report;
 }
 
 /**

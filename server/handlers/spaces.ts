@@ -42,7 +42,7 @@ export function insertSpace(
 ): SpaceRow {
   const now = ctx.now();
   const id = input.id ?? newId();
-  const parent = input.parent ?? null;
+  const parent = input.parent || null; // "" is the top level, as checkParent reads it
   ctx.db
     .prepare(
       `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, language, revision_id,

@@ -1,0 +1,73 @@
+// The real ids of a run: every path parameter of a successful call, by name, forgotten when a DELETE of that path
+// succeeds. The property phase fills path parameters (and body fields named after them) from here.
+import type { Operation } from '../contract.ts';
+
+export class IdPool {
+  private readonly byName = new Map<string, string[]>();
+  private readonly byOperation = new Map<string, Record<string, string>[]>();
+  private readonly dead = new Set<string>();
+
+  /** A successful call of `operation` with these path parameters. */
+  record(operation: Operation, path: Record<string, unknown>): void {
+    const names = pathNames(operation.path);
+    const values: Record<string, string> = {};
+    for (const name of names) {
+      const value = path[name];
+      if (value === undefined || value === null) return;
+      values[name] = String(value);
+    }
+    if (operation.method === 'delete') {
+      const last = names.at(-1);
+      if (last) this.forget(last, values[last]!);
+      return;
+    }
+    for (const [name, value] of Object.entries(values)) this.add(name, value);
+    const known = this.byOperation.get(operation.operationId) ?? [];
+    if (!known.some((candidate) => sameRecord(candidate, values))) known.push(values);
+    this.byOperation.set(operation.operationId, known);
+  }
+
+  add(name: string, value: string): void {
+    this.dead.delete(`${name}\u0000${value}`);
+    const list = this.byName.get(name) ?? [];
+    if (!list.includes(value)) list.push(value);
+    this.byName.set(name, list);
+  }
+
+  forget(name: string, value: string): void {
+    this.dead.add(`${name}\u0000${value}`);
+    const list = this.byName.get(name);
+    if (list) this.byName.set(name, list.filter((candidate) => candidate !== value));
+  }
+
+  /** The live ids of a parameter name. */
+  values(name: string): string[] | undefined {
+    const list = this.byName.get(name);
+    return list && list.length > 0 ? [...list] : undefined;
+  }
+
+  /**
+   * Path parameters for an operation: the ones it was called with (still alive), else one combination of the live
+   * ids of each name; a name with no id gets a value that names nothing (the answer is then a 404).
+   */
+  pathsFor(operation: Operation): Record<string, string>[] {
+    const names = pathNames(operation.path);
+    if (names.length === 0) return [{}];
+    const alive = (values: Record<string, string>) => names.every((name) => !this.dead.has(`${name}\u0000${values[name]}`));
+    const known = (this.byOperation.get(operation.operationId) ?? []).filter(alive);
+    if (known.length > 0) return known;
+    const composed: Record<string, string> = {};
+    for (const name of names) composed[name] = this.values(name)?.[0] ?? `docs-conformance-missing-${name}`;
+    return [composed];
+  }
+
+  /** Whether every path parameter of the operation has a live id. */
+  covers(operation: Operation): boolean {
+    return pathNames(operation.path).every((name) => this.values(name) !== undefined);
+  }
+}
+
+export const pathNames = (template: string): string[] => [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+
+const sameRecord = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([key, value]) => b[key] === value);

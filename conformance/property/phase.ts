@@ -1,0 +1,478 @@
+// The property-based phase: after the scenario's steps (before its shared resources are deleted), for every
+// operation of the contract, requests generated from its schemas (fast-check) with the run's real ids, boundary
+// values and invalid values, judged by the checks of checks.ts. A failure is shrunk to a minimal request, printed as
+// a curl line, and becomes a `property` violation. `seed` reproduces the generated requests exactly.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import type { Contract, Operation, Schema } from '../contract.ts';
+import type { Answer, Session } from '../runner.ts';
+import { CHECKS, type CheckId, CheckFailure, curlLine, type ExchangeRecord, judgeAnswer } from './checks.ts';
+import { flatten, type GeneratedRequest, invalidVariants, requestArbitrary, writableProperties } from './generate.ts';
+import { pathNames } from './ids.ts';
+
+export interface PropertyOptions {
+  /** Generated requests per operation and property (default 3). */
+  examples?: number;
+  /** Seed of the generators: the same seed makes the same requests (default: a random one, in the report). */
+  seed?: number;
+  /** Size bound of an answer, in bytes (default 4 MiB). */
+  maxResponseBytes?: number;
+  /** Only these operations (default all of the contract, excluded ones left out). */
+  operations?: string[];
+  /** Only these checks (default all). */
+  checks?: CheckId[];
+}
+
+export interface CheckResult {
+  operationId: string;
+  checkId: CheckId;
+  ok: boolean;
+  message: string;
+  request?: ExchangeRecord['request'];
+  response?: ExchangeRecord['response'];
+}
+
+export interface PropertyReport {
+  seed: number;
+  examples: number;
+  maxResponseBytes: number;
+  results: CheckResult[];
+  summary: { checks: number; failed: number };
+}
+
+export const DEFAULT_EXAMPLES = 3;
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** Pages followed at most by the pagination check. */
+const MAX_PAGES = 50;
+
+interface Exceptions {
+  /** `value`: the exception holds only when that value was sent (an empty string that clears a field). */
+  roundTrip: { operation: string; field: string; kind: string; reason: string; value?: unknown }[];
+  volatile: { field: string; reason: string }[];
+}
+
+export const EXCEPTIONS_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../exceptions.json');
+let exceptionsCache: Exceptions | undefined;
+/** conformance/exceptions.json: the round-trip fields that do not come back as sent, and the volatile fields. */
+export function exceptions(): Exceptions {
+  exceptionsCache ??= JSON.parse(readFileSync(EXCEPTIONS_FILE, 'utf8')) as Exceptions;
+  return exceptionsCache;
+}
+
+/** A resource the phase can create, read, change and delete itself: derived from the contract. */
+export interface Family {
+  create: Operation;
+  read: Operation;
+  updates: Operation[];
+  remove?: Operation;
+}
+
+const successSchema = (contract: Contract, operation: Operation): Schema | undefined => {
+  for (const status of operation.successStatuses) {
+    const raw = contract.document.paths[operation.path]?.[operation.method]?.responses?.[String(status)];
+    const schema = raw && contract.resolve(raw as Schema & { content?: Record<string, { schema?: Schema }> }).content?.['application/json']?.schema;
+    if (schema) return schema as Schema;
+  }
+  return undefined;
+};
+
+/** The name of a success schema when it is a reference (`#/components/schemas/Space`), to match operations on one resource. */
+const successRef = (contract: Contract, operation: Operation): string | undefined => successSchema(contract, operation)?.$ref;
+
+/**
+ * The families of the contract: a POST or PUT answering 201 with a body, the GET with the same response schema
+ * whose path ends with a parameter (the item), the PATCH or PUT on the item path (updates) and its DELETE.
+ */
+export function families(contract: Contract): Family[] {
+  const operations = [...contract.operations.values()];
+  const result: Family[] = [];
+  for (const create of operations) {
+    if (!(create.method === 'post' || create.method === 'put') || !create.successStatuses.includes(201) || !create.body) continue;
+    const ref = successRef(contract, create);
+    if (!ref) continue;
+    // The item: a GET of the same schema whose path parameters, but its last, are the create's own.
+    const own = new Set(pathNames(create.path));
+    const reads = operations.filter(
+      (candidate) =>
+        candidate.method === 'get' &&
+        /\}$/.test(candidate.path) &&
+        candidate.path !== create.path &&
+        successRef(contract, candidate) === ref &&
+        pathNames(candidate.path).slice(0, -1).every((name) => own.has(name)),
+    );
+    const read = reads.find((candidate) => candidate.path.startsWith(`${create.path}/`)) ?? reads[0];
+    if (!read) continue;
+    const updates = operations.filter((candidate) => (candidate.method === 'patch' || candidate.method === 'put') && candidate.path === read.path && candidate.body && candidate !== create);
+    const remove = operations.find((candidate) => candidate.method === 'delete' && candidate.path === read.path);
+    result.push({ create, read, updates, ...(remove ? { remove } : {}) });
+  }
+  return result;
+}
+
+/** The GET that reads back what an operation changes: at its path, or the nearest item path above it. */
+export function readBackOf(contract: Contract, operation: Operation): Operation | undefined {
+  const gets = [...contract.operations.values()].filter((candidate) => candidate.method === 'get');
+  let template = operation.path;
+  while (template.includes('/')) {
+    const found = gets.find((candidate) => candidate.path === template && /\}$/.test(candidate.path));
+    if (found) return found;
+    template = template.slice(0, template.lastIndexOf('/'));
+  }
+  return undefined;
+}
+
+/** Deep "as written": every key of `sent` equal in `got` (objects recursively, arrays item by item). */
+export function asWritten(sent: unknown, got: unknown): boolean {
+  if (Array.isArray(sent)) return Array.isArray(got) && got.length === sent.length && sent.every((item, index) => asWritten(item, got[index]));
+  if (typeof sent === 'object' && sent !== null) {
+    if (typeof got !== 'object' || got === null || Array.isArray(got)) return false;
+    return Object.entries(sent).every(([key, value]) => asWritten(value, (got as Record<string, unknown>)[key]));
+  }
+  return Object.is(sent, got) || (sent === 0 && got === 0);
+}
+
+/** The fields of a request body that the success response's schema also has (minus the exceptions). */
+export function roundTripFields(contract: Contract, operation: Operation): string[] {
+  if (!operation.body) return [];
+  const response = successSchema(contract, operation);
+  if (!response) return [];
+  const answered = Object.keys(writablePropertiesOrAll(contract, response));
+  const skipped = new Set(exceptions().roundTrip.filter((entry) => (entry.operation === operation.operationId || entry.operation === '*') && !('value' in entry)).map((entry) => entry.field));
+  return Object.keys(writableProperties(contract, operation.body.schema).properties).filter((name) => answered.includes(name) && !skipped.has(name));
+}
+
+const writablePropertiesOrAll = (contract: Contract, schema: Schema) => {
+  const flat = flatten(contract, schema);
+  if (flat.type !== 'object' && !flat.properties && !flat.allOf) return {};
+  // Read-only properties of the response are what the server sets; a request field of the same name is still compared.
+  const properties: Record<string, Schema> = {};
+  const visit = (raw: Schema) => {
+    const current = flatten(contract, raw);
+    Object.assign(properties, current.properties ?? {});
+    for (const part of current.allOf ?? []) visit(part);
+  };
+  visit(schema);
+  return properties;
+};
+
+function withoutVolatile(value: unknown): unknown {
+  const volatile = new Set(exceptions().volatile.map((entry) => entry.field));
+  const strip = (current: unknown): unknown => {
+    if (Array.isArray(current)) return current.map(strip);
+    if (typeof current !== 'object' || current === null) return current;
+    return Object.fromEntries(Object.entries(current).filter(([key]) => !volatile.has(key)).map(([key, inner]) => [key, strip(inner)]));
+  };
+  return strip(value);
+}
+
+/** A stable 32-bit seed per operation from the run's seed. */
+function seedOf(seed: number, operationId: string, salt: string): number {
+  let hash = seed | 0;
+  for (const char of `${operationId}/${salt}`) hash = (Math.imul(hash ^ char.charCodeAt(0), 0x5bd1e995) + 0x6b43a9b5) | 0;
+  return hash;
+}
+
+export async function runPropertyPhase(session: Session, options: PropertyOptions = {}): Promise<PropertyReport> {
+  const contract = session.contract;
+  const examples = options.examples ?? DEFAULT_EXAMPLES;
+  const seed = options.seed ?? Math.floor(Math.random() * 0x7fffffff);
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const enabled = new Set<CheckId>(options.checks ?? (Object.keys(CHECKS) as CheckId[]));
+  const only = options.operations ? new Set(options.operations) : undefined;
+  const selected = [...contract.operations.values()].filter((operation) => (!only || only.has(operation.operationId)) && !session.isExcluded(operation.operationId as never));
+  const results = new Map<string, CheckResult>();
+  const ids = (name: string) => session.ids.values(name);
+  session.log(`# property phase: seed ${seed}, ${examples} examples per operation`);
+
+  const pass = (operationId: string, checkId: CheckId, message = CHECKS[checkId]) => {
+    const key = `${operationId}\u0000${checkId}`;
+    if (!results.has(key) && enabled.has(checkId)) results.set(key, { operationId, checkId, ok: true, message });
+  };
+  const fail = (operationId: string, failure: CheckFailure) => {
+    const key = `${operationId}\u0000${failure.checkId}`;
+    if (results.get(key)?.ok === false || !enabled.has(failure.checkId)) return;
+    const result: CheckResult = {
+      operationId,
+      checkId: failure.checkId,
+      ok: false,
+      message: failure.message,
+      ...(failure.exchange ? { request: failure.exchange.request, ...(failure.exchange.response ? { response: failure.exchange.response } : {}) } : {}),
+    };
+    results.set(key, result);
+    session.log(`  ✗ ${operationId} ${failure.message}${failure.exchange ? `\n    ${failure.exchange.request.curl}` : ''}`);
+    session.propertyViolation({
+      operationId,
+      message: `${failure.message}${failure.exchange ? ` — reproduce: ${failure.exchange.request.curl}` : ''}`,
+      step: `property: ${failure.checkId}`,
+      request: { method: failure.exchange?.request.method ?? '', url: failure.exchange?.request.url ?? '', ...(failure.exchange?.request.body !== undefined ? { body: failure.exchange.request.body } : {}) },
+      ...(failure.exchange?.response ? { response: failure.exchange.response } : {}),
+    });
+  };
+
+  /** Sends a request, returns the answer and what to print about it; `auth` as in curlLine. */
+  const send = async (operation: Operation, request: GeneratedRequest, auth: 'token' | 'none' | { wrong: string } = 'token'): Promise<{ answer: Answer | undefined; exchange: ExchangeRecord }> => {
+    const input = { path: request.path, query: request.query, ...(request.body !== undefined ? { body: request.body } : {}) };
+    const token = auth === 'token' ? undefined : auth === 'none' ? null : auth.wrong;
+    const answer = await session.exchange(operation.operationId, input, token);
+    const url = session.url(operation, request.path, request.query);
+    const method = operation.method.toUpperCase();
+    const exchange: ExchangeRecord = {
+      request: { method, url, ...(request.body !== undefined ? { body: request.body } : {}), curl: curlLine(method, url, request.body, auth) },
+      ...(answer ? { response: { status: answer.status, ...(answer.text ? { body: clip(answer.text) } : {}) } } : {}),
+    };
+    return { answer, exchange };
+  };
+  const judged = async (operation: Operation, request: GeneratedRequest) => {
+    const sent = await send(operation, request);
+    if (!sent.answer) throw new CheckFailure('no-5xx', 'no answer (network error or timeout)', sent.exchange);
+    judgeAnswer(sent.answer, sent.exchange, maxResponseBytes);
+    return { answer: sent.answer, exchange: sent.exchange };
+  };
+  const ALWAYS: CheckId[] = ['no-5xx', 'status-declared', 'response-conforms', 'error-envelope', 'response-size'];
+
+  /** Runs a property; a failure is shrunk by fast-check and reported with the check it broke. */
+  const check = async <T>(operation: Operation, salt: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, checks: CheckId[]) => {
+    const details = await fc.check(
+      fc.asyncProperty(arbitrary, async (value) => {
+        await predicate(value);
+      }),
+      { numRuns: examples, seed: seedOf(seed, operation.operationId, salt), endOnFailure: false },
+    );
+    if (details.failed) {
+      const error = details.errorInstance;
+      if (error instanceof CheckFailure) fail(operation.operationId, error);
+      else fail(operation.operationId, new CheckFailure('no-5xx', `runner error: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    for (const id of checks) pass(operation.operationId, id);
+  };
+
+  const familyOf = new Map<string, Family>();
+  for (const family of families(contract)) {
+    if (!family.remove) continue;
+    for (const operation of [family.create, ...family.updates, family.remove]) if (!familyOf.has(operation.operationId)) familyOf.set(operation.operationId, family);
+  }
+  const doneFamilies = new Set<Family>();
+
+  for (const operation of selected) {
+    const paths = session.ids.pathsFor(operation);
+    const valid = requestArbitrary(contract, operation, paths, { ids });
+
+    // Reads: any valid request, boundary values included.
+    if (operation.method === 'get') {
+      await check(operation, 'valid', valid, async (request) => void (await judged(operation, request)), ALWAYS);
+    }
+
+    // Invalid values, one rule broken at a time: refused with a 4xx, and nothing changed.
+    const variants = invalidVariants(contract, operation);
+    if (variants.length > 0 && (enabled.has('invalid-refused') || enabled.has('invalid-unchanged'))) {
+      const readBack = operation.method === 'get' ? undefined : readBackOf(contract, operation);
+      await check(
+        operation,
+        'invalid',
+        fc.tuple(valid, fc.constantFrom(...variants)),
+        async ([base, variant]) => {
+          const request = variant.apply(base);
+          const before = readBack ? await snapshot(readBack, request.path) : undefined;
+          const { answer, exchange } = await judged(operation, request);
+          if (answer.status < 400) throw new CheckFailure('invalid-refused', `${request.invalid!.where} ${request.invalid!.rule}: accepted with ${answer.status}`, exchange);
+          if (readBack && before !== undefined) {
+            const after = await snapshot(readBack, request.path);
+            if (after !== before) throw new CheckFailure('invalid-unchanged', `${request.invalid!.where} ${request.invalid!.rule}: refused with ${answer.status}, but ${readBack.operationId} reads differently afterwards`, exchange);
+          }
+        },
+        ['invalid-refused', ...(readBack ? (['invalid-unchanged'] as CheckId[]) : []), ...ALWAYS],
+      );
+    }
+
+    // Writes on resources the phase creates itself: round-trip, then use after delete.
+    const family = familyOf.get(operation.operationId);
+    if (family && !doneFamilies.has(family)) {
+      doneFamilies.add(family);
+      await exerciseFamily(family);
+    }
+
+    // Authentication: no token, a wrong token.
+    if (enabled.has('auth-required') && declaresAuth(contract, operation)) {
+      const request = fc.sample(valid, { numRuns: 1, seed: seedOf(seed, operation.operationId, 'auth') })[0]!;
+      try {
+        for (const auth of ['none', { wrong: `docs-conformance-wrong-${seed}` }] as const) {
+          const { answer, exchange } = await send(operation, request, auth);
+          if (answer && answer.status !== 401) {
+            throw new CheckFailure('auth-required', `${auth === 'none' ? 'without a token' : 'with a wrong token'}: answered ${answer.status}, expected 401`, exchange);
+          }
+        }
+        pass(operation.operationId, 'auth-required');
+      } catch (error) {
+        if (error instanceof CheckFailure) fail(operation.operationId, error);
+        else throw error;
+      }
+    }
+
+    // Pagination: every item once, count agrees.
+    if (enabled.has('pagination') && operation.method === 'get' && isPaginated(contract, operation)) {
+      try {
+        await paginate(operation, paths[0]!);
+        pass(operation.operationId, 'pagination');
+      } catch (error) {
+        if (error instanceof CheckFailure) fail(operation.operationId, error);
+        else throw error;
+      }
+    }
+  }
+
+  async function snapshot(readBack: Operation, pathValues: Record<string, string>): Promise<string | undefined> {
+    const names = pathNames(readBack.path);
+    const values = Object.fromEntries(names.map((name) => [name, pathValues[name]!]));
+    const answer = await session.exchange(readBack.operationId, { path: values, query: {} });
+    if (!answer || answer.status !== 200) return undefined;
+    return JSON.stringify(withoutVolatile(answer.json));
+  }
+
+  async function exerciseFamily(family: Family): Promise<void> {
+    const { create, read, updates, remove } = family;
+    const createPaths = session.ids.pathsFor(create);
+    const readParam = pathNames(read.path).at(-1)!;
+    const createArbitrary = requestArbitrary(contract, create, createPaths, { ids });
+    const updateArbitraries = updates.map((update) => ({ update, body: requestArbitrary(contract, update, [{}], { ids }) }));
+    const members = [create, ...updates, remove!];
+    const readSchema = successSchema(contract, read);
+    const softDelete = readSchema ? 'deletedAt' in writablePropertiesOrAll(contract, readSchema) : false;
+    let created = 0;
+    const checks: CheckId[] = ['round-trip', 'use-after-delete', ...ALWAYS];
+    const details = await fc.check(
+      fc.asyncProperty(createArbitrary, fc.tuple(...updateArbitraries.map((entry) => entry.body)), async (request, updateRequests) => {
+        const made = await judged(create, request);
+        if (made.answer.status >= 300) return; // refused (a reference the generator could not know): nothing to read back
+        const itemPath: Record<string, string> = { ...request.path };
+        // The item path: the create's path parameters, and the new resource's key (or the create's own last
+        // parameter, for a PUT): the answer's field named as the last word of the parameter (`spaceId` → `id`,
+        // `specSlug` → `slug`, `integrationName` → `name`).
+        if (!(readParam in itemPath)) {
+          const key = (made.answer.json as Record<string, unknown> | undefined)?.[keyField(readParam)];
+          if (typeof key !== 'string') return;
+          itemPath[readParam] = key;
+        }
+        created++;
+        try {
+          await roundTrip(create, request.body, made, itemPath);
+          for (const [index, { update }] of updateArbitraries.entries()) {
+            const updateRequest: GeneratedRequest = { ...updateRequests[index]!, path: itemPath };
+            const changed = await judged(update, updateRequest);
+            if (changed.answer.status < 300) await roundTrip(update, updateRequest.body, changed, itemPath);
+          }
+        } finally {
+          const gone = await judged(remove!, { path: itemPath, query: {} });
+          if (gone.answer.status < 300) {
+            const after = await judged(read, { path: itemPath, query: {} });
+            // A resource whose schema has `deletedAt` is deleted to a trash (it can be restored): read back, it shows it.
+            const trashed = softDelete && after.answer.status === 200 && typeof (after.answer.json as { deletedAt?: unknown } | undefined)?.deletedAt === 'string';
+            if (after.answer.status !== 404 && !trashed) {
+              throw new CheckFailure('use-after-delete', `${remove!.operationId} answered ${gone.answer.status}, then ${read.operationId} answered ${after.answer.status}, not 404`, after.exchange);
+            }
+          }
+        }
+      }),
+      { numRuns: examples, seed: seedOf(seed, create.operationId, 'family'), endOnFailure: false },
+    );
+    if (details.failed) {
+      const error = details.errorInstance;
+      const failure = error instanceof CheckFailure ? error : new CheckFailure('no-5xx', `runner error: ${error instanceof Error ? error.message : String(error)}`);
+      const owner = failure.exchange ? (members.find((member) => failure.exchange!.request.method === member.method.toUpperCase() && matches(member, failure.exchange!.request.url)) ?? create) : create;
+      fail(failure.checkId === 'use-after-delete' ? remove!.operationId : owner.operationId, failure);
+    }
+    for (const member of members) for (const id of checks) pass(member.operationId, id);
+    if (created === 0) {
+      for (const member of members) {
+        const key = `${member.operationId}\u0000round-trip`;
+        const result = results.get(key);
+        if (result?.ok) results.set(key, { ...result, message: `not exercised: every generated ${create.operationId} was refused` });
+      }
+    }
+  }
+
+  async function roundTrip(operation: Operation, body: unknown, made: { answer: Answer; exchange: ExchangeRecord }, itemPath: Record<string, string>): Promise<void> {
+    if (!enabled.has('round-trip') || typeof body !== 'object' || body === null) return;
+    const fields = roundTripFields(contract, operation).filter((field) => field in (body as Record<string, unknown>));
+    if (fields.length === 0) return;
+    const sent = body as Record<string, unknown>;
+    // Fields excepted for one value they were sent with.
+    const byValue = exceptions().roundTrip.filter((entry) => (entry.operation === operation.operationId || entry.operation === '*') && 'value' in entry);
+    fields.splice(0, fields.length, ...fields.filter((field) => !byValue.some((entry) => entry.field === field && asWritten(entry.value, sent[field]) && asWritten(sent[field], entry.value))));
+    const answered = made.answer.json as Record<string, unknown> | undefined;
+    for (const field of fields) {
+      if (!asWritten(sent[field], answered?.[field])) {
+        throw new CheckFailure('round-trip', `body.${field} sent as ${JSON.stringify(sent[field])}, answered as ${JSON.stringify(answered?.[field])}`, made.exchange);
+      }
+    }
+    const family = [...familyOf.values()].find((candidate) => candidate.create === operation || candidate.updates.includes(operation));
+    if (!family) return;
+    const readPath = Object.fromEntries(pathNames(family.read.path).map((name) => [name, itemPath[name]!]));
+    const back = await judged(family.read, { path: readPath, query: {} });
+    for (const field of fields) {
+      const value = (back.answer.json as Record<string, unknown> | undefined)?.[field];
+      if (!asWritten(sent[field], value)) {
+        throw new CheckFailure('round-trip', `body.${field} sent to ${operation.operationId} as ${JSON.stringify(sent[field])}, read back by ${family.read.operationId} as ${JSON.stringify(value)}`, made.exchange);
+      }
+    }
+  }
+
+  async function paginate(operation: Operation, pathValues: Record<string, string>): Promise<void> {
+    const limit = operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'limit');
+    const minimum = limit?.schema ? Math.max(1, Number(flatten(contract, limit.schema).minimum ?? 1)) : 1;
+    const seen = new Map<string, number>();
+    let count: number | undefined;
+    let cursor: string | undefined;
+    let total = 0;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const query: Record<string, unknown> = { ...(limit ? { limit: minimum } : {}), ...(cursor ? { page: cursor } : {}) };
+      const { answer, exchange } = await judged(operation, { path: pathValues, query });
+      if (answer.status !== 200) return; // a list the run cannot read: nothing to follow
+      const json = answer.json as { items?: unknown[]; count?: number; next?: { page?: string } };
+      count ??= json.count;
+      for (const item of json.items ?? []) {
+        const key = typeof (item as { id?: unknown })?.id === 'string' ? (item as { id: string }).id : JSON.stringify(item);
+        if (seen.has(key)) throw new CheckFailure('pagination', `item ${key} of page ${page} was already on page ${seen.get(key)}`, exchange);
+        seen.set(key, page);
+        total++;
+      }
+      cursor = json.next?.page;
+      if (!cursor) {
+        if (typeof count === 'number' && count !== total) throw new CheckFailure('pagination', `count is ${count}, but the ${page} pages held ${total} items`, exchange);
+        return;
+      }
+    }
+  }
+
+  function isPaginated(contractRef: Contract, operation: Operation): boolean {
+    const schema = successSchema(contractRef, operation);
+    if (!schema) return false;
+    const properties = writablePropertiesOrAll(contractRef, schema);
+    return 'items' in properties && 'next' in properties;
+  }
+
+  function matches(operation: Operation, url: string): boolean {
+    const pattern = new RegExp(`^${operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}(\\?|$)`);
+    return pattern.test(new URL(url).pathname + new URL(url).search);
+  }
+
+  const list = [...results.values()];
+  const summary = { checks: list.length, failed: list.filter((result) => !result.ok).length };
+  session.log(`# property phase: ${summary.checks} checks, ${summary.failed} failed`);
+  return { seed, examples, maxResponseBytes, results: list, summary };
+}
+
+/** The field of a resource that a path parameter names: its last camel-case word (`spaceId` → `id`). */
+export const keyField = (parameter: string): string => {
+  const words = parameter.split(/(?=[A-Z])/);
+  return words.length > 1 ? words.at(-1)!.toLowerCase() : parameter;
+};
+
+function declaresAuth(contract: Contract, operation: Operation): boolean {
+  const own = contract.document.paths[operation.path]?.[operation.method]?.security as unknown[] | undefined;
+  const security = own ?? (contract.document.security as unknown[] | undefined) ?? [];
+  return security.length > 0 && !security.some((requirement) => Object.keys(requirement as object).length === 0) && Object.keys(operation.responses).includes('401');
+}
+
+const clip = (text: string) => (text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
