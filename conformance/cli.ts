@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { reportJunit } from './junit.ts';
+import type { PropertyOptions } from './property/phase.ts';
 import { passed, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
@@ -38,6 +39,11 @@ Options:
   --wait-ms MS                longest wait for background work (default 30000)
   --timeout-ms MS             timeout of each request (default 30000)
   --contract FILE             OpenAPI document to check against (default: generated/openapi.yaml)
+  --examples N                generated requests per operation in the property phase (default 3; 0 turns the
+                              phase off)
+  --seed N                    seed of the property phase: the same seed makes the same requests (default random,
+                              printed)
+  --max-response-bytes N      size bound of an answer in the property phase (default 4194304)
   --verbose                   print every request and progress
   --help                      print this help
 
@@ -58,6 +64,19 @@ function number(value: string | undefined, name: string): number | undefined {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) fail(`${name} must be a non-negative integer`);
   return parsed;
+}
+
+/** --examples, --seed and --max-response-bytes: the property phase's options (`--examples 0`: off). */
+function propertyOptions(values: { examples?: string; seed?: string; 'max-response-bytes'?: string }): PropertyOptions | false {
+  const examples = number(values.examples, '--examples');
+  if (examples === 0) return false;
+  const seed = number(values.seed, '--seed');
+  const maxResponseBytes = number(values['max-response-bytes'], '--max-response-bytes');
+  return {
+    ...(examples !== undefined ? { examples } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+  };
 }
 
 async function main(): Promise<void> {
@@ -82,6 +101,9 @@ async function main(): Promise<void> {
         'wait-ms': { type: 'string' },
         'timeout-ms': { type: 'string' },
         contract: { type: 'string' },
+        examples: { type: 'string' },
+        seed: { type: 'string' },
+        'max-response-bytes': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -131,6 +153,7 @@ async function main(): Promise<void> {
       ...(values['wait-ms'] ? { waitMs: number(values['wait-ms'], '--wait-ms') } : {}),
       ...(values['timeout-ms'] ? { timeoutMs: number(values['timeout-ms'], '--timeout-ms') } : {}),
       ...(values.contract ? { contract: values.contract } : {}),
+      property: propertyOptions(values),
       ...(values.verbose ? { log: out } : {}),
       progress,
       signal: interrupt.signal,
@@ -152,6 +175,7 @@ async function main(): Promise<void> {
     }
     for (const note of report.notes) out(`note: ${note}`);
   }
+  if (report.property) out(`property phase: seed ${report.property.seed}, ${report.property.summary.checks} checks, ${report.property.summary.failed} failed`);
   if (report.notExercised.length > 0) out(`not exercised: ${report.notExercised.join(', ')}`);
   for (const [id, reason] of Object.entries(report.notExercisedReasons)) out(`  ${id}: ${reason}`);
   if (report.addressHint) out(`hint: ${report.addressHint}`);
