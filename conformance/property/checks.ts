@@ -8,6 +8,7 @@ export const CHECKS = {
   'response-conforms': 'body, content type and headers as the contract declares them for that status',
   'error-envelope': 'a 4xx answer carries {error: {code, message}} with code equal to the status',
   'invalid-refused': 'a request breaking one rule of the contract is refused with a 4xx',
+  'invalid-named': 'a request breaking one rule is a 400 whose message names the field (off by default: the reference server\'s rule)',
   'invalid-unchanged': 'a refused request changes nothing (the resource read back before and after is the same)',
   'round-trip': 'fields written come back as written, in the answer and when read back',
   'use-after-delete': 'a deleted resource answers 404 afterwards',

@@ -204,9 +204,29 @@ export function invalidValuesOf(contract: Contract, raw: Schema, where: 'query' 
   return values;
 }
 
+/** The plainest form of a request: its path parameters, and only the required query parameters and body fields. */
+export function minimal(contract: Contract, operation: Operation, request: GeneratedRequest): GeneratedRequest {
+  const required = new Set(operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.required).map((parameter) => parameter.name));
+  const query = Object.fromEntries(Object.entries(request.query).filter(([name]) => required.has(name)));
+  let body = request.body;
+  if (operation.body && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const keep = new Set(writableProperties(contract, operation.body.schema).required);
+    body = Object.fromEntries(Object.entries(body).filter(([name]) => keep.has(name)));
+  }
+  return { ...request, query, ...(body !== undefined ? { body } : {}) };
+}
+
 /** Every invalid request of an operation: one rule broken at a time, on top of a valid request. */
 export function invalidVariants(contract: Contract, operation: Operation): { where: string; rule: string; apply: (valid: GeneratedRequest) => GeneratedRequest }[] {
   const variants: { where: string; rule: string; apply: (valid: GeneratedRequest) => GeneratedRequest }[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'path' || !parameter.schema) continue;
+    const schema = flatten(contract, parameter.schema);
+    if (typeof schema.maxLength !== 'number') continue;
+    const where = `path.${parameter.name}`;
+    const rule = `longer than its maxLength ${schema.maxLength}`;
+    variants.push({ where, rule, apply: (valid) => ({ ...valid, path: { ...valid.path, [parameter.name]: 'x'.repeat((schema.maxLength as number) + 1) }, invalid: { where, rule } }) });
+  }
   for (const parameter of operation.parameters) {
     if (parameter.in !== 'query' || !parameter.schema) continue;
     for (const invalid of invalidValuesOf(contract, parameter.schema, 'query')) {
@@ -272,5 +292,9 @@ function queryValue(contract: Contract, parameter: Parameter, options: GenerateO
   const schema = flatten(contract, parameter.schema!);
   // A page cursor is only meaningful as a server gave it: the pagination check follows real ones.
   if (parameter.name === 'page' && typeOf(schema) === 'string') return fc.constant(undefined);
+  // An empty query value is not a value (OpenAPI's allowEmptyValue is false by default).
+  if (typeOf(schema) === 'string' && !(typeof schema.minLength === 'number' && schema.minLength > 0)) {
+    return arbitraryOf(contract, { ...schema, minLength: 1 }, options, parameter.name);
+  }
   return arbitraryOf(contract, schema, options, parameter.name);
 }

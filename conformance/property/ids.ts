@@ -57,7 +57,7 @@ export class IdPool {
     const known = (this.byOperation.get(operation.operationId) ?? []).filter(alive);
     if (known.length > 0) return known;
     const composed: Record<string, string> = {};
-    for (const name of names) composed[name] = this.values(name)?.[0] ?? `docs-conformance-missing-${name}`;
+    for (const name of names) composed[name] = this.values(name)?.[0] ?? 'docs-conformance-missing';
     return [composed];
   }
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { Contract, Operation, Schema } from '../contract.ts';
 import type { Answer, Session } from '../runner.ts';
 import { CHECKS, type CheckId, CheckFailure, curlLine, type ExchangeRecord, judgeAnswer } from './checks.ts';
-import { flatten, type GeneratedRequest, invalidVariants, requestArbitrary, writableProperties } from './generate.ts';
+import { flatten, type GeneratedRequest, invalidVariants, minimal, requestArbitrary, writableProperties } from './generate.ts';
 import { pathNames } from './ids.ts';
 
 export interface PropertyOptions {
@@ -21,8 +21,10 @@ export interface PropertyOptions {
   maxResponseBytes?: number;
   /** Only these operations (default all of the contract, excluded ones left out). */
   operations?: string[];
-  /** Only these checks (default all). */
+  /** Only these checks (default all but `invalid-named`). */
   checks?: CheckId[];
+  /** Send every invalid variant of every operation once (on one generated valid request) instead of sampling them. */
+  exhaustive?: boolean;
 }
 
 export interface CheckResult {
@@ -40,6 +42,8 @@ export interface PropertyReport {
   maxResponseBytes: number;
   results: CheckResult[];
   summary: { checks: number; failed: number };
+  /** With `exhaustive`: the invalid requests sent, by operation. */
+  invalidRequests?: Record<string, number>;
 }
 
 export const DEFAULT_EXAMPLES = 3;
@@ -179,7 +183,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
   const examples = options.examples ?? DEFAULT_EXAMPLES;
   const seed = options.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const enabled = new Set<CheckId>(options.checks ?? (Object.keys(CHECKS) as CheckId[]));
+  const enabled = new Set<CheckId>(options.checks ?? (Object.keys(CHECKS) as CheckId[]).filter((id) => id !== 'invalid-named'));
   const only = options.operations ? new Set(options.operations) : undefined;
   const selected = [...contract.operations.values()].filter((operation) => (!only || only.has(operation.operationId)) && !session.isExcluded(operation.operationId as never));
   const results = new Map<string, CheckResult>();
@@ -254,6 +258,8 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     for (const operation of [family.create, ...family.updates, family.remove]) if (!familyOf.has(operation.operationId)) familyOf.set(operation.operationId, family);
   }
   const doneFamilies = new Set<Family>();
+  /** With `exhaustive`: how many invalid requests each operation was sent. */
+  const invalidSent = new Map<string, number>();
 
   for (const operation of selected) {
     const paths = session.ids.pathsFor(operation);
@@ -268,22 +274,39 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     const variants = invalidVariants(contract, operation);
     if (variants.length > 0 && (enabled.has('invalid-refused') || enabled.has('invalid-unchanged'))) {
       const readBack = operation.method === 'get' ? undefined : readBackOf(contract, operation);
-      await check(
-        operation,
-        'invalid',
-        fc.tuple(valid, fc.constantFrom(...variants)),
-        async ([base, variant]) => {
-          const request = variant.apply(base);
-          const before = readBack ? await snapshot(readBack, request.path) : undefined;
-          const { answer, exchange } = await judged(operation, request);
-          if (answer.status < 400) throw new CheckFailure('invalid-refused', `${request.invalid!.where} ${request.invalid!.rule}: accepted with ${answer.status}`, exchange);
-          if (readBack && before !== undefined) {
-            const after = await snapshot(readBack, request.path);
-            if (after !== before) throw new CheckFailure('invalid-unchanged', `${request.invalid!.where} ${request.invalid!.rule}: refused with ${answer.status}, but ${readBack.operationId} reads differently afterwards`, exchange);
+      const refuse = async ([base, variant]: [GeneratedRequest, (typeof variants)[number]]) => {
+        const request = variant.apply(base);
+        const before = readBack ? await snapshot(readBack, base.path) : undefined;
+        const { answer, exchange } = await judged(operation, request);
+        if (answer.status < 400) throw new CheckFailure('invalid-refused', `${request.invalid!.where} ${request.invalid!.rule}: accepted with ${answer.status}`, exchange);
+        if (readBack && before !== undefined) {
+          const after = await snapshot(readBack, base.path);
+          if (after !== before) throw new CheckFailure('invalid-unchanged', `${request.invalid!.where} ${request.invalid!.rule}: refused with ${answer.status}, but ${readBack.operationId} reads differently afterwards`, exchange);
+        }
+        if (enabled.has('invalid-named')) {
+          const message = (answer.json as { error?: { message?: unknown } } | undefined)?.error?.message;
+          const field = request.invalid!.where.split('.').at(-1)!;
+          if (answer.status !== 400 || typeof message !== 'string' || !message.includes(field)) {
+            throw new CheckFailure('invalid-named', `${request.invalid!.where} ${request.invalid!.rule}: answered ${answer.status} ${JSON.stringify(message)}, not a 400 naming ${field}`, exchange);
           }
-        },
-        ['invalid-refused', ...(readBack ? (['invalid-unchanged'] as CheckId[]) : []), ...ALWAYS],
-      );
+        }
+      };
+      const judges: CheckId[] = ['invalid-refused', 'invalid-named', ...(readBack ? (['invalid-unchanged'] as CheckId[]) : []), ...ALWAYS];
+      if (options.exhaustive) {
+        const base = minimal(contract, operation, fc.sample(valid, { numRuns: 1, seed: seedOf(seed, operation.operationId, 'exhaustive') })[0]!);
+        for (const variant of variants) {
+          try {
+            await refuse([base, variant]);
+          } catch (error) {
+            if (error instanceof CheckFailure) fail(operation.operationId, error);
+            else throw error;
+          }
+        }
+        invalidSent.set(operation.operationId, variants.length);
+        for (const id of judges) pass(operation.operationId, id);
+      } else {
+        await check(operation, 'invalid', fc.tuple(valid, fc.constantFrom(...variants)), refuse, judges);
+      }
     }
 
     // Writes on resources the phase creates itself: round-trip, then use after delete.
@@ -296,9 +319,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     // Authentication: no token, a wrong token.
     if (enabled.has('auth-required') && declaresAuth(contract, operation)) {
       // The plainest request: its path parameters, the required query parameters and body.
-      const sampled = fc.sample(valid, { numRuns: 1, seed: seedOf(seed, operation.operationId, 'auth') })[0]!;
-      const required = new Set(operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.required).map((parameter) => parameter.name));
-      const request: GeneratedRequest = { ...sampled, query: Object.fromEntries(Object.entries(sampled.query).filter(([name]) => required.has(name))) };
+      const request = minimal(contract, operation, fc.sample(valid, { numRuns: 1, seed: seedOf(seed, operation.operationId, 'auth') })[0]!);
       try {
         for (const auth of ['none', { wrong: `docs-conformance-wrong-${seed}` }] as const) {
           const { answer, exchange } = await send(operation, request, auth);
@@ -463,7 +484,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
   const list = [...results.values()];
   const summary = { checks: list.length, failed: list.filter((result) => !result.ok).length };
   session.log(`# property phase: ${summary.checks} checks, ${summary.failed} failed`);
-  return { seed, examples, maxResponseBytes, results: list, summary };
+  return { seed, examples, maxResponseBytes, results: list, summary, ...(options.exhaustive ? { invalidRequests: Object.fromEntries(invalidSent) } : {}) };
 }
 
 /** The field of a resource that a path parameter names: its last camel-case word (`spaceId` → `id`). */
