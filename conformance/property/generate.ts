@@ -11,6 +11,8 @@ export type IdLookup = (name: string) => string[] | undefined;
 export interface GenerateOptions {
   /** Ids the scenario used, by path parameter name; a body field `space` or `spaceId` takes a `spaceId`. */
   ids?: IdLookup;
+  /** Top-level body fields always present (the round-trip of every field). */
+  require?: string[];
 }
 
 /** A request of an operation, as the property phase sends it. */
@@ -145,8 +147,9 @@ export function writableProperties(contract: Contract, raw: Schema): { propertie
   return { properties, required: shape.required.filter((name) => name in properties) };
 }
 
-function objectArbitrary(contract: Contract, schema: Schema, options: GenerateOptions, depth: number): fc.Arbitrary<Record<string, unknown>> {
-  const { properties, required } = writableProperties(contract, schema);
+function objectArbitrary(contract: Contract, schema: Schema, options: GenerateOptions, depth: number, also: string[] = []): fc.Arbitrary<Record<string, unknown>> {
+  const { properties, required: own } = writableProperties(contract, schema);
+  const required = [...new Set([...own, ...also.filter((name) => name in properties)])];
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, property] of Object.entries(properties)) model[name] = arbitraryOf(contract, property, options, name, depth + 1);
   return fc.record(model, { requiredKeys: required }) as fc.Arbitrary<Record<string, unknown>>;
@@ -275,8 +278,10 @@ export function requestArbitrary(contract: Contract, operation: Operation, paths
     if (parameter.required) requiredQuery.push(parameter.name);
   }
   const body = operation.body
-    ? operation.body.required
-      ? arbitraryOf(contract, operation.body.schema, options)
+    ? operation.body.required || options.require
+      ? options.require
+        ? objectArbitrary(contract, flatten(contract, operation.body.schema), options, 0, options.require)
+        : arbitraryOf(contract, operation.body.schema, options)
       : fc.option(arbitraryOf(contract, operation.body.schema, options), { nil: undefined, freq: 4 })
     : fc.constant(undefined);
   return fc

@@ -25,6 +25,12 @@ export interface PropertyOptions {
   checks?: CheckId[];
   /** Send every invalid variant of every operation once (on one generated valid request) instead of sampling them. */
   exhaustive?: boolean;
+  /**
+   * Round-trip every operation that writes a field its answer also has, on the run's real ids (not only the families
+   * the phase creates itself): each request carries every such field. It changes the scenario's resources, the
+   * organization and the caller's membership: for a disposable server only (test/round-trip.test.ts).
+   */
+  roundTripAll?: boolean;
 }
 
 export interface CheckResult {
@@ -44,6 +50,10 @@ export interface PropertyReport {
   summary: { checks: number; failed: number };
   /** With `exhaustive`: the invalid requests sent, by operation. */
   invalidRequests?: Record<string, number>;
+  /** With `roundTripAll`: the fields each operation wrote and read back as written (absent: none was accepted). */
+  roundTripped?: Record<string, string[]>;
+  /** How long the phase took, in ms. */
+  durationMs: number;
 }
 
 export const DEFAULT_EXAMPLES = 3;
@@ -189,6 +199,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
   const results = new Map<string, CheckResult>();
   const ids = (name: string) => session.ids.values(name);
   session.log(`# property phase: seed ${seed}, ${examples} examples per operation`);
+  const started = Date.now();
 
   const pass = (operationId: string, checkId: CheckId, message = CHECKS[checkId]) => {
     const key = `${operationId}\u0000${checkId}`;
@@ -416,7 +427,13 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     }
   }
 
-  async function roundTrip(operation: Operation, body: unknown, made: { answer: Answer; exchange: ExchangeRecord }, itemPath: Record<string, string>): Promise<void> {
+  async function roundTrip(
+    operation: Operation,
+    body: unknown,
+    made: { answer: Answer; exchange: ExchangeRecord },
+    itemPath: Record<string, string>,
+    known?: Family,
+  ): Promise<void> {
     if (!enabled.has('round-trip') || typeof body !== 'object' || body === null) return;
     const fields = roundTripFields(contract, operation).filter((field) => field in (body as Record<string, unknown>));
     if (fields.length === 0) return;
@@ -430,14 +447,18 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
         throw new CheckFailure('round-trip', `body.${field} sent as ${JSON.stringify(sent[field])}, answered as ${JSON.stringify(answered?.[field])}`, made.exchange);
       }
     }
-    const family = [...familyOf.values()].find((candidate) => candidate.create === operation || candidate.updates.includes(operation));
-    if (!family) return;
-    const readPath = Object.fromEntries(pathNames(family.read.path).map((name) => [name, itemPath[name]!]));
-    const back = await judged(family.read, { path: readPath, query: {} });
+    const family = known ?? [...familyOf.values()].find((candidate) => candidate.create === operation || candidate.updates.includes(operation));
+    // Read back by the family's GET, else by the GET above the operation's path that answers the same schema.
+    const above = family ? undefined : readBackOf(contract, operation);
+    const reader = family?.read ?? (above && successRef(contract, above) === successRef(contract, operation) ? above : undefined);
+    if (!reader) return;
+    const readPath = Object.fromEntries(pathNames(reader.path).map((name) => [name, itemPath[name]!]));
+    if (Object.values(readPath).some((value) => value === undefined)) return;
+    const back = await judged(reader, { path: readPath, query: {} });
     for (const field of fields) {
       const value = (back.answer.json as Record<string, unknown> | undefined)?.[field];
       if (!asWritten(sent[field], value)) {
-        throw new CheckFailure('round-trip', `body.${field} sent to ${operation.operationId} as ${JSON.stringify(sent[field])}, read back by ${family.read.operationId} as ${JSON.stringify(value)}`, made.exchange);
+        throw new CheckFailure('round-trip', `body.${field} sent to ${operation.operationId} as ${JSON.stringify(sent[field])}, read back by ${reader.operationId} as ${JSON.stringify(value)}`, made.exchange);
       }
     }
   }
@@ -481,10 +502,49 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     return pattern.test(new URL(url).pathname + new URL(url).search);
   }
 
+  const roundTripped = new Map<string, string[]>();
+  if (options.roundTripAll) {
+    for (const operation of selected) {
+      const fields = roundTripFields(contract, operation);
+      if (operation.method === 'get' || fields.length === 0) continue;
+      const paths = session.ids.pathsFor(operation);
+      const full = requestArbitrary(contract, operation, paths, { ids, require: fields });
+      await check(
+        operation,
+        'round-trip-all',
+        full,
+        async (request) => {
+          if (roundTripped.has(operation.operationId)) return;
+          const made = await judged(operation, request);
+          if (made.answer.status >= 300) return;
+          const family = [...families(contract)].find((candidate) => candidate.create === operation || candidate.updates.includes(operation));
+          let itemPath: Record<string, string> = request.path;
+          if (family?.create === operation) {
+            const readParam = pathNames(family.read.path).at(-1)!;
+            const key = (made.answer.json as Record<string, unknown> | undefined)?.[keyField(readParam)];
+            if (!(readParam in itemPath) && typeof key === 'string') itemPath = { ...itemPath, [readParam]: key };
+          }
+          await roundTrip(operation, request.body, made, itemPath, family);
+          roundTripped.set(operation.operationId, fields.filter((field) => field in (request.body as object)));
+        },
+        ['round-trip', ...ALWAYS],
+      );
+    }
+  }
+
   const list = [...results.values()];
   const summary = { checks: list.length, failed: list.filter((result) => !result.ok).length };
   session.log(`# property phase: ${summary.checks} checks, ${summary.failed} failed`);
-  return { seed, examples, maxResponseBytes, results: list, summary, ...(options.exhaustive ? { invalidRequests: Object.fromEntries(invalidSent) } : {}) };
+  return {
+    seed,
+    examples,
+    maxResponseBytes,
+    results: list,
+    summary,
+    ...(options.exhaustive ? { invalidRequests: Object.fromEntries(invalidSent) } : {}),
+    ...(options.roundTripAll ? { roundTripped: Object.fromEntries(roundTripped) } : {}),
+    durationMs: Date.now() - started,
+  };
 }
 
 /** The field of a resource that a path parameter names: its last camel-case word (`spaceId` → `id`). */

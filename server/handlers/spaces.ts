@@ -186,7 +186,7 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const access = spaceAccess(ctx, caller, params.spaceId);
       requireSpace(access, 'admin');
       const space = access.space;
-      const parent = body.parent === undefined ? space.parent_id : body.parent;
+      const parent = body.parent === undefined ? space.parent_id : body.parent || null; // "" is the top level, as checkParent reads it
       const destination = checkParent(space.organization_id, parent, 'parent');
       if (parent !== space.parent_id) requireCreateIn(db, access.membership, destination);
       const position = positionAmong(db, space.organization_id, parent, space.id, body.position);
