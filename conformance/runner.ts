@@ -168,13 +168,14 @@ export class Session {
   private readonly fetch: typeof globalThis.fetch;
   readonly baseUrl: string;
   /** The real ids of the run, by path parameter name (the property phase's path parameters). */
-  readonly ids = new IdPool();
+  readonly ids: IdPool;
   /** Runs once, before the clean-up of the first top-level group that has clean-up (the scenario's shared resources). */
   beforeSharedCleanup: (() => Promise<void>) | undefined;
   private depth = 0;
 
   constructor(readonly options: ConformanceOptions) {
     this.contract = loadContract(options.contract);
+    this.ids = new IdPool(new Set([...this.contract.operations.values()].flatMap((operation) => operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name))));
     this.validator = validatorOf(this.contract);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? globalThis.fetch;
@@ -384,7 +385,10 @@ export class Session {
     this.record(operation, state, step, answer, problems);
     const ok = problems.length === 0;
     if (ok && (answer.status < 300 || options.exercises)) state.exercised = true;
-    if (ok && answer.status < 300) this.ids.record(operation, path);
+    if (ok && answer.status < 300) {
+      this.ids.record(operation, path);
+      if (kind === 'scenario') this.ids.recordBody(id, init.body);
+    }
     if (probe && ok && when === 'after') {
       state.probed = true;
       await this.sendProbes(operation, state, path, query, init.body, options);

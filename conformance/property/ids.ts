@@ -6,6 +6,42 @@ export class IdPool {
   private readonly byName = new Map<string, string[]>();
   private readonly byOperation = new Map<string, Record<string, string>[]>();
   private readonly dead = new Set<string>();
+  private readonly fields = new Map<string, string[]>();
+  private readonly bodies = new Map<string, Record<string, unknown>>();
+
+  constructor(private readonly parameterNames: Set<string> = new Set()) {}
+
+  /**
+   * The body of a successful call: kept as that operation's accepted body, and its top-level string fields that
+   * hold a real id (a value some path parameter had, or a field named after a path parameter: `organization`,
+   * `space`) remembered by field name.
+   */
+  recordBody(operationId: string, body: unknown): void {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+    this.bodies.set(operationId, body as Record<string, unknown>);
+    const known = new Set([...this.byName.values()].flat());
+    for (const [name, value] of Object.entries(body)) {
+      const values = [value].flat().filter((item): item is string => typeof item === 'string');
+      for (const item of values) {
+        if (!known.has(item) && !this.parameterNames.has(`${name}Id`) && !this.parameterNames.has(name)) continue;
+        const list = this.fields.get(name) ?? [];
+        if (!list.includes(item)) list.push(item);
+        this.fields.set(name, list);
+      }
+    }
+  }
+
+  /** The last body of an operation that was accepted. */
+  acceptedBody(operationId: string): Record<string, unknown> | undefined {
+    return this.bodies.get(operationId);
+  }
+
+  /** Real ids for a body field: by parameter name (`spaceId`, `space` → `spaceId`), else the ids sent in that field. */
+  forField(name: string): string[] | undefined {
+    const live = (list: string[] | undefined) => list?.filter((value) => ![...this.dead].some((key) => key.endsWith(`\u0000${value}`)));
+    const found = this.values(name) ?? this.values(`${name}Id`) ?? live(this.fields.get(name));
+    return found && found.length > 0 ? found : undefined;
+  }
 
   /** A successful call of `operation` with these path parameters. */
   record(operation: Operation, path: Record<string, unknown>): void {
@@ -32,6 +68,27 @@ export class IdPool {
     const list = this.byName.get(name) ?? [];
     if (!list.includes(value)) list.push(value);
     this.byName.set(name, list);
+  }
+
+  /** An id to use first for its name. */
+  prefer(name: string, value: string): void {
+    this.add(name, value);
+    this.byName.set(name, [value, ...this.byName.get(name)!.filter((candidate) => candidate !== value)]);
+  }
+
+  /** Whether the operation was called with path parameters that are all still alive. */
+  hasKnownPath(operation: Operation): boolean {
+    const names = pathNames(operation.path);
+    return (this.byOperation.get(operation.operationId) ?? []).some((values) => names.every((name) => !this.dead.has(`${name}\u0000${values[name]}`)));
+  }
+
+  /** The path parameters the operation was first called with, alive or not. */
+  recordedPath(operationId: string): Record<string, string> | undefined {
+    return this.byOperation.get(operationId)?.[0];
+  }
+
+  isAlive(name: string, value: string): boolean {
+    return !this.dead.has(`${name}\u0000${value}`);
   }
 
   forget(name: string, value: string): void {

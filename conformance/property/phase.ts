@@ -197,7 +197,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
   const only = options.operations ? new Set(options.operations) : undefined;
   const selected = [...contract.operations.values()].filter((operation) => (!only || only.has(operation.operationId)) && !session.isExcluded(operation.operationId as never));
   const results = new Map<string, CheckResult>();
-  const ids = (name: string) => session.ids.values(name);
+  const ids = (name: string) => session.ids.forField(name);
   session.log(`# property phase: seed ${seed}, ${examples} examples per operation`);
   const started = Date.now();
 
@@ -263,6 +263,48 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     for (const id of checks) pass(operation.operationId, id);
   };
 
+  /** Resources made to have a parent to work in (a comment for a reply): deleted when the phase ends. */
+  const created: (() => Promise<unknown>)[] = [];
+  const pick = (operation: Operation, values: Record<string, string>) => Object.fromEntries(pathNames(operation.path).map((name) => [name, values[name]!]));
+
+  /**
+   * Path parameters for an operation, all alive: those it was called with, else each parameter from that call while
+   * it lives, and a missing one made by the family that makes it under the same parents (a space comment for a reply
+   * to one); undefined when none could be made.
+   */
+  async function ensure(operation: Operation, depth: number): Promise<Record<string, string> | undefined> {
+    if (depth > 4) return undefined;
+    if (session.ids.hasKnownPath(operation)) return session.ids.pathsFor(operation)[0];
+    const own = new Set(pathNames(operation.path));
+    const recorded = session.ids.recordedPath(operation.operationId) ?? {};
+    const values: Record<string, string> = {};
+    for (const name of pathNames(operation.path)) {
+      const previous = recorded[name];
+      if (previous !== undefined && session.ids.isAlive(name, previous)) {
+        values[name] = previous;
+        continue;
+      }
+      const family = families(contract).find(
+        (candidate) => candidate.remove && pathNames(candidate.read.path).at(-1) === name && !pathNames(candidate.create.path).includes(name) && pathNames(candidate.create.path).every((parent) => own.has(parent)),
+      );
+      if (family) {
+        const path = pick(family.create, values);
+        const body = session.ids.acceptedBody(family.create.operationId) ?? minimal(contract, family.create, fc.sample(requestArbitrary(contract, family.create, [path], { ids }), { numRuns: 1, seed: seedOf(seed, family.create.operationId, 'ensure') })[0]!).body;
+        const answer = await session.exchange(family.create.operationId, { path, query: {}, ...(body !== undefined ? { body } : {}) });
+        const key = (answer?.json as Record<string, unknown> | undefined)?.[keyField(name)];
+        if (answer && answer.status < 300 && typeof key === 'string') {
+          session.ids.add(name, key);
+          values[name] = key;
+          const itemPath = { ...path, [name]: key };
+          created.push(() => session.exchange(family.remove!.operationId, { path: pick(family.remove!, itemPath), query: {} }));
+          continue;
+        }
+      }
+      values[name] = session.ids.values(name)?.[0] ?? 'docs-conformance-missing';
+    }
+    return values;
+  }
+
   const familyOf = new Map<string, Family>();
   for (const family of families(contract)) {
     if (!family.remove) continue;
@@ -272,7 +314,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
   /** With `exhaustive`: how many invalid requests each operation was sent. */
   const invalidSent = new Map<string, number>();
 
-  for (const operation of selected) {
+  for (const operation of options.roundTripAll ? [] : selected) {
     const paths = session.ids.pathsFor(operation);
     const valid = requestArbitrary(contract, operation, paths, { ids });
 
@@ -504,33 +546,59 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
 
   const roundTripped = new Map<string, string[]>();
   if (options.roundTripAll) {
-    for (const operation of selected) {
+    const allFamilies = families(contract);
+    // Last in the contract first: what the document lists first (the organization, its members, the caller's own
+    // role) is changed last, so that a role taken away does not stop the rest.
+    for (const operation of [...selected].reverse()) {
       const fields = roundTripFields(contract, operation);
       if (operation.method === 'get' || fields.length === 0) continue;
-      const paths = session.ids.pathsFor(operation);
-      const full = requestArbitrary(contract, operation, paths, { ids, require: fields });
-      await check(
-        operation,
-        'round-trip-all',
-        full,
-        async (request) => {
-          if (roundTripped.has(operation.operationId)) return;
-          const made = await judged(operation, request);
-          if (made.answer.status >= 300) return;
-          const family = [...families(contract)].find((candidate) => candidate.create === operation || candidate.updates.includes(operation));
-          let itemPath: Record<string, string> = request.path;
-          if (family?.create === operation) {
-            const readParam = pathNames(family.read.path).at(-1)!;
-            const key = (made.answer.json as Record<string, unknown> | undefined)?.[keyField(readParam)];
-            if (!(readParam in itemPath) && typeof key === 'string') itemPath = { ...itemPath, [readParam]: key };
-          }
-          await roundTrip(operation, request.body, made, itemPath, family);
-          roundTripped.set(operation.operationId, fields.filter((field) => field in (request.body as object)));
-        },
-        ['round-trip', ...ALWAYS],
-      );
+      const ensured = await ensure(operation, 0);
+      const paths = ensured ? [ensured] : session.ids.pathsFor(operation);
+      const family = allFamilies.find((candidate) => candidate.create === operation || candidate.updates.includes(operation));
+      const verified = new Set<string>();
+      /** Sends one request; when accepted, checks its fields come back as sent, then puts the resource back as it was. */
+      const attempt = async (request: GeneratedRequest) => {
+        const above = family ? undefined : readBackOf(contract, operation);
+        const before = above ? await session.exchange(above.operationId, { path: pick(above, request.path), query: {} }) : undefined;
+        const made = await judged(operation, request);
+        if (made.answer.status >= 300) return;
+        let itemPath: Record<string, string> = request.path;
+        if (family?.create === operation) {
+          const readParam = pathNames(family.read.path).at(-1)!;
+          const key = (made.answer.json as Record<string, unknown> | undefined)?.[keyField(readParam)];
+          if (!(readParam in itemPath) && typeof key === 'string') itemPath = { ...itemPath, [readParam]: key };
+        }
+        await roundTrip(operation, request.body, made, itemPath, family);
+        for (const field of fields) if (field in (request.body as object)) verified.add(field);
+        // Put back what was there (a locked space, a lost role would stop what follows).
+        const previous = before?.status === 200 ? (before.json as Record<string, unknown>) : undefined;
+        if (previous) {
+          const restore = Object.fromEntries(fields.filter((field) => field in previous).map((field) => [field, previous[field]]));
+          if (Object.keys(restore).length > 0) await session.exchange(operation.operationId, { path: request.path, query: request.query, body: restore });
+        }
+      };
+      // Every field at once; else each field on top of the body the scenario had accepted (its other values real).
+      await check(operation, 'round-trip-all', requestArbitrary(contract, operation, paths, { ids, require: fields }), async (request) => {
+        if (verified.size === 0) await attempt(request);
+      }, ['round-trip', ...ALWAYS]);
+      const accepted = session.ids.acceptedBody(operation.operationId);
+      if (verified.size < fields.length && accepted) {
+        for (const field of fields.filter((name) => !verified.has(name))) {
+          await check(operation, `round-trip-${field}`, requestArbitrary(contract, operation, paths, { ids, require: [field] }), async (request) => {
+            if (!verified.has(field)) await attempt({ ...request, body: { ...accepted, [field]: (request.body as Record<string, unknown>)[field] } });
+          }, ['round-trip', ...ALWAYS]);
+        }
+        if (fields.some((name) => !verified.has(name) && name in accepted)) {
+          await attempt({ path: paths[0]!, query: {}, body: accepted }).catch((error: unknown) => {
+            if (error instanceof CheckFailure) fail(operation.operationId, error);
+            else throw error;
+          });
+        }
+      }
+      if (verified.size > 0) roundTripped.set(operation.operationId, [...verified]);
     }
   }
+  for (const undo of created.reverse()) await undo().catch(() => undefined);
 
   const list = [...results.values()];
   const summary = { checks: list.length, failed: list.filter((result) => !result.ok).length };

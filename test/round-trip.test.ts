@@ -1,0 +1,56 @@
+// Issue 13's round-trip test, derived from the contract through the conformance runner's one generator: for every
+// create, update and put operation, a request carrying every writable field that the response schema also has
+// (values generated from the schema, the real ids of a scenario run) comes back as sent, in the answer and read
+// back, except as conformance/exceptions.json says (each exception with its reason). A field added to a request and
+// its response but dropped by the server fails it.
+import os from 'node:os';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { loadContract } from '../conformance/contract.ts';
+import { roundTripFields } from '../conformance/property/phase.ts';
+import { runConformance } from '../conformance/runner.ts';
+import type { SeedFixture } from '../server/seed.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const TOKEN = 'runner-token';
+const fixture: SeedFixture = {
+  users: [{ id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] }],
+  organizations: [
+    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
+    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
+  ],
+};
+const contract = loadContract();
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({
+    fixture,
+    recordCoverage: false,
+    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: "silent", ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+test('every field written by a create, update or put comes back as written', { timeout: 180_000 }, async () => {
+  const report = await runConformance({
+    baseUrl: server.url,
+    token: TOKEN,
+    property: { roundTripAll: true, seed: 5, examples: 4, checks: ['round-trip', 'no-5xx', 'status-declared', 'response-conforms', 'error-envelope'] },
+  });
+  expect(report.property!.results.filter((result) => !result.ok)).toEqual([]);
+  // Coverage by count, from the contract: every operation that writes a field its answer has, round-tripped.
+  const writers = [...contract.operations.values()].filter((operation) => operation.method !== 'get' && roundTripFields(contract, operation).length > 0);
+  expect(writers.length).toBeGreaterThan(10);
+  // Known gaps, each with why: the phase cannot make these resources again once the scenario has deleted or merged
+  // them (no create of the same schema with a read and a delete to derive a family from, or a merged change request).
+  const gaps: Record<string, string> = {
+    updateSiteSectionGroup: 'the scenario deletes its section group; createSiteSectionGroup answers a schema no GET reads',
+    updateSiteSpace: 'the scenario deletes its site space; createSiteSpace answers a schema no GET reads',
+    updateChangeRequest: 'the scenario merges its change request (409 afterwards), and change requests cannot be deleted',
+  };
+  const missing = writers.filter((operation) => !(operation.operationId in report.property!.roundTripped!)).map((operation) => operation.operationId);
+  expect(missing.sort()).toEqual(Object.keys(gaps).sort());
+  expect(Object.keys(report.property!.roundTripped!).length).toBe(writers.length - Object.keys(gaps).length);
+});
