@@ -458,7 +458,7 @@ export class Session {
   ): Promise<Answer | undefined> {
     const operation = this.operation(operationId);
     const state = this.operations.get(operationId);
-    if (!operation || !state) return undefined;
+    if (!operation || !state || state.excluded) return undefined;
     return this.send(operation, state, { path: input.path, query: input.query, body: input.body }, 'property', 'property', token);
   }
 

@@ -285,7 +285,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
         continue;
       }
       const family = families(contract).find(
-        (candidate) => candidate.remove && pathNames(candidate.read.path).at(-1) === name && !pathNames(candidate.create.path).includes(name) && pathNames(candidate.create.path).every((parent) => own.has(parent)),
+        (candidate) => candidate.remove && usable(candidate.create) && usable(candidate.remove) && pathNames(candidate.read.path).at(-1) === name && !pathNames(candidate.create.path).includes(name) && pathNames(candidate.create.path).every((parent) => own.has(parent)),
       );
       if (family) {
         const path = pick(family.create, values);
@@ -305,9 +305,10 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     return values;
   }
 
+  const usable = (operation: Operation | undefined) => operation !== undefined && !session.isExcluded(operation.operationId as never);
   const familyOf = new Map<string, Family>();
   for (const family of families(contract)) {
-    if (!family.remove) continue;
+    if (!family.remove || ![family.create, family.read, ...family.updates, family.remove].every(usable)) continue;
     for (const operation of [family.create, ...family.updates, family.remove]) if (!familyOf.has(operation.operationId)) familyOf.set(operation.operationId, family);
   }
   const doneFamilies = new Set<Family>();
@@ -326,7 +327,8 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     // Invalid values, one rule broken at a time: refused with a 4xx, and nothing changed.
     const variants = invalidVariants(contract, operation);
     if (variants.length > 0 && (enabled.has('invalid-refused') || enabled.has('invalid-unchanged'))) {
-      const readBack = operation.method === 'get' ? undefined : readBackOf(contract, operation);
+      const candidate = operation.method === 'get' ? undefined : readBackOf(contract, operation);
+      const readBack = usable(candidate) ? candidate : undefined;
       const refuse = async ([base, variant]: [GeneratedRequest, (typeof variants)[number]]) => {
         const request = variant.apply(base);
         const before = readBack ? await snapshot(readBack, base.path) : undefined;
