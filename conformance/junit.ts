@@ -111,8 +111,9 @@ export function junitXml(results: CheckResult[], options: JUnitOptions = {}): st
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlText(name)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skippedCount}"${time}>\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
-/** The JUnit XML of a whole report: the scenario's results and `report.checks`. */
+/** The JUnit XML of a whole report: the scenario's results, the property phase's (`report.property.results`) and
+ *  any other `report.checks`. */
 export function reportJunit(report: Report): string {
   const skipped = Object.entries(report.operations).filter(([, operation]) => operation.excluded).map(([id]) => id);
-  return junitXml([...scenarioResults(report), ...(report.checks ?? [])], { durationMs: report.durationMs, skipped });
+  return junitXml([...scenarioResults(report), ...(report.property?.results ?? []), ...(report.checks ?? [])], { durationMs: report.durationMs, skipped });
 }

@@ -76,7 +76,7 @@ describe.concurrent('the runner against a server that refuses private networks',
   test('exercises everything but what needs its address, names those with the reason, and writes JUnit', { timeout: 180_000 }, async () => {
     const junit = path.join(scratch, 'junit.xml');
     const reportFile = path.join(scratch, 'report.json');
-    const run = await cli(['--base-url', server.url, '--token', TOKEN, '--junit', junit, '--report', reportFile]);
+    const run = await cli(['--base-url', server.url, '--token', TOKEN, '--seed', '11', '--junit', junit, '--report', reportFile]);
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
     expect(report.violations, run.stdout).toEqual([]);
     expect(report.notExercised.sort()).toEqual(NEED_ADDRESS);
@@ -115,6 +115,10 @@ describe.concurrent('the runner against a server that refuses private networks',
     const invalid = parsed.testsuites.testsuite.find((suite) => suite.name === 'invalid-input')!;
     expect(invalid.testcase.length).toBeGreaterThan(50);
     expect(invalid.testcase.every((testcase) => !testcase.failure)).toBe(true);
+    // The property phase's checks are suites of their own, one test case per operation checked.
+    const noServerError = parsed.testsuites.testsuite.find((suite) => suite.name === 'no-5xx')!;
+    expect(noServerError.testcase.length).toBe(report.property!.results.filter((result) => result.checkId === 'no-5xx').length);
+    expect(noServerError.testcase.length).toBeGreaterThan(100);
     expect(Number(parsed.testsuites.failures)).toBe(3);
   });
 

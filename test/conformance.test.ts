@@ -70,7 +70,8 @@ afterAll(async () => {
 
 describe('runConformance', () => {
   test('against the reference server: every operation exercised, no violation', { timeout: 60_000 }, async () => {
-    const report = await runConformance({ baseUrl: reference.url, token: TOKEN });
+    // A fixed seed: the suite must not depend on luck (test/conformance-property.test.ts explores other seeds' checks).
+    const report = await runConformance({ baseUrl: reference.url, token: TOKEN, property: { seed: 7 } });
     expect(report.violations).toEqual([]);
     expect(report.notes).toEqual([]);
     expect(report.notExercised).toEqual([]);
