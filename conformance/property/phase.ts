@@ -125,6 +125,37 @@ export function families(contract: Contract): Family[] {
   return result;
 }
 
+/**
+ * A create that makes a resource with an item path of its own (`POST …/section-groups` makes
+ * `…/section-groups/{siteSectionGroupId}`): a POST or PUT answering 201 with a body and some operation on the path
+ * below it ending with one more parameter (the new resource's key), and that path's DELETE when there is one (to
+ * clean up). Unlike a family it needs no GET: the round-trip uses it to make a resource it can write to.
+ */
+export interface Maker {
+  create: Operation;
+  /** The path parameter naming what it makes (`siteSectionGroupId`). */
+  parameter: string;
+  remove?: Operation;
+}
+
+export function makers(contract: Contract): Maker[] {
+  const operations = [...contract.operations.values()];
+  // A family's create makes what its GET reads; other creates, what the path below them names.
+  const result: Maker[] = families(contract)
+    .map((family) => ({ create: family.create, parameter: pathNames(family.read.path).at(-1)!, ...(family.remove ? { remove: family.remove } : {}) }))
+    .filter((maker) => !pathNames(maker.create.path).includes(maker.parameter));
+  for (const create of operations) {
+    if (result.some((maker) => maker.create === create)) continue;
+    if (!(create.method === 'post' || create.method === 'put') || !create.successStatuses.includes(201) || !create.body || !successRef(contract, create)) continue;
+    const below = operations.filter((candidate) => candidate.path.startsWith(`${create.path}/{`) && /^\{[^}/]+\}$/.test(candidate.path.slice(create.path.length + 1)));
+    const parameter = below[0] && pathNames(below[0].path).at(-1)!;
+    if (!parameter || pathNames(create.path).includes(parameter)) continue;
+    const remove = below.find((candidate) => candidate.method === 'delete');
+    result.push({ create, parameter, ...(remove ? { remove } : {}) });
+  }
+  return result;
+}
+
 /** The GET that reads back what an operation changes: at its path, or the nearest item path above it. */
 export function readBackOf(contract: Contract, operation: Operation): Operation | undefined {
   const gets = [...contract.operations.values()].filter((candidate) => candidate.method === 'get');
@@ -284,25 +315,42 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
         values[name] = previous;
         continue;
       }
-      const family = families(contract).find(
-        (candidate) => candidate.remove && usable(candidate.create) && usable(candidate.remove) && pathNames(candidate.read.path).at(-1) === name && !pathNames(candidate.create.path).includes(name) && pathNames(candidate.create.path).every((parent) => own.has(parent)),
-      );
-      if (family) {
-        const path = pick(family.create, values);
-        const body = session.ids.acceptedBody(family.create.operationId) ?? minimal(contract, family.create, fc.sample(requestArbitrary(contract, family.create, [path], { ids }), { numRuns: 1, seed: seedOf(seed, family.create.operationId, 'ensure') })[0]!).body;
-        const answer = await session.exchange(family.create.operationId, { path, query: {}, ...(body !== undefined ? { body } : {}) });
-        const key = (answer?.json as Record<string, unknown> | undefined)?.[keyField(name)];
-        if (answer && answer.status < 300 && typeof key === 'string') {
-          session.ids.add(name, key);
-          values[name] = key;
-          const itemPath = { ...path, [name]: key };
-          created.push(() => session.exchange(family.remove!.operationId, { path: pick(family.remove!, itemPath), query: {} }));
-          continue;
-        }
+      const key = await make(name, own, values);
+      if (key !== undefined) {
+        values[name] = key;
+        continue;
       }
       values[name] = session.ids.values(name)?.[0] ?? 'docs-conformance-missing';
     }
     return values;
+  }
+
+  /**
+   * Makes a new resource named by path parameter `name` under `parents` with the create that makes it (its DELETE,
+   * when there is one, cleans it up when the phase ends): the body the scenario had accepted, else generated ones.
+   * Returns its key, or undefined when no create makes it or every body was refused.
+   */
+  async function make(name: string, own: Set<string>, parents: Record<string, string>): Promise<string | undefined> {
+    const maker = makers(contract)
+      .filter((candidate) => candidate.parameter === name && usable(candidate.create) && (!candidate.remove || usable(candidate.remove)) && pathNames(candidate.create.path).every((parent) => own.has(parent) && parent in parents))
+      .sort((a, b) => Number(!a.remove) - Number(!b.remove))[0];
+    if (!maker) return undefined;
+    const path = pick(maker.create, parents);
+    const accepted = session.ids.acceptedBody(maker.create.operationId);
+    const generated = fc.sample(requestArbitrary(contract, maker.create, [path], { ids }), { numRuns: examples, seed: seedOf(seed, maker.create.operationId, 'make') });
+    const bodies = [...(accepted ? [accepted] : []), ...generated.map((request) => minimal(contract, maker.create, request).body)];
+    for (const body of bodies) {
+      const answer = await session.exchange(maker.create.operationId, { path, query: {}, ...(body !== undefined ? { body } : {}) });
+      const key = (answer?.json as Record<string, unknown> | undefined)?.[keyField(name)];
+      if (!answer || answer.status >= 300 || typeof key !== 'string') continue;
+      session.ids.add(name, key);
+      if (maker.remove) {
+        const itemPath = { ...path, [name]: key };
+        created.push(() => session.exchange(maker.remove!.operationId, { path: pick(maker.remove!, itemPath), query: {} }));
+      }
+      return key;
+    }
+    return undefined;
   }
 
   const usable = (operation: Operation | undefined) => operation !== undefined && !session.isExcluded(operation.operationId as never);
@@ -579,23 +627,33 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
           if (Object.keys(restore).length > 0) await session.exchange(operation.operationId, { path: request.path, query: request.query, body: restore });
         }
       };
-      // Every field at once; else each field on top of the body the scenario had accepted (its other values real).
-      await check(operation, 'round-trip-all', requestArbitrary(contract, operation, paths, { ids, require: fields }), async (request) => {
-        if (verified.size === 0) await attempt(request);
-      }, ['round-trip', ...ALWAYS]);
-      const accepted = session.ids.acceptedBody(operation.operationId);
-      if (verified.size < fields.length && accepted) {
-        for (const field of fields.filter((name) => !verified.has(name))) {
-          await check(operation, `round-trip-${field}`, requestArbitrary(contract, operation, paths, { ids, require: [field] }), async (request) => {
-            if (!verified.has(field)) await attempt({ ...request, body: { ...accepted, [field]: (request.body as Record<string, unknown>)[field] } });
-          }, ['round-trip', ...ALWAYS]);
+      /** Every field at once; else each field on top of the body the scenario had accepted (its other values real). */
+      const roundTripOn = async (paths: Record<string, string>[], salt: string) => {
+        await check(operation, `round-trip-all${salt}`, requestArbitrary(contract, operation, paths, { ids, require: fields }), async (request) => {
+          if (verified.size === 0) await attempt(request);
+        }, ['round-trip', ...ALWAYS]);
+        const accepted = session.ids.acceptedBody(operation.operationId);
+        if (verified.size < fields.length && accepted) {
+          for (const field of fields.filter((name) => !verified.has(name))) {
+            await check(operation, `round-trip-${field}${salt}`, requestArbitrary(contract, operation, paths, { ids, require: [field] }), async (request) => {
+              if (!verified.has(field)) await attempt({ ...request, body: { ...accepted, [field]: (request.body as Record<string, unknown>)[field] } });
+            }, ['round-trip', ...ALWAYS]);
+          }
+          if (fields.some((name) => !verified.has(name) && name in accepted)) {
+            await attempt({ path: paths[0]!, query: {}, body: accepted }).catch((error: unknown) => {
+              if (error instanceof CheckFailure) fail(operation.operationId, error);
+              else throw error;
+            });
+          }
         }
-        if (fields.some((name) => !verified.has(name) && name in accepted)) {
-          await attempt({ path: paths[0]!, query: {}, body: accepted }).catch((error: unknown) => {
-            if (error instanceof CheckFailure) fail(operation.operationId, error);
-            else throw error;
-          });
-        }
+      };
+      await roundTripOn(paths, '');
+      // The resource of the run refuses the write (a merged change request) or was not there: the same on a new one,
+      // made under the same parents by the create that makes what the operation's last path parameter names.
+      const last = pathNames(operation.path).at(-1);
+      if (verified.size < fields.length && last && operation.path.endsWith(`{${last}}`) && family?.create !== operation) {
+        const key = await make(last, new Set(pathNames(operation.path)), paths[0]!);
+        if (key !== undefined) await roundTripOn([{ ...paths[0]!, [last]: key }], '-new');
       }
       if (verified.size > 0) roundTripped.set(operation.operationId, [...verified]);
     }
