@@ -28,7 +28,8 @@ export interface PropertyOptions {
   /**
    * Round-trip every operation that writes a field its answer also has, on the run's real ids (not only the families
    * the phase creates itself): each request carries every such field. It changes the scenario's resources, the
-   * organization and the caller's membership: for a disposable server only (test/round-trip.test.ts).
+   * organization and the caller's membership, and makes resources where the run's are gone or refuse the write (by
+   * their create; those without a DELETE stay): for a disposable server only (test/round-trip.test.ts).
    */
   roundTripAll?: boolean;
 }
@@ -300,7 +301,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
 
   /**
    * Path parameters for an operation, all alive: those it was called with, else each parameter from that call while
-   * it lives, and a missing one made by the family that makes it under the same parents (a space comment for a reply
+   * it lives, and a missing one made by the create that makes it under the same parents (a space comment for a reply
    * to one); undefined when none could be made.
    */
   async function ensure(operation: Operation, depth: number): Promise<Record<string, string> | undefined> {
