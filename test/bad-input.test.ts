@@ -3,22 +3,15 @@
 // limit of a path or query parameter or body field, the spellings `Infinity`, `1e400`, `0x10`, `-0`, empty and
 // over-long of integer query parameters, a wrong type, a value outside an enum, a missing required field and an
 // unknown property answer 400 naming the field, never 5xx, and change nothing (read back before and after).
-import os from 'node:os';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { invalidVariants } from '../conformance/property/generate.ts';
 import { runConformance } from '../conformance/runner.ts';
-import type { SeedFixture } from '../server/seed.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const TOKEN = 'runner-token';
-const fixture: SeedFixture = {
-  users: [{ id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] }],
-  organizations: [
-    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
-    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
-  ],
-};
+const TOKEN = RUNNER_TOKEN;
+const fixture = runnerFixture;
 const contract = loadContract();
 
 let server: TestServer;
@@ -26,7 +19,7 @@ beforeAll(async () => {
   server = await startTestServer({
     fixture,
     recordCoverage: false,
-    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() },
+    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT },
   });
 });
 afterAll(async () => {

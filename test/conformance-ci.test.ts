@@ -16,20 +16,17 @@ import { junitXml } from '../conformance/junit.ts';
 import type { Report } from '../conformance/runner.ts';
 import type { SeedFixture } from '../server/seed.ts';
 import { repoRoot } from './support/repo.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerOrganizations, runnerUser } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const TOKEN = 'runner-token';
+const TOKEN = RUNNER_TOKEN;
 /** Admin of `initech` only: the interrupted runs work there (transfers to the same organization), apart from the others. */
 const SIGNAL_TOKEN = 'signal-token';
 
 const fixture: SeedFixture = {
-  users: [
-    { id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] },
-    { id: 'stopper', displayName: 'Interrupted Runner', email: 'stopper@initech.test', tokens: [SIGNAL_TOKEN] },
-  ],
+  users: [runnerUser, { id: 'stopper', displayName: 'Interrupted Runner', email: 'stopper@initech.test', tokens: [SIGNAL_TOKEN] }],
   organizations: [
-    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
-    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
+    ...runnerOrganizations,
     { id: 'initech', title: 'Initech', emailDomains: ['initech.test'], members: [{ user: 'stopper', role: 'admin' }] },
   ],
 };
@@ -47,7 +44,7 @@ beforeAll(async () => {
     fixture,
     recordCoverage: false,
     // The default: outbound requests to private addresses refused. Local Git stays on: it is not the network path.
-    env: { VALIDATE_RESPONSES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() },
+    env: { VALIDATE_RESPONSES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', ...LOCAL_GIT },
   });
 });
 

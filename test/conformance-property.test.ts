@@ -3,26 +3,18 @@
 // it reports the fault with its check id, and the shrunk request it prints reproduces the fault.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import type { CheckResult } from '../conformance/property/phase.ts';
 import { runPropertyPhase } from '../conformance/property/phase.ts';
 import { runConformance, Session } from '../conformance/runner.ts';
-import type { SeedFixture } from '../server/seed.ts';
 import { ok } from './support/expect.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const TOKEN = 'runner-token';
-const fixture: SeedFixture = {
-  users: [{ id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] }],
-  organizations: [
-    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
-    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
-  ],
-};
-const LOCAL_GIT = { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() };
+const TOKEN = RUNNER_TOKEN;
+const fixture = runnerFixture;
 const contract = loadContract();
 
 /** The path template of an operation as an Express route (from the contract: no path is written here). */

@@ -9,20 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { passed, type Report, runConformance, summaryLine } from '../conformance/runner.ts';
 import { ApiError } from '../server/http/errors.ts';
-import type { SeedFixture } from '../server/seed.ts';
 import { repoRoot } from './support/repo.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const TOKEN = 'runner-token';
+const TOKEN = RUNNER_TOKEN;
 
-/** The runner's user: admin of two organizations, so that the transfers have somewhere to go. */
-const fixture: SeedFixture = {
-  users: [{ id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] }],
-  organizations: [
-    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
-    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
-  ],
-};
+const fixture = runnerFixture;
 
 const OPERATIONS = loadContract().operations.size;
 
@@ -33,8 +26,7 @@ const BROKEN = ['getOrganization', 'listSsoLoginInfo', 'listTeams'];
 // tests must exercise each operation themselves). The runner validates every response against the contract, so
 // the reference server's own response validation is off: it would only double the cost of each operation's
 // first request (its validator compiles per route).
-// The runner's Git steps use a bare repository it creates in the system's temporary folder, by absolute path.
-const LOCAL_GIT = { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() };
+// The runner's Git steps use a bare repository it creates in the system's temporary folder (LOCAL_GIT).
 
 let reference: TestServer;
 let broken: TestServer;

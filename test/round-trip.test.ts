@@ -3,22 +3,15 @@
 // (values generated from the schema, the real ids of a scenario run) comes back as sent, in the answer and read
 // back, except as conformance/exceptions.json says (each exception with its reason). A field added to a request and
 // its response but dropped by the server fails it.
-import os from 'node:os';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { roundTripFields } from '../conformance/property/phase.ts';
 import { runConformance } from '../conformance/runner.ts';
-import type { SeedFixture } from '../server/seed.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const TOKEN = 'runner-token';
-const fixture: SeedFixture = {
-  users: [{ id: 'runner', displayName: 'Conformance Runner', email: 'runner@acme.test', tokens: [TOKEN] }],
-  organizations: [
-    { id: 'acme', title: 'Acme', emailDomains: ['acme.test'], members: [{ user: 'runner', role: 'admin' }] },
-    { id: 'globex', title: 'Globex', emailDomains: ['globex.test'], members: [{ user: 'runner', role: 'admin' }] },
-  ],
-};
+const TOKEN = RUNNER_TOKEN;
+const fixture = runnerFixture;
 const contract = loadContract();
 
 let server: TestServer;
@@ -26,7 +19,7 @@ beforeAll(async () => {
   server = await startTestServer({
     fixture,
     recordCoverage: false,
-    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: "silent", ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() },
+    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: "silent", ...LOCAL_GIT },
   });
 });
 afterAll(async () => {
