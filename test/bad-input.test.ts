@@ -3,28 +3,16 @@
 // limit of a path or query parameter or body field, the spellings `Infinity`, `1e400`, `0x10`, `-0`, empty and
 // over-long of integer query parameters, a wrong type, a value outside an enum, a missing required field and an
 // unknown property answer 400 naming the field, never 5xx, and change nothing (read back before and after).
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { invalidVariants } from '../conformance/property/generate.ts';
 import { runConformance } from '../conformance/runner.ts';
-import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { RUNNER_TOKEN, runnerServer } from './support/runner.ts';
 
 const TOKEN = RUNNER_TOKEN;
-const fixture = runnerFixture;
 const contract = loadContract();
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({
-    fixture,
-    recordCoverage: false,
-    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = runnerServer();
 
 test('every invalid input of every operation is a 400 naming the field, never a 5xx, and changes nothing', { timeout: 180_000 }, async () => {
   const report = await runConformance({

@@ -3,28 +3,16 @@
 // (values generated from the schema, the real ids of a scenario run) comes back as sent, in the answer and read
 // back, except as conformance/exceptions.json says (each exception with its reason). A field added to a request and
 // its response but dropped by the server fails it.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { roundTripFields } from '../conformance/property/phase.ts';
 import { runConformance } from '../conformance/runner.ts';
-import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { RUNNER_TOKEN, runnerServer } from './support/runner.ts';
 
 const TOKEN = RUNNER_TOKEN;
-const fixture = runnerFixture;
 const contract = loadContract();
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({
-    fixture,
-    recordCoverage: false,
-    env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: "silent", ...LOCAL_GIT },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = runnerServer();
 
 test('every field written by a create, update or put comes back as written', { timeout: 180_000 }, async () => {
   const report = await runConformance({
