@@ -4,7 +4,9 @@
 // transpilation of tsx (seconds); tsx stays for development and the tests.
 //
 // It also writes the contract as JSON (dist/server/openapi.json), which start-up reads instead of parsing the YAML
-// as long as the YAML has not changed since (server/http/contract.ts).
+// as long as the YAML has not changed since (server/http/contract.ts). The contract is first checked against the
+// OpenAPI schema as express-openapi-validator checks it at start-up (`validateApiSpec`); the build fails on a
+// document the validator would refuse, and a start from the copy skips the check (server/app.ts).
 //
 // Files the server reads beside its sources (the migrations, generated/openapi.yaml, the OpenAPI validator's worker)
 // are found from `import.meta.url`, which in a bundle is the bundle's address. Each source file's `import.meta.url`
@@ -15,6 +17,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { OpenAPISchemaValidator } from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
 import { parse } from 'yaml';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash } from '../server/http/contract.ts';
 
@@ -34,6 +37,25 @@ const sourceAddresses: Plugin = {
   },
 };
 
+/**
+ * Packages left in node_modules: better-sqlite3 (a native addon), and what the server loads on first use (`import()`
+ * where needed: PDF export, Git repositories, HTML conversion), whose code a start should not even parse.
+ */
+const EXTERNAL = ['better-sqlite3', 'pdfkit', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm', 'swagger-ui-dist'];
+
+/** CommonJS packages in an ES module bundle call `require` (of node: modules, of JSON): give them Node's. */
+const REQUIRE_SHIM = "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);";
+
+/** Throws, listing what is wrong, when express-openapi-validator's start-up check (`validateApiSpec`) refuses `document`. */
+export function checkContractSchema(document: object & { openapi?: unknown }): void {
+  const validator = new OpenAPISchemaValidator({ version: String(document.openapi), validateApiSpec: true });
+  const errors = validator.validate(document as never).errors ?? [];
+  if (errors.length > 0) {
+    const lines = errors.slice(0, 10).map((error) => `  ${error.instancePath || '/'}: ${error.message}`);
+    throw new Error(`the contract is not a valid OpenAPI ${String(document.openapi)} document:\n${lines.join('\n')}`);
+  }
+}
+
 /** Builds dist/server/main.js (and its source map), replacing the files at once so that a running start never reads half a file. */
 export async function buildServer(): Promise<void> {
   const result = await build({
@@ -41,7 +63,10 @@ export async function buildServer(): Promise<void> {
     entryPoints: ['server/main.ts'],
     outfile: SERVER_ENTRY,
     bundle: true,
-    packages: 'external',
+    // Packages are bundled too (module resolution and loading of some 400 files was a fifth of a start), but for
+    // those that must stay files of node_modules: a native addon, and packages loaded on first use only.
+    external: [...EXTERNAL],
+    banner: { js: REQUIRE_SHIM },
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -53,10 +78,12 @@ export async function buildServer(): Promise<void> {
   });
   mkdirSync(outDir, { recursive: true });
   const contract = readFileSync(CONTRACT_PATH, 'utf8');
+  const document = parse(contract) as { openapi?: unknown };
+  checkContractSchema(document);
   const outputs = [
     ...result.outputFiles.map((output) => ({ path: output.path, contents: output.contents as Uint8Array | string })),
     // The contract as JSON, for a start-up that does not parse YAML (server/http/contract.ts).
-    { path: CONTRACT_JSON_PATH, contents: JSON.stringify({ sha256: contractHash(contract), document: parse(contract) }) },
+    { path: CONTRACT_JSON_PATH, contents: JSON.stringify({ sha256: contractHash(contract), document }) },
   ];
   for (const output of outputs) {
     const temporary = `${output.path}.${process.pid}.tmp`;

@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { type Caller, callerOfToken } from './auth/caller.ts';
 import type { AppContext } from './context.ts';
 import { accessLog } from './http/access-log.ts';
-import { contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
+import { contractCheckedByBuild, contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
 import { cors } from './http/cors.ts';
 import { docsRoutes } from './http/docs-page.ts';
 import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
@@ -120,6 +120,8 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   app.use(
     openApiValidator({
       apiSpec: validatorDocument(contract) as never,
+      // The committed contract, from the build's copy, was checked against the OpenAPI schema by the build.
+      validateApiSpec: !(options.contract === undefined && contractCheckedByBuild()),
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: config.validateResponses
         ? {

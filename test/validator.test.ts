@@ -13,6 +13,7 @@ import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/p
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { bundled, openApiValidator, RouteIndex, schemaPreprocessor } from '../server/http/validator.ts';
+import { checkContractSchema } from '../scripts/build-server.ts';
 
 const contract = loadContract();
 const options = () => ({
@@ -201,4 +202,42 @@ describe('express-openapi-validator with the route index', () => {
       pathToRegexp.pathToRegexp = original;
     }
   });
+});
+
+describe('the OpenAPI schema check, made by the build instead of every start', () => {
+  test('the build accepts the contract and refuses a document the validator would refuse, naming the place', () => {
+    expect(() => checkContractSchema(contract)).not.toThrow();
+    const broken = structuredClone(contract) as unknown as { info: Record<string, unknown> };
+    delete broken.info.version;
+    expect(() => checkContractSchema(broken)).toThrow(/\/info: must have required property 'version'/);
+  });
+
+  test("with validateApiSpec false the validator neither compiles the OpenAPI schema nor checks the document; with it, both as before", async () => {
+    const schemas = createRequire(import.meta.url)('express-openapi-validator/dist/framework/openapi/factory.schema.js') as {
+      factorySchema: (version: string) => unknown;
+    };
+    const original = schemas.factorySchema;
+    let built = 0;
+    schemas.factorySchema = (version: string) => {
+      built++;
+      return original(version);
+    };
+    const broken = structuredClone(contract) as unknown as { info: Record<string, unknown> };
+    delete broken.info.version;
+    try {
+      const skipping = await serve(openApiValidator({ ...options(), apiSpec: structuredClone(broken) as never, validateApiSpec: false }));
+      const answer = (await ask(skipping.url, 'GET', '/v1/spaces/abc')) as { request?: { operationId?: string } };
+      await skipping.close();
+      expect(answer.request?.operationId).toBe('getSpace');
+      expect(built).toBe(0);
+
+      const checking = await serve(openApiValidator({ ...options(), apiSpec: structuredClone(broken) as never }));
+      const refused = (await ask(checking.url, 'GET', '/v1/spaces/abc')) as { error?: { message?: string } };
+      await checking.close();
+      expect(refused.error?.message).toMatch(/apiDoc was invalid/);
+      expect(built).toBe(1);
+    } finally {
+      schemas.factorySchema = original;
+    }
+  }, 60_000);
 });

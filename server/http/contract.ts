@@ -16,10 +16,23 @@ export const CONTRACT_JSON_PATH = path.resolve(path.dirname(fileURLToPath(import
 
 export const contractHash = (yamlText: string): string => createHash('sha256').update(yamlText).digest('hex');
 
+/** Whether the contract in use is the build's copy, which the build checked against the OpenAPI 3.1 schema. */
+let fromBuild = false;
+
+/**
+ * Whether `loadContract()` gave the build's copy of the contract: scripts/build-server.ts writes it only once the
+ * document has passed the schema check express-openapi-validator makes at start-up (`validateApiSpec`), so a start
+ * from that copy can skip the check (server/app.ts).
+ */
+export const contractCheckedByBuild = (): boolean => fromBuild;
+
 function parseContract(yamlText: string): OpenApiDocument {
   try {
     const built = JSON.parse(readFileSync(CONTRACT_JSON_PATH, 'utf8')) as { sha256?: string; document?: OpenApiDocument };
-    if (built.sha256 === contractHash(yamlText) && built.document) return built.document;
+    if (built.sha256 === contractHash(yamlText) && built.document) {
+      fromBuild = true;
+      return built.document;
+    }
   } catch {
     // no built copy (tsx, or before the build): parse the YAML
   }

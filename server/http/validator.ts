@@ -26,6 +26,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidator from 'express-openapi-validator';
 import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+// The module's exports object itself (a default import of a CommonJS module is its `module.exports`, under Node and
+// in the server's bundle alike), whose class the framework reads when it builds one.
+import schemaValidatorExports from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 
@@ -186,6 +189,33 @@ export function bundled(document: unknown): boolean {
   return walk(document);
 }
 
+const SKIPS_UNUSED = Symbol('skips the schema it does not use');
+
+/**
+ * Makes the validator's framework skip compiling the OpenAPI schema of the document's version when it will not use
+ * it. `OpenAPIFramework.initialize` (dist/framework/index.js) builds an `OpenAPISchemaValidator` on every start,
+ * compiling that schema with Ajv (a fifth of the CPU of a start), and uses it only with `validateApiSpec`; with
+ * `validateApiSpec: false` it is now an object that validates nothing, which nothing calls. The framework reads the
+ * class from its module's exports when it builds it, so the export is replaced (once, for every validator of the
+ * process): with `validateApiSpec` true, or absent, the validator's own class is built as before.
+ */
+export function skipUnusedSpecSchema(): void {
+  const exported = schemaValidatorExports as unknown as {
+    OpenAPISchemaValidator?: (new (opts: { validateApiSpec?: boolean }) => object) & { [SKIPS_UNUSED]?: true };
+  };
+  const Original = exported.OpenAPISchemaValidator;
+  if (typeof Original !== 'function') {
+    throw new Error('express-openapi-validator: no OpenAPISchemaValidator in dist/framework/openapi.schema.validator.js; follow its new version in server/http/validator.ts');
+  }
+  if (Original[SKIPS_UNUSED]) return;
+  const replacement = function OpenAPISchemaValidator(opts: { validateApiSpec?: boolean }) {
+    if (opts?.validateApiSpec === false) return { validate: () => ({ errors: [] }) };
+    return new Original(opts);
+  } as unknown as typeof Original;
+  replacement[SKIPS_UNUSED] = true;
+  exported.OpenAPISchemaValidator = replacement;
+}
+
 /** The validator's per-request middlewares, built once its document is ready (the validator's own order). */
 interface Ready {
   context: OpenApiContext;
@@ -236,6 +266,7 @@ export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
       ? Boolean(options.ignorePaths(path))
       : (options.ignorePaths?.test(path) ?? false);
 
+  if (settings.validateApiSpec === false) skipUnusedSpecSchema();
   // What installMiddleware of express-openapi-validator does once its document is loaded.
   const loader = new OpenApiSpecLoader({
     apiDoc: options.apiSpec as never,
