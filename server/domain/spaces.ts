@@ -180,55 +180,27 @@ export function requireSpace(access: SpaceAccess, permission: keyof SpacePermiss
 
 type SpaceCounts = Pick<Model<'Space'>, 'comments' | 'changeRequests' | 'changeRequestsOpen' | 'changeRequestsDraft'>;
 
+/** A space's counters as the triggers of migration 100_space_counters keep them (no row: all 0). */
+const COUNTERS_SQL = `SELECT space_id, comments, change_requests AS changeRequests,
+  change_requests_open AS changeRequestsOpen, change_requests_draft AS changeRequestsDraft FROM space_counters`;
+const NO_COUNTS: SpaceCounts = { comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 };
+const countsOf = (row: (SpaceCounts & { space_id: string }) | undefined): SpaceCounts =>
+  row
+    ? { comments: row.comments, changeRequests: row.changeRequests, changeRequestsOpen: row.changeRequestsOpen, changeRequestsDraft: row.changeRequestsDraft }
+    : NO_COUNTS;
+
 /** Open comments and change requests of a space, as its counters show them (one query). */
 function spaceCounts(db: Db, spaceId: string): SpaceCounts {
-  return db
-    .prepare(
-      `SELECT
-         (SELECT COUNT(*) FROM comments
-           WHERE space_id = @id AND change_request_id IS NULL AND parent_id IS NULL AND status = 'open') AS comments,
-         COUNT(*) AS changeRequests,
-         COALESCE(SUM(status = 'open'), 0) AS changeRequestsOpen,
-         COALESCE(SUM(status = 'draft'), 0) AS changeRequestsDraft
-       FROM change_requests WHERE space_id = @id`,
-    )
-    .get({ id: spaceId }) as SpaceCounts;
+  return countsOf(db.prepare(`${COUNTERS_SQL} WHERE space_id = ?`).get(spaceId) as (SpaceCounts & { space_id: string }) | undefined);
 }
 
-/** The counters of many spaces (a page of a list) in two queries, rather than one per space. */
+/** The counters of many spaces (a page of a list) in one query, rather than one per space. */
 function spaceCountsOf(db: Db, spaceIds: string[]): (spaceId: string) => SpaceCounts {
-  const ids = JSON.stringify(spaceIds);
-  const comments = new Map(
-    (
-      db
-        .prepare(
-          `SELECT space_id, COUNT(*) AS n FROM comments
-           WHERE space_id IN (SELECT value FROM json_each(?)) AND change_request_id IS NULL AND parent_id IS NULL
-             AND status = 'open'
-           GROUP BY space_id`,
-        )
-        .all(ids) as { space_id: string; n: number }[]
-    ).map((row) => [row.space_id, row.n]),
-  );
-  const changeRequests = new Map(
-    (
-      db
-        .prepare(
-          `SELECT space_id, COUNT(*) AS total, SUM(status = 'open') AS open, SUM(status = 'draft') AS draft
-           FROM change_requests WHERE space_id IN (SELECT value FROM json_each(?)) GROUP BY space_id`,
-        )
-        .all(ids) as { space_id: string; total: number; open: number; draft: number }[]
-    ).map((row) => [row.space_id, row]),
-  );
-  return (spaceId) => {
-    const requests = changeRequests.get(spaceId);
-    return {
-      comments: comments.get(spaceId) ?? 0,
-      changeRequests: requests?.total ?? 0,
-      changeRequestsOpen: requests?.open ?? 0,
-      changeRequestsDraft: requests?.draft ?? 0,
-    };
-  };
+  const rows = db
+    .prepare(`${COUNTERS_SQL} WHERE space_id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(spaceIds)) as (SpaceCounts & { space_id: string })[];
+  const counts = new Map(rows.map((row) => [row.space_id, countsOf(row)]));
+  return (spaceId) => counts.get(spaceId) ?? NO_COUNTS;
 }
 
 /**
