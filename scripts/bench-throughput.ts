@@ -299,18 +299,22 @@ async function startup(dataDir: string): Promise<void> {
   console.log(`start-up: first answer ${Math.round(median(times))} ms after \`npm start\` on an existing database (median of 5)`);
 }
 
-/** RSS of the server (validation on) after 50 000 and 100 000 requests cycling through the benchmark's requests. */
+/**
+ * RSS of the server (validation on) over 100 000 requests cycling through the benchmark's requests, read after each
+ * tenth of them. RSS moves by tens of MB with the size of V8's old generation between its full collections (the live
+ * heap does not move), so one reading proves little: the readings of each half are shown, with their medians.
+ */
 async function memory(dataDir: string): Promise<void> {
   const target = await startReference('memory', dataDir);
   try {
     const pid = target.child.pid!;
-    const half = Math.round(MEMORY_REQUESTS / 2);
+    const parts = 10;
     const rss = [rssMb(pid)];
-    for (let part = 0; part < 2; part++) {
+    for (let part = 0; part < parts; part++) {
       const result = await autocannon({
         url: target.url,
         connections: CONNECTIONS,
-        amount: half,
+        amount: Math.round(MEMORY_REQUESTS / parts),
         requests: REQUESTS.map((request) => ({
           method: request.method,
           path: request.path,
@@ -322,10 +326,11 @@ async function memory(dataDir: string): Promise<void> {
       if (result.errors > 0) console.warn(`warning: memory run: ${result.errors} errors (${result.timeouts} timeouts)`);
       rss.push(rssMb(pid));
     }
-    const [startMb, firstMb, secondMb] = rss.map((mb) => mb.toFixed(0));
+    const half = (from: number) => rss.slice(from, from + parts / 2);
+    const show = (values: number[]) => `${values.map((mb) => mb.toFixed(0)).join(' ')} (median ${median(values).toFixed(0)})`;
     console.log(
-      `memory (validation on): RSS ${startMb} MB after start-up, ${firstMb} MB after ${half} requests, ` +
-        `${secondMb} MB after ${2 * half}`,
+      `memory (validation on): RSS ${rss[0]!.toFixed(0)} MB after start-up; after each ${MEMORY_REQUESTS / parts} requests, ` +
+        `first half ${show(half(1))}, second half ${show(half(1 + parts / 2))}; ${rss.at(-1)!.toFixed(0)} MB after ${MEMORY_REQUESTS}`,
     );
   } finally {
     await stop(target.child);
