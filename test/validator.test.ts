@@ -12,7 +12,12 @@ import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/open
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { bundled, openApiValidator, RouteIndex, schemaPreprocessor } from '../server/http/validator.ts';
+import { createResponseAjv } from 'express-openapi-validator/dist/framework/ajv/index.js';
+import fc from 'fast-check';
+import { loadContract as runnerContract } from '../conformance/contract.ts';
+import { arbitraryOf } from '../conformance/property/generate.ts';
+import validatorUtil from 'express-openapi-validator/dist/middlewares/util.js';
+import { bundled, compileWithoutDocument, openApiValidator, RouteIndex, schemaCompilations, schemaPreprocessor } from '../server/http/validator.ts';
 import { checkContractSchema } from '../scripts/build-server.ts';
 
 const contract = loadContract();
@@ -202,6 +207,105 @@ describe('express-openapi-validator with the route index', () => {
       pathToRegexp.pathToRegexp = original;
     }
   });
+});
+
+describe('request and response schemas compiled without the whole document', () => {
+  type Check = ((data: unknown) => boolean) & { errors?: { instancePath: string }[] | null };
+  type Compiler = Parameters<typeof validatorUtil.useAjvCache>[0];
+
+  /** Breaks a value in one place: the leaf at `at` (in walk order) becomes a value of another type. */
+  function broken(value: unknown, at: number): { value: unknown; done: boolean } {
+    let seen = 0;
+    const walk = (node: unknown): unknown => {
+      if (node && typeof node === 'object') {
+        const copy: Record<string, unknown> | unknown[] = Array.isArray(node) ? [...node] : { ...(node as object) };
+        for (const key of Object.keys(copy)) (copy as Record<string, unknown>)[key] = walk((copy as Record<string, unknown>)[key]);
+        return copy;
+      }
+      return seen++ === at ? (typeof node === 'string' ? 12_345 : 'not-a-number-or-flag') : node;
+    };
+    const result = walk(value);
+    return { value: result, done: seen <= at };
+  }
+
+  test('every response schema judges generated and broken bodies as the validator\'s own compilation does', async () => {
+    compileWithoutDocument();
+    const settings = { ...options(), validateRequests: { allowUnknownQueryParameters: false }, validateFormats: true };
+    const validator = new Validator(settings as never) as unknown as { options: { validateResponses: never }; ajvOpts: { preprocessor: never; response: never } };
+    const spec = await new OpenApiSpecLoader({ apiDoc: settings.apiSpec, validateApiSpec: false, $refParser: { mode: 'bundle' } }).load();
+    const { apiDocRes } = schemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
+    const document = apiDocRes as unknown as { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }>>; components: object };
+    const own = createResponseAjv(apiDocRes as never, validator.ajvOpts.response) as unknown as Compiler;
+    const alone = createResponseAjv(apiDocRes as never, validator.ajvOpts.response) as unknown as Compiler;
+    const before = schemaCompilations();
+    const runner = runnerContract(structuredClone(contract) as never);
+    const distinct = new Set<string>();
+    let schemas = 0;
+    let accepted = 0;
+    let refused = 0;
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [code, response] of Object.entries(operation.responses ?? {})) {
+          const schema = response.content?.['application/json']?.schema;
+          // Each distinct schema once (the error responses share theirs): the compilation with the document is slow.
+          if (!schema || distinct.has(JSON.stringify(schema))) continue;
+          distinct.add(JSON.stringify(schema));
+          const key = `${method}-${template}-${code}`;
+          // What the validator's buildValidators compiles for a response.
+          const root = { type: 'object', properties: { response: schema }, components: document.components, paths: document.paths };
+          own.addSchema(root, key);
+          const expected = own.getSchema(key) as Check;
+          const actual = validatorUtil.useAjvCache(alone, root as never, key) as unknown as Check;
+          schemas++;
+          const bodies = fc.sample(arbitraryOf(runner, schema as never), { numRuns: 6, seed: schemas });
+          for (const body of bodies) {
+            for (let at = -1; ; at++) {
+              const { value, done } = at < 0 ? { value: body, done: false } : broken(body, at);
+              if (done || at > 40) break;
+              const verdict = expected({ response: value });
+              expect(actual({ response: value }), `${key} ${JSON.stringify(value).slice(0, 200)}`).toBe(verdict);
+              if (!verdict) expect(actual.errors?.map((error) => error.instancePath)).toEqual(expected.errors?.map((error) => error.instancePath));
+              if (verdict) accepted++;
+              else refused++;
+            }
+          }
+        }
+      }
+    }
+    const after = schemaCompilations();
+    expect(schemas).toBeGreaterThan(50);
+    expect(after.alone - before.alone).toBe(schemas);
+    expect(after.withDocument - before.withDocument).toBe(0);
+    // Both verdicts happened many times: the comparison is not between two validators that accept everything.
+    expect(accepted).toBeGreaterThan(schemas);
+    expect(refused).toBeGreaterThan(schemas);
+  }, 120_000);
+
+  test('every operation\'s request schemas compile alone, and a schema that needs the document is compiled with it', async () => {
+    const requesting = await serve(openApiValidator({ ...options(), validateRequests: true }));
+    const before = schemaCompilations();
+    try {
+      for (const operation of contractOperations(contract)) {
+        const method = operation.method.toUpperCase();
+        const body = ['POST', 'PUT', 'PATCH'].includes(method) ? { body: '{}', headers: { 'content-type': 'application/json' } } : {};
+        await (await fetch(`${requesting.url}${fill(operation.path, (name) => `some-${name}`)}`, { method, ...body })).text();
+      }
+    } finally {
+      await requesting.close();
+    }
+    const after = schemaCompilations();
+    // Two schemas per operation (parameters, body), compiled on its first request.
+    expect(after.alone - before.alone).toBeGreaterThanOrEqual(2 * contractOperations(contract).length);
+    expect(after.withDocument - before.withDocument).toBe(0);
+
+    const responseOptions = (new Validator(options() as never) as unknown as { ajvOpts: { response: never } }).ajvOpts.response;
+    const ajv = createResponseAjv({ openapi: '3.1.0', components: { schemas: {} } } as never, responseOptions) as unknown as Compiler;
+    const elsewhere = { properties: { response: { $ref: '#/paths/~1x/get/x-schema' } }, paths: { '/x': { get: { 'x-schema': { type: 'string' } } } }, components: {} };
+    const check = validatorUtil.useAjvCache(ajv, elsewhere as never, 'elsewhere') as unknown as Check;
+    expect(check({ response: 'text' })).toBe(true);
+    expect(check({ response: 1 })).toBe(false);
+    expect(schemaCompilations().withDocument - after.withDocument).toBe(1);
+  }, 120_000);
 });
 
 describe('the OpenAPI schema check, made by the build instead of every start', () => {

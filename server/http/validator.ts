@@ -30,6 +30,8 @@ import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/open
 // in the server's bundle alike), whose class the framework reads when it builds one.
 import schemaValidatorExports from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+// Likewise the exports of the module whose `useAjvCache` the request and response validators call.
+import validatorUtilExports from 'express-openapi-validator/dist/middlewares/util.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
@@ -216,6 +218,75 @@ export function skipUnusedSpecSchema(): void {
   exported.OpenAPISchemaValidator = replacement;
 }
 
+const COMPILES_ALONE = Symbol('compiles a schema without the document');
+
+interface SchemaCompiler {
+  getSchema(key: string): unknown;
+  addSchema(schema: object, key: string): unknown;
+  removeSchema(key: string): unknown;
+}
+
+type UseAjvCache = ((ajv: SchemaCompiler, schema: Record<string, unknown>, key: string) => unknown) & {
+  [COMPILES_ALONE]?: { alone: number; withDocument: number };
+};
+
+/**
+ * Makes the validator compile each operation's request and response schemas without the whole document inside them.
+ * The request validator (the `Validator` class of dist/middlewares/openapi.request.validator.js) and the response
+ * validator (`buildValidators` of dist/middlewares/openapi.response.validator.js) put the document's `paths` and
+ * `components` into every schema they compile, once per operation and response code, "for resolution with
+ * multi-file" documents; Ajv then walks all of it (`getSchemaRefs`, a traversal of every key) before compiling. With
+ * this contract that was 300 to 1 000 ms for the first request of each operation, most of a test file's time, and
+ * tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added each component
+ * schema to the same Ajv under that very key (`createAjv`, dist/framework/ajv/index.js), and Ajv resolves a `$ref`
+ * by its registered schemas before looking inside the root, so the code it generates is the same. A schema that
+ * does not compile alone (a `$ref` elsewhere in a document) is compiled with the document, as before. Both call the
+ * module's exported `useAjvCache` through its exports object, so the export is replaced (once per process).
+ */
+export function compileWithoutDocument(): void {
+  const exported = validatorUtilExports as unknown as { useAjvCache?: UseAjvCache };
+  const original = exported.useAjvCache;
+  if (typeof original !== 'function') {
+    throw new Error('express-openapi-validator: no useAjvCache in dist/middlewares/util.js; follow its new version in server/http/validator.ts');
+  }
+  if (original[COMPILES_ALONE]) return;
+  const counts = { alone: 0, withDocument: 0 };
+  const compiledAlone = new WeakMap<SchemaCompiler, Map<string, unknown>>();
+  const replacement: UseAjvCache = function useAjvCache(ajv, schema, key) {
+    if (!schema || typeof schema !== 'object' || !('paths' in schema || 'components' in schema)) {
+      return original(ajv, schema, key);
+    }
+    // A key that is a fragment: Ajv takes a schema's key for its base URI, and resolves `#/components/schemas/X`
+    // against it; against a fragment it is `#/components/schemas/X` itself, the key of the registered schema.
+    let compiled = compiledAlone.get(ajv);
+    if (!compiled) compiledAlone.set(ajv, (compiled = new Map()));
+    const known = compiled.get(key);
+    if (known) return known;
+    const alone = `#eov-${encodeURIComponent(key)}`;
+    const { paths: _paths, components: _components, ...rest } = schema;
+    let validate: unknown;
+    try {
+      ajv.addSchema(rest, alone);
+      validate = ajv.getSchema(alone);
+      counts.alone++;
+    } catch {
+      ajv.removeSchema(alone);
+      validate = original(ajv, schema, key);
+      counts.withDocument++;
+    }
+    compiled.set(key, validate);
+    return validate;
+  };
+  replacement[COMPILES_ALONE] = counts;
+  exported.useAjvCache = replacement;
+}
+
+/** How many schemas the validators of this process compiled alone and with the document (for tests). */
+export function schemaCompilations(): { alone: number; withDocument: number } {
+  const counts = (validatorUtilExports as unknown as { useAjvCache?: UseAjvCache }).useAjvCache?.[COMPILES_ALONE];
+  return { ...(counts ?? { alone: 0, withDocument: 0 }) };
+}
+
 /** The validator's per-request middlewares, built once its document is ready (the validator's own order). */
 interface Ready {
   context: OpenApiContext;
@@ -267,6 +338,7 @@ export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
       : (options.ignorePaths?.test(path) ?? false);
 
   if (settings.validateApiSpec === false) skipUnusedSpecSchema();
+  compileWithoutDocument();
   // What installMiddleware of express-openapi-validator does once its document is loaded.
   const loader = new OpenApiSpecLoader({
     apiDoc: options.apiSpec as never,
