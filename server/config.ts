@@ -26,6 +26,8 @@ export interface Config {
   seedFile?: string;
   /** Largest request body accepted, in bytes; larger ones get 413. */
   bodyLimit: number;
+  /** SQLite page cache, MiB (DB_CACHE_MB). */
+  dbCacheMb: number;
   /** Allow outbound requests (imports, OpenAPI sources, Git, tunnels) to loopback and private addresses. */
   allowPrivateNetworks: boolean;
   /** Addresses and CIDR ranges outbound requests may reach even when `allowPrivateNetworks` is off. */
@@ -189,6 +191,13 @@ export const VARIABLES: readonly Variable[] = [
     default: '5242880',
     description: 'largest request body in bytes; larger ones get 413',
     parse: (value) => int('BODY_LIMIT', value, 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  }),
+  variable({
+    name: 'DB_CACHE_MB',
+    key: 'dbCacheMb',
+    default: '2',
+    description: "SQLite's page cache in MiB (the server's memory grows by up to this much as the database grows)",
+    parse: (value) => int('DB_CACHE_MB', value, 2, 1, 1024),
   }),
   variable({
     name: 'ALLOW_PRIVATE_NETWORKS',

@@ -106,7 +106,7 @@ async function serve(
 ): Promise<RunningServer> {
   let opened: ReturnType<typeof Store.open>;
   try {
-    opened = Store.open(config.dataDir);
+    opened = Store.open(config.dataDir, config.dbCacheMb);
   } catch (error) {
     if (config.dataDir === ':memory:') throw error;
     throw new DataDirError(`DATA_DIR ${config.dataDir}: the database data.sqlite cannot be opened (${(error as Error).message}). Fix its permissions or choose another DATA_DIR.`, { cause: error });

@@ -42,3 +42,22 @@ describe('prepared statements', () => {
     expect(db.prepare(select).get(2)).toEqual({ name: 'b' });
   });
 });
+
+describe("SQLite's page cache", () => {
+  test('is 2 MiB unless DB_CACHE_MB says otherwise, and a server opens its database with it', async () => {
+    const { readConfig } = await import('../server/config.ts');
+    const { startTestServer } = await import('./support/server.ts');
+    expect(store.db.pragma('cache_size', { simple: true })).toBe(-2048);
+    const sized = new Store(':memory:', 24);
+    expect(sized.db.pragma('cache_size', { simple: true })).toBe(-24 * 1024);
+    sized.close();
+    expect(readConfig({}).dbCacheMb).toBe(2);
+    for (const value of ['0', '2048', 'lots', '1.5']) expect(() => readConfig({ DB_CACHE_MB: value }), value).toThrow(/^DB_CACHE_MB/);
+    const server = await startTestServer({ env: { DB_CACHE_MB: '7' }, recordCoverage: false });
+    try {
+      expect(server.running.ctx.db.pragma('cache_size', { simple: true })).toBe(-7 * 1024);
+    } finally {
+      await server.close();
+    }
+  });
+});
