@@ -278,13 +278,12 @@ export const presentSpacesFor = (ctx: AppContext, rows: SpaceRow[], membership: 
 export const readsAllSpaces = (membership: Membership | undefined): boolean =>
   membership !== undefined && membership.role !== null;
 
-/** Number of live spaces of an organization. */
+/** Number of live spaces of an organization, as the triggers of migration 110_organization_space_counts keep it. */
 export function liveSpaceCount(db: Db, organizationId: string): number {
-  return (
-    db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').get(organizationId) as {
-      n: number;
-    }
-  ).n;
+  const row = db.prepare('SELECT live_spaces AS n FROM organization_space_counts WHERE organization_id = ?').get(organizationId) as
+    | { n: number }
+    | undefined;
+  return row?.n ?? 0;
 }
 
 /**
