@@ -1,5 +1,6 @@
 // The store's connection prepares each SQL text once, and a shared statement behaves as a fresh one would.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import Database from 'better-sqlite3';
 import { Store } from '../server/store/db.ts';
 
 let store: Store;
@@ -40,6 +41,48 @@ describe('prepared statements', () => {
     expect(db.prepare(select).raw().get(2)).toEqual(['b']);
     expect(db.prepare(select).bind(3).get()).toEqual({ name: 'c' });
     expect(db.prepare(select).get(2)).toEqual({ name: 'b' });
+  });
+});
+
+describe('rows', () => {
+  test('are the objects better-sqlite3 makes: same keys in the same order, a repeated name as it gives it, undefined for none', () => {
+    const plain = new Database(':memory:');
+    const setup = `CREATE TABLE w (id INTEGER PRIMARY KEY, name TEXT, note TEXT, size REAL, data BLOB);
+      INSERT INTO w VALUES (1, 'a', NULL, 1.5, x'0102'), (2, 'b', 'n', 2, NULL);`;
+    plain.exec(setup);
+    store.db.exec(setup);
+    const queries: [string, unknown[]][] = [
+      ['SELECT * FROM w ORDER BY id', []],
+      ['SELECT * FROM w WHERE id = ?', [1]],
+      ['SELECT * FROM w WHERE id = ?', [9]],
+      ['SELECT name, id, name AS id, size * 2 AS twice FROM w ORDER BY id DESC', []],
+      ['SELECT w.id, v.id, v.name FROM w JOIN w AS v ON v.id = 3 - w.id', []],
+      ['SELECT COUNT(*) AS n FROM w', []],
+    ];
+    for (const [sql, params] of queries) {
+      const theirs = plain.prepare(sql);
+      const ours = store.db.prepare(sql);
+      const same = (a: unknown, b: unknown) => {
+        expect(a, sql).toEqual(b);
+        if (a && b && typeof a === 'object') expect(JSON.stringify(a), sql).toBe(JSON.stringify(b));
+      };
+      same(ours.get(...params), theirs.get(...params));
+      same(ours.all(...params), theirs.all(...params));
+      same([...(ours.iterate(...params) as Iterable<unknown>)], [...(theirs.iterate(...params) as Iterable<unknown>)]);
+    }
+    expect(store.db.prepare('SELECT * FROM w WHERE id = ?').get(9)).toBeUndefined();
+    plain.close();
+  });
+
+  test('an iteration left early frees its statement', () => {
+    const { db } = store;
+    const all = 'SELECT id, name FROM t ORDER BY id';
+    for (const row of db.prepare(all).iterate() as Iterable<{ id: number }>) {
+      expect(row).toEqual({ id: 1, name: 'a' });
+      break;
+    }
+    expect(db.prepare(all).busy).toBe(false);
+    expect(db.prepare(all).all()).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
   });
 });
 
