@@ -12,7 +12,7 @@ import { docsRoutes } from './http/docs-page.ts';
 import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
 import { safeHeaders } from './http/headers.ts';
 import { checkRequestJson } from './http/json-limits.ts';
-import { fitPage } from './http/pagination.ts';
+import { fitPage, serialized } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import { healthRoute } from './http/health.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
@@ -89,6 +89,15 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // A page fitPage has serialised goes out as that JSON (see `serialized`); the validator's response check wraps this
+  // res.json, so it still checks the body itself.
+  const expressJson = app.response.json;
+  app.response.json = function json(this: Response, body: unknown) {
+    const text = body !== null && typeof body === 'object' ? serialized.get(body) : undefined;
+    if (text === undefined) return expressJson.call(this, body);
+    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    return this.send(text);
+  };
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     req.id = randomUUID();
