@@ -33,21 +33,11 @@ export const membershipOfRow = (row: MemberRow): Membership => ({
   disabled: bool(row.disabled),
 });
 
-/** Members as the API shows them; the organization's space count is read once for the whole list. */
-export function presentMembers(ctx: AppContext, rows: MemberRow[]): Model<'Member'>[] {
-  const liveSpaces = new Map<string, number>();
-  const spaces = (organizationId: string) => {
-    if (!liveSpaces.has(organizationId)) liveSpaces.set(organizationId, liveSpaceCount(ctx.db, organizationId));
-    return liveSpaces.get(organizationId)!;
-  };
-  return rows.map((row) => presentMember(ctx, row, spaces));
-}
+/** Members as the API shows them. */
+export const presentMembers = (ctx: AppContext, rows: MemberRow[]): Model<'Member'>[] => rows.map((row) => presentMember(ctx, row));
 
-export function presentMember(
-  ctx: AppContext,
-  row: MemberRow,
-  liveSpaces: (organizationId: string) => number = (organizationId) => liveSpaceCount(ctx.db, organizationId),
-): Model<'Member'> {
+/** A member as the API shows it; `spaces` is the organization's count kept by triggers (a lookup, not a count). */
+export function presentMember(ctx: AppContext, row: MemberRow): Model<'Member'> {
   const teams = ctx.db
     .prepare(
       `SELECT COUNT(*) AS n FROM team_members JOIN teams ON teams.id = team_members.team_id
@@ -63,7 +53,7 @@ export function presentMember(
     joinedAt: row.joined_at,
     ...(row.last_seen_at ? { lastSeenAt: row.last_seen_at } : {}),
     sso: bool(row.sso),
-    spaces: readsAllSpaces(membershipOfRow(row)) ? liveSpaces(row.organization_id) : 0,
+    spaces: readsAllSpaces(membershipOfRow(row)) ? liveSpaceCount(ctx.db, row.organization_id) : 0,
     teams: teams.n,
   };
 }
