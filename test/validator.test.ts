@@ -299,8 +299,9 @@ describe('request and response schemas compiled without the whole document', () 
       await requesting.close();
     }
     const after = schemaCompilations();
-    // Two schemas per operation (parameters, body), compiled on its first request.
-    expect(after.alone - before.alone).toBeGreaterThanOrEqual(2 * contractOperations(contract).length);
+    // Two schemas per operation (parameters, body), compiled on its first request, or taken from a validator of the
+    // same document and options that this process built before (another file's servers, in the same worker).
+    expect(after.alone + after.reused - before.alone - before.reused).toBeGreaterThanOrEqual(2 * contractOperations(contract).length);
     expect(after.withDocument - before.withDocument).toBe(0);
 
     const responseOptions = (new Validator(options() as never) as unknown as { ajvOpts: { response: never } }).ajvOpts.response;
@@ -312,6 +313,41 @@ describe('request and response schemas compiled without the whole document', () 
     expect(schemaCompilations().withDocument - after.withDocument).toBe(1);
   }, 120_000);
 });
+
+test('validators of the same document and options share their compiled schemas; another document compiles its own', async () => {
+  const settings = (document: unknown) => ({ ...options(), apiSpec: document as never, validateRequests: true, validateResponses: false as const });
+  // The same contract, but for a title of at most 5 characters: only a component schema differs, not the operation's.
+  const strict = structuredClone(contract) as unknown as { components: { schemas: Record<string, { properties: Record<string, { maxLength?: number }> }> } };
+  strict.components.schemas.CreateSpaceRequest!.properties.title!.maxLength = 5;
+  const servers = [
+    await serve([express.json(), openApiValidator(settings(structuredClone(contract)))].flat()),
+    await serve([express.json(), openApiValidator(settings(structuredClone(contract)))].flat()),
+    await serve([express.json(), openApiValidator(settings(strict))].flat()),
+  ];
+  const create = async (url: string, title: string) =>
+    (await fetch(`${url}/v1/orgs/acme/spaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title }) })).json();
+  try {
+    const counts = [schemaCompilations()];
+    const verdicts = [];
+    for (const server of servers) {
+      verdicts.push([await create(server.url, 'Handbook'), await create(server.url, 'x'.repeat(256))]);
+      counts.push(schemaCompilations());
+    }
+    const [same, again, other] = verdicts as [unknown[], unknown[], unknown[]];
+    // The first validator compiled its two schemas (parameters, body), or took them from an equal one built before.
+    expect(counts[1]!.alone + counts[1]!.reused - counts[0]!.alone - counts[0]!.reused).toBe(2);
+    // The second, of an equal document, compiled nothing, and judges alike.
+    expect({ alone: counts[2]!.alone - counts[1]!.alone, reused: counts[2]!.reused - counts[1]!.reused }).toEqual({ alone: 0, reused: 2 });
+    expect(same[0]).toMatchObject({ request: { operationId: 'createSpace' } });
+    expect(same[1]).toMatchObject({ error: { status: 400, message: expect.stringContaining('title') } });
+    expect(again).toEqual(same);
+    // The third, whose component differs, compiled its own, and judges by its own document.
+    expect({ alone: counts[3]!.alone - counts[2]!.alone, reused: counts[3]!.reused - counts[2]!.reused }).toEqual({ alone: 2, reused: 0 });
+    expect(other[0]).toMatchObject({ error: { status: 400, message: expect.stringContaining('5 characters') } });
+  } finally {
+    for (const server of servers) await server.close();
+  }
+}, 60_000);
 
 describe('the OpenAPI schema check, made by the build instead of every start', () => {
   test('the build accepts the contract and refuses a document the validator would refuse, naming the place', () => {

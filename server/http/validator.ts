@@ -22,6 +22,7 @@
 // an undecodable escape, an ignored path) goes through the validator's own lookup, so its 404, 405 and 400 answers
 // are unchanged. test/validator.test.ts checks, for every operation of the contract, that both lookups attach the
 // same thing.
+import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidator from 'express-openapi-validator';
 import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
@@ -226,22 +227,70 @@ interface SchemaCompiler {
   removeSchema(key: string): unknown;
 }
 
+/** How the validators of this process got their schemas' functions. */
+export interface SchemaCompilations {
+  /** Compiled without the document. */
+  alone: number;
+  /** Compiled with the document (a schema that does not compile alone). */
+  withDocument: number;
+  /** Taken from another validator of the same document and options, compiled before (see `sharedValidators`). */
+  reused: number;
+}
+
 type UseAjvCache = ((ajv: SchemaCompiler, schema: Record<string, unknown>, key: string) => unknown) & {
-  [COMPILES_ALONE]?: { alone: number; withDocument: number };
+  [COMPILES_ALONE]?: SchemaCompilations;
 };
 
 /**
- * Makes the validator compile each operation's request and response schemas without the whole document inside them.
- * The request validator (the `Validator` class of dist/middlewares/openapi.request.validator.js) and the response
- * validator (`buildValidators` of dist/middlewares/openapi.response.validator.js) put the document's `paths` and
- * `components` into every schema they compile, once per operation and response code, "for resolution with
- * multi-file" documents; Ajv then walks all of it (`getSchemaRefs`, a traversal of every key) before compiling. With
- * this contract that was 300 to 1 000 ms for the first request of each operation, most of a test file's time, and
- * tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added each component
- * schema to the same Ajv under that very key (`createAjv`, dist/framework/ajv/index.js), and Ajv resolves a `$ref`
- * by its registered schemas before looking inside the root, so the code it generates is the same. A schema that
- * does not compile alone (a `$ref` elsewhere in a document) is compiled with the document, as before. Both call the
- * module's exported `useAjvCache` through its exports object, so the export is replaced (once per process).
+ * A text equal for equal values, and different for different ones as far as a compiled schema can tell: JSON, with
+ * functions by their source, regular expressions by their text, and an object met again as a mark (Ajv's options
+ * hold cycles). Undefined when the value cannot be written (a BigInt): such a schema is not shared.
+ */
+function fingerprint(value: unknown): string | undefined {
+  const seen = new WeakSet<object>();
+  try {
+    const text = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === 'function') return `function ${String(item)}`;
+      if (item instanceof RegExp) return `regexp ${String(item)}`;
+      if (item !== null && typeof item === 'object') {
+        if (seen.has(item)) return '[again]';
+        seen.add(item);
+      }
+      return item;
+    });
+    return createHash('sha256').update(text ?? 'undefined').digest('base64');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The most validator functions kept for sharing in a process; the oldest go first. */
+const SHARED_LIMIT = 20_000;
+
+/**
+ * Makes the validator compile each operation's request and response schemas without the whole document inside them,
+ * and once per process for equal validators.
+ *
+ * Without the document: the request validator (the `Validator` class of dist/middlewares/openapi.request.validator.js)
+ * and the response validator (`buildValidators` of dist/middlewares/openapi.response.validator.js) put the
+ * document's `paths` and `components` into every schema they compile, once per operation and response code, "for
+ * resolution with multi-file" documents; Ajv then walks all of it (`getSchemaRefs`, a traversal of every key) before
+ * compiling. With this contract that was 300 to 1 000 ms for the first request of each operation, most of a test
+ * file's time, and tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added
+ * each component schema to the same Ajv under that very key (`createAjv`, dist/framework/ajv/index.js), and Ajv
+ * resolves a `$ref` by its registered schemas before looking inside the root, so the code it generates is the same.
+ * A schema that does not compile alone (a `$ref` elsewhere in a document) is compiled with the document, as before.
+ *
+ * Once per process: each app builds its own validator, with Ajv instances of its own, so a process running several
+ * apps (a test file's servers, a server restarted in place, the conformance runner's tests) compiled every schema
+ * again for each, about 2 s of CPU for a pass over the 152 operations. A function Ajv compiled depends on the
+ * instance's options (coercion, defaults, formats), on the schemas registered in it (the document's components), and
+ * on the schema compiled; when all three are equal, another instance would compile the very same code. So a
+ * compiled function is kept under the fingerprint of those three (and the validator's key) and given to any
+ * instance asking for it; it runs synchronously and is read at once (`validate.errors`), so sharing it is safe.
+ *
+ * Both validators call the module's exported `useAjvCache` through its exports object, so the export is replaced
+ * (once per process).
  */
 export function compileWithoutDocument(): void {
   const exported = validatorUtilExports as unknown as { useAjvCache?: UseAjvCache };
@@ -250,32 +299,54 @@ export function compileWithoutDocument(): void {
     throw new Error('express-openapi-validator: no useAjvCache in dist/middlewares/util.js; follow its new version in server/http/validator.ts');
   }
   if (original[COMPILES_ALONE]) return;
-  const counts = { alone: 0, withDocument: 0 };
-  const compiledAlone = new WeakMap<SchemaCompiler, Map<string, unknown>>();
+  const counts: SchemaCompilations = { alone: 0, withDocument: 0, reused: 0 };
+  const compiledBy = new WeakMap<SchemaCompiler, Map<string, unknown>>();
+  // The fingerprints of each Ajv instance's options and of each document (its `components` object), made once.
+  const optionsPrints = new WeakMap<SchemaCompiler, string | undefined>();
+  const documentPrints = new WeakMap<object, string | undefined>();
+  const shared = new Map<string, unknown>();
+  const sharingKey = (ajv: SchemaCompiler, schema: Record<string, unknown>, rest: object, key: string) => {
+    const components = schema.components;
+    if (components === null || typeof components !== 'object') return undefined;
+    if (!optionsPrints.has(ajv)) optionsPrints.set(ajv, fingerprint((ajv as { opts?: unknown }).opts));
+    if (!documentPrints.has(components)) documentPrints.set(components, fingerprint({ paths: schema.paths, components }));
+    const parts = [optionsPrints.get(ajv), documentPrints.get(components), fingerprint(rest)];
+    return parts.every((part) => part !== undefined) ? `${parts.join(' ')} ${key}` : undefined;
+  };
   const replacement: UseAjvCache = function useAjvCache(ajv, schema, key) {
     if (!schema || typeof schema !== 'object' || !('paths' in schema || 'components' in schema)) {
       return original(ajv, schema, key);
     }
-    // A key that is a fragment: Ajv takes a schema's key for its base URI, and resolves `#/components/schemas/X`
-    // against it; against a fragment it is `#/components/schemas/X` itself, the key of the registered schema.
-    let compiled = compiledAlone.get(ajv);
+    let compiled = compiledBy.get(ajv);
     if (!compiled) {
-      compiledAlone.set(ajv, (compiled = new Map()));
+      // Before its options are fingerprinted: every instance compiles without the pass, so equal options stay equal.
       withoutOptimizing(ajv);
+      compiledBy.set(ajv, (compiled = new Map()));
     }
     const known = compiled.get(key);
     if (known) return known;
-    const alone = `#eov-${encodeURIComponent(key)}`;
     const { paths: _paths, components: _components, ...rest } = schema;
-    let validate: unknown;
-    try {
-      ajv.addSchema(rest, alone);
-      validate = ajv.getSchema(alone);
-      counts.alone++;
-    } catch {
-      ajv.removeSchema(alone);
-      validate = original(ajv, schema, key);
-      counts.withDocument++;
+    const sharedKey = sharingKey(ajv, schema, rest, key);
+    let validate = sharedKey === undefined ? undefined : shared.get(sharedKey);
+    if (validate !== undefined) {
+      counts.reused++;
+    } else {
+      // A key that is a fragment: Ajv takes a schema's key for its base URI, and resolves `#/components/schemas/X`
+      // against it; against a fragment it is `#/components/schemas/X` itself, the key of the registered schema.
+      const alone = `#eov-${encodeURIComponent(key)}`;
+      try {
+        ajv.addSchema(rest, alone);
+        validate = ajv.getSchema(alone);
+        counts.alone++;
+      } catch {
+        ajv.removeSchema(alone);
+        validate = original(ajv, schema, key);
+        counts.withDocument++;
+      }
+      if (sharedKey !== undefined) {
+        shared.set(sharedKey, validate);
+        if (shared.size > SHARED_LIMIT) shared.delete(shared.keys().next().value!);
+      }
     }
     compiled.set(key, validate);
     return validate;
@@ -300,10 +371,10 @@ function withoutOptimizing(ajv: SchemaCompiler): void {
   options.code.optimize = 0;
 }
 
-/** How many schemas the validators of this process compiled alone and with the document (for tests). */
-export function schemaCompilations(): { alone: number; withDocument: number } {
+/** How many schemas the validators of this process compiled alone, with the document, or reused (for tests). */
+export function schemaCompilations(): SchemaCompilations {
   const counts = (validatorUtilExports as unknown as { useAjvCache?: UseAjvCache }).useAjvCache?.[COMPILES_ALONE];
-  return { ...(counts ?? { alone: 0, withDocument: 0 }) };
+  return { ...(counts ?? { alone: 0, withDocument: 0, reused: 0 }) };
 }
 
 /** The validator's per-request middlewares, built once its document is ready (the validator's own order). */
