@@ -1,8 +1,9 @@
 // The throughput part of `npm run bench`: the reference server as `npm start` runs it (compiled, its own process),
 // with response validation on and off, against a bare node:http server answering the very same bytes
-// (scripts/bench-bare.mjs) and an Express app answering them too (the framework's own cost), under autocannon load,
-// interleaved in one run so that the machine's noise hits all of them alike. Then the time from `npm start` to the
-// first answer, and the server's memory over 100 000 requests.
+// (scripts/bench-bare.mjs) and an Express app answering them too (the framework's own cost), and, with the `prism`
+// part, the stateless Prism mock of the same document, under autocannon load, interleaved in one run so that the
+// machine's noise hits all of them alike. Then the time from `npm start` to the first answer, and the server's
+// memory over 100 000 requests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -101,12 +102,14 @@ interface Target {
   child: ChildProcess;
 }
 
-/** Waits until `url` answers (any status), or fails when the process exits first. */
-async function answered(url: string, child: ChildProcess, output: () => string): Promise<void> {
+/** Waits until `url` answers (any status), or fails when the process exits first or `timeoutMs` have passed. */
+async function answered(url: string, child: ChildProcess, output: () => string, timeoutMs = Infinity): Promise<void> {
   let exited = false;
   child.once('exit', () => (exited = true));
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (exited) throw new Error(`the server exited before answering:\n${output()}`);
+    if (performance.now() > deadline) throw new Error(`no answer within ${timeoutMs / 1000} s:\n${output()}`);
     try {
       await fetch(url, { headers: { authorization: `Bearer ${token}` } });
       return;
@@ -140,10 +143,12 @@ async function startReference(name: string, dataDir: string, env: Record<string,
   return { name, url, child };
 }
 
+/** Stops a server; one started `detached` (through npm) is stopped with its whole process group. */
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exit = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+  if (child.spawnargs[0] === 'npm') process.kill(-child.pid!, 'SIGTERM');
+  else child.kill('SIGTERM');
   await exit;
 }
 
@@ -167,6 +172,34 @@ async function record(url: string): Promise<string> {
   const file = path.join(workDir, 'recorded.json');
   writeFileSync(file, JSON.stringify(recorded));
   return file;
+}
+
+/**
+ * Prism, the stateless mock server users reach for, serving the committed document (`npm exec` fetches it from the
+ * npm registry into npm's cache the first time: it is no dependency of this project). It logs each request to
+ * stdout; that goes to /dev/null, as when run in the background. Undefined, with a warning, when it cannot start.
+ */
+const PRISM = '@stoplight/prism-cli@5.16.0';
+async function startPrism(): Promise<Target | undefined> {
+  const port = await freePort();
+  const args = ['exec', '--yes', `--package=${PRISM}`, '--', 'prism', 'mock', '--host', '127.0.0.1', '--port', String(port)];
+  const child = spawn('npm', [...args, path.join(root, 'generated/openapi.yaml')], {
+    cwd: workDir,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    // Installing it the first time and loading the document take tens of seconds.
+    await answered(`${url}/v1/orgs`, child, () => output, 180_000);
+    return { name: 'Prism mock', url, child };
+  } catch (error) {
+    console.warn(`warning: Prism (${PRISM}) did not start, so it is left out: ${(error as Error).message}`);
+    await stop(child);
+    return undefined;
+  }
 }
 
 async function startBare(recordedFile: string, framework?: 'express'): Promise<Target> {
@@ -212,7 +245,7 @@ function rssMb(pid: number): number {
 let workDir = '';
 let seedFile = '';
 
-/** The parts to run: `throughput`, `startup`, `memory` (all by default; BENCH_PARTS chooses). */
+/** The parts to run: `throughput`, `startup`, `memory` (all by default; BENCH_PARTS chooses), `prism` (the Prism mock beside them in the throughput part). */
 export async function throughput(parts = ['throughput', 'startup', 'memory']): Promise<void> {
   if (!process.env.BENCH_SERVER && !existsSync(path.join(root, 'dist/server/main.js'))) {
     throw new Error('dist/server/main.js is missing: run `npm run build:server`');
@@ -220,13 +253,13 @@ export async function throughput(parts = ['throughput', 'startup', 'memory']): P
   workDir = mkdtempSync(path.join(tmpdir(), 'docs-bench-'));
   seedFile = path.join(workDir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(fixture));
-  if (parts.includes('throughput')) await requestRates();
+  if (parts.includes('throughput')) await requestRates(parts.includes('prism'));
   if (parts.includes('startup')) await startup(path.join(workDir, 'startup'));
   if (parts.includes('memory')) await memory(path.join(workDir, 'memory'));
   rmSync(workDir, { recursive: true, force: true });
 }
 
-async function requestRates(): Promise<void> {
+async function requestRates(withPrism: boolean): Promise<void> {
   const targets: Target[] = [];
   try {
     const on = await startReference('validation on', path.join(workDir, 'on'));
@@ -235,6 +268,8 @@ async function requestRates(): Promise<void> {
     const recorded = await record(on.url);
     targets.push(await startBare(recorded));
     targets.push(await startBare(recorded, 'express'));
+    const prism = withPrism ? await startPrism() : undefined;
+    if (prism) targets.push(prism);
 
     // Warm every target on every request (the JIT, the validator's compiled schemas).
     for (const request of REQUESTS) for (const target of targets) await load(target.url, request, { amount: 500 });
@@ -255,18 +290,18 @@ async function requestRates(): Promise<void> {
     );
     const columns = targets.map((target) => target.name);
     console.log(
-      `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off  express/bare`,
+      `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off  express/bare${prism ? '  on/Prism' : ''}`,
     );
     for (const request of REQUESTS) {
       const measures = targets.map((target) => {
         const runs = results.get(`${request.name}\n${target.name}`)!;
         return { rps: median(runs.map((m) => m.rps)), p50: median(runs.map((m) => m.p50)), p99: median(runs.map((m) => m.p99)) };
       });
-      const [on, off, bare, framework] = measures as [Measure, Measure, Measure, Measure];
+      const [on, off, bare, framework, mock] = measures as [Measure, Measure, Measure, Measure, Measure | undefined];
       console.log(
         `${request.name.padEnd(30)}${measures
           .map((m) => `${Math.round(m.rps)} (${m.p50}/${m.p99})`.padStart(36))
-          .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}${(framework.rps / bare.rps).toFixed(3).padStart(14)}`,
+          .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}${(framework.rps / bare.rps).toFixed(3).padStart(14)}${mock ? (on.rps / mock.rps).toFixed(1).padStart(10) : ''}`,
       );
     }
   } finally {

@@ -2,14 +2,15 @@
 // time and its memory under load (bench-throughput.ts), on the compiled server `npm start` runs (rebuilt first).
 // Then the cost of one page of a list as the collection grows, through the real stack (HTTP, validation of requests
 // and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
-// the list; the numbers show whether it does. `BENCH_PARTS` (throughput, startup, memory, lists) chooses parts.
+// the list; the numbers show whether it does. `BENCH_PARTS` (throughput, prism, startup, memory, lists) chooses
+// parts; `prism` adds the Prism mock to the throughput part.
 import { readConfig } from '../server/config.ts';
 import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
 import { throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'throughput,startup,memory,lists').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists').split(',');
 if (['throughput', 'startup', 'memory'].some((part) => PARTS.includes(part))) {
   if (process.env.BENCH_SERVER !== 'tsx') await buildServer();
   await throughput(PARTS);
