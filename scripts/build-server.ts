@@ -18,8 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { OpenAPISchemaValidator } from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
-import { parse } from 'yaml';
-import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash } from '../server/http/contract.ts';
+import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SERVER_ENTRY = path.join(root, 'dist/server/main.js');
@@ -78,7 +77,7 @@ export async function buildServer(): Promise<void> {
   });
   mkdirSync(outDir, { recursive: true });
   const contract = readFileSync(CONTRACT_PATH, 'utf8');
-  const document = parse(contract) as { openapi?: unknown };
+  const document = parseContractYaml(contract) as { openapi?: unknown };
   checkContractSchema(document);
   const outputs = [
     ...result.outputFiles.map((output) => ({ path: output.path, contents: output.contents as Uint8Array | string })),

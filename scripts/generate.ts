@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
+import { CORE_SCHEMA, load } from 'js-yaml';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
@@ -37,7 +37,7 @@ try {
     // Loaded only here: openapi-typescript takes a while to load.
     const { generateTypes } = await import('./openapi-types.ts');
     const openapi = readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8');
-    writeFileSync(path.join(stagingDir, 'schema.d.ts'), await generateTypes(parse(openapi)));
+    writeFileSync(path.join(stagingDir, 'schema.d.ts'), await generateTypes(load(openapi, { schema: CORE_SCHEMA }) as Parameters<typeof generateTypes>[0]));
   }
 
   mkdirSync(outDir, { recursive: true });
