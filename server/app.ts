@@ -2,10 +2,11 @@
 // turned off), the routes are registered by walking the document's paths, and each route calls the handler of
 // its operation, inside a write transaction for anything but GET. Every failure goes through one error writer.
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Caller, callerOfToken } from './auth/caller.ts';
 import type { AppContext } from './context.ts';
 import { accessLog } from './http/access-log.ts';
+import { chained } from './http/chain.ts';
 import { contractCheckedByBuild, contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
 import { cors } from './http/cors.ts';
 import { docsRoutes } from './http/docs-page.ts';
@@ -99,13 +100,18 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     return this.send(text);
   };
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    req.id = randomUUID();
-    res.set('x-request-id', req.id);
-    next();
-  });
-  app.use(accessLog(log));
-  if (config.corsOrigins.length > 0) app.use(cors(contract, config.corsOrigins));
+  // What every request passes through, in one layer of Express's router each (server/http/chain.ts): first its id,
+  // its access-log line and CORS; after the server's own pages, its body, the validator and the dispatch below.
+  const everyRequest: RequestHandler[] = [
+    (req: Request, res: Response, next: NextFunction) => {
+      req.id = randomUUID();
+      res.set('x-request-id', req.id);
+      next();
+    },
+    accessLog(log),
+  ];
+  if (config.corsOrigins.length > 0) everyRequest.push(cors(contract, config.corsOrigins));
+  app.use(chained(...everyRequest));
 
   // The server's own pages, outside the contract and without a token: its health, the contract it serves (with its
   // own address in `servers`) and the interactive reference of that contract.
@@ -119,55 +125,57 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   });
   docsRoutes(app, { title: String((contract.info as { title?: string } | undefined)?.title ?? 'API'), publicUrl: config.publicUrl });
 
-  app.use(express.json({ limit: config.bodyLimit }));
-  // Depth and property names, before the validator or anything else recurses on the body.
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    checkRequestJson(req.body);
-    next();
-  });
-
-  app.use(
-    openApiValidator({
-      apiSpec: validatorDocument(contract) as never,
-      // The committed contract, from the build's copy, was checked against the OpenAPI schema by the build.
-      validateApiSpec: !(options.contract === undefined && contractCheckedByBuild()),
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses
-        ? {
-            onError: (error, body, req) => {
-              log.error({ requestId: req.id, url: req.originalUrl, err: error, body }, 'response breaks the contract');
-              throw error;
-            },
-          }
-        : false,
-      validateSecurity: {
-        handlers: {
-          BearerAuth: (req) => {
-            const token = bearerToken(req);
-            if (!token) throw unauthorized();
-            const caller = callerOfToken(ctx.db, token);
-            if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
-            req.caller = caller;
-            return true;
+  const validator = openApiValidator({
+    apiSpec: validatorDocument(contract) as never,
+    // The committed contract, from the build's copy, was checked against the OpenAPI schema by the build.
+    validateApiSpec: !(options.contract === undefined && contractCheckedByBuild()),
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses
+      ? {
+          onError: (error, body, req) => {
+            log.error({ requestId: req.id, url: req.originalUrl, err: error, body }, 'response breaks the contract');
+            throw error;
           },
+        }
+      : false,
+    validateSecurity: {
+      handlers: {
+        BearerAuth: (req) => {
+          const token = bearerToken(req);
+          if (!token) throw unauthorized();
+          const caller = callerOfToken(ctx.db, token);
+          if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
+          req.caller = caller;
+          return true;
         },
       },
-      ignorePaths: (path: string) => !path.startsWith('/v1/'),
-      validateFormats: true,
-    }),
-  );
+    },
+    ignorePaths: (path: string) => !path.startsWith('/v1/'),
+    validateFormats: true,
+  });
 
   // A request the validator's route index placed goes straight to its operation's route, with the path parameters
   // the validator decoded (what its app.param callbacks give Express's routes), instead of Express trying each
   // route's pattern in turn; anything else goes through Express's routes below.
   const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const key = placedOperation(req);
-    const route = key === undefined ? undefined : placed.get(key);
-    if (!route) return next();
-    req.params = (req as Request & { openapi: { pathParams: Record<string, string> } }).openapi.pathParams;
-    return route(req, res);
-  });
+  app.use(
+    chained(
+      express.json({ limit: config.bodyLimit }),
+      // Depth and property names, before the validator or anything else recurses on the body.
+      (req: Request, _res: Response, next: NextFunction) => {
+        checkRequestJson(req.body);
+        next();
+      },
+      ...validator,
+      (req: Request, res: Response, next: NextFunction) => {
+        const key = placedOperation(req);
+        const route = key === undefined ? undefined : placed.get(key);
+        if (!route) return next();
+        req.params = (req as Request & { openapi: { pathParams: Record<string, string> } }).openapi.pathParams;
+        return route(req, res);
+      },
+    ),
+  );
 
   for (const operation of operations) {
     const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;

@@ -34,6 +34,7 @@ import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/p
 // Likewise the exports of the module whose `useAjvCache` the request and response validators call.
 import validatorUtilExports from 'express-openapi-validator/dist/middlewares/util.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
+import { runChain } from './chain.ts';
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
 
@@ -381,26 +382,6 @@ export function schemaCompilations(): SchemaCompilations {
 interface Ready {
   context: OpenApiContext;
   chain: RequestHandler[];
-}
-
-/**
- * Runs `chain` as Express would run consecutive middlewares (an error or a throw skips the rest and goes to
- * `done`), without going back to the router between them.
- */
-function runChain(chain: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
-  let at = 0;
-  const step = (error?: unknown): void => {
-    if (error) return done(error);
-    const middleware = chain[at++];
-    if (!middleware) return done();
-    try {
-      const result = middleware(req, res, step) as unknown;
-      if (result instanceof Promise) result.then(undefined, done);
-    } catch (thrown) {
-      done(thrown);
-    }
-  };
-  step();
 }
 
 /**
