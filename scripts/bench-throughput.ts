@@ -143,11 +143,13 @@ async function startReference(name: string, dataDir: string, env: Record<string,
   return { name, url, child };
 }
 
-/** Stops a server; one started `detached` (through npm) is stopped with its whole process group. */
+/** Servers started through npm, in a process group of their own (`detached`): stopped with their whole group. */
+const processGroups = new WeakSet<ChildProcess>();
+
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exit = new Promise((resolve) => child.once('exit', resolve));
-  if (child.spawnargs[0] === 'npm') process.kill(-child.pid!, 'SIGTERM');
+  if (processGroups.has(child)) process.kill(-child.pid!, 'SIGTERM');
   else child.kill('SIGTERM');
   await exit;
 }
@@ -188,6 +190,7 @@ async function startPrism(): Promise<Target | undefined> {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  processGroups.add(child);
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
