@@ -234,7 +234,7 @@ export interface SchemaCompilations {
   alone: number;
   /** Compiled with the document (a schema that does not compile alone). */
   withDocument: number;
-  /** Taken from another validator of the same document and options, compiled before (see `sharedValidators`). */
+  /** Taken from another validator of the same document and options, compiled before (see `compileWithoutDocument`). */
   reused: number;
 }
 
