@@ -5,7 +5,7 @@
 // machine's noise hits all of them alike. Then the time from `npm start` to the first answer, and the server's
 // memory over 100 000 requests.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -218,9 +218,45 @@ interface Measure {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU time the target's processes spent per request answered, in µs (undefined without /proc). */
+  cpuUs?: number;
 }
 
-async function load(url: string, request: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user and system) spent so far by the target's processes, in ms, from /proc: the server's own process, or
+ * for one started in a process group of its own (Prism, through npm) every process of that group. Undefined where
+ * there is no /proc (not Linux).
+ */
+function cpuMs(child: ChildProcess): number | undefined {
+  const times = (stat: string) => {
+    // The fields after the command's name, which is in parentheses and may hold spaces: state is field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pgid: Number(fields[2]), ticks: Number(fields[11]) + Number(fields[12]) };
+  };
+  try {
+    if (!processGroups.has(child)) return (times(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).ticks * 1000) / TICKS_PER_SECOND;
+    let ticks = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const member = times(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (member.pgid === child.pid) ticks += member.ticks;
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    return (ticks * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(target: Target, request: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
+  const { url } = target;
+  const before = cpuMs(target.child);
   const result = await autocannon({
     url: `${url}${request.path}`,
     method: request.method,
@@ -231,7 +267,10 @@ async function load(url: string, request: BenchRequest, options: { duration?: nu
   });
   if (result.non2xx > 0) throw new Error(`${request.method} ${url}${request.path}: ${result.non2xx} answers not 2xx`);
   if (result.errors > 0) console.warn(`warning: ${request.method} ${url}${request.path}: ${result.errors} errors (${result.timeouts} timeouts)`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const after = cpuMs(target.child);
+  const answered = result.requests.total;
+  const cpuUs = before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) * 1000) / answered;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ...(cpuUs === undefined ? {} : { cpuUs }) };
 }
 
 const median = (values: number[]) => {
@@ -275,14 +314,14 @@ async function requestRates(withPrism: boolean): Promise<void> {
     if (prism) targets.push(prism);
 
     // Warm every target on every request (the JIT, the validator's compiled schemas).
-    for (const request of REQUESTS) for (const target of targets) await load(target.url, request, { amount: 500 });
+    for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
 
     const results = new Map<string, Measure[]>();
     for (let run = 0; run < RUNS; run++) {
       for (const request of REQUESTS) {
         for (const target of targets) {
           const key = `${request.name}\n${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await load(target.url, request, { duration: SECONDS })]);
+          results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: SECONDS })]);
         }
       }
     }
@@ -295,11 +334,19 @@ async function requestRates(withPrism: boolean): Promise<void> {
     console.log(
       `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off  express/bare${prism ? '  on/Prism' : ''}`,
     );
-    for (const request of REQUESTS) {
-      const measures = targets.map((target) => {
+    const medians = (request: BenchRequest) =>
+      targets.map((target) => {
         const runs = results.get(`${request.name}\n${target.name}`)!;
-        return { rps: median(runs.map((m) => m.rps)), p50: median(runs.map((m) => m.p50)), p99: median(runs.map((m) => m.p99)) };
+        const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);
+        return {
+          rps: median(runs.map((m) => m.rps)),
+          p50: median(runs.map((m) => m.p50)),
+          p99: median(runs.map((m) => m.p99)),
+          ...(cpu.length === runs.length ? { cpuUs: median(cpu) } : {}),
+        };
       });
+    for (const request of REQUESTS) {
+      const measures = medians(request);
       const [on, off, bare, framework, mock] = measures as [Measure, Measure, Measure, Measure, Measure | undefined];
       console.log(
         `${request.name.padEnd(30)}${measures
@@ -307,8 +354,35 @@ async function requestRates(withPrism: boolean): Promise<void> {
           .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}${(framework.rps / bare.rps).toFixed(3).padStart(14)}${mock ? (on.rps / mock.rps).toFixed(1).padStart(10) : ''}`,
       );
     }
+    cpuPerRequest(targets, medians);
   } finally {
     for (const target of targets) await stop(target.child);
+  }
+}
+
+/**
+ * The CPU time each target spent per request, from the same runs: a figure the machine's noise moves much less than
+ * req/s (the load generator shares the cores with the servers, and a slower server leaves it more of them). The
+ * ratio is bare node:http's CPU per request to the server's, the same "fraction of bare" as on/bare, by CPU.
+ */
+function cpuPerRequest(targets: Target[], medians: (request: BenchRequest) => Measure[]): void {
+  const rows = REQUESTS.map((request) => ({ request, measures: medians(request) }));
+  if (rows.some(({ measures }) => measures.some((m) => m.cpuUs === undefined))) {
+    console.log('CPU per request: not measured (it reads /proc, which this system does not have)');
+    return;
+  }
+  console.log('CPU per request, µs (user and system time of the target\'s processes over the requests it answered):');
+  const withPrism = targets.length > 4;
+  console.log(
+    `${'request'.padEnd(30)}${targets.map((target) => target.name.padStart(18)).join('')}  bare/on  bare/off  bare/Express${withPrism ? '  Prism/on' : ''}`,
+  );
+  for (const { request, measures } of rows) {
+    const [on, off, bare, framework, mock] = measures.map((m) => m.cpuUs!) as [number, number, number, number, number | undefined];
+    console.log(
+      `${request.name.padEnd(30)}${measures.map((m) => Math.round(m.cpuUs!).toString().padStart(18)).join('')}` +
+        `${(bare / on).toFixed(3).padStart(9)}${(bare / off).toFixed(3).padStart(10)}${(bare / framework).toFixed(3).padStart(14)}` +
+        `${mock === undefined ? '' : (mock / on).toFixed(1).padStart(10)}`,
+    );
   }
 }
 
