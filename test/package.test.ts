@@ -69,6 +69,11 @@ describe('installed from their tarballs', () => {
       .filter(Boolean)
       .sort();
 
+  test("npm pack builds the client only: the package holds no server, so its prepare skips the server's build", () => {
+    expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
+    expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
+  });
+
   test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
     expect(listing(clientTarball)).toEqual([
       'package/README.md',
