@@ -361,9 +361,9 @@ async function requestRates(withPrism: boolean): Promise<void> {
 }
 
 /**
- * The CPU time each target spent per request, from the same runs: a figure the machine's noise moves much less than
- * req/s (the load generator shares the cores with the servers, and a slower server leaves it more of them). The
- * ratio is bare node:http's CPU per request to the server's, the same "fraction of bare" as on/bare, by CPU.
+ * The CPU time each target spent per request, from the same runs. autocannon shares the cores with the target it
+ * loads, so a fast target's req/s is held down by autocannon's own CPU; its CPU per request is not. bare/on is bare
+ * node:http's CPU per request over the server's: the "fraction of bare" of on/bare, by CPU.
  */
 function cpuPerRequest(targets: Target[], medians: (request: BenchRequest) => Measure[]): void {
   const rows = REQUESTS.map((request) => ({ request, measures: medians(request) }));
