@@ -301,6 +301,12 @@ export async function throughput(parts = ['throughput', 'startup', 'memory']): P
   rmSync(workDir, { recursive: true, force: true });
 }
 
+/** A request and its medians, one per target (validation on, off, bare node:http, bare Express, then Prism if it ran). */
+interface Row {
+  request: BenchRequest;
+  measures: Measure[];
+}
+
 async function requestRates(withPrism: boolean): Promise<void> {
   const targets: Target[] = [];
   try {
@@ -334,8 +340,10 @@ async function requestRates(withPrism: boolean): Promise<void> {
     console.log(
       `${'request'.padEnd(30)}${columns.map((c) => `${c} req/s (p50/p99 ms)`.padStart(36)).join('')}  on/bare  off/bare  on/off  express/bare${prism ? '  on/Prism' : ''}`,
     );
-    const medians = (request: BenchRequest) =>
-      targets.map((target) => {
+    // Each request's medians over the runs, one per target in the targets' order.
+    const rows: Row[] = REQUESTS.map((request) => ({
+      request,
+      measures: targets.map((target) => {
         const runs = results.get(`${request.name}\n${target.name}`)!;
         const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);
         return {
@@ -344,9 +352,9 @@ async function requestRates(withPrism: boolean): Promise<void> {
           p99: median(runs.map((m) => m.p99)),
           ...(cpu.length === runs.length ? { cpuUs: median(cpu) } : {}),
         };
-      });
-    for (const request of REQUESTS) {
-      const measures = medians(request);
+      }),
+    }));
+    for (const { request, measures } of rows) {
       const [on, off, bare, framework, mock] = measures as [Measure, Measure, Measure, Measure, Measure | undefined];
       console.log(
         `${request.name.padEnd(30)}${measures
@@ -354,7 +362,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
           .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}${(framework.rps / bare.rps).toFixed(3).padStart(14)}${mock ? (on.rps / mock.rps).toFixed(1).padStart(10) : ''}`,
       );
     }
-    cpuPerRequest(targets, medians);
+    cpuPerRequest(targets, rows, prism !== undefined);
   } finally {
     for (const target of targets) await stop(target.child);
   }
@@ -365,14 +373,12 @@ async function requestRates(withPrism: boolean): Promise<void> {
  * loads, so a fast target's req/s is held down by autocannon's own CPU; its CPU per request is not. bare/on is bare
  * node:http's CPU per request over the server's: the "fraction of bare" of on/bare, by CPU.
  */
-function cpuPerRequest(targets: Target[], medians: (request: BenchRequest) => Measure[]): void {
-  const rows = REQUESTS.map((request) => ({ request, measures: medians(request) }));
+function cpuPerRequest(targets: Target[], rows: Row[], withPrism: boolean): void {
   if (rows.some(({ measures }) => measures.some((m) => m.cpuUs === undefined))) {
     console.log('CPU per request: not measured (it reads /proc, which this system does not have)');
     return;
   }
   console.log('CPU per request, µs (user and system time of the target\'s processes over the requests it answered):');
-  const withPrism = targets.length > 4;
   console.log(
     `${'request'.padEnd(30)}${targets.map((target) => target.name.padStart(18)).join('')}  bare/on  bare/off  bare/Express${withPrism ? '  Prism/on' : ''}`,
   );
