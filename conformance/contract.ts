@@ -82,7 +82,8 @@ export interface Contract {
 /** Escapes a JSON pointer segment. */
 export const pointerSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-function at(document: unknown, pointer: string): unknown {
+/** The value at a local JSON pointer (`#/a/b`) of a document; throws when there is none. */
+export function at(document: unknown, pointer: string): unknown {
   if (!pointer.startsWith('#')) throw new Error(`only local references are supported: ${pointer}`);
   let value: unknown = document;
   for (const raw of pointer.slice(1).split('/').slice(1)) {

@@ -5,7 +5,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { type Contract, declaredResponse, type Operation, pointerSegment } from './contract.ts';
+import { at, type Contract, declaredResponse, type Operation, pointerSegment } from './contract.ts';
 
 // Both packages are CommonJS modules whose exports also carry `default` (the class, the plugin): that is what the
 // types of a default import under NodeNext describe.
@@ -56,8 +56,10 @@ export function validatorOf(contract: Contract): ResponseValidator {
 export class ResponseValidator {
   private readonly ajv: InstanceType<typeof Ajv2020>;
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly document: unknown;
 
   constructor(contract: Contract) {
+    this.document = contract.document;
     // strict: false, because the document is OpenAPI (paths, operations, parameters) around its schemas. Without Ajv's
     // optimizing pass over the code it generates (a third of a compile): each schema is compiled for a few calls.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, validateSchema: false, code: { optimize: false } });
@@ -67,11 +69,17 @@ export class ResponseValidator {
     this.ajv.addSchema({ ...contract.document, $id: CONTRACT_ID });
   }
 
-  /** The compiled schema at a JSON pointer of the document (cached). */
-  schemaAt(pointer: string): ValidateFunction {
+  /**
+   * The compiled schema at a JSON pointer of the document (cached). A schema that is only a local `$ref` is its
+   * target's function: 731 of the contract's 858 response schemas are `$ref: ErrorEnvelope`, each of which Ajv would
+   * compile again under its own pointer (66 distinct schemas; a full run's compiles went from ~1.3 s to ~0.1 s).
+   */
+  schemaAt(pointer: string, followed = 0): ValidateFunction {
     let validate = this.compiled.get(pointer);
     if (!validate) {
-      validate = this.ajv.getSchema(`${CONTRACT_ID}${pointer}`);
+      // A chain of references longer than this is a cycle: Ajv compiles (and refuses) it as it is.
+      const target = followed < 16 ? refTarget(at(this.document, pointer)) : undefined;
+      validate = target !== undefined ? this.schemaAt(target, followed + 1) : this.ajv.getSchema(`${CONTRACT_ID}${pointer}`);
       if (!validate) throw new Error(`no schema at ${pointer} of the contract`);
       this.compiled.set(pointer, validate);
     }
@@ -138,6 +146,14 @@ export class ResponseValidator {
 }
 
 /** Ajv errors as `path: message` (instance paths as JSON pointers under `root`), at most MAX_ERRORS of them. */
+/** The target of a schema that is a local `$ref` and nothing else (siblings would change what it accepts). */
+function refTarget(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const keys = Object.keys(schema);
+  const ref = (schema as { $ref?: unknown }).$ref;
+  return keys.length === 1 && typeof ref === 'string' && ref.startsWith('#/') ? ref : undefined;
+}
+
 export function describe(errors: ErrorObject[] | null | undefined, root: string): string {
   if (!errors?.length) return 'invalid';
   // With allErrors, an anyOf reports every branch: keep the most specific errors first (longest instance path).

@@ -6,8 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadContract } from '../conformance/contract.ts';
+import { loadContract, pointerSegment } from '../conformance/contract.ts';
 import { passed, type Report, runConformance, summaryLine } from '../conformance/runner.ts';
+import { validatorOf } from '../conformance/validate.ts';
 import { ApiError } from '../server/http/errors.ts';
 import { repoRoot } from './support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
@@ -173,5 +174,40 @@ describe.concurrent('the command', () => {
       expect(run.stderr).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
       expect(run.stdout).toBe('');
     }
+  });
+});
+
+describe('the response validator', () => {
+  test("a schema that is only a local $ref is judged by its target's one compiled function; one with siblings by its own", () => {
+    const contract = loadContract();
+    const validator = validatorOf(contract);
+    const errorSchemas = [...contract.operations.values()].flatMap((operation) =>
+      Object.values(operation.responses)
+        .filter((response) => response.contentTypes.includes('application/json'))
+        .map((response) => `${response.pointer}/content/${pointerSegment('application/json')}/schema`)
+        .filter((pointer) => pointer.includes('/responses/404/')),
+    );
+    expect(errorSchemas.length).toBeGreaterThan(100);
+    const target = validator.schemaAt('#/components/schemas/ErrorEnvelope');
+    for (const pointer of errorSchemas) expect(validator.schemaAt(pointer)).toBe(target);
+
+    // The verdicts are the target's: an envelope passes, a body without one is named.
+    const getSpace = contract.operations.get('getSpace')!;
+    const json = new Headers({ 'content-type': 'application/json' });
+    const envelope = { error: { code: 404, message: 'No space x' } };
+    expect(validator.validate(getSpace, { status: 404, headers: json, text: JSON.stringify(envelope) })).toEqual([]);
+    const [problem] = validator.validate(getSpace, { status: 404, headers: json, text: '{"message":"gone"}' });
+    expect(problem).toMatchObject({ kind: 'body-schema' });
+    expect(problem!.message).toContain("body must have required property 'error'");
+
+    // A $ref with a sibling keyword is a schema of its own: compiled as it is, not as its target.
+    const document = structuredClone(contract.document) as unknown as { components: { schemas: Record<string, object> } };
+    document.components.schemas.ShortEnvelope = { $ref: '#/components/schemas/ErrorEnvelope', maxProperties: 0 };
+    document.components.schemas.SameEnvelope = { $ref: '#/components/schemas/ErrorEnvelope' };
+    const other = validatorOf(loadContract(document as never));
+    const short = other.schemaAt('#/components/schemas/ShortEnvelope');
+    expect(short).not.toBe(other.schemaAt('#/components/schemas/ErrorEnvelope'));
+    expect(short(envelope)).toBe(false);
+    expect(other.schemaAt('#/components/schemas/SameEnvelope')).toBe(other.schemaAt('#/components/schemas/ErrorEnvelope'));
   });
 });

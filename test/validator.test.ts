@@ -2,6 +2,7 @@
 // every request of every operation of the contract exactly what the validator's own lookup attaches, answers what
 // the index cannot place exactly as the validator does, and, once an operation has been seen, never runs the
 // validator's scan over the document's paths.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -274,7 +275,9 @@ describe('request and response schemas compiled without the whole document', () 
     }
     const after = schemaCompilations();
     expect(schemas).toBeGreaterThan(50);
-    expect(after.alone - before.alone).toBe(schemas);
+    // Each compiled without the document, or taken from an equal one compiled before in this process (a server of
+    // another file in the same worker).
+    expect(after.alone + after.reused - before.alone - before.reused).toBe(schemas);
     expect(after.withDocument - before.withDocument).toBe(0);
     // The replacement compiles without Ajv's optimizing pass (withoutOptimizing), the validator's own compilation
     // with it: the verdicts above are those of optimized and unoptimized code alike.
@@ -312,6 +315,28 @@ describe('request and response schemas compiled without the whole document', () 
     expect(check({ response: 1 })).toBe(false);
     expect(schemaCompilations().withDocument - after.withDocument).toBe(1);
   }, 120_000);
+
+  test('an equal schema of another operation or status is not compiled again: the error responses share one function', () => {
+    compileWithoutDocument();
+    const responseOptions = (new Validator(options() as never) as unknown as { ajvOpts: { response: never } }).ajvOpts.response;
+    // A component no other test has: nothing compiled before in this process can be taken for it.
+    const code = `code-${randomUUID()}`;
+    const components = { schemas: { Envelope: { type: 'object', required: ['code'], properties: { code: { const: code } } } } };
+    const ajv = createResponseAjv({ openapi: '3.1.0', components } as never, responseOptions) as unknown as Compiler;
+    // What buildValidators compiles for the 404 of two operations and the 400 of one of them.
+    const root = () => ({ type: 'object', properties: { response: { $ref: '#/components/schemas/Envelope' } }, components, paths: {} });
+    const before = schemaCompilations();
+    const checks = ['GET-/v1/a-404-application/json', 'GET-/v1/b-404-application/json', 'GET-/v1/b-400-application/json'].map(
+      (key) => validatorUtil.useAjvCache(ajv, root() as never, key) as unknown as Check,
+    );
+    const after = schemaCompilations();
+    expect({ alone: after.alone - before.alone, reused: after.reused - before.reused }).toEqual({ alone: 1, reused: 2 });
+    expect(checks[1]).toBe(checks[0]);
+    expect(checks[2]).toBe(checks[0]);
+    expect(checks[2]!({ response: { code } })).toBe(true);
+    expect(checks[2]!({ response: { code: 'other' } })).toBe(false);
+    expect(checks[2]!.errors?.map((error) => error.instancePath)).toEqual(['/response/code']);
+  });
 });
 
 test('validators of the same document and options share their compiled schemas; another document compiles its own', async () => {
