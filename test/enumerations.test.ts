@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parse } from 'yaml';
 import { readConfig } from '../server/config.ts';
+import { loadContract } from '../server/http/contract.ts';
 import { parseSpaceRow } from '../server/domain/spaces.ts';
 import { startServer } from '../server/server.ts';
 
@@ -21,7 +21,7 @@ const checkedFolders = ['server', 'client', 'conformance'];
 
 /** The contract's string enumerations (named component schemas), from the emitted document. */
 function contractEnumerations(): Map<string, string[]> {
-  const document = parse(readFileSync(path.join(root, 'generated/openapi.yaml'), 'utf8')) as {
+  const document = loadContract() as unknown as {
     components: { schemas: Record<string, { type?: string; enum?: unknown[] }> };
   };
   const enumerations = new Map<string, string[]>();

@@ -8,7 +8,6 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { ACME } from './support/fixture.ts';
@@ -17,7 +16,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 
 const run = promisify(execFile);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-const contractVersion = (parse(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8')) as { info: { version: string } }).info.version;
+const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
 const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string };
 const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
 
