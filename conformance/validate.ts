@@ -131,7 +131,7 @@ export class ResponseValidator {
       problems.push({ kind: 'invalid-json', message: `the body is not JSON${excerpt(observed.text)}` });
       return problems;
     }
-    const validate = this.schemaAt(`${response.pointer}/content/${pointerSegment(json)}/schema`);
+    const validate = this.schemaAt(bodySchemaPointer(response, json));
     if (!validate(body)) {
       problems.push({ kind: 'body-schema', message: `body does not match the ${key} response schema: ${describe(validate.errors, 'body')}` });
     }
@@ -144,6 +144,10 @@ export class ResponseValidator {
     return problems;
   }
 }
+
+/** Where the body schema of a declared response is, for a media type. */
+export const bodySchemaPointer = (response: { pointer: string }, mediaType: string): string =>
+  `${response.pointer}/content/${pointerSegment(mediaType)}/schema`;
 
 /** The target of a schema that is a local `$ref` and nothing else (siblings would change what it accepts). */
 function refTarget(schema: unknown): string | undefined {

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadContract, pointerSegment } from '../conformance/contract.ts';
+import { loadContract } from '../conformance/contract.ts';
 import { passed, type Report, runConformance, summaryLine } from '../conformance/runner.ts';
-import { validatorOf } from '../conformance/validate.ts';
+import { bodySchemaPointer, validatorOf } from '../conformance/validate.ts';
 import { ApiError } from '../server/http/errors.ts';
 import { repoRoot } from './support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
@@ -184,7 +184,7 @@ describe('the response validator', () => {
     const errorSchemas = [...contract.operations.values()].flatMap((operation) =>
       Object.values(operation.responses)
         .filter((response) => response.contentTypes.includes('application/json'))
-        .map((response) => `${response.pointer}/content/${pointerSegment('application/json')}/schema`)
+        .map((response) => bodySchemaPointer(response, 'application/json'))
         .filter((pointer) => pointer.includes('/responses/404/')),
     );
     expect(errorSchemas.length).toBeGreaterThan(100);
