@@ -1,6 +1,7 @@
 // Builds the Express app from the contract: the validator checks every request (and every response, unless
 // turned off), the routes are registered by walking the document's paths, and each route calls the handler of
-// its operation, inside a write transaction for anything but GET. Every failure goes through one error writer.
+// its operation, inside a write transaction for anything but GET (unless the handler opens its own: see
+// http/transactions.ts). Every failure goes through one error writer.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Caller, callerOfToken } from './auth/caller.ts';
@@ -18,6 +19,7 @@ import { checkIntegerParameters, integerParameters } from './http/parameters.ts'
 import { healthRoute } from './http/health.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
+import { opensOwnTransaction } from './http/transactions.ts';
 import { openApiValidator, placedOperation } from './http/validator.ts';
 
 declare module 'express-serve-static-core' {
@@ -180,12 +182,13 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   for (const operation of operations) {
     const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
     const isRead = operation.method === 'get';
+    const ownWrite = opensOwnTransaction(handler);
     const integers = integerParameters(contract, operation.path, operation.method);
     const route = async (req: Request, res: Response) => {
       if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
       checkIntegerParameters(req, integers);
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
-      const result = isRead ? await handler(request) : await store.write(() => handler(request));
+      const result = isRead || ownWrite ? await handler(request) : await store.write(() => handler(request));
       // Work the request queued is committed now: start it.
       if (!isRead) ctx.jobs.kick();
       res.set(safeHeaders(result.headers ?? {}));

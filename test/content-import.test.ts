@@ -39,6 +39,18 @@ const pages: Record<string, () => string> = {
   '/blog/post': () => html('Blog post', '<h1>Blog post</h1><p>Not documentation.</p>'),
 };
 
+/** The next request for /held/ waits until the test releases it (see `holdNextPage`). */
+let held: { arrive: () => void; released: Promise<void> } | undefined;
+
+/** Holds the next request for /held/: `reached` resolves once the website has it, `release()` answers it. */
+function holdNextPage() {
+  let arrive!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  held = { arrive, released: new Promise<void>((resolve) => (release = resolve)) };
+  return { reached, release };
+}
+
 const sockets = new Set<Socket>();
 let website: Server;
 
@@ -46,6 +58,13 @@ beforeAll(async () => {
   website = createServer((req, res) => {
     const path = new URL(req.url!, 'http://x').pathname;
     if (path === '/docs/slow') return; // never answers
+    if (path === '/held/' && held) {
+      const { arrive, released } = held;
+      held = undefined;
+      arrive();
+      void released.then(() => res.writeHead(200, { 'content-type': 'text/html' }).end(html('Held', '<h1>Held</h1><p>Worth the wait.</p>')));
+      return;
+    }
     if (path === '/docs/api') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     if (path === '/docs/broken') return void res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Oops</h1>');
     if (path === '/assets/logo.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
@@ -377,5 +396,91 @@ describe('importing the site again', () => {
     );
     expect(old.items[0]).toMatchObject({ status: 'ok', targetReference: { kind: 'page', page: faqId } });
     expect(old.items[0]!.targetReference.versionContext!.revision).toBe(changeRequest.revision);
+  });
+});
+
+describe('while an import crawls', () => {
+  // A server of its own, whose outbound timeout leaves a held page all the time the test needs.
+  const patient = useTestServer({ fixture, env: { OUTBOUND_TIMEOUT_MS: '30000' } });
+  const importHere = (spaceId: string, url: string, user: User = 'editor') =>
+    patient.server.as(user).POST('/v1/spaces/{spaceId}/content/import', { ...space(spaceId), body: { url, source: 'website' } });
+  const revisionHere = async (spaceId: string) => ok(await patient.server.as('admin').GET('/v1/spaces/{spaceId}', space(spaceId))).revision;
+
+  /** `answer`, which must come while the website holds an import's page: a write that queued behind the crawl fails here. */
+  async function meanwhile<T>(answer: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer after 10 s while an import crawled: the write waits for the crawl')), 10_000);
+    });
+    try {
+      return await Promise.race([answer, stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Starts an import whose start page the website holds; resolves once the website has the request. */
+  async function heldImport(spaceId: string) {
+    const page = holdNextPage();
+    let settled = false;
+    const answer = importHere(spaceId, `${site.url}/held/`).finally(() => (settled = true));
+    await page.reached;
+    return { answer, release: page.release, settled: () => settled };
+  }
+
+  test('other writes are answered meanwhile, and the import lands on the revision that is current once it has fetched', async () => {
+    const before = await revisionHere('docs');
+    const importing = await heldImport('docs');
+    // Both wait for no transaction of the import's: they are answered while the website still holds its page.
+    const renamed = ok(await meanwhile(patient.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space('drafts'), body: { title: 'Renamed meanwhile' } })));
+    const other = ok(await meanwhile(importHere('docs', `${site.url}/docs/guide/install`)), 201);
+    expect(importing.settled()).toBe(false);
+    expect(renamed.title).toBe('Renamed meanwhile');
+
+    importing.release();
+    const result = ok(await importing.answer, 201);
+    expect(result.importedResources).toBe(1);
+    const content = ok(await patient.server.as('reader').GET('/v1/spaces/{spaceId}/content', space('docs')));
+    expect(content.id).toBe(result.revision);
+    // On top of the other import, which committed while this one fetched: nothing of either is lost.
+    expect(content.parents).toEqual([other.revision]);
+    expect(content.pages.map((p) => p.path)).toEqual(['home', 'install', 'held']);
+    expect(other.revision).not.toBe(before);
+  });
+
+  test('it checks again before it writes: a space locked meanwhile refuses it with 403, and nothing changes', async () => {
+    const before = await revisionHere('frozen');
+    const importing = await heldImport('frozen');
+    ok(await meanwhile(patient.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space('frozen'), body: { editMode: 'locked' } })));
+    expect(importing.settled()).toBe(false);
+    importing.release();
+    expectError(await importing.answer, 403, 'locked');
+    expect(await revisionHere('frozen')).toBe(before);
+    expect((await patient.server.as('reader').GET('/v1/spaces/{spaceId}/content/files', space('frozen'))).data?.items).toEqual([]);
+  });
+
+  test('a change request closed meanwhile refuses it with 409', async () => {
+    const changeRequest = ok(
+      await patient.server.as('creator').POST('/v1/spaces/{spaceId}/change-requests', { ...space('drafts'), body: { subject: 'Held import' } }),
+      201,
+    );
+    const page = holdNextPage();
+    const answer = patient.server.as('editor').POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import', {
+      ...cr('drafts', changeRequest.number),
+      body: { url: `${site.url}/held/`, source: 'website' },
+    });
+    await page.reached;
+    ok(
+      await meanwhile(
+        patient.server.as('creator').PATCH('/v1/spaces/{spaceId}/change-requests/{changeRequestId}', {
+          ...cr('drafts', changeRequest.number),
+          body: { status: 'archived' },
+        }),
+      ),
+    );
+    page.release();
+    expectError(await answer, 409, 'archived');
+    const after = ok(await patient.server.as('reader').GET('/v1/spaces/{spaceId}/change-requests/{changeRequestId}', cr('drafts', changeRequest.number)));
+    expect(after.revision).toBe(changeRequest.revision);
   });
 });

@@ -7,9 +7,12 @@
 //   A link is followed when it is on the same origin and under the prefix, and looks like a page (no extension, or
 //   .html, .htm, .xhtml, .php, .asp, .aspx, .jsp); query strings and anchors are ignored.
 // - Bounds: 50 pages, 3 link hops from the start page, 50 images; a page at most 2 MiB, an image at most 5 MiB;
-//   4 requests at a time, each within OUTBOUND_TIMEOUT_MS; the whole import within 3 × OUTBOUND_TIMEOUT_MS (the
-//   import runs inside the request's write transaction). What the bounds leave out is counted in
-//   `totalResources` and not in `importedResources`, as are linked pages and images that fail to load.
+//   4 requests at a time, each within OUTBOUND_TIMEOUT_MS; the whole crawl within 3 × OUTBOUND_TIMEOUT_MS. What the
+//   bounds leave out is counted in `totalResources` and not in `importedResources`, as are linked pages and images
+//   that fail to load.
+// - Two steps: `fetchWebsite` crawls, outside any transaction (other writes go on meanwhile), and touches no state;
+//   `importFetchedWebsite` then builds the new content from what was fetched and stores its files, synchronously,
+//   inside the request's write transaction.
 // - The start page must load: an unreachable address, a timeout, an HTTP error status or an answer that is not
 //   HTML is a 400 naming `url`.
 // - Pages: the start page becomes a top-level page whose slug is the prefix's last folder (the host name for a
@@ -21,6 +24,7 @@
 // - An import adds its tree to the content, or replaces the top-level page with the same slug (and everything
 //   under it): importing the same site again updates it, and pages keep their ids where their path is unchanged.
 import { performance } from 'node:perf_hooks';
+import type TurndownService from 'turndown';
 import { type HTMLElement, parse as parseHtml } from 'node-html-parser';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../http/errors.ts';
@@ -229,12 +233,28 @@ const titleOf = (slug: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+/** A crawled website, ready to be imported (`importFetchedWebsite`). */
+export interface FetchedWebsite extends Awaited<ReturnType<typeof crawl>> {
+  /** The HTML to markdown converter, loaded with the site so that importing it waits on nothing. */
+  turndown: TurndownService;
+}
+
+/** Crawls the website at `url` (see the bounds above); touches no state. A start page that cannot be imported is a 400 naming `url`. */
+export async function fetchWebsite(ctx: AppContext, url: string): Promise<FetchedWebsite> {
+  const [site, [{ default: Turndown }, { gfm }]] = await Promise.all([
+    crawl(ctx, url),
+    // Loaded by the first import rather than at start-up (turndown brings a DOM implementation, 50 modules).
+    Promise.all([import('turndown'), import('turndown-plugin-gfm')]),
+  ]);
+  const turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm);
+  return { ...site, turndown };
+}
+
 /**
- * Imports the website at `url` into `content`: returns the new content and the counts. The network work happens
- * first; the state (file contents) is written only once everything is fetched.
+ * Imports a fetched website into `content`: stores its images as files (reusing identical ones) and returns the new
+ * content and the counts. Synchronous: it runs inside the request's write transaction.
  */
-export async function importWebsite(ctx: AppContext, content: RevisionContent, url: string): Promise<ImportResult> {
-  const site = await crawl(ctx, url);
+export function importFetchedWebsite(ctx: AppContext, content: RevisionContent, site: FetchedWebsite): ImportResult {
   const now = ctx.now();
 
   // Files: one per downloaded image, reusing an identical file of the content.
@@ -256,9 +276,7 @@ export async function importWebsite(ctx: AppContext, content: RevisionContent, u
   const hostSlug = slugify(site.prefix.hostname);
   const rootSlug = slugify(site.prefix.pathname.split('/').filter(Boolean).at(-1) ?? hostSlug);
   const paths = new Map(site.pages.map((page) => [page.segments.join('/'), page]));
-  // Loaded by the first import rather than at start-up (turndown brings a DOM implementation, 50 modules).
-  const [{ default: TurndownService }, { gfm }] = await Promise.all([import('turndown'), import('turndown-plugin-gfm')]);
-  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm);
+  const { turndown } = site;
   const markdownOf = (page: FetchedPage) => {
     for (const anchor of page.body.querySelectorAll('a[href]')) {
       let target: URL;

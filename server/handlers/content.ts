@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
-import { importWebsite, type ImportResult } from '../content/import.ts';
+import { type FetchedWebsite, fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
 import { backlinkPageIds, brokenLinkCount, groupLinks, LINK_STATES, revisionLinks } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
 import { findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
@@ -34,6 +34,7 @@ import { unreachable } from '../domain/enums.ts';
 import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { listId } from '../http/pagination.ts';
+import { ownTransaction } from '../http/transactions.ts';
 import type { HandlerGroup, Input, Model } from '../http/types.ts';
 
 type Operations =
@@ -233,25 +234,31 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     getSpaceContent: ({ params, query, caller }) => getContent(spaceTarget(caller, params.spaceId), query),
 
-    async importSpaceContent({ params, body, caller }) {
-      const target = spaceTarget(caller, params.spaceId);
-      requireSpace(target.access, 'edit');
-      const result = await importContent(ctx, target.scope.revision.content, body);
-      requireContentRoom(result.content, 'url');
-      const now = ctx.now();
-      const revision = createRevision(db, {
-        spaceId: params.spaceId,
-        parents: [target.scope.revision.id],
-        type: 'edits',
-        content: result.content,
-        createdAt: now,
+    // Fetches first, outside the write transaction (http/transactions.ts); checks again inside it, where the space's
+    // current revision, which may have moved on meanwhile, is the one imported into.
+    importSpaceContent: ownTransaction(async ({ params, body, caller }) => {
+      requireSpace(spaceAccess(ctx, caller, params.spaceId), 'edit');
+      const fetched = await fetchImport(ctx, body);
+      return ctx.store.write(() => {
+        const target = spaceTarget(caller, params.spaceId);
+        requireSpace(target.access, 'edit');
+        const result = applyImport(ctx, target.scope.revision.content, fetched);
+        requireContentRoom(result.content, 'url');
+        const now = ctx.now();
+        const revision = createRevision(db, {
+          spaceId: params.spaceId,
+          parents: [target.scope.revision.id],
+          type: 'edits',
+          content: result.content,
+          createdAt: now,
+        });
+        setCurrentRevision(db, revision, now);
+        return {
+          status: 201 as const,
+          body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
+        };
       });
-      setCurrentRevision(db, revision, now);
-      return {
-        status: 201,
-        body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
-      };
-    },
+    }),
 
     applySpaceTemplate({ params, body, caller }) {
       const target = spaceTarget(caller, params.spaceId);
@@ -301,25 +308,34 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     getChangeRequestContent: ({ params, query, caller }) =>
       getContent(changeRequestTarget(caller, params.spaceId, params.changeRequestId), query),
 
-    async importChangeRequestContent({ params, body, caller }) {
-      const target = changeRequestTarget(caller, params.spaceId, params.changeRequestId);
-      requireSpace(target.access, 'edit');
-      const changeRequest = target.changeRequest!;
-      if (isClosed(changeRequest)) {
-        throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
-      }
-      const result = await importContent(ctx, target.scope.revision.content, body);
-      requireContentRoom(result.content, 'url');
-      const revision = commitChangeRequestContent(ctx, changeRequest, {
-        type: 'edits',
-        content: result.content,
-        contributor: caller.user.id,
-      });
-      return {
-        status: 201,
-        body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
+    // Like importSpaceContent: fetches first, then checks again and imports inside its own write transaction.
+    importChangeRequestContent: ownTransaction(async ({ params, body, caller }) => {
+      const importable = () => {
+        const target = changeRequestTarget(caller, params.spaceId, params.changeRequestId);
+        requireSpace(target.access, 'edit');
+        const changeRequest = target.changeRequest!;
+        if (isClosed(changeRequest)) {
+          throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
+        }
+        return { target, changeRequest };
       };
-    },
+      importable();
+      const fetched = await fetchImport(ctx, body);
+      return ctx.store.write(() => {
+        const { target, changeRequest } = importable();
+        const result = applyImport(ctx, target.scope.revision.content, fetched);
+        requireContentRoom(result.content, 'url');
+        const revision = commitChangeRequestContent(ctx, changeRequest, {
+          type: 'edits',
+          content: result.content,
+          contributor: caller.user.id,
+        });
+        return {
+          status: 201 as const,
+          body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
+        };
+      });
+    }),
 
     listChangeRequestPages: ({ params, query, caller }) =>
       listPages(changeRequestTarget(caller, params.spaceId, params.changeRequestId), query),
@@ -379,16 +395,25 @@ export function contentRoutes(ctx: AppContext, app: Express): void {
   });
 }
 
-/** Imports into `content` from the request's source: one case per `ImportSource` of the contract. */
-function importContent(
-  ctx: AppContext,
-  content: RevisionContent,
-  request: Input<'ImportContentRequest'>,
-): Promise<ImportResult> {
+/** What an import fetched from its source, before its write transaction: one case per `ImportSource` of the contract. */
+type FetchedImport = { source: 'website'; site: FetchedWebsite };
+
+/** Fetches what the request imports, touching no state (a source that cannot be imported is a 400 naming the field). */
+async function fetchImport(ctx: AppContext, request: Input<'ImportContentRequest'>): Promise<FetchedImport> {
   switch (request.source) {
     case 'website':
-      return importWebsite(ctx, content, request.url);
+      return { source: 'website', site: await fetchWebsite(ctx, request.url) };
     default:
       return unreachable(request.source, 'import source');
+  }
+}
+
+/** Imports what was fetched into `content`, inside the write transaction. */
+function applyImport(ctx: AppContext, content: RevisionContent, fetched: FetchedImport): ImportResult {
+  switch (fetched.source) {
+    case 'website':
+      return importFetchedWebsite(ctx, content, fetched.site);
+    default:
+      return unreachable(fetched.source, 'import source');
   }
 }
