@@ -1,6 +1,8 @@
 // How content is stored: a revision is an immutable snapshot of a page tree, files, reusable contents and
 // variables, kept as JSON in the `revisions` table. Every way content enters (template, import, merge, update,
-// Git import, translation) builds a new RevisionContent and stores it with createRevision.
+// Git import, translation) builds a new RevisionContent and stores it with createRevision. A revision read with
+// getRevision is parsed once and shared by later reads, frozen: build changed content anew (spread, map), never in
+// place (content/revisions.ts).
 import { badRequest } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 
