@@ -273,6 +273,12 @@ async function load(target: Target, request: BenchRequest, options: { duration?:
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ...(cpuUs === undefined ? {} : { cpuUs }) };
 }
 
+/** `items` starting at `by` (modulo their number), the ones before it moved to the end. */
+const rotated = <T>(items: readonly T[], by: number): T[] => {
+  const start = items.length === 0 ? 0 : by % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+};
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -322,10 +328,12 @@ async function requestRates(withPrism: boolean): Promise<void> {
     // Warm every target on every request (the JIT, the validator's compiled schemas).
     for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
 
+    // Each target in turn goes first: a target measured right after another carries what that one left behind (the
+    // cores' caches, a mock's processes still winding down), so a fixed order would always handicap the same one.
     const results = new Map<string, Measure[]>();
     for (let run = 0; run < RUNS; run++) {
-      for (const request of REQUESTS) {
-        for (const target of targets) {
+      for (const [index, request] of REQUESTS.entries()) {
+        for (const target of rotated(targets, run + index)) {
           const key = `${request.name}\n${target.name}`;
           results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: SECONDS })]);
         }
