@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentBlocks, documentKeys, documentFromMarkdown, nodeText } from '../server/content/document.ts';
+import { DOCUMENT_CACHE_CHARS, documentBlocks, documentKeys, documentFromMarkdown, nodeText } from '../server/content/document.ts';
 
 type AnyNode = { object: string; type?: string; key?: string; nodes?: AnyNode[]; data?: Record<string, unknown>; leaves?: unknown[] };
 
@@ -98,5 +98,33 @@ describe('documentKeys and documentBlocks', () => {
   it('take the text of a node from its leaves and its child blocks', () => {
     const [list] = blocksOf('- one\n- two `2`\n');
     expect(nodeText(list as never)).toBe('one\ntwo 2');
+  });
+});
+
+describe('converted Documents are kept', () => {
+  it('the same markdown gives the same Document, shared and frozen all the way down', () => {
+    const markdown = '# Kept\n\nSome **bold** text and a [link](https://example.com).\n';
+    const first = documentFromMarkdown(markdown);
+    expect(documentFromMarkdown(markdown)).toBe(first);
+    const heading = first.nodes[0] as AnyNode;
+    for (const value of [first, first.nodes, heading, heading.nodes, heading.nodes![0], heading.nodes![0]!.leaves]) {
+      expect(Object.isFrozen(value)).toBe(true);
+    }
+    expect(() => (first.nodes as unknown[]).push(heading)).toThrow(TypeError);
+  });
+
+  it('past the bound, the least recently used are converted again, with the same result; long markdown is never kept', () => {
+    const markdown = 'A paragraph to be pushed out.\n';
+    const first = documentFromMarkdown(markdown);
+    const filler = (n: number) => `${n} `.repeat(DOCUMENT_CACHE_CHARS / 8 / 2); // one eighth of the bound each
+    for (let n = 0; n < 9; n++) documentFromMarkdown(filler(n));
+    const again = documentFromMarkdown(markdown);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+
+    const long = 'word '.repeat(DOCUMENT_CACHE_CHARS / 4);
+    const once = documentFromMarkdown(long);
+    expect(documentFromMarkdown(long)).not.toBe(once);
+    expect(documentFromMarkdown(long)).toEqual(once);
   });
 });

@@ -95,6 +95,18 @@ export interface RevisionRecord {
   content: RevisionContent;
 }
 
+/**
+ * `value`, frozen with everything it holds (parsed JSON and trees built from it: objects and arrays, no cycles):
+ * what several readers share (revisions, Documents) is handed out this way, so that none can change it for the others.
+ */
+export function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) frozen(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export const emptyContent = (): RevisionContent => ({ pages: [], files: [], reusableContents: [], variables: {} });
 
 /** Every page of a tree, depth first, with its path (slugs of its ancestors and itself joined by `/`). */

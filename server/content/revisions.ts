@@ -2,7 +2,7 @@
 import type { Db } from '../store/db.ts';
 import { fromJson, toJson } from '../store/db.ts';
 import { newId } from '../domain/ids.ts';
-import type { RevisionContent, RevisionRecord, RevisionType } from './model.ts';
+import { frozen, type RevisionContent, type RevisionRecord, type RevisionType } from './model.ts';
 import { indexSpaceContent } from './search.ts';
 
 type RevisionRow = {
@@ -84,7 +84,7 @@ function revisionContent(db: Db, id: string): RevisionContent {
     return hit.content;
   }
   const { content: text } = db.prepare('SELECT content FROM revisions WHERE id = ?').get(id) as Pick<RevisionRow, 'content'>;
-  const content = deepFreeze(fromJson<RevisionContent>(text, { pages: [], files: [], reusableContents: [], variables: {} }));
+  const content = frozen(fromJson<RevisionContent>(text, { pages: [], files: [], reusableContents: [], variables: {} }));
   const chars = text?.length ?? 0;
   if (chars <= REVISION_CACHE_CHARS / 4) {
     cache.entries.set(id, { content, chars });
@@ -96,15 +96,6 @@ function revisionContent(db: Db, id: string): RevisionContent {
     }
   }
   return content;
-}
-
-/** Freezes `value` and everything it holds (parsed JSON: objects and arrays, no cycles). */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const item of Object.values(value)) deepFreeze(item);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** Makes `revision` the current content of its space: moves `spaces.revision_id`, touches `updatedAt`, reindexes. */
