@@ -26,6 +26,7 @@ import type {
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
+import { RecentlyUsed } from '../domain/recently-used.ts';
 import type { Model } from '../http/types.ts';
 import { frozen } from './model.ts';
 
@@ -124,32 +125,18 @@ const GFM_TREE = [gfmFromMarkdown()];
  * DOCUMENT_CACHE_CHARS characters of their markdown: a Document takes about 30 times its markdown's size in memory,
  * so that is at most about 8 MB.
  */
-const documents = new Map<string, DocumentModel>();
-let documentChars = 0;
 export const DOCUMENT_CACHE_CHARS = 256 * 1024;
+const documents = new RecentlyUsed<string, DocumentModel>(DOCUMENT_CACHE_CHARS, DOCUMENT_CACHE_CHARS / 8);
 
 /** The markdown as a Document (shared and frozen: build a new one to change it). */
 export function documentFromMarkdown(markdown: string): DocumentModel {
-  const known = documents.get(markdown);
-  if (known) {
-    // Most recently used last: a Map iterates in insertion order.
-    documents.delete(markdown);
-    documents.set(markdown, known);
-    return known;
-  }
+  const kept = documents.get(markdown);
+  if (kept) return kept;
   const root = parseMarkdown(markdown);
   const converter = new Converter(definitionsOf(root));
   const nodes = withKeys(converter.blocks(root.children));
   const document = frozen<DocumentModel>({ object: 'document', data: { schemaVersion: DOCUMENT_SCHEMA_VERSION }, nodes });
-  if (markdown.length <= DOCUMENT_CACHE_CHARS / 8) {
-    documents.set(markdown, document);
-    documentChars += markdown.length;
-    for (const [oldest] of documents) {
-      if (documentChars <= DOCUMENT_CACHE_CHARS) break;
-      documents.delete(oldest);
-      documentChars -= oldest.length;
-    }
-  }
+  documents.set(markdown, document, markdown.length);
   return document;
 }
 

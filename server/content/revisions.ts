@@ -2,6 +2,7 @@
 import type { Db } from '../store/db.ts';
 import { fromJson, toJson } from '../store/db.ts';
 import { newId } from '../domain/ids.ts';
+import { RecentlyUsed } from '../domain/recently-used.ts';
 import { frozen, type RevisionContent, type RevisionRecord, type RevisionType } from './model.ts';
 import { indexSpaceContent } from './search.ts';
 
@@ -51,7 +52,7 @@ export function createRevision(
  * all the way down: code that changed a snapshot in place would throw (a TypeError) instead of changing it for every
  * later reader; content is changed by building a new RevisionContent (see content/model.ts).
  */
-const parsedContents = new WeakMap<Db, { entries: Map<string, { content: RevisionContent; chars: number }>; chars: number }>();
+const parsedContents = new WeakMap<Db, RecentlyUsed<string, RevisionContent>>();
 export const REVISION_CACHE_CHARS = 8 * 1024 * 1024;
 
 type RevisionMetaRow = Omit<RevisionRow, 'content'>;
@@ -75,26 +76,12 @@ export function getRevision(db: Db, id: string): RevisionRecord | undefined {
 /** The content of an existing revision, parsed once and frozen (see `parsedContents`). */
 function revisionContent(db: Db, id: string): RevisionContent {
   let cache = parsedContents.get(db);
-  if (!cache) parsedContents.set(db, (cache = { entries: new Map(), chars: 0 }));
-  const hit = cache.entries.get(id);
-  if (hit) {
-    // Most recently used last: a Map iterates in insertion order.
-    cache.entries.delete(id);
-    cache.entries.set(id, hit);
-    return hit.content;
-  }
+  if (!cache) parsedContents.set(db, (cache = new RecentlyUsed(REVISION_CACHE_CHARS, REVISION_CACHE_CHARS / 4)));
+  const kept = cache.get(id);
+  if (kept) return kept;
   const { content: text } = db.prepare('SELECT content FROM revisions WHERE id = ?').get(id) as Pick<RevisionRow, 'content'>;
   const content = frozen(fromJson<RevisionContent>(text, { pages: [], files: [], reusableContents: [], variables: {} }));
-  const chars = text?.length ?? 0;
-  if (chars <= REVISION_CACHE_CHARS / 4) {
-    cache.entries.set(id, { content, chars });
-    cache.chars += chars;
-    for (const [oldest, entry] of cache.entries) {
-      if (cache.chars <= REVISION_CACHE_CHARS) break;
-      cache.entries.delete(oldest);
-      cache.chars -= entry.chars;
-    }
-  }
+  cache.set(id, content, text?.length ?? 0);
   return content;
 }
 
