@@ -60,6 +60,11 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
     expect(ok(await list({ search: 'zimm' })).items.map((item) => item.id)).toEqual(['zoe']);
     expect(ok(await list({ search: 'SECOND@acme' })).items.map((item) => item.id)).toEqual(['second-admin']);
     expect(ok(await list({ search: '%' })).items).toEqual([]);
+    // The count is of the members matching: with and without the search, which alone reads their users.
+    expect(ok(await list({ role: 'admin' })).count).toBe(2);
+    expect(ok(await list({ search: 'zimm' })).count).toBe(1);
+    expect(ok(await list({ role: 'admin', search: 'second' })).count).toBe(1);
+    expect(ok(await list({ search: '%' })).count).toBe(0);
   });
 
   test('sorts by name in either order and pages through with a cursor', async () => {
@@ -86,6 +91,7 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
     ok(await ctx.server.as('reader').POST('/v1/orgs/{organizationId}/ping', { params: { path: org } }));
     const active = ok(await list({ sort: 'lastSeenAt' }));
     expect(active.items.map((item) => item.id)).toEqual(['reader']);
+    expect(active.count).toBe(1);
     expect(active.items[0]!.lastSeenAt).toBe(ctx.server.clock.now().toISOString());
   });
 
