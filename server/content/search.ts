@@ -37,24 +37,35 @@ export function splitSections(pageTitle: string, markdown: string): Section[] {
     .filter((section, index) => index > 0 || section.body !== '');
 }
 
+/**
+ * Indexes the sections of `content` as the space's, in place of what the index held for it. Each row of the index is
+ * recorded with its space in content_search_spaces (migration 120), which is how a space's rows are found again:
+ * the index itself cannot look them up by space.
+ */
 export function indexSpaceContent(db: Db, spaceId: string, content: RevisionContent): void {
   removeSpaceFromIndex(db, spaceId);
   const insert = db.prepare(
     `INSERT INTO content_search (title, body, page_title, space_id, page_id, page_path, section_id)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
+  const record = db.prepare('INSERT INTO content_search_spaces (search_rowid, space_id) VALUES (?, ?)');
   for (const { page, path } of walkPages(content.pages)) {
     const sections = splitSections(page.title, page.markdown ?? '');
     // A page without text is still found by its title.
     if (sections.length === 0) sections.push({ id: '', title: page.title, body: '' });
     for (const section of sections) {
-      insert.run(section.title, section.body, page.title, spaceId, page.id, path, section.id);
+      const { lastInsertRowid } = insert.run(section.title, section.body, page.title, spaceId, page.id, path, section.id);
+      record.run(lastInsertRowid, spaceId);
     }
   }
 }
 
+/** Removes the space's rows from the index (found by content_search_spaces, then by rowid). */
 export function removeSpaceFromIndex(db: Db, spaceId: string): void {
-  db.prepare('DELETE FROM content_search WHERE space_id = ?').run(spaceId);
+  db.prepare(
+    'DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE space_id = ?)',
+  ).run(spaceId);
+  db.prepare('DELETE FROM content_search_spaces WHERE space_id = ?').run(spaceId);
 }
 
 /** FTS5 query of every word of `text` (each a prefix), quoted so that no user input is FTS5 syntax. */
