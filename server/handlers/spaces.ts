@@ -71,7 +71,6 @@ export function insertSpace(
 export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
 
-  /** The collection `parent` must be a collection of the organization. */
   /** The collection `parent` of the organization (null for the top level); 400 naming `field` otherwise. */
   const checkParent = (organizationId: string, parent: string | null | undefined, field: string) => {
     if (!parent) return null;
