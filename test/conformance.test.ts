@@ -10,6 +10,7 @@ import { loadContract } from '../conformance/contract.ts';
 import { passed, type Report, runConformance, summaryLine } from '../conformance/runner.ts';
 import { bodySchemaPointer, validatorOf } from '../conformance/validate.ts';
 import { ApiError } from '../server/http/errors.ts';
+import type { Db } from '../server/store/db.ts';
 import { repoRoot } from './support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -31,6 +32,8 @@ const BROKEN = ['getOrganization', 'listSsoLoginInfo', 'listTeams'];
 
 let reference: TestServer;
 let broken: TestServer;
+/** Every SQL text the reference server prepared while the runner exercised it (see "the reference server's queries"). */
+const preparedSql = new Set<string>();
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'conformance-test-'));
 
 beforeAll(async () => {
@@ -56,6 +59,15 @@ beforeAll(async () => {
   ]);
 });
 
+beforeAll(() => {
+  const { db } = reference.running.ctx;
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    preparedSql.add(source);
+    return prepare(source);
+  }) as typeof db.prepare;
+});
+
 afterAll(async () => {
   await Promise.all([reference?.close(), broken?.close()]);
   rmSync(scratch, { recursive: true, force: true });
@@ -78,6 +90,19 @@ describe('runConformance', () => {
     expect(report.operations.createSpace!.invalidInputs).toBeGreaterThanOrEqual(2);
     expect(report.operations.listMembers!.statuses).toEqual(expect.arrayContaining([200, 400]));
     expect(report.calls.filter((call) => call.kind === 'invalid').every((call) => call.status === 400)).toBe(true);
+  });
+
+  // Each query finds its rows through an index: a full scan of a table costs more as the data grows, on every call
+  // (removing a space from the full-text index read the whole index on every content change). SQLite's plan for
+  // each SQL text the server prepared for the run above names every table it reads from start to end.
+  test("the reference server's queries scan no table whole", () => {
+    expect(preparedSql.size).toBeGreaterThan(100);
+    const scans = fullScans(reference.running.ctx.db, preparedSql);
+    // Read whole by design: the catalog of integrations is filtered on its JSON fields and paged in memory
+    // (listIntegrations in server/handlers/integrations.ts).
+    const byDesign = /^SCAN integrations\b.*FROM integrations WHERE visibility = 'public'/;
+    expect(scans.filter((scan) => byDesign.test(scan))).toHaveLength(1);
+    expect(scans.filter((scan) => !byDesign.test(scan))).toEqual([]);
   });
 
   test('against a broken server: names the wrong shape, the 500 and the missing operation', { timeout: 60_000 }, async () => {
@@ -211,3 +236,26 @@ describe('the response validator', () => {
     expect(other.schemaAt('#/components/schemas/SameEnvelope')).toBe(other.schemaAt('#/components/schemas/ErrorEnvelope'));
   });
 });
+
+/**
+ * The full scans of a table in SQLite's plans of `texts` (EXPLAIN QUERY PLAN, parameters bound to null), as
+ * "<plan line>: <SQL>". A scan of a subquery, a CTE or a virtual table through a constraint (an FTS5 MATCH or rowid)
+ * is not one; a scan of a table through an index without a constraint is (it reads the whole index).
+ */
+function fullScans(db: Db, texts: Iterable<string>): string[] {
+  const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((row) => row.name));
+  const scans: string[] = [];
+  for (const sql of texts) {
+    // An INSERT's plan lists scans of the tables referring to the new row, which SQLite runs only while a foreign key
+    // is violated (to count it as resolved): never, as constraints here are checked at once.
+    if (!/^\s*(SELECT|WITH|UPDATE|DELETE)\b/i.test(sql)) continue;
+    const parameters = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[];
+    for (const { detail } of plan) {
+      const scan = /^SCAN (\S+)(.*)$/.exec(detail);
+      if (!scan || !tables.has(scan[1]!) || /VIRTUAL TABLE INDEX \d+:\S/.test(scan[2]!)) continue;
+      scans.push(`${detail}: ${sql.replace(/\s+/g, ' ').trim()}`);
+    }
+  }
+  return scans;
+}

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { readMigrations } from '../server/store/db.ts';
 import { ACME, GLOBEX, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -262,5 +263,38 @@ describe('GET /v1/email-domains/{emailDomain}/orgs', () => {
 
   test('needs a token', async () => {
     expectError(await ctx.server.as('anonymous').GET('/v1/email-domains/{emailDomain}/orgs', domain('acme.test')), 401);
+  });
+
+  // The organizations of each domain are kept by triggers (migration 140_organization_email_domains).
+  test("follows changes of an organization's domains; the migration's backfill finds the same", async () => {
+    const found = async () =>
+      ok(await ctx.server.as('reader').GET('/v1/email-domains/{emailDomain}/orgs', domain('acme.test'))).organizations.map((org) => org.id);
+    const setDomains = async (emailDomains: string[]) =>
+      ok(await ctx.server.as('admin').PATCH('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } }, body: { emailDomains } }));
+    const before = ok(await ctx.server.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } })).emailDomains;
+    await setDomains(['acme.example']);
+    expect(await found()).toEqual([]);
+    await setDomains(['acme.example', 'ACME.test']);
+    expect(await found()).toEqual([ACME]);
+
+    const db = ctx.server.running.ctx.db;
+    const migration = readMigrations().find((entry) => entry.name === '140_organization_email_domains.sql')!;
+    db.transaction(() => {
+      db.exec('DROP TRIGGER organization_email_domains_added');
+      db.exec('DROP TRIGGER organization_email_domains_changed');
+      db.exec('DROP TABLE organization_email_domains');
+      db.exec(migration.sql);
+    })();
+    expect(await found()).toEqual([ACME]);
+
+    // An organization added or removed outside the API: its domains come and go with it.
+    const domainsOf = (id: string) => db.prepare('SELECT domain FROM organization_email_domains WHERE organization_id = ?').all(id);
+    db.prepare(`INSERT INTO organizations (id, title, created_at, type, email_domains) VALUES ('temp', 'Temp', ?, 'other', '["acme.test"]')`).run(
+      new Date().toISOString(),
+    );
+    expect(domainsOf('temp')).toEqual([{ domain: 'acme.test' }]);
+    db.prepare(`DELETE FROM organizations WHERE id = 'temp'`).run();
+    expect(domainsOf('temp')).toEqual([]);
+    await setDomains(before);
   });
 });

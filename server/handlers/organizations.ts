@@ -157,8 +157,9 @@ export function organizationHandlers(ctx: AppContext): HandlerGroup<Operations> 
         callerDomain === domain
           ? (db
               .prepare(
-                `SELECT organizations.* FROM organizations, json_each(organizations.email_domains) AS domain
-                 WHERE domain.value = ? ORDER BY organizations.created_at, organizations.id`,
+                `SELECT organizations.* FROM organization_email_domains
+                 JOIN organizations ON organizations.id = organization_email_domains.organization_id
+                 WHERE organization_email_domains.domain = ? ORDER BY organizations.created_at, organizations.id`,
               )
               .all(domain) as OrganizationRow[])
           : [];
