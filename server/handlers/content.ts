@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
-import { type FetchedWebsite, fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
+import { fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
 import { backlinkPageIds, brokenLinkCount, groupLinks, LINK_STATES, revisionLinks } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
 import { findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
@@ -94,6 +94,37 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       main: false,
     };
     return { access, scope, changeRequest };
+  };
+
+  /** The target, when the caller may edit its content (403 otherwise). */
+  const editable = (target: Target): Target => {
+    requireSpace(target.access, 'edit');
+    return target;
+  };
+
+  /**
+   * An import, which waits on the network (http/transactions.ts). `importable` checks the caller and the target and
+   * gives the target: before the fetch, so that a refused request fetches nothing, and again inside the write
+   * transaction, where what was fetched goes into the target's content as it is at that moment and `commit` stores
+   * the result as a revision.
+   */
+  const importInto = async (
+    body: Input<'ImportContentRequest'>,
+    importable: () => Target,
+    commit: (target: Target, content: RevisionContent) => { id: string },
+  ) => {
+    importable();
+    const apply = await fetchImport(ctx, body);
+    return ctx.store.write(() => {
+      const target = importable();
+      const result = apply(target.scope.revision.content);
+      requireContentRoom(result.content, 'url');
+      const revision = commit(target, result.content);
+      return {
+        status: 201 as const,
+        body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
+      };
+    });
   };
 
   const readOptions = (query: ReadQuery) => ({ metadata: query.metadata !== false });
@@ -234,35 +265,23 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     getSpaceContent: ({ params, query, caller }) => getContent(spaceTarget(caller, params.spaceId), query),
 
-    // Fetches first, outside the write transaction (http/transactions.ts); checks again inside it, where the space's
-    // current revision, which may have moved on meanwhile, is the one imported into.
-    importSpaceContent: ownTransaction(async ({ params, body, caller }) => {
-      requireSpace(spaceAccess(ctx, caller, params.spaceId), 'edit');
-      const fetched = await fetchImport(ctx, body);
-      return ctx.store.write(() => {
-        const target = spaceTarget(caller, params.spaceId);
-        requireSpace(target.access, 'edit');
-        const result = applyImport(ctx, target.scope.revision.content, fetched);
-        requireContentRoom(result.content, 'url');
+    importSpaceContent: ownTransaction(({ params, body, caller }) =>
+      importInto(body, () => editable(spaceTarget(caller, params.spaceId)), (target, content) => {
         const now = ctx.now();
         const revision = createRevision(db, {
           spaceId: params.spaceId,
           parents: [target.scope.revision.id],
           type: 'edits',
-          content: result.content,
+          content,
           createdAt: now,
         });
         setCurrentRevision(db, revision, now);
-        return {
-          status: 201 as const,
-          body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
-        };
-      });
-    }),
+        return revision;
+      }),
+    ),
 
     applySpaceTemplate({ params, body, caller }) {
-      const target = spaceTarget(caller, params.spaceId);
-      requireSpace(target.access, 'edit');
+      const target = editable(spaceTarget(caller, params.spaceId));
       const now = ctx.now();
       const content = applyTemplate(target.scope.revision.content, body, { spaceTitle: target.access.space.title, now });
       requireContentRoom(content, 'id');
@@ -308,34 +327,21 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     getChangeRequestContent: ({ params, query, caller }) =>
       getContent(changeRequestTarget(caller, params.spaceId, params.changeRequestId), query),
 
-    // Like importSpaceContent: fetches first, then checks again and imports inside its own write transaction.
-    importChangeRequestContent: ownTransaction(async ({ params, body, caller }) => {
-      const importable = () => {
-        const target = changeRequestTarget(caller, params.spaceId, params.changeRequestId);
-        requireSpace(target.access, 'edit');
-        const changeRequest = target.changeRequest!;
-        if (isClosed(changeRequest)) {
-          throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
-        }
-        return { target, changeRequest };
-      };
-      importable();
-      const fetched = await fetchImport(ctx, body);
-      return ctx.store.write(() => {
-        const { target, changeRequest } = importable();
-        const result = applyImport(ctx, target.scope.revision.content, fetched);
-        requireContentRoom(result.content, 'url');
-        const revision = commitChangeRequestContent(ctx, changeRequest, {
-          type: 'edits',
-          content: result.content,
-          contributor: caller.user.id,
-        });
-        return {
-          status: 201 as const,
-          body: { revision: revision.id, importedResources: result.importedResources, totalResources: result.totalResources },
-        };
-      });
-    }),
+    importChangeRequestContent: ownTransaction(({ params, body, caller }) =>
+      importInto(
+        body,
+        () => {
+          const target = editable(changeRequestTarget(caller, params.spaceId, params.changeRequestId));
+          const changeRequest = target.changeRequest!;
+          if (isClosed(changeRequest)) {
+            throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: its content cannot change`);
+          }
+          return target;
+        },
+        (target, content) =>
+          commitChangeRequestContent(ctx, target.changeRequest!, { type: 'edits', content, contributor: caller.user.id }),
+      ),
+    ),
 
     listChangeRequestPages: ({ params, query, caller }) =>
       listPages(changeRequestTarget(caller, params.spaceId, params.changeRequestId), query),
@@ -395,25 +401,21 @@ export function contentRoutes(ctx: AppContext, app: Express): void {
   });
 }
 
-/** What an import fetched from its source, before its write transaction: one case per `ImportSource` of the contract. */
-type FetchedImport = { source: 'website'; site: FetchedWebsite };
-
-/** Fetches what the request imports, touching no state (a source that cannot be imported is a 400 naming the field). */
-async function fetchImport(ctx: AppContext, request: Input<'ImportContentRequest'>): Promise<FetchedImport> {
+/**
+ * Fetches what the request imports, touching no state (a source that cannot be imported is a 400 naming the field),
+ * and gives back how to import it into content, inside the write transaction: one case per `ImportSource` of the
+ * contract.
+ */
+async function fetchImport(
+  ctx: AppContext,
+  request: Input<'ImportContentRequest'>,
+): Promise<(content: RevisionContent) => ImportResult> {
   switch (request.source) {
-    case 'website':
-      return { source: 'website', site: await fetchWebsite(ctx, request.url) };
+    case 'website': {
+      const site = await fetchWebsite(ctx, request.url);
+      return (content) => importFetchedWebsite(ctx, content, site);
+    }
     default:
       return unreachable(request.source, 'import source');
-  }
-}
-
-/** Imports what was fetched into `content`, inside the write transaction. */
-function applyImport(ctx: AppContext, content: RevisionContent, fetched: FetchedImport): ImportResult {
-  switch (fetched.source) {
-    case 'website':
-      return importFetchedWebsite(ctx, content, fetched.site);
-    default:
-      return unreachable(fetched.source, 'import source');
   }
 }
