@@ -105,6 +105,25 @@ describe('runConformance', () => {
     expect(scans.filter((scan) => !byDesign.test(scan))).toEqual([]);
   });
 
+  // A page of a list is read in the order of an index, so it costs the same however long the list: a plan that sorts
+  // the rows of a page query (one with `LIMIT ?`, the keyset queries of server/http/pagination.ts) reads and sorts
+  // every row of the list that passes its filters, on every page.
+  test("the reference server's pages of lists sort no list", () => {
+    const sorts = pageSorts(reference.running.ctx.db, preparedSql);
+    expect(preparedSql.size).toBeGreaterThan(100);
+    // Sorted by design, each a list of rows found by something other than the list's order: the organizations of a
+    // user (through the user's memberships, a few), the results of a full-text search (by relevance, which only the
+    // search gives) and the commenters of a discussion (grouped from its comments).
+    const byDesign = [
+      /FROM organizations JOIN members ON members\.organization_id = organizations\.id AND members\.user_id = \?/,
+      /FROM content_search WHERE content_search MATCH \? .* ORDER BY rank,/,
+      /FROM \(SELECT posted_by, MIN\(posted_at\) AS first_posted_at FROM comments .* GROUP BY posted_by\) AS commenters/,
+      /ORDER BY users\.display_name (ASC|DESC), members\.user_id/,
+    ];
+    for (const reason of byDesign) expect(sorts.filter((sort) => reason.test(sort)).length).toBeGreaterThan(0);
+    expect(sorts.filter((sort) => !byDesign.some((reason) => reason.test(sort)))).toEqual([]);
+  });
+
   test('against a broken server: names the wrong shape, the 500 and the missing operation', { timeout: 60_000 }, async () => {
     // The scenario's findings alone (the property phase finds more on this server: test/conformance-property.test.ts).
     const report = await runConformance({ baseUrl: broken.url, token: TOKEN, property: false });
@@ -236,6 +255,20 @@ describe('the response validator', () => {
     expect(other.schemaAt('#/components/schemas/SameEnvelope')).toBe(other.schemaAt('#/components/schemas/ErrorEnvelope'));
   });
 });
+
+/** The sorts in SQLite's plans of the page queries (`LIMIT ?`) among `texts`, as "<plan line>: <SQL>". */
+function pageSorts(db: Db, texts: Iterable<string>): string[] {
+  const sorts: string[] = [];
+  for (const sql of texts) {
+    if (!/^\s*(SELECT|WITH)\b[\s\S]*\bLIMIT \?\s*$/i.test(sql)) continue;
+    const parameters = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[];
+    for (const { detail } of plan) {
+      if (/^USE TEMP B-TREE FOR .*ORDER BY/.test(detail)) sorts.push(`${detail}: ${sql.replace(/\s+/g, ' ').trim()}`);
+    }
+  }
+  return sorts;
+}
 
 /**
  * The full scans of a table in SQLite's plans of `texts` (EXPLAIN QUERY PLAN, parameters bound to null), as

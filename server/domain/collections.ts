@@ -48,6 +48,16 @@ export function contentRole(membership: Membership | undefined, defaultLevel: Ro
 }
 
 /**
+ * Whether a member views all of the organization's content, every collection and every live space: true for every
+ * member with a role, false for guests, who view none. contentRole gives a member the higher of their role and the
+ * content's default level, so a default level only ever raises a role, and every role can read. Lists of collections
+ * and spaces rely on it to stay keyset queries whose cost does not grow with the organization: no row needs a check
+ * of its own (test/list-costs.test.ts checks this against contentRole for every role and default level).
+ */
+export const viewsAllContent = (membership: Membership | undefined): boolean =>
+  membership !== undefined && membership.role !== null;
+
+/**
  * Creating content in `parent` (a collection; the organization's top level when null), or moving content there,
  * needs the collection's `create` permission, or the organization's `createContent` at the top level: 403 otherwise.
  */

@@ -4,7 +4,8 @@ import type { Membership, Role } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import type { Model } from '../http/types.ts';
 import { bool } from '../store/db.ts';
-import { liveSpaceCount, readsAllSpaces } from './spaces.ts';
+import { viewsAllContent } from './collections.ts';
+import { liveSpaceCount } from './spaces.ts';
 import { presentUser } from './users.ts';
 
 export type MemberRow = {
@@ -38,9 +39,11 @@ export const presentMembers = (ctx: AppContext, rows: MemberRow[]): Model<'Membe
 
 /** A member as the API shows it; `spaces` is the organization's count kept by triggers (a lookup, not a count). */
 export function presentMember(ctx: AppContext, row: MemberRow): Model<'Member'> {
+  // The member's teams, then which of them are the organization's: CROSS JOIN keeps SQLite to this order, which
+  // otherwise went through every team of the organization (50 members of an organization with 10 000 teams: 136 ms).
   const teams = ctx.db
     .prepare(
-      `SELECT COUNT(*) AS n FROM team_members JOIN teams ON teams.id = team_members.team_id
+      `SELECT COUNT(*) AS n FROM team_members CROSS JOIN teams ON teams.id = team_members.team_id
        WHERE team_members.user_id = ? AND teams.organization_id = ?`,
     )
     .get(row.user_id, row.organization_id) as { n: number };
@@ -53,7 +56,7 @@ export function presentMember(ctx: AppContext, row: MemberRow): Model<'Member'> 
     joinedAt: row.joined_at,
     ...(row.last_seen_at ? { lastSeenAt: row.last_seen_at } : {}),
     sso: bool(row.sso),
-    spaces: readsAllSpaces(membershipOfRow(row)) ? liveSpaceCount(ctx.db, row.organization_id) : 0,
+    spaces: viewsAllContent(membershipOfRow(row)) ? liveSpaceCount(ctx.db, row.organization_id) : 0,
     teams: teams.n,
   };
 }

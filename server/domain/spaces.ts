@@ -9,7 +9,7 @@ import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import { after, type Page, SORT_ORDERS } from '../http/pagination.ts';
 import { type Db, fromJson } from '../store/db.ts';
-import { contentRole, inheritedDefaultLevel } from './collections.ts';
+import { contentRole, inheritedDefaultLevel, viewsAllContent } from './collections.ts';
 import { rowParser } from './enums.ts';
 
 export type SpaceRow = {
@@ -270,14 +270,6 @@ export function presentSpaces(
 export const presentSpacesFor = (ctx: AppContext, rows: SpaceRow[], membership: Membership | undefined) =>
   presentSpaces(ctx, rows, (row) => spacePermissions(spaceRole(ctx.db, membership, row), row));
 
-/**
- * Whether a member can read every live space of the organization: true for every member with a role (their role on
- * content is at least their organization role, and every role can read), false for guests, who can read none.
- * Lists of spaces rely on it to stay keyset queries whose cost does not grow with the number of spaces.
- */
-export const readsAllSpaces = (membership: Membership | undefined): boolean =>
-  membership !== undefined && membership.role !== null;
-
 /** Number of live spaces of an organization, as the triggers of migration 110_organization_space_counts keep it. */
 export function liveSpaceCount(db: Db, organizationId: string): number {
   const row = db.prepare('SELECT live_spaces AS n FROM organization_space_counts WHERE organization_id = ?').get(organizationId) as
@@ -288,13 +280,13 @@ export function liveSpaceCount(db: Db, organizationId: string): number {
 
 /**
  * One page of the live spaces of an organization that a member can read, by creation date: a keyset query (see
- * readsAllSpaces), empty for guests.
+ * viewsAllContent in collections.ts), empty for guests.
  */
 export function liveSpacesPage(
   ctx: AppContext,
   options: { list: string; organizationId: string; membership: Membership | undefined; order: Model<'SortOrder'>; page?: string; limit?: number },
 ): Page<SpaceRow> {
-  if (!readsAllSpaces(options.membership)) return ctx.cursors.pageOf({ ...options, all: [], key: () => [] });
+  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf({ ...options, all: [], key: () => [] });
   return ctx.cursors.page({
     list: options.list,
     page: options.page,
@@ -314,7 +306,7 @@ export function liveSpacesPage(
 
 /** Ids of the live spaces of an organization a member can access, for search and counts. */
 export function accessibleSpaceIds(ctx: AppContext, membership: Membership | undefined, organizationId: string): string[] {
-  if (!readsAllSpaces(membership)) return [];
+  if (!viewsAllContent(membership)) return [];
   const rows = ctx.db
     .prepare('SELECT id FROM spaces WHERE organization_id = ? AND deleted_at IS NULL')
     .all(organizationId) as { id: string }[];

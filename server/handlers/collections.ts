@@ -1,13 +1,11 @@
 // Collections of spaces: nested collections, their default levels, placement among siblings, and transfer of a
 // whole collection tree to another organization.
 import type { Caller } from '../auth/caller.ts';
-import { membershipOf } from '../auth/roles.ts';
+import { type Membership, membershipOf } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { removeSpaceFromIndex } from '../content/search.ts';
 import {
   collectionAccess,
-  collectionPermissions,
-  collectionRole,
   type CollectionRow,
   getCollectionRow,
   presentCollection,
@@ -15,6 +13,7 @@ import {
   requireCollection,
   requireCreateIn,
   subtreeIds,
+  viewsAllContent,
 } from '../domain/collections.ts';
 import { newId } from '../domain/ids.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
@@ -56,10 +55,10 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
   };
 
   /**
-   * One keyset page of `SELECT * FROM <from>` sorted by `order`, keeping the rows the caller may view: the rows
-   * are filtered in memory, since what a member sees depends on inherited default levels.
+   * One keyset page of `SELECT * FROM <from>` sorted by `order` (ascending), for a member who views every row of it
+   * (see viewsAllContent): guests get an empty list. One indexed query for the page, and a count on the first page.
    */
-  const visiblePage = <Row extends { id: string }>(options: {
+  const keysetPage = <Row extends { id: string }>(options: {
     list: string;
     page?: string;
     limit?: number;
@@ -67,23 +66,19 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
     values: unknown[];
     order: string[];
     key: (row: Row) => Key;
-    visible: (row: Row) => boolean;
+    membership: Membership | undefined;
   }) => {
-    const select = (key?: Key) =>
-      (
-        db
-          .prepare(
-            `SELECT * FROM ${options.from} ${key ? `AND ${after(options.order)}` : ''} ORDER BY ${options.order.join(', ')}`,
-          )
-          .all(...options.values, ...(key ?? [])) as Row[]
-      ).filter(options.visible);
+    if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf({ ...options, all: [] as Row[], key: () => [] });
     return ctx.cursors.page({
       list: options.list,
       page: options.page,
       limit: options.limit,
       key: options.key,
-      count: () => select().length,
-      fetch: (key, limit) => select(key).slice(0, limit),
+      count: () => (db.prepare(`SELECT COUNT(*) AS n FROM ${options.from}`).get(...options.values) as { n: number }).n,
+      fetch: (key, limit) =>
+        db
+          .prepare(`SELECT * FROM ${options.from} ${key ? `AND ${after(options.order)}` : ''} ORDER BY ${options.order.join(', ')} LIMIT ?`)
+          .all(...options.values, ...(key ?? []), limit) as Row[],
     });
   };
 
@@ -91,7 +86,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
     listCollections({ params, query, caller }) {
       const access = organizationAccess(ctx, caller, params.organizationId);
       const topLevelOnly = query.nested === false;
-      const page = visiblePage({
+      const page = keysetPage({
         list: listId('listCollections', params.organizationId, caller.user.id, topLevelOnly),
         page: query.page,
         limit: query.limit,
@@ -99,7 +94,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
         values: [params.organizationId],
         order: ['created_at', 'id'],
         key: (row: CollectionRow) => [row.created_at, row.id],
-        visible: (row) => collectionPermissions(collectionRole(db, access.membership, row)).view,
+        membership: access.membership,
       });
       return {
         status: 200,
@@ -177,7 +172,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
     listCollectionSpaces({ params, query, caller }) {
       const access = collectionAccess(ctx, caller, params.collectionId);
       const permissions = (row: SpaceRow) => spacePermissions(spaceRole(db, access.membership, row), row);
-      const page = visiblePage({
+      const page = keysetPage({
         list: listId('listCollectionSpaces', params.collectionId, caller.user.id),
         page: query.page,
         limit: query.limit,
@@ -185,7 +180,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
         values: [access.collection.id],
         order: ['position', 'id'],
         key: (row: SpaceRow) => [row.position, row.id],
-        visible: (row) => permissions(row).view,
+        membership: access.membership,
       });
       return {
         status: 200,

@@ -34,7 +34,8 @@ import {
 } from '../domain/integrations.ts';
 import { getOrganizationRow, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
 import { parseSiteRow, presentSiteFor, sitePermissions } from '../domain/sites.ts';
-import { parseSpaceRow, presentSpaceFor, readsAllSpaces } from '../domain/spaces.ts';
+import { viewsAllContent } from '../domain/collections.ts';
+import { parseSpaceRow, presentSpaceFor } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
@@ -240,7 +241,7 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const items: { key: Key; item: Model<'IntegrationSpaceItem'> }[] = [];
       for (const installation of scopedInstallations(access, caller, query.externalId)) {
         const membership = membershipOf(db, caller.user.id, installation.organization_id);
-        if (!readsAllSpaces(membership)) continue;
+        if (!viewsAllContent(membership)) continue;
         const spaces = db
           .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id')
           .all(installation.organization_id)

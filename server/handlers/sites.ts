@@ -80,11 +80,17 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
         page: query.page,
         limit: query.limit,
         key: (row: SiteRow) => [row.created_at, row.id],
-        count: () => select(undefined).all(...values).map(parseSiteRow).filter(matches).length,
+        // Counted in SQL, or by reading the titles alone when filtering on them: not by building every site.
+        count: () => {
+          const where = conditions.join(' AND ');
+          if (title === undefined) return (db.prepare(`SELECT COUNT(*) AS n FROM sites WHERE ${where}`).get(...values) as { n: number }).n;
+          const titles = db.prepare(`SELECT title FROM sites WHERE ${where}`).all(...values) as { title: string }[];
+          return titles.filter((row) => row.title.toLocaleLowerCase().includes(title)).length;
+        },
         fetch: (key, limit) => {
           const rows: SiteRow[] = [];
           for (const row of select(key).iterate(...values, ...(key ?? [])) as Iterable<SiteRow>) {
-            if (matches(row)) rows.push(row);
+            if (matches(row)) rows.push(parseSiteRow(row));
             if (rows.length >= limit) break;
           }
           return rows;

@@ -1,0 +1,90 @@
+// What keeps a request's cost from growing with the data around it, checked on the schema and on the rule the lists
+// rely on (`npm run bench`'s lists part measures the pages themselves as lists grow; test/conformance.test.ts checks
+// the plans of the queries a conformance run makes):
+// - every foreign key's column leads an index: deleting a row applies the foreign keys of the rows referring to it,
+//   and SQLite finds those rows by the referring column, else by reading the whole referring table, once per row
+//   deleted (purging a space deletes its change requests, each of which read every comment of the server);
+// - a member views every collection and every space of the organization, or none: lists of them are keyset queries,
+//   with no check of each row.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { type Membership, ROLES } from '../server/auth/roles.ts';
+import { collectionPermissions, contentRole, viewsAllContent } from '../server/domain/collections.ts';
+import { Store } from '../server/store/db.ts';
+
+const { store } = Store.open(':memory:');
+afterAll(() => store.close());
+const { db } = store;
+
+/** Tables whose rows the server never deletes: no operation deletes them, and no foreign key of theirs cascades. */
+const NEVER_DELETED = ['users', 'organizations', 'file_blobs'];
+
+const names = (sql: string, ...values: unknown[]) => (db.prepare(sql).all(...values) as { name: string }[]).map((row) => row.name);
+
+describe('foreign keys', () => {
+  test("every foreign key's columns lead an index of the referring table, but those to rows never deleted", () => {
+    const unindexed: string[] = [];
+    for (const table of names(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)) {
+      const keys = new Map<number, { parent: string; columns: string[] }>();
+      for (const row of db.prepare('SELECT id, seq, "table" AS parent, "from" AS col FROM pragma_foreign_key_list(?) ORDER BY id, seq').all(table) as {
+        id: number;
+        parent: string;
+        col: string;
+      }[]) {
+        const key = keys.get(row.id) ?? { parent: row.parent, columns: [] };
+        key.columns.push(row.col);
+        keys.set(row.id, key);
+      }
+      const indexes = names('SELECT name FROM pragma_index_list(?)', table).map((index) =>
+        names('SELECT name FROM pragma_index_info(?) ORDER BY seqno', index),
+      );
+      for (const { parent, columns } of keys.values()) {
+        if (NEVER_DELETED.includes(parent)) continue;
+        const led = indexes.some((indexed) => columns.every((column, at) => indexed[at] === column));
+        if (!led) unindexed.push(`${table} (${columns.join(', ')}) -> ${parent}`);
+      }
+    }
+    expect(unindexed).toEqual([]);
+  });
+
+  test('the server deletes no row of the tables left out above, and nothing cascades into them', () => {
+    const sources: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (/\.(ts|sql)$/.test(entry.name)) sources.push(file);
+      }
+    };
+    walk(path.join(import.meta.dirname, '..', 'server'));
+    expect(sources.length).toBeGreaterThan(50);
+    const deletes = new RegExp(`DELETE\\s+FROM\\s+(${NEVER_DELETED.join('|')})\\b`, 'i');
+    expect(sources.filter((file) => deletes.test(readFileSync(file, 'utf8')))).toEqual([]);
+    for (const table of NEVER_DELETED) {
+      expect(names('SELECT name FROM sqlite_master WHERE type = ? AND name = ?', 'table', table)).toEqual([table]);
+      expect(db.prepare('SELECT * FROM pragma_foreign_key_list(?)').all(table)).toEqual([]);
+    }
+  });
+});
+
+describe('viewsAllContent', () => {
+  const memberships: (Membership | undefined)[] = [
+    undefined,
+    { organizationId: 'o', role: null, disabled: false },
+    ...ROLES.map((role) => ({ organizationId: 'o', role, disabled: false })),
+  ];
+
+  test('is whether the member may view content of every default level, as contentRole decides it', () => {
+    for (const membership of memberships) {
+      for (const level of [null, ...ROLES]) {
+        expect([membership?.role, level, collectionPermissions(contentRole(membership, level)).view]).toEqual([
+          membership?.role,
+          level,
+          viewsAllContent(membership),
+        ]);
+      }
+    }
+    expect(memberships.filter(viewsAllContent)).toHaveLength(ROLES.length);
+  });
+});
