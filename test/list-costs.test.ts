@@ -5,13 +5,14 @@
 //   and SQLite finds those rows by the referring column, else by reading the whole referring table, once per row
 //   deleted (purging a space deletes its change requests, each of which read every comment of the server);
 // - a member views every collection and every space of the organization, or none: lists of them are keyset queries,
-//   with no check of each row.
+//   with no check of each row;
+// - a member carries its user's display name (migration 160), so members sorted by name are read in an index's order.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type Membership, ROLES } from '../server/auth/roles.ts';
 import { collectionPermissions, contentRole, viewsAllContent } from '../server/domain/collections.ts';
-import { Store } from '../server/store/db.ts';
+import { migrate, readMigrations, Store } from '../server/store/db.ts';
 
 const { store } = Store.open(':memory:');
 afterAll(() => store.close());
@@ -86,5 +87,51 @@ describe('viewsAllContent', () => {
       }
     }
     expect(memberships.filter(viewsAllContent)).toHaveLength(ROLES.length);
+  });
+});
+
+describe("members' display names", () => {
+  const at = '2026-01-01T00:00:00.000Z';
+  const memberNames = (store: Store) =>
+    store.db.prepare('SELECT organization_id, user_id, user_display_name FROM members ORDER BY organization_id, user_id').all();
+
+  test("follow their users' display names, whatever writes users or members", () => {
+    db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?), (?, ?, ?)').run('ada', 'Ada', at, 'bob', 'Bob', at);
+    db.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business'), (?, ?, ?, 'business')`).run('o1', 'O1', at, 'o2', 'O2', at);
+    const join = db.prepare('INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)');
+    join.run('o1', 'ada', 'admin', at);
+    join.run('o2', 'ada', 'read', at);
+    join.run('o1', 'bob', 'read', at);
+    expect(memberNames(store)).toEqual([
+      { organization_id: 'o1', user_id: 'ada', user_display_name: 'Ada' },
+      { organization_id: 'o1', user_id: 'bob', user_display_name: 'Bob' },
+      { organization_id: 'o2', user_id: 'ada', user_display_name: 'Ada' },
+    ]);
+    db.prepare('UPDATE users SET display_name = ? WHERE id = ?').run('Ada Lovelace', 'ada');
+    db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)').run('cy', 'Cy', at);
+    db.prepare('UPDATE members SET user_id = ? WHERE organization_id = ? AND user_id = ?').run('cy', 'o2', 'ada');
+    expect(memberNames(store)).toEqual([
+      { organization_id: 'o1', user_id: 'ada', user_display_name: 'Ada Lovelace' },
+      { organization_id: 'o1', user_id: 'bob', user_display_name: 'Bob' },
+      { organization_id: 'o2', user_id: 'cy', user_display_name: 'Cy' },
+    ]);
+  });
+
+  test("the migration gives the members of an existing database their users' names", () => {
+    const older = new Store(':memory:');
+    try {
+      const migrations = readMigrations();
+      migrate(older.db, migrations.filter((migration) => migration.version < 160));
+      older.db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?), (?, ?, ?)').run('ada', 'Ada', at, 'bob', 'Bob', at);
+      older.db.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run('o1', 'O1', at);
+      older.db.prepare('INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)').run('o1', 'ada', 'admin', at, 'o1', 'bob', null, at);
+      expect(migrate(older.db, migrations)).toContain('160_member_display_names.sql');
+      expect(memberNames(older)).toEqual([
+        { organization_id: 'o1', user_id: 'ada', user_display_name: 'Ada' },
+        { organization_id: 'o1', user_id: 'bob', user_display_name: 'Bob' },
+      ]);
+    } finally {
+      older.close();
+    }
   });
 });

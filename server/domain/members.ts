@@ -16,6 +16,8 @@ export type MemberRow = {
   sso: number;
   joined_at: string;
   last_seen_at: string | null;
+  /** The user's display name, kept by the triggers of migration 160_member_display_names (members sort by it). */
+  user_display_name: string;
   display_name: string;
 };
 

@@ -34,7 +34,8 @@ const MEMBER_SORTS = {
   joinedAt: { column: 'members.joined_at', key: (row: MemberRow) => row.joined_at, activeOnly: false },
   // Sorting by last activity lists only members who have been active.
   lastSeenAt: { column: 'members.last_seen_at', key: (row: MemberRow) => row.last_seen_at, activeOnly: true },
-  name: { column: 'users.display_name', key: (row: MemberRow) => row.display_name, activeOnly: false },
+  // The user's display name as the member row carries it (by an index: migration 160_member_display_names).
+  name: { column: 'members.user_display_name', key: (row: MemberRow) => row.user_display_name, activeOnly: false },
 } satisfies Record<Model<'MemberSort'>, { column: string; key: (row: MemberRow) => unknown; activeOnly: boolean }>;
 
 export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
