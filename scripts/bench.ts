@@ -27,64 +27,106 @@ async function lists() {
     readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token }),
   );
   const { db } = running.ctx;
-  const get = async (path: string) => {
-    const response = await fetch(`${running.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as { next?: { page: string }; count: number };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${running.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { id: string; next?: { page: string }; count: number };
   };
+  const get = (path: string) => call('GET', path);
   const time = async (work: () => Promise<unknown>) => {
     await work(); // warm: the validator compiles a route on its first call
     const started = process.hrtime.bigint();
     for (let round = 0; round < ROUNDS; round++) await work();
     return Number(process.hrtime.bigint() - started) / 1e6 / ROUNDS;
   };
+  // `count` more rows like the one with this id (made through the API, so valid whatever the schema), one second apart.
+  const copies = (table: string, id: string, count: number, vary: (row: Record<string, unknown>, at: string, i: number) => void) => {
+    const row = db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<string, unknown>;
+    const columns = Object.keys(row);
+    const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const start = Date.parse(String(row.created_at ?? row.posted_at));
+    for (let i = 0; i < count; i++) {
+      const copy = { ...row, id: newId() };
+      vary(copy, new Date(start + (i + 1) * 1000).toISOString(), i);
+      insert.run(...columns.map((column) => copy[column]));
+    }
+  };
 
-  console.log(`one page (limit 50) of GET /v1/orgs/{id}/members and /spaces, mean of ${ROUNDS} calls`);
-  console.log('size      members p1   members deep   spaces p1   spaces deep   rss MB');
+  // Each list, as the organization (or one space of it) grows to `size` of its items.
+  const LISTS = ['members', 'members by name', 'members by activity', 'spaces', 'collections', 'sites', 'teams', 'change requests', 'comments'];
+  const results = new Map<string, string[]>(LISTS.map((list) => [list, []]));
+  const rss: string[] = [];
   for (const size of SIZES) {
     const org = `bench-${size}`;
     const now = new Date().toISOString();
+    db.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run(org, org, now);
+    db.prepare(`INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, 'demo-admin', 'admin', ?)`).run(org, now);
+    const space = await call('POST', `/v1/orgs/${org}/spaces`, { title: 'Discussed' });
+    const made = {
+      collection: await call('POST', `/v1/orgs/${org}/collections`, { title: 'Collection' }),
+      site: await call('POST', `/v1/orgs/${org}/sites`, { title: 'Site' }),
+      team: await call('PUT', `/v1/orgs/${org}/teams`, { title: 'Team' }),
+      changeRequest: await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Change' }),
+      comment: await call('POST', `/v1/spaces/${space.id}/comments`, { body: { markdown: 'A comment.' } }),
+    };
     db.transaction(() => {
-      db.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run(org, org, now);
-      db.prepare(`INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, 'demo-admin', 'admin', ?)`).run(org, now);
       const user = db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)');
-      const member = db.prepare(`INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, 'read', ?)`);
-      const space = db.prepare(
+      const member = db.prepare(`INSERT INTO members (organization_id, user_id, role, joined_at, last_seen_at) VALUES (?, ?, 'read', ?, ?)`);
+      const spaceRow = db.prepare(
         `INSERT INTO spaces (id, organization_id, title, revision_id, share_key, position, created_at, updated_at)
          VALUES (?, ?, ?, 'none', 'k', ?, ?, ?)`,
       );
       for (let i = 0; i < size; i++) {
         const id = newId();
         const at = new Date(Date.parse(now) + i).toISOString();
-        user.run(id, `User ${i}`, now);
-        member.run(org, id, at);
-        space.run(newId(), org, `Space ${i}`, i, at, at);
+        // Names in another order than the users' creation.
+        user.run(id, `User ${(i * 7919) % size}`, now);
+        member.run(org, id, at, at);
+        spaceRow.run(newId(), org, `Space ${i}`, i, at, at);
       }
+      copies('collections', made.collection.id, size - 1, (row, at, i) => Object.assign(row, { created_at: at, position: i + 2 }));
+      copies('sites', made.site.id, size - 1, (row, at) => Object.assign(row, { created_at: at, proxy: null }));
+      copies('teams', made.team.id, size - 1, (row, at) => Object.assign(row, { created_at: at }));
+      copies('change_requests', made.changeRequest.id, size - 1, (row, at, i) => Object.assign(row, { created_at: at, updated_at: at, number: i + 2 }));
+      copies('comments', made.comment.id, size - 1, (row, at) => Object.assign(row, { posted_at: at }));
     })();
 
-    // A deep page: the cursor that leaves the last 100 items, reached by following next links (outside the timing).
-    const deepCursor = async (path: string) => {
+    const paths: Record<string, string> = {
+      members: `/v1/orgs/${org}/members?`,
+      'members by name': `/v1/orgs/${org}/members?sort=name&`,
+      'members by activity': `/v1/orgs/${org}/members?sort=lastSeenAt&`,
+      spaces: `/v1/orgs/${org}/spaces?`,
+      collections: `/v1/orgs/${org}/collections?`,
+      sites: `/v1/orgs/${org}/sites?`,
+      teams: `/v1/orgs/${org}/teams?`,
+      'change requests': `/v1/spaces/${space.id}/change-requests?`,
+      comments: `/v1/spaces/${space.id}/comments?`,
+    };
+    for (const list of LISTS) {
+      const path = paths[list]!;
+      // A deep page: the cursor that leaves the last 100 items, reached by following next links (outside the timing).
       let cursor: string | undefined;
-      for (let walked = 0; walked < size - 100; ) {
-        const step = Math.min(1000, size - 100 - walked);
-        const page = await get(`${path}?limit=${step}${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`);
-        cursor = page.next?.page;
+      const total = (await get(`${path}limit=1`)).count;
+      for (let walked = 0; walked < total - 100; ) {
+        const step = Math.min(1000, total - 100 - walked);
+        cursor = (await get(`${path}limit=${step}${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`)).next?.page;
         walked += step;
       }
-      return cursor;
-    };
-    const members = `/v1/orgs/${org}/members`;
-    const spaces = `/v1/orgs/${org}/spaces`;
-    const [membersDeep, spacesDeep] = [await deepCursor(members), await deepCursor(spaces)];
-    const deep = (path: string, cursor: string | undefined) => () =>
-      get(cursor ? `${path}?limit=50&page=${encodeURIComponent(cursor)}` : `${path}?limit=50`);
-    const row = [
-      await time(() => get(`${members}?limit=50`)),
-      await time(deep(members, membersDeep)),
-      await time(() => get(`${spaces}?limit=50`)),
-      await time(deep(spaces, spacesDeep)),
-    ].map((ms) => `${ms.toFixed(1)} ms`.padStart(13));
-    console.log(`${String(size).padEnd(8)}${row.join('')}${String(Math.round(process.memoryUsage().rss / 1e6)).padStart(9)}`);
+      const first = await time(() => get(`${path}limit=50`));
+      const deep = await time(() => get(`${path}limit=50${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`));
+      results.get(list)!.push(`${first.toFixed(1)} / ${deep.toFixed(1)}`);
+    }
+    rss.push(String(Math.round(process.memoryUsage().rss / 1e6)));
   }
   await running.close();
+
+  console.log(`one page (limit 50) of each list as it grows to each size, mean of ${ROUNDS} calls: first page / a deep page, ms`);
+  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(22)}${cells.map((cell) => cell.padStart(15)).join('')}`);
+  row('list', SIZES.map(String));
+  for (const list of LISTS) row(list, results.get(list)!);
+  row('rss MB', rss);
 }
