@@ -50,7 +50,7 @@ async function lists() {
     const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     const start = Date.parse(String(row.created_at ?? row.posted_at));
     for (let i = 0; i < count; i++) {
-      const copy = { ...row, id: newId() };
+      const copy: Record<string, unknown> = { ...row, id: newId() };
       vary(copy, new Date(start + (i + 1) * 1000).toISOString(), i);
       insert.run(...columns.map((column) => copy[column]));
     }
