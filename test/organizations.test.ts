@@ -227,6 +227,26 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
     expect(new Set([...first.items, ...second.items].map((item) => item.id))).toEqual(new Set(['handbook', 'secrets']));
   });
 
+  test('searches an organization of more spaces than SQLite binds parameters', async () => {
+    // The organization's spaces were once bound as a list of ids: beyond 32 766 of them, SQLite refused the query.
+    const db = ctx.server.running.ctx.db;
+    const many = 33_000;
+    const at = '2026-01-01T00:00:00.000Z';
+    db.transaction(() => {
+      const insert = db.prepare(
+        `INSERT INTO spaces (id, organization_id, title, revision_id, share_key, position, created_at, updated_at)
+         VALUES (?, ?, ?, 'none', 'k', ?, ?, ?)`,
+      );
+      for (let i = 0; i < many; i++) insert.run(`many-${i}`, ACME, `Space ${i}`, 1000 + i, at, at);
+    })();
+    try {
+      const results = ok(await ctx.server.as('reader').GET('/v1/orgs/{organizationId}/search', search('brew')));
+      expect(results.items.map((item) => item.id)).toEqual(['handbook']);
+    } finally {
+      db.prepare(`DELETE FROM spaces WHERE id LIKE 'many-%'`).run();
+    }
+  });
+
   test('treats search syntax in the query as plain words', async () => {
     const results = ok(await ctx.server.as('reader').GET('/v1/orgs/{organizationId}/search', search('"holidays" (portal*')));
     expect(results.items.map((item) => item.id)).toEqual(['handbook']);

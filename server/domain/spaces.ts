@@ -304,15 +304,6 @@ export function liveSpacesPage(
   });
 }
 
-/** Ids of the live spaces of an organization a member can access, for search and counts. */
-export function accessibleSpaceIds(ctx: AppContext, membership: Membership | undefined, organizationId: string): string[] {
-  if (!viewsAllContent(membership)) return [];
-  const rows = ctx.db
-    .prepare('SELECT id FROM spaces WHERE organization_id = ? AND deleted_at IS NULL')
-    .all(organizationId) as { id: string }[];
-  return rows.map((row) => row.id);
-}
-
 /** Touches `updatedAt` of a space. */
 export function touchSpace(ctx: AppContext, spaceId: string): void {
   ctx.db.prepare('UPDATE spaces SET updated_at = ? WHERE id = ?').run(ctx.now(), spaceId);

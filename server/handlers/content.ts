@@ -250,7 +250,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
   return {
     searchSpaceContent({ params, query, caller }) {
       spaceTarget(caller, params.spaceId);
-      const pages = pageResults(ctx, searchSections(db, [params.spaceId], query.query)).map((entry) => entry.page);
+      const pages = pageResults(ctx, searchSections(db, { spaceId: params.spaceId }, query.query)).map((entry) => entry.page);
       return {
         status: 200,
         body: ctx.cursors.pageOf({

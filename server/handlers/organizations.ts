@@ -2,6 +2,7 @@
 import type { AppContext } from '../context.ts';
 import { searchSections } from '../content/search.ts';
 import { pageResults } from '../content/search-results.ts';
+import { viewsAllContent } from '../domain/collections.ts';
 import {
   getOrganizationRow,
   organizationAccess,
@@ -9,7 +10,6 @@ import {
   presentOrganization,
   requireOrganization,
 } from '../domain/organizations.ts';
-import { accessibleSpaceIds } from '../domain/spaces.ts';
 import { badRequest, conflict } from '../http/errors.ts';
 import { after, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Model } from '../http/types.ts';
@@ -124,8 +124,7 @@ export function organizationHandlers(ctx: AppContext): HandlerGroup<Operations> 
     searchOrganizationContent({ params, query, caller }) {
       const access = organizationAccess(ctx, caller, params.organizationId);
       requireOrganization(access, 'listMembers');
-      const spaceIds = accessibleSpaceIds(ctx, access.membership, params.organizationId);
-      const hits = searchSections(db, spaceIds, query.query);
+      const hits = viewsAllContent(access.membership) ? searchSections(db, { organizationId: params.organizationId }, query.query) : [];
 
       // Group the matching pages by space, in the order of each space's best match.
       const spaces = new Map<string, Model<'SearchSpaceResult'>>();
