@@ -414,6 +414,33 @@ describe('POST /v1/collections/{collectionId}/transfer', () => {
     expect(teamAfter.spaces).toBe(teamBefore.spaces - 1);
   });
 
+  test('transfers and deletes a collection of more spaces than SQLite binds parameters', async () => {
+    // The ids of a tree's spaces were once bound as parameters: beyond 32 766 of them, SQLite refused the statement.
+    const big = ok(await as('bridge').POST('/v1/orgs/{organizationId}/collections', { ...acme, body: { title: 'Big' } }));
+    const many = 33_000;
+    const db = ctx.server.running.ctx.db;
+    const at = '2026-01-01T00:00:00.000Z';
+    db.transaction(() => {
+      const insert = db.prepare(
+        `INSERT INTO spaces (id, organization_id, parent_id, title, revision_id, share_key, position, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'none', 'k', ?, ?, ?)`,
+      );
+      for (let i = 0; i < many; i++) insert.run(`big-${i}`, ACME, big.id, `Space ${i}`, i, at, at);
+    })();
+    const spacesOf = async (organizationId: string) =>
+      ok(await ctx.server.as('outsider').GET('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId }, query: { limit: 1 } } })).count;
+    const before = await spacesOf(GLOBEX);
+
+    expect(ok(await transfer(big.id, GLOBEX))).toMatchObject({ id: big.id, organization: GLOBEX });
+    expect(ok(await ctx.server.as('outsider').GET('/v1/collections/{collectionId}/spaces', { params: { path: { collectionId: big.id }, query: { limit: 1 } } })).count).toBe(many);
+    expect(await spacesOf(GLOBEX)).toBe(before + many);
+
+    expect((await ctx.server.as('outsider').DELETE('/v1/collections/{collectionId}', collection(big.id))).response.status).toBe(204);
+    expect(await spacesOf(GLOBEX)).toBe(before);
+    expect(db.prepare(`SELECT COUNT(*) AS n FROM spaces WHERE id LIKE 'big-%' AND deleted_at IS NOT NULL`).get()).toEqual({ n: many });
+    db.prepare(`DELETE FROM spaces WHERE id LIKE 'big-%'`).run();
+  });
+
   test('transferring to the organization it is in is a 409', async () => {
     expectError(await transfer('archive', ACME), 409, 'organization');
   });

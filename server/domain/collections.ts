@@ -138,16 +138,18 @@ export function presentCollectionFor(
   return presentCollection(ctx, row, collectionPermissions(collectionRole(ctx.db, membership, row)));
 }
 
+/**
+ * The start of a statement that names `subtree`: the ids of a collection (the statement's first parameter) and of
+ * every collection nested in it, at any depth. Statements over a tree's collections and spaces use it so that the ids
+ * stay in SQLite rather than coming back to be bound, a parameter each, of which SQLite takes at most 32 766.
+ */
+export const WITH_SUBTREE = `WITH RECURSIVE subtree (id) AS (
+  SELECT id FROM collections WHERE id = ?
+  UNION SELECT collections.id FROM collections JOIN subtree ON collections.parent_id = subtree.id)`;
+
 /** Ids of a collection and of every collection nested in it, at any depth. */
 export function subtreeIds(db: Db, collectionId: string): string[] {
-  const rows = db
-    .prepare(
-      `WITH RECURSIVE subtree (id) AS (
-         SELECT id FROM collections WHERE id = ?
-         UNION SELECT collections.id FROM collections JOIN subtree ON collections.parent_id = subtree.id)
-       SELECT id FROM subtree`,
-    )
-    .all(collectionId) as { id: string }[];
+  const rows = db.prepare(`${WITH_SUBTREE} SELECT id FROM subtree`).all(collectionId) as { id: string }[];
   return rows.map((row) => row.id);
 }
 

@@ -13,6 +13,7 @@ import {
   requireCollection,
   requireCreateIn,
   subtreeIds,
+  WITH_SUBTREE,
   viewsAllContent,
 } from '../domain/collections.ts';
 import { newId } from '../domain/ids.ts';
@@ -32,9 +33,6 @@ type Operations =
   | 'listCollectionSpaces'
   | 'moveCollection'
   | 'transferCollection';
-
-/** `?` placeholders for a list of values in SQL. */
-const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
 
 export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
@@ -139,10 +137,9 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
       requireCollection(access, 'admin');
       // The spaces of the collection and of its nested collections go to the trash, as DELETE space does
       // (restorable for 7 days, at the top level); the nested collections are deleted with it.
-      const ids = subtreeIds(db, access.collection.id);
       const spaces = db
-        .prepare(`SELECT id FROM spaces WHERE parent_id IN (${placeholders(ids)}) AND deleted_at IS NULL`)
-        .all(...ids) as { id: string }[];
+        .prepare(`${WITH_SUBTREE} SELECT id FROM spaces WHERE parent_id IN subtree AND deleted_at IS NULL`)
+        .all(access.collection.id) as { id: string }[];
       const trash = db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?');
       for (const space of spaces) {
         trash.run(ctx.now(), space.id);
@@ -222,23 +219,11 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
       }
       // The collection lands at the end of the target's top level, with its nested collections and all their
       // spaces (deleted ones too); teams of the old organization no longer grant access to those spaces.
-      const ids = subtreeIds(db, access.collection.id);
-      const spaceIds = (
-        db.prepare(`SELECT id FROM spaces WHERE parent_id IN (${placeholders(ids)})`).all(...ids) as { id: string }[]
-      ).map((row) => row.id);
-      db.prepare('UPDATE collections SET parent_id = NULL, position = ? WHERE id = ?').run(
-        lastPosition(db, target, null),
-        access.collection.id,
-      );
-      db.prepare(`UPDATE collections SET organization_id = ? WHERE id IN (${placeholders(ids)})`).run(target, ...ids);
-      if (spaceIds.length > 0) {
-        db.prepare(`UPDATE spaces SET organization_id = ?, updated_at = ? WHERE id IN (${placeholders(spaceIds)})`).run(
-          target,
-          ctx.now(),
-          ...spaceIds,
-        );
-        db.prepare(`DELETE FROM team_spaces WHERE space_id IN (${placeholders(spaceIds)})`).run(...spaceIds);
-      }
+      const root = access.collection.id;
+      db.prepare('UPDATE collections SET parent_id = NULL, position = ? WHERE id = ?').run(lastPosition(db, target, null), root);
+      db.prepare(`${WITH_SUBTREE} DELETE FROM team_spaces WHERE space_id IN (SELECT id FROM spaces WHERE parent_id IN subtree)`).run(root);
+      db.prepare(`${WITH_SUBTREE} UPDATE spaces SET organization_id = ?, updated_at = ? WHERE parent_id IN subtree`).run(root, target, ctx.now());
+      db.prepare(`${WITH_SUBTREE} UPDATE collections SET organization_id = ? WHERE id IN subtree`).run(root, target);
       return { status: 200, body: present(access.collection.id, caller) };
     },
   };
