@@ -609,6 +609,30 @@ describe('GET /v1/integrations/{integrationName}/spaces', () => {
     expect(second.next).toBeUndefined();
   });
 
+  test('pages across installations one item at a time, as the whole list has them', async () => {
+    // Installed in two organizations, listed by a member of both.
+    ok(await publish('admin', 'walker', { title: 'Walker', visibility: 'public' }));
+    ok(await install('admin', 'walker', ACME), 201);
+    ok(await install('outsider', 'walker', GLOBEX), 201);
+    const all = ok(await spaces('multi', 'walker', { limit: 1000 }));
+    expect(new Set(all.items.map((item) => item.installation)).size).toBe(2);
+    expect(all.items.map((item) => item.space)).toEqual(expect.arrayContaining(['handbook', 'roadmap', 'globex-docs']));
+    expect(all.count).toBe(all.items.length);
+    const walked: unknown[] = [];
+    let page: string | undefined;
+    do {
+      const next = ok(
+        await as('multi').GET('/v1/integrations/{integrationName}/spaces', {
+          params: { path: { integrationName: 'walker' }, query: { limit: 1, ...(page ? { page } : {}) } },
+        }),
+      );
+      expect(next.count).toBe(all.count);
+      walked.push(...next.items);
+      page = next.next?.page;
+    } while (page);
+    expect(walked).toEqual(all.items);
+  });
+
   test('needs listInstallations or the admin permission (403), sight (404) and a token (401)', async () => {
     expectError(await spaces('reader', 'deliver'), 403);
     expectError(await spaces('outsider', 'acme-private'), 404);

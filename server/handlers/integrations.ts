@@ -2,7 +2,7 @@
 // (delivered to a development tunnel in development mode), the spaces and sites they cover, and block rendering.
 import { isIP } from 'node:net';
 import type { Caller } from '../auth/caller.ts';
-import { membershipOf } from '../auth/roles.ts';
+import { type Membership, membershipOf } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { newId } from '../domain/ids.ts';
 import {
@@ -35,7 +35,7 @@ import {
 import { getOrganizationRow, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
 import { parseSiteRow, presentSiteFor, sitePermissions } from '../domain/sites.ts';
 import { viewsAllContent } from '../domain/collections.ts';
-import { parseSpaceRow, presentSpaceFor } from '../domain/spaces.ts';
+import { liveSpaceCount, parseSpaceRow, presentSpaceFor } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
@@ -87,6 +87,43 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       key,
       count: () => all.length,
       fetch: (last, limit) => (last ? all.filter((item) => compareKeys(key(item), last) > 0) : all).slice(0, limit),
+    });
+
+  /**
+   * One page of the spaces or sites of the installations in scope: installations oldest first, and each one's rows
+   * (its organization's spaces or sites) by creation. A keyset walk over the installations (a few) that reads only
+   * the rows the page shows, however many the organizations have: `rows(installation, after, n)` gives up to `n` of
+   * an installation's rows after the key `after` (from its first when undefined), `count` the number of them.
+   */
+  const installationItemsPage = <Row extends { created_at: string; id: string }>(options: {
+    list: string;
+    query: { page?: string; limit?: number };
+    installations: { installation: InstallationRow; membership: Membership }[];
+    rows: (installation: InstallationRow, after: Key | undefined, limit: number) => Row[];
+    count: (installation: InstallationRow) => number;
+  }) =>
+    ctx.cursors.page({
+      list: options.list,
+      page: options.query.page,
+      limit: options.query.limit,
+      key: ({ installation, row }: { installation: InstallationRow; membership: Membership; row: Row }) => [
+        installation.created_at,
+        installation.id,
+        row.created_at,
+        row.id,
+      ],
+      count: () => options.installations.reduce((sum, { installation }) => sum + options.count(installation), 0),
+      fetch: (key, limit) => {
+        const items: { installation: InstallationRow; membership: Membership; row: Row }[] = [];
+        for (const { installation, membership } of options.installations) {
+          const order = key ? compareKeys([installation.created_at, installation.id], key.slice(0, 2)) : 1;
+          if (order < 0) continue; // an installation the cursor has passed
+          const after = order === 0 ? key!.slice(2) : undefined;
+          for (const row of options.rows(installation, after, limit - items.length)) items.push({ installation, membership, row });
+          if (items.length >= limit) break;
+        }
+        return items;
+      },
     });
 
   /** Items of an installation's spaces or sites, as the integration item lists show them. */
@@ -238,58 +275,55 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     listIntegrationSpaces({ params, query, caller }) {
       const access = integrationAccess(ctx, caller, params.integrationName);
-      const items: { key: Key; item: Model<'IntegrationSpaceItem'> }[] = [];
-      for (const installation of scopedInstallations(access, caller, query.externalId)) {
-        const membership = membershipOf(db, caller.user.id, installation.organization_id);
-        if (!viewsAllContent(membership)) continue;
-        const spaces = db
-          .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id')
-          .all(installation.organization_id)
-          .map(parseSpaceRow);
-        for (const space of spaces) {
-          items.push({
-            key: [installation.created_at, installation.id, space.created_at, space.id],
-            item: {
-              ...itemOf(installation, 'spaces', space.id),
-              space: query.extended ? presentSpaceFor(ctx, space, membership) : space.id,
-            },
-          });
-        }
-      }
-      const page = pageSorted(
-        listId('listIntegrationSpaces', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
+      const page = installationItemsPage({
+        list: listId('listIntegrationSpaces', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
         query,
-        items,
-        (entry) => entry.key,
-      );
-      return { status: 200, body: { ...page, items: page.items.map((entry) => entry.item) } };
+        installations: scopedInstallations(access, caller, query.externalId).flatMap((installation) => {
+          const membership = membershipOf(db, caller.user.id, installation.organization_id);
+          return viewsAllContent(membership) ? [{ installation, membership: membership! }] : [];
+        }),
+        count: (installation) => liveSpaceCount(db, installation.organization_id),
+        rows: (installation, key, limit) =>
+          db
+            .prepare(
+              `SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ${key ? `AND ${after(['created_at', 'id'])}` : ''}
+               ORDER BY created_at, id LIMIT ?`,
+            )
+            .all(installation.organization_id, ...(key ?? []), limit)
+            .map(parseSpaceRow),
+      });
+      const items = page.items.map(({ installation, membership, row: space }) => ({
+        ...itemOf(installation, 'spaces', space.id),
+        space: query.extended ? presentSpaceFor(ctx, space, membership) : space.id,
+      }));
+      return { status: 200, body: { ...page, items } };
     },
 
     listIntegrationSites({ params, query, caller }) {
       const access = integrationAccess(ctx, caller, params.integrationName);
-      const items: { key: Key; item: Model<'IntegrationSiteItem'> }[] = [];
-      for (const installation of scopedInstallations(access, caller, query.externalId)) {
-        const membership = membershipOf(db, caller.user.id, installation.organization_id);
-        if (!membership) continue;
-        if (!sitePermissions(membership).view) continue;
-        const sites = db
-          .prepare('SELECT * FROM sites WHERE organization_id = ? ORDER BY created_at, id')
-          .all(installation.organization_id)
-          .map(parseSiteRow);
-        for (const site of sites) {
-          items.push({
-            key: [installation.created_at, installation.id, site.created_at, site.id],
-            item: { ...itemOf(installation, 'sites', site.id), site: query.extended ? presentSiteFor(ctx, site, membership) : site.id },
-          });
-        }
-      }
-      const page = pageSorted(
-        listId('listIntegrationSites', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
+      const page = installationItemsPage({
+        list: listId('listIntegrationSites', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
         query,
-        items,
-        (entry) => entry.key,
-      );
-      return { status: 200, body: { ...page, items: page.items.map((entry) => entry.item) } };
+        installations: scopedInstallations(access, caller, query.externalId).flatMap((installation) => {
+          const membership = membershipOf(db, caller.user.id, installation.organization_id);
+          return membership && sitePermissions(membership).view ? [{ installation, membership }] : [];
+        }),
+        count: (installation) =>
+          (db.prepare('SELECT COUNT(*) AS n FROM sites WHERE organization_id = ?').get(installation.organization_id) as { n: number }).n,
+        rows: (installation, key, limit) =>
+          db
+            .prepare(
+              `SELECT * FROM sites WHERE organization_id = ? ${key ? `AND ${after(['created_at', 'id'])}` : ''}
+               ORDER BY created_at, id LIMIT ?`,
+            )
+            .all(installation.organization_id, ...(key ?? []), limit)
+            .map(parseSiteRow),
+      });
+      const items = page.items.map(({ installation, membership, row: site }) => ({
+        ...itemOf(installation, 'sites', site.id),
+        site: query.extended ? presentSiteFor(ctx, site, membership) : site.id,
+      }));
+      return { status: 200, body: { ...page, items } };
     },
 
     enableIntegrationDevMode({ params, body, caller }) {
