@@ -4,19 +4,41 @@ import { badRequest } from '../http/errors.ts';
 import type { Db } from '../store/db.ts';
 
 type Sibling = { kind: 'space' | 'collection'; id: string; position: number };
+type Siblings = { organizationId: string; parentId: string | null; excludeId: string };
 
-export function siblingsOf(db: Db, organizationId: string, parentId: string | null, excludeId?: string): Sibling[] {
-  const rows = db
+/**
+ * The sibling next to a place in the siblings' order (position, then id), on the given side of it: read from the
+ * position indexes, one row of each kind, so a move costs the same however many siblings there are.
+ */
+function neighbour(db: Db, of: Siblings, side: 'before' | 'after', at: { position: number; id: string }): Sibling | undefined {
+  const [comparison, direction] = side === 'before' ? ['<', 'DESC'] : ['>', 'ASC'];
+  const closest = `(position, id) ${comparison} (?, ?) ORDER BY position ${direction}, id ${direction} LIMIT 1`;
+  const parameters = [of.organizationId, of.parentId, of.excludeId, at.position, at.id];
+  return db
+    .prepare(
+      `SELECT * FROM (SELECT 'space' AS kind, id, position FROM spaces
+         WHERE organization_id = ? AND parent_id IS ? AND deleted_at IS NULL AND id IS NOT ? AND ${closest})
+       UNION ALL
+       SELECT * FROM (SELECT 'collection' AS kind, id, position FROM collections
+         WHERE organization_id = ? AND parent_id IS ? AND id IS NOT ? AND ${closest})
+       ORDER BY position ${direction}, id ${direction} LIMIT 1`,
+    )
+    .get(...parameters, ...parameters) as Sibling | undefined;
+}
+
+/** The sibling with this id, if it is one. */
+function sibling(db: Db, of: Siblings, id: string): Sibling | undefined {
+  const parameters = [id, of.organizationId, of.parentId, of.excludeId];
+  return db
     .prepare(
       `SELECT 'space' AS kind, id, position FROM spaces
-         WHERE organization_id = ? AND parent_id IS ? AND deleted_at IS NULL AND id IS NOT ?
+         WHERE id = ? AND organization_id = ? AND parent_id IS ? AND deleted_at IS NULL AND id IS NOT ?
        UNION ALL
        SELECT 'collection' AS kind, id, position FROM collections
-         WHERE organization_id = ? AND parent_id IS ? AND id IS NOT ?
-       ORDER BY position, id`,
+         WHERE id = ? AND organization_id = ? AND parent_id IS ? AND id IS NOT ?
+       ORDER BY position, id LIMIT 1`,
     )
-    .all(organizationId, parentId, excludeId ?? null, organizationId, parentId, excludeId ?? null) as Sibling[];
-  return rows;
+    .get(...parameters, ...parameters) as Sibling | undefined;
 }
 
 /** A position after every sibling: read from the position indexes, without reading the siblings. */
@@ -50,18 +72,18 @@ export function positionAmong(
   itemId: string,
   request: PositionRequest | undefined,
 ): number {
-  const siblings = siblingsOf(db, organizationId, parentId, itemId);
   const reference = request?.before ?? request?.after;
-  if (!reference) return (siblings.at(-1)?.position ?? 0) + 1;
+  if (!reference) return lastPosition(db, organizationId, parentId, itemId);
+  const of = { organizationId, parentId, excludeId: itemId };
   const field = request?.before ? 'position.before.space' : 'position.after.space';
-  const index = siblings.findIndex((sibling) => sibling.id === reference.space);
-  if (index < 0) throw badRequest(`${field}: ${reference.space} is not a sibling in the target parent`);
+  const at = sibling(db, of, reference.space);
+  if (!at) throw badRequest(`${field}: ${reference.space} is not a sibling in the target parent`);
   if (request?.before) {
-    const previous = siblings[index - 1]?.position ?? siblings[index]!.position - 2;
-    return (previous + siblings[index]!.position) / 2;
+    const previous = neighbour(db, of, 'before', at)?.position ?? at.position - 2;
+    return (previous + at.position) / 2;
   }
-  const next = siblings[index + 1]?.position ?? siblings[index]!.position + 2;
-  return (siblings[index]!.position + next) / 2;
+  const next = neighbour(db, of, 'after', at)?.position ?? at.position + 2;
+  return (at.position + next) / 2;
 }
 
 /** Whether moving an item (with its current parent and position) to `to` among the same siblings changes nothing. */
@@ -70,7 +92,8 @@ export function staysInPlace(
   item: { id: string; organization_id: string; parent_id: string | null; position: number },
   to: number,
 ): boolean {
-  const siblings = siblingsOf(db, item.organization_id, item.parent_id, item.id);
-  const previous = (position: number) => siblings.filter((sibling) => sibling.position < position).at(-1)?.id;
+  const of = { organizationId: item.organization_id, parentId: item.parent_id, excludeId: item.id };
+  // The sibling last before a position: (position, id) < (p, '') holds for every id exactly when position < p.
+  const previous = (position: number) => neighbour(db, of, 'before', { position, id: '' })?.id;
   return previous(item.position) === previous(to);
 }
