@@ -90,41 +90,51 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
     });
 
   /**
-   * One page of the spaces or sites of the installations in scope: installations oldest first, and each one's rows
-   * (its organization's spaces or sites) by creation. A keyset walk over the installations (a few) that reads only
-   * the rows the page shows, however many the organizations have: `rows(installation, after, n)` gives up to `n` of
-   * an installation's rows after the key `after` (from its first when undefined), `count` the number of them.
+   * One page of the spaces or sites of the installations in scope: installations oldest first (those whose
+   * organization the caller `sees` the rows of), and each one's rows by creation: `SELECT * FROM <from>`, where
+   * `from` takes the installation's organization as its one parameter. A keyset walk over the installations (a few)
+   * that reads only the rows the page shows, however many the organizations have; `count` gives the number of an
+   * organization's rows.
    */
   const installationItemsPage = <Row extends { created_at: string; id: string }>(options: {
     list: string;
     query: { page?: string; limit?: number };
-    installations: { installation: InstallationRow; membership: Membership }[];
-    rows: (installation: InstallationRow, after: Key | undefined, limit: number) => Row[];
-    count: (installation: InstallationRow) => number;
-  }) =>
-    ctx.cursors.page({
+    installations: InstallationRow[];
+    caller: Caller;
+    sees: (membership: Membership) => boolean;
+    from: string;
+    parse: (row: unknown) => Row;
+    count: (organizationId: string) => number;
+  }) => {
+    type Item = { installation: InstallationRow; membership: Membership; row: Row };
+    const seen = options.installations.flatMap((installation) => {
+      const membership = membershipOf(db, options.caller.user.id, installation.organization_id);
+      return membership && options.sees(membership) ? [{ installation, membership }] : [];
+    });
+    const rows = (organizationId: string, key: Key | undefined, limit: number) =>
+      db
+        .prepare(`SELECT * FROM ${options.from} ${key ? `AND ${after(['created_at', 'id'])}` : ''} ORDER BY created_at, id LIMIT ?`)
+        .all(organizationId, ...(key ?? []), limit)
+        .map(options.parse);
+    return ctx.cursors.page({
       list: options.list,
       page: options.query.page,
       limit: options.query.limit,
-      key: ({ installation, row }: { installation: InstallationRow; membership: Membership; row: Row }) => [
-        installation.created_at,
-        installation.id,
-        row.created_at,
-        row.id,
-      ],
-      count: () => options.installations.reduce((sum, { installation }) => sum + options.count(installation), 0),
+      key: ({ installation, row }: Item) => [installation.created_at, installation.id, row.created_at, row.id],
+      count: () => seen.reduce((sum, { installation }) => sum + options.count(installation.organization_id), 0),
       fetch: (key, limit) => {
-        const items: { installation: InstallationRow; membership: Membership; row: Row }[] = [];
-        for (const { installation, membership } of options.installations) {
+        const items: Item[] = [];
+        for (const { installation, membership } of seen) {
           const order = key ? compareKeys([installation.created_at, installation.id], key.slice(0, 2)) : 1;
           if (order < 0) continue; // an installation the cursor has passed
           const after = order === 0 ? key!.slice(2) : undefined;
-          for (const row of options.rows(installation, after, limit - items.length)) items.push({ installation, membership, row });
+          for (const row of rows(installation.organization_id, after, limit - items.length)) items.push({ installation, membership, row });
           if (items.length >= limit) break;
         }
         return items;
       },
     });
+  };
 
   /** Items of an installation's spaces or sites, as the integration item lists show them. */
   const itemOf = (installation: InstallationRow, kind: 'spaces' | 'sites', id: string) => ({
@@ -278,19 +288,12 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const page = installationItemsPage({
         list: listId('listIntegrationSpaces', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
         query,
-        installations: scopedInstallations(access, caller, query.externalId).flatMap((installation) => {
-          const membership = membershipOf(db, caller.user.id, installation.organization_id);
-          return viewsAllContent(membership) ? [{ installation, membership: membership! }] : [];
-        }),
-        count: (installation) => liveSpaceCount(db, installation.organization_id),
-        rows: (installation, key, limit) =>
-          db
-            .prepare(
-              `SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ${key ? `AND ${after(['created_at', 'id'])}` : ''}
-               ORDER BY created_at, id LIMIT ?`,
-            )
-            .all(installation.organization_id, ...(key ?? []), limit)
-            .map(parseSpaceRow),
+        installations: scopedInstallations(access, caller, query.externalId),
+        caller,
+        sees: viewsAllContent,
+        from: 'spaces WHERE organization_id = ? AND deleted_at IS NULL',
+        parse: parseSpaceRow,
+        count: (organizationId) => liveSpaceCount(db, organizationId),
       });
       const items = page.items.map(({ installation, membership, row: space }) => ({
         ...itemOf(installation, 'spaces', space.id),
@@ -304,20 +307,13 @@ export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const page = installationItemsPage({
         list: listId('listIntegrationSites', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
         query,
-        installations: scopedInstallations(access, caller, query.externalId).flatMap((installation) => {
-          const membership = membershipOf(db, caller.user.id, installation.organization_id);
-          return membership && sitePermissions(membership).view ? [{ installation, membership }] : [];
-        }),
-        count: (installation) =>
-          (db.prepare('SELECT COUNT(*) AS n FROM sites WHERE organization_id = ?').get(installation.organization_id) as { n: number }).n,
-        rows: (installation, key, limit) =>
-          db
-            .prepare(
-              `SELECT * FROM sites WHERE organization_id = ? ${key ? `AND ${after(['created_at', 'id'])}` : ''}
-               ORDER BY created_at, id LIMIT ?`,
-            )
-            .all(installation.organization_id, ...(key ?? []), limit)
-            .map(parseSiteRow),
+        installations: scopedInstallations(access, caller, query.externalId),
+        caller,
+        sees: (membership) => sitePermissions(membership).view,
+        from: 'sites WHERE organization_id = ?',
+        parse: parseSiteRow,
+        count: (organizationId) =>
+          (db.prepare('SELECT COUNT(*) AS n FROM sites WHERE organization_id = ?').get(organizationId) as { n: number }).n,
       });
       const items = page.items.map(({ installation, membership, row: site }) => ({
         ...itemOf(installation, 'sites', site.id),
