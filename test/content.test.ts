@@ -550,6 +550,29 @@ describe('content of a change request', () => {
     expectError(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/backlinks', page('manual', 'install')), 404);
   });
 
+  test("counts each open or draft change request's broken links, two on the same revision twice, archived ones not", async () => {
+    const stats = async () => ({
+      home: ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/links', page('manual', 'home'))).stats.broken,
+      all: ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space('manual'))).stats.broken,
+    });
+    const before = await stats();
+    // New change requests start from the main content: each has its broken links (4 in home, 4 in all).
+    const opened = [await createChangeRequest('manual', 'Same revision A'), await createChangeRequest('manual', 'Same revision B')];
+    expect(opened[0]!.revision).toBe(opened[1]!.revision);
+    const after = await stats();
+    expect(after.home).toEqual({ total: before.home.total, changeRequest: before.home.changeRequest + 2 * before.home.total });
+    expect(after.all).toEqual({ total: before.all.total, changeRequest: before.all.changeRequest + 2 * before.all.total });
+    for (const changeRequest of opened) {
+      ok(
+        await ctx.server.as('editor').PATCH('/v1/spaces/{spaceId}/change-requests/{changeRequestId}', {
+          params: { path: { spaceId: 'manual', changeRequestId: changeRequest.id } },
+          body: { status: 'archived' },
+        }),
+      );
+    }
+    expect(await stats()).toEqual(before);
+  });
+
   test('a closed change request no longer counts in the broken links of the space', async () => {
     const other = await createChangeRequest('manual', 'Abandoned');
     expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space('manual'))).stats.broken.changeRequest).toBe(7);

@@ -17,6 +17,7 @@ import type { AppContext } from '../context.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
 import { pageBody, type RevisionContent, type RevisionRecord, walkPages } from './model.ts';
 import type { Model } from '../http/types.ts';
+import { getRevision } from './revisions.ts';
 
 export type LinkStatus = Model<'LinkStatus'>;
 
@@ -229,6 +230,44 @@ export function backlinkPageIds(ctx: AppContext, revision: RevisionRecord, kind:
     )
     .all(revision.id, kind, id) as { page_id: string }[];
   return rows.map((row) => row.page_id);
+}
+
+/** The statuses counted as broken, as SQL string literals. */
+const BROKEN_SQL = (Object.keys(LINK_STATES) as LinkStatus[])
+  .filter((status) => LINK_STATES[status].broken)
+  .map((status) => `'${status}'`)
+  .join(', ');
+
+/**
+ * The distinct broken links (in one page, when given) of the revisions of a space's open and draft change requests,
+ * summed over the change requests: what brokenLinkCount gives for each, counted in SQL from the link index (the
+ * revisions not indexed yet are indexed first). Not one revision after another: a space's links cost the same
+ * whatever the number of its change requests, but for the work of indexing their revisions once.
+ */
+export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pageId?: string): number {
+  const { db } = ctx;
+  const open = `change_requests.space_id = ? AND change_requests.status IN ('open', 'draft')`;
+  const unindexed = db
+    .prepare(
+      `SELECT DISTINCT change_requests.revision_id AS id FROM change_requests
+       LEFT JOIN content_link_index ON content_link_index.revision_id = change_requests.revision_id AND content_link_index.app_url = ?
+       WHERE ${open} AND content_link_index.revision_id IS NULL`,
+    )
+    .all(ctx.config.appUrl, spaceId) as { id: string }[];
+  for (const { id } of unindexed) {
+    const revision = getRevision(db, id);
+    if (!revision) throw new Error(`revision ${id} does not exist`);
+    ensureLinkIndex(ctx, revision);
+  }
+  const row = db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM (
+         SELECT DISTINCT change_requests.id, content_links.status, relation, target_kind, COALESCE(target_id, target_url)
+         FROM change_requests JOIN content_links ON content_links.revision_id = change_requests.revision_id
+         WHERE ${open} AND content_links.status IN (${BROKEN_SQL}) ${pageId !== undefined ? 'AND content_links.page_id = ?' : ''})`,
+    )
+    .get(spaceId, ...(pageId !== undefined ? [pageId] : [])) as { n: number };
+  return row.n;
 }
 
 /** Number of distinct broken links in a revision (in one page of it, when given). */

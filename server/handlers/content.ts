@@ -7,7 +7,7 @@ import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
-import { backlinkPageIds, brokenLinkCount, groupLinks, LINK_STATES, revisionLinks } from '../content/links.ts';
+import { backlinkPageIds, brokenLinkCount, brokenLinksInChangeRequests, groupLinks, LINK_STATES, revisionLinks } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
 import { findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
 import {
@@ -239,14 +239,6 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     };
   };
 
-  /** Broken links (of one page, when given) in the change requests of the space that are still open or draft. */
-  const brokenInChangeRequests = (spaceId: string, pageId?: string) => {
-    const rows = db
-      .prepare(`SELECT revision_id FROM change_requests WHERE space_id = ? AND status IN ('open', 'draft')`)
-      .all(spaceId) as { revision_id: string }[];
-    return rows.reduce((sum, row) => sum + brokenLinkCount(ctx, revisionOf(row.revision_id), pageId), 0);
-  };
-
   return {
     searchSpaceContent({ params, query, caller }) {
       spaceTarget(caller, params.spaceId);
@@ -312,7 +304,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       pageOf(target, params.pageId);
       return linkList('listSpacePageLinks', target, query, {
         pageId: params.pageId,
-        changeRequestBroken: brokenInChangeRequests(params.spaceId, params.pageId),
+        changeRequestBroken: brokenLinksInChangeRequests(ctx, params.spaceId, params.pageId),
       });
     },
 
@@ -321,7 +313,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     listSpaceLinks({ params, query, caller }) {
       const target = spaceTarget(caller, params.spaceId);
-      return linkList('listSpaceLinks', target, query, { changeRequestBroken: brokenInChangeRequests(params.spaceId) });
+      return linkList('listSpaceLinks', target, query, { changeRequestBroken: brokenLinksInChangeRequests(ctx, params.spaceId) });
     },
 
     getChangeRequestContent: ({ params, query, caller }) =>
