@@ -34,7 +34,8 @@ async function lists() {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as { id: string; next?: { page: string }; count: number };
+    const text = await response.text(); // empty for a 204
+    return (text ? JSON.parse(text) : {}) as { id: string; next?: { page: string }; count: number };
   };
   const get = (path: string) => call('GET', path);
   const time = async (work: () => Promise<unknown>) => {
@@ -59,6 +60,9 @@ async function lists() {
   // Each list, as the organization (or one space of it) grows to `size` of its items.
   const LISTS = ['members', 'members by name', 'members by activity', 'spaces', 'collections', 'sites', 'teams', 'change requests', 'comments'];
   const results = new Map<string, string[]>(LISTS.map((list) => [list, []]));
+  // Single requests, reads and writes, in the same organizations (a move places a space before the middle one).
+  const REQUESTS = ['GET an organization', 'GET a space', 'GET a member', "GET a space's links", 'POST a space', 'POST a comment', 'PATCH a member', 'move a space', 'delete and restore a space'];
+  const requests = new Map<string, string[]>(REQUESTS.map((request) => [request, []]));
   const rss: string[] = [];
   for (const size of SIZES) {
     const org = `bench-${size}`;
@@ -73,6 +77,7 @@ async function lists() {
       changeRequest: await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Change' }),
       comment: await call('POST', `/v1/spaces/${space.id}/comments`, { body: { markdown: 'A comment.' } }),
     };
+    const seeded = { member: '' };
     db.transaction(() => {
       const user = db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)');
       const member = db.prepare(`INSERT INTO members (organization_id, user_id, role, joined_at, last_seen_at) VALUES (?, ?, 'read', ?, ?)`);
@@ -82,11 +87,12 @@ async function lists() {
       );
       for (let i = 0; i < size; i++) {
         const id = newId();
+        if (i === size - 1) seeded.member = id;
         const at = new Date(Date.parse(now) + i).toISOString();
         // Names in another order than the users' creation.
         user.run(id, `User ${(i * 7919) % size}`, now);
         member.run(org, id, at, at);
-        spaceRow.run(newId(), org, `Space ${i}`, i, at, at);
+        spaceRow.run(`${org}-space-${i}`, org, `Space ${i}`, i, at, at);
       }
       copies('collections', made.collection.id, size - 1, (row, at, i) => Object.assign(row, { created_at: at, position: i + 2 }));
       copies('sites', made.site.id, size - 1, (row, at) => Object.assign(row, { created_at: at, proxy: null }));
@@ -120,13 +126,36 @@ async function lists() {
       const deep = await time(() => get(`${path}limit=50${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`));
       results.get(list)!.push(`${first.toFixed(1)} / ${deep.toFixed(1)}`);
     }
+    let n = 0;
+    const work: Record<string, () => Promise<unknown>> = {
+      'GET an organization': () => get(`/v1/orgs/${org}`),
+      'GET a space': () => get(`/v1/spaces/${space.id}`),
+      'GET a member': () => get(`/v1/orgs/${org}/members/${seeded.member}`),
+      "GET a space's links": () => get(`/v1/spaces/${space.id}/links`),
+      'POST a space': () => call('POST', `/v1/orgs/${org}/spaces`, { title: `Created ${n++}` }),
+      'POST a comment': () => call('POST', `/v1/spaces/${space.id}/comments`, { body: { markdown: `Comment ${n++}` } }),
+      'PATCH a member': () => call('PATCH', `/v1/orgs/${org}/members/${seeded.member}`, { role: n++ % 2 ? 'edit' : 'read' }),
+      'move a space': () =>
+        call('POST', `/v1/spaces/${org}-space-${n++ % size}/move`, {
+          position: { before: { type: 'space', space: `${org}-space-${Math.floor(size / 2)}` } },
+        }),
+      'delete and restore a space': async () => {
+        const created = await call('POST', `/v1/orgs/${org}/spaces`, { title: `Deleted ${n++}` });
+        await call('DELETE', `/v1/spaces/${created.id}`);
+        await call('POST', `/v1/spaces/${created.id}/restore`);
+      },
+    };
+    for (const request of REQUESTS) requests.get(request)!.push((await time(work[request]!)).toFixed(1));
     rss.push(String(Math.round(process.memoryUsage().rss / 1e6)));
   }
   await running.close();
 
   console.log(`one page (limit 50) of each list as it grows to each size, mean of ${ROUNDS} calls: first page / a deep page, ms`);
-  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(22)}${cells.map((cell) => cell.padStart(15)).join('')}`);
+  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(28)}${cells.map((cell) => cell.padStart(15)).join('')}`);
   row('list', SIZES.map(String));
   for (const list of LISTS) row(list, results.get(list)!);
   row('rss MB', rss);
+  console.log(`\none request in the same organizations (and the space of the lists above), mean of ${ROUNDS} calls, ms`);
+  row('request', SIZES.map(String));
+  for (const request of REQUESTS) row(request, requests.get(request)!);
 }
