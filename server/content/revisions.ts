@@ -90,3 +90,10 @@ export function setCurrentRevision(db: Db, revision: RevisionRecord, updatedAt: 
   db.prepare('UPDATE spaces SET revision_id = ?, updated_at = ? WHERE id = ?').run(revision.id, updatedAt, revision.spaceId);
   indexSpaceContent(db, revision.spaceId, revision.content);
 }
+
+/** Makes `content` a space's main content: a new revision of edits on top of `parents`, made current at `now`. */
+export function commitSpaceContent(db: Db, spaceId: string, parents: string[], content: RevisionContent, now: string): RevisionRecord {
+  const revision = createRevision(db, { spaceId, parents, type: 'edits', content, createdAt: now });
+  setCurrentRevision(db, revision, now);
+  return revision;
+}

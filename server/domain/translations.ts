@@ -5,7 +5,7 @@ import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { nodeText } from '../content/document.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
 import { insertSpace } from '../handlers/spaces.ts';
 import { forbidden, notFound } from '../http/errors.ts';
@@ -183,14 +183,7 @@ function recordRun(
   // A result space that was deleted or moved to another organization is left alone: the run writes a new one.
   if (existing && existing.deleted_at === null && existing.organization_id === row.organization_id) {
     if (EDIT_MODES[existing.edit_mode].locked) throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
-    const revision = createRevision(db, {
-      spaceId: existing.id,
-      parents: [existing.revision_id],
-      type: 'edits',
-      content: translated.content,
-      createdAt: now,
-    });
-    setCurrentRevision(db, revision, now);
+    const revision = commitSpaceContent(db, existing.id, [existing.revision_id], translated.content, now);
     result = { space: existing.id, revision: revision.id };
   } else {
     const space = insertSpace(

@@ -19,7 +19,7 @@ import {
   presentPages,
   presentRevision,
 } from '../content/present.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { searchSections } from '../content/search.ts';
 import { pageResults } from '../content/search-results.ts';
 import { applyTemplate } from '../content/templates.ts';
@@ -258,18 +258,9 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     getSpaceContent: ({ params, query, caller }) => getContent(spaceTarget(caller, params.spaceId), query),
 
     importSpaceContent: ownTransaction(({ params, body, caller }) =>
-      importInto(body, () => editable(spaceTarget(caller, params.spaceId)), (target, content) => {
-        const now = ctx.now();
-        const revision = createRevision(db, {
-          spaceId: params.spaceId,
-          parents: [target.scope.revision.id],
-          type: 'edits',
-          content,
-          createdAt: now,
-        });
-        setCurrentRevision(db, revision, now);
-        return revision;
-      }),
+      importInto(body, () => editable(spaceTarget(caller, params.spaceId)), (target, content) =>
+        commitSpaceContent(db, params.spaceId, [target.scope.revision.id], content, ctx.now()),
+      ),
     ),
 
     applySpaceTemplate({ params, body, caller }) {
@@ -277,14 +268,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const now = ctx.now();
       const content = applyTemplate(target.scope.revision.content, body, { spaceTitle: target.access.space.title, now });
       requireContentRoom(content, 'id');
-      const revision = createRevision(db, {
-        spaceId: params.spaceId,
-        parents: [target.scope.revision.id],
-        type: 'edits',
-        content,
-        createdAt: now,
-      });
-      setCurrentRevision(db, revision, now);
+      commitSpaceContent(db, params.spaceId, [target.scope.revision.id], content, now);
       return { status: 204 };
     },
 

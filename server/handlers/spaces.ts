@@ -2,7 +2,7 @@
 import { newId, newSecret } from '../domain/ids.ts';
 import { type AppContext } from '../context.ts';
 import { emptyContent } from '../content/model.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { commitSpaceContent, getRevision, setCurrentRevision } from '../content/revisions.ts';
 import { getCollectionRow, requireCreateIn } from '../domain/collections.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
@@ -63,8 +63,7 @@ export function insertSpace(
       now,
       now,
     );
-  const revision = createRevision(ctx.db, { spaceId: id, parents: [], type: 'edits', content, createdAt: now });
-  setCurrentRevision(ctx.db, revision, now);
+  commitSpaceContent(ctx.db, id, [], content, now);
   return getSpaceRow(ctx.db, id)!;
 }
 
