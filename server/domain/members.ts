@@ -18,14 +18,11 @@ export type MemberRow = {
   last_seen_at: string | null;
   /** The user's display name, kept by the triggers of migration 160_member_display_names (members sort by it). */
   user_display_name: string;
-  display_name: string;
 };
-
-export const MEMBER_SELECT = `SELECT members.*, users.display_name FROM members JOIN users ON users.id = members.user_id`;
 
 export function getMemberRow(ctx: AppContext, organizationId: string, userId: string): MemberRow | undefined {
   return ctx.db
-    .prepare(`${MEMBER_SELECT} WHERE members.organization_id = ? AND members.user_id = ?`)
+    .prepare('SELECT * FROM members WHERE organization_id = ? AND user_id = ?')
     .get(organizationId, userId) as MemberRow | undefined;
 }
 

@@ -343,8 +343,8 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
         fetch: (key, limit) =>
           db
             .prepare(
-              `SELECT members.*, users.display_name, commenters.first_posted_at
-               ${from} JOIN users ON users.id = members.user_id
+              `SELECT members.*, commenters.first_posted_at
+               ${from}
                ${key ? `WHERE ${after(['commenters.first_posted_at', 'members.user_id'])}` : ''}
                ORDER BY commenters.first_posted_at, members.user_id LIMIT ?`,
             )

@@ -4,7 +4,6 @@ import { signJwt } from '../domain/jwt.ts';
 import { organizationAccess, type OrganizationAccess, requireOrganization } from '../domain/organizations.ts';
 import {
   getMemberRow as getMemberRowOf,
-  MEMBER_SELECT,
   type MemberRow,
   membershipOfRow,
   presentMember as presentMemberOf,
@@ -80,21 +79,19 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
       }
       if (MEMBER_SORTS[sort].activeOnly) filters.push('members.last_seen_at IS NOT NULL');
       const where = filters.join(' AND ');
+      // Every member has its user (a foreign key, deleted with it) and carries its name: users are read only to
+      // search them (the count at 50 000 members: 26 ms with the join, 3 without).
+      const from = query.search ? 'members JOIN users ON users.id = members.user_id' : 'members';
       const page = ctx.cursors.page({
         list: listId('listMembers', params.organizationId, query.role, query.search, sort, order),
         page: query.page,
         limit: query.limit,
         key: (row: MemberRow) => [key(row), row.user_id],
-        // Every member has its user (a foreign key, deleted with it): the count reads users only to search them, which
-        // at 50 000 members is 26 ms instead of 3 (a lookup of each member's user).
-        count: () =>
-          (db
-            .prepare(`SELECT COUNT(*) AS n FROM members ${query.search ? 'JOIN users ON users.id = members.user_id' : ''} WHERE ${where}`)
-            .get(...values) as { n: number }).n,
+        count: () => (db.prepare(`SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`).get(...values) as { n: number }).n,
         fetch: (key, limit) =>
           db
             .prepare(
-              `${MEMBER_SELECT} WHERE ${where} ${key ? `AND ${after([column, 'members.user_id'], order)}` : ''}
+              `SELECT members.* FROM ${from} WHERE ${where} ${key ? `AND ${after([column, 'members.user_id'], order)}` : ''}
                ORDER BY ${column} ${SORT_ORDERS[order].sql}, members.user_id ${SORT_ORDERS[order].sql} LIMIT ?`,
             )
             .all(...values, ...(key ?? []), limit) as MemberRow[],

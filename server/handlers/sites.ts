@@ -70,9 +70,10 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
       // Case-insensitive for every script, which SQLite's lower() is not: the title filter runs here.
       const title = query.title?.toLocaleLowerCase();
       const matches = (row: SiteRow) => title === undefined || row.title.toLocaleLowerCase().includes(title);
+      const where = conditions.join(' AND ');
       const select = (key: unknown[] | undefined) =>
         db.prepare(
-          `SELECT * FROM sites WHERE ${conditions.join(' AND ')} ${key ? `AND ${after(['created_at', 'id'])}` : ''}
+          `SELECT * FROM sites WHERE ${where} ${key ? `AND ${after(['created_at', 'id'])}` : ''}
            ORDER BY created_at, id`,
         );
       const page = ctx.cursors.page({
@@ -82,7 +83,6 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
         key: (row: SiteRow) => [row.created_at, row.id],
         // Counted in SQL, or by reading the titles alone when filtering on them: not by building every site.
         count: () => {
-          const where = conditions.join(' AND ');
           if (title === undefined) return (db.prepare(`SELECT COUNT(*) AS n FROM sites WHERE ${where}`).get(...values) as { n: number }).n;
           const titles = db.prepare(`SELECT title FROM sites WHERE ${where}`).all(...values) as { title: string }[];
           return titles.filter((row) => row.title.toLocaleLowerCase().includes(title)).length;
