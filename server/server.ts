@@ -1,6 +1,6 @@
 // Starting and stopping the reference server: used by main.ts (npm start) and by the tests (port 0, in memory).
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { type Config, StartupError } from './config.ts';
@@ -9,6 +9,7 @@ import { type Clock, systemClock } from './domain/clock.ts';
 import { purgeExpiredSpaces } from './domain/spaces.ts';
 import { createHandlers, registerJobKinds, registerRoutes } from './handlers/index.ts';
 import { createLogger } from './http/access-log.ts';
+import { type AppServer, appServer } from './http/app-server.ts';
 import type { HandlerTable } from './http/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
@@ -52,7 +53,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
-  const server = createServer();
+  const http = appServer();
+  const { server } = http;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -68,7 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const resolved = { ...config, publicUrl, appUrl: config.appUrl ?? `${publicUrl}/app` };
 
   try {
-    return await serve(server, url, resolved, log, options, lock);
+    return await serve(http, url, resolved, log, options, lock);
   } catch (error) {
     server.close();
     lock?.release();
@@ -97,7 +99,7 @@ function listenError(error: unknown, config: Config): unknown {
 }
 
 async function serve(
-  server: Server,
+  { server, serve: serveApp }: AppServer,
   url: string,
   config: ResolvedConfig,
   log: Logger,
@@ -129,10 +131,7 @@ async function serve(
     await ctx.jobs.start();
     let handlers = createHandlers(ctx);
     if (options.handlers) handlers = options.handlers(ctx, handlers);
-    server.on(
-      'request',
-      createApp(ctx, handlers, { extraRoutes: (app) => registerRoutes(ctx, app), onOperation: options.onOperation }),
-    );
+    serveApp(createApp(ctx, handlers, { extraRoutes: (app) => registerRoutes(ctx, app), onOperation: options.onOperation }));
   } catch (error) {
     await ctx.jobs.stop();
     await store.close();

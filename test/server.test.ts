@@ -60,6 +60,38 @@ describe('errors', () => {
   });
 });
 
+describe('the framework', () => {
+  test("requests and responses are born with the app's prototypes, so Express changes no prototype per request", async () => {
+    // What node:http hands the app, and what the app has made of it once the answer is sent (server/http/app-server.ts).
+    const seen: { before: [object, object]; after?: [object, object]; expressMethods: boolean }[] = [];
+    const record = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      const entry = {
+        before: [Object.getPrototypeOf(req), Object.getPrototypeOf(res)] as [object, object],
+        after: undefined as [object, object] | undefined,
+        expressMethods: typeof (req as unknown as { get?: unknown }).get === 'function' && typeof (res as unknown as { json?: unknown }).json === 'function',
+      };
+      res.once('finish', () => (entry.after = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)]));
+      seen.push(entry);
+    };
+    const { server } = ctx.server.running;
+    server.prependListener('request', record);
+    try {
+      ok(await ctx.server.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } }));
+      expect((await raw('GET', '/v1/no-such-thing')).status).toBe(404);
+      expect((await raw('GET', '/health')).status).toBe(200);
+    } finally {
+      server.removeListener('request', record);
+    }
+    expect(seen).toHaveLength(3);
+    for (const entry of seen) {
+      expect(entry.expressMethods).toBe(true);
+      expect(entry.after).toBeDefined();
+      expect(entry.after![0]).toBe(entry.before[0]);
+      expect(entry.after![1]).toBe(entry.before[1]);
+    }
+  });
+});
+
 describe('the contract on responses', () => {
   test('a handler answering a wrong shape, or throwing, gives a 500 with a generic message and no stack', async () => {
     const broken = await startTestServer({
