@@ -1,8 +1,9 @@
 // The server's framework: errors and their envelope, the contract enforced on requests and responses, start-up
 // checks, persistence across restarts, seeding and configuration.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { checkHandlers } from '../server/app.ts';
 import { readConfig } from '../server/config.ts';
@@ -153,6 +154,28 @@ describe('persistence', () => {
     } finally {
       await server.close();
     }
+  });
+
+  test('the running server holds data.sqlite exclusively, its log index in memory; once stopped, the file is readable', async () => {
+    const dataDir = tempFolder();
+    const server = await startTestServer({ dataDir });
+    const file = path.join(dataDir, 'data.sqlite');
+    const countSpaces = () => {
+      const outside = new Database(file, { timeout: 0 });
+      try {
+        return (outside.prepare('SELECT COUNT(*) AS n FROM spaces WHERE title = ?').get('Held') as { n: number }).n;
+      } finally {
+        outside.close();
+      }
+    };
+    try {
+      ok(await server.as('admin').POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: { title: 'Held' } }), 201);
+      expect(countSpaces).toThrow(/database is locked/);
+      expect(existsSync(`${file}-shm`)).toBe(false);
+    } finally {
+      await server.close();
+    }
+    expect(countSpaces()).toBe(1);
   });
 });
 

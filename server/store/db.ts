@@ -129,6 +129,12 @@ export class Store {
     if (location !== ':memory:') mkdirSync(path.dirname(location), { recursive: true });
     this.db = preparingOnce(new Database(location));
     if (location !== ':memory:') {
+      // The server is the database's only user (DATA_DIR is locked: see data-dir.ts), so it holds SQLite's locks
+      // from its first read to its close, and keeps the write-ahead log's index in its own memory (no -shm file):
+      // each statement outside a transaction otherwise took and released a read lock on the log's index, two
+      // fcntl calls, about half of the cost of an indexed read (8.4 -> 3.7 us; GET a space 266 -> 225 us of CPU).
+      // Other processes cannot read the file while the server runs; stop it to copy or inspect data.sqlite.
+      this.db.pragma('locking_mode = EXCLUSIVE');
       this.db.pragma('journal_mode = WAL');
       // With WAL, NORMAL keeps every commit across a crash of the process and syncs at checkpoints only.
       this.db.pragma('synchronous = NORMAL');
