@@ -2,7 +2,9 @@
 // very bytes the reference server answered it with (status, headers, body), recorded in the JSON file given as its
 // argument. It reads each request's body before answering, as any server must. With `express` as second argument
 // the same answers come from an Express app that parses JSON bodies (the framework alone, without validation or
-// handlers). Run as `node bench-bare.mjs FILE [express]`; it prints its port once it listens.
+// handlers), served as the reference server serves its app (server/http/app-server.ts: requests and responses born
+// with the app's prototypes). Run as `node bench-bare.mjs FILE` or `node --import tsx bench-bare.mjs FILE express`;
+// it prints its port once it listens.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import express from 'express';
@@ -22,18 +24,22 @@ const answer = (req, res) => {
   res.end(recordedAnswer.body);
 };
 
-let handler = (req, res) => {
-  req.on('data', () => {});
-  req.on('end', () => answer(req, res));
-};
+let server;
 if (process.argv[3] === 'express') {
+  const { appServer } = await import('../server/http/app-server.ts');
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(express.json());
   app.use(answer);
-  handler = app;
+  const http = appServer();
+  http.serve(app);
+  server = http.server;
+} else {
+  server = createServer((req, res) => {
+    req.on('data', () => {});
+    req.on('end', () => answer(req, res));
+  });
 }
-const server = createServer(handler);
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`port ${server.address().port}`));
 process.once('SIGTERM', () => server.close(() => process.exit(0)));
