@@ -100,6 +100,10 @@ async function lists() {
       copies('change_requests', made.changeRequest.id, size - 1, (row, at, i) => Object.assign(row, { created_at: at, updated_at: at, number: i + 2 }));
       copies('comments', made.comment.id, size - 1, (row, at) => Object.assign(row, { posted_at: at }));
     })();
+    // The rows above are written in this process, blocking its event loop for seconds at the larger sizes: let the
+    // timers that came due meanwhile run (the server's keep-alive timeout closes the idle connection the client
+    // would otherwise reuse for the next call, which then fails with ECONNRESET).
+    await new Promise((resolve) => setTimeout(resolve, 50));
 
     const paths: Record<string, string> = {
       members: `/v1/orgs/${org}/members?`,
