@@ -208,7 +208,8 @@ async function startPrism(): Promise<Target | undefined> {
 async function startBare(recordedFile: string, framework?: 'express'): Promise<Target> {
   const port = await freePort();
   // The Express baseline serves its app as the server does (server/http/app-server.ts, a TypeScript module: tsx).
-  const args = [...(framework ? ['--import', 'tsx'] : []), path.join(root, 'scripts/bench-bare.mjs'), recordedFile, ...(framework ? [framework] : [])];
+  const bare = [path.join(root, 'scripts/bench-bare.mjs'), recordedFile];
+  const args = framework ? ['--import', 'tsx', ...bare, framework] : bare;
   const { child, output } = spawnServer(args, { PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await answered(url, child, output);

@@ -1,9 +1,11 @@
 // The server's framework: errors and their envelope, the contract enforced on requests and responses, start-up
 // checks, persistence across restarts, seeding and configuration.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Request, Response } from 'express';
 import { afterAll, describe, expect, test } from 'vitest';
 import { checkHandlers } from '../server/app.ts';
 import { readConfig } from '../server/config.ts';
@@ -64,14 +66,13 @@ describe('errors', () => {
 describe('the framework', () => {
   test("requests and responses are born with the app's prototypes, so Express changes no prototype per request", async () => {
     // What node:http hands the app, and what the app has made of it once the answer is sent (server/http/app-server.ts).
-    const seen: { before: [object, object]; after?: [object, object]; expressMethods: boolean }[] = [];
-    const record = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
-      const entry = {
-        before: [Object.getPrototypeOf(req), Object.getPrototypeOf(res)] as [object, object],
-        after: undefined as [object, object] | undefined,
-        expressMethods: typeof (req as unknown as { get?: unknown }).get === 'function' && typeof (res as unknown as { json?: unknown }).json === 'function',
-      };
-      res.once('finish', () => (entry.after = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)]));
+    type Prototypes = [request: object, response: object];
+    const seen: { before: Prototypes; after?: Prototypes; expressMethods: boolean }[] = [];
+    const prototypes = (req: IncomingMessage, res: ServerResponse): Prototypes => [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];
+    const record = (req: IncomingMessage, res: ServerResponse) => {
+      const expressMethods = typeof (req as Partial<Request>).get === 'function' && typeof (res as Partial<Response>).json === 'function';
+      const entry: (typeof seen)[number] = { before: prototypes(req, res), expressMethods };
+      res.once('finish', () => (entry.after = prototypes(req, res)));
       seen.push(entry);
     };
     const { server } = ctx.server.running;
