@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startNodeOptions } from './build-server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const token = 'bench-token';
@@ -28,16 +29,6 @@ const serverCommand = [
   ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
   ...(process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
 ];
-
-/** The node options of `npm start` (`node <options> dist/server/main.js` in package.json), so that the server measured is the one it starts. */
-function startNodeOptions(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/server/main.js' || words.slice(1, -1).some((word) => !word.startsWith('--'))) {
-    throw new Error(`bench: package.json's start script is not "node [--options] dist/server/main.js": ${start}`);
-  }
-  return words.slice(1, -1);
-}
 
 const fixture = {
   users: [{ id: 'bench-admin', displayName: 'Bench Admin', email: 'admin@bench.example', tokens: [token] }],

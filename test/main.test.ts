@@ -4,12 +4,13 @@
 // unusable or locked DATA_DIR, bad configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of
 // configuration variables against the README's.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildServer } from '../scripts/build-server.ts';
+import { buildServer, SERVER_BUNDLE } from '../scripts/build-server.ts';
+import { cacheFileOf } from '../server/code-cache.ts';
 import { readConfig, VARIABLES } from '../server/config.ts';
 import { LOCK_FILE } from '../server/data-dir.ts';
 import { startServer } from '../server/server.ts';
@@ -66,6 +67,66 @@ describe('npm start', () => {
       expect(await again.exit).toBe(0);
     }, 60_000); // two starts of a process
   }
+});
+
+/** How a process started with `npm start`'s node options finds the code cache of the compiled server. */
+function codeCacheStatus(): string {
+  const script = `import { compileCommonJs } from ${JSON.stringify(path.resolve('server/code-cache.ts'))};
+    console.log(compileCommonJs(${JSON.stringify(SERVER_BUNDLE)}).status);`;
+  const result = spawnSync(process.execPath, [...startCommand.slice(1, -1), '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(result.stderr).toBe('');
+  return result.stdout.trim();
+}
+
+describe('the code cache of the compiled server', () => {
+  const cacheFile = cacheFileOf(SERVER_BUNDLE);
+
+  test('the build leaves one that a start with the options of npm start uses', () => {
+    expect(codeCacheStatus()).toBe('used');
+  }, 30_000);
+
+  test('a server stopped cleanly writes it when it had none; a failed start or --help writes none', async () => {
+    rmSync(cacheFile);
+    run(['--help']);
+    failure({ PORT: 'eighty' });
+    expect(existsSync(cacheFile)).toBe(false);
+
+    const server = start({ DATA_DIR: path.join(dataDir, 'cache') });
+    await server.url;
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+    expect(codeCacheStatus()).toBe('used');
+
+    // A start that uses it leaves it as it is.
+    const written = statSync(cacheFile).mtimeMs;
+    const again = start({ DATA_DIR: path.join(dataDir, 'cache') });
+    await again.url;
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+    expect(statSync(cacheFile).mtimeMs).toBe(written);
+  }, 60_000);
+
+  test('packages loaded on first use load from the bundle: a change request printed to PDF (pdfkit)', async () => {
+    const server = start({ DATA_DIR: path.join(dataDir, 'pdf') });
+    const base = await server.url;
+    try {
+      const headers = { authorization: 'Bearer main-token', 'content-type': 'application/json' };
+      const call = async (method: string, url: string, body?: unknown) => {
+        const response = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        expect(response.ok, `${method} ${url}: ${response.status}`).toBe(true);
+        return (await response.json()) as Record<string, string>;
+      };
+      const space = await call('POST', '/v1/orgs/demo/spaces', { title: 'Printed' });
+      const changeRequest = await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Print' });
+      const { url } = await call('GET', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/pdf`);
+      const pdf = await fetch(url!);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit;
+    }
+  }, 60_000);
 });
 
 /** Runs the compiled server (or the tsx entry) to its end and returns its exit code and output. */
