@@ -13,8 +13,9 @@ import { cors } from './http/cors.ts';
 import { docsRoutes } from './http/docs-page.ts';
 import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
 import { safeHeaders } from './http/headers.ts';
+import { installJsonAnswer } from './http/json-answer.ts';
 import { checkRequestJson } from './http/json-limits.ts';
-import { fitPage, serialized } from './http/pagination.ts';
+import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import { healthRoute } from './http/health.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
@@ -92,15 +93,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // A page fitPage has serialised goes out as that JSON (see `serialized`); the validator's response check wraps this
-  // res.json, so it still checks the body itself.
-  const expressJson = app.response.json;
-  app.response.json = function json(this: Response, body: unknown) {
-    const text = body !== null && typeof body === 'object' ? serialized.get(body) : undefined;
-    if (text === undefined) return expressJson.call(this, body);
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
-    return this.send(text);
-  };
+  installJsonAnswer(app);
 
   // What every request passes through, in one layer of Express's router each (server/http/chain.ts): first its id,
   // its access-log line and CORS; after the server's own pages, its body, the validator and the dispatch below.
