@@ -68,9 +68,9 @@ export function checkContractSchema(document: object & { openapi?: unknown }): v
 
 /**
  * Builds dist/server/server.cjs and dist/server/main.js (with their source maps), replacing the files at once so that
- * a running start never reads half a file, then starts the built server once to write its code cache (`warm`).
+ * a running start never reads half a file, then starts the built server once to write its code cache.
  */
-export async function buildServer({ warm = true }: { warm?: boolean } = {}): Promise<void> {
+export async function buildServer(): Promise<void> {
   const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', sourcemap: 'linked', sourcesContent: false, write: false, logLevel: 'warning' } as const;
   const server = await build({
     ...common,
@@ -103,7 +103,7 @@ export async function buildServer({ warm = true }: { warm?: boolean } = {}): Pro
     writeFileSync(temporary, output.contents);
     renameSync(temporary, output.path);
   }
-  if (warm) await warmCodeCache();
+  await warmCodeCache();
 }
 
 /** The node options of `npm start` (`node <options> dist/server/main.js` in package.json). */
