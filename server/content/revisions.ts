@@ -19,6 +19,8 @@ type RevisionRow = {
 export function createRevision(
   db: Db,
   input: {
+    /** Chosen beforehand when a row must name the revision before it exists (a new space's `revision_id`). */
+    id?: string;
     spaceId: string;
     changeRequestId?: string;
     parents: string[];
@@ -27,7 +29,8 @@ export function createRevision(
     createdAt: string;
   },
 ): RevisionRecord {
-  const record: RevisionRecord = { id: newId(), ...input };
+  const { id = newId(), ...rest } = input;
+  const record: RevisionRecord = { id, ...rest };
   db.prepare(
     `INSERT INTO revisions (id, space_id, change_request_id, parents, type, created_at, content)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,

@@ -44,6 +44,11 @@ export function splitSections(pageTitle: string, markdown: string): Section[] {
  */
 export function indexSpaceContent(db: Db, spaceId: string, content: RevisionContent): void {
   removeSpaceFromIndex(db, spaceId);
+  addSpaceToIndex(db, spaceId, content);
+}
+
+/** Indexes the sections of `content` as the space's, beside what the index holds for it (nothing, for a new space). */
+export function addSpaceToIndex(db: Db, spaceId: string, content: RevisionContent): void {
   const insert = db.prepare(
     `INSERT INTO content_search (title, body, page_title, space_id, page_id, page_path, section_id)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,

@@ -2,7 +2,7 @@
 import { newId, newSecret } from '../domain/ids.ts';
 import { type AppContext } from '../context.ts';
 import { emptyContent } from '../content/model.ts';
-import { commitSpaceContent, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
 import { getCollectionRow, requireCreateIn } from '../domain/collections.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
@@ -18,7 +18,7 @@ import {
   spaceAccess,
   type SpaceRow,
 } from '../domain/spaces.ts';
-import { removeSpaceFromIndex } from '../content/search.ts';
+import { addSpaceToIndex, removeSpaceFromIndex } from '../content/search.ts';
 import { badRequest, conflict } from '../http/errors.ts';
 import { listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input } from '../http/types.ts';
@@ -42,12 +42,14 @@ export function insertSpace(
 ): SpaceRow {
   const now = ctx.now();
   const id = input.id ?? newId();
+  // The first revision's id goes into the space's row at once; its row follows (it refers to the space).
+  const revisionId = newId();
   const parent = input.parent || null; // "" is the top level, as checkParent reads it
   ctx.db
     .prepare(
       `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, language, revision_id,
                            share_key, position, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       id,
@@ -58,12 +60,15 @@ export function insertSpace(
       input.visibility ?? 'private',
       input.editMode ?? 'live',
       input.language ?? null,
+      revisionId,
       newSecret(16),
       lastPosition(ctx.db, input.organizationId, parent),
       now,
       now,
     );
-  commitSpaceContent(ctx.db, id, [], content, now);
+  createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content, createdAt: now });
+  // A new space has nothing in the search index to replace.
+  addSpaceToIndex(ctx.db, id, content);
   return getSpaceRow(ctx.db, id)!;
 }
 
@@ -104,7 +109,7 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const access = organizationAccess(ctx, caller, params.organizationId);
       requireCreateIn(db, access.membership, checkParent(params.organizationId, body?.parent, 'parent'));
       const row = insertSpace(ctx, { ...(body ?? {}), organizationId: params.organizationId });
-      const space = present(row.id, caller);
+      const space = presentSpaceFor(ctx, row, access.membership);
       return { status: 201, body: space, headers: { location: space.urls.location } };
     },
 
