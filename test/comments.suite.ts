@@ -304,6 +304,8 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       expect(idsOf(ok(await base.list('reviewer', { format: 'markdown', limit: 1000 })))).toContain(posted.id);
       const reply = ok(await base.createReply('reviewer', posted.id, 'Agreed.'), 201);
       expect(reply).toMatchObject({ object: 'comment-reply', body: { markdown: 'Agreed.' }, postedBy: { id: 'reviewer' } });
+      // What the post answered is what a read gives (a new reply has no reactions to read; the same holds for comments).
+      expect(ok(await base.getReply('reviewer', posted.id, reply.id))).toEqual(reply);
       const replies = ok(await base.listReplies('editor', posted.id, { format: 'markdown' }));
       expect(replies).toMatchObject({ count: 1, items: [{ id: reply.id, body: { markdown: 'Agreed.' } }] });
       expect(ok(await base.get('editor', posted.id)).replies).toBe(1);

@@ -13,7 +13,7 @@ import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts
 import { rowParser } from './enums.ts';
 import { sha256 } from './ids.ts';
 import { type SpaceAccess, spaceAccess } from './spaces.ts';
-import { presentUserById } from './users.ts';
+import { presentUser, presentUserById } from './users.ts';
 
 /** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
 export const COMMENT_STATES = {
@@ -179,6 +179,8 @@ export const reactionEmojiCount = (ctx: AppContext, commentId: string): number =
  */
 export class CommentPresenter {
   private readonly revisions = new Map<string, RevisionContent | undefined>();
+  /** Posters as the API shows them, read once per presenter; the caller, as authentication read them. */
+  private readonly users = new Map<string, Model<'User'>>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -187,36 +189,49 @@ export class CommentPresenter {
     private readonly format: OutputFormat = 'markdown',
   ) {}
 
-  comment(row: CommentRow): Model<'Comment'> {
-    const replies = this.ctx.db.prepare('SELECT COUNT(*) AS n FROM comments WHERE parent_id = ?').get(row.id) as {
-      n: number;
-    };
+  /** `posted`: the row was inserted by this request, so it has no replies and no reactions yet (nothing to count). */
+  comment(row: CommentRow, posted = false): Model<'Comment'> {
+    const replies = posted
+      ? 0
+      : (this.ctx.db.prepare('SELECT COUNT(*) AS n FROM comments WHERE parent_id = ?').get(row.id) as { n: number }).n;
     return {
       object: 'comment',
-      ...this.common(row, `${this.scope.location}/${row.id}`),
-      replies: replies.n,
+      ...this.common(row, `${this.scope.location}/${row.id}`, posted),
+      replies,
       target: this.target(row),
       status: row.status,
       ...(row.resolved_at ? { resolvedAt: row.resolved_at } : {}),
-      ...(row.resolved_by ? { resolvedBy: presentUserById(this.ctx, row.resolved_by) } : {}),
+      ...(row.resolved_by ? { resolvedBy: this.user(row.resolved_by) } : {}),
     };
   }
 
-  reply(row: CommentRow): Model<'CommentReply'> {
-    return { object: 'comment-reply', ...this.common(row, `${this.scope.location}/${row.parent_id}/replies/${row.id}`) };
+  /** `posted`: as for `comment`. */
+  reply(row: CommentRow, posted = false): Model<'CommentReply'> {
+    return {
+      object: 'comment-reply',
+      ...this.common(row, `${this.scope.location}/${row.parent_id}/replies/${row.id}`, posted),
+    };
   }
 
-  private common(row: CommentRow, location: string) {
+  private common(row: CommentRow, location: string, posted: boolean) {
     return {
       id: row.id,
-      postedBy: presentUserById(this.ctx, row.posted_by),
+      postedBy: this.user(row.posted_by),
       postedAt: row.posted_at,
       ...(row.edited_at ? { editedAt: row.edited_at } : {}),
-      reactions: presentReactions(this.ctx, row.id),
+      reactions: posted ? [] : presentReactions(this.ctx, row.id),
       body: BODY_FORMATS[this.format](row.body),
       urls: { location },
       permissions: commentPermissions(this.scope, row, this.caller),
     };
+  }
+
+  private user(id: string): Model<'User'> {
+    const known = this.users.get(id);
+    if (known) return known;
+    const user = id === this.caller.user.id ? presentUser(this.ctx, this.caller.user) : presentUserById(this.ctx, id);
+    this.users.set(id, user);
+    return user;
   }
 
   private target(row: CommentRow): Model<'CommentTarget'> {

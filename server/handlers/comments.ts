@@ -233,7 +233,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
         page_digest: found ? pageDigest(found.page) : null,
         node_preview: preview ?? null,
       });
-      const comment = presenter(scope, caller).comment(row);
+      const comment = presenter(scope, caller).comment(row, true);
       return { status: 201 as const, body: comment, headers: { location: comment.urls.location } };
     },
 
@@ -294,7 +294,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
         posted_by: caller.user.id,
         body: body.body.markdown,
       });
-      const reply = presenter(scope, caller).reply(row);
+      const reply = presenter(scope, caller).reply(row, true);
       return { status: 201 as const, body: reply, headers: { location: reply.urls.location } };
     },
 
