@@ -5,24 +5,26 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 /**
  * Random bytes for identifiers and secrets, drawn from the system's CSPRNG 4 KiB at a time and each used once: a
- * call to randomBytes for each of the few ids a create makes was 4% of the CPU of POST /v1/orgs/{id}/spaces, and the
- * one for a space's share key another 4%.
+ * call to randomBytes for each of the few ids a create makes was 4% of the CPU of POST /v1/orgs/{id}/spaces.
  */
 const pool = Buffer.alloc(4096);
 let used = pool.length;
-function randomByte(): number {
-  if (used === pool.length) {
+
+/** Where `count` unused bytes of the pool start (at most its size), refilling it when fewer are left. */
+function take(count: number): number {
+  if (used + count > pool.length) {
     randomFillSync(pool);
     used = 0;
   }
-  return pool[used++]!;
+  used += count;
+  return used - count;
 }
 
 /** A random identifier of `length` alphanumeric characters (20 gives 119 bits). */
 export function newId(length = 20): string {
   let id = '';
   while (id.length < length) {
-    const byte = randomByte();
+    const byte = pool[take(1)]!;
     // 248 = 4 * 62: rejecting larger bytes keeps every character equally likely.
     if (byte < 248) id += ALPHABET[byte % 62];
   }
@@ -32,12 +34,8 @@ export function newId(length = 20): string {
 /** A random secret, such as an access token. */
 export function newSecret(bytes = 32): string {
   if (bytes > pool.length) return randomBytes(bytes).toString('base64url');
-  if (used + bytes > pool.length) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  used += bytes;
-  return pool.toString('base64url', used - bytes, used);
+  const start = take(bytes);
+  return pool.toString('base64url', start, start + bytes);
 }
 
 export function sha256(text: string): string {
