@@ -8,8 +8,11 @@
 // `request` and `response` are those prototypes, so the change Express makes is to the prototype the object already
 // has, which V8 skips. Express's own tracker of the idea: expressjs/express#5998 ("How to make Express 2x faster").
 // Sub-apps (none here) would still change prototypes on the requests they serve.
+//
+// Its connections write what a turn of the event loop answered at the end of that turn (write-together.ts).
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { writeTogether } from './write-together.ts';
 
 export interface AppServer {
   server: Server;
@@ -27,6 +30,7 @@ export function appServer(): AppServer {
   class AppRequest extends IncomingMessage {}
   class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
   const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse });
+  server.on('connection', writeTogether);
   let serving = false;
   return {
     server,

@@ -1,0 +1,57 @@
+// Answers leave together: what the server writes to its connections during one turn of the event loop is handed to
+// the operating system at the end of that turn, one connection after the other, instead of each at once.
+//
+// Why: node:http handles in one turn every request that arrived together (one `epoll_wait`), and writes each answer
+// as soon as it is made. A client on the same machine (an integration suite, the conformance runner, a benchmark's
+// load) is usually asleep waiting for answers, so each write wakes it, and on a virtual machine a wake-up across
+// cores is costly: the kernel charges it to the writer. Measured with servers that spend 200 µs of CPU per request
+// under autocannon (10 connections): 38 µs of system time per request answered one by one, 19 µs (as a bare
+// node:http server's) when the turn's answers leave together, and 17% more requests per second. The reference
+// server, GET a space, alternating builds: 221 -> 182 µs of CPU per request, 4 503 -> 5 623 req/s, the same p50 and
+// p99 latency. The first answers of a turn wait for the turn's other requests (a turn's worth of handler time, a few
+// hundred µs under load); a lone request waits only for the rest of its own turn.
+//
+// How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) run from a queue emptied
+// by one `setImmediate`, i.e. after the poll phase in which the requests were handled. A Writable lets `_write`
+// complete later: what is written meanwhile is kept by the stream and goes out with the next `_writev`, in order, so
+// headers, bodies, pipelined answers and `end` keep their order and backpressure works as before. A connection
+// destroyed before its turn ends gets its write's error in its callback, as net.Socket gives it for any write after
+// a close, which a destroyed stream ignores.
+import type { Socket } from 'node:net';
+
+type Write = (this: Socket, ...args: never[]) => void;
+
+const due: (() => void)[] = [];
+let scheduled = false;
+
+/** Runs the turn's writes, and those their completion starts (a connection's next buffered chunks), in order. */
+function flush(): void {
+  let next = 0;
+  try {
+    while (next < due.length) due[next++]!();
+  } finally {
+    // A write that threw (net.Socket's pass their errors to callbacks) must not strand the writes after it.
+    due.splice(0, next);
+    scheduled = due.length > 0;
+    if (scheduled) setImmediate(flush);
+  }
+}
+
+function later(write: () => void): void {
+  due.push(write);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
+  }
+}
+
+/** Makes `socket`'s writes in a turn of the event loop leave at the end of the turn (see above). */
+export function writeTogether(socket: Socket): void {
+  const own = socket as unknown as { _write?: Write; _writev?: Write };
+  const write = own._write;
+  const writev = own._writev;
+  // A stream given to the server as a connection (`server.emit('connection', stream)`) may lack either: a missing
+  // `_writev` must stay missing, or the Writable would call it.
+  if (typeof write === 'function') own._write = (...args) => later(() => write.apply(socket, args));
+  if (typeof writev === 'function') own._writev = (...args) => later(() => writev.apply(socket, args));
+}
