@@ -304,6 +304,31 @@ export async function throughput(parts = ['throughput', 'startup', 'memory']): P
 interface Row {
   request: BenchRequest;
   measures: Measure[];
+  /** CPU of making the answer's JSON text alone, in µs (see jsonTextUs). */
+  jsonUs: number;
+}
+
+/**
+ * The CPU this process spends on `JSON.stringify` of the answer's body (parsed from the bytes recorded), in µs: a
+ * floor under any server of this Node that makes its answers from objects, whatever else it does. Median of 5 slices
+ * of 50 ms after a warm-up.
+ */
+function jsonTextUs(body: string): number {
+  const value: unknown = JSON.parse(body);
+  for (let index = 0; index < 200; index++) JSON.stringify(value);
+  const slices: number[] = [];
+  for (let slice = 0; slice < 5; slice++) {
+    const start = process.cpuUsage();
+    const until = performance.now() + 50;
+    let count = 0;
+    while (performance.now() < until) {
+      JSON.stringify(value);
+      count++;
+    }
+    const used = process.cpuUsage(start);
+    slices.push((used.user + used.system) / count);
+  }
+  return median(slices);
 }
 
 async function requestRates(withPrism: boolean): Promise<void> {
@@ -313,6 +338,12 @@ async function requestRates(withPrism: boolean): Promise<void> {
     targets.push(on);
     targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
     const recorded = await record(on.url);
+    const jsonUs = new Map(
+      (JSON.parse(readFileSync(recorded, 'utf8')) as { method: string; path: string; body: string }[]).map((answer) => [
+        `${answer.method} ${answer.path}`,
+        jsonTextUs(answer.body),
+      ]),
+    );
     targets.push(await startBare(recorded));
     targets.push(await startBare(recorded, 'express'));
     const prism = withPrism ? await startPrism() : undefined;
@@ -344,6 +375,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
     // Each request's medians over the runs, one per target in the targets' order.
     const rows: Row[] = REQUESTS.map((request) => ({
       request,
+      jsonUs: jsonUs.get(`${request.method} ${request.path}`)!,
       measures: targets.map((target) => {
         const runs = results.get(`${request.name}\n${target.name}`)!;
         const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);
@@ -381,16 +413,21 @@ function cpuPerRequest(targets: Target[], rows: Row[], withPrism: boolean): void
   }
   console.log('CPU per request, µs (user and system time of the target\'s processes over the requests it answered):');
   console.log(
-    `${'request'.padEnd(30)}${targets.map((target) => target.name.padStart(18)).join('')}  bare/on  bare/off  bare/Express${withPrism ? '  Prism/on' : ''}`,
+    `${'request'.padEnd(30)}${targets.map((target) => target.name.padStart(18)).join('')}  bare/on  bare/off  bare/Express${withPrism ? '  Prism/on' : ''}  JSON text  0.35 of bare`,
   );
-  for (const { request, measures } of rows) {
+  for (const { request, measures, jsonUs } of rows) {
     const [on, off, bare, framework, mock] = measures.map((m) => m.cpuUs!) as [number, number, number, number, number | undefined];
     console.log(
       `${request.name.padEnd(30)}${measures.map((m) => Math.round(m.cpuUs!).toString().padStart(18)).join('')}` +
         `${(bare / on).toFixed(3).padStart(9)}${(bare / off).toFixed(3).padStart(10)}${(bare / framework).toFixed(3).padStart(14)}` +
-        `${mock === undefined ? '' : (mock / on).toFixed(1).padStart(10)}`,
+        `${mock === undefined ? '' : (mock / on).toFixed(1).padStart(10)}` +
+        `${Math.round(jsonUs).toString().padStart(11)}${Math.round(bare / 0.35).toString().padStart(14)}`,
     );
   }
+  console.log(
+    'JSON text: the CPU this process spends on JSON.stringify of the answer alone; 0.35 of bare: the CPU per request ' +
+      'the server may spend to answer at 0.35 of bare node:http, by CPU.',
+  );
 }
 
 /** Time from spawning `npm start` to its first answer, on the existing database of the run above. */
