@@ -18,13 +18,14 @@
 // is therefore replaced by its own address in the source tree, computed from the bundle's: every such path resolves
 // as it does under tsx, whatever file computes it.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { OpenAPISchemaValidator } from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
+import { cacheFileOf } from '../server/code-cache.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What `npm start` runs (built from server/launch.ts). */
@@ -103,6 +104,10 @@ export async function buildServer(): Promise<void> {
     writeFileSync(temporary, output.contents);
     renameSync(temporary, output.path);
   }
+  // The cache is always the build's own: a bundle built again from the same sources has the same hash, so a cache
+  // another run wrote for it would otherwise stay, such as that of a short run that served one request (less than
+  // half the build's, and first answers 150 ms later).
+  rmSync(cacheFileOf(SERVER_BUNDLE), { force: true });
   await warmCodeCache();
 }
 
