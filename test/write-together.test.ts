@@ -1,6 +1,6 @@
 // server/http/write-together.ts: what the server's connections write during a turn of the event loop is handed to
 // the operating system at the end of that turn, and nothing else changes: every byte arrives, in order, through
-// backpressure, pipelining and connections closed before their turn ended.
+// backpressure, pipelining, connections destroyed during the turn, and node:http's own answers to what it cannot parse.
 import { once } from 'node:events';
 import { type AddressInfo, createConnection, createServer, type Server, type Socket } from 'node:net';
 import express from 'express';
@@ -91,23 +91,37 @@ describe('writeTogether', () => {
     expect((await arriving).equals(Buffer.concat(parts))).toBe(true);
   });
 
-  test('a connection destroyed before its turn ends loses its write quietly; the others of the turn still get theirs', async () => {
+  test('a connection destroyed during the turn first hands over what it wrote; the others still wait for the turn', async () => {
     const pairs = await connected(3);
-    const errors: unknown[] = [];
-    const onUncaught = (error: unknown) => errors.push(error);
-    process.on('uncaughtException', onUncaught);
-    try {
-      const arriving = pairs.map(([, client]) => received(client));
-      pairs.forEach(([socket], index) => socket.write(`answer ${index}`));
-      pairs[1]![0].destroy();
-      await nextTurn();
-      pairs[0]![0].end();
-      pairs[2]![0].end();
-      expect((await Promise.all(arriving)).map(String)).toEqual(['answer 0', '', 'answer 2']);
-      expect(errors).toEqual([]);
-    } finally {
-      process.off('uncaughtException', onUncaught);
-    }
+    const arriving = pairs.map(([, client]) => received(client));
+    pairs.forEach(([socket], index) => socket.write(`answer ${index}`));
+    pairs[1]![0].destroy();
+    expect(pairs.map(([socket]) => socket.writableLength)).toEqual([8, 0, 8]);
+    await nextTurn();
+    pairs[0]![0].end();
+    pairs[2]![0].end();
+    expect((await Promise.all(arriving)).map(String)).toEqual(['answer 0', 'answer 1', 'answer 2']);
+  });
+
+  test('the app server answers what it cannot parse, as node:http does: 400, or 431 for headers too large', async () => {
+    const http = appServer();
+    servers.push(http.server);
+    http.server.on('connection', (socket: Socket) => sockets.push(socket));
+    http.serve(express());
+    http.server.listen(0, '127.0.0.1');
+    await once(http.server, 'listening');
+    const { port } = http.server.address() as AddressInfo;
+    const answer = async (raw: string) => {
+      const socket = createConnection(port, '127.0.0.1');
+      sockets.push(socket);
+      socket.on('error', () => {});
+      const arriving = received(socket);
+      socket.write(raw);
+      return String(await arriving).split('\r\n')[0];
+    };
+    expect(await answer('NOT HTTP\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await answer('GET / HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await answer(`GET / HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`)).toBe('HTTP/1.1 431 Request Header Fields Too Large');
   });
 
   test("the app server's answers to pipelined and concurrent requests come whole and in order", async () => {

@@ -11,24 +11,35 @@
 // p99 latency. The first answers of a turn wait for the turn's other requests (a turn's worth of handler time, a few
 // hundred µs under load); a lone request waits only for the rest of its own turn.
 //
-// How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) run from a queue emptied
-// by one `setImmediate`, i.e. after the poll phase in which the requests were handled. A Writable lets `_write`
-// complete later: what is written meanwhile is kept by the stream and goes out with the next `_writev`, in order, so
-// headers, bodies, pipelined answers and `end` keep their order and backpressure works as before. A connection
-// destroyed before its turn ends gets its write's error in its callback, as net.Socket gives it for any write after
-// a close, which a destroyed stream ignores.
+// How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) are held until the end of
+// the turn (one `setImmediate` for all connections, i.e. after the poll phase in which the requests were handled).
+// A Writable lets `_write` complete later: what is written meanwhile is kept by the stream and goes out with the next
+// `_writev`, in order, so headers, bodies, pipelined answers and `end` keep their order and backpressure works as
+// before. A connection destroyed during the turn first hands over what it holds, as it would have had it written at
+// once: node:http answers a request it cannot parse by a write and a `destroy()` in one go (400, 431), and
+// net.Socket sends what it was given before it closes.
 import type { Socket } from 'node:net';
 
 type Write = (this: Socket, ...args: never[]) => void;
 
-const due: (() => void)[] = [];
+/** The write each connection holds until the end of the turn (a Writable has at most one under way). */
+const held = new WeakMap<Socket, () => void>();
+/** The connections that held a write this turn, in order. */
+const due: Socket[] = [];
 let scheduled = false;
 
-/** Runs the turn's writes, and those their completion starts (a connection's next buffered chunks), in order. */
+function release(socket: Socket): void {
+  const write = held.get(socket);
+  if (write === undefined) return;
+  held.delete(socket);
+  write();
+}
+
+/** Hands over the turn's writes, and those their completion starts (a connection's next buffered chunks), in order. */
 function flush(): void {
   let next = 0;
   try {
-    while (next < due.length) due[next++]!();
+    while (next < due.length) release(due[next++]!);
   } finally {
     // A write that threw (net.Socket's pass their errors to callbacks) must not strand the writes after it.
     due.splice(0, next);
@@ -37,8 +48,9 @@ function flush(): void {
   }
 }
 
-function later(write: () => void): void {
-  due.push(write);
+function hold(socket: Socket, write: () => void): void {
+  held.set(socket, write);
+  due.push(socket);
   if (!scheduled) {
     scheduled = true;
     setImmediate(flush);
@@ -52,6 +64,11 @@ export function writeTogether(socket: Socket): void {
   const writev = own._writev;
   // A stream given to the server as a connection (`server.emit('connection', stream)`) may lack either: a missing
   // `_writev` must stay missing, or the Writable would call it.
-  if (typeof write === 'function') own._write = (...args) => later(() => write.apply(socket, args));
-  if (typeof writev === 'function') own._writev = (...args) => later(() => writev.apply(socket, args));
+  if (typeof write === 'function') own._write = (...args) => hold(socket, () => write.apply(socket, args));
+  if (typeof writev === 'function') own._writev = (...args) => hold(socket, () => writev.apply(socket, args));
+  const destroy = socket.destroy;
+  socket.destroy = function destroyAfterHeldWrite(this: Socket, ...args: Parameters<Socket['destroy']>) {
+    release(socket);
+    return destroy.apply(this, args);
+  };
 }
