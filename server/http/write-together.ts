@@ -67,8 +67,8 @@ export function writeTogether(socket: Socket): void {
   if (typeof write === 'function') own._write = (...args) => hold(socket, () => write.apply(socket, args));
   if (typeof writev === 'function') own._writev = (...args) => hold(socket, () => writev.apply(socket, args));
   const destroy = socket.destroy;
-  socket.destroy = function destroyAfterHeldWrite(this: Socket, ...args: Parameters<Socket['destroy']>) {
+  socket.destroy = (...args: Parameters<Socket['destroy']>) => {
     release(socket);
-    return destroy.apply(this, args);
+    return destroy.apply(socket, args);
   };
 }
