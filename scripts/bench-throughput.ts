@@ -145,8 +145,12 @@ async function stop(child: ChildProcess): Promise<void> {
   await exit;
 }
 
-/** Records the reference server's answer to each request, byte for byte, for the bare server to repeat. */
-async function record(url: string): Promise<string> {
+/**
+ * Records the reference server's answer to each request, byte for byte, for the bare server to repeat: the file the
+ * bare server reads, and each request's answer body.
+ */
+async function record(url: string): Promise<{ file: string; bodies: Map<BenchRequest, string> }> {
+  const bodies = new Map<BenchRequest, string>();
   const recorded = [];
   for (const request of REQUESTS) {
     const response = await fetch(`${url}${request.path}`, {
@@ -161,10 +165,11 @@ async function record(url: string): Promise<string> {
       if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(key)) headers[key] = value;
     });
     recorded.push({ method: request.method, path: request.path, status: response.status, headers, body });
+    bodies.set(request, body);
   }
   const file = path.join(workDir, 'recorded.json');
   writeFileSync(file, JSON.stringify(recorded));
-  return file;
+  return { file, bodies };
 }
 
 /**
@@ -338,14 +343,9 @@ async function requestRates(withPrism: boolean): Promise<void> {
     targets.push(on);
     targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
     const recorded = await record(on.url);
-    const jsonUs = new Map(
-      (JSON.parse(readFileSync(recorded, 'utf8')) as { method: string; path: string; body: string }[]).map((answer) => [
-        `${answer.method} ${answer.path}`,
-        jsonTextUs(answer.body),
-      ]),
-    );
-    targets.push(await startBare(recorded));
-    targets.push(await startBare(recorded, 'express'));
+    const jsonUs = new Map([...recorded.bodies].map(([request, body]) => [request, jsonTextUs(body)]));
+    targets.push(await startBare(recorded.file));
+    targets.push(await startBare(recorded.file, 'express'));
     const prism = withPrism ? await startPrism() : undefined;
     if (prism) targets.push(prism);
 
@@ -375,7 +375,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
     // Each request's medians over the runs, one per target in the targets' order.
     const rows: Row[] = REQUESTS.map((request) => ({
       request,
-      jsonUs: jsonUs.get(`${request.method} ${request.path}`)!,
+      jsonUs: jsonUs.get(request)!,
       measures: targets.map((target) => {
         const runs = results.get(`${request.name}\n${target.name}`)!;
         const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildServer, SERVER_BUNDLE } from '../scripts/build-server.ts';
+import { buildServer, SERVER_BUNDLE, startNodeOptions } from '../scripts/build-server.ts';
 import { cacheFileOf } from '../server/code-cache.ts';
 import { readConfig, VARIABLES } from '../server/config.ts';
 import { LOCK_FILE } from '../server/data-dir.ts';
@@ -79,7 +79,7 @@ describe('npm start', () => {
 function codeCacheStatus(): string {
   const script = `import { compileCommonJs } from ${JSON.stringify(path.resolve('server/code-cache.ts'))};
     console.log(compileCommonJs(${JSON.stringify(SERVER_BUNDLE)}).status);`;
-  const result = spawnSync(process.execPath, [...startCommand.slice(1, -1), '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [...startNodeOptions(), '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
   expect(result.stderr).toBe('');
   return result.stdout.trim();
 }
