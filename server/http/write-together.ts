@@ -12,13 +12,15 @@
 // hundred µs under load); a lone request waits only for the rest of its own turn.
 //
 // How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) are held until the end of
-// the turn (one `setImmediate` for all connections, i.e. after the poll phase in which the requests were handled).
+// the turn (one task for all connections at the turn's `answer` stage, see turn-end.ts: after the poll phase in which
+// the requests were handled, and after the store has committed the turn's writes).
 // A Writable lets `_write` complete later: what is written meanwhile is kept by the stream and goes out with the next
 // `_writev`, in order, so headers, bodies, pipelined answers and `end` keep their order and backpressure works as
 // before. A connection destroyed during the turn first hands over what it holds, as it would have had it written at
 // once: node:http answers a request it cannot parse by a write and a `destroy()` in one go (400, 431), and
 // net.Socket sends what it was given before it closes.
 import type { Socket } from 'node:net';
+import { atTurnEnd } from '../turn-end.ts';
 
 type Write = (this: Socket, ...args: never[]) => void;
 
@@ -44,7 +46,7 @@ function flush(): void {
     // A write that threw (net.Socket's pass their errors to callbacks) must not strand the writes after it.
     due.splice(0, next);
     scheduled = due.length > 0;
-    if (scheduled) setImmediate(flush);
+    if (scheduled) atTurnEnd('answer', flush);
   }
 }
 
@@ -53,7 +55,7 @@ function hold(socket: Socket, write: () => void): void {
   due.push(socket);
   if (!scheduled) {
     scheduled = true;
-    setImmediate(flush);
+    atTurnEnd('answer', flush);
   }
 }
 

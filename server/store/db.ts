@@ -1,11 +1,12 @@
 // The embedded database: one SQLite file under DATA_DIR (WAL), or `:memory:` in tests. Versioned migrations run
-// at start-up; writes are serialised and each runs in one transaction.
+// at start-up; writes are serialised, and those of one turn of the event loop commit together (`Store.write`).
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { badRequest } from '../http/errors.ts';
 import { jsonShapeProblem } from '../http/json-limits.ts';
+import { atTurnEnd } from '../turn-end.ts';
 
 export type Db = Database.Database;
 
@@ -119,6 +120,8 @@ export class Store {
   readonly db: Db;
   private tail: Promise<unknown> = Promise.resolve();
   private writing = false;
+  /** Statements that open, end and mark the shared transaction (see `write`). */
+  private readonly control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
 
   /**
    * `cacheMb`: SQLite's page cache, in MiB. better-sqlite3 builds SQLite with a 16 MiB cache (SQLite's own default is
@@ -138,10 +141,25 @@ export class Store {
       this.db.pragma('journal_mode = WAL');
       // With WAL, NORMAL keeps every commit across a crash of the process and syncs at checkpoints only.
       this.db.pragma('synchronous = NORMAL');
+      // Statement journals (the pages a statement or a savepoint changed, kept to undo it alone) in memory: SQLite
+      // keeps one in memory up to 64 KiB, then spills it to a temporary file, and under EXCLUSIVE locking that file
+      // stays open for the connection's life, so every later statement journal went through it (14 pwrite calls per
+      // create of a space, a tenth of its CPU). In memory, a create costs 10 to 15 µs less system time (POST a space,
+      // 10 connections: +8% req/s). The price is RAM for the duration of one statement: the pages a single write
+      // changes, a few MB for the largest cascades (deleting an organization of tens of thousands of items).
+      this.db.pragma('temp_store = MEMORY');
     }
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma(`cache_size = ${-Math.round(cacheMb * 1024)}`);
+    this.control = {
+      begin: this.db.prepare('BEGIN IMMEDIATE'),
+      commit: this.db.prepare('COMMIT'),
+      rollback: this.db.prepare('ROLLBACK'),
+      savepoint: this.db.prepare('SAVEPOINT store_write'),
+      release: this.db.prepare('RELEASE store_write'),
+      rollbackTo: this.db.prepare('ROLLBACK TO store_write'),
+    };
   }
 
   /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
@@ -151,28 +169,99 @@ export class Store {
   }
 
   /**
-   * Runs `work` in one write transaction, after every write started before it: it commits when `work` resolves and
-   * rolls back when it throws, so a failed request changes nothing. Do not call it from inside `work`.
+   * Runs `work` in a write transaction, after every write started before it, and resolves once its changes are
+   * committed; when `work` throws, its changes are undone and the promise rejects, so a failed request changes nothing.
+   * Do not call it from inside `work`.
+   *
+   * Group commit: the writes that finish in one turn of the event loop share one transaction, committed at the end of
+   * the turn (turn-end.ts), before the turn's answers leave. A COMMIT writes every page the transaction changed to
+   * SQLite's log, and a write's pages are mostly the same leaves and index pages as the next one's (a new space: the
+   * same last leaf of the spaces table and of its indexes); under load, 10 connections, about 5 writes share a
+   * commit, and a POST of a space or of a comment costs 25 to 30% less CPU. The first write of a group opens the
+   * transaction; each later one runs inside a savepoint, so that its failure undoes its own changes only. A write
+   * alone in its turn (one client at a time) commits as before, at the end of its turn. Should the COMMIT fail, every
+   * write of the group rejects with its error: nothing is answered as done that was not committed.
    */
   write<T>(work: () => Promise<T> | T): Promise<T> {
-    const run = async () => {
-      if (this.writing) throw new Error('Store.write called inside a write transaction');
-      this.writing = true;
-      this.db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await work();
-        this.db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw error;
-      } finally {
-        this.writing = false;
+    return new Promise<T>((resolve, reject) => {
+      const run = async () => {
+        if (this.writing) throw new Error('Store.write called inside a write transaction');
+        const first = this.group === undefined;
+        if (first) this.open();
+        else this.control.savepoint.run();
+        this.writing = true;
+        try {
+          const result = await work();
+          if (!first) this.control.release.run();
+          this.group!.push({ resolve: () => resolve(result), reject });
+        } catch (error) {
+          this.undo(first, error);
+          reject(error);
+        } finally {
+          this.writing = false;
+          if (this.commitDue) this.commit();
+        }
+      };
+      const done = this.tail.then(run, run);
+      // What fails before `work` runs (the transaction could not be opened) rejects the write too.
+      done.catch(reject);
+      this.tail = done.catch(() => undefined);
+    });
+  }
+
+  /** The writes done in the open transaction, waiting for its commit (undefined: no transaction open). */
+  private group: { resolve: () => void; reject: (error: unknown) => void }[] | undefined;
+  /** The end of the turn came while a write was still under way (it awaited): commit when it finishes. */
+  private commitDue = false;
+
+  private open(): void {
+    this.control.begin.run();
+    this.group = [];
+    atTurnEnd('commit', () => this.commit());
+  }
+
+  /** Undoes a failed write: its savepoint, or the whole transaction when it was the first (or SQLite ended it). */
+  private undo(first: boolean, error: unknown): void {
+    try {
+      if (!first && this.db.inTransaction) {
+        this.control.rollbackTo.run();
+        this.control.release.run();
+        return;
       }
-    };
-    const result = this.tail.then(run, run);
-    this.tail = result.catch(() => undefined);
-    return result;
+    } catch {
+      // The savepoint could not be undone: the transaction goes, and the group with it (below).
+    }
+    if (this.db.inTransaction) this.control.rollback.run();
+    this.settle(error);
+  }
+
+  /** Commits the open transaction, unless a write is under way (it commits when it finishes). */
+  private commit(): void {
+    if (this.group === undefined) return;
+    if (this.writing) {
+      this.commitDue = true;
+      return;
+    }
+    this.commitDue = false;
+    try {
+      this.control.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.control.rollback.run();
+      this.settle(error);
+      return;
+    }
+    this.settle();
+  }
+
+  /** Closes the group: its writes resolve (committed), or reject with `error` (rolled back). */
+  private settle(error?: unknown): void {
+    const group = this.group ?? [];
+    this.group = undefined;
+    this.commitDue = false;
+    for (const write of group) {
+      if (error === undefined) write.resolve();
+      else write.reject(error);
+    }
   }
 
   /** Whether a write transaction is open (a request's or a background job's). */
@@ -180,9 +269,10 @@ export class Store {
     return this.writing;
   }
 
-  /** Waits for the writes in progress, then closes the database. */
+  /** Waits for the writes in progress and commits them, then closes the database. */
   async close(): Promise<void> {
     await this.tail;
+    this.commit();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,49 @@
+// The end of a turn of the event loop: what the server defers until the requests that arrived together have all been
+// handled. Two stages, always in this order: the store commits the turn's writes (`commit`, store/db.ts), then the
+// turn's answers leave (`answer`, http/write-together.ts). So no answer leaves before the writes it may show are
+// committed, whichever stage was asked for first in the turn.
+//
+// Both stages run in the check phase that follows the poll phase in which the requests were read, as two immediates:
+// node runs the promise continuations between them, so the answers of the writes just committed (written by the
+// routes awaiting those commits) leave with the rest of the turn's answers.
+
+type Stage = 'commit' | 'answer';
+
+const tasks: Record<Stage, (() => void)[]> = { commit: [], answer: [] };
+let scheduled = false;
+
+function run(stage: Stage): void {
+  const due = tasks[stage].splice(0);
+  let next = 0;
+  try {
+    while (next < due.length) due[next++]!();
+  } finally {
+    // A task that threw must not strand the ones after it.
+    if (next < due.length) tasks[stage].unshift(...due.slice(next));
+  }
+}
+
+function endTurn(): void {
+  scheduled = false;
+  try {
+    // Commits asked for after the commit stage ran (by promise continuations between the two immediates) still come
+    // before the answers.
+    run('commit');
+    run('answer');
+  } finally {
+    // Work asked for while the stages ran (a write the answers started, a task that threw) goes to the next turn.
+    if (tasks.commit.length > 0 || tasks.answer.length > 0) schedule();
+  }
+}
+
+function schedule(): void {
+  scheduled = true;
+  setImmediate(run, 'commit');
+  setImmediate(endTurn);
+}
+
+/** Runs `task` at the end of this turn of the event loop, in its stage: every `commit` task before any `answer` task. */
+export function atTurnEnd(stage: Stage, task: () => void): void {
+  tasks[stage].push(task);
+  if (!scheduled) schedule();
+}
