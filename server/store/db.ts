@@ -246,7 +246,11 @@ export class Store {
     try {
       this.control.commit.run();
     } catch (error) {
-      if (this.db.inTransaction) this.control.rollback.run();
+      try {
+        if (this.db.inTransaction) this.control.rollback.run();
+      } catch {
+        // Runs at the end of a turn, where a throw would end the process: the group fails with the commit's error.
+      }
       this.settle(error);
       return;
     }
