@@ -1,6 +1,6 @@
 // `npm start` as a process: the compiled server (dist/server/main.js, rebuilt here from the sources so that the test
 // sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
-// keeping what was written; `--help` and `--version`; the one-line errors of a start that cannot happen (port taken,
+// keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and `--version`; the one-line errors of a start that cannot happen (port taken,
 // unusable or locked DATA_DIR, bad configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of
 // configuration variables against the README's.
 import { spawn, spawnSync } from 'node:child_process';
@@ -73,6 +73,39 @@ describe('npm start', () => {
       expect(await again.exit).toBe(0);
     }, 60_000); // two starts of a process
   }
+});
+
+describe('a server killed while it writes', () => {
+  test('keeps every write it answered: writes commit together, and before their answers leave', async () => {
+    const server = start();
+    const base = await server.url;
+    const headers = { authorization: 'Bearer main-token', 'content-type': 'application/json' };
+    const answered: string[] = [];
+    let killed = false;
+    const create = async (title: string) => {
+      try {
+        const response = await fetch(`${base}/v1/orgs/demo/spaces`, { method: 'POST', headers, body: JSON.stringify({ title }) });
+        if (response.status === 201 && !killed) answered.push(title);
+      } catch {
+        // Cut off by the kill: unanswered, so it may or may not have been kept.
+      }
+      if (answered.length >= 30 && !killed) {
+        killed = true;
+        server.child.kill('SIGKILL');
+      }
+    };
+    await Promise.all(Array.from({ length: 80 }, (_, index) => create(`killed-${index}`)));
+    await server.exit;
+    expect(killed).toBe(true);
+    expect(answered.length).toBeGreaterThanOrEqual(30);
+
+    const again = start();
+    const listed = (await (await fetch(`${await again.url}/v1/orgs/demo/spaces?limit=100`, { headers })).json()) as { items: { title: string }[] };
+    const kept = new Set(listed.items.map((space) => space.title));
+    expect(answered.filter((title) => !kept.has(title))).toEqual([]);
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+  }, 60_000);
 });
 
 /** How a process started with `npm start`'s node options finds the code cache of the compiled server. */
