@@ -12,14 +12,18 @@ type Stage = 'commit' | 'answer';
 const tasks: Record<Stage, (() => void)[]> = { commit: [], answer: [] };
 let scheduled = false;
 
+/**
+ * Runs the stage's tasks in order, and those they add to it while it runs (a connection's write that hands over its
+ * next buffered chunks at once, see write-together.ts).
+ */
 function run(stage: Stage): void {
-  const due = tasks[stage].splice(0);
+  const queue = tasks[stage];
   let next = 0;
   try {
-    while (next < due.length) due[next++]!();
+    while (next < queue.length) queue[next++]!();
   } finally {
-    // A task that threw must not strand the ones after it.
-    if (next < due.length) tasks[stage].unshift(...due.slice(next));
+    // A task that threw must not strand the ones after it: they stay queued for the next turn.
+    queue.splice(0, next);
   }
 }
 
@@ -31,7 +35,7 @@ function endTurn(): void {
     run('commit');
     run('answer');
   } finally {
-    // Work asked for while the stages ran (a write the answers started, a task that threw) goes to the next turn.
+    // Commits asked for while the answers left, and the tasks after one that threw, go to the next turn.
     if (tasks.commit.length > 0 || tasks.answer.length > 0) schedule();
   }
 }

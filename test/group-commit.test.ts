@@ -172,7 +172,7 @@ describe('the end of a turn (turn-end.ts)', () => {
     expect(order).toEqual(['commit', 'answer 1', 'answer 2', 'answer after commit', 'an immediate queued after them']);
   });
 
-  test('a commit asked for after the commit stage still runs before the answers; one asked for by an answer runs in the next turn', async () => {
+  test('a commit asked for after the commit stage still runs before the answers; one asked for by an answer runs in the next turn, an answer in the same stage', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1));
     const order: string[] = [];
     atTurnEnd('commit', () => {
@@ -182,12 +182,14 @@ describe('the end of a turn (turn-end.ts)', () => {
         atTurnEnd('answer', () => {
           order.push('answer');
           atTurnEnd('commit', () => order.push('commit asked for by the answer'));
+          // As a connection whose write completed at once hands over its next buffered chunk: in the same stage.
+          atTurnEnd('answer', () => order.push('answer asked for by the answer'));
         });
         atTurnEnd('commit', () => order.push('late commit'));
       });
     });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(order).toEqual(['commit', 'late commit', 'answer', 'commit asked for by the answer']);
+    expect(order).toEqual(['commit', 'late commit', 'answer', 'answer asked for by the answer', 'commit asked for by the answer']);
   });
 });
 

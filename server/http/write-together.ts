@@ -12,7 +12,7 @@
 // hundred µs under load); a lone request waits only for the rest of its own turn.
 //
 // How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) are held until the end of
-// the turn (one task for all connections at the turn's `answer` stage, see turn-end.ts: after the poll phase in which
+// the turn (a task per held write at the turn's `answer` stage, see turn-end.ts: after the poll phase in which
 // the requests were handled, and after the store has committed the turn's writes).
 // A Writable lets `_write` complete later: what is written meanwhile is kept by the stream and goes out with the next
 // `_writev`, in order, so headers, bodies, pipelined answers and `end` keep their order and backpressure works as
@@ -26,37 +26,12 @@ type Write = (this: Socket, ...args: never[]) => void;
 
 /** The write each connection holds until the end of the turn (a Writable has at most one under way). */
 const held = new WeakMap<Socket, () => void>();
-/** The connections that held a write this turn, in order. */
-const due: Socket[] = [];
-let scheduled = false;
 
 function release(socket: Socket): void {
   const write = held.get(socket);
   if (write === undefined) return;
   held.delete(socket);
   write();
-}
-
-/** Hands over the turn's writes, and those their completion starts (a connection's next buffered chunks), in order. */
-function flush(): void {
-  let next = 0;
-  try {
-    while (next < due.length) release(due[next++]!);
-  } finally {
-    // A write that threw (net.Socket's pass their errors to callbacks) must not strand the writes after it.
-    due.splice(0, next);
-    scheduled = due.length > 0;
-    if (scheduled) atTurnEnd('answer', flush);
-  }
-}
-
-function hold(socket: Socket, write: () => void): void {
-  held.set(socket, write);
-  due.push(socket);
-  if (!scheduled) {
-    scheduled = true;
-    atTurnEnd('answer', flush);
-  }
 }
 
 /** Makes `socket`'s writes in a turn of the event loop leave at the end of the turn (see above). */
@@ -66,8 +41,15 @@ export function writeTogether(socket: Socket): void {
   const writev = own._writev;
   // A stream given to the server as a connection (`server.emit('connection', stream)`) may lack either: a missing
   // `_writev` must stay missing, or the Writable would call it.
-  if (typeof write === 'function') own._write = (...args) => hold(socket, () => write.apply(socket, args));
-  if (typeof writev === 'function') own._writev = (...args) => hold(socket, () => writev.apply(socket, args));
+  // Held writes leave at the turn's `answer` stage, in the order they were held, with those their completion starts
+  // (net.Socket hands its next buffered chunks over at once when a write completes at once).
+  const releaseThis = () => release(socket);
+  const hold = (write: () => void) => {
+    held.set(socket, write);
+    atTurnEnd('answer', releaseThis);
+  };
+  if (typeof write === 'function') own._write = (...args) => hold(() => write.apply(socket, args));
+  if (typeof writev === 'function') own._writev = (...args) => hold(() => writev.apply(socket, args));
   const destroy = socket.destroy;
   socket.destroy = (...args: Parameters<Socket['destroy']>) => {
     release(socket);

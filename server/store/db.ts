@@ -215,11 +215,12 @@ export class Store {
   private group: { resolve: () => void; reject: (error: unknown) => void }[] | undefined;
   /** The end of the turn came while a write was still under way (it awaited): commit when it finishes. */
   private commitDue = false;
+  private readonly commitAtTurnEnd = () => this.commit();
 
   private open(): void {
     this.control.begin.run();
     this.group = [];
-    atTurnEnd('commit', () => this.commit());
+    atTurnEnd('commit', this.commitAtTurnEnd);
   }
 
   /** Undoes a failed write: its savepoint, or the whole transaction when it was the first (or SQLite ended it). */
