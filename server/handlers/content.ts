@@ -16,7 +16,7 @@ import {
   presentFile,
   presentLink,
   presentPage,
-  presentPages,
+  presentPageList,
   presentRevision,
 } from '../content/present.ts';
 import { commitSpaceContent, getRevision } from '../content/revisions.ts';
@@ -148,7 +148,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
   const listPages = (target: Target, query: ReadQuery) => ({
     status: 200 as const,
-    body: { pages: presentPages(ctx, target.scope, target.scope.revision.content.pages, '', readOptions(query)) },
+    body: presentPageList(ctx, target.scope, readOptions(query)),
   });
 
   const listFiles = (operation: string, target: Target, query: ReadQuery & Paging) => ({

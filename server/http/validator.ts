@@ -35,6 +35,7 @@ import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/p
 import validatorUtilExports from 'express-openapi-validator/dist/middlewares/util.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import { runChain } from './chain.ts';
+import { rememberingAccepted } from './immutable-bodies.ts';
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
 
@@ -265,6 +266,17 @@ function fingerprint(value: unknown): string | undefined {
   }
 }
 
+/**
+ * Whether a schema the validator compiles is a response check: the response validator (`buildValidators`) wraps each
+ * response's schema as `{ type: 'object', properties: { response: schema } }`. Such a check remembers the immutable
+ * bodies it accepted (http/immutable-bodies.ts); should a new version of the validator shape them otherwise, they are
+ * only checked every time, as any other (test/immutable-bodies.test.ts would see it).
+ */
+const isResponseCheck = (schema: Record<string, unknown>) => {
+  const properties = schema.properties;
+  return properties !== null && typeof properties === 'object' && Object.keys(properties).join() === 'response';
+};
+
 /** The most validator functions kept for sharing in a process; the oldest go first. */
 const SHARED_LIMIT = 20_000;
 
@@ -294,7 +306,7 @@ const SHARED_LIMIT = 20_000;
  * CPU over a conformance run without the property phase went from 4.0-4.1 to 2.9-3.0 s).
  *
  * Both validators call the module's exported `useAjvCache` through its exports object, so the export is replaced
- * (once per process).
+ * (once per process). The response checks it hands out remember the immutable bodies they accepted (`isResponseCheck`).
  */
 export function compileWithoutDocument(): void {
   const exported = validatorUtilExports as unknown as { useAjvCache?: UseAjvCache };
@@ -347,6 +359,7 @@ export function compileWithoutDocument(): void {
         validate = original(ajv, schema, key);
         counts.withDocument++;
       }
+      if (isResponseCheck(rest)) validate = rememberingAccepted(validate as never);
       if (sharedKey !== undefined) {
         shared.set(sharedKey, validate);
         if (shared.size > SHARED_LIMIT) shared.delete(shared.keys().next().value!);

@@ -1,0 +1,58 @@
+// Answers made from data that never changes (a revision's content, see content/present.ts): made once, frozen all
+// the way down, serialised once, and checked against a response schema once.
+//
+// The response check (the validator's, response validation on) runs a compiled schema over every answer. For an
+// answer kept and sent again, that is the same function over the same value: once it has accepted a frozen body, it
+// would accept it again. So each compiled response check is wrapped (`rememberingAccepted`, installed by
+// validator.ts's `compileWithoutDocument`) to remember the immutable bodies it accepted; any other body, and an
+// immutable one it has not accepted, or has refused, is checked as before, every time.
+import { frozen } from '../content/model.ts';
+import { serialized } from './pagination.ts';
+
+const immutable = new WeakSet<object>();
+
+/** Freezes `body` all the way down, keeps its JSON text for res.json, and lets the response check remember it. */
+export function immutableBody<T extends object>(body: T): T {
+  frozen(body);
+  serialized.set(body, JSON.stringify(body));
+  immutable.add(body);
+  return body;
+}
+
+/** The response checks (compiled functions) that accepted each immutable body. */
+const accepted = new WeakMap<object, WeakSet<object>>();
+/** How many checks of immutable bodies ran, and how many were answered from memory (for tests). */
+const counts = { checked: 0, remembered: 0 };
+
+export const immutableBodyChecks = () => ({ ...counts });
+
+type Check = ((data: unknown) => boolean) & { errors?: unknown };
+
+/**
+ * `validate` (a compiled response check, called as eov calls it: `validate({ response: body })`), remembering the
+ * immutable bodies it accepted. `errors` is the last call's, as Ajv's own function keeps it.
+ */
+export function rememberingAccepted<F extends Check>(validate: F): F {
+  const check = function (this: unknown, data: unknown) {
+    const body = data !== null && typeof data === 'object' ? (data as { response?: unknown }).response : undefined;
+    const remember = body !== null && typeof body === 'object' && immutable.has(body);
+    if (remember && accepted.get(body)?.has(validate)) {
+      counts.remembered++;
+      check.errors = null;
+      return true;
+    }
+    const valid = validate.call(this, data);
+    check.errors = validate.errors;
+    if (remember) {
+      counts.checked++;
+      if (valid) {
+        let checks = accepted.get(body);
+        if (!checks) accepted.set(body, (checks = new WeakSet()));
+        checks.add(validate);
+      }
+    }
+    return valid;
+  } as F;
+  check.errors = null;
+  return check;
+}
