@@ -58,6 +58,9 @@ describe('rows', () => {
       ['SELECT name, id, name AS id, size * 2 AS twice FROM w ORDER BY id DESC', []],
       ['SELECT w.id, v.id, v.name FROM w JOIN w AS v ON v.id = 3 - w.id', []],
       ['SELECT COUNT(*) AS n FROM w', []],
+      // Names a row-building function must write as they are (rowBuilder in server/store/db.ts).
+      [`SELECT id AS "a""b", name AS "x\ny", note AS "\\u0041", size AS "é", id AS constructor, 1 AS __proto__ FROM w`, []],
+      ['SELECT NULL AS __proto__, id FROM w', []],
     ];
     for (const [sql, params] of queries) {
       const theirs = plain.prepare(sql);
