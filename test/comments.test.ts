@@ -4,6 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { commentFixture, describeCommentOperations, spaceBase } from './comments.suite.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { frozen, type StoredPage } from '../server/content/model.ts';
+import { pageDigest } from '../server/domain/comments.ts';
 
 const ctx = useTestServer({ fixture: commentFixture('handbook') });
 const base = spaceBase(ctx, 'handbook');
@@ -18,5 +20,19 @@ describe('space-level replies', () => {
     const reply = ok(await base.createReply('commenter', comment.id, 'Hm hm.'), 201);
     expectError(await base.updateReply('commenter', comment.id, reply.id, { resolved: true }), 400, 'resolved');
     expect(ok(await base.get('reader', comment.id)).status).toBe('open');
+  });
+});
+
+describe('pageDigest', () => {
+  test("follows a page's title and markdown, whether the page is frozen (kept) or being built (hashed each time)", () => {
+    const built: StoredPage = { id: 'p', title: 'T', slug: 't', type: 'document', markdown: 'a', pages: [], createdAt: '', updatedAt: '' } as StoredPage;
+    const first = pageDigest(built);
+    built.markdown = 'b';
+    const changed = pageDigest(built);
+    expect(changed).not.toBe(first);
+    const kept = frozen({ ...built });
+    expect(pageDigest(kept)).toBe(changed);
+    expect(pageDigest(kept)).toBe(changed);
+    expect(pageDigest(frozen({ ...built, title: 'U' }))).not.toBe(changed);
   });
 });

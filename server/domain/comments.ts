@@ -130,8 +130,22 @@ export function requireComment(permissions: CommentPermissions, permission: keyo
   if (!permissions[permission]) throw forbidden(NEEDS[permission]);
 }
 
-/** Digest of what makes a page outdated for its comments: its title and content. */
-export const pageDigest = (page: StoredPage): string => sha256(JSON.stringify([page.title, page.markdown ?? '']));
+/** Digests of the pages of revisions (frozen, never changed: content/revisions.ts), made once per page. */
+const pageDigests = new WeakMap<StoredPage, string>();
+
+/**
+ * Digest of what makes a page outdated for its comments: its title and content. Posting a comment on a page and
+ * showing each comment of a list (whether it is outdated) hash the page's markdown; a page read from a revision is
+ * frozen, so its digest is kept with it (a page built in place, not frozen, is hashed each time).
+ */
+export function pageDigest(page: StoredPage): string {
+  let digest = pageDigests.get(page);
+  if (digest === undefined) {
+    digest = sha256(JSON.stringify([page.title, page.markdown ?? '']));
+    if (Object.isFrozen(page)) pageDigests.set(page, digest);
+  }
+  return digest;
+}
 
 /** Text of the block `node` of a page, or undefined when the page has no such block. */
 export const nodePreview = (page: StoredPage, node: string): string | undefined =>
