@@ -323,6 +323,43 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
   });
 
   describe('GET comments', () => {
+    test("each comment and reply of a page is what reading it alone gives: its replies, its reactions, no other's", async () => {
+      // A page whose comments have different replies and reactions: a list reads those for the whole page at once.
+      const target = { page: base.page('faq') };
+      const plain = await post('commenter', target);
+      ctx.server.clock.advance(1000);
+      const discussed = await post('editor', target);
+      ok(await base.createReply('commenter', discussed.id, 'First.'), 201);
+      const second = ok(await base.createReply('admin', discussed.id, 'Second.'), 201);
+      ok(await base.updateReply('editor', discussed.id, second.id, { addedReactions: ['🎉'] }));
+      ok(await base.update('commenter', discussed.id, { addedReactions: ['👍'] }));
+      ctx.server.clock.advance(1000);
+      const liked = await post('admin', target);
+      ok(await base.update('editor', liked.id, { addedReactions: ['👍', '❤️'] }));
+      ok(await base.update('commenter', liked.id, { addedReactions: ['❤️'] }));
+      ok(await base.update('commenter', discussed.id, { addedReactions: ['❤️'] }));
+
+      const listed = ok(await base.list('reader', { targetPage: target.page, limit: 1000 })).items;
+      for (const comment of [plain, discussed, liked]) {
+        const item = listed.find((candidate) => candidate.id === comment.id);
+        expect(item).toEqual(ok(await base.get('reader', comment.id)));
+      }
+      expect(listed.find((item) => item.id === discussed.id)).toMatchObject({
+        replies: 2,
+        reactions: [{ emoji: '👍', count: 1 }, { emoji: '❤️', count: 1 }],
+      });
+      expect(listed.find((item) => item.id === liked.id)!.reactions).toMatchObject([
+        { emoji: '👍', count: 1 },
+        { emoji: '❤️', count: 2, users: [{ user: { id: 'editor' } }, { user: { id: 'commenter' } }] },
+      ]);
+      expect(listed.find((item) => item.id === plain.id)).toMatchObject({ replies: 0, reactions: [] });
+
+      const replies = ok(await base.listReplies('reader', discussed.id)).items;
+      expect(replies).toHaveLength(2);
+      for (const reply of replies) expect(reply).toEqual(ok(await base.getReply('reader', discussed.id, reply.id)));
+      expect(replies.find((reply) => reply.id === second.id)!.reactions).toMatchObject([{ emoji: '🎉', count: 1 }]);
+    });
+
     test('lists newest first by default, oldest first with order=asc, and pages with a cursor', async () => {
       const first = await post('commenter', { page: base.page('scratch') });
       ctx.server.clock.advance(1000);

@@ -157,30 +157,49 @@ export const MAX_REACTIONS = 20;
 export const MAX_REACTION_USERS = 20;
 
 /**
- * The reactions to a comment or reply: one item per emoji, in order of each emoji's first reaction, with its count
- * and its first MAX_REACTION_USERS users in order. However many users reacted, the answer stays small.
+ * The reactions to each of some comments or replies (one query for a page of them): one item per emoji, in order of
+ * each emoji's first reaction, with its count and its first MAX_REACTION_USERS users in order. However many users
+ * reacted, the answer stays small. A comment without reactions has no entry.
  */
-export function presentReactions(ctx: AppContext, commentId: string): Model<'CommentReaction'>[] {
+function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, Model<'CommentReaction'>[]> {
   const rows = ctx.db
     .prepare(
-      `SELECT emoji, user_id, reacted_at, total FROM (
-         SELECT emoji, user_id, reacted_at,
+      `SELECT comment_id, emoji, user_id, reacted_at, total FROM (
+         SELECT comment_id, emoji, user_id, reacted_at,
                 ROW_NUMBER() OVER byEmoji AS position,
-                COUNT(*) OVER (PARTITION BY emoji) AS total,
+                COUNT(*) OVER (PARTITION BY comment_id, emoji) AS total,
                 FIRST_VALUE(reacted_at) OVER byEmoji AS first_at,
                 FIRST_VALUE(rowid) OVER byEmoji AS first_row
-         FROM comment_reactions WHERE comment_id = ?
-         WINDOW byEmoji AS (PARTITION BY emoji ORDER BY reacted_at, rowid)
-       ) WHERE position <= ? ORDER BY first_at, first_row, position`,
+         FROM comment_reactions WHERE comment_id IN (SELECT value FROM json_each(?))
+         WINDOW byEmoji AS (PARTITION BY comment_id, emoji ORDER BY reacted_at, rowid)
+       ) WHERE position <= ? ORDER BY comment_id, first_at, first_row, position`,
     )
-    .all(commentId, MAX_REACTION_USERS) as { emoji: string; user_id: string; reacted_at: string; total: number }[];
-  const byEmoji = new Map<string, Model<'CommentReaction'>>();
+    .all(JSON.stringify(commentIds), MAX_REACTION_USERS) as {
+    comment_id: string;
+    emoji: string;
+    user_id: string;
+    reacted_at: string;
+    total: number;
+  }[];
+  const byComment = new Map<string, Map<string, Model<'CommentReaction'>>>();
   for (const row of rows) {
+    let byEmoji = byComment.get(row.comment_id);
+    if (!byEmoji) byComment.set(row.comment_id, (byEmoji = new Map()));
     const reaction = byEmoji.get(row.emoji) ?? { emoji: row.emoji, count: row.total, users: [] };
     reaction.users.push({ user: presentUserById(ctx, row.user_id), reactedAt: row.reacted_at });
     byEmoji.set(row.emoji, reaction);
   }
-  return [...byEmoji.values()];
+  return new Map([...byComment].map(([id, byEmoji]) => [id, [...byEmoji.values()]]));
+}
+
+/** Number of replies of each of some comments (one query for a page of them); none: no entry. */
+function replyCountsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, number> {
+  const rows = ctx.db
+    .prepare(
+      `SELECT parent_id, COUNT(*) AS n FROM comments WHERE parent_id IN (SELECT value FROM json_each(?)) GROUP BY parent_id`,
+    )
+    .all(JSON.stringify(commentIds)) as { parent_id: string; n: number }[];
+  return new Map(rows.map((row) => [row.parent_id, row.n]));
 }
 
 /** Number of different emojis of a comment or reply. */
@@ -203,15 +222,39 @@ export class CommentPresenter {
     private readonly format: OutputFormat = 'markdown',
   ) {}
 
+  /**
+   * What was read for the rows of a page at once (`comments`, `replies`): their reply counts and reactions. A row
+   * not among them has its own read.
+   */
+  private read: { ids: Set<string>; replies: Map<string, number>; reactions: Map<string, Model<'CommentReaction'>[]> } | undefined;
+
+  private readFor(rows: readonly CommentRow[], replies: boolean): void {
+    const ids = rows.map((row) => row.id);
+    this.read = {
+      ids: new Set(ids),
+      replies: replies ? replyCountsOf(this.ctx, ids) : new Map(),
+      reactions: reactionsOf(this.ctx, ids),
+    };
+  }
+
+  /** The comments of a page of a list: their replies and reactions read for all of them at once (two queries). */
+  comments(rows: readonly CommentRow[]): Model<'Comment'>[] {
+    this.readFor(rows, true);
+    return rows.map((row) => this.comment(row));
+  }
+
+  /** The replies of a page of a list: their reactions read for all of them at once. */
+  replies(rows: readonly CommentRow[]): Model<'CommentReply'>[] {
+    this.readFor(rows, false);
+    return rows.map((row) => this.reply(row));
+  }
+
   /** `posted`: the row was inserted by this request, so it has no replies and no reactions yet (nothing to count). */
   comment(row: CommentRow, posted = false): Model<'Comment'> {
-    const replies = posted
-      ? 0
-      : (this.ctx.db.prepare('SELECT COUNT(*) AS n FROM comments WHERE parent_id = ?').get(row.id) as { n: number }).n;
     return {
       object: 'comment',
       ...this.common(row, `${this.scope.location}/${row.id}`, posted),
-      replies,
+      replies: posted ? 0 : this.replyCount(row.id),
       target: this.target(row),
       status: row.status,
       ...(row.resolved_at ? { resolvedAt: row.resolved_at } : {}),
@@ -227,13 +270,23 @@ export class CommentPresenter {
     };
   }
 
+  private replyCount(id: string): number {
+    if (this.read?.ids.has(id)) return this.read.replies.get(id) ?? 0;
+    return replyCountsOf(this.ctx, [id]).get(id) ?? 0;
+  }
+
+  private reactions(id: string): Model<'CommentReaction'>[] {
+    if (this.read?.ids.has(id)) return this.read.reactions.get(id) ?? [];
+    return reactionsOf(this.ctx, [id]).get(id) ?? [];
+  }
+
   private common(row: CommentRow, location: string, posted: boolean) {
     return {
       id: row.id,
       postedBy: this.user(row.posted_by),
       postedAt: row.posted_at,
       ...(row.edited_at ? { editedAt: row.edited_at } : {}),
-      reactions: posted ? [] : presentReactions(this.ctx, row.id),
+      reactions: posted ? [] : this.reactions(row.id),
       body: BODY_FORMATS[this.format](row.body),
       urls: { location },
       permissions: commentPermissions(this.scope, row, this.caller),

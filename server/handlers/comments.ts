@@ -203,7 +203,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
             .map(parseCommentRow),
       });
       const present = presenter(scope, caller, query.format);
-      return { status: 200 as const, body: { ...page, items: page.items.map((row) => present.comment(row)) } };
+      return { status: 200 as const, body: { ...page, items: present.comments(page.items) } };
     },
 
     create(scope: CommentScope, body: Input<'CreateCommentRequest'>, caller: Caller) {
@@ -281,7 +281,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
             .map(parseCommentRow),
       });
       const present = presenter(scope, caller, query.format);
-      return { status: 200 as const, body: { ...page, items: page.items.map((row) => present.reply(row)) } };
+      return { status: 200 as const, body: { ...page, items: present.replies(page.items) } };
     },
 
     createReply(scope: CommentScope, commentId: string, body: Input<'CreateCommentReplyRequest'>, caller: Caller) {
