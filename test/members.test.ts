@@ -55,6 +55,18 @@ describe('GET /v1/orgs/{organizationId}/members', () => {
     expect(members.items.find((item) => item.id === 'guest')!.role).toBeNull();
   });
 
+  test("each listed member is what reading it alone gives: its user, its own teams' count, the spaces it sees", async () => {
+    // The list reads users and teams' counts for the whole page at once: zoe is in 2 teams, departing in 1, others
+    // in none; a guest sees no space.
+    const members = ok(await list()).items;
+    expect(members.map((item) => item.teams).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2]);
+    for (const item of members) {
+      expect(item, item.id).toEqual(ok(await ctx.server.as('admin').GET('/v1/orgs/{organizationId}/members/{userId}', member(item.id))));
+    }
+    expect(members.find((item) => item.id === 'departing')).toMatchObject({ teams: 1, spaces: 2, user: { displayName: 'Dee Parting' } });
+    expect(members.find((item) => item.id === 'guest')!.spaces).toBe(0);
+  });
+
   test('filters by role and by text in the name or the email', async () => {
     expect(ok(await list({ role: 'admin' })).items.map((item) => item.id).sort()).toEqual(['admin', 'second-admin']);
     expect(ok(await list({ search: 'zimm' })).items.map((item) => item.id)).toEqual(['zoe']);
