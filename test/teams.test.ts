@@ -72,6 +72,24 @@ describe('GET /v1/orgs/{organizationId}/teams', () => {
     expect(list.count).toBe(list.items.length);
   });
 
+  test('each listed team is what reading it alone gives, for each caller: its own counts, the permissions of its role', async () => {
+    // The list reads the teams' counts and the caller's roles for the whole page at once.
+    for (const who of ['editor', 'creator', 'reader', 'admin'] as const) {
+      const list = ok(await ctx.server.as(who).GET('/v1/orgs/{organizationId}/teams', listQuery({ limit: 1000 })));
+      for (const item of list.items) {
+        expect(item, `${who} ${item.id}`).toEqual(ok(await ctx.server.as(who).GET('/v1/orgs/{organizationId}/teams/{teamId}', team(item.id))));
+      }
+      const designers = list.items.find((item) => item.id === 'designers')!;
+      expect(designers).toMatchObject({ members: 1, spaces: 0 });
+      // The owner of one team administers it, not the others.
+      if (who === 'creator') expect(designers.permissions.admin).toBe(true);
+      if (who === 'editor') {
+        expect(list.items.find((item) => item.id === 'writers')!.permissions.admin).toBe(true);
+        expect(designers.permissions.admin).toBe(false);
+      }
+    }
+  });
+
   test('counts follow the members and spaces that come and go', async () => {
     const before = ok(await ctx.server.as('admin').GET('/v1/orgs/{organizationId}/teams/{teamId}', team('writers')));
     const removed = await ctx.server.as('admin').DELETE('/v1/orgs/{organizationId}/members/{userId}', {

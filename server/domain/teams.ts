@@ -35,12 +35,14 @@ function teamRole(db: Db, teamId: string, userId: string): Model<'TeamMemberRole
  * members, view it.
  */
 export function teamPermissions(db: Db, team: TeamRow, access: OrganizationAccess, userId: string): TeamPermissions {
-  const role = teamRole(db, team.id, userId);
-  return {
-    admin: access.permissions.admin || (role !== undefined && TEAM_ROLES[role].admin),
-    view: access.permissions.listTeams || role !== undefined,
-  };
+  return permissionsOf(teamRole(db, team.id, userId), access);
 }
+
+/** The permissions on a team of a caller with this role in it (undefined: not a member). */
+const permissionsOf = (role: Model<'TeamMemberRole'> | undefined, access: OrganizationAccess): TeamPermissions => ({
+  admin: access.permissions.admin || (role !== undefined && TEAM_ROLES[role].admin),
+  view: access.permissions.listTeams || role !== undefined,
+});
 
 export interface TeamAccess {
   organization: OrganizationAccess;
@@ -61,18 +63,39 @@ export function requireTeam(access: TeamAccess, permission: keyof TeamPermission
   if (!access.permissions[permission]) throw forbidden(`this operation needs the ${permission} permission on the team`);
 }
 
-export function presentTeam(ctx: AppContext, row: TeamRow, access: OrganizationAccess, userId: string): Model<'Team'> {
-  const count = (sql: string) => (ctx.db.prepare(sql).get(row.id) as { n: number }).n;
-  return {
-    object: 'team',
-    id: row.id,
-    title: row.title,
-    members: count('SELECT COUNT(*) AS n FROM team_members WHERE team_id = ?'),
-    spaces: count(
-      `SELECT COUNT(*) AS n FROM team_spaces JOIN spaces ON spaces.id = team_spaces.space_id
-       WHERE team_spaces.team_id = ? AND spaces.deleted_at IS NULL`,
-    ),
-    createdAt: row.created_at,
-    permissions: teamPermissions(ctx.db, row, access, userId),
-  };
+/**
+ * Teams as the API shows them to `userId`, a page of them with one query each for their members' counts, their live
+ * spaces' counts and the caller's roles in them (not three per team).
+ */
+export function presentTeams(ctx: AppContext, rows: readonly TeamRow[], access: OrganizationAccess, userId: string): Model<'Team'>[] {
+  const ids = JSON.stringify(rows.map((row) => row.id));
+  const byTeam = <T>(sql: string, ...params: unknown[]) =>
+    new Map((ctx.db.prepare(sql).all(ids, ...params) as { team_id: string; value: T }[]).map((row) => [row.team_id, row.value]));
+  const members = byTeam<number>(
+    `SELECT team_id, COUNT(*) AS value FROM team_members WHERE team_id IN (SELECT value FROM json_each(?)) GROUP BY team_id`,
+  );
+  const spaces = byTeam<number>(
+    `SELECT team_spaces.team_id AS team_id, COUNT(*) AS value FROM team_spaces JOIN spaces ON spaces.id = team_spaces.space_id
+     WHERE team_spaces.team_id IN (SELECT value FROM json_each(?)) AND spaces.deleted_at IS NULL GROUP BY team_spaces.team_id`,
+  );
+  const roles = byTeam<unknown>(
+    'SELECT team_id, role AS value FROM team_members WHERE team_id IN (SELECT value FROM json_each(?)) AND user_id = ?',
+    userId,
+  );
+  return rows.map((row) => {
+    const role = roles.has(row.id) ? parseEnum(TEAM_ROLES, { table: 'team_members', column: 'role' }, roles.get(row.id)) : undefined;
+    return {
+      object: 'team',
+      id: row.id,
+      title: row.title,
+      members: members.get(row.id) ?? 0,
+      spaces: spaces.get(row.id) ?? 0,
+      createdAt: row.created_at,
+      permissions: permissionsOf(role, access),
+    };
+  });
 }
+
+/** A team as the API shows it to `userId`. */
+export const presentTeam = (ctx: AppContext, row: TeamRow, access: OrganizationAccess, userId: string): Model<'Team'> =>
+  presentTeams(ctx, [row], access, userId)[0]!;

@@ -10,7 +10,7 @@ import {
   presentMembers,
 } from '../domain/members.ts';
 import { liveSpacesPage, presentSpaceFor, spaceRole } from '../domain/spaces.ts';
-import { presentTeam, type TeamRow } from '../domain/teams.ts';
+import { presentTeams, type TeamRow } from '../domain/teams.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { after, listId, SORT_ORDERS } from '../http/pagination.ts';
 import type { HandlerGroup, Model } from '../http/types.ts';
@@ -227,9 +227,9 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
         status: 200,
         body: {
           ...page,
-          items: page.items.map((row) => ({
-            team: presentTeam(ctx, row, access, caller.user.id),
-            member: { role: row.member_role },
+          items: presentTeams(ctx, page.items, access, caller.user.id).map((team, index) => ({
+            team,
+            member: { role: page.items[index]!.member_role },
           })),
         },
       };

@@ -10,6 +10,7 @@ import {
 import {
   getTeamRow,
   presentTeam,
+  presentTeams,
   requireTeam,
   teamAccess,
   teamPermissions,
@@ -62,7 +63,7 @@ export function teamHandlers(ctx: AppContext): HandlerGroup<Operations> {
       });
       return {
         status: 200,
-        body: { ...page, items: page.items.map((row) => presentTeam(ctx, row, access, caller.user.id)) },
+        body: { ...page, items: presentTeams(ctx, page.items, access, caller.user.id) },
       };
     },
 
