@@ -283,6 +283,43 @@ describe('POST /v1/spaces/{spaceId}/change-requests', () => {
 });
 
 describe('GET /v1/spaces/{spaceId}/change-requests', () => {
+  test('each listed change request is what reading it alone gives: its author, its open comments, outdated or not', async () => {
+    // The list reads authors and comment counts for the whole page at once, and the space once.
+    const spaceId = await newSpace();
+    const quiet = await createChangeRequest(spaceId, 'Quiet', 'admin');
+    const discussed = await createChangeRequest(spaceId, 'Discussed', 'editor');
+    const comment = (markdown: string) =>
+      ctx.server.as('editor').POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments', {
+        ...cr(spaceId, discussed.id),
+        body: { body: { markdown } },
+      });
+    const first = ok(await comment('One.'), 201);
+    ok(await comment('Two.'), 201);
+    ok(
+      await ctx.server.as('editor').POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies', {
+        params: { path: { spaceId, changeRequestId: discussed.id, commentId: first.id } },
+        body: { body: { markdown: 'A reply is not counted.' } },
+      }),
+      201,
+    );
+    // Merged: never outdated; the space moved on, so the others are.
+    const merged = await createChangeRequest(spaceId, 'Merged', 'editor');
+    await editChangeRequest(spaceId, merged.number, (content) => (pageIn(content, 'intro').title = 'Merged title'));
+    ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', cr(spaceId, merged.id)));
+    const fresh = await createChangeRequest(spaceId, 'Fresh', 'admin');
+
+    const list = async (status: 'open' | 'merged') =>
+      ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/change-requests', { params: { path: { spaceId }, query: { status } } })).items;
+    const listed = [...(await list('open')), ...(await list('merged'))];
+    expect(listed).toHaveLength(4);
+    for (const item of listed) expect(item, item.subject).toEqual(await getChangeRequest(spaceId, item.id));
+    const bySubject = (subject: string) => listed.find((item) => item.id === { Quiet: quiet, Discussed: discussed, Fresh: fresh }[subject]!.id)!;
+    expect(bySubject('Discussed')).toMatchObject({ comments: 2, outdated: true, createdBy: { id: 'editor' } });
+    expect(bySubject('Quiet')).toMatchObject({ comments: 0, outdated: true, createdBy: { id: 'admin' } });
+    expect(bySubject('Fresh')).toMatchObject({ comments: 0, outdated: false });
+    expect(listed.find((item) => item.id === merged.id)).toMatchObject({ status: 'merged', outdated: false });
+  });
+
   test('lists open change requests by default, most recently updated first, with filters and pages', async () => {
     const spaceId = await newSpace();
     const first = await createChangeRequest(spaceId, 'First', 'editor');

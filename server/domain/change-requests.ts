@@ -2,7 +2,7 @@
 // how its content moves on, and how the API shows it. Other groups (change-request content, change-request
 // comments) address change requests through `changeRequestAccess` and change their content through
 // `commitChangeRequestContent`.
-import type { Caller } from '../auth/caller.ts';
+import { type Caller, findUsers } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
 import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
 import { createRevision, getRevision } from '../content/revisions.ts';
@@ -11,7 +11,7 @@ import type { Model } from '../http/types.ts';
 import type { Db } from '../store/db.ts';
 import { rowParser } from './enums.ts';
 import { getSpaceRow, spaceAccess, type SpaceAccess } from './spaces.ts';
-import { presentUserById } from './users.ts';
+import { presentUser } from './users.ts';
 
 export type ChangeRequestStatus = Model<'ChangeRequestStatus'>;
 
@@ -91,10 +91,17 @@ export const isClosed = (row: ChangeRequestRow): boolean => CHANGE_REQUEST_STATE
 export const changeRequestBase = (row: ChangeRequestRow): string =>
   row.revision_merged_ancestor ?? row.revision_initial;
 
-/** Whether the space has moved on since the change request's base. A merged change request is never outdated. */
-export function isOutdated(db: Db, row: ChangeRequestRow): boolean {
+/**
+ * Whether the space has moved on since the change request's base. A merged change request is never outdated.
+ * `spaceRevision`: the space's current revision (read from its row unless given).
+ */
+export function isOutdated(
+  db: Db,
+  row: ChangeRequestRow,
+  spaceRevision = () => getSpaceRow(db, row.space_id)?.revision_id,
+): boolean {
   if (CHANGE_REQUEST_STATES[row.status].final) return false;
-  return getSpaceRow(db, row.space_id)?.revision_id !== changeRequestBase(row);
+  return spaceRevision() !== changeRequestBase(row);
 }
 
 /** The current content of the change request. */
@@ -138,33 +145,56 @@ export function commitChangeRequestContent(
   return revision;
 }
 
-/** Open comments of the change request (replies are not counted). */
-function openComments(db: Db, changeRequestId: string): number {
-  const row = db
-    .prepare(`SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND parent_id IS NULL AND status = 'open'`)
-    .get(changeRequestId) as { n: number };
-  return row.n;
+/** Open comments of each of some change requests (replies are not counted); none: no entry. One query for a page. */
+function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Map<string, number> {
+  const rows = db
+    .prepare(
+      `SELECT change_request_id, COUNT(*) AS n FROM comments
+       WHERE change_request_id IN (SELECT value FROM json_each(?)) AND parent_id IS NULL AND status = 'open'
+       GROUP BY change_request_id`,
+    )
+    .all(JSON.stringify(changeRequestIds)) as { change_request_id: string; n: number }[];
+  return new Map(rows.map((row) => [row.change_request_id, row.n]));
 }
 
-export function presentChangeRequest(ctx: AppContext, row: ChangeRequestRow): Model<'ChangeRequest'> {
-  return {
-    object: 'change-request',
-    id: row.id,
-    number: row.number,
-    status: row.status,
-    ...(row.subject !== null ? { subject: row.subject } : {}),
-    createdBy: presentUserById(ctx, row.created_by),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    revision: row.revision_id,
-    revisionInitial: row.revision_initial,
-    ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
-    ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
-    comments: openComments(ctx.db, row.id),
-    outdated: isOutdated(ctx.db, row),
-    urls: {
-      app: ctx.urls.app(`/s/${row.space_id}/~/changes/${row.number}`),
-      location: ctx.urls.api(`/v1/spaces/${row.space_id}/change-requests/${row.id}`),
-    },
+/**
+ * Change requests as the API shows them, a page of them with one query each for their authors and their open
+ * comments' counts, and their spaces read once each (whether a change request is outdated), not three per item.
+ */
+export function presentChangeRequests(ctx: AppContext, rows: readonly ChangeRequestRow[]): Model<'ChangeRequest'>[] {
+  const authors = findUsers(ctx.db, rows.map((row) => row.created_by));
+  const comments = openCommentsOf(ctx.db, rows.map((row) => row.id));
+  const currentRevisions = new Map<string, string | undefined>();
+  const currentRevision = (spaceId: string) => {
+    if (!currentRevisions.has(spaceId)) currentRevisions.set(spaceId, getSpaceRow(ctx.db, spaceId)?.revision_id);
+    return currentRevisions.get(spaceId);
   };
+  return rows.map((row) => {
+    const author = authors.get(row.created_by);
+    if (!author) throw new Error(`user ${row.created_by} is referenced but does not exist`);
+    return {
+      object: 'change-request',
+      id: row.id,
+      number: row.number,
+      status: row.status,
+      ...(row.subject !== null ? { subject: row.subject } : {}),
+      createdBy: presentUser(ctx, author),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      revision: row.revision_id,
+      revisionInitial: row.revision_initial,
+      ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
+      ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
+      comments: comments.get(row.id) ?? 0,
+      outdated: isOutdated(ctx.db, row, () => currentRevision(row.space_id)),
+      urls: {
+        app: ctx.urls.app(`/s/${row.space_id}/~/changes/${row.number}`),
+        location: ctx.urls.api(`/v1/spaces/${row.space_id}/change-requests/${row.id}`),
+      },
+    };
+  });
 }
+
+/** A change request as the API shows it. */
+export const presentChangeRequest = (ctx: AppContext, row: ChangeRequestRow): Model<'ChangeRequest'> =>
+  presentChangeRequests(ctx, [row])[0]!;

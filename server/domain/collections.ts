@@ -39,12 +39,13 @@ export function inheritedDefaultLevel(db: Db, collectionId: string | null): Role
 
 /**
  * The caller's role on content with the given default level: admins of the organization administer everything;
- * other members get the higher of their role and the default level; guests and non-members get nothing.
+ * other members get the higher of their role and the default level; guests and non-members get nothing. The default
+ * level is given as a function, read only for the members it can change (it may walk up collections).
  */
-export function contentRole(membership: Membership | undefined, defaultLevel: Role | null): Role | null {
+export function contentRole(membership: Membership | undefined, defaultLevel: () => Role | null): Role | null {
   if (!membership || membership.role === null) return null;
   if (membership.role === 'admin') return 'admin';
-  return higher(membership.role, defaultLevel);
+  return higher(membership.role, defaultLevel());
 }
 
 /**
@@ -92,7 +93,8 @@ export interface CollectionAccess {
 
 /** The role of a member on a collection; see contentRole. */
 export function collectionRole(db: Db, membership: Membership | undefined, collection: CollectionRow): Role | null {
-  return contentRole(membership, inheritedDefaultLevel(db, collection.id));
+  // The collection's own level, else its parents' (its row is at hand: not read again).
+  return contentRole(membership, () => collection.default_level ?? inheritedDefaultLevel(db, collection.parent_id));
 }
 
 /** The collection, when the caller may view it; otherwise 404. */

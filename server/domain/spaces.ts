@@ -75,7 +75,7 @@ export function spaceDefaultLevel(db: Db, space: SpaceRow): Role | null {
 
 /** The role of a member on a space; see contentRole. */
 export function spaceRole(db: Db, membership: Membership | undefined, space: SpaceRow): Role | null {
-  return contentRole(membership, spaceDefaultLevel(db, space));
+  return contentRole(membership, () => spaceDefaultLevel(db, space));
 }
 
 /** What a caller with `role` may do with the space; handlers enforce exactly these. */

@@ -20,6 +20,7 @@ import {
   isOutdated,
   parseChangeRequestRow,
   presentChangeRequest,
+  presentChangeRequests,
 } from '../domain/change-requests.ts';
 import { newId } from '../domain/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
@@ -104,7 +105,7 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
             .all(...values, ...(key ?? []), limit)
             .map(parseChangeRequestRow),
       });
-      return { status: 200, body: { ...page, items: page.items.map((item) => presentChangeRequest(ctx, item)) } };
+      return { status: 200, body: { ...page, items: presentChangeRequests(ctx, page.items) } };
     },
 
     createChangeRequest({ params, body, caller }) {
