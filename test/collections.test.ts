@@ -240,6 +240,22 @@ describe('PATCH /v1/collections/{collectionId}', () => {
     // A space's own default level wins over its collection's.
     ok(await ctx.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space('lv2'), body: { defaultLevel: 'read' } }));
     expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}', space('lv2'))).permissions.edit).toBe(false);
+    // Lists read the collections' levels for a whole page at once: each item is what reading it alone gives.
+    const reader = ctx.server.as('reader');
+    const organization = { params: { path: { organizationId: ACME }, query: { limit: 1000 } } };
+    const spaces = ok(await reader.GET('/v1/orgs/{organizationId}/spaces', organization)).items;
+    const collections = ok(await reader.GET('/v1/orgs/{organizationId}/collections', organization)).items;
+    const inCollections = [
+      ...ok(await reader.GET('/v1/collections/{collectionId}/spaces', collection('levels'))).items,
+      ...ok(await reader.GET('/v1/collections/{collectionId}/spaces', collection('levels-child'))).items,
+    ];
+    for (const id of ['lv1', 'lv2']) {
+      const alone = ok(await reader.GET('/v1/spaces/{spaceId}', space(id)));
+      expect(spaces.find((item) => item.id === id), id).toEqual(alone);
+      expect(inCollections.find((item) => item.id === id), id).toEqual(alone);
+    }
+    expect(spaces.find((item) => item.id === 'lv1')!.permissions.edit).toBe(true);
+    for (const id of ['levels', 'levels-child']) expect(collections.find((item) => item.id === id), id).toEqual(await getCollection(id, 'reader'));
     // Guests get nothing from default levels.
     expectError(await ctx.server.as('guest').GET('/v1/spaces/{spaceId}', space('lv1')), 404);
   });

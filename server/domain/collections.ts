@@ -24,17 +24,48 @@ export function getCollectionRow(db: Db, id: string): CollectionRow | undefined 
   return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow | undefined;
 }
 
-/** The default level of a collection: its own, else its nearest ancestor's. */
+/**
+ * The default level each collection gives what it contains: its own, else its nearest ancestor's (null: none, or no
+ * such collection). One query for many collections (a page of spaces or collections in several collections), up to
+ * 1 000 ancestors each.
+ */
+export function inheritedDefaultLevels(db: Db, collectionIds: readonly string[]): Map<string, Role | null> {
+  const rows = db
+    .prepare(
+      `WITH RECURSIVE chain (start, id, level, hops) AS (
+         SELECT value, value, NULL, 0 FROM json_each(?)
+         UNION ALL
+         SELECT chain.start, collections.parent_id, collections.default_level, chain.hops + 1
+         FROM chain JOIN collections ON collections.id = chain.id
+         WHERE chain.level IS NULL AND chain.hops < 1000
+       )
+       SELECT start, level FROM chain WHERE level IS NOT NULL`,
+    )
+    .all(JSON.stringify(collectionIds)) as { start: string; level: Role }[];
+  const levels = new Map<string, Role | null>(collectionIds.map((id) => [id, null]));
+  for (const row of rows) levels.set(row.start, row.level);
+  return levels;
+}
+
+/** The default level a collection gives what it contains (see `inheritedDefaultLevels`). */
 export function inheritedDefaultLevel(db: Db, collectionId: string | null): Role | null {
-  for (let id = collectionId, hops = 0; id && hops < 1000; hops++) {
-    const row = db.prepare('SELECT parent_id, default_level FROM collections WHERE id = ?').get(id) as
-      | { parent_id: string | null; default_level: Role | null }
-      | undefined;
-    if (!row) return null;
-    if (row.default_level) return row.default_level;
-    id = row.parent_id;
-  }
-  return null;
+  return collectionId ? (inheritedDefaultLevels(db, [collectionId]).get(collectionId) ?? null) : null;
+}
+
+/**
+ * The role of a member on each of some spaces or collections (their own default level, else their collection's),
+ * the collections' levels read for all of them at once, and only for members whose role a level can change.
+ */
+export function contentRoles<Row extends { default_level: Role | null; parent_id: string | null }>(
+  db: Db,
+  membership: Membership | undefined,
+  rows: readonly Row[],
+): (row: Row) => Role | null {
+  if (!membership || membership.role === null || membership.role === 'admin') return () => contentRole(membership, () => null);
+  const parents = [...new Set(rows.flatMap((row) => (row.default_level === null && row.parent_id !== null ? [row.parent_id] : [])))];
+  const levels = parents.length > 0 ? inheritedDefaultLevels(db, parents) : new Map<string, Role | null>();
+  return (row) =>
+    contentRole(membership, () => row.default_level ?? (row.parent_id === null ? null : (levels.get(row.parent_id) ?? null)));
 }
 
 /**
@@ -129,6 +160,16 @@ export function presentCollection(
     urls: { location: ctx.urls.api(`/v1/collections/${row.id}`), app: ctx.urls.app(`/c/${row.id}`) },
     permissions,
   };
+}
+
+/** A page of collections as the given member sees them (their default levels read at once: `contentRoles`). */
+export function presentCollectionsFor(
+  ctx: AppContext,
+  rows: readonly CollectionRow[],
+  membership: Membership | undefined,
+): Model<'Collection'>[] {
+  const roles = contentRoles(ctx.db, membership, rows);
+  return rows.map((row) => presentCollection(ctx, row, collectionPermissions(roles(row))));
 }
 
 /** The collection as the given member sees it. */

@@ -10,6 +10,7 @@ import {
   getCollectionRow,
   presentCollection,
   presentCollectionFor,
+  presentCollectionsFor,
   requireCollection,
   requireCreateIn,
   subtreeIds,
@@ -19,7 +20,7 @@ import {
 import { newId } from '../domain/ids.ts';
 import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
 import { getOrganizationRow, organizationAccess, organizationPermissions } from '../domain/organizations.ts';
-import { presentSpaces, spacePermissions, spaceRole, type SpaceRow } from '../domain/spaces.ts';
+import { presentSpacesFor, type SpaceRow } from '../domain/spaces.ts';
 import { ApiError, badRequest, conflict, forbidden } from '../http/errors.ts';
 import { after, type Key, listId } from '../http/pagination.ts';
 import type { HandlerGroup } from '../http/types.ts';
@@ -96,7 +97,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
       });
       return {
         status: 200,
-        body: { ...page, items: page.items.map((row) => presentCollectionFor(ctx, row, access.membership)) },
+        body: { ...page, items: presentCollectionsFor(ctx, page.items, access.membership) },
       };
     },
 
@@ -168,7 +169,6 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
 
     listCollectionSpaces({ params, query, caller }) {
       const access = collectionAccess(ctx, caller, params.collectionId);
-      const permissions = (row: SpaceRow) => spacePermissions(spaceRole(db, access.membership, row), row);
       const page = keysetPage({
         list: listId('listCollectionSpaces', params.collectionId, caller.user.id),
         page: query.page,
@@ -181,7 +181,7 @@ export function collectionHandlers(ctx: AppContext): HandlerGroup<Operations> {
       });
       return {
         status: 200,
-        body: { ...page, items: presentSpaces(ctx, page.items, permissions) },
+        body: { ...page, items: presentSpacesFor(ctx, page.items, access.membership) },
       };
     },
 

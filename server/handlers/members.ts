@@ -9,7 +9,8 @@ import {
   presentMember as presentMemberOf,
   presentMembers,
 } from '../domain/members.ts';
-import { liveSpacesPage, presentSpaceFor, spaceRole } from '../domain/spaces.ts';
+import { liveSpacesPage, presentSpaces, spacePermissions } from '../domain/spaces.ts';
+import { contentRoles } from '../domain/collections.ts';
 import { presentTeams, type TeamRow } from '../domain/teams.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { after, listId, SORT_ORDERS } from '../http/pagination.ts';
@@ -184,13 +185,15 @@ export function memberHandlers(ctx: AppContext): HandlerGroup<Operations> {
         page: query.page,
         limit: query.limit,
       });
+      const roles = contentRoles(db, membership, page.items);
       return {
         status: 200,
         body: {
           ...page,
-          items: page.items.map((space) => ({
-            permission: spaceRole(db, membership, space)!,
-            space: presentSpaceFor(ctx, space, membership),
+          items: presentSpaces(ctx, page.items, (space) => spacePermissions(roles(space), space)).map((space, index) => ({
+            // The member's role on a space it views (liveSpacesPage lists only those) is never null.
+            permission: roles(page.items[index]!)!,
+            space,
           })),
         },
       };
