@@ -1,7 +1,7 @@
 // Comments and replies: where they live (a space, or a change request of it), the caller's permissions on them,
 // their reactions, and how the API shows them. A comment is a row with `parent_id` NULL, a reply one with
 // `parent_id` set; space-level rows have `change_request_id` NULL.
-import type { Caller } from '../auth/caller.ts';
+import { type Caller, findUsers } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
 import { BODY_FORMATS, documentBlocks } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
@@ -156,12 +156,15 @@ export const MAX_REACTIONS = 20;
 /** Most users shown in one reaction (the contract's `maxItems` of `users`); `count` counts them all. */
 export const MAX_REACTION_USERS = 20;
 
+/** A reaction as read: its users by id (the presenter shows them). */
+type ReactionRead = { emoji: string; count: number; users: { userId: string; reactedAt: string }[] };
+
 /**
  * The reactions to each of some comments or replies (one query for a page of them): one item per emoji, in order of
  * each emoji's first reaction, with its count and its first MAX_REACTION_USERS users in order. However many users
  * reacted, the answer stays small. A comment without reactions has no entry.
  */
-function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, Model<'CommentReaction'>[]> {
+function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, ReactionRead[]> {
   const rows = ctx.db
     .prepare(
       `SELECT comment_id, emoji, user_id, reacted_at, total FROM (
@@ -181,12 +184,12 @@ function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string
     reacted_at: string;
     total: number;
   }[];
-  const byComment = new Map<string, Map<string, Model<'CommentReaction'>>>();
+  const byComment = new Map<string, Map<string, ReactionRead>>();
   for (const row of rows) {
     let byEmoji = byComment.get(row.comment_id);
     if (!byEmoji) byComment.set(row.comment_id, (byEmoji = new Map()));
     const reaction = byEmoji.get(row.emoji) ?? { emoji: row.emoji, count: row.total, users: [] };
-    reaction.users.push({ user: presentUserById(ctx, row.user_id), reactedAt: row.reacted_at });
+    reaction.users.push({ userId: row.user_id, reactedAt: row.reacted_at });
     byEmoji.set(row.emoji, reaction);
   }
   return new Map([...byComment].map(([id, byEmoji]) => [id, [...byEmoji.values()]]));
@@ -226,15 +229,24 @@ export class CommentPresenter {
    * What was read for the rows of a page at once (`comments`, `replies`): their reply counts and reactions. A row
    * not among them has its own read.
    */
-  private read: { ids: Set<string>; replies: Map<string, number>; reactions: Map<string, Model<'CommentReaction'>[]> } | undefined;
+  private read: { ids: Set<string>; replies: Map<string, number>; reactions: Map<string, ReactionRead[]> } | undefined;
 
   private readFor(rows: readonly CommentRow[], replies: boolean): void {
     const ids = rows.map((row) => row.id);
-    this.read = {
-      ids: new Set(ids),
-      replies: replies ? replyCountsOf(this.ctx, ids) : new Map(),
-      reactions: reactionsOf(this.ctx, ids),
-    };
+    const reactions = reactionsOf(this.ctx, ids);
+    this.read = { ids: new Set(ids), replies: replies ? replyCountsOf(this.ctx, ids) : new Map(), reactions };
+    // Everyone the page shows: posters, resolvers, and those who reacted, read at once.
+    this.knowUsers([
+      ...rows.flatMap((row) => (row.resolved_by ? [row.posted_by, row.resolved_by] : [row.posted_by])),
+      ...[...reactions.values()].flat().flatMap((reaction) => reaction.users.map((user) => user.userId)),
+    ]);
+  }
+
+  /** Reads the users of these ids not read yet (one query), for `user`. */
+  private knowUsers(ids: readonly string[]): void {
+    const missing = [...new Set(ids)].filter((id) => !this.users.has(id) && id !== this.caller.user.id);
+    if (missing.length === 0) return;
+    for (const [id, user] of findUsers(this.ctx.db, missing)) this.users.set(id, presentUser(this.ctx, user));
   }
 
   /** The comments of a page of a list: their replies and reactions read for all of them at once (two queries). */
@@ -276,8 +288,17 @@ export class CommentPresenter {
   }
 
   private reactions(id: string): Model<'CommentReaction'>[] {
-    if (this.read?.ids.has(id)) return this.read.reactions.get(id) ?? [];
-    return reactionsOf(this.ctx, [id]).get(id) ?? [];
+    let read: ReactionRead[] | undefined;
+    if (this.read?.ids.has(id)) read = this.read.reactions.get(id);
+    else {
+      read = reactionsOf(this.ctx, [id]).get(id);
+      this.knowUsers(read?.flatMap((reaction) => reaction.users.map((user) => user.userId)) ?? []);
+    }
+    return (read ?? []).map((reaction) => ({
+      emoji: reaction.emoji,
+      count: reaction.count,
+      users: reaction.users.map((user) => ({ user: this.user(user.userId), reactedAt: user.reactedAt })),
+    }));
   }
 
   private common(row: CommentRow, location: string, posted: boolean) {

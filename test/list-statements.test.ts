@@ -1,0 +1,140 @@
+// A page of a list costs a fixed number of SQL statements, whatever the number of items on it: what each item shows
+// (its counts, its users, the caller's permissions) is read for the page at once, not item by item. Counted here for
+// the lists of two organizations alike but for their size (2 items of each kind against 12), as each caller sees
+// them; a statement run per item shows as a difference. (`npm run bench`'s lists part measures the pages' times.)
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { SeedFixture } from '../server/seed.ts';
+import { ok } from './support/expect.ts';
+import { useTestServer } from './support/server.ts';
+
+const SIZES = { few: 2, many: 12 } as const;
+type Org = keyof typeof SIZES;
+
+const users: NonNullable<SeedFixture['users']> = [
+  { id: 'boss', displayName: 'Boss', email: 'boss@lists.test', tokens: ['boss'] },
+  { id: 'viewer', displayName: 'Viewer', email: 'viewer@lists.test', tokens: ['viewer'] },
+  ...Array.from({ length: SIZES.many }, (_, i) => ({ id: `u${i}`, displayName: `User ${i}`, email: `u${i}@lists.test`, tokens: [`u${i}`] })),
+];
+
+const organization = (id: Org) => {
+  const n = SIZES[id];
+  const range = Array.from({ length: n }, (_, i) => i);
+  return {
+    id,
+    title: id,
+    members: [
+      { user: 'boss', role: 'admin' as const },
+      { user: 'viewer', role: 'read' as const },
+      ...range.map((i) => ({ user: `u${i}`, role: 'edit' as const })),
+    ],
+    teams: range.map((i) => ({
+      id: `${id}-t${i}`,
+      title: `Team ${i}`,
+      members: [{ user: `u${i}`, role: 'owner' as const }, { user: 'viewer' }],
+      spaces: [`${id}-s0`],
+    })),
+    collections: [
+      { id: `${id}-root`, title: 'Root' },
+      ...range.map((i) => ({ id: `${id}-c${i}`, title: `Collection ${i}`, parent: `${id}-root` })),
+    ],
+    spaces: range.map((i) => ({
+      id: `${id}-s${i}`,
+      title: `Space ${i}`,
+      ...(i > 0 ? { parent: `${id}-c${(i + 1) % 2}` } : {}),
+      pages: [{ id: 'p', title: 'Page', markdown: 'Text.\n' }],
+    })),
+  };
+};
+
+const ctx = useTestServer({ fixture: { users, organizations: [organization('few'), organization('many')] } });
+const app = () => ctx.server.running.ctx;
+
+/** What each organization holds beyond its seed: change requests, comments with replies and reactions. */
+const made: Record<Org, { changeRequest: string; comment: string }> = {} as never;
+
+beforeAll(async () => {
+  for (const org of Object.keys(SIZES) as Org[]) {
+    const space = { params: { path: { spaceId: `${org}-s0` } } };
+    let changeRequest = '';
+    let comment = '';
+    for (let i = 0; i < SIZES[org]; i++) {
+      const as = ctx.server.as(`u${i}`);
+      const created = ok(await as.POST('/v1/spaces/{spaceId}/change-requests', { ...space, body: { subject: `CR ${i}` } }), 201);
+      changeRequest ||= created.id;
+      const posted = ok(await as.POST('/v1/spaces/{spaceId}/comments', { ...space, body: { body: { markdown: `Comment ${i}` } } }), 201);
+      comment ||= posted.id;
+      const path = { spaceId: `${org}-s0`, commentId: comment };
+      ok(await as.POST('/v1/spaces/{spaceId}/comments/{commentId}/replies', { params: { path }, body: { body: { markdown: `Reply ${i}` } } }), 201);
+      ok(await as.PUT('/v1/spaces/{spaceId}/comments/{commentId}', { params: { path: { spaceId: `${org}-s0`, commentId: posted.id } }, body: { addedReactions: ['👍'] } }));
+      ok(
+        await as.POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments', {
+          params: { path: { spaceId: `${org}-s0`, changeRequestId: changeRequest } },
+          body: { body: { markdown: `On CR ${i}` } },
+        }),
+        201,
+      );
+    }
+    made[org] = { changeRequest, comment };
+  }
+});
+
+/** The lists, as paths of one organization (a page holds every item: limit 50). */
+const lists = (org: Org): Record<string, string> => ({
+  listOrganizations: '/v1/orgs',
+  listMembers: `/v1/orgs/${org}/members`,
+  listMemberSpaces: `/v1/orgs/${org}/members/viewer/spaces`,
+  listMemberTeams: `/v1/orgs/${org}/members/viewer/teams`,
+  listSpaces: `/v1/orgs/${org}/spaces`,
+  listCollections: `/v1/orgs/${org}/collections`,
+  listCollectionSpaces: `/v1/collections/${org}-c0/spaces`,
+  listTeams: `/v1/orgs/${org}/teams`,
+  listChangeRequests: `/v1/spaces/${org}-s0/change-requests`,
+  listSpaceComments: `/v1/spaces/${org}-s0/comments`,
+  listSpaceCommentReplies: `/v1/spaces/${org}-s0/comments/${made[org].comment}/replies`,
+  listSpaceCommenters: `/v1/spaces/${org}-s0/commenters`,
+  listChangeRequestComments: `/v1/spaces/${org}-s0/change-requests/${made[org].changeRequest}/comments`,
+});
+
+/** Statements the server runs (SQL texts prepared, once per run: see `preparingOnce`) while answering `path`, and the items. */
+async function statements(path: string, token: string): Promise<[statements: number, items: number]> {
+  const { db } = app();
+  const prepare = db.prepare;
+  let count = 0;
+  db.prepare = ((sql: string) => {
+    count++;
+    return prepare.call(db, sql);
+  }) as typeof db.prepare;
+  try {
+    const response = await fetch(`${ctx.server.url}${path}${path.includes('?') ? '&' : '?'}limit=50`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status, path).toBe(200);
+    const body = (await response.json()) as { items: unknown[] };
+    return [count, body.items.length];
+  } finally {
+    db.prepare = prepare;
+  }
+}
+
+describe('a page of a list runs as many statements with 12 items as with 2', () => {
+  for (const who of ['boss', 'viewer'] as const) {
+    test(`as an organization ${who === 'boss' ? 'admin' : 'reader'}`, async () => {
+      const few = lists('few');
+      const many = lists('many');
+      const counts: Record<string, [number, number]> = {};
+      for (const name of Object.keys(few)) {
+        // A first call compiles the operation's validators and fills caches: count the second.
+        await statements(few[name]!, who);
+        await statements(many[name]!, who);
+        const [small, fewItems] = await statements(few[name]!, who);
+        const [large, manyItems] = await statements(many[name]!, who);
+        counts[name] = [small, large];
+        // Each page has items, more of them in the larger organization (the organizations' list is the caller's).
+        expect(fewItems, name).toBeGreaterThan(0);
+        if (name !== 'listOrganizations') expect(manyItems, name).toBeGreaterThan(fewItems);
+      }
+      const growing = Object.entries(counts).filter(([, [small, large]]) => large !== small);
+      expect(growing, JSON.stringify(counts)).toEqual([]);
+    });
+  }
+});
