@@ -72,7 +72,7 @@ describe('rememberingAccepted', () => {
 });
 
 describe('immutableBody', () => {
-  test('freezes the body all the way down and keeps its JSON text', () => {
+  test('freezes the body all the way down and keeps its JSON, as UTF-8 bytes', () => {
     const body = immutableBody({ pages: [{ id: 'p', urls: { app: 'x' } }], variables: {} });
     expect(() => {
       (body.pages[0]!.urls as { app: string }).app = 'y';
@@ -81,7 +81,7 @@ describe('immutableBody', () => {
       body.pages.push({ id: 'q', urls: { app: 'z' } });
     }).toThrow(TypeError);
     expect(Object.isFrozen(body.variables)).toBe(true);
-    expect(serialized.get(body)).toBe(JSON.stringify(body));
+    expect(serialized.get(body)).toEqual(Buffer.from(JSON.stringify(body)));
   });
 });
 

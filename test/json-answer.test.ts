@@ -1,6 +1,6 @@
 // server/http/json-answer.ts: the server's res.json answers with the very bytes Express's res.json gives (status,
 // headers in their order and case, body), over a raw socket, for every kind of answer: plain JSON, a page fitPage
-// serialised, HEAD, conditional requests, a Content-Type or ETag set before, 204 and 304, no JSON at all; and
+// serialised, an answer kept as bytes, HEAD, conditional requests, a Content-Type or ETag set before, 204 and 304, no JSON at all; and
 // Express's settings that change the JSON. Only the Date header, which is the time, is left out.
 import { createConnection } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { appServer } from '../server/http/app-server.ts';
 import { installJsonAnswer } from '../server/http/json-answer.ts';
+import { immutableBody } from '../server/http/immutable-bodies.ts';
 import { CONTINUE_AFTER, fitPage } from '../server/http/pagination.ts';
 
 interface Case {
@@ -23,6 +24,8 @@ interface Case {
 
 const big = { items: Array.from({ length: 300 }, (_, i) => ({ id: `item-${i}`, title: `Título ${i} ✓`, nested: { n: i, ok: i % 2 === 0 } })) };
 const page = () => fitPage({ items: [{ id: 'a' }, { id: 'b' }], count: 2, [CONTINUE_AFTER]: () => ({ page: 'next' }) });
+/** An answer kept and sent again (its JSON kept as bytes), with non-ASCII text: Content-Length counts bytes. */
+const kept = immutableBody({ id: 'kept', title: 'Révision ✓ 📄', pages: [{ id: 'p', title: 'Été' }] });
 
 const CASES: Case[] = [
   { name: 'an object', body: () => ({ id: 'x', title: 'Hello', n: 1, list: [1, 2], none: null }) },
@@ -41,6 +44,10 @@ const CASES: Case[] = [
   { name: 'If-Modified-Since with Last-Modified set', body: () => ({ id: 'x' }), set: { 'Last-Modified': 'Mon, 02 Jan 2006 15:04:05 GMT' }, request: { 'if-modified-since': 'Tue, 03 Jan 2006 15:04:05 GMT' } },
   { name: 'a Content-Type set before', body: () => ({ id: 'x' }), set: { 'Content-Type': 'application/problem+json' } },
   { name: 'a page with a Content-Type set before', body: page, set: { 'Content-Type': 'application/vnd.list+json' } },
+  { name: 'an answer kept as bytes', body: () => kept },
+  { name: 'an answer kept as bytes, HEAD', body: () => kept, method: 'HEAD' },
+  { name: 'an answer kept as bytes, If-None-Match: *', body: () => kept, request: { 'if-none-match': '*' } },
+  { name: 'an answer kept as bytes with a Content-Type set before', body: () => kept, set: { 'Content-Type': 'application/vnd.kept+json' } },
   { name: 'status 204', body: () => ({ id: 'x' }), status: 204 },
   { name: 'status 304', body: () => ({ id: 'x' }), status: 304 },
 ];

@@ -13,8 +13,9 @@
 // ETags and has none of the `json spaces`, `json replacer` and `json escape` settings (the server's app). Anything
 // else goes to Express's own res.json, as before. test/json-answer.test.ts compares both, byte for byte.
 //
-// A page fitPage has serialised goes out as that JSON (see `serialized` in pagination.ts). The validator's response
-// check wraps this res.json per response, so it still checks the body itself.
+// A page fitPage has serialised goes out as that JSON, and an answer kept and sent again as its bytes, encoded once
+// (see `serialized` in pagination.ts). The validator's response check wraps this res.json per response, so it still
+// checks the body itself.
 import type { Express, Response } from 'express';
 import { serialized } from './pagination.ts';
 
@@ -48,15 +49,16 @@ export function installJsonAnswer(app: Express): void {
     if (!plainAnswer(this, settings)) {
       if (known === undefined) return expressJson.call(this, body);
       if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
-      return this.send(known);
+      // As text: Express's res.send gives a string its charset, and a Buffer none.
+      return this.send(typeof known === 'string' ? known : known.toString('utf8'));
     }
-    const text = known ?? JSON.stringify(body);
+    const json = known ?? JSON.stringify(body);
     // No JSON (undefined, a function): Express sends an empty body.
-    if (text === undefined) return expressJson.call(this, body);
+    if (json === undefined) return expressJson.call(this, body);
     this.setHeader('Content-Type', 'application/json; charset=utf-8');
-    this.setHeader('Content-Length', String(Buffer.byteLength(text)));
+    this.setHeader('Content-Length', String(typeof json === 'string' ? Buffer.byteLength(json) : json.length));
     // For HEAD, node:http sends the headers alone, as Express does.
-    this.end(text);
+    this.end(json);
     return this;
   };
 }

@@ -33,11 +33,12 @@ export interface Page<Item> {
 export const PAGE_BYTES = 4 * 1024 * 1024;
 
 /**
- * The JSON of page bodies fitPage has measured, made from the JSON of their items it already has: the app's `res.json`
- * sends it instead of serialising the page again (for a page of 50 spaces, a second JSON.stringify of its items was
- * 6% of the request). A body that is not in it is serialised as usual.
+ * The JSON of bodies already serialised, which the app's `res.json` sends instead of serialising them again: pages
+ * fitPage has measured, made from the JSON of their items it already has (for a page of 50 spaces, a second
+ * JSON.stringify of its items was 6% of the request), as text; answers kept and sent again (http/immutable-bodies.ts),
+ * as UTF-8 bytes, encoded once. A body that is not in it is serialised as usual.
  */
-export const serialized = new WeakMap<object, string>();
+export const serialized = new WeakMap<object, string | Buffer>();
 
 /** What JSON.stringify(page) gives, with `items` (whose JSON is `itemsJson`) serialised once only. */
 function pageJson(page: Partial<Page<unknown>>, itemsJson: string): string {
