@@ -147,6 +147,24 @@ describe('POST .../sites/{siteId}/sections', () => {
 });
 
 describe('GET .../sites/{siteId}/sections', () => {
+  test('each space a list of sections or site spaces shows is what reading the space gives, for each caller', async () => {
+    // The lists present the spaces of a page at once (their counters and the caller's roles in one query each).
+    const siteId = await newSite();
+    const first = await addSection(siteId, 'guide', 'First');
+    await addSiteSpace(siteId, 'api', first.id);
+    await addSection(siteId, 'blog', 'Second');
+    for (const user of ['admin', 'reader'] as const) {
+      const spaces = [
+        ...(await sectionsOf(siteId, user)).flatMap((section) => section.siteSpaces.map((siteSpace) => siteSpace.space)),
+        ...(await siteSpacesOf(siteId, user)).map((siteSpace) => siteSpace.space),
+      ];
+      expect(spaces.map((space) => space.id).sort()).toEqual(['api', 'api', 'blog', 'blog', 'guide', 'guide']);
+      for (const space of spaces) {
+        expect(space, `${user} ${space.id}`).toEqual(ok(await as(user).GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: space.id } } })));
+      }
+    }
+  });
+
   test('lists the sections in the order of the structure, page by page', async () => {
     const siteId = await newSite();
     const [one, two, three] = [

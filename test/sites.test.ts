@@ -199,6 +199,24 @@ describe('GET /v1/orgs/{organizationId}/sites', () => {
     );
   });
 
+  test('each listed site is what reading it alone gives: published or not, with its own count of site spaces', async () => {
+    // The list reads whether each site is published and its site spaces for the whole page at once.
+    const made = [
+      await createSite({ title: 'Twin zero' }),
+      await createSite({ title: 'Twin one', spaces: ['guide'] }),
+      await createSite({ title: 'Twin two', spaces: ['api', 'blog'] }),
+    ];
+    // Created at the same instant (the tests' clock stands still): listed in the order of their ids.
+    const listed = (await listSites({ title: 'twin ' })).items.sort((a, b) => made.findIndex((m) => m.id === a.id) - made.findIndex((m) => m.id === b.id));
+    expect(listed.map((item) => item.id)).toEqual(made.map((item) => item.id));
+    for (const item of listed) expect(item, item.title).toEqual(await getSite(item.id, 'reader'));
+    expect(listed.map((item) => [item.published, item.siteSpaces])).toEqual([
+      [false, 0],
+      [true, 1],
+      [true, 2],
+    ]);
+  });
+
   test('rejects bad parameters with 400 naming them', async () => {
     const get = (query: Record<string, unknown>) =>
       as('reader').GET('/v1/orgs/{organizationId}/sites', { params: { path: { organizationId: ACME }, query } });

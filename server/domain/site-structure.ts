@@ -22,7 +22,7 @@ import {
   type SitePermissions,
   type SiteRow,
 } from './sites.ts';
-import { getSpaceRow, presentSpaceFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
+import { getSpaceRow, parseSpaceRow, presentSpaceFor, presentSpacesFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
 
 export type SectionRow = {
   id: string;
@@ -147,6 +147,14 @@ export function loadStructure(ctx: AppContext, { id }: { id: string }): Structur
     siteSpaces,
     allSiteSpaces: [...siteSpaces(null), ...sections.flatMap((row) => siteSpaces(row.id))],
     space(id) {
+      // The spaces of all the site's site spaces, read together when the first is asked for (a list of site spaces
+      // or sections shows them all); a space added since is read alone.
+      if (spaces.size === 0) {
+        const rows = db
+          .prepare('SELECT spaces.* FROM site_spaces JOIN spaces ON spaces.id = site_spaces.space_id WHERE site_spaces.site_id = ?')
+          .all(site.id);
+        for (const row of rows) spaces.set((row as SpaceRow).id, parseSpaceRow(row));
+      }
       let row = spaces.get(id);
       if (!row) spaces.set(id, (row = getSpaceRow(db, id)!));
       return row;
@@ -396,6 +404,8 @@ export interface StructureView {
   published: boolean;
   /** Leave out site spaces whose space is deleted. */
   liveOnly: boolean;
+  /** The spaces presented for this view so far, by id (see `presentSpacesOf`). */
+  spaces: Map<string, Model<'Space'>>;
 }
 
 /** The view of a caller; visitors and the published view leave out site spaces of deleted spaces. */
@@ -412,7 +422,20 @@ export function structureView(
     permissions: access.permissions,
     published: isPublished(ctx.db, structure.site.id),
     liveOnly,
+    spaces: new Map(),
   };
+}
+
+/**
+ * Presents the spaces of these site spaces for the view, all at once (their counters and the caller's roles read in
+ * one query each: `presentSpacesFor`), for `presentSiteSpace`: a list of site spaces or sections calls it with its
+ * page, not one space at a time.
+ */
+export function presentSpacesOf(view: StructureView, siteSpaces: readonly SiteSpaceRow[]): void {
+  const ids = [...new Set(siteSpaces.map((row) => row.space_id))].filter((id) => !view.spaces.has(id));
+  if (ids.length === 0) return;
+  const presented = presentSpacesFor(view.ctx, ids.map((id) => view.structure.space(id)), view.membership);
+  ids.forEach((id, index) => view.spaces.set(id, presented[index]!));
 }
 
 function publishedUrls(view: StructureView, path: string[]): Model<'PublishedUrls'> {
@@ -428,7 +451,7 @@ export function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<
     id: row.id,
     path: row.path,
     ...(row.section_id ? { section: row.section_id } : {}),
-    space: presentSpaceFor(view.ctx, space, view.membership),
+    space: view.spaces.get(row.space_id) ?? presentSpaceFor(view.ctx, space, view.membership),
     title: space.title,
     default: structure.defaultSiteSpaceId(row.section_id) === row.id,
     ...(row.condition !== null ? { condition: row.condition } : {}),
@@ -441,6 +464,18 @@ export function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<
 export function shownSiteSpaces(view: StructureView, sectionId?: string | null): SiteSpaceRow[] {
   const rows = sectionId === undefined ? view.structure.allSiteSpaces : view.structure.siteSpaces(sectionId);
   return view.liveOnly ? rows.filter((row) => view.structure.space(row.space_id).deleted_at === null) : rows;
+}
+
+/** Sections (a page of a list) with their site spaces, the spaces presented at once. */
+export function presentSections(view: StructureView, rows: readonly SectionRow[]): Model<'SiteSection'>[] {
+  presentSpacesOf(view, rows.flatMap((row) => shownSiteSpaces(view, row.id)));
+  return rows.map((row) => presentSection(view, row));
+}
+
+/** Site spaces (a page of a list), their spaces presented at once. */
+export function presentSiteSpaces(view: StructureView, rows: readonly SiteSpaceRow[]): Model<'SiteSpace'>[] {
+  presentSpacesOf(view, rows);
+  return rows.map((row) => presentSiteSpace(view, row));
 }
 
 export function presentSection(view: StructureView, row: SectionRow): Model<'SiteSection'> {
@@ -472,8 +507,6 @@ export function presentGroup(view: StructureView, row: GroupRow): Model<'SiteSec
 /** What visitors reach: the sections in order, or the root site spaces of a site without sections. */
 export function presentPublishedStructure(view: StructureView): Model<'PublishedSiteStructure'> {
   const { structure } = view;
-  if (structure.sections.length > 0) {
-    return { type: 'sections', structure: structure.sections.map((row) => presentSection(view, row)) };
-  }
-  return { type: 'siteSpaces', structure: shownSiteSpaces(view, null).map((row) => presentSiteSpace(view, row)) };
+  if (structure.sections.length > 0) return { type: 'sections', structure: presentSections(view, structure.sections) };
+  return { type: 'siteSpaces', structure: presentSiteSpaces(view, shownSiteSpaces(view, null)) };
 }

@@ -193,6 +193,7 @@ function ownAddress(ctx: AppContext, site: SiteRow): string {
   return ctx.urls.app(`/public/sites/${site.id}${site.basename ? `/${site.basename}` : ''}`);
 }
 
+
 /**
  * The published address of the site, or of a path under it (a section, a site space): the proxy's address when the
  * site is proxied, else its own. Share-link addresses carry `?shareKey=` for callers who may manage the site.
@@ -209,10 +210,6 @@ export function publishedAddress(
   return `${address}${key}`;
 }
 
-function countSiteSpaces(db: Db, siteId: string): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM site_spaces WHERE site_id = ?').get(siteId) as { n: number }).n;
-}
-
 /** Features a site uses: adaptive content when enabled, a proxy when set; each on the site's plan. */
 function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
   const feature = (id: string) => ({ id, plan: site.type, frozen: false, customizations: [] });
@@ -222,29 +219,50 @@ function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
   ];
 }
 
-export function presentSite(ctx: AppContext, site: SiteRow, permissions: SitePermissions): Model<'Site'> {
-  const published = isPublished(ctx.db, site.id);
-  return {
-    object: 'site',
-    id: site.id,
-    type: site.type,
-    title: site.title,
-    ...(site.basename ? { basename: site.basename } : {}),
-    ...(site.proxy ? { proxy: { origin: `https://${site.proxy}`, target: ownAddress(ctx, site) } } : {}),
-    visibility: site.visibility,
-    published,
-    siteSpaces: countSiteSpaces(ctx.db, site.id),
-    createdAt: site.created_at,
-    adaptiveContent: { enabled: bool(site.adaptive_content) },
-    agentsContext: site.agents_context,
-    features: siteFeatures(site),
-    urls: {
-      location: ctx.urls.api(`/v1/orgs/${site.organization_id}/sites/${site.id}`),
-      app: ctx.urls.app(`/o/${site.organization_id}/sites/${site.id}`),
-      ...(published ? { published: publishedAddress(ctx, site, permissions) } : {}),
-    },
-  };
+/**
+ * Sites as the API shows them with the given permissions, a page of them with one query for whether each is
+ * published and how many site spaces it has (not two per site).
+ */
+export function presentSites(ctx: AppContext, sites: readonly SiteRow[], permissions: SitePermissions): Model<'Site'>[] {
+  const facts = new Map(
+    (
+      ctx.db
+        .prepare(
+          `SELECT sites.id AS id, ${PUBLISHED_SQL} AS published,
+                  (SELECT COUNT(*) FROM site_spaces WHERE site_spaces.site_id = sites.id) AS site_spaces
+           FROM sites WHERE sites.id IN (SELECT value FROM json_each(?))`,
+        )
+        .all(JSON.stringify(sites.map((site) => site.id))) as { id: string; published: number; site_spaces: number }[]
+    ).map((row) => [row.id, row]),
+  );
+  return sites.map((site) => {
+    const published = bool(facts.get(site.id)?.published ?? 0);
+    return {
+      object: 'site',
+      id: site.id,
+      type: site.type,
+      title: site.title,
+      ...(site.basename ? { basename: site.basename } : {}),
+      ...(site.proxy ? { proxy: { origin: `https://${site.proxy}`, target: ownAddress(ctx, site) } } : {}),
+      visibility: site.visibility,
+      published,
+      siteSpaces: facts.get(site.id)?.site_spaces ?? 0,
+      createdAt: site.created_at,
+      adaptiveContent: { enabled: bool(site.adaptive_content) },
+      agentsContext: site.agents_context,
+      features: siteFeatures(site),
+      urls: {
+        location: ctx.urls.api(`/v1/orgs/${site.organization_id}/sites/${site.id}`),
+        app: ctx.urls.app(`/o/${site.organization_id}/sites/${site.id}`),
+        ...(published ? { published: publishedAddress(ctx, site, permissions) } : {}),
+      },
+    };
+  });
 }
+
+/** A site as the API shows it with the given permissions. */
+export const presentSite = (ctx: AppContext, site: SiteRow, permissions: SitePermissions): Model<'Site'> =>
+  presentSites(ctx, [site], permissions)[0]!;
 
 /** The site as the given member sees it (for lists computed for another caller, such as integration site items). */
 export function presentSiteFor(ctx: AppContext, site: SiteRow, membership: Membership | undefined): Model<'Site'> {

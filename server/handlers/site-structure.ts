@@ -16,7 +16,9 @@ import {
   nextPosition,
   presentGroup,
   presentSection,
+  presentSections,
   presentSiteSpace,
+  presentSiteSpaces,
   requireStructureRoom,
   sectionPathTaken,
   shownSiteSpaces,
@@ -126,7 +128,7 @@ export function siteStructureHandlers(ctx: AppContext): HandlerGroup<Operations>
         all: view.structure.sections,
         key: (row) => [row.id],
       });
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentSection(view, row)) } };
+      return { status: 200, body: { ...page, items: presentSections(view, page.items) } };
     },
 
     createSiteSection({ params, body, caller }) {
@@ -355,7 +357,7 @@ export function siteStructureHandlers(ctx: AppContext): HandlerGroup<Operations>
         all,
         key: (row) => [row.id],
       });
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentSiteSpace(view, row)) } };
+      return { status: 200, body: { ...page, items: presentSiteSpaces(view, page.items) } };
     },
 
     createSiteSpace({ params, body, caller }) {

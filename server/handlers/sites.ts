@@ -16,6 +16,7 @@ import {
   organizationSites,
   parseSiteRow,
   presentSite,
+  presentSites,
   PUBLISHED_SQL,
   publishedSiteAccess,
   siteAccess,
@@ -96,7 +97,7 @@ export function siteHandlers(ctx: AppContext): HandlerGroup<Operations> {
           return rows;
         },
       });
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentSite(ctx, row, permissions)) } };
+      return { status: 200, body: { ...page, items: presentSites(ctx, page.items, permissions) } };
     },
 
     createSite({ params, body, caller }) {
