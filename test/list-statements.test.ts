@@ -143,11 +143,17 @@ describe('a page of a list runs as many statements with 12 items as with 2', () 
       const many = lists('many');
       const counts: Record<string, [number, number]> = {};
       for (const name of Object.keys(few)) {
-        // A first call compiles the operation's validators and fills caches: count the second.
+        // A first call compiles the operation's validators and fills caches: count the calls after it. A timer of the
+        // server (the job runner's, the sweep's) may run a statement while a request is under way, which only adds:
+        // the fewest of three calls is the request's own.
         await statements(few[name]!, who);
         await statements(many[name]!, who);
-        const [small, fewItems] = await statements(few[name]!, who);
-        const [large, manyItems] = await statements(many[name]!, who);
+        const fewest = async (path: string) => {
+          const calls = [await statements(path, who), await statements(path, who), await statements(path, who)];
+          return [Math.min(...calls.map(([count]) => count)), calls[0]![1]] as const;
+        };
+        const [small, fewItems] = await fewest(few[name]!);
+        const [large, manyItems] = await fewest(many[name]!);
         counts[name] = [small, large];
         // Each page has items, more of them in the larger organization (the organizations' list is the caller's).
         expect(fewItems, name).toBeGreaterThan(0);
