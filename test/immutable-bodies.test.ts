@@ -2,6 +2,7 @@
 // the response check once (server/http/immutable-bodies.ts, server/content/present.ts). What a reader sees must be
 // what making the answer anew would give, whatever changed around the revision since.
 import { describe, expect, test } from 'vitest';
+import { PRESENTED_CACHE_BYTES } from '../server/content/present.ts';
 import { immutableBody, immutableBodyChecks, rememberingAccepted } from '../server/http/immutable-bodies.ts';
 import { serialized } from '../server/http/pagination.ts';
 import { standardFixture } from './support/fixture.ts';
@@ -160,5 +161,34 @@ describe('content read again, through the server (response validation on)', () =
     expect(pages.pages).toEqual(after.pages);
     // metadata=false is a reading of its own, made from the same revision.
     expect(ok(await content({ metadata: false })).pages).toEqual(after.pages);
+  });
+});
+
+describe('a reading too large to keep (a quarter of PRESENTED_CACHE_BYTES)', () => {
+  // 4 000 pages with long titles: about 2 MB of JSON, made anew for each request and checked each time.
+  const title = (i: number) => `Page ${i} of a very large handbook, whose titles are long enough to make its content big`;
+  const big = {
+    ...standardFixture,
+    organizations: [
+      {
+        ...standardFixture.organizations![0]!,
+        spaces: [{ id: 'huge', title: 'Huge', pages: Array.from({ length: 4000 }, (_, i) => ({ id: `p${i}`, title: title(i) })) }],
+      },
+      standardFixture.organizations![1]!,
+    ],
+  };
+  const ctx = useTestServer({ fixture: big });
+
+  test('is answered whole each time, and not kept', async () => {
+    const read = () => ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content', { params: { path: { spaceId: 'huge' } } });
+    const before = immutableBodyChecks();
+    const first = ok(await read());
+    const second = ok(await read());
+    expect(first.pages).toHaveLength(4000);
+    expect(second).toEqual(first);
+    expect(Buffer.byteLength(JSON.stringify(first))).toBeGreaterThan(PRESENTED_CACHE_BYTES / 4);
+    const after = immutableBodyChecks();
+    expect(after.checked - before.checked).toBe(2);
+    expect(after.remembered - before.remembered).toBe(0);
   });
 });

@@ -1,12 +1,13 @@
 // How the API shows content: revisions, pages, files, references and links, for the space's main content or a
 // change request's.
 import type { AppContext } from '../context.ts';
+import { RecentlyUsed } from '../domain/recently-used.ts';
 import { SPACE_VISIBILITIES, type SpaceRow } from '../domain/spaces.ts';
-import { immutableBody } from '../http/immutable-bodies.ts';
+import { immutableBody, immutableBodySize } from '../http/immutable-bodies.ts';
 import type { Model } from '../http/types.ts';
 import { fileDownloadUrl } from './files.ts';
 import type { LinkGroup, LinkTarget } from './links.ts';
-import { type RevisionContent, type RevisionRecord, type StoredFile, type StoredPage } from './model.ts';
+import { type RevisionRecord, type StoredFile, type StoredPage } from './model.ts';
 
 /** The content being read: a revision of a space, as its main content or as a change request's. */
 export interface ContentScope {
@@ -82,15 +83,15 @@ export function presentFile(ctx: AppContext, scope: ContentScope, file: StoredFi
 
 /**
  * What a whole revision reads as (its content, its page tree) depends on the revision, which never changes once
- * written, and on a few facts of the reading (below); so it is made once, frozen, and its JSON text with it, and
- * the response check accepts it again without checking it again (see http/immutable-bodies.ts). Kept beside the
- * parsed content (revisions.ts keeps the most recently read ones), per app (its addresses and file secret), a few
- * readings per revision. A space's content (30 pages) cost 70 to 80 µs of CPU per request, 40% of it serialising and
- * checking the same answer again; now 30 to 40 µs, as much as reading a space.
+ * written, and on a few facts of the reading (the key below); so it is made once, frozen, its JSON with it, and the
+ * response check accepts it again without checking it again (see http/immutable-bodies.ts). The most recently read
+ * are kept, per app (its addresses and file secret), up to PRESENTED_CACHE_BYTES of JSON in all (the objects take
+ * about 1.3 times that again: 10 MB of RAM at most); an answer above a quarter of it is made for its request alone. A space's content (30
+ * pages) cost 70 to 80 µs of CPU per request, 40% of it serialising and checking the same answer again; now 30 to
+ * 40 µs, as much as reading a space.
  */
-const presented = new WeakMap<AppContext, WeakMap<RevisionContent, Map<string, object>>>();
-/** Readings of one revision kept (metadata or not, main content or a change request's, public or not). */
-const READINGS_KEPT = 4;
+export const PRESENTED_CACHE_BYTES = 4 * 1024 * 1024;
+const presented = new WeakMap<AppContext, RecentlyUsed<string, object>>();
 
 function presentedOnce<T extends object>(
   ctx: AppContext,
@@ -99,18 +100,15 @@ function presentedOnce<T extends object>(
   options: ReadOptions,
   make: () => T,
 ): T {
-  let byContent = presented.get(ctx);
-  if (!byContent) presented.set(ctx, (byContent = new WeakMap()));
-  let readings = byContent.get(scope.revision.content);
-  if (!readings) byContent.set(scope.revision.content, (readings = new Map()));
+  let kept = presented.get(ctx);
+  if (!kept) presented.set(ctx, (kept = new RecentlyUsed(PRESENTED_CACHE_BYTES, PRESENTED_CACHE_BYTES / 4)));
   // Every fact of the scope the answers below read: the revision (its id, parents, type and date come with its
   // row), the space, where its content is shown in the app, whether it is public there, and the options.
   const key = [what, scope.revision.id, scope.space.id, scope.appPath, isPublicContent(scope), options.metadata].join(' ');
-  let body = readings.get(key) as T | undefined;
+  let body = kept.get(key) as T | undefined;
   if (body === undefined) {
     body = immutableBody(make());
-    if (readings.size >= READINGS_KEPT) readings.delete(readings.keys().next().value!);
-    readings.set(key, body);
+    kept.set(key, body, immutableBodySize(body));
   }
   return body;
 }

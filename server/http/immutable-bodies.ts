@@ -23,6 +23,12 @@ export function immutableBody<T extends object>(body: T): T {
   return body;
 }
 
+/** The size of an immutable body's JSON, in bytes. */
+export function immutableBodySize(body: object): number {
+  const json = serialized.get(body);
+  return json === undefined ? 0 : typeof json === 'string' ? Buffer.byteLength(json) : json.length;
+}
+
 /** The response checks (compiled functions) that accepted each immutable body. */
 const accepted = new WeakMap<object, WeakSet<object>>();
 /** How many checks of immutable bodies ran, and how many were answered from memory (for tests). */
