@@ -77,6 +77,15 @@ describe('rows', () => {
     plain.close();
   });
 
+  test('a statement reading `*` gives the columns a table has now, after one is added', () => {
+    const { db } = store;
+    expect(db.prepare('SELECT * FROM t WHERE id = ?').get(1)).toEqual({ id: 1, name: 'a' });
+    db.exec(`ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'n'`);
+    expect(db.prepare('SELECT * FROM t WHERE id = ?').get(1)).toEqual({ id: 1, name: 'a', note: 'n' });
+    expect(db.prepare('SELECT * FROM t ORDER BY id').all()).toHaveLength(3);
+    expect(Object.keys((db.prepare('SELECT * FROM t ORDER BY id').all() as object[])[2]!)).toEqual(['id', 'name', 'note']);
+  });
+
   test('an iteration left early frees its statement', () => {
     const { db } = store;
     const all = 'SELECT id, name FROM t ORDER BY id';

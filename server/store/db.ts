@@ -65,17 +65,35 @@ function preparingOnce(db: Db): Db {
  */
 function rowsBuiltInJs(statement: Database.Statement): void {
   statement.raw(true);
-  const build = rowBuilder(statement.columns().map((column) => column.name));
+  let width = -1;
+  let build: (values: readonly unknown[]) => Record<string, unknown> = () => ({});
+  // SQLite prepares a statement again when the schema changed (a column added to a table it reads with `*`): its
+  // columns are read again when a row's width differs from what `build` was made for (checked once per call).
+  const fit = (values: readonly unknown[]) => {
+    if (values.length === width) return;
+    const names = statement.columns().map((column) => column.name);
+    build = rowBuilder(names);
+    width = names.length;
+  };
   const get = statement.get.bind(statement);
   const all = statement.all.bind(statement);
   const iterate = statement.iterate.bind(statement);
   statement.get = ((...params: unknown[]) => {
     const values = get(...params) as unknown[] | undefined;
-    return values === undefined ? undefined : build(values);
+    if (values === undefined) return undefined;
+    fit(values);
+    return build(values);
   }) as never;
-  statement.all = ((...params: unknown[]) => (all(...params) as unknown[][]).map(build)) as never;
+  statement.all = ((...params: unknown[]) => {
+    const rows = all(...params) as unknown[][];
+    if (rows.length > 0) fit(rows[0]!);
+    return rows.map(build);
+  }) as never;
   statement.iterate = function* (...params: unknown[]) {
-    for (const values of iterate(...params) as Iterable<unknown[]>) yield build(values);
+    for (const values of iterate(...params) as Iterable<unknown[]>) {
+      fit(values);
+      yield build(values);
+    }
   } as never;
 }
 
