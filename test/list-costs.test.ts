@@ -79,7 +79,7 @@ describe('viewsAllContent', () => {
   test('is whether the member may view content of every default level, as contentRole decides it', () => {
     for (const membership of memberships) {
       for (const level of [null, ...ROLES]) {
-        expect([membership?.role, level, collectionPermissions(contentRole(membership, () => level)).view]).toEqual([
+        expect([membership?.role, level, collectionPermissions(contentRole(membership, level)).view]).toEqual([
           membership?.role,
           level,
           viewsAllContent(membership),

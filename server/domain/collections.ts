@@ -47,36 +47,31 @@ export function inheritedDefaultLevels(db: Db, collectionIds: readonly string[])
   return levels;
 }
 
-/** The default level a collection gives what it contains (see `inheritedDefaultLevels`). */
-export function inheritedDefaultLevel(db: Db, collectionId: string | null): Role | null {
-  return collectionId ? (inheritedDefaultLevels(db, [collectionId]).get(collectionId) ?? null) : null;
-}
-
 /**
- * The role of a member on each of some spaces or collections (their own default level, else their collection's),
- * the collections' levels read for all of them at once, and only for members whose role a level can change.
+ * The role of a member on each of some spaces or collections: `contentRole` with their own default level, else
+ * their collection's, the collections' levels read for all of them at once (one query), and only for members whose
+ * role a level can change. The role on one space or collection is this for a page of one.
  */
 export function contentRoles<Row extends { default_level: Role | null; parent_id: string | null }>(
   db: Db,
   membership: Membership | undefined,
   rows: readonly Row[],
 ): (row: Row) => Role | null {
-  if (!membership || membership.role === null || membership.role === 'admin') return () => contentRole(membership, () => null);
+  // Admins administer everything, guests and non-members get nothing, whatever the levels.
+  if (!membership || membership.role === null || membership.role === 'admin') return () => contentRole(membership, null);
   const parents = [...new Set(rows.flatMap((row) => (row.default_level === null && row.parent_id !== null ? [row.parent_id] : [])))];
   const levels = parents.length > 0 ? inheritedDefaultLevels(db, parents) : new Map<string, Role | null>();
-  return (row) =>
-    contentRole(membership, () => row.default_level ?? (row.parent_id === null ? null : (levels.get(row.parent_id) ?? null)));
+  return (row) => contentRole(membership, row.default_level ?? (row.parent_id === null ? null : (levels.get(row.parent_id) ?? null)));
 }
 
 /**
  * The caller's role on content with the given default level: admins of the organization administer everything;
- * other members get the higher of their role and the default level; guests and non-members get nothing. The default
- * level is given as a function, read only for the members it can change (it may walk up collections).
+ * other members get the higher of their role and the default level; guests and non-members get nothing.
  */
-export function contentRole(membership: Membership | undefined, defaultLevel: () => Role | null): Role | null {
+export function contentRole(membership: Membership | undefined, defaultLevel: Role | null): Role | null {
   if (!membership || membership.role === null) return null;
   if (membership.role === 'admin') return 'admin';
-  return higher(membership.role, defaultLevel());
+  return higher(membership.role, defaultLevel);
 }
 
 /**
@@ -124,8 +119,7 @@ export interface CollectionAccess {
 
 /** The role of a member on a collection; see contentRole. */
 export function collectionRole(db: Db, membership: Membership | undefined, collection: CollectionRow): Role | null {
-  // The collection's own level, else its parents' (its row is at hand: not read again).
-  return contentRole(membership, () => collection.default_level ?? inheritedDefaultLevel(db, collection.parent_id));
+  return contentRoles(db, membership, [collection])(collection);
 }
 
 /** The collection, when the caller may view it; otherwise 404. */

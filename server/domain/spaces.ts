@@ -9,7 +9,7 @@ import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import { after, type Page, SORT_ORDERS } from '../http/pagination.ts';
 import { type Db, fromJson } from '../store/db.ts';
-import { contentRole, contentRoles, inheritedDefaultLevel, viewsAllContent } from './collections.ts';
+import { contentRoles, viewsAllContent } from './collections.ts';
 import { rowParser } from './enums.ts';
 
 export type SpaceRow = {
@@ -68,14 +68,9 @@ export function getSpaceRow(db: Db, id: string): SpaceRow | undefined {
   return row === undefined ? undefined : parseSpaceRow(row);
 }
 
-/** The default level of a space: its own, else its collection's (inherited). */
-export function spaceDefaultLevel(db: Db, space: SpaceRow): Role | null {
-  return space.default_level ?? inheritedDefaultLevel(db, space.parent_id);
-}
-
-/** The role of a member on a space; see contentRole. */
+/** The role of a member on a space; see contentRoles. */
 export function spaceRole(db: Db, membership: Membership | undefined, space: SpaceRow): Role | null {
-  return contentRole(membership, () => spaceDefaultLevel(db, space));
+  return contentRoles(db, membership, [space])(space);
 }
 
 /** What a caller with `role` may do with the space; handlers enforce exactly these. */
