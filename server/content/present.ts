@@ -86,9 +86,9 @@ export function presentFile(ctx: AppContext, scope: ContentScope, file: StoredFi
  * written, and on a few facts of the reading (the key below); so it is made once, frozen, its JSON with it, and the
  * response check accepts it again without checking it again (see http/immutable-bodies.ts). The most recently read
  * are kept, per app (its addresses and file secret), up to PRESENTED_CACHE_BYTES of JSON in all (the objects take
- * about 1.3 times that again: 10 MB of RAM at most); an answer above a quarter of it is made for its request alone. A space's content (30
- * pages) cost 70 to 80 µs of CPU per request, 40% of it serialising and checking the same answer again; now 30 to
- * 40 µs, as much as reading a space.
+ * about 1.3 times that again: 10 MB of RAM at most); an answer above a quarter of it is made for its request alone.
+ * A space's content (30 pages) cost 70 to 80 µs of CPU per request, 40% of it serialising and checking the same
+ * answer again; now 30 to 40 µs, as much as reading a space.
  */
 export const PRESENTED_CACHE_BYTES = 4 * 1024 * 1024;
 const presented = new WeakMap<AppContext, RecentlyUsed<string, object>>();

@@ -23,11 +23,8 @@ export function immutableBody<T extends object>(body: T): T {
   return body;
 }
 
-/** The size of an immutable body's JSON, in bytes. */
-export function immutableBodySize(body: object): number {
-  const json = serialized.get(body);
-  return json === undefined ? 0 : typeof json === 'string' ? Buffer.byteLength(json) : json.length;
-}
+/** The size of the JSON `immutableBody` kept for `body`, in bytes (0 for any other body). */
+export const immutableBodySize = (body: object): number => (immutable.has(body) ? (serialized.get(body) as Buffer).length : 0);
 
 /** The response checks (compiled functions) that accepted each immutable body. */
 const accepted = new WeakMap<object, WeakSet<object>>();
