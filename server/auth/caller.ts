@@ -15,6 +15,9 @@ export interface Caller {
 
 type UserRow = { id: string; display_name: string; email: string | null; photo_url: string | null };
 
+/** The columns of a user that make a UserRecord (`toUser`). */
+const SELECT_USERS = 'SELECT id, display_name, email, photo_url FROM users';
+
 export const toUser = (row: UserRow): UserRecord => ({
   id: row.id,
   displayName: row.display_name,
@@ -23,7 +26,7 @@ export const toUser = (row: UserRow): UserRecord => ({
 });
 
 export function findUser(db: Db, id: string): UserRecord | undefined {
-  const row = db.prepare('SELECT id, display_name, email, photo_url FROM users WHERE id = ?').get(id) as
+  const row = db.prepare(`${SELECT_USERS} WHERE id = ?`).get(id) as
     | UserRow
     | undefined;
   return row && toUser(row);
@@ -32,7 +35,7 @@ export function findUser(db: Db, id: string): UserRecord | undefined {
 /** The users with these ids (one query for a page of them); an id without a user has no entry. */
 export function findUsers(db: Db, ids: readonly string[]): Map<string, UserRecord> {
   const rows = db
-    .prepare('SELECT id, display_name, email, photo_url FROM users WHERE id IN (SELECT value FROM json_each(?))')
+    .prepare(`${SELECT_USERS} WHERE id IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(ids)) as UserRow[];
   return new Map(rows.map((row) => [row.id, toUser(row)]));
 }
