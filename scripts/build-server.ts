@@ -26,6 +26,7 @@ import { build, type Plugin } from 'esbuild';
 import { OpenAPISchemaValidator } from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
 import { cacheFileOf } from '../server/code-cache.ts';
+import { packingTheClient } from './npm-lifecycle.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What `npm start` runs (built from server/launch.ts). */
@@ -158,14 +159,6 @@ async function warmCodeCache(): Promise<void> {
   }
   if ((await exit) !== 0) throw fail('did not stop cleanly');
 }
-
-/**
- * Whether this run is the `prepare` of `npm pack` or `npm publish`: they make the client package, which holds no
- * server (package.json's `files`), so the build is skipped there (about 1 s of the 7 `npm pack` took).
- * `npm ci`, `npm install` and `npm run build:server` build it.
- */
-const packingTheClient = () =>
-  process.env.npm_lifecycle_event === 'prepare' && (process.env.npm_command === 'pack' || process.env.npm_command === 'publish');
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (packingTheClient()) {
