@@ -183,7 +183,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
       const result = isRead || ownWrite ? await handler(request) : await store.write(() => handler(request));
       // Work the request queued is committed now: start it.
-      if (!isRead) ctx.jobs.kick();
+      if (!isRead) ctx.jobs.kickIfQueued();
       res.set(safeHeaders(result.headers ?? {}));
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(fitPage(result.body));

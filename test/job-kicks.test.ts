@@ -1,0 +1,98 @@
+// After each write the app asks the job runner to start what the write queued (`kickIfQueued`): a write that queued
+// nothing costs no query of the queue, and a queued job starts without waiting for the poll, also when the write
+// that queued it commits after another one asked.
+import { afterEach, describe, expect, test } from 'vitest';
+import pino from 'pino';
+import { createContext, type AppContext, type ResolvedConfig } from '../server/context.ts';
+import { systemClock } from '../server/domain/clock.ts';
+import { enqueue } from '../server/jobs/runner.ts';
+import { Store } from '../server/store/db.ts';
+
+const QUEUE_QUERY = /FROM jobs WHERE status = 'queued'/;
+
+/** A context on a fresh in-memory database whose runner is not started (so it never polls), and the queue queries it runs. */
+function setUp(): { ctx: AppContext; queueQueries: () => number; ran: string[]; close: () => Promise<void> } {
+  const { store } = Store.open(':memory:');
+  const ctx = createContext({ store, config: {} as ResolvedConfig, clock: systemClock, log: pino({ level: 'silent' }) });
+  let queries = 0;
+  const prepare = store.db.prepare.bind(store.db);
+  store.db.prepare = ((sql: string) => {
+    if (QUEUE_QUERY.test(sql)) queries++;
+    return prepare(sql);
+  }) as typeof store.db.prepare;
+  const ran: string[] = [];
+  ctx.jobs.register<{ name: string }>('record', {
+    run: async (_ctx, job) => void ran.push(job.payload.name),
+    fail: () => {},
+    resumable: false,
+  });
+  const close = async () => {
+    await ctx.jobs.stop();
+    store.close();
+  };
+  return { ctx, queueQueries: () => queries, ran, close };
+}
+
+const queue = (ctx: AppContext, name: string) =>
+  enqueue(ctx.db, { kind: 'record', resource: `record:${name}`, payload: { name }, createdAt: ctx.now() });
+
+const opened: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((close) => close()));
+});
+
+describe('kickIfQueued', () => {
+  test('after a write that queued nothing, it reads nothing', async () => {
+    const { ctx, queueQueries, close } = setUp();
+    opened.push(close);
+    await ctx.store.write(() => ctx.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('k', 'v'));
+    ctx.jobs.kickIfQueued();
+    ctx.jobs.kickIfQueued();
+    expect(queueQueries()).toBe(0);
+  });
+
+  test('after a write that queued a job, it starts the job, once', async () => {
+    const { ctx, queueQueries, ran, close } = setUp();
+    opened.push(close);
+    await ctx.store.write(() => queue(ctx, 'first'));
+    ctx.jobs.kickIfQueued();
+    expect(queueQueries()).toBe(1);
+    await expect.poll(() => ran).toEqual(['first']);
+    const afterRun = queueQueries();
+    ctx.jobs.kickIfQueued();
+    expect(queueQueries()).toBe(afterRun);
+  });
+
+  test('a job queued by a write still open when another write asks is started once that write commits', async () => {
+    const { ctx, ran, close } = setUp();
+    opened.push(close);
+    let commitSecond!: () => void;
+    const secondMayEnd = new Promise<void>((resolve) => (commitSecond = resolve));
+    await ctx.store.write(() => queue(ctx, 'committed'));
+    // The second write queues its job, then waits across turns: its transaction stays open.
+    const second = ctx.store.write(async () => {
+      queue(ctx, 'pending');
+      await secondMayEnd;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The first write's request asks now: it sees both jobs counted, while the second's is not committed.
+    ctx.jobs.kickIfQueued();
+    commitSecond();
+    await second;
+    // The second write's own request asks too, and finds nothing new: the first ask's retry started its job.
+    ctx.jobs.kickIfQueued();
+    await expect.poll(() => [...ran].sort()).toEqual(['committed', 'pending']);
+  });
+
+  test("one database's queued jobs do not make another's runner read its queue", async () => {
+    const one = setUp();
+    const other = setUp();
+    opened.push(one.close, other.close);
+    await one.ctx.store.write(() => queue(one.ctx, 'one'));
+    other.ctx.jobs.kickIfQueued();
+    expect(other.queueQueries()).toBe(0);
+    one.ctx.jobs.kickIfQueued();
+    await expect.poll(() => one.ran).toEqual(['one']);
+    expect(other.ran).toEqual([]);
+  });
+});
