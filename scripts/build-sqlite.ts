@@ -32,7 +32,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SQLITE_PACKAGE = path.dirname(createRequire(path.join(root, 'package.json')).resolve('better-sqlite3/package.json'));
 /** The addon node-gyp builds, where better-sqlite3 loads it from. */
 export const ADDON = path.join(SQLITE_PACKAGE, 'build/Release/better_sqlite3.node');
-/** Written beside the addon after a build: what it was built from (see `stampOf`). */
+/** Written beside the addon after a build: what it was built from (`stampOf`) and the addon's own digest. */
 export const STAMP = path.join(SQLITE_PACKAGE, 'build/Release/docs-platform-build.json');
 
 export interface SourceChange {
@@ -133,18 +133,27 @@ function nodeGyp(): string[] {
   return ['node-gyp'];
 }
 
-/** Changes the sources and builds the addon, unless the addon on disk is stamped as built from them (`force` builds anyway). */
+const digestOf = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/** The stamp of the addon built from `SQLITE_PACKAGE`'s sources as they are now, for this Node. */
+const stampNow = () => JSON.stringify({ built: stampOf(SQLITE_PACKAGE), addon: digestOf(ADDON) });
+
+/** Whether the addon on disk is the one this script built from the sources as they are now, for this Node. */
+export function addonIsBuilt(): boolean {
+  return existsSync(ADDON) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === stampNow();
+}
+
+/** Changes the sources and builds the addon, unless it is built from them already (`force` builds anyway). */
 export function buildSqlite(options: { force?: boolean } = {}): 'built' | 'up to date' {
   applySourceChanges(SQLITE_PACKAGE);
-  const stamp = stampOf(SQLITE_PACKAGE);
-  if (!options.force && existsSync(ADDON) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === stamp) return 'up to date';
+  if (!options.force && addonIsBuilt()) return 'up to date';
   const [command, ...args] = nodeGyp();
   // Both cores: SQLite's amalgamation and better-sqlite3's own sources compile side by side.
   const result = spawnSync(command!, [...args, 'rebuild', '--release', '--jobs', 'max'], { cwd: SQLITE_PACKAGE, stdio: 'inherit' });
   if (result.status !== 0) {
     throw new Error(`build-sqlite: node-gyp rebuild failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
   }
-  writeFileSync(STAMP, stamp);
+  writeFileSync(STAMP, stampNow());
   return 'built';
 }
 
