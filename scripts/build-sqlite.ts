@@ -17,8 +17,9 @@
 // longer hold the lines the change replaces fails this build, naming the file: update the change or remove it.
 //
 // The build is skipped when the addon on disk was built by this script from the same sources for the same Node ABI
-// (a stamp beside it); anything else (another better-sqlite3, another Node, an addon built by npm's own install
-// script) builds it again, so switching Node versions and running `npm run build:sqlite` repairs the addon.
+// (a stamp beside it, with the addon's digest); anything else (another better-sqlite3, another Node, an addon built
+// by npm's own install script or copied there) builds it again, so switching Node versions and running
+// `npm run build:sqlite` repairs the addon.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
