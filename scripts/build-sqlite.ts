@@ -117,11 +117,11 @@ export function applySourceChanges(dir: string, changes: SourceChange[] = SOURCE
 }
 
 /** What an addon built from `dir`'s sources for this Node is stamped with: the package's version, the changed sources, the ABI. */
-export function stampOf(dir: string, changes: SourceChange[] = SOURCE_CHANGES): string {
+export function stampOf(dir: string, changes: SourceChange[] = SOURCE_CHANGES): { modules: string; platform: string; arch: string; sources: string } {
   const hash = createHash('sha256');
   hash.update(readFileSync(path.join(dir, 'package.json')));
   for (const change of changes) hash.update(change.file).update(readFileSync(path.join(dir, change.file)));
-  return JSON.stringify({ modules: process.versions.modules, platform: process.platform, arch: process.arch, sources: hash.digest('hex') });
+  return { modules: process.versions.modules, platform: process.platform, arch: process.arch, sources: hash.digest('hex') };
 }
 
 /** node-gyp as npm bundles it: npm names it to the scripts it runs; else beside npm's own script; else on the PATH. */
@@ -137,7 +137,7 @@ function nodeGyp(): string[] {
 const digestOf = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 /** The stamp of the addon built from `SQLITE_PACKAGE`'s sources as they are now, for this Node. */
-const stampNow = () => JSON.stringify({ built: stampOf(SQLITE_PACKAGE), addon: digestOf(ADDON) });
+const stampNow = () => JSON.stringify({ ...stampOf(SQLITE_PACKAGE), addon: digestOf(ADDON) });
 
 /** Whether the addon on disk is the one this script built from the sources as they are now, for this Node. */
 export function addonIsBuilt(): boolean {
@@ -149,8 +149,7 @@ export function buildSqlite(options: { force?: boolean } = {}): 'built' | 'up to
   applySourceChanges(SQLITE_PACKAGE);
   if (!options.force && addonIsBuilt()) return 'up to date';
   const [command, ...args] = nodeGyp();
-  // Both cores: SQLite's amalgamation and better-sqlite3's own sources compile side by side.
-  const result = spawnSync(command!, [...args, 'rebuild', '--release', '--jobs', 'max'], { cwd: SQLITE_PACKAGE, stdio: 'inherit' });
+  const result = spawnSync(command!, [...args, 'rebuild', '--release'], { cwd: SQLITE_PACKAGE, stdio: 'inherit' });
   if (result.status !== 0) {
     throw new Error(`build-sqlite: node-gyp rebuild failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
   }

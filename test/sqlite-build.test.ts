@@ -32,8 +32,7 @@ describe('the build of better-sqlite3', () => {
     }
     // The stamp holds the addon's digest: an addon built or copied there by anything else does not match it.
     expect(addonIsBuilt()).toBe(true);
-    const stamp = JSON.parse(readFileSync(STAMP, 'utf8')) as { built: string };
-    expect(JSON.parse(stamp.built)).toMatchObject({ modules: process.versions.modules });
+    expect(JSON.parse(readFileSync(STAMP, 'utf8'))).toMatchObject({ modules: process.versions.modules, addon: expect.any(String) });
   });
 
   test('the change applies to the sources as shipped, once, and the stamp follows the sources', () => {
@@ -43,8 +42,8 @@ describe('the build of better-sqlite3', () => {
     for (const change of SOURCE_CHANGES) {
       expect(readFileSync(path.join(dir, change.file), 'utf8')).toBe(readFileSync(path.join(SQLITE_PACKAGE, change.file), 'utf8'));
     }
-    expect(stampOf(dir)).toBe(stampOf(SQLITE_PACKAGE));
-    expect(stampOf(dir)).not.toBe(before);
+    expect(stampOf(dir)).toEqual(stampOf(SQLITE_PACKAGE));
+    expect(stampOf(dir)).not.toEqual(before);
     expect(applySourceChanges(dir)).toEqual({ changed: [] });
   });
 

@@ -1,7 +1,7 @@
 // The background job runner. Handlers queue jobs with `enqueue` inside their write transaction; once that commits,
 // `kickIfQueued` (which the app calls after each write; a write that queued nothing costs it no query) or the poll
-// starts them. Jobs of one resource run one at a time, in order; jobs of different resources
-// run side by side, up to a limit. A job kind records its progress and outcome on its resource itself, and its
+// starts them. Jobs of one resource run one at a time, in order; jobs of different resources run side by side, up
+// to a limit. A job kind records its progress and outcome on its resource itself, and its
 // `fail` hook lands any failure there too, so that a failure never crashes the server. After a restart, jobs found
 // running are resumed when their kind is resumable, and otherwise marked failed with a reason.
 import type { AppContext } from '../context.ts';
