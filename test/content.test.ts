@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { RevisionContent } from '../server/content/model.ts';
+import { linkGroups } from '../server/content/links.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import type { SeedPage } from '../server/seed.ts';
@@ -320,6 +321,14 @@ describe('GET /v1/spaces/{spaceId}/links', () => {
     expect(second.stats).toEqual(first.stats);
   });
 
+  test("are grouped once per revision: later reads share the groups, frozen (the list follows the content: see 'content of a change request')", async () => {
+    const revision = getRevision(app().db, await revisionOf('manual'))!;
+    const groups = linkGroups(app(), revision);
+    expect(groups.map((group) => group.status)).toEqual(['ok', 'ok', 'broken', 'broken', 'ok', 'in-app', 'ok', 'broken']);
+    expect(linkGroups(app(), getRevision(app().db, revision.id)!)).toBe(groups);
+    expect(Object.isFrozen(groups) && Object.isFrozen(groups[0]!.pageIds) && Object.isFrozen(groups[0]!.target)).toBe(true);
+  });
+
   test('rejects an invalid limit or cursor with 400; 404 for unknown spaces and strangers; 401 without a token', async () => {
     expectError(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', { params: { path: { spaceId: 'manual' }, query: { limit: 0 } } }), 400, 'limit');
     expectError(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', { params: { path: { spaceId: 'manual' }, query: { page: 'forged.cursor' } } }), 400, 'page');
@@ -357,6 +366,22 @@ describe('GET /v1/spaces/{spaceId}/content/page/{pageId}/backlinks', () => {
     ]);
     const none = ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/backlinks', page('manual', 'guides')));
     expect(none).toEqual({ count: 0, items: [] });
+  });
+
+  test("reads the links to the page through the index of links by target, not every link of the revision", async () => {
+    const { db } = app();
+    const prepare = db.prepare;
+    const texts: string[] = [];
+    db.prepare = ((sql: string) => (texts.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+    try {
+      ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/backlinks', page('manual', 'install')));
+    } finally {
+      db.prepare = prepare;
+    }
+    const byTarget = texts.filter((sql) => /FROM content_links\b[\s\S]*\btarget_id = \?/.test(sql));
+    expect(byTarget).toHaveLength(1);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${byTarget[0]}`).all('r', 'page', 'p') as { detail: string }[]).map((row) => row.detail);
+    expect(plan[0]).toMatch(/^SEARCH content_links USING INDEX content_links_target \(revision_id=\? AND target_kind=\? AND target_id=\?\)/);
   });
 
   test('rejects an invalid limit with 400, answers 404 for an unknown page and strangers', async () => {

@@ -15,7 +15,7 @@
 // A link page (type `link`) links to its target address.
 import type { AppContext } from '../context.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
-import { pageBody, type RevisionContent, type RevisionRecord, walkPages } from './model.ts';
+import { frozen, pageBody, type RevisionContent, type RevisionRecord, walkPages } from './model.ts';
 import type { Model } from '../http/types.ts';
 import { getRevision } from './revisions.ts';
 
@@ -220,13 +220,34 @@ export function groupLinks(links: IndexedLink[]): LinkGroup[] {
   return [...groups.values()];
 }
 
+/**
+ * Whole revisions' distinct links, per app address: the links of a revision never change (nor its content, which
+ * keys them), so they are grouped once, the first time they are asked for, and kept as long as the content is
+ * (revisions.ts keeps the most recently read). A page of a space's links showed 50 groups but read and grouped all the
+ * revision's links on each request: 14 ms for a space of 5 000 pages and 10 000 links. One page's links are read
+ * from the index as they are asked for.
+ */
+const revisionGroups = new WeakMap<RevisionContent, { appUrl: string; groups: readonly LinkGroup[] }>();
+
+/** The distinct links of a revision (of one page of it, when given), in the order `groupLinks` gives. */
+export function linkGroups(ctx: AppContext, revision: RevisionRecord, pageId?: string): readonly LinkGroup[] {
+  if (pageId !== undefined || !Object.isFrozen(revision.content)) return groupLinks(revisionLinks(ctx, revision, pageId));
+  const kept = revisionGroups.get(revision.content);
+  if (kept?.appUrl === ctx.config.appUrl) return kept.groups;
+  const groups = frozen(groupLinks(revisionLinks(ctx, revision)));
+  revisionGroups.set(revision.content, { appUrl: ctx.config.appUrl, groups });
+  return groups;
+}
+
 /** Ids of the pages with a working link to a page or file of the revision, in page order. */
 export function backlinkPageIds(ctx: AppContext, revision: RevisionRecord, kind: 'page' | 'file', id: string): string[] {
   ensureLinkIndex(ctx, revision);
   const rows = ctx.db
     .prepare(
+      // `+page_id`: grouping by the bare column led SQLite to read every link of the revision in its primary key's
+      // order (revision, page) rather than the few to this target by content_links_target, sorting them after.
       `SELECT page_id FROM content_links WHERE revision_id = ? AND target_kind = ? AND target_id = ?
-       GROUP BY page_id ORDER BY MIN(rowid)`,
+       GROUP BY +page_id ORDER BY MIN(rowid)`,
     )
     .all(revision.id, kind, id) as { page_id: string }[];
   return rows.map((row) => row.page_id);
@@ -272,5 +293,5 @@ export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pa
 
 /** Number of distinct broken links in a revision (in one page of it, when given). */
 export function brokenLinkCount(ctx: AppContext, revision: RevisionRecord, pageId?: string): number {
-  return groupLinks(revisionLinks(ctx, revision, pageId)).filter((group) => LINK_STATES[group.status].broken).length;
+  return linkGroups(ctx, revision, pageId).filter((group) => LINK_STATES[group.status].broken).length;
 }

@@ -139,7 +139,48 @@ export function requireContentRoom(content: RevisionContent, field: string): voi
   }
 }
 
-export function findPage(content: RevisionContent, pageId: string): { page: StoredPage; path: string } | undefined {
-  for (const entry of walkPages(content.pages)) if (entry.page.id === pageId) return entry;
-  return undefined;
+/** A page of a tree, where `walkPages` finds it. */
+export type PageEntry = Readonly<{ page: StoredPage; path: string; parentPath: string }>;
+
+/**
+ * The pages and files of frozen contents (revisions', which never change once written: see `frozen`) by id, made on
+ * the first lookup into a content and kept as long as that content is. A list of 50 comments looks up 50 pages, each
+ * of which was a walk through the whole tree (26 ms for a page of comments in a space of 5 000 pages).
+ */
+const pagesById = new WeakMap<readonly StoredPage[], ReadonlyMap<string, PageEntry>>();
+const filesById = new WeakMap<readonly StoredFile[], ReadonlyMap<string, StoredFile>>();
+
+/** The first page with this id, at any level, with its path; a content being edited (not frozen) is walked. */
+export function findPage(content: RevisionContent, pageId: string): PageEntry | undefined {
+  const { pages } = content;
+  if (!Object.isFrozen(pages)) {
+    for (const entry of walkPages(pages)) if (entry.page.id === pageId) return entry;
+    return undefined;
+  }
+  let byId = pagesById.get(pages);
+  if (!byId) {
+    const entries = new Map<string, PageEntry>();
+    for (const entry of walkPages(pages)) {
+      const { id } = entry.page;
+      if (!entries.has(id)) entries.set(id, Object.freeze(entry));
+    }
+    pagesById.set(pages, (byId = entries));
+  }
+  return byId.get(pageId);
+}
+
+/** The first file with this id; a content being edited (not frozen) is searched. */
+export function findFile(content: RevisionContent, fileId: string): StoredFile | undefined {
+  const { files } = content;
+  if (!Object.isFrozen(files)) return files.find((file) => file.id === fileId);
+  let byId = filesById.get(files);
+  if (!byId) {
+    const entries = new Map<string, StoredFile>();
+    for (const file of files) {
+      const { id } = file;
+      if (!entries.has(id)) entries.set(id, file);
+    }
+    filesById.set(files, (byId = entries));
+  }
+  return byId.get(fileId);
 }

@@ -12,7 +12,7 @@
 // | `changelog`       | "Changelog" with a first entry dated today                                 | none                |
 import { badRequest } from '../http/errors.ts';
 import { newPage, slugify, unique } from './edit.ts';
-import { pageBody, type RevisionContent, type StoredFile, type StoredPage } from './model.ts';
+import { findFile, pageBody, type RevisionContent, type StoredFile, type StoredPage } from './model.ts';
 
 interface TemplateInput {
   /** Files of the content, by the names the template gives them. */
@@ -136,7 +136,7 @@ export function applyTemplate(
         }`,
       );
     }
-    const file = content.files.find((candidate) => candidate.id === ref.file);
+    const file = findFile(content, ref.file);
     if (!file) throw badRequest(`params.contentRefs.${name}.file: no file ${ref.file} in the content`);
     refs[name] = file;
   }

@@ -7,9 +7,9 @@ import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
-import { backlinkPageIds, brokenLinkCount, brokenLinksInChangeRequests, groupLinks, LINK_STATES, revisionLinks } from '../content/links.ts';
+import { backlinkPageIds, brokenLinkCount, brokenLinksInChangeRequests, LINK_STATES, linkGroups } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
-import { findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
+import { findFile, findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
 import {
   type ContentScope,
   contentReference,
@@ -136,7 +136,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
   };
 
   const fileOf = (target: Target, fileId: string) => {
-    const file = target.scope.revision.content.files.find((candidate) => candidate.id === fileId);
+    const file = findFile(target.scope.revision.content, fileId);
     if (!file) throw notFound(`file ${fileId}`);
     return file;
   };
@@ -157,8 +157,9 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       list: listId(operation, target.scope.revision.id),
       page: query.page,
       limit: query.limit,
-      all: target.scope.revision.content.files.map((file) => presentFile(ctx, target.scope, file, readOptions(query))),
+      all: target.scope.revision.content.files,
       key: (file) => [file.id],
+      present: (file) => presentFile(ctx, target.scope, file, readOptions(query)),
     }),
   });
 
@@ -178,8 +179,9 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
         list: listId(operation, target.scope.revision.id, id),
         page: query.page,
         limit: query.limit,
-        all: pageIds.map((pageId) => contentReference(target.scope, { kind: 'page', id: pageId })),
-        key: (reference) => [reference.page!],
+        all: pageIds,
+        key: (pageId) => [pageId],
+        present: (pageId) => contentReference(target.scope, { kind: 'page', id: pageId }),
       }),
     };
   };
@@ -215,7 +217,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     query: Paging,
     options: { pageId?: string; changeRequestBroken: number },
   ): { status: 200; body: Model<'LinkList'> } => {
-    const groups = groupLinks(revisionLinks(ctx, target.scope.revision, options.pageId));
+    const groups = linkGroups(ctx, target.scope.revision, options.pageId);
     const page = ctx.cursors.pageOf({
       list: listId(operation, target.scope.revision.id, options.pageId),
       page: query.page,
