@@ -28,6 +28,8 @@ export interface Config {
   bodyLimit: number;
   /** SQLite page cache, MiB (DB_CACHE_MB). */
   dbCacheMb: number;
+  /** Revisions' contents kept parsed, MiB of their JSON (CONTENT_CACHE_MB). */
+  contentCacheMb: number;
   /** Allow outbound requests (imports, OpenAPI sources, Git, tunnels) to loopback and private addresses. */
   allowPrivateNetworks: boolean;
   /** Addresses and CIDR ranges outbound requests may reach even when `allowPrivateNetworks` is off. */
@@ -198,6 +200,14 @@ export const VARIABLES: readonly Variable[] = [
     default: '2',
     description: "SQLite's page cache in MiB (the server's memory grows by up to this much as the database grows)",
     parse: (value) => int('DB_CACHE_MB', value, 2, 1, 1024),
+  }),
+  variable({
+    name: 'CONTENT_CACHE_MB',
+    key: 'contentCacheMb',
+    default: '32',
+    description:
+      "spaces' contents kept parsed in memory, in MiB of their JSON (about as much heap); a content above half of it is read from the database on every request",
+    parse: (value) => int('CONTENT_CACHE_MB', value, 32, 0, 4096),
   }),
   variable({
     name: 'ALLOW_PRIVATE_NETWORKS',

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
+import { keepRevisionContents } from './content/revisions.ts';
 import { type Config, StartupError } from './config.ts';
 import { type AppContext, createContext, type ResolvedConfig } from './context.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
@@ -114,6 +115,7 @@ async function serve(
     throw new DataDirError(`DATA_DIR ${config.dataDir}: the database data.sqlite cannot be opened (${(error as Error).message}). Fix its permissions or choose another DATA_DIR.`, { cause: error });
   }
   const { store, applied } = opened;
+  keepRevisionContents(store.db, config.contentCacheMb * 1024 * 1024);
   if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
   const ctx = createContext({ store, config, clock: options.clock ?? systemClock, log });
 

@@ -1,9 +1,10 @@
 // Revisions are immutable snapshots: a revision's content is parsed once and shared by later reads, frozen so that
 // no reader can change it for the others, and never outlives its row.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createRevision, getRevision, REVISION_CACHE_CHARS } from '../server/content/revisions.ts';
+import { createRevision, getRevision, keepRevisionContents } from '../server/content/revisions.ts';
 import type { RevisionContent } from '../server/content/model.ts';
 import { Store } from '../server/store/db.ts';
+import { readConfig } from '../server/config.ts';
 
 let store: Store;
 beforeEach(() => {
@@ -63,8 +64,10 @@ describe('reading a revision', () => {
   });
 
   test('past the bound of what is kept, the least recently read contents are parsed again, and stay right', () => {
+    const BOUND = 1024 * 1024;
+    keepRevisionContents(store.db, BOUND);
     // Five revisions of a fifth of the bound each: reading them all keeps the last four.
-    const big = (n: number) => contentOf(`big-${n}`, `${n}`.repeat(Math.floor(REVISION_CACHE_CHARS / 5)));
+    const big = (n: number) => contentOf(`big-${n}`, `${n}`.repeat(Math.floor(BOUND / 5)));
     const ids = [0, 1, 2, 3, 4].map((n) => store1(big(n)));
     const firstReads = ids.map((id) => getRevision(store.db, id)!.content);
     for (const n of [4, 3, 2, 1]) expect(getRevision(store.db, ids[n]!)!.content).toBe(firstReads[n]);
@@ -76,12 +79,28 @@ describe('reading a revision', () => {
     expect(getRevision(store.db, ids[4]!)!.content).not.toBe(firstReads[4]);
     ids.forEach((id, n) => expect(getRevision(store.db, id)!.content.pages[0]!.title).toBe(`big-${n}`));
 
-    // A content of more than a quarter of the bound is never kept: each read parses it.
-    const huge = contentOf('huge', 'x'.repeat(Math.floor(REVISION_CACHE_CHARS / 3)));
+    // A content of up to half the bound is kept (pushing out others); a larger one never is: each read parses it.
+    const large = contentOf('large', 'x'.repeat(Math.floor(BOUND * 0.45)));
+    const largeId = store1(large);
+    expect(getRevision(store.db, largeId)!.content).toBe(getRevision(store.db, largeId)!.content);
+    const huge = contentOf('huge', 'x'.repeat(Math.floor(BOUND * 0.55)));
     const hugeId = store1(huge);
     const read = getRevision(store.db, hugeId)!.content;
     expect(getRevision(store.db, hugeId)!.content).not.toBe(read);
     expect(read).toEqual(huge);
     expect(Object.isFrozen(read.pages[0])).toBe(true);
+  });
+
+  test('the server keeps CONTENT_CACHE_MB of contents: a space of 1 000 pages of 2 KB (2 MB of JSON) by default', () => {
+    const pages = Array.from({ length: 1000 }, (_, i) => ({
+      ...contentOf(`page-${i}`, 'Lorem ipsum dolor sit amet. '.repeat(73)).pages[0]!,
+      id: `page-${i}`,
+      pages: [],
+    }));
+    const id = store1({ ...contentOf('space'), pages });
+    keepRevisionContents(store.db, readConfig({}).contentCacheMb * 1024 * 1024);
+    expect(getRevision(store.db, id)!.content).toBe(getRevision(store.db, id)!.content);
+    keepRevisionContents(store.db, readConfig({ CONTENT_CACHE_MB: '0' }).contentCacheMb * 1024 * 1024);
+    expect(getRevision(store.db, id)!.content).not.toBe(getRevision(store.db, id)!.content);
   });
 });

@@ -50,13 +50,22 @@ export function createRevision(
  * Parsed contents of revisions, by connection. A revision never changes once written, yet reading one parsed its
  * whole JSON (every page's markdown) on every request that looked at a space's content or at the page of a comment:
  * 5 to 8% of the CPU of a GET of a 30-page space's content or a POST of a comment, and more as the space grows. The
- * most recently read contents are kept, up to REVISION_CACHE_CHARS of JSON text in all; the row is still read (but
- * not its content) on every call, so a revision gone with its space is gone here too. What is handed out is frozen,
- * all the way down: code that changed a snapshot in place would throw (a TypeError) instead of changing it for every
- * later reader; content is changed by building a new RevisionContent (see content/model.ts).
+ * most recently read contents are kept, up to a bound in characters of their JSON text (about as many bytes of heap
+ * once parsed): the server's is CONTENT_CACHE_MB (`keepRevisionContents`), REVISION_CACHE_CHARS elsewhere. One content
+ * is kept when it is at most half the bound, so that reading it does not push out all the others; a larger one is
+ * parsed on every read (with a bound of 8 MiB and a quarter of it, a space of 1 000 pages of 2 KB was: 8 ms for every
+ * request on its content, 35 to 80 ms at 5 000 pages). The row is still read (but not its content) on every call, so
+ * a revision gone with its space is gone here too. What is handed out is frozen, all the way down: code that changed
+ * a snapshot in place would throw (a TypeError) instead of changing it for every later reader; content is changed by
+ * building a new RevisionContent (see content/model.ts).
  */
 const parsedContents = new WeakMap<Db, RecentlyUsed<string, RevisionContent>>();
-export const REVISION_CACHE_CHARS = 8 * 1024 * 1024;
+export const REVISION_CACHE_CHARS = 32 * 1024 * 1024;
+
+/** Bounds the parsed contents kept for `db` to `chars` characters of JSON (what was kept is dropped). */
+export function keepRevisionContents(db: Db, chars: number): void {
+  parsedContents.set(db, new RecentlyUsed(chars, chars / 2));
+}
 
 type RevisionMetaRow = Omit<RevisionRow, 'content'>;
 
@@ -78,8 +87,8 @@ export function getRevision(db: Db, id: string): RevisionRecord | undefined {
 
 /** The content of an existing revision, parsed once and frozen (see `parsedContents`). */
 function revisionContent(db: Db, id: string): RevisionContent {
-  let cache = parsedContents.get(db);
-  if (!cache) parsedContents.set(db, (cache = new RecentlyUsed(REVISION_CACHE_CHARS, REVISION_CACHE_CHARS / 4)));
+  if (!parsedContents.has(db)) keepRevisionContents(db, REVISION_CACHE_CHARS);
+  const cache = parsedContents.get(db)!;
   const kept = cache.get(id);
   if (kept) return kept;
   const { content: text } = db.prepare('SELECT content FROM revisions WHERE id = ?').get(id) as Pick<RevisionRow, 'content'>;
