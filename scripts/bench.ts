@@ -2,21 +2,25 @@
 // time and its memory under load (bench-throughput.ts), on the compiled server `npm start` runs (rebuilt first).
 // Then the cost of one page of a list as the collection grows, through the real stack (HTTP, validation of requests
 // and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
-// the list; the numbers show whether it does. `BENCH_PARTS` (throughput, prism, startup, memory, lists) chooses
-// parts; `prism` adds the Prism mock to the throughput part.
+// the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
+// files a revision holds. `BENCH_PARTS` (throughput, prism, startup, memory, lists, revisions) chooses parts; `prism`
+// adds the Prism mock to the throughput part.
 import { readConfig } from '../server/config.ts';
+import type { RevisionContent } from '../server/content/model.ts';
+import { commitSpaceContent } from '../server/content/revisions.ts';
 import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
 import { throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists,revisions').split(',');
 if (['throughput', 'startup', 'memory'].some((part) => PARTS.includes(part))) {
   if (process.env.BENCH_SERVER !== 'tsx') await buildServer();
   await throughput(PARTS);
   console.log();
 }
 if (PARTS.includes('lists')) await lists();
+if (PARTS.includes('revisions')) await revisions();
 
 async function lists() {
   const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000,50000').split(',').map(Number);
@@ -162,4 +166,104 @@ async function lists() {
   console.log(`\none request in the same organizations (and the space of the lists above), mean of ${ROUNDS} calls, ms`);
   row('request', SIZES.map(String));
   for (const request of REQUESTS) row(request, requests.get(request)!);
+}
+
+/**
+ * What one request costs in a space whose content grows to `BENCH_PAGES` pages (groups of 49 documents of
+ * `BENCH_PAGE_BYTES` of text, 2 000 by default) and as many files, each page linking to the next and showing a file: the requests that look up one page or file, or show a page
+ * of a list drawn from the content, should cost the same at every size; the whole content and its page tree grow with
+ * it (shown for scale).
+ */
+async function revisions() {
+  const SIZES = (process.env.BENCH_PAGES ?? '100,1000,5000').split(',').map(Number);
+  // Each page's text: about 2 KB by default, a short page of documentation.
+  const text = 'Some documentation, in a sentence of words. '.repeat(Math.ceil(Number(process.env.BENCH_PAGE_BYTES ?? 2000) / 44));
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+  const token = 'bench-token';
+  const running = await startServer(readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token }));
+  const { db } = running.ctx;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${running.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as { id: string; revision: string; next?: { page: string } };
+  };
+  const time = async (work: () => Promise<unknown>, rounds = ROUNDS) => {
+    await work(); // warm: the first call compiles validators and indexes the revision's links
+    const started = process.hrtime.bigint();
+    for (let round = 0; round < rounds; round++) await work();
+    return Number(process.hrtime.bigint() - started) / 1e6 / rounds;
+  };
+  const REQUESTS = [
+    'GET a page',
+    "a page's links",
+    "a page's backlinks",
+    'GET a file',
+    'files, first page',
+    'files, last page',
+    'comments, first page',
+    "space's links, first page",
+    "space's links, last page",
+    'POST a comment',
+    'GET the content (whole)',
+    'GET the page tree (whole)',
+  ];
+  const results = new Map<string, string[]>(REQUESTS.map((request) => [request, []]));
+  const now = new Date().toISOString();
+  for (const size of SIZES) {
+    const space = await call('POST', '/v1/orgs/demo/spaces', { title: `${size} pages` });
+    const groups = Math.max(1, Math.round(size / 50));
+    const perGroup = Math.max(1, Math.floor(size / groups) - 1);
+    const pages = Array.from({ length: groups }, (_, g) => ({
+      id: `g${g}`, title: `Group ${g}`, slug: `group-${g}`, type: 'group', createdAt: now, updatedAt: now,
+      pages: Array.from({ length: perGroup }, (_, i) => ({
+        id: `p${g}-${i}`, title: `Page ${g}-${i}`, slug: `page-${i}`, type: 'document', createdAt: now, updatedAt: now, pages: [],
+        markdown: `# Page ${g}-${i}\n\nGo on to [the next page](page-${i + 1}).\n\n![A figure](f${g * perGroup + i}.png)\n\n${text}`,
+      })),
+    }));
+    const files = Array.from({ length: groups * perGroup }, (_, i) => ({ id: `f${i}`, name: `f${i}.png`, contentType: 'image/png', size: 100 }));
+    db.transaction(() => commitSpaceContent(db, space.id, [space.revision], { pages, files, reusableContents: [], variables: {} } as RevisionContent, now))();
+    const last = { page: `p${groups - 1}-${perGroup - 1}`, file: `f${files.length - 1}` };
+    for (let i = 0; i < 50; i++) {
+      await call('POST', `/v1/spaces/${space.id}/comments`, { page: `p${(i * 7) % groups}-${i % perGroup}`, body: { markdown: `Comment ${i}` } });
+    }
+    // The cursor to the last page of a list, followed through the list outside the timing.
+    const lastPage = async (path: string) => {
+      let cursor: string | undefined;
+      for (let page = await call('GET', `${path}?limit=1000`); page.next; page = await call('GET', `${path}?limit=1000&page=${encodeURIComponent(cursor!)}`)) {
+        cursor = page.next.page;
+      }
+      return cursor ? `${path}?limit=50&page=${encodeURIComponent(cursor)}` : `${path}?limit=50`;
+    };
+    const at = `/v1/spaces/${space.id}`;
+    const deep = { files: await lastPage(`${at}/content/files`), links: await lastPage(`${at}/links`) };
+    let n = 0;
+    const work: Record<string, () => Promise<unknown>> = {
+      'GET a page': () => call('GET', `${at}/content/page/${last.page}`),
+      "a page's links": () => call('GET', `${at}/content/page/${last.page}/links`),
+      "a page's backlinks": () => call('GET', `${at}/content/page/${last.page}/backlinks`),
+      'GET a file': () => call('GET', `${at}/content/files/${last.file}`),
+      'files, first page': () => call('GET', `${at}/content/files?limit=50`),
+      'files, last page': () => call('GET', deep.files),
+      'comments, first page': () => call('GET', `${at}/comments?limit=50`),
+      "space's links, first page": () => call('GET', `${at}/links?limit=50`),
+      "space's links, last page": () => call('GET', deep.links),
+      'POST a comment': () => call('POST', `${at}/comments`, { page: last.page, body: { markdown: `Comment ${n++}` } }),
+      'GET the content (whole)': () => call('GET', `${at}/content`),
+      'GET the page tree (whole)': () => call('GET', `${at}/content/pages`),
+    };
+    for (const request of REQUESTS) {
+      const whole = request.includes('(whole)');
+      results.get(request)!.push((await time(work[request]!, whole ? Math.max(1, Math.ceil(ROUNDS / 4)) : ROUNDS)).toFixed(1));
+    }
+  }
+  await running.close();
+  console.log(`\none request in a space of each number of pages (and as many files), mean of ${ROUNDS} calls (the whole content: a quarter of them), ms`);
+  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(28)}${cells.map((cell) => cell.padStart(15)).join('')}`);
+  row('request', SIZES.map(String));
+  for (const request of REQUESTS) row(request, results.get(request)!);
 }
