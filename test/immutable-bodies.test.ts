@@ -2,7 +2,7 @@
 // the response check once (server/http/immutable-bodies.ts, server/content/present.ts). What a reader sees must be
 // what making the answer anew would give, whatever changed around the revision since.
 import { describe, expect, test } from 'vitest';
-import { PRESENTED_CACHE_BYTES } from '../server/content/present.ts';
+import { presentedCacheBytes } from '../server/content/present.ts';
 import { immutableBody, immutableBodyChecks, rememberingAccepted } from '../server/http/immutable-bodies.ts';
 import { serialized } from '../server/http/pagination.ts';
 import { standardFixture } from './support/fixture.ts';
@@ -164,8 +164,9 @@ describe('content read again, through the server (response validation on)', () =
   });
 });
 
-describe('a reading too large to keep (a quarter of PRESENTED_CACHE_BYTES)', () => {
-  // 4 000 pages with long titles: about 2 MB of JSON, made anew for each request and checked each time.
+describe('a reading too large to keep (more than half of a quarter of CONTENT_CACHE_MB)', () => {
+  // 4 000 pages with long titles: about 2 MB of JSON, kept by default, but made anew for each request and checked
+  // each time by a server keeping 4 MiB of contents (1 MiB of answers, one of 512 KiB at most).
   const title = (i: number) => `Page ${i} of a very large handbook, whose titles are long enough to make its content big`;
   const big = {
     ...standardFixture,
@@ -177,7 +178,20 @@ describe('a reading too large to keep (a quarter of PRESENTED_CACHE_BYTES)', () 
       standardFixture.organizations![1]!,
     ],
   };
-  const ctx = useTestServer({ fixture: big });
+  const ctx = useTestServer({ fixture: big, env: { CONTENT_CACHE_MB: '4' } });
+  const byDefault = useTestServer({ fixture: big });
+
+  test('is kept by a server of the default CONTENT_CACHE_MB: checked once, then answered as it was', async () => {
+    const read = () => byDefault.server.as('reader').GET('/v1/spaces/{spaceId}/content', { params: { path: { spaceId: 'huge' } } });
+    const before = immutableBodyChecks();
+    const first = ok(await read());
+    const second = ok(await read());
+    expect(second).toEqual(first);
+    expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThan(presentedCacheBytes(byDefault.server.running.ctx) / 2);
+    const after = immutableBodyChecks();
+    expect(after.checked - before.checked).toBe(1);
+    expect(after.remembered - before.remembered).toBe(1);
+  });
 
   test('is answered whole each time, and not kept', async () => {
     const read = () => ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content', { params: { path: { spaceId: 'huge' } } });
@@ -186,7 +200,7 @@ describe('a reading too large to keep (a quarter of PRESENTED_CACHE_BYTES)', () 
     const second = ok(await read());
     expect(first.pages).toHaveLength(4000);
     expect(second).toEqual(first);
-    expect(Buffer.byteLength(JSON.stringify(first))).toBeGreaterThan(PRESENTED_CACHE_BYTES / 4);
+    expect(Buffer.byteLength(JSON.stringify(first))).toBeGreaterThan(presentedCacheBytes(ctx.server.running.ctx) / 2);
     const after = immutableBodyChecks();
     expect(after.checked - before.checked).toBe(2);
     expect(after.remembered - before.remembered).toBe(0);

@@ -85,12 +85,13 @@ export function presentFile(ctx: AppContext, scope: ContentScope, file: StoredFi
  * What a whole revision reads as (its content, its page tree) depends on the revision, which never changes once
  * written, and on a few facts of the reading (the key below); so it is made once, frozen, its JSON with it, and the
  * response check accepts it again without checking it again (see http/immutable-bodies.ts). The most recently read
- * are kept, per app (its addresses and file secret), up to PRESENTED_CACHE_BYTES of JSON in all (the objects take
- * about 1.3 times that again: 10 MB of RAM at most); an answer above a quarter of it is made for its request alone.
- * A space's content (30 pages) cost 70 to 80 µs of CPU per request, 40% of it serialising and checking the same
- * answer again; now 30 to 40 µs, as much as reading a space.
+ * are kept, per app (its addresses and file secret), up to `presentedCacheBytes` of JSON in all, a quarter of
+ * CONTENT_CACHE_MB (8 MiB by default; the objects take about 1.3 times that again); an answer above half of it is
+ * made for its request alone. A space's content (30 pages) cost 70 to 80 µs of CPU per request, 40% of it
+ * serialising and checking the same answer again; now 30 to 40 µs, as much as reading a space. The bound was 4 MiB,
+ * a quarter of it for one answer: the content of a space of 5 000 pages (2.2 MB) was made for each request, 53 ms.
  */
-export const PRESENTED_CACHE_BYTES = 4 * 1024 * 1024;
+export const presentedCacheBytes = (ctx: AppContext) => (ctx.config.contentCacheMb * 1024 * 1024) / 4;
 const presented = new WeakMap<AppContext, RecentlyUsed<string, object>>();
 
 function presentedOnce<T extends object>(
@@ -101,7 +102,7 @@ function presentedOnce<T extends object>(
   make: () => T,
 ): T {
   let kept = presented.get(ctx);
-  if (!kept) presented.set(ctx, (kept = new RecentlyUsed(PRESENTED_CACHE_BYTES, PRESENTED_CACHE_BYTES / 4)));
+  if (!kept) presented.set(ctx, (kept = new RecentlyUsed(presentedCacheBytes(ctx), presentedCacheBytes(ctx) / 2)));
   // Every fact of the scope the answers below read: the revision (its id, parents, type and date come with its
   // row), the space, where its content is shown in the app, whether it is public there, and the options.
   const key = [what, scope.revision.id, scope.space.id, scope.appPath, isPublicContent(scope), options.metadata].join(' ');
