@@ -29,6 +29,9 @@ export interface Page<Item> {
   [CONTINUE_AFTER]?: (kept: number) => { page: string };
 }
 
+/** Items of a page when the request gives no `limit`. */
+const DEFAULT_LIMIT = 50;
+
 /** Largest JSON of the items of a page of a list, in bytes; a page always holds at least one item. */
 export const PAGE_BYTES = 4 * 1024 * 1024;
 
@@ -115,7 +118,7 @@ export class Cursors {
     fetch: (after: Key | undefined, limit: number) => Item[];
     count: () => number;
   }): Page<Item> {
-    const limit = options.limit ?? 50;
+    const limit = options.limit ?? DEFAULT_LIMIT;
     const cursor = options.page ? this.decode(options.page, options.list) : undefined;
     const rows = options.fetch(cursor?.k, limit + 1);
     const count = cursor?.c ?? options.count();
@@ -153,7 +156,7 @@ export class Cursors {
           ? position + 1
           : all.findIndex((item) => keyDigest(item) === wanted) + 1;
     }
-    const slice = all.slice(from, from + (options.limit ?? 50) + 1);
+    const slice = all.slice(from, from + (options.limit ?? DEFAULT_LIMIT) + 1);
     const page = this.page({
       list: options.list,
       limit: options.limit,
