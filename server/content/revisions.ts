@@ -100,7 +100,7 @@ function revisionContent(db: Db, id: string): RevisionContent {
 /** Makes `revision` the current content of its space: moves `spaces.revision_id`, touches `updatedAt`, reindexes. */
 export function setCurrentRevision(db: Db, revision: RevisionRecord, updatedAt: string): void {
   db.prepare('UPDATE spaces SET revision_id = ?, updated_at = ? WHERE id = ?').run(revision.id, updatedAt, revision.spaceId);
-  indexSpaceContent(db, revision.spaceId, revision.content);
+  indexSpaceContent(db, revision.spaceId, revision.id, revision.content, (id) => getRevision(db, id)?.content);
 }
 
 /** Makes `content` a space's main content: a new revision of edits on top of `parents`, made current at `now`. */

@@ -1,7 +1,8 @@
 // Full-text search (SQLite FTS5) over the current content of spaces: one index row per section (the text under
-// a heading) of every page. indexSpaceContent runs whenever a space's current revision changes.
+// a heading) of every page. indexSpaceContent runs whenever a space's current revision changes, and indexes again
+// the pages that changed.
 import type { Db } from '../store/db.ts';
-import { type RevisionContent, walkPages } from './model.ts';
+import { type PageEntry, type RevisionContent, walkPages } from './model.ts';
 
 export interface Section {
   /** Anchor of the heading; empty for the text before the first heading. */
@@ -38,31 +39,83 @@ export function splitSections(pageTitle: string, markdown: string): Section[] {
 }
 
 /**
- * Indexes the sections of `content` as the space's, in place of what the index held for it. Each row of the index is
- * recorded with its space in content_search_spaces (migration 120), which is how a space's rows are found again:
- * the index itself cannot look them up by space.
+ * Indexes `content`, the content of revision `revisionId`, as the space's, in place of what the index held for it.
+ * Each row of the index is recorded with its space and page in content_search_spaces (migrations 120 and 190), which
+ * is how a space's rows are found again: the index itself cannot look them up by space. When the index holds the
+ * space's rows of a revision (content_search_revisions) and `contentOf` gives that revision's content, only the pages
+ * that differ from it are indexed again (a page's rows come from its title, text and path alone); otherwise the
+ * space is indexed whole.
  */
-export function indexSpaceContent(db: Db, spaceId: string, content: RevisionContent): void {
-  removeSpaceFromIndex(db, spaceId);
-  addSpaceToIndex(db, spaceId, content);
+export function indexSpaceContent(
+  db: Db,
+  spaceId: string,
+  revisionId: string,
+  content: RevisionContent,
+  contentOf: (revisionId: string) => RevisionContent | undefined = () => undefined,
+): void {
+  const held = (db.prepare('SELECT revision_id FROM content_search_revisions WHERE space_id = ?').get(spaceId) as
+    | { revision_id: string }
+    | undefined)?.revision_id;
+  const before = held === undefined ? undefined : pagesById(held === revisionId ? content : contentOf(held));
+  const after = pagesById(content);
+  if (before && after) {
+    const stale: string[] = [];
+    const fresh: PageEntry[] = [];
+    for (const [id, entry] of after) {
+      const old = before.get(id);
+      if (old && old.path === entry.path && old.page.title === entry.page.title && old.page.markdown === entry.page.markdown) continue;
+      if (old) stale.push(id);
+      fresh.push(entry);
+    }
+    for (const id of before.keys()) if (!after.has(id)) stale.push(id);
+    removePagesFromIndex(db, spaceId, stale);
+    addPagesToIndex(db, spaceId, fresh);
+  } else {
+    removeSpaceFromIndex(db, spaceId);
+    addPagesToIndex(db, spaceId, walkPages(content.pages));
+  }
+  db.prepare(
+    `INSERT INTO content_search_revisions (space_id, revision_id) VALUES (?, ?)
+     ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id`,
+  ).run(spaceId, revisionId);
 }
 
-/** Indexes the sections of `content` as the space's, beside what the index holds for it (nothing, for a new space). */
-export function addSpaceToIndex(db: Db, spaceId: string, content: RevisionContent): void {
+/** The pages of a content by id, with their paths; undefined for no content, or one where an id repeats. */
+function pagesById(content: RevisionContent | undefined): Map<string, PageEntry> | undefined {
+  if (!content) return undefined;
+  const pages = new Map<string, PageEntry>();
+  for (const entry of walkPages(content.pages)) {
+    if (pages.has(entry.page.id)) return undefined;
+    pages.set(entry.page.id, entry);
+  }
+  return pages;
+}
+
+/** Indexes the sections of these pages as the space's, beside what the index holds for it. */
+function addPagesToIndex(db: Db, spaceId: string, pages: Iterable<PageEntry>): void {
   const insert = db.prepare(
     `INSERT INTO content_search (title, body, page_title, space_id, page_id, page_path, section_id)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  const record = db.prepare('INSERT INTO content_search_spaces (search_rowid, space_id) VALUES (?, ?)');
-  for (const { page, path } of walkPages(content.pages)) {
+  const record = db.prepare('INSERT INTO content_search_spaces (search_rowid, space_id, page_id) VALUES (?, ?, ?)');
+  for (const { page, path } of pages) {
     const sections = splitSections(page.title, page.markdown ?? '');
     // A page without text is still found by its title.
     if (sections.length === 0) sections.push({ id: '', title: page.title, body: '' });
     for (const section of sections) {
       const { lastInsertRowid } = insert.run(section.title, section.body, page.title, spaceId, page.id, path, section.id);
-      record.run(lastInsertRowid, spaceId);
+      record.run(lastInsertRowid, spaceId, page.id);
     }
   }
+}
+
+/** Removes the rows of these pages of the space from the index. */
+function removePagesFromIndex(db: Db, spaceId: string, pageIds: string[]): void {
+  if (pageIds.length === 0) return;
+  const ids = JSON.stringify(pageIds);
+  const rows = 'SELECT search_rowid FROM content_search_spaces WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))';
+  db.prepare(`DELETE FROM content_search WHERE rowid IN (${rows})`).run(spaceId, ids);
+  db.prepare('DELETE FROM content_search_spaces WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))').run(spaceId, ids);
 }
 
 /** Removes the space's rows from the index (found by content_search_spaces, then by rowid). */
@@ -71,6 +124,7 @@ export function removeSpaceFromIndex(db: Db, spaceId: string): void {
     'DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE space_id = ?)',
   ).run(spaceId);
   db.prepare('DELETE FROM content_search_spaces WHERE space_id = ?').run(spaceId);
+  db.prepare('DELETE FROM content_search_revisions WHERE space_id = ?').run(spaceId);
 }
 
 /** FTS5 query of every word of `text` (each a prefix), quoted so that no user input is FTS5 syntax. */

@@ -18,7 +18,7 @@ import {
   spaceAccess,
   type SpaceRow,
 } from '../domain/spaces.ts';
-import { addSpaceToIndex, removeSpaceFromIndex } from '../content/search.ts';
+import { indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
 import { badRequest, conflict } from '../http/errors.ts';
 import { listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input } from '../http/types.ts';
@@ -67,8 +67,7 @@ export function insertSpace(
       now,
     );
   createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content, createdAt: now });
-  // A new space has nothing in the search index to replace.
-  addSpaceToIndex(ctx.db, id, content);
+  indexSpaceContent(ctx.db, id, revisionId, content);
   return getSpaceRow(ctx.db, id)!;
 }
 
