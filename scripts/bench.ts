@@ -170,12 +170,14 @@ async function lists() {
 
 /**
  * What one request costs in a space whose content grows to `BENCH_PAGES` pages (groups of 49 documents of
- * `BENCH_PAGE_BYTES` of text, 2 000 by default) and as many files, each page linking to the next and showing a file: the requests that look up one page or file, or show a page
- * of a list drawn from the content, should cost the same at every size; the whole content and its page tree grow with
- * it (shown for scale).
+ * `BENCH_PAGE_BYTES` of text, 2 000 by default) and as many files, each page linking to the next and showing a file:
+ * the requests that look up one page or file, or show a page of a list drawn from the content, should cost the same
+ * at every size; a write of content (a template, adding a page) stores the whole revision, and the whole content and
+ * its page tree grow with it (shown for scale).
  */
 async function revisions() {
-  const SIZES = (process.env.BENCH_PAGES ?? '100,1000,5000').split(',').map(Number);
+  // The most a revision holds is 5 000 pages: 4 900, to leave room for the pages the writes add.
+  const SIZES = (process.env.BENCH_PAGES ?? '100,1000,4900').split(',').map(Number);
   // Each page's text: about 2 KB by default, a short page of documentation.
   const text = 'Some documentation, in a sentence of words. '.repeat(Math.ceil(Number(process.env.BENCH_PAGE_BYTES ?? 2000) / 44));
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -190,7 +192,7 @@ async function revisions() {
     });
     const text = await response.text();
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as { id: string; revision: string; next?: { page: string } };
+    return (text ? JSON.parse(text) : {}) as { id: string; revision: string; next?: { page: string } };
   };
   const time = async (work: () => Promise<unknown>, rounds = ROUNDS) => {
     await work(); // warm: the first call compiles validators and indexes the revision's links
@@ -209,6 +211,7 @@ async function revisions() {
     "space's links, first page",
     "space's links, last page",
     'POST a comment',
+    'a template applied, then its links',
     'GET the content (whole)',
     'GET the page tree (whole)',
   ];
@@ -253,6 +256,11 @@ async function revisions() {
       "space's links, first page": () => call('GET', `${at}/links?limit=50`),
       "space's links, last page": () => call('GET', deep.links),
       'POST a comment': () => call('POST', `${at}/comments`, { page: last.page, body: { markdown: `Comment ${n++}` } }),
+      // A write of content makes a new revision, whose links are indexed when they are first asked for.
+      'a template applied, then its links': async () => {
+        await call('POST', `${at}/content/template`, { id: 'changelog' });
+        await call('GET', `${at}/content/page/${last.page}/links`);
+      },
       'GET the content (whole)': () => call('GET', `${at}/content`),
       'GET the page tree (whole)': () => call('GET', `${at}/content/pages`),
     };
@@ -263,7 +271,7 @@ async function revisions() {
   }
   await running.close();
   console.log(`\none request in a space of each number of pages (and as many files), mean of ${ROUNDS} calls (the whole content: a quarter of them), ms`);
-  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(28)}${cells.map((cell) => cell.padStart(15)).join('')}`);
+  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(36)}${cells.map((cell) => cell.padStart(15)).join('')}`);
   row('request', SIZES.map(String));
   for (const request of REQUESTS) row(request, results.get(request)!);
 }

@@ -1,0 +1,140 @@
+// A revision's links are indexed the first time they are asked for. Parsing markdown is what that costs, so the
+// pages a revision shares with an indexed parent (same id, same markdown) take their links from the parent's rows,
+// and only the others are parsed; every link is resolved against the new revision all the same. Checked edit after
+// edit: the index holds exactly what parsing the whole revision gives, and the pages parsed are the pages changed.
+import { describe, expect, test } from 'vitest';
+import { ensureLinkIndex, extractLinks, pagesParsedForLinks, revisionLinks } from '../server/content/links.ts';
+import type { RevisionContent, StoredPage } from '../server/content/model.ts';
+import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
+import { getSpaceRow } from '../server/domain/spaces.ts';
+import { standardFixture } from './support/fixture.ts';
+import { ok } from './support/expect.ts';
+import { useTestServer } from './support/server.ts';
+
+const APP_URL = 'https://app.links.test';
+
+const fixture = {
+  ...standardFixture,
+  organizations: [
+    {
+      ...standardFixture.organizations![0]!,
+      spaces: [
+        {
+          id: 'handbook',
+          title: 'Handbook',
+          pages: [
+            {
+              id: 'home',
+              title: 'Home',
+              markdown: `Start with [setup](guides/setup), then [usage](/guides/usage.md).\n\n- [Example](https://example.com)\n- [In the app](${APP_URL}/s/x)\n- [Top](#top)\n`,
+            },
+            {
+              id: 'guides',
+              title: 'Guides',
+              pages: [
+                { id: 'setup', title: 'Setup', markdown: 'Back [home](../home). ![Logo](logo.png)\n\nSee [usage](usage).\n' },
+                { id: 'usage', title: 'Usage', markdown: 'After [setup](setup), read [the FAQ](../faq).\n' },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+    standardFixture.organizations![1]!,
+  ],
+};
+
+const ctx = useTestServer({ fixture, env: { APP_URL } });
+const app = () => ctx.server.running.ctx;
+
+const document = (id: string, markdown: string, pages: StoredPage[] = []): StoredPage => ({
+  id,
+  title: id,
+  slug: id,
+  type: 'document',
+  markdown,
+  createdAt: '2026-03-01T09:00:00.000Z',
+  updatedAt: '2026-03-01T09:00:00.000Z',
+  pages,
+});
+
+/** Commits `edit` of the space's current content as its new revision (its parent: the current one). */
+async function commit(edit: (content: RevisionContent) => void) {
+  await app().store.write(() => {
+    const row = getSpaceRow(app().db, 'handbook')!;
+    const content = structuredClone(getRevision(app().db, row.revision_id)!.content);
+    edit(content);
+    commitSpaceContent(app().db, 'handbook', [row.revision_id], content, app().now());
+  });
+  return getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+}
+
+/** The pages of a content whose markdown differs from the parent's page of the same id (or that it has not). */
+function changedPages(content: RevisionContent, parent: RevisionContent): number {
+  const before = new Map<string, string | undefined>();
+  const walk = (pages: StoredPage[], visit: (page: StoredPage) => void) =>
+    pages.forEach((page) => (visit(page), walk(page.pages, visit)));
+  walk(parent.pages, (page) => before.set(page.id, page.markdown ?? ''));
+  let changed = 0;
+  walk(content.pages, (page) => {
+    if (page.type !== 'link' && before.get(page.id) !== (page.markdown ?? '')) changed++;
+  });
+  return changed;
+}
+
+describe('the link index of a new revision', () => {
+  test('parses only the pages changed since its indexed parent, and holds what parsing every page gives', async () => {
+    const space = { params: { path: { spaceId: 'handbook' } } };
+    ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space)); // indexes the seeded revision
+    const edits: [string, (content: RevisionContent) => void][] = [
+      ['one text changed', (content) => void (content.pages[0]!.markdown += '\nAlso [the FAQ](faq).\n')],
+      ['the FAQ added: links to it in unchanged pages resolve now', (content) => content.pages.push(document('faq', 'Ask [home](home).\n'))],
+      [
+        'a page moved: its relative links resolve from its new place',
+        (content) => content.pages.push(content.pages[1]!.pages.splice(0, 1)[0]!),
+      ],
+      ['a folder renamed: links into it break, its pages keep their text', (content) => void (content.pages[1]!.slug = 'manuals')],
+      ['the logo added as a file', (content) => content.files.push({ id: 'logo', name: 'logo.png', contentType: 'image/png', size: 3 })],
+      ['nothing changed', () => {}],
+    ];
+    for (const [what, edit] of edits) {
+      const parent = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+      const revision = await commit(edit);
+      const parsed = pagesParsedForLinks();
+      const links = revisionLinks(app(), revision);
+      expect(pagesParsedForLinks() - parsed, what).toBe(changedPages(revision.content, parent.content));
+      expect(links, what).toEqual(extractLinks(revision.content, APP_URL));
+      ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space));
+    }
+    // The edits above did change where links point: the moved and renamed pages broke some, the FAQ fixed others.
+    const last = revisionLinks(app(), getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!);
+    expect(last.filter((link) => link.status === 'broken').map((link) => link.href)).toContain('guides/setup');
+    expect(last.find((link) => link.href === '../faq')).toMatchObject({ status: 'ok', target: { kind: 'page', id: 'faq' } });
+  });
+
+  test('without an indexed parent, parses every page', async () => {
+    const revision = await commit((content) => void (content.pages[0]!.markdown += '\nMore.\n'));
+    const unindexedChild = await commit((content) => void (content.pages[0]!.markdown += '\nEven more.\n'));
+    const every = (content: RevisionContent) => changedPages(content, { ...content, pages: [] });
+    const parsed = pagesParsedForLinks();
+    const links = revisionLinks(app(), unindexedChild);
+    expect(pagesParsedForLinks() - parsed).toBe(every(unindexedChild.content));
+    expect(every(unindexedChild.content)).toBeGreaterThan(changedPages(unindexedChild.content, revision.content));
+    expect(links).toEqual(extractLinks(unindexedChild.content, APP_URL));
+  });
+
+  test('indexed again for another app address, reads its own rows and resolves them anew', () => {
+    const revision = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+    revisionLinks(app(), revision);
+    const other = { ...app(), config: { ...app().config, appUrl: 'https://other.test' } };
+    const parsed = pagesParsedForLinks();
+    ensureLinkIndex(other, revision);
+    expect(pagesParsedForLinks() - parsed).toBe(0);
+    const again = revisionLinks(other, revision);
+    expect(again).toEqual(extractLinks(revision.content, 'https://other.test'));
+    // The link into the first app address is an outside link for the other.
+    expect(again.find((link) => link.href === `${APP_URL}/s/x`)?.status).toBe('ok');
+    expect(extractLinks(revision.content, APP_URL).find((link) => link.href === `${APP_URL}/s/x`)?.status).toBe('in-app');
+    revisionLinks(app(), revision); // back to the server's own address for whatever runs next
+  });
+});
