@@ -198,8 +198,8 @@ function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, sources: read
     }
     return (page) => {
       const before = sourcePages.get(page.id);
-      if (!before || (pageBody(before) === 'href' && before.href) || (before.markdown ?? '') !== (page.markdown ?? '')) return undefined;
-      return byPage.get(page.id) ?? [];
+      const same = before && !(pageBody(before) === 'href' && before.href) && (before.markdown ?? '') === (page.markdown ?? '');
+      return same ? (byPage.get(page.id) ?? []) : undefined;
     };
   }
   return () => undefined;

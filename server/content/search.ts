@@ -42,7 +42,7 @@ export function splitSections(pageTitle: string, markdown: string): Section[] {
  * Indexes `content`, the content of revision `revisionId`, as the space's, in place of what the index held for it.
  * Each row of the index is recorded with its space and page in content_search_spaces (migrations 120 and 190), which
  * is how a space's rows are found again: the index itself cannot look them up by space. When the index holds the
- * space's rows of a revision (content_search_revisions) and `contentOf` gives that revision's content, only the pages
+ * space's rows of a revision (spaces.search_revision_id) and `contentOf` gives that revision's content, only the pages
  * that differ from it are indexed again (a page's rows come from its title, text and path alone); otherwise the
  * space is indexed whole.
  */
@@ -53,17 +53,19 @@ export function indexSpaceContent(
   content: RevisionContent,
   contentOf: (revisionId: string) => RevisionContent | undefined = () => undefined,
 ): void {
-  const held = (db.prepare('SELECT revision_id FROM content_search_revisions WHERE space_id = ?').get(spaceId) as
-    | { revision_id: string }
-    | undefined)?.revision_id;
-  const before = held === undefined ? undefined : pagesById(held === revisionId ? content : contentOf(held));
+  const space = db.prepare('SELECT search_revision_id AS held FROM spaces WHERE id = ?').get(spaceId) as
+    | { held: string | null }
+    | undefined;
+  const held = space?.held;
+  const before = held == null ? undefined : pagesById(held === revisionId ? content : contentOf(held));
   const after = pagesById(content);
   if (before && after) {
     const stale: string[] = [];
     const fresh: PageEntry[] = [];
     for (const [id, entry] of after) {
       const old = before.get(id);
-      if (old && old.path === entry.path && old.page.title === entry.page.title && old.page.markdown === entry.page.markdown) continue;
+      const same = old && old.path === entry.path && old.page.title === entry.page.title && old.page.markdown === entry.page.markdown;
+      if (same) continue;
       if (old) stale.push(id);
       fresh.push(entry);
     }
@@ -74,10 +76,7 @@ export function indexSpaceContent(
     removeSpaceFromIndex(db, spaceId);
     addPagesToIndex(db, spaceId, walkPages(content.pages));
   }
-  db.prepare(
-    `INSERT INTO content_search_revisions (space_id, revision_id) VALUES (?, ?)
-     ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id`,
-  ).run(spaceId, revisionId);
+  db.prepare('UPDATE spaces SET search_revision_id = ? WHERE id = ?').run(revisionId, spaceId);
 }
 
 /** The pages of a content by id, with their paths; undefined for no content, or one where an id repeats. */
@@ -113,9 +112,9 @@ function addPagesToIndex(db: Db, spaceId: string, pages: Iterable<PageEntry>): v
 function removePagesFromIndex(db: Db, spaceId: string, pageIds: string[]): void {
   if (pageIds.length === 0) return;
   const ids = JSON.stringify(pageIds);
-  const rows = 'SELECT search_rowid FROM content_search_spaces WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))';
-  db.prepare(`DELETE FROM content_search WHERE rowid IN (${rows})`).run(spaceId, ids);
-  db.prepare('DELETE FROM content_search_spaces WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))').run(spaceId, ids);
+  const pages = 'space_id = ? AND page_id IN (SELECT value FROM json_each(?))';
+  db.prepare(`DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE ${pages})`).run(spaceId, ids);
+  db.prepare(`DELETE FROM content_search_spaces WHERE ${pages}`).run(spaceId, ids);
 }
 
 /** Removes the space's rows from the index (found by content_search_spaces, then by rowid). */
@@ -124,7 +123,7 @@ export function removeSpaceFromIndex(db: Db, spaceId: string): void {
     'DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE space_id = ?)',
   ).run(spaceId);
   db.prepare('DELETE FROM content_search_spaces WHERE space_id = ?').run(spaceId);
-  db.prepare('DELETE FROM content_search_revisions WHERE space_id = ?').run(spaceId);
+  db.prepare('UPDATE spaces SET search_revision_id = NULL WHERE id = ?').run(spaceId);
 }
 
 /** FTS5 query of every word of `text` (each a prefix), quoted so that no user input is FTS5 syntax. */
