@@ -22,32 +22,38 @@ if (['throughput', 'startup', 'memory'].some((part) => PARTS.includes(part))) {
 if (PARTS.includes('lists')) await lists();
 if (PARTS.includes('revisions')) await revisions();
 
-async function lists() {
-  const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000,50000').split(',').map(Number);
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+/**
+ * The server in this process, on an in-memory database, with the demo admin's token: `call` sends a request of the
+ * API and gives its JSON answer (`{}` for none), `time` the mean time of `rounds` calls of `work` in ms, after one
+ * call to warm it (the validator compiles an operation's checks on its first call; a revision's links are indexed).
+ */
+async function inProcessServer(defaultRounds: number) {
   const token = 'bench-token';
-
-  const running = await startServer(
-    readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token }),
-  );
-  const { db } = running.ctx;
+  const running = await startServer(readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token }));
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${running.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     const text = await response.text(); // empty for a 204
-    return (text ? JSON.parse(text) : {}) as { id: string; next?: { page: string }; count: number };
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return (text ? JSON.parse(text) : {}) as { id: string; revision: string; next?: { page: string }; count: number };
   };
-  const get = (path: string) => call('GET', path);
-  const time = async (work: () => Promise<unknown>) => {
-    await work(); // warm: the validator compiles a route on its first call
+  const time = async (work: () => Promise<unknown>, rounds = defaultRounds) => {
+    await work();
     const started = process.hrtime.bigint();
-    for (let round = 0; round < ROUNDS; round++) await work();
-    return Number(process.hrtime.bigint() - started) / 1e6 / ROUNDS;
+    for (let round = 0; round < rounds; round++) await work();
+    return Number(process.hrtime.bigint() - started) / 1e6 / rounds;
   };
+  return { running, db: running.ctx.db, call, time };
+}
+
+async function lists() {
+  const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000,50000').split(',').map(Number);
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+  const { running, db, call, time } = await inProcessServer(ROUNDS);
+  const get = (path: string) => call('GET', path);
   // `count` more rows like the one with this id (made through the API, so valid whatever the schema), one second apart.
   const copies = (table: string, id: string, count: number, vary: (row: Record<string, unknown>, at: string, i: number) => void) => {
     const row = db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<string, unknown>;
@@ -181,25 +187,7 @@ async function revisions() {
   // Each page's text: about 2 KB by default, a short page of documentation.
   const text = 'Some documentation, in a sentence of words. '.repeat(Math.ceil(Number(process.env.BENCH_PAGE_BYTES ?? 2000) / 44));
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-  const token = 'bench-token';
-  const running = await startServer(readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token }));
-  const { db } = running.ctx;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${running.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return (text ? JSON.parse(text) : {}) as { id: string; revision: string; next?: { page: string } };
-  };
-  const time = async (work: () => Promise<unknown>, rounds = ROUNDS) => {
-    await work(); // warm: the first call compiles validators and indexes the revision's links
-    const started = process.hrtime.bigint();
-    for (let round = 0; round < rounds; round++) await work();
-    return Number(process.hrtime.bigint() - started) / 1e6 / rounds;
-  };
+  const { running, db, call, time } = await inProcessServer(ROUNDS);
   const REQUESTS = [
     'GET a page',
     "a page's links",

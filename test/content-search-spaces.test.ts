@@ -5,12 +5,12 @@
 // again only the pages that differ from the revision the index holds, and the index then holds what indexing the
 // whole content gives.
 import { describe, expect, test } from 'vitest';
-import type { RevisionContent, StoredPage } from '../server/content/model.ts';
+import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { indexSpaceContent, removeSpaceFromIndex } from '../server/content/search.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import { readMigrations } from '../server/store/db.ts';
-import { ACME, extendFixture } from './support/fixture.ts';
+import { ACME, extendFixture, storedPage } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
@@ -140,16 +140,7 @@ describe('a new revision of a space', () => {
     return rowsOf(spaceId);
   }
 
-  const page = (id: string, title: string, markdown: string, pages: StoredPage[] = []): StoredPage => ({
-    id,
-    title,
-    slug: id,
-    type: 'document',
-    markdown,
-    createdAt: '2026-03-01T09:00:00.000Z',
-    updatedAt: '2026-03-01T09:00:00.000Z',
-    pages,
-  });
+  const page = storedPage;
 
   test('indexes again the pages it changes, adds or removes, and leaves the others, as indexing it whole would', async () => {
     await commit('kitchen', (content) => {

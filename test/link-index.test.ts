@@ -7,7 +7,7 @@ import { ensureLinkIndex, extractLinks, pagesParsedForLinks, revisionLinks } fro
 import type { RevisionContent, StoredPage } from '../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
-import { standardFixture } from './support/fixture.ts';
+import { standardFixture, storedPage } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
@@ -47,16 +47,7 @@ const fixture = {
 const ctx = useTestServer({ fixture, env: { APP_URL } });
 const app = () => ctx.server.running.ctx;
 
-const document = (id: string, markdown: string, pages: StoredPage[] = []): StoredPage => ({
-  id,
-  title: id,
-  slug: id,
-  type: 'document',
-  markdown,
-  createdAt: '2026-03-01T09:00:00.000Z',
-  updatedAt: '2026-03-01T09:00:00.000Z',
-  pages,
-});
+const document = (id: string, markdown: string) => storedPage(id, id, markdown);
 
 /** Commits `edit` of the space's current content as its new revision (its parent: the current one). */
 async function commit(edit: (content: RevisionContent) => void) {

@@ -10,8 +10,7 @@ import {
   type Translator,
   useTranslator,
 } from '../server/content/translate.ts';
-import type { StoredPage } from '../server/content/model.ts';
-import { ACME, GLOBEX, type RoleUser, standardFixture } from './support/fixture.ts';
+import { ACME, GLOBEX, type RoleUser, standardFixture, storedPage } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { startTestServer, type TestServer, useTestServer } from './support/server.ts';
 
@@ -470,16 +469,7 @@ describe('the pseudo-localizing translator', () => {
   });
 
   test('keeps markdown structure, code, URLs and link targets, and page ids and slugs', async () => {
-    const page = (id: string, title: string, markdown: string, pages: StoredPage[] = []): StoredPage => ({
-      id,
-      title,
-      slug: id,
-      type: 'document',
-      markdown,
-      createdAt: '2026-03-01T09:00:00.000Z',
-      updatedAt: '2026-03-01T09:00:00.000Z',
-      pages,
-    });
+    const page = storedPage;
     const source = {
       pages: [
         page('welcome', 'Welcome', `${WELCOME_MD}\n| Name | Value |\n| --- | --- |\n| Mode | fast |\n\n- ![A cat](cat.png)\n`, [

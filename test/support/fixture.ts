@@ -1,5 +1,6 @@
 // The fixture most server tests start from: organization `acme` with one user per role (their token is their
 // id), a guest, and organization `globex` whose admin must see nothing of acme.
+import type { StoredPage } from '../../server/content/model.ts';
 import type { SeedFixture } from '../../server/seed.ts';
 
 export const ROLE_USERS = ['admin', 'creator', 'reviewer', 'editor', 'commenter', 'reader', 'guest'] as const;
@@ -71,3 +72,15 @@ export function extendFixture(extra: {
     organizations: [add(acme!, extra.acme), add(globex!, extra.globex), ...(extra.organizations ?? [])],
   };
 }
+
+/** A document page as a revision stores it, for tests that write contents directly (its slug is its id). */
+export const storedPage = (id: string, title: string, markdown: string, pages: StoredPage[] = []): StoredPage => ({
+  id,
+  title,
+  slug: id,
+  type: 'document',
+  markdown,
+  createdAt: '2026-03-01T09:00:00.000Z',
+  updatedAt: '2026-03-01T09:00:00.000Z',
+  pages,
+});
