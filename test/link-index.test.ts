@@ -7,42 +7,37 @@ import { ensureLinkIndex, extractLinks, pagesParsedForLinks, revisionLinks } fro
 import type { RevisionContent, StoredPage } from '../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
-import { standardFixture, storedPage } from './support/fixture.ts';
+import { extendFixture, storedPage } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 
 const APP_URL = 'https://app.links.test';
 
-const fixture = {
-  ...standardFixture,
-  organizations: [
-    {
-      ...standardFixture.organizations![0]!,
-      spaces: [
-        {
-          id: 'handbook',
-          title: 'Handbook',
-          pages: [
-            {
-              id: 'home',
-              title: 'Home',
-              markdown: `Start with [setup](guides/setup), then [usage](/guides/usage.md).\n\n- [Example](https://example.com)\n- [In the app](${APP_URL}/s/x)\n- [Top](#top)\n`,
-            },
-            {
-              id: 'guides',
-              title: 'Guides',
-              pages: [
-                { id: 'setup', title: 'Setup', markdown: 'Back [home](../home). ![Logo](logo.png)\n\nSee [usage](usage).\n' },
-                { id: 'usage', title: 'Usage', markdown: 'After [setup](setup), read [the FAQ](../faq).\n' },
-              ],
-            },
-          ],
-        },
-      ],
-    },
-    standardFixture.organizations![1]!,
-  ],
-};
+const fixture = extendFixture({
+  acme: {
+    spaces: [
+      {
+        id: 'handbook',
+        title: 'Handbook',
+        pages: [
+          {
+            id: 'home',
+            title: 'Home',
+            markdown: `Start with [setup](guides/setup), then [usage](/guides/usage.md).\n\n- [Example](https://example.com)\n- [In the app](${APP_URL}/s/x)\n- [Top](#top)\n`,
+          },
+          {
+            id: 'guides',
+            title: 'Guides',
+            pages: [
+              { id: 'setup', title: 'Setup', markdown: 'Back [home](../home). ![Logo](logo.png)\n\nSee [usage](usage).\n' },
+              { id: 'usage', title: 'Usage', markdown: 'After [setup](setup), read [the FAQ](../faq).\n' },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+});
 
 const ctx = useTestServer({ fixture, env: { APP_URL } });
 const app = () => ctx.server.running.ctx;
