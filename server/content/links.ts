@@ -15,7 +15,7 @@
 // A link page (type `link`) links to its target address.
 import type { AppContext } from '../context.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
-import { frozen, pageBody, type RevisionContent, type RevisionRecord, type StoredPage, walkPages } from './model.ts';
+import { frozen, pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
 import type { Model } from '../http/types.ts';
 import { getRevision } from './revisions.ts';
 
@@ -160,16 +160,6 @@ type LinkRow = {
   target_url: string | null;
 };
 
-/** Pages by id, undefined when an id repeats (their links could not be told apart by page). */
-function uniquePages(content: RevisionContent): Map<string, StoredPage> | undefined {
-  const pages = new Map<string, StoredPage>();
-  for (const { page } of walkPages(content.pages)) {
-    if (pages.has(page.id)) return undefined;
-    pages.set(page.id, page);
-  }
-  return pages;
-}
-
 /**
  * The links of the pages a revision shares with the first of `sources` whose links are indexed (its parents; the
  * revision itself when it is indexed again for another app address): a page of the same id and the same markdown
@@ -197,7 +187,7 @@ function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, sources: read
       links.push({ href: row.href, relation: row.relation });
     }
     return (page) => {
-      const before = sourcePages.get(page.id);
+      const before = sourcePages.get(page.id)?.page;
       const same = before && !(pageBody(before) === 'href' && before.href) && (before.markdown ?? '') === (page.markdown ?? '');
       return same ? (byPage.get(page.id) ?? []) : undefined;
     };

@@ -169,6 +169,16 @@ export function findPage(content: RevisionContent, pageId: string): PageEntry | 
   return byId.get(pageId);
 }
 
+/** Every page of a content by id, with its path; undefined when an id repeats (what is said of one page is ambiguous). */
+export function uniquePages(content: RevisionContent): Map<string, PageEntry> | undefined {
+  const pages = new Map<string, PageEntry>();
+  for (const entry of walkPages(content.pages)) {
+    if (pages.has(entry.page.id)) return undefined;
+    pages.set(entry.page.id, entry);
+  }
+  return pages;
+}
+
 /** The first file with this id; a content being edited (not frozen) is searched. */
 export function findFile(content: RevisionContent, fileId: string): StoredFile | undefined {
   const { files } = content;

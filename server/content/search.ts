@@ -2,7 +2,7 @@
 // a heading) of every page. indexSpaceContent runs whenever a space's current revision changes, and indexes again
 // the pages that changed.
 import type { Db } from '../store/db.ts';
-import { type PageEntry, type RevisionContent, walkPages } from './model.ts';
+import { type PageEntry, type RevisionContent, uniquePages, walkPages } from './model.ts';
 
 export interface Section {
   /** Anchor of the heading; empty for the text before the first heading. */
@@ -57,8 +57,9 @@ export function indexSpaceContent(
     | { held: string | null }
     | undefined;
   const held = space?.held;
-  const before = held == null ? undefined : pagesById(held === revisionId ? content : contentOf(held));
-  const after = pagesById(content);
+  const previous = held == null ? undefined : held === revisionId ? content : contentOf(held);
+  const before = previous && uniquePages(previous);
+  const after = uniquePages(content);
   if (before && after) {
     const stale: string[] = [];
     const fresh: PageEntry[] = [];
@@ -77,17 +78,6 @@ export function indexSpaceContent(
     addPagesToIndex(db, spaceId, walkPages(content.pages));
   }
   db.prepare('UPDATE spaces SET search_revision_id = ? WHERE id = ?').run(revisionId, spaceId);
-}
-
-/** The pages of a content by id, with their paths; undefined for no content, or one where an id repeats. */
-function pagesById(content: RevisionContent | undefined): Map<string, PageEntry> | undefined {
-  if (!content) return undefined;
-  const pages = new Map<string, PageEntry>();
-  for (const entry of walkPages(content.pages)) {
-    if (pages.has(entry.page.id)) return undefined;
-    pages.set(entry.page.id, entry);
-  }
-  return pages;
 }
 
 /** Indexes the sections of these pages as the space's, beside what the index holds for it. */
