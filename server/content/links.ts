@@ -161,19 +161,18 @@ type LinkRow = {
 };
 
 /**
- * The links of the pages a revision shares with the first of `sources` whose links are indexed (its parents; the
- * revision itself when it is indexed again for another app address): a page of the same id and the same markdown
- * holds the same links in the same order (the index keeps every link markdownLinks finds but bare anchors, whatever
- * the revision), so they are read from that revision's rows rather than parsed again; where they point is resolved
- * against the revision indexed. Parsing is what indexing costs (micromark reads about 2.5 MB/s): the first read of
+ * The links of the pages a revision being indexed shares with the first of `sources` whose links are indexed (its
+ * parents; the revision itself when it is indexed again for another app address): a page of the same id and the
+ * same markdown holds the same links in the same order (the index keeps every link markdownLinks finds but bare
+ * anchors, whatever the revision), so they are read from that revision's rows rather than parsed again; where they
+ * point is resolved against the revision indexed. Parsing is what indexing costs (micromark reads about 2.5 MB/s): the first read of
  * the links after any write of a space of 1 000 pages of 2 KB took 0.8 s, of 4 000 pages 3.2 s, blocking the server
  * meanwhile.
  */
-function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, sources: readonly string[]): KnownLinks {
+function linksOfIndexed(ctx: AppContext, sources: readonly string[]): KnownLinks {
   const { db } = ctx;
-  const pages = uniquePages(revision.content);
   for (const source of sources) {
-    if (!pages || !db.prepare('SELECT 1 FROM content_link_index WHERE revision_id = ?').get(source)) continue;
+    if (!db.prepare('SELECT 1 FROM content_link_index WHERE revision_id = ?').get(source)) continue;
     const sourceContent = getRevision(db, source)?.content;
     const sourcePages = sourceContent && uniquePages(sourceContent);
     if (!sourcePages) continue;
@@ -204,7 +203,7 @@ export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void
     | undefined;
   if (indexed?.app_url === appUrl) return;
   // Read before the revision's rows are replaced: one indexed again for another app address reads its own.
-  const known = linksOfIndexed(ctx, revision, indexed ? [revision.id] : revision.parents);
+  const known = linksOfIndexed(ctx, indexed ? [revision.id] : revision.parents);
   db.transaction(() => {
     db.prepare('DELETE FROM content_link_index WHERE revision_id = ?').run(revision.id);
     db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at) VALUES (?, ?, ?)').run(

@@ -147,26 +147,40 @@ export type PageEntry = Readonly<{ page: StoredPage; path: string; parentPath: s
  * the first lookup into a content and kept as long as that content is. A list of 50 comments looks up 50 pages, each
  * of which was a walk through the whole tree (26 ms for a page of comments in a space of 5 000 pages).
  */
-const pagesById = new WeakMap<readonly StoredPage[], ReadonlyMap<string, PageEntry>>();
-const filesById = new WeakMap<readonly StoredFile[], ReadonlyMap<string, StoredFile>>();
+const pagesById = new WeakMap<object, ReadonlyMap<string, PageEntry>>();
+const filesById = new WeakMap<object, ReadonlyMap<string, StoredFile>>();
 
-/** The first page with this id, at any level, with its path; a content being edited (not frozen) is walked. */
-export function findPage(content: RevisionContent, pageId: string): PageEntry | undefined {
-  const { pages } = content;
-  if (!Object.isFrozen(pages)) {
-    for (const entry of walkPages(pages)) if (entry.page.id === pageId) return entry;
+/**
+ * The first of `items` whose id is `id`: from the index of `indexes` made the first time (kept as long as the frozen
+ * `key` is), or by going through `items` when `key` is not frozen (a content being edited).
+ */
+function firstById<T>(
+  indexes: WeakMap<object, ReadonlyMap<string, T>>,
+  key: object,
+  items: () => Iterable<T>,
+  idOf: (item: T) => string,
+  id: string,
+): T | undefined {
+  if (!Object.isFrozen(key)) {
+    for (const item of items()) if (idOf(item) === id) return item;
     return undefined;
   }
-  let byId = pagesById.get(pages);
+  let byId = indexes.get(key);
   if (!byId) {
-    const entries = new Map<string, PageEntry>();
-    for (const entry of walkPages(pages)) {
-      const { id } = entry.page;
-      if (!entries.has(id)) entries.set(id, Object.freeze(entry));
+    const entries = new Map<string, T>();
+    for (const item of items()) {
+      const itemId = idOf(item);
+      // Shared by every later lookup, so frozen (the content's own objects already are).
+      if (!entries.has(itemId)) entries.set(itemId, Object.freeze(item));
     }
-    pagesById.set(pages, (byId = entries));
+    indexes.set(key, (byId = entries));
   }
-  return byId.get(pageId);
+  return byId.get(id);
+}
+
+/** The first page with this id, at any level, with its path. */
+export function findPage(content: RevisionContent, pageId: string): PageEntry | undefined {
+  return firstById(pagesById, content.pages, () => walkPages(content.pages), (entry) => entry.page.id, pageId);
 }
 
 /** Every page of a content by id, with its path; undefined when an id repeats (what is said of one page is ambiguous). */
@@ -179,18 +193,7 @@ export function uniquePages(content: RevisionContent): Map<string, PageEntry> | 
   return pages;
 }
 
-/** The first file with this id; a content being edited (not frozen) is searched. */
+/** The first file with this id. */
 export function findFile(content: RevisionContent, fileId: string): StoredFile | undefined {
-  const { files } = content;
-  if (!Object.isFrozen(files)) return files.find((file) => file.id === fileId);
-  let byId = filesById.get(files);
-  if (!byId) {
-    const entries = new Map<string, StoredFile>();
-    for (const file of files) {
-      const { id } = file;
-      if (!entries.has(id)) entries.set(id, file);
-    }
-    filesById.set(files, (byId = entries));
-  }
-  return byId.get(fileId);
+  return firstById(filesById, content.files, () => content.files, (file) => file.id, fileId);
 }
