@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildServer, SERVER_BUNDLE, startNodeOptions } from '../scripts/build-server.ts';
+import { buildServer, checkOneByteSource, SERVER_BUNDLE, startNodeOptions } from '../scripts/build-server.ts';
 import { cacheFileOf } from '../server/code-cache.ts';
 import { readConfig, VARIABLES } from '../server/config.ts';
 import { LOCK_FILE } from '../server/data-dir.ts';
@@ -116,6 +116,20 @@ function codeCacheStatus(): string {
   expect(result.stderr).toBe('');
   return result.stdout.trim();
 }
+
+describe('the bundle of the compiled server', () => {
+  test('holds no character above U+00FF, so V8 keeps its source at one byte a character; the build refuses one', () => {
+    const bundle = readFileSync(SERVER_BUNDLE, 'utf8');
+    expect(bundle).not.toMatch(/[^\u0000-\u00ff]/u);
+    // Comments are left out: their typographic quotes were what made it two bytes a character.
+    expect(bundle).not.toMatch(/^\s*\/\/ /m);
+    expect(() => checkOneByteSource(bundle, 'the bundle')).not.toThrow();
+    const withQuote = `${bundle.slice(0, 1000)}\nconst quote = /[\u2019]/;\n`;
+    expect(() => checkOneByteSource(withQuote, 'server.cjs')).toThrow(/server\.cjs holds characters above U\+00FF[^]*line \d+: ".*const quote = \/\[\u2019/);
+    // Latin-1 (é, µ) keeps one byte a character.
+    expect(() => checkOneByteSource('const unit = "µs é";', 'latin1')).not.toThrow();
+  });
+});
 
 describe('the code cache of the compiled server', () => {
   const cacheFile = cacheFileOf(SERVER_BUNDLE);

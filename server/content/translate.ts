@@ -53,7 +53,7 @@ export function translatorOf(ctx: AppContext): Translator {
 
 /** Words of a text: runs of letters and digits, with inner apostrophes and hyphens. */
 export function countWords(text: string): number {
-  return text.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)?.length ?? 0;
+  return text.match(/[\p{L}\p{N}]+(?:['\u2019-][\p{L}\p{N}]+)*/gu)?.length ?? 0;
 }
 
 /** A run of text to translate and where its translation goes. */
