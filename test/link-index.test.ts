@@ -1,9 +1,9 @@
 // A revision's links are indexed the first time they are asked for. Parsing markdown is what that costs, so the
-// pages a revision shares with an indexed parent (same id, same markdown) take their links from the parent's rows,
-// and only the others are parsed; every link is resolved against the new revision all the same. Checked edit after
+// pages a revision shares with its nearest indexed ancestor (same id, same markdown) take their links from that
+// revision's rows, and only the others are parsed; every link is resolved against the new revision all the same. Checked edit after
 // edit: the index holds exactly what parsing the whole revision gives, and the pages parsed are the pages changed.
 import { describe, expect, test } from 'vitest';
-import { ensureLinkIndex, extractLinks, pagesParsedForLinks, revisionLinks } from '../server/content/links.ts';
+import { ensureLinkIndex, extractLinks, LINK_ANCESTRY_DEPTH, pagesParsedForLinks, revisionLinks } from '../server/content/links.ts';
 import type { RevisionContent, StoredPage } from '../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
@@ -98,15 +98,38 @@ describe('the link index of a new revision', () => {
     expect(last.find((link) => link.href === '../faq')).toMatchObject({ status: 'ok', target: { kind: 'page', id: 'faq' } });
   });
 
-  test('without an indexed parent, parses every page', async () => {
-    const revision = await commit((content) => void (content.pages[0]!.markdown += '\nMore.\n'));
-    const unindexedChild = await commit((content) => void (content.pages[0]!.markdown += '\nEven more.\n'));
-    const every = (content: RevisionContent) => changedPages(content, { ...content, pages: [] });
+  test('without an indexed parent, parses only the pages changed since its nearest indexed ancestor', async () => {
+    const indexed = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+    revisionLinks(app(), indexed);
+    // Three writes, no read of links between them: the parent and grandparent of the last are not indexed.
+    await commit((content) => void (content.pages[0]!.markdown += '\nMore.\n'));
+    await commit((content) => content.pages.push(document('news', 'See [home](home).\n')));
+    const last = await commit((content) => void (content.pages[1]!.pages[0]!.markdown += '\nAnd [news](../news).\n'));
     const parsed = pagesParsedForLinks();
-    const links = revisionLinks(app(), unindexedChild);
-    expect(pagesParsedForLinks() - parsed).toBe(every(unindexedChild.content));
-    expect(every(unindexedChild.content)).toBeGreaterThan(changedPages(unindexedChild.content, revision.content));
-    expect(links).toEqual(extractLinks(unindexedChild.content, APP_URL));
+    const links = revisionLinks(app(), last);
+    expect(pagesParsedForLinks() - parsed).toBe(changedPages(last.content, indexed.content));
+    expect(changedPages(last.content, indexed.content)).toBe(3);
+    expect(links).toEqual(extractLinks(last.content, APP_URL));
+  });
+
+  test(`without an indexed ancestor within ${LINK_ANCESTRY_DEPTH} generations, parses every page`, async () => {
+    const every = (content: RevisionContent) => changedPages(content, { ...content, pages: [] });
+    const nearest = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+    revisionLinks(app(), nearest);
+    for (let generation = 0; generation < LINK_ANCESTRY_DEPTH - 1; generation++) await commit(() => {});
+    const within = await commit((content) => void (content.pages[0]!.markdown += '\nOne more.\n'));
+    let parsed = pagesParsedForLinks();
+    const withinLinks = revisionLinks(app(), within);
+    expect(pagesParsedForLinks() - parsed).toBe(1);
+    expect(withinLinks).toEqual(extractLinks(within.content, APP_URL));
+
+    for (let generation = 0; generation < LINK_ANCESTRY_DEPTH; generation++) await commit(() => {});
+    const beyond = await commit((content) => void (content.pages[0]!.markdown += '\nAnd one more.\n'));
+    parsed = pagesParsedForLinks();
+    const beyondLinks = revisionLinks(app(), beyond);
+    expect(pagesParsedForLinks() - parsed).toBe(every(beyond.content));
+    expect(beyondLinks).toEqual(extractLinks(beyond.content, APP_URL));
+    expect(every(beyond.content)).toBeGreaterThan(1);
   });
 
   test('indexed again for another app address, reads its own rows and resolves them anew', () => {

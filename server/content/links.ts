@@ -14,6 +14,7 @@
 //   anything else a missing page. A bare `#anchor` refers to the page itself and is not indexed.
 // A link page (type `link`) links to its target address.
 import type { AppContext } from '../context.ts';
+import type { Db } from '../store/db.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
 import { frozen, pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
 import type { Model } from '../http/types.ts';
@@ -160,19 +161,23 @@ type LinkRow = {
   target_url: string | null;
 };
 
+/** How far back through a revision's parents the link index looks for an indexed ancestor to take links from. */
+export const LINK_ANCESTRY_DEPTH = 256;
+
 /**
- * The links of the pages a revision being indexed shares with the first of `sources` whose links are indexed (its
- * parents; the revision itself when it is indexed again for another app address): a page of the same id and the
- * same markdown holds the same links in the same order (the index keeps every link markdownLinks finds but bare
- * anchors, whatever the revision), so they are read from that revision's rows rather than parsed again; where they
- * point is resolved against the revision indexed. Parsing is what indexing costs (micromark reads about 2.5 MB/s): the first read of
- * the links after any write of a space of 1 000 pages of 2 KB took 0.8 s, of 4 000 pages 3.2 s, blocking the server
- * meanwhile.
+ * The links of the pages a revision being indexed shares with the first of `sources` whose links are indexed (the
+ * revision itself when it is indexed again for another app address), or else with its nearest indexed ancestor
+ * (within LINK_ANCESTRY_DEPTH generations: links are indexed when first asked for, so a space written several times
+ * between two reads has ancestors never indexed): a page of the same id and the same markdown holds the same links
+ * in the same order (the index keeps every link markdownLinks finds but bare anchors, whatever the revision), so
+ * they are read from that revision's rows rather than parsed again; where they point is resolved against the
+ * revision indexed. Parsing is what indexing costs (micromark reads about 2.5 MB/s): the first read of the links
+ * after any write of a space of 1 000 pages of 2 KB took 0.8 s, of 4 000 pages 3.2 s, blocking the server meanwhile.
  */
-function linksOfIndexed(ctx: AppContext, sources: readonly string[]): KnownLinks {
+function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, indexed: boolean): KnownLinks {
   const { db } = ctx;
+  const sources = indexed ? [revision.id] : indexedAncestors(db, revision.parents);
   for (const source of sources) {
-    if (!db.prepare('SELECT 1 FROM content_link_index WHERE revision_id = ?').get(source)) continue;
     const sourceContent = getRevision(db, source)?.content;
     const sourcePages = sourceContent && uniquePages(sourceContent);
     if (!sourcePages) continue;
@@ -194,6 +199,24 @@ function linksOfIndexed(ctx: AppContext, sources: readonly string[]): KnownLinks
   return () => undefined;
 }
 
+/** The indexed revisions among the ancestors of a revision with `parents`, nearest first (a few at most). */
+function indexedAncestors(db: Db, parents: readonly string[]): string[] {
+  const rows = db
+    .prepare<[string, number], { id: string }>(
+      `WITH RECURSIVE ancestors (id, depth) AS (
+         SELECT value, 1 FROM json_each(?)
+         UNION
+         SELECT parent.value, ancestors.depth + 1
+         FROM ancestors JOIN revisions ON revisions.id = ancestors.id, json_each(revisions.parents) AS parent
+         WHERE ancestors.depth < ? AND NOT EXISTS (SELECT 1 FROM content_link_index WHERE revision_id = ancestors.id)
+       )
+       SELECT ancestors.id FROM ancestors JOIN content_link_index ON content_link_index.revision_id = ancestors.id
+       GROUP BY ancestors.id ORDER BY min(ancestors.depth) LIMIT 3`,
+    )
+    .all(JSON.stringify(parents), LINK_ANCESTRY_DEPTH);
+  return rows.map((row) => row.id);
+}
+
 /** Indexes the links of a revision unless they are already indexed (for the current app address). */
 export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void {
   const { db } = ctx;
@@ -203,7 +226,7 @@ export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void
     | undefined;
   if (indexed?.app_url === appUrl) return;
   // Read before the revision's rows are replaced: one indexed again for another app address reads its own.
-  const known = linksOfIndexed(ctx, indexed ? [revision.id] : revision.parents);
+  const known = linksOfIndexed(ctx, revision, indexed !== undefined);
   db.transaction(() => {
     db.prepare('DELETE FROM content_link_index WHERE revision_id = ?').run(revision.id);
     db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at) VALUES (?, ?, ?)').run(
