@@ -3,6 +3,7 @@ import type { RevisionContent } from '../server/content/model.ts';
 import { linkGroups } from '../server/content/links.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
+import { readMigrations } from '../server/store/db.ts';
 import type { SeedPage } from '../server/seed.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
@@ -608,6 +609,35 @@ describe('content of a change request', () => {
       }),
     );
     expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space('manual'))).stats.broken.changeRequest).toBe(3);
+  });
+
+  test("a revision's broken count is kept with its link index, made as the API groups links, and the migration's backfill makes the same", () => {
+    const db = ctx.server.running.ctx.db;
+    const kept = () =>
+      db.prepare('SELECT revision_id AS id, broken FROM content_link_index ORDER BY revision_id').all() as { id: string; broken: number }[];
+    const indexed = kept();
+    expect(indexed.length).toBeGreaterThan(2);
+    for (const { id, broken } of indexed) {
+      const groups = linkGroups(ctx.server.running.ctx, getRevision(db, id)!);
+      expect(broken, id).toBe(groups.filter((group) => group.status === 'broken').length);
+    }
+    expect(indexed.some((row) => row.broken > 0)).toBe(true);
+    // The space's sum reads the kept counts, one row a change request, never the links themselves.
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT COALESCE(SUM(content_link_index.broken), 0) AS n FROM change_requests
+         JOIN content_link_index ON content_link_index.revision_id = change_requests.revision_id
+         WHERE change_requests.space_id = ? AND change_requests.status IN ('open', 'draft')`,
+      )
+      .all('manual') as { detail: string }[];
+    expect(plan.map((row) => row.detail).join('\n')).not.toMatch(/content_links\b/);
+
+    const migration = readMigrations().find((entry) => entry.name === '200_link_index_broken_counts.sql')!;
+    db.transaction(() => {
+      db.exec('ALTER TABLE content_link_index DROP COLUMN broken');
+      db.exec(migration.sql);
+    })();
+    expect(kept()).toEqual(indexed);
   });
 
   test('every change-request content read answers 404 for an unknown change request, page, strangers; 401 without a token', async () => {

@@ -229,16 +229,18 @@ export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void
   const known = linksOfIndexed(ctx, revision, indexed !== undefined);
   db.transaction(() => {
     db.prepare('DELETE FROM content_link_index WHERE revision_id = ?').run(revision.id);
-    db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at) VALUES (?, ?, ?)').run(
+    const links = extractLinks(revision.content, appUrl, known);
+    db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at, broken) VALUES (?, ?, ?, ?)').run(
       revision.id,
       appUrl,
       ctx.now(),
+      groupLinks(links).filter((group) => LINK_STATES[group.status].broken).length,
     );
     const insert = db.prepare(
       `INSERT INTO content_links (revision_id, page_id, position, href, relation, status, target_kind, target_id, target_url)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    for (const link of extractLinks(revision.content, appUrl, known)) {
+    for (const link of links) {
       insert.run(
         revision.id,
         link.pageId,
@@ -330,8 +332,9 @@ const BROKEN_SQL = (Object.keys(LINK_STATES) as LinkStatus[])
 /**
  * The distinct broken links (in one page, when given) of the revisions of a space's open and draft change requests,
  * summed over the change requests: what brokenLinkCount gives for each, counted in SQL from the link index (the
- * revisions not indexed yet are indexed first). Not one revision after another: a space's links cost the same
- * whatever the number of its change requests, but for the work of indexing their revisions once.
+ * revisions not indexed yet are indexed first). A whole revision's count is kept with its index
+ * (`content_link_index.broken`, migration 200), so a space's links read one row a change request, whatever the size
+ * of their revisions; one page's are counted from that page's links.
  */
 export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pageId?: string): number {
   const { db } = ctx;
@@ -348,14 +351,24 @@ export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pa
     if (!revision) throw new Error(`revision ${id} does not exist`);
     ensureLinkIndex(ctx, revision);
   }
+  if (pageId === undefined) {
+    const row = db
+      .prepare(
+        `SELECT COALESCE(SUM(content_link_index.broken), 0) AS n FROM change_requests
+         JOIN content_link_index ON content_link_index.revision_id = change_requests.revision_id
+         WHERE ${open}`,
+      )
+      .get(spaceId) as { n: number };
+    return row.n;
+  }
   const row = db
     .prepare(
       `SELECT COUNT(*) AS n FROM (
          SELECT DISTINCT change_requests.id, content_links.status, relation, target_kind, COALESCE(target_id, target_url)
          FROM change_requests JOIN content_links ON content_links.revision_id = change_requests.revision_id
-         WHERE ${open} AND content_links.status IN (${BROKEN_SQL}) ${pageId !== undefined ? 'AND content_links.page_id = ?' : ''})`,
+         WHERE ${open} AND content_links.status IN (${BROKEN_SQL}) AND content_links.page_id = ?)`,
     )
-    .get(spaceId, ...(pageId !== undefined ? [pageId] : [])) as { n: number };
+    .get(spaceId, pageId) as { n: number };
   return row.n;
 }
 
