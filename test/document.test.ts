@@ -1,5 +1,17 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_CACHE_CHARS, documentBlocks, documentKeys, documentFromMarkdown, nodeText } from '../server/content/document.ts';
+import {
+  DOCUMENT_CACHE_CHARS,
+  documentBlocks,
+  documentKeys,
+  documentFromMarkdown,
+  gfmSyntaxFor,
+  nodeText,
+  parseMarkdown,
+} from '../server/content/document.ts';
 
 type AnyNode = { object: string; type?: string; key?: string; nodes?: AnyNode[]; data?: Record<string, unknown>; leaves?: unknown[] };
 
@@ -126,5 +138,43 @@ describe('converted Documents are kept', () => {
     const once = documentFromMarkdown(long);
     expect(documentFromMarkdown(long)).not.toBe(once);
     expect(documentFromMarkdown(long)).toEqual(once);
+  });
+});
+
+describe('parseMarkdown without GFM autolink literals where none can start', () => {
+  const full = (markdown: string) => fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const withoutLiterals = (markdown: string) => gfmSyntaxFor(markdown) !== gfmSyntaxFor('https://example.com');
+
+  it('parses with them whenever one may start, in any case', () => {
+    for (const markdown of ['See www.example.com.', 'WWW.EXAMPLE.COM', 'at https://example.com', 'HTTP://EXAMPLE.COM', 'mail a@b.co', 'xmpp:a@b.co']) {
+      expect(withoutLiterals(markdown), markdown).toBe(false);
+    }
+    for (const markdown of ['Plain prose, with [a link](page) and <https:x>.', 'http:relative and www without a dot', '']) {
+      expect(withoutLiterals(markdown), markdown).toBe(true);
+    }
+  });
+
+  it('gives the very tree GFM gives, on the sections of this repository\'s documents and on their text without addresses', () => {
+    const documents = ['README.md', 'server/README.md', '../shared/api-document.md', '../shared/DESIGN.md']
+      .filter((file) => existsSync(file))
+      .map((file) => readFileSync(file, 'utf8'));
+    expect(documents.length).toBeGreaterThanOrEqual(2);
+    // Each document in sections (at its headings), as they are and with every address made one no literal starts.
+    const sections = documents.flatMap((text) => text.split(/\n(?=#)/));
+    const plain = sections.map((section) => section.replace(/www\./gi, 'www-').replace(/(https?):\/\//gi, '$1:/').replaceAll('@', '(at)'));
+    const crafted = [
+      'A [link](https://example.com "title") and ![image](a.png), a [reference][ref] and [ref].\n\n[ref]: guides/setup\n',
+      'Text with contact&#64;example.com: a character reference decodes to @ after parsing, and GFM still links it.',
+      '| a | b |\n| - | - |\n| [x](y) | `www` |\n\n- [ ] task with [link](z)\n\n~~gone~~ and footnote[^1]\n\n[^1]: note',
+      '<http://example.com> and <me@example.com> autolinks, `code with www.example.com`, and\n\n    indented www.x.org\n',
+    ];
+    let fast = 0;
+    for (const markdown of [...sections, ...plain, ...crafted]) {
+      if (withoutLiterals(markdown)) fast++;
+      expect(parseMarkdown(markdown), markdown.slice(0, 80)).toEqual(full(markdown));
+    }
+    expect(fast).toBeGreaterThan(sections.length / 2);
+    // The decoded character reference became an email link all the same.
+    expect(JSON.stringify(parseMarkdown(crafted[1]!))).toContain('"url":"mailto:contact@example.com"');
   });
 });
