@@ -9,9 +9,11 @@ import {
   documentKeys,
   documentFromMarkdown,
   gfmSyntaxFor,
+  markdownParses,
   nodeText,
   parseMarkdown,
 } from '../server/content/document.ts';
+import { markdownLinks, treeLinks } from '../server/content/markdown.ts';
 
 type AnyNode = { object: string; type?: string; key?: string; nodes?: AnyNode[]; data?: Record<string, unknown>; leaves?: unknown[] };
 
@@ -144,6 +146,7 @@ describe('converted Documents are kept', () => {
 describe('parseMarkdown without GFM autolink literals where none can start', () => {
   const full = (markdown: string) => fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   const withoutLiterals = (markdown: string) => gfmSyntaxFor(markdown) !== gfmSyntaxFor('https://example.com');
+  const parses = markdownParses;
 
   it('parses with them whenever one may start, in any case', () => {
     for (const markdown of ['See www.example.com.', 'WWW.EXAMPLE.COM', 'at https://example.com', 'HTTP://EXAMPLE.COM', 'mail a@b.co', 'xmpp:a@b.co']) {
@@ -154,7 +157,7 @@ describe('parseMarkdown without GFM autolink literals where none can start', () 
     }
   });
 
-  it('gives the very tree GFM gives, on the sections of this repository\'s documents and on their text without addresses', () => {
+  it('gives the very tree GFM gives, and markdownLinks the same links without parsing where none can start, on the sections of this repository\'s documents and on their text without addresses', () => {
     const documents = ['README.md', 'server/README.md', '../shared/api-document.md', '../shared/DESIGN.md']
       .filter((file) => existsSync(file))
       .map((file) => readFileSync(file, 'utf8'));
@@ -164,16 +167,29 @@ describe('parseMarkdown without GFM autolink literals where none can start', () 
     const plain = sections.map((section) => section.replace(/www\./gi, 'www-').replace(/(https?):\/\//gi, '$1:/').replaceAll('@', '(at)'));
     const crafted = [
       'A [link](https://example.com "title") and ![image](a.png), a [reference][ref] and [ref].\n\n[ref]: guides/setup\n',
-      'Text with contact&#64;example.com: a character reference decodes to @ after parsing, and GFM still links it.',
+      'Text with contact&#64;example.com: a character reference decodes to an at sign after parsing, and GFM links it.',
       '| a | b |\n| - | - |\n| [x](y) | `www` |\n\n- [ ] task with [link](z)\n\n~~gone~~ and footnote[^1]\n\n[^1]: note',
       '<http://example.com> and <me@example.com> autolinks, `code with www.example.com`, and\n\n    indented www.x.org\n',
     ];
+    // Texts without links: prose, and what could start one but does not.
+    const linkless = [
+      'Just prose, over two lines\nof a paragraph.\n\n## A heading\n\n- a list\n- of items',
+      'A reference decoded to an at sign alone: &#64; and an escaped bracket \\[x]',
+      '`<code>` in a span, and an <em>inline</em> tag',
+    ];
     let fast = 0;
-    for (const markdown of [...sections, ...plain, ...crafted]) {
+    let unparsed = 0;
+    for (const markdown of [...sections, ...plain, ...crafted, ...linkless]) {
       if (withoutLiterals(markdown)) fast++;
-      expect(parseMarkdown(markdown), markdown.slice(0, 80)).toEqual(full(markdown));
+      const tree = full(markdown);
+      expect(parseMarkdown(markdown), markdown.slice(0, 80)).toEqual(tree);
+      // markdownLinks does not parse markdown where no link can start, and finds the same links.
+      const parsed = parses();
+      expect(markdownLinks(markdown), markdown.slice(0, 80)).toEqual(treeLinks(tree));
+      if (parses() === parsed) unparsed++;
     }
     expect(fast).toBeGreaterThan(sections.length / 2);
+    expect(unparsed).toBeGreaterThan(0);
     // The decoded character reference became an email link all the same.
     expect(JSON.stringify(parseMarkdown(crafted[1]!))).toContain('"url":"mailto:contact@example.com"');
   });

@@ -111,8 +111,13 @@ export const BODY_FORMATS = {
  */
 export function parseMarkdown(markdown: string): Root {
   if (markdownProblem(markdown) !== undefined) return { type: 'root', children: [{ type: 'code', value: markdown }] };
+  parses++;
   return fromMarkdown(markdown, { extensions: gfmSyntaxFor(markdown), mdastExtensions: GFM_TREE });
 }
+
+let parses = 0;
+/** How many times parseMarkdown has parsed markdown in this process (for tests). */
+export const markdownParses = () => parses;
 
 /** The syntax extensions `parseMarkdown` parses `markdown` with: GFM's, its autolink literals off when none can start. */
 export const gfmSyntaxFor = (markdown: string) =>

@@ -12,9 +12,20 @@ export interface MarkdownLink {
   relation: LinkRelation;
 }
 
+/**
+ * Where a link or an image can start: a bracket (links, images, references, definitions), an autolink's `<`, a GFM
+ * autolink literal (see document.ts), or a character reference, which may decode to the `@` of an email address the
+ * tree's pass finds in text. Markdown holding none has none, and is not parsed.
+ */
+const LINK_START = /[[<&@]|www\.|https?:\/\//i;
+
 /** The links and images of markdown, in document order. */
 export function markdownLinks(markdown: string): MarkdownLink[] {
-  const tree = parseMarkdown(markdown);
+  return LINK_START.test(markdown) ? treeLinks(parseMarkdown(markdown)) : [];
+}
+
+/** The links and images of a tree of markdown, in document order. */
+export function treeLinks(tree: Nodes): MarkdownLink[] {
   const definitions = new Map<string, string>();
   const collect = (node: Nodes, visit: (node: Nodes) => void) => {
     visit(node);
