@@ -198,6 +198,7 @@ async function revisions() {
     'comments, first page',
     "space's links, first page",
     "space's links, last page",
+    "space's links, 50 open change requests",
     'POST a comment',
     'a template applied, then its links',
     'GET the content (whole)',
@@ -243,6 +244,8 @@ async function revisions() {
       'comments, first page': () => call('GET', `${at}/comments?limit=50`),
       "space's links, first page": () => call('GET', `${at}/links?limit=50`),
       "space's links, last page": () => call('GET', deep.links),
+      // Its counts include the broken links of the open change requests (each on the revision it started from).
+      "space's links, 50 open change requests": () => call('GET', `${at}/links?limit=50`),
       'POST a comment': () => call('POST', `${at}/comments`, { page: last.page, body: { markdown: `Comment ${n++}` } }),
       // A write of content makes a new revision, whose links are indexed when they are first asked for.
       'a template applied, then its links': async () => {
@@ -252,14 +255,20 @@ async function revisions() {
       'GET the content (whole)': () => call('GET', `${at}/content`),
       'GET the page tree (whole)': () => call('GET', `${at}/content/pages`),
     };
+    const before: Record<string, () => Promise<unknown>> = {
+      "space's links, 50 open change requests": async () => {
+        for (let i = 0; i < 50; i++) await call('POST', `${at}/change-requests`, { subject: `Change ${i}` });
+      },
+    };
     for (const request of REQUESTS) {
+      await before[request]?.();
       const whole = request.includes('(whole)');
       results.get(request)!.push((await time(work[request]!, whole ? Math.max(1, Math.ceil(ROUNDS / 4)) : ROUNDS)).toFixed(1));
     }
   }
   await running.close();
   console.log(`\none request in a space of each number of pages (and as many files), mean of ${ROUNDS} calls (the whole content: a quarter of them), ms`);
-  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(36)}${cells.map((cell) => cell.padStart(15)).join('')}`);
+  const row = (label: string, cells: string[]) => console.log(`${label.padEnd(40)}${cells.map((cell) => cell.padStart(15)).join('')}`);
   row('request', SIZES.map(String));
   for (const request of REQUESTS) row(request, results.get(request)!);
 }
