@@ -51,12 +51,29 @@ export class SeedError extends StartupError {}
 export function readSeedFile(file: string): SeedFixture {
   let fixture: unknown;
   try {
-    fixture = parse(readFileSync(file, 'utf8'));
+    fixture = parseSeed(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new SeedError(`SEED_FILE ${file}: ${(error as Error).message}`);
   }
   if (typeof fixture !== 'object' || fixture === null) throw new SeedError(`SEED_FILE ${file}: not an object`);
   return fixture as SeedFixture;
+}
+
+/**
+ * A seed file's text as YAML, or as JSON when it is JSON (YAML 1.2 holds JSON, and gives the same values): `yaml`
+ * read a seed of 10 MB (a space of 4 900 pages) in 710 ms and 340 MB of heap, at every start, where JSON.parse takes
+ * 25 ms. Text that opens like JSON but is not (YAML's flow style, or a mistake) is read as YAML, which names what is
+ * wrong. A key repeated in a JSON object keeps its last value, as JSON readers do; YAML refuses it.
+ */
+function parseSeed(text: string): unknown {
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Not JSON: YAML's flow style, or an error YAML describes.
+    }
+  }
+  return parse(text);
 }
 
 const exists = (ctx: AppContext, table: string, id: string) =>

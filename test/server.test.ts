@@ -7,9 +7,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Request, Response } from 'express';
 import { afterAll, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
 import { checkHandlers } from '../server/app.ts';
 import { readConfig } from '../server/config.ts';
 import { loadContract } from '../server/http/contract.ts';
+import { readSeedFile } from '../server/seed.ts';
 import { startServer } from '../server/server.ts';
 import { ACME } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
@@ -243,6 +245,27 @@ describe('seeding', () => {
         await running.close();
       }
     }
+  });
+
+  test('a JSON SEED_FILE is read as JSON, giving what YAML gives; flow-style YAML and broken files are read as YAML', () => {
+    const folder = tempFolder();
+    const write = (name: string, text: string) => {
+      const file = path.join(folder, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const value = {
+      users: [{ id: 'ann', displayName: 'Ann \u00e9\u2019\ud83d\ude00', email: null, tokens: ['t'] }],
+      organizations: [{ id: 'o', title: '1e3', members: [{ user: 'ann', role: 'admin' }], spaces: [{ title: 'x', pages: [] }], n: -1.5e3 }],
+    };
+    const json = JSON.stringify(value, null, 2);
+    expect(readSeedFile(write('seed.json', `\n  ${json}`))).toEqual(parse(json));
+    expect(readSeedFile(write('seed.json', json))).toEqual(value);
+    // Read as JSON (not YAML, which refuses a repeated key): the last value of a repeated key, as JSON readers do.
+    expect(readSeedFile(write('repeated.json', '{ "users": [], "users": [{ "displayName": "Ann" }] }'))).toEqual({ users: [{ displayName: 'Ann' }] });
+    expect(() => parse('{ "users": [], "users": [] }')).toThrow(/unique/);
+    expect(readSeedFile(write('flow.yaml', '{ users: [{ id: ann, displayName: Ann }] }'))).toEqual({ users: [{ id: 'ann', displayName: 'Ann' }] });
+    expect(() => readSeedFile(write('broken.json', '{ "users": [ }'))).toThrow(/^SEED_FILE .*broken\.json: /);
   });
 
   test('a broken SEED_FILE stops the start with a message naming it', async () => {
