@@ -19,6 +19,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
+/** Pages of the larger of the two large spaces of the memory part's second run (the most a revision holds: 5 000). */
+const LARGE_SPACE_PAGES = Number(process.env.BENCH_MEMORY_PAGES ?? 4_900);
 
 /**
  * The server as `npm start` runs it; `BENCH_SERVER=tsx` runs the TypeScript sources instead, and `BENCH_NODE_ARGS`
@@ -458,10 +460,63 @@ async function startup(dataDir: string): Promise<void> {
 /**
  * RSS of the server (validation on) over 100 000 requests cycling through the benchmark's requests, read after each
  * tenth of them. RSS moves by tens of MB with the size of V8's old generation between its full collections (the live
- * heap does not move), so one reading proves little: the readings of each half are shown, with their medians.
+ * heap does not move), so one reading proves little: the readings of each half are shown, with their medians. Then
+ * the same with large spaces beside them (see largeSpacesRun).
  */
 async function memory(dataDir: string): Promise<void> {
-  const target = await startReference('memory', dataDir);
+  await memoryRun('memory (validation on)', dataDir, REQUESTS);
+  const large = largeSpacesRun();
+  // Seeded by a start of its own: what is measured is a server started on the existing database.
+  await stop((await startReference('seeding', `${dataDir}-large`, { SEED_FILE: large.seedFile })).child);
+  await memoryRun(`memory with large spaces (${large.label})`, `${dataDir}-large`, large.requests, large.seedFile);
+}
+
+/**
+ * The benchmark's data with two more spaces, of LARGE_SPACE_PAGES and a fifth of that (groups of 49 pages of about
+ * 2 KB, each linking to the next), and what reads them: their content and page tree, a page, a page of their links
+ * and of their comments, a comment posted. Such a space's content is kept parsed, and its answers kept, as far as
+ * CONTENT_CACHE_MB allows: this run shows what that costs in RSS, beside the benchmark's own requests.
+ */
+function largeSpacesRun(): { label: string; seedFile: string; requests: BenchRequest[] } {
+  const text = 'Some documentation, in a sentence of words. '.repeat(46);
+  const sizes = [LARGE_SPACE_PAGES, Math.round(LARGE_SPACE_PAGES / 5)];
+  const spaces = sizes.map((size, index) => {
+    const groups = Math.max(1, Math.round(size / 50));
+    const perGroup = Math.max(1, Math.floor(size / groups) - 1);
+    return {
+      id: `large-${index}`,
+      title: `${size} pages`,
+      pages: Array.from({ length: groups }, (_, g) => ({
+        id: `g${g}`,
+        title: `Group ${g}`,
+        pages: Array.from({ length: perGroup }, (_, i) => ({
+          id: `p${g}-${i}`,
+          title: `Page ${g}-${i}`,
+          markdown: `# Page ${g}-${i}\n\nGo on to [the next page](page-${g}-${i + 1}).\n\n${text}`,
+        })),
+      })),
+    };
+  });
+  const seeded = structuredClone(fixture);
+  seeded.organizations[0]!.spaces.push(...(spaces as never[]));
+  const file = path.join(workDir, 'seed-large.json');
+  writeFileSync(file, JSON.stringify(seeded));
+  const reads = spaces.flatMap((space): BenchRequest[] => {
+    const at = `/v1/spaces/${space.id}`;
+    return [
+      { name: 'content', method: 'GET', path: `${at}/content` },
+      { name: 'page tree', method: 'GET', path: `${at}/content/pages` },
+      { name: 'a page', method: 'GET', path: `${at}/content/page/p3-7` },
+      { name: 'links', method: 'GET', path: `${at}/links?limit=50` },
+      { name: 'comments', method: 'GET', path: `${at}/comments?limit=50` },
+      { name: 'a comment', method: 'POST', path: `${at}/comments`, body: { page: 'p3-7', body: { markdown: 'A comment.' } } },
+    ];
+  });
+  return { label: `${sizes.join(' and ')} pages of 2 KB`, seedFile: file, requests: [...REQUESTS, ...reads] };
+}
+
+async function memoryRun(label: string, dataDir: string, requests: BenchRequest[], seed?: string): Promise<void> {
+  const target = await startReference('memory', dataDir, seed ? { SEED_FILE: seed } : {});
   try {
     const pid = target.child.pid!;
     const parts = 10;
@@ -471,21 +526,21 @@ async function memory(dataDir: string): Promise<void> {
         url: target.url,
         connections: CONNECTIONS,
         amount: Math.round(MEMORY_REQUESTS / parts),
-        requests: REQUESTS.map((request) => ({
+        requests: requests.map((request) => ({
           method: request.method,
           path: request.path,
           headers: headersOf(request),
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         })),
       });
-      if (result.non2xx > 0) throw new Error(`memory run: ${result.non2xx} answers not 2xx`);
-      if (result.errors > 0) console.warn(`warning: memory run: ${result.errors} errors (${result.timeouts} timeouts)`);
+      if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers not 2xx`);
+      if (result.errors > 0) console.warn(`warning: ${label}: ${result.errors} errors (${result.timeouts} timeouts)`);
       rss.push(rssMb(pid));
     }
     const half = (from: number) => rss.slice(from, from + parts / 2);
     const show = (values: number[]) => `${values.map((mb) => mb.toFixed(0)).join(' ')} (median ${median(values).toFixed(0)})`;
     console.log(
-      `memory (validation on): RSS ${rss[0]!.toFixed(0)} MB after start-up; after each ${MEMORY_REQUESTS / parts} requests, ` +
+      `${label}: RSS ${rss[0]!.toFixed(0)} MB after start-up; after each ${MEMORY_REQUESTS / parts} requests, ` +
         `first half ${show(half(1))}, second half ${show(half(1 + parts / 2))}; ${rss.at(-1)!.toFixed(0)} MB after ${MEMORY_REQUESTS}`,
     );
   } finally {
