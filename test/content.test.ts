@@ -3,6 +3,7 @@ import type { RevisionContent } from '../server/content/model.ts';
 import { linkGroups } from '../server/content/links.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
+import { ftsQuery, snippetsMade } from '../server/content/search.ts';
 import { readMigrations } from '../server/store/db.ts';
 import type { SeedPage } from '../server/seed.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
@@ -399,6 +400,8 @@ describe('GET /v1/spaces/{spaceId}/content/page/{pageId}/backlinks', () => {
 });
 
 describe('GET /v1/spaces/{spaceId}/search', () => {
+  const byKey = (a: { page: string; section: string }, b: { page: string; section: string }) =>
+    `${a.page}#${a.section}`.localeCompare(`${b.page}#${b.section}`);
   const search = (query: string, limit?: number, cursor?: string) => ({
     params: { path: { spaceId: 'manual' }, query: { query, ...(limit ? { limit } : {}), ...(cursor ? { page: cursor } : {}) } },
   });
@@ -423,6 +426,31 @@ describe('GET /v1/spaces/{spaceId}/search', () => {
     expect(first.count).toBe(3);
     const rest = ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/search', search('install', 5, first.next!.page)));
     expect(new Set([...first.items, ...rest.items].map((item) => item.id))).toEqual(new Set(['install', 'home', 'configure']));
+  });
+
+  test("makes the text shown of sections for the page of results only, as a search of every result would", async () => {
+    const db = ctx.server.running.ctx.db;
+    const seen: { id: string; sections: { id: string; body: string }[] }[] = [];
+    let cursor: string | undefined;
+    do {
+      const made = snippetsMade();
+      const page = ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/search', search('install', 1, cursor)));
+      expect(page.items).toHaveLength(1);
+      expect(snippetsMade() - made).toBe(page.items[0]!.sections.length);
+      seen.push(...page.items);
+      cursor = page.next?.page;
+    } while (cursor);
+    // The same text as one query making every section's snippet together.
+    const all = db
+      .prepare(
+        `SELECT page_id AS page, section_id AS section, snippet(content_search, 1, '', '', '…', 32) AS body FROM content_search
+         WHERE content_search MATCH ? AND space_id = 'manual'`,
+      )
+      .all(ftsQuery('install')) as { page: string; section: string; body: string }[];
+    expect(seen.flatMap((page) => page.sections.map((section) => ({ page: page.id, section: section.id, body: section.body }))).sort(byKey)).toEqual(
+      all.sort(byKey),
+    );
+    expect(seen.length).toBeGreaterThan(1);
   });
 
   test('searches only the space it is asked about', async () => {

@@ -1,41 +1,48 @@
 // Search results as the API shows them: matching sections grouped by page (and, for organization search, by
-// space), in the order of each group's best match.
+// space), in the order of each group's best match. Hits are grouped first and presented for a page of results
+// only, as the text shown for each section (FTS5's snippet) is most of what a search costs.
 import type { AppContext } from '../context.ts';
 import type { Model } from '../http/types.ts';
-import type { SectionHit } from './search.ts';
+import { type SectionHit, sectionBodies } from './search.ts';
 
-/** A matching section; its path is its page's, plus its anchor. */
-function sectionResult(ctx: AppContext, hit: SectionHit): Model<'SearchSectionResult'> {
-  const pageUrl = ctx.urls.app(`/s/${hit.spaceId}/${hit.pagePath}`);
-  return {
-    id: hit.sectionId,
-    title: hit.sectionTitle,
-    path: hit.sectionId ? `${hit.pagePath}#${hit.sectionId}` : hit.pagePath,
-    body: hit.body,
-    urls: { app: hit.sectionId ? `${pageUrl}#${hit.sectionId}` : pageUrl },
-  };
+/** The matching sections of one page, best first. */
+export interface PageHits {
+  spaceId: string;
+  pageId: string;
+  hits: SectionHit[];
 }
 
-/** The pages of the hits, each with its matching sections, with the space each page belongs to. */
-export function pageResults(ctx: AppContext, hits: SectionHit[]): { spaceId: string; page: Model<'SearchPageResult'> }[] {
-  const pages = new Map<string, { spaceId: string; page: Model<'SearchPageResult'> }>();
+/** The hits grouped by page, in the order of each page's best hit. */
+export function groupByPage(hits: readonly SectionHit[]): PageHits[] {
+  const pages = new Map<string, PageHits>();
   for (const hit of hits) {
     const key = `${hit.spaceId}/${hit.pageId}`;
     let entry = pages.get(key);
-    if (!entry) {
-      entry = {
-        spaceId: hit.spaceId,
-        page: {
-          id: hit.pageId,
-          title: hit.pageTitle,
-          path: hit.pagePath,
-          sections: [],
-          urls: { app: ctx.urls.app(`/s/${hit.spaceId}/${hit.pagePath}`) },
-        },
-      };
-      pages.set(key, entry);
-    }
-    entry.page.sections.push(sectionResult(ctx, hit));
+    if (!entry) pages.set(key, (entry = { spaceId: hit.spaceId, pageId: hit.pageId, hits: [] }));
+    entry.hits.push(hit);
   }
   return [...pages.values()];
+}
+
+/** Presents pages of hits for a search of `text`, each with its matching sections and their text. */
+export function presentPages(ctx: AppContext, text: string, pages: readonly PageHits[]): Model<'SearchPageResult'>[] {
+  const bodies = sectionBodies(ctx.db, text, pages.flatMap((page) => page.hits.map((hit) => hit.row)));
+  return pages.map(({ spaceId, hits }) => {
+    const { pageTitle, pagePath } = hits[0]!;
+    const pageUrl = ctx.urls.app(`/s/${spaceId}/${pagePath}`);
+    return {
+      id: hits[0]!.pageId,
+      title: pageTitle,
+      path: pagePath,
+      // A section's path is its page's, plus its anchor.
+      sections: hits.map((hit) => ({
+        id: hit.sectionId,
+        title: hit.sectionTitle,
+        path: hit.sectionId ? `${pagePath}#${hit.sectionId}` : pagePath,
+        body: bodies.get(hit.row) ?? '',
+        urls: { app: hit.sectionId ? `${pageUrl}#${hit.sectionId}` : pageUrl },
+      })),
+      urls: { app: pageUrl },
+    };
+  });
 }

@@ -21,7 +21,7 @@ import {
 } from '../content/present.ts';
 import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { searchSections } from '../content/search.ts';
-import { pageResults } from '../content/search-results.ts';
+import { groupByPage, presentPages } from '../content/search-results.ts';
 import { applyTemplate } from '../content/templates.ts';
 import {
   type ChangeRequestRow,
@@ -244,17 +244,14 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
   return {
     searchSpaceContent({ params, query, caller }) {
       spaceTarget(caller, params.spaceId);
-      const pages = pageResults(ctx, searchSections(db, { spaceId: params.spaceId }, query.query)).map((entry) => entry.page);
-      return {
-        status: 200,
-        body: ctx.cursors.pageOf({
-          list: listId('searchSpaceContent', params.spaceId, query.query),
-          page: query.page,
-          limit: query.limit,
-          all: pages,
-          key: (page) => [page.id],
-        }),
-      };
+      const page = ctx.cursors.pageOf({
+        list: listId('searchSpaceContent', params.spaceId, query.query),
+        page: query.page,
+        limit: query.limit,
+        all: groupByPage(searchSections(db, { spaceId: params.spaceId }, query.query)),
+        key: (pageHits) => [pageHits.pageId],
+      });
+      return { status: 200, body: { ...page, items: presentPages(ctx, query.query, page.items) } };
     },
 
     getSpaceContent: ({ params, query, caller }) => getContent(spaceTarget(caller, params.spaceId), query),

@@ -1,7 +1,7 @@
 // Organizations the caller belongs to, their settings, invite links, full-text search and email domains.
 import type { AppContext } from '../context.ts';
 import { searchSections } from '../content/search.ts';
-import { pageResults } from '../content/search-results.ts';
+import { groupByPage, type PageHits, presentPages } from '../content/search-results.ts';
 import { viewsAllContent } from '../domain/collections.ts';
 import {
   getOrganizationRow,
@@ -126,25 +126,26 @@ export function organizationHandlers(ctx: AppContext): HandlerGroup<Operations> 
       requireOrganization(access, 'listMembers');
       const hits = viewsAllContent(access.membership) ? searchSections(db, { organizationId: params.organizationId }, query.query) : [];
 
-      // Group the matching pages by space, in the order of each space's best match.
-      const spaces = new Map<string, Model<'SearchSpaceResult'>>();
-      for (const { spaceId, page } of pageResults(ctx, hits)) {
-        let space = spaces.get(spaceId);
-        if (!space) {
-          const { title } = db.prepare('SELECT title FROM spaces WHERE id = ?').get(spaceId) as { title: string };
-          space = { id: spaceId, title, pages: [] };
-          spaces.set(spaceId, space);
-        }
-        space.pages.push(page);
+      // Group the matching pages by space, in the order of each space's best match; present a page of spaces.
+      const spaces = new Map<string, PageHits[]>();
+      for (const pageHits of groupByPage(hits)) {
+        const pages = spaces.get(pageHits.spaceId);
+        if (pages) pages.push(pageHits);
+        else spaces.set(pageHits.spaceId, [pageHits]);
       }
       const page = ctx.cursors.pageOf({
         list: listId('searchOrganizationContent', params.organizationId, query.query),
         page: query.page,
         limit: query.limit,
         all: [...spaces.values()],
-        key: (space) => [space.id],
+        key: (pages) => [pages[0]!.spaceId],
       });
-      return { status: 200, body: page };
+      const presented = presentPages(ctx, query.query, page.items.flat());
+      const items: Model<'SearchSpaceResult'>[] = page.items.map((pages) => {
+        const { title } = db.prepare('SELECT title FROM spaces WHERE id = ?').get(pages[0]!.spaceId) as { title: string };
+        return { id: pages[0]!.spaceId, title, pages: presented.splice(0, pages.length) };
+      });
+      return { status: 200, body: { ...page, items } };
     },
 
     listOrganizationsByEmailDomain({ params, caller }) {
