@@ -199,6 +199,7 @@ async function revisions() {
     "space's links, first page",
     "space's links, last page",
     "space's links, 50 open change requests",
+    'search, a word of every page',
     'POST a comment',
     'a template applied, then its links',
     'GET the content (whole)',
@@ -246,6 +247,7 @@ async function revisions() {
       "space's links, last page": () => call('GET', deep.links),
       // Its counts include the broken links of the open change requests (each on the revision it started from).
       "space's links, 50 open change requests": () => call('GET', `${at}/links?limit=50`),
+      'search, a word of every page': () => call('GET', `${at}/search?query=documentation&limit=20`),
       'POST a comment': () => call('POST', `${at}/comments`, { page: last.page, body: { markdown: `Comment ${n++}` } }),
       // A write of content makes a new revision, whose links are indexed when they are first asked for.
       'a template applied, then its links': async () => {
