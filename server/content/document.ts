@@ -121,7 +121,7 @@ export const markdownParses = () => parses;
 
 /** The syntax extensions `parseMarkdown` parses `markdown` with: GFM's, its autolink literals off when none can start. */
 export const gfmSyntaxFor = (markdown: string) =>
-  AUTOLINK_LITERAL_START.test(markdown) ? GFM_SYNTAX : GFM_SYNTAX_WITHOUT_AUTOLINK_LITERALS;
+  mayHoldAutolinkLiteral(markdown) ? GFM_SYNTAX : GFM_SYNTAX_WITHOUT_AUTOLINK_LITERALS;
 
 /** GFM's extensions, made once: the parser only reads them (making them was a tenth of parsing a short comment). */
 const GFM_SYNTAX = [gfm()];
@@ -134,6 +134,8 @@ const GFM_TREE = [gfmFromMarkdown()];
  * (mdast-util-gfm-autolink-literal, after character references are decoded) always runs.
  */
 const AUTOLINK_LITERAL_START = /www\.|https?:\/\/|@/i;
+/** Whether a GFM autolink literal can start in `markdown` as written (see above). */
+export const mayHoldAutolinkLiteral = (markdown: string) => AUTOLINK_LITERAL_START.test(markdown);
 const GFM_SYNTAX_WITHOUT_AUTOLINK_LITERALS = [...GFM_SYNTAX, { disable: { null: ['wwwAutolink', 'protocolAutolink', 'emailAutolink'] } }];
 
 /**

@@ -234,7 +234,7 @@ export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void
       revision.id,
       appUrl,
       ctx.now(),
-      groupLinks(links).filter((group) => LINK_STATES[group.status].broken).length,
+      brokenGroupCount(groupLinks(links)),
     );
     const insert = db.prepare(
       `INSERT INTO content_links (revision_id, page_id, position, href, relation, status, target_kind, target_id, target_url)
@@ -372,7 +372,12 @@ export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pa
   return row.n;
 }
 
+/** Number of distinct broken links among link groups (what the index keeps per revision, and link lists show). */
+export function brokenGroupCount(groups: readonly LinkGroup[]): number {
+  return groups.filter((group) => LINK_STATES[group.status].broken).length;
+}
+
 /** Number of distinct broken links in a revision (in one page of it, when given). */
 export function brokenLinkCount(ctx: AppContext, revision: RevisionRecord, pageId?: string): number {
-  return linkGroups(ctx, revision, pageId).filter((group) => LINK_STATES[group.status].broken).length;
+  return brokenGroupCount(linkGroups(ctx, revision, pageId));
 }

@@ -1,7 +1,7 @@
 // Reading page markdown: the links and images it holds (parsed with mdast, GFM included), and the evaluation of
 // variable expressions.
 import type { Nodes } from 'mdast';
-import { parseMarkdown } from './document.ts';
+import { mayHoldAutolinkLiteral, parseMarkdown } from './document.ts';
 
 /** How a page uses what an address points at: `reference` for a link, `embed` for an image. */
 export type LinkRelation = 'reference' | 'embed';
@@ -13,15 +13,15 @@ export interface MarkdownLink {
 }
 
 /**
- * Where a link or an image can start: a bracket (links, images, references, definitions), an autolink's `<`, a GFM
- * autolink literal (see document.ts), or a character reference, which may decode to the `@` of an email address the
- * tree's pass finds in text. Markdown holding none has none, and is not parsed.
+ * Where a link or an image can start besides a GFM autolink literal (`mayHoldAutolinkLiteral`): a bracket (links,
+ * images, references, definitions), an autolink's `<`, or a character reference, which may decode to the `@` of an
+ * email address the tree's pass finds in text. Markdown holding none of these has no links, and is not parsed.
  */
-const LINK_START = /[[<&@]|www\.|https?:\/\//i;
+const LINK_START = /[[<&]/;
 
 /** The links and images of markdown, in document order. */
 export function markdownLinks(markdown: string): MarkdownLink[] {
-  return LINK_START.test(markdown) ? treeLinks(parseMarkdown(markdown)) : [];
+  return LINK_START.test(markdown) || mayHoldAutolinkLiteral(markdown) ? treeLinks(parseMarkdown(markdown)) : [];
 }
 
 /** The links and images of a tree of markdown, in document order. */

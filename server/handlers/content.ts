@@ -7,7 +7,7 @@ import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
-import { backlinkPageIds, brokenLinkCount, brokenLinksInChangeRequests, LINK_STATES, linkGroups } from '../content/links.ts';
+import { backlinkPageIds, brokenGroupCount, brokenLinkCount, brokenLinksInChangeRequests, linkGroups } from '../content/links.ts';
 import { evaluateVariables } from '../content/markdown.ts';
 import { findFile, findPage, pageBody, requireContentRoom, type RevisionContent } from '../content/model.ts';
 import {
@@ -233,7 +233,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
         stats: {
           total: groups.length,
           broken: {
-            total: groups.filter((group) => LINK_STATES[group.status].broken).length,
+            total: brokenGroupCount(groups),
             changeRequest: options.changeRequestBroken,
           },
         },
