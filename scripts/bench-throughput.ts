@@ -471,6 +471,23 @@ async function memory(dataDir: string): Promise<void> {
   await memoryRun(`memory with large spaces (${large.label})`, `${dataDir}-large`, large.requests, large.seedFile);
 }
 
+/** A page's text in the benches' large spaces: about `bytes` of prose. */
+export const pageText = (bytes = 2000) => 'Some documentation, in a sentence of words. '.repeat(Math.ceil(bytes / 44));
+
+/**
+ * The pages of the benches' large spaces: about `size` in groups (of 49 for sizes of about 100 and more), `page` making the
+ * page `i` of group `g`, the `index`-th of the space. `perGroup` is the number of pages of each group.
+ */
+export function groupedPages<T>(size: number, page: (g: number, i: number, index: number) => T) {
+  const count = Math.max(1, Math.round(size / 50));
+  const perGroup = Math.max(1, Math.floor(size / count) - 1);
+  const groups = Array.from({ length: count }, (_, g) => ({
+    g,
+    pages: Array.from({ length: perGroup }, (_, i) => page(g, i, g * perGroup + i)),
+  }));
+  return { groups, perGroup };
+}
+
 /**
  * The benchmark's data with two more spaces, of LARGE_SPACE_PAGES and a fifth of that (groups of 49 pages of about
  * 2 KB, each linking to the next), and what reads them: their content and page tree, a page, a page of their links
@@ -478,27 +495,24 @@ async function memory(dataDir: string): Promise<void> {
  * CONTENT_CACHE_MB allows: this run shows what that costs in RSS, beside the benchmark's own requests.
  */
 function largeSpacesRun(): { label: string; seedFile: string; requests: BenchRequest[] } {
-  const text = 'Some documentation, in a sentence of words. '.repeat(46);
+  const text = pageText();
   const sizes = [LARGE_SPACE_PAGES, Math.round(LARGE_SPACE_PAGES / 5)];
   const spaces = sizes.map((size, index) => {
-    const groups = Math.max(1, Math.round(size / 50));
-    const perGroup = Math.max(1, Math.floor(size / groups) - 1);
+    const { groups, perGroup } = groupedPages(size, (g, i) => ({
+      id: `p${g}-${i}`,
+      title: `Page ${g}-${i}`,
+      markdown: `# Page ${g}-${i}\n\nGo on to [the next page](page-${g}-${i + 1}).\n\n${text}`,
+    }));
     return {
       id: `large-${index}`,
       title: `${size} pages`,
-      pages: Array.from({ length: groups }, (_, g) => ({
-        id: `g${g}`,
-        title: `Group ${g}`,
-        pages: Array.from({ length: perGroup }, (_, i) => ({
-          id: `p${g}-${i}`,
-          title: `Page ${g}-${i}`,
-          markdown: `# Page ${g}-${i}\n\nGo on to [the next page](page-${g}-${i + 1}).\n\n${text}`,
-        })),
-      })),
+      pages: groups.map(({ g, pages }) => ({ id: `g${g}`, title: `Group ${g}`, pages })),
+      // A page in the middle of the space.
+      middle: `p${Math.floor(groups.length / 2)}-${Math.floor(perGroup / 2)}`,
     };
   });
   const seeded = structuredClone(fixture);
-  seeded.organizations[0]!.spaces.push(...(spaces as never[]));
+  seeded.organizations[0]!.spaces.push(...(spaces.map(({ middle: _, ...space }) => space) as never[]));
   const file = path.join(workDir, 'seed-large.json');
   writeFileSync(file, JSON.stringify(seeded));
   const reads = spaces.flatMap((space): BenchRequest[] => {
@@ -506,10 +520,10 @@ function largeSpacesRun(): { label: string; seedFile: string; requests: BenchReq
     return [
       { name: 'content', method: 'GET', path: `${at}/content` },
       { name: 'page tree', method: 'GET', path: `${at}/content/pages` },
-      { name: 'a page', method: 'GET', path: `${at}/content/page/p3-7` },
+      { name: 'a page', method: 'GET', path: `${at}/content/page/${space.middle}` },
       { name: 'links', method: 'GET', path: `${at}/links?limit=50` },
       { name: 'comments', method: 'GET', path: `${at}/comments?limit=50` },
-      { name: 'a comment', method: 'POST', path: `${at}/comments`, body: { page: 'p3-7', body: { markdown: 'A comment.' } } },
+      { name: 'a comment', method: 'POST', path: `${at}/comments`, body: { page: space.middle, body: { markdown: 'A comment.' } } },
     ];
   });
   return { label: `${sizes.join(' and ')} pages of 2 KB`, seedFile: file, requests: [...REQUESTS, ...reads] };

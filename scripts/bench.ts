@@ -10,7 +10,7 @@ import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent } from '../server/content/revisions.ts';
 import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
-import { throughput } from './bench-throughput.ts';
+import { groupedPages, pageText, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
 const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists,revisions').split(',');
@@ -185,7 +185,7 @@ async function revisions() {
   // The most a revision holds is 5 000 pages: 4 900, to leave room for the pages the writes add.
   const SIZES = (process.env.BENCH_PAGES ?? '100,1000,4900').split(',').map(Number);
   // Each page's text: about 2 KB by default, a short page of documentation.
-  const text = 'Some documentation, in a sentence of words. '.repeat(Math.ceil(Number(process.env.BENCH_PAGE_BYTES ?? 2000) / 44));
+  const text = pageText(Number(process.env.BENCH_PAGE_BYTES ?? 2000));
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
   const { running, db, call, time } = await inProcessServer(ROUNDS);
   const REQUESTS = [
@@ -209,14 +209,14 @@ async function revisions() {
   const now = new Date().toISOString();
   for (const size of SIZES) {
     const space = await call('POST', '/v1/orgs/demo/spaces', { title: `${size} pages` });
-    const groups = Math.max(1, Math.round(size / 50));
-    const perGroup = Math.max(1, Math.floor(size / groups) - 1);
-    const pages = Array.from({ length: groups }, (_, g) => ({
-      id: `g${g}`, title: `Group ${g}`, slug: `group-${g}`, type: 'group', createdAt: now, updatedAt: now,
-      pages: Array.from({ length: perGroup }, (_, i) => ({
-        id: `p${g}-${i}`, title: `Page ${g}-${i}`, slug: `page-${i}`, type: 'document', createdAt: now, updatedAt: now, pages: [],
-        markdown: `# Page ${g}-${i}\n\nGo on to [the next page](page-${i + 1}).\n\n![A figure](f${g * perGroup + i}.png)\n\n${text}`,
-      })),
+    const layout = groupedPages(size, (g, i, index) => ({
+      id: `p${g}-${i}`, title: `Page ${g}-${i}`, slug: `page-${i}`, type: 'document', createdAt: now, updatedAt: now, pages: [],
+      markdown: `# Page ${g}-${i}\n\nGo on to [the next page](page-${i + 1}).\n\n![A figure](f${index}.png)\n\n${text}`,
+    }));
+    const { perGroup } = layout;
+    const groups = layout.groups.length;
+    const pages = layout.groups.map(({ g, pages: inGroup }) => ({
+      id: `g${g}`, title: `Group ${g}`, slug: `group-${g}`, type: 'group', createdAt: now, updatedAt: now, pages: inGroup,
     }));
     const files = Array.from({ length: groups * perGroup }, (_, i) => ({ id: `f${i}`, name: `f${i}.png`, contentType: 'image/png', size: 100 }));
     db.transaction(() => commitSpaceContent(db, space.id, [space.revision], { pages, files, reusableContents: [], variables: {} } as RevisionContent, now))();
