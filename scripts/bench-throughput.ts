@@ -398,8 +398,41 @@ async function requestRates(withPrism: boolean): Promise<void> {
       );
     }
     cpuPerRequest(targets, rows, prism !== undefined);
+    await listMadeAnew(on, targets[2]!);
   } finally {
     for (const target of targets) await stop(target.child);
+  }
+}
+
+/**
+ * The list page as it costs when it is made on every read: the server keeps a page read again while nothing was
+ * written (server/http/kept-lists.ts), so the table's list page is mostly sent from memory; after a write, or with
+ * LIST_CACHE_MB=0 as here, it is made anew. Interleaved with the server as started above and bare node:http.
+ */
+async function listMadeAnew(on: Target, bare: Target): Promise<void> {
+  const request = REQUESTS.find((candidate) => candidate.path.includes('/spaces?limit='))!;
+  const anew = await startReference('made on every read', path.join(workDir, 'anew'), { LIST_CACHE_MB: '0' });
+  try {
+    await load(anew, request, { amount: 500 });
+    const runs = new Map<Target, Measure[]>();
+    for (let run = 0; run < RUNS; run++) {
+      for (const target of rotated([on, anew, bare], run)) {
+        runs.set(target, [...(runs.get(target) ?? []), await load(target, request, { duration: SECONDS })]);
+      }
+    }
+    const rps = (target: Target) => median(runs.get(target)!.map((m) => m.rps));
+    const cpu = (target: Target) => {
+      const us = runs.get(target)!.map((m) => m.cpuUs);
+      return us.every((value) => value !== undefined) ? median(us as number[]) : undefined;
+    };
+    const [kept, made, base] = [on, anew, bare].map((target) => ({ rps: rps(target), cpu: cpu(target) }));
+    const byCpu = (target: { cpu?: number }) => (target.cpu === undefined || base!.cpu === undefined ? '' : `, ${(base!.cpu / target.cpu).toFixed(3)} by CPU (${Math.round(target.cpu)} µs)`);
+    console.log(
+      `${request.name}: kept ${Math.round(kept!.rps)} req/s, ${(kept!.rps / base!.rps).toFixed(3)} of bare${byCpu(kept!)}; ` +
+        `made on every read (LIST_CACHE_MB=0) ${Math.round(made!.rps)} req/s, ${(made!.rps / base!.rps).toFixed(3)} of bare${byCpu(made!)}`,
+    );
+  } finally {
+    await stop(anew.child);
   }
 }
 

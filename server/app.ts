@@ -15,6 +15,7 @@ import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
 import { safeHeaders } from './http/headers.ts';
 import { installJsonAnswer } from './http/json-answer.ts';
 import { checkRequestJson } from './http/json-limits.ts';
+import { KeptLists, type ListAnswer, isListPage } from './http/kept-lists.ts';
 import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import { healthRoute } from './http/health.ts';
@@ -37,7 +38,13 @@ export interface AppOptions {
   contract?: OpenApiDocument;
   /** Called when a request routed to an operation has been answered (tests record what they exercise). */
   onOperation?: (operationId: string, status: number) => void;
+  /** Make every list page sent from memory again, and fail the request if it differs (see http/kept-lists.ts). */
+  verifyKeptLists?: boolean;
 }
+
+/** The kept list pages of the app of each context (for tests: their counts). */
+const keptListsOf = new WeakMap<AppContext, KeptLists>();
+export const keptListsIn = (ctx: AppContext): KeptLists | undefined => keptListsOf.get(ctx);
 
 /** Handlers as the router calls them; their exact types are checked where the table is built. */
 type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };
@@ -149,6 +156,16 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     validateFormats: true,
   });
 
+  // List pages read again while the database is unchanged (http/kept-lists.ts).
+  const keptLists = new KeptLists({
+    changes: () => store.changeCount(),
+    inTransaction: () => ctx.db.inTransaction,
+    clockReads: () => ctx.clockReads(),
+    bytes: config.listCacheMb * 1024 * 1024,
+    verify: options.verifyKeptLists,
+  });
+  keptListsOf.set(ctx, keptLists);
+
   // A request the validator's route index placed goes straight to its operation's route, with the path parameters
   // the validator decoded (what its app.param callbacks give Express's routes), instead of Express trying each
   // route's pattern in turn; anything else goes through Express's routes below.
@@ -177,16 +194,47 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     const isRead = operation.method === 'get';
     const ownWrite = opensOwnTransaction(handler);
     const integers = integerParameters(contract, operation.path, operation.method);
+    // Whether this operation answers pages of a list (known from its first page): only those are kept.
+    let lists = false;
+    const send = (res: Response, answer: { status: number; headers: Record<string, string>; body?: unknown }) => {
+      res.set(answer.headers);
+      if (answer.body === undefined) res.status(answer.status).end();
+      else res.status(answer.status).json(answer.body);
+    };
+    const answerOf = (result: AnyResult) => ({
+      status: result.status,
+      headers: safeHeaders(result.headers ?? {}),
+      body: result.body === undefined ? undefined : fitPage(result.body),
+    });
     const route = async (req: Request, res: Response) => {
       if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
       checkIntegerParameters(req, integers);
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
-      const result = isRead || ownWrite ? await handler(request) : await store.write(() => handler(request));
-      // Work the request queued is committed now: start it.
-      if (!isRead) ctx.jobs.kickIfQueued();
-      res.set(safeHeaders(result.headers ?? {}));
-      if (result.body === undefined) res.status(result.status).end();
-      else res.status(result.status).json(fitPage(result.body));
+      if (!isRead) {
+        const result = ownWrite ? await handler(request) : await store.write(() => handler(request));
+        // Work the request queued is committed now: start it.
+        ctx.jobs.kickIfQueued();
+        return send(res, answerOf(result));
+      }
+      // A list page read again while nothing changed is sent as kept (http/kept-lists.ts).
+      // Per user and address: a handler sees nothing else of the request.
+      const key = keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
+      const kept = lists && key !== undefined ? keptLists.find(key) : undefined;
+      if (kept && !keptLists.verifying) return send(res, kept);
+      const before = key === undefined ? undefined : keptLists.moment();
+      const made = handler(request);
+      // Only an answer made synchronously can be kept: nothing else ran while it was made.
+      const synchronous = !(made instanceof Promise);
+      const answer = answerOf(synchronous ? made : await made);
+      if (kept) {
+        keptLists.check(key!, kept, answer as ListAnswer);
+        return send(res, kept);
+      }
+      if (key !== undefined && synchronous && isListPage(answer.body)) {
+        lists = true;
+        keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
+      }
+      send(res, answer);
     };
     placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
     app[operation.method](expressPath(operation.path), route);

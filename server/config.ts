@@ -30,6 +30,8 @@ export interface Config {
   dbCacheMb: number;
   /** Revisions' contents kept parsed, MiB of their JSON (CONTENT_CACHE_MB). */
   contentCacheMb: number;
+  /** Pages of lists kept until the database next changes, MiB of their JSON (LIST_CACHE_MB). */
+  listCacheMb: number;
   /** Allow outbound requests (imports, OpenAPI sources, Git, tunnels) to loopback and private addresses. */
   allowPrivateNetworks: boolean;
   /** Addresses and CIDR ranges outbound requests may reach even when `allowPrivateNetworks` is off. */
@@ -208,6 +210,14 @@ export const VARIABLES: readonly Variable[] = [
     description:
       "spaces' contents kept parsed in memory, in MiB of their JSON (about as much heap), and a quarter of it for whole contents as answered; a content above half of it is read from the database on every request",
     parse: (value) => int('CONTENT_CACHE_MB', value, 32, 0, 4096),
+  }),
+  variable({
+    name: 'LIST_CACHE_MB',
+    key: 'listCacheMb',
+    default: '4',
+    description:
+      'pages of lists kept in memory until the database next changes, in MiB of their JSON (a page read again by the same user is sent without being made again); 0 keeps none',
+    parse: (value) => int('LIST_CACHE_MB', value, 4, 0, 1024),
   }),
   variable({
     name: 'ALLOW_PRIVATE_NETWORKS',

@@ -1,7 +1,7 @@
 // What handlers and background work share: the store, the configuration, the clock, the log, cursors, addresses.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { Clock } from './domain/clock.ts';
+import { type Clock, countingClock } from './domain/clock.ts';
 import { newSecret } from './domain/ids.ts';
 import { Cursors } from './http/pagination.ts';
 import type { Db, Store } from './store/db.ts';
@@ -21,7 +21,10 @@ export interface AppContext {
   store: Store;
   db: Db;
   config: ResolvedConfig;
+  /** The time: read it here only (see `clockReads`). */
   clock: Clock;
+  /** How many times `clock` (or `now`) was read, since the context was made. */
+  clockReads(): number;
   log: Logger;
   cursors: Cursors;
   urls: Urls;
@@ -44,12 +47,15 @@ export function persistentSecret(db: Db, key: string): string {
 const URL_SAFE = /^[A-Za-z0-9\-_.!~*'()/]*$/;
 
 export function createContext(deps: { store: Store; config: ResolvedConfig; clock: Clock; log: Logger }): AppContext {
-  const { store, config, clock } = deps;
+  const { store, config } = deps;
+  const clock = countingClock(deps.clock);
   // Each segment percent-encoded; most paths (ids are URL-safe) have nothing to encode and are returned as they are
   // (a list page builds several addresses per item: this was 4% of its CPU).
   const encode = (path: string) => (URL_SAFE.test(path) ? path : path.split('/').map(encodeURIComponent).join('/'));
   const ctx: AppContext = {
     ...deps,
+    clock,
+    clockReads: () => clock.reads,
     db: store.db,
     cursors: new Cursors(persistentSecret(store.db, 'cursor-secret')),
     urls: {

@@ -35,6 +35,8 @@ export interface StartOptions {
   fixture?: SeedFixture;
   /** Called when a request routed to an operation has been answered (tests record what they exercise). */
   onOperation?: (operationId: string, status: number) => void;
+  /** Make every list page sent from memory again and fail the request if it differs (tests; see http/kept-lists.ts). */
+  verifyKeptLists?: boolean;
   /** Replaces handlers of the table (tests use it to break the server on purpose). */
   handlers?: (ctx: AppContext, table: HandlerTable) => HandlerTable;
 }
@@ -133,7 +135,11 @@ async function serve(
     await ctx.jobs.start();
     let handlers = createHandlers(ctx);
     if (options.handlers) handlers = options.handlers(ctx, handlers);
-    serveApp(createApp(ctx, handlers, { extraRoutes: (app) => registerRoutes(ctx, app), onOperation: options.onOperation }));
+    serveApp(createApp(ctx, handlers, {
+        extraRoutes: (app) => registerRoutes(ctx, app),
+        onOperation: options.onOperation,
+        verifyKeptLists: options.verifyKeptLists,
+      }));
   } catch (error) {
     await ctx.jobs.stop();
     await store.close();

@@ -5,6 +5,23 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * `clock`, counting how many times it is read: the server knows from it which answers were made without the time
+ * (http/kept-lists.ts). Every read of the time in the server goes through its context's clock.
+ */
+export function countingClock(clock: Clock): Clock & { readonly reads: number } {
+  let reads = 0;
+  return {
+    now: () => {
+      reads++;
+      return clock.now();
+    },
+    get reads() {
+      return reads;
+    },
+  };
+}
+
 /** A clock tests set and advance by hand. */
 export class ManualClock implements Clock {
   private current: number;

@@ -39,4 +39,10 @@ export class RecentlyUsed<K, V> {
       this.total -= entry.size;
     }
   }
+
+  /** Drops every value. */
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
 }

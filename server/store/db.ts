@@ -146,6 +146,7 @@ export class Store {
   private writing = false;
   /** Statements that open, end and mark the shared transaction (see `write`). */
   private readonly control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  private readonly changes: Database.Statement;
 
   /**
    * `cacheMb`: SQLite's page cache, in MiB. better-sqlite3 builds SQLite with a 16 MiB cache (SQLite's own default is
@@ -186,6 +187,7 @@ export class Store {
       release: this.db.prepare('RELEASE store_write'),
       rollbackTo: this.db.prepare('ROLLBACK TO store_write'),
     };
+    this.changes = this.db.prepare('SELECT total_changes()').pluck();
   }
 
   /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
@@ -293,6 +295,14 @@ export class Store {
       if (error === undefined) write.resolve();
       else write.reject(error);
     }
+  }
+
+  /**
+   * SQLite's count of the rows written through this connection (`total_changes()`): by requests, jobs, tests or
+   * anything else, committed or rolled back. It only grows: while it stays the same, the database has not changed.
+   */
+  changeCount(): number {
+    return this.changes.get() as number;
   }
 
   /** Whether a write transaction is open (a request's or a background job's). */

@@ -67,6 +67,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...options,
       clock,
       fixture: options.fixture ?? standardFixture,
+      // Every list page sent from memory is made again and compared (server/http/kept-lists.ts).
+      verifyKeptLists: options.verifyKeptLists ?? true,
       ...(options.recordCoverage === false ? {} : { onOperation: recordOperation }),
     });
   let running = await start();

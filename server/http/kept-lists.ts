@@ -1,0 +1,155 @@
+// Pages of lists kept until the database next changes: a page read again, by the same user, with the same address,
+// while nothing was written, is sent as it was made, without reading the database or serialising it again.
+//
+// A list page is made afresh from rows that change (a space's title, its counters, the caller's permissions), so it
+// cannot be kept as a revision's content is (http/immutable-bodies.ts). What it depends on is known, though: a
+// handler sees the path, the query, the body and the caller (app.ts passes it nothing else, no headers), and
+// otherwise reads the database, the clock and what never changes while the server runs (its configuration, its
+// secrets, revisions). So its answer is the same as long as the database and the clock are, and a page is kept when
+// the making of it could not have seen anything else:
+//
+// - its handler answered synchronously (nothing else ran in between: no other request, no background job, no wait
+//   on the network or the disk);
+// - it read no clock (`countingClock`): most lists never do; those that do are made afresh every time;
+// - no write transaction was open, before or after (a page made from changes not yet committed is never kept: they
+//   could still be rolled back);
+// - the database changed nothing while it was made (a GET that writes, such as the first read of a space's links,
+//   is kept from its next read on).
+//
+// A kept page is valid while SQLite's count of changes on the server's connection (`total_changes()`, which counts
+// every row written, committed or rolled back, by requests, jobs or anything else) has not moved: any write drops
+// every kept page. Per user (the caller's id) and address (path and query string as sent). They are bounded by
+// LIST_CACHE_MB, in MiB of their JSON, the most recently read kept; 0 keeps none.
+//
+// A page is kept as its JSON text. The first time it is sent again, that text is parsed into a body of its own (the
+// handler's objects may be shared with other code) made immutable (frozen, its bytes encoded once): sent through
+// res.json like any answer, it is checked by the response check once, then remembered as accepted.
+//
+// `verify` (tests start the server with it): every page sent from memory is also made afresh, and a page that
+// differs from the kept one, by status, headers or bytes, fails the request with a 500 and an error in the log. So
+// every test that reads a list twice checks that keeping it was right.
+import { RecentlyUsed } from '../domain/recently-used.ts';
+import { immutableBody } from './immutable-bodies.ts';
+import { CONTINUE_AFTER, serialized } from './pagination.ts';
+
+export interface ListAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: object;
+}
+
+/** What a page was made from: the database's count of changes and the clock's count of reads (undefined: a write
+ *  transaction is open). */
+export type Moment = { changes: number; clockReads: number } | undefined;
+
+/** A page as kept: its JSON text, and once it is sent again, an immutable body made from that text. */
+interface Kept {
+  status: number;
+  headers: Record<string, string>;
+  json: string;
+  body?: object;
+}
+
+export interface KeptListsOptions {
+  /** The database's count of changes (SQLite's `total_changes()`). */
+  changes: () => number;
+  /** Whether a write transaction is open. */
+  inTransaction: () => boolean;
+  /** How many times the clock was read. */
+  clockReads: () => number;
+  /** Largest total of the JSON kept, in bytes (0 keeps nothing); one page may take half of it. */
+  bytes: number;
+  verify?: boolean;
+}
+
+/** How many pages were kept, sent from memory, and made again to verify them (for tests). */
+export interface KeptListCounts {
+  kept: number;
+  served: number;
+  verified: number;
+}
+
+/** Whether `body` is a page of a list (made by `Cursors.page` or `pageOf`, fitted by `fitPage`). */
+export const isListPage = (body: unknown): body is object =>
+  body !== null && typeof body === 'object' && typeof (body as { [CONTINUE_AFTER]?: unknown })[CONTINUE_AFTER] === 'function';
+
+export class KeptLists {
+  private readonly pages: RecentlyUsed<string, Kept>;
+  /** The count of changes the kept pages were made at. */
+  private changes = -1;
+  readonly counts: KeptListCounts = { kept: 0, served: 0, verified: 0 };
+
+  constructor(private readonly options: KeptListsOptions) {
+    this.pages = new RecentlyUsed(options.bytes, options.bytes / 2);
+  }
+
+  get enabled(): boolean {
+    return this.options.bytes > 0;
+  }
+
+  get verifying(): boolean {
+    return this.options.verify === true;
+  }
+
+  /** The database and the clock as they are now, to compare with after making a page. */
+  moment(): Moment {
+    if (this.options.inTransaction()) return undefined;
+    return { changes: this.options.changes(), clockReads: this.options.clockReads() };
+  }
+
+  /**
+   * The page kept for `key`, if the database has not changed since it was made. Inside a write transaction too: its
+   * changes, if any, have moved the count already, and without any the database holds what the page was made from.
+   */
+  find(key: string): ListAnswer | undefined {
+    if (!this.enabled || !this.current(this.options.changes())) return undefined;
+    const kept = this.pages.get(key);
+    if (!kept) return undefined;
+    this.counts.served++;
+    // A body of its own, parsed from the text sent: the handler's objects may be shared with other code.
+    kept.body ??= immutableBody(JSON.parse(kept.json) as object, kept.json);
+    return kept as ListAnswer;
+  }
+
+  /** Whether the pages kept were made at `changes`; if not, none is valid any more and they are dropped. */
+  private current(changes: number): boolean {
+    if (changes === this.changes) return true;
+    this.pages.clear();
+    this.changes = changes;
+    return false;
+  }
+
+  /**
+   * Keeps `answer`, made for `key` between `before` and `after` by a handler that answered synchronously, when
+   * neither the database nor the clock were read differently in between (see above).
+   */
+  keep(key: string, before: Moment, after: Moment, answer: ListAnswer): void {
+    if (!this.enabled || before === undefined || after === undefined) return;
+    if (before.changes !== after.changes || before.clockReads !== after.clockReads) return;
+    this.current(after.changes);
+    const json = jsonOf(answer.body);
+    this.pages.set(key, { status: answer.status, headers: answer.headers, json }, json.length);
+    this.counts.kept++;
+  }
+
+  /** For `verify`: throws when `fresh`, the page made again, differs from the `kept` one that was sent. */
+  check(key: string, kept: ListAnswer, fresh: ListAnswer): void {
+    this.counts.verified++;
+    const { json } = kept as ListAnswer & Kept;
+    const same =
+      fresh.status === kept.status && JSON.stringify(fresh.headers) === JSON.stringify(kept.headers) && jsonOf(fresh.body) === json;
+    if (!same) {
+      throw new Error(
+        `a kept list page differs from the page made again (${key}): kept ${kept.status} ${json.slice(0, 300)}; ` +
+          `made again ${fresh.status} ${jsonOf(fresh.body).slice(0, 300)}`,
+      );
+    }
+  }
+}
+
+/** The JSON text of a body as the app sends it (fitPage's text when it made one). */
+function jsonOf(body: object): string {
+  const known = serialized.get(body);
+  if (known === undefined) return JSON.stringify(body);
+  return typeof known === 'string' ? known : known.toString('utf8');
+}
