@@ -189,6 +189,21 @@ describe('a new revision of a space', () => {
     expect(await found('kitchen', 'again')).toEqual(['kettle-2']);
   });
 
+  test('of a new space, created or duplicated, is what indexing its content whole gives, and is named on its row', async () => {
+    const db = ctx.server.running.ctx.db;
+    const created = ok(await bridge().POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: { title: 'Attic' } }), 201);
+    const copy = ok(await bridge().POST('/v1/spaces/{spaceId}/duplicate', space('kitchen')), 201);
+    expect(rowsOf(copy.id).length).toBeGreaterThan(0);
+    expect(rowsOf(copy.id)).toEqual(rowsOf('kitchen'));
+    for (const id of [created.id, copy.id]) {
+      const row = getSpaceRow(db, id)!;
+      expect(db.prepare('SELECT search_revision_id AS id FROM spaces WHERE id = ?').get(id)).toEqual({ id: row.revision_id });
+      expect(rowsOf(id)).toEqual(await indexedWhole(id));
+    }
+    expectRecorded();
+    expect(await found(copy.id, 'cream')).toEqual(await found('kitchen', 'cream'));
+  });
+
   test('of a space whose rows were removed (deleted, then restored) is indexed whole', async () => {
     expect((await bridge().DELETE('/v1/spaces/{spaceId}', space('kitchen'))).response.status).toBe(204);
     const db = ctx.server.running.ctx.db;

@@ -80,6 +80,14 @@ export function indexSpaceContent(
   db.prepare('UPDATE spaces SET search_revision_id = ? WHERE id = ?').run(revisionId, spaceId);
 }
 
+/**
+ * Indexes the pages of `content` as those of a space the index holds no rows of, whose row already names the
+ * revision of `content` (`search_revision_id`): a space created with an id just made.
+ */
+export function indexNewSpace(db: Db, spaceId: string, content: RevisionContent): void {
+  addPagesToIndex(db, spaceId, walkPages(content.pages));
+}
+
 /** Indexes the sections of these pages as the space's, beside what the index holds for it. */
 function addPagesToIndex(db: Db, spaceId: string, pages: Iterable<PageEntry>): void {
   const insert = db.prepare(

@@ -18,7 +18,7 @@ import {
   spaceAccess,
   type SpaceRow,
 } from '../domain/spaces.ts';
-import { indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
+import { indexNewSpace, indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
 import { badRequest, conflict } from '../http/errors.ts';
 import { listId } from '../http/pagination.ts';
 import type { HandlerGroup, Input } from '../http/types.ts';
@@ -41,6 +41,9 @@ export function insertSpace(
   content = emptyContent(),
 ): SpaceRow {
   const now = ctx.now();
+  // An id just made is nobody's yet: the search index holds no rows of it (a given id, a seed's, may be one whose
+  // rows an earlier space left there, which indexSpaceContent replaces).
+  const fresh = input.id === undefined;
   const id = input.id ?? newId();
   // The first revision's id goes into the space's row at once; its row follows (it refers to the space).
   const revisionId = newId();
@@ -48,8 +51,8 @@ export function insertSpace(
   ctx.db
     .prepare(
       `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, language, revision_id,
-                           share_key, position, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                           share_key, position, created_at, updated_at, search_revision_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       id,
@@ -65,9 +68,12 @@ export function insertSpace(
       lastPosition(ctx.db, input.organizationId, parent),
       now,
       now,
+      fresh ? revisionId : null,
     );
   createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content, createdAt: now });
-  indexSpaceContent(ctx.db, id, revisionId, content);
+  // A fresh space's pages are added to an index that holds nothing of it (5 statements fewer per create).
+  if (fresh) indexNewSpace(ctx.db, id, content);
+  else indexSpaceContent(ctx.db, id, revisionId, content);
   return getSpaceRow(ctx.db, id)!;
 }
 
