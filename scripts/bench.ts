@@ -23,13 +23,17 @@ if (PARTS.includes('lists')) await lists();
 if (PARTS.includes('revisions')) await revisions();
 
 /**
- * The server in this process, on an in-memory database, with the demo admin's token: `call` sends a request of the
- * API and gives its JSON answer (`{}` for none), `time` the mean time of `rounds` calls of `work` in ms, after one
- * call to warm it (the validator compiles an operation's checks on its first call; a revision's links are indexed).
+ * The server in this process, on an in-memory database, with the demo admin's token and no kept list pages: `call`
+ * sends a request of the API and gives its JSON answer (`{}` for none), `time` the mean time of `rounds` calls of
+ * `work` in ms, after one call to warm it (the validator compiles an operation's checks on its first call; a revision's links are indexed).
  */
 async function inProcessServer(defaultRounds: number) {
   const token = 'bench-token';
-  const running = await startServer(readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token }));
+  // Pages of lists made on every call (LIST_CACHE_MB=0): these parts measure what making a page costs; the same page
+  // read again with nothing written would otherwise be sent as kept (server/http/kept-lists.ts).
+  const running = await startServer(
+    readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: token, LIST_CACHE_MB: '0' }),
+  );
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${running.url}${path}`, {
       method,
