@@ -194,8 +194,9 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     const isRead = operation.method === 'get';
     const ownWrite = opensOwnTransaction(handler);
     const integers = integerParameters(contract, operation.path, operation.method);
-    // Whether this operation answers pages of a list (known from its first page): only those are kept.
-    let lists = false;
+    // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
+    // operation that answers anything else pays nothing for them.
+    let lists: boolean | undefined;
     const send = (res: Response, answer: { status: number; headers: Record<string, string>; body?: unknown }) => {
       res.set(answer.headers);
       if (answer.body === undefined) res.status(answer.status).end();
@@ -218,7 +219,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       }
       // A list page read again while nothing changed is sent as kept (http/kept-lists.ts).
       // Per user and address: a handler sees nothing else of the request.
-      const key = keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
+      const key = lists !== false && keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
       const kept = lists && key !== undefined ? keptLists.find(key) : undefined;
       if (kept && !keptLists.verifying) return send(res, kept);
       const before = key === undefined ? undefined : keptLists.moment();
@@ -230,9 +231,9 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
         keptLists.check(key!, kept, answer as ListAnswer);
         return send(res, kept);
       }
-      if (key !== undefined && synchronous && isListPage(answer.body)) {
-        lists = true;
-        keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
+      if (key !== undefined) {
+        lists ??= isListPage(answer.body);
+        if (synchronous && isListPage(answer.body)) keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
       }
       send(res, answer);
     };

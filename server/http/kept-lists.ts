@@ -120,8 +120,8 @@ export class KeptLists {
   }
 
   /**
-   * Keeps `answer`, made for `key` between `before` and `after` by a handler that answered synchronously, when
-   * neither the database nor the clock were read differently in between (see above).
+   * Keeps `answer`, made for `key` between `before` and `after` by a handler that answered synchronously, when no
+   * write transaction was open at either moment, no row was written and the clock was not read in between.
    */
   keep(key: string, before: Moment, after: Moment, answer: ListAnswer): void {
     if (!this.enabled || before === undefined || after === undefined) return;
