@@ -135,11 +135,13 @@ async function serve(
     await ctx.jobs.start();
     let handlers = createHandlers(ctx);
     if (options.handlers) handlers = options.handlers(ctx, handlers);
-    serveApp(createApp(ctx, handlers, {
+    serveApp(
+      createApp(ctx, handlers, {
         extraRoutes: (app) => registerRoutes(ctx, app),
         onOperation: options.onOperation,
         verifyKeptLists: options.verifyKeptLists,
-      }));
+      }),
+    );
   } catch (error) {
     await ctx.jobs.stop();
     await store.close();

@@ -146,6 +146,7 @@ export class Store {
   private writing = false;
   /** Statements that open, end and mark the shared transaction (see `write`). */
   private readonly control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  /** `SELECT total_changes()` (see `changeCount`). */
   private readonly changes: Database.Statement;
 
   /**
