@@ -285,6 +285,17 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** The medians of a target's runs of one request (CPU only when every run measured it). */
+function medians(runs: Measure[]): Measure {
+  const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);
+  return {
+    rps: median(runs.map((m) => m.rps)),
+    p50: median(runs.map((m) => m.p50)),
+    p99: median(runs.map((m) => m.p99)),
+    ...(cpu.length === runs.length ? { cpuUs: median(cpu) } : {}),
+  };
+}
+
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
@@ -346,7 +357,8 @@ async function requestRates(withPrism: boolean): Promise<void> {
     targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
     const recorded = await record(on.url);
     const jsonUs = new Map([...recorded.bodies].map(([request, body]) => [request, jsonTextUs(body)]));
-    targets.push(await startBare(recorded.file));
+    const bare = await startBare(recorded.file);
+    targets.push(bare);
     targets.push(await startBare(recorded.file, 'express'));
     const prism = withPrism ? await startPrism() : undefined;
     if (prism) targets.push(prism);
@@ -378,16 +390,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
     const rows: Row[] = REQUESTS.map((request) => ({
       request,
       jsonUs: jsonUs.get(request)!,
-      measures: targets.map((target) => {
-        const runs = results.get(`${request.name}\n${target.name}`)!;
-        const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);
-        return {
-          rps: median(runs.map((m) => m.rps)),
-          p50: median(runs.map((m) => m.p50)),
-          p99: median(runs.map((m) => m.p99)),
-          ...(cpu.length === runs.length ? { cpuUs: median(cpu) } : {}),
-        };
-      }),
+      measures: targets.map((target) => medians(results.get(`${request.name}\n${target.name}`)!)),
     }));
     for (const { request, measures } of rows) {
       const [on, off, bare, framework, mock] = measures as [Measure, Measure, Measure, Measure, Measure | undefined];
@@ -398,7 +401,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
       );
     }
     cpuPerRequest(targets, rows, prism !== undefined);
-    await listMadeAnew(on, targets[2]!);
+    await listMadeAnew(on, bare);
   } finally {
     for (const target of targets) await stop(target.child);
   }
@@ -420,17 +423,13 @@ async function listMadeAnew(on: Target, bare: Target): Promise<void> {
         runs.set(target, [...(runs.get(target) ?? []), await load(target, request, { duration: SECONDS })]);
       }
     }
-    const rps = (target: Target) => median(runs.get(target)!.map((m) => m.rps));
-    const cpu = (target: Target) => {
-      const us = runs.get(target)!.map((m) => m.cpuUs);
-      return us.every((value) => value !== undefined) ? median(us as number[]) : undefined;
-    };
-    const [kept, made, base] = [on, anew, bare].map((target) => ({ rps: rps(target), cpu: cpu(target) }));
-    const byCpu = (target: { cpu?: number }) => (target.cpu === undefined || base!.cpu === undefined ? '' : `, ${(base!.cpu / target.cpu).toFixed(3)} by CPU (${Math.round(target.cpu)} µs)`);
-    console.log(
-      `${request.name}: kept ${Math.round(kept!.rps)} req/s, ${(kept!.rps / base!.rps).toFixed(3)} of bare${byCpu(kept!)}; ` +
-        `made on every read (LIST_CACHE_MB=0) ${Math.round(made!.rps)} req/s, ${(made!.rps / base!.rps).toFixed(3)} of bare${byCpu(made!)}`,
-    );
+    const [kept, made, base] = [on, anew, bare].map((target) => medians(runs.get(target)!)) as [Measure, Measure, Measure];
+    const ofBare = (measure: Measure) =>
+      `${Math.round(measure.rps)} req/s, ${(measure.rps / base.rps).toFixed(3)} of bare` +
+      (measure.cpuUs === undefined || base.cpuUs === undefined
+        ? ''
+        : `, ${(base.cpuUs / measure.cpuUs).toFixed(3)} by CPU (${Math.round(measure.cpuUs)} µs)`);
+    console.log(`${request.name}: kept ${ofBare(kept)}; made on every read (LIST_CACHE_MB=0) ${ofBare(made)}`);
   } finally {
     await stop(anew.child);
   }

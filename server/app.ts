@@ -232,8 +232,9 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
         return send(res, kept);
       }
       if (key !== undefined) {
-        lists ??= isListPage(answer.body);
-        if (synchronous && isListPage(answer.body)) keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
+        const page = isListPage(answer.body);
+        lists ??= page;
+        if (page && synchronous) keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
       }
       send(res, answer);
     };

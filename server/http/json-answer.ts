@@ -17,7 +17,7 @@
 // (see `serialized` in pagination.ts). The validator's response check wraps this res.json per response, so it still
 // checks the body itself.
 import type { Express, Response } from 'express';
-import { serialized } from './pagination.ts';
+import { serialized, serializedText } from './pagination.ts';
 
 /** Whether the app's settings change the JSON Express makes of a body (`json spaces`, `json replacer`, `json escape`). */
 const customJson = (settings: Record<string, unknown>) =>
@@ -50,7 +50,7 @@ export function installJsonAnswer(app: Express): void {
       if (known === undefined) return expressJson.call(this, body);
       if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
       // As text: Express's res.send gives a string its charset, and a Buffer none.
-      return this.send(typeof known === 'string' ? known : known.toString('utf8'));
+      return this.send(serializedText(body as object)!);
     }
     const json = known ?? JSON.stringify(body);
     // No JSON (undefined, a function): Express sends an empty body.

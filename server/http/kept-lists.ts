@@ -30,7 +30,7 @@
 // every test that reads a list twice checks that keeping it was right.
 import { RecentlyUsed } from '../domain/recently-used.ts';
 import { immutableBody } from './immutable-bodies.ts';
-import { CONTINUE_AFTER, serialized } from './pagination.ts';
+import { CONTINUE_AFTER, serializedText } from './pagination.ts';
 
 export interface ListAnswer {
   status: number;
@@ -49,6 +49,9 @@ interface Kept {
   json: string;
   body?: object;
 }
+
+/** A kept page as `find` gives it: its body made, and the JSON text it was kept as. */
+export type KeptAnswer = ListAnswer & { readonly json: string };
 
 export interface KeptListsOptions {
   /** The database's count of changes (SQLite's `total_changes()`). */
@@ -101,14 +104,14 @@ export class KeptLists {
    * The page kept for `key`, if the database has not changed since it was made. Inside a write transaction too: its
    * changes, if any, have moved the count already, and without any the database holds what the page was made from.
    */
-  find(key: string): ListAnswer | undefined {
+  find(key: string): KeptAnswer | undefined {
     if (!this.enabled || !this.current(this.options.changes())) return undefined;
     const kept = this.pages.get(key);
     if (!kept) return undefined;
     this.counts.served++;
     // A body of its own, parsed from the text sent: the handler's objects may be shared with other code.
     kept.body ??= immutableBody(JSON.parse(kept.json) as object, kept.json);
-    return kept as ListAnswer;
+    return kept as KeptAnswer;
   }
 
   /** Whether the pages kept were made at `changes`; if not, none is valid any more and they are dropped. */
@@ -133,9 +136,9 @@ export class KeptLists {
   }
 
   /** For `verify`: throws when `fresh`, the page made again, differs from the `kept` one that was sent. */
-  check(key: string, kept: ListAnswer, fresh: ListAnswer): void {
+  check(key: string, kept: KeptAnswer, fresh: ListAnswer): void {
     this.counts.verified++;
-    const { json } = kept as ListAnswer & Kept;
+    const { json } = kept;
     const same =
       fresh.status === kept.status && JSON.stringify(fresh.headers) === JSON.stringify(kept.headers) && jsonOf(fresh.body) === json;
     if (!same) {
@@ -148,8 +151,4 @@ export class KeptLists {
 }
 
 /** The JSON text of a body as the app sends it (fitPage's text when it made one). */
-function jsonOf(body: object): string {
-  const known = serialized.get(body);
-  if (known === undefined) return JSON.stringify(body);
-  return typeof known === 'string' ? known : known.toString('utf8');
-}
+const jsonOf = (body: object): string => serializedText(body) ?? JSON.stringify(body);

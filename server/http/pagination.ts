@@ -43,6 +43,12 @@ export const PAGE_BYTES = 4 * 1024 * 1024;
  */
 export const serialized = new WeakMap<object, string | Buffer>();
 
+/** The JSON text `serialized` holds for `body` (a Buffer decoded), or undefined when it holds none. */
+export function serializedText(body: object): string | undefined {
+  const known = serialized.get(body);
+  return typeof known === 'string' || known === undefined ? known : known.toString('utf8');
+}
+
 /** What JSON.stringify(page) gives, with `items` (whose JSON is `itemsJson`) serialised once only. */
 function pageJson(page: Partial<Page<unknown>>, itemsJson: string): string {
   // The page's own string keys in their order, as JSON.stringify takes them (it leaves out the symbol-keyed one, and
