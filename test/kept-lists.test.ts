@@ -247,7 +247,6 @@ describe('the time', () => {
   const ALLOWED = new Map([
     ['server/domain/clock.ts', 'the system clock itself'],
     ['server/data-dir.ts', "when the lock of DATA_DIR was taken, written into the lock file"],
-    ['server/content/files.ts', "the default creation time of a stored file's bytes, in a write"],
     ['server/content/import.ts', 'the deadline of a website import, which waits on the network'],
     ['server/http/access-log.ts', 'how long a request took, for its log line'],
   ]);

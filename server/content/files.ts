@@ -9,13 +9,14 @@ import type { StoredFile } from './model.ts';
 
 /**
  * Stores `bytes` as the content of a new file and returns the file, to be added to a revision being built
- * (`content.files.push(file)`). Call it inside the write transaction that creates the revision.
+ * (`content.files.push(file)`). Call it inside the write transaction that creates the revision; `createdAt` is that
+ * write's time (`ctx.now()`), so that the manual clock of tests governs it too.
  */
 export function storeFile(
   db: Db,
   bytes: Buffer,
   file: { name: string; contentType: string; git?: StoredFile['git'] },
-  createdAt = new Date().toISOString(),
+  createdAt: string,
 ): StoredFile {
   const sha256 = sha256Of(bytes);
   db.prepare('INSERT OR IGNORE INTO file_blobs (sha256, size, bytes, created_at) VALUES (?, ?, ?, ?)').run(
