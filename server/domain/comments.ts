@@ -261,6 +261,11 @@ export class CommentPresenter {
     return rows.map((row) => this.reply(row));
   }
 
+  /** The content of revision `id`, as the caller has just read it: the presenter reads it no more. */
+  knowContent(id: string, content: RevisionContent): void {
+    this.revisions.set(id, content);
+  }
+
   /** `posted`: the row was inserted by this request, so it has no replies and no reactions yet (nothing to count). */
   comment(row: CommentRow, posted = false): Model<'Comment'> {
     return {

@@ -4,7 +4,7 @@
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
 import { markdownProblem } from '../content/document.ts';
-import { findPage } from '../content/model.ts';
+import { findPage, type RevisionContent } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
 import {
   changeRequestCommentScope,
@@ -89,11 +89,12 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
   const insertRow = (row: Pick<CommentRow, 'space_id' | 'change_request_id' | 'posted_by' | 'body'> & Partial<CommentRow>) => {
     checkMarkdown(row.body);
     const id = newId();
-    db.prepare(
+    // The row as stored (its defaults too) comes back from the INSERT itself, without a read by id.
+    const stored = db.prepare(
       `INSERT INTO comments (id, space_id, change_request_id, parent_id, revision_id, page_id, node_id, table_cell,
                              posted_by, posted_at, body, page_digest, node_preview)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ).get(
       id,
       row.space_id,
       row.change_request_id,
@@ -108,7 +109,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
       row.page_digest ?? null,
       row.node_preview ?? null,
     );
-    return parseCommentRow(db.prepare('SELECT * FROM comments WHERE id = ?').get(id));
+    return parseCommentRow(stored);
   };
 
   const reread = (row: CommentRow) => parseCommentRow(db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id));
@@ -210,8 +211,9 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
       requireSpace(scope.access, 'comment');
       // Without a page, the comment is on the space (or the change request) as a whole.
       let found: ReturnType<typeof findPage>;
+      let content: RevisionContent | undefined;
       if (body.page !== undefined) {
-        const content = getRevision(db, scope.revisionId)?.content;
+        content = getRevision(db, scope.revisionId)?.content;
         found = content && findPage(content, body.page);
         if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
       }
@@ -233,7 +235,9 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
         page_digest: found ? pageDigest(found.page) : null,
         node_preview: preview ?? null,
       });
-      const comment = presenter(scope, caller).comment(row, true);
+      const present = presenter(scope, caller);
+      if (content) present.knowContent(scope.revisionId, content);
+      const comment = present.comment(row, true);
       return { status: 201 as const, body: comment, headers: { location: comment.urls.location } };
     },
 
