@@ -254,10 +254,33 @@ function cpuMs(child: ChildProcess): number | undefined {
   }
 }
 
+/**
+ * autocannon's run of `options`. An answer that is not 2xx fails the bench, naming `label`; errors (a connection
+ * reset or refused, a timeout) are a warning that says which, so that a rare one can be looked into.
+ */
+function cannon(label: string, options: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const errors = new Map<string, number>();
+    const instance = autocannon(options, (error, result) => {
+      if (error) return reject(error);
+      if (result.non2xx > 0) return reject(new Error(`${label}: ${result.non2xx} answers not 2xx`));
+      if (result.errors > 0) {
+        const which = [...errors].map(([message, count]) => `${count} × ${message}`).join(', ');
+        console.warn(`warning: ${label}: ${result.errors} errors (${result.timeouts} timeouts): ${which}`);
+      }
+      resolve(result);
+    });
+    instance.on('reqError', (error: unknown) => {
+      const message = error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}` : String(error);
+      errors.set(message, (errors.get(message) ?? 0) + 1);
+    });
+  });
+}
+
 async function load(target: Target, request: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
   const { url } = target;
   const before = cpuMs(target.child);
-  const result = await autocannon({
+  const result = await cannon(`${request.method} ${url}${request.path}`, {
     url: `${url}${request.path}`,
     method: request.method,
     headers: headersOf(request),
@@ -265,8 +288,6 @@ async function load(target: Target, request: BenchRequest, options: { duration?:
     connections: CONNECTIONS,
     ...options,
   });
-  if (result.non2xx > 0) throw new Error(`${request.method} ${url}${request.path}: ${result.non2xx} answers not 2xx`);
-  if (result.errors > 0) console.warn(`warning: ${request.method} ${url}${request.path}: ${result.errors} errors (${result.timeouts} timeouts)`);
   const after = cpuMs(target.child);
   const answered = result.requests.total;
   const cpuUs = before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) * 1000) / answered;
@@ -568,7 +589,7 @@ async function memoryRun(label: string, dataDir: string, requests: BenchRequest[
     const parts = 10;
     const rss = [rssMb(pid)];
     for (let part = 0; part < parts; part++) {
-      const result = await autocannon({
+      await cannon(label, {
         url: target.url,
         connections: CONNECTIONS,
         amount: Math.round(MEMORY_REQUESTS / parts),
@@ -579,8 +600,6 @@ async function memoryRun(label: string, dataDir: string, requests: BenchRequest[
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         })),
       });
-      if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers not 2xx`);
-      if (result.errors > 0) console.warn(`warning: ${label}: ${result.errors} errors (${result.timeouts} timeouts)`);
       rss.push(rssMb(pid));
     }
     const half = (from: number) => rss.slice(from, from + parts / 2);
