@@ -528,8 +528,8 @@ async function memory(dataDir: string): Promise<void> {
 export const pageText = (bytes = 2000) => 'Some documentation, in a sentence of words. '.repeat(Math.ceil(bytes / 44));
 
 /**
- * The pages of the benches' large spaces: about `size` in groups (of 49 for sizes of about 100 and more), `page` making the
- * page `i` of group `g`, the `index`-th of the space. `perGroup` is the number of pages of each group.
+ * The pages of the benches' large spaces: about `size` in groups (of 49 for sizes of about 100 and more), `page`
+ * making the page `i` of group `g`, the `index`-th of the space. `perGroup` is the number of pages of each group.
  */
 export function groupedPages<T>(size: number, page: (g: number, i: number, index: number) => T) {
   const count = Math.max(1, Math.round(size / 50));

@@ -25,7 +25,8 @@ if (PARTS.includes('revisions')) await revisions();
 /**
  * The server in this process, on an in-memory database, with the demo admin's token and no kept list pages: `call`
  * sends a request of the API and gives its JSON answer (`{}` for none), `time` the mean time of `rounds` calls of
- * `work` in ms, after one call to warm it (the validator compiles an operation's checks on its first call; a revision's links are indexed).
+ * `work` in ms, after one call to warm it (the validator compiles an operation's checks on its first call; a
+ * revision's links are indexed).
  */
 async function inProcessServer(defaultRounds: number) {
   const token = 'bench-token';

@@ -1,7 +1,8 @@
-// A revision's links are indexed the first time they are asked for. Parsing markdown is what that costs, so the
-// pages a revision shares with its nearest indexed ancestor (same id, same markdown) take their links from that
-// revision's rows, and only the others are parsed; every link is resolved against the new revision all the same. Checked edit after
-// edit: the index holds exactly what parsing the whole revision gives, and the pages parsed are the pages changed.
+// A revision's links are indexed the first time they are asked for. Parsing markdown is what that costs, so the pages
+// a revision shares with its nearest indexed ancestor (same id, same markdown) take their links from that revision's
+// rows, and only the others are parsed; every link is resolved against the new revision all the same. Checked edit
+// after edit: the index holds exactly what parsing the whole revision gives, and the pages parsed are the pages
+// changed.
 import { describe, expect, test } from 'vitest';
 import { ensureLinkIndex, extractLinks, LINK_ANCESTRY_DEPTH, pagesParsedForLinks, revisionLinks } from '../server/content/links.ts';
 import type { RevisionContent, StoredPage } from '../server/content/model.ts';

@@ -1,8 +1,9 @@
 // `npm start` as a process: the compiled server (dist/server/main.js, rebuilt here from the sources so that the test
 // sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
-// keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and `--version`; the one-line errors of a start that cannot happen (port taken,
-// unusable or locked DATA_DIR, bad configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of
-// configuration variables against the README's.
+// keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and
+// `--version`; the one-line errors of a start that cannot happen (port taken, unusable or locked DATA_DIR, bad
+// configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against the
+// README's.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -174,9 +174,10 @@ let snippets = 0;
 export const snippetsMade = () => snippets;
 
 /**
- * Matching sections in the scope, best first (at most `max`), without their text (`sectionBodies`). An organization's spaces are joined to each match
- * (CROSS JOIN keeps SQLite to that order): not listed as ids, which cost a bound parameter each, made a new SQL
- * text for each number of spaces, and failed beyond SQLite's 32 766 parameters (a 500 for a large organization).
+ * Matching sections in the scope, best first (at most `max`), without their text (`sectionBodies`). An organization's
+ * spaces are joined to each match (CROSS JOIN keeps SQLite to that order): not listed as ids, which cost a bound
+ * parameter each, made a new SQL text for each number of spaces, and failed beyond SQLite's 32 766 parameters (a 500
+ * for a large organization).
  */
 export function searchSections(db: Db, scope: SearchScope, text: string, max = 2000): SectionHit[] {
   const query = ftsQuery(text);
