@@ -13,12 +13,24 @@ import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/open
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { createResponseAjv } from 'express-openapi-validator/dist/framework/ajv/index.js';
 import fc from 'fast-check';
 import { loadContract as runnerContract } from '../conformance/contract.ts';
 import { arbitraryOf } from '../conformance/property/generate.ts';
 import validatorUtil from 'express-openapi-validator/dist/middlewares/util.js';
-import { bundled, compileWithoutDocument, openApiValidator, RouteIndex, schemaCompilations, schemaPreprocessor } from '../server/http/validator.ts';
+import parameterUtil from 'express-openapi-validator/dist/middlewares/parsers/util.js';
+import { RequestParameterMutator } from 'express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js';
+import { createRequestAjv, createResponseAjv } from 'express-openapi-validator/dist/framework/ajv/index.js';
+import {
+  analyseParametersOnce,
+  bundled,
+  compileWithoutDocument,
+  openApiValidator,
+  originalParameterAnalyses,
+  parameterAnalyses,
+  RouteIndex,
+  schemaCompilations,
+  schemaPreprocessor,
+} from '../server/http/validator.ts';
 import { checkContractSchema } from '../scripts/build-server.ts';
 
 const contract = loadContract();
@@ -408,6 +420,63 @@ describe('the OpenAPI schema check, made by the build instead of every start', (
       expect(built).toBe(1);
     } finally {
       schemas.factorySchema = original;
+    }
+  }, 60_000);
+});
+
+describe("the request validator's parameters, analysed once", () => {
+  type Parameter = { $ref?: string; name?: string; in?: string };
+  const parametersOf = (document: typeof contract) =>
+    Object.values(document.paths as Record<string, Record<string, unknown>>).flatMap((item) =>
+      Object.values(item).flatMap((value) => ((value as { parameters?: Parameter[] })?.parameters ?? []) as Parameter[]),
+    );
+
+  test('each analysis gives what the validator\'s own gives, for every parameter of the contract, and runs once', () => {
+    analyseParametersOnce();
+    const own = originalParameterAnalyses();
+    const util = parameterUtil as unknown as typeof own;
+    const document = structuredClone(contract);
+    const ajv = createRequestAjv(document as never, { formats: {} } as never);
+    const mutator = new RequestParameterMutator(ajv as never, document as never, '', {} as never) as unknown as { isObjectOrXOf(schema: object): boolean };
+    const parameters = parametersOf(document);
+    expect(parameters.length).toBeGreaterThan(300);
+    const pass = () => {
+      for (const parameter of parameters) {
+        const resolved = util.dereferenceParameter(document, parameter);
+        expect(resolved).toBe(own.dereferenceParameter(document, parameter));
+        const normalized = util.normalizeParameter(ajv, resolved);
+        const expected = own.normalizeParameter(ajv, resolved);
+        expect(normalized.name).toBe(expected.name);
+        expect(normalized.schema).toBe(expected.schema);
+        expect(mutator.isObjectOrXOf(normalized.schema)).toBe(own.isObjectOrXOf(expected.schema));
+      }
+    };
+    const before = parameterAnalyses.count;
+    pass();
+    const first = parameterAnalyses.count - before;
+    expect(first).toBeGreaterThan(0);
+    pass();
+    expect(parameterAnalyses.count - before).toBe(first);
+  });
+
+  test('requests still get their parameters checked and reshaped on every request, without analysing them again', async () => {
+    const validating = await serve(openApiValidator({ ...options(), validateRequests: true }));
+    try {
+      const page = '/v1/spaces/s1/content/page/p1';
+      // Reserved characters in a query value are refused by the mutator itself, on every request.
+      for (let i = 0; i < 2; i++) {
+        const refused = (await ask(validating.url, 'GET', `${page}?format=a:b`)) as { error?: { status?: number; message?: string } };
+        expect(refused.error).toEqual({ status: 400, message: expect.stringMatching(/format.*url encoded/) });
+      }
+      const accepted = (await ask(validating.url, 'GET', `${page}?format=markdown`)) as { request?: { operationId?: string } };
+      expect(accepted.request?.operationId).toBe('getSpacePage');
+      const before = parameterAnalyses.count;
+      for (const format of ['document', 'markdown', 'nothing']) await ask(validating.url, 'GET', `${page}?format=${format}`);
+      const wrong = (await ask(validating.url, 'GET', `${page}?format=nothing`)) as { error?: { status?: number; message?: string } };
+      expect(wrong.error?.status).toBe(400);
+      expect(parameterAnalyses.count).toBe(before);
+    } finally {
+      await validating.close();
     }
   }, 60_000);
 });
