@@ -235,7 +235,9 @@ function once<O extends object, I extends object, R>(analysis: (owner: O, item: 
     if (owner === null || typeof owner !== 'object' || item === null || typeof item !== 'object') return analysis(owner, item);
     let known = results.get(owner);
     if (known === undefined) results.set(owner, (known = new WeakMap()));
-    if (known.has(item)) return known.get(item)!;
+    // One lookup for a result remembered (all but the first call), a second only for one that is undefined.
+    const remembered = known.get(item);
+    if (remembered !== undefined || known.has(item)) return remembered as R;
     const result = analysis(owner, item);
     known.set(item, result);
     return result;
@@ -290,7 +292,7 @@ export function analyseParametersOnce(): void {
     );
   }
   if (dereferenceParameter[ANALYSED_ONCE]) return;
-  originals = { dereferenceParameter, normalizeParameter, isObjectOrXOf: (schema) => isObjectOrXOf.call(undefined, schema) };
+  originals = { dereferenceParameter, normalizeParameter, isObjectOrXOf: (schema) => isObjectOrXOf.call(mutator, schema) };
   const counted =
     <A extends unknown[], R>(analysis: (...args: A) => R) =>
     (...args: A) => {
@@ -299,10 +301,9 @@ export function analyseParametersOnce(): void {
     };
   exported.dereferenceParameter = once(counted(dereferenceParameter));
   exported.normalizeParameter = once(counted(normalizeParameter));
-  // `isObjectOrXOf` reads nothing of the mutator it is called on: its result is kept for the schema alone.
-  const objectOrXOf = once((_unused: object, schema: object) => (parameterAnalyses.count++, isObjectOrXOf.call(undefined, schema)));
-  const shared = {};
-  mutator.isObjectOrXOf = (schema: object) => objectOrXOf(shared, schema);
+  // `isObjectOrXOf` reads nothing of the mutator it is called on: its result is the prototype's, for the schema.
+  const objectOrXOf = once(counted((prototype: object, schema: object) => isObjectOrXOf.call(prototype, schema)));
+  mutator.isObjectOrXOf = (schema: object) => objectOrXOf(mutator, schema);
 }
 
 const COMPILES_ALONE = Symbol('compiles a schema without the document');
