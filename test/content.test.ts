@@ -5,6 +5,7 @@ import { createRevision, getRevision, setCurrentRevision } from '../server/conte
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import { ftsQuery, snippetsMade } from '../server/content/search.ts';
 import { readMigrations } from '../server/store/db.ts';
+import { immutableBodyChecks } from '../server/http/immutable-bodies.ts';
 import type { SeedPage } from '../server/seed.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
@@ -251,6 +252,26 @@ describe('GET /v1/spaces/{spaceId}/content/page/{pageId}', () => {
       await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}', page('synced', 'operations', { computed: false })),
     );
     expect(stored.markdown).toBe('Stored.\n');
+
+    // A new version of the specification shows on the next read, though the space's revision is the same: such a
+    // page is made for each read, never kept with its revision (content/present.ts, `presentPageRead`).
+    const before = immutableBodyChecks();
+    ok(
+      await ctx.server.as('admin').PUT('/v1/orgs/{organizationId}/openapi/{specSlug}', {
+        params: { path: { organizationId: ACME, specSlug: 'pets' } },
+        body: { source: { text: text.replace('The pet store.', 'The new pet store.') } },
+      }),
+    );
+    await app().jobs.idle();
+    const again = ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}', page('synced', 'operations')));
+    expect(again.markdown).toBe('The new pet store.\n\n## GET /pets\n\nList the pets\n');
+    expect(immutableBodyChecks().remembered).toBe(before.remembered);
+    // Its stored markdown (computed=false) is the revision's alone, and is kept with it.
+    const storedAgain = ok(
+      await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}', page('synced', 'operations', { computed: false })),
+    );
+    expect(storedAgain).toEqual(stored);
+    expect(immutableBodyChecks().remembered).toBe(before.remembered + 1);
   });
 
   test('rejects an unknown format with 400, answers 404 for an unknown page', async () => {

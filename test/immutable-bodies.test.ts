@@ -3,6 +3,8 @@
 // what making the answer anew would give, whatever changed around the revision since.
 import { describe, expect, test } from 'vitest';
 import { presentedCacheBytes } from '../server/content/present.ts';
+import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
+import { getSpaceRow } from '../server/domain/spaces.ts';
 import { immutableBody, immutableBodyChecks, rememberingAccepted } from '../server/http/immutable-bodies.ts';
 import { serialized } from '../server/http/pagination.ts';
 import { standardFixture } from './support/fixture.ts';
@@ -161,6 +163,45 @@ describe('content read again, through the server (response validation on)', () =
     expect(pages.pages).toEqual(after.pages);
     // metadata=false is a reading of its own, made from the same revision.
     expect(ok(await content({ metadata: false })).pages).toEqual(after.pages);
+  });
+});
+
+describe('a page read again, through the server (response validation on)', () => {
+  const ctx = useTestServer({ fixture });
+  const page = (pageId: string, query: { format?: 'markdown' | 'document'; evaluated?: boolean; metadata?: boolean } = {}) =>
+    ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}', { params: { path: { spaceId: 'guide', pageId }, query } });
+
+  test("is the first read's answer, checked once, for each format and query", async () => {
+    for (const query of [{}, { format: 'document' as const }, { evaluated: true }, { metadata: false }]) {
+      const before = immutableBodyChecks();
+      const first = ok(await page('start', query));
+      const second = ok(await page('start', query));
+      expect(second).toEqual(first);
+      const after = immutableBodyChecks();
+      expect(after.checked - before.checked).toBe(1);
+      expect(after.remembered - before.remembered).toBe(1);
+    }
+    expect(ok(await page('start')).markdown).toBe('Begin here.\n');
+    expect(ok(await page('start', { format: 'document' })).document!.nodes[0]!.type).toBe('paragraph');
+    // A group page with its children, and a page below it, are readings of their own.
+    expect(ok(await page('more')).pages.map((child) => child.id)).toEqual(['deep']);
+    expect(ok(await page('deep')).markdown).toBe('Below.\n');
+  });
+
+  test('shows the page as a new revision of the space has it, once there is one', async () => {
+    const before = ok(await page('start', { format: 'document' }));
+    expect(ok(await page('start', { format: 'document' }))).toEqual(before);
+    const app = ctx.server.running.ctx;
+    await app.store.write(() => {
+      const row = getSpaceRow(app.db, 'guide')!;
+      const content = structuredClone(getRevision(app.db, row.revision_id)!.content);
+      content.pages.find((candidate) => candidate.id === 'start')!.markdown = '# Begin\n\nHere, now.\n';
+      const revision = createRevision(app.db, { spaceId: 'guide', parents: [row.revision_id], type: 'edits', content, createdAt: app.now() });
+      setCurrentRevision(app.db, revision, app.now());
+    });
+    const after = ok(await page('start', { format: 'document' }));
+    expect(after.document!.nodes.map((node) => node.type)).toEqual(['heading-1', 'paragraph']);
+    expect(ok(await page('start')).markdown).toBe('# Begin\n\nHere, now.\n');
   });
 });
 

@@ -66,6 +66,15 @@ function openApiReference(ctx: AppContext, organizationId: string, page: StoredP
   return `${out.join('\n\n')}\n`;
 }
 
+/**
+ * Whether what a read of `page` shows may change while its revision does not: a `builtin:openapi` page shows its
+ * specification's latest processed version, which changes with the organization's specs. Every other page (stored
+ * markdown, `builtin:toc`, an unknown computation) is made from its revision alone. A computation added here that
+ * reads anything but the revision must be named in this function.
+ */
+export const readsBeyondRevision = (page: StoredPage): boolean =>
+  pageBody(page) === 'computed' && page.computed?.type === 'builtin:openapi';
+
 /** The content of a computed page, or undefined when the page is not computed by a computation known here. */
 export function computePageMarkdown(
   ctx: AppContext,

@@ -114,6 +114,20 @@ function presentedOnce<T extends object>(
   return body;
 }
 
+/**
+ * A read of one page of a revision (`make` gives its answer), made once per reading like the content above: the
+ * page, its body in a format, its computed content, its variables evaluated all come from the revision, so the same
+ * request gives the same answer until the space has a new revision. `reading` names the page and the query's facts
+ * beyond `options`. The caller makes a page that shows more than its revision (`readsBeyondRevision`) on every read.
+ */
+export const presentPageRead = <T extends object>(
+  ctx: AppContext,
+  scope: ContentScope,
+  reading: string,
+  options: ReadOptions,
+  make: () => T,
+): T => presentedOnce(ctx, scope, `page ${reading}`, options, make);
+
 /** Whether the content read is the space's public content (its address is shown). */
 const isPublicContent = (scope: ContentScope) => scope.main && SPACE_VISIBILITIES[scope.space.visibility].open;
 

@@ -3,7 +3,7 @@
 import type { Express, Request, Response } from 'express';
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
-import { computePageMarkdown } from '../content/computed.ts';
+import { computePageMarkdown, readsBeyondRevision } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
@@ -17,6 +17,7 @@ import {
   presentLink,
   presentPage,
   presentPageList,
+  presentPageRead,
   presentRevision,
 } from '../content/present.ts';
 import { commitSpaceContent, getRevision } from '../content/revisions.ts';
@@ -194,20 +195,22 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
     const { scope } = target;
     const entry = pageOf(target, pageId);
     const { page } = entry;
-    const stored = pageBody(page) === 'href' && page.href ? `[${page.title}](${page.href})` : (page.markdown ?? '');
-    const computed =
-      query.computed !== false ? computePageMarkdown(ctx, scope.space.organization_id, scope.revision.content, entry) : undefined;
-    let markdown = computed ?? stored;
-    if (query.evaluated === true) {
-      markdown = evaluateVariables(markdown, { page: page.variables ?? {}, space: scope.revision.content.variables });
-    }
-    return {
-      status: 200 as const,
-      body: {
-        ...presentPage(ctx, scope, page, entry.path, readOptions(query)),
-        ...BODY_FORMATS[query.format ?? 'markdown'](markdown),
-      },
+    const computes = query.computed !== false;
+    const evaluates = query.evaluated === true;
+    const format = query.format ?? 'markdown';
+    const options = readOptions(query);
+    const make = () => {
+      const stored = pageBody(page) === 'href' && page.href ? `[${page.title}](${page.href})` : (page.markdown ?? '');
+      const computed = computes ? computePageMarkdown(ctx, scope.space.organization_id, scope.revision.content, entry) : undefined;
+      let markdown = computed ?? stored;
+      if (evaluates) markdown = evaluateVariables(markdown, { page: page.variables ?? {}, space: scope.revision.content.variables });
+      return { ...presentPage(ctx, scope, page, entry.path, options), ...BODY_FORMATS[format](markdown) };
     };
+    const body =
+      computes && readsBeyondRevision(page)
+        ? make()
+        : presentPageRead(ctx, scope, `${format} ${computes} ${evaluates} ${JSON.stringify(page.id)}`, options, make);
+    return { status: 200 as const, body };
   };
 
   /** The links of some content (all pages, or one page), with their counts; `changeRequestBroken` is given. */
