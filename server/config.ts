@@ -208,7 +208,7 @@ export const VARIABLES: readonly Variable[] = [
     key: 'contentCacheMb',
     default: '32',
     description:
-      "spaces' contents kept parsed in memory, in MiB of their JSON (about as much heap), and a quarter of it for whole contents as answered; a content above half of it is read from the database on every request",
+      "spaces' contents kept parsed in memory, in MiB of their JSON (about as much heap), and a quarter of it for answers made from a revision alone (whole contents, page trees, pages); a content above half of it is read from the database on every request",
     parse: (value) => int('CONTENT_CACHE_MB', value, 32, 0, 4096),
   }),
   variable({
