@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { findPage, type RevisionContent, type StoredPage } from '../server/content/model.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
 import {
   changeRequestRevision,
   commitChangeRequestContent,
   getChangeRequestRow,
 } from '../server/domain/change-requests.ts';
-import { getSpaceRow } from '../server/domain/spaces.ts';
 import { seedPages, type SeedPage } from '../server/seed.ts';
+import { editSpaceContent } from './support/content.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -55,19 +54,7 @@ const app = () => ctx.server.running.ctx;
 
 /** Gives a space new current content: `edit` changes a copy of its current content. */
 async function editSpace(spaceId: string, edit: (content: RevisionContent) => void) {
-  await app().store.write(() => {
-    const row = getSpaceRow(app().db, spaceId)!;
-    const content = structuredClone(getRevision(app().db, row.revision_id)!.content);
-    edit(content);
-    const revision = createRevision(app().db, {
-      spaceId,
-      parents: [row.revision_id],
-      type: 'edits',
-      content,
-      createdAt: app().now(),
-    });
-    setCurrentRevision(app().db, revision, app().now());
-  });
+  await editSpaceContent(app(), spaceId, edit);
 }
 
 /** Gives a change request new content: `edit` changes a copy of its current content. */

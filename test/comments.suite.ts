@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { documentBlocks } from '../server/content/document.ts';
 import type { RevisionContent } from '../server/content/model.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
+import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { commitChangeRequestContent, getChangeRequestRow } from '../server/domain/change-requests.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import type { operations } from '../client/index.ts';
@@ -55,8 +55,7 @@ export const contentEditor =
       const row = getChangeRequestRow(app.db, spaceId, changeRequestId)!;
       commitChangeRequestContent(app, row, { type: 'edits', content, contributor: 'editor' });
     } else {
-      const revision = createRevision(app.db, { spaceId, parents: [current], type: 'edits', content, createdAt: app.now() });
-      setCurrentRevision(app.db, revision, app.now());
+      commitSpaceContent(app.db, spaceId, [current], content, app.now());
     }
   };
 

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import type { RevisionContent } from '../server/content/model.ts';
 import { linkGroups } from '../server/content/links.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
-import { getSpaceRow } from '../server/domain/spaces.ts';
+import { getRevision } from '../server/content/revisions.ts';
 import { ftsQuery, snippetsMade } from '../server/content/search.ts';
 import { readMigrations } from '../server/store/db.ts';
 import { immutableBodyChecks } from '../server/http/immutable-bodies.ts';
 import type { SeedPage } from '../server/seed.ts';
+import { editSpaceContent } from './support/content.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -87,13 +87,7 @@ async function createChangeRequest(spaceId: string, subject: string) {
 
 /** Gives a space new content directly through the revision store, as the editor of the app (or a Git sync) would. */
 async function editSpace(spaceId: string, edit: (content: RevisionContent) => void) {
-  await app().store.write(() => {
-    const row = getSpaceRow(app().db, spaceId)!;
-    const content = structuredClone(getRevision(app().db, row.revision_id)!.content);
-    edit(content);
-    const revision = createRevision(app().db, { spaceId, parents: [row.revision_id], type: 'edits', content, createdAt: app().now() });
-    setCurrentRevision(app().db, revision, app().now());
-  });
+  await editSpaceContent(app(), spaceId, edit);
 }
 
 /** The callers every operation refuses, with the status they get. */

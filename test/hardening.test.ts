@@ -5,7 +5,7 @@
 import LZString from 'lz-string';
 import { describe, expect, test } from 'vitest';
 import { newPage } from '../server/content/edit.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
+import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import { ApiError } from '../server/http/errors.ts';
 import { MAX_JSON_DEPTH } from '../server/http/json-limits.ts';
@@ -421,8 +421,7 @@ describe('aggregates a sequence of writes could grow', () => {
     const space = getSpaceRow(app.db, 'filler0')!;
     const content = structuredClone(getRevision(app.db, space.revision_id)!.content);
     content.pages = Array.from({ length: 4999 }, (_, index) => newPage({ title: `Page ${index}`, markdown: 'Filler.' }, app.now()));
-    const revision = createRevision(app.db, { spaceId: space.id, parents: [space.revision_id], type: 'edits', content, createdAt: app.now() });
-    setCurrentRevision(app.db, revision, app.now());
+    const revision = commitSpaceContent(app.db, space.id, [space.revision_id], content, app.now());
 
     expectError(
       await as('admin').POST('/v1/spaces/{spaceId}/content/template', { params: { path: { spaceId: 'filler0' } }, body: { id: 'getting-started' } }),

@@ -3,10 +3,9 @@
 // what making the answer anew would give, whatever changed around the revision since.
 import { describe, expect, test } from 'vitest';
 import { presentedCacheBytes } from '../server/content/present.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../server/content/revisions.ts';
-import { getSpaceRow } from '../server/domain/spaces.ts';
 import { immutableBody, immutableBodyChecks, rememberingAccepted } from '../server/http/immutable-bodies.ts';
 import { serialized } from '../server/http/pagination.ts';
+import { editSpaceContent } from './support/content.ts';
 import { standardFixture } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -191,13 +190,8 @@ describe('a page read again, through the server (response validation on)', () =>
   test('shows the page as a new revision of the space has it, once there is one', async () => {
     const before = ok(await page('start', { format: 'document' }));
     expect(ok(await page('start', { format: 'document' }))).toEqual(before);
-    const app = ctx.server.running.ctx;
-    await app.store.write(() => {
-      const row = getSpaceRow(app.db, 'guide')!;
-      const content = structuredClone(getRevision(app.db, row.revision_id)!.content);
+    await editSpaceContent(ctx.server.running.ctx, 'guide', (content) => {
       content.pages.find((candidate) => candidate.id === 'start')!.markdown = '# Begin\n\nHere, now.\n';
-      const revision = createRevision(app.db, { spaceId: 'guide', parents: [row.revision_id], type: 'edits', content, createdAt: app.now() });
-      setCurrentRevision(app.db, revision, app.now());
     });
     const after = ok(await page('start', { format: 'document' }));
     expect(after.document!.nodes.map((node) => node.type)).toEqual(['heading-1', 'paragraph']);

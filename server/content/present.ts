@@ -5,6 +5,7 @@ import { RecentlyUsed } from '../domain/recently-used.ts';
 import { SPACE_VISIBILITIES, type SpaceRow } from '../domain/spaces.ts';
 import { immutableBody, immutableBodySize } from '../http/immutable-bodies.ts';
 import type { Model } from '../http/types.ts';
+import { readsBeyondRevision } from './computed.ts';
 import { fileDownloadUrl } from './files.ts';
 import type { LinkGroup, LinkTarget } from './links.ts';
 import { type RevisionRecord, type StoredFile, type StoredPage } from './model.ts';
@@ -117,16 +118,20 @@ function presentedOnce<T extends object>(
 /**
  * A read of one page of a revision (`make` gives its answer), made once per reading like the content above: the
  * page, its body in a format, its computed content, its variables evaluated all come from the revision, so the same
- * request gives the same answer until the space has a new revision. `reading` names the page and the query's facts
- * beyond `options`. The caller makes a page that shows more than its revision (`readsBeyondRevision`) on every read.
+ * request gives the same answer until the space has a new revision. A computed page that shows more than its
+ * revision (`readsBeyondRevision`) is made on every read.
  */
-export const presentPageRead = <T extends object>(
+export function presentPageRead<T extends object>(
   ctx: AppContext,
   scope: ContentScope,
-  reading: string,
+  page: StoredPage,
+  read: { format: string; computes: boolean; evaluates: boolean },
   options: ReadOptions,
   make: () => T,
-): T => presentedOnce(ctx, scope, `page ${reading}`, options, make);
+): T {
+  if (read.computes && readsBeyondRevision(page)) return make();
+  return presentedOnce(ctx, scope, `page ${read.format} ${read.computes} ${read.evaluates} ${JSON.stringify(page.id)}`, options, make);
+}
 
 /** Whether the content read is the space's public content (its address is shown). */
 const isPublicContent = (scope: ContentScope) => scope.main && SPACE_VISIBILITIES[scope.space.visibility].open;

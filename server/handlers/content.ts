@@ -3,7 +3,7 @@
 import type { Express, Request, Response } from 'express';
 import type { Caller } from '../auth/caller.ts';
 import type { AppContext } from '../context.ts';
-import { computePageMarkdown, readsBeyondRevision } from '../content/computed.ts';
+import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { fileUrlSecret, readFileContent, verifyFileSignature } from '../content/files.ts';
 import { fetchWebsite, importFetchedWebsite, type ImportResult } from '../content/import.ts';
@@ -206,11 +206,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
       if (evaluates) markdown = evaluateVariables(markdown, { page: page.variables ?? {}, space: scope.revision.content.variables });
       return { ...presentPage(ctx, scope, page, entry.path, options), ...BODY_FORMATS[format](markdown) };
     };
-    const body =
-      computes && readsBeyondRevision(page)
-        ? make()
-        : presentPageRead(ctx, scope, `${format} ${computes} ${evaluates} ${JSON.stringify(page.id)}`, options, make);
-    return { status: 200 as const, body };
+    return { status: 200 as const, body: presentPageRead(ctx, scope, page, { format, computes, evaluates }, options, make) };
   };
 
   /** The links of some content (all pages, or one page), with their counts; `changeRequestBroken` is given. */
