@@ -5,7 +5,7 @@ import { commentFixture, describeCommentOperations, spaceBase } from './comments
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 import { frozen, type StoredPage } from '../server/content/model.ts';
-import { pageDigest } from '../server/domain/comments.ts';
+import { insertComment, pageDigest } from '../server/domain/comments.ts';
 
 const ctx = useTestServer({ fixture: commentFixture('handbook') });
 const base = spaceBase(ctx, 'handbook');
@@ -34,5 +34,34 @@ describe('pageDigest', () => {
     expect(pageDigest(kept)).toBe(changed);
     expect(pageDigest(kept)).toBe(changed);
     expect(pageDigest(frozen({ ...built, title: 'U' }))).not.toBe(changed);
+  });
+});
+
+describe('insertComment', () => {
+  test('answers the row as stored, every column: the defaults it writes are the schema\'s', async () => {
+    const app = ctx.server.running.ctx;
+    const space = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'handbook' } } }));
+    const comment = await app.store.write(() =>
+      insertComment(app, { space_id: space.id, change_request_id: null, posted_by: 'commenter', body: 'Is it?' }),
+    );
+    const reply = await app.store.write(() =>
+      insertComment(app, {
+        space_id: space.id,
+        change_request_id: null,
+        parent_id: comment.id,
+        revision_id: space.revision,
+        page_id: base.page('guide'),
+        node_id: 'n',
+        table_cell: '{"record":"r","definition":"d"}',
+        posted_by: 'editor',
+        body: 'It is.',
+        page_digest: 'digest',
+        node_preview: 'preview',
+      }),
+    );
+    for (const row of [comment, reply]) {
+      expect(app.db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id)).toStrictEqual(row);
+    }
+    expect(ok(await base.get('reader', comment.id)).replies).toBe(1);
   });
 });

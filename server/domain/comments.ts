@@ -11,7 +11,7 @@ import type { Model } from '../http/types.ts';
 import { fromJson } from '../store/db.ts';
 import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
 import { rowParser } from './enums.ts';
-import { sha256 } from './ids.ts';
+import { newId, sha256 } from './ids.ts';
 import { type SpaceAccess, spaceAccess } from './spaces.ts';
 import { presentUser, presentUserById } from './users.ts';
 
@@ -106,6 +106,60 @@ export function requireCommentRow(ctx: AppContext, scope: CommentScope, id: stri
 export function getReplyRow(ctx: AppContext, parent: CommentRow, id: string): CommentRow | undefined {
   const row = ctx.db.prepare('SELECT * FROM comments WHERE parent_id = ? AND id = ?').get(parent.id, id);
   return row === undefined ? undefined : parseCommentRow(row);
+}
+
+/** What a new comment or reply is given; the other columns start empty (not edited, open, not resolved). */
+export type NewComment = Pick<CommentRow, 'space_id' | 'change_request_id' | 'posted_by' | 'body'> &
+  Partial<Pick<CommentRow, 'parent_id' | 'revision_id' | 'page_id' | 'node_id' | 'table_cell' | 'page_digest' | 'node_preview'>>;
+
+/**
+ * Inserts a comment or reply posted now, and returns its row as stored. The row is made here rather than read back
+ * with `RETURNING *`, which makes SQLite gather the statement's output in a table of its own and read it again: 3 of
+ * the 26 µs of CPU a posted comment spends in SQLite. The columns the INSERT leaves to their defaults are written
+ * here as the schema gives them; test/comments.test.ts compares this row with the stored one, column by column.
+ */
+export function insertComment(ctx: AppContext, comment: NewComment): CommentRow {
+  const row: CommentRow = {
+    id: newId(),
+    space_id: comment.space_id,
+    change_request_id: comment.change_request_id,
+    parent_id: comment.parent_id ?? null,
+    revision_id: comment.revision_id ?? null,
+    page_id: comment.page_id ?? null,
+    node_id: comment.node_id ?? null,
+    table_cell: comment.table_cell ?? null,
+    posted_by: comment.posted_by,
+    posted_at: ctx.now(),
+    edited_at: null,
+    body: comment.body,
+    status: 'open',
+    resolved_at: null,
+    resolved_by: null,
+    page_digest: comment.page_digest ?? null,
+    node_preview: comment.node_preview ?? null,
+  };
+  ctx.db
+    .prepare(
+      `INSERT INTO comments (id, space_id, change_request_id, parent_id, revision_id, page_id, node_id, table_cell,
+                             posted_by, posted_at, body, page_digest, node_preview)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      row.id,
+      row.space_id,
+      row.change_request_id,
+      row.parent_id,
+      row.revision_id,
+      row.page_id,
+      row.node_id,
+      row.table_cell,
+      row.posted_by,
+      row.posted_at,
+      row.body,
+      row.page_digest,
+      row.node_preview,
+    );
+  return row;
 }
 
 /**

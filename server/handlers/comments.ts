@@ -15,7 +15,9 @@ import {
   type CommentScope,
   getCommentRow,
   getReplyRow,
+  insertComment,
   MAX_REACTIONS,
+  type NewComment,
   nodePreview,
   type OutputFormat,
   pageDigest,
@@ -26,7 +28,6 @@ import {
   scopeCondition,
   spaceCommentScope,
 } from '../domain/comments.ts';
-import { newId } from '../domain/ids.ts';
 import { type MemberRow, presentMembers } from '../domain/members.ts';
 import { requireSpace } from '../domain/spaces.ts';
 import { badRequest, notFound } from '../http/errors.ts';
@@ -86,30 +87,9 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
     if (problem !== undefined) throw badRequest(`body.body.markdown: ${problem}`);
   };
 
-  const insertRow = (row: Pick<CommentRow, 'space_id' | 'change_request_id' | 'posted_by' | 'body'> & Partial<CommentRow>) => {
-    checkMarkdown(row.body);
-    const id = newId();
-    // The row as stored (its defaults too) comes back from the INSERT itself, without a read by id.
-    const stored = db.prepare(
-      `INSERT INTO comments (id, space_id, change_request_id, parent_id, revision_id, page_id, node_id, table_cell,
-                             posted_by, posted_at, body, page_digest, node_preview)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    ).get(
-      id,
-      row.space_id,
-      row.change_request_id,
-      row.parent_id ?? null,
-      row.revision_id ?? null,
-      row.page_id ?? null,
-      row.node_id ?? null,
-      row.table_cell ?? null,
-      row.posted_by,
-      ctx.now(),
-      row.body,
-      row.page_digest ?? null,
-      row.node_preview ?? null,
-    );
-    return parseCommentRow(stored);
+  const insertRow = (comment: NewComment) => {
+    checkMarkdown(comment.body);
+    return insertComment(ctx, comment);
   };
 
   const reread = (row: CommentRow) => parseCommentRow(db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id));
