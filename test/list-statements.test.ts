@@ -164,3 +164,33 @@ describe('a page of a list runs as many statements with 12 items as with 2', () 
     });
   }
 });
+
+// What an item shows is read for a page at once, or for the one item a GET asks for, by the same statement in two
+// forms (`amongIds` in server/store/db.ts: `IN` the ids of a page, `= ?` for one id): both must show the same.
+describe('an item read alone shows what a page of its list shows of it', () => {
+  for (const who of ['boss', 'viewer'] as const) {
+    test(`as an organization ${who === 'boss' ? 'admin' : 'reader'}`, async () => {
+      const read = async (path: string) => {
+        const response = await fetch(`${ctx.server.url}${path}`, { headers: { authorization: `Bearer ${who}` } });
+        expect(response.status, path).toBe(200);
+        return (await response.json()) as { id: string; items: { id: string }[] };
+      };
+      const org = 'many';
+      const lists = {
+        [`/v1/orgs/${org}/members?limit=50`]: (id: string) => `/v1/orgs/${org}/members/${id}`,
+        [`/v1/orgs/${org}/teams?limit=50`]: (id: string) => `/v1/orgs/${org}/teams/${id}`,
+        [`/v1/orgs/${org}/sites?limit=50`]: (id: string) => `/v1/orgs/${org}/sites/${id}`,
+        [`/v1/orgs/${org}/spaces?limit=50`]: (id: string) => `/v1/spaces/${id}`,
+        [`/v1/spaces/${org}-s0/change-requests?limit=50`]: (id: string) => `/v1/spaces/${org}-s0/change-requests/${id}`,
+        [`/v1/spaces/${org}-s0/comments?limit=50`]: (id: string) => `/v1/spaces/${org}-s0/comments/${id}`,
+        [`/v1/spaces/${org}-s0/comments/${made[org].comment}/replies?limit=50`]: (id: string) =>
+          `/v1/spaces/${org}-s0/comments/${made[org].comment}/replies/${id}`,
+      };
+      for (const [list, itemPath] of Object.entries(lists)) {
+        const { items } = await read(list);
+        expect(items.length, list).toBeGreaterThan(1);
+        for (const item of items) expect(await read(itemPath(item.id)), itemPath(item.id)).toEqual(item);
+      }
+    });
+  }
+});

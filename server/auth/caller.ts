@@ -1,5 +1,5 @@
 // Who is calling: the user behind the bearer token. Tokens are stored as SHA-256 hashes only.
-import type { Db } from '../store/db.ts';
+import { amongIds, type Db } from '../store/db.ts';
 import { newSecret, sha256 } from '../domain/ids.ts';
 
 export interface UserRecord {
@@ -32,11 +32,12 @@ export function findUser(db: Db, id: string): UserRecord | undefined {
   return row && toUser(row);
 }
 
+const USERS_AMONG = amongIds((among) => `${SELECT_USERS} WHERE id ${among}`);
+
 /** The users with these ids (one query for a page of them); an id without a user has no entry. */
 export function findUsers(db: Db, ids: readonly string[]): Map<string, UserRecord> {
-  const rows = db
-    .prepare(`${SELECT_USERS} WHERE id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ids)) as UserRow[];
+  const { sql, ids: among } = USERS_AMONG(ids);
+  const rows = db.prepare(sql).all(among) as UserRow[];
   return new Map(rows.map((row) => [row.id, toUser(row)]));
 }
 

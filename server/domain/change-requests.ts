@@ -8,7 +8,7 @@ import type { RevisionContent, RevisionRecord, RevisionType } from '../content/m
 import { createRevision, getRevision } from '../content/revisions.ts';
 import { notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
-import type { Db } from '../store/db.ts';
+import { amongIds, type Db } from '../store/db.ts';
 import { rowParser } from './enums.ts';
 import { getSpaceRow, spaceAccess, type SpaceAccess } from './spaces.ts';
 import { presentUser } from './users.ts';
@@ -145,15 +145,16 @@ export function commitChangeRequestContent(
   return revision;
 }
 
+const OPEN_COMMENTS_AMONG = amongIds(
+  (among) => `SELECT change_request_id, COUNT(*) AS n FROM comments
+              WHERE change_request_id ${among} AND parent_id IS NULL AND status = 'open'
+              GROUP BY change_request_id`,
+);
+
 /** Open comments of each of some change requests (replies are not counted); none: no entry. One query for a page. */
 function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Map<string, number> {
-  const rows = db
-    .prepare(
-      `SELECT change_request_id, COUNT(*) AS n FROM comments
-       WHERE change_request_id IN (SELECT value FROM json_each(?)) AND parent_id IS NULL AND status = 'open'
-       GROUP BY change_request_id`,
-    )
-    .all(JSON.stringify(changeRequestIds)) as { change_request_id: string; n: number }[];
+  const { sql, ids } = OPEN_COMMENTS_AMONG(changeRequestIds);
+  const rows = db.prepare(sql).all(ids) as { change_request_id: string; n: number }[];
   return new Map(rows.map((row) => [row.change_request_id, row.n]));
 }
 

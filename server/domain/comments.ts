@@ -8,7 +8,7 @@ import { findPage, type RevisionContent, type StoredPage } from '../content/mode
 import { getRevision } from '../content/revisions.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
-import { fromJson } from '../store/db.ts';
+import { amongIds, fromJson } from '../store/db.ts';
 import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
 import { rowParser } from './enums.ts';
 import { newId, sha256 } from './ids.ts';
@@ -213,25 +213,26 @@ export const MAX_REACTION_USERS = 20;
 /** A reaction as read: its users by id (the presenter shows them). */
 type ReactionRead = { emoji: string; count: number; users: { userId: string; reactedAt: string }[] };
 
+const REACTIONS_AMONG = amongIds(
+  (among) => `SELECT comment_id, emoji, user_id, reacted_at, total FROM (
+                SELECT comment_id, emoji, user_id, reacted_at,
+                       ROW_NUMBER() OVER byEmoji AS position,
+                       COUNT(*) OVER (PARTITION BY comment_id, emoji) AS total,
+                       FIRST_VALUE(reacted_at) OVER byEmoji AS first_at,
+                       FIRST_VALUE(rowid) OVER byEmoji AS first_row
+                FROM comment_reactions WHERE comment_id ${among}
+                WINDOW byEmoji AS (PARTITION BY comment_id, emoji ORDER BY reacted_at, rowid)
+              ) WHERE position <= ? ORDER BY comment_id, first_at, first_row, position`,
+);
+
 /**
  * The reactions to each of some comments or replies (one query for a page of them): one item per emoji, in order of
  * each emoji's first reaction, with its count and its first MAX_REACTION_USERS users in order. However many users
  * reacted, the answer stays small. A comment without reactions has no entry.
  */
 function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, ReactionRead[]> {
-  const rows = ctx.db
-    .prepare(
-      `SELECT comment_id, emoji, user_id, reacted_at, total FROM (
-         SELECT comment_id, emoji, user_id, reacted_at,
-                ROW_NUMBER() OVER byEmoji AS position,
-                COUNT(*) OVER (PARTITION BY comment_id, emoji) AS total,
-                FIRST_VALUE(reacted_at) OVER byEmoji AS first_at,
-                FIRST_VALUE(rowid) OVER byEmoji AS first_row
-         FROM comment_reactions WHERE comment_id IN (SELECT value FROM json_each(?))
-         WINDOW byEmoji AS (PARTITION BY comment_id, emoji ORDER BY reacted_at, rowid)
-       ) WHERE position <= ? ORDER BY comment_id, first_at, first_row, position`,
-    )
-    .all(JSON.stringify(commentIds), MAX_REACTION_USERS) as {
+  const { sql, ids } = REACTIONS_AMONG(commentIds);
+  const rows = ctx.db.prepare(sql).all(ids, MAX_REACTION_USERS) as {
     comment_id: string;
     emoji: string;
     user_id: string;
@@ -249,13 +250,12 @@ function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string
   return new Map([...byComment].map(([id, byEmoji]) => [id, [...byEmoji.values()]]));
 }
 
+const REPLY_COUNTS_AMONG = amongIds((among) => `SELECT parent_id, COUNT(*) AS n FROM comments WHERE parent_id ${among} GROUP BY parent_id`);
+
 /** Number of replies of each of some comments (one query for a page of them); none: no entry. */
 function replyCountsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, number> {
-  const rows = ctx.db
-    .prepare(
-      `SELECT parent_id, COUNT(*) AS n FROM comments WHERE parent_id IN (SELECT value FROM json_each(?)) GROUP BY parent_id`,
-    )
-    .all(JSON.stringify(commentIds)) as { parent_id: string; n: number }[];
+  const { sql, ids } = REPLY_COUNTS_AMONG(commentIds);
+  const rows = ctx.db.prepare(sql).all(ids) as { parent_id: string; n: number }[];
   return new Map(rows.map((row) => [row.parent_id, row.n]));
 }
 

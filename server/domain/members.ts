@@ -3,7 +3,7 @@ import { findUsers } from '../auth/caller.ts';
 import type { Membership, Role } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import type { Model } from '../http/types.ts';
-import { bool } from '../store/db.ts';
+import { amongIds, bool } from '../store/db.ts';
 import { viewsAllContent } from './collections.ts';
 import { liveSpaceCount } from './spaces.ts';
 import { presentUser } from './users.ts';
@@ -67,6 +67,12 @@ export function presentMembers(ctx: AppContext, rows: readonly MemberRow[]): Mod
 /** A member as the API shows it. */
 export const presentMember = (ctx: AppContext, row: MemberRow): Model<'Member'> => presentMembers(ctx, [row])[0]!;
 
+const TEAM_COUNTS_AMONG = amongIds(
+  (among) => `SELECT team_members.user_id AS user_id, COUNT(*) AS n FROM team_members CROSS JOIN teams ON teams.id = team_members.team_id
+              WHERE team_members.user_id ${among} AND teams.organization_id = ?
+              GROUP BY team_members.user_id`,
+);
+
 /** How many of their organization's teams each member is in. */
 function teamCountsOf(ctx: AppContext, rows: readonly MemberRow[]): (row: MemberRow) => number {
   const counts = new Map<string, number>();
@@ -74,13 +80,8 @@ function teamCountsOf(ctx: AppContext, rows: readonly MemberRow[]): (row: Member
     const userIds = rows.filter((row) => row.organization_id === organizationId).map((row) => row.user_id);
     // The members' teams, then which of them are the organization's: CROSS JOIN keeps SQLite to this order, which
     // otherwise went through every team of the organization (50 members of an organization with 10 000 teams: 136 ms).
-    const found = ctx.db
-      .prepare(
-        `SELECT team_members.user_id AS user_id, COUNT(*) AS n FROM team_members CROSS JOIN teams ON teams.id = team_members.team_id
-         WHERE team_members.user_id IN (SELECT value FROM json_each(?)) AND teams.organization_id = ?
-         GROUP BY team_members.user_id`,
-      )
-      .all(JSON.stringify(userIds), organizationId) as { user_id: string; n: number }[];
+    const { sql, ids } = TEAM_COUNTS_AMONG(userIds);
+    const found = ctx.db.prepare(sql).all(ids, organizationId) as { user_id: string; n: number }[];
     for (const { user_id, n } of found) counts.set(`${organizationId} ${user_id}`, n);
   }
   return (row) => counts.get(`${row.organization_id} ${row.user_id}`) ?? 0;

@@ -6,7 +6,7 @@ import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
-import { bool, type Db } from '../store/db.ts';
+import { amongIds, bool, type Db } from '../store/db.ts';
 import { rowParser } from './enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
 
@@ -219,21 +219,20 @@ function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
   ];
 }
 
+const SITE_FACTS_AMONG = amongIds(
+  (among) => `SELECT sites.id AS id, ${PUBLISHED_SQL} AS published,
+                     (SELECT COUNT(*) FROM site_spaces WHERE site_spaces.site_id = sites.id) AS site_spaces
+              FROM sites WHERE sites.id ${among}`,
+);
+
 /**
  * Sites as the API shows them with the given permissions, a page of them with one query for whether each is
  * published and how many site spaces it has (not two per site).
  */
 export function presentSites(ctx: AppContext, sites: readonly SiteRow[], permissions: SitePermissions): Model<'Site'>[] {
+  const { sql, ids } = SITE_FACTS_AMONG(sites.map((site) => site.id));
   const facts = new Map(
-    (
-      ctx.db
-        .prepare(
-          `SELECT sites.id AS id, ${PUBLISHED_SQL} AS published,
-                  (SELECT COUNT(*) FROM site_spaces WHERE site_spaces.site_id = sites.id) AS site_spaces
-           FROM sites WHERE sites.id IN (SELECT value FROM json_each(?))`,
-        )
-        .all(JSON.stringify(sites.map((site) => site.id))) as { id: string; published: number; site_spaces: number }[]
-    ).map((row) => [row.id, row]),
+    (ctx.db.prepare(sql).all(ids) as { id: string; published: number; site_spaces: number }[]).map((row) => [row.id, row]),
   );
   return sites.map((site) => {
     const published = bool(facts.get(site.id)?.published ?? 0);

@@ -8,7 +8,7 @@ import { DAY } from './clock.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
 import { after, type Page, SORT_ORDERS } from '../http/pagination.ts';
-import { type Db, fromJson } from '../store/db.ts';
+import { amongIds, type Db, fromJson } from '../store/db.ts';
 import { contentRoles, viewsAllContent } from './collections.ts';
 import { rowParser } from './enums.ts';
 
@@ -189,11 +189,12 @@ function spaceCounts(db: Db, spaceId: string): SpaceCounts {
   return countsOf(db.prepare(`${COUNTERS_SQL} WHERE space_id = ?`).get(spaceId) as (SpaceCounts & { space_id: string }) | undefined);
 }
 
+const COUNTERS_AMONG = amongIds((among) => `${COUNTERS_SQL} WHERE space_id ${among}`);
+
 /** The counters of many spaces (a page of a list) in one query, rather than one per space. */
 function spaceCountsOf(db: Db, spaceIds: string[]): (spaceId: string) => SpaceCounts {
-  const rows = db
-    .prepare(`${COUNTERS_SQL} WHERE space_id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(spaceIds)) as (SpaceCounts & { space_id: string })[];
+  const { sql, ids } = COUNTERS_AMONG(spaceIds);
+  const rows = db.prepare(sql).all(ids) as (SpaceCounts & { space_id: string })[];
   const counts = new Map(rows.map((row) => [row.space_id, countsOf(row)]));
   return (spaceId) => counts.get(spaceId) ?? NO_COUNTS;
 }

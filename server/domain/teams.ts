@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { organizationAccess, type OrganizationAccess } from './organizations.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { Model } from '../http/types.ts';
-import type { Db } from '../store/db.ts';
+import { type AmongIds, amongIds, type Db } from '../store/db.ts';
 import { parseEnum } from './enums.ts';
 
 export type TeamRow = { id: string; organization_id: string; title: string; created_at: string };
@@ -63,25 +63,28 @@ export function requireTeam(access: TeamAccess, permission: keyof TeamPermission
   if (!access.permissions[permission]) throw forbidden(`this operation needs the ${permission} permission on the team`);
 }
 
+const TEAM_MEMBERS_AMONG = amongIds(
+  (among) => `SELECT team_id, COUNT(*) AS value FROM team_members WHERE team_id ${among} GROUP BY team_id`,
+);
+const TEAM_SPACES_AMONG = amongIds(
+  (among) => `SELECT team_spaces.team_id AS team_id, COUNT(*) AS value FROM team_spaces JOIN spaces ON spaces.id = team_spaces.space_id
+              WHERE team_spaces.team_id ${among} AND spaces.deleted_at IS NULL GROUP BY team_spaces.team_id`,
+);
+const TEAM_ROLES_AMONG = amongIds((among) => `SELECT team_id, role AS value FROM team_members WHERE team_id ${among} AND user_id = ?`);
+
 /**
  * Teams as the API shows them to `userId`, a page of them with one query each for their members' counts, their live
  * spaces' counts and the caller's roles in them (not three per team).
  */
 export function presentTeams(ctx: AppContext, rows: readonly TeamRow[], access: OrganizationAccess, userId: string): Model<'Team'>[] {
-  const ids = JSON.stringify(rows.map((row) => row.id));
-  const byTeam = <T>(sql: string, ...params: unknown[]) =>
-    new Map((ctx.db.prepare(sql).all(ids, ...params) as { team_id: string; value: T }[]).map((row) => [row.team_id, row.value]));
-  const members = byTeam<number>(
-    `SELECT team_id, COUNT(*) AS value FROM team_members WHERE team_id IN (SELECT value FROM json_each(?)) GROUP BY team_id`,
-  );
-  const spaces = byTeam<number>(
-    `SELECT team_spaces.team_id AS team_id, COUNT(*) AS value FROM team_spaces JOIN spaces ON spaces.id = team_spaces.space_id
-     WHERE team_spaces.team_id IN (SELECT value FROM json_each(?)) AND spaces.deleted_at IS NULL GROUP BY team_spaces.team_id`,
-  );
-  const roles = byTeam<unknown>(
-    'SELECT team_id, role AS value FROM team_members WHERE team_id IN (SELECT value FROM json_each(?)) AND user_id = ?',
-    userId,
-  );
+  const teamIds = rows.map((row) => row.id);
+  const byTeam = <T>(statement: AmongIds, ...params: unknown[]) => {
+    const { sql, ids } = statement(teamIds);
+    return new Map((ctx.db.prepare(sql).all(ids, ...params) as { team_id: string; value: T }[]).map((row) => [row.team_id, row.value]));
+  };
+  const members = byTeam<number>(TEAM_MEMBERS_AMONG);
+  const spaces = byTeam<number>(TEAM_SPACES_AMONG);
+  const roles = byTeam<unknown>(TEAM_ROLES_AMONG, userId);
   return rows.map((row) => {
     const role = roles.has(row.id) ? parseEnum(TEAM_ROLES, { table: 'team_members', column: 'role' }, roles.get(row.id)) : undefined;
     return {

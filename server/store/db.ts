@@ -326,6 +326,22 @@ export class Store {
  */
 export const MAX_STORED_JSON_DEPTH = 256;
 
+/** A statement reading rows for some ids, as `amongIds` makes it: its SQL for these ids, and the value to bind. */
+export type AmongIds = (ids: readonly string[]) => { sql: string; ids: string };
+
+/**
+ * A statement that reads what some items show (their counts, their users), for a page of them at once: `sql` writes
+ * the statement around `among`, the condition on the ids' column, whose one parameter is the ids. For several ids it
+ * is `IN` a JSON array of them, read by SQLite's json_each; for one id, as a single item's GET or update asks, it is
+ * `= ?`, which spares SQLite the JSON text, the table-valued function and its Bloom filter: about 1 µs a statement
+ * (3.3 against 4.3 µs for a user). Both texts are made once, so each is prepared once.
+ */
+export function amongIds(sql: (among: string) => string): AmongIds {
+  const one = sql('= ?');
+  const many = sql('IN (SELECT value FROM json_each(?))');
+  return (ids) => (ids.length === 1 ? { sql: one, ids: ids[0]! } : { sql: many, ids: JSON.stringify(ids) });
+}
+
 /** JSON columns: parse what `toJson` wrote. */
 export const fromJson = <T>(text: string | null | undefined, fallback: T): T =>
   text === null || text === undefined ? fallback : (JSON.parse(text) as T);
