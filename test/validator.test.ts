@@ -25,8 +25,10 @@ import {
   bundled,
   compileWithoutDocument,
   openApiValidator,
+  originalContentType,
   originalParameterAnalyses,
   parameterAnalyses,
+  parseContentTypesOnce,
   RouteIndex,
   schemaCompilations,
   schemaPreprocessor,
@@ -479,4 +481,51 @@ describe("the request validator's parameters, analysed once", () => {
       await validating.close();
     }
   }, 60_000);
+});
+
+describe('content types, parsed once per header', () => {
+  type Parsed = { mediaType: string | null; parameters: Record<string, string>; isWildCard?: boolean; normalize(exclude?: string[]): string | undefined; equivalents(): Parsed[] };
+  const ContentType = (validatorUtil as unknown as { ContentType: (new (header?: string) => Parsed) & { from(req: object): Parsed } }).ContentType;
+  const headers = [
+    undefined,
+    'application/json',
+    'application/json; charset=UTF-8',
+    'Application/JSON;charset=utf-8',
+    'text/plain; format=flowed; charset=ISO-8859-1',
+    'multipart/form-data; boundary=----x',
+    'image/*',
+    '*/*',
+    '',
+  ];
+  const facts = (parsed: Parsed) => ({
+    mediaType: parsed.mediaType,
+    parameters: { ...parsed.parameters },
+    isWildCard: parsed.isWildCard,
+    normalized: parsed.normalize(),
+    withoutCharset: parsed.normalize(['charset']),
+    equivalents: parsed.equivalents().map((type) => type.normalize()),
+  });
+
+  test("give what the validator's own parse gives, the same instance for the same header, frozen", () => {
+    parseContentTypesOnce();
+    expect(originalContentType).toBeDefined();
+    for (const header of headers) {
+      const req = { headers: header === undefined ? {} : { 'content-type': header } };
+      const own = originalContentType!.from.call(ContentType, req) as unknown as Parsed;
+      const first = ContentType.from(req);
+      expect(facts(first), String(header)).toEqual(facts(own));
+      expect(first.normalize()).toBe(originalContentType!.normalize.call(own));
+      expect(ContentType.from({ headers: { ...req.headers } })).toBe(first);
+      expect(Object.isFrozen(first) && Object.isFrozen(first.parameters)).toBe(true);
+    }
+  });
+
+  test('a header too long to keep is parsed on every request, as before', () => {
+    parseContentTypesOnce();
+    const req = { headers: { 'content-type': `application/json; note=${'x'.repeat(300)}` } };
+    const first = ContentType.from(req);
+    expect(ContentType.from(req)).not.toBe(first);
+    expect(facts(first)).toEqual(facts(originalContentType!.from.call(ContentType, req) as unknown as Parsed));
+    expect(Object.isFrozen(first)).toBe(false);
+  });
 });
