@@ -25,14 +25,12 @@ export const toUser = (row: UserRow): UserRecord => ({
   photoURL: row.photo_url,
 });
 
+const USERS_AMONG = amongIds((among) => `${SELECT_USERS} WHERE id ${among}`);
+
 export function findUser(db: Db, id: string): UserRecord | undefined {
-  const row = db.prepare(`${SELECT_USERS} WHERE id = ?`).get(id) as
-    | UserRow
-    | undefined;
+  const row = db.prepare(USERS_AMONG.one).get(id) as UserRow | undefined;
   return row && toUser(row);
 }
-
-const USERS_AMONG = amongIds((among) => `${SELECT_USERS} WHERE id ${among}`);
 
 /** The users with these ids (one query for a page of them); an id without a user has no entry. */
 export function findUsers(db: Db, ids: readonly string[]): Map<string, UserRecord> {

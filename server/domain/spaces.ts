@@ -178,6 +178,7 @@ type SpaceCounts = Pick<Model<'Space'>, 'comments' | 'changeRequests' | 'changeR
 /** A space's counters as the triggers of migration 100_space_counters keep them (no row: all 0). */
 const COUNTERS_SQL = `SELECT space_id, comments, change_requests AS changeRequests,
   change_requests_open AS changeRequestsOpen, change_requests_draft AS changeRequestsDraft FROM space_counters`;
+const COUNTERS_AMONG = amongIds((among) => `${COUNTERS_SQL} WHERE space_id ${among}`);
 const NO_COUNTS: SpaceCounts = { comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 };
 const countsOf = (row: (SpaceCounts & { space_id: string }) | undefined): SpaceCounts =>
   row
@@ -186,10 +187,8 @@ const countsOf = (row: (SpaceCounts & { space_id: string }) | undefined): SpaceC
 
 /** Open comments and change requests of a space, as its counters show them (one query). */
 function spaceCounts(db: Db, spaceId: string): SpaceCounts {
-  return countsOf(db.prepare(`${COUNTERS_SQL} WHERE space_id = ?`).get(spaceId) as (SpaceCounts & { space_id: string }) | undefined);
+  return countsOf(db.prepare(COUNTERS_AMONG.one).get(spaceId) as (SpaceCounts & { space_id: string }) | undefined);
 }
-
-const COUNTERS_AMONG = amongIds((among) => `${COUNTERS_SQL} WHERE space_id ${among}`);
 
 /** The counters of many spaces (a page of a list) in one query, rather than one per space. */
 function spaceCountsOf(db: Db, spaceIds: string[]): (spaceId: string) => SpaceCounts {

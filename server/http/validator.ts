@@ -323,7 +323,7 @@ type ContentTypeClass = (new (header: string | undefined) => ValidatorContentTyp
 const MAX_KEPT_CONTENT_TYPES = 64;
 const MAX_KEPT_CONTENT_TYPE_LENGTH = 256;
 
-/** The validator's own `ContentType.from` and `normalize`, as they were before `parseContentTypesOnce` (for tests). */
+/** The validator's own `ContentType.from`, as it was before `parseContentTypesOnce`, and `normalize` (for tests). */
 export let originalContentType: { from: ContentTypeClass['from']; normalize: ValidatorContentType['normalize'] } | undefined;
 
 /**
@@ -332,10 +332,10 @@ export let originalContentType: { from: ContentTypeClass['from']; normalize: Val
  * made anew) over the header, and then `normalize()` to key their caches, which sorts and joins the parameters: a
  * POST of a comment spent about 1.5 of its 66 µs of CPU there, a GET about 0.4. The parse depends on the header's
  * text alone, and the validator only reads what it gives, so the instance made for a header is kept, frozen (a write
- * to it would throw rather than change it for later requests), and given again; its `normalize()` without arguments
- * is computed once. Headers beyond MAX_KEPT_CONTENT_TYPES distinct values, or longer than
+ * to it would throw rather than change it for later requests), and given again, with its `normalize()` without
+ * arguments computed once. Headers beyond MAX_KEPT_CONTENT_TYPES distinct values, or longer than
  * MAX_KEPT_CONTENT_TYPE_LENGTH, are parsed as before. `ContentType` is read from its module's exports by the
- * validator at call time, so its static `from` and its prototype's `normalize` are replaced (once per process);
+ * validator at call time, so its static `from` is replaced (once per process);
  * test/validator.test.ts checks that they give what the originals give.
  */
 export function parseContentTypesOnce(): void {
@@ -348,22 +348,19 @@ export function parseContentTypesOnce(): void {
   const { normalize } = ContentType.prototype;
   originalContentType = { from, normalize };
   const kept = new Map<unknown, ValidatorContentType>();
-  const normalized = new WeakMap<ValidatorContentType, string | undefined>();
   ContentType.from = (req) => {
     const header = req.headers['content-type'];
     const known = kept.get(header);
     if (known !== undefined) return known;
     const parsed = from.call(ContentType, req);
     if (kept.size < MAX_KEPT_CONTENT_TYPES && (header === undefined || (typeof header === 'string' && header.length <= MAX_KEPT_CONTENT_TYPE_LENGTH))) {
-      normalized.set(parsed, normalize.call(parsed));
+      // Its normalised form, made once, on the kept instance itself: other instances keep the prototype's.
+      const normalized = normalize.call(parsed);
+      parsed.normalize = (...args: [string[]?]) => (args.length === 0 ? normalized : normalize.apply(parsed, args));
       Object.freeze(parsed.parameters);
       kept.set(header, Object.freeze(parsed));
     }
     return parsed;
-  };
-  ContentType.prototype.normalize = function (this: ValidatorContentType, ...args: [string[]?]) {
-    if (args.length === 0 && normalized.has(this)) return normalized.get(this);
-    return normalize.apply(this, args);
   };
   ContentType[PARSES_ONCE] = true;
 }

@@ -326,8 +326,11 @@ export class Store {
  */
 export const MAX_STORED_JSON_DEPTH = 256;
 
-/** A statement reading rows for some ids, as `amongIds` makes it: its SQL for these ids, and the value to bind. */
-export type AmongIds = (ids: readonly string[]) => { sql: string; ids: string };
+/**
+ * A statement reading rows for some ids, as `amongIds` makes it: its SQL for these ids, and the value to bind; `one`
+ * is its text for a single id, whose parameter is the id itself.
+ */
+export type AmongIds = ((ids: readonly string[]) => { sql: string; ids: string }) & { readonly one: string };
 
 /**
  * A statement that reads what some items show (their counts, their users), for a page of them at once: `sql` writes
@@ -339,7 +342,8 @@ export type AmongIds = (ids: readonly string[]) => { sql: string; ids: string };
 export function amongIds(sql: (among: string) => string): AmongIds {
   const one = sql('= ?');
   const many = sql('IN (SELECT value FROM json_each(?))');
-  return (ids) => (ids.length === 1 ? { sql: one, ids: ids[0]! } : { sql: many, ids: JSON.stringify(ids) });
+  const among = (ids: readonly string[]) => (ids.length === 1 ? { sql: one, ids: ids[0]! } : { sql: many, ids: JSON.stringify(ids) });
+  return Object.assign(among, { one });
 }
 
 /** JSON columns: parse what `toJson` wrote. */
