@@ -25,15 +25,23 @@ import {
   bundled,
   compileWithoutDocument,
   openApiValidator,
+  chooseResponseContentOnce,
   originalContentType,
+  originalResponseContent,
   originalParameterAnalyses,
   parameterAnalyses,
+  responseContentChoices,
   parseContentTypesOnce,
   RouteIndex,
   schemaCompilations,
   schemaPreprocessor,
 } from '../server/http/validator.ts';
 import { checkContractSchema } from '../scripts/build-server.ts';
+import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
+import pino from 'pino';
+import type { HandlerTable } from '../server/http/types.ts';
+import { useTestServer } from './support/server.ts';
+import { extendFixture } from './support/fixture.ts';
 
 const contract = loadContract();
 const options = () => ({
@@ -527,5 +535,108 @@ describe('content types, parsed once per header', () => {
     expect(ContentType.from(req)).not.toBe(first);
     expect(facts(first)).toEqual(facts(originalContentType!.from.call(ContentType, req) as unknown as Parsed));
     expect(Object.isFrozen(first)).toBe(false);
+  });
+});
+
+describe("the response validator's media type, chosen once per input", () => {
+  const util = validatorUtil as unknown as { findResponseContent(accepts: string[], expected: string[]): string | null };
+  const prototype = ResponseValidator.prototype as unknown as { canValidateContentType(type: string): boolean };
+  const accepted = [
+    [],
+    ['application/json; charset=utf-8'],
+    ['application/json'],
+    ['APPLICATION/JSON'],
+    ['*/*'],
+    ['application/*'],
+    ['text/*'],
+    ['text/html', 'application/json'],
+    ['text/plain'],
+    [''],
+    ['', 'application/json'],
+    ['application/problem+json; charset=utf-8'],
+    ['text/markdown; charset=utf-8'],
+  ];
+  const expectedTypes = [[], ['application/json'], ['application/json', 'text/markdown'], ['text/markdown'], ['application/problem+json'], ['']];
+
+  test("gives what the validator's own choice gives, and works each input out once", () => {
+    chooseResponseContentOnce();
+    expect(originalResponseContent).toBeDefined();
+    for (const expected of expectedTypes) {
+      for (const accepts of accepted) {
+        const own = originalResponseContent!.find(accepts, expected);
+        const before = responseContentChoices.count;
+        const first = util.findResponseContent([...accepts], [...expected]);
+        expect(first, `${JSON.stringify(accepts)} of ${JSON.stringify(expected)}`).toBe(own);
+        expect(util.findResponseContent([...accepts], [...expected])).toBe(own);
+        expect(responseContentChoices.count - before).toBeLessThanOrEqual(1);
+      }
+    }
+    // Inputs that only differ in where one list ends are different inputs.
+    expect(util.findResponseContent(['application/json', 'text/markdown'], ['text/markdown'])).toBe('text/markdown');
+    expect(util.findResponseContent(['application/json'], ['text/markdown', 'text/markdown'])).toBe(originalResponseContent!.find(['application/json'], ['text/markdown', 'text/markdown']));
+  });
+
+  test('an input with a line feed, or too long, is worked out every time', () => {
+    chooseResponseContentOnce();
+    for (const [accepts, expected] of [
+      [['application/json\ntext/markdown'], ['text/markdown']],
+      [[`application/json; note=${'x'.repeat(600)}`], ['application/json']],
+    ] as const) {
+      const own = originalResponseContent!.find([...accepts], [...expected]);
+      const before = responseContentChoices.count;
+      expect(util.findResponseContent([...accepts], [...expected])).toBe(own);
+      expect(util.findResponseContent([...accepts], [...expected])).toBe(own);
+      expect(responseContentChoices.count - before).toBe(2);
+    }
+  });
+
+  test('decides whether a type can be checked as the validator does, and throws where it throws', () => {
+    chooseResponseContentOnce();
+    for (const type of ['application/json', 'application/problem+json', 'text/markdown', 'text/plain; charset=utf-8', 'application/vnd.api+json']) {
+      const own = originalResponseContent!.canValidate.call(prototype, type);
+      const before = responseContentChoices.count;
+      expect(prototype.canValidateContentType(type), type).toBe(own);
+      expect(prototype.canValidateContentType(type), type).toBe(own);
+      expect(responseContentChoices.count - before).toBeLessThanOrEqual(1);
+    }
+    for (const type of ['not a type', '*/*', '']) {
+      expect(() => originalResponseContent!.canValidate.call(prototype, type)).toThrow();
+      expect(() => prototype.canValidateContentType(type)).toThrow();
+      expect(() => prototype.canValidateContentType(type)).toThrow();
+    }
+  });
+
+  describe('in the server', () => {
+    // A handler that breaks its operation's answer schema for the spaces named here: the response check must refuse
+    // its answer every time.
+    const broken = new Set<string>();
+    const ctx = useTestServer({
+      fixture: extendFixture({ acme: { spaces: [{ id: 'answered', title: 'Answered' }, { id: 'refused', title: 'Refused' }] } }),
+      handlers: (_app, table): HandlerTable => ({
+        ...table,
+        getSpace: async (request) => {
+          const answer = (await table.getSpace(request)) as { status: 200; body: Record<string, unknown> };
+          if (!broken.has(request.params.spaceId)) return answer as Awaited<ReturnType<HandlerTable['getSpace']>>;
+          return { ...answer, body: { ...answer.body, title: 42 } } as unknown as Awaited<ReturnType<HandlerTable['getSpace']>>;
+        },
+      }),
+      log: pino({ level: 'silent' }),
+    });
+
+    test('checks every answer, whatever its Accept header, and refuses a wrong one each time', async () => {
+      const [good, bad] = ['answered', 'refused'];
+      broken.add(bad);
+      for (const accept of [undefined, 'application/json', '*/*', 'text/html, application/json;q=0.9', 'application/*']) {
+        const headers: Record<string, string> = { authorization: 'Bearer admin', ...(accept ? { accept } : {}) };
+        for (let twice = 0; twice < 2; twice++) {
+          const answer = await fetch(`${ctx.server.url}/v1/spaces/${good}`, { headers });
+          expect(answer.status, String(accept)).toBe(200);
+          expect(((await answer.json()) as { id: string }).id).toBe(good);
+          const refused = await fetch(`${ctx.server.url}/v1/spaces/${bad}`, { headers });
+          expect(refused.status, String(accept)).toBe(500);
+          await refused.arrayBuffer();
+        }
+      }
+    });
   });
 });

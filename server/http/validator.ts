@@ -37,6 +37,7 @@ import validatorUtilExports from 'express-openapi-validator/dist/middlewares/uti
 import parameterUtilExports from 'express-openapi-validator/dist/middlewares/parsers/util.js';
 import { RequestParameterMutator } from 'express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
+import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
 import { runChain } from './chain.ts';
 import { rememberingAccepted } from './immutable-bodies.ts';
 
@@ -365,6 +366,89 @@ export function parseContentTypesOnce(): void {
   ContentType[PARSES_ONCE] = true;
 }
 
+const CHOOSES_ONCE = Symbol('chooses each response media type once');
+
+type FindResponseContent = ((accepts: string[], expectedTypes: string[]) => string | null) & { [CHOOSES_ONCE]?: true };
+type CanValidateContentType = (this: unknown, contentType: string) => boolean;
+
+/** Choices kept: the media types an answer may carry are the contract's, and the Accept headers clients send are few. */
+const MAX_KEPT_CHOICES = 256;
+const MAX_KEPT_CHOICE_LENGTH = 512;
+
+/**
+ * The key of a media-type choice: how many accepted types, then each type on a line of its own. Undefined (not kept)
+ * for a value that is not a string or holds a line feed (which HTTP does not allow in a header, and which would make
+ * two inputs one key), or a key longer than MAX_KEPT_CHOICE_LENGTH.
+ */
+function choiceKey(accepts: unknown[], expectedTypes: unknown[]): string | undefined {
+  let key = String(accepts.length);
+  for (const types of [accepts, expectedTypes]) {
+    for (const type of types) {
+      if (typeof type !== 'string' || type.includes('\n')) return undefined;
+      key += `\n${type}`;
+    }
+  }
+  return key.length <= MAX_KEPT_CHOICE_LENGTH ? key : undefined;
+}
+
+/** The response validator's own media-type choice and check, as they were before `chooseResponseContentOnce` (for tests). */
+export let originalResponseContent: { find: FindResponseContent; canValidate: CanValidateContentType } | undefined;
+/** How many times the response validator chose a media type or checked one, rather than been given its kept result. */
+export const responseContentChoices = { count: 0 };
+
+/**
+ * Makes the response validator choose each answer's media type, and decide whether it can check it, once per
+ * distinct input rather than for every answer. For each answer it calls `findResponseContent` (dist/middlewares/
+ * util.js) with the answer's Content-Type (or the request's Accept values) and the media types the contract gives
+ * the status, which parses each of them with `ContentType` (two regular expressions each, one made anew) into a new
+ * Map, and then `canValidateContentType` on the type chosen, which parses it twice more (the content-type and
+ * media-typer packages): about 0.7 µs of every answer's CPU, a sixth of what response validation costs a GET of a
+ * space's content (whose body check is remembered, see immutable-bodies.ts). Both depend on their strings alone, so
+ * each result is kept for its strings and given again. Inputs beyond MAX_KEPT_CHOICES distinct ones, or longer than
+ * MAX_KEPT_CHOICE_LENGTH (an Accept header is the client's to write), are worked out as before, and a type the
+ * check throws on is tried again each time, as before. The validator reads `findResponseContent` from its module's
+ * exports and `canValidateContentType` from its prototype at call time, so both are replaced (once per process);
+ * test/validator.test.ts checks that they give what the originals give.
+ */
+export function chooseResponseContentOnce(): void {
+  const exported = validatorUtilExports as unknown as { findResponseContent?: FindResponseContent };
+  const prototype = ResponseValidator.prototype as unknown as { canValidateContentType?: CanValidateContentType };
+  const find = exported.findResponseContent;
+  const canValidate = prototype.canValidateContentType;
+  if (typeof find !== 'function' || typeof canValidate !== 'function') {
+    throw new Error(
+      'express-openapi-validator: no findResponseContent in dist/middlewares/util.js or no canValidateContentType in ' +
+        'its ResponseValidator; follow its new version in server/http/validator.ts',
+    );
+  }
+  if (find[CHOOSES_ONCE]) return;
+  originalResponseContent = { find, canValidate };
+  const chosen = new Map<string, string | null>();
+  const chooseOnce: FindResponseContent = (accepts, expectedTypes) => {
+    const key = choiceKey(accepts, expectedTypes);
+    const known = key === undefined ? undefined : chosen.get(key);
+    if (known !== undefined || (key !== undefined && chosen.has(key))) return known!;
+    responseContentChoices.count++;
+    const choice = find(accepts, expectedTypes);
+    if (key !== undefined && chosen.size < MAX_KEPT_CHOICES) chosen.set(key, choice);
+    return choice;
+  };
+  chooseOnce[CHOOSES_ONCE] = true;
+  exported.findResponseContent = chooseOnce;
+  const checkable = new Map<string, boolean>();
+  prototype.canValidateContentType = function canValidateContentType(contentType: string): boolean {
+    const known = checkable.get(contentType);
+    if (known !== undefined) return known;
+    responseContentChoices.count++;
+    // Throws for a type it cannot parse, as before (the validator then checks the body anyway): not kept.
+    const result = canValidate.call(this, contentType);
+    if (checkable.size < MAX_KEPT_CHOICES && typeof contentType === 'string' && contentType.length <= MAX_KEPT_CHOICE_LENGTH) {
+      checkable.set(contentType, result);
+    }
+    return result;
+  };
+}
+
 const COMPILES_ALONE = Symbol('compiles a schema without the document');
 
 interface SchemaCompiler {
@@ -572,6 +656,7 @@ export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
   compileWithoutDocument();
   analyseParametersOnce();
   parseContentTypesOnce();
+  chooseResponseContentOnce();
   // What installMiddleware of express-openapi-validator does once its document is loaded.
   const loader = new OpenApiSpecLoader({
     apiDoc: options.apiSpec as never,
