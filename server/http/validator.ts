@@ -402,8 +402,9 @@ export const responseContentChoices = { count: 0 };
  * util.js) with the answer's Content-Type (or the request's Accept values) and the media types the contract gives
  * the status, which parses each of them with `ContentType` (two regular expressions each, one made anew) into a new
  * Map, and then `canValidateContentType` on the type chosen, which parses it twice more (the content-type and
- * media-typer packages): about 0.7 µs of every answer's CPU, a sixth of what response validation costs a GET of a
- * space's content (whose body check is remembered, see immutable-bodies.ts). Both depend on their strings alone, so
+ * media-typer packages), and the garbage of it all: 1 to 1.5 µs of every answer's CPU (alternating builds), a third of
+ * what response validation cost a GET of a space's content, whose body check is remembered (see immutable-bodies.ts),
+ * or of a space. Both depend on their strings alone, so
  * each result is kept for its strings and given again. Inputs beyond MAX_KEPT_CHOICES distinct ones, or longer than
  * MAX_KEPT_CHOICE_LENGTH (an Accept header is the client's to write), are worked out as before, and a type the
  * check throws on is tried again each time, as before. The validator reads `findResponseContent` from its module's
