@@ -247,6 +247,42 @@ function once<O extends object, I extends object, R>(analysis: (owner: O, item: 
   return remembering;
 }
 
+/** `work`, counting its calls in `counter` (for tests: how often a kept result was not there to give). */
+function counting<A extends unknown[], R>(counter: { count: number }, work: (...args: A) => R): (...args: A) => R {
+  return (...args) => {
+    counter.count++;
+    return work(...args);
+  };
+}
+
+/**
+ * `work(...args)` kept per key, for results that depend on short texts alone: `keyOf` gives the texts' key, or
+ * undefined for an input not to keep (too long, or not text). The first `limit` keys met are kept (the texts are
+ * partly the clients' to choose, so what is kept is bounded); `keep` makes the result to keep (a frozen one, say);
+ * a result for an input not kept, or past the bound, is `work`'s own, and a throw is never kept.
+ */
+function keptPerText<A extends unknown[], R>(
+  limit: number,
+  keyOf: (...args: A) => string | undefined,
+  work: (...args: A) => R,
+  keep: (result: R) => R = (result) => result,
+): (...args: A) => R {
+  const kept = new Map<string, R>();
+  return (...args) => {
+    const key = keyOf(...args);
+    if (key !== undefined) {
+      // One lookup for a result kept, a second only for one that is undefined or null.
+      const known = kept.get(key);
+      if ((known !== undefined && known !== null) || kept.has(key)) return known as R;
+    }
+    const result = work(...args);
+    if (key === undefined || kept.size >= limit) return result;
+    const value = keep(result);
+    kept.set(key, value);
+    return value;
+  };
+}
+
 interface ParameterAnalyses {
   dereferenceParameter(document: object, parameter: object): object;
   normalizeParameter(ajv: object, parameter: object): { name: string; schema: object };
@@ -294,12 +330,7 @@ export function analyseParametersOnce(): void {
   }
   if (dereferenceParameter[ANALYSED_ONCE]) return;
   originals = { dereferenceParameter, normalizeParameter, isObjectOrXOf: (schema) => isObjectOrXOf.call(mutator, schema) };
-  const counted =
-    <A extends unknown[], R>(analysis: (...args: A) => R) =>
-    (...args: A) => {
-      parameterAnalyses.count++;
-      return analysis(...args);
-    };
+  const counted = <A extends unknown[], R>(analysis: (...args: A) => R) => counting(parameterAnalyses, analysis);
   exported.dereferenceParameter = once(counted(dereferenceParameter));
   exported.normalizeParameter = once(counted(normalizeParameter));
   // `isObjectOrXOf` reads nothing of the mutator it is called on: its result is the prototype's, for the schema.
@@ -348,21 +379,18 @@ export function parseContentTypesOnce(): void {
   const { from } = ContentType;
   const { normalize } = ContentType.prototype;
   originalContentType = { from, normalize };
-  const kept = new Map<unknown, ValidatorContentType>();
-  ContentType.from = (req) => {
-    const header = req.headers['content-type'];
-    const known = kept.get(header);
-    if (known !== undefined) return known;
-    const parsed = from.call(ContentType, req);
-    if (kept.size < MAX_KEPT_CONTENT_TYPES && (header === undefined || (typeof header === 'string' && header.length <= MAX_KEPT_CONTENT_TYPE_LENGTH))) {
-      // Its normalised form, made once, on the kept instance itself: other instances keep the prototype's.
-      const normalized = normalize.call(parsed);
-      parsed.normalize = (...args: [string[]?]) => (args.length === 0 ? normalized : normalize.apply(parsed, args));
-      Object.freeze(parsed.parameters);
-      kept.set(header, Object.freeze(parsed));
-    }
-    return parsed;
+  // No header parses as an empty one: both have no media type and no parameters.
+  const headerKey = (req: { headers: Record<string, unknown> }) => {
+    const header = req.headers['content-type'] ?? '';
+    return typeof header === 'string' && header.length <= MAX_KEPT_CONTENT_TYPE_LENGTH ? header : undefined;
   };
+  ContentType.from = keptPerText(MAX_KEPT_CONTENT_TYPES, headerKey, (req) => from.call(ContentType, req), (parsed) => {
+    // Its normalised form, made once, on the kept instance itself: other instances keep the prototype's.
+    const normalized = normalize.call(parsed);
+    parsed.normalize = (...args: [string[]?]) => (args.length === 0 ? normalized : normalize.apply(parsed, args));
+    Object.freeze(parsed.parameters);
+    return Object.freeze(parsed);
+  });
   ContentType[PARSES_ONCE] = true;
 }
 
@@ -404,8 +432,8 @@ export const responseContentChoices = { count: 0 };
  * Map, and then `canValidateContentType` on the type chosen, which parses it twice more (the content-type and
  * media-typer packages), and the garbage of it all: 1 to 1.5 µs of every answer's CPU (alternating builds), a third of
  * what response validation cost a GET of a space's content, whose body check is remembered (see immutable-bodies.ts),
- * or of a space. Both depend on their strings alone, so
- * each result is kept for its strings and given again. Inputs beyond MAX_KEPT_CHOICES distinct ones, or longer than
+ * or of a space. Both depend on their strings alone, so each result is kept for its strings (`keptPerText`) and given
+ * again. Inputs beyond MAX_KEPT_CHOICES distinct ones, or longer than
  * MAX_KEPT_CHOICE_LENGTH (an Accept header is the client's to write), are worked out as before, and a type the
  * check throws on is tried again each time, as before. The validator reads `findResponseContent` from its module's
  * exports and `canValidateContentType` from its prototype at call time, so both are replaced (once per process);
@@ -424,29 +452,17 @@ export function chooseResponseContentOnce(): void {
   }
   if (find[CHOOSES_ONCE]) return;
   originalResponseContent = { find, canValidate };
-  const chosen = new Map<string, string | null>();
-  const chooseOnce: FindResponseContent = (accepts, expectedTypes) => {
-    const key = choiceKey(accepts, expectedTypes);
-    const known = key === undefined ? undefined : chosen.get(key);
-    if (known !== undefined || (key !== undefined && chosen.has(key))) return known!;
-    responseContentChoices.count++;
-    const choice = find(accepts, expectedTypes);
-    if (key !== undefined && chosen.size < MAX_KEPT_CHOICES) chosen.set(key, choice);
-    return choice;
-  };
+  const counted = <A extends unknown[], R>(work: (...args: A) => R) => counting(responseContentChoices, work);
+  const chooseOnce: FindResponseContent = keptPerText(MAX_KEPT_CHOICES, choiceKey, counted(find));
   chooseOnce[CHOOSES_ONCE] = true;
   exported.findResponseContent = chooseOnce;
-  const checkable = new Map<string, boolean>();
+  const typeKey = (_validator: unknown, contentType: unknown) =>
+    typeof contentType === 'string' && contentType.length <= MAX_KEPT_CHOICE_LENGTH ? contentType : undefined;
+  // Throws for a type it cannot parse, as before (the validator then checks the body anyway): not kept.
+  const checkOnce = keptPerText(MAX_KEPT_CHOICES, typeKey, counted((validator: unknown, contentType: string) => canValidate.call(validator, contentType)));
   prototype.canValidateContentType = function canValidateContentType(contentType: string): boolean {
-    const known = checkable.get(contentType);
-    if (known !== undefined) return known;
-    responseContentChoices.count++;
-    // Throws for a type it cannot parse, as before (the validator then checks the body anyway): not kept.
-    const result = canValidate.call(this, contentType);
-    if (checkable.size < MAX_KEPT_CHOICES && typeof contentType === 'string' && contentType.length <= MAX_KEPT_CHOICE_LENGTH) {
-      checkable.set(contentType, result);
-    }
-    return result;
+    // What it decides depends on the type alone, not on the validator it is asked of.
+    return checkOnce(this, contentType);
   };
 }
 
