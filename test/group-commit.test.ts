@@ -155,6 +155,9 @@ describe('Store.write: group commit', () => {
 });
 
 describe('the end of a turn (turn-end.ts)', () => {
+  /** Resolves in a check phase, after the immediates queued before this call. */
+  const checkPhase = () => new Promise<void>((resolve) => setImmediate(resolve));
+
   test('commits run before answers, whichever was asked for first in the turn; what the commits start leaves in the same turn', async () => {
     // From a timer: this turn's check phase is still to come, with no stage of it run yet.
     await new Promise((resolve) => setTimeout(resolve, 1));
@@ -168,7 +171,8 @@ describe('the end of a turn (turn-end.ts)', () => {
     atTurnEnd('answer', () => order.push('answer 2'));
     setImmediate(() => order.push('an immediate queued after them'));
     expect(order).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Queued after both stages and the immediate above: it runs once they have, in this same check phase.
+    await checkPhase();
     expect(order).toEqual(['commit', 'answer 1', 'answer 2', 'answer after commit', 'an immediate queued after them']);
   });
 
@@ -188,7 +192,11 @@ describe('the end of a turn (turn-end.ts)', () => {
         atTurnEnd('commit', () => order.push('late commit'));
       });
     });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Not a timer: under load one can fire before the next check phase. The first wait ends in this turn's check
+    // phase, after both stages; the second in the next turn's, after the stages the answer asked for.
+    await checkPhase();
+    expect(order).toEqual(['commit', 'late commit', 'answer', 'answer asked for by the answer']);
+    await checkPhase();
     expect(order).toEqual(['commit', 'late commit', 'answer', 'answer asked for by the answer', 'commit asked for by the answer']);
   });
 });
