@@ -36,6 +36,10 @@ function setUp(): { ctx: AppContext; queueQueries: () => number; ran: string[]; 
 const queue = (ctx: AppContext, name: string) =>
   enqueue(ctx.db, { kind: 'record', resource: `record:${name}`, payload: { name }, createdAt: ctx.now() });
 
+// The runner is not started, so only a kick can run a job: waiting longer than vitest's 1 s default proves nothing
+// less, and keeps a loaded machine from failing the test.
+const SETTLED = { timeout: 10_000 };
+
 const opened: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((close) => close()));
@@ -57,7 +61,7 @@ describe('kickIfQueued', () => {
     await ctx.store.write(() => queue(ctx, 'first'));
     ctx.jobs.kickIfQueued();
     expect(queueQueries()).toBe(1);
-    await expect.poll(() => ran).toEqual(['first']);
+    await expect.poll(() => ran, SETTLED).toEqual(['first']);
     const afterRun = queueQueries();
     ctx.jobs.kickIfQueued();
     expect(queueQueries()).toBe(afterRun);
@@ -81,7 +85,7 @@ describe('kickIfQueued', () => {
     await second;
     // The second write's own request asks too, and finds nothing new: the first ask's retry started its job.
     ctx.jobs.kickIfQueued();
-    await expect.poll(() => [...ran].sort()).toEqual(['committed', 'pending']);
+    await expect.poll(() => [...ran].sort(), SETTLED).toEqual(['committed', 'pending']);
   });
 
   test("one database's queued jobs do not make another's runner read its queue", async () => {
@@ -92,7 +96,7 @@ describe('kickIfQueued', () => {
     other.ctx.jobs.kickIfQueued();
     expect(other.queueQueries()).toBe(0);
     one.ctx.jobs.kickIfQueued();
-    await expect.poll(() => one.ran).toEqual(['one']);
+    await expect.poll(() => one.ran, SETTLED).toEqual(['one']);
     expect(other.ran).toEqual([]);
   });
 });
