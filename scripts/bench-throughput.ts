@@ -433,9 +433,29 @@ async function requestRates(withPrism: boolean): Promise<void> {
       );
     }
     cpuPerRequest(targets, rows, prism !== undefined);
+    if (RUNS > 1) spreadOverRuns((request, target) => results.get(`${request.name}\n${target.name}`)!, targets);
     await listMadeAnew(on, bare);
   } finally {
     for (const target of targets) await stop(target.child);
+  }
+}
+
+/**
+ * How far the two ratios the goals name move from run to run: each run's on/bare and on/off, paired within the run
+ * (the targets of a run are measured one after the other, so they share that moment's machine). A median near a
+ * goal's line with a wide spread says "measure again", not "met" or "not met".
+ */
+function spreadOverRuns(runsOf: (request: BenchRequest, target: Target) => Measure[], targets: Target[]): void {
+  const [on, off, bare] = targets as [Target, Target, Target];
+  const range = (ratios: number[], digits: number) =>
+    `${Math.min(...ratios).toFixed(digits)}–${Math.max(...ratios).toFixed(digits)}`;
+  console.log(`spread over the ${RUNS} runs (each run's own ratio, lowest–highest):`);
+  console.log(`${'request'.padEnd(30)}${'on/bare'.padStart(14)}${'on/off'.padStart(12)}`);
+  for (const request of REQUESTS) {
+    const [ons, offs, bares] = [on, off, bare].map((target) => runsOf(request, target).map((m) => m.rps)) as [number[], number[], number[]];
+    const ofBare = ons.map((rps, run) => rps / bares[run]!);
+    const ofOff = ons.map((rps, run) => rps / offs[run]!);
+    console.log(`${request.name.padEnd(30)}${range(ofBare, 3).padStart(14)}${range(ofOff, 2).padStart(12)}`);
   }
 }
 
