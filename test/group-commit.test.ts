@@ -10,6 +10,7 @@ import { atTurnEnd } from '../server/turn-end.ts';
 import { extendFixture } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { checkPhase } from './support/turns.ts';
 
 let store: Store;
 beforeEach(() => {
@@ -20,7 +21,6 @@ afterEach(() => store.close());
 
 const names = () => (store.db.prepare('SELECT name FROM t ORDER BY name').all() as { name: string }[]).map((row) => row.name);
 const insert = (name: string) => store.db.prepare('INSERT INTO t (name) VALUES (?)').run(name);
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** What each write's promise came to, in the order they were started. */
 const outcomes = (writes: Promise<unknown>[]) =>
@@ -119,7 +119,7 @@ describe('Store.write: group commit', () => {
       return 'slow';
     });
     const queued = store.write(() => insert('c')).then(() => 'queued');
-    for (let turn = 0; turn < 3; turn++) await nextTurn();
+    for (let turn = 0; turn < 3; turn++) await checkPhase();
     // Turns went by: the transaction stays open while the write is under way, and nothing is committed.
     expect(store.db.inTransaction).toBe(true);
     release();
@@ -155,9 +155,6 @@ describe('Store.write: group commit', () => {
 });
 
 describe('the end of a turn (turn-end.ts)', () => {
-  /** Resolves in a check phase, after the immediates queued before this call. */
-  const checkPhase = () => new Promise<void>((resolve) => setImmediate(resolve));
-
   test('commits run before answers, whichever was asked for first in the turn; what the commits start leaves in the same turn', async () => {
     // From a timer: this turn's check phase is still to come, with no stage of it run yet.
     await new Promise((resolve) => setTimeout(resolve, 1));

@@ -7,6 +7,7 @@ import express from 'express';
 import { afterEach, describe, expect, test } from 'vitest';
 import { appServer } from '../server/http/app-server.ts';
 import { writeTogether } from '../server/http/write-together.ts';
+import { checkPhase } from './support/turns.ts';
 
 const servers: Server[] = [];
 const sockets: Socket[] = [];
@@ -34,7 +35,7 @@ async function connected(count: number): Promise<[Socket, Socket][]> {
     await once(client, 'connect');
     clients.push(client);
   }
-  while (accepted.length < count) await new Promise((resolve) => setImmediate(resolve));
+  while (accepted.length < count) await checkPhase();
   return accepted.map((socket, index) => [socket, clients[index]!]);
 }
 
@@ -46,8 +47,6 @@ async function received(client: Socket): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
 describe('writeTogether', () => {
   test('the writes of one turn, on several connections, reach the operating system when the turn ends', async () => {
     const pairs = await connected(3);
@@ -55,7 +54,7 @@ describe('writeTogether', () => {
     pairs.forEach(([socket], index) => socket.write(`answer ${index}`));
     // Held by each stream: nothing was handed to the operating system yet.
     expect(pairs.map(([socket]) => socket.writableLength)).toEqual([8, 8, 8]);
-    await nextTurn();
+    await checkPhase();
     expect(pairs.map(([socket]) => socket.writableLength)).toEqual([0, 0, 0]);
     pairs.forEach(([socket]) => socket.end());
     expect((await Promise.all(arriving)).map(String)).toEqual(['answer 0', 'answer 1', 'answer 2']);
@@ -97,7 +96,7 @@ describe('writeTogether', () => {
     pairs.forEach(([socket], index) => socket.write(`answer ${index}`));
     pairs[1]![0].destroy();
     expect(pairs.map(([socket]) => socket.writableLength)).toEqual([8, 0, 8]);
-    await nextTurn();
+    await checkPhase();
     pairs[0]![0].end();
     pairs[2]![0].end();
     expect((await Promise.all(arriving)).map(String)).toEqual(['answer 0', 'answer 1', 'answer 2']);
