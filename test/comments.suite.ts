@@ -49,7 +49,7 @@ export const contentEditor =
     const current = changeRequestId
       ? getChangeRequestRow(app.db, spaceId, changeRequestId)!.revision_id
       : getSpaceRow(app.db, spaceId)!.revision_id;
-    const content = structuredClone(getRevision(app.db, current)!.content);
+    const content = structuredClone(getRevision(app.db, current, spaceId)!.content);
     change(content);
     if (changeRequestId) {
       const row = getChangeRequestRow(app.db, spaceId, changeRequestId)!;

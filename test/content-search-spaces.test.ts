@@ -123,7 +123,7 @@ describe('a new revision of a space', () => {
     const app = ctx.server.running.ctx;
     await app.store.write(() => {
       const row = getSpaceRow(app.db, spaceId)!;
-      const content = structuredClone(getRevision(app.db, row.revision_id)!.content);
+      const content = structuredClone(getRevision(app.db, row.revision_id, spaceId)!.content);
       edit(content);
       commitSpaceContent(app.db, spaceId, [row.revision_id], content, app.now());
     });
@@ -133,7 +133,7 @@ describe('a new revision of a space', () => {
   async function indexedWhole(spaceId: string) {
     const app = ctx.server.running.ctx;
     await app.store.write(() => {
-      const revision = getRevision(app.db, getSpaceRow(app.db, spaceId)!.revision_id)!;
+      const revision = getRevision(app.db, getSpaceRow(app.db, spaceId)!.revision_id, spaceId)!;
       removeSpaceFromIndex(app.db, spaceId);
       indexSpaceContent(app.db, spaceId, revision.id, revision.content);
     });

@@ -339,10 +339,10 @@ describe('GET /v1/spaces/{spaceId}/links', () => {
   });
 
   test("are grouped once per revision: later reads share the groups, frozen (the list follows the content: see 'content of a change request')", async () => {
-    const revision = getRevision(app().db, await revisionOf('manual'))!;
+    const revision = getRevision(app().db, await revisionOf('manual'), 'manual')!;
     const groups = linkGroups(app(), revision);
     expect(groups.map((group) => group.status)).toEqual(['ok', 'ok', 'broken', 'broken', 'ok', 'in-app', 'ok', 'broken']);
-    expect(linkGroups(app(), getRevision(app().db, revision.id)!)).toBe(groups);
+    expect(linkGroups(app(), getRevision(app().db, revision.id, 'manual')!)).toBe(groups);
     expect(Object.isFrozen(groups) && Object.isFrozen(groups[0]!.pageIds) && Object.isFrozen(groups[0]!.target)).toBe(true);
   });
 
@@ -657,11 +657,16 @@ describe('content of a change request', () => {
   test("a revision's broken count is kept with its link index, made as the API groups links, and the migration's backfill makes the same", () => {
     const db = ctx.server.running.ctx.db;
     const kept = () =>
-      db.prepare('SELECT revision_id AS id, broken FROM content_link_index ORDER BY revision_id').all() as { id: string; broken: number }[];
+      db
+        .prepare(
+          `SELECT revision_id AS id, space_id AS spaceId, broken FROM content_link_index JOIN revisions ON revisions.id = revision_id
+           ORDER BY revision_id`,
+        )
+        .all() as { id: string; spaceId: string; broken: number }[];
     const indexed = kept();
     expect(indexed.length).toBeGreaterThan(2);
-    for (const { id, broken } of indexed) {
-      const groups = linkGroups(ctx.server.running.ctx, getRevision(db, id)!);
+    for (const { id, spaceId, broken } of indexed) {
+      const groups = linkGroups(ctx.server.running.ctx, getRevision(db, id, spaceId)!);
       expect(broken, id).toBe(groups.filter((group) => group.status === 'broken').length);
     }
     expect(indexed.some((row) => row.broken > 0)).toBe(true);

@@ -96,7 +96,7 @@ async function pagesOf(spaceId: string): Promise<Shape[]> {
 }
 
 /** The pages of a revision no API operation reads (a standalone import's), from the database. */
-function storedPages(revisionId: string): Shape[] {
+function storedPages(revisionId: string, spaceId: string): Shape[] {
   const shape = (pages: StoredPage[]): Shape[] =>
     pages.map((page) => ({
       title: page.title,
@@ -104,7 +104,7 @@ function storedPages(revisionId: string): Shape[] {
       ...(page.type === 'document' ? { markdown: page.markdown } : {}),
       pages: shape(page.pages),
     }));
-  return shape(getRevision(db(), revisionId)!.content.pages);
+  return shape(getRevision(db(), revisionId, spaceId)!.content.pages);
 }
 
 const operationsOf = (spaceId: string) => listGitOperations(db(), spaceId);
@@ -423,8 +423,8 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(await pagesOf('preview')).toEqual([{ title: 'Old', type: 'document', markdown: 'Old page.\n', pages: [] }]);
     const [operation] = operationsOf('preview');
     expect(operation).toMatchObject({ status: 'done', revision_id: expect.any(String) });
-    expect(storedPages(operation!.revision_id!)).toEqual(HANDBOOK_SHAPE);
-    expect(getRevision(db(), operation!.revision_id!)!.parents).toEqual([before.revision]);
+    expect(storedPages(operation!.revision_id!, 'preview')).toEqual(HANDBOOK_SHAPE);
+    expect(getRevision(db(), operation!.revision_id!, 'preview')!.parents).toEqual([before.revision]);
   });
 
   test('reads a repository written by hand: part headings, link pages, front matter, assets and external files', async () => {
@@ -489,7 +489,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(content.files![0]!.git).toMatchObject({ path: 'docs/.gitbook/assets/logo.png' });
     expect(content.git).toMatchObject({ message: 'Written by hand', createdByService: false, ref: 'refs/heads/main' });
     // The API shows no target of link pages; the stored page has it.
-    expect(getRevision(db(), content.id!)!.content.pages[1]!.pages[1]!.href).toBe('https://status.acme.test');
+    expect(getRevision(db(), content.id!, 'handmade')!.content.pages[1]!.pages[1]!.href).toBe('https://status.acme.test');
   });
 
   test('an export writes the files, link pages and page attributes, and an import reads them back the same', async () => {

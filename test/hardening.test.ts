@@ -419,7 +419,7 @@ describe('aggregates a sequence of writes could grow', () => {
   test('a space holds at most 5000 pages: a template that would pass them is a 400 naming id, and changes nothing', async () => {
     const app = ctx.server.running.ctx;
     const space = getSpaceRow(app.db, 'filler0')!;
-    const content = structuredClone(getRevision(app.db, space.revision_id)!.content);
+    const content = structuredClone(getRevision(app.db, space.revision_id, space.id)!.content);
     content.pages = Array.from({ length: 4999 }, (_, index) => newPage({ title: `Page ${index}`, markdown: 'Filler.' }, app.now()));
     const revision = commitSpaceContent(app.db, space.id, [space.revision_id], content, app.now());
 

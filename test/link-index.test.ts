@@ -49,11 +49,11 @@ const document = (id: string, markdown: string) => storedPage(id, id, markdown);
 async function commit(edit: (content: RevisionContent) => void) {
   await app().store.write(() => {
     const row = getSpaceRow(app().db, 'handbook')!;
-    const content = structuredClone(getRevision(app().db, row.revision_id)!.content);
+    const content = structuredClone(getRevision(app().db, row.revision_id, 'handbook')!.content);
     edit(content);
     commitSpaceContent(app().db, 'handbook', [row.revision_id], content, app().now());
   });
-  return getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+  return getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
 }
 
 /** The pages of a content whose markdown differs from the parent's page of the same id (or that it has not). */
@@ -85,7 +85,7 @@ describe('the link index of a new revision', () => {
       ['nothing changed', () => {}],
     ];
     for (const [what, edit] of edits) {
-      const parent = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+      const parent = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
       const revision = await commit(edit);
       const parsed = pagesParsedForLinks();
       const links = revisionLinks(app(), revision);
@@ -94,13 +94,13 @@ describe('the link index of a new revision', () => {
       ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space));
     }
     // The edits above did change where links point: the moved and renamed pages broke some, the FAQ fixed others.
-    const last = revisionLinks(app(), getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!);
+    const last = revisionLinks(app(), getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!);
     expect(last.filter((link) => link.status === 'broken').map((link) => link.href)).toContain('guides/setup');
     expect(last.find((link) => link.href === '../faq')).toMatchObject({ status: 'ok', target: { kind: 'page', id: 'faq' } });
   });
 
   test('without an indexed parent, parses only the pages changed since its nearest indexed ancestor', async () => {
-    const indexed = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+    const indexed = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
     revisionLinks(app(), indexed);
     // Three writes, no read of links between them: the parent and grandparent of the last are not indexed.
     await commit((content) => void (content.pages[0]!.markdown += '\nMore.\n'));
@@ -115,7 +115,7 @@ describe('the link index of a new revision', () => {
 
   test(`without an indexed ancestor within ${LINK_ANCESTRY_DEPTH} generations, parses every page`, async () => {
     const every = (content: RevisionContent) => changedPages(content, { ...content, pages: [] });
-    const nearest = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+    const nearest = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
     revisionLinks(app(), nearest);
     for (let generation = 0; generation < LINK_ANCESTRY_DEPTH - 1; generation++) await commit(() => {});
     const within = await commit((content) => void (content.pages[0]!.markdown += '\nOne more.\n'));
@@ -134,7 +134,7 @@ describe('the link index of a new revision', () => {
   });
 
   test('indexed again for another app address, reads its own rows and resolves them anew', () => {
-    const revision = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id)!;
+    const revision = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
     revisionLinks(app(), revision);
     const other = { ...app(), config: { ...app().config, appUrl: 'https://other.test' } };
     const parsed = pagesParsedForLinks();

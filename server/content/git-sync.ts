@@ -129,7 +129,7 @@ async function runImport(ctx: AppContext, operation: GitOperation): Promise<void
     if (!request.standalone && EDIT_MODES[space.edit_mode].locked) {
       throw new GitSyncError('the space is locked (editMode: locked): its content cannot be changed');
     }
-    const current = getRevision(ctx.db, space.revision_id)!;
+    const current = getRevision(ctx.db, space.revision_id, space.id)!;
     const git = revisionGit(read, request);
     const upToDate = current.content.git?.oid === git.oid && current.content.git.ref === git.ref;
     if (upToDate && !request.force && !request.standalone) {
@@ -183,7 +183,7 @@ function importFiles(db: Db, files: Map<string, RepositoryFile>, previous: Store
 async function runExport(ctx: AppContext, operation: GitOperation): Promise<void> {
   const request = operation.request as Input<'ExportGitRequest'>;
   const space = liveSpace(ctx.db, operation.row.space_id);
-  const content = getRevision(ctx.db, space.revision_id)!.content;
+  const content = getRevision(ctx.db, space.revision_id, space.id)!.content;
   const user = operation.row.user_id ? findUser(ctx.db, operation.row.user_id) : undefined;
   const { commit } = await writeRepository(repositoryAccess(ctx, operation), {
     directory: projectDirectory(request.repoProjectDirectory),

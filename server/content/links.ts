@@ -18,7 +18,7 @@ import type { Db } from '../store/db.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
 import { frozen, pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
 import type { Model } from '../http/types.ts';
-import { getRevision } from './revisions.ts';
+import { getRevision, writeRevisionRow } from './revisions.ts';
 
 export type LinkStatus = Model<'LinkStatus'>;
 
@@ -178,7 +178,7 @@ function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, indexed: bool
   const { db } = ctx;
   const sources = indexed ? [revision.id] : indexedAncestors(db, revision.parents);
   for (const source of sources) {
-    const sourceContent = getRevision(db, source)?.content;
+    const sourceContent = getRevision(db, source, revision.spaceId)?.content;
     const sourcePages = sourceContent && uniquePages(sourceContent);
     if (!sourcePages) continue;
     const rows = db
@@ -228,6 +228,8 @@ export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void
   // Read before the revision's rows are replaced: one indexed again for another app address reads its own.
   const known = linksOfIndexed(ctx, revision, indexed !== undefined);
   db.transaction(() => {
+    // The index refers to the revision's row: an unwritten first revision gets one now.
+    writeRevisionRow(db, revision);
     db.prepare('DELETE FROM content_link_index WHERE revision_id = ?').run(revision.id);
     const links = extractLinks(revision.content, appUrl, known);
     db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at, broken) VALUES (?, ?, ?, ?)').run(
@@ -347,7 +349,7 @@ export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pa
     )
     .all(ctx.config.appUrl, spaceId) as { id: string }[];
   for (const { id } of unindexed) {
-    const revision = getRevision(db, id);
+    const revision = getRevision(db, id, spaceId);
     if (!revision) throw new Error(`revision ${id} does not exist`);
     ensureLinkIndex(ctx, revision);
   }

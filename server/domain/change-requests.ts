@@ -106,7 +106,7 @@ export function isOutdated(
 
 /** The current content of the change request. */
 export function changeRequestRevision(db: Db, row: ChangeRequestRow): RevisionRecord {
-  const revision = getRevision(db, row.revision_id);
+  const revision = getRevision(db, row.revision_id, row.space_id);
   if (!revision) throw new Error(`revision ${row.revision_id} of change request ${row.id} does not exist`);
   return revision;
 }

@@ -414,7 +414,7 @@ export class CommentPresenter {
   }
 
   private pageIn(revisionId: string, pageId: string) {
-    if (!this.revisions.has(revisionId)) this.revisions.set(revisionId, getRevision(this.ctx.db, revisionId)?.content);
+    if (!this.revisions.has(revisionId)) this.revisions.set(revisionId, getRevision(this.ctx.db, revisionId, this.scope.access.space.id)?.content);
     const content = this.revisions.get(revisionId);
     return content && findPage(content, pageId);
   }

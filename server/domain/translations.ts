@@ -158,7 +158,7 @@ export async function performRun(ctx: AppContext, translationId: string): Promis
   if (!source) throw new Error(`source space ${row.source_space_id} no longer exists in the organization`);
   const instructions = fromJson<Model<'Document'> | null>(row.instructions, null);
   const from = row.source_language ?? source.language;
-  const translated = await translateContent(getRevision(db, source.revision_id)!.content, translatorOf(ctx), {
+  const translated = await translateContent(getRevision(db, source.revision_id, source.id)!.content, translatorOf(ctx), {
     ...(from ? { from } : {}),
     to: row.language,
     instructions: instructions?.nodes.map(nodeText).join('\n') ?? '',

@@ -55,7 +55,8 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
     }
   };
 
-  const content = (revisionId: string): RevisionContent => getRevision(db, revisionId)!.content;
+  /** The content of a revision of the change request's space. */
+  const content = (revisionId: string, spaceId: string): RevisionContent => getRevision(db, revisionId, spaceId)!.content;
 
   /** The three-way merge of `ours` and `theirs` against the change request's base, or 409 naming the conflicts. */
   const mergeOrConflict = (
@@ -63,7 +64,7 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
     ours: RevisionContent,
     theirs: RevisionContent,
   ): RevisionContent => {
-    const result = mergeContent(content(changeRequestBase(access.changeRequest)), ours, theirs);
+    const result = mergeContent(content(changeRequestBase(access.changeRequest), access.space.id), ours, theirs);
     if (result.conflicts) {
       throw conflict(
         `change request #${access.changeRequest.number} and the main content changed the same things: ${describeConflicts(result.conflicts)}`,
@@ -170,7 +171,7 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
       requireSpace(access, 'merge');
       const { changeRequest, space } = access;
       requireOpenForChanges(changeRequest, 'merged');
-      const result = mergeOrConflict(access, content(space.revision_id), content(changeRequest.revision_id));
+      const result = mergeOrConflict(access, content(space.revision_id, space.id), content(changeRequest.revision_id, space.id));
       const now = ctx.now();
       const revision = createRevision(db, {
         spaceId: space.id,
@@ -197,7 +198,7 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
       if (!isOutdated(db, changeRequest)) {
         return { status: 200, body: { revision: changeRequest.revision_id, result: 'update' } };
       }
-      const result = mergeOrConflict(access, content(changeRequest.revision_id), content(space.revision_id));
+      const result = mergeOrConflict(access, content(changeRequest.revision_id, space.id), content(space.revision_id, space.id));
       const revision = commitChangeRequestContent(ctx, changeRequest, {
         type: 'update',
         content: result,
@@ -214,7 +215,7 @@ export function changeRequestHandlers(ctx: AppContext): HandlerGroup<Operations>
     async getChangeRequestPdf({ params, query, caller }) {
       const { changeRequest } = changeRequestAccess(ctx, caller, params.spaceId, params.changeRequestId);
       if (query.only && query.page === undefined) throw badRequest('only: needs `page`, the page to print alone');
-      const pages = pagesForPdf(content(changeRequest.revision_id), query.page, query.only ?? false);
+      const pages = pagesForPdf(content(changeRequest.revision_id, changeRequest.space_id), query.page, query.only ?? false);
       if (!pages) throw badRequest(`page: no page ${query.page} in change request #${changeRequest.number}`);
       const now = ctx.clock.now();
       const pdf = await renderPdf({

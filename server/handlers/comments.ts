@@ -193,7 +193,7 @@ export function commentHandlers(ctx: AppContext): HandlerGroup<SpaceOperations |
       let found: ReturnType<typeof findPage>;
       let content: RevisionContent | undefined;
       if (body.page !== undefined) {
-        content = getRevision(db, scope.revisionId)?.content;
+        content = getRevision(db, scope.revisionId, scope.access.space.id)?.content;
         found = content && findPage(content, body.page);
         if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
       }

@@ -72,8 +72,8 @@ type Paging = { page?: string; limit?: number };
 export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
   const { db } = ctx;
 
-  const revisionOf = (id: string) => {
-    const revision = getRevision(db, id);
+  const revisionOf = (id: string, spaceId: string) => {
+    const revision = getRevision(db, id, spaceId);
     if (!revision) throw new Error(`revision ${id} does not exist`);
     return revision;
   };
@@ -81,7 +81,7 @@ export function contentHandlers(ctx: AppContext): HandlerGroup<Operations> {
   /** The space's main content, when the caller may view the space. */
   const spaceTarget = (caller: Caller, spaceId: string): Target => {
     const access = spaceAccess(ctx, caller, spaceId);
-    const scope = { space: access.space, revision: revisionOf(access.space.revision_id), appPath: `/s/${spaceId}`, main: true };
+    const scope = { space: access.space, revision: revisionOf(access.space.revision_id, access.space.id), appPath: `/s/${spaceId}`, main: true };
     return { access, scope };
   };
 

@@ -1,7 +1,7 @@
 // Spaces: creation, settings, lifecycle (delete keeps a space restorable for 7 days), duplication and placement.
 import { newId, newSecret } from '../domain/ids.ts';
 import { type AppContext } from '../context.ts';
-import { emptyContent } from '../content/model.ts';
+import { emptyContent, type RevisionContent } from '../content/model.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
 import { getCollectionRow, requireCreateIn } from '../domain/collections.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
@@ -34,11 +34,14 @@ type Operations =
   | 'moveSpace'
   | 'transferSpace';
 
-/** Creates a space with an empty first revision (or a copy of `content`) at the end of its parent. */
+/**
+ * Creates a space at the end of its parent, with a first revision of `content`, or an empty one: without `content`, a
+ * space of a new id has an unwritten first revision (content/revisions.ts), which reads as empty and has no row.
+ */
 export function insertSpace(
   ctx: AppContext,
   input: Input<'CreateSpaceRequest'> & { id?: string; organizationId: string; visibility?: SpaceRow['visibility'] },
-  content = emptyContent(),
+  content?: RevisionContent,
 ): SpaceRow {
   const now = ctx.now();
   // An id just made is nobody's yet: the search index holds no rows of it (a given id, a seed's, may be one whose
@@ -47,12 +50,13 @@ export function insertSpace(
   const id = input.id ?? newId();
   // The first revision's id goes into the space's row at once; its row follows (it refers to the space).
   const revisionId = newId();
+  const unwritten = fresh && content === undefined;
   const parent = input.parent || null; // "" is the top level, as checkParent reads it
   ctx.db
     .prepare(
       `INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, language, revision_id,
-                           share_key, position, created_at, updated_at, search_revision_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                           share_key, position, created_at, updated_at, search_revision_id, unwritten_revision_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       id,
@@ -69,11 +73,16 @@ export function insertSpace(
       now,
       now,
       fresh ? revisionId : null,
+      unwritten ? revisionId : null,
     );
-  createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content, createdAt: now });
-  // A fresh space's pages are added to an index that holds nothing of it (5 statements fewer per create).
-  if (fresh) indexNewSpace(ctx.db, id, content);
-  else indexSpaceContent(ctx.db, id, revisionId, content);
+  // An empty revision has no pages to index.
+  if (!unwritten) {
+    const first = content ?? emptyContent();
+    createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content: first, createdAt: now });
+    // A fresh space's pages are added to an index that holds nothing of it (5 statements fewer per create).
+    if (fresh) indexNewSpace(ctx.db, id, first);
+    else indexSpaceContent(ctx.db, id, revisionId, first);
+  }
   return getSpaceRow(ctx.db, id)!;
 }
 
@@ -161,7 +170,7 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
       const organization = organizationAccess(ctx, caller, access.space.organization_id);
       requireOrganization(organization, 'createContent');
       const source = access.space;
-      const content = getRevision(db, source.revision_id)!.content;
+      const content = getRevision(db, source.revision_id, source.id)!.content;
       const copy = insertSpace(
         ctx,
         {
@@ -186,7 +195,7 @@ export function spaceHandlers(ctx: AppContext): HandlerGroup<Operations> {
       requireSpace(access, 'admin');
       if (access.space.deleted_at === null) throw conflict(`space ${params.spaceId} is not deleted`);
       db.prepare('UPDATE spaces SET deleted_at = NULL, updated_at = ? WHERE id = ?').run(ctx.now(), params.spaceId);
-      setCurrentRevision(db, getRevision(db, access.space.revision_id)!, ctx.now());
+      setCurrentRevision(db, getRevision(db, access.space.revision_id, access.space.id)!, ctx.now());
       return { status: 200, body: present(access.space.id, caller) };
     },
 

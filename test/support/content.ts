@@ -11,7 +11,7 @@ import { getSpaceRow } from '../../server/domain/spaces.ts';
 export function editSpaceContent(app: AppContext, spaceId: string, edit: (content: RevisionContent) => void): Promise<RevisionRecord> {
   return app.store.write(() => {
     const current = getSpaceRow(app.db, spaceId)!.revision_id;
-    const content = structuredClone(getRevision(app.db, current)!.content);
+    const content = structuredClone(getRevision(app.db, current, spaceId)!.content);
     edit(content);
     return commitSpaceContent(app.db, spaceId, [current], content, app.now());
   });
