@@ -95,7 +95,7 @@ export function getRevision(db: Db, id: string, spaceId: string): RevisionRecord
  * other, with an id of its own (the space's `revision`), but no row: `spaces.unwritten_revision_id` names it, and it
  * reads as an empty revision of edits made with the space, until the space goes. Writing its row was most of what a
  * create of a space cost: a revision's id and its space are random keys, so the row's two index entries each wrote
- * a leaf of its own to SQLite's log, and again at the checkpoint (POST a space, alternating builds: 104.5 -> 74.5 us
+ * a leaf of its own to SQLite's log, and again at the checkpoint (POST a space, alternating builds: 112.5 -> 77.5 us
  * of CPU). The row is written when something must refer to it by key (the link index, `writeRevisionRow`); the
  * content that replaces it names it as a parent, as before (a JSON list, not a key).
  */

@@ -48,7 +48,8 @@ export function insertSpace(
   // rows an earlier space left there, which indexSpaceContent replaces).
   const fresh = input.id === undefined;
   const id = input.id ?? newId();
-  // The first revision's id goes into the space's row at once; its row follows (it refers to the space).
+  // The first revision's id goes into the space's row at once; its row, when it has one, follows (it refers to the
+  // space).
   const revisionId = newId();
   const unwritten = fresh && content === undefined;
   const parent = input.parent || null; // "" is the top level, as checkParent reads it
