@@ -112,18 +112,16 @@ function unwrittenRevision(db: Db, id: string, spaceId: string): RevisionRecord 
   return revision;
 }
 
-/** Writes the row of `revision` when it is an unwritten first revision (see above), so that rows may refer to it. */
+/**
+ * Writes the row of `revision` when it is an unwritten first revision (see above), so that rows may refer to it: once,
+ * by whichever write first takes its name off its space.
+ */
 export function writeRevisionRow(db: Db, revision: RevisionRecord): void {
-  if (!unwritten.has(revision)) return;
-  db.prepare(
-    `INSERT INTO revisions (id, space_id, parents, type, created_at, content) VALUES (?, ?, '[]', ?, ?, ?)
-     ON CONFLICT (id) DO NOTHING`,
-  ).run(revision.id, revision.spaceId, revision.type, revision.createdAt, toJson(revision.content));
-  db.prepare('UPDATE spaces SET unwritten_revision_id = NULL WHERE id = ? AND unwritten_revision_id = ?').run(
-    revision.spaceId,
-    revision.id,
-  );
-  unwritten.delete(revision);
+  if (!unwritten.delete(revision)) return;
+  const named = db
+    .prepare('UPDATE spaces SET unwritten_revision_id = NULL WHERE id = ? AND unwritten_revision_id = ?')
+    .run(revision.spaceId, revision.id);
+  if (named.changes === 1) createRevision(db, revision);
 }
 
 /** The content of an existing revision, parsed once and frozen (see `parsedContents`). */
