@@ -3,17 +3,22 @@
 // Then the cost of one page of a list as the collection grows, through the real stack (HTTP, validation of requests
 // and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
 // the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
-// files a revision holds. `BENCH_PARTS` (throughput, prism, startup, memory, lists, revisions) chooses parts; `prism`
-// adds the Prism mock to the throughput part.
+// files a revision holds. Last, what the order of new ids costs an insert in SQLite alone (`ids`). `BENCH_PARTS`
+// (throughput, prism, startup, memory, lists, revisions, ids) chooses parts; `prism` adds the Prism mock to the
+// throughput part.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { readConfig } from '../server/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent } from '../server/content/revisions.ts';
 import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
+import { Store } from '../server/store/db.ts';
 import { groupedPages, pageText, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists,revisions').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists,revisions,ids').split(',');
 if (['throughput', 'startup', 'memory'].some((part) => PARTS.includes(part))) {
   if (process.env.BENCH_SERVER !== 'tsx') await buildServer();
   await throughput(PARTS);
@@ -21,6 +26,7 @@ if (['throughput', 'startup', 'memory'].some((part) => PARTS.includes(part))) {
 }
 if (PARTS.includes('lists')) await lists();
 if (PARTS.includes('revisions')) await revisions();
+if (PARTS.includes('ids')) idOrder();
 
 /**
  * The server in this process, on an in-memory database, with the demo admin's token and no kept list pages: `call`
@@ -278,4 +284,71 @@ async function revisions() {
   const row = (label: string, cells: string[]) => console.log(`${label.padEnd(40)}${cells.map((cell) => cell.padStart(15)).join('')}`);
   row('request', SIZES.map(String));
   for (const request of REQUESTS) row(request, results.get(request)!);
+}
+
+/**
+ * What the order of new ids costs a write, in SQLite alone: rows of a comment's shape, keyed by id as the server's
+ * tables are (`id TEXT PRIMARY KEY`, with an index that new rows extend at its end, as `comments_space` does), in a
+ * database opened as the server opens its own (store/db.ts: write-ahead log, `synchronous = NORMAL`, its page cache),
+ * `BENCH_ID_ROWS` rows in (100 000), then 40 000 more, 5 to a transaction as the server's group commit takes them
+ * under the throughput part's load. Once with the server's random ids (`newId`), once with ids in creation order (a
+ * counter first, then random characters, as ids that sort by creation time would be): wall and CPU time per insert,
+ * and the system calls that wrote and read the files, per insert. Each random id is an entry at a random place of
+ * the index of ids: a leaf of its own written to the log at each commit, and copied into the database again at each
+ * checkpoint. Ids in creation order share the index's last leaf.
+ */
+function idOrder() {
+  const rows = Number(process.env.BENCH_ID_ROWS ?? 100_000);
+  const inserts = 40_000;
+  const perCommit = 5;
+  // The system calls this process made to read and write files (Linux only: none elsewhere).
+  const io = () => {
+    let text: string;
+    try {
+      text = readFileSync('/proc/self/io', 'utf8');
+    } catch {
+      return { reads: NaN, writes: NaN };
+    }
+    const fields = Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': ') as [string, string]),
+    );
+    return { reads: Number(fields.syscr), writes: Number(fields.syscw) };
+  };
+  console.log(
+    `\nan insert into a table of ${rows} rows keyed by id, ${perCommit} to a transaction, ${inserts} inserts, per insert (SQLite alone, the server's settings)`,
+  );
+  console.log(`${'ids'.padEnd(24)}${['wall µs', 'CPU µs', 'writes', 'reads'].map((cell) => cell.padStart(10)).join('')}`);
+  for (const [label, makeId] of [
+    ['random (newId)', () => newId()],
+    ['in creation order', ((count) => () => (count++).toString(36).padStart(8, '0') + newId(12))(0)],
+  ] as const) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-ids-'));
+    const { store } = Store.open(dir);
+    const { db } = store;
+    db.exec(`CREATE TABLE bench_rows (id TEXT PRIMARY KEY, space_id TEXT NOT NULL, posted_by TEXT NOT NULL,
+                                      posted_at TEXT NOT NULL, body TEXT NOT NULL);
+             CREATE INDEX bench_rows_space ON bench_rows (space_id, posted_at, id);`);
+    const insert = db.prepare('INSERT INTO bench_rows (id, space_id, posted_by, posted_at, body) VALUES (?, ?, ?, ?, ?)');
+    const body = JSON.stringify({ markdown: 'Is this **right**?' });
+    const commit = (count: number) => {
+      db.exec('BEGIN IMMEDIATE');
+      for (let i = 0; i < count; i++) insert.run(makeId(), 'bench-space', 'bench-admin', new Date().toISOString(), body);
+      db.exec('COMMIT');
+    };
+    for (let done = 0; done < rows; done += 500) commit(Math.min(500, rows - done));
+    const io0 = io();
+    const cpu0 = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    for (let done = 0; done < inserts; done += perCommit) commit(perCommit);
+    const wall = Number(process.hrtime.bigint() - started) / 1e3 / inserts;
+    const cpu = process.cpuUsage(cpu0);
+    const io1 = io();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    const cells = [wall, (cpu.user + cpu.system) / inserts, (io1.writes - io0.writes) / inserts, (io1.reads - io0.reads) / inserts];
+    console.log(`${label.padEnd(24)}${cells.map((cell) => cell.toFixed(1).padStart(10)).join('')}`);
+  }
 }
