@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -124,7 +124,9 @@ async function answered(url: string, child: ChildProcess, output: () => string, 
 }
 
 function spawnServer(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = started(
+    spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
@@ -147,15 +149,51 @@ async function startReference(name: string, dataDir: string, env: Record<string,
   return { name, url, child };
 }
 
-/** Servers started through npm, in a process group of their own (`detached`): stopped with their whole group. */
+/** Every process the bench started that has not exited yet. */
+const running = new Set<ChildProcess>();
+/** Servers started through npm (Prism, `npm start`), in a process group of their own (`detached`): stopped with their whole group. */
 const processGroups = new WeakSet<ChildProcess>();
+
+/** Records `child` in `running` until it exits; `group`: it leads a process group of its own. */
+function started(child: ChildProcess, group = false): ChildProcess {
+  running.add(child);
+  if (group) processGroups.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/** Sends SIGTERM to `child`, or to its whole process group if it leads one. */
+function terminate(child: ChildProcess): void {
+  try {
+    if (processGroups.has(child)) process.kill(-child.pid!, 'SIGTERM');
+    else child.kill('SIGTERM');
+  } catch {
+    // It exited in the meantime.
+  }
+}
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exit = new Promise((resolve) => child.once('exit', resolve));
-  if (processGroups.has(child)) process.kill(-child.pid!, 'SIGTERM');
-  else child.kill('SIGTERM');
+  terminate(child);
   await exit;
+}
+
+/**
+ * However the bench ends, the servers it started end with it, and its data goes. Besides a normal end, that is an
+ * error, including EPIPE when what reads its output has gone (`npm run bench | head`: node ignores SIGPIPE, so the
+ * next line printed throws), and a signal sent to the bench alone (SIGTERM or SIGHUP; Ctrl-C reaches the terminal's
+ * whole process group, but not the servers started in groups of their own). Without this, they went on running,
+ * holding their ports and their share of the machine, and their data stayed in the temporary directory.
+ */
+function cleanUpOnExit(): void {
+  process.once('exit', () => {
+    for (const child of running) terminate(child);
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => process.exit(128 + constants.signals[signal]));
+  }
 }
 
 /**
@@ -194,12 +232,14 @@ const PRISM = '@stoplight/prism-cli@5.16.0';
 async function startPrism(): Promise<Target | undefined> {
   const port = await freePort();
   const args = ['exec', '--yes', `--package=${PRISM}`, '--', 'prism', 'mock', '--host', '127.0.0.1', '--port', String(port)];
-  const child = spawn('npm', [...args, path.join(root, 'generated/openapi.yaml')], {
-    cwd: workDir,
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  processGroups.add(child);
+  const child = started(
+    spawn('npm', [...args, path.join(root, 'generated/openapi.yaml')], {
+      cwd: workDir,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+    true,
+  );
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
@@ -341,6 +381,7 @@ export async function throughput(parts = ['throughput', 'startup', 'memory']): P
   if (!process.env.BENCH_SERVER && !existsSync(path.join(root, 'dist/server/main.js'))) {
     throw new Error('dist/server/main.js is missing: run `npm run build:server`');
   }
+  cleanUpOnExit();
   workDir = mkdtempSync(path.join(tmpdir(), 'docs-bench-'));
   seedFile = path.join(workDir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(fixture));
@@ -522,21 +563,22 @@ async function startup(dataDir: string): Promise<void> {
   const times: number[] = [];
   for (let run = 0; run < 5; run++) {
     const port = await freePort();
-    const started = process.hrtime.bigint();
-    const child = spawn('npm', ['start', '--silent'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DOCS_API_TOKEN: 'bench-demo-token' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const spawnedAt = process.hrtime.bigint();
+    const child = started(
+      spawn('npm', ['start', '--silent'], {
+        cwd: root,
+        env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DOCS_API_TOKEN: 'bench-demo-token' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      }),
+      true,
+    );
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
     await answered(`http://127.0.0.1:${port}/v1/orgs`, child, () => output);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
-    const exit = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGTERM');
-    await exit;
+    times.push(Number(process.hrtime.bigint() - spawnedAt) / 1e6);
+    await stop(child);
   }
   console.log(`start-up: first answer ${Math.round(median(times))} ms after \`npm start\` on an existing database (median of 5)`);
 }

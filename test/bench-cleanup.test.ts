@@ -1,0 +1,127 @@
+// `npm run bench` stops the servers it started, and removes its data, however it ends: here by a signal sent to the
+// bench process alone, while a server it spawned itself runs (SIGHUP), and while `npm start` runs in a process group
+// of its own (SIGTERM). (An error, such as EPIPE when what reads its output has gone, ends it through the same exit
+// handler.) The bench runs its start-up part on the TypeScript sources (`BENCH_SERVER=tsx`, so that nothing is
+// built) in a temporary directory of its own (TMPDIR).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'bench-cleanup-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The parent of each process now running, by pid (from /proc). */
+function parents(): Map<number, number> {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The fields after the command's name, which is in parentheses and may hold spaces: the parent is field 4.
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return parentOf;
+}
+
+/** The processes descending from `pid`, with their command lines. */
+function descendants(pid: number): { pid: number; command: string }[] {
+  const parentOf = parents();
+  const found: { pid: number; command: string }[] = [];
+  const within = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [child, parent] of parentOf) {
+      if (within.has(parent) && !within.has(child)) {
+        within.add(child);
+        grew = true;
+        let command = '';
+        try {
+          command = readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        } catch {
+          // It ended meanwhile.
+        }
+        found.push({ pid: child, command });
+      }
+    }
+  }
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    // A zombie (state Z) has ended; only its parent has not collected it yet.
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts the bench's start-up part in a temporary directory of its own. */
+function startBench(name: string): { bench: ChildProcess; temp: string; output: () => string } {
+  const temp = path.join(scratch, name);
+  mkdirSync(temp);
+  const bench = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench.ts'], {
+    env: { ...process.env, BENCH_PARTS: 'startup', BENCH_SERVER: 'tsx', TMPDIR: temp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  bench.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  bench.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  return { bench, temp, output: () => output };
+}
+
+const benchDirs = (temp: string) => readdirSync(temp).filter((entry) => entry.startsWith('docs-bench-'));
+
+/** Waits for the bench to exit, then for every process it had started to end; gives the bench's exit. */
+async function ended(bench: ChildProcess, started: { pid: number; command: string }[]) {
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    if (bench.exitCode !== null || bench.signalCode !== null) resolve({ code: bench.exitCode, signal: bench.signalCode });
+    else bench.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  await until(`the bench's servers to end: ${started.map((p) => p.command).join('; ')}`, () =>
+    started.some((process) => alive(process.pid)) ? undefined : true,
+  );
+  return exit;
+}
+
+describe('npm run bench, ended early', { skip: !existsSync('/proc/self/stat') }, () => {
+  test('SIGHUP while a server it spawned runs: the server ends, the bench exits 129, its data is gone', async () => {
+    const { bench, temp, output } = startBench('hup');
+    const started = await until('the first server', () => {
+      const found = descendants(bench.pid!);
+      return found.some((process) => process.command.includes('server/main.ts')) ? found : undefined;
+    });
+    expect(benchDirs(temp)).toHaveLength(1);
+    bench.kill('SIGHUP');
+    expect(await ended(bench, started), output()).toEqual({ code: 129, signal: null });
+    expect(benchDirs(temp)).toEqual([]);
+  });
+
+  test('SIGTERM while `npm start` runs in a group of its own: npm and its server end, the bench exits 143', async () => {
+    const { bench, temp, output } = startBench('term');
+    const started = await until('`npm start`', () => {
+      const found = descendants(bench.pid!);
+      return found.some((process) => process.command.includes('dist/server/main.js')) ? found : undefined;
+    });
+    // npm, the shell it runs the script in, and node.
+    expect(started.length).toBeGreaterThanOrEqual(2);
+    bench.kill('SIGTERM');
+    expect(await ended(bench, started), output()).toEqual({ code: 143, signal: null });
+    expect(benchDirs(temp)).toEqual([]);
+  });
+});
