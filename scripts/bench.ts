@@ -286,6 +286,12 @@ async function revisions() {
   for (const request of REQUESTS) row(request, results.get(request)!);
 }
 
+/** Ids in creation order: a counter, then random characters. */
+function inCreationOrder(): () => string {
+  let count = 0;
+  return () => (count++).toString(36).padStart(8, '0') + newId(12);
+}
+
 /**
  * What the order of new ids costs a write, in SQLite alone: rows of a comment's shape, keyed by id as the server's
  * tables are (`id TEXT PRIMARY KEY`, with an index that new rows extend at its end, as `comments_space` does), in a
@@ -295,7 +301,8 @@ async function revisions() {
  * counter first, then random characters, as ids that sort by creation time would be): wall and CPU time per insert,
  * and the system calls that wrote and read the files, per insert. Each random id is an entry at a random place of
  * the index of ids: a leaf of its own written to the log at each commit, and copied into the database again at each
- * checkpoint. Ids in creation order share the index's last leaf.
+ * checkpoint. Ids in creation order share the index's last leaf. Then both again with no checkpoints, which
+ * parts what the commit costs from what the checkpoint does.
  */
 function idOrder() {
   const rows = Number(process.env.BENCH_ID_ROWS ?? 100_000);
@@ -320,14 +327,20 @@ function idOrder() {
   console.log(
     `\nan insert into a table of ${rows} rows keyed by id, ${perCommit} to a transaction, ${inserts} inserts, per insert (SQLite alone, the server's settings)`,
   );
-  console.log(`${'ids'.padEnd(24)}${['wall µs', 'CPU µs', 'writes', 'reads'].map((cell) => cell.padStart(10)).join('')}`);
-  for (const [label, makeId] of [
-    ['random (newId)', () => newId()],
-    ['in creation order', ((count) => () => (count++).toString(36).padStart(8, '0') + newId(12))(0)],
+  console.log(`${'ids'.padEnd(44)}${['wall µs', 'CPU µs', 'writes', 'reads'].map((cell) => cell.padStart(10)).join('')}`);
+  // Each order twice: with the server's checkpoints (every 1 000 pages of the log), then with none, which shows what
+  // is paid at the commit (each changed page written to the log) and what at the checkpoint (each page the log holds
+  // read back, copied into the database and synced).
+  for (const [label, makeId, checkpoints] of [
+    ['random (newId)', () => newId(), true],
+    ['in creation order', inCreationOrder(), true],
+    ['random (newId), no checkpoints', () => newId(), false],
+    ['in creation order, no checkpoints', inCreationOrder(), false],
   ] as const) {
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-ids-'));
     const { store } = Store.open(dir);
     const { db } = store;
+    if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
     db.exec(`CREATE TABLE bench_rows (id TEXT PRIMARY KEY, space_id TEXT NOT NULL, posted_by TEXT NOT NULL,
                                       posted_at TEXT NOT NULL, body TEXT NOT NULL);
              CREATE INDEX bench_rows_space ON bench_rows (space_id, posted_at, id);`);
@@ -349,6 +362,6 @@ function idOrder() {
     db.close();
     rmSync(dir, { recursive: true, force: true });
     const cells = [wall, (cpu.user + cpu.system) / inserts, (io1.writes - io0.writes) / inserts, (io1.reads - io0.reads) / inserts];
-    console.log(`${label.padEnd(24)}${cells.map((cell) => cell.toFixed(1).padStart(10)).join('')}`);
+    console.log(`${label.padEnd(44)}${cells.map((cell) => cell.toFixed(1).padStart(10)).join('')}`);
   }
 }
