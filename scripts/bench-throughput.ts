@@ -155,7 +155,7 @@ const running = new Set<ChildProcess>();
 const processGroups = new WeakSet<ChildProcess>();
 
 /** Records `child` in `running` until it exits; `group`: it leads a process group of its own. */
-function started(child: ChildProcess, group = false): ChildProcess {
+function started<Child extends ChildProcess>(child: Child, group = false): Child {
   running.add(child);
   if (group) processGroups.add(child);
   child.once('exit', () => running.delete(child));
@@ -574,8 +574,8 @@ async function startup(dataDir: string): Promise<void> {
       true,
     );
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
     await answered(`http://127.0.0.1:${port}/v1/orgs`, child, () => output);
     times.push(Number(process.hrtime.bigint() - spawnedAt) / 1e6);
     await stop(child);
