@@ -94,7 +94,7 @@ async function ended(bench: ChildProcess, started: { pid: number; command: strin
     else bench.once('exit', (code, signal) => resolve({ code, signal }));
   });
   await until(`the bench's servers to end: ${started.map((p) => p.command).join('; ')}`, () =>
-    started.some((process) => alive(process.pid)) ? undefined : true,
+    started.some((child) => alive(child.pid)) ? undefined : true,
   );
   return exit;
 }
@@ -104,7 +104,7 @@ describe('npm run bench, ended early', { skip: !existsSync('/proc/self/stat') },
     const { bench, temp, output } = startBench('hup');
     const started = await until('the first server', () => {
       const found = descendants(bench.pid!);
-      return found.some((process) => process.command.includes('server/main.ts')) ? found : undefined;
+      return found.some((child) => child.command.includes('server/main.ts')) ? found : undefined;
     });
     expect(benchDirs(temp)).toHaveLength(1);
     bench.kill('SIGHUP');
@@ -116,7 +116,7 @@ describe('npm run bench, ended early', { skip: !existsSync('/proc/self/stat') },
     const { bench, temp, output } = startBench('term');
     const started = await until('`npm start`', () => {
       const found = descendants(bench.pid!);
-      return found.some((process) => process.command.includes('dist/server/main.js')) ? found : undefined;
+      return found.some((child) => child.command.includes('dist/server/main.js')) ? found : undefined;
     });
     // npm, the shell it runs the script in, and node.
     expect(started.length).toBeGreaterThanOrEqual(2);
