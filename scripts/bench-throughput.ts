@@ -11,25 +11,22 @@ import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { BenchSettings } from './bench-settings.ts';
 import { startNodeOptions } from './build-server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const token = 'bench-token';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const RUNS = Number(process.env.BENCH_RUNS ?? 2);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
-/** Pages of the larger of the two large spaces of the memory part's second run (the most a revision holds: 5 000). */
-const LARGE_SPACE_PAGES = Number(process.env.BENCH_MEMORY_PAGES ?? 4_900);
+/** What the bench was asked to do (bench-settings.ts), given to `throughput`. */
+let settings: BenchSettings;
 
 /**
  * The server as `npm start` runs it; `BENCH_SERVER=tsx` runs the TypeScript sources instead, and `BENCH_NODE_ARGS`
  * gives node options for the server (such as `--cpu-prof` to profile it under load).
  */
-const serverCommand = [
+const serverCommand = () => [
   ...startNodeOptions(),
-  ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-  ...(process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
+  ...settings.nodeArgs,
+  ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
 ];
 
 const fixture = {
@@ -136,7 +133,7 @@ function spawnServer(args: string[], env: Record<string, string>) {
 /** Starts the reference server on a fresh copy of the benchmark's data; resolves once it answers. */
 async function startReference(name: string, dataDir: string, env: Record<string, string> = {}): Promise<Target> {
   const port = await freePort();
-  const { child, output } = spawnServer(serverCommand, {
+  const { child, output } = spawnServer(serverCommand(), {
     PORT: String(port),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
@@ -336,7 +333,7 @@ async function load(target: Target, request: BenchRequest, options: { duration?:
     method: request.method,
     headers: headersOf(request),
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-    connections: CONNECTIONS,
+    connections: settings.connections,
     ...options,
   });
   const after = cpuMs(target.child);
@@ -376,9 +373,14 @@ function rssMb(pid: number): number {
 let workDir = '';
 let seedFile = '';
 
-/** The parts to run: `throughput`, `startup`, `memory` (all by default; BENCH_PARTS chooses), `prism` (the Prism mock beside them in the throughput part). */
-export async function throughput(parts = ['throughput', 'startup', 'memory']): Promise<void> {
-  if (!process.env.BENCH_SERVER && !existsSync(path.join(root, 'dist/server/main.js'))) {
+/**
+ * The parts of `chosen.parts` this file runs: `throughput`, `startup`, `memory`, and `prism` (the Prism mock beside
+ * them in the throughput part).
+ */
+export async function throughput(chosen: BenchSettings): Promise<void> {
+  settings = chosen;
+  const { parts } = chosen;
+  if (settings.server === 'dist' && !existsSync(path.join(root, 'dist/server/main.js'))) {
     throw new Error('dist/server/main.js is missing: run `npm run build:server`');
   }
   cleanUpOnExit();
@@ -442,17 +444,17 @@ async function requestRates(withPrism: boolean): Promise<void> {
     // Each target in turn goes first: a target measured right after another carries what that one left behind (the
     // cores' caches, a mock's processes still winding down), so a fixed order would always handicap the same one.
     const results = new Map<string, Measure[]>();
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; run < settings.runs; run++) {
       for (const [index, request] of REQUESTS.entries()) {
         for (const target of rotated(targets, run + index)) {
           const key = `${request.name}\n${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: SECONDS })]);
+          results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: settings.seconds })]);
         }
       }
     }
 
     console.log(
-      `throughput: ${CONNECTIONS} connections, ${RUNS} interleaved runs of ${SECONDS} s each (median shown), ` +
+      `throughput: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), ` +
         `node ${process.version}`,
     );
     const columns = targets.map((target) => target.name);
@@ -474,7 +476,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
       );
     }
     cpuPerRequest(targets, rows, prism !== undefined);
-    if (RUNS > 1) spreadOverRuns((request, target) => results.get(`${request.name}\n${target.name}`)!, targets);
+    if (settings.runs > 1) spreadOverRuns((request, target) => results.get(`${request.name}\n${target.name}`)!, targets);
     await listMadeAnew(on, bare);
   } finally {
     for (const target of targets) await stop(target.child);
@@ -490,7 +492,7 @@ function spreadOverRuns(runsOf: (request: BenchRequest, target: Target) => Measu
   const [on, off, bare] = targets as [Target, Target, Target];
   const range = (ratios: number[], digits: number) =>
     `${Math.min(...ratios).toFixed(digits)}–${Math.max(...ratios).toFixed(digits)}`;
-  console.log(`spread over the ${RUNS} runs (each run's own ratio, lowest–highest):`);
+  console.log(`spread over the ${settings.runs} runs (each run's own ratio, lowest–highest):`);
   console.log(`${'request'.padEnd(30)}${'on/bare'.padStart(14)}${'on/off'.padStart(12)}`);
   for (const request of REQUESTS) {
     const [ons, offs, bares] = [on, off, bare].map((target) => runsOf(request, target).map((m) => m.rps)) as [number[], number[], number[]];
@@ -511,9 +513,9 @@ async function listMadeAnew(on: Target, bare: Target): Promise<void> {
   try {
     await load(anew, request, { amount: 500 });
     const runs = new Map<Target, Measure[]>();
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; run < settings.runs; run++) {
       for (const target of rotated([on, anew, bare], run)) {
-        runs.set(target, [...(runs.get(target) ?? []), await load(target, request, { duration: SECONDS })]);
+        runs.set(target, [...(runs.get(target) ?? []), await load(target, request, { duration: settings.seconds })]);
       }
     }
     const [kept, made, base] = [on, anew, bare].map((target) => medians(runs.get(target)!)) as [Measure, Measure, Measure];
@@ -615,14 +617,14 @@ export function groupedPages<T>(size: number, page: (g: number, i: number, index
 }
 
 /**
- * The benchmark's data with two more spaces, of LARGE_SPACE_PAGES and a fifth of that (groups of 49 pages of about
- * 2 KB, each linking to the next), and what reads them: their content and page tree, a page, a page of their links
- * and of their comments, a comment posted. Such a space's content is kept parsed, and its answers kept, as far as
+ * The benchmark's data with two more spaces, of BENCH_MEMORY_PAGES (4 900) and a fifth of that (groups of 49 pages
+ * of about 2 KB, each linking to the next), and what reads them: their content and page tree, a page, a page of their
+ * links and of their comments, a comment posted. Such a space's content is kept parsed, and its answers kept, as far as
  * CONTENT_CACHE_MB allows: this run shows what that costs in RSS, beside the benchmark's own requests.
  */
 function largeSpacesRun(): { label: string; seedFile: string; requests: BenchRequest[] } {
   const text = pageText();
-  const sizes = [LARGE_SPACE_PAGES, Math.round(LARGE_SPACE_PAGES / 5)];
+  const sizes = [settings.memoryPages, Math.round(settings.memoryPages / 5)];
   const spaces = sizes.map((size, index) => {
     const { groups, perGroup } = groupedPages(size, (g, i) => ({
       id: `p${g}-${i}`,
@@ -664,8 +666,8 @@ async function memoryRun(label: string, dataDir: string, requests: BenchRequest[
     for (let part = 0; part < parts; part++) {
       await cannon(label, {
         url: target.url,
-        connections: CONNECTIONS,
-        amount: Math.round(MEMORY_REQUESTS / parts),
+        connections: settings.connections,
+        amount: Math.round(settings.memoryRequests / parts),
         requests: requests.map((request) => ({
           method: request.method,
           path: request.path,
@@ -678,8 +680,8 @@ async function memoryRun(label: string, dataDir: string, requests: BenchRequest[
     const half = (from: number) => rss.slice(from, from + parts / 2);
     const show = (values: number[]) => `${values.map((mb) => mb.toFixed(0)).join(' ')} (median ${median(values).toFixed(0)})`;
     console.log(
-      `${label}: RSS ${rss[0]!.toFixed(0)} MB after start-up; after each ${MEMORY_REQUESTS / parts} requests, ` +
-        `first half ${show(half(1))}, second half ${show(half(1 + parts / 2))}; ${rss.at(-1)!.toFixed(0)} MB after ${MEMORY_REQUESTS}`,
+      `${label}: RSS ${rss[0]!.toFixed(0)} MB after start-up; after each ${Math.round(settings.memoryRequests / parts)} requests, ` +
+        `first half ${show(half(1))}, second half ${show(half(1 + parts / 2))}; ${rss.at(-1)!.toFixed(0)} MB after ${settings.memoryRequests}`,
     );
   } finally {
     await stop(target.child);

@@ -5,7 +5,8 @@
 // the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
 // files a revision holds. Last, what the order of new ids costs an insert in SQLite alone (`ids`). `BENCH_PARTS`
 // (throughput, prism, startup, memory, lists, revisions, ids) chooses parts; `prism` adds the Prism mock to the
-// throughput part.
+// throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
+// before it builds or starts anything.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,18 +16,31 @@ import { commitSpaceContent } from '../server/content/revisions.ts';
 import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
 import { Store } from '../server/store/db.ts';
+import { BenchSettingsError, benchSettings } from './bench-settings.ts';
 import { groupedPages, pageText, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'throughput,prism,startup,memory,lists,revisions,ids').split(',');
-if (['throughput', 'startup', 'memory'].some((part) => PARTS.includes(part))) {
-  if (process.env.BENCH_SERVER !== 'tsx') await buildServer();
-  await throughput(PARTS);
+const settings = readSettings();
+const { parts } = settings;
+if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory')) {
+  if (settings.server === 'dist') await buildServer();
+  await throughput(settings);
   console.log();
 }
-if (PARTS.includes('lists')) await lists();
-if (PARTS.includes('revisions')) await revisions();
-if (PARTS.includes('ids')) idOrder();
+if (parts.includes('lists')) await lists();
+if (parts.includes('revisions')) await revisions();
+if (parts.includes('ids')) idOrder();
+
+/** The settings, or the variables it cannot use on stderr and exit 2. */
+function readSettings() {
+  try {
+    return benchSettings();
+  } catch (error) {
+    if (!(error instanceof BenchSettingsError)) throw error;
+    for (const line of error.message.split('\n')) console.error(`npm run bench: ${line}`);
+    process.exit(2);
+  }
+}
 
 /**
  * The server in this process, on an in-memory database, with the demo admin's token and no kept list pages: `call`
@@ -61,8 +75,7 @@ async function inProcessServer(defaultRounds: number) {
 }
 
 async function lists() {
-  const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000,50000').split(',').map(Number);
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+  const { sizes: SIZES, rounds: ROUNDS } = settings;
   const { running, db, call, time } = await inProcessServer(ROUNDS);
   const get = (path: string) => call('GET', path);
   // `count` more rows like the one with this id (made through the API, so valid whatever the schema), one second apart.
@@ -193,11 +206,10 @@ async function lists() {
  * its page tree grow with it (shown for scale).
  */
 async function revisions() {
-  // The most a revision holds is 5 000 pages: 4 900, to leave room for the pages the writes add.
-  const SIZES = (process.env.BENCH_PAGES ?? '100,1000,4900').split(',').map(Number);
+  // The most a revision holds is 5 000 pages: 4 900 by default, to leave room for the pages the writes add.
+  const { pages: SIZES, rounds: ROUNDS } = settings;
   // Each page's text: about 2 KB by default, a short page of documentation.
-  const text = pageText(Number(process.env.BENCH_PAGE_BYTES ?? 2000));
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+  const text = pageText(settings.pageBytes);
   const { running, db, call, time } = await inProcessServer(ROUNDS);
   const REQUESTS = [
     'GET a page',
@@ -305,7 +317,7 @@ function inCreationOrder(): () => string {
  * parts what the commit costs from what the checkpoint does.
  */
 function idOrder() {
-  const rows = Number(process.env.BENCH_ID_ROWS ?? 100_000);
+  const rows = settings.idRows;
   const inserts = 40_000;
   const perCommit = 5;
   // The system calls this process made to read and write files (Linux only: none elsewhere).

@@ -1,0 +1,123 @@
+// What `npm run bench` is asked to do, read from its BENCH_* variables once, before it builds or starts anything. A
+// value it cannot use (a part it does not have, a count that is not a whole number, a size a revision cannot hold)
+// stops it at once with every such variable named, instead of a run that measures nothing, crashes minutes in, or
+// passes NaN to autocannon. As for the server's own variables (server/config.ts), unset or empty takes the default.
+import { REVISION_LIMITS } from '../server/content/model.ts';
+
+/** The bench's parts, in the order it runs them. */
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'lists', 'revisions', 'ids'] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
+
+export interface BenchSettings {
+  /** BENCH_PARTS: the parts to run (all by default); `prism` adds the Prism mock to the throughput part. */
+  parts: BenchPart[];
+  /** BENCH_SERVER: `dist`, the compiled server as `npm start` runs it (built first), or `tsx`, its sources. */
+  server: 'dist' | 'tsx';
+  /** BENCH_NODE_ARGS: node options for the server, split on spaces (such as `--cpu-prof`). */
+  nodeArgs: string[];
+  /** BENCH_SECONDS: each measurement of the throughput part, in seconds. */
+  seconds: number;
+  /** BENCH_RUNS: interleaved runs of the throughput part (medians shown; the spread over them from 2). */
+  runs: number;
+  /** BENCH_CONNECTIONS: autocannon's connections. */
+  connections: number;
+  /** BENCH_MEMORY_REQUESTS: requests of each memory run, sent in 10 parts with the RSS read after each. */
+  memoryRequests: number;
+  /** BENCH_MEMORY_PAGES: pages of the larger large space of the memory part's second run. */
+  memoryPages: number;
+  /** BENCH_SIZES: the list sizes of the lists part. */
+  sizes: number[];
+  /** BENCH_ROUNDS: calls timed per request in the lists and revisions parts. */
+  rounds: number;
+  /** BENCH_PAGES: the space sizes, in pages, of the revisions part. */
+  pages: number[];
+  /** BENCH_PAGE_BYTES: the text of each page of the revisions part, in bytes. */
+  pageBytes: number;
+  /** BENCH_ID_ROWS: rows in the table before the ids part times its inserts. */
+  idRows: number;
+}
+
+/** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
+export class BenchSettingsError extends Error {}
+
+/**
+ * The most pages the revisions part may give a space: a revision holds at most 5 000, and the part adds one with each
+ * call that applies a template (`rounds` timed, after one to warm).
+ */
+const pagesLeft = (rounds: number) => REVISION_LIMITS.pages - (rounds + 1);
+
+/** Reads the bench's settings from `env`; throws a BenchSettingsError naming every variable it cannot use. */
+export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const problems: string[] = [];
+  const value = (name: string) => env[name] || undefined;
+
+  const whole = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const text = value(name);
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
+      problems.push(`${name} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}, got "${text}"`);
+      return fallback;
+    }
+    return Number(text);
+  };
+  const wholes = (name: string, fallback: number[], min: number, max: number): number[] => {
+    const text = value(name);
+    if (text === undefined) return fallback;
+    const items = text.split(',').map((item) => item.trim());
+    if (items.some((item) => !/^\d+$/.test(item) || Number(item) < min || Number(item) > max)) {
+      problems.push(`${name} must be whole numbers from ${min} to ${max}, separated by commas, got "${text}"`);
+      return fallback;
+    }
+    return items.map(Number);
+  };
+
+  const partsText = value('BENCH_PARTS');
+  let parts: BenchPart[] = [...BENCH_PARTS];
+  if (partsText !== undefined) {
+    const named = partsText.split(',').map((part) => part.trim()).filter(Boolean);
+    const unknown = named.filter((part) => !(BENCH_PARTS as readonly string[]).includes(part));
+    if (named.length === 0 || unknown.length > 0) {
+      problems.push(
+        `BENCH_PARTS must name parts among ${BENCH_PARTS.join(', ')}, separated by commas, got "${partsText}"` +
+          (unknown.length > 0 ? ` (no part ${unknown.map((part) => `"${part}"`).join(', ')})` : ''),
+      );
+    } else {
+      parts = BENCH_PARTS.filter((part) => named.includes(part));
+    }
+  }
+
+  const serverText = value('BENCH_SERVER');
+  if (serverText !== undefined && serverText !== 'tsx' && serverText !== 'dist') {
+    problems.push(`BENCH_SERVER must be dist (the compiled server, the default) or tsx (its sources), got "${serverText}"`);
+  }
+
+  const secondsText = value('BENCH_SECONDS');
+  let seconds = 5;
+  if (secondsText !== undefined) {
+    const parsed = Number(secondsText);
+    if (!/^\s*\d+(\.\d+)?\s*$/.test(secondsText) || !(parsed > 0) || parsed > 3600) {
+      problems.push(`BENCH_SECONDS must be a number of seconds above 0, at most 3600, got "${secondsText}"`);
+    } else {
+      seconds = parsed;
+    }
+  }
+
+  const rounds = whole('BENCH_ROUNDS', 20, 1, 500);
+  const settings: BenchSettings = {
+    parts,
+    server: serverText === 'tsx' ? 'tsx' : 'dist',
+    nodeArgs: value('BENCH_NODE_ARGS')?.split(' ').filter(Boolean) ?? [],
+    seconds,
+    runs: whole('BENCH_RUNS', 2, 1, 100),
+    connections: whole('BENCH_CONNECTIONS', 10, 1, 1000),
+    memoryRequests: whole('BENCH_MEMORY_REQUESTS', 100_000, 10),
+    memoryPages: whole('BENCH_MEMORY_PAGES', 4_900, 1, REVISION_LIMITS.pages),
+    sizes: wholes('BENCH_SIZES', [100, 1000, 10000, 50000], 1, 10_000_000),
+    rounds,
+    pages: wholes('BENCH_PAGES', [100, 1000, 4900], 1, pagesLeft(rounds)),
+    pageBytes: whole('BENCH_PAGE_BYTES', 2000, 1, 1_000_000),
+    idRows: whole('BENCH_ID_ROWS', 100_000, 0, 100_000_000),
+  };
+  if (problems.length > 0) throw new BenchSettingsError(problems.join('\n'));
+  return settings;
+}
