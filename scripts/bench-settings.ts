@@ -51,24 +51,22 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
   const problems: string[] = [];
   const value = (name: string) => env[name] || undefined;
 
+  /** `text` is a whole number from `min` to `max` (digits only: not 1e2, 0x10 or 1.5). */
+  const within = (text: string, min: number, max: number) => /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max;
   const whole = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-    const text = value(name);
+    const text = value(name)?.trim();
     if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
-      problems.push(`${name} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}, got "${text}"`);
-      return fallback;
-    }
-    return Number(text);
+    if (within(text, min, max)) return Number(text);
+    problems.push(`${name} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}, got "${value(name)}"`);
+    return fallback;
   };
   const wholes = (name: string, fallback: number[], min: number, max: number): number[] => {
     const text = value(name);
     if (text === undefined) return fallback;
     const items = text.split(',').map((item) => item.trim());
-    if (items.some((item) => !/^\d+$/.test(item) || Number(item) < min || Number(item) > max)) {
-      problems.push(`${name} must be whole numbers from ${min} to ${max}, separated by commas, got "${text}"`);
-      return fallback;
-    }
-    return items.map(Number);
+    if (items.every((item) => within(item, min, max))) return items.map(Number);
+    problems.push(`${name} must be whole numbers from ${min} to ${max}, separated by commas, got "${text}"`);
+    return fallback;
   };
 
   const partsText = value('BENCH_PARTS');
