@@ -176,21 +176,42 @@ async function stop(child: ChildProcess): Promise<void> {
   await exit;
 }
 
+let cleaningUp = false;
+
 /**
  * However the bench ends, the servers it started end with it, and its data goes. Besides a normal end, that is an
  * error, including EPIPE when what reads its output has gone (`npm run bench | head`: node ignores SIGPIPE, so the
  * next line printed throws), and a signal sent to the bench alone (SIGTERM or SIGHUP; Ctrl-C reaches the terminal's
  * whole process group, but not the servers started in groups of their own). Without this, they went on running,
- * holding their ports and their share of the machine, and their data stayed in the temporary directory.
+ * holding their ports and their share of the machine, and their data stayed in the temporary directory. Set up
+ * once, by the first temporary directory a part makes.
  */
 function cleanUpOnExit(): void {
+  if (cleaningUp) return;
+  cleaningUp = true;
   process.once('exit', () => {
     for (const child of running) terminate(child);
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    for (const dir of temporaryDirectories) rmSync(dir, { recursive: true, force: true });
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => process.exit(128 + constants.signals[signal]));
   }
+}
+
+/** The bench's temporary directories that still exist: each part's data, removed however the bench ends. */
+const temporaryDirectories = new Set<string>();
+
+/** A new temporary directory for a part of the bench, removed by `removeTemporary` or when the bench ends. */
+export function temporaryDirectory(prefix: string): string {
+  cleanUpOnExit();
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  temporaryDirectories.add(dir);
+  return dir;
+}
+
+export function removeTemporary(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  temporaryDirectories.delete(dir);
 }
 
 /**
@@ -383,14 +404,13 @@ export async function throughput(chosen: BenchSettings): Promise<void> {
   if (settings.server === 'dist' && !existsSync(path.join(root, 'dist/server/main.js'))) {
     throw new Error('dist/server/main.js is missing: run `npm run build:server`');
   }
-  cleanUpOnExit();
-  workDir = mkdtempSync(path.join(tmpdir(), 'docs-bench-'));
+  workDir = temporaryDirectory('docs-bench-');
   seedFile = path.join(workDir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(fixture));
   if (parts.includes('throughput')) await requestRates(parts.includes('prism'));
   if (parts.includes('startup')) await startup(path.join(workDir, 'startup'));
   if (parts.includes('memory')) await memory(path.join(workDir, 'memory'));
-  rmSync(workDir, { recursive: true, force: true });
+  removeTemporary(workDir);
 }
 
 /** A request and its medians, one per target (validation on, off, bare node:http, bare Express, then Prism if it ran). */

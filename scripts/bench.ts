@@ -7,9 +7,7 @@
 // (throughput, prism, startup, memory, lists, revisions, ids) chooses parts; `prism` adds the Prism mock to the
 // throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
 // before it builds or starts anything.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent } from '../server/content/revisions.ts';
@@ -17,7 +15,7 @@ import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
 import { Store } from '../server/store/db.ts';
 import { BenchSettingsError, benchSettings } from './bench-settings.ts';
-import { groupedPages, pageText, throughput } from './bench-throughput.ts';
+import { groupedPages, pageText, removeTemporary, temporaryDirectory, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
 const settings = readSettings();
@@ -29,7 +27,7 @@ if (parts.some((part) => part === 'throughput' || part === 'startup' || part ===
 }
 if (parts.includes('lists')) await lists();
 if (parts.includes('revisions')) await revisions();
-if (parts.includes('ids')) idOrder();
+if (parts.includes('ids')) await idOrder();
 
 /** The settings, or the variables it cannot use on stderr and exit 2. */
 function readSettings() {
@@ -316,7 +314,7 @@ function inCreationOrder(): () => string {
  * checkpoint. Ids in creation order share the index's last leaf. Then both again with no checkpoints, which
  * parts what the commit costs from what the checkpoint does.
  */
-function idOrder() {
+async function idOrder() {
   const rows = settings.idRows;
   const inserts = 40_000;
   const perCommit = 5;
@@ -349,7 +347,7 @@ function idOrder() {
     ['random (newId), no checkpoints', () => newId(), false],
     ['in creation order, no checkpoints', inCreationOrder(), false],
   ] as const) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bench-ids-'));
+    const dir = temporaryDirectory('bench-ids-');
     const { store } = Store.open(dir);
     const { db } = store;
     if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
@@ -372,8 +370,11 @@ function idOrder() {
     const cpu = process.cpuUsage(cpu0);
     const io1 = io();
     db.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTemporary(dir);
     const cells = [wall, (cpu.user + cpu.system) / inserts, (io1.writes - io0.writes) / inserts, (io1.reads - io0.reads) / inserts];
     console.log(`${label.padEnd(44)}${cells.map((cell) => cell.toFixed(1).padStart(10)).join('')}`);
+    // Each order is timed in one synchronous loop: a signal sent to the bench meanwhile ends it here, its database
+    // removed with the bench's other temporary data.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -2,7 +2,8 @@
 // bench process alone, while a server it spawned itself runs (SIGHUP), and while `npm start` runs in a process group
 // of its own (SIGTERM). (An error, such as EPIPE when what reads its output has gone, ends it through the same exit
 // handler.) The bench runs its start-up part on the TypeScript sources (`BENCH_SERVER=tsx`, so that nothing is
-// built) in a temporary directory of its own (TMPDIR).
+// built) in a temporary directory of its own (TMPDIR); its ids part, which times SQLite alone, removes its database
+// the same way.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,12 +72,12 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20
   }
 }
 
-/** Starts the bench's start-up part in a temporary directory of its own. */
-function startBench(name: string): { bench: ChildProcess; temp: string; output: () => string } {
+/** Starts the bench's start-up part (or `part`) in a temporary directory of its own. */
+function startBench(name: string, part = 'startup'): { bench: ChildProcess; temp: string; output: () => string } {
   const temp = path.join(scratch, name);
   mkdirSync(temp);
   const bench = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench.ts'], {
-    env: { ...process.env, BENCH_PARTS: 'startup', BENCH_SERVER: 'tsx', TMPDIR: temp },
+    env: { ...process.env, BENCH_PARTS: part, BENCH_SERVER: 'tsx', TMPDIR: temp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -85,7 +86,7 @@ function startBench(name: string): { bench: ChildProcess; temp: string; output: 
   return { bench, temp, output: () => output };
 }
 
-const benchDirs = (temp: string) => readdirSync(temp).filter((entry) => entry.startsWith('docs-bench-'));
+const benchDirs = (temp: string, prefix = 'docs-bench-') => readdirSync(temp).filter((entry) => entry.startsWith(prefix));
 
 /** Waits for the bench to exit, then for every process it had started to end; gives the bench's exit. */
 async function ended(bench: ChildProcess, started: { pid: number; command: string }[]) {
@@ -123,5 +124,13 @@ describe('npm run bench, ended early', { skip: !existsSync('/proc/self/stat') },
     bench.kill('SIGTERM');
     expect(await ended(bench, started), output()).toEqual({ code: 143, signal: null });
     expect(benchDirs(temp)).toEqual([]);
+  });
+
+  test('SIGTERM during the ids part, which starts no server: the bench exits 143, its database is gone', async () => {
+    const { bench, temp, output } = startBench('ids', 'ids');
+    await until("the ids part's database", () => (benchDirs(temp, 'bench-ids-').length === 1 ? true : undefined));
+    bench.kill('SIGTERM');
+    expect(await ended(bench, []), output()).toEqual({ code: 143, signal: null });
+    expect(benchDirs(temp, 'bench-ids-')).toEqual([]);
   });
 });
