@@ -5,12 +5,12 @@
 // machine's noise hits all of them alike. Then the time from `npm start` to the first answer, and the server's
 // memory over 100 000 requests.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
 import type { BenchSettings } from './bench-settings.ts';
 import { startNodeOptions } from './build-server.ts';
 
@@ -146,74 +146,6 @@ async function startReference(name: string, dataDir: string, env: Record<string,
   return { name, url, child };
 }
 
-/** Every process the bench started that has not exited yet. */
-const running = new Set<ChildProcess>();
-/** Servers started through npm (Prism, `npm start`), in a process group of their own (`detached`): stopped with their whole group. */
-const processGroups = new WeakSet<ChildProcess>();
-
-/** Records `child` in `running` until it exits; `group`: it leads a process group of its own. */
-function started<Child extends ChildProcess>(child: Child, group = false): Child {
-  running.add(child);
-  if (group) processGroups.add(child);
-  child.once('exit', () => running.delete(child));
-  return child;
-}
-
-/** Sends SIGTERM to `child`, or to its whole process group if it leads one. */
-function terminate(child: ChildProcess): void {
-  try {
-    if (processGroups.has(child)) process.kill(-child.pid!, 'SIGTERM');
-    else child.kill('SIGTERM');
-  } catch {
-    // It exited in the meantime.
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exit = new Promise((resolve) => child.once('exit', resolve));
-  terminate(child);
-  await exit;
-}
-
-let cleaningUp = false;
-
-/**
- * However the bench ends, the servers it started end with it, and its data goes. Besides a normal end, that is an
- * error, including EPIPE when what reads its output has gone (`npm run bench | head`: node ignores SIGPIPE, so the
- * next line printed throws), and a signal sent to the bench alone (SIGTERM or SIGHUP; Ctrl-C reaches the terminal's
- * whole process group, but not the servers started in groups of their own). Without this, they went on running,
- * holding their ports and their share of the machine, and their data stayed in the temporary directory. Set up
- * once, by the first temporary directory a part makes.
- */
-function cleanUpOnExit(): void {
-  if (cleaningUp) return;
-  cleaningUp = true;
-  process.once('exit', () => {
-    for (const child of running) terminate(child);
-    for (const dir of temporaryDirectories) rmSync(dir, { recursive: true, force: true });
-  });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => process.exit(128 + constants.signals[signal]));
-  }
-}
-
-/** The bench's temporary directories that still exist: each part's data, removed however the bench ends. */
-const temporaryDirectories = new Set<string>();
-
-/** A new temporary directory for a part of the bench, removed by `removeTemporary` or when the bench ends. */
-export function temporaryDirectory(prefix: string): string {
-  cleanUpOnExit();
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  temporaryDirectories.add(dir);
-  return dir;
-}
-
-export function removeTemporary(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  temporaryDirectories.delete(dir);
-}
-
 /**
  * Records the reference server's answer to each request, byte for byte, for the bare server to repeat: the file the
  * bare server reads, and each request's answer body.
@@ -306,7 +238,7 @@ function cpuMs(child: ChildProcess): number | undefined {
     return { pgid: Number(fields[2]), ticks: Number(fields[11]) + Number(fields[12]) };
   };
   try {
-    if (!processGroups.has(child)) return (times(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).ticks * 1000) / TICKS_PER_SECOND;
+    if (!leadsGroup(child)) return (times(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).ticks * 1000) / TICKS_PER_SECOND;
     let ticks = 0;
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;

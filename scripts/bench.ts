@@ -15,7 +15,8 @@ import { newId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
 import { Store } from '../server/store/db.ts';
 import { BenchSettingsError, benchSettings } from './bench-settings.ts';
-import { groupedPages, pageText, removeTemporary, temporaryDirectory, throughput } from './bench-throughput.ts';
+import { removeTemporary, temporaryDirectory } from './bench-cleanup.ts';
+import { groupedPages, pageText, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
 const settings = readSettings();
