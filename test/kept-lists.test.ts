@@ -249,6 +249,7 @@ describe('the time', () => {
     ['server/data-dir.ts', "when the lock of DATA_DIR was taken, written into the lock file"],
     ['server/content/import.ts', 'the deadline of a website import, which waits on the network'],
     ['server/http/access-log.ts', 'how long a request took, for its log line'],
+    ['server/domain/ids.ts', "a new record's id, which starts with when it was made: only writes make one"],
   ]);
 
   test('is read through the context clock everywhere else in the server', () => {

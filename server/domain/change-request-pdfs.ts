@@ -1,6 +1,6 @@
 // Generated PDFs of change requests: stored with an unguessable id, served at their own address (no token needed:
 // the address is the secret, as for a download link) for one hour, then removed.
-import { newId } from './ids.ts';
+import { newRandomId } from './ids.ts';
 import type { Db } from '../store/db.ts';
 
 /** How long the address of a generated PDF answers. */
@@ -14,7 +14,7 @@ export function storePdf(
   db: Db,
   input: { changeRequestId: string; fileName: string; content: Buffer; now: Date },
 ): string {
-  const id = newId(32);
+  const id = newRandomId();
   const created = input.now.toISOString();
   db.prepare('DELETE FROM change_request_pdfs WHERE expires_at <= ?').run(created);
   db.prepare(
