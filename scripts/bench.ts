@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent } from '../server/content/revisions.ts';
-import { newId } from '../server/domain/ids.ts';
+import { newId, newRandomId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
 import { Store } from '../server/store/db.ts';
 import { BenchSettingsError, benchSettings } from './bench-settings.ts';
@@ -297,19 +297,13 @@ async function revisions() {
   for (const request of REQUESTS) row(request, results.get(request)!);
 }
 
-/** Ids in creation order: a counter, then random characters. */
-function inCreationOrder(): () => string {
-  let count = 0;
-  return () => (count++).toString(36).padStart(8, '0') + newId(12);
-}
-
 /**
  * What the order of new ids costs a write, in SQLite alone: rows of a comment's shape, keyed by id as the server's
  * tables are (`id TEXT PRIMARY KEY`, with an index that new rows extend at its end, as `comments_space` does), in a
  * database opened as the server opens its own (store/db.ts: write-ahead log, `synchronous = NORMAL`, its page cache),
  * `BENCH_ID_ROWS` rows in (100 000), then 40 000 more, 5 to a transaction as the server's group commit takes them
- * under the throughput part's load. Once with the server's random ids (`newId`), once with ids in creation order (a
- * counter first, then random characters, as ids that sort by creation time would be): wall and CPU time per insert,
+ * under the throughput part's load. Once with random ids (20 characters, as the server made before its ids sorted by
+ * creation time), once with the server's ids (`newId`), in creation order: wall and CPU time per insert,
  * and the system calls that wrote and read the files, per insert. Each random id is an entry at a random place of
  * the index of ids: a leaf of its own written to the log at each commit, and copied into the database again at each
  * checkpoint. Ids in creation order share the index's last leaf. Then both again with no checkpoints, which
@@ -343,10 +337,10 @@ async function idOrder() {
   // is paid at the commit (each changed page written to the log) and what at the checkpoint (each page the log holds
   // read back, copied into the database and synced).
   for (const [label, makeId, checkpoints] of [
-    ['random (newId)', () => newId(), true],
-    ['in creation order', inCreationOrder(), true],
-    ['random (newId), no checkpoints', () => newId(), false],
-    ['in creation order, no checkpoints', inCreationOrder(), false],
+    ['random (20 characters)', () => newRandomId(20), true],
+    ['in creation order (newId)', () => newId(), true],
+    ['random (20 characters), no checkpoints', () => newRandomId(20), false],
+    ['in creation order (newId), no checkpoints', () => newId(), false],
   ] as const) {
     const dir = temporaryDirectory('bench-ids-');
     const { store } = Store.open(dir);
