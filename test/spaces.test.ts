@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { emptyContent } from '../server/content/model.ts';
 import { DAY } from '../server/domain/clock.ts';
+import { insertSpace } from '../server/handlers/spaces.ts';
 import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -29,6 +31,40 @@ const space = (spaceId: string) => ({ params: { path: { spaceId } } });
 async function createSpace(title: string, body: Record<string, unknown> = {}) {
   return ok(await ctx.server.as('admin').POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { title, ...body } }), 201);
 }
+
+describe('insertSpace', () => {
+  test("answers the row as stored, every column: the defaults it writes are the schema's", async () => {
+    const app = ctx.server.running.ctx;
+    const rows = await app.store.write(() => [
+      insertSpace(app, { organizationId: ACME, title: 'Plain' }),
+      insertSpace(app, {
+        organizationId: ACME,
+        title: 'Everything',
+        emoji: '1f4d8',
+        parent: 'guides',
+        language: 'fr',
+        editMode: 'locked',
+        visibility: 'share-link',
+      }),
+      insertSpace(app, { id: 'given-id', organizationId: ACME, title: 'With content' }, emptyContent()),
+    ]);
+    // The two columns a space's row leaves out: which revision the search index holds, and the first revision when it
+    // has no row (content/search.ts, content/revisions.ts). Any other column must be in the row as stored.
+    const stored = app.db.prepare('SELECT * FROM spaces WHERE id = ?');
+    for (const row of rows) {
+      const { search_revision_id, unwritten_revision_id, ...rest } = stored.get(row.id) as Record<string, unknown>;
+      expect(rest).toStrictEqual(row);
+      expect(search_revision_id).toBe(row.revision_id);
+      // Spaces made empty with a new id have an unwritten first revision; one given content writes its row.
+      expect(unwritten_revision_id).toBe(row.id === 'given-id' ? null : row.revision_id);
+    }
+    expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(rows[1]!.id)))).toMatchObject({
+      title: 'Everything',
+      parent: 'guides',
+      visibility: 'share-link',
+    });
+  });
+});
 
 describe('POST /v1/orgs/{organizationId}/spaces', () => {
   test('creates a space with every optional field, answers 201 with its Location, and reads back the same', async () => {
