@@ -2,6 +2,7 @@
 // base64url secrets of the asked number of bytes, all drawn from one pool of CSPRNG bytes, each byte used once.
 import { describe, expect, test, vi } from 'vitest';
 import { newId, newRandomId, newSecret } from '../server/domain/ids.ts';
+import { base62 as number } from './support/ids.ts';
 
 describe('newRandomId', () => {
   test('gives distinct ids of the asked length, over many refills of its pool, every character about equally often', () => {
@@ -15,8 +16,6 @@ describe('newRandomId', () => {
 });
 
 describe('newId', () => {
-  const ORDERED = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  const number = (text: string) => [...text].reduce((value, char) => value * 62 + ORDERED.indexOf(char), 0);
 
   test('gives distinct 22-character ids, each sorting after the one before: its time, its number in that millisecond, then 12 random characters', async () => {
     const before = Date.now();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ACME } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
+import { idTime } from './support/ids.ts';
 import { useTestServer } from './support/server.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'record-ids-'));
@@ -16,10 +17,6 @@ const ctx = useTestServer({ dataDir: scratch });
 const admin = () => ctx.server.as('admin');
 const acme = { params: { path: { organizationId: ACME } } };
 const space = (spaceId: string) => ({ params: { path: { spaceId } } });
-
-const ORDERED = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** The time an id says it was made, in milliseconds. */
-const timeOf = (id: string) => [...id.slice(0, 8)].reduce((value, char) => value * 62 + ORDERED.indexOf(char), 0);
 
 /** Records of five kinds made one after another; their ids in the order they were made. */
 async function makeRecords(label: string): Promise<string[]> {
@@ -43,8 +40,8 @@ describe('ids of the records the server makes', () => {
     const ids = [...first, ...later];
     for (const id of ids) {
       expect(id).toMatch(/^[0-9A-Za-z]{22}$/);
-      expect(timeOf(id)).toBeGreaterThanOrEqual(before);
-      expect(timeOf(id)).toBeLessThanOrEqual(after);
+      expect(idTime(id)).toBeGreaterThanOrEqual(before);
+      expect(idTime(id)).toBeLessThanOrEqual(after);
     }
     expect(new Set(ids).size).toBe(ids.length);
     // As SQLite compares them (byte by byte), which is how these ASCII strings compare in JavaScript.
