@@ -1,11 +1,41 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The API suites: the behaviour of each resource group through the typed client, over HTTP. They run twice, on
+ * SQLite and on PostgreSQL (project `postgres`, TEST_ENGINE=postgres: each test server gets a database of its own on
+ * the run's PostgreSQL server).
+ */
+export const API_SUITES = [
+  'change-requests',
+  'collections',
+  'comments',
+  'comments-change-requests',
+  'content',
+  'content-import',
+  'first-revision',
+  'git',
+  'hardening',
+  'integrations',
+  'members',
+  'openapi',
+  'organization-space-counts',
+  'organizations',
+  'pagination',
+  'permissions',
+  'record-ids',
+  'saml',
+  'site-structure',
+  'sites',
+  'space-counters',
+  'spaces',
+  'teams',
+  'translations',
+  'conformance-property',
+].map((name) => `test/${name}.test.ts`);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Records which operations the tests exercise and checks that none is left out (see the file).
-    globalSetup: ['test/support/operation-coverage.ts'],
     // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout.
     testTimeout: 30_000,
     // A test file spends its time in its in-process server, on the CPU: use every core (vitest's default, one less
@@ -16,5 +46,18 @@ export default defineConfig({
     // their own databases and leaves no global state behind; the suite passes in any order of the files
     // (checked with --sequence.shuffle.files).
     isolate: false,
+    // Each project starts its own PostgreSQL server (test/support/postgres-setup.ts); the SQLite project, which runs
+    // every test, also records which operations they exercise and checks that none is left out
+    // (test/support/operation-coverage.ts).
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres', include: API_SUITES, env: { TEST_ENGINE: 'postgres' }, globalSetup: ['test/support/postgres-setup.ts'] },
+      },
+    ],
   },
 });

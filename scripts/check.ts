@@ -1,9 +1,10 @@
 // `npm run check`: the fast checks of the contract and the code, the first thing `npm test` runs.
 //   - spec/ formatted (the files that are not, and `npm run format:spec` to fix them);
 //   - generated/ exactly what spec/ compiles to (test/support/drift.ts, as the contract test uses it);
-//   - the whole project type-checks (tsc, incremental: later runs only re-check what changed).
+//   - the whole project type-checks (tsc, incremental: later runs only re-check what changed);
+//   - the server's code awaits or handles every promise (`npm run lint`, eslint.config.js).
 // The checks run side by side, each one's output is printed under its name, and one summary line ends it.
-//   tsx scripts/check.ts [--only format|generated|typecheck ...]   (`npm run lint:spec` is `--only format`)
+//   tsx scripts/check.ts [--only format|generated|typecheck|lint ...]   (`npm run lint:spec` is `--only format`)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,7 +98,17 @@ export async function typecheck(): Promise<CheckResult> {
   return { ok: true, summary: 'the project type-checks' };
 }
 
-export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck } as const;
+/** eslint on the server (eslint.config.js): no promise dropped, none where a plain value is expected. */
+export async function lint(): Promise<CheckResult> {
+  const run = await runCommand(bin('eslint'), ['--cache', '--cache-location', '.tmp/eslintcache', 'server']);
+  if (run.code !== 0) {
+    const problems = run.output.match(/✖ (\d+) problems?/)?.[1] ?? 'some';
+    return { ok: false, summary: `${problems} lint problem(s): every promise is awaited or handled (npm run lint)`, details: run.output.trim() };
+  }
+  return { ok: true, summary: "the server's promises are all awaited or handled" };
+}
+
+export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck, lint } as const;
 export type CheckName = keyof typeof CHECKS;
 
 /** Runs the checks side by side and prints each one's result in a block, then one summary line; true when all pass. */

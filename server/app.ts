@@ -5,16 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Caller, callerOfToken } from './auth/caller.ts';
-import type { AppContext } from './context.ts';
+import { type AppContext, reading, type Scope, scoped } from './context.ts';
 import { accessLog } from './http/access-log.ts';
 import { chained } from './http/chain.ts';
 import { contractCheckedByBuild, contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
 import { cors } from './http/cors.ts';
 import { docsRoutes } from './http/docs-page.ts';
-import { ApiError, errorWriter, unauthorized } from './http/errors.ts';
+import { DomainError, unauthorized } from './errors.ts';
+import { errorWriter } from './http/errors.ts';
 import { safeHeaders } from './http/headers.ts';
 import { installJsonAnswer } from './http/json-answer.ts';
-import { checkRequestJson } from './http/json-limits.ts';
+import { checkRequestJson } from './json-limits.ts';
 import { KeptLists, type ListAnswer, isListPage } from './http/kept-lists.ts';
 import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
@@ -48,7 +49,7 @@ export const keptListsIn = (ctx: AppContext): KeptLists | undefined => keptLists
 
 /** Handlers as the router calls them; their exact types are checked where the table is built. */
 type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };
-type AnyHandler = (request: unknown) => AnyResult | Promise<AnyResult>;
+type AnyHandler = (request: unknown, ctx: Scope) => Promise<AnyResult>;
 
 /** Throws, naming them, when the document has operations without a handler or the table has extra handlers. */
 export function checkHandlers(contract: OpenApiDocument, handlers: Partial<HandlerTable>): void {
@@ -96,6 +97,8 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   checkHandlers(contract, handlers);
   const operations = contractOperations(contract);
   const { log, store, config } = ctx;
+  // Reads outside any transaction: GETs, the token check, and handlers that open their own transactions.
+  const reader = reading(ctx);
 
   const app = express();
   app.disable('x-powered-by');
@@ -142,10 +145,10 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       : false,
     validateSecurity: {
       handlers: {
-        BearerAuth: (req) => {
+        BearerAuth: async (req) => {
           const token = bearerToken(req);
           if (!token) throw unauthorized();
-          const caller = callerOfToken(ctx.db, token);
+          const caller = await callerOfToken(reader, token);
           if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
           req.caller = caller;
           return true;
@@ -156,12 +159,13 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     validateFormats: true,
   });
 
-  // List pages read again while the database is unchanged (http/kept-lists.ts).
+  // List pages read again while the database is unchanged (http/kept-lists.ts): only where this process sees every
+  // change of the database (SQLite); with PostgreSQL, other instances write too, and pages are made every time.
   const keptLists = new KeptLists({
-    changes: () => store.changeCount(),
-    inTransaction: () => ctx.db.inTransaction,
+    changes: () => store.changeCount() ?? -1,
+    inTransaction: () => store.inTransaction,
     clockReads: () => ctx.clockReads(),
-    bytes: config.listCacheMb * 1024 * 1024,
+    bytes: store.changeCount() === undefined ? 0 : config.listCacheMb * 1024 * 1024,
     verify: options.verifyKeptLists,
   });
   keptListsOf.set(ctx, keptLists);
@@ -212,7 +216,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       checkIntegerParameters(req, integers);
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
       if (!isRead) {
-        const result = ownWrite ? await handler(request) : await store.write(() => handler(request));
+        const result = ownWrite ? await handler(request, reader) : await store.write((db) => handler(request, scoped(ctx, db)));
         // Work the request queued is committed now: start it.
         ctx.jobs.kickIfQueued();
         return send(res, answerOf(result));
@@ -223,10 +227,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       const kept = lists && key !== undefined ? keptLists.find(key) : undefined;
       if (kept && !keptLists.verifying) return send(res, kept);
       const before = key === undefined ? undefined : keptLists.moment();
-      const made = handler(request);
-      // Only an answer made synchronously can be kept: nothing else ran while it was made.
-      const synchronous = !(made instanceof Promise);
-      const answer = answerOf(synchronous ? made : await made);
+      const answer = answerOf(await handler(request, reader));
       if (kept) {
         keptLists.check(key!, kept, answer as ListAnswer);
         return send(res, kept);
@@ -234,7 +235,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       if (key !== undefined) {
         const page = isListPage(answer.body);
         lists ??= page;
-        if (page && synchronous) keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
+        if (page) keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
       }
       send(res, answer);
     };
@@ -245,7 +246,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
 
   options.extraRoutes?.(app);
   app.use((req: Request) => {
-    throw new ApiError(404, `No route ${req.method} ${req.path}`);
+    throw new DomainError('not-found', `No route ${req.method} ${req.path}`);
   });
   app.use(errorWriter(log));
   return app;

@@ -10,8 +10,14 @@ export interface Config {
   port: number;
   /** Interface to listen on. */
   host: string;
-  /** Folder of the database file, or `:memory:` for a database that lives and dies with the process. */
+  /** Folder of the database file, or `:memory:` for a database that lives and dies with the process (SQLite). */
   dataDir: string;
+  /** PostgreSQL's connection string: the server runs on PostgreSQL instead of SQLite, shared by several instances. */
+  databaseUrl?: string;
+  /** Connections to PostgreSQL each instance keeps at most. */
+  databasePoolSize: number;
+  /** How long a claimed background job stays an instance's without its heartbeat, in milliseconds. */
+  jobLeaseMs: number;
   /** Base of every `urls.location`: the address clients reach the API at, without `/v1`. Defaults to the address
    *  the server listens on (known once it listens, so port 0 works). */
   publicUrl?: string;
@@ -144,6 +150,27 @@ export const VARIABLES: readonly Variable[] = [
     parse: (value) => (value === ':memory:' ? ':memory:' : path.resolve(value ?? './data')),
   }),
   variable({
+    name: 'DATABASE_URL',
+    key: 'databaseUrl',
+    default: 'none (SQLite in DATA_DIR)',
+    description: 'postgres://user:password@host:port/database: run on PostgreSQL, shared by every instance, instead of SQLite',
+    parse: (value) => databaseUrl('DATABASE_URL', value),
+  }),
+  variable({
+    name: 'DATABASE_POOL_SIZE',
+    key: 'databasePoolSize',
+    default: '10',
+    description: 'PostgreSQL: connections each instance keeps at most',
+    parse: (value) => int('DATABASE_POOL_SIZE', value, 10, 1, 1000),
+  }),
+  variable({
+    name: 'JOB_LEASE_MS',
+    key: 'jobLeaseMs',
+    default: '30000',
+    description: 'how long a background job an instance claimed stays its own without a heartbeat (then another instance takes it over), in milliseconds',
+    parse: (value) => int('JOB_LEASE_MS', value, 30_000, 300, 3_600_000),
+  }),
+  variable({
     name: 'PUBLIC_URL',
     key: 'publicUrl',
     default: 'the listening address',
@@ -273,6 +300,21 @@ export const VARIABLES: readonly Variable[] = [
     },
   }),
 ];
+
+/** DATABASE_URL: a postgres:// or postgresql:// address. */
+function databaseUrl(name: string, value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (!url || !/^postgres(ql)?:$/.test(url.protocol)) {
+    throw new ConfigError(`${name} must be a PostgreSQL address such as postgres://user:password@localhost:5432/docs, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+  }
+  return value;
+}
 
 /** CORS_ORIGINS: `*`, or origins (`scheme://host[:port]`, nothing after) separated by commas, as browsers send them. */
 function corsOrigins(name: string, value: string | undefined): string[] {

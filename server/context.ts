@@ -1,11 +1,13 @@
 // What handlers and background work share: the store, the configuration, the clock, the log, cursors, addresses.
+// `AppContext` is the server's; a `Scope` is the same with the database handle of one unit of work (a request, a
+// job's step), which is what every function that reads or writes the database takes.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type Clock, countingClock } from './domain/clock.ts';
 import { newSecret } from './domain/ids.ts';
-import { Cursors } from './http/pagination.ts';
+import { Cursors } from './domain/paging.ts';
 import type { Db, Store } from './store/db.ts';
-import { JobRunner } from './jobs/runner.ts';
+import * as meta from './store/meta.ts';
 
 export interface Urls {
   /** Absolute API address of a path such as `/v1/spaces/abc`. */
@@ -17,9 +19,42 @@ export interface Urls {
 /** The configuration once the server listens: its addresses are known. */
 export type ResolvedConfig = Config & { publicUrl: string; appUrl: string };
 
+/** Background work as handlers see it: jobs are queued in a write transaction (`enqueue`, jobs/runner.ts). */
+export interface Jobs {
+  /** Counts a job queued by a write in progress, for `kickIfQueued`. */
+  noteQueued(): void;
+  /** Starts jobs queued by writes that have committed since it last looked (the app calls it after each write). */
+  kickIfQueued(): void;
+  /** Resolves when no job is queued or running (tests use it to wait for background work). */
+  idle(): Promise<void>;
+}
+
+/**
+ * The server's secrets, kept in the database (`meta`) so that they survive restarts and every instance shares them:
+ * made by the first start, read by the others.
+ */
+export interface Secrets {
+  /** Signs list cursors (domain/paging.ts). */
+  cursors: string;
+  /** Signs the visitor claims of `ping` (members). */
+  visitorClaims: string;
+  /** Signs the addresses of files (content/files.ts). */
+  fileUrls: string;
+  /** The key that encrypts Git credentials while an operation waits (domain/git.ts). */
+  gitCredentials: string;
+}
+
+/** Each secret's key in `meta`. */
+const SECRET_KEYS = {
+  cursors: 'cursor-secret',
+  visitorClaims: 'visitor-claims-secret',
+  fileUrls: 'file-url-secret',
+  gitCredentials: 'git-credentials-key',
+} satisfies Record<keyof Secrets, string>;
+
 export interface AppContext {
   store: Store;
-  db: Db;
+  secrets: Secrets;
   config: ResolvedConfig;
   /** The time: read it here only (see `clockReads`). */
   clock: Clock;
@@ -28,43 +63,58 @@ export interface AppContext {
   log: Logger;
   cursors: Cursors;
   urls: Urls;
-  /** Background work: register job kinds at start-up, `enqueue` jobs in write transactions. */
-  jobs: JobRunner;
+  /** Background work: job kinds are registered at start-up (jobs/runner.ts). */
+  jobs: Jobs;
   /** The current time as an ISO 8601 UTC string. */
   now(): string;
 }
 
-/** A secret kept in the database (so that it survives restarts), created on first use. */
-export function persistentSecret(db: Db, key: string): string {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
-  if (row) return row.value;
-  const value = newSecret();
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value);
-  return value;
+/** The context of one unit of work: the app's, with the database handle of that work. */
+export interface Scope extends AppContext {
+  readonly db: Db;
 }
+
+/** `ctx` with `db` as its database handle. */
+export function scoped(ctx: AppContext, db: Db): Scope {
+  const scope = Object.create(ctx) as Scope & { db: Db };
+  scope.db = db;
+  return scope;
+}
+
+/** Runs `work` with a scope of its own write transaction (see Store.write). */
+export function inWrite<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>): Promise<T> {
+  return ctx.store.write((db) => work(scoped(ctx, db)));
+}
+
+/** `ctx` with the store's reader: reads outside any transaction. */
+export const reading = (ctx: AppContext): Scope => scoped(ctx, ctx.store.reader);
 
 /** Characters encodeURIComponent leaves as they are, and the segment separator. */
 const URL_SAFE = /^[A-Za-z0-9\-_.!~*'()/]*$/;
 
-export function createContext(deps: { store: Store; config: ResolvedConfig; clock: Clock; log: Logger }): AppContext {
+/** The server's context; `jobs` is set by the caller (the runner needs the context it belongs to). */
+export async function createContext(deps: { store: Store; config: ResolvedConfig; clock: Clock; log: Logger }): Promise<AppContext> {
   const { store, config } = deps;
   const clock = countingClock(deps.clock);
   // Each segment percent-encoded; most paths (ids are URL-safe) have nothing to encode and are returned as they are
   // (a list page builds several addresses per item: this was 4% of its CPU).
   const encode = (path: string) => (URL_SAFE.test(path) ? path : path.split('/').map(encodeURIComponent).join('/'));
-  const ctx: AppContext = {
+  const secrets = await store.write(async (db) => {
+    const kept: Partial<Secrets> = {};
+    for (const [name, key] of Object.entries(SECRET_KEYS) as [keyof Secrets, string][]) kept[name] = await meta.keep(db, key, newSecret());
+    return kept as Secrets;
+  });
+  return {
     ...deps,
+    secrets,
     clock,
     clockReads: () => clock.reads,
-    db: store.db,
-    cursors: new Cursors(persistentSecret(store.db, 'cursor-secret')),
+    cursors: new Cursors(secrets.cursors),
     urls: {
       api: (path) => `${config.publicUrl}${encode(path)}`,
       app: (path) => `${config.appUrl}${encode(path)}`,
     },
     now: () => clock.now().toISOString(),
-    jobs: undefined as unknown as JobRunner,
+    jobs: undefined as unknown as Jobs,
   };
-  ctx.jobs = new JobRunner(ctx);
-  return ctx;
 }

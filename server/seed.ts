@@ -5,16 +5,21 @@ import { StartupError } from './config.ts';
 import { parse } from 'yaml';
 import { issueToken } from './auth/caller.ts';
 import { ROLES, type Role } from './auth/roles.ts';
-import type { Model } from './http/types.ts';
-import { SPACE_VISIBILITIES } from './domain/spaces.ts';
+import type { Model } from './domain/contract.ts';
+import { insertSpace, SPACE_VISIBILITIES } from './domain/spaces.ts';
 import { TEAM_ROLES } from './domain/teams.ts';
-import type { AppContext } from './context.ts';
+import type { Scope } from './context.ts';
 import type { StoredPage } from './content/model.ts';
 import { emptyContent } from './content/model.ts';
 import { anchorOf } from './content/search.ts';
 import { newId, newSecret } from './domain/ids.ts';
-import { insertSpace } from './handlers/spaces.ts';
+import * as collections from './store/collections.ts';
 import { toJson } from './store/db.ts';
+import * as members from './store/members.ts';
+import * as organizations from './store/organizations.ts';
+import * as spaces from './store/spaces.ts';
+import * as teams from './store/teams.ts';
+import * as users from './store/users.ts';
 
 export interface SeedPage {
   id?: string;
@@ -76,9 +81,6 @@ function parseSeed(text: string): unknown {
   return parse(text);
 }
 
-const exists = (ctx: AppContext, table: string, id: string) =>
-  ctx.db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
-
 /** Builds stored pages from fixture pages, with slugs and ids. */
 export function seedPages(pages: SeedPage[] | undefined, now: string): StoredPage[] {
   return (pages ?? []).map((page) => ({
@@ -98,56 +100,50 @@ export function seedPages(pages: SeedPage[] | undefined, now: string): StoredPag
  * Applies a fixture. Records whose id already exists are left as they are, so a fixture can be applied at every
  * start. Runs inside the caller's transaction.
  */
-export function applyFixture(ctx: AppContext, fixture: SeedFixture): void {
+export async function applyFixture(ctx: Scope, fixture: SeedFixture): Promise<void> {
   const { db } = ctx;
   const now = ctx.now();
-  const userIds = new Map<string, string>();
 
   for (const user of fixture.users ?? []) {
     const id = user.id ?? newId();
-    if (!exists(ctx, 'users', id)) {
-      db.prepare('INSERT INTO users (id, display_name, email, photo_url, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        id,
-        user.displayName,
-        user.email ?? null,
-        user.photoURL ?? null,
-        now,
-      );
+    if (!(await users.exists(db, id))) {
+      await users.insert(db, { id, display_name: user.displayName, email: user.email ?? null, photo_url: user.photoURL ?? null, created_at: now });
     }
-    for (const token of user.tokens ?? []) issueToken(db, id, now, token, 'seed');
-    userIds.set(id, id);
+    for (const token of user.tokens ?? []) await issueToken(ctx, id, now, token, 'seed');
   }
-  const userId = (ref: string, where: string) => {
-    if (!exists(ctx, 'users', ref)) throw new SeedError(`${where}: no user ${ref}`);
+  const userId = async (ref: string, where: string) => {
+    if (!(await users.exists(db, ref))) throw new SeedError(`${where}: no user ${ref}`);
     return ref;
   };
 
   for (const org of fixture.organizations ?? []) {
     const orgId = org.id ?? newId();
-    if (!exists(ctx, 'organizations', orgId)) {
-      db.prepare(
-        `INSERT INTO organizations (id, title, created_at, type, email_domains) VALUES (?, ?, ?, ?, ?)`,
-      ).run(orgId, org.title, now, org.type ?? 'business', toJson(org.emailDomains ?? []));
+    if (!(await organizations.exists(db, orgId))) {
+      await organizations.insert(db, { id: orgId, title: org.title, created_at: now, type: org.type ?? 'business', email_domains: toJson(org.emailDomains ?? []) });
     }
     for (const member of org.members ?? []) {
       const role = member.role === undefined ? 'read' : member.role;
       if (role !== null && !ROLES.includes(role)) throw new SeedError(`organization ${orgId}: unknown role ${role}`);
-      db.prepare(
-        `INSERT OR IGNORE INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)`,
-      ).run(orgId, userId(member.user, `organization ${orgId}`), role, now);
+      await members.insertIfMissing(db, { organization_id: orgId, user_id: await userId(member.user, `organization ${orgId}`), role, joined_at: now });
     }
     for (const collection of org.collections ?? []) {
       const id = collection.id ?? newId();
-      if (exists(ctx, 'collections', id)) continue;
-      const position = (db.prepare('SELECT COALESCE(MAX(position), 0) + 1 AS p FROM collections WHERE organization_id = ?').get(orgId) as { p: number }).p;
-      db.prepare(
-        `INSERT INTO collections (id, organization_id, parent_id, title, position, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-      ).run(id, orgId, collection.parent ?? null, collection.title, position, now);
+      if (await collections.exists(db, id)) continue;
+      await collections.insert(db, {
+        id,
+        organization_id: orgId,
+        parent_id: collection.parent ?? null,
+        title: collection.title,
+        description: null,
+        default_level: null,
+        position: await collections.nextPositionInOrganization(db, orgId),
+        created_at: now,
+      });
     }
     for (const space of org.spaces ?? []) {
-      if (space.id && exists(ctx, 'spaces', space.id)) continue;
+      if (space.id && (await spaces.exists(db, space.id))) continue;
       const content = { ...emptyContent(), pages: seedPages(space.pages, now) };
-      insertSpace(
+      await insertSpace(
         ctx,
         {
           id: space.id,
@@ -161,19 +157,11 @@ export function applyFixture(ctx: AppContext, fixture: SeedFixture): void {
     }
     for (const team of org.teams ?? []) {
       const id = team.id ?? newId();
-      if (!exists(ctx, 'teams', id)) {
-        db.prepare('INSERT INTO teams (id, organization_id, title, created_at) VALUES (?, ?, ?, ?)').run(id, orgId, team.title, now);
-      }
+      if (!(await teams.exists(db, id))) await teams.insert(db, { id, organization_id: orgId, title: team.title, created_at: now });
       for (const member of team.members ?? []) {
-        db.prepare('INSERT OR IGNORE INTO team_members (team_id, user_id, role) VALUES (?, ?, ?)').run(
-          id,
-          userId(member.user, `team ${id}`),
-          seedEnum(TEAM_ROLES, member.role, `team ${id}: role`) ?? 'member',
-        );
+        await teams.addMember(db, id, await userId(member.user, `team ${id}`), seedEnum(TEAM_ROLES, member.role, `team ${id}: role`) ?? 'member');
       }
-      for (const spaceId of team.spaces ?? []) {
-        db.prepare('INSERT OR IGNORE INTO team_spaces (team_id, space_id) VALUES (?, ?)').run(id, spaceId);
-      }
+      for (const spaceId of team.spaces ?? []) await teams.addSpace(db, id, spaceId);
     }
   }
 }
@@ -199,10 +187,10 @@ export interface SeedResult {
  * - otherwise the demo admin.
  * Without DOCS_API_TOKEN, a new demo admin gets a random token, returned once for the caller to print.
  */
-export function seedDemo(ctx: AppContext, apiToken: string | undefined, seedFile?: SeedFixture): SeedResult {
-  const empty = ctx.db.prepare('SELECT 1 FROM organizations LIMIT 1').get() === undefined;
+export async function seedDemo(ctx: Scope, apiToken: string | undefined, seedFile?: SeedFixture): Promise<SeedResult> {
+  const empty = !(await organizations.any(ctx.db));
   if (empty) {
-    applyFixture(ctx, {
+    await applyFixture(ctx, {
       users: [{ id: DEMO_ADMIN_ID, displayName: 'Demo Admin', email: 'admin@demo.example' }],
       organizations: [
         {
@@ -226,7 +214,7 @@ export function seedDemo(ctx: AppContext, apiToken: string | undefined, seedFile
     });
   }
   if (!apiToken) {
-    return empty ? { createdToken: issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), newSecret(), 'generated') } : {};
+    return empty ? { createdToken: await issueToken(ctx, DEMO_ADMIN_ID, ctx.now(), newSecret(), 'generated') } : {};
   }
   const first = seedFile?.organizations?.[0];
   if (first) {
@@ -238,11 +226,11 @@ export function seedDemo(ctx: AppContext, apiToken: string | undefined, seedFile
           'Add one (members: [{ user: <id>, role: admin }]), or unset DOCS_API_TOKEN and use the tokens of the seed file.',
       );
     }
-    issueToken(ctx.db, admin.user, ctx.now(), apiToken, 'DOCS_API_TOKEN');
+    await issueToken(ctx, admin.user, ctx.now(), apiToken, 'DOCS_API_TOKEN');
     return { tokenFor: { user: admin.user, organization: name } };
   }
-  if (ctx.db.prepare('SELECT 1 FROM users WHERE id = ?').get(DEMO_ADMIN_ID)) {
-    issueToken(ctx.db, DEMO_ADMIN_ID, ctx.now(), apiToken, 'DOCS_API_TOKEN');
+  if (await users.exists(ctx.db, DEMO_ADMIN_ID)) {
+    await issueToken(ctx, DEMO_ADMIN_ID, ctx.now(), apiToken, 'DOCS_API_TOKEN');
     return { tokenFor: { user: DEMO_ADMIN_ID, organization: DEMO_ORGANIZATION_ID } };
   }
   return {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { keepRevisionContents } from './content/revisions.ts';
 import { type Config, StartupError } from './config.ts';
-import { type AppContext, createContext, type ResolvedConfig } from './context.ts';
+import { type AppContext, createContext, inWrite, type ResolvedConfig } from './context.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { purgeExpiredSpaces } from './domain/spaces.ts';
 import { createHandlers, registerJobKinds, registerRoutes } from './handlers/index.ts';
@@ -13,8 +13,11 @@ import { createLogger } from './http/access-log.ts';
 import { type AppServer, appServer } from './http/app-server.ts';
 import type { HandlerTable } from './http/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
+import { JobRunner } from './jobs/runner.ts';
 import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
-import { Store } from './store/db.ts';
+import type { Store } from './store/db.ts';
+import { openStore } from './store/open.ts';
+import { StoreOpenError } from './store/postgres/store.ts';
 
 export interface RunningServer {
   /** Address of the server, such as `http://127.0.0.1:41234`. */
@@ -46,9 +49,10 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.log ?? createLogger(config);
-  // DATA_DIR is checked and locked before anything else, so that a second server on it does not even listen.
+  // DATA_DIR is checked and locked before anything else, so that a second server on it does not even listen. It holds
+  // SQLite's database only: with PostgreSQL, instances share the database and need no folder of their own.
   let lock: DataDirLock | undefined;
-  if (config.dataDir !== ':memory:') {
+  if (config.databaseUrl === undefined && config.dataDir !== ':memory:') {
     prepareDataDir(config.dataDir);
     lock = lockDataDir(config.dataDir);
     if (lock.takenOver) {
@@ -109,31 +113,46 @@ async function serve(
   options: StartOptions,
   lock: DataDirLock | undefined,
 ): Promise<RunningServer> {
-  let opened: ReturnType<typeof Store.open>;
+  let opened: { store: Store; applied: string[] };
   try {
-    opened = Store.open(config.dataDir, config.dbCacheMb);
+    opened = await openStore({
+      dataDir: config.dataDir,
+      dbCacheMb: config.dbCacheMb,
+      databaseUrl: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      onError: (error, what) => log.warn({ err: error }, what),
+    });
   } catch (error) {
+    if (error instanceof StoreOpenError) throw new StartupError(error.message, { cause: error });
     if (config.dataDir === ':memory:') throw error;
     throw new DataDirError(`DATA_DIR ${config.dataDir}: the database data.sqlite cannot be opened (${(error as Error).message}). Fix its permissions or choose another DATA_DIR.`, { cause: error });
   }
   const { store, applied } = opened;
-  keepRevisionContents(store.db, config.contentCacheMb * 1024 * 1024);
-  if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
-  const ctx = createContext({ store, config, clock: options.clock ?? systemClock, log });
+  keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);
+  if (applied.length > 0) log.info({ migrations: applied, engine: store.engine }, 'database migrated');
+  let ctx: AppContext;
+  try {
+    ctx = await createContext({ store, config, clock: options.clock ?? systemClock, log });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const runner = new JobRunner(ctx, { leaseMs: config.jobLeaseMs });
+  ctx.jobs = runner;
 
   let seeded: SeedResult;
   try {
-    seeded = await store.write(() => {
-      const seedFile = config.seedFile ? readSeedFile(config.seedFile) : undefined;
-      if (seedFile) applyFixture(ctx, seedFile);
-      if (options.fixture) applyFixture(ctx, options.fixture);
-      purgeExpiredSpaces(ctx);
-      return seedDemo(ctx, config.apiToken, seedFile);
+    const seedFile = config.seedFile ? readSeedFile(config.seedFile) : undefined;
+    seeded = await inWrite(ctx, async (scope) => {
+      if (seedFile) await applyFixture(scope, seedFile);
+      if (options.fixture) await applyFixture(scope, options.fixture);
+      await purgeExpiredSpaces(scope);
+      return seedDemo(scope, config.apiToken, seedFile);
     });
     if (seeded.tokenNotRegistered) log.warn(seeded.tokenNotRegistered);
-    registerJobKinds(ctx);
-    await ctx.jobs.start();
-    let handlers = createHandlers(ctx);
+    registerJobKinds(runner);
+    await runner.start();
+    let handlers = createHandlers();
     if (options.handlers) handlers = options.handlers(ctx, handlers);
     serveApp(
       createApp(ctx, handlers, {
@@ -143,13 +162,13 @@ async function serve(
       }),
     );
   } catch (error) {
-    await ctx.jobs.stop();
+    await runner.stop();
     await store.close();
     throw error;
   }
 
   const sweep = setInterval(() => {
-    store.write(() => purgeExpiredSpaces(ctx)).catch((error) => log.error({ err: error }, 'purge failed'));
+    inWrite(ctx, purgeExpiredSpaces).catch((error) => log.error({ err: error }, 'purge failed'));
   }, PURGE_INTERVAL_MS);
   sweep.unref();
 
@@ -161,7 +180,7 @@ async function serve(
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await ctx.jobs.stop();
+      await runner.stop();
       await store.close();
       lock?.release();
     })());

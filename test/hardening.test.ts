@@ -8,7 +8,7 @@ import { newPage } from '../server/content/edit.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import { ApiError } from '../server/http/errors.ts';
-import { MAX_JSON_DEPTH } from '../server/http/json-limits.ts';
+import { MAX_JSON_DEPTH } from '../server/json-limits.ts';
 import { PAGE_BYTES } from '../server/http/pagination.ts';
 import { toJson } from '../server/store/db.ts';
 import { expectError, ok } from './support/expect.ts';

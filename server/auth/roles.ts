@@ -1,8 +1,9 @@
 // Roles, from most to least privileged, and the caller's role in an organization. `null` is a guest: a member
 // without a role. Not being a member at all is `undefined`: such callers see nothing of the organization (404).
-import type { Model } from '../http/types.ts';
+import type { Model } from '../domain/contract.ts';
 import { parseEnum } from '../domain/enums.ts';
 import type { Db } from '../store/db.ts';
+import * as members from '../store/members.ts';
 
 export type Role = Model<'Role'>;
 
@@ -29,10 +30,8 @@ export interface Membership {
 }
 
 /** The caller's membership of an organization, or undefined when not a member (or disabled). */
-export function membershipOf(db: Db, userId: string, organizationId: string): Membership | undefined {
-  const row = db
-    .prepare('SELECT role, disabled FROM members WHERE organization_id = ? AND user_id = ?')
-    .get(organizationId, userId) as { role: string | null; disabled: number } | undefined;
+export async function membershipOf(db: Db, userId: string, organizationId: string): Promise<Membership | undefined> {
+  const row = await members.roleOf(db, organizationId, userId);
   if (!row || row.disabled) return undefined;
   const role = row.role === null ? null : parseEnum(ROLE_RANKS, { table: 'members', column: 'role' }, row.role);
   return { organizationId, role, disabled: false };

@@ -6,8 +6,9 @@
 //   spec: <slug>}}`) of the organization, from its latest processed version: its operations, or its models with
 //   `props.doc: "models"`.
 // A page whose computation is unknown keeps its stored markdown.
-import type { AppContext } from '../context.ts';
+import type { Scope } from '../context.ts';
 import { fromJson } from '../store/db.ts';
+import * as openapi from '../store/openapi.ts';
 import { pageBody, type RevisionContent, type StoredPage, walkPages } from './model.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -29,18 +30,12 @@ function tableOfContents(content: RevisionContent, page: StoredPage, path: strin
   return lines.length > 0 ? `${lines.join('\n')}\n` : '_No pages yet._\n';
 }
 
-function openApiReference(ctx: AppContext, organizationId: string, page: StoredPage): string {
+async function openApiReference(ctx: Scope, organizationId: string, page: StoredPage): Promise<string> {
   const ref = (page.computed?.dependencies.spec as { ref?: { kind?: string; spec?: string } } | undefined)?.ref;
   if (ref?.kind !== 'openapi' || !ref.spec) return 'This page needs an OpenAPI specification: `dependencies.spec`.\n';
-  const row = ctx.db
-    .prepare(
-      `SELECT openapi_spec_versions.document AS document FROM openapi_specs
-       JOIN openapi_spec_versions ON openapi_spec_versions.id = openapi_specs.last_version_id
-       WHERE openapi_specs.organization_id = ? AND openapi_specs.slug = ?`,
-    )
-    .get(organizationId, ref.spec) as { document: string } | undefined;
-  if (!row) return `The OpenAPI specification \`${ref.spec}\` has no processed version yet.\n`;
-  const document = fromJson<OpenApiDocument>(row.document, {});
+  const stored = await openapi.latestDocument(ctx.db, organizationId, ref.spec);
+  if (stored === undefined) return `The OpenAPI specification \`${ref.spec}\` has no processed version yet.\n`;
+  const document = fromJson<OpenApiDocument>(stored, {});
   const out: string[] = [];
   if (document.info?.description) out.push(document.info.description.trim());
   if (page.computed?.props.doc === 'models') {
@@ -76,12 +71,12 @@ export const readsBeyondRevision = (page: StoredPage): boolean =>
   pageBody(page) === 'computed' && page.computed?.type === 'builtin:openapi';
 
 /** The content of a computed page, or undefined when the page is not computed by a computation known here. */
-export function computePageMarkdown(
-  ctx: AppContext,
+export async function computePageMarkdown(
+  ctx: Scope,
   organizationId: string,
   content: RevisionContent,
   entry: { page: StoredPage; path: string },
-): string | undefined {
+): Promise<string | undefined> {
   const { page, path } = entry;
   if (pageBody(page) !== 'computed' || !page.computed) return undefined;
   if (page.computed.type === 'builtin:toc') return tableOfContents(content, page, path);

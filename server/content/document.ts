@@ -27,7 +27,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import { RecentlyUsed } from '../domain/recently-used.ts';
-import type { Model } from '../http/types.ts';
+import type { Model } from '../domain/contract.ts';
 import { frozen } from './model.ts';
 
 export type DocumentModel = Model<'Document'>;

@@ -2,9 +2,10 @@
 // addresses they are downloaded from. A revision lists its files (model.ts's StoredFile); their bytes live here,
 // by file id, so that every revision carrying a file (and every copy of a space) serves the same bytes.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { type AppContext, persistentSecret } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { newId } from '../domain/ids.ts';
 import type { Db } from '../store/db.ts';
+import * as files from '../store/files.ts';
 import type { StoredFile } from './model.ts';
 
 /**
@@ -12,21 +13,14 @@ import type { StoredFile } from './model.ts';
  * (`content.files.push(file)`). Call it inside the write transaction that creates the revision; `createdAt` is that
  * write's time (`ctx.now()`), so that the manual clock of tests governs it too.
  */
-export function storeFile(
+export async function storeFile(
   db: Db,
   bytes: Buffer,
   file: { name: string; contentType: string; git?: StoredFile['git'] },
   createdAt: string,
-): StoredFile {
-  const sha256 = sha256Of(bytes);
-  db.prepare('INSERT OR IGNORE INTO file_blobs (sha256, size, bytes, created_at) VALUES (?, ?, ?, ?)').run(
-    sha256,
-    bytes.length,
-    bytes,
-    createdAt,
-  );
+): Promise<StoredFile> {
   const id = newId();
-  db.prepare('INSERT INTO file_contents (file_id, sha256, content_type) VALUES (?, ?, ?)').run(id, sha256, file.contentType);
+  await files.insert(db, { fileId: id, sha256: sha256Of(bytes), bytes, contentType: file.contentType, createdAt });
   const dimensions = imageDimensions(bytes);
   return {
     id,
@@ -41,40 +35,21 @@ export function storeFile(
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** The file of `files` with this name and these bytes, if any: adding the same file again reuses it. */
-export function sameStoredFile(db: Db, files: StoredFile[], name: string, bytes: Buffer): StoredFile | undefined {
+export async function sameStoredFile(db: Db, stored: StoredFile[], name: string, bytes: Buffer): Promise<StoredFile | undefined> {
+  const named = stored.filter((file) => file.name === name);
+  if (named.length === 0) return undefined;
   const sha256 = sha256Of(bytes);
-  return files.find(
-    (file) =>
-      file.name === name &&
-      (db.prepare('SELECT sha256 FROM file_contents WHERE file_id = ?').get(file.id) as { sha256: string } | undefined)
-        ?.sha256 === sha256,
-  );
+  const digests = await files.digests(db, named.map((file) => file.id));
+  return named.find((file) => digests.get(file.id) === sha256);
 }
 
 /** The stored bytes of a file, when it has any (files can come without content, for example from a seed). */
-export function readFileContent(db: Db, fileId: string): { bytes: Buffer; contentType: string } | undefined {
-  return db
-    .prepare(
-      `SELECT file_blobs.bytes AS bytes, file_contents.content_type AS contentType
-       FROM file_contents JOIN file_blobs ON file_blobs.sha256 = file_contents.sha256 WHERE file_contents.file_id = ?`,
-    )
-    .get(fileId) as { bytes: Buffer; contentType: string } | undefined;
-}
+export const readFileContent = (db: Db, fileId: string): Promise<{ bytes: Buffer; contentType: string } | undefined> =>
+  files.content(db, fileId);
 
-const secrets = new WeakMap<AppContext, string>();
-
-/** The key signing download addresses, kept in the database; read once per server (contentRoutes does it at start). */
-export function fileUrlSecret(ctx: AppContext): string {
-  let secret = secrets.get(ctx);
-  if (secret === undefined) {
-    secret = persistentSecret(ctx.db, 'file-url-secret');
-    secrets.set(ctx, secret);
-  }
-  return secret;
-}
-
+/** The key signing download addresses: the server's (context.ts, kept in the database). */
 const signature = (ctx: AppContext, spaceId: string, fileId: string) =>
-  createHmac('sha256', fileUrlSecret(ctx)).update(`${spaceId}/${fileId}`).digest('base64url').slice(0, 32);
+  createHmac('sha256', ctx.secrets.fileUrls).update(`${spaceId}/${fileId}`).digest('base64url').slice(0, 32);
 
 /**
  * Where a file is downloaded: `/files/{spaceId}/{fileId}?sig=…`, outside `/v1`. The signature makes the address

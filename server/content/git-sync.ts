@@ -3,7 +3,7 @@
 // its outcome on its operation (git_operations) and, when it succeeded, the space's Git info; a failure is recorded
 // there too, and logged, without credentials.
 import path from 'node:path';
-import type { AppContext } from '../context.ts';
+import { type AppContext, inWrite, reading, type Scope } from '../context.ts';
 import {
   finishGitOperation,
   type GitOperation,
@@ -17,7 +17,7 @@ import {
 import { sha256 } from '../domain/ids.ts';
 import { EDIT_MODES, getSpaceRow, type SpaceRow } from '../domain/spaces.ts';
 import { findUser } from '../auth/caller.ts';
-import type { Input } from '../http/types.ts';
+import type { Input } from '../domain/contract.ts';
 import type { JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import type { Db } from '../store/db.ts';
@@ -57,10 +57,10 @@ export const gitJobKind: JobKind<{ operation: string }> = {
 };
 
 async function runGitOperation(ctx: AppContext, operationId: string): Promise<void> {
-  const operation = getGitOperation(ctx.db, operationId);
+  const operation = await getGitOperation(reading(ctx).db, ctx.secrets.gitCredentials, operationId);
   // Gone with its space, or already finished before a restart.
   if (!operation || operation.row.status === 'done' || operation.row.status === 'failed') return;
-  await ctx.store.write(() => markGitOperationRunning(ctx.db, operationId));
+  await inWrite(ctx, (scope) => markGitOperationRunning(scope.db, operationId));
   try {
     if (operation.row.kind === 'import') await runImport(ctx, operation);
     else await runExport(ctx, operation);
@@ -69,11 +69,11 @@ async function runGitOperation(ctx: AppContext, operationId: string): Promise<vo
   }
 }
 
-function failGitOperation(ctx: AppContext, operationId: string, reason: string): void {
-  const operation = getGitOperation(ctx.db, operationId);
+async function failGitOperation(ctx: Scope, operationId: string, reason: string): Promise<void> {
+  const operation = await getGitOperation(ctx.db, ctx.secrets.gitCredentials, operationId);
   if (!operation) return;
   const error = redact(reason, operation.credentials);
-  finishGitOperation(ctx.db, operationId, { status: 'failed', at: ctx.now(), error });
+  await finishGitOperation(ctx.db, operationId, { status: 'failed', at: ctx.now(), error });
   ctx.log.warn({ ...logFields(operation), reason: error }, `git ${operation.row.kind} failed`);
 }
 
@@ -108,8 +108,8 @@ function repositoryAccess(ctx: AppContext, operation: GitOperation): RepositoryA
 }
 
 /** The space of an operation, unless it was deleted meanwhile. */
-function liveSpace(db: Db, spaceId: string): SpaceRow {
-  const space = getSpaceRow(db, spaceId);
+async function liveSpace(db: Db, spaceId: string): Promise<SpaceRow> {
+  const space = await getSpaceRow(db, spaceId);
   if (!space || space.deleted_at !== null) throw new GitSyncError('the space was deleted');
   return space;
 }
@@ -123,18 +123,19 @@ async function runImport(ctx: AppContext, operation: GitOperation): Promise<void
       throw new GitSyncError(`${file} is larger than ${IMPORT_LIMITS.pageBytes} bytes, the most a page holds`);
     }
   }
-  const revision = await ctx.store.write(() => {
+  // Everything is read from the repository first; the outcome is then written in one transaction.
+  const revision = await inWrite(ctx, async ({ db }) => {
     const now = ctx.now();
-    const space = liveSpace(ctx.db, operation.row.space_id);
+    const space = await liveSpace(db, operation.row.space_id);
     if (!request.standalone && EDIT_MODES[space.edit_mode].locked) {
       throw new GitSyncError('the space is locked (editMode: locked): its content cannot be changed');
     }
-    const current = getRevision(ctx.db, space.revision_id, space.id)!;
+    const current = (await getRevision(db, space.revision_id, space.id))!;
     const git = revisionGit(read, request);
     const upToDate = current.content.git?.oid === git.oid && current.content.git.ref === git.ref;
     if (upToDate && !request.force && !request.standalone) {
-      recordGitSync(ctx.db, space.id, operation, now);
-      finishGitOperation(ctx.db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: current.id });
+      await recordGitSync(db, space.id, operation, now);
+      await finishGitOperation(db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: current.id });
       return current;
     }
     const rewrite = request.repoTreeURL
@@ -142,17 +143,17 @@ async function runImport(ctx: AppContext, operation: GitOperation): Promise<void
       : undefined;
     const content: RevisionContent = {
       pages: importPages(read.files, { previous: current.content, now, ...(rewrite ? { rewrite } : {}) }),
-      files: importFiles(ctx.db, read.files, current.content.files, now),
+      files: await importFiles(db, read.files, current.content.files, now),
       reusableContents: current.content.reusableContents,
       variables: current.content.variables,
       git,
     };
-    const revision = createRevision(ctx.db, { spaceId: space.id, parents: [current.id], type: 'edits', content, createdAt: now });
+    const revision = await createRevision(db, { spaceId: space.id, parents: [current.id], type: 'edits', content, createdAt: now });
     if (!request.standalone) {
-      setCurrentRevision(ctx.db, revision, now);
-      recordGitSync(ctx.db, space.id, operation, now);
+      await setCurrentRevision(db, revision, now);
+      await recordGitSync(db, space.id, operation, now);
     }
-    finishGitOperation(ctx.db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: revision.id });
+    await finishGitOperation(db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: revision.id });
     return revision;
   });
   ctx.log.info({ ...logFields(operation), commit: read.commit.oid, revision: revision.id }, 'git import done');
@@ -170,34 +171,41 @@ function revisionGit(read: ReadResult, request: Input<'ImportGitRequest'>): Revi
 }
 
 /** The assets of the repository as revision files (unchanged ones keep their id); none there keeps the space's. */
-function importFiles(db: Db, files: Map<string, RepositoryFile>, previous: StoredFile[], now: string): StoredFile[] {
+async function importFiles(db: Db, files: Map<string, RepositoryFile>, previous: StoredFile[], now: string): Promise<StoredFile[]> {
   const assets = importAssets(files);
   if (assets.length === 0) return previous;
-  return assets.map(
-    ({ name, contentType, file }) =>
+  const imported: StoredFile[] = [];
+  for (const { name, contentType, file } of assets) {
+    imported.push(
       previous.find((stored) => stored.git?.oid === file.oid && stored.name === name) ??
-      storeFile(db, file.bytes, { name, contentType, git: { oid: file.oid, path: file.repoPath } }, now),
-  );
+        (await storeFile(db, file.bytes, { name, contentType, git: { oid: file.oid, path: file.repoPath } }, now)),
+    );
+  }
+  return imported;
 }
 
 async function runExport(ctx: AppContext, operation: GitOperation): Promise<void> {
   const request = operation.request as Input<'ExportGitRequest'>;
-  const space = liveSpace(ctx.db, operation.row.space_id);
-  const content = getRevision(ctx.db, space.revision_id, space.id)!.content;
-  const user = operation.row.user_id ? findUser(ctx.db, operation.row.user_id) : undefined;
+  // Read first, outside any transaction; the repository is written to; the outcome is recorded in a write.
+  const { db } = reading(ctx);
+  const space = await liveSpace(db, operation.row.space_id);
+  const content = (await getRevision(db, space.revision_id, space.id))!.content;
+  const user = operation.row.user_id ? await findUser(db, operation.row.user_id) : undefined;
+  const bytes = new Map<string, Buffer | undefined>();
+  for (const file of content.files) bytes.set(file.id, (await readFileContent(db, file.id))?.bytes);
   const { commit } = await writeRepository(repositoryAccess(ctx, operation), {
     directory: projectDirectory(request.repoProjectDirectory),
-    files: exportLayout(content, (file) => readFileContent(ctx.db, file.id)?.bytes),
+    files: exportLayout(content, (file) => bytes.get(file.id)),
     replaces: replacedByExport,
     message: request.commitMessage,
     author: { name: user?.displayName ?? SERVICE_COMMITTER.name, email: user?.email ?? SERVICE_COMMITTER.email },
     at: ctx.clock.now(),
     force: request.force === true,
   });
-  await ctx.store.write(() => {
+  await inWrite(ctx, async (scope) => {
     const now = ctx.now();
-    if (getSpaceRow(ctx.db, space.id)) recordGitSync(ctx.db, space.id, operation, now);
-    finishGitOperation(ctx.db, operation.row.id, { status: 'done', at: now, ...(commit ? { commit } : {}) });
+    if (await getSpaceRow(scope.db, space.id)) await recordGitSync(scope.db, space.id, operation, now);
+    await finishGitOperation(scope.db, operation.row.id, { status: 'done', at: now, ...(commit ? { commit } : {}) });
   });
   ctx.log.info({ ...logFields(operation), commit: commit ?? null }, commit ? 'git export done' : 'git export: nothing changed');
 }

@@ -26,8 +26,8 @@
 import { performance } from 'node:perf_hooks';
 import type TurndownService from 'turndown';
 import { type HTMLElement, parse as parseHtml } from 'node-html-parser';
-import type { AppContext } from '../context.ts';
-import { badRequest } from '../http/errors.ts';
+import type { AppContext, Scope } from '../context.ts';
+import { badRequest } from '../errors.ts';
 import { OutboundError, type OutboundResponse, outboundFor } from '../net/outbound.ts';
 import { newPage, slugify, unique } from './edit.ts';
 import { sameStoredFile, storeFile } from './files.ts';
@@ -252,9 +252,9 @@ export async function fetchWebsite(ctx: AppContext, url: string): Promise<Fetche
 
 /**
  * Imports a fetched website into `content`: stores its images as files (reusing identical ones) and returns the new
- * content and the counts. Synchronous: it runs inside the request's write transaction.
+ * content and the counts. It runs inside the request's write transaction, with everything fetched already.
  */
-export function importFetchedWebsite(ctx: AppContext, content: RevisionContent, site: FetchedWebsite): ImportResult {
+export async function importFetchedWebsite(ctx: Scope, content: RevisionContent, site: FetchedWebsite): Promise<ImportResult> {
   const now = ctx.now();
 
   // Files: one per downloaded image, reusing an identical file of the content.
@@ -263,9 +263,9 @@ export function importFetchedWebsite(ctx: AppContext, content: RevisionContent, 
   const fileNames = new Map<string, string>();
   for (const [imageUrl, download] of site.downloads) {
     const name = fileNameOf(imageUrl, download.contentType);
-    let file: StoredFile | undefined = sameStoredFile(ctx.db, files, name, download.bytes);
+    let file: StoredFile | undefined = await sameStoredFile(ctx.db, files, name, download.bytes);
     if (!file) {
-      file = storeFile(ctx.db, download.bytes, { name: unique(name, names, { extension: true }), contentType: download.contentType }, now);
+      file = await storeFile(ctx.db, download.bytes, { name: unique(name, names, { extension: true }), contentType: download.contentType }, now);
       files.push(file);
       names.add(file.name);
     }

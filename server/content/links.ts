@@ -13,11 +13,11 @@
 // - otherwise the link is `broken`: an image, or a path with an extension other than `.md`, is a missing file;
 //   anything else a missing page. A bare `#anchor` refers to the page itself and is not indexed.
 // A link page (type `link`) links to its target address.
-import type { AppContext } from '../context.ts';
-import type { Db } from '../store/db.ts';
+import { inWrite, type Scope } from '../context.ts';
+import type { Model } from '../domain/contract.ts';
+import * as links from '../store/links.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
 import { frozen, pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
-import type { Model } from '../http/types.ts';
 import { getRevision, writeRevisionRow } from './revisions.ts';
 
 export type LinkStatus = Model<'LinkStatus'>;
@@ -150,17 +150,6 @@ export function extractLinks(content: RevisionContent, appUrl: string, known: Kn
   return links;
 }
 
-type LinkRow = {
-  page_id: string;
-  position: number;
-  href: string;
-  relation: LinkRelation;
-  status: LinkStatus;
-  target_kind: LinkTargetKind;
-  target_id: string | null;
-  target_url: string | null;
-};
-
 /** How far back through a revision's parents the link index looks for an indexed ancestor to take links from. */
 export const LINK_ANCESTRY_DEPTH = 256;
 
@@ -174,21 +163,18 @@ export const LINK_ANCESTRY_DEPTH = 256;
  * revision indexed. Parsing is what indexing costs (micromark reads about 2.5 MB/s): the first read of the links
  * after any write of a space of 1 000 pages of 2 KB took 0.8 s, of 4 000 pages 3.2 s, blocking the server meanwhile.
  */
-function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, indexed: boolean): KnownLinks {
+async function linksOfIndexed(ctx: Scope, revision: RevisionRecord, indexed: boolean): Promise<KnownLinks> {
   const { db } = ctx;
-  const sources = indexed ? [revision.id] : indexedAncestors(db, revision.parents);
+  const sources = indexed ? [revision.id] : await links.indexedAncestors(db, revision.parents, LINK_ANCESTRY_DEPTH);
   for (const source of sources) {
-    const sourceContent = getRevision(db, source, revision.spaceId)?.content;
+    const sourceContent = (await getRevision(db, source, revision.spaceId))?.content;
     const sourcePages = sourceContent && uniquePages(sourceContent);
     if (!sourcePages) continue;
-    const rows = db
-      .prepare('SELECT page_id, href, relation FROM content_links WHERE revision_id = ? ORDER BY page_id, position')
-      .all(source) as { page_id: string; href: string; relation: LinkRelation }[];
     const byPage = new Map<string, { href: string; relation: LinkRelation }[]>();
-    for (const row of rows) {
-      let links = byPage.get(row.page_id);
-      if (!links) byPage.set(row.page_id, (links = []));
-      links.push({ href: row.href, relation: row.relation });
+    for (const row of await links.written(db, source)) {
+      let found = byPage.get(row.page_id);
+      if (!found) byPage.set(row.page_id, (found = []));
+      found.push({ href: row.href, relation: row.relation as LinkRelation });
     }
     return (page) => {
       const before = sourcePages.get(page.id)?.page;
@@ -199,81 +185,58 @@ function linksOfIndexed(ctx: AppContext, revision: RevisionRecord, indexed: bool
   return () => undefined;
 }
 
-/** The indexed revisions among the ancestors of a revision with `parents`, nearest first (a few at most). */
-function indexedAncestors(db: Db, parents: readonly string[]): string[] {
-  const rows = db
-    .prepare<[string, number], { id: string }>(
-      `WITH RECURSIVE ancestors (id, depth) AS (
-         SELECT value, 1 FROM json_each(?)
-         UNION
-         SELECT parent.value, ancestors.depth + 1
-         FROM ancestors JOIN revisions ON revisions.id = ancestors.id, json_each(revisions.parents) AS parent
-         WHERE ancestors.depth < ? AND NOT EXISTS (SELECT 1 FROM content_link_index WHERE revision_id = ancestors.id)
-       )
-       SELECT ancestors.id FROM ancestors JOIN content_link_index ON content_link_index.revision_id = ancestors.id
-       GROUP BY ancestors.id ORDER BY min(ancestors.depth) LIMIT 3`,
-    )
-    .all(JSON.stringify(parents), LINK_ANCESTRY_DEPTH);
-  return rows.map((row) => row.id);
+/**
+ * Indexes the links of a revision unless they are already indexed (for the current app address). Inside a write,
+ * in it; on a read (a GET, the first to ask for the links), in a write of its own, which checks again whether another
+ * request or instance indexed them meanwhile.
+ */
+export async function ensureLinkIndex(ctx: Scope, revision: RevisionRecord): Promise<void> {
+  const appUrl = ctx.config.appUrl;
+  if ((await links.indexedFor(ctx.db, revision.id)) === appUrl) return;
+  if (ctx.db.writing) return indexLinks(ctx, revision);
+  await inWrite(ctx, async (scope) => {
+    if ((await links.indexedFor(scope.db, revision.id)) !== appUrl) await indexLinks(scope, revision);
+  });
 }
 
-/** Indexes the links of a revision unless they are already indexed (for the current app address). */
-export function ensureLinkIndex(ctx: AppContext, revision: RevisionRecord): void {
+async function indexLinks(ctx: Scope, revision: RevisionRecord): Promise<void> {
   const { db } = ctx;
   const appUrl = ctx.config.appUrl;
-  const indexed = db.prepare('SELECT app_url FROM content_link_index WHERE revision_id = ?').get(revision.id) as
-    | { app_url: string }
-    | undefined;
-  if (indexed?.app_url === appUrl) return;
+  const indexed = (await links.indexedFor(db, revision.id)) !== undefined;
   // Read before the revision's rows are replaced: one indexed again for another app address reads its own.
-  const known = linksOfIndexed(ctx, revision, indexed !== undefined);
-  db.transaction(() => {
-    // The index refers to the revision's row: an unwritten first revision gets one now.
-    writeRevisionRow(db, revision);
-    db.prepare('DELETE FROM content_link_index WHERE revision_id = ?').run(revision.id);
-    const links = extractLinks(revision.content, appUrl, known);
-    db.prepare('INSERT INTO content_link_index (revision_id, app_url, indexed_at, broken) VALUES (?, ?, ?, ?)').run(
-      revision.id,
-      appUrl,
-      ctx.now(),
-      brokenGroupCount(groupLinks(links)),
-    );
-    const insert = db.prepare(
-      `INSERT INTO content_links (revision_id, page_id, position, href, relation, status, target_kind, target_id, target_url)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const link of links) {
-      insert.run(
-        revision.id,
-        link.pageId,
-        link.position,
-        link.href,
-        link.relation,
-        link.status,
-        link.target.kind,
-        link.target.id ?? null,
-        link.target.url ?? null,
-      );
-    }
-  })();
+  const known = await linksOfIndexed(ctx, revision, indexed);
+  // The index refers to the revision's row: an unwritten first revision gets one now.
+  await writeRevisionRow(db, revision);
+  const found = extractLinks(revision.content, appUrl, known);
+  await links.replace(
+    db,
+    { revisionId: revision.id, appUrl, indexedAt: ctx.now(), broken: brokenGroupCount(groupLinks(found)) },
+    found.map((link) => ({
+      revision_id: revision.id,
+      page_id: link.pageId,
+      position: link.position,
+      href: link.href,
+      relation: link.relation,
+      status: link.status,
+      target_kind: link.target.kind,
+      target_id: link.target.id ?? null,
+      target_url: link.target.url ?? null,
+    })),
+  );
 }
 
 /** The indexed links of a revision (of one page, when given), in page order. */
-export function revisionLinks(ctx: AppContext, revision: RevisionRecord, pageId?: string): IndexedLink[] {
-  ensureLinkIndex(ctx, revision);
-  const rows = ctx.db
-    .prepare(
-      `SELECT * FROM content_links WHERE revision_id = ? ${pageId !== undefined ? 'AND page_id = ?' : ''} ORDER BY rowid`,
-    )
-    .all(revision.id, ...(pageId !== undefined ? [pageId] : [])) as LinkRow[];
+export async function revisionLinks(ctx: Scope, revision: RevisionRecord, pageId?: string): Promise<IndexedLink[]> {
+  await ensureLinkIndex(ctx, revision);
+  const rows = await links.ofRevision(ctx.db, revision.id, pageId);
   return rows.map((row) => ({
     pageId: row.page_id,
     position: row.position,
     href: row.href,
-    relation: row.relation,
-    status: row.status,
+    relation: row.relation as LinkRelation,
+    status: row.status as LinkStatus,
     target: {
-      kind: row.target_kind,
+      kind: row.target_kind as LinkTargetKind,
       ...(row.target_id !== null ? { id: row.target_id } : {}),
       ...(row.target_url !== null ? { url: row.target_url } : {}),
     },
@@ -281,9 +244,9 @@ export function revisionLinks(ctx: AppContext, revision: RevisionRecord, pageId?
 }
 
 /** Distinct links: one per target, relation and status, with the pages they appear in. */
-export function groupLinks(links: IndexedLink[]): LinkGroup[] {
+export function groupLinks(found: IndexedLink[]): LinkGroup[] {
   const groups = new Map<string, LinkGroup>();
-  for (const link of links) {
+  for (const link of found) {
     const key = [link.status, link.relation, link.target.kind, link.target.id ?? link.target.url].join('\u0000');
     const group = groups.get(key);
     if (!group) groups.set(key, { key, status: link.status, relation: link.relation, target: link.target, pageIds: [link.pageId] });
@@ -302,34 +265,23 @@ export function groupLinks(links: IndexedLink[]): LinkGroup[] {
 const revisionGroups = new WeakMap<RevisionContent, { appUrl: string; groups: readonly LinkGroup[] }>();
 
 /** The distinct links of a revision (of one page of it, when given), in the order `groupLinks` gives. */
-export function linkGroups(ctx: AppContext, revision: RevisionRecord, pageId?: string): readonly LinkGroup[] {
-  if (pageId !== undefined || !Object.isFrozen(revision.content)) return groupLinks(revisionLinks(ctx, revision, pageId));
+export async function linkGroups(ctx: Scope, revision: RevisionRecord, pageId?: string): Promise<readonly LinkGroup[]> {
+  if (pageId !== undefined || !Object.isFrozen(revision.content)) return groupLinks(await revisionLinks(ctx, revision, pageId));
   const kept = revisionGroups.get(revision.content);
   if (kept?.appUrl === ctx.config.appUrl) return kept.groups;
-  const groups = frozen(groupLinks(revisionLinks(ctx, revision)));
+  const groups = frozen(groupLinks(await revisionLinks(ctx, revision)));
   revisionGroups.set(revision.content, { appUrl: ctx.config.appUrl, groups });
   return groups;
 }
 
 /** Ids of the pages with a working link to a page or file of the revision, in page order. */
-export function backlinkPageIds(ctx: AppContext, revision: RevisionRecord, kind: 'page' | 'file', id: string): string[] {
-  ensureLinkIndex(ctx, revision);
-  const rows = ctx.db
-    .prepare(
-      // `+page_id`: grouping by the bare column led SQLite to read every link of the revision in its primary key's
-      // order (revision, page) rather than the few to this target by content_links_target, sorting them after.
-      `SELECT page_id FROM content_links WHERE revision_id = ? AND target_kind = ? AND target_id = ?
-       GROUP BY +page_id ORDER BY MIN(rowid)`,
-    )
-    .all(revision.id, kind, id) as { page_id: string }[];
-  return rows.map((row) => row.page_id);
+export async function backlinkPageIds(ctx: Scope, revision: RevisionRecord, kind: 'page' | 'file', id: string): Promise<string[]> {
+  await ensureLinkIndex(ctx, revision);
+  return links.backlinks(ctx.db, revision.id, kind, id);
 }
 
-/** The statuses counted as broken, as SQL string literals. */
-const BROKEN_SQL = (Object.keys(LINK_STATES) as LinkStatus[])
-  .filter((status) => LINK_STATES[status].broken)
-  .map((status) => `'${status}'`)
-  .join(', ');
+/** The statuses counted as broken. */
+const BROKEN_STATUSES = (Object.keys(LINK_STATES) as LinkStatus[]).filter((status) => LINK_STATES[status].broken);
 
 /**
  * The distinct broken links (in one page, when given) of the revisions of a space's open and draft change requests,
@@ -338,40 +290,14 @@ const BROKEN_SQL = (Object.keys(LINK_STATES) as LinkStatus[])
  * (`content_link_index.broken`, migration 200), so a space's links read one row a change request, whatever the size
  * of their revisions; one page's are counted from that page's links.
  */
-export function brokenLinksInChangeRequests(ctx: AppContext, spaceId: string, pageId?: string): number {
-  const { db } = ctx;
-  const open = `change_requests.space_id = ? AND change_requests.status IN ('open', 'draft')`;
-  const unindexed = db
-    .prepare(
-      `SELECT DISTINCT change_requests.revision_id AS id FROM change_requests
-       LEFT JOIN content_link_index ON content_link_index.revision_id = change_requests.revision_id AND content_link_index.app_url = ?
-       WHERE ${open} AND content_link_index.revision_id IS NULL`,
-    )
-    .all(ctx.config.appUrl, spaceId) as { id: string }[];
-  for (const { id } of unindexed) {
-    const revision = getRevision(db, id, spaceId);
+export async function brokenLinksInChangeRequests(ctx: Scope, spaceId: string, pageId?: string): Promise<number> {
+  for (const id of await links.unindexedChangeRequestRevisions(ctx.db, spaceId, ctx.config.appUrl)) {
+    const revision = await getRevision(ctx.db, id, spaceId);
     if (!revision) throw new Error(`revision ${id} does not exist`);
-    ensureLinkIndex(ctx, revision);
+    await ensureLinkIndex(ctx, revision);
   }
-  if (pageId === undefined) {
-    const row = db
-      .prepare(
-        `SELECT COALESCE(SUM(content_link_index.broken), 0) AS n FROM change_requests
-         JOIN content_link_index ON content_link_index.revision_id = change_requests.revision_id
-         WHERE ${open}`,
-      )
-      .get(spaceId) as { n: number };
-    return row.n;
-  }
-  const row = db
-    .prepare(
-      `SELECT COUNT(*) AS n FROM (
-         SELECT DISTINCT change_requests.id, content_links.status, relation, target_kind, COALESCE(target_id, target_url)
-         FROM change_requests JOIN content_links ON content_links.revision_id = change_requests.revision_id
-         WHERE ${open} AND content_links.status IN (${BROKEN_SQL}) AND content_links.page_id = ?)`,
-    )
-    .get(spaceId, pageId) as { n: number };
-  return row.n;
+  if (pageId === undefined) return links.brokenInChangeRequests(ctx.db, spaceId);
+  return links.brokenInChangeRequestPage(ctx.db, spaceId, pageId, BROKEN_STATUSES);
 }
 
 /** Number of distinct broken links among link groups (what the index keeps per revision, and link lists show). */
@@ -380,6 +306,6 @@ export function brokenGroupCount(groups: readonly LinkGroup[]): number {
 }
 
 /** Number of distinct broken links in a revision (in one page of it, when given). */
-export function brokenLinkCount(ctx: AppContext, revision: RevisionRecord, pageId?: string): number {
-  return brokenGroupCount(linkGroups(ctx, revision, pageId));
+export async function brokenLinkCount(ctx: Scope, revision: RevisionRecord, pageId?: string): Promise<number> {
+  return brokenGroupCount(await linkGroups(ctx, revision, pageId));
 }

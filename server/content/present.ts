@@ -3,8 +3,8 @@
 import type { AppContext } from '../context.ts';
 import { RecentlyUsed } from '../domain/recently-used.ts';
 import { SPACE_VISIBILITIES, type SpaceRow } from '../domain/spaces.ts';
-import { immutableBody, immutableBodySize } from '../http/immutable-bodies.ts';
-import type { Model } from '../http/types.ts';
+import { immutableBody, immutableBodySize } from '../answers.ts';
+import type { Model } from '../domain/contract.ts';
 import { readsBeyondRevision } from './computed.ts';
 import { fileDownloadUrl } from './files.ts';
 import type { LinkGroup, LinkTarget } from './links.ts';
@@ -93,23 +93,24 @@ export function presentFile(ctx: AppContext, scope: ContentScope, file: StoredFi
  * a quarter of it for one answer: the content of a space of 5 000 pages (2.2 MB) was made for each request, 53 ms.
  */
 export const presentedCacheBytes = (ctx: AppContext) => (ctx.config.contentCacheMb * 1024 * 1024) / 4;
-const presented = new WeakMap<AppContext, RecentlyUsed<string, object>>();
+/** Per app, by its addresses (`ctx.urls`, shared by every scope of the app). */
+const presented = new WeakMap<object, RecentlyUsed<string, object>>();
 
-function presentedOnce<T extends object>(
+async function presentedOnce<T extends object>(
   ctx: AppContext,
   scope: ContentScope,
   what: string,
   options: ReadOptions,
-  make: () => T,
-): T {
-  let kept = presented.get(ctx);
-  if (!kept) presented.set(ctx, (kept = new RecentlyUsed(presentedCacheBytes(ctx), presentedCacheBytes(ctx) / 2)));
+  make: () => T | Promise<T>,
+): Promise<T> {
+  let kept = presented.get(ctx.urls);
+  if (!kept) presented.set(ctx.urls, (kept = new RecentlyUsed(presentedCacheBytes(ctx), presentedCacheBytes(ctx) / 2)));
   // Every fact of the scope the answers below read: the revision (its id, parents, type and date come with its
   // row), the space, where its content is shown in the app, whether it is public there, and the options.
   const key = [what, scope.revision.id, scope.space.id, scope.appPath, isPublicContent(scope), options.metadata].join(' ');
   let body = kept.get(key) as T | undefined;
   if (body === undefined) {
-    body = immutableBody(make());
+    body = immutableBody(await make());
     kept.set(key, body, immutableBodySize(body));
   }
   return body;
@@ -127,8 +128,8 @@ export function presentPageRead<T extends object>(
   page: StoredPage,
   read: { format: string; computes: boolean; evaluates: boolean },
   options: ReadOptions,
-  make: () => T,
-): T {
+  make: () => Promise<T>,
+): Promise<T> {
   if (read.computes && readsBeyondRevision(page)) return make();
   return presentedOnce(ctx, scope, `page ${read.format} ${read.computes} ${read.evaluates} ${JSON.stringify(page.id)}`, options, make);
 }
@@ -137,13 +138,13 @@ export function presentPageRead<T extends object>(
 const isPublicContent = (scope: ContentScope) => scope.main && SPACE_VISIBILITIES[scope.space.visibility].open;
 
 /** The pages of a revision, as its page list shows them (made once per reading, see `presentedOnce`). */
-export const presentPageList = (ctx: AppContext, scope: ContentScope, options: ReadOptions): { pages: Page[] } =>
+export const presentPageList = (ctx: AppContext, scope: ContentScope, options: ReadOptions): Promise<{ pages: Page[] }> =>
   presentedOnce(ctx, scope, 'pages', options, () => ({
     pages: presentPages(ctx, scope, scope.revision.content.pages, '', options),
   }));
 
 /** A revision with its page tree, files and reusable contents (made once per reading, see `presentedOnce`). */
-export const presentRevision = (ctx: AppContext, scope: ContentScope, options: ReadOptions): Model<'Revision'> =>
+export const presentRevision = (ctx: AppContext, scope: ContentScope, options: ReadOptions): Promise<Model<'Revision'>> =>
   presentedOnce(ctx, scope, 'revision', options, () => presentRevisionNow(ctx, scope, options));
 
 function presentRevisionNow(ctx: AppContext, scope: ContentScope, options: ReadOptions): Model<'Revision'> {

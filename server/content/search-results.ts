@@ -1,8 +1,8 @@
 // Search results as the API shows them: matching sections grouped by page (and, for organization search, by
 // space), in the order of each group's best match. Hits are grouped first and presented for a page of results
 // only, as the text shown for each section (FTS5's snippet) is most of what a search costs.
-import type { AppContext } from '../context.ts';
-import type { Model } from '../http/types.ts';
+import type { Scope } from '../context.ts';
+import type { Model } from '../domain/contract.ts';
 import { type SectionHit, sectionBodies } from './search.ts';
 
 /** The matching sections of one page, best first. */
@@ -25,8 +25,8 @@ export function groupByPage(hits: readonly SectionHit[]): PageHits[] {
 }
 
 /** Presents pages of hits for a search of `text`, each with its matching sections and their text. */
-export function presentPages(ctx: AppContext, text: string, pages: readonly PageHits[]): Model<'SearchPageResult'>[] {
-  const bodies = sectionBodies(ctx.db, text, pages.flatMap((page) => page.hits.map((hit) => hit.row)));
+export async function presentPages(ctx: Scope, text: string, pages: readonly PageHits[]): Promise<Model<'SearchPageResult'>[]> {
+  const bodies = await sectionBodies(ctx.db, text, pages.flatMap((page) => page.hits.map((hit) => hit.row)));
   return pages.map(({ spaceId, hits }) => {
     const { pageTitle, pagePath } = hits[0]!;
     const pageUrl = ctx.urls.app(`/s/${spaceId}/${pagePath}`);

@@ -6,7 +6,7 @@ import type { Nodes } from 'mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import type { AppContext } from '../context.ts';
-import type { Model } from '../http/types.ts';
+import type { Model } from '../domain/contract.ts';
 import { parseMarkdown } from './document.ts';
 import type { RevisionContent, StoredPage } from './model.ts';
 
@@ -40,15 +40,16 @@ export const pseudoLocalizer: Translator = {
   translate: async (texts) => texts.map(pseudoLocalize),
 };
 
-const plugged = new WeakMap<AppContext, Translator>();
+/** The translator each server uses, by its store (one per server, shared by every scope of it). */
+const plugged = new WeakMap<object, Translator>();
 
 /** Makes `translator` the one a server's translation runs use (the pseudo-localizer otherwise). */
 export function useTranslator(ctx: AppContext, translator: Translator): void {
-  plugged.set(ctx, translator);
+  plugged.set(ctx.store, translator);
 }
 
 export function translatorOf(ctx: AppContext): Translator {
-  return plugged.get(ctx) ?? pseudoLocalizer;
+  return plugged.get(ctx.store) ?? pseudoLocalizer;
 }
 
 /** Words of a text: runs of letters and digits, with inner apostrophes and hyphens. */

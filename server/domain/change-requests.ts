@@ -3,12 +3,13 @@
 // comments) address change requests through `changeRequestAccess` and change their content through
 // `commitChangeRequestContent`.
 import { type Caller, findUsers } from '../auth/caller.ts';
-import type { AppContext } from '../context.ts';
+import type { Scope } from '../context.ts';
 import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
 import { createRevision, getRevision } from '../content/revisions.ts';
-import { notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
-import { amongIds, type Db } from '../store/db.ts';
+import { notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
+import type { Db } from '../store/db.ts';
+import * as changeRequests from '../store/change-requests.ts';
 import { rowParser } from './enums.ts';
 import { getSpaceRow, spaceAccess, type SpaceAccess } from './spaces.ts';
 import { presentUser } from './users.ts';
@@ -53,14 +54,18 @@ export type ChangeRequestRow = {
  * The change request `idOrNumber` of a space: its id, or its number within the space (`3`). A change request of
  * another space is not found.
  */
-export function getChangeRequestRow(db: Db, spaceId: string, idOrNumber: string): ChangeRequestRow | undefined {
-  const byId = db.prepare('SELECT * FROM change_requests WHERE space_id = ? AND id = ?').get(spaceId, idOrNumber);
+export async function getChangeRequestRow(db: Db, spaceId: string, idOrNumber: string): Promise<ChangeRequestRow | undefined> {
+  const byId = await changeRequests.getInSpace(db, spaceId, idOrNumber);
   if (byId !== undefined) return parseChangeRequestRow(byId);
   if (!/^[1-9]\d{0,9}$/.test(idOrNumber)) return undefined;
-  const byNumber = db
-    .prepare('SELECT * FROM change_requests WHERE space_id = ? AND number = ?')
-    .get(spaceId, Number(idOrNumber));
+  const byNumber = await changeRequests.byNumber(db, spaceId, Number(idOrNumber));
   return byNumber === undefined ? undefined : parseChangeRequestRow(byNumber);
+}
+
+/** The change request with this id (any space). */
+export async function getChangeRequestById(db: Db, id: string): Promise<ChangeRequestRow | undefined> {
+  const row = await changeRequests.get(db, id);
+  return row === undefined ? undefined : parseChangeRequestRow(row);
 }
 
 export interface ChangeRequestAccess extends SpaceAccess {
@@ -72,14 +77,14 @@ export interface ChangeRequestAccess extends SpaceAccess {
  * permissions on the space, which are those on its change requests. Otherwise, or when the space has no such
  * change request, 404. Enforce permissions with requireSpace(access, ...).
  */
-export function changeRequestAccess(
-  ctx: AppContext,
+export async function changeRequestAccess(
+  ctx: Scope,
   caller: Caller,
   spaceId: string,
   changeRequestId: string,
-): ChangeRequestAccess {
-  const access = spaceAccess(ctx, caller, spaceId);
-  const changeRequest = getChangeRequestRow(ctx.db, spaceId, changeRequestId);
+): Promise<ChangeRequestAccess> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  const changeRequest = await getChangeRequestRow(ctx.db, spaceId, changeRequestId);
   if (!changeRequest) throw notFound(`change request ${changeRequestId} in space ${spaceId}`);
   return { ...access, changeRequest };
 }
@@ -92,45 +97,42 @@ export const changeRequestBase = (row: ChangeRequestRow): string =>
   row.revision_merged_ancestor ?? row.revision_initial;
 
 /**
- * Whether the space has moved on since the change request's base. A merged change request is never outdated.
- * `spaceRevision`: the space's current revision (read from its row unless given).
+ * Whether the space has moved on since the change request's base, given the space's current revision. A merged
+ * change request is never outdated.
  */
-export function isOutdated(
-  db: Db,
-  row: ChangeRequestRow,
-  spaceRevision = () => getSpaceRow(db, row.space_id)?.revision_id,
-): boolean {
+export function isOutdated(row: ChangeRequestRow, spaceRevision: string | undefined): boolean {
   if (CHANGE_REQUEST_STATES[row.status].final) return false;
-  return spaceRevision() !== changeRequestBase(row);
+  return spaceRevision !== changeRequestBase(row);
+}
+
+/** Whether the space has moved on since the change request's base (its current revision read from its row). */
+export async function isOutdatedNow(db: Db, row: ChangeRequestRow): Promise<boolean> {
+  return isOutdated(row, (await getSpaceRow(db, row.space_id))?.revision_id);
 }
 
 /** The current content of the change request. */
-export function changeRequestRevision(db: Db, row: ChangeRequestRow): RevisionRecord {
-  const revision = getRevision(db, row.revision_id, row.space_id);
+export async function changeRequestRevision(db: Db, row: ChangeRequestRow): Promise<RevisionRecord> {
+  const revision = await getRevision(db, row.revision_id, row.space_id);
   if (!revision) throw new Error(`revision ${row.revision_id} of change request ${row.id} does not exist`);
   return revision;
 }
 
 /** Records that a user changed the content of a change request (idempotent). */
-export function addContributor(db: Db, changeRequestId: string, userId: string): void {
-  db.prepare('INSERT OR IGNORE INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(
-    changeRequestId,
-    userId,
-  );
-}
+export const addContributor = (db: Db, changeRequestId: string, userId: string): Promise<void> =>
+  changeRequests.addContributor(db, changeRequestId, userId);
 
 /**
  * Gives the change request new content: stores a revision of it (parents: its current revision, plus `parents`),
  * makes it the change request's current revision, touches `updatedAt` and records `contributor`. Runs in the
  * caller's write transaction; returns the new revision.
  */
-export function commitChangeRequestContent(
-  ctx: AppContext,
+export async function commitChangeRequestContent(
+  ctx: Scope,
   row: ChangeRequestRow,
   input: { type: RevisionType; content: RevisionContent; contributor: string; parents?: string[] },
-): RevisionRecord {
+): Promise<RevisionRecord> {
   const now = ctx.now();
-  const revision = createRevision(ctx.db, {
+  const revision = await createRevision(ctx.db, {
     spaceId: row.space_id,
     changeRequestId: row.id,
     parents: [row.revision_id, ...(input.parents ?? [])],
@@ -138,23 +140,14 @@ export function commitChangeRequestContent(
     content: input.content,
     createdAt: now,
   });
-  ctx.db
-    .prepare('UPDATE change_requests SET revision_id = ?, updated_at = ? WHERE id = ?')
-    .run(revision.id, now, row.id);
-  addContributor(ctx.db, row.id, input.contributor);
+  await changeRequests.update(ctx.db, row.id, { revision_id: revision.id, updated_at: now });
+  await addContributor(ctx.db, row.id, input.contributor);
   return revision;
 }
 
-const OPEN_COMMENTS_AMONG = amongIds(
-  (among) => `SELECT change_request_id, COUNT(*) AS n FROM comments
-              WHERE change_request_id ${among} AND parent_id IS NULL AND status = 'open'
-              GROUP BY change_request_id`,
-);
-
 /** Open comments of each of some change requests (replies are not counted); none: no entry. One query for a page. */
-function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Map<string, number> {
-  const { sql, ids } = OPEN_COMMENTS_AMONG(changeRequestIds);
-  const rows = db.prepare(sql).all(ids) as { change_request_id: string; n: number }[];
+async function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await changeRequests.openCommentCounts(db, changeRequestIds);
   return new Map(rows.map((row) => [row.change_request_id, row.n]));
 }
 
@@ -162,14 +155,14 @@ function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Map<string
  * Change requests as the API shows them, a page of them with one query each for their authors and their open
  * comments' counts, and their spaces read once each (whether a change request is outdated), not three per item.
  */
-export function presentChangeRequests(ctx: AppContext, rows: readonly ChangeRequestRow[]): Model<'ChangeRequest'>[] {
-  const authors = findUsers(ctx.db, rows.map((row) => row.created_by));
-  const comments = openCommentsOf(ctx.db, rows.map((row) => row.id));
+export async function presentChangeRequests(ctx: Scope, rows: readonly ChangeRequestRow[]): Promise<Model<'ChangeRequest'>[]> {
+  if (rows.length === 0) return [];
+  const authors = await findUsers(ctx.db, rows.map((row) => row.created_by));
+  const comments = await openCommentsOf(ctx.db, rows.map((row) => row.id));
   const currentRevisions = new Map<string, string | undefined>();
-  const currentRevision = (spaceId: string) => {
-    if (!currentRevisions.has(spaceId)) currentRevisions.set(spaceId, getSpaceRow(ctx.db, spaceId)?.revision_id);
-    return currentRevisions.get(spaceId);
-  };
+  for (const spaceId of new Set(rows.map((row) => row.space_id))) {
+    currentRevisions.set(spaceId, (await getSpaceRow(ctx.db, spaceId))?.revision_id);
+  }
   return rows.map((row) => {
     const author = authors.get(row.created_by);
     if (!author) throw new Error(`user ${row.created_by} is referenced but does not exist`);
@@ -187,7 +180,7 @@ export function presentChangeRequests(ctx: AppContext, rows: readonly ChangeRequ
       ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
       ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
       comments: comments.get(row.id) ?? 0,
-      outdated: isOutdated(ctx.db, row, () => currentRevision(row.space_id)),
+      outdated: isOutdated(row, currentRevisions.get(row.space_id)),
       urls: {
         app: ctx.urls.app(`/s/${row.space_id}/~/changes/${row.number}`),
         location: ctx.urls.api(`/v1/spaces/${row.space_id}/change-requests/${row.id}`),
@@ -197,5 +190,5 @@ export function presentChangeRequests(ctx: AppContext, rows: readonly ChangeRequ
 }
 
 /** A change request as the API shows it. */
-export const presentChangeRequest = (ctx: AppContext, row: ChangeRequestRow): Model<'ChangeRequest'> =>
-  presentChangeRequests(ctx, [row])[0]!;
+export const presentChangeRequest = async (ctx: Scope, row: ChangeRequestRow): Promise<Model<'ChangeRequest'>> =>
+  (await presentChangeRequests(ctx, [row]))[0]!;

@@ -1,11 +1,12 @@
 // Collections: rows, inherited default levels, the caller's permissions, and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, higher, type Membership, membershipOf, type Role } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { forbidden, notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
+import type { AppContext, Scope } from '../context.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
 import { organizationPermissions } from './organizations.ts';
 import type { Db } from '../store/db.ts';
+import * as collections from '../store/collections.ts';
 
 export type CollectionRow = {
   id: string;
@@ -20,8 +21,8 @@ export type CollectionRow = {
 
 export type CollectionPermissions = Model<'CollectionPermissions'>;
 
-export function getCollectionRow(db: Db, id: string): CollectionRow | undefined {
-  return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow | undefined;
+export async function getCollectionRow(db: Db, id: string): Promise<CollectionRow | undefined> {
+  return (await collections.get(db, id)) as CollectionRow | undefined;
 }
 
 /**
@@ -29,21 +30,10 @@ export function getCollectionRow(db: Db, id: string): CollectionRow | undefined 
  * such collection). One query for many collections (a page of spaces or collections in several collections), up to
  * 1 000 ancestors each.
  */
-export function inheritedDefaultLevels(db: Db, collectionIds: readonly string[]): Map<string, Role | null> {
-  const rows = db
-    .prepare(
-      `WITH RECURSIVE chain (start, id, level, hops) AS (
-         SELECT value, value, NULL, 0 FROM json_each(?)
-         UNION ALL
-         SELECT chain.start, collections.parent_id, collections.default_level, chain.hops + 1
-         FROM chain JOIN collections ON collections.id = chain.id
-         WHERE chain.level IS NULL AND chain.hops < 1000
-       )
-       SELECT start, level FROM chain WHERE level IS NOT NULL`,
-    )
-    .all(JSON.stringify(collectionIds)) as { start: string; level: Role }[];
+export async function inheritedDefaultLevels(db: Db, collectionIds: readonly string[]): Promise<Map<string, Role | null>> {
+  const rows = await collections.inheritedDefaultLevels(db, collectionIds);
   const levels = new Map<string, Role | null>(collectionIds.map((id) => [id, null]));
-  for (const row of rows) levels.set(row.start, row.level);
+  for (const row of rows) levels.set(row.start, row.level as Role);
   return levels;
 }
 
@@ -52,15 +42,15 @@ export function inheritedDefaultLevels(db: Db, collectionIds: readonly string[])
  * their collection's, the collections' levels read for all of them at once (one query), and only for members whose
  * role a level can change. The role on one space or collection is this for a page of one.
  */
-export function contentRoles<Row extends { default_level: Role | null; parent_id: string | null }>(
+export async function contentRoles<Row extends { default_level: Role | null; parent_id: string | null }>(
   db: Db,
   membership: Membership | undefined,
   rows: readonly Row[],
-): (row: Row) => Role | null {
+): Promise<(row: Row) => Role | null> {
   // Admins administer everything, guests and non-members get nothing, whatever the levels.
   if (!membership || membership.role === null || membership.role === 'admin') return () => contentRole(membership, null);
   const parents = [...new Set(rows.flatMap((row) => (row.default_level === null && row.parent_id !== null ? [row.parent_id] : [])))];
-  const levels = parents.length > 0 ? inheritedDefaultLevels(db, parents) : new Map<string, Role | null>();
+  const levels = parents.length > 0 ? await inheritedDefaultLevels(db, parents) : new Map<string, Role | null>();
   return (row) => contentRole(membership, row.default_level ?? (row.parent_id === null ? null : (levels.get(row.parent_id) ?? null)));
 }
 
@@ -88,9 +78,9 @@ export const viewsAllContent = (membership: Membership | undefined): boolean =>
  * Creating content in `parent` (a collection; the organization's top level when null), or moving content there,
  * needs the collection's `create` permission, or the organization's `createContent` at the top level: 403 otherwise.
  */
-export function requireCreateIn(db: Db, membership: Membership | undefined, parent: CollectionRow | null): void {
+export async function requireCreateIn(db: Db, membership: Membership | undefined, parent: CollectionRow | null): Promise<void> {
   const allowed = parent
-    ? collectionPermissions(collectionRole(db, membership, parent)).create
+    ? collectionPermissions(await collectionRole(db, membership, parent)).create
     : organizationPermissions(membership).createContent;
   if (!allowed) {
     throw forbidden(
@@ -118,15 +108,15 @@ export interface CollectionAccess {
 }
 
 /** The role of a member on a collection; see contentRole. */
-export function collectionRole(db: Db, membership: Membership | undefined, collection: CollectionRow): Role | null {
-  return contentRoles(db, membership, [collection])(collection);
+export async function collectionRole(db: Db, membership: Membership | undefined, collection: CollectionRow): Promise<Role | null> {
+  return (await contentRoles(db, membership, [collection]))(collection);
 }
 
 /** The collection, when the caller may view it; otherwise 404. */
-export function collectionAccess(ctx: AppContext, caller: Caller, collectionId: string): CollectionAccess {
-  const collection = getCollectionRow(ctx.db, collectionId);
-  const membership = collection && membershipOf(ctx.db, caller.user.id, collection.organization_id);
-  const role = collection ? collectionRole(ctx.db, membership, collection) : null;
+export async function collectionAccess(ctx: Scope, caller: Caller, collectionId: string): Promise<CollectionAccess> {
+  const collection = await getCollectionRow(ctx.db, collectionId);
+  const membership = collection && (await membershipOf(ctx.db, caller.user.id, collection.organization_id));
+  const role = collection ? await collectionRole(ctx.db, membership, collection) : null;
   const permissions = collectionPermissions(role);
   if (!collection || !membership || !permissions.view) throw notFound(`collection ${collectionId}`);
   return { collection, membership, role, permissions };
@@ -157,36 +147,23 @@ export function presentCollection(
 }
 
 /** A page of collections as the given member sees them (their default levels read at once: `contentRoles`). */
-export function presentCollectionsFor(
-  ctx: AppContext,
+export async function presentCollectionsFor(
+  ctx: Scope,
   rows: readonly CollectionRow[],
   membership: Membership | undefined,
-): Model<'Collection'>[] {
-  const roles = contentRoles(ctx.db, membership, rows);
+): Promise<Model<'Collection'>[]> {
+  const roles = await contentRoles(ctx.db, membership, rows);
   return rows.map((row) => presentCollection(ctx, row, collectionPermissions(roles(row))));
 }
 
 /** The collection as the given member sees it. */
-export function presentCollectionFor(
-  ctx: AppContext,
+export async function presentCollectionFor(
+  ctx: Scope,
   row: CollectionRow,
   membership: Membership | undefined,
-): Model<'Collection'> {
-  return presentCollection(ctx, row, collectionPermissions(collectionRole(ctx.db, membership, row)));
+): Promise<Model<'Collection'>> {
+  return presentCollection(ctx, row, collectionPermissions(await collectionRole(ctx.db, membership, row)));
 }
-
-/**
- * The start of a statement that names `subtree`: the ids of a collection (the statement's first parameter) and of
- * every collection nested in it, at any depth. Statements over a tree's collections and spaces use it so that the ids
- * stay in SQLite rather than coming back to be bound, a parameter each, of which SQLite takes at most 32 766.
- */
-export const WITH_SUBTREE = `WITH RECURSIVE subtree (id) AS (
-  SELECT id FROM collections WHERE id = ?
-  UNION SELECT collections.id FROM collections JOIN subtree ON collections.parent_id = subtree.id)`;
 
 /** Ids of a collection and of every collection nested in it, at any depth. */
-export function subtreeIds(db: Db, collectionId: string): string[] {
-  const rows = db.prepare(`${WITH_SUBTREE} SELECT id FROM subtree`).all(collectionId) as { id: string }[];
-  return rows.map((row) => row.id);
-}
-
+export const subtreeIds = (db: Db, collectionId: string): Promise<string[]> => collections.subtreeIds(db, collectionId);

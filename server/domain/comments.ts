@@ -2,13 +2,14 @@
 // their reactions, and how the API shows them. A comment is a row with `parent_id` NULL, a reply one with
 // `parent_id` set; space-level rows have `change_request_id` NULL.
 import { type Caller, findUsers } from '../auth/caller.ts';
-import type { AppContext } from '../context.ts';
+import type { Scope } from '../context.ts';
 import { BODY_FORMATS, documentBlocks } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
-import { forbidden, notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
-import { amongIds, fromJson } from '../store/db.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
+import { fromJson } from '../store/db.ts';
+import * as comments from '../store/comments.ts';
 import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
 import { rowParser } from './enums.ts';
 import { newId, sha256 } from './ids.ts';
@@ -57,8 +58,8 @@ export interface CommentScope {
   location: string;
 }
 
-export function spaceCommentScope(ctx: AppContext, caller: Caller, spaceId: string): CommentScope {
-  const access = spaceAccess(ctx, caller, spaceId);
+export async function spaceCommentScope(ctx: Scope, caller: Caller, spaceId: string): Promise<CommentScope> {
+  const access = await spaceAccess(ctx, caller, spaceId);
   return {
     access,
     revisionId: access.space.revision_id,
@@ -66,13 +67,13 @@ export function spaceCommentScope(ctx: AppContext, caller: Caller, spaceId: stri
   };
 }
 
-export function changeRequestCommentScope(
-  ctx: AppContext,
+export async function changeRequestCommentScope(
+  ctx: Scope,
   caller: Caller,
   spaceId: string,
   changeRequestId: string,
-): CommentScope {
-  const { changeRequest, ...access } = changeRequestAccess(ctx, caller, spaceId, changeRequestId);
+): Promise<CommentScope> {
+  const { changeRequest, ...access } = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
   return {
     access,
     changeRequest,
@@ -81,30 +82,27 @@ export function changeRequestCommentScope(
   };
 }
 
-/** SQL condition (and its values) selecting the rows of a scope. */
-export function scopeCondition(scope: CommentScope): { where: string; values: unknown[] } {
-  return {
-    where: 'comments.space_id = ? AND comments.change_request_id IS ?',
-    values: [scope.access.space.id, scope.changeRequest?.id ?? null],
-  };
-}
+/** Where the comments of a scope are stored. */
+export const placeOf = (scope: CommentScope): comments.CommentPlace => ({
+  spaceId: scope.access.space.id,
+  changeRequestId: scope.changeRequest?.id ?? null,
+});
 
 /** The comment `id` of the scope (not a reply), or undefined. */
-export function getCommentRow(ctx: AppContext, scope: CommentScope, id: string): CommentRow | undefined {
-  const { where, values } = scopeCondition(scope);
-  const row = ctx.db.prepare(`SELECT * FROM comments WHERE ${where} AND parent_id IS NULL AND id = ?`).get(...values, id);
+export async function getCommentRow(ctx: Scope, scope: CommentScope, id: string): Promise<CommentRow | undefined> {
+  const row = await comments.getComment(ctx.db, placeOf(scope), id);
   return row === undefined ? undefined : parseCommentRow(row);
 }
 
-export function requireCommentRow(ctx: AppContext, scope: CommentScope, id: string): CommentRow {
-  const row = getCommentRow(ctx, scope, id);
+export async function requireCommentRow(ctx: Scope, scope: CommentScope, id: string): Promise<CommentRow> {
+  const row = await getCommentRow(ctx, scope, id);
   if (!row) throw notFound(`comment ${id}`);
   return row;
 }
 
 /** The reply `id` to the comment `parent`, or undefined. */
-export function getReplyRow(ctx: AppContext, parent: CommentRow, id: string): CommentRow | undefined {
-  const row = ctx.db.prepare('SELECT * FROM comments WHERE parent_id = ? AND id = ?').get(parent.id, id);
+export async function getReplyRow(ctx: Scope, parent: CommentRow, id: string): Promise<CommentRow | undefined> {
+  const row = await comments.getReply(ctx.db, parent.id, id);
   return row === undefined ? undefined : parseCommentRow(row);
 }
 
@@ -112,35 +110,13 @@ export function getReplyRow(ctx: AppContext, parent: CommentRow, id: string): Co
 export type NewComment = Pick<CommentRow, 'space_id' | 'change_request_id' | 'posted_by' | 'body'> &
   Partial<Pick<CommentRow, 'parent_id' | 'revision_id' | 'page_id' | 'node_id' | 'table_cell' | 'page_digest' | 'node_preview'>>;
 
-/** The columns of `comments`, in the table's order: what `insertComment` writes. */
-const COMMENT_COLUMNS = [
-  'id',
-  'space_id',
-  'change_request_id',
-  'parent_id',
-  'revision_id',
-  'page_id',
-  'node_id',
-  'table_cell',
-  'posted_by',
-  'posted_at',
-  'edited_at',
-  'body',
-  'status',
-  'resolved_at',
-  'resolved_by',
-  'page_digest',
-  'node_preview',
-] as const satisfies readonly (keyof CommentRow)[];
-const INSERT_COMMENT = `INSERT INTO comments (${COMMENT_COLUMNS.join(', ')}) VALUES (${COMMENT_COLUMNS.map(() => '?').join(', ')})`;
-
 /**
  * Inserts a comment or reply posted now, and returns its row as stored. The row is made here and every column of it
  * written, rather than read back with `RETURNING *`, which makes SQLite gather the statement's output in a table of
  * its own and read it again: 3 of the 26 µs of CPU a posted comment spends in SQLite. test/comments.test.ts compares
  * this row with the stored one, column by column (a column added to the table and not here shows there).
  */
-export function insertComment(ctx: AppContext, comment: NewComment): CommentRow {
+export async function insertComment(ctx: Scope, comment: NewComment): Promise<CommentRow> {
   const row: CommentRow = {
     id: newId(),
     space_id: comment.space_id,
@@ -160,7 +136,7 @@ export function insertComment(ctx: AppContext, comment: NewComment): CommentRow 
     page_digest: comment.page_digest ?? null,
     node_preview: comment.node_preview ?? null,
   };
-  ctx.db.prepare(INSERT_COMMENT).run(COMMENT_COLUMNS.map((column) => row[column]));
+  await comments.insert(ctx.db, row);
   return row;
 }
 
@@ -215,32 +191,14 @@ export const MAX_REACTION_USERS = 20;
 /** A reaction as read: its users by id (the presenter shows them). */
 type ReactionRead = { emoji: string; count: number; users: { userId: string; reactedAt: string }[] };
 
-const REACTIONS_AMONG = amongIds(
-  (among) => `SELECT comment_id, emoji, user_id, reacted_at, total FROM (
-                SELECT comment_id, emoji, user_id, reacted_at,
-                       ROW_NUMBER() OVER byEmoji AS position,
-                       COUNT(*) OVER (PARTITION BY comment_id, emoji) AS total,
-                       FIRST_VALUE(reacted_at) OVER byEmoji AS first_at,
-                       FIRST_VALUE(rowid) OVER byEmoji AS first_row
-                FROM comment_reactions WHERE comment_id ${among}
-                WINDOW byEmoji AS (PARTITION BY comment_id, emoji ORDER BY reacted_at, rowid)
-              ) WHERE position <= ? ORDER BY comment_id, first_at, first_row, position`,
-);
-
 /**
  * The reactions to each of some comments or replies (one query for a page of them): one item per emoji, in order of
  * each emoji's first reaction, with its count and its first MAX_REACTION_USERS users in order. However many users
  * reacted, the answer stays small. A comment without reactions has no entry.
  */
-function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, ReactionRead[]> {
-  const { sql, ids } = REACTIONS_AMONG(commentIds);
-  const rows = ctx.db.prepare(sql).all(ids, MAX_REACTION_USERS) as {
-    comment_id: string;
-    emoji: string;
-    user_id: string;
-    reacted_at: string;
-    total: number;
-  }[];
+async function reactionsOf(ctx: Scope, commentIds: readonly string[]): Promise<Map<string, ReactionRead[]>> {
+  if (commentIds.length === 0) return new Map();
+  const rows = await comments.reactions(ctx.db, commentIds, MAX_REACTION_USERS);
   const byComment = new Map<string, Map<string, ReactionRead>>();
   for (const row of rows) {
     let byEmoji = byComment.get(row.comment_id);
@@ -252,18 +210,15 @@ function reactionsOf(ctx: AppContext, commentIds: readonly string[]): Map<string
   return new Map([...byComment].map(([id, byEmoji]) => [id, [...byEmoji.values()]]));
 }
 
-const REPLY_COUNTS_AMONG = amongIds((among) => `SELECT parent_id, COUNT(*) AS n FROM comments WHERE parent_id ${among} GROUP BY parent_id`);
-
 /** Number of replies of each of some comments (one query for a page of them); none: no entry. */
-function replyCountsOf(ctx: AppContext, commentIds: readonly string[]): Map<string, number> {
-  const { sql, ids } = REPLY_COUNTS_AMONG(commentIds);
-  const rows = ctx.db.prepare(sql).all(ids) as { parent_id: string; n: number }[];
+async function replyCountsOf(ctx: Scope, commentIds: readonly string[]): Promise<Map<string, number>> {
+  if (commentIds.length === 0) return new Map();
+  const rows = await comments.replyCounts(ctx.db, commentIds);
   return new Map(rows.map((row) => [row.parent_id, row.n]));
 }
 
 /** Number of different emojis of a comment or reply. */
-export const reactionEmojiCount = (ctx: AppContext, commentId: string): number =>
-  (ctx.db.prepare('SELECT COUNT(DISTINCT emoji) AS n FROM comment_reactions WHERE comment_id = ?').get(commentId) as { n: number }).n;
+export const reactionEmojiCount = (ctx: Scope, commentId: string): Promise<number> => comments.emojiCount(ctx.db, commentId);
 
 /**
  * Presents the comments and replies of one scope for one caller. Revisions are read once per presenter: the current
@@ -275,7 +230,7 @@ export class CommentPresenter {
   private readonly users = new Map<string, Model<'User'>>();
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Scope,
     private readonly scope: CommentScope,
     private readonly caller: Caller,
     private readonly format: OutputFormat = 'markdown',
@@ -287,34 +242,38 @@ export class CommentPresenter {
    */
   private read: { ids: Set<string>; replies: Map<string, number>; reactions: Map<string, ReactionRead[]> } | undefined;
 
-  private readFor(rows: readonly CommentRow[], replies: boolean): void {
+  private async readFor(rows: readonly CommentRow[], replies: boolean): Promise<void> {
     const ids = rows.map((row) => row.id);
-    const reactions = reactionsOf(this.ctx, ids);
-    this.read = { ids: new Set(ids), replies: replies ? replyCountsOf(this.ctx, ids) : new Map(), reactions };
+    const reactions = await reactionsOf(this.ctx, ids);
+    this.read = { ids: new Set(ids), replies: replies ? await replyCountsOf(this.ctx, ids) : new Map(), reactions };
     // Everyone the page shows: posters, resolvers, and those who reacted, read at once.
-    this.knowUsers([
+    await this.knowUsers([
       ...rows.flatMap((row) => (row.resolved_by ? [row.posted_by, row.resolved_by] : [row.posted_by])),
       ...[...reactions.values()].flat().flatMap((reaction) => reaction.users.map((user) => user.userId)),
     ]);
   }
 
   /** Reads the users of these ids not read yet (one query), for `user`. */
-  private knowUsers(ids: readonly string[]): void {
+  private async knowUsers(ids: readonly string[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.users.has(id) && id !== this.caller.user.id);
     if (missing.length === 0) return;
-    for (const [id, user] of findUsers(this.ctx.db, missing)) this.users.set(id, presentUser(this.ctx, user));
+    for (const [id, user] of await findUsers(this.ctx.db, missing)) this.users.set(id, presentUser(this.ctx, user));
   }
 
   /** The comments of a page of a list: their replies and reactions read for all of them at once (two queries). */
-  comments(rows: readonly CommentRow[]): Model<'Comment'>[] {
-    this.readFor(rows, true);
-    return rows.map((row) => this.comment(row));
+  async comments(rows: readonly CommentRow[]): Promise<Model<'Comment'>[]> {
+    await this.readFor(rows, true);
+    const presented: Model<'Comment'>[] = [];
+    for (const row of rows) presented.push(await this.comment(row));
+    return presented;
   }
 
   /** The replies of a page of a list: their reactions read for all of them at once. */
-  replies(rows: readonly CommentRow[]): Model<'CommentReply'>[] {
-    this.readFor(rows, false);
-    return rows.map((row) => this.reply(row));
+  async replies(rows: readonly CommentRow[]): Promise<Model<'CommentReply'>[]> {
+    await this.readFor(rows, false);
+    const presented: Model<'CommentReply'>[] = [];
+    for (const row of rows) presented.push(await this.reply(row));
+    return presented;
   }
 
   /** The content of revision `id`, as the caller has just read it: the presenter reads it no more. */
@@ -323,68 +282,70 @@ export class CommentPresenter {
   }
 
   /** `posted`: the row was inserted by this request, so it has no replies and no reactions yet (nothing to count). */
-  comment(row: CommentRow, posted = false): Model<'Comment'> {
+  async comment(row: CommentRow, posted = false): Promise<Model<'Comment'>> {
     return {
       object: 'comment',
-      ...this.common(row, `${this.scope.location}/${row.id}`, posted),
-      replies: posted ? 0 : this.replyCount(row.id),
-      target: this.target(row),
+      ...(await this.common(row, `${this.scope.location}/${row.id}`, posted)),
+      replies: posted ? 0 : await this.replyCount(row.id),
+      target: await this.target(row),
       status: row.status,
       ...(row.resolved_at ? { resolvedAt: row.resolved_at } : {}),
-      ...(row.resolved_by ? { resolvedBy: this.user(row.resolved_by) } : {}),
+      ...(row.resolved_by ? { resolvedBy: await this.user(row.resolved_by) } : {}),
     };
   }
 
   /** `posted`: as for `comment`. */
-  reply(row: CommentRow, posted = false): Model<'CommentReply'> {
+  async reply(row: CommentRow, posted = false): Promise<Model<'CommentReply'>> {
     return {
       object: 'comment-reply',
-      ...this.common(row, `${this.scope.location}/${row.parent_id}/replies/${row.id}`, posted),
+      ...(await this.common(row, `${this.scope.location}/${row.parent_id}/replies/${row.id}`, posted)),
     };
   }
 
-  private replyCount(id: string): number {
+  private async replyCount(id: string): Promise<number> {
     if (this.read?.ids.has(id)) return this.read.replies.get(id) ?? 0;
-    return replyCountsOf(this.ctx, [id]).get(id) ?? 0;
+    return (await replyCountsOf(this.ctx, [id])).get(id) ?? 0;
   }
 
-  private reactions(id: string): Model<'CommentReaction'>[] {
+  private async reactions(id: string): Promise<Model<'CommentReaction'>[]> {
     let read: ReactionRead[] | undefined;
     if (this.read?.ids.has(id)) read = this.read.reactions.get(id);
     else {
-      read = reactionsOf(this.ctx, [id]).get(id);
-      this.knowUsers(read?.flatMap((reaction) => reaction.users.map((user) => user.userId)) ?? []);
+      read = (await reactionsOf(this.ctx, [id])).get(id);
+      await this.knowUsers(read?.flatMap((reaction) => reaction.users.map((user) => user.userId)) ?? []);
     }
-    return (read ?? []).map((reaction) => ({
-      emoji: reaction.emoji,
-      count: reaction.count,
-      users: reaction.users.map((user) => ({ user: this.user(user.userId), reactedAt: user.reactedAt })),
-    }));
+    const shown: Model<'CommentReaction'>[] = [];
+    for (const reaction of read ?? []) {
+      const users: Model<'CommentReaction'>['users'] = [];
+      for (const user of reaction.users) users.push({ user: await this.user(user.userId), reactedAt: user.reactedAt });
+      shown.push({ emoji: reaction.emoji, count: reaction.count, users });
+    }
+    return shown;
   }
 
-  private common(row: CommentRow, location: string, posted: boolean) {
+  private async common(row: CommentRow, location: string, posted: boolean) {
     return {
       id: row.id,
-      postedBy: this.user(row.posted_by),
+      postedBy: await this.user(row.posted_by),
       postedAt: row.posted_at,
       ...(row.edited_at ? { editedAt: row.edited_at } : {}),
-      reactions: posted ? [] : this.reactions(row.id),
+      reactions: posted ? [] : await this.reactions(row.id),
       body: BODY_FORMATS[this.format](row.body),
       urls: { location },
       permissions: commentPermissions(this.scope, row, this.caller),
     };
   }
 
-  private user(id: string): Model<'User'> {
+  private async user(id: string): Promise<Model<'User'>> {
     const known = this.users.get(id);
     if (known) return known;
-    const user = id === this.caller.user.id ? presentUser(this.ctx, this.caller.user) : presentUserById(this.ctx, id);
+    const user = id === this.caller.user.id ? presentUser(this.ctx, this.caller.user) : await presentUserById(this.ctx, id);
     this.users.set(id, user);
     return user;
   }
 
-  private target(row: CommentRow): Model<'CommentTarget'> {
-    const page = row.page_id ? this.page(row, row.page_id) : undefined;
+  private async target(row: CommentRow): Promise<Model<'CommentTarget'>> {
+    const page = row.page_id ? await this.page(row, row.page_id) : undefined;
     return {
       space: row.space_id,
       ...(page ? { page } : {}),
@@ -396,9 +357,9 @@ export class CommentPresenter {
   }
 
   /** The page as it is now; as it was when the comment was posted when it is gone (then outdated). */
-  private page(row: CommentRow, pageId: string): Model<'CommentTargetPage'> | undefined {
-    const current = this.pageIn(this.scope.revisionId, pageId);
-    const found = current ?? (row.revision_id ? this.pageIn(row.revision_id, pageId) : undefined);
+  private async page(row: CommentRow, pageId: string): Promise<Model<'CommentTargetPage'> | undefined> {
+    const current = await this.pageIn(this.scope.revisionId, pageId);
+    const found = current ?? (row.revision_id ? await this.pageIn(row.revision_id, pageId) : undefined);
     if (!found) return undefined;
     const { page, path } = found;
     return {
@@ -413,8 +374,10 @@ export class CommentPresenter {
     };
   }
 
-  private pageIn(revisionId: string, pageId: string) {
-    if (!this.revisions.has(revisionId)) this.revisions.set(revisionId, getRevision(this.ctx.db, revisionId, this.scope.access.space.id)?.content);
+  private async pageIn(revisionId: string, pageId: string) {
+    if (!this.revisions.has(revisionId)) {
+      this.revisions.set(revisionId, (await getRevision(this.ctx.db, revisionId, this.scope.access.space.id))?.content);
+    }
     const content = this.revisions.get(revisionId);
     return content && findPage(content, pageId);
   }

@@ -5,10 +5,11 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { persistentSecret } from '../context.ts';
-import { badRequest } from '../http/errors.ts';
-import type { Input, Model } from '../http/types.ts';
+import { badRequest } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
+import * as git from '../store/git.ts';
+import * as spaces from '../store/spaces.ts';
 
 /** Name of the integration that synchronises spaces with Git, as Git info shows it. */
 export const GIT_INTEGRATION = 'git-sync';
@@ -155,19 +156,20 @@ export function repoName(location: GitLocation): string {
   return decodeURIComponent(raw).replace(/^\/+|\/+$/g, '').replace(/\.git$/, '') || raw;
 }
 
-// Credentials at rest: AES-256-GCM under a key kept in the database (so queued work survives a restart).
-const credentialKey = (db: Db) => createHash('sha256').update(persistentSecret(db, 'git-credentials-key')).digest();
+// Credentials at rest: AES-256-GCM under a key kept in the database (the server's `gitCredentials` secret, context.ts),
+// so that queued work survives a restart and any instance can run it. `secret` is that secret.
+const credentialKey = (secret: string) => createHash('sha256').update(secret).digest();
 
-export function encryptCredentials(db: Db, credentials: GitCredentials): string {
+export function encryptCredentials(secret: string, credentials: GitCredentials): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', credentialKey(db), iv);
+  const cipher = createCipheriv('aes-256-gcm', credentialKey(secret), iv);
   const sealed = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
   return [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.');
 }
 
-export function decryptCredentials(db: Db, sealed: string): GitCredentials {
+export function decryptCredentials(secret: string, sealed: string): GitCredentials {
   const [iv, tag, data] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
-  const decipher = createDecipheriv('aes-256-gcm', credentialKey(db), iv!);
+  const decipher = createDecipheriv('aes-256-gcm', credentialKey(secret), iv!);
   decipher.setAuthTag(tag!);
   return JSON.parse(Buffer.concat([decipher.update(data!), decipher.final()]).toString('utf8')) as GitCredentials;
 }
@@ -205,62 +207,59 @@ export interface GitOperation {
 }
 
 /** Records a started operation; the request is kept with its url stripped and its credentials encrypted. */
-export function insertGitOperation(
+export async function insertGitOperation(
   db: Db,
+  secret: string,
   input: { id: string; spaceId: string; kind: GitOperationKind; request: GitRequest; userId: string; createdAt: string },
-): void {
+): Promise<void> {
   const { display, credentials } = parseGitUrl(input.request.url);
-  db.prepare(
-    `INSERT INTO git_operations (id, space_id, kind, request, credentials, user_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    input.id,
-    input.spaceId,
-    input.kind,
-    toJson({ ...input.request, url: display }),
-    credentials ? encryptCredentials(db, credentials) : null,
-    input.userId,
-    input.createdAt,
-  );
+  await git.insert(db, {
+    id: input.id,
+    space_id: input.spaceId,
+    kind: input.kind,
+    request: toJson({ ...input.request, url: display }),
+    credentials: credentials ? encryptCredentials(secret, credentials) : null,
+    user_id: input.userId,
+    created_at: input.createdAt,
+  });
 }
 
-export function getGitOperation(db: Db, id: string): GitOperation | undefined {
-  const row = db.prepare('SELECT * FROM git_operations WHERE id = ?').get(id) as GitOperationRow | undefined;
+export async function getGitOperation(db: Db, secret: string, id: string): Promise<GitOperation | undefined> {
+  const row = (await git.get(db, id)) as GitOperationRow | undefined;
   if (!row) return undefined;
   const request = fromJson<GitRequest>(row.request, { url: '', ref: '' });
   return {
     row,
     request,
     location: parseGitUrl(request.url).location,
-    ...(row.credentials ? { credentials: decryptCredentials(db, row.credentials) } : {}),
+    ...(row.credentials ? { credentials: decryptCredentials(secret, row.credentials) } : {}),
   };
 }
 
 /** The operations of a space, latest first: where a failure is found (the API's Git info has no error field). */
-export function listGitOperations(db: Db, spaceId: string): GitOperationRow[] {
-  return db
-    .prepare('SELECT * FROM git_operations WHERE space_id = ? ORDER BY created_at DESC, rowid DESC')
-    .all(spaceId) as GitOperationRow[];
+export async function listGitOperations(db: Db, spaceId: string): Promise<GitOperationRow[]> {
+  return (await git.ofSpace(db, spaceId)) as GitOperationRow[];
 }
 
-export function markGitOperationRunning(db: Db, id: string): void {
-  db.prepare(`UPDATE git_operations SET status = 'running' WHERE id = ?`).run(id);
-}
+export const markGitOperationRunning = (db: Db, id: string): Promise<void> => git.markRunning(db, id);
 
 /** Records the outcome of an operation and erases its credentials. */
 export function finishGitOperation(
   db: Db,
   id: string,
   outcome: { status: 'done' | 'failed'; at: string; commit?: string; revision?: string; error?: string },
-): void {
-  db.prepare(
-    `UPDATE git_operations SET status = ?, commit_oid = ?, revision_id = ?, error = ?, finished_at = ?, credentials = NULL
-     WHERE id = ?`,
-  ).run(outcome.status, outcome.commit ?? null, outcome.revision ?? null, outcome.error ?? null, outcome.at, id);
+): Promise<void> {
+  return git.finish(db, id, {
+    status: outcome.status,
+    at: outcome.at,
+    commit: outcome.commit ?? null,
+    revision: outcome.revision ?? null,
+    error: outcome.error ?? null,
+  });
 }
 
 /** Sets the Git info of a space after a successful operation. */
-export function recordGitSync(db: Db, spaceId: string, operation: GitOperation, at: string): void {
+export async function recordGitSync(db: Db, spaceId: string, operation: GitOperation, at: string): Promise<void> {
   const info: Model<'GitInfo'> = {
     repoName: repoName(operation.location),
     installationProvider: gitProvider(operation.location, operation.request.gitInfo?.provider),
@@ -268,7 +267,7 @@ export function recordGitSync(db: Db, spaceId: string, operation: GitOperation, 
     url: operation.request.url,
     updatedAt: at,
   };
-  db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(toJson(info), spaceId);
+  await spaces.update(db, spaceId, { git_sync: toJson(info) });
 }
 
 /** The Git info of a space; `{}` when it was never synchronised (or its legacy installation was removed). */

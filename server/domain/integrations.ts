@@ -4,13 +4,16 @@
 import LZString from 'lz-string';
 import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
-import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../http/json-limits.ts';
-import type { Model } from '../http/types.ts';
+import { inWrite, reading, type Scope } from '../context.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../json-limits.ts';
+import type { Model } from './contract.ts';
 import { enqueue, type JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
+import * as integrations from '../store/integrations.ts';
+import * as members from '../store/members.ts';
+import * as organizations from '../store/organizations.ts';
 import { liveSpaceCount } from './spaces.ts';
 import { newId } from './ids.ts';
 import { rowParser } from './enums.ts';
@@ -96,13 +99,13 @@ export const parseIntegrationRow = rowParser<IntegrationRow>('integrations', {
   target: INTEGRATION_TARGETS,
 });
 
-export const getIntegrationRow = (db: Db, name: string): IntegrationRow | undefined => {
-  const row = db.prepare('SELECT * FROM integrations WHERE name = ?').get(name);
+export const getIntegrationRow = async (db: Db, name: string): Promise<IntegrationRow | undefined> => {
+  const row = await integrations.get(db, name);
   return row === undefined ? undefined : parseIntegrationRow(row);
 };
 
-export const getInstallationRow = (db: Db, id: string) =>
-  db.prepare('SELECT * FROM integration_installations WHERE id = ?').get(id) as InstallationRow | undefined;
+export const getInstallationRow = async (db: Db, id: string): Promise<InstallationRow | undefined> =>
+  (await integrations.getInstallation(db, id)) as InstallationRow | undefined;
 
 /** Integration admins (publish, unpublish, development mode) are the members who create content in the owner. */
 export function integrationPermissions(ownerMembership: Membership | undefined): IntegrationPermissions {
@@ -120,9 +123,9 @@ export interface IntegrationAccess {
  * The integration, when the caller may see it: public and unlisted ones are seen by anyone, private ones by the
  * members of the owner who have its `listIntegrations` permission (not its guests); otherwise 404.
  */
-export function integrationAccess(ctx: AppContext, caller: Caller, name: string): IntegrationAccess {
-  const integration = getIntegrationRow(ctx.db, name);
-  const membership = integration && membershipOf(ctx.db, caller.user.id, integration.organization_id);
+export async function integrationAccess(ctx: Scope, caller: Caller, name: string): Promise<IntegrationAccess> {
+  const integration = await getIntegrationRow(ctx.db, name);
+  const membership = integration && (await membershipOf(ctx.db, caller.user.id, integration.organization_id));
   if (!integration || (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && !organizationPermissions(membership).listIntegrations)) {
     throw notFound(`integration ${name}`);
   }
@@ -141,38 +144,29 @@ export function requireIntegration(access: IntegrationAccess, permission: keyof 
  * Whose installations (and their events, spaces and sites) the caller sees: all of them for the integration's
  * admins, otherwise those of the organizations where the caller has `listInstallations`. 403 when that is none.
  */
-export function installationScope(ctx: AppContext, caller: Caller, access: IntegrationAccess): { all: boolean; organizations: string[] } {
+export async function installationScope(ctx: Scope, caller: Caller, access: IntegrationAccess): Promise<integrations.InstallationScope> {
   if (access.permissions.admin) return { all: true, organizations: [] };
-  const organizations = callerMemberships(ctx.db, caller)
+  const listed = (await callerMemberships(ctx.db, caller))
     .filter((membership) => organizationPermissions(membership).listInstallations)
     .map((membership) => membership.organizationId);
-  if (organizations.length === 0) {
+  if (listed.length === 0) {
     throw forbidden(
       'this operation needs the admin permission on the integration, or the listInstallations permission in an organization',
     );
   }
-  return { all: false, organizations };
-}
-
-/** SQL condition (and its parameters) restricting rows with an `organization_id` column to a scope. */
-export function scopeCondition(scope: { all: boolean; organizations: string[] }): [string, unknown[]] {
-  return scope.all ? ['1', []] : ['organization_id IN (SELECT value FROM json_each(?))', [toJson(scope.organizations)]];
+  return { all: false, organizations: listed };
 }
 
 /** Every organization the caller is an active member of. */
-export function callerMemberships(db: Db, caller: Caller): Membership[] {
-  const rows = db
-    .prepare('SELECT organization_id, role FROM members WHERE user_id = ? AND disabled = 0 ORDER BY joined_at, organization_id')
-    .all(caller.user.id) as { organization_id: string; role: Membership['role'] }[];
-  return rows.map((row) => ({ organizationId: row.organization_id, role: row.role, disabled: false }));
+export async function callerMemberships(db: Db, caller: Caller): Promise<Membership[]> {
+  const rows = await members.ofUser(db, caller.user.id);
+  return rows.map((row) => ({ organizationId: row.organization_id, role: row.role as Membership['role'], disabled: false }));
 }
 
 /** An organization of the caller named by its id or its hostname (subdomain); 400 naming `field` otherwise. */
-export function callerOrganization(ctx: AppContext, caller: Caller, reference: string, field: string) {
-  const row = ctx.db.prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ?').get(reference, reference) as
-    | OrganizationRow
-    | undefined;
-  const membership = row && membershipOf(ctx.db, caller.user.id, row.id);
+export async function callerOrganization(ctx: Scope, caller: Caller, reference: string, field: string) {
+  const row = (await organizations.byIdOrHostname(ctx.db, reference)) as OrganizationRow | undefined;
+  const membership = row && (await membershipOf(ctx.db, caller.user.id, row.id));
   if (!row || !membership) throw badRequest(`${field}: no organization "${reference}" among the caller's organizations`);
   return { organization: row, membership, permissions: organizationPermissions(membership) };
 }
@@ -194,9 +188,9 @@ export function iconUrl(icon: string): string {
   return `data:${type};base64,${icon}`;
 }
 
-export function presentIntegration(ctx: AppContext, row: IntegrationRow, caller: Caller): Model<'Integration'> {
-  const membership = membershipOf(ctx.db, caller.user.id, row.organization_id);
-  const owner = getOrganizationRow(ctx, row.organization_id)!;
+export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller: Caller): Promise<Model<'Integration'>> {
+  const membership = await membershipOf(ctx.db, caller.user.id, row.organization_id);
+  const owner = (await getOrganizationRow(ctx, row.organization_id))!;
   return {
     object: 'integration',
     name: row.name,
@@ -229,14 +223,14 @@ export function presentIntegration(ctx: AppContext, row: IntegrationRow, caller:
 
 export const installationPath = (row: InstallationRow) => `/v1/integrations/${row.integration_name}/installations/${row.id}`;
 
-export function presentInstallation(ctx: AppContext, row: InstallationRow): Model<'IntegrationInstallation'> {
+export async function presentInstallation(ctx: Scope, row: InstallationRow): Promise<Model<'IntegrationInstallation'>> {
   return {
     id: row.id,
     status: row.status,
     space_selection: row.space_selection,
     site_selection: row.site_selection,
     // An installation with space selection `all` covers every live space of its organization.
-    spaces: liveSpaceCount(ctx.db, row.organization_id),
+    spaces: await liveSpaceCount(ctx.db, row.organization_id),
     configuration: fromJson(row.configuration, {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -262,11 +256,8 @@ export function presentEvent(row: EventRow): Model<'IntegrationEvent'> {
   };
 }
 
-export function eventTrace(db: Db, eventId: string): Model<'IntegrationEventTrace'> {
-  const logs = db
-    .prepare('SELECT message, timestamp, level FROM integration_event_logs WHERE event_id = ? ORDER BY seq')
-    .all(eventId) as Model<'IntegrationEventLog'>[];
-  return { logs };
+export async function eventTrace(db: Db, eventId: string): Promise<Model<'IntegrationEventTrace'>> {
+  return { logs: (await integrations.logs(db, eventId)) as Model<'IntegrationEventLog'>[] };
 }
 
 // Events and their delivery
@@ -279,14 +270,12 @@ const TUNNEL_ANSWER_MAX_BYTES = 1024 * 1024;
 const MAX_EXTERNAL_IDS = 100;
 const MAX_CONFIGURATION_ENTRIES = 100;
 
-function addLog(ctx: AppContext, eventId: string, level: LogLevel, message: string): void {
-  ctx.db
-    .prepare('INSERT INTO integration_event_logs (event_id, message, level, timestamp) VALUES (?, ?, ?, ?)')
-    .run(eventId, message, level, ctx.now());
+function addLog(ctx: Scope, eventId: string, level: LogLevel, message: string): Promise<void> {
+  return integrations.addLog(ctx.db, { event_id: eventId, message, level, timestamp: ctx.now() });
 }
 
-function setEventStatus(ctx: AppContext, eventId: string, status: EventRow['status']): void {
-  ctx.db.prepare('UPDATE integration_events SET status = ? WHERE id = ?').run(status, eventId);
+function setEventStatus(ctx: Scope, eventId: string, status: EventRow['status']): Promise<void> {
+  return integrations.setEventStatus(ctx.db, eventId, status);
 }
 
 /** Whether development mode forwards the events of this installation to the tunnel. */
@@ -299,12 +288,12 @@ const forwards = (integration: IntegrationRow, installation: InstallationRow) =>
  * for delivery to the tunnel and shown once delivered or failed; otherwise it is recorded as handled, since the
  * reference server runs no integration code.
  */
-export function recordEvent(
-  ctx: AppContext,
+export async function recordEvent(
+  ctx: Scope,
   integration: IntegrationRow,
   installation: InstallationRow,
   event: { type: string; status?: InstallationRow['status']; previous?: Model<'IntegrationEventPrevious'> },
-): string {
+): Promise<string> {
   const id = newId();
   const payload: Model<'IntegrationEventPayload'> = {
     eventId: id,
@@ -314,25 +303,28 @@ export function recordEvent(
     ...(event.previous ? { previous: event.previous } : {}),
   };
   const delivered = forwards(integration, installation);
-  ctx.db
-    .prepare(
-      `INSERT INTO integration_events (id, integration_name, installation_id, organization_id, created_at, payload, status)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, integration.name, installation.id, installation.organization_id, ctx.now(), toJson(payload), delivered ? 'pending' : 'success');
-  addLog(ctx, id, 'debug', `${event.type} event of installation ${installation.id} (organization ${installation.organization_id})`);
+  await integrations.insertEvent(ctx.db, {
+    id,
+    integration_name: integration.name,
+    installation_id: installation.id,
+    organization_id: installation.organization_id,
+    created_at: ctx.now(),
+    payload: toJson(payload),
+    status: delivered ? 'pending' : 'success',
+  });
+  await addLog(ctx, id, 'debug', `${event.type} event of installation ${installation.id} (organization ${installation.organization_id})`);
   if (delivered) {
-    addLog(ctx, id, 'info', `queued for delivery to the development tunnel ${integration.dev_tunnel_url}`);
-    enqueue(ctx.db, {
+    await addLog(ctx, id, 'info', `queued for delivery to the development tunnel ${integration.dev_tunnel_url}`);
+    await enqueue(ctx, {
       kind: EVENT_DELIVERY_JOB,
       resource: `integration:${integration.name}`,
       payload: { eventId: id },
       createdAt: ctx.now(),
     });
   } else if (integration.dev_tunnel_url !== null) {
-    addLog(ctx, id, 'info', 'recorded without delivery: development mode forwards only the events of the owner organization (all: false)');
+    await addLog(ctx, id, 'info', 'recorded without delivery: development mode forwards only the events of the owner organization (all: false)');
   } else {
-    addLog(ctx, id, 'info', 'recorded without delivery: no integration runtime runs here; enable development mode to deliver events to a tunnel');
+    await addLog(ctx, id, 'info', 'recorded without delivery: no integration runtime runs here; enable development mode to deliver events to a tunnel');
   }
   return id;
 }
@@ -371,7 +363,7 @@ function installationUpdate(answer: unknown): { externalIds?: string[]; configur
   };
 }
 
-function applyTunnelAnswer(ctx: AppContext, event: EventRow, body: Buffer): void {
+async function applyTunnelAnswer(ctx: Scope, event: EventRow, body: Buffer): Promise<void> {
   let answer: unknown;
   try {
     answer = JSON.parse(body.toString('utf8'));
@@ -381,40 +373,36 @@ function applyTunnelAnswer(ctx: AppContext, event: EventRow, body: Buffer): void
   const update = installationUpdate(answer);
   if (update === undefined) return;
   if (typeof update === 'string') {
-    addLog(ctx, event.id, 'warn', `the answer's installation update is ignored: ${update}`);
+    await addLog(ctx, event.id, 'warn', `the answer's installation update is ignored: ${update}`);
     return;
   }
   const changes = Object.keys(update);
   if (changes.length === 0) return;
-  ctx.db
-    .prepare(
-      `UPDATE integration_installations SET external_ids = COALESCE(?, external_ids), configuration = COALESCE(?, configuration),
-       updated_at = ? WHERE id = ?`,
-    )
-    .run(
-      update.externalIds ? toJson(update.externalIds) : null,
-      update.configuration ? toJson(update.configuration) : null,
-      ctx.now(),
-      event.installation_id,
-    );
-  addLog(ctx, event.id, 'info', `the integration updated its installation: ${changes.join(', ')}`);
+  await integrations.updateInstallation(ctx.db, event.installation_id, {
+    ...(update.externalIds ? { externalIds: toJson(update.externalIds) } : {}),
+    ...(update.configuration ? { configuration: toJson(update.configuration) } : {}),
+    updatedAt: ctx.now(),
+  });
+  await addLog(ctx, event.id, 'info', `the integration updated its installation: ${changes.join(', ')}`);
 }
 
 /** Delivers a queued event to the development tunnel: one POST of its payload; the outcome lands on the event. */
 export const eventDeliveryJob: JobKind<{ eventId: string }> = {
   resumable: true,
   async run(ctx, job) {
-    const event = ctx.db.prepare('SELECT * FROM integration_events WHERE id = ?').get(job.payload.eventId) as EventRow | undefined;
+    const { db } = reading(ctx);
+    const event = (await integrations.getEvent(db, job.payload.eventId)) as EventRow | undefined;
     if (!event || event.status !== 'pending') return; // unpublished since, or already handled
-    const integration = getIntegrationRow(ctx.db, event.integration_name)!;
+    const integration = (await getIntegrationRow(db, event.integration_name))!;
     const tunnel = integration.dev_tunnel_url;
     if (tunnel === null) {
-      await ctx.store.write(() => {
-        addLog(ctx, event.id, 'info', 'recorded without delivery: development mode was disabled before delivery');
-        setEventStatus(ctx, event.id, 'success');
+      await inWrite(ctx, async (scope) => {
+        await addLog(scope, event.id, 'info', 'recorded without delivery: development mode was disabled before delivery');
+        await setEventStatus(scope, event.id, 'success');
       });
       return;
     }
+    // Delivered outside any transaction; the outcome is recorded in a write of its own.
     const payload = fromJson<Model<'IntegrationEventPayload'>>(event.payload, {} as never);
     let outcome: { status: number; body: Buffer } | Error;
     try {
@@ -434,26 +422,26 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
     } catch (error) {
       outcome = error as Error;
     }
-    await ctx.store.write(() => {
-      if (!getIntegrationRow(ctx.db, event.integration_name)) return;
+    await inWrite(ctx, async (scope) => {
+      if (!(await getIntegrationRow(scope.db, event.integration_name))) return;
       if (outcome instanceof Error) {
-        addLog(ctx, event.id, 'error', `delivery failed: ${outcome.message}`);
-        setEventStatus(ctx, event.id, 'failed');
+        await addLog(scope, event.id, 'error', `delivery failed: ${outcome.message}`);
+        await setEventStatus(scope, event.id, 'failed');
       } else if (outcome.status >= 200 && outcome.status < 300) {
-        addLog(ctx, event.id, 'info', `delivered to ${tunnel}: HTTP ${outcome.status}`);
-        applyTunnelAnswer(ctx, event, outcome.body);
-        setEventStatus(ctx, event.id, 'success');
+        await addLog(scope, event.id, 'info', `delivered to ${tunnel}: HTTP ${outcome.status}`);
+        await applyTunnelAnswer(scope, event, outcome.body);
+        await setEventStatus(scope, event.id, 'success');
       } else {
-        addLog(ctx, event.id, 'error', `delivery failed: ${tunnel} answered HTTP ${outcome.status}`);
-        setEventStatus(ctx, event.id, 'failed');
+        await addLog(scope, event.id, 'error', `delivery failed: ${tunnel} answered HTTP ${outcome.status}`);
+        await setEventStatus(scope, event.id, 'failed');
       }
     });
   },
-  fail(ctx, job, reason) {
-    const exists = ctx.db.prepare(`SELECT 1 FROM integration_events WHERE id = ? AND status = 'pending'`).get(job.payload.eventId);
-    if (!exists) return;
-    addLog(ctx, job.payload.eventId, 'error', `delivery failed: ${reason}`);
-    setEventStatus(ctx, job.payload.eventId, 'failed');
+  async fail(ctx, job, reason) {
+    const event = await integrations.getEvent(ctx.db, job.payload.eventId);
+    if (event?.status !== 'pending') return;
+    await addLog(ctx, job.payload.eventId, 'error', `delivery failed: ${reason}`);
+    await setEventStatus(ctx, job.payload.eventId, 'failed');
   },
 };
 

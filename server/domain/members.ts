@@ -1,9 +1,10 @@
 // Members of an organization: their rows and how the API shows them (a Member, also in lists of commenters).
 import { findUsers } from '../auth/caller.ts';
 import type { Membership, Role } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import type { Model } from '../http/types.ts';
-import { amongIds, bool } from '../store/db.ts';
+import type { Scope } from '../context.ts';
+import type { Model } from './contract.ts';
+import { bool } from '../store/db.ts';
+import * as members from '../store/members.ts';
 import { viewsAllContent } from './collections.ts';
 import { liveSpaceCount } from './spaces.ts';
 import { presentUser } from './users.ts';
@@ -20,10 +21,8 @@ export type MemberRow = {
   user_display_name: string;
 };
 
-export function getMemberRow(ctx: AppContext, organizationId: string, userId: string): MemberRow | undefined {
-  return ctx.db
-    .prepare('SELECT * FROM members WHERE organization_id = ? AND user_id = ?')
-    .get(organizationId, userId) as MemberRow | undefined;
+export async function getMemberRow(ctx: Scope, organizationId: string, userId: string): Promise<MemberRow | undefined> {
+  return (await members.get(ctx.db, organizationId, userId)) as MemberRow | undefined;
 }
 
 /** The membership a member row stands for. */
@@ -37,15 +36,16 @@ export const membershipOfRow = (row: MemberRow): Membership => ({
  * Members as the API shows them, a page of them with one query each for their users and their teams' counts (not
  * three per member); `spaces` is their organization's count kept by triggers (a lookup, once per organization).
  */
-export function presentMembers(ctx: AppContext, rows: readonly MemberRow[]): Model<'Member'>[] {
-  const users = findUsers(ctx.db, rows.map((row) => row.user_id));
-  const teams = teamCountsOf(ctx, rows);
+export async function presentMembers(ctx: Scope, rows: readonly MemberRow[]): Promise<Model<'Member'>[]> {
+  const users = await findUsers(ctx.db, rows.map((row) => row.user_id));
+  const teams = await teamCountsOf(ctx, rows);
   const spaces = new Map<string, number>();
-  const spaceCount = (organizationId: string) => {
-    let count = spaces.get(organizationId);
-    if (count === undefined) spaces.set(organizationId, (count = liveSpaceCount(ctx.db, organizationId)));
-    return count;
-  };
+  for (const row of rows) {
+    if (viewsAllContent(membershipOfRow(row)) && !spaces.has(row.organization_id)) {
+      spaces.set(row.organization_id, await liveSpaceCount(ctx.db, row.organization_id));
+    }
+  }
+  const spaceCount = (organizationId: string) => spaces.get(organizationId) ?? 0;
   return rows.map((row) => {
     const user = users.get(row.user_id);
     if (!user) throw new Error(`member ${row.user_id} of ${row.organization_id} has no user`);
@@ -65,23 +65,14 @@ export function presentMembers(ctx: AppContext, rows: readonly MemberRow[]): Mod
 }
 
 /** A member as the API shows it. */
-export const presentMember = (ctx: AppContext, row: MemberRow): Model<'Member'> => presentMembers(ctx, [row])[0]!;
-
-const TEAM_COUNTS_AMONG = amongIds(
-  (among) => `SELECT team_members.user_id AS user_id, COUNT(*) AS n FROM team_members CROSS JOIN teams ON teams.id = team_members.team_id
-              WHERE team_members.user_id ${among} AND teams.organization_id = ?
-              GROUP BY team_members.user_id`,
-);
+export const presentMember = async (ctx: Scope, row: MemberRow): Promise<Model<'Member'>> => (await presentMembers(ctx, [row]))[0]!;
 
 /** How many of their organization's teams each member is in. */
-function teamCountsOf(ctx: AppContext, rows: readonly MemberRow[]): (row: MemberRow) => number {
+async function teamCountsOf(ctx: Scope, rows: readonly MemberRow[]): Promise<(row: MemberRow) => number> {
   const counts = new Map<string, number>();
   for (const organizationId of new Set(rows.map((row) => row.organization_id))) {
     const userIds = rows.filter((row) => row.organization_id === organizationId).map((row) => row.user_id);
-    // The members' teams, then which of them are the organization's: CROSS JOIN keeps SQLite to this order, which
-    // otherwise went through every team of the organization (50 members of an organization with 10 000 teams: 136 ms).
-    const { sql, ids } = TEAM_COUNTS_AMONG(userIds);
-    const found = ctx.db.prepare(sql).all(ids, organizationId) as { user_id: string; n: number }[];
+    const found = await members.teamCounts(ctx.db, organizationId, userIds);
     for (const { user_id, n } of found) counts.set(`${organizationId} ${user_id}`, n);
   }
   return (row) => counts.get(`${row.organization_id} ${row.user_id}`) ?? 0;

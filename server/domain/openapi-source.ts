@@ -4,8 +4,8 @@
 import { Worker } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
 import type { AppContext } from '../context.ts';
-import { jsonShapeProblem } from '../http/json-limits.ts';
-import type { Model } from '../http/types.ts';
+import { jsonShapeProblem } from '../json-limits.ts';
+import type { Model } from './contract.ts';
 import { OutboundError, outboundFor } from '../net/outbound.ts';
 import { MAX_STORED_JSON_DEPTH } from '../store/db.ts';
 import { sha256 } from './ids.ts';

@@ -2,12 +2,13 @@
 // processing outcome is recorded on a spec.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { forbidden, notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
+import type { AppContext, Scope } from '../context.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
 import { type Db, fromJson } from '../store/db.ts';
+import { queueState } from '../store/jobs.ts';
+import * as openapi from '../store/openapi.ts';
 import { newId } from './ids.ts';
-import { queueState } from './job-queue.ts';
 import { rowParser } from './enums.ts';
 import type { ParsedSpec, ProcessErrorCode } from './openapi-source.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
@@ -66,14 +67,13 @@ export function requireOpenAPISpec(permissions: OpenAPISpecPermissions, permissi
   }
 }
 
-export function getSpecBySlug(db: Db, organizationId: string, slug: string): OpenAPISpecRow | undefined {
-  return db.prepare('SELECT * FROM openapi_specs WHERE organization_id = ? AND slug = ?').get(organizationId, slug) as
-    | OpenAPISpecRow
-    | undefined;
+export async function getSpecBySlug(db: Db, organizationId: string, slug: string): Promise<OpenAPISpecRow | undefined> {
+  const row = await openapi.getBySlug(db, organizationId, slug);
+  return row === undefined ? undefined : parseOpenAPISpecRow(row);
 }
 
-export function getSpecRow(db: Db, id: string): OpenAPISpecRow | undefined {
-  const row = db.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(id);
+export async function getSpecRow(db: Db, id: string): Promise<OpenAPISpecRow | undefined> {
+  const row = await openapi.get(db, id);
   return row === undefined ? undefined : parseOpenAPISpecRow(row);
 }
 
@@ -83,36 +83,34 @@ export interface OpenAPIAccess {
 }
 
 /** The organization's specs as the caller may use them: 404 outside the organization, 403 without `view`. */
-export function openAPIAccess(ctx: AppContext, caller: Caller, organizationId: string): OpenAPIAccess {
-  const organization = organizationAccess(ctx, caller, organizationId);
+export async function openAPIAccess(ctx: Scope, caller: Caller, organizationId: string): Promise<OpenAPIAccess> {
+  const organization = await organizationAccess(ctx, caller, organizationId);
   const permissions = openAPISpecPermissions(organization.membership);
   return { organization, permissions };
 }
 
 /** A spec the caller may view: 404 when unknown, 403 without `view`. */
-export function openAPISpecAccess(
-  ctx: AppContext,
+export async function openAPISpecAccess(
+  ctx: Scope,
   caller: Caller,
   organizationId: string,
   slug: string,
-): OpenAPIAccess & { spec: OpenAPISpecRow } {
-  const access = openAPIAccess(ctx, caller, organizationId);
-  const spec = getSpecBySlug(ctx.db, organizationId, slug);
+): Promise<OpenAPIAccess & { spec: OpenAPISpecRow }> {
+  const access = await openAPIAccess(ctx, caller, organizationId);
+  const spec = await getSpecBySlug(ctx.db, organizationId, slug);
   if (!spec) throw notFound(`OpenAPI specification ${slug}`);
   requireOpenAPISpec(access.permissions, 'view');
   return { ...access, spec };
 }
 
-export function getVersionRow(db: Db, spec: OpenAPISpecRow, versionId: string): OpenAPISpecVersionRow | undefined {
-  return db.prepare('SELECT * FROM openapi_spec_versions WHERE id = ? AND spec_id = ?').get(versionId, spec.id) as
-    | OpenAPISpecVersionRow
-    | undefined;
+export function getVersionRow(db: Db, spec: OpenAPISpecRow, versionId: string): Promise<OpenAPISpecVersionRow | undefined> {
+  return openapi.getVersion(db, spec.id, versionId);
 }
 
 /** A version of the spec, or its latest one (`latest`); 404 when there is none (yet). */
-export function requireVersion(db: Db, spec: OpenAPISpecRow, versionId: string | 'latest'): OpenAPISpecVersionRow {
+export async function requireVersion(db: Db, spec: OpenAPISpecRow, versionId: string | 'latest'): Promise<OpenAPISpecVersionRow> {
   const id = versionId === 'latest' ? spec.last_version_id : versionId;
-  const version = id ? getVersionRow(db, spec, id) : undefined;
+  const version = id ? await getVersionRow(db, spec, id) : undefined;
   if (!version) {
     throw notFound(versionId === 'latest' ? `a version of OpenAPI specification ${spec.slug}` : `version ${versionId}`);
   }
@@ -178,8 +176,8 @@ export function presentVersionContent(
 }
 
 /** The state a spec shows once processing has been queued: `progress` stays while a processing runs. */
-export function stateAfterQueueing(db: Db, specId: string): Model<'OpenAPISpecProcessingState'> {
-  return queueState(db, specResource(specId)).running ? 'progress' : 'pending';
+export async function stateAfterQueueing(db: Db, specId: string): Promise<Model<'OpenAPISpecProcessingState'>> {
+  return (await queueState(db, specResource(specId))).running ? 'progress' : 'pending';
 }
 
 /**
@@ -187,30 +185,35 @@ export function stateAfterQueueing(db: Db, specId: string): Model<'OpenAPISpecPr
  * failure keeps the earlier versions and sets the code. Either way the spec is `complete`, or `pending` when
  * another processing is already queued. Nothing happens when the spec was deleted meanwhile.
  */
-export function recordProcessing(
-  ctx: AppContext,
+export async function recordProcessing(
+  ctx: Scope,
   specId: string,
   outcome: { parsed: ParsedSpec } | { error: ProcessErrorCode },
-): void {
+): Promise<void> {
   const { db } = ctx;
-  if (!getSpecRow(db, specId)) return;
+  if (!(await getSpecRow(db, specId))) return;
   const now = ctx.now();
-  const state = queueState(db, specResource(specId)).queued ? 'pending' : 'complete';
+  const state = (await queueState(db, specResource(specId))).queued ? 'pending' : 'complete';
   if ('error' in outcome) {
-    db.prepare(
-      `UPDATE openapi_specs SET processing_state = ?, last_process_error_code = ?, last_processed_at = ?, updated_at = ?
-       WHERE id = ?`,
-    ).run(state, outcome.error, now, now, specId);
+    await openapi.update(db, specId, { processing_state: state, last_process_error_code: outcome.error, last_processed_at: now, updated_at: now });
     return;
   }
   const { parsed } = outcome;
   const versionId = newId();
-  db.prepare(
-    `INSERT INTO openapi_spec_versions (id, spec_id, number, created_at, file_name, content_type, text, document)
-     VALUES (?, ?, (SELECT COALESCE(MAX(number), 0) + 1 FROM openapi_spec_versions WHERE spec_id = ?), ?, ?, ?, ?, ?)`,
-  ).run(versionId, specId, specId, now, parsed.fileName, parsed.contentType, parsed.text, JSON.stringify(parsed.document));
-  db.prepare(
-    `UPDATE openapi_specs SET processing_state = ?, last_version_id = ?, last_process_error_code = NULL,
-            last_processed_at = ?, updated_at = ? WHERE id = ?`,
-  ).run(state, versionId, now, now, specId);
+  await openapi.insertVersion(db, {
+    id: versionId,
+    spec_id: specId,
+    created_at: now,
+    file_name: parsed.fileName,
+    content_type: parsed.contentType,
+    text: parsed.text,
+    document: JSON.stringify(parsed.document),
+  });
+  await openapi.update(db, specId, {
+    processing_state: state,
+    last_version_id: versionId,
+    last_process_error_code: null,
+    last_processed_at: now,
+    updated_at: now,
+  });
 }

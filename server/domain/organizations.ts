@@ -1,10 +1,11 @@
 // Organizations: their rows, the caller's permissions on them, and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipOf, type Role } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { forbidden, notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
+import type { AppContext, Scope } from '../context.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
 import { bool, fromJson } from '../store/db.ts';
+import * as organizations from '../store/organizations.ts';
 
 export type OrganizationRow = {
   id: string;
@@ -51,8 +52,8 @@ export function organizationPermissions(membership: Membership | undefined): Org
   };
 }
 
-export function getOrganizationRow(ctx: AppContext, id: string): OrganizationRow | undefined {
-  return ctx.db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as OrganizationRow | undefined;
+export async function getOrganizationRow(ctx: Scope, id: string): Promise<OrganizationRow | undefined> {
+  return (await organizations.get(ctx.db, id)) as OrganizationRow | undefined;
 }
 
 export interface OrganizationAccess {
@@ -62,9 +63,9 @@ export interface OrganizationAccess {
 }
 
 /** The organization, when the caller is a member of it; otherwise 404 (no existence leak). */
-export function organizationAccess(ctx: AppContext, caller: Caller, organizationId: string): OrganizationAccess {
-  const organization = getOrganizationRow(ctx, organizationId);
-  const membership = organization && membershipOf(ctx.db, caller.user.id, organizationId);
+export async function organizationAccess(ctx: Scope, caller: Caller, organizationId: string): Promise<OrganizationAccess> {
+  const organization = await getOrganizationRow(ctx, organizationId);
+  const membership = organization && (await membershipOf(ctx.db, caller.user.id, organizationId));
   if (!organization || !membership) throw notFound(`organization ${organizationId}`);
   return { organization, membership, permissions: organizationPermissions(membership) };
 }

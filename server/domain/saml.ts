@@ -1,9 +1,10 @@
 // SAML providers: rows, their status, the checks on what is written, and how the API shows them.
 import { X509Certificate } from 'node:crypto';
 import type { Role } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { badRequest } from '../http/errors.ts';
-import type { Input, Model } from '../http/types.ts';
+import type { AppContext, Scope } from '../context.ts';
+import { badRequest } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import * as saml from '../store/saml.ts';
 import type { OrganizationAccess } from './organizations.ts';
 import { getTeamRow, presentTeam } from './teams.ts';
 
@@ -41,10 +42,8 @@ export function samlService(ctx: AppContext, row: SamlProviderRow): Model<'SamlS
   };
 }
 
-export function getSamlProviderRow(ctx: AppContext, organizationId: string, id: string): SamlProviderRow | undefined {
-  return ctx.db.prepare('SELECT * FROM saml_providers WHERE id = ? AND organization_id = ?').get(id, organizationId) as
-    | SamlProviderRow
-    | undefined;
+export async function getSamlProviderRow(ctx: Scope, organizationId: string, id: string): Promise<SamlProviderRow | undefined> {
+  return (await saml.get(ctx.db, organizationId, id)) as SamlProviderRow | undefined;
 }
 
 const isBlank = (text: string) => text.trim() === '';
@@ -64,11 +63,11 @@ function isCertificate(text: string): boolean {
  * non-blank label and entity id, an http(s) sign-on address, a parseable X.509 certificate, a team of the
  * organization.
  */
-export function samlColumns(
-  ctx: AppContext,
+export async function samlColumns(
+  ctx: Scope,
   organizationId: string,
   body: Input<'UpdateSamlProviderRequest'>,
-): Partial<SamlProviderRow> {
+): Promise<Partial<SamlProviderRow>> {
   const columns: Partial<SamlProviderRow> = {};
   if (body.label !== undefined) {
     if (isBlank(body.label)) throw badRequest('label: must not be blank');
@@ -89,7 +88,7 @@ export function samlColumns(
     columns.certificate = body.certificate.trim();
   }
   if (body.defaultTeam !== undefined) {
-    if (!getTeamRow(ctx.db, organizationId, body.defaultTeam)) {
+    if (!(await getTeamRow(ctx.db, organizationId, body.defaultTeam))) {
       throw badRequest(`defaultTeam: no team ${body.defaultTeam} in this organization`);
     }
     columns.default_team_id = body.defaultTeam;
@@ -98,13 +97,14 @@ export function samlColumns(
   return columns;
 }
 
-export function presentSamlProvider(
-  ctx: AppContext,
+export async function presentSamlProvider(
+  ctx: Scope,
   row: SamlProviderRow,
   access: OrganizationAccess,
   userId: string,
-): Model<'SamlProvider'> {
-  const team = row.default_team_id ? getTeamRow(ctx.db, row.organization_id, row.default_team_id) : undefined;
+): Promise<Model<'SamlProvider'>> {
+  const team = row.default_team_id ? await getTeamRow(ctx.db, row.organization_id, row.default_team_id) : undefined;
+  const defaultTeam = team ? await presentTeam(ctx, team, access, userId) : undefined;
   return {
     object: 'saml-provider',
     id: row.id,
@@ -112,7 +112,7 @@ export function presentSamlProvider(
     ...(row.sso_url !== null ? { ssoURL: row.sso_url } : {}),
     ...(row.entity_id !== null ? { entityID: row.entity_id } : {}),
     ...(row.certificate !== null ? { certificate: row.certificate } : {}),
-    ...(team ? { defaultTeam: presentTeam(ctx, team, access, userId) } : {}),
+    ...(defaultTeam ? { defaultTeam } : {}),
     ...(row.default_role !== null ? { defaultRole: row.default_role === 'guest' ? null : row.default_role } : {}),
     createdAt: row.created_at,
     status: samlStatus(row),

@@ -7,10 +7,12 @@
 // Defaults: the stored default of a container when it is still there, else its first item in order. Loading the
 // structure inside a write stores these, so a later reorder never changes which item is the default.
 import type { Membership } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { badRequest, conflict } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
+import type { Scope } from '../context.ts';
+import { badRequest, conflict } from '../errors.ts';
+import type { Model } from './contract.ts';
 import type { Db } from '../store/db.ts';
+import * as sites from '../store/sites.ts';
+import * as structures from '../store/site-structure.ts';
 import { unreachable } from './enums.ts';
 import { newId } from './ids.ts';
 import {
@@ -22,7 +24,7 @@ import {
   type SitePermissions,
   type SiteRow,
 } from './sites.ts';
-import { getSpaceRow, parseSpaceRow, presentSpaceFor, presentSpacesFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
+import { getSpaceRow, parseSpaceRow, presentSpacesFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
 
 export type SectionRow = {
   id: string;
@@ -90,19 +92,18 @@ export interface Structure {
 const byPosition = <Row extends { position: number; created_at: string; id: string }>(a: Row, b: Row) =>
   a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
-/** The structure of a site as it is now; inside a write, its effective defaults are stored. */
-export function loadStructure(ctx: AppContext, { id }: { id: string }): Structure {
+/**
+ * The structure of a site as it is now, with the spaces its site spaces hold (read together: a list of site spaces or
+ * sections shows them all); inside a write, its effective defaults are stored.
+ */
+export async function loadStructure(ctx: Scope, { id }: { id: string }): Promise<Structure> {
   const { db } = ctx;
-  const site = getSiteRow(db, id)!; // re-read: the stored defaults as they are now
-  const sectionRows = (db.prepare('SELECT * FROM site_sections WHERE site_id = ?').all(site.id) as SectionRow[]).sort(
-    byPosition,
-  );
-  const groups = (db.prepare('SELECT * FROM site_section_groups WHERE site_id = ?').all(site.id) as GroupRow[]).sort(
-    byPosition,
-  );
-  const siteSpaceRows = (db.prepare('SELECT * FROM site_spaces WHERE site_id = ?').all(site.id) as SiteSpaceRow[]).sort(
-    byPosition,
-  );
+  const site = (await getSiteRow(db, id))!; // re-read: the stored defaults as they are now
+  const sectionRows = (await structures.sections(db, site.id)).sort(byPosition);
+  const groups = (await structures.groups(db, site.id)).sort(byPosition);
+  const siteSpaceRows = (await structures.siteSpaces(db, site.id)).sort(byPosition);
+  const spaces = new Map<string, SpaceRow>();
+  for (const row of await structures.spacesOfSite(db, site.id)) spaces.set(row.id, parseSpaceRow(row));
 
   const top: (ItemRef & { position: number; created_at: string })[] = [
     ...sectionRows
@@ -126,7 +127,6 @@ export function loadStructure(ctx: AppContext, { id }: { id: string }): Structur
     item.type === 'site-section' ? [sectionById.get(item.id)!] : groupSections(item.id),
   );
   const siteSpaces = (sectionId: string | null) => siteSpaceRows.filter((row) => row.section_id === sectionId);
-  const spaces = new Map<string, SpaceRow>();
 
   const defaultSectionId = pickDefault(site.default_section_id, sections);
   const defaultSiteSpaces = new Map<string | null, string | undefined>([
@@ -147,22 +147,16 @@ export function loadStructure(ctx: AppContext, { id }: { id: string }): Structur
     siteSpaces,
     allSiteSpaces: [...siteSpaces(null), ...sections.flatMap((row) => siteSpaces(row.id))],
     space(id) {
-      // The spaces of all the site's site spaces, read together when the first is asked for (a list of site spaces
-      // or sections shows them all); a space added since is read alone.
-      if (spaces.size === 0) {
-        const rows = db
-          .prepare('SELECT spaces.* FROM site_spaces JOIN spaces ON spaces.id = site_spaces.space_id WHERE site_spaces.site_id = ?')
-          .all(site.id);
-        for (const row of rows) spaces.set((row as SpaceRow).id, parseSpaceRow(row));
-      }
-      let row = spaces.get(id);
-      if (!row) spaces.set(id, (row = getSpaceRow(db, id)!));
+      // A structure is loaded again after every change (handlers/site-structure.ts), so it holds every space its
+      // site spaces hold.
+      const row = spaces.get(id);
+      if (!row) throw new Error(`space ${id} of site ${site.id} was attached after its structure was loaded`);
       return row;
     },
     defaultSectionId,
     defaultSiteSpaceId: (sectionId) => defaultSiteSpaces.get(sectionId),
   };
-  if (ctx.store.inWrite) storeDefaults(db, structure);
+  if (db.writing) await storeDefaults(db, structure);
   return structure;
 }
 
@@ -170,38 +164,32 @@ function pickDefault(stored: string | null, items: { id: string }[]): string | u
   return items.find((item) => item.id === stored)?.id ?? items[0]?.id;
 }
 
-function storeDefaults(db: Db, structure: Structure): void {
+async function storeDefaults(db: Db, structure: Structure): Promise<void> {
   const { site } = structure;
-  const siteDefaults = [structure.defaultSectionId ?? null, structure.defaultSiteSpaceId(null) ?? null];
-  if (site.default_section_id !== siteDefaults[0] || site.default_site_space_id !== siteDefaults[1]) {
-    db.prepare('UPDATE sites SET default_section_id = ?, default_site_space_id = ? WHERE id = ?').run(
-      ...siteDefaults,
-      site.id,
-    );
+  const section = structure.defaultSectionId ?? null;
+  const siteSpace = structure.defaultSiteSpaceId(null) ?? null;
+  if (site.default_section_id !== section || site.default_site_space_id !== siteSpace) {
+    await sites.update(db, site.id, { default_section_id: section, default_site_space_id: siteSpace });
   }
-  for (const section of structure.sections) {
-    const value = structure.defaultSiteSpaceId(section.id) ?? null;
-    if (section.default_site_space_id !== value) {
-      db.prepare('UPDATE site_sections SET default_site_space_id = ? WHERE id = ?').run(value, section.id);
-    }
+  for (const row of structure.sections) {
+    const value = structure.defaultSiteSpaceId(row.id) ?? null;
+    if (row.default_site_space_id !== value) await structures.updateSection(db, row.id, { default_site_space_id: value });
   }
 }
 
 // ---- Order ----
 
-const TABLES: Record<ItemType, string> = {
-  'site-space': 'site_spaces',
-  'site-section': 'site_sections',
-  'site-section-group': 'site_section_groups',
+const KINDS: Record<ItemType, structures.ItemKind> = {
+  'site-space': 'siteSpace',
+  'site-section': 'section',
+  'site-section-group': 'group',
 };
 
 const sameItem = (a: ItemRef, b: ItemRef) => a.type === b.type && a.id === b.id;
 
 /** Stores `items` (siblings) in this order. */
-export function writeOrder(db: Db, items: ItemRef[]): void {
-  items.forEach((item, index) => {
-    db.prepare(`UPDATE ${TABLES[item.type]} SET position = ? WHERE id = ?`).run(index + 1, item.id);
-  });
+export async function writeOrder(db: Db, items: ItemRef[]): Promise<void> {
+  for (const [index, item] of items.entries()) await structures.setPosition(db, KINDS[item.type], item.id, index + 1);
 }
 
 /** A position after every one of `siblings`. */
@@ -251,13 +239,13 @@ export interface MoveRequest {
  * Moves an existing item just before `before` or just after `after` (both: between them; neither: to the end)
  * among its siblings. References must be siblings (400, naming the field); a move that changes nothing is a 409.
  */
-export function moveItem(
-  ctx: AppContext,
+export async function moveItem(
+  ctx: Scope,
   structure: Structure,
   item: ItemRef,
   position: MoveRequest,
   fields: { before: string; after: string },
-): void {
+): Promise<void> {
   const siblings = siblingsOf(structure, item);
   const others = siblings.filter((sibling) => !sameItem(sibling, item));
   const indexOf = (reference: ItemRef, field: string) => {
@@ -282,22 +270,22 @@ export function moveItem(
   if (order.every((entry, at) => sameItem(entry, siblings[at]!))) {
     throw conflict(`the move changes nothing: ${item.type} ${item.id} is already there`);
   }
-  writeOrder(ctx.db, order);
+  await writeOrder(ctx.db, order);
 }
 
 // ---- Spaces and paths ----
 
 /** A live space of the organization the member can view, to attach to a site; 400 naming `field` otherwise. */
-export function attachableSpace(
-  ctx: AppContext,
+export async function attachableSpace(
+  ctx: Scope,
   membership: Membership | undefined,
   organizationId: string,
   spaceId: string,
   field: string,
-): SpaceRow {
-  const space = getSpaceRow(ctx.db, spaceId);
+): Promise<SpaceRow> {
+  const space = await getSpaceRow(ctx.db, spaceId);
   const visible =
-    space?.organization_id === organizationId && spacePermissions(spaceRole(ctx.db, membership, space), space).view;
+    space?.organization_id === organizationId && spacePermissions(await spaceRole(ctx.db, membership, space), space).view;
   if (!space || !visible) throw badRequest(`${field}: no space ${spaceId} in this organization`);
   if (space.deleted_at !== null) throw badRequest(`${field}: space ${spaceId} is deleted`);
   return space;
@@ -345,12 +333,12 @@ export const spaceAttached = (structure: Structure, sectionId: string | null, sp
  */
 export const SITE_STRUCTURE_LIMITS = { sections: 100, sectionGroups: 100, siteSpaces: 500 } as const;
 
-const STRUCTURE_TABLES = { sections: 'site_sections', sectionGroups: 'site_section_groups', siteSpaces: 'site_spaces' };
+const STRUCTURE_KINDS = { sections: 'section', sectionGroups: 'group', siteSpaces: 'siteSpace' } as const;
 const STRUCTURE_WORDS = { sections: 'sections', sectionGroups: 'section groups', siteSpaces: 'site spaces' };
 
 /** Throws a 400 naming `field` when the site has no room for one more item of `kind`. */
-export function requireStructureRoom(ctx: AppContext, siteId: string, kind: keyof typeof SITE_STRUCTURE_LIMITS, field: string): void {
-  const { n } = ctx.db.prepare(`SELECT COUNT(*) AS n FROM ${STRUCTURE_TABLES[kind]} WHERE site_id = ?`).get(siteId) as { n: number };
+export async function requireStructureRoom(ctx: Scope, siteId: string, kind: keyof typeof SITE_STRUCTURE_LIMITS, field: string): Promise<void> {
+  const n = await structures.count(ctx.db, siteId, STRUCTURE_KINDS[kind]);
   if (n >= SITE_STRUCTURE_LIMITS[kind]) {
     throw badRequest(`${field}: a site holds at most ${SITE_STRUCTURE_LIMITS[kind]} ${STRUCTURE_WORDS[kind]}`);
   }
@@ -361,32 +349,26 @@ export function requireStructureRoom(ctx: AppContext, siteId: string, kind: keyo
  * title (made unique in its container). Returns the new site space's id. A site full of site spaces is a 400 naming
  * `field`.
  */
-export function insertSiteSpace(
-  ctx: AppContext,
+export async function insertSiteSpace(
+  ctx: Scope,
   siteId: string,
   sectionId: string | null,
   space: SpaceRow,
   field = 'spaceId',
-): string {
-  const { db } = ctx;
-  requireStructureRoom(ctx, siteId, 'siteSpaces', field);
-  const container = db
-    .prepare('SELECT path, position FROM site_spaces WHERE site_id = ? AND section_id IS ?')
-    .all(siteId, sectionId) as { path: string; position: number }[];
+): Promise<string> {
+  await requireStructureRoom(ctx, siteId, 'siteSpaces', field);
+  const container = await structures.siteSpacesOf(ctx.db, siteId, sectionId);
   const paths = new Set(container.map((row) => row.path));
   const id = newId();
-  db.prepare(
-    `INSERT INTO site_spaces (id, site_id, section_id, space_id, path, position, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  await structures.insertSiteSpace(ctx.db, {
     id,
-    siteId,
-    sectionId,
-    space.id,
-    uniquePath(slugOf(space.title, 'space'), (path) => paths.has(path)),
-    nextPosition(container),
-    ctx.now(),
-  );
+    site_id: siteId,
+    section_id: sectionId,
+    space_id: space.id,
+    path: uniquePath(slugOf(space.title, 'space'), (path) => paths.has(path)),
+    position: nextPosition(container),
+    created_at: ctx.now(),
+  });
   return id;
 }
 
@@ -397,7 +379,7 @@ export const defaultContainer = (structure: Structure): string | null => structu
 
 /** How a caller sees a structure: their membership (for the embedded spaces) and their permissions on the site. */
 export interface StructureView {
-  ctx: AppContext;
+  ctx: Scope;
   structure: Structure;
   membership: Membership | undefined;
   permissions: SitePermissions;
@@ -409,18 +391,18 @@ export interface StructureView {
 }
 
 /** The view of a caller; visitors and the published view leave out site spaces of deleted spaces. */
-export function structureView(
-  ctx: AppContext,
+export async function structureView(
+  ctx: Scope,
   structure: Structure,
   access: SiteAccess,
   liveOnly = access.visitor,
-): StructureView {
+): Promise<StructureView> {
   return {
     ctx,
     structure,
     membership: access.membership,
     permissions: access.permissions,
-    published: isPublished(ctx.db, structure.site.id),
+    published: await isPublished(ctx.db, structure.site.id),
     liveOnly,
     spaces: new Map(),
   };
@@ -431,10 +413,10 @@ export function structureView(
  * one query each: `presentSpacesFor`), for `presentSiteSpace`: a list of site spaces or sections calls it with its
  * page, not one space at a time.
  */
-export function presentSpacesOf(view: StructureView, siteSpaces: readonly SiteSpaceRow[]): void {
+export async function presentSpacesOf(view: StructureView, siteSpaces: readonly SiteSpaceRow[]): Promise<void> {
   const ids = [...new Set(siteSpaces.map((row) => row.space_id))].filter((id) => !view.spaces.has(id));
   if (ids.length === 0) return;
-  const presented = presentSpacesFor(view.ctx, ids.map((id) => view.structure.space(id)), view.membership);
+  const presented = await presentSpacesFor(view.ctx, ids.map((id) => view.structure.space(id)), view.membership);
   ids.forEach((id, index) => view.spaces.set(id, presented[index]!));
 }
 
@@ -442,7 +424,8 @@ function publishedUrls(view: StructureView, path: string[]): Model<'PublishedUrl
   return view.published ? { published: publishedAddress(view.ctx, view.structure.site, view.permissions, path) } : {};
 }
 
-export function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<'SiteSpace'> {
+/** A site space; its space presented by `presentSpacesOf` first (`presentSiteSpaces`, `presentSiteSpaceNow`). */
+function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<'SiteSpace'> {
   const { structure } = view;
   const space = structure.space(row.space_id);
   const section = row.section_id ? structure.section(row.section_id) : undefined;
@@ -451,7 +434,7 @@ export function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<
     id: row.id,
     path: row.path,
     ...(row.section_id ? { section: row.section_id } : {}),
-    space: view.spaces.get(row.space_id) ?? presentSpaceFor(view.ctx, space, view.membership),
+    space: view.spaces.get(row.space_id)!,
     title: space.title,
     default: structure.defaultSiteSpaceId(row.section_id) === row.id,
     ...(row.condition !== null ? { condition: row.condition } : {}),
@@ -467,18 +450,29 @@ export function shownSiteSpaces(view: StructureView, sectionId?: string | null):
 }
 
 /** Sections (a page of a list) with their site spaces, the spaces presented at once. */
-export function presentSections(view: StructureView, rows: readonly SectionRow[]): Model<'SiteSection'>[] {
-  presentSpacesOf(view, rows.flatMap((row) => shownSiteSpaces(view, row.id)));
+export async function presentSections(view: StructureView, rows: readonly SectionRow[]): Promise<Model<'SiteSection'>[]> {
+  await presentSpacesOf(view, rows.flatMap((row) => shownSiteSpaces(view, row.id)));
   return rows.map((row) => presentSection(view, row));
 }
 
 /** Site spaces (a page of a list), their spaces presented at once. */
-export function presentSiteSpaces(view: StructureView, rows: readonly SiteSpaceRow[]): Model<'SiteSpace'>[] {
-  presentSpacesOf(view, rows);
+export async function presentSiteSpaces(view: StructureView, rows: readonly SiteSpaceRow[]): Promise<Model<'SiteSpace'>[]> {
+  await presentSpacesOf(view, rows);
   return rows.map((row) => presentSiteSpace(view, row));
 }
 
-export function presentSection(view: StructureView, row: SectionRow): Model<'SiteSection'> {
+/** One site space. */
+export async function presentSiteSpaceNow(view: StructureView, row: SiteSpaceRow): Promise<Model<'SiteSpace'>> {
+  return (await presentSiteSpaces(view, [row]))[0]!;
+}
+
+/** One section, with its site spaces. */
+export async function presentSectionNow(view: StructureView, row: SectionRow): Promise<Model<'SiteSection'>> {
+  return (await presentSections(view, [row]))[0]!;
+}
+
+/** A section; the spaces of its site spaces presented first (`presentSections`). */
+function presentSection(view: StructureView, row: SectionRow): Model<'SiteSection'> {
   return {
     object: 'site-section',
     id: row.id,
@@ -494,19 +488,27 @@ export function presentSection(view: StructureView, row: SectionRow): Model<'Sit
   };
 }
 
-export function presentGroup(view: StructureView, row: GroupRow): Model<'SiteSectionGroup'> {
-  return {
+/** Section groups (a page of a list), with their sections. */
+export async function presentGroups(view: StructureView, rows: readonly GroupRow[]): Promise<Model<'SiteSectionGroup'>[]> {
+  const sections = rows.flatMap((row) => view.structure.groupSections(row.id));
+  await presentSpacesOf(view, sections.flatMap((section) => shownSiteSpaces(view, section.id)));
+  return rows.map((row) => ({
     object: 'site-section-group',
     id: row.id,
     title: row.title,
     sections: view.structure.groupSections(row.id).map((section) => presentSection(view, section)),
     ...(row.icon !== null ? { icon: row.icon } : {}),
-  };
+  }));
+}
+
+/** One section group. */
+export async function presentGroup(view: StructureView, row: GroupRow): Promise<Model<'SiteSectionGroup'>> {
+  return (await presentGroups(view, [row]))[0]!;
 }
 
 /** What visitors reach: the sections in order, or the root site spaces of a site without sections. */
-export function presentPublishedStructure(view: StructureView): Model<'PublishedSiteStructure'> {
+export async function presentPublishedStructure(view: StructureView): Promise<Model<'PublishedSiteStructure'>> {
   const { structure } = view;
-  if (structure.sections.length > 0) return { type: 'sections', structure: presentSections(view, structure.sections) };
-  return { type: 'siteSpaces', structure: presentSiteSpaces(view, shownSiteSpaces(view, null)) };
+  if (structure.sections.length > 0) return { type: 'sections', structure: await presentSections(view, structure.sections) };
+  return { type: 'siteSpaces', structure: await presentSiteSpaces(view, shownSiteSpaces(view, null)) };
 }

@@ -3,10 +3,11 @@
 // needs the organization's `createContent` permission.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import { forbidden, notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
-import { amongIds, bool, type Db } from '../store/db.ts';
+import type { AppContext, Scope } from '../context.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
+import { bool, type Db } from '../store/db.ts';
+import * as sites from '../store/sites.ts';
 import { rowParser } from './enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
 
@@ -73,28 +74,13 @@ export const EMPTY_ADAPTIVE_SCHEMA: Model<'AdaptiveJsonSchema'> = {
   additionalProperties: false,
 };
 
-/** SQL condition on `sites`: published, that is, at least one attached space that is not deleted. */
-export const PUBLISHED_SQL = `EXISTS (SELECT 1 FROM site_spaces JOIN spaces ON spaces.id = site_spaces.space_id
-  WHERE site_spaces.site_id = sites.id AND spaces.deleted_at IS NULL)`;
-
-export function getSiteRow(db: Db, id: string): SiteRow | undefined {
-  const row = db.prepare('SELECT * FROM sites WHERE id = ?').get(id);
+export async function getSiteRow(db: Db, id: string): Promise<SiteRow | undefined> {
+  const row = await sites.get(db, id);
   return row === undefined ? undefined : parseSiteRow(row);
 }
 
-/** Sets the given columns of a row of a site table; `changes` maps column names to values. */
-export function updateColumns(db: Db, table: string, id: string, changes: Record<string, unknown>): void {
-  const columns = Object.keys(changes);
-  if (columns.length === 0) return;
-  db.prepare(`UPDATE ${table} SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
-    ...Object.values(changes),
-    id,
-  );
-}
-
-export function isPublished(db: Db, siteId: string): boolean {
-  return db.prepare(`SELECT 1 FROM sites WHERE id = ? AND ${PUBLISHED_SQL}`).get(siteId) !== undefined;
-}
+/** Whether the site is published: at least one attached space that is not deleted. */
+export const isPublished = (db: Db, siteId: string): Promise<boolean> => sites.isPublished(db, siteId);
 
 export interface SiteAccess {
   site: SiteRow;
@@ -108,22 +94,22 @@ export interface SiteAccess {
  * The site, for a member of its organization with `read` (403 for members below it, 404 for anyone else and for
  * unknown sites), or for anyone holding the share key of a published share-link site when `shareKey` is given.
  */
-export function siteAccess(
-  ctx: AppContext,
+export async function siteAccess(
+  ctx: Scope,
   caller: Caller,
   organizationId: string,
   siteId: string,
   options: { shareKey?: string } = {},
-): SiteAccess {
-  const membership = membershipOf(ctx.db, caller.user.id, organizationId);
+): Promise<SiteAccess> {
+  const membership = await membershipOf(ctx.db, caller.user.id, organizationId);
   const permissions = sitePermissions(membership);
-  const row = getSiteRow(ctx.db, siteId);
+  const row = await getSiteRow(ctx.db, siteId);
   const site = row?.organization_id === organizationId ? row : undefined;
   if (permissions.view) {
     if (!site) throw notFound(`site ${siteId}`);
     return { site, membership, permissions, visitor: false };
   }
-  if (site && options.shareKey !== undefined && opensWithKey(ctx.db, site, options.shareKey)) {
+  if (site && options.shareKey !== undefined && (await opensWithKey(ctx.db, site, options.shareKey))) {
     return { site, membership, permissions: VISITOR, visitor: true };
   }
   if (membership) requireSite(permissions, 'view');
@@ -131,20 +117,20 @@ export function siteAccess(
 }
 
 /** The site, when the caller may read it (see siteAccess); 403 unless they may also manage it. */
-export function manageableSite(ctx: AppContext, caller: Caller, organizationId: string, siteId: string): SiteAccess {
-  const access = siteAccess(ctx, caller, organizationId, siteId);
+export async function manageableSite(ctx: Scope, caller: Caller, organizationId: string, siteId: string): Promise<SiteAccess> {
+  const access = await siteAccess(ctx, caller, organizationId, siteId);
   requireSite(access.permissions, 'manage');
   return access;
 }
 
 /** The caller's membership and permissions on the sites of an organization they belong to (404 otherwise), or 403. */
-export function organizationSites(
-  ctx: AppContext,
+export async function organizationSites(
+  ctx: Scope,
   caller: Caller,
   organizationId: string,
   permission: keyof SitePermissions,
-): { membership: Membership; permissions: SitePermissions } {
-  const { membership } = organizationAccess(ctx, caller, organizationId);
+): Promise<{ membership: Membership; permissions: SitePermissions }> {
+  const { membership } = await organizationAccess(ctx, caller, organizationId);
   const permissions = sitePermissions(membership);
   requireSite(permissions, permission);
   return { membership, permissions };
@@ -159,30 +145,30 @@ export function requireSite(permissions: SitePermissions, permission: keyof Site
   );
 }
 
-function opensWithKey(db: Db, site: SiteRow, shareKey: string): boolean {
-  return SITE_VISIBILITIES[site.visibility].shareLink && shareKey === site.share_key && isPublished(db, site.id);
+async function opensWithKey(db: Db, site: SiteRow, shareKey: string): Promise<boolean> {
+  return SITE_VISIBILITIES[site.visibility].shareLink && shareKey === site.share_key && (await isPublished(db, site.id));
 }
 
 /**
  * The site as its visitors reach it: published, and then for members with `read` whatever its visibility; for
  * anyone else when it is public or unlisted, or share-link with the right `shareKey`. Otherwise 404.
  */
-export function publishedSiteAccess(
-  ctx: AppContext,
+export async function publishedSiteAccess(
+  ctx: Scope,
   caller: Caller,
   organizationId: string,
   siteId: string,
   shareKey: string | undefined,
-): SiteAccess {
+): Promise<SiteAccess> {
   // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
   const missing = () => notFound(`published site ${siteId}`);
-  const site = getSiteRow(ctx.db, siteId);
-  if (!site || site.organization_id !== organizationId || !isPublished(ctx.db, site.id)) throw missing();
-  const membership = membershipOf(ctx.db, caller.user.id, organizationId);
+  const site = await getSiteRow(ctx.db, siteId);
+  if (!site || site.organization_id !== organizationId || !(await isPublished(ctx.db, site.id))) throw missing();
+  const membership = await membershipOf(ctx.db, caller.user.id, organizationId);
   const permissions = sitePermissions(membership);
   if (permissions.view) return { site, membership, permissions, visitor: false };
   const open = SITE_VISIBILITIES[site.visibility].open;
-  if (open || (shareKey !== undefined && opensWithKey(ctx.db, site, shareKey))) {
+  if (open || (shareKey !== undefined && (await opensWithKey(ctx.db, site, shareKey)))) {
     return { site, membership, permissions: VISITOR, visitor: true };
   }
   throw missing();
@@ -219,22 +205,14 @@ function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
   ];
 }
 
-const SITE_FACTS_AMONG = amongIds(
-  (among) => `SELECT sites.id AS id, ${PUBLISHED_SQL} AS published,
-                     (SELECT COUNT(*) FROM site_spaces WHERE site_spaces.site_id = sites.id) AS site_spaces
-              FROM sites WHERE sites.id ${among}`,
-);
-
 /**
  * Sites as the API shows them with the given permissions, a page of them with one query for whether each is
  * published and how many site spaces it has (not two per site).
  */
-export function presentSites(ctx: AppContext, sites: readonly SiteRow[], permissions: SitePermissions): Model<'Site'>[] {
-  const { sql, ids } = SITE_FACTS_AMONG(sites.map((site) => site.id));
-  const facts = new Map(
-    (ctx.db.prepare(sql).all(ids) as { id: string; published: number; site_spaces: number }[]).map((row) => [row.id, row]),
-  );
-  return sites.map((site) => {
+export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permissions: SitePermissions): Promise<Model<'Site'>[]> {
+  if (rows.length === 0) return [];
+  const facts = new Map((await sites.facts(ctx.db, rows.map((site) => site.id))).map((row) => [row.id, row]));
+  return rows.map((site) => {
     const published = bool(facts.get(site.id)?.published ?? 0);
     return {
       object: 'site',
@@ -260,10 +238,10 @@ export function presentSites(ctx: AppContext, sites: readonly SiteRow[], permiss
 }
 
 /** A site as the API shows it with the given permissions. */
-export const presentSite = (ctx: AppContext, site: SiteRow, permissions: SitePermissions): Model<'Site'> =>
-  presentSites(ctx, [site], permissions)[0]!;
+export const presentSite = async (ctx: Scope, site: SiteRow, permissions: SitePermissions): Promise<Model<'Site'>> =>
+  (await presentSites(ctx, [site], permissions))[0]!;
 
 /** The site as the given member sees it (for lists computed for another caller, such as integration site items). */
-export function presentSiteFor(ctx: AppContext, site: SiteRow, membership: Membership | undefined): Model<'Site'> {
+export function presentSiteFor(ctx: Scope, site: SiteRow, membership: Membership | undefined): Promise<Model<'Site'>> {
   return presentSite(ctx, site, sitePermissions(membership));
 }

@@ -3,18 +3,18 @@
 // as a new revision of the result space, created on the first run.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
+import { type AppContext, inWrite, reading, type Scope } from '../context.ts';
 import { nodeText } from '../content/document.ts';
 import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
-import { insertSpace } from '../handlers/spaces.ts';
-import { forbidden, notFound } from '../http/errors.ts';
-import type { Model } from '../http/types.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Model } from './contract.ts';
 import { enqueue } from '../jobs/runner.ts';
 import { type Db, fromJson } from '../store/db.ts';
-import { queueState } from './job-queue.ts';
+import { queueState } from '../store/jobs.ts';
+import * as translations from '../store/translations.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
-import { EDIT_MODES, getSpaceRow, type SpaceRow } from './spaces.ts';
+import { EDIT_MODES, getSpaceRow, insertSpace, type SpaceRow } from './spaces.ts';
 
 type Language = Model<'Language'>;
 
@@ -58,8 +58,8 @@ export function requireTranslation(permissions: TranslationPermissions, permissi
   }
 }
 
-export function getTranslationRow(db: Db, id: string): TranslationRow | undefined {
-  return db.prepare('SELECT * FROM translations WHERE id = ?').get(id) as TranslationRow | undefined;
+export async function getTranslationRow(db: Db, id: string): Promise<TranslationRow | undefined> {
+  return (await translations.get(db, id)) as TranslationRow | undefined;
 }
 
 export interface TranslationsAccess {
@@ -68,20 +68,20 @@ export interface TranslationsAccess {
 }
 
 /** The organization's translations as the caller may use them (404 outside the organization). */
-export function translationsAccess(ctx: AppContext, caller: Caller, organizationId: string): TranslationsAccess {
-  const organization = organizationAccess(ctx, caller, organizationId);
+export async function translationsAccess(ctx: Scope, caller: Caller, organizationId: string): Promise<TranslationsAccess> {
+  const organization = await organizationAccess(ctx, caller, organizationId);
   return { organization, permissions: translationPermissions(organization.membership) };
 }
 
 /** A translation the caller may view: 404 when unknown (or of another organization), 403 without `view`. */
-export function translationAccess(
-  ctx: AppContext,
+export async function translationAccess(
+  ctx: Scope,
   caller: Caller,
   organizationId: string,
   translationId: string,
-): TranslationsAccess & { translation: TranslationRow } {
-  const access = translationsAccess(ctx, caller, organizationId);
-  const translation = getTranslationRow(ctx.db, translationId);
+): Promise<TranslationsAccess & { translation: TranslationRow }> {
+  const access = await translationsAccess(ctx, caller, organizationId);
+  const translation = await getTranslationRow(ctx.db, translationId);
   if (!translation || translation.organization_id !== organizationId) throw notFound(`translation ${translationId}`);
   requireTranslation(access.permissions, 'view');
   return { ...access, translation };
@@ -127,66 +127,70 @@ export function presentTranslation(
 }
 
 /** The source space of a translation, when it can still be translated: live and in the translation's organization. */
-export function liveSourceSpace(db: Db, row: TranslationRow): SpaceRow | undefined {
-  const space = row.source_space_id ? getSpaceRow(db, row.source_space_id) : undefined;
+export async function liveSourceSpace(db: Db, row: TranslationRow): Promise<SpaceRow | undefined> {
+  const space = row.source_space_id ? await getSpaceRow(db, row.source_space_id) : undefined;
   return space && space.deleted_at === null && space.organization_id === row.organization_id ? space : undefined;
 }
 
 /** Queues a run (inside the request's write): the translation is `pending`, or stays `running` behind a run. */
-export function queueRun(ctx: AppContext, translationId: string): void {
+export async function queueRun(ctx: Scope, translationId: string): Promise<void> {
   const now = ctx.now();
-  enqueue(ctx.db, { kind: RUN_JOB, resource: runResource(translationId), payload: { translationId }, createdAt: now });
-  const status = queueState(ctx.db, runResource(translationId)).running ? 'running' : 'pending';
-  ctx.db.prepare('UPDATE translations SET status = ?, updated_at = ? WHERE id = ?').run(status, now, translationId);
+  await enqueue(ctx, { kind: RUN_JOB, resource: runResource(translationId), payload: { translationId }, createdAt: now });
+  const status = (await queueState(ctx.db, runResource(translationId))).running ? 'running' : 'pending';
+  await translations.update(ctx.db, translationId, { status, updated_at: now });
 }
 
 /** The status once a run is over: `pending` when another run is queued, `completed` otherwise. */
-const statusAfterRun = (db: Db, translationId: string) =>
-  queueState(db, runResource(translationId)).queued ? 'pending' : 'completed';
+const statusAfterRun = async (db: Db, translationId: string) =>
+  (await queueState(db, runResource(translationId))).queued ? 'pending' : 'completed';
 
-/** Performs one run. Throws, with the reason, when it cannot be done; the translation then keeps its result. */
+/**
+ * Performs one run: reads the source outside any transaction, translates it (which may wait on a translation
+ * service), then writes the result in a write of its own. Throws, with the reason, when it cannot be done; the
+ * translation then keeps its result.
+ */
 export async function performRun(ctx: AppContext, translationId: string): Promise<void> {
-  const { db } = ctx;
   const started = ctx.clock.now().getTime();
-  const row = await ctx.store.write(() => {
-    const current = getTranslationRow(db, translationId);
-    if (current) db.prepare(`UPDATE translations SET status = 'running' WHERE id = ?`).run(translationId);
+  const row = await inWrite(ctx, async (scope) => {
+    const current = await getTranslationRow(scope.db, translationId);
+    if (current) await translations.update(scope.db, translationId, { status: 'running' });
     return current;
   });
   if (!row) return; // deleted meanwhile
-  const source = liveSourceSpace(db, row);
+  const { db } = reading(ctx);
+  const source = await liveSourceSpace(db, row);
   if (!source) throw new Error(`source space ${row.source_space_id} no longer exists in the organization`);
   const instructions = fromJson<Model<'Document'> | null>(row.instructions, null);
   const from = row.source_language ?? source.language;
-  const translated = await translateContent(getRevision(db, source.revision_id, source.id)!.content, translatorOf(ctx), {
+  const translated = await translateContent((await getRevision(db, source.revision_id, source.id))!.content, translatorOf(ctx), {
     ...(from ? { from } : {}),
     to: row.language,
     instructions: instructions?.nodes.map(nodeText).join('\n') ?? '',
   });
-  await ctx.store.write(() => recordRun(ctx, translationId, source, translated, started));
+  await inWrite(ctx, (scope) => recordRun(scope, translationId, source, translated, started));
 }
 
 /** Writes a run's content into the result space (creating it when there is none) and its statistics. */
-function recordRun(
-  ctx: AppContext,
+async function recordRun(
+  ctx: Scope,
   translationId: string,
   source: SpaceRow,
   translated: TranslatedContent,
   started: number,
-): void {
+): Promise<void> {
   const { db } = ctx;
-  const row = getTranslationRow(db, translationId);
+  const row = await getTranslationRow(db, translationId);
   if (!row) return;
   const now = ctx.now();
-  const existing = row.result_space_id ? getSpaceRow(db, row.result_space_id) : undefined;
+  const existing = row.result_space_id ? await getSpaceRow(db, row.result_space_id) : undefined;
   let result: { space: string; revision: string };
   // A result space that was deleted or moved to another organization is left alone: the run writes a new one.
   if (existing && existing.deleted_at === null && existing.organization_id === row.organization_id) {
     if (EDIT_MODES[existing.edit_mode].locked) throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
-    const revision = commitSpaceContent(db, existing.id, [existing.revision_id], translated.content, now);
+    const revision = await commitSpaceContent(db, existing.id, [existing.revision_id], translated.content, now);
     result = { space: existing.id, revision: revision.id };
   } else {
-    const space = insertSpace(
+    const space = await insertSpace(
       ctx,
       {
         organizationId: row.organization_id,
@@ -199,29 +203,18 @@ function recordRun(
     result = { space: space.id, revision: space.revision_id };
   }
   const duration = Math.max(0, ctx.clock.now().getTime() - started);
-  db.prepare(
-    `UPDATE translations SET status = ?, result_space_id = ?, result_revision_id = ?, runs = runs + 1,
-            total_words = total_words + ?, total_pages = total_pages + ?, total_duration = total_duration + ?,
-            latest_run_duration = ?, latest_pages = ?, latest_words = ?, updated_at = ?
-     WHERE id = ?`,
-  ).run(
-    statusAfterRun(db, translationId),
-    result.space,
-    result.revision,
-    translated.words,
-    translated.pages,
+  await translations.recordRun(db, translationId, {
+    status: await statusAfterRun(db, translationId),
+    resultSpaceId: result.space,
+    resultRevisionId: result.revision,
+    words: translated.words,
+    pages: translated.pages,
     duration,
-    duration,
-    translated.pages,
-    translated.words,
-    now,
-    translationId,
-  );
+    updatedAt: now,
+  });
 }
 
 /** A failed run leaves the result and statistics as they were; the status moves on as after any run. */
-export function recordFailedRun(ctx: AppContext, translationId: string): void {
-  ctx.db
-    .prepare('UPDATE translations SET status = ?, updated_at = ? WHERE id = ?')
-    .run(statusAfterRun(ctx.db, translationId), ctx.now(), translationId);
+export async function recordFailedRun(ctx: Scope, translationId: string): Promise<void> {
+  await translations.update(ctx.db, translationId, { status: await statusAfterRun(ctx.db, translationId), updated_at: ctx.now() });
 }

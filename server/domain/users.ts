@@ -1,7 +1,7 @@
 import type { UserRecord } from '../auth/caller.ts';
 import { findUser } from '../auth/caller.ts';
-import type { AppContext } from '../context.ts';
-import type { Model } from '../http/types.ts';
+import type { AppContext, Scope } from '../context.ts';
+import type { Model } from './contract.ts';
 
 /** A user as the API shows it. `urls.location` is the user's address under `/v1/users` (not an operation). */
 export function presentUser(ctx: AppContext, user: UserRecord): Model<'User'> {
@@ -16,8 +16,8 @@ export function presentUser(ctx: AppContext, user: UserRecord): Model<'User'> {
 }
 
 /** The user with this id, as the API shows it; users are never deleted while referenced. */
-export function presentUserById(ctx: AppContext, id: string): Model<'User'> {
-  const user = findUser(ctx.db, id);
+export async function presentUserById(ctx: Scope, id: string): Promise<Model<'User'>> {
+  const user = await findUser(ctx.db, id);
   if (!user) throw new Error(`user ${id} is referenced but does not exist`);
   return presentUser(ctx, user);
 }

@@ -1,7 +1,7 @@
 // Git synchronisation of a space: import and export answer 204 at once and run as background jobs, one space's in
 // the order of their `timestamp`; Git info shows the repository last synchronised.
 import type { Caller } from '../auth/caller.ts';
-import type { AppContext } from '../context.ts';
+import type { Scope } from '../context.ts';
 import { GIT_EXPORT_JOB, GIT_IMPORT_JOB, gitJobKind } from '../content/git-sync.ts';
 import {
   checkUrlPrefix,
@@ -15,59 +15,58 @@ import {
 } from '../domain/git.ts';
 import { newId } from '../domain/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../errors.ts';
 import type { HandlerGroup } from '../http/types.ts';
-import { enqueue } from '../jobs/runner.ts';
+import { enqueue, type JobRunner } from '../jobs/runner.ts';
+import * as spaces from '../store/spaces.ts';
 
 type Operations = 'importGitRepository' | 'exportGitRepository' | 'getGitInfo' | 'deleteGitLegacyInstallation';
 
-export function gitHandlers(ctx: AppContext): HandlerGroup<Operations> {
-  /** Checks the request, records the operation and queues its job, ordered by the request's `timestamp`. */
-  const start = (kind: GitOperationKind, spaceId: string, body: GitRequest, caller: Caller) => {
-    const access = spaceAccess(ctx, caller, spaceId);
-    requireSpace(access, 'triggerGitSync');
-    const { display, location } = parseGitUrl(body.url);
-    const refusal = location.kind === 'local' ? localRepositoryRefusal(ctx.config, location.path) : undefined;
-    if (refusal) throw badRequest(`url: ${refusal}`);
-    projectDirectory(body.repoProjectDirectory);
-    checkUrlPrefix(body.repoCommitURL, 'repoCommitURL');
-    checkUrlPrefix(body.repoTreeURL, 'repoTreeURL');
-    checkUrlPrefix(body.gitInfo?.url, 'gitInfo.url');
-    const id = newId();
-    const now = ctx.now();
-    insertGitOperation(ctx.db, { id, spaceId, kind, request: body, userId: caller.user.id, createdAt: now });
-    enqueue(ctx.db, {
-      kind: kind === 'import' ? GIT_IMPORT_JOB : GIT_EXPORT_JOB,
-      resource: `git:${spaceId}`,
-      payload: { operation: id },
-      orderKey: body.timestamp ? new Date(body.timestamp).toISOString() : now,
-      createdAt: now,
-    });
-    ctx.log.info({ space: spaceId, operation: id, url: display, ref: body.ref }, `git ${kind} queued`);
-    return { status: 204 as const };
-  };
-
-  return {
-    importGitRepository: ({ params, body, caller }) => start('import', params.spaceId, body, caller),
-
-    exportGitRepository: ({ params, body, caller }) => start('export', params.spaceId, body, caller),
-
-    getGitInfo({ params, caller }) {
-      const access = spaceAccess(ctx, caller, params.spaceId);
-      return { status: 200, body: presentGitInfo(access.space.git_sync) };
-    },
-
-    deleteGitLegacyInstallation({ params, caller }) {
-      const access = spaceAccess(ctx, caller, params.spaceId);
-      requireSpace(access, 'installIntegration');
-      ctx.db.prepare('UPDATE spaces SET git_sync = NULL WHERE id = ?').run(access.space.id);
-      return { status: 204 };
-    },
-  };
+/** Checks the request, records the operation and queues its job, ordered by the request's `timestamp`. */
+async function start(ctx: Scope, kind: GitOperationKind, spaceId: string, body: GitRequest, caller: Caller) {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  requireSpace(access, 'triggerGitSync');
+  const { display, location } = parseGitUrl(body.url);
+  const refusal = location.kind === 'local' ? localRepositoryRefusal(ctx.config, location.path) : undefined;
+  if (refusal) throw badRequest(`url: ${refusal}`);
+  projectDirectory(body.repoProjectDirectory);
+  checkUrlPrefix(body.repoCommitURL, 'repoCommitURL');
+  checkUrlPrefix(body.repoTreeURL, 'repoTreeURL');
+  checkUrlPrefix(body.gitInfo?.url, 'gitInfo.url');
+  const id = newId();
+  const now = ctx.now();
+  await insertGitOperation(ctx.db, ctx.secrets.gitCredentials, { id, spaceId, kind, request: body, userId: caller.user.id, createdAt: now });
+  await enqueue(ctx, {
+    kind: kind === 'import' ? GIT_IMPORT_JOB : GIT_EXPORT_JOB,
+    resource: `git:${spaceId}`,
+    payload: { operation: id },
+    orderKey: body.timestamp ? new Date(body.timestamp).toISOString() : now,
+    createdAt: now,
+  });
+  ctx.log.info({ space: spaceId, operation: id, url: display, ref: body.ref }, `git ${kind} queued`);
+  return { status: 204 as const };
 }
 
+export const gitHandlers: HandlerGroup<Operations> = {
+  importGitRepository: ({ params, body, caller }, ctx) => start(ctx, 'import', params.spaceId, body, caller),
+
+  exportGitRepository: ({ params, body, caller }, ctx) => start(ctx, 'export', params.spaceId, body, caller),
+
+  async getGitInfo({ params, caller }, ctx) {
+    const access = await spaceAccess(ctx, caller, params.spaceId);
+    return { status: 200, body: presentGitInfo(access.space.git_sync) };
+  },
+
+  async deleteGitLegacyInstallation({ params, caller }, ctx) {
+    const access = await spaceAccess(ctx, caller, params.spaceId);
+    requireSpace(access, 'installIntegration');
+    await spaces.update(ctx.db, access.space.id, { git_sync: null });
+    return { status: 204 };
+  },
+};
+
 /** Registers the background work of this group with the job runner. */
-export function registerGitJobs(ctx: AppContext): void {
-  ctx.jobs.register(GIT_IMPORT_JOB, gitJobKind);
-  ctx.jobs.register(GIT_EXPORT_JOB, gitJobKind);
+export function registerGitJobs(runner: JobRunner): void {
+  runner.register(GIT_IMPORT_JOB, gitJobKind);
+  runner.register(GIT_EXPORT_JOB, gitJobKind);
 }

@@ -1,6 +1,7 @@
 // The handler table: one handler per operation of the contract, assembled from the resource groups.
 import type { Express } from 'express';
 import type { AppContext } from '../context.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { HandlerTable } from '../http/types.ts';
 import { changeRequestHandlers, changeRequestRoutes } from './change-requests.ts';
 import { collectionHandlers } from './collections.ts';
@@ -18,32 +19,33 @@ import { spaceHandlers } from './spaces.ts';
 import { teamHandlers } from './teams.ts';
 import { registerTranslationJobs, translationHandlers } from './translations.ts';
 
-export function createHandlers(ctx: AppContext): HandlerTable {
+/** The handler table: each handler gets the request and the scope of its unit of work (http/types.ts). */
+export function createHandlers(): HandlerTable {
   return {
-    ...organizationHandlers(ctx),
-    ...memberHandlers(ctx),
-    ...teamHandlers(ctx),
-    ...samlHandlers(ctx),
-    ...collectionHandlers(ctx),
-    ...spaceHandlers(ctx),
-    ...contentHandlers(ctx),
-    ...changeRequestHandlers(ctx),
-    ...commentHandlers(ctx),
-    ...siteHandlers(ctx),
-    ...siteStructureHandlers(ctx),
-    ...openAPISpecHandlers(ctx),
-    ...translationHandlers(ctx),
-    ...integrationHandlers(ctx),
-    ...gitHandlers(ctx),
+    ...organizationHandlers,
+    ...memberHandlers,
+    ...teamHandlers,
+    ...samlHandlers,
+    ...collectionHandlers,
+    ...spaceHandlers,
+    ...contentHandlers,
+    ...changeRequestHandlers,
+    ...commentHandlers,
+    ...siteHandlers,
+    ...siteStructureHandlers,
+    ...openAPISpecHandlers,
+    ...translationHandlers,
+    ...integrationHandlers,
+    ...gitHandlers,
   };
 }
 
 /** Registers the kinds of background work the handler groups queue. */
-export function registerJobKinds(ctx: AppContext): void {
-  registerOpenAPIJobs(ctx);
-  registerTranslationJobs(ctx);
-  registerIntegrationJobs(ctx);
-  registerGitJobs(ctx);
+export function registerJobKinds(runner: JobRunner): void {
+  registerOpenAPIJobs(runner);
+  registerTranslationJobs(runner);
+  registerIntegrationJobs(runner);
+  registerGitJobs(runner);
 }
 
 /** Routes outside `/v1`: files, PDFs and OpenAPI documents the API's answers point at. */

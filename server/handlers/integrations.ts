@@ -3,7 +3,8 @@
 import { isIP } from 'node:net';
 import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
+import type { Scope } from '../context.ts';
+import type { Input, Model } from '../domain/contract.ts';
 import { newId } from '../domain/ids.ts';
 import {
   callerMemberships,
@@ -30,17 +31,20 @@ import {
   recordEvent,
   renderBlock,
   requireIntegration,
-  scopeCondition,
 } from '../domain/integrations.ts';
 import { getOrganizationRow, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
 import { parseSiteRow, presentSiteFor, sitePermissions } from '../domain/sites.ts';
 import { viewsAllContent } from '../domain/collections.ts';
-import { liveSpaceCount, parseSpaceRow, presentSpaceFor } from '../domain/spaces.ts';
-import { badRequest, conflict, notFound } from '../http/errors.ts';
-import { after, type Key, listId } from '../http/pagination.ts';
-import type { HandlerGroup, Input, Model, QueryParams } from '../http/types.ts';
+import { type Key, listId, type Page } from '../domain/paging.ts';
+import { liveSpaceCount, parseSpaceRow, presentSpaceFor, type SpaceRow } from '../domain/spaces.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import type { HandlerGroup, QueryParams } from '../http/types.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import { type AddressRule, isRefusedAddress } from '../net/outbound.ts';
 import { fromJson, toJson } from '../store/db.ts';
+import * as integrations from '../store/integrations.ts';
+import * as sites from '../store/sites.ts';
+import * as spaces from '../store/spaces.ts';
 
 type Operations =
   | 'listIntegrations'
@@ -59,300 +63,262 @@ type Operations =
 
 type PublishBody = Input<'PublishIntegrationRequest'>;
 
-/** Events waiting for their delivery to the development tunnel are shown once it is over. */
-const HANDLED = `status <> 'pending'`;
+/** Installations of the integration in the caller's scope, oldest first, optionally with an external id. */
+async function scopedInstallations(ctx: Scope, access: IntegrationAccess, caller: Caller, externalId: string | undefined): Promise<InstallationRow[]> {
+  const rows = (await integrations.installations(ctx.db, access.integration.name, await installationScope(ctx, caller, access))) as InstallationRow[];
+  return rows.filter((row) => externalId === undefined || fromJson<string[]>(row.external_ids, []).includes(externalId));
+}
 
-export function integrationHandlers(ctx: AppContext): HandlerGroup<Operations> {
-  const { db } = ctx;
+/** One page of items computed in memory, sorted by `key`: keyset pagination over the array. */
+function pageSorted<Item>(ctx: Scope, list: string, query: { page?: string; limit?: number }, all: Item[], key: (item: Item) => Key): Promise<Page<Item>> {
+  return ctx.cursors.page({
+    list,
+    page: query.page,
+    limit: query.limit,
+    key,
+    count: async () => all.length,
+    fetch: async (last, limit) => (last ? all.filter((item) => compareKeys(key(item), last) > 0) : all).slice(0, limit),
+  });
+}
 
-  /** Installations of the integration in the caller's scope, oldest first, optionally with an external id. */
-  const scopedInstallations = (access: IntegrationAccess, caller: Caller, externalId: string | undefined) => {
-    const [condition, parameters] = scopeCondition(installationScope(ctx, caller, access));
-    return (
-      db
-        .prepare(
-          `SELECT * FROM integration_installations WHERE integration_name = ? AND ${condition}
-           ORDER BY created_at, id`,
-        )
-        .all(access.integration.name, ...parameters) as InstallationRow[]
-    ).filter((row) => externalId === undefined || fromJson<string[]>(row.external_ids, []).includes(externalId));
-  };
-
-  /** One page of items computed in memory, sorted by `key`: keyset pagination over the array. */
-  const pageSorted = <Item>(list: string, query: { page?: string; limit?: number }, all: Item[], key: (item: Item) => Key) =>
-    ctx.cursors.page({
-      list,
-      page: query.page,
-      limit: query.limit,
-      key,
-      count: () => all.length,
-      fetch: (last, limit) => (last ? all.filter((item) => compareKeys(key(item), last) > 0) : all).slice(0, limit),
-    });
-
-  /**
-   * One page of the spaces or sites of the installations in scope: installations oldest first (those whose
-   * organization the caller `sees` the rows of), and each one's rows by creation: `SELECT * FROM <from>`, where
-   * `from` takes the installation's organization as its one parameter. A keyset walk over the installations (a few)
-   * that reads only the rows the page shows, however many the organizations have; `count` gives the number of an
-   * organization's rows.
-   */
-  const installationItemsPage = <Row extends { created_at: string; id: string }>(options: {
+/**
+ * One page of the spaces or sites of the installations in scope: installations oldest first (those whose
+ * organization the caller `sees` the rows of), and each one's rows by creation (`rows`: a page of an organization's
+ * rows after a key). A keyset walk over the installations (a few) that reads only the rows the page shows, however
+ * many the organizations have; `count` gives the number of an organization's rows.
+ */
+async function installationItemsPage<Row extends { created_at: string; id: string }>(
+  ctx: Scope,
+  options: {
     list: string;
     query: { page?: string; limit?: number };
     installations: InstallationRow[];
     caller: Caller;
     sees: (membership: Membership) => boolean;
-    from: string;
-    parse: (row: unknown) => Row;
-    count: (organizationId: string) => number;
-  }) => {
-    type Item = { installation: InstallationRow; membership: Membership; row: Row };
-    const seen = options.installations.flatMap((installation) => {
-      const membership = membershipOf(db, options.caller.user.id, installation.organization_id);
-      return membership && options.sees(membership) ? [{ installation, membership }] : [];
-    });
-    const rows = (organizationId: string, key: Key | undefined, limit: number) =>
-      db
-        .prepare(`SELECT * FROM ${options.from} ${key ? `AND ${after(['created_at', 'id'])}` : ''} ORDER BY created_at, id LIMIT ?`)
-        .all(organizationId, ...(key ?? []), limit)
-        .map(options.parse);
-    return ctx.cursors.page({
-      list: options.list,
-      page: options.query.page,
-      limit: options.query.limit,
-      key: ({ installation, row }: Item) => [installation.created_at, installation.id, row.created_at, row.id],
-      count: () => seen.reduce((sum, { installation }) => sum + options.count(installation.organization_id), 0),
-      fetch: (key, limit) => {
-        const items: Item[] = [];
-        for (const { installation, membership } of seen) {
-          const order = key ? compareKeys([installation.created_at, installation.id], key.slice(0, 2)) : 1;
-          if (order < 0) continue; // an installation the cursor has passed
-          const after = order === 0 ? key!.slice(2) : undefined;
-          for (const row of rows(installation.organization_id, after, limit - items.length)) items.push({ installation, membership, row });
-          if (items.length >= limit) break;
-        }
-        return items;
-      },
-    });
-  };
-
-  /** Items of an installation's spaces or sites, as the integration item lists show them. */
-  const itemOf = (installation: InstallationRow, kind: 'spaces' | 'sites', id: string) => ({
-    integration: installation.integration_name,
-    installation: installation.id,
-    status: installation.status,
-    configuration: {},
-    externalIds: fromJson<string[]>(installation.external_ids, []),
-    urls: {
-      location: ctx.urls.api(`${installationPath(installation)}/${kind}/${id}`),
-      publicEndpoint: ctx.urls.app(`/integrations/${installation.integration_name}/installations/${installation.id}/${kind}/${id}/endpoint`),
+    rows: (organizationId: string, key: Key | undefined, limit: number) => Promise<Row[]>;
+    count: (organizationId: string) => Promise<number>;
+  },
+) {
+  type Item = { installation: InstallationRow; membership: Membership; row: Row };
+  const seen: { installation: InstallationRow; membership: Membership }[] = [];
+  for (const installation of options.installations) {
+    const membership = await membershipOf(ctx.db, options.caller.user.id, installation.organization_id);
+    if (membership && options.sees(membership)) seen.push({ installation, membership });
+  }
+  return ctx.cursors.page({
+    list: options.list,
+    page: options.query.page,
+    limit: options.query.limit,
+    key: ({ installation, row }: Item) => [installation.created_at, installation.id, row.created_at, row.id],
+    count: async () => {
+      let sum = 0;
+      for (const { installation } of seen) sum += await options.count(installation.organization_id);
+      return sum;
+    },
+    fetch: async (key, limit) => {
+      const items: Item[] = [];
+      for (const { installation, membership } of seen) {
+        const order = key ? compareKeys([installation.created_at, installation.id], key.slice(0, 2)) : 1;
+        if (order < 0) continue; // an installation the cursor has passed
+        const after = order === 0 ? key!.slice(2) : undefined;
+        for (const row of await options.rows(installation.organization_id, after, limit - items.length)) items.push({ installation, membership, row });
+        if (items.length >= limit) break;
+      }
+      return items;
     },
   });
-
-  return {
-    listIntegrations({ query, caller }) {
-      // Private integrations of the organizations where the caller has listIntegrations (guests do not).
-      const listing = callerMemberships(db, caller)
-        .filter((membership) => organizationPermissions(membership).listIntegrations)
-        .map((membership) => membership.organizationId);
-      const rows = (
-        db
-          .prepare(
-            `SELECT * FROM integrations WHERE visibility = 'public'
-             OR (visibility = 'private' AND organization_id IN (SELECT value FROM json_each(?)))
-             ORDER BY name`,
-          )
-          .all(JSON.stringify(listing))
-          .map(parseIntegrationRow)
-      ).filter((row) => matchesFilters(row, query));
-      const page = pageSorted(listId('listIntegrations', caller.user.id, filtersOf(query)), query, rows, (row) => [row.name]);
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentIntegration(ctx, row, caller)) } };
-    },
-
-    getIntegration({ params, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      return { status: 200, body: presentIntegration(ctx, access.integration, caller) };
-    },
-
-    publishIntegration({ params, body, caller }) {
-      checkPublishBody(body);
-      const name = params.integrationName;
-      const existing = getIntegrationRow(db, name);
-      const named = body.organization !== undefined ? callerOrganization(ctx, caller, body.organization, 'organization') : undefined;
-      const now = ctx.now();
-      if (existing) {
-        const membership = membershipOf(db, caller.user.id, existing.organization_id);
-        if (!membership || (named && named.organization.id !== existing.organization_id)) {
-          throw conflict(`integrationName: "${name}" is already published by another organization`);
-        }
-        requireIntegration({ integration: existing, membership, permissions: integrationPermissions(membership) }, 'admin');
-        if (body.visibility !== undefined && INTEGRATION_VISIBILITIES[body.visibility].ownerOnly) {
-          checkCanBePrivate(ctx, existing);
-        }
-        const changes = { ...publishColumns(body), version: existing.version + 1, updated_at: now };
-        const columns = Object.keys(changes);
-        db.prepare(`UPDATE integrations SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE name = ?`).run(
-          ...Object.values(changes),
-          name,
-        );
-      } else {
-        const owner = named ?? defaultPublisher(ctx, caller);
-        requireOrganization(owner, 'createContent');
-        const values = { title: name, ...publishColumns(body), name, organization_id: owner.organization.id, version: 1, created_at: now, updated_at: now };
-        const columns = Object.keys(values);
-        db.prepare(`INSERT INTO integrations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
-          ...Object.values(values),
-        );
-      }
-      return { status: 200, body: presentIntegration(ctx, getIntegrationRow(db, name)!, caller) };
-    },
-
-    unpublishIntegration({ params, caller }) {
-      if (!getIntegrationRow(db, params.integrationName)) return { status: 204 };
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      requireIntegration(access, 'admin');
-      db.prepare('DELETE FROM integrations WHERE name = ?').run(params.integrationName);
-      return { status: 204 };
-    },
-
-    listIntegrationInstallations({ params, query, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      const rows = scopedInstallations(access, caller, query.externalId);
-      const page = pageSorted(
-        listId('listIntegrationInstallations', params.integrationName, caller.user.id, query.externalId),
-        query,
-        rows,
-        (row) => [row.created_at, row.id],
-      );
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentInstallation(ctx, row)) } };
-    },
-
-    installIntegration({ params, body, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      const { integration } = access;
-      const target = callerOrganization(ctx, caller, body.organization, 'organization');
-      requireOrganization(target, 'installIntegration');
-      const organizationId = target.organization.id;
-      if (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && organizationId !== integration.organization_id) {
-        throw badRequest(`organization: the private integration ${integration.name} can only be installed in its owner organization`);
-      }
-      const installed = db
-        .prepare('SELECT 1 FROM integration_installations WHERE integration_name = ? AND organization_id = ?')
-        .get(integration.name, organizationId);
-      if (installed) throw conflict(`organization: ${integration.name} is already installed in ${organizationId}`);
-      const now = ctx.now();
-      const id = newId();
-      db.prepare(
-        `INSERT INTO integration_installations (id, integration_name, organization_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?)`,
-      ).run(id, integration.name, organizationId, now, now);
-      const installation = getInstallationRow(db, id)!;
-      recordEvent(ctx, integration, installation, { type: 'installation_setup', status: installation.status });
-      return { status: 201, body: presentInstallation(ctx, installation) };
-    },
-
-    listIntegrationEvents({ params, query, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      const [condition, parameters] = scopeCondition(installationScope(ctx, caller, access));
-      const where = `integration_name = ? AND ${HANDLED} AND ${condition}`;
-      const page = ctx.cursors.page({
-        list: listId('listIntegrationEvents', params.integrationName, caller.user.id),
-        page: query.page,
-        limit: query.limit,
-        key: (row: EventRow) => [row.seq],
-        count: () =>
-          (db.prepare(`SELECT COUNT(*) AS n FROM integration_events WHERE ${where}`).get(params.integrationName, ...parameters) as { n: number }).n,
-        fetch: (key, limit) =>
-          db
-            .prepare(
-              `SELECT * FROM integration_events WHERE ${where} ${key ? `AND ${after(['seq'], 'desc')}` : ''}
-               ORDER BY seq DESC LIMIT ?`,
-            )
-            .all(params.integrationName, ...parameters, ...(key ?? []), limit) as EventRow[],
-      });
-      return { status: 200, body: { ...page, items: page.items.map(presentEvent) } };
-    },
-
-    getIntegrationEvent({ params, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      const [condition, parameters] = scopeCondition(installationScope(ctx, caller, access));
-      const event = db
-        .prepare(`SELECT * FROM integration_events WHERE id = ? AND integration_name = ? AND ${HANDLED} AND ${condition}`)
-        .get(params.eventId, params.integrationName, ...parameters) as EventRow | undefined;
-      if (!event) throw notFound(`event ${params.eventId}`);
-      return { status: 200, body: { event: presentEvent(event), trace: eventTrace(db, event.id) } };
-    },
-
-    listIntegrationSpaces({ params, query, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      const page = installationItemsPage({
-        list: listId('listIntegrationSpaces', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
-        query,
-        installations: scopedInstallations(access, caller, query.externalId),
-        caller,
-        sees: viewsAllContent,
-        from: 'spaces WHERE organization_id = ? AND deleted_at IS NULL',
-        parse: parseSpaceRow,
-        count: (organizationId) => liveSpaceCount(db, organizationId),
-      });
-      const items = page.items.map(({ installation, membership, row: space }) => ({
-        ...itemOf(installation, 'spaces', space.id),
-        space: query.extended ? presentSpaceFor(ctx, space, membership) : space.id,
-      }));
-      return { status: 200, body: { ...page, items } };
-    },
-
-    listIntegrationSites({ params, query, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      const page = installationItemsPage({
-        list: listId('listIntegrationSites', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
-        query,
-        installations: scopedInstallations(access, caller, query.externalId),
-        caller,
-        sees: (membership) => sitePermissions(membership).view,
-        from: 'sites WHERE organization_id = ?',
-        parse: parseSiteRow,
-        count: (organizationId) =>
-          (db.prepare('SELECT COUNT(*) AS n FROM sites WHERE organization_id = ?').get(organizationId) as { n: number }).n,
-      });
-      const items = page.items.map(({ installation, membership, row: site }) => ({
-        ...itemOf(installation, 'sites', site.id),
-        site: query.extended ? presentSiteFor(ctx, site, membership) : site.id,
-      }));
-      return { status: 200, body: { ...page, items } };
-    },
-
-    enableIntegrationDevMode({ params, body, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      requireIntegration(access, 'admin');
-      checkTunnelUrl(body.tunnelUrl, ctx.config);
-      db.prepare('UPDATE integrations SET dev_tunnel_url = ?, dev_all = ? WHERE name = ?').run(
-        body.tunnelUrl,
-        body.all ? 1 : 0,
-        params.integrationName,
-      );
-      return { status: 204 };
-    },
-
-    disableIntegrationDevMode({ params, caller }) {
-      const access = integrationAccess(ctx, caller, params.integrationName);
-      requireIntegration(access, 'admin');
-      db.prepare('UPDATE integrations SET dev_tunnel_url = NULL, dev_all = 0 WHERE name = ?').run(params.integrationName);
-      return { status: 204 };
-    },
-
-    renderIntegrationBlock({ params, query, caller }) {
-      const { integration } = integrationAccess(ctx, caller, params.integrationName);
-      const element = renderBlock(integration, query.request);
-      const csp = integration.content_security_policy;
-      return { status: 200, body: { type: 'element', element }, ...(csp ? { headers: { 'content-security-policy': csp } } : {}) };
-    },
-  };
 }
 
+/** Items of an installation's spaces or sites, as the integration item lists show them. */
+const itemOf = (ctx: Scope, installation: InstallationRow, kind: 'spaces' | 'sites', id: string) => ({
+  integration: installation.integration_name,
+  installation: installation.id,
+  status: installation.status,
+  configuration: {},
+  externalIds: fromJson<string[]>(installation.external_ids, []),
+  urls: {
+    location: ctx.urls.api(`${installationPath(installation)}/${kind}/${id}`),
+    publicEndpoint: ctx.urls.app(`/integrations/${installation.integration_name}/installations/${installation.id}/${kind}/${id}/endpoint`),
+  },
+});
+
+export const integrationHandlers: HandlerGroup<Operations> = {
+  async listIntegrations({ query, caller }, ctx) {
+    // Private integrations of the organizations where the caller has listIntegrations (guests do not).
+    const listing = (await callerMemberships(ctx.db, caller))
+      .filter((membership) => organizationPermissions(membership).listIntegrations)
+      .map((membership) => membership.organizationId);
+    const rows = (await integrations.visible(ctx.db, listing)).map(parseIntegrationRow).filter((row) => matchesFilters(row, query));
+    const page = await pageSorted(ctx, listId('listIntegrations', caller.user.id, filtersOf(query)), query, rows, (row) => [row.name]);
+    const items: Model<'Integration'>[] = [];
+    for (const row of page.items) items.push(await presentIntegration(ctx, row, caller));
+    return { status: 200, body: { ...page, items } };
+  },
+
+  async getIntegration({ params, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    return { status: 200, body: await presentIntegration(ctx, access.integration, caller) };
+  },
+
+  async publishIntegration({ params, body, caller }, ctx) {
+    checkPublishBody(body);
+    const name = params.integrationName;
+    const existing = await getIntegrationRow(ctx.db, name);
+    const named = body.organization !== undefined ? await callerOrganization(ctx, caller, body.organization, 'organization') : undefined;
+    const now = ctx.now();
+    if (existing) {
+      const membership = await membershipOf(ctx.db, caller.user.id, existing.organization_id);
+      if (!membership || (named && named.organization.id !== existing.organization_id)) {
+        throw conflict(`integrationName: "${name}" is already published by another organization`);
+      }
+      requireIntegration({ integration: existing, membership, permissions: integrationPermissions(membership) }, 'admin');
+      if (body.visibility !== undefined && INTEGRATION_VISIBILITIES[body.visibility].ownerOnly) {
+        await checkCanBePrivate(ctx, existing);
+      }
+      await integrations.update(ctx.db, name, { ...publishColumns(body), version: existing.version + 1, updated_at: now });
+    } else {
+      const owner = named ?? (await defaultPublisher(ctx, caller));
+      requireOrganization(owner, 'createContent');
+      await integrations.insert(ctx.db, {
+        title: name,
+        ...publishColumns(body),
+        name,
+        organization_id: owner.organization.id,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    return { status: 200, body: await presentIntegration(ctx, (await getIntegrationRow(ctx.db, name))!, caller) };
+  },
+
+  async unpublishIntegration({ params, caller }, ctx) {
+    if (!(await getIntegrationRow(ctx.db, params.integrationName))) return { status: 204 };
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    requireIntegration(access, 'admin');
+    await integrations.remove(ctx.db, params.integrationName);
+    return { status: 204 };
+  },
+
+  async listIntegrationInstallations({ params, query, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    const rows = await scopedInstallations(ctx, access, caller, query.externalId);
+    const page = await pageSorted(
+      ctx,
+      listId('listIntegrationInstallations', params.integrationName, caller.user.id, query.externalId),
+      query,
+      rows,
+      (row) => [row.created_at, row.id],
+    );
+    const items: Model<'IntegrationInstallation'>[] = [];
+    for (const row of page.items) items.push(await presentInstallation(ctx, row));
+    return { status: 200, body: { ...page, items } };
+  },
+
+  async installIntegration({ params, body, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    const { integration } = access;
+    const target = await callerOrganization(ctx, caller, body.organization, 'organization');
+    requireOrganization(target, 'installIntegration');
+    const organizationId = target.organization.id;
+    if (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && organizationId !== integration.organization_id) {
+      throw badRequest(`organization: the private integration ${integration.name} can only be installed in its owner organization`);
+    }
+    if (await integrations.isInstalled(ctx.db, integration.name, organizationId)) {
+      throw conflict(`organization: ${integration.name} is already installed in ${organizationId}`);
+    }
+    const now = ctx.now();
+    const id = newId();
+    await integrations.insertInstallation(ctx.db, { id, integration_name: integration.name, organization_id: organizationId, created_at: now, updated_at: now });
+    const installation = (await getInstallationRow(ctx.db, id))!;
+    await recordEvent(ctx, integration, installation, { type: 'installation_setup', status: installation.status });
+    return { status: 201, body: await presentInstallation(ctx, installation) };
+  },
+
+  async listIntegrationEvents({ params, query, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    const scope = await installationScope(ctx, caller, access);
+    const page = await ctx.cursors.page({
+      list: listId('listIntegrationEvents', params.integrationName, caller.user.id),
+      page: query.page,
+      limit: query.limit,
+      key: (row: EventRow) => [row.seq],
+      count: () => integrations.countEvents(ctx.db, params.integrationName, scope),
+      fetch: async (key, limit) => (await integrations.pageOfEvents(ctx.db, params.integrationName, scope, key, limit)) as EventRow[],
+    });
+    return { status: 200, body: { ...page, items: page.items.map(presentEvent) } };
+  },
+
+  async getIntegrationEvent({ params, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    const scope = await installationScope(ctx, caller, access);
+    const event = (await integrations.getHandledEvent(ctx.db, params.integrationName, params.eventId, scope)) as EventRow | undefined;
+    if (!event) throw notFound(`event ${params.eventId}`);
+    return { status: 200, body: { event: presentEvent(event), trace: await eventTrace(ctx.db, event.id) } };
+  },
+
+  async listIntegrationSpaces({ params, query, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    const page = await installationItemsPage<SpaceRow>(ctx, {
+      list: listId('listIntegrationSpaces', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
+      query,
+      installations: await scopedInstallations(ctx, access, caller, query.externalId),
+      caller,
+      sees: viewsAllContent,
+      rows: async (organizationId, key, limit) => (await spaces.livePage(ctx.db, organizationId, 'asc', key, limit)).map(parseSpaceRow),
+      count: (organizationId) => liveSpaceCount(ctx.db, organizationId),
+    });
+    const items = [];
+    for (const { installation, membership, row: space } of page.items) {
+      items.push({ ...itemOf(ctx, installation, 'spaces', space.id), space: query.extended ? await presentSpaceFor(ctx, space, membership) : space.id });
+    }
+    return { status: 200, body: { ...page, items } };
+  },
+
+  async listIntegrationSites({ params, query, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    const page = await installationItemsPage(ctx, {
+      list: listId('listIntegrationSites', params.integrationName, caller.user.id, query.externalId, query.extended ?? false),
+      query,
+      installations: await scopedInstallations(ctx, access, caller, query.externalId),
+      caller,
+      sees: (membership) => sitePermissions(membership).view,
+      rows: async (organizationId, key, limit) => (await sites.page(ctx.db, { organizationId }, key, limit)).map(parseSiteRow),
+      count: (organizationId) => sites.count(ctx.db, { organizationId }),
+    });
+    const items = [];
+    for (const { installation, membership, row: site } of page.items) {
+      items.push({ ...itemOf(ctx, installation, 'sites', site.id), site: query.extended ? await presentSiteFor(ctx, site, membership) : site.id });
+    }
+    return { status: 200, body: { ...page, items } };
+  },
+
+  async enableIntegrationDevMode({ params, body, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    requireIntegration(access, 'admin');
+    checkTunnelUrl(body.tunnelUrl, ctx.config);
+    await integrations.update(ctx.db, params.integrationName, { dev_tunnel_url: body.tunnelUrl, dev_all: body.all ? 1 : 0 });
+    return { status: 204 };
+  },
+
+  async disableIntegrationDevMode({ params, caller }, ctx) {
+    const access = await integrationAccess(ctx, caller, params.integrationName);
+    requireIntegration(access, 'admin');
+    await integrations.update(ctx.db, params.integrationName, { dev_tunnel_url: null, dev_all: 0 });
+    return { status: 204 };
+  },
+
+  async renderIntegrationBlock({ params, query, caller }, ctx) {
+    const { integration } = await integrationAccess(ctx, caller, params.integrationName);
+    const element = renderBlock(integration, query.request);
+    const csp = integration.content_security_policy;
+    return { status: 200, body: { type: 'element', element }, ...(csp ? { headers: { 'content-security-policy': csp } } : {}) };
+  },
+};
+
 /** Registers the background work of this group with the job runner. */
-export function registerIntegrationJobs(ctx: AppContext): void {
-  ctx.jobs.register(EVENT_DELIVERY_JOB, eventDeliveryJob);
+export function registerIntegrationJobs(runner: JobRunner): void {
+  runner.register(EVENT_DELIVERY_JOB, eventDeliveryJob);
 }
 
 /** Orders two sort keys of the same shape, element by element. */
@@ -457,8 +423,8 @@ function publishColumns(body: PublishBody): Record<string, string | null> {
  * The organization a first publish without `organization` goes to: the caller's only organization, else the only
  * one where they may create content; otherwise `organization` is required.
  */
-function defaultPublisher(ctx: AppContext, caller: Caller) {
-  const memberships = callerMemberships(ctx.db, caller);
+async function defaultPublisher(ctx: Scope, caller: Caller) {
+  const memberships = await callerMemberships(ctx.db, caller);
   const candidates =
     memberships.length === 1 ? memberships : memberships.filter((membership) => organizationPermissions(membership).createContent);
   if (candidates.length !== 1) {
@@ -468,19 +434,17 @@ function defaultPublisher(ctx: AppContext, caller: Caller) {
   }
   const membership = candidates[0]!;
   return {
-    organization: getOrganizationRow(ctx, membership.organizationId)!,
+    organization: (await getOrganizationRow(ctx, membership.organizationId))!,
     membership,
     permissions: organizationPermissions(membership),
   };
 }
 
 /** A private integration is installed in its owner organization only: one installed elsewhere cannot become private. */
-function checkCanBePrivate(ctx: AppContext, integration: IntegrationRow): void {
-  const others = ctx.db
-    .prepare('SELECT COUNT(*) AS n FROM integration_installations WHERE integration_name = ? AND organization_id <> ?')
-    .get(integration.name, integration.organization_id) as { n: number };
-  if (others.n > 0) {
-    throw badRequest(`visibility: the integration is installed in ${others.n} other organization(s), so it cannot become private`);
+async function checkCanBePrivate(ctx: Scope, integration: IntegrationRow): Promise<void> {
+  const others = await integrations.installedElsewhere(ctx.db, integration.name, integration.organization_id);
+  if (others > 0) {
+    throw badRequest(`visibility: the integration is installed in ${others} other organization(s), so it cannot become private`);
   }
 }
 

@@ -3,33 +3,35 @@
 import type { Express, Request, Response } from 'express';
 import { callerOfToken } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
+import { type AppContext, inWrite, reading, type Scope } from '../context.ts';
+import type { Input } from '../domain/contract.ts';
 import { newId } from '../domain/ids.ts';
 import {
   getSpecBySlug,
-  OPENAPI_SPEC_VISIBILITIES,
-  parseOpenAPISpecRow,
   getSpecRow,
+  OPENAPI_SPEC_VISIBILITIES,
   openAPIAccess,
   openAPISpecAccess,
   openAPISpecPermissions,
   type OpenAPISpecRow,
   type OpenAPISpecVersionRow,
+  parseOpenAPISpecRow,
   presentOpenAPISpec,
   presentVersion,
   presentVersionContent,
   PROCESS_JOB,
   recordProcessing,
-  requireVersion,
   requireOpenAPISpec,
+  requireVersion,
   specResource,
   stateAfterQueueing,
 } from '../domain/openapi.ts';
 import { fetchSourceText, OpenAPISourceError, parseSpecText } from '../domain/openapi-source.ts';
-import { badRequest, conflict, notFound, unauthorized } from '../http/errors.ts';
-import { after, listId } from '../http/pagination.ts';
-import type { HandlerGroup, Input } from '../http/types.ts';
-import { enqueue } from '../jobs/runner.ts';
+import { listId } from '../domain/paging.ts';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
+import type { HandlerGroup } from '../http/types.ts';
+import { enqueue, type JobRunner } from '../jobs/runner.ts';
+import * as openapi from '../store/openapi.ts';
 import { bearerToken } from '../app.ts';
 
 type Operations =
@@ -48,184 +50,147 @@ type Operations =
 type Source = Input<'OpenAPISpecSource'>;
 type ProcessPayload = { specId: string; source: Source };
 
-export function openAPISpecHandlers(ctx: AppContext): HandlerGroup<Operations> {
-  const { db } = ctx;
-
-  const checkSource = (source: Source) => {
-    if (!('url' in source)) return;
-    const protocol = URL.canParse(source.url) ? new URL(source.url).protocol : '';
-    if (protocol !== 'http:' && protocol !== 'https:') {
-      throw badRequest('source.url: only http and https addresses can be fetched');
-    }
-  };
-
-  /** Queues the processing of `source` (inside the request's write) and records the source on the spec. */
-  const queueProcessing = (specId: string, source: Source) => {
-    const now = ctx.now();
-    enqueue(db, { kind: PROCESS_JOB, resource: specResource(specId), payload: { specId, source }, createdAt: now });
-    db.prepare('UPDATE openapi_specs SET source_url = ?, processing_state = ?, updated_at = ? WHERE id = ?').run(
-      'url' in source ? source.url : null,
-      stateAfterQueueing(db, specId),
-      now,
-      specId,
-    );
-  };
-
-  const insertSpec = (organizationId: string, slug: string) => {
-    const id = newId();
-    const now = ctx.now();
-    db.prepare(
-      `INSERT INTO openapi_specs (id, organization_id, slug, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-    ).run(id, organizationId, slug, now, now);
-    return id;
-  };
-
-  return {
-    listOpenAPISpecs({ params, query, caller }) {
-      const access = openAPIAccess(ctx, caller, params.organizationId);
-      requireOpenAPISpec(access.permissions, 'view');
-      const page = ctx.cursors.page({
-        list: listId('listOpenAPISpecs', params.organizationId),
-        page: query.page,
-        limit: query.limit,
-        key: (row: OpenAPISpecRow) => [row.created_at, row.id],
-        count: () =>
-          (
-            db.prepare('SELECT COUNT(*) AS n FROM openapi_specs WHERE organization_id = ?').get(params.organizationId) as {
-              n: number;
-            }
-          ).n,
-        fetch: (key, limit) =>
-          db
-            .prepare(
-              `SELECT * FROM openapi_specs WHERE organization_id = ? ${key ? `AND ${after(['created_at', 'id'])}` : ''}
-               ORDER BY created_at, id LIMIT ?`,
-            )
-            .all(params.organizationId, ...(key ?? []), limit)
-            .map(parseOpenAPISpecRow),
-      });
-      return {
-        status: 200,
-        body: { ...page, items: page.items.map((row) => presentOpenAPISpec(ctx, row, access.permissions)) },
-      };
-    },
-
-    createOpenAPISpec({ params, body, caller }) {
-      const access = openAPIAccess(ctx, caller, params.organizationId);
-      requireOpenAPISpec(access.permissions, 'edit');
-      checkSource(body.source);
-      if (getSpecBySlug(db, params.organizationId, body.slug)) {
-        throw conflict(`slug: an OpenAPI specification "${body.slug}" already exists in this organization`);
-      }
-      const id = insertSpec(params.organizationId, body.slug);
-      queueProcessing(id, body.source);
-      const spec = presentOpenAPISpec(ctx, getSpecRow(db, id)!, access.permissions);
-      return { status: 201, body: spec, headers: { location: spec.urls.location } };
-    },
-
-    getOpenAPISpec({ params, caller }) {
-      const access = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      return { status: 200, body: presentOpenAPISpec(ctx, access.spec, access.permissions) };
-    },
-
-    putOpenAPISpec({ params, body, caller }) {
-      const access = openAPIAccess(ctx, caller, params.organizationId);
-      requireOpenAPISpec(access.permissions, 'edit');
-      checkSource(body.source);
-      const id = getSpecBySlug(db, params.organizationId, params.specSlug)?.id ?? insertSpec(params.organizationId, params.specSlug);
-      queueProcessing(id, body.source);
-      return { status: 200, body: presentOpenAPISpec(ctx, getSpecRow(db, id)!, access.permissions) };
-    },
-
-    deleteOpenAPISpec({ params, caller }) {
-      const access = openAPIAccess(ctx, caller, params.organizationId);
-      const spec = getSpecBySlug(db, params.organizationId, params.specSlug);
-      if (!spec) return { status: 204 };
-      requireOpenAPISpec(access.permissions, 'edit');
-      // Its versions go with it; a processing still queued finds nothing to do.
-      db.prepare('DELETE FROM openapi_specs WHERE id = ?').run(spec.id);
-      return { status: 204 };
-    },
-
-    updateOpenAPISpec({ params, body, caller }) {
-      const access = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      requireOpenAPISpec(access.permissions, 'edit');
-      db.prepare('UPDATE openapi_specs SET visibility = ?, updated_at = ? WHERE id = ?').run(
-        body.visibility,
-        ctx.now(),
-        access.spec.id,
-      );
-      return { status: 200, body: presentOpenAPISpec(ctx, getSpecRow(db, access.spec.id)!, access.permissions) };
-    },
-
-    listOpenAPISpecVersions({ params, query, caller }) {
-      const { spec } = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      const page = ctx.cursors.page({
-        list: listId('listOpenAPISpecVersions', spec.id),
-        page: query.page,
-        limit: query.limit,
-        key: (row: OpenAPISpecVersionRow) => [row.number],
-        count: () =>
-          (db.prepare('SELECT COUNT(*) AS n FROM openapi_spec_versions WHERE spec_id = ?').get(spec.id) as { n: number }).n,
-        fetch: (key, limit) =>
-          db
-            .prepare(
-              `SELECT * FROM openapi_spec_versions WHERE spec_id = ? ${key ? `AND ${after(['number'], 'desc')}` : ''}
-               ORDER BY number DESC LIMIT ?`,
-            )
-            .all(spec.id, ...(key ?? []), limit) as OpenAPISpecVersionRow[],
-      });
-      return { status: 200, body: { ...page, items: page.items.map((row) => presentVersion(ctx, spec, row)) } };
-    },
-
-    getLatestOpenAPISpecVersion({ params, caller }) {
-      const { spec } = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      return { status: 200, body: presentVersion(ctx, spec, requireVersion(db, spec, 'latest')) };
-    },
-
-    getLatestOpenAPISpecVersionContent({ params, caller }) {
-      const { spec } = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      return { status: 200, body: presentVersionContent(ctx, spec, requireVersion(db, spec, 'latest')) };
-    },
-
-    getOpenAPISpecVersion({ params, caller }) {
-      const { spec } = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      return { status: 200, body: presentVersion(ctx, spec, requireVersion(db, spec, params.versionId)) };
-    },
-
-    getOpenAPISpecVersionContent({ params, caller }) {
-      const { spec } = openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-      return { status: 200, body: presentVersionContent(ctx, spec, requireVersion(db, spec, params.versionId)) };
-    },
-  };
+function checkSource(source: Source): void {
+  if (!('url' in source)) return;
+  const protocol = URL.canParse(source.url) ? new URL(source.url).protocol : '';
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw badRequest('source.url: only http and https addresses can be fetched');
+  }
 }
 
+/** Queues the processing of `source` (inside the request's write) and records the source on the spec. */
+async function queueProcessing(ctx: Scope, specId: string, source: Source): Promise<void> {
+  const now = ctx.now();
+  await enqueue(ctx, { kind: PROCESS_JOB, resource: specResource(specId), payload: { specId, source }, createdAt: now });
+  await openapi.update(ctx.db, specId, {
+    source_url: 'url' in source ? source.url : null,
+    processing_state: await stateAfterQueueing(ctx.db, specId),
+    updated_at: now,
+  });
+}
+
+async function insertSpec(ctx: Scope, organizationId: string, slug: string): Promise<string> {
+  const id = newId();
+  const now = ctx.now();
+  await openapi.insert(ctx.db, { id, organization_id: organizationId, slug, created_at: now, updated_at: now });
+  return id;
+}
+
+export const openAPISpecHandlers: HandlerGroup<Operations> = {
+  async listOpenAPISpecs({ params, query, caller }, ctx) {
+    const access = await openAPIAccess(ctx, caller, params.organizationId);
+    requireOpenAPISpec(access.permissions, 'view');
+    const page = await ctx.cursors.page({
+      list: listId('listOpenAPISpecs', params.organizationId),
+      page: query.page,
+      limit: query.limit,
+      key: (row: OpenAPISpecRow) => [row.created_at, row.id],
+      count: () => openapi.count(ctx.db, params.organizationId),
+      fetch: async (key, limit) => (await openapi.page(ctx.db, params.organizationId, key, limit)).map(parseOpenAPISpecRow),
+    });
+    return { status: 200, body: { ...page, items: page.items.map((row) => presentOpenAPISpec(ctx, row, access.permissions)) } };
+  },
+
+  async createOpenAPISpec({ params, body, caller }, ctx) {
+    const access = await openAPIAccess(ctx, caller, params.organizationId);
+    requireOpenAPISpec(access.permissions, 'edit');
+    checkSource(body.source);
+    if (await getSpecBySlug(ctx.db, params.organizationId, body.slug)) {
+      throw conflict(`slug: an OpenAPI specification "${body.slug}" already exists in this organization`);
+    }
+    const id = await insertSpec(ctx, params.organizationId, body.slug);
+    await queueProcessing(ctx, id, body.source);
+    const spec = presentOpenAPISpec(ctx, (await getSpecRow(ctx.db, id))!, access.permissions);
+    return { status: 201, body: spec, headers: { location: spec.urls.location } };
+  },
+
+  async getOpenAPISpec({ params, caller }, ctx) {
+    const access = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    return { status: 200, body: presentOpenAPISpec(ctx, access.spec, access.permissions) };
+  },
+
+  async putOpenAPISpec({ params, body, caller }, ctx) {
+    const access = await openAPIAccess(ctx, caller, params.organizationId);
+    requireOpenAPISpec(access.permissions, 'edit');
+    checkSource(body.source);
+    const id = (await getSpecBySlug(ctx.db, params.organizationId, params.specSlug))?.id ?? (await insertSpec(ctx, params.organizationId, params.specSlug));
+    await queueProcessing(ctx, id, body.source);
+    return { status: 200, body: presentOpenAPISpec(ctx, (await getSpecRow(ctx.db, id))!, access.permissions) };
+  },
+
+  async deleteOpenAPISpec({ params, caller }, ctx) {
+    const access = await openAPIAccess(ctx, caller, params.organizationId);
+    const spec = await getSpecBySlug(ctx.db, params.organizationId, params.specSlug);
+    if (!spec) return { status: 204 };
+    requireOpenAPISpec(access.permissions, 'edit');
+    // Its versions go with it; a processing still queued finds nothing to do.
+    await openapi.remove(ctx.db, spec.id);
+    return { status: 204 };
+  },
+
+  async updateOpenAPISpec({ params, body, caller }, ctx) {
+    const access = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    requireOpenAPISpec(access.permissions, 'edit');
+    await openapi.update(ctx.db, access.spec.id, { visibility: body.visibility, updated_at: ctx.now() });
+    return { status: 200, body: presentOpenAPISpec(ctx, (await getSpecRow(ctx.db, access.spec.id))!, access.permissions) };
+  },
+
+  async listOpenAPISpecVersions({ params, query, caller }, ctx) {
+    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    const page = await ctx.cursors.page({
+      list: listId('listOpenAPISpecVersions', spec.id),
+      page: query.page,
+      limit: query.limit,
+      key: (row: OpenAPISpecVersionRow) => [row.number],
+      count: () => openapi.countVersions(ctx.db, spec.id),
+      fetch: (key, limit) => openapi.pageOfVersions(ctx.db, spec.id, key, limit),
+    });
+    return { status: 200, body: { ...page, items: page.items.map((row) => presentVersion(ctx, spec, row)) } };
+  },
+
+  async getLatestOpenAPISpecVersion({ params, caller }, ctx) {
+    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    return { status: 200, body: presentVersion(ctx, spec, await requireVersion(ctx.db, spec, 'latest')) };
+  },
+
+  async getLatestOpenAPISpecVersionContent({ params, caller }, ctx) {
+    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    return { status: 200, body: presentVersionContent(ctx, spec, await requireVersion(ctx.db, spec, 'latest')) };
+  },
+
+  async getOpenAPISpecVersion({ params, caller }, ctx) {
+    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    return { status: 200, body: presentVersion(ctx, spec, await requireVersion(ctx.db, spec, params.versionId)) };
+  },
+
+  async getOpenAPISpecVersionContent({ params, caller }, ctx) {
+    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
+    return { status: 200, body: presentVersionContent(ctx, spec, await requireVersion(ctx.db, spec, params.versionId)) };
+  },
+};
+
 /** Registers the background work of this group with the job runner. */
-export function registerOpenAPIJobs(ctx: AppContext): void {
-  ctx.jobs.register<ProcessPayload>(PROCESS_JOB, {
+export function registerOpenAPIJobs(runner: JobRunner): void {
+  runner.register<ProcessPayload>(PROCESS_JOB, {
     // Processing only reads its source until it records the outcome: after a restart it simply starts again.
     resumable: true,
-    async run(jobCtx, { payload: { specId, source } }) {
-      const found = await jobCtx.store.write(() => {
-        const changed = jobCtx.db
-          .prepare(`UPDATE openapi_specs SET processing_state = 'progress' WHERE id = ?`)
-          .run(specId).changes;
-        return changed > 0;
-      });
+    async run(ctx, { payload: { specId, source } }) {
+      const found = await inWrite(ctx, (scope) => openapi.update(scope.db, specId, { processing_state: 'progress' }));
       if (!found) return; // deleted meanwhile
+      // Fetched and parsed outside any transaction; the outcome is recorded in a write of its own.
       let outcome: Parameters<typeof recordProcessing>[2];
       try {
-        const text = 'url' in source ? await fetchSourceText(jobCtx, source.url) : source.text;
+        const text = 'url' in source ? await fetchSourceText(ctx, source.url) : source.text;
         outcome = { parsed: await parseSpecText(text) };
       } catch (error) {
         if (!(error instanceof OpenAPISourceError)) throw error;
-        jobCtx.log.info({ spec: specId, code: error.code, reason: error.message }, 'OpenAPI specification not processed');
+        ctx.log.info({ spec: specId, code: error.code, reason: error.message }, 'OpenAPI specification not processed');
         outcome = { error: error.code };
       }
-      await jobCtx.store.write(() => recordProcessing(jobCtx, specId, outcome));
+      await inWrite(ctx, (scope) => recordProcessing(scope, specId, outcome));
     },
-    fail(jobCtx, { payload: { specId, source } }) {
-      recordProcessing(jobCtx, specId, { error: 'url' in source ? 'FETCH_ERROR' : 'PARSE_ERROR' });
+    fail(ctx, { payload: { specId, source } }) {
+      return recordProcessing(ctx, specId, { error: 'url' in source ? 'FETCH_ERROR' : 'PARSE_ERROR' });
     },
   });
 }
@@ -235,21 +200,22 @@ export function registerOpenAPIJobs(ctx: AppContext): void {
  * `urls.published`) and `/openapi/{organizationId}/{specSlug}/versions/{versionId}` (a version's `url`). A public
  * spec's documents need no token; a private one's need the Bearer token of a member who may view it.
  */
-export function openAPISpecRoutes(ctx: AppContext, app: Express): void {
-  const serve = (req: Request, res: Response) => {
+export function openAPISpecRoutes(app: AppContext, express: Express): void {
+  const ctx = reading(app);
+  const serve = async (req: Request, res: Response) => {
     const { organizationId, specSlug, versionId } = req.params as Record<string, string>;
-    const spec = getSpecBySlug(ctx.db, organizationId!, specSlug!);
+    const spec = await getSpecBySlug(ctx.db, organizationId!, specSlug!);
     if (!spec || !OPENAPI_SPEC_VISIBILITIES[spec.visibility].open) {
       const token = bearerToken(req);
-      const caller = token ? callerOfToken(ctx.db, token) : undefined;
+      const caller = token ? await callerOfToken(ctx, token) : undefined;
       if (!caller) throw unauthorized('Authorization: a valid Bearer token is required for a private specification');
-      const membership = membershipOf(ctx.db, caller.user.id, organizationId!);
+      const membership = await membershipOf(ctx.db, caller.user.id, organizationId!);
       if (!membership || !spec) throw notFound(`OpenAPI specification ${specSlug}`);
       requireOpenAPISpec(openAPISpecPermissions(membership), 'view');
     }
-    const served = requireVersion(ctx.db, spec!, versionId ?? 'latest');
+    const served = await requireVersion(ctx.db, spec!, versionId ?? 'latest');
     res.type(served.content_type).send(served.text);
   };
-  app.get('/openapi/:organizationId/:specSlug', serve);
-  app.get('/openapi/:organizationId/:specSlug/versions/:versionId', serve);
+  express.get('/openapi/:organizationId/:specSlug', serve);
+  express.get('/openapi/:organizationId/:specSlug/versions/:versionId', serve);
 }

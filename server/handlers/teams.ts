@@ -1,115 +1,75 @@
 // Teams of an organization: listing (with the owner and title filters), creation, renaming and deletion.
 import { membershipOf } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
 import { newId } from '../domain/ids.ts';
-import {
-  organizationAccess,
-  organizationPermissions,
-  requireOrganization,
-} from '../domain/organizations.ts';
-import {
-  getTeamRow,
-  presentTeam,
-  presentTeams,
-  requireTeam,
-  teamAccess,
-  teamPermissions,
-  type TeamRow,
-} from '../domain/teams.ts';
-import { badRequest } from '../http/errors.ts';
-import { after, listId } from '../http/pagination.ts';
+import { organizationAccess, organizationPermissions, requireOrganization } from '../domain/organizations.ts';
+import { listId } from '../domain/paging.ts';
+import { getTeamRow, presentTeam, presentTeams, requireTeam, teamAccess, teamPermissions, type TeamRow } from '../domain/teams.ts';
+import { badRequest } from '../errors.ts';
 import type { HandlerGroup } from '../http/types.ts';
+import * as teams from '../store/teams.ts';
 
 type Operations = 'listTeams' | 'createTeam' | 'getTeam' | 'deleteTeam' | 'updateTeam';
 
-export function teamHandlers(ctx: AppContext): HandlerGroup<Operations> {
-  const { db } = ctx;
-  // SQLite's LIKE and lower() fold ASCII letters only; the title filter is case-insensitive for every script.
-  db.function('casefold', { deterministic: true }, (text) => (typeof text === 'string' ? text.toLowerCase() : text));
+export const teamHandlers: HandlerGroup<Operations> = {
+  async listTeams({ params, query, caller }, ctx) {
+    const access = await organizationAccess(ctx, caller, params.organizationId);
+    requireOrganization(access, 'listTeams');
+    const filters: teams.TeamFilters = { organizationId: params.organizationId };
+    if (query.owner !== undefined) {
+      const owner = await membershipOf(ctx.db, query.owner, params.organizationId);
+      if (!owner) throw badRequest(`owner: no member ${query.owner} in this organization`);
+      // Organization admins manage every team; other members the teams they own.
+      if (!organizationPermissions(owner).admin) filters.ownedBy = query.owner;
+    }
+    // Case-insensitive for every script (store/teams.ts keeps each title folded).
+    if (query.title !== undefined) filters.title = query.title;
+    const page = await ctx.cursors.page({
+      list: listId('listTeams', params.organizationId, query.owner, query.title),
+      page: query.page,
+      limit: query.limit,
+      key: (row: TeamRow) => [row.created_at, row.id],
+      count: () => teams.count(ctx.db, filters),
+      fetch: (key, limit) => teams.page(ctx.db, filters, key, limit),
+    });
+    return { status: 200, body: { ...page, items: await presentTeams(ctx, page.items, access, caller.user.id) } };
+  },
 
-  return {
-    listTeams({ params, query, caller }) {
-      const access = organizationAccess(ctx, caller, params.organizationId);
-      requireOrganization(access, 'listTeams');
-      const filters = ['organization_id = ?'];
-      const values: unknown[] = [params.organizationId];
-      if (query.owner !== undefined) {
-        const owner = membershipOf(db, query.owner, params.organizationId);
-        if (!owner) throw badRequest(`owner: no member ${query.owner} in this organization`);
-        // Organization admins manage every team; other members the teams they own.
-        if (!organizationPermissions(owner).admin) {
-          filters.push(`id IN (SELECT team_id FROM team_members WHERE user_id = ? AND role = 'owner')`);
-          values.push(query.owner);
-        }
-      }
-      if (query.title !== undefined) {
-        filters.push('instr(casefold(title), ?) > 0');
-        values.push(query.title.toLowerCase());
-      }
-      const where = filters.join(' AND ');
-      const page = ctx.cursors.page({
-        list: listId('listTeams', params.organizationId, query.owner, query.title),
-        page: query.page,
-        limit: query.limit,
-        key: (row: TeamRow) => [row.created_at, row.id],
-        count: () => (db.prepare(`SELECT COUNT(*) AS n FROM teams WHERE ${where}`).get(...values) as { n: number }).n,
-        fetch: (key, limit) =>
-          db
-            .prepare(
-              `SELECT * FROM teams WHERE ${where} ${key ? `AND ${after(['created_at', 'id'])}` : ''}
-               ORDER BY created_at, id LIMIT ?`,
-            )
-            .all(...values, ...(key ?? []), limit) as TeamRow[],
-      });
-      return {
-        status: 200,
-        body: { ...page, items: presentTeams(ctx, page.items, access, caller.user.id) },
-      };
-    },
+  async createTeam({ params, body, caller }, ctx) {
+    const access = await organizationAccess(ctx, caller, params.organizationId);
+    requireOrganization(access, 'ownTeam');
+    const members = [...new Set(body.members ?? [])].filter((userId) => userId !== caller.user.id);
+    const outside: string[] = [];
+    for (const userId of members) if (!(await membershipOf(ctx.db, userId, params.organizationId))) outside.push(userId);
+    if (outside.length > 0) throw badRequest(`members: not members of this organization: ${outside.join(', ')}`);
+    const id = newId();
+    await teams.insert(ctx.db, { id, organization_id: params.organizationId, title: body.title, created_at: ctx.now() });
+    await teams.addMember(ctx.db, id, caller.user.id, 'owner');
+    for (const userId of members) await teams.addMember(ctx.db, id, userId, 'member');
+    const team = (await getTeamRow(ctx.db, params.organizationId, id))!;
+    return { status: 201, body: await presentTeam(ctx, team, access, caller.user.id) };
+  },
 
-    createTeam({ params, body, caller }) {
-      const access = organizationAccess(ctx, caller, params.organizationId);
-      requireOrganization(access, 'ownTeam');
-      const members = [...new Set(body.members ?? [])].filter((userId) => userId !== caller.user.id);
-      const outside = members.filter((userId) => !membershipOf(db, userId, params.organizationId));
-      if (outside.length > 0) {
-        throw badRequest(`members: not members of this organization: ${outside.join(', ')}`);
-      }
-      const id = newId();
-      db.prepare('INSERT INTO teams (id, organization_id, title, created_at) VALUES (?, ?, ?, ?)').run(
-        id,
-        params.organizationId,
-        body.title,
-        ctx.now(),
-      );
-      const addMember = db.prepare('INSERT INTO team_members (team_id, user_id, role) VALUES (?, ?, ?)');
-      addMember.run(id, caller.user.id, 'owner');
-      for (const userId of members) addMember.run(id, userId, 'member');
-      return { status: 201, body: presentTeam(ctx, getTeamRow(db, params.organizationId, id)!, access, caller.user.id) };
-    },
+  async getTeam({ params, caller }, ctx) {
+    const access = await teamAccess(ctx, caller, params.organizationId, params.teamId);
+    requireTeam(access, 'view');
+    return { status: 200, body: await presentTeam(ctx, access.team, access.organization, caller.user.id) };
+  },
 
-    getTeam({ params, caller }) {
-      const access = teamAccess(ctx, caller, params.organizationId, params.teamId);
-      requireTeam(access, 'view');
-      return { status: 200, body: presentTeam(ctx, access.team, access.organization, caller.user.id) };
-    },
+  async deleteTeam({ params, caller }, ctx) {
+    const organization = await organizationAccess(ctx, caller, params.organizationId);
+    const team = await getTeamRow(ctx.db, params.organizationId, params.teamId);
+    if (!team) return { status: 204 };
+    requireTeam({ organization, team, permissions: await teamPermissions(ctx.db, team, organization, caller.user.id) }, 'admin');
+    // Memberships and space grants go with the team; SAML providers joining members to it no longer do.
+    await teams.remove(ctx.db, team.id);
+    return { status: 204 };
+  },
 
-    deleteTeam({ params, caller }) {
-      const organization = organizationAccess(ctx, caller, params.organizationId);
-      const team = getTeamRow(db, params.organizationId, params.teamId);
-      if (!team) return { status: 204 };
-      requireTeam({ organization, team, permissions: teamPermissions(db, team, organization, caller.user.id) }, 'admin');
-      // Memberships and space grants go with the team; SAML providers joining members to it no longer do.
-      db.prepare('DELETE FROM teams WHERE id = ?').run(team.id);
-      return { status: 204 };
-    },
-
-    updateTeam({ params, body, caller }) {
-      const access = teamAccess(ctx, caller, params.organizationId, params.teamId);
-      requireTeam(access, 'admin');
-      db.prepare('UPDATE teams SET title = ? WHERE id = ?').run(body.title, access.team.id);
-      const team = getTeamRow(db, params.organizationId, access.team.id)!;
-      return { status: 200, body: presentTeam(ctx, team, access.organization, caller.user.id) };
-    },
-  };
-}
+  async updateTeam({ params, body, caller }, ctx) {
+    const access = await teamAccess(ctx, caller, params.organizationId, params.teamId);
+    requireTeam(access, 'admin');
+    await teams.rename(ctx.db, access.team.id, body.title);
+    const team = (await getTeamRow(ctx.db, params.organizationId, access.team.id))!;
+    return { status: 200, body: await presentTeam(ctx, team, access.organization, caller.user.id) };
+  },
+};

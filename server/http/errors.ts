@@ -1,23 +1,22 @@
-// One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure.
+// One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure: the
+// one place where what went wrong (a DomainError's kind, domain/errors.ts) becomes an HTTP status.
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
+import { DomainError, type FailureKind } from '../errors.ts';
 import { REASON } from './access-log.ts';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+/** The status of each kind of failure. */
+export const FAILURE_STATUS = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  unavailable: 503,
+} satisfies Record<FailureKind, number>;
 
-export const badRequest = (message: string) => new ApiError(400, message);
-export const unauthorized = (message = 'Authorization: a valid Bearer token is required') => new ApiError(401, message);
-export const forbidden = (message: string) => new ApiError(403, message);
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);
-export const conflict = (message: string) => new ApiError(409, message);
+/** Extra headers of each kind of failure: a client told the database is unreachable may try again shortly. */
+const FAILURE_HEADERS: Partial<Record<FailureKind, Record<string, string>>> = { unavailable: { 'retry-after': '1' } };
 
 /** A validation error of express-openapi-validator: `errors` with a `path` such as `/body/title`. */
 type ValidatorError = {
@@ -53,8 +52,10 @@ export function errorWriter(log: Logger): ErrorRequestHandler {
     let message = 'Internal server error';
     let headers: Record<string, string> = {};
 
-    if (error instanceof ApiError) {
-      ({ status, message, headers } = error);
+    if (error instanceof DomainError) {
+      status = FAILURE_STATUS[error.kind];
+      message = error.message;
+      headers = FAILURE_HEADERS[error.kind] ?? {};
     } else if (error?.type === 'entity.too.large') {
       status = 413;
       message = `Request body too large: at most ${error.limit} bytes`;

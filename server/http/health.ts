@@ -1,9 +1,10 @@
 // GET /health: whether this server can answer, for container health checks and load balancers. No token; not part
 // of the contract (it is a property of this reference server, not of the API: other implementations need not have
-// it). 200 when a query on the database succeeds, 503 otherwise.
+// it). 200 when a query on the database succeeds, 503 otherwise; the body names the engine (sqlite or postgres).
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context.ts';
 import { packageVersion } from '../version.ts';
+import type { Engine } from '../store/db.ts';
 import type { OpenApiDocument } from './contract.ts';
 
 export interface Health {
@@ -13,16 +14,18 @@ export interface Health {
   /** `info.version` of the contract the server implements. */
   contractVersion: string;
   database: 'reachable' | 'unreachable';
+  /** The database engine: SQLite embedded, or PostgreSQL (DATABASE_URL). */
+  engine: Engine;
 }
 
 export function healthRoute(ctx: AppContext, contract: OpenApiDocument) {
   const version = packageVersion();
   const contractVersion = String((contract.info as { version?: unknown } | undefined)?.version ?? '');
-  return (_req: Request, res: Response) => {
+  return async (_req: Request, res: Response) => {
     let reachable = true;
     try {
-      // A real read of the database file, not a constant: a closed, lost or locked database fails it.
-      ctx.db.prepare('SELECT count(*) AS n FROM meta').get();
+      // A real read of the database, not a constant: a closed, lost or locked database fails it.
+      await ctx.store.ping();
     } catch (error) {
       reachable = false;
       ctx.log.warn({ err: error }, 'health: the database query failed');
@@ -32,6 +35,7 @@ export function healthRoute(ctx: AppContext, contract: OpenApiDocument) {
       version,
       contractVersion,
       database: reachable ? 'reachable' : 'unreachable',
+      engine: ctx.store.engine,
     };
     res.set('cache-control', 'no-store').status(reachable ? 200 : 503).json(body);
   };

@@ -6,25 +6,9 @@
 // would accept it again. So each compiled response check is wrapped (`rememberingAccepted`, installed by
 // validator.ts's `compileWithoutDocument`) to remember the immutable bodies it accepted; any other body, and an
 // immutable one it has not accepted, or has refused, is checked as before, every time.
-import { frozen } from '../content/model.ts';
-import { serialized } from './pagination.ts';
+import { isImmutable } from '../answers.ts';
 
-const immutable = new WeakSet<object>();
-
-/**
- * Freezes `body` all the way down, keeps its JSON for res.json, and lets the response check remember it. The JSON is
- * kept as UTF-8 bytes: sent as they are, they are neither measured (Content-Length) nor encoded again per answer
- * (two passes over the text of a space's content, 5% of its request). `json`: its JSON text, when already made.
- */
-export function immutableBody<T extends object>(body: T, json = JSON.stringify(body)): T {
-  frozen(body);
-  serialized.set(body, Buffer.from(json, 'utf8'));
-  immutable.add(body);
-  return body;
-}
-
-/** The size of the JSON `immutableBody` kept for `body`, in bytes (0 for any other body). */
-export const immutableBodySize = (body: object): number => (immutable.has(body) ? (serialized.get(body) as Buffer).length : 0);
+export { immutableBody, immutableBodySize } from '../answers.ts';
 
 /** The response checks (compiled functions) that accepted each immutable body. */
 const accepted = new WeakMap<object, WeakSet<object>>();
@@ -42,7 +26,7 @@ type Check = ((data: unknown) => boolean) & { errors?: unknown };
 export function rememberingAccepted<F extends Check>(validate: F): F {
   const check = function (this: unknown, data: unknown) {
     const body = data !== null && typeof data === 'object' ? (data as { response?: unknown }).response : undefined;
-    const remember = body !== null && typeof body === 'object' && immutable.has(body);
+    const remember = body !== null && typeof body === 'object' && isImmutable(body);
     if (remember && accepted.get(body)?.has(validate)) {
       counts.remembered++;
       check.errors = null;

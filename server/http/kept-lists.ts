@@ -8,17 +8,17 @@
 // secrets, revisions). So its answer is the same as long as the database and the clock are, and a page is kept when
 // the making of it could not have seen anything else:
 //
-// - its handler answered synchronously (nothing else ran in between: no other request, no background job, no wait
-//   on the network or the disk);
-// - it read no clock (`countingClock`): most lists never do; those that do are made afresh every time;
+// - no clock was read while it was made (`countingClock`, which counts every read of the server's time, by any
+//   request or job): most lists never read it; those that do are made afresh every time;
 // - no write transaction was open, before or after (a page made from changes not yet committed is never kept: they
 //   could still be rolled back);
-// - the database changed nothing while it was made (a GET that writes, such as the first read of a space's links,
-//   is kept from its next read on).
+// - the database changed nothing while it was made, whoever wrote (another request, a job, a GET that writes such
+//   as the first read of a space's links, which is kept from its next read on).
 //
 // A kept page is valid while SQLite's count of changes on the server's connection (`total_changes()`, which counts
 // every row written, committed or rolled back, by requests, jobs or anything else) has not moved: any write drops
-// every kept page. Per user (the caller's id) and address (path and query string as sent). They are bounded by
+// every kept page. Only a store that sees every change of its database has such a count: with PostgreSQL, which other
+// instances write to, no page is kept (app.ts). Per user (the caller's id) and address (path and query string as sent). They are bounded by
 // LIST_CACHE_MB, in MiB of their JSON, the most recently read kept; 0 keeps none.
 //
 // A page is kept as its JSON text. The first time it is sent again, that text is parsed into a body of its own (the
@@ -30,7 +30,8 @@
 // every test that reads a list twice checks that keeping it was right.
 import { RecentlyUsed } from '../domain/recently-used.ts';
 import { immutableBody } from './immutable-bodies.ts';
-import { CONTINUE_AFTER, serializedText } from './pagination.ts';
+import { CONTINUE_AFTER } from '../domain/paging.ts';
+import { serializedText } from '../answers.ts';
 
 export interface ListAnswer {
   status: number;
@@ -123,8 +124,8 @@ export class KeptLists {
   }
 
   /**
-   * Keeps `answer`, made for `key` between `before` and `after` by a handler that answered synchronously, when no
-   * write transaction was open at either moment, no row was written and the clock was not read in between.
+   * Keeps `answer`, made for `key` between `before` and `after`, when no write transaction was open at either moment,
+   * no row was written and the clock was not read in between.
    */
   keep(key: string, before: Moment, after: Moment, answer: ListAnswer): void {
     if (!this.enabled || before === undefined || after === undefined) return;

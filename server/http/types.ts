@@ -1,14 +1,12 @@
 // Handler types, derived from the generated `operations`: the handler table must have exactly one handler per
 // operation of the contract, taking its parameters and body and returning one of its success responses.
-import type { components, operations, Readable, Writable } from '../../generated/schema.d.ts';
+import type { operations, Readable, Writable } from '../../generated/schema.d.ts';
 import type { Caller } from '../auth/caller.ts';
+import type { Scope } from '../context.ts';
+
+export type { Input, Model } from '../domain/contract.ts';
 
 export type OperationId = keyof operations;
-
-/** A component schema as the server sends it (read-only fields included). */
-export type Model<Name extends keyof components['schemas']> = Readable<components['schemas'][Name]>;
-/** A component schema as a client sends it (read-only fields left out). */
-export type Input<Name extends keyof components['schemas']> = Writable<components['schemas'][Name]>;
 
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 type Defined<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
@@ -38,9 +36,11 @@ export interface HandlerRequest<K extends OperationId> {
   caller: Caller;
 }
 
-export type Handler<K extends OperationId> = (
-  request: HandlerRequest<K>,
-) => HandlerResult<K> | Promise<HandlerResult<K>>;
+/**
+ * A handler: the request, and the scope it runs in (`ctx.db` is its write transaction, or the store's reader for a
+ * GET and for handlers that open their own transactions: http/transactions.ts).
+ */
+export type Handler<K extends OperationId> = (request: HandlerRequest<K>, ctx: Scope) => Promise<HandlerResult<K>>;
 
 /** Exactly one handler per operation of the contract. */
 export type HandlerTable = { [K in OperationId]: Handler<K> };

@@ -1,13 +1,24 @@
 // The background job runner. Handlers queue jobs with `enqueue` inside their write transaction; once that commits,
-// `kickIfQueued` (which the app calls after each write; a write that queued nothing costs it no query) or the poll
-// starts them. Jobs of one resource run one at a time, in order; jobs of different resources run side by side, up
-// to a limit. A job kind records its progress and outcome on its resource itself, and its
-// `fail` hook lands any failure there too, so that a failure never crashes the server. After a restart, jobs found
-// running are resumed when their kind is resumable, and otherwise marked failed with a reason.
-import type { AppContext } from '../context.ts';
-import { newId } from '../domain/ids.ts';
-import type { Db } from '../store/db.ts';
+// `kickIfQueued` (which the app calls after each write; a write that queued nothing costs it nothing), a
+// notification from another instance (PostgreSQL) or the poll starts them. Jobs of one resource run one at a time, in
+// order; jobs of different resources run side by side, up to a limit per instance.
+//
+// Several instances may share the database (PostgreSQL). A job is claimed by exactly one of them (store/specific.ts,
+// `claimJobs`) for a lease the claimer renews while the job runs (a heartbeat, every third of the lease); a job whose
+// lease ran out, because its instance died or lost the database, is taken over by the next claim, of any instance:
+// run again when its kind is resumable, and otherwise marked failed with a reason. A starting instance only ever
+// takes over jobs whose lease ran out, never another's live job. With SQLite, which one server owns, the jobs the
+// previous process left running are taken over at start.
+//
+// A job kind records its progress and outcome on its resource itself, and its `fail` hook lands any failure there too,
+// so that a failure never crashes the server. Nothing here runs a network call inside a transaction: a kind's `run`
+// waits on the network between its own writes.
+import { hostname } from 'node:os';
+import type { AppContext, Jobs, Scope } from '../context.ts';
+import { inWrite } from '../context.ts';
+import { newId, newRandomId } from '../domain/ids.ts';
 import { fromJson, toJson } from '../store/db.ts';
+import * as jobs from '../store/jobs.ts';
 
 export interface Job<Payload = Record<string, unknown>> {
   id: string;
@@ -20,165 +31,183 @@ export interface Job<Payload = Record<string, unknown>> {
 }
 
 export interface JobKind<Payload = Record<string, unknown>> {
-  /** Does the work; state changes go through `ctx.store.write`. Throwing fails the job. */
+  /** Does the work; state changes go through write transactions of its own (`inWrite`). Throwing fails the job. */
   run(ctx: AppContext, job: Job<Payload>): Promise<void>;
   /** Records a failure on the job's resource (called with the error's message), inside a write transaction. */
-  fail(ctx: AppContext, job: Job<Payload>, reason: string): void;
-  /** Whether a job interrupted by a restart runs again (otherwise it fails with "interrupted by a restart"). */
+  fail(ctx: Scope, job: Job<Payload>, reason: string): Promise<void>;
+  /** Whether a job interrupted (by a restart, or an instance lost) runs again; otherwise it fails with a reason. */
   resumable: boolean;
 }
 
-type JobRow = {
-  id: string;
-  kind: string;
-  resource: string;
-  payload: string;
-  attempts: number;
-  created_at: string;
-};
+export interface RunnerOptions {
+  /** Jobs this instance runs at once. */
+  concurrency?: number;
+  /** How often the queue is read when nothing announced work, in ms. */
+  pollMs?: number;
+  /** How long a claimed job stays this instance's without a heartbeat, in ms. */
+  leaseMs?: number;
+}
 
-/** How many jobs `enqueue` has queued in each database (committed or not): what `kickIfQueued` compares. */
-const queuedIn = new WeakMap<Db, number>();
+/** The reason a job interrupted by a restart or a lost instance fails with, when its kind cannot run again. */
+export const INTERRUPTED = 'interrupted by a restart of the server';
 
 /** Queues a job; call it inside the write transaction that starts the work. `orderKey` defaults to now. */
-export function enqueue(
-  db: Db,
+export async function enqueue(
+  ctx: Scope,
   job: { kind: string; resource: string; payload?: object; orderKey?: string; createdAt: string },
-): string {
+): Promise<string> {
   const id = newId();
-  db.prepare(
-    `INSERT INTO jobs (id, kind, resource, order_key, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-  ).run(id, job.kind, job.resource, job.orderKey ?? job.createdAt, toJson(job.payload ?? {}), job.createdAt);
-  queuedIn.set(db, (queuedIn.get(db) ?? 0) + 1);
+  await jobs.insert(ctx.db, {
+    id,
+    kind: job.kind,
+    resource: job.resource,
+    orderKey: job.orderKey ?? job.createdAt,
+    payload: toJson(job.payload ?? {}),
+    createdAt: job.createdAt,
+  });
+  await ctx.store.announceJobs(ctx.db);
+  ctx.jobs.noteQueued();
   return id;
 }
 
-export class JobRunner {
+export class JobRunner implements Jobs {
   private readonly kinds = new Map<string, JobKind<never>>();
-  private readonly running = new Map<string, Promise<void>>();
+  /** The jobs this instance runs, by id, with their resources. */
+  private readonly running = new Map<string, { resource: string; work: Promise<void> }>();
   private timer: NodeJS.Timeout | undefined;
-  /** The one pending retry of a kick that found a write transaction open. */
-  private retry: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
-  /** `queuedIn` of the database when `kickIfQueued` last looked. */
+  /** A kick is under way; `again` asks it to look once more when it is done. */
+  private kicking = false;
+  private again = false;
+  /** How many jobs `enqueue` has queued through this runner (committed or not), and how many the last look saw. */
+  private queued = 0;
   private queuedSeen = 0;
+  /** This instance, as the owner of the jobs it claims. */
+  readonly owner = `${hostname()}:${process.pid}:${newRandomId().slice(0, 8)}`;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly options: { concurrency?: number; pollMs?: number } = {},
-  ) {}
+    private readonly options: RunnerOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? 30_000;
+  }
+
+  noteQueued(): void {
+    this.queued++;
+  }
 
   register<Payload>(kind: string, definition: JobKind<Payload>): void {
     this.kinds.set(kind, definition as unknown as JobKind<never>);
   }
 
-  /** Resumes or fails the jobs a previous process left running, then starts polling. */
+  /** Takes over what a previous process left running (SQLite), then listens, polls and renews leases. */
   async start(): Promise<void> {
-    const interrupted = this.ctx.db.prepare(`SELECT * FROM jobs WHERE status = 'running'`).all() as JobRow[];
-    await this.ctx.store.write(() => {
-      for (const row of interrupted) {
-        const kind = this.kinds.get(row.kind);
-        if (kind?.resumable) {
-          this.ctx.db.prepare(`UPDATE jobs SET status = 'queued' WHERE id = ?`).run(row.id);
-        } else {
-          const reason = 'interrupted by a restart of the server';
-          this.ctx.db
-            .prepare(`UPDATE jobs SET status = 'failed', error = ?, finished_at = ? WHERE id = ?`)
-            .run(reason, this.ctx.now(), row.id);
-          kind?.fail(this.ctx, toJob(row) as never, reason);
-        }
-      }
-    });
+    const { store } = this.ctx;
+    if (store.exclusive) await store.write((db) => jobs.expireOthers(db, this.owner));
+    store.onJobsQueued(() => this.kick());
     this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
     this.timer.unref();
+    this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.heartbeat.unref();
     this.kick();
   }
 
   /**
-   * After a write: starts the jobs queued since the last look, if any. Most writes queue none, and a kick reads the
-   * queue (a query of about 2.5 µs, after every create and change). A job queued by a write whose group has not
-   * committed yet is started by the kick's retry (see `kick`), and one whose write rolled back is not in the queue.
+   * After a write: starts the jobs queued since the last look, if any. Most writes queue none and cost nothing here;
+   * a job queued by a write that rolled back is not in the queue, and the kick finds nothing.
    */
   kickIfQueued(): void {
-    const queued = queuedIn.get(this.ctx.db) ?? 0;
-    if (queued === this.queuedSeen) return;
-    this.queuedSeen = queued;
+    if (this.queued === this.queuedSeen) return;
+    this.queuedSeen = this.queued;
     this.kick();
   }
 
-  /** Starts whatever queued jobs can run now. */
+  /** Claims and starts whatever queued jobs this instance can run now. */
   kick(): void {
     if (this.stopped) return;
-    // The connection is shared: while a write transaction is open, its uncommitted rows are visible here and any
-    // status change would join it. Try again once it is over.
-    if (this.ctx.store.inWrite) {
-      if (!this.retry) {
-        this.retry = setTimeout(() => {
-          this.retry = undefined;
-          this.kick();
-        }, 5);
-        this.retry.unref();
-      }
+    if (this.kicking) {
+      this.again = true;
       return;
     }
-    const limit = this.options.concurrency ?? 4;
-    const queued = this.ctx.db
-      .prepare(
-        `SELECT * FROM jobs WHERE status = 'queued' AND resource NOT IN (SELECT resource FROM jobs WHERE status = 'running')
-         ORDER BY order_key, created_at, id`,
-      )
-      .all() as JobRow[];
-    const taken = new Set<string>();
-    for (const row of queued) {
-      if (this.running.size >= limit) break;
-      // The first queued job of each resource only: the others wait for it.
-      if (taken.has(row.resource) || this.running.has(row.resource)) {
-        taken.add(row.resource);
-        continue;
-      }
-      taken.add(row.resource);
-      this.launch(row);
-    }
-    if (this.running.size === 0 && queued.length === 0) this.notifyIdle();
+    this.kicking = true;
+    void this.claimAndLaunch()
+      .catch((error) => this.ctx.log.error({ err: error }, 'claiming jobs failed'))
+      .finally(() => {
+        this.kicking = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
   }
 
-  private launch(row: JobRow): void {
+  private async claimAndLaunch(): Promise<void> {
+    const limit = (this.options.concurrency ?? 4) - this.running.size;
+    // A read first: most looks (the poll) find nothing to claim, and need no write.
+    if (limit > 0 && (await jobs.claimable(this.ctx.store.reader, Date.now(), this.owner))) {
+      const now = Date.now();
+      const claimed = await this.ctx.store.write(
+        (db) =>
+          jobs.claim(db, {
+            owner: this.owner,
+            now,
+            leaseUntil: now + this.leaseMs,
+            startedAt: this.ctx.now(),
+            limit,
+            busy: [...new Set([...this.running.values()].map((job) => job.resource))],
+          }),
+        { isolation: 'read committed' },
+      );
+      for (const row of claimed) this.launch(row);
+    }
+    if (this.idleWaiters.length > 0 && this.running.size === 0 && !(await jobs.pending(this.ctx.store.reader))) this.notifyIdle();
+  }
+
+  private launch(row: jobs.ClaimedJob): void {
     const kind = this.kinds.get(row.kind);
-    const db = this.ctx.db;
-    // Marked running synchronously, so that no other kick starts it too.
-    db.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = ? WHERE id = ?`).run(
-      this.ctx.now(),
-      row.id,
-    );
-    const job = { ...toJob(row), attempts: row.attempts + 1 };
+    const job: Job = {
+      id: row.id,
+      kind: row.kind,
+      resource: row.resource,
+      payload: fromJson(row.payload, {}),
+      attempts: row.attempts,
+      createdAt: row.created_at,
+    };
     const work = (async () => {
       try {
         if (!kind) throw new Error(`no job kind "${row.kind}" is registered`);
+        if (row.taken_over && !kind.resumable) throw new Error(INTERRUPTED);
         await kind.run(this.ctx, job as never);
-        await this.ctx.store.write(() =>
-          db.prepare(`UPDATE jobs SET status = 'done', finished_at = ? WHERE id = ?`).run(this.ctx.now(), row.id),
-        );
+        const mine = await this.ctx.store.write((db) => jobs.finish(db, row.id, this.owner, this.ctx.now()));
+        if (!mine) this.ctx.log.warn({ job: row.id, kind: row.kind }, 'job finished after another instance took it over');
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         this.ctx.log.warn({ job: row.id, kind: row.kind, resource: row.resource, reason }, 'job failed');
-        await this.ctx.store
-          .write(() => {
-            db.prepare(`UPDATE jobs SET status = 'failed', error = ?, finished_at = ? WHERE id = ?`).run(
-              reason,
-              this.ctx.now(),
-              row.id,
-            );
-            kind?.fail(this.ctx, job as never, reason);
-          })
-          .catch((writeError) => this.ctx.log.error({ err: writeError, job: row.id }, 'recording a job failure failed'));
+        await inWrite(this.ctx, async (scope) => {
+          if (await jobs.fail(scope.db, row.id, this.owner, reason, this.ctx.now())) await kind?.fail(scope, job as never, reason);
+        }).catch((writeError) => this.ctx.log.error({ err: writeError, job: row.id }, 'recording a job failure failed'));
       }
     })();
-    this.running.set(row.resource, work);
+    this.running.set(row.id, { resource: row.resource, work });
     void work.finally(() => {
-      this.running.delete(row.resource);
+      this.running.delete(row.id);
       this.kick();
     });
+  }
+
+  /** Extends the leases of the jobs this instance runs (a failure is logged; the next beat tries again). */
+  private async renewLeases(): Promise<void> {
+    if (this.running.size === 0) return;
+    const ids = [...this.running.keys()];
+    try {
+      const kept = await this.ctx.store.write((db) => jobs.renew(db, this.owner, ids, Date.now() + this.leaseMs));
+      if (kept < ids.length) this.ctx.log.warn({ jobs: ids.length - kept }, 'jobs of this instance were taken over by another');
+    } catch (error) {
+      this.ctx.log.warn({ err: error }, 'renewing the leases of running jobs failed');
+    }
   }
 
   private notifyIdle(): void {
@@ -187,7 +216,7 @@ export class JobRunner {
     waiters.forEach((resolve) => resolve());
   }
 
-  /** Resolves when no job is queued or running (tests use it to wait for background work). */
+  /** Resolves when no job is queued or running, in any instance (tests use it to wait for background work). */
   idle(): Promise<void> {
     return new Promise((resolve) => {
       this.idleWaiters.push(resolve);
@@ -199,19 +228,8 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.retry) clearTimeout(this.retry);
-    await Promise.allSettled(this.running.values());
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await Promise.allSettled([...this.running.values()].map((job) => job.work));
     this.notifyIdle();
   }
-}
-
-function toJob(row: JobRow): Job {
-  return {
-    id: row.id,
-    kind: row.kind,
-    resource: row.resource,
-    payload: fromJson(row.payload, {}),
-    attempts: row.attempts,
-    createdAt: row.created_at,
-  };
 }

@@ -1,5 +1,6 @@
-// Starts the real server in-process for a test file: port 0 on 127.0.0.1, an in-memory database (or a folder),
-// response validation on, a manual clock, and typed clients for the fixture's users.
+// Starts the real server in-process for a test file: port 0 on 127.0.0.1, an in-memory SQLite database (or a
+// folder), or with TEST_ENGINE=postgres a PostgreSQL database of its own (test/support/databases.ts), response
+// validation on, a manual clock, and typed clients for the fixture's users.
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -7,6 +8,7 @@ import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { readConfig } from '../../server/config.ts';
 import { ManualClock } from '../../server/domain/clock.ts';
 import { type RunningServer, type StartOptions, startServer } from '../../server/server.ts';
+import { createTestDatabase, type TestDatabase, testEngine } from './databases.ts';
 import { type RoleUser, standardFixture } from './fixture.ts';
 
 export interface TestServer {
@@ -43,8 +45,10 @@ function recordOperation(operationId: string, status: number): void {
 }
 
 export interface TestServerOptions extends Omit<StartOptions, 'clock'> {
-  /** A folder for the database; in memory when absent. */
+  /** A folder for the database; in memory when absent (SQLite). */
   dataDir?: string;
+  /** The engine: TEST_ENGINE's (SQLite unless it says postgres) when absent. */
+  engine?: 'sqlite' | 'postgres';
   env?: Record<string, string>;
   /** Whether the operations this server answers count in the test suite's operation coverage (default true). */
   recordCoverage?: boolean;
@@ -52,6 +56,8 @@ export interface TestServerOptions extends Omit<StartOptions, 'clock'> {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const clock = new ManualClock('2026-03-01T09:00:00.000Z');
+  // On PostgreSQL, a database of the server's own, kept across its restarts and dropped when it closes.
+  const database: TestDatabase | undefined = (options.engine ?? testEngine()) === 'postgres' ? await createTestDatabase() : undefined;
   const config = readConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -60,6 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     VALIDATE_RESPONSES: 'true',
     ALLOW_PRIVATE_NETWORKS: 'true',
     DOCS_API_TOKEN: 'demo-token',
+    ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   });
   const start = (port = config.port) =>
@@ -71,7 +78,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       verifyKeptLists: options.verifyKeptLists ?? true,
       ...(options.recordCoverage === false ? {} : { onOperation: recordOperation }),
     });
-  let running = await start();
+  let running: RunningServer;
+  try {
+    running = await start();
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
   const test: TestServer = {
     get url() {
       return running.url;
@@ -89,7 +102,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await running.close();
       running = await start(port);
     },
-    close: () => running.close(),
+    async close() {
+      await running.close();
+      await database?.drop();
+    },
   };
   return test;
 }

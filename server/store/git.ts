@@ -1,0 +1,40 @@
+// Git operations: one row per import or export a client started, with its outcome (where a failure is kept: the
+// API's Git info has no error field). Ordered by creation, then by `rowid` (the order they were written in).
+import { type Selectable, sql } from 'kysely';
+import type { Db } from './db.ts';
+import type { GitOperationsTable } from './schema.ts';
+
+export type GitOperationRecord = Selectable<GitOperationsTable>;
+
+export async function insert(
+  db: Db,
+  row: Pick<GitOperationRecord, 'id' | 'space_id' | 'kind' | 'request' | 'credentials' | 'user_id' | 'created_at'>,
+): Promise<void> {
+  await db.run(db.q.insertInto('git_operations').values(row));
+}
+
+export function get(db: Db, id: string): Promise<GitOperationRecord | undefined> {
+  return db.first(db.q.selectFrom('git_operations').selectAll().where('id', '=', id));
+}
+
+/** The operations of a space, latest first. */
+export function ofSpace(db: Db, spaceId: string): Promise<GitOperationRecord[]> {
+  return db.all(db.q.selectFrom('git_operations').selectAll().where('space_id', '=', spaceId).orderBy('created_at', 'desc').orderBy(sql`rowid`, 'desc'));
+}
+
+export async function markRunning(db: Db, id: string): Promise<void> {
+  await db.run(db.q.updateTable('git_operations').set({ status: 'running' }).where('id', '=', id));
+}
+
+/** Records the outcome of an operation and erases its credentials. */
+export async function finish(
+  db: Db,
+  id: string,
+  outcome: { status: string; at: string; commit: string | null; revision: string | null; error: string | null },
+): Promise<void> {
+  await db.run(
+    db.q.updateTable('git_operations')
+      .set({ status: outcome.status, commit_oid: outcome.commit, revision_id: outcome.revision, error: outcome.error, finished_at: outcome.at, credentials: null })
+      .where('id', '=', id),
+  );
+}

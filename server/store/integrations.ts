@@ -1,0 +1,133 @@
+// Integrations (global, named; owned by an organization), their installations in organizations, and the events an
+// installation receives, with the trace of their handling (`seq` orders events and logs in the order they were
+// written: an identity in PostgreSQL, AUTOINCREMENT in SQLite).
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import type { Db } from './db.ts';
+import { after, type Key } from './keyset.ts';
+import type { IntegrationEventsTable, IntegrationInstallationsTable, IntegrationsTable } from './schema.ts';
+
+export type IntegrationRecord = Selectable<IntegrationsTable>;
+export type InstallationRecord = Selectable<IntegrationInstallationsTable>;
+export type EventRecord = Selectable<IntegrationEventsTable>;
+
+/** Whose installations (and their events) a caller sees: all, or those of these organizations. */
+export type InstallationScope = { all: boolean; organizations: readonly string[] };
+
+/** A condition on `organization_id` for a scope. */
+const inScope = (db: Db, column: string, scope: InstallationScope) => (scope.all ? sql<boolean>`1 = 1` : db.specific.among(column, scope.organizations));
+
+export function get(db: Db, name: string): Promise<IntegrationRecord | undefined> {
+  return db.first(db.q.selectFrom('integrations').selectAll().where('name', '=', name));
+}
+
+/** The public integrations, and the private ones of these organizations, by name. */
+export function visible(db: Db, privateOf: readonly string[]): Promise<IntegrationRecord[]> {
+  return db.all(
+    db.q.selectFrom('integrations').selectAll()
+      .where((eb) => eb.or([eb('visibility', '=', 'public'), eb.and([eb('visibility', '=', 'private'), db.specific.among('organization_id', privateOf)])]))
+      .orderBy('name'),
+  );
+}
+
+export async function insert(db: Db, row: Insertable<IntegrationsTable>): Promise<void> {
+  await db.run(db.q.insertInto('integrations').values(row));
+}
+
+export async function update(db: Db, name: string, changes: Updateable<Omit<IntegrationsTable, 'name'>>): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await db.run(db.q.updateTable('integrations').set(changes).where('name', '=', name));
+}
+
+/** Removes an integration, its installations and their events (cascade). */
+export async function remove(db: Db, name: string): Promise<void> {
+  await db.run(db.q.deleteFrom('integrations').where('name', '=', name));
+}
+
+export function getInstallation(db: Db, id: string): Promise<InstallationRecord | undefined> {
+  return db.first(db.q.selectFrom('integration_installations').selectAll().where('id', '=', id));
+}
+
+/** The installations of an integration in a scope, oldest first. */
+export function installations(db: Db, name: string, scope: InstallationScope): Promise<InstallationRecord[]> {
+  return db.all(
+    db.q.selectFrom('integration_installations').selectAll().where('integration_name', '=', name)
+      .where(inScope(db, 'organization_id', scope)).orderBy('created_at').orderBy('id'),
+  );
+}
+
+export async function isInstalled(db: Db, name: string, organizationId: string): Promise<boolean> {
+  return (
+    (await db.first(
+      db.q.selectFrom('integration_installations').select('id').where('integration_name', '=', name).where('organization_id', '=', organizationId),
+    )) !== undefined
+  );
+}
+
+/** How many organizations other than `organizationId` have the integration installed. */
+export async function installedElsewhere(db: Db, name: string, organizationId: string): Promise<number> {
+  const row = await db.first(
+    db.q.selectFrom('integration_installations').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('integration_name', '=', name).where('organization_id', '<>', organizationId),
+  );
+  return row?.n ?? 0;
+}
+
+export async function insertInstallation(db: Db, row: Pick<InstallationRecord, 'id' | 'integration_name' | 'organization_id' | 'created_at' | 'updated_at'>): Promise<void> {
+  await db.run(db.q.insertInto('integration_installations').values(row));
+}
+
+/** What an integration's answer changed of its installation (JSON texts; a missing one is kept). */
+export async function updateInstallation(db: Db, id: string, changes: { externalIds?: string; configuration?: string; updatedAt: string }): Promise<void> {
+  await db.run(
+    db.q.updateTable('integration_installations')
+      .set({
+        ...(changes.externalIds !== undefined ? { external_ids: changes.externalIds } : {}),
+        ...(changes.configuration !== undefined ? { configuration: changes.configuration } : {}),
+        updated_at: changes.updatedAt,
+      })
+      .where('id', '=', id),
+  );
+}
+
+export async function insertEvent(db: Db, row: Omit<EventRecord, 'seq'>): Promise<void> {
+  await db.run(db.q.insertInto('integration_events').values(row));
+}
+
+export function getEvent(db: Db, id: string): Promise<EventRecord | undefined> {
+  return db.first(db.q.selectFrom('integration_events').selectAll().where('id', '=', id));
+}
+
+export async function setEventStatus(db: Db, id: string, status: string): Promise<void> {
+  await db.run(db.q.updateTable('integration_events').set({ status }).where('id', '=', id));
+}
+
+/** Events waiting for their delivery to the development tunnel are shown once it is over. */
+function handledEvents(db: Db, name: string, scope: InstallationScope) {
+  return db.q.selectFrom('integration_events').where('integration_name', '=', name).where('status', '<>', 'pending')
+    .where(inScope(db, 'organization_id', scope));
+}
+
+/** A handled event of the integration in a scope. */
+export function getHandledEvent(db: Db, name: string, id: string, scope: InstallationScope): Promise<EventRecord | undefined> {
+  return db.first(handledEvents(db, name, scope).selectAll().where('id', '=', id));
+}
+
+export async function countEvents(db: Db, name: string, scope: InstallationScope): Promise<number> {
+  return (await db.first(handledEvents(db, name, scope).select((eb) => eb.fn.countAll<number>().as('n'))))?.n ?? 0;
+}
+
+/** A page of the handled events of an integration in a scope, newest first (seq), after `key`. */
+export function pageOfEvents(db: Db, name: string, scope: InstallationScope, key: Key | undefined, limit: number): Promise<EventRecord[]> {
+  let query = handledEvents(db, name, scope).selectAll();
+  if (key) query = query.where(after(['seq'], key, 'desc'));
+  return db.all(query.orderBy('seq', 'desc').limit(limit));
+}
+
+export async function addLog(db: Db, log: { event_id: string; message: string; level: string; timestamp: string }): Promise<void> {
+  await db.run(db.q.insertInto('integration_event_logs').values(log));
+}
+
+/** The trace of an event, in the order it was written. */
+export function logs(db: Db, eventId: string): Promise<{ message: string; timestamp: string; level: string }[]> {
+  return db.all(db.q.selectFrom('integration_event_logs').select(['message', 'timestamp', 'level']).where('event_id', '=', eventId).orderBy('seq'));
+}

@@ -1,0 +1,131 @@
+// Members of organizations (`members`, one row per organization and user; role NULL is a guest).
+import { sql } from 'kysely';
+import type { Db } from './db.ts';
+import { after, type Key, type SortOrder } from './keyset.ts';
+
+/** A member row as stored; `user_display_name` is kept by triggers from the user's display name. */
+export type MemberRow = {
+  organization_id: string;
+  user_id: string;
+  role: string | null;
+  disabled: number;
+  sso: number;
+  joined_at: string;
+  last_seen_at: string | null;
+  user_display_name: string;
+};
+
+/** The role and state of a user in an organization, when a member. */
+export function roleOf(db: Db, organizationId: string, userId: string): Promise<{ role: string | null; disabled: number } | undefined> {
+  return db.first(
+    db.q.selectFrom('members').select(['role', 'disabled']).where('organization_id', '=', organizationId).where('user_id', '=', userId),
+  );
+}
+
+export function get(db: Db, organizationId: string, userId: string): Promise<MemberRow | undefined> {
+  return db.first(db.q.selectFrom('members').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId));
+}
+
+/**
+ * How many of their organization's teams each of these users is in: the members' teams, then which of them are the
+ * organization's (CROSS JOIN keeps SQLite to this order, which otherwise went through every team of the organization:
+ * 50 members of an organization with 10 000 teams, 136 ms).
+ */
+export function teamCounts(db: Db, organizationId: string, userIds: readonly string[]): Promise<{ user_id: string; n: number }[]> {
+  return db.all(
+    db.q.selectFrom('team_members')
+      .crossJoin('teams')
+      .select(['team_members.user_id as user_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .whereRef('teams.id', '=', 'team_members.team_id')
+      .where(db.specific.among('team_members.user_id', userIds))
+      .where('teams.organization_id', '=', organizationId)
+      .groupBy('team_members.user_id'),
+  );
+}
+
+/** How many enabled admins an organization has. */
+export async function adminCount(db: Db, organizationId: string): Promise<number> {
+  const row = await db.first(
+    db.q.selectFrom('members').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', organizationId).where('role', '=', 'admin').where('disabled', '=', 0),
+  );
+  return row?.n ?? 0;
+}
+
+export async function remove(db: Db, organizationId: string, userId: string): Promise<void> {
+  await db.run(db.q.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId));
+}
+
+/** Changes columns of a member. */
+export async function update(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  changes: Partial<Pick<MemberRow, 'role' | 'last_seen_at' | 'sso' | 'disabled'>>,
+): Promise<void> {
+  await db.run(db.q.updateTable('members').set(changes).where('organization_id', '=', organizationId).where('user_id', '=', userId));
+}
+
+/** The orders members are listed in: by join date, by last activity (active members only), by display name. */
+export type MemberSort = 'joined_at' | 'last_seen_at' | 'user_display_name';
+
+export interface MemberFilters {
+  organizationId: string;
+  role?: string;
+  /** Text the display name or the email address contains (case-insensitive, ASCII letters). */
+  search?: string;
+  /** Only members who have been active (last_seen_at set). */
+  activeOnly?: boolean;
+}
+
+/**
+ * `%text%` for LIKE against `lower(column)`: LIKE's own characters escaped (`\`), ASCII letters in lower case. lower()
+ * folds ASCII letters only, in SQLite and under PostgreSQL's "C" collation of every column; the text is folded here
+ * rather than by lower() in SQL, where a bound value has PostgreSQL's database collation, whose lower() may fold
+ * other letters too (`É` to `é`) that the column keeps.
+ */
+export const containingAscii = (text: string): string =>
+  `%${text.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/[A-Z]+/g, (letters) => letters.toLowerCase())}%`;
+
+function filtered(db: Db, filters: MemberFilters) {
+  // Every member has its user (a foreign key, deleted with it) and carries its name: users are read only to search
+  // them (the count at 50 000 members: 26 ms with the join, 3 without).
+  let query = db.q.selectFrom('members').where('members.organization_id', '=', filters.organizationId);
+  if (filters.role !== undefined) query = query.where('members.role', '=', filters.role);
+  if (filters.activeOnly) query = query.where('members.last_seen_at', 'is not', null);
+  if (filters.search !== undefined) {
+    const pattern = containingAscii(filters.search);
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('users').select('users.id').whereRef('users.id', '=', 'members.user_id')
+          .where(sql<boolean>`(lower(users.display_name) LIKE ${pattern} ESCAPE '\\' OR lower(users.email) LIKE ${pattern} ESCAPE '\\')`),
+      ),
+    );
+  }
+  return query;
+}
+
+export async function count(db: Db, filters: MemberFilters): Promise<number> {
+  const row = await db.first(filtered(db, filters).select((eb) => eb.fn.countAll<number>().as('n')));
+  return row?.n ?? 0;
+}
+
+/** A page of members in the order of `sort` then user id, after `key`. */
+export function page(db: Db, filters: MemberFilters, sort: MemberSort, order: SortOrder, key: Key | undefined, limit: number): Promise<MemberRow[]> {
+  let query = filtered(db, filters).selectAll('members');
+  if (key) query = query.where(after([`members.${sort}`, 'members.user_id'], key, order));
+  return db.all(query.orderBy(`members.${sort}`, order).orderBy('members.user_id', order).limit(limit));
+}
+
+/** Makes a user a member of an organization, unless already one (then nothing changes). */
+export async function insertIfMissing(db: Db, member: { organization_id: string; user_id: string; role: string | null; joined_at: string }): Promise<void> {
+  await db.run(db.q.insertInto('members').values(member).onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing()));
+}
+
+/** The organizations a user is an enabled member of, with the user's role, in the order they joined them. */
+export function ofUser(db: Db, userId: string): Promise<{ organization_id: string; role: string | null }[]> {
+  return db.all(
+    db.q.selectFrom('members').select(['organization_id', 'role']).where('user_id', '=', userId).where('disabled', '=', 0)
+      .orderBy('joined_at').orderBy('organization_id'),
+  );
+}

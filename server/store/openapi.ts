@@ -1,0 +1,74 @@
+// OpenAPI specifications of organizations and their processed versions.
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from './db.ts';
+import { after, type Key } from './keyset.ts';
+import type { OpenapiSpecsTable, OpenapiSpecVersionsTable } from './schema.ts';
+
+/** The parsed document (JSON text) of the latest processed version of the organization's specification `slug`. */
+export async function latestDocument(db: Db, organizationId: string, slug: string): Promise<string | undefined> {
+  const row = await db.first(
+    db.q.selectFrom('openapi_specs').innerJoin('openapi_spec_versions', 'openapi_spec_versions.id', 'openapi_specs.last_version_id')
+      .select('openapi_spec_versions.document').where('openapi_specs.organization_id', '=', organizationId).where('openapi_specs.slug', '=', slug),
+  );
+  return row?.document;
+}
+
+export type SpecRecord = Selectable<OpenapiSpecsTable>;
+export type VersionRecord = Selectable<OpenapiSpecVersionsTable>;
+
+export function getBySlug(db: Db, organizationId: string, slug: string): Promise<SpecRecord | undefined> {
+  return db.first(db.q.selectFrom('openapi_specs').selectAll().where('organization_id', '=', organizationId).where('slug', '=', slug));
+}
+
+export function get(db: Db, id: string): Promise<SpecRecord | undefined> {
+  return db.first(db.q.selectFrom('openapi_specs').selectAll().where('id', '=', id));
+}
+
+export async function insert(db: Db, spec: { id: string; organization_id: string; slug: string; created_at: string; updated_at: string }): Promise<void> {
+  await db.run(db.q.insertInto('openapi_specs').values(spec));
+}
+
+/** Changes columns of a spec; resolves to whether it exists. */
+export async function update(db: Db, id: string, changes: Updateable<Omit<OpenapiSpecsTable, 'id'>>): Promise<boolean> {
+  return (await db.run(db.q.updateTable('openapi_specs').set(changes).where('id', '=', id))) > 0;
+}
+
+/** Removes a spec and its versions (cascade). */
+export async function remove(db: Db, id: string): Promise<void> {
+  await db.run(db.q.deleteFrom('openapi_specs').where('id', '=', id));
+}
+
+export async function count(db: Db, organizationId: string): Promise<number> {
+  return (await db.first(db.q.selectFrom('openapi_specs').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', organizationId)))?.n ?? 0;
+}
+
+/** A page of an organization's specs by creation (created_at, id), after `key`. */
+export function page(db: Db, organizationId: string, key: Key | undefined, limit: number): Promise<SpecRecord[]> {
+  let query = db.q.selectFrom('openapi_specs').selectAll().where('organization_id', '=', organizationId);
+  if (key) query = query.where(after(['created_at', 'id'], key));
+  return db.all(query.orderBy('created_at').orderBy('id').limit(limit));
+}
+
+export function getVersion(db: Db, specId: string, versionId: string): Promise<VersionRecord | undefined> {
+  return db.first(db.q.selectFrom('openapi_spec_versions').selectAll().where('id', '=', versionId).where('spec_id', '=', specId));
+}
+
+/**
+ * Adds a version, numbered one more than the spec's highest. Processings of one spec run one at a time (their jobs
+ * share a resource), and UNIQUE (spec_id, number) stands behind it.
+ */
+export async function insertVersion(db: Db, version: Omit<VersionRecord, 'number'>): Promise<void> {
+  const last = await db.first(db.q.selectFrom('openapi_spec_versions').select((eb) => eb.fn.max('number').as('n')).where('spec_id', '=', version.spec_id));
+  await db.run(db.q.insertInto('openapi_spec_versions').values({ ...version, number: (last?.n ?? 0) + 1 }));
+}
+
+export async function countVersions(db: Db, specId: string): Promise<number> {
+  return (await db.first(db.q.selectFrom('openapi_spec_versions').select((eb) => eb.fn.countAll<number>().as('n')).where('spec_id', '=', specId)))?.n ?? 0;
+}
+
+/** A page of a spec's versions, newest first (number), after `key`. */
+export function pageOfVersions(db: Db, specId: string, key: Key | undefined, limit: number): Promise<VersionRecord[]> {
+  let query = db.q.selectFrom('openapi_spec_versions').selectAll().where('spec_id', '=', specId);
+  if (key) query = query.where(after(['number'], key, 'desc'));
+  return db.all(query.orderBy('number', 'desc').limit(limit));
+}

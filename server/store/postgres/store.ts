@@ -1,0 +1,355 @@
+// The shared engine: PostgreSQL (DATABASE_URL=postgres://…), through node-postgres, for several instances of the
+// server on one database. Reads run on the pool, one statement at a time; each write is a transaction of its own
+// (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations (postgres/migrations)
+// run once however many instances start together (an advisory lock). Instances tell each other of queued jobs
+// with LISTEN/NOTIFY.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+} from 'kysely';
+import type pg from 'pg';
+import { unavailable } from '../../errors.ts';
+import { compiled, type Db, type Query, type Store, type WriteOptions } from '../db.ts';
+import type { Schema } from '../schema.ts';
+import { postgresSpecific } from './specific.ts';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Kysely as a query builder for PostgreSQL: it compiles, the store executes (DummyDriver never runs anything). */
+export const postgresQueries = new Kysely<Schema>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** The channel of LISTEN/NOTIFY on which instances announce queued jobs. */
+const JOBS_CHANNEL = 'docs_platform_jobs';
+
+/** The key of the advisory lock held while migrations run (any constant of this application's own). */
+const MIGRATION_LOCK = 7_361_002_001;
+
+/** How many times a write that conflicts with another instance's is tried in all. */
+const WRITE_ATTEMPTS = 12;
+
+/** SQLSTATEs of a transaction that failed only because of another one: tried again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
+const NAMED_STATEMENTS = 2000;
+
+export interface PostgresOptions {
+  /** The connection string (DATABASE_URL). */
+  url: string;
+  /** Connections of the pool (reads, and one per write transaction under way). */
+  poolSize?: number;
+  /** Called with failures the store handles itself (the notification connection lost, an idle client's error). */
+  onError?: (error: unknown, what: string) => void;
+}
+
+/** A failure to open the database at start-up: the message says what failed, without the connection's password. */
+export class StoreOpenError extends Error {}
+
+/** `url` without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+/** Whether `error` says the database cannot be reached (a connection refused, lost, or a server shutting down). */
+export function isConnectionFailure(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code !== undefined) {
+    if (/^(08|57P)/.test(code)) return true; // connection exceptions, operator intervention (shutdown)
+    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '3D000'].includes(code)) return true;
+  }
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message ?? '');
+}
+
+/** Numbers as numbers: COUNT(*) and bigint columns arrive as text otherwise (every value here is far below 2^53). */
+function typeParsers(types: typeof pg.types): pg.CustomTypesConfig {
+  const asNumber = (text: string) => Number(text);
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+      if (oid === types.builtins.INT8 || oid === types.builtins.NUMERIC) return asNumber;
+      return types.getTypeParser(oid, format as 'text');
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+class PostgresDb implements Db {
+  readonly engine = 'postgres';
+  readonly q = postgresQueries;
+  readonly specific = postgresSpecific;
+
+  constructor(
+    readonly store: PostgresStore,
+    private readonly target: Queryable,
+    readonly writing: boolean,
+  ) {}
+
+  private async execute(query: Query<unknown>): Promise<pg.QueryResult> {
+    const { sql: text, parameters } = compiled(query, this.q);
+    if (!this.writing && /^\s*(insert|update|delete)\b/i.test(text)) {
+      throw new Error(`a write outside Store.write: ${text.slice(0, 80)}`);
+    }
+    try {
+      return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text) });
+    } catch (error) {
+      throw this.store.failure(error);
+    }
+  }
+
+  async all<Row>(query: Query<Row>): Promise<Row[]> {
+    return (await this.execute(query)).rows as Row[];
+  }
+
+  async first<Row>(query: Query<Row>): Promise<Row | undefined> {
+    return (await this.execute(query)).rows[0] as Row | undefined;
+  }
+
+  async run(query: Query<unknown>): Promise<number> {
+    if (!this.writing) {
+      const { sql: text } = compiled(query, this.q);
+      if (!/^\s*select\b/i.test(text)) throw new Error(`a write outside Store.write: ${text.slice(0, 80)}`);
+    }
+    return (await this.execute(query)).rowCount ?? 0;
+  }
+}
+
+export class PostgresStore implements Store {
+  readonly engine = 'postgres';
+  readonly exclusive = false;
+  readonly inTransaction = false;
+  readonly reader: Db;
+  private readonly names = new Map<string, string>();
+  private readonly jobListeners: (() => void)[] = [];
+  private listener: pg.Client | undefined;
+  private listening = false;
+  private closed = false;
+  private readonly writes = new Set<Promise<unknown>>();
+  /** The migrations applied when the store opened. */
+  applied: string[] = [];
+
+  private constructor(
+    private readonly pgModule: typeof pg,
+    private readonly pool: pg.Pool,
+    private readonly options: PostgresOptions,
+  ) {
+    this.reader = new PostgresDb(this, pool, false);
+  }
+
+  /**
+   * Connects to the database of `options.url` and migrates it. node-postgres is loaded here, on first use: a server
+   * on SQLite never loads it.
+   */
+  static async open(options: PostgresOptions): Promise<PostgresStore> {
+    const pgModule = ((await import('pg')) as unknown as { default: typeof pg }).default;
+    const pool = new pgModule.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      types: typeParsers(pgModule.types),
+      application_name: 'docs-platform-server',
+      connectionTimeoutMillis: 10_000,
+    });
+    // An idle client that loses its connection (the server restarted) must not end the process: the next query
+    // gets a new connection, or fails as unavailable.
+    pool.on('error', (error) => options.onError?.(error, 'an idle connection of the pool failed'));
+    const store = new PostgresStore(pgModule, pool, options);
+    try {
+      store.applied = await store.migrate();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      const reason = (error as Error).message || String(error);
+      throw new StoreOpenError(`DATABASE_URL ${redactedUrl(options.url)}: cannot use the database (${reason})`, { cause: error });
+    }
+    return store;
+  }
+
+  /** The name a SQL text is prepared under on each connection (PostgreSQL then parses and plans it once per connection). */
+  statementName(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < NAMED_STATEMENTS) {
+      name = `s${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return name;
+  }
+
+  /** A failure of a query: one of the connection becomes `unavailable`; anything else is thrown as it was. */
+  failure(error: unknown): unknown {
+    return isConnectionFailure(error) ? unavailable('the database is unreachable') : error;
+  }
+
+  /** Applies the migrations the database has not seen, once, under an advisory lock that other instances wait on. */
+  private async migrate(): Promise<string[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      try {
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`,
+        );
+        const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
+        const applied: string[] = [];
+        for (const migration of readPostgresMigrations()) {
+          if (done.has(migration.version)) continue;
+          await client.query('BEGIN');
+          try {
+            await client.query(migration.sql);
+            await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+              migration.version,
+              migration.name,
+              new Date().toISOString(),
+            ]);
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+          }
+          applied.push(migration.name);
+        }
+        return applied;
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  write<T>(work: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    const done = this.transaction(work, options);
+    this.writes.add(done);
+    const forget = () => this.writes.delete(done);
+    done.then(forget, forget);
+    return done;
+  }
+
+  private async transaction<T>(work: (db: Db) => Promise<T>, options: WriteOptions): Promise<T> {
+    if (this.closed) throw unavailable('the database is closed');
+    const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failure(error);
+    }
+    let broken: unknown;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+          const result = await work(new PostgresDb(this, client, true));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollbackError) {
+            // The connection is gone: it must not return to the pool.
+            broken = rollbackError;
+          }
+          const code = (error as { code?: string }).code;
+          if (broken === undefined && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
+            // Conflicting writers retry at different moments: a random wait that grows with the attempts.
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
+            continue;
+          }
+          throw this.failure(error);
+        }
+      }
+    } finally {
+      client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
+    }
+  }
+
+  changeCount(): undefined {
+    return undefined;
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.pool.query('SELECT count(*) AS n FROM meta');
+    } catch (error) {
+      throw unavailable(`the database is unreachable (${(error as Error).message})`);
+    }
+  }
+
+  onJobsQueued(listener: () => void): void {
+    this.jobListeners.push(listener);
+    if (!this.listening) {
+      this.listening = true;
+      void this.listen(0);
+    }
+  }
+
+  /** Keeps one connection of its own LISTENing for queued jobs, connecting again when it is lost. */
+  private async listen(failures: number): Promise<void> {
+    if (this.closed) return;
+    const client = new this.pgModule.Client({ connectionString: this.options.url, application_name: 'docs-platform-server (jobs)' });
+    const retry = (error: unknown) => {
+      if (this.listener === client) this.listener = undefined;
+      client.removeAllListeners();
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.options.onError?.(error, 'the connection that listens for queued jobs failed');
+      const wait = Math.min(5000, 100 * 2 ** Math.min(failures, 6));
+      setTimeout(() => void this.listen(failures + 1), wait).unref();
+    };
+    client.on('error', retry);
+    client.on('notification', () => {
+      for (const listener of this.jobListeners) listener();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      this.listener = client;
+      // Jobs announced while the connection was down are found by the runner's poll; tell it to look now.
+      if (failures > 0) for (const listener of this.jobListeners) listener();
+    } catch (error) {
+      retry(error);
+    }
+  }
+
+  async announceJobs(db: Db): Promise<void> {
+    await db.run(sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) {
+      listener.removeAllListeners();
+      listener.on('error', () => undefined);
+      await listener.end().catch(() => undefined);
+    }
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+/** The migrations of postgres/migrations, named `NNN_name.sql`, in version order. */
+export function readPostgresMigrations(dir = MIGRATIONS_DIR): { version: number; name: string; sql: string }[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d+_[\w-]+\.sql$/.test(file))
+    .map((file) => ({ version: Number(file.split('_')[0]), name: file, sql: readFileSync(path.join(dir, file), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+}

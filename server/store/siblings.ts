@@ -1,0 +1,55 @@
+// Order among siblings: the live spaces and the collections of one parent (a collection, or the organization's top
+// level) share one order, by `position` (REAL: an item moved between two others takes the midpoint), then id. Each
+// query reads the position indexes (spaces_sibling_position, collections_sibling_position) one step on each side, so
+// a move or a create costs the same however many siblings there are.
+import { type RawBuilder, sql } from 'kysely';
+import type { Db } from './db.ts';
+
+export type Sibling = { kind: 'space' | 'collection'; id: string; position: number };
+
+/** The siblings: a parent in an organization, without one item (the one being placed). */
+export type Siblings = { organizationId: string; parentId: string | null; excludeId?: string };
+
+/** The conditions that make a row of `table` one of the siblings. */
+function among(table: 'spaces' | 'collections', of: Siblings): RawBuilder<unknown> {
+  const parent = of.parentId === null ? sql`parent_id IS NULL` : sql`parent_id = ${of.parentId}`;
+  const live = table === 'spaces' ? sql` AND deleted_at IS NULL` : sql``;
+  const other = of.excludeId === undefined ? sql`` : sql` AND id <> ${of.excludeId}`;
+  return sql`organization_id = ${of.organizationId} AND ${parent}${live}${other}`;
+}
+
+/** The sibling next to a place (position, then id), on the given side of it. */
+export async function neighbour(db: Db, of: Siblings, side: 'before' | 'after', at: { position: number; id: string }): Promise<Sibling | undefined> {
+  const [comparison, direction] = side === 'before' ? [sql`<`, sql`DESC`] : [sql`>`, sql`ASC`];
+  const closest = sql`(position, id) ${comparison} (${at.position}, ${at.id}) ORDER BY position ${direction}, id ${direction} LIMIT 1`;
+  return db.first(
+    sql<Sibling>`SELECT kind, id, position FROM (
+        SELECT * FROM (SELECT 'space' AS kind, id, position FROM spaces WHERE ${among('spaces', of)} AND ${closest}) AS space
+        UNION ALL
+        SELECT * FROM (SELECT 'collection' AS kind, id, position FROM collections WHERE ${among('collections', of)} AND ${closest}) AS collection
+      ) AS nearest
+      ORDER BY position ${direction}, id ${direction} LIMIT 1`,
+  );
+}
+
+/** The sibling with this id, if it is one. */
+export function sibling(db: Db, of: Siblings, id: string): Promise<Sibling | undefined> {
+  return db.first(
+    sql<Sibling>`SELECT 'space' AS kind, id, position FROM spaces WHERE id = ${id} AND ${among('spaces', of)}
+      UNION ALL
+      SELECT 'collection' AS kind, id, position FROM collections WHERE id = ${id} AND ${among('collections', of)}
+      ORDER BY position, id LIMIT 1`,
+  );
+}
+
+/** The highest position among the siblings (undefined: none), read from the position indexes. */
+export async function lastPosition(db: Db, of: Siblings): Promise<number | undefined> {
+  const row = await db.first(
+    sql<{ position: number | null }>`SELECT MAX(position) AS position FROM (
+        SELECT * FROM (SELECT position FROM spaces WHERE ${among('spaces', of)} ORDER BY position DESC LIMIT 1) AS space
+        UNION ALL
+        SELECT * FROM (SELECT position FROM collections WHERE ${among('collections', of)} ORDER BY position DESC LIMIT 1) AS collection
+      ) AS last`,
+  );
+  return row?.position ?? undefined;
+}

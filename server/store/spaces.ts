@@ -1,0 +1,123 @@
+// Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from './db.ts';
+import { after, type Key, type SortOrder } from './keyset.ts';
+import type { SpacesTable } from './schema.ts';
+
+/** A space's row, as the API's code reads it (the two search and revision columns are the store's business). */
+export type SpaceRecord = Omit<Selectable<SpacesTable>, 'search_revision_id' | 'unwritten_revision_id'>;
+
+const COLUMNS = [
+  'id',
+  'organization_id',
+  'parent_id',
+  'title',
+  'emoji',
+  'visibility',
+  'edit_mode',
+  'language',
+  'default_level',
+  'revision_id',
+  'share_key',
+  'git_sync',
+  'visitor_auth',
+  'position',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const satisfies readonly (keyof SpaceRecord)[];
+
+export function get(db: Db, id: string): Promise<SpaceRecord | undefined> {
+  return db.first(db.q.selectFrom('spaces').select(COLUMNS).where('id', '=', id));
+}
+
+/**
+ * Writes a new space's row. `searchRevisionId`: the revision the search index holds the space's rows of (a space of a
+ * new id has none, and its first revision's pages are added as such); `unwrittenRevisionId`: its first revision, when
+ * that has no row (content/revisions.ts).
+ */
+export async function insert(
+  db: Db,
+  row: SpaceRecord,
+  revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
+): Promise<void> {
+  await db.run(
+    db.q.insertInto('spaces').values({
+      ...row,
+      search_revision_id: revisions.searchRevisionId,
+      unwritten_revision_id: revisions.unwrittenRevisionId,
+    }),
+  );
+}
+
+/** Changes columns of a space. */
+export async function update(db: Db, id: string, changes: Updateable<Omit<SpacesTable, 'id'>>): Promise<void> {
+  await db.run(db.q.updateTable('spaces').set(changes).where('id', '=', id));
+}
+
+/** Permanently removes a space and, by cascade, everything in it. */
+export async function remove(db: Db, id: string): Promise<void> {
+  await db.run(db.q.deleteFrom('spaces').where('id', '=', id));
+}
+
+/** Ids of the spaces deleted before `cutoff`. */
+export async function deletedBefore(db: Db, cutoff: string): Promise<string[]> {
+  const rows = await db.all(db.q.selectFrom('spaces').select('id').where('deleted_at', 'is not', null).where('deleted_at', '<', cutoff));
+  return rows.map((row) => row.id);
+}
+
+export type SpaceCounters = { space_id: string; comments: number; change_requests: number; change_requests_open: number; change_requests_draft: number };
+
+/** The counters of these spaces, as the triggers keep them (a space without a row has all at 0). */
+export function counters(db: Db, spaceIds: readonly string[]): Promise<SpaceCounters[]> {
+  return db.all(
+    db.q.selectFrom('space_counters')
+      .select(['space_id', 'comments', 'change_requests', 'change_requests_open', 'change_requests_draft'])
+      .where(db.specific.among('space_id', spaceIds)),
+  );
+}
+
+/** Number of live spaces of an organization, as the triggers keep it. */
+export async function liveCount(db: Db, organizationId: string): Promise<number> {
+  const row = await db.first(db.q.selectFrom('organization_space_counts').select('live_spaces').where('organization_id', '=', organizationId));
+  return row?.live_spaces ?? 0;
+}
+
+/** A page of the live spaces of an organization by creation (created_at, id), after `key`. */
+export function livePage(db: Db, organizationId: string, order: SortOrder, key: Key | undefined, limit: number): Promise<SpaceRecord[]> {
+  let query = db.q.selectFrom('spaces').select(COLUMNS).where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+  if (key) query = query.where(after(['created_at', 'id'], key, order));
+  return db.all(query.orderBy('created_at', order).orderBy('id', order).limit(limit));
+}
+
+/** Takes the space away from every team (teams are per organization: a transferred space leaves them). */
+export async function removeFromTeams(db: Db, spaceId: string): Promise<void> {
+  await db.run(db.q.deleteFrom('team_spaces').where('space_id', '=', spaceId));
+}
+
+/** The titles of these spaces, by id. */
+export async function titles(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.all(db.q.selectFrom('spaces').select(['id', 'title']).where(db.specific.among('id', ids)));
+  return new Map(rows.map((row) => [row.id, row.title]));
+}
+
+/** Whether a space with this id exists (deleted or not). */
+export async function exists(db: Db, id: string): Promise<boolean> {
+  return (await db.first(db.q.selectFrom('spaces').select('id').where('id', '=', id))) !== undefined;
+}
+
+/** How many live spaces a collection holds directly. */
+export async function liveCountInCollection(db: Db, collectionId: string): Promise<number> {
+  const row = await db.first(
+    db.q.selectFrom('spaces').select((eb) => eb.fn.countAll<number>().as('n')).where('parent_id', '=', collectionId).where('deleted_at', 'is', null),
+  );
+  return row?.n ?? 0;
+}
+
+/** A page of the live spaces a collection holds directly, in their order (position, id), after `key`. */
+export function livePageInCollection(db: Db, collectionId: string, key: Key | undefined, limit: number): Promise<SpaceRecord[]> {
+  let query = db.q.selectFrom('spaces').select(COLUMNS).where('parent_id', '=', collectionId).where('deleted_at', 'is', null);
+  if (key) query = query.where(after(['position', 'id'], key));
+  return db.all(query.orderBy('position').orderBy('id').limit(limit));
+}

@@ -1,0 +1,362 @@
+// The embedded engine: one SQLite file under DATA_DIR (WAL), or `:memory:` in tests, through better-sqlite3. One
+// connection, owned by this process (DATA_DIR is locked: data-dir.ts): writes are serialised, and those of one turn of
+// the event loop commit together (group commit, `write`). Versioned migrations (sqlite/migrations) run when it opens.
+//
+// better-sqlite3 is synchronous: a query runs when it is called, and the promise the store gives back is already
+// settled. Each SQL text is prepared once and its statement reused (a bounded cache): preparing parses and plans the
+// SQL, which on every call was about 5% of the CPU of a GET.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import {
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import { unavailable } from '../../errors.ts';
+import { atTurnEnd } from '../../turn-end.ts';
+import { compiled, type Db, type Query, type Store } from '../db.ts';
+import type { Schema } from '../schema.ts';
+import { sqliteSpecific } from './specific.ts';
+
+export type Connection = Database.Database;
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** SQLite's page cache in MiB unless DB_CACHE_MB says otherwise (see `SqliteStore`). */
+export const DEFAULT_CACHE_MB = 2;
+
+/** How many distinct SQL texts the connection keeps prepared (texts built at run time could otherwise grow it). */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/** Kysely as a query builder for SQLite: it compiles, the store executes (DummyDriver never runs anything). */
+export const sqliteQueries = new Kysely<Schema>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The migrations in `dir`, named `NNN_name.sql`, in version order. */
+export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d+_[\w-]+\.sql$/.test(file))
+    .map((file) => ({
+      version: Number(file.split('_')[0]),
+      name: file,
+      sql: readFileSync(path.join(dir, file), 'utf8'),
+    }))
+    .sort((a, b) => a.version - b.version);
+}
+
+/**
+ * Applies the migrations newer than the database's `user_version`, each in its own transaction. `casefold` (a
+ * string's JavaScript `toLowerCase()`) is registered for them: SQLite's own lower() folds ASCII letters only.
+ */
+export function migrate(connection: Connection, migrations = readMigrations()): string[] {
+  connection.function('casefold', { deterministic: true }, (text) => (typeof text === 'string' ? text.toLowerCase() : text));
+  const applied: string[] = [];
+  const current = connection.pragma('user_version', { simple: true }) as number;
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    connection.transaction(() => {
+      connection.exec(migration.sql);
+      connection.pragma(`user_version = ${migration.version}`);
+    })();
+    applied.push(migration.name);
+  }
+  return applied;
+}
+
+/** A handle on the connection: the store's reader (writing false) or the writer of `write` (writing true). */
+class SqliteDb implements Db {
+  readonly engine = 'sqlite';
+  readonly q = sqliteQueries;
+  readonly specific = sqliteSpecific;
+
+  constructor(
+    readonly store: SqliteStore,
+    readonly writing: boolean,
+  ) {}
+
+  all<Row>(query: Query<Row>): Promise<Row[]> {
+    try {
+      const { sql, parameters } = compiled(query, this.q);
+      const statement = this.store.statement(sql);
+      if (!statement.reader) {
+        this.refuseWrite(sql);
+        statement.run(parameters as unknown[]);
+        return Promise.resolve([]);
+      }
+      return Promise.resolve(statement.all(parameters as unknown[]) as Row[]);
+    } catch (error) {
+      return Promise.reject(this.store.failure(error));
+    }
+  }
+
+  first<Row>(query: Query<Row>): Promise<Row | undefined> {
+    try {
+      const { sql, parameters } = compiled(query, this.q);
+      const statement = this.store.statement(sql);
+      if (!statement.reader) this.refuseWrite(sql);
+      return Promise.resolve(statement.get(parameters as unknown[]) as Row | undefined);
+    } catch (error) {
+      return Promise.reject(this.store.failure(error));
+    }
+  }
+
+  run(query: Query<unknown>): Promise<number> {
+    try {
+      const { sql, parameters } = compiled(query, this.q);
+      this.refuseWrite(sql);
+      return Promise.resolve(this.store.statement(sql).run(parameters as unknown[]).changes);
+    } catch (error) {
+      return Promise.reject(this.store.failure(error));
+    }
+  }
+
+  /** A write through the reader is a bug: it would not be part of any transaction on PostgreSQL. */
+  private refuseWrite(sql: string): void {
+    if (!this.writing) throw new Error(`a write outside Store.write: ${sql.slice(0, 80)}`);
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite';
+  readonly exclusive = true;
+  readonly connection: Connection;
+  readonly reader: Db;
+  private readonly writer: Db;
+  private readonly statements = new Map<string, Database.Statement>();
+  private tail: Promise<unknown> = Promise.resolve();
+  private writing = false;
+  /** Statements that open, end and mark the shared transaction (see `write`). */
+  private readonly control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  /** `SELECT total_changes()` (see `changeCount`). */
+  private readonly changes: Database.Statement;
+  /** The migrations applied when the store opened. */
+  readonly applied: string[];
+
+  /**
+   * `location`: a file, or `:memory:`. `cacheMb`: SQLite's page cache, in MiB. better-sqlite3 builds SQLite with a
+   * 16 MiB cache (SQLite's own default is 2 MiB), which fills as the database grows: a server that wrote for a while
+   * then held up to 16 MiB more, which the memory benchmark saw as steady growth. Pages outside it are read again from
+   * the operating system's cache.
+   */
+  constructor(
+    readonly location: string,
+    cacheMb = DEFAULT_CACHE_MB,
+  ) {
+    if (location !== ':memory:') mkdirSync(path.dirname(location), { recursive: true });
+    this.connection = new Database(location);
+    if (location !== ':memory:') {
+      // The server is the database's only user (DATA_DIR is locked: see data-dir.ts), so it holds SQLite's locks
+      // from its first read to its close, and keeps the write-ahead log's index in its own memory (no -shm file):
+      // each statement outside a transaction otherwise took and released a read lock on the log's index, two
+      // fcntl calls, about half of the cost of an indexed read (8.4 -> 3.7 us; GET a space 266 -> 225 us of CPU).
+      // Other processes cannot read the file while the server runs; stop it to copy or inspect data.sqlite.
+      this.connection.pragma('locking_mode = EXCLUSIVE');
+      this.connection.pragma('journal_mode = WAL');
+      // With WAL, NORMAL keeps every commit across a crash of the process and syncs at checkpoints only.
+      this.connection.pragma('synchronous = NORMAL');
+      // Statement journals (the pages a statement or a savepoint changed, kept to undo it alone) in memory: SQLite
+      // keeps one in memory up to 64 KiB, then spills it to a temporary file, and under EXCLUSIVE locking that file
+      // stays open for the connection's life, so every later statement journal went through it (14 pwrite calls per
+      // create of a space, a tenth of its CPU). In memory, a create costs 10 to 15 µs less system time (POST a space,
+      // 10 connections: +8% req/s). The price is RAM while a statement runs (or a write, for one that runs in a
+      // savepoint, see `write`): the former content of the pages it changes, on the order of the data it deletes or
+      // rewrites, so the size of a space's rows for the largest cascade (purging a space).
+      this.connection.pragma('temp_store = MEMORY');
+    }
+    this.connection.pragma('foreign_keys = ON');
+    this.connection.pragma('busy_timeout = 5000');
+    this.connection.pragma(`cache_size = ${-Math.round(cacheMb * 1024)}`);
+    this.applied = migrate(this.connection);
+    this.control = {
+      begin: this.connection.prepare('BEGIN IMMEDIATE'),
+      commit: this.connection.prepare('COMMIT'),
+      rollback: this.connection.prepare('ROLLBACK'),
+      savepoint: this.connection.prepare('SAVEPOINT store_write'),
+      release: this.connection.prepare('RELEASE store_write'),
+      rollbackTo: this.connection.prepare('ROLLBACK TO store_write'),
+    };
+    this.changes = this.connection.prepare('SELECT total_changes()').pluck();
+    this.reader = new SqliteDb(this, false);
+    this.writer = new SqliteDb(this, true);
+  }
+
+  /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
+  static open(dataDir: string, cacheMb = DEFAULT_CACHE_MB): SqliteStore {
+    return new SqliteStore(dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'data.sqlite'), cacheMb);
+  }
+
+  /** The prepared statement of `sql`: prepared once, then reused (the most recently used are kept). */
+  statement(sql: string): Database.Statement {
+    const cached = this.statements.get(sql);
+    if (cached) {
+      // Most recently used last: a Map iterates in insertion order.
+      this.statements.delete(sql);
+      this.statements.set(sql, cached);
+      return cached;
+    }
+    const statement = this.connection.prepare(sql);
+    this.statements.set(sql, statement);
+    if (this.statements.size > STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
+    return statement;
+  }
+
+  /** A failure of a query: a closed database is unavailable; anything else is a bug, as it was thrown. */
+  failure(error: unknown): unknown {
+    if (!this.connection.open) return unavailable('the database is closed');
+    return error;
+  }
+
+  /**
+   * Runs `work` in a write transaction, after every write started before it, and resolves once its changes are
+   * committed; when `work` throws, its changes are undone and the promise rejects, so a failed request changes nothing.
+   *
+   * Group commit: the writes that finish in one turn of the event loop share one transaction, committed at the end of
+   * the turn (turn-end.ts), before the turn's answers leave. A COMMIT writes every page the transaction changed to
+   * SQLite's log, and a write's pages are mostly the same leaves and index pages as the next one's (a new space: the
+   * same last leaf of the spaces table and of its indexes); under load, 10 connections, about 5 writes share a
+   * commit, and a POST of a space or of a comment costs 25 to 30% less CPU. The first write of a group opens the
+   * transaction; each later one runs inside a savepoint, so that its failure undoes its own changes only. A write
+   * alone in its turn (one client at a time) commits as before, at the end of its turn. Should the COMMIT fail, every
+   * write of the group rejects with its error: nothing is answered as done that was not committed.
+   */
+  write<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const run = async () => {
+        if (this.writing) throw new Error('Store.write called inside a write transaction');
+        if (!this.connection.open) throw unavailable('the database is closed');
+        const first = this.group === undefined;
+        if (first) this.open();
+        else this.control.savepoint.run();
+        this.writing = true;
+        try {
+          const result = await work(this.writer);
+          if (!first) this.control.release.run();
+          this.group!.push({ resolve: () => resolve(result), reject });
+        } catch (error) {
+          this.undo(first, error);
+          reject(error);
+        } finally {
+          this.writing = false;
+          if (this.commitDue) this.commit();
+        }
+      };
+      const done = this.tail.then(run, run);
+      // What fails before `work` runs (the transaction could not be opened) rejects the write too.
+      done.catch(reject);
+      this.tail = done.catch(() => undefined);
+    });
+  }
+
+  /** The writes done in the open transaction, waiting for its commit (undefined: no transaction open). */
+  private group: { resolve: () => void; reject: (error: unknown) => void }[] | undefined;
+  /** The end of the turn came while a write was still under way (it awaited): commit when it finishes. */
+  private commitDue = false;
+  private readonly commitAtTurnEnd = () => this.commit();
+
+  private open(): void {
+    this.control.begin.run();
+    this.group = [];
+    atTurnEnd('commit', this.commitAtTurnEnd);
+  }
+
+  /** Undoes a failed write: its savepoint, or the whole transaction when it was the first (or SQLite ended it). */
+  private undo(first: boolean, error: unknown): void {
+    try {
+      if (!first && this.connection.inTransaction) {
+        this.control.rollbackTo.run();
+        this.control.release.run();
+        return;
+      }
+    } catch {
+      // The savepoint could not be undone: the transaction goes, and the group with it (below).
+    }
+    if (this.connection.inTransaction) this.control.rollback.run();
+    this.settle(error);
+  }
+
+  /** Commits the open transaction, unless a write is under way (it commits when it finishes). */
+  private commit(): void {
+    if (this.group === undefined) return;
+    if (this.writing) {
+      this.commitDue = true;
+      return;
+    }
+    this.commitDue = false;
+    try {
+      this.control.commit.run();
+    } catch (error) {
+      try {
+        if (this.connection.inTransaction) this.control.rollback.run();
+      } catch {
+        // Runs at the end of a turn, where a throw would end the process: the group fails with the commit's error.
+      }
+      this.settle(error);
+      return;
+    }
+    this.settle();
+  }
+
+  /** Closes the group: its writes resolve (committed), or reject with `error` (rolled back). */
+  private settle(error?: unknown): void {
+    const group = this.group ?? [];
+    this.group = undefined;
+    this.commitDue = false;
+    for (const write of group) {
+      if (error === undefined) write.resolve();
+      else write.reject(error);
+    }
+  }
+
+  /**
+   * SQLite's count of the rows written through this connection (`total_changes()`): by requests, jobs, tests or
+   * anything else, committed or rolled back. It only grows: while it stays the same, the database has not changed.
+   */
+  changeCount(): number {
+    return this.changes.get() as number;
+  }
+
+  /** Whether a transaction is open: its changes, seen by every read of the connection, may still be rolled back. */
+  get inTransaction(): boolean {
+    return this.connection.inTransaction;
+  }
+
+  ping(): Promise<void> {
+    try {
+      // A real read of the database file, not a constant: a closed, lost or locked database fails it.
+      this.statement('SELECT count(*) AS n FROM meta').get();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(unavailable(`the database cannot be read (${(error as Error).message})`));
+    }
+  }
+
+  /** One server owns a SQLite database: no other instance queues jobs. */
+  onJobsQueued(): void {}
+
+  announceJobs(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Waits for the writes in progress and commits them, then closes the database. */
+  async close(): Promise<void> {
+    await this.tail;
+    this.commit();
+    if (this.connection.open) this.connection.close();
+  }
+}

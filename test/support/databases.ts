@@ -1,0 +1,53 @@
+// Databases of their own for the tests on PostgreSQL: each a clone of the migrated template (postgres-setup.ts),
+// dropped when the test is done with it.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+/** Which engine the test servers of this run use: TEST_ENGINE=postgres, or SQLite. */
+export const testEngine = (): 'sqlite' | 'postgres' => (process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite');
+
+/** The address of database `name` on the run's PostgreSQL server. */
+export function postgresUrl(name: string): string {
+  const template = inject('postgresUrl');
+  if (!template) throw new Error('no PostgreSQL server runs for these tests (test/support/postgres-setup.ts)');
+  return template.replace('{database}', name);
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: postgresUrl('postgres') });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A new database, migrated (a clone of the template); `empty` makes one without the schema instead. */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await admin(async (client) => {
+    // Clones of one template made at once may find it busy for an instant: try again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE ${name} TEMPLATE ${options.empty ? 'template0' : 'docs_template'}`);
+        return;
+      } catch (error) {
+        if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+  });
+  return {
+    name,
+    url: postgresUrl(name),
+    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}

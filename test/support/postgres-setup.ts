@@ -1,0 +1,33 @@
+// Global setup: one PostgreSQL server for the test run (test/support/postgres.ts), with a template database migrated
+// once; each test server on PostgreSQL gets a database of its own, cloned from the template (test/support/databases.ts).
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { PostgresStore } from '../../server/store/postgres/store.ts';
+import { startPostgres } from './postgres.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The address of database `<name>` is this with `{database}` replaced; empty when no server runs. */
+    postgresUrl: string;
+  }
+}
+
+/** The migrated database the tests' databases are cloned from. */
+export const TEMPLATE_DATABASE = 'docs_template';
+
+export default async function setup(project: TestProject) {
+  const server = startPostgres({ port: 5433 + Math.floor(Math.random() * 1000) });
+  try {
+    const admin = new pg.Client({ connectionString: server.url('postgres') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+    await admin.end();
+    const store = await PostgresStore.open({ url: server.url(TEMPLATE_DATABASE) });
+    await store.close();
+  } catch (error) {
+    server.stop();
+    throw error;
+  }
+  project.provide('postgresUrl', server.url('{database}'));
+  return () => server.stop();
+}
