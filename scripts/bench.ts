@@ -13,7 +13,7 @@ import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent } from '../server/content/revisions.ts';
 import { newId, newRandomId } from '../server/domain/ids.ts';
 import { startServer } from '../server/server.ts';
-import { Store } from '../server/store/db.ts';
+import { SqliteStore } from '../server/store/sqlite/store.ts';
 import { BenchSettingsError, benchSettings } from './bench-settings.ts';
 import { removeTemporary, temporaryDirectory } from './bench-cleanup.ts';
 import { groupedPages, pageText, throughput } from './bench-throughput.ts';
@@ -70,7 +70,10 @@ async function inProcessServer(defaultRounds: number) {
     for (let round = 0; round < rounds; round++) await work();
     return Number(process.hrtime.bigint() - started) / 1e6 / rounds;
   };
-  return { running, db: running.ctx.db, call, time };
+  // These parts write rows directly, on the SQLite store the in-process server opens by default.
+  const store = running.ctx.store;
+  if (!(store instanceof SqliteStore)) throw new Error('the lists and revisions parts run on SQLite (unset DATABASE_URL)');
+  return { running, db: store.connection, call, time };
 }
 
 async function lists() {
@@ -209,7 +212,7 @@ async function revisions() {
   const { pages: SIZES, rounds: ROUNDS } = settings;
   // Each page's text: about 2 KB by default, a short page of documentation.
   const text = pageText(settings.pageBytes);
-  const { running, db, call, time } = await inProcessServer(ROUNDS);
+  const { running, call, time } = await inProcessServer(ROUNDS);
   const REQUESTS = [
     'GET a page',
     "a page's links",
@@ -241,7 +244,7 @@ async function revisions() {
       id: `g${g}`, title: `Group ${g}`, slug: `group-${g}`, type: 'group', createdAt: now, updatedAt: now, pages: inGroup,
     }));
     const files = Array.from({ length: groups * perGroup }, (_, i) => ({ id: `f${i}`, name: `f${i}.png`, contentType: 'image/png', size: 100 }));
-    db.transaction(() => commitSpaceContent(db, space.id, [space.revision], { pages, files, reusableContents: [], variables: {} } as RevisionContent, now))();
+    await running.ctx.store.write((db) => commitSpaceContent(db, space.id, [space.revision], { pages, files, reusableContents: [], variables: {} } as RevisionContent, now));
     const last = { page: `p${groups - 1}-${perGroup - 1}`, file: `f${files.length - 1}` };
     for (let i = 0; i < 50; i++) {
       await call('POST', `/v1/spaces/${space.id}/comments`, { page: `p${(i * 7) % groups}-${i % perGroup}`, body: { markdown: `Comment ${i}` } });
@@ -343,8 +346,8 @@ async function idOrder() {
     ['in creation order (newId), no checkpoints', () => newId(), false],
   ] as const) {
     const dir = temporaryDirectory('bench-ids-');
-    const { store } = Store.open(dir);
-    const { db } = store;
+    const store = SqliteStore.open(dir);
+    const db = store.connection;
     if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
     db.exec(`CREATE TABLE bench_rows (id TEXT PRIMARY KEY, space_id TEXT NOT NULL, posted_by TEXT NOT NULL,
                                       posted_at TEXT NOT NULL, body TEXT NOT NULL);

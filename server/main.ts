@@ -46,7 +46,7 @@ async function main(args: string[]) {
   const log = createLogger(config);
   const running = await startServer(config, { log });
   log.info(
-    { url: running.url, publicUrl: running.ctx.config.publicUrl, dataDir: config.dataDir },
+    { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },
     `Documentation Platform API listening on ${running.url}`,
   );
   if (running.tokenFor) {

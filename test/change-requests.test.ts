@@ -13,6 +13,7 @@ import { editSpaceContent } from './support/content.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { inWrite } from '../server/context.ts';
 
 const HANDBOOK_PAGES: SeedPage[] = [
   { id: 'intro', title: 'Introduction', markdown: '# Introduction\n\nWelcome aboard.\n' },
@@ -63,11 +64,11 @@ async function editChangeRequest(
   idOrNumber: string | number,
   edit: (content: RevisionContent) => void,
 ) {
-  await app().store.write(() => {
-    const row = getChangeRequestRow(app().db, spaceId, String(idOrNumber))!;
-    const content = structuredClone(changeRequestRevision(app().db, row).content);
+  await inWrite(app(), async (scope) => {
+    const row = (await getChangeRequestRow(scope.db, spaceId, String(idOrNumber)))!;
+    const content = structuredClone((await changeRequestRevision(scope.db, row)).content);
     edit(content);
-    commitChangeRequestContent(app(), row, { type: 'edits', content, contributor: 'editor' });
+    await commitChangeRequestContent(scope, row, { type: 'edits', content, contributor: 'editor' });
   });
 }
 

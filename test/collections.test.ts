@@ -5,6 +5,8 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { sql } from 'kysely';
+import { insertRows } from './support/store.ts';
 
 const INITECH = 'initech';
 
@@ -434,15 +436,11 @@ describe('POST /v1/collections/{collectionId}/transfer', () => {
     // The ids of a tree's spaces were once bound as parameters: beyond 32 766 of them, SQLite refused the statement.
     const big = ok(await as('bridge').POST('/v1/orgs/{organizationId}/collections', { ...acme, body: { title: 'Big' } }));
     const many = 33_000;
-    const db = ctx.server.running.ctx.db;
+    const app = ctx.server.running.ctx;
     const at = '2026-01-01T00:00:00.000Z';
-    db.transaction(() => {
-      const insert = db.prepare(
-        `INSERT INTO spaces (id, organization_id, parent_id, title, revision_id, share_key, position, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'none', 'k', ?, ?, ?)`,
-      );
-      for (let i = 0; i < many; i++) insert.run(`big-${i}`, ACME, big.id, `Space ${i}`, i, at, at);
-    })();
+    await insertRows(app, 'spaces', Array.from({ length: many }, (_, i) => ({
+      id: `big-${i}`, organization_id: ACME, parent_id: big.id, title: `Space ${i}`, revision_id: 'none', share_key: 'k', position: i, created_at: at, updated_at: at,
+    })));
     const spacesOf = async (organizationId: string) =>
       ok(await ctx.server.as('outsider').GET('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId }, query: { limit: 1 } } })).count;
     const before = await spacesOf(GLOBEX);
@@ -453,8 +451,8 @@ describe('POST /v1/collections/{collectionId}/transfer', () => {
 
     expect((await ctx.server.as('outsider').DELETE('/v1/collections/{collectionId}', collection(big.id))).response.status).toBe(204);
     expect(await spacesOf(GLOBEX)).toBe(before);
-    expect(db.prepare(`SELECT COUNT(*) AS n FROM spaces WHERE id LIKE 'big-%' AND deleted_at IS NOT NULL`).get()).toEqual({ n: many });
-    db.prepare(`DELETE FROM spaces WHERE id LIKE 'big-%'`).run();
+    expect(await app.store.reader.first(sql`SELECT COUNT(*) AS n FROM spaces WHERE id LIKE 'big-%' AND deleted_at IS NOT NULL`)).toEqual({ n: many });
+    await app.store.write((db) => db.run(sql`DELETE FROM spaces WHERE id LIKE 'big-%'`));
   });
 
   test('transferring to the organization it is in is a 409', async () => {

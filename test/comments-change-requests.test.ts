@@ -67,7 +67,7 @@ describe('change-request comments', () => {
   });
 
   test('are posted on the change request revision: a page only in the change request can be commented', async () => {
-    contentEditor(ctx)('drafts', changeRequest, (content) => {
+    await contentEditor(ctx)('drafts', changeRequest, (content) => {
       content.pages.push({ ...content.pages[0]!, id: 'drafts-new', title: 'New page', slug: 'new-page', pages: [] });
     });
     const comment = ok(await base.create('commenter', { page: 'drafts-new', body: { markdown: 'New!' } }), 201);

@@ -11,6 +11,8 @@ import type { Input, Model } from '../server/http/types.ts';
 import { expectError, ok } from './support/expect.ts';
 import { standardFixture, type RoleUser } from './support/fixture.ts';
 import type { TestServer } from './support/server.ts';
+import { sql } from 'kysely';
+import { inWrite } from '../server/context.ts';
 
 export type Who = RoleUser | 'anonymous';
 type Ctx = { readonly server: TestServer };
@@ -44,20 +46,21 @@ export const commentFixture = (spaceId: string) => ({
 
 /** Gives the space (or the change request) new content, as an edit would. */
 export const contentEditor =
-  (ctx: Ctx) => (spaceId: string, changeRequestId: string | undefined, change: (content: RevisionContent) => void) => {
-    const app = ctx.server.running.ctx;
-    const current = changeRequestId
-      ? getChangeRequestRow(app.db, spaceId, changeRequestId)!.revision_id
-      : getSpaceRow(app.db, spaceId)!.revision_id;
-    const content = structuredClone(getRevision(app.db, current, spaceId)!.content);
-    change(content);
-    if (changeRequestId) {
-      const row = getChangeRequestRow(app.db, spaceId, changeRequestId)!;
-      commitChangeRequestContent(app, row, { type: 'edits', content, contributor: 'editor' });
-    } else {
-      commitSpaceContent(app.db, spaceId, [current], content, app.now());
-    }
-  };
+  (ctx: Ctx) => (spaceId: string, changeRequestId: string | undefined, change: (content: RevisionContent) => void): Promise<void> =>
+    inWrite(ctx.server.running.ctx, async (scope) => {
+      const { db } = scope;
+      const current = changeRequestId
+        ? (await getChangeRequestRow(db, spaceId, changeRequestId))!.revision_id
+        : (await getSpaceRow(db, spaceId))!.revision_id;
+      const content = structuredClone((await getRevision(db, current, spaceId))!.content);
+      change(content);
+      if (changeRequestId) {
+        const row = (await getChangeRequestRow(db, spaceId, changeRequestId))!;
+        await commitChangeRequestContent(scope, row, { type: 'edits', content, contributor: 'editor' });
+      } else {
+        await commitSpaceContent(db, spaceId, [current], content, scope.now());
+      }
+    });
 
 type Answer<T> = Promise<{ response: Response; data?: T; error?: unknown }>;
 
@@ -179,8 +182,8 @@ export function changeRequestBase(ctx: Ctx, spaceId: string, changeRequest: () =
 export function describeCommentOperations(ctx: Ctx, base: Base): void {
   const editContent = contentEditor(ctx);
 
-  beforeAll(() => {
-    editContent(base.spaceId, base.changeRequestId(), (content) => {
+  beforeAll(async () => {
+    await editContent(base.spaceId, base.changeRequestId(), (content) => {
       content.pages.find((page) => page.id === base.page('faq'))!.emoji = '❓';
     });
   });
@@ -567,7 +570,7 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       const reply = ok(await base.createReply('editor', comment.id, 'Reply.'), 201);
       ok(await base.remove('commenter', comment.id), 204);
       expectError(await base.get('reader', comment.id), 404);
-      expect(ctx.server.running.ctx.db.prepare('SELECT COUNT(*) AS n FROM comments WHERE id = ?').get(reply.id)).toEqual({ n: 0 });
+      expect(await ctx.server.running.ctx.store.reader.all(sql`SELECT id FROM comments WHERE id = ${reply.id}`)).toEqual([]);
       ok(await base.remove('commenter', comment.id), 204);
       ok(await base.remove('commenter', 'never-existed'), 204);
     });
@@ -702,17 +705,17 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
   describe('target page', () => {
     test('becomes outdated when the page changes, and stays shown (outdated) when the page is gone', async () => {
       const comment = await post('commenter', { page: base.page('scratch') });
-      editContent(base.spaceId, base.changeRequestId(), (content) => {
+      await editContent(base.spaceId, base.changeRequestId(), (content) => {
         content.pages.find((page) => page.id === base.page('faq'))!.markdown = 'Ask away, again.\n';
       });
       expect(ok(await base.get('reader', comment.id)).target.page?.outdated).toBe(false);
 
-      editContent(base.spaceId, base.changeRequestId(), (content) => {
+      await editContent(base.spaceId, base.changeRequestId(), (content) => {
         content.pages.find((page) => page.id === base.page('scratch'))!.markdown = 'Rewritten.\n';
       });
       expect(ok(await base.get('reader', comment.id)).target.page).toMatchObject({ title: 'Scratch', outdated: true });
 
-      editContent(base.spaceId, base.changeRequestId(), (content) => {
+      await editContent(base.spaceId, base.changeRequestId(), (content) => {
         content.pages = content.pages.filter((page) => page.id !== base.page('scratch'));
       });
       expect(ok(await base.get('reader', comment.id)).target.page).toMatchObject({

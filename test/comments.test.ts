@@ -6,6 +6,8 @@ import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 import { frozen, type StoredPage } from '../server/content/model.ts';
 import { insertComment, pageDigest } from '../server/domain/comments.ts';
+import { sql } from 'kysely';
+import { inWrite } from '../server/context.ts';
 
 const ctx = useTestServer({ fixture: commentFixture('handbook') });
 const base = spaceBase(ctx, 'handbook');
@@ -41,11 +43,11 @@ describe('insertComment', () => {
   test('answers the row as stored, every column: the defaults it writes are the schema\'s', async () => {
     const app = ctx.server.running.ctx;
     const space = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'handbook' } } }));
-    const comment = await app.store.write(() =>
-      insertComment(app, { space_id: space.id, change_request_id: null, posted_by: 'commenter', body: 'Is it?' }),
+    const comment = await inWrite(app, (scope) =>
+      insertComment(scope, { space_id: space.id, change_request_id: null, posted_by: 'commenter', body: 'Is it?' }),
     );
-    const reply = await app.store.write(() =>
-      insertComment(app, {
+    const reply = await inWrite(app, (scope) =>
+      insertComment(scope, {
         space_id: space.id,
         change_request_id: null,
         parent_id: comment.id,
@@ -60,7 +62,7 @@ describe('insertComment', () => {
       }),
     );
     for (const row of [comment, reply]) {
-      expect(app.db.prepare('SELECT * FROM comments WHERE id = ?').get(row.id)).toStrictEqual(row);
+      expect(await app.store.reader.first(sql`SELECT * FROM comments WHERE id = ${row.id}`)).toStrictEqual(row);
     }
     expect(ok(await base.get('reader', comment.id)).replies).toBe(1);
   });

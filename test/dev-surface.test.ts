@@ -101,6 +101,7 @@ describe('/health', () => {
       version: packageVersion,
       contractVersion: contract.info.version,
       database: 'reachable',
+      engine: ctx.server.running.ctx.store.engine,
     });
   });
 });
@@ -261,9 +262,8 @@ describe('the access log', () => {
 describe('/health of a server that lost its database', () => {
   test('answers 503', async () => {
     expect((await fetch(`${other.server.url}/health`)).status).toBe(200);
-    // Background work first (it polls the database), then the database itself.
-    await other.server.running.ctx.jobs.stop();
-    other.server.running.ctx.db.close();
+    await other.server.running.ctx.jobs.idle();
+    await other.server.running.ctx.store.close();
     const response = await fetch(`${other.server.url}/health`);
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ status: 'unavailable', database: 'unreachable' });

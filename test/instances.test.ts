@@ -52,7 +52,6 @@ const common = (database: TestDatabase) => ({
   DOCS_API_TOKEN: 'instances-admin',
   ALLOW_PRIVATE_NETWORKS: 'true',
   JOB_LEASE_MS: '1500',
-  LOG_LEVEL: 'warn',
   ...LOCAL_GIT,
 });
 

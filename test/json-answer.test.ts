@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { appServer } from '../server/http/app-server.ts';
 import { installJsonAnswer } from '../server/http/json-answer.ts';
 import { immutableBody } from '../server/http/immutable-bodies.ts';
-import { CONTINUE_AFTER, fitPage } from '../server/http/pagination.ts';
+import { CONTINUE_AFTER } from '../server/domain/paging.ts';
+import { fitPage } from '../server/http/pagination.ts';
 
 interface Case {
   name: string;

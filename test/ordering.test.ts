@@ -3,11 +3,12 @@
 // the order of all siblings gives (position, then id; the reference below reads them all, as the server once did).
 import { afterAll, describe, expect, test } from 'vitest';
 import { lastPosition, positionAmong, staysInPlace } from '../server/domain/ordering.ts';
-import { Store } from '../server/store/db.ts';
+import { SqliteStore } from '../server/store/sqlite/store.ts';
 
-const { store } = Store.open(':memory:');
+const store = new SqliteStore(':memory:');
 afterAll(() => store.close());
-const { db } = store;
+const db = store.reader;
+const connection = store.connection;
 const AT = '2026-01-01T00:00:00.000Z';
 
 /** A small deterministic generator (mulberry32), so that a failure names its seed. */
@@ -32,12 +33,12 @@ function siblings(items: Item[], parent: string | null, exclude: string): Item[]
 }
 
 describe('positions among siblings', () => {
-  test('are those the order of all siblings gives, for 40 random trees', () => {
+  test('are those the order of all siblings gives, for 40 random trees', async () => {
     for (let seed = 1; seed <= 40; seed++) {
       const next = random(seed);
       const pick = <T,>(list: T[]) => list[Math.floor(next() * list.length)]!;
       const organization = `org-${seed}`;
-      db.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run(organization, organization, AT);
+      connection.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run(organization, organization, AT);
       const items: Item[] = [];
       const parents: (string | null)[] = [null];
       for (let i = 0; i < 30; i++) {
@@ -45,13 +46,13 @@ describe('positions among siblings', () => {
         // Few distinct positions, so that ties are common; ids in another order than creation.
         const item: Item = { kind, id: `${seed}-${(i * 7) % 30}-${kind}`, position: Math.floor(next() * 6), parent: pick(parents), deleted: false };
         if (kind === 'collection') {
-          db.prepare('INSERT INTO collections (id, organization_id, parent_id, title, position, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+          connection.prepare('INSERT INTO collections (id, organization_id, parent_id, title, position, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
             item.id, organization, item.parent, 'C', item.position, AT,
           );
           parents.push(item.id);
         } else {
           item.deleted = next() < 0.15;
-          db.prepare(
+          connection.prepare(
             `INSERT INTO spaces (id, organization_id, parent_id, title, revision_id, share_key, position, created_at, updated_at, deleted_at)
              VALUES (?, ?, ?, 'S', 'none', 'k', ?, ?, ?, ?)`,
           ).run(item.id, organization, item.parent, item.position, AT, AT, item.deleted ? AT : null);
@@ -64,7 +65,7 @@ describe('positions among siblings', () => {
         const parent = pick(parents);
         const others = siblings(items, parent, item.id);
         const context = `seed ${seed}, ${item.id} into ${parent}`;
-        expect(lastPosition(db, organization, parent, item.id), context).toBe((others.at(-1)?.position ?? 0) + 1);
+        expect(await lastPosition(db, organization, parent, item.id), context).toBe((others.at(-1)?.position ?? 0) + 1);
         const reference = others.length > 0 && next() < 0.8 ? pick(others) : undefined;
         const side = next() < 0.5 ? 'before' : 'after';
         const request = reference ? { [side]: { space: reference.id } } : undefined;
@@ -77,15 +78,15 @@ describe('positions among siblings', () => {
               ? ((others[index - 1]?.position ?? reference.position - 2) + reference.position) / 2
               : (reference.position + (others[index + 1]?.position ?? reference.position + 2)) / 2;
         }
-        expect(positionAmong(db, organization, parent, item.id, request), context).toBe(expected);
+        expect(await positionAmong(db, organization, parent, item.id, request), context).toBe(expected);
         if (!item.deleted && parent === item.parent) {
           const previous = (position: number) => others.filter((sibling) => sibling.position < position).at(-1)?.id;
           const row = { id: item.id, organization_id: organization, parent_id: item.parent, position: item.position };
-          expect(staysInPlace(db, row, expected), context).toBe(previous(item.position) === previous(expected));
+          expect(await staysInPlace(db, row, expected), context).toBe(previous(item.position) === previous(expected));
         }
       }
       const stranger = items.find((item) => item.deleted) ?? items[0]!;
-      expect(() => positionAmong(db, organization, 'no-such-parent', stranger.id, { after: { space: stranger.id } })).toThrow(
+      await expect(positionAmong(db, organization, 'no-such-parent', stranger.id, { after: { space: stranger.id } })).rejects.toThrow(
         /position\.after\.space: .* is not a sibling in the target parent/,
       );
     }

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { readMigrations } from '../server/store/db.ts';
+import { sql } from 'kysely';
+import { readMigrations, SqliteStore } from '../server/store/sqlite/store.ts';
+import { insertRows } from './support/store.ts';
 import { ACME, GLOBEX, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -175,13 +177,11 @@ describe('DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}', () => {
   const invite = (inviteId: string) => ({ params: { path: { organizationId: ACME, inviteId } } });
 
   test('deletes an invite link, and answers 204 again when it is gone', async () => {
-    ctx.server.running.ctx.db
-      .prepare(`INSERT INTO invite_links (id, organization_id, role, created_at) VALUES ('inv-1', ?, 'read', ?)`)
-      .run(ACME, new Date().toISOString());
+    const app = ctx.server.running.ctx;
+    await insertRows(app, 'invite_links', [{ id: 'inv-1', organization_id: ACME, role: 'read', created_at: new Date().toISOString() }]);
     const first = await ctx.server.as('admin').DELETE('/v1/orgs/{organizationId}/link-invites/{inviteId}', invite('inv-1'));
     expect(first.response.status).toBe(204);
-    const left = ctx.server.running.ctx.db.prepare(`SELECT COUNT(*) AS n FROM invite_links WHERE id = 'inv-1'`).get() as { n: number };
-    expect(left.n).toBe(0);
+    expect(await app.store.reader.all(sql`SELECT id FROM invite_links WHERE id = 'inv-1'`)).toEqual([]);
     const again = await ctx.server.as('admin').DELETE('/v1/orgs/{organizationId}/link-invites/{inviteId}', invite('inv-1'));
     expect(again.response.status).toBe(204);
   });
@@ -229,21 +229,17 @@ describe('GET /v1/orgs/{organizationId}/search', () => {
 
   test('searches an organization of more spaces than SQLite binds parameters', async () => {
     // The organization's spaces were once bound as a list of ids: beyond 32 766 of them, SQLite refused the query.
-    const db = ctx.server.running.ctx.db;
+    const app = ctx.server.running.ctx;
     const many = 33_000;
     const at = '2026-01-01T00:00:00.000Z';
-    db.transaction(() => {
-      const insert = db.prepare(
-        `INSERT INTO spaces (id, organization_id, title, revision_id, share_key, position, created_at, updated_at)
-         VALUES (?, ?, ?, 'none', 'k', ?, ?, ?)`,
-      );
-      for (let i = 0; i < many; i++) insert.run(`many-${i}`, ACME, `Space ${i}`, 1000 + i, at, at);
-    })();
+    await insertRows(app, 'spaces', Array.from({ length: many }, (_, i) => ({
+      id: `many-${i}`, organization_id: ACME, title: `Space ${i}`, revision_id: 'none', share_key: 'k', position: 1000 + i, created_at: at, updated_at: at,
+    })));
     try {
       const results = ok(await ctx.server.as('reader').GET('/v1/orgs/{organizationId}/search', search('brew')));
       expect(results.items.map((item) => item.id)).toEqual(['handbook']);
     } finally {
-      db.prepare(`DELETE FROM spaces WHERE id LIKE 'many-%'`).run();
+      await app.store.write((db) => db.run(sql`DELETE FROM spaces WHERE id LIKE 'many-%'`));
     }
   });
 
@@ -297,24 +293,26 @@ describe('GET /v1/email-domains/{emailDomain}/orgs', () => {
     await setDomains(['acme.example', 'ACME.test']);
     expect(await found()).toEqual([ACME]);
 
-    const db = ctx.server.running.ctx.db;
-    const migration = readMigrations().find((entry) => entry.name === '140_organization_email_domains.sql')!;
-    db.transaction(() => {
-      db.exec('DROP TRIGGER organization_email_domains_added');
-      db.exec('DROP TRIGGER organization_email_domains_changed');
-      db.exec('DROP TABLE organization_email_domains');
-      db.exec(migration.sql);
-    })();
-    expect(await found()).toEqual([ACME]);
+    const app = ctx.server.running.ctx;
+    if (app.store instanceof SqliteStore) {
+      // The SQLite migration that made the table fills it from the organizations already there.
+      const connection = app.store.connection;
+      const migration = readMigrations().find((entry) => entry.name === '140_organization_email_domains.sql')!;
+      connection.transaction(() => {
+        connection.exec('DROP TRIGGER organization_email_domains_added');
+        connection.exec('DROP TRIGGER organization_email_domains_changed');
+        connection.exec('DROP TABLE organization_email_domains');
+        connection.exec(migration.sql);
+      })();
+      expect(await found()).toEqual([ACME]);
+    }
 
     // An organization added or removed outside the API: its domains come and go with it.
-    const domainsOf = (id: string) => db.prepare('SELECT domain FROM organization_email_domains WHERE organization_id = ?').all(id);
-    db.prepare(`INSERT INTO organizations (id, title, created_at, type, email_domains) VALUES ('temp', 'Temp', ?, 'other', '["acme.test"]')`).run(
-      new Date().toISOString(),
-    );
-    expect(domainsOf('temp')).toEqual([{ domain: 'acme.test' }]);
-    db.prepare(`DELETE FROM organizations WHERE id = 'temp'`).run();
-    expect(domainsOf('temp')).toEqual([]);
+    const domainsOf = (id: string) => app.store.reader.all(sql`SELECT domain FROM organization_email_domains WHERE organization_id = ${id}`);
+    await insertRows(app, 'organizations', [{ id: 'temp', title: 'Temp', created_at: new Date().toISOString(), type: 'other', email_domains: '["acme.test"]' }]);
+    expect(await domainsOf('temp')).toEqual([{ domain: 'acme.test' }]);
+    await app.store.write((db) => db.run(sql`DELETE FROM organizations WHERE id = 'temp'`));
+    expect(await domainsOf('temp')).toEqual([]);
     await setDomains(before);
   });
 });

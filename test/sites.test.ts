@@ -6,6 +6,7 @@ import type { RoleUser } from './support/fixture.ts';
 import { ACME, GLOBEX, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { sql } from 'kysely';
 
 const fixture = {
   ...standardFixture,
@@ -403,9 +404,9 @@ describe('DELETE /v1/orgs/{organizationId}/sites/{siteId}', () => {
     expect((await remove(created.id)).response.status).toBe(204);
     expectError(await as('admin').GET('/v1/orgs/{organizationId}/sites/{siteId}', site(created.id)), 404);
     expectError(await as('admin').GET('/v1/orgs/{organizationId}/sites/{siteId}/site-spaces', site(created.id)), 404);
-    const db = ctx.server.running.ctx.db;
+    const db = ctx.server.running.ctx.store.reader;
     for (const table of ['site_sections', 'site_section_groups', 'site_spaces']) {
-      expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE site_id = ?`).get(created.id)).toEqual({ n: 0 });
+      expect(await db.first(sql`SELECT COUNT(*) AS n FROM ${sql.table(table)} WHERE site_id = ${created.id}`)).toEqual({ n: 0 });
     }
     expect(ok(await as('admin').GET('/v1/orgs/{organizationId}', acme)).defaultContent).toBeUndefined();
     expect((await remove(created.id)).response.status).toBe(204);

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { emptyContent } from '../server/content/model.ts';
 import { DAY } from '../server/domain/clock.ts';
-import { insertSpace } from '../server/handlers/spaces.ts';
+import { sql } from 'kysely';
+import { inWrite } from '../server/context.ts';
+import { insertSpace } from '../server/domain/spaces.ts';
 import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -35,9 +37,9 @@ async function createSpace(title: string, body: Record<string, unknown> = {}) {
 describe('insertSpace', () => {
   test("answers the row as stored, every column: the defaults it writes are the schema's", async () => {
     const app = ctx.server.running.ctx;
-    const rows = await app.store.write(() => [
-      insertSpace(app, { organizationId: ACME, title: 'Plain' }),
-      insertSpace(app, {
+    const rows = await inWrite(app, async (scope) => [
+      await insertSpace(scope, { organizationId: ACME, title: 'Plain' }),
+      await insertSpace(scope, {
         organizationId: ACME,
         title: 'Everything',
         emoji: '1f4d8',
@@ -46,13 +48,13 @@ describe('insertSpace', () => {
         editMode: 'locked',
         visibility: 'share-link',
       }),
-      insertSpace(app, { id: 'given-id', organizationId: ACME, title: 'With content' }, emptyContent()),
+      await insertSpace(scope, { id: 'given-id', organizationId: ACME, title: 'With content' }, emptyContent()),
     ]);
     // The two columns a space's row leaves out: which revision the search index holds, and the first revision when it
     // has no row (content/search.ts, content/revisions.ts). Any other column must be in the row as stored.
-    const stored = app.db.prepare('SELECT * FROM spaces WHERE id = ?');
     for (const row of rows) {
-      const { search_revision_id, unwritten_revision_id, ...rest } = stored.get(row.id) as Record<string, unknown>;
+      const stored = await app.store.reader.first<Record<string, unknown>>(sql`SELECT * FROM spaces WHERE id = ${row.id}`);
+      const { search_revision_id, unwritten_revision_id, ...rest } = stored!;
       expect(rest).toStrictEqual(row);
       expect(search_revision_id).toBe(row.revision_id);
       // Spaces made empty with a new id have an unwritten first revision; one given content writes its row.

@@ -614,8 +614,8 @@ describe("the response validator's media type, chosen once per input", () => {
       fixture: extendFixture({ acme: { spaces: [{ id: 'answered', title: 'Answered' }, { id: 'refused', title: 'Refused' }] } }),
       handlers: (_app, table): HandlerTable => ({
         ...table,
-        getSpace: async (request) => {
-          const answer = (await table.getSpace(request)) as { status: 200; body: Record<string, unknown> };
+        getSpace: async (request, scope) => {
+          const answer = (await table.getSpace(request, scope)) as { status: 200; body: Record<string, unknown> };
           if (!broken.has(request.params.spaceId)) return answer as Awaited<ReturnType<HandlerTable['getSpace']>>;
           return { ...answer, body: { ...answer.body, title: 42 } } as unknown as Awaited<ReturnType<HandlerTable['getSpace']>>;
         },

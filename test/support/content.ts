@@ -9,10 +9,10 @@ import { getSpaceRow } from '../../server/domain/spaces.ts';
  * which becomes a new revision on top of it (`commitSpaceContent`, as the server's own edits do).
  */
 export function editSpaceContent(app: AppContext, spaceId: string, edit: (content: RevisionContent) => void): Promise<RevisionRecord> {
-  return app.store.write(() => {
-    const current = getSpaceRow(app.db, spaceId)!.revision_id;
-    const content = structuredClone(getRevision(app.db, current, spaceId)!.content);
+  return app.store.write(async (db) => {
+    const current = (await getSpaceRow(db, spaceId))!.revision_id;
+    const content = structuredClone((await getRevision(db, current, spaceId))!.content);
     edit(content);
-    return commitSpaceContent(app.db, spaceId, [current], content, app.now());
+    return commitSpaceContent(db, spaceId, [current], content, app.now());
   });
 }

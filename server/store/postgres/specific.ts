@@ -71,7 +71,7 @@ const search = {
     const found = await db.all(
       sql<{ row: number; body: string }>`SELECT rowid AS "row",
         ts_headline('simple', body, to_tsquery('simple', ${query}),
-          'StartSel="", StopSel="", MaxWords=32, MinWords=12, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "') AS body
+          'StartSel="", StopSel="", MaxWords=32, MinWords=12, ShortWord=0, MaxFragments=1, FragmentDelimiter=" \u2026 "') AS body
         FROM content_search WHERE rowid = ANY(${rows.map(Number)}::bigint[])`,
     );
     return new Map(found.map((hit) => [Number(hit.row), hit.body]));

@@ -67,7 +67,7 @@ const search = {
    */
   async bodies(db: Db, words: SearchWords, rows: readonly number[]): Promise<Map<number, string>> {
     const found = await db.all(
-      sql<{ row: number; body: string }>`SELECT rowid AS "row", snippet(content_search, 1, '', '', '…', 32) AS body
+      sql<{ row: number; body: string }>`SELECT rowid AS "row", snippet(content_search, 1, '', '', '\u2026', 32) AS body
         FROM content_search
         WHERE content_search MATCH ${ftsQuery(words)} AND +rowid IN (SELECT value FROM json_each(${JSON.stringify(rows)}))`,
     );
