@@ -72,7 +72,7 @@ export async function indexSpaceContent(
     await search.removePages(db, spaceId, stale);
     await addPagesToIndex(db, spaceId, fresh);
   } else {
-    await search.removeSpace(db, spaceId);
+    await search.removeSpaces(db, [spaceId]);
     await addPagesToIndex(db, spaceId, walkPages(content.pages));
   }
   await search.setIndexedRevision(db, spaceId, revisionId);
@@ -101,9 +101,13 @@ function addPagesToIndex(db: Db, spaceId: string, pages: Iterable<PageEntry>): P
 }
 
 /** Removes the space's rows from the index. */
-export async function removeSpaceFromIndex(db: Db, spaceId: string): Promise<void> {
-  await search.removeSpace(db, spaceId);
-  await search.setIndexedRevision(db, spaceId, null);
+export const removeSpaceFromIndex = (db: Db, spaceId: string): Promise<void> => removeSpacesFromIndex(db, [spaceId]);
+
+/** Removes the rows of these spaces from the index: a few statements for any number of spaces. */
+export async function removeSpacesFromIndex(db: Db, spaceIds: readonly string[]): Promise<void> {
+  if (spaceIds.length === 0) return;
+  await search.removeSpaces(db, spaceIds);
+  await search.clearIndexedRevisions(db, spaceIds);
 }
 
 /** The words of a search: each run of letters, digits and underscores of `text` (none: nothing to search for). */

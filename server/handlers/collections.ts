@@ -3,7 +3,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
-import { removeSpaceFromIndex } from '../content/search.ts';
+import { removeSpacesFromIndex } from '../content/search.ts';
 import {
   collectionAccess,
   type CollectionRow,
@@ -107,10 +107,7 @@ export const collectionHandlers: HandlerGroup<Operations> = {
     requireCollection(access, 'admin');
     // The spaces of the collection and of its nested collections go to the trash, as DELETE space does
     // (restorable for 7 days, at the top level); the nested collections are deleted with it.
-    for (const spaceId of await collections.liveSpacesOfTree(ctx.db, access.collection.id)) {
-      await spaces.update(ctx.db, spaceId, { deleted_at: ctx.now() });
-      await removeSpaceFromIndex(ctx.db, spaceId);
-    }
+    await removeSpacesFromIndex(ctx.db, await collections.trashSpacesOfTree(ctx.db, access.collection.id, ctx.now()));
     await collections.remove(ctx.db, access.collection.id);
     return { status: 204 };
   },

@@ -86,10 +86,14 @@ export function page(db: Db, organizationId: string, topLevelOnly: boolean, key:
   return db.all(query.orderBy('created_at').orderBy('id').limit(limit));
 }
 
-/** The live spaces of a collection and of the collections nested in it, at any depth. */
-export async function liveSpacesOfTree(db: Db, collectionId: string): Promise<string[]> {
+/**
+ * Moves the live spaces of a collection and of the collections nested in it, at any depth, to the trash (deleted at
+ * `deletedAt`), in one statement; answers their ids.
+ */
+export async function trashSpacesOfTree(db: Db, collectionId: string, deletedAt: string): Promise<string[]> {
   const rows = await db.all(
-    sql<{ id: string }>`${withSubtree(collectionId)} SELECT id FROM spaces WHERE parent_id IN (SELECT id FROM subtree) AND deleted_at IS NULL`,
+    sql<{ id: string }>`${withSubtree(collectionId)} UPDATE spaces SET deleted_at = ${deletedAt}
+      WHERE parent_id IN (SELECT id FROM subtree) AND deleted_at IS NULL RETURNING id`,
   );
   return rows.map((row) => row.id);
 }

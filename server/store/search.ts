@@ -17,12 +17,17 @@ export async function setIndexedRevision(db: Db, spaceId: string, revisionId: st
   await db.run(db.q.updateTable('spaces').set({ search_revision_id: revisionId }).where('id', '=', spaceId));
 }
 
+/** Records that the index holds nothing of these spaces. */
+export async function clearIndexedRevisions(db: Db, spaceIds: readonly string[]): Promise<void> {
+  await db.run(db.q.updateTable('spaces').set({ search_revision_id: null }).where(db.specific.among('id', spaceIds)));
+}
+
 export const addSections = (db: Db, sections: readonly SearchSection[]): Promise<void> => db.specific.search.add(db, sections);
 
 export const removePages = (db: Db, spaceId: string, pageIds: readonly string[]): Promise<void> =>
   db.specific.search.removePages(db, spaceId, pageIds);
 
-export const removeSpace = (db: Db, spaceId: string): Promise<void> => db.specific.search.removeSpace(db, spaceId);
+export const removeSpaces = (db: Db, spaceIds: readonly string[]): Promise<void> => db.specific.search.removeSpaces(db, spaceIds);
 
 /** Matching sections in the scope, best first (at most `max`), without their text (`bodies`). */
 export const sections = (db: Db, scope: SearchScope, words: SearchWords, max: number): Promise<SectionHit[]> =>

@@ -45,7 +45,7 @@ export interface SearchIndex {
   /** Removes the rows of these pages of the space. */
   removePages(db: Db, spaceId: string, pageIds: readonly string[]): Promise<void>;
   /** Removes every row of the space. */
-  removeSpace(db: Db, spaceId: string): Promise<void>;
+  removeSpaces(db: Db, spaceIds: readonly string[]): Promise<void>;
   /** Matching sections in the scope, best first (at most `max`), without their text (`bodies`). */
   sections(db: Db, scope: SearchScope, words: SearchWords, max: number): Promise<SectionHit[]>;
   /** The words around the match in the text of these rows of `sections` for the same words. */

@@ -47,8 +47,8 @@ const search = {
     await db.run(sql`DELETE FROM content_search WHERE space_id = ${spaceId} AND page_id = ANY(${pageIds})`);
   },
 
-  async removeSpace(db: Db, spaceId: string): Promise<void> {
-    await db.run(sql`DELETE FROM content_search WHERE space_id = ${spaceId}`);
+  async removeSpaces(db: Db, spaceIds: readonly string[]): Promise<void> {
+    await db.run(sql`DELETE FROM content_search WHERE ${postgresSpecific.among('space_id', spaceIds)}`);
   },
 
   async sections(db: Db, scope: SearchScope, words: SearchWords, max: number): Promise<SectionHit[]> {

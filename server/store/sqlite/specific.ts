@@ -36,9 +36,10 @@ const search = {
     await db.run(sql`DELETE FROM content_search_spaces WHERE ${pages}`);
   },
 
-  async removeSpace(db: Db, spaceId: string): Promise<void> {
-    await db.run(sql`DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE space_id = ${spaceId})`);
-    await db.run(sql`DELETE FROM content_search_spaces WHERE space_id = ${spaceId}`);
+  async removeSpaces(db: Db, spaceIds: readonly string[]): Promise<void> {
+    const ofSpaces = sqliteSpecific.among('space_id', spaceIds);
+    await db.run(sql`DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE ${ofSpaces})`);
+    await db.run(sql`DELETE FROM content_search_spaces WHERE ${ofSpaces}`);
   },
 
   /**
