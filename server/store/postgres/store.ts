@@ -41,8 +41,14 @@ const MIGRATION_LOCK = 7_361_002_001;
 /** How many times a write that conflicts with another instance's is tried in all. */
 const WRITE_ATTEMPTS = 12;
 
-/** SQLSTATEs of a transaction that failed only because of another one: tried again. */
-const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * SQLSTATEs of a transaction that failed only because of another one: tried again. A serialization failure, a
+ * deadlock, and a unique violation: two serializable transactions that both read the largest number of a space and
+ * insert the next one conflict on the unique key before the serializable check sees it (PostgreSQL's documentation
+ * advises retrying those too, 13.2.3). A unique violation that is not a race fails again on every attempt and ends
+ * as the error it is; the store's callers check what a client may send twice before they insert.
+ */
+const RETRYABLE = new Set(['40001', '40P01', '23505']);
 
 /** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
 const NAMED_STATEMENTS = 2000;
