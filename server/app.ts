@@ -198,6 +198,10 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     const isRead = operation.method === 'get';
     const ownWrite = opensOwnTransaction(handler);
     const integers = integerParameters(contract, operation.path, operation.method);
+    // The resource a write is queued behind on PostgreSQL (Store.write's `queue`): the first one its path names, the
+    // organization of /v1/orgs/{organizationId}/spaces or the space of /v1/spaces/{spaceId}/change-requests, whose
+    // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.
+    const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
     // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
     // operation that answers anything else pays nothing for them.
     let lists: boolean | undefined;
@@ -216,7 +220,8 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       checkIntegerParameters(req, integers);
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
       if (!isRead) {
-        const result = ownWrite ? await handler(request, reader) : await store.write((db) => handler(request, scoped(ctx, db)));
+        const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
+        const result = ownWrite ? await handler(request, reader) : await store.write((db) => handler(request, scoped(ctx, db)), { queue });
         // Work the request queued is committed now: start it.
         ctx.jobs.kickIfQueued();
         return send(res, answerOf(result));

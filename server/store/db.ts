@@ -54,6 +54,14 @@ export interface WriteOptions {
    * that takes its own row locks (the job claim). SQLite runs one write at a time whatever this says.
    */
   isolation?: 'serializable' | 'read committed';
+  /**
+   * PostgreSQL: writes naming the same queue (such as `spaceId:abc`) run one after another across every instance
+   * (an advisory lock held from before the transaction begins until it ends), so that concurrent writes to one
+   * resource wait for each other instead of failing their serializable check and retrying: a burst of change requests
+   * in one space commits in turn. Writes of different queues, or of none, run side by side. SQLite runs one write at a
+   * time whatever this says.
+   */
+  queue?: string;
 }
 
 /** The database: reads, write transactions, and what the server needs to know of it. */

@@ -28,11 +28,14 @@ export function seedFile(dir: string, fixture: SeedFixture): string {
   return file;
 }
 
-/** Starts an instance with `env` (over a test-friendly base: port 0, quiet logs) and resolves once it listens. */
+/**
+ * Starts an instance with `env` (over a test-friendly base: port 0) and resolves once it listens: its log level is
+ * info, since the line that says where it listens is (what it prints is kept, not shown).
+ */
 export function startInstance(env: Record<string, string>): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

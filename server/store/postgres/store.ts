@@ -3,6 +3,7 @@
 // (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations (postgres/migrations)
 // run once however many instances start together (an advisory lock). Instances tell each other of queued jobs
 // with LISTEN/NOTIFY.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,12 @@ const MIGRATION_LOCK = 7_361_002_001;
 /** How many times a write that conflicts with another instance's is tried in all. */
 const WRITE_ATTEMPTS = 12;
 
+/** After how many failed attempts a write runs alone (see `transaction`). */
+const ALONE_AFTER = 3;
+
+/** The advisory lock every write holds shared, and a write that failed ALONE_AFTER times holds alone. */
+const WRITERS_LOCK = 7_361_002_002;
+
 /**
  * SQLSTATEs of a transaction that failed only because of another one: tried again. A serialization failure, a
  * deadlock, and a unique violation: two serializable transactions that both read the largest number of a space and
@@ -49,6 +56,11 @@ const WRITE_ATTEMPTS = 12;
  * as the error it is; the store's callers check what a client may send twice before they insert.
  */
 const RETRYABLE = new Set(['40001', '40P01', '23505']);
+
+/** The advisory lock of a write queue (WriteOptions.queue): 64 bits of its name's SHA-1, as a signed bigint literal. */
+export function queueKey(queue: string): string {
+  return BigInt.asIntN(64, createHash('sha1').update(`docs-platform:${queue}`).digest().readBigUInt64BE(0)).toString();
+}
 
 /** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
 const NAMED_STATEMENTS = 2000;
@@ -258,12 +270,25 @@ export class PostgresStore implements Store {
       throw this.failure(error);
     }
     let broken: unknown;
+    // Every write holds the writers' lock shared (and its queue's lock, when it names one) from before its BEGIN
+    // (a statement sent with BEGIN would take the transaction's snapshot before the wait) to its COMMIT, across its
+    // retries. A write that failed ALONE_AFTER times takes the writers' lock alone: it waits for the writes in
+    // progress, runs while others wait, and so ends, however busy the other instances are (a long import among a
+    // stream of small writes that kept invalidating it).
+    let locked = false;
+    let alone = false;
     try {
       for (let attempt = 1; ; attempt++) {
         try {
+          if (!locked) {
+            const queue = options.queue === undefined || alone ? '' : `, pg_advisory_lock(${queueKey(options.queue)})`;
+            await client.query(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queue}`);
+            locked = true;
+          }
           await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
           const result = await work(new PostgresDb(this, client, true));
-          await client.query('COMMIT');
+          await client.query('COMMIT; SELECT pg_advisory_unlock_all()');
+          locked = false;
           return result;
         } catch (error) {
           try {
@@ -274,14 +299,27 @@ export class PostgresStore implements Store {
           }
           const code = (error as { code?: string }).code;
           if (broken === undefined && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
-            // Conflicting writers retry at different moments: a random wait that grows with the attempts.
-            await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
+            if (attempt >= ALONE_AFTER && !alone) {
+              await client.query('SELECT pg_advisory_unlock_all()');
+              locked = false;
+              alone = true;
+            } else {
+              // Conflicting writers retry at different moments: a random wait that grows with the attempts.
+              await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
+            }
             continue;
           }
           throw this.failure(error);
         }
       }
     } finally {
+      if (locked && broken === undefined) {
+        try {
+          await client.query('SELECT pg_advisory_unlock_all()');
+        } catch (error) {
+          broken = error;
+        }
+      }
       client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
     }
   }
