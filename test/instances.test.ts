@@ -66,8 +66,6 @@ describe('two instances on one PostgreSQL database', () => {
     [a, b] = await Promise.all([startInstance(common(database)), startInstance(common(database))]);
   }, 60_000);
   afterAll(async () => {
-    console.log('DEBUG-A', a?.output().split('\n').filter((l) => l.includes('"level":50')).map((l) => l.slice(0, 900)).join('\n'));
-    console.log('DEBUG-B', b?.output().split('\n').filter((l) => l.includes('"level":50')).map((l) => l.slice(0, 900)).join('\n'));
     await Promise.all([a?.stop(), b?.stop()]);
     await database?.drop();
   });
@@ -155,6 +153,43 @@ describe('two instances on one PostgreSQL database', () => {
     expect(jobs.every((job) => job.status === 'done' && job.attempts === 1)).toBe(true);
   });
 
+  test('no transaction stays open while an instance waits on the network (a website import, an OpenAPI fetch)', async () => {
+    const spec = JSON.stringify({ openapi: '3.1.0', info: { title: 'Held', version: '1' }, paths: { '/held': { get: { responses: { '200': { description: 'Held' } } } } } });
+    const remote = await heldServer({
+      '/site': { type: 'text/html', body: '<html><head><title>Held page</title></head><body><h1>Held page</h1><p>Fetched slowly.</p></body></html>' },
+      '/held.json': { type: 'application/json', body: spec },
+    });
+    try {
+      const space = ok(await as(a).POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ORGANIZATION } }, body: { title: 'Held' } }), 201);
+      const importing = as(a).POST('/v1/spaces/{spaceId}/content/import', { params: { path: { spaceId: space.id } }, body: { url: `${remote.url}/site`, source: 'website' } });
+      ok(await as(b).POST('/v1/orgs/{organizationId}/openapi', { params: { path: { organizationId: ORGANIZATION } }, body: { slug: 'held', source: { url: `${remote.url}/held.json` } } }), 201);
+      // Both wait on the remote server: the import in A's request, the fetch in a job of either instance.
+      await eventually(async () => (remote.held() >= 2 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const open = await query(
+        database.url,
+        `SELECT pid, state, left(query, 100) AS query FROM pg_stat_activity
+         WHERE datname = current_database() AND xact_start < now() - interval '500 milliseconds' AND pid <> pg_backend_pid()`,
+      );
+      expect(open).toEqual([]);
+      // Writes through both go on meanwhile.
+      for (const instance of [a, b]) {
+        ok(await as(instance).POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ORGANIZATION } }, body: { title: 'Meanwhile' } }), 201);
+      }
+      remote.release();
+      ok(await importing, 201);
+      const pages = ok(await as(b).GET('/v1/spaces/{spaceId}/content/pages', { params: { path: { spaceId: space.id } } }));
+      expect(pages.pages.map((page) => page.title)).toContain('Held page');
+      await eventually(async () => {
+        const found = ok(await as(a).GET('/v1/orgs/{organizationId}/openapi/{specSlug}', { params: { path: { organizationId: ORGANIZATION, specSlug: 'held' } } }));
+        return found.processingState === 'complete' ? found : undefined;
+      });
+    } finally {
+      remote.release();
+      await remote.close();
+    }
+  });
+
   test('the conformance runner passes against one instance while the other takes writes', async () => {
     let writing = true;
     let writes = 0;
@@ -236,6 +271,31 @@ async function slowGitServer(root: string): Promise<{ server: Server; url: strin
       released = true;
       for (const serve of waiting.splice(0)) serve();
     },
+  };
+}
+
+/** An HTTP server that holds every request until `release`, then answers it with `documents[path]`. */
+async function heldServer(documents: Record<string, { type: string; body: string }>) {
+  const waiting: (() => void)[] = [];
+  let released = false;
+  const server = createServer((req, res) => {
+    const serve = () => {
+      const document = documents[new URL(req.url!, 'http://held').pathname];
+      if (!document) res.writeHead(404).end();
+      else res.writeHead(200, { 'content-type': document.type }).end(document.body);
+    };
+    if (released) serve();
+    else waiting.push(serve);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held: () => waiting.length,
+    release() {
+      released = true;
+      for (const serve of waiting.splice(0)) serve();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
