@@ -2,10 +2,11 @@
 // value it cannot use (a part it does not have, a count that is not a whole number, a size a revision cannot hold)
 // stops it at once with every such variable named, instead of a run that measures nothing, crashes minutes in, or
 // passes NaN to autocannon. As for the server's own variables (server/config.ts), unset or empty takes the default.
+import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'lists', 'revisions', 'ids'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'lists', 'revisions', 'ids'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -35,6 +36,11 @@ export interface BenchSettings {
   pageBytes: number;
   /** BENCH_ID_ROWS: rows in the table before the ids part times its inserts. */
   idRows: number;
+  /**
+   * BENCH_BASELINE: a checkout of the server to compare the store part's SQLite against (its dependencies installed
+   * and its server built, `dist/server/main.js`), such as main before a change; none when unset.
+   */
+  baseline?: string;
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -115,7 +121,11 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     pages: wholes('BENCH_PAGES', [100, 1000, 4900], 1, pagesLeft(rounds)),
     pageBytes: whole('BENCH_PAGE_BYTES', 2000, 1, 1_000_000),
     idRows: whole('BENCH_ID_ROWS', 100_000, 0, 100_000_000),
+    ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
   };
+  if (settings.baseline !== undefined && !existsSync(`${settings.baseline}/dist/server/main.js`)) {
+    problems.push(`BENCH_BASELINE must be a checkout whose server is built (dist/server/main.js), got "${settings.baseline}"`);
+  }
   if (problems.length > 0) throw new BenchSettingsError(problems.join('\n'));
   return settings;
 }

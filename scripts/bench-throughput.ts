@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
 import type { BenchSettings } from './bench-settings.ts';
+import pg from 'pg';
+import { startPostgres, type PostgresServer } from '../test/support/postgres.ts';
 import { startNodeOptions } from './build-server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -120,9 +122,9 @@ async function answered(url: string, child: ChildProcess, output: () => string, 
   }
 }
 
-function spawnServer(args: string[], env: Record<string, string>) {
+function spawnServer(args: string[], env: Record<string, string>, cwd = root) {
   const child = started(
-    spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
@@ -131,16 +133,18 @@ function spawnServer(args: string[], env: Record<string, string>) {
 }
 
 /** Starts the reference server on a fresh copy of the benchmark's data; resolves once it answers. */
-async function startReference(name: string, dataDir: string, env: Record<string, string> = {}): Promise<Target> {
+async function startReference(name: string, dataDir: string, env: Record<string, string> = {}, checkout = root): Promise<Target> {
   const port = await freePort();
-  const { child, output } = spawnServer(serverCommand(), {
+  // Another checkout (the store part's baseline) runs its own compiled server.
+  const command = checkout === root ? serverCommand() : [...startNodeOptions(), 'dist/server/main.js'];
+  const { child, output } = spawnServer(command, {
     PORT: String(port),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     DOCS_API_TOKEN: 'bench-demo-token',
     SEED_FILE: seedFile,
     ...env,
-  });
+  }, checkout);
   const url = `http://127.0.0.1:${port}`;
   await answered(`${url}/v1/orgs`, child, output);
   return { name, url, child };
@@ -342,6 +346,7 @@ export async function throughput(chosen: BenchSettings): Promise<void> {
   if (parts.includes('throughput')) await requestRates(parts.includes('prism'));
   if (parts.includes('startup')) await startup(path.join(workDir, 'startup'));
   if (parts.includes('memory')) await memory(path.join(workDir, 'memory'));
+  if (parts.includes('store')) await storeComparison(path.join(workDir, 'store'));
   removeTemporary(workDir);
 }
 
@@ -637,5 +642,193 @@ async function memoryRun(label: string, dataDir: string, requests: BenchRequest[
     );
   } finally {
     await stop(target.child);
+  }
+}
+
+/** Servers measured together in the store part: one, or several sharing the load (two instances on one database). */
+interface Group {
+  name: string;
+  members: Target[];
+}
+
+/** `request` on every member of `group` at once, the connections shared among them: rates summed, the worst p99. */
+async function loadGroup(group: Group, request: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
+  const connections = Math.max(1, Math.round(settings.connections / group.members.length));
+  const runs = await Promise.all(
+    group.members.map((member) =>
+      loadWith(member, request, {
+        ...options,
+        connections,
+        ...(options.amount === undefined ? {} : { amount: Math.round(options.amount / group.members.length) }),
+      }),
+    ),
+  );
+  const cpu = runs.map((run) => run.cpuUs);
+  return {
+    rps: runs.reduce((sum, run) => sum + run.rps, 0),
+    p50: Math.max(...runs.map((run) => run.p50)),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    ...(cpu.every((us) => us !== undefined) ? { cpuUs: cpu.reduce((sum, us) => sum + us!, 0) / runs.length } : {}),
+  };
+}
+
+/** `load` with its own autocannon options (the store part's groups share the connections). */
+async function loadWith(target: Target, request: BenchRequest, options: autocannon.Options | { duration?: number; amount?: number; connections: number }): Promise<Measure> {
+  const before = cpuMs(target.child);
+  const result = await cannon(`${request.method} ${target.url}${request.path}`, {
+    url: `${target.url}${request.path}`,
+    method: request.method,
+    headers: headersOf(request),
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    ...options,
+  } as autocannon.Options);
+  const after = cpuMs(target.child);
+  const answered = result.requests.total;
+  const cpuUs = before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) * 1000) / answered;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ...(cpuUs === undefined ? {} : { cpuUs }) };
+}
+
+/** CPU time of a PostgreSQL server's processes (the postmaster and every backend it started), in ms, from /proc. */
+function postgresCpuMs(server: PostgresServer): number {
+  const postmaster = Number(readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(entry) === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** What the database did for `count` requests of one kind: statements (pg_stat_statements), transactions, CPU. */
+async function databaseWork(server: PostgresServer, database: string, run: () => Promise<number>): Promise<{ statements: number; transactions: number; cpuUs: number }> {
+  const client = new pg.Client({ connectionString: server.url(database) });
+  await client.connect();
+  try {
+    const counts = async () => {
+      const { rows } = await client.query<{ statements: string; transactions: string }>(
+        `SELECT (SELECT sum(calls) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())) AS statements,
+                (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()) AS transactions`,
+      );
+      return { statements: Number(rows[0]!.statements), transactions: Number(rows[0]!.transactions) };
+    };
+    // Statistics reach the views when a backend reports them: the counts are read after a pause, twice each side.
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = await counts();
+    const cpuBefore = postgresCpuMs(server);
+    const requests = await run();
+    const cpuAfter = postgresCpuMs(server);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const after = await counts();
+    // This client's own two statements and transactions of the second reading are not the server's.
+    return {
+      statements: (after.statements - before.statements - 3) / requests,
+      transactions: (after.transactions - before.transactions - 3) / requests,
+      cpuUs: ((cpuAfter - cpuBefore) * 1000) / requests,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The store part: the same requests on the SQLite store and on the PostgreSQL store (one instance, then two sharing
+ * the load on one database), and on BENCH_BASELINE's server (SQLite) when given, interleaved in one run. PostgreSQL is
+ * started by the bench from Debian's binaries (as the tests start theirs), durable (fsync on), its commits not
+ * waiting for the disk as SQLite's `synchronous = NORMAL`. Then what each request costs the database, which is what a
+ * larger machine needs to give it: statements and transactions per request (round trips are the statements, less
+ * one per write, whose COMMIT and lock release travel together), and the database's CPU per request.
+ */
+async function storeComparison(dataDir: string): Promise<void> {
+  const groups: Group[] = [];
+  const children: ChildProcess[] = [];
+  let postgres: PostgresServer | undefined;
+  const single = (target: Target): Group => {
+    children.push(target.child);
+    return { name: target.name, members: [target] };
+  };
+  try {
+    if (settings.baseline) groups.push(single(await startReference('baseline (SQLite)', `${dataDir}-baseline`, {}, path.resolve(settings.baseline))));
+    console.error('store: begin');
+    const sqlite = single(await startReference('SQLite', `${dataDir}-sqlite`));
+    console.error('store: sqlite started');
+    groups.push(sqlite);
+    postgres = startPostgres({ port: await freePort(), durable: true, settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track_utility=on'] });
+    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE bench');
+    await admin.end();
+    const setup = new pg.Client({ connectionString: postgres.url('bench') });
+    await setup.connect();
+    await setup.query('CREATE EXTENSION pg_stat_statements');
+    await setup.end();
+    const env = { DATABASE_URL: postgres.url('bench') };
+    console.error('store: pg ready');
+    const first = await startReference('PostgreSQL', `${dataDir}-pg1`, env);
+    console.error('store: pg1 started');
+    const one = single(first);
+    groups.push(one);
+    const second = await startReference('PostgreSQL (second instance)', `${dataDir}-pg2`, env);
+    children.push(second.child);
+    const two: Group = { name: 'PostgreSQL, 2 instances', members: [first, second] };
+    groups.push(two);
+
+    console.error('store: started');
+    for (const request of REQUESTS) for (const group of groups) await loadGroup(group, request, { amount: 500 });
+    console.error('store: warmed');
+    const results = new Map<string, Measure[]>();
+    for (let run = 0; run < settings.runs; run++) {
+      for (const [index, request] of REQUESTS.entries()) {
+        for (const group of rotated(groups, run + index)) {
+          const key = `${request.name}\n${group.name}`;
+          results.set(key, [...(results.get(key) ?? []), await loadGroup(group, request, { duration: settings.seconds })]);
+        }
+      }
+    }
+    console.log(`\nstore: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), PostgreSQL ${await postgresVersion(postgres)}`);
+    console.log(`${'request'.padEnd(30)}${groups.map((group) => `${group.name} req/s (p50/p99 ms)`.padStart(40)).join('')}${settings.baseline ? '  SQLite/baseline' : ''}  PG/SQLite  PG×2/PG`);
+    for (const request of REQUESTS) {
+      const measures = groups.map((group) => medians(results.get(`${request.name}\n${group.name}`)!));
+      const of = (group: Group) => measures[groups.indexOf(group)]!;
+      console.log(
+        `${request.name.padEnd(30)}${measures.map((m) => `${Math.round(m.rps)} (${m.p50}/${m.p99})`.padStart(40)).join('')}` +
+          `${settings.baseline ? (of(sqlite).rps / measures[0]!.rps).toFixed(3).padStart(17) : ''}` +
+          `${(of(one).rps / of(sqlite).rps).toFixed(3).padStart(11)}${(of(two).rps / of(one).rps).toFixed(2).padStart(9)}`,
+      );
+    }
+    console.log(`server CPU per request, µs: ${groups.map((group) => group.name).join(' / ')}`);
+    for (const request of REQUESTS) {
+      const cpu = groups.map((group) => medians(results.get(`${request.name}\n${group.name}`)!).cpuUs);
+      console.log(`${request.name.padEnd(30)}${cpu.map((us) => (us === undefined ? '-' : us.toFixed(0)).padStart(12)).join('')}`);
+    }
+
+    console.log('\nPostgreSQL, per request (one instance, 2 000 requests of each kind): statements, transactions, database CPU µs');
+    for (const request of REQUESTS) {
+      const work = await databaseWork(postgres, 'bench', async () => {
+        await loadGroup(one, request, { amount: 2000 });
+        return 2000;
+      });
+      console.log(`${request.name.padEnd(30)}${work.statements.toFixed(1).padStart(12)}${work.transactions.toFixed(1).padStart(14)}${work.cpuUs.toFixed(0).padStart(10)}`);
+    }
+  } finally {
+    for (const child of children) await stop(child);
+    postgres?.stop();
+  }
+}
+
+async function postgresVersion(server: PostgresServer): Promise<string> {
+  const client = new pg.Client({ connectionString: server.url('postgres') });
+  await client.connect();
+  try {
+    return (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
+  } finally {
+    await client.end();
   }
 }

@@ -21,7 +21,7 @@ import { buildServer } from './build-server.ts';
 
 const settings = readSettings();
 const { parts } = settings;
-if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory')) {
+if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store')) {
   if (settings.server === 'dist') await buildServer();
   await throughput(settings);
   console.log();

@@ -5,7 +5,7 @@
 // ids, presentations, key computations), never timed; `npm run bench` does not cover revisions this large.
 import { describe, expect, test } from 'vitest';
 import { findFile, findPage, frozen, type RevisionContent, type StoredFile, type StoredPage } from '../server/content/model.ts';
-import { Cursors, type Key } from '../server/http/pagination.ts';
+import { Cursors, type Key } from '../server/domain/paging.ts';
 
 /** Pages whose `id` counts its reads, in `groups` groups of `perGroup` documents, and as many files, likewise. */
 function countedContent(groups: number, perGroup: number) {

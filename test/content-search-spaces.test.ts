@@ -4,12 +4,13 @@
 // answers as before, and the migrations' backfill of an existing database gives the same. A new revision indexes
 // again only the pages that differ from the revision the index holds, and the index then holds what indexing the
 // whole content gives.
+import { sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
 import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { indexSpaceContent, removeSpaceFromIndex } from '../server/content/search.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
-import { readMigrations } from '../server/store/db.ts';
+import { readMigrations, SqliteStore } from '../server/store/sqlite/store.ts';
 import { ACME, extendFixture, storedPage } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
@@ -33,20 +34,30 @@ const fixture = extendFixture({
 const ctx = useTestServer({ fixture });
 const bridge = () => ctx.server.as('bridge');
 const space = (spaceId: string) => ({ params: { path: { spaceId } } });
+const app = () => ctx.server.running.ctx;
+const reader = () => app().store.reader;
+
+/** The server's SQLite connection: this file is about SQLite's full-text index (FTS5) and its migrations. */
+function connection() {
+  const store = app().store;
+  if (!(store instanceof SqliteStore)) throw new Error('content_search_spaces is SQLite\'s: run this file on SQLite');
+  return store.connection;
+}
+
+type Recorded = { row: number; space: string; page: string };
 
 /** The index's rows with their spaces, as the index holds them and as content_search_spaces records them. */
-function recorded() {
-  const db = ctx.server.running.ctx.db;
+async function recorded() {
   return {
-    index: db.prepare('SELECT rowid AS row, space_id AS space, page_id AS page FROM content_search ORDER BY rowid').all(),
-    recorded: db
-      .prepare('SELECT search_rowid AS row, space_id AS space, page_id AS page FROM content_search_spaces ORDER BY search_rowid')
-      .all(),
+    index: await reader().all<Recorded>(sql`SELECT rowid AS row, space_id AS space, page_id AS page FROM content_search ORDER BY rowid`),
+    recorded: await reader().all<Recorded>(
+      sql`SELECT search_rowid AS row, space_id AS space, page_id AS page FROM content_search_spaces ORDER BY search_rowid`,
+    ),
   };
 }
 
-function expectRecorded() {
-  const { index, recorded: rows } = recorded();
+async function expectRecorded() {
+  const { index, recorded: rows } = await recorded();
   expect(rows).toEqual(index);
   return index.length;
 }
@@ -57,85 +68,82 @@ const found = async (spaceId: string, text: string) =>
 
 describe('the spaces of the full-text index', () => {
   test('follow every write that indexes a space or removes it from the index', async () => {
-    const rows = expectRecorded();
+    const rows = await expectRecorded();
     expect(rows).toBeGreaterThanOrEqual(5);
     expect(await found('kitchen', 'vinegar')).toEqual(['kettle']);
     expect(await found('garden', 'water')).toEqual(['hose']);
 
     // New content: the space's rows are replaced, the other spaces' kept.
     ok(await bridge().POST('/v1/spaces/{spaceId}/content/template', { ...space('kitchen'), body: { id: 'changelog' } }));
-    expect(expectRecorded()).toBeGreaterThan(rows);
+    expect(await expectRecorded()).toBeGreaterThan(rows);
     expect(await found('kitchen', 'vinegar')).toEqual(['kettle']);
     expect(await found('garden', 'water')).toEqual(['hose']);
 
     // A new space, then deleted: gone from the index; restored: back.
     const created = ok(await bridge().POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: { title: 'Shed' } }), 201);
-    expectRecorded();
+    await expectRecorded();
     expect((await bridge().DELETE('/v1/spaces/{spaceId}', space('garden'))).response.status).toBe(204);
-    expectRecorded();
-    const db = ctx.server.running.ctx.db;
-    expect(db.prepare(`SELECT COUNT(*) AS n FROM content_search WHERE space_id = 'garden'`).get()).toEqual({ n: 0 });
+    await expectRecorded();
+    expect(await reader().first(sql`SELECT COUNT(*) AS n FROM content_search WHERE space_id = ${'garden'}`)).toEqual({ n: 0 });
     ok(await bridge().POST('/v1/spaces/{spaceId}/restore', space('garden')), 200);
-    expectRecorded();
+    await expectRecorded();
     expect(await found('garden', 'water')).toEqual(['hose']);
     expect(await found('kitchen', 'water')).toEqual(['kettle']);
     expect((await bridge().DELETE('/v1/spaces/{spaceId}', space(created.id))).response.status).toBe(204);
-    expectRecorded();
+    await expectRecorded();
     expectError(await bridge().GET('/v1/spaces/{spaceId}/search', { params: { path: { spaceId: 'nope' }, query: { query: 'water' } } }), 404);
   });
 
   test("the migration's backfill of an existing database records every row of the index", async () => {
-    const db = ctx.server.running.ctx.db;
-    const before = recorded().index;
+    const before = (await recorded()).index;
     expect(before.length).toBeGreaterThan(0);
     const migrations = readMigrations().filter((entry) => ['120_content_search_spaces.sql', '190_content_search_pages.sql'].includes(entry.name));
     expect(migrations).toHaveLength(2);
+    const db = connection();
     db.transaction(() => {
       db.exec('DROP TABLE content_search_spaces; ALTER TABLE spaces DROP COLUMN search_revision_id');
       for (const migration of migrations) db.exec(migration.sql);
     })();
-    expect(expectRecorded()).toBe(before.length);
+    expect(await expectRecorded()).toBe(before.length);
     expect(await found('kitchen', 'vinegar')).toEqual(['kettle']);
     ok(await bridge().POST('/v1/spaces/{spaceId}/content/template', { ...space('garden'), body: { id: 'changelog' } }));
-    expectRecorded();
+    await expectRecorded();
   });
 });
 
 describe('a new revision of a space', () => {
   /** The index's rows of a space, as sets of their columns (rowids left out), sorted. */
-  const rowsOf = (spaceId: string) =>
+  const rowsOf = async (spaceId: string) =>
     (
-      ctx.server.running.ctx.db
-        .prepare('SELECT title, body, page_title, page_id, page_path, section_id FROM content_search WHERE space_id = ?')
-        .all(spaceId) as Record<string, string>[]
+      await reader().all<Record<string, string>>(
+        sql`SELECT title, body, page_title, page_id, page_path, section_id FROM content_search WHERE space_id = ${spaceId}`,
+      )
     )
       .map((row) => JSON.stringify(row))
       .sort();
-  const rowids = (spaceId: string, pageId: string) =>
+  const rowids = async (spaceId: string, pageId: string) =>
     (
-      ctx.server.running.ctx.db
-        .prepare('SELECT rowid AS row FROM content_search WHERE space_id = ? AND page_id = ? ORDER BY rowid')
-        .all(spaceId, pageId) as { row: number }[]
+      await reader().all<{ row: number }>(
+        sql`SELECT rowid AS row FROM content_search WHERE space_id = ${spaceId} AND page_id = ${pageId} ORDER BY rowid`,
+      )
     ).map((row) => row.row);
 
   /** Commits `edit` of the space's current content as its new revision, the way every content write ends. */
   async function commit(spaceId: string, edit: (content: RevisionContent) => void) {
-    const app = ctx.server.running.ctx;
-    await app.store.write(() => {
-      const row = getSpaceRow(app.db, spaceId)!;
-      const content = structuredClone(getRevision(app.db, row.revision_id, spaceId)!.content);
+    await app().store.write(async (db) => {
+      const row = (await getSpaceRow(db, spaceId))!;
+      const content = structuredClone((await getRevision(db, row.revision_id, spaceId))!.content);
       edit(content);
-      commitSpaceContent(app.db, spaceId, [row.revision_id], content, app.now());
+      await commitSpaceContent(db, spaceId, [row.revision_id], content, app().now());
     });
   }
 
   /** The space's rows as indexing its whole current content gives them (the index is left so). */
   async function indexedWhole(spaceId: string) {
-    const app = ctx.server.running.ctx;
-    await app.store.write(() => {
-      const revision = getRevision(app.db, getSpaceRow(app.db, spaceId)!.revision_id, spaceId)!;
-      removeSpaceFromIndex(app.db, spaceId);
-      indexSpaceContent(app.db, spaceId, revision.id, revision.content);
+    await app().store.write(async (db) => {
+      const revision = (await getRevision(db, (await getSpaceRow(db, spaceId))!.revision_id, spaceId))!;
+      await removeSpaceFromIndex(db, spaceId);
+      await indexSpaceContent(db, spaceId, revision.id, revision.content);
     });
     return rowsOf(spaceId);
   }
@@ -151,9 +159,9 @@ describe('a new revision of a space', () => {
         page('sink', 'Sink', 'Wash up.\n'),
       ];
     });
-    expect(rowsOf('kitchen')).toEqual(await indexedWhole('kitchen'));
+    expect(await rowsOf('kitchen')).toEqual(await indexedWhole('kitchen'));
     // Rows indexed, counted as they are recorded.
-    const db = ctx.server.running.ctx.db;
+    const db = connection();
     db.exec(`CREATE TEMP TABLE indexed (n INTEGER NOT NULL); INSERT INTO indexed VALUES (0);
       CREATE TEMP TRIGGER count_indexed AFTER INSERT ON content_search_spaces BEGIN UPDATE indexed SET n = n + 1; END`);
     const indexedRows = () => (db.prepare('SELECT n FROM indexed').get() as { n: number }).n;
@@ -169,48 +177,46 @@ describe('a new revision of a space', () => {
     ];
     try {
       for (const [what, edit] of edits) {
-        const before = rowsOf('kitchen');
-        const fridge = rowids('kitchen', 'fridge');
+        const before = await rowsOf('kitchen');
+        const fridge = await rowids('kitchen', 'fridge');
         const counted = indexedRows();
         await commit('kitchen', edit);
-        const after = rowsOf('kitchen');
+        const after = await rowsOf('kitchen');
         // The pages whose rows differ, all their rows indexed again; no other row.
         const changed = new Set([...before.filter((row) => !after.includes(row)), ...after.filter((row) => !before.includes(row))].map((row) => JSON.parse(row).page_id));
         expect(indexedRows() - counted, what).toBe(after.filter((row) => changed.has(JSON.parse(row).page_id)).length);
-        expect(rowids('kitchen', 'fridge'), what).toEqual(fridge);
+        expect(await rowids('kitchen', 'fridge'), what).toEqual(fridge);
         expect(after, what).toEqual(await indexedWhole('kitchen'));
       }
     } finally {
       db.exec('DROP TRIGGER temp.count_indexed; DROP TABLE temp.indexed');
     }
-    expect(expectRecorded()).toBeGreaterThan(0);
+    expect(await expectRecorded()).toBeGreaterThan(0);
     expect(await found('kitchen', 'cream')).toEqual(['mixer']);
     expect(await found('kitchen', 'toast')).toEqual([]);
     expect(await found('kitchen', 'again')).toEqual(['kettle-2']);
   });
 
   test('of a new space, created or duplicated, is what indexing its content whole gives, and is named on its row', async () => {
-    const db = ctx.server.running.ctx.db;
     const created = ok(await bridge().POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: { title: 'Attic' } }), 201);
     const copy = ok(await bridge().POST('/v1/spaces/{spaceId}/duplicate', space('kitchen')), 201);
-    expect(rowsOf(copy.id).length).toBeGreaterThan(0);
-    expect(rowsOf(copy.id)).toEqual(rowsOf('kitchen'));
+    expect((await rowsOf(copy.id)).length).toBeGreaterThan(0);
+    expect(await rowsOf(copy.id)).toEqual(await rowsOf('kitchen'));
     for (const id of [created.id, copy.id]) {
-      const row = getSpaceRow(db, id)!;
-      expect(db.prepare('SELECT search_revision_id AS id FROM spaces WHERE id = ?').get(id)).toEqual({ id: row.revision_id });
-      expect(rowsOf(id)).toEqual(await indexedWhole(id));
+      const row = (await getSpaceRow(reader(), id))!;
+      expect(await reader().first(sql`SELECT search_revision_id AS id FROM spaces WHERE id = ${id}`)).toEqual({ id: row.revision_id });
+      expect(await rowsOf(id)).toEqual(await indexedWhole(id));
     }
-    expectRecorded();
+    await expectRecorded();
     expect(await found(copy.id, 'cream')).toEqual(await found('kitchen', 'cream'));
   });
 
   test('of a space whose rows were removed (deleted, then restored) is indexed whole', async () => {
     expect((await bridge().DELETE('/v1/spaces/{spaceId}', space('kitchen'))).response.status).toBe(204);
-    const db = ctx.server.running.ctx.db;
-    expect(db.prepare(`SELECT search_revision_id AS id FROM spaces WHERE id = 'kitchen'`).get()).toEqual({ id: null });
+    expect(await reader().first(sql`SELECT search_revision_id AS id FROM spaces WHERE id = ${'kitchen'}`)).toEqual({ id: null });
     ok(await bridge().POST('/v1/spaces/{spaceId}/restore', space('kitchen')), 200);
     expect(await found('kitchen', 'cream')).toEqual(['mixer']);
-    expect(rowsOf('kitchen')).toEqual(await indexedWhole('kitchen'));
-    expectRecorded();
+    expect(await rowsOf('kitchen')).toEqual(await indexedWhole('kitchen'));
+    await expectRecorded();
   });
 });

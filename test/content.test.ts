@@ -1,14 +1,17 @@
+import { sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
+import { reading } from '../server/context.ts';
 import type { RevisionContent } from '../server/content/model.ts';
 import { linkGroups } from '../server/content/links.ts';
 import { getRevision } from '../server/content/revisions.ts';
-import { ftsQuery, snippetsMade } from '../server/content/search.ts';
-import { readMigrations } from '../server/store/db.ts';
+import { searchSections, sectionBodies, snippetsMade } from '../server/content/search.ts';
+import { readMigrations, SqliteStore } from '../server/store/sqlite/store.ts';
 import { immutableBodyChecks } from '../server/http/immutable-bodies.ts';
 import type { SeedPage } from '../server/seed.ts';
 import { editSpaceContent } from './support/content.ts';
 import { ACME, standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
+import { testEngine } from './support/databases.ts';
 import { useTestServer } from './support/server.ts';
 
 const APP_URL = 'https://app.acme.test';
@@ -64,6 +67,12 @@ const fixture = {
 
 const ctx = useTestServer({ fixture, env: { APP_URL } });
 const app = () => ctx.server.running.ctx;
+/** The server's SQLite store, for the assertions about SQLite itself (query plans, its migrations). */
+function sqliteStore(): SqliteStore {
+  const store = app().store;
+  if (!(store instanceof SqliteStore)) throw new Error('this assertion is about SQLite: run it on SQLite');
+  return store;
+}
 
 const space = (spaceId: string) => ({ params: { path: { spaceId } } });
 const page = (spaceId: string, pageId: string, query: Record<string, unknown> = {}) => ({
@@ -339,10 +348,11 @@ describe('GET /v1/spaces/{spaceId}/links', () => {
   });
 
   test("are grouped once per revision: later reads share the groups, frozen (the list follows the content: see 'content of a change request')", async () => {
-    const revision = getRevision(app().db, await revisionOf('manual'), 'manual')!;
-    const groups = linkGroups(app(), revision);
+    const scope = reading(app());
+    const revision = (await getRevision(scope.db, await revisionOf('manual'), 'manual'))!;
+    const groups = await linkGroups(scope, revision);
     expect(groups.map((group) => group.status)).toEqual(['ok', 'ok', 'broken', 'broken', 'ok', 'in-app', 'ok', 'broken']);
-    expect(linkGroups(app(), getRevision(app().db, revision.id, 'manual')!)).toBe(groups);
+    expect(await linkGroups(scope, (await getRevision(scope.db, revision.id, 'manual'))!)).toBe(groups);
     expect(Object.isFrozen(groups) && Object.isFrozen(groups[0]!.pageIds) && Object.isFrozen(groups[0]!.target)).toBe(true);
   });
 
@@ -385,19 +395,20 @@ describe('GET /v1/spaces/{spaceId}/content/page/{pageId}/backlinks', () => {
     expect(none).toEqual({ count: 0, items: [] });
   });
 
-  test("reads the links to the page through the index of links by target, not every link of the revision", async () => {
-    const { db } = app();
-    const prepare = db.prepare;
+  // A query plan is SQLite's: the statements the store runs are seen through its statement cache.
+  test.skipIf(testEngine() !== 'sqlite')("reads the links to the page through the index of links by target, not every link of the revision", async () => {
+    const store = sqliteStore();
+    const statement = store.statement;
     const texts: string[] = [];
-    db.prepare = ((sql: string) => (texts.push(sql), prepare.call(db, sql))) as typeof db.prepare;
+    store.statement = (text: string) => (texts.push(text), statement.call(store, text));
     try {
       ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/backlinks', page('manual', 'install')));
     } finally {
-      db.prepare = prepare;
+      store.statement = statement;
     }
-    const byTarget = texts.filter((sql) => /FROM content_links\b[\s\S]*\btarget_id = \?/.test(sql));
+    const byTarget = texts.filter((text) => /FROM content_links\b[\s\S]*\btarget_id"? = \?/.test(text));
     expect(byTarget).toHaveLength(1);
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${byTarget[0]}`).all('r', 'page', 'p') as { detail: string }[]).map((row) => row.detail);
+    const plan = (store.connection.prepare(`EXPLAIN QUERY PLAN ${byTarget[0]}`).all('r', 'page', 'p') as { detail: string }[]).map((row) => row.detail);
     expect(plan[0]).toMatch(/^SEARCH content_links USING INDEX content_links_target \(revision_id=\? AND target_kind=\? AND target_id=\?\)/);
   });
 
@@ -444,7 +455,6 @@ describe('GET /v1/spaces/{spaceId}/search', () => {
   });
 
   test("makes the text shown of sections for the page of results only, as a search of every result would", async () => {
-    const db = ctx.server.running.ctx.db;
     const seen: { id: string; sections: { id: string; body: string }[] }[] = [];
     let cursor: string | undefined;
     do {
@@ -455,16 +465,21 @@ describe('GET /v1/spaces/{spaceId}/search', () => {
       seen.push(...page.items);
       cursor = page.next?.page;
     } while (cursor);
-    // The same text as one query making every section's snippet together.
-    const all = db
-      .prepare(
-        `SELECT page_id AS page, section_id AS section, snippet(content_search, 1, '', '', '…', 32) AS body FROM content_search
-         WHERE content_search MATCH ? AND space_id = 'manual'`,
-      )
-      .all(ftsQuery('install')) as { page: string; section: string; body: string }[];
-    expect(seen.flatMap((page) => page.sections.map((section) => ({ page: page.id, section: section.id, body: section.body }))).sort(byKey)).toEqual(
-      all.sort(byKey),
-    );
+    const shown = seen.flatMap((page) => page.sections.map((section) => ({ page: page.id, section: section.id, body: section.body }))).sort(byKey);
+    // The same text as one query making every matching section's text together.
+    const { db } = reading(app());
+    const hits = await searchSections(db, { spaceId: 'manual' }, 'install');
+    const bodies = await sectionBodies(db, 'install', hits.map((hit) => hit.row));
+    const all = hits.map((hit) => ({ page: hit.pageId, section: hit.sectionId, body: bodies.get(hit.row) }));
+    expect(shown).toEqual(all.sort(byKey));
+    if (db.engine === 'sqlite') {
+      // And as FTS5's snippet() of every match of the space makes it, in one query of its own.
+      const fts = await db.all<{ page: string; section: string; body: string }>(
+        sql`SELECT page_id AS page, section_id AS section, snippet(content_search, 1, '', '', '…', 32) AS body FROM content_search
+            WHERE content_search MATCH ${'"install"*'} AND space_id = 'manual'`,
+      );
+      expect(shown).toEqual(fts.sort(byKey));
+    }
     expect(seen.length).toBeGreaterThan(1);
   });
 
@@ -654,24 +669,25 @@ describe('content of a change request', () => {
     expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space('manual'))).stats.broken.changeRequest).toBe(3);
   });
 
-  test("a revision's broken count is kept with its link index, made as the API groups links, and the migration's backfill makes the same", () => {
-    const db = ctx.server.running.ctx.db;
+  test("a revision's broken count is kept with its link index, made as the API groups links, and the migration's backfill makes the same", async () => {
+    const scope = reading(app());
     const kept = () =>
-      db
-        .prepare(
-          `SELECT revision_id AS id, space_id AS spaceId, broken FROM content_link_index JOIN revisions ON revisions.id = revision_id
-           ORDER BY revision_id`,
-        )
-        .all() as { id: string; spaceId: string; broken: number }[];
-    const indexed = kept();
+      scope.db.all<{ id: string; spaceId: string; broken: number }>(
+        sql`SELECT revision_id AS id, space_id AS "spaceId", broken FROM content_link_index JOIN revisions ON revisions.id = revision_id
+            ORDER BY revision_id`,
+      );
+    const indexed = await kept();
     expect(indexed.length).toBeGreaterThan(2);
     for (const { id, spaceId, broken } of indexed) {
-      const groups = linkGroups(ctx.server.running.ctx, getRevision(db, id, spaceId)!);
+      const groups = await linkGroups(scope, (await getRevision(scope.db, id, spaceId))!);
       expect(broken, id).toBe(groups.filter((group) => group.status === 'broken').length);
     }
     expect(indexed.some((row) => row.broken > 0)).toBe(true);
+    // What follows is about SQLite itself: its query plan, and its migration 200 (PostgreSQL starts from a baseline).
+    if (app().store.engine !== 'sqlite') return;
+    const { connection } = sqliteStore();
     // The space's sum reads the kept counts, one row a change request, never the links themselves.
-    const plan = db
+    const plan = connection
       .prepare(
         `EXPLAIN QUERY PLAN SELECT COALESCE(SUM(content_link_index.broken), 0) AS n FROM change_requests
          JOIN content_link_index ON content_link_index.revision_id = change_requests.revision_id
@@ -681,11 +697,11 @@ describe('content of a change request', () => {
     expect(plan.map((row) => row.detail).join('\n')).not.toMatch(/content_links\b/);
 
     const migration = readMigrations().find((entry) => entry.name === '200_link_index_broken_counts.sql')!;
-    db.transaction(() => {
-      db.exec('ALTER TABLE content_link_index DROP COLUMN broken');
-      db.exec(migration.sql);
+    connection.transaction(() => {
+      connection.exec('ALTER TABLE content_link_index DROP COLUMN broken');
+      connection.exec(migration.sql);
     })();
-    expect(kept()).toEqual(indexed);
+    expect(await kept()).toEqual(indexed);
   });
 
   test('every change-request content read answers 404 for an unknown change request, page, strangers; 401 without a token', async () => {

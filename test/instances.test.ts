@@ -359,6 +359,37 @@ describe('a server whose PostgreSQL is unreachable', () => {
     expect(output).not.toContain('secret-password');
   });
 
+  test('a request that arrives while it migrates and seeds its database waits, and is answered then', async () => {
+    const database = await createTestDatabase({ empty: true });
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    // The server listens first (to learn its address), then migrates and seeds an empty database: the first request
+    // it accepts comes in during that.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database.url, DOCS_API_TOKEN: 'early-token' },
+      stdio: 'ignore',
+    });
+    try {
+      for (;;) {
+        try {
+          const response = await fetch(`http://127.0.0.1:${port}/v1/orgs`, { headers: { authorization: 'Bearer early-token' }, signal: AbortSignal.timeout(20_000) });
+          expect(response.status).toBe(200);
+          break;
+        } catch (error) {
+          if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await database.drop();
+    }
+  }, 60_000);
+
   test('answers 503 while its database is down, without crashing, and recovers when it returns', async () => {
     const server = startPostgres({ port: 6400 + Math.floor(Math.random() * 500) });
     let instance: Instance | undefined;

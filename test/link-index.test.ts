@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { ensureLinkIndex, extractLinks, LINK_ANCESTRY_DEPTH, pagesParsedForLinks, revisionLinks } from '../server/content/links.ts';
 import type { RevisionContent, StoredPage } from '../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
+import { type AppContext, reading } from '../server/context.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
 import { extendFixture, storedPage } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
@@ -45,15 +46,25 @@ const app = () => ctx.server.running.ctx;
 
 const document = (id: string, markdown: string) => storedPage(id, id, markdown);
 
+/** The space's current revision, as the server reads it. */
+async function current() {
+  const db = app().store.reader;
+  const row = (await getSpaceRow(db, 'handbook'))!;
+  return (await getRevision(db, row.revision_id, 'handbook'))!;
+}
+
+/** The indexed links of `revision` as `context` (the server's, or another app address's) reads them. */
+const linksOf = (revision: Awaited<ReturnType<typeof current>>, context: AppContext = app()) => revisionLinks(reading(context), revision);
+
 /** Commits `edit` of the space's current content as its new revision (its parent: the current one). */
 async function commit(edit: (content: RevisionContent) => void) {
-  await app().store.write(() => {
-    const row = getSpaceRow(app().db, 'handbook')!;
-    const content = structuredClone(getRevision(app().db, row.revision_id, 'handbook')!.content);
+  await app().store.write(async (db) => {
+    const row = (await getSpaceRow(db, 'handbook'))!;
+    const content = structuredClone((await getRevision(db, row.revision_id, 'handbook'))!.content);
     edit(content);
-    commitSpaceContent(app().db, 'handbook', [row.revision_id], content, app().now());
+    await commitSpaceContent(db, 'handbook', [row.revision_id], content, app().now());
   });
-  return getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
+  return current();
 }
 
 /** The pages of a content whose markdown differs from the parent's page of the same id (or that it has not). */
@@ -85,29 +96,29 @@ describe('the link index of a new revision', () => {
       ['nothing changed', () => {}],
     ];
     for (const [what, edit] of edits) {
-      const parent = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
+      const parent = await current();
       const revision = await commit(edit);
       const parsed = pagesParsedForLinks();
-      const links = revisionLinks(app(), revision);
+      const links = await linksOf(revision);
       expect(pagesParsedForLinks() - parsed, what).toBe(changedPages(revision.content, parent.content));
       expect(links, what).toEqual(extractLinks(revision.content, APP_URL));
       ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/links', space));
     }
     // The edits above did change where links point: the moved and renamed pages broke some, the FAQ fixed others.
-    const last = revisionLinks(app(), getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!);
+    const last = await linksOf(await current());
     expect(last.filter((link) => link.status === 'broken').map((link) => link.href)).toContain('guides/setup');
     expect(last.find((link) => link.href === '../faq')).toMatchObject({ status: 'ok', target: { kind: 'page', id: 'faq' } });
   });
 
   test('without an indexed parent, parses only the pages changed since its nearest indexed ancestor', async () => {
-    const indexed = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
-    revisionLinks(app(), indexed);
+    const indexed = await current();
+    await linksOf(indexed);
     // Three writes, no read of links between them: the parent and grandparent of the last are not indexed.
     await commit((content) => void (content.pages[0]!.markdown += '\nMore.\n'));
     await commit((content) => content.pages.push(document('news', 'See [home](home).\n')));
     const last = await commit((content) => void (content.pages[1]!.pages[0]!.markdown += '\nAnd [news](../news).\n'));
     const parsed = pagesParsedForLinks();
-    const links = revisionLinks(app(), last);
+    const links = await linksOf(last);
     expect(pagesParsedForLinks() - parsed).toBe(changedPages(last.content, indexed.content));
     expect(changedPages(last.content, indexed.content)).toBe(3);
     expect(links).toEqual(extractLinks(last.content, APP_URL));
@@ -115,36 +126,36 @@ describe('the link index of a new revision', () => {
 
   test(`without an indexed ancestor within ${LINK_ANCESTRY_DEPTH} generations, parses every page`, async () => {
     const every = (content: RevisionContent) => changedPages(content, { ...content, pages: [] });
-    const nearest = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
-    revisionLinks(app(), nearest);
+    const nearest = await current();
+    await linksOf(nearest);
     for (let generation = 0; generation < LINK_ANCESTRY_DEPTH - 1; generation++) await commit(() => {});
     const within = await commit((content) => void (content.pages[0]!.markdown += '\nOne more.\n'));
     let parsed = pagesParsedForLinks();
-    const withinLinks = revisionLinks(app(), within);
+    const withinLinks = await linksOf(within);
     expect(pagesParsedForLinks() - parsed).toBe(1);
     expect(withinLinks).toEqual(extractLinks(within.content, APP_URL));
 
     for (let generation = 0; generation < LINK_ANCESTRY_DEPTH; generation++) await commit(() => {});
     const beyond = await commit((content) => void (content.pages[0]!.markdown += '\nAnd one more.\n'));
     parsed = pagesParsedForLinks();
-    const beyondLinks = revisionLinks(app(), beyond);
+    const beyondLinks = await linksOf(beyond);
     expect(pagesParsedForLinks() - parsed).toBe(every(beyond.content));
     expect(beyondLinks).toEqual(extractLinks(beyond.content, APP_URL));
     expect(every(beyond.content)).toBeGreaterThan(1);
   });
 
-  test('indexed again for another app address, reads its own rows and resolves them anew', () => {
-    const revision = getRevision(app().db, getSpaceRow(app().db, 'handbook')!.revision_id, 'handbook')!;
-    revisionLinks(app(), revision);
-    const other = { ...app(), config: { ...app().config, appUrl: 'https://other.test' } };
+  test('indexed again for another app address, reads its own rows and resolves them anew', async () => {
+    const revision = await current();
+    await linksOf(revision);
+    const other: AppContext = { ...app(), config: { ...app().config, appUrl: 'https://other.test' } };
     const parsed = pagesParsedForLinks();
-    ensureLinkIndex(other, revision);
+    await ensureLinkIndex(reading(other), revision);
     expect(pagesParsedForLinks() - parsed).toBe(0);
-    const again = revisionLinks(other, revision);
+    const again = await linksOf(revision, other);
     expect(again).toEqual(extractLinks(revision.content, 'https://other.test'));
     // The link into the first app address is an outside link for the other.
     expect(again.find((link) => link.href === `${APP_URL}/s/x`)?.status).toBe('ok');
     expect(extractLinks(revision.content, APP_URL).find((link) => link.href === `${APP_URL}/s/x`)?.status).toBe('in-app');
-    revisionLinks(app(), revision); // back to the server's own address for whatever runs next
+    await linksOf(revision); // back to the server's own address for whatever runs next
   });
 });

@@ -16,7 +16,10 @@ import { writeTogether } from './write-together.ts';
 
 export interface AppServer {
   server: Server;
-  /** Serves `app` on the server: call it once, before the first request. */
+  /**
+   * Serves `app` on the server: call it once. Requests that arrive before (the server listens while it opens its
+   * database and seeds it, which may take a while on PostgreSQL) wait, and are served then.
+   */
   serve(app: Express): void;
 }
 
@@ -31,17 +34,19 @@ export function appServer(): AppServer {
   class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
   const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse });
   server.on('connection', writeTogether);
-  let serving = false;
+  let serving: Express | undefined;
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+  server.on('request', (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
   return {
     server,
     serve(app) {
       if (serving) throw new Error('appServer: serve(app) was already called');
-      serving = true;
       Object.setPrototypeOf(AppRequest.prototype, app.request);
       Object.setPrototypeOf(AppResponse.prototype, app.response);
       app.request = AppRequest.prototype as unknown as Express['request'];
       app.response = AppResponse.prototype as unknown as Express['response'];
-      server.on('request', app);
+      serving = app;
+      for (const [req, res] of waiting.splice(0)) app(req, res);
     },
   };
 }

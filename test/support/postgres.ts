@@ -9,6 +9,8 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 
 export interface PostgresServer {
+  /** The folder of its data (its postmaster.pid names the server's process). */
+  dataDir: string;
   /** The folder of its Unix socket (the `host` of a connection). */
   socketDir: string;
   port: number;
@@ -53,7 +55,11 @@ function runAs(bin: string, args: string[]): void {
 }
 
 /** Starts a PostgreSQL server of its own on a temporary folder; the caller stops it. */
-export function startPostgres(options: { port?: number } = {}): PostgresServer {
+/**
+ * `durable`: fsync and full-page writes on, as a server that keeps data (the bench); off for tests. `settings`: more
+ * `-c name=value` settings (the bench's pg_stat_statements).
+ */
+export function startPostgres(options: { port?: number; durable?: boolean; settings?: string[] } = {}): PostgresServer {
   const bin = postgresBinaries();
   const root = mkdtempSync(path.join(tmpdir(), 'docs-platform-pg-'));
   const data = path.join(root, 'data');
@@ -81,11 +87,13 @@ export function startPostgres(options: { port?: number } = {}): PostgresServer {
         `-k ${socketDir}`,
         "-c listen_addresses=''",
         `-p ${port}`,
-        '-c fsync=off',
+        // Commits do not wait for the log to reach the disk (a crash loses the last moments, never consistency), as
+        // the SQLite store's `synchronous = NORMAL`.
         '-c synchronous_commit=off',
-        '-c full_page_writes=off',
+        ...(options.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
         '-c max_connections=300',
         '-c shared_buffers=64MB',
+        ...(options.settings ?? []).map((setting) => `-c ${setting}`),
       ].join(' '),
       'start',
     ]);
@@ -100,6 +108,7 @@ export function startPostgres(options: { port?: number } = {}): PostgresServer {
   watchdog.unref();
   let stopped = false;
   return {
+    dataDir: data,
     socketDir,
     port,
     user,
