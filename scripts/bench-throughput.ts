@@ -756,9 +756,7 @@ async function storeComparison(dataDir: string): Promise<void> {
   };
   try {
     if (settings.baseline) groups.push(single(await startReference('baseline (SQLite)', `${dataDir}-baseline`, {}, path.resolve(settings.baseline))));
-    console.error('store: begin');
     const sqlite = single(await startReference('SQLite', `${dataDir}-sqlite`));
-    console.error('store: sqlite started');
     groups.push(sqlite);
     postgres = startPostgres({ port: await freePort(), durable: true, settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track_utility=on'] });
     const admin = new pg.Client({ connectionString: postgres.url('postgres') });
@@ -770,9 +768,7 @@ async function storeComparison(dataDir: string): Promise<void> {
     await setup.query('CREATE EXTENSION pg_stat_statements');
     await setup.end();
     const env = { DATABASE_URL: postgres.url('bench') };
-    console.error('store: pg ready');
     const first = await startReference('PostgreSQL', `${dataDir}-pg1`, env);
-    console.error('store: pg1 started');
     const one = single(first);
     groups.push(one);
     const second = await startReference('PostgreSQL (second instance)', `${dataDir}-pg2`, env);
@@ -780,9 +776,7 @@ async function storeComparison(dataDir: string): Promise<void> {
     const two: Group = { name: 'PostgreSQL, 2 instances', members: [first, second] };
     groups.push(two);
 
-    console.error('store: started');
     for (const request of REQUESTS) for (const group of groups) await loadGroup(group, request, { amount: 500 });
-    console.error('store: warmed');
     const results = new Map<string, Measure[]>();
     for (let run = 0; run < settings.runs; run++) {
       for (const [index, request] of REQUESTS.entries()) {
