@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { ACME } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { sql } from 'kysely';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'first-revision-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -21,11 +22,12 @@ async function createSpace(title: string) {
 }
 
 /** What the database holds of the revision: its row, and whether its space names it as unwritten. */
-function stored(spaceId: string, revisionId: string) {
-  const db = ctx.server.running.ctx.db;
+async function stored(spaceId: string, revisionId: string) {
+  const db = ctx.server.running.ctx.store.reader;
+  const space = await db.first<{ unwritten_revision_id: string | null }>(sql`SELECT unwritten_revision_id FROM spaces WHERE id = ${spaceId}`);
   return {
-    row: db.prepare('SELECT space_id, parents, type, content FROM revisions WHERE id = ?').get(revisionId),
-    named: db.prepare('SELECT unwritten_revision_id FROM spaces WHERE id = ?').pluck().get(spaceId) === revisionId,
+    row: await db.first(sql`SELECT space_id, parents, type, content FROM revisions WHERE id = ${revisionId}`),
+    named: space?.unwritten_revision_id === revisionId,
   };
 }
 
@@ -34,7 +36,7 @@ describe('the first revision of a space created empty', () => {
     const fresh = await createSpace('Fresh');
     const content = ok(await admin().GET('/v1/spaces/{spaceId}/content', space(fresh.id)), 200);
     expect(content).toMatchObject({ object: 'revision', id: fresh.revision, type: 'edits', createdAt: fresh.createdAt, pages: [], files: [] });
-    expect(stored(fresh.id, fresh.revision)).toEqual({ row: undefined, named: true });
+    expect(await stored(fresh.id, fresh.revision)).toEqual({ row: undefined, named: true });
 
     await ctx.server.restart();
     expect(ok(await admin().GET('/v1/spaces/{spaceId}', space(fresh.id)), 200).revision).toBe(fresh.revision);
@@ -57,7 +59,7 @@ describe('the first revision of a space created empty', () => {
     const written = ok(await admin().GET('/v1/spaces/{spaceId}/content', space(fresh.id)), 200);
     expect(written.id).not.toBe(fresh.revision);
     expect(written.pages!.length).toBeGreaterThan(0);
-    expect(stored(fresh.id, written.id!).row).toMatchObject({ parents: JSON.stringify([fresh.revision]) });
+    expect((await stored(fresh.id, written.id!)).row).toMatchObject({ parents: JSON.stringify([fresh.revision]) });
     // The change requests still read the first revision.
     expect(ok(await admin().GET('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content', changeRequest(fresh.id, open.id)), 200))
       .toMatchObject({ id: fresh.revision, pages: [] });
@@ -67,19 +69,19 @@ describe('the first revision of a space created empty', () => {
     const after = ok(await admin().GET('/v1/spaces/{spaceId}/content', space(fresh.id)), 200);
     expect(after.id).toBe(merge.revision);
     expect(after.pages).toEqual(written.pages);
-    expect(stored(fresh.id, merge.revision).row).toMatchObject({ parents: JSON.stringify([written.id, fresh.revision]), type: 'merge' });
-    expect(stored(fresh.id, fresh.revision)).toEqual({ row: undefined, named: true });
+    expect((await stored(fresh.id, merge.revision)).row).toMatchObject({ parents: JSON.stringify([written.id, fresh.revision]), type: 'merge' });
+    expect(await stored(fresh.id, fresh.revision)).toEqual({ row: undefined, named: true });
   });
 
   test("gets its row when the link index must refer to it (an open change request's links); reads the same after", async () => {
     const fresh = await createSpace('Linked');
     const open = ok(await admin().POST('/v1/spaces/{spaceId}/change-requests', { ...space(fresh.id), body: { subject: 'Open' } }), 201);
     const before = ok(await admin().GET('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content', changeRequest(fresh.id, open.id)), 200);
-    expect(stored(fresh.id, fresh.revision).row).toBeUndefined();
+    expect((await stored(fresh.id, fresh.revision)).row).toBeUndefined();
 
     // The space's links count the broken links of its open change requests, indexing their revisions first.
     expect(ok(await admin().GET('/v1/spaces/{spaceId}/links', space(fresh.id)), 200).items).toEqual([]);
-    expect(stored(fresh.id, fresh.revision)).toEqual({
+    expect(await stored(fresh.id, fresh.revision)).toEqual({
       row: { space_id: fresh.id, parents: '[]', type: 'edits', content: JSON.stringify({ pages: [], files: [], reusableContents: [], variables: {} }) },
       named: false,
     });

@@ -9,6 +9,7 @@ import type { components } from '../generated/schema.d.ts';
 import { ACME, extendFixture, GLOBEX, type RoleUser } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { sql } from 'kysely';
 
 type PublishBody = components['schemas']['PublishIntegrationRequest'];
 
@@ -744,10 +745,7 @@ describe('DELETE /v1/integrations/{integrationName} (unpublish)', () => {
     expect(first.response.status).toBe(204);
     expectError(await get('admin', 'eventful'), 404);
     expectError(await events('admin', 'eventful'), 404);
-    const left = ctx.server.running.ctx.db
-      .prepare(`SELECT COUNT(*) AS n FROM integration_installations WHERE integration_name = 'eventful'`)
-      .get() as { n: number };
-    expect(left.n).toBe(0);
+    expect(await ctx.server.running.ctx.store.reader.all(sql`SELECT id FROM integration_installations WHERE integration_name = 'eventful'`)).toEqual([]);
     expect((await as('creator').DELETE('/v1/integrations/{integrationName}', named('eventful'))).response.status).toBe(204);
     // The name is free again, for any organization.
     expect(ok(await publish('outsider', 'eventful', {})).owner.id).toBe(GLOBEX);

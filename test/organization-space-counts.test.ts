@@ -4,10 +4,12 @@
 // removals no operation makes, through the database), the API shows exactly what counting the rows gives, and the
 // migration's backfill of an existing database gives the same.
 import { describe, expect, test } from 'vitest';
-import { readMigrations } from '../server/store/db.ts';
+import { readMigrations, SqliteStore } from '../server/store/sqlite/store.ts';
 import { ACME, extendFixture, GLOBEX } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { sql } from 'kysely';
+import { testEngine } from './support/databases.ts';
 
 const fixture = extendFixture({
   bridge: true,
@@ -27,15 +29,16 @@ const ctx = useTestServer({ fixture });
 const bridge = () => ctx.server.as('bridge');
 
 /** The number by its definition: counting the rows. */
-function counted(organizationId: string): number {
-  const db = ctx.server.running.ctx.db;
-  return (db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').get(organizationId) as { n: number }).n;
+async function counted(organizationId: string): Promise<number> {
+  const db = ctx.server.running.ctx.store.reader;
+  const row = await db.first<{ n: number }>(sql`SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ${organizationId} AND deleted_at IS NULL`);
+  return Number(row!.n);
 }
 
 /** The `count` of the first page of the organization's spaces, after checking it is what counting gives. */
 async function shown(organizationId: string): Promise<number> {
   const page = ok(await bridge().GET('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId }, query: { limit: 1 } } }), 200);
-  expect(page.count, organizationId).toBe(counted(organizationId));
+  expect(page.count, organizationId).toBe(await counted(organizationId));
   return page.count;
 }
 
@@ -73,20 +76,20 @@ describe('live space counts of organizations', () => {
     expect(await both()).toEqual([acme, globex + 2]);
     // Deleting a collection removes what it holds.
     expect((await bridge().DELETE('/v1/collections/{collectionId}', { params: { path: { collectionId: 'bin' } } })).response.status).toBe(204);
-    expect(await shown(ACME)).toBe(counted(ACME));
+    expect(await shown(ACME)).toBe(await counted(ACME));
 
     // Removals no operation makes: a space removed outright, an organization removed with its spaces.
-    const db = ctx.server.running.ctx.db;
+    const { store } = ctx.server.running.ctx;
     const before = await shown(ACME);
-    db.prepare('DELETE FROM spaces WHERE id = ?').run(created[2]!.id);
+    await store.write((db) => db.run(sql`DELETE FROM spaces WHERE id = ${created[2]!.id}`));
     expect(await shown(ACME)).toBe(before - 1);
-    db.prepare('DELETE FROM organizations WHERE id = ?').run(GLOBEX);
-    expect(counted(GLOBEX)).toBe(0);
-    expect(db.prepare('SELECT COUNT(*) AS n FROM organization_space_counts WHERE organization_id = ?').get(GLOBEX)).toEqual({ n: 0 });
+    await store.write((db) => db.run(sql`DELETE FROM organizations WHERE id = ${GLOBEX}`));
+    expect(await counted(GLOBEX)).toBe(0);
+    expect(await store.reader.all(sql`SELECT organization_id FROM organization_space_counts WHERE organization_id = ${GLOBEX}`)).toEqual([]);
   });
 
-  test("the migration's backfill of an existing database counts what is there", async () => {
-    const db = ctx.server.running.ctx.db;
+  test.skipIf(testEngine() !== 'sqlite')("the SQLite migration's backfill of an existing database counts what is there", async () => {
+    const db = (ctx.server.running.ctx.store as SqliteStore).connection;
     const before = await shown(ACME);
     expect(before).toBeGreaterThan(0);
     const migration = readMigrations().find((entry) => entry.name === '110_organization_space_counts.sql')!;

@@ -419,7 +419,7 @@ describe('every outbound path of the server follows the rule, redirects included
     const answer = await api.as('admin').POST('/v1/spaces/{spaceId}/git/import', { params: { path: { spaceId } }, body: { url: target, ref: 'refs/heads/main' } });
     expect(answer.response.status).toBe(204);
     await idle();
-    const [operation] = listGitOperations(api.running.ctx.db, spaceId);
+    const [operation] = await listGitOperations(api.running.ctx.store.reader, spaceId);
     expect(operation).toMatchObject({ status: 'failed' });
     expect(operation!.error).toContain('is refused');
     expect(ok(await api.as('admin').GET('/v1/spaces/{spaceId}/git/info', { params: { path: { spaceId } } }))).toEqual({});
