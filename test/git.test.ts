@@ -7,10 +7,12 @@ import path from 'node:path';
 import git from 'isomorphic-git';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sql } from 'kysely';
 import type { StoredPage } from '../server/content/model.ts';
 import { getRevision } from '../server/content/revisions.ts';
 import { readConfig } from '../server/config.ts';
 import { gitProvider, listGitOperations } from '../server/domain/git.ts';
+import type { JobRunner } from '../server/jobs/runner.ts';
 import { standardFixture } from './support/fixture.ts';
 import { expectError, ok } from './support/expect.ts';
 import { repoRoot } from './support/repo.ts';
@@ -68,7 +70,8 @@ beforeAll(async () => {
 });
 
 const idle = () => ctx.server.running.ctx.jobs.idle();
-const db = () => ctx.server.running.ctx.db;
+const db = () => ctx.server.running.ctx.store.reader;
+const runnerOf = (server: { running: { ctx: { jobs: unknown } } }) => server.running.ctx.jobs as JobRunner;
 
 type Shape = { title: string; type: string; markdown?: string; pages: Shape[] };
 
@@ -96,7 +99,7 @@ async function pagesOf(spaceId: string): Promise<Shape[]> {
 }
 
 /** The pages of a revision no API operation reads (a standalone import's), from the database. */
-function storedPages(revisionId: string, spaceId: string): Shape[] {
+async function storedPages(revisionId: string, spaceId: string): Promise<Shape[]> {
   const shape = (pages: StoredPage[]): Shape[] =>
     pages.map((page) => ({
       title: page.title,
@@ -104,7 +107,7 @@ function storedPages(revisionId: string, spaceId: string): Shape[] {
       ...(page.type === 'document' ? { markdown: page.markdown } : {}),
       pages: shape(page.pages),
     }));
-  return shape(getRevision(db(), revisionId, spaceId)!.content.pages);
+  return shape((await getRevision(db(), revisionId, spaceId))!.content.pages);
 }
 
 const operationsOf = (spaceId: string) => listGitOperations(db(), spaceId);
@@ -209,7 +212,7 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
       updatedAt: ctx.server.clock.now().toISOString(),
     });
     expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}', space('handbook'))).gitSync).toEqual(info);
-    expect(operationsOf('handbook')[0]).toMatchObject({ kind: 'export', status: 'done', error: null });
+    expect((await operationsOf('handbook'))[0]).toMatchObject({ kind: 'export', status: 'done', error: null });
   });
 
   test('creates a missing branch, then commits on top of it; nothing is committed when nothing changed, unless forced', async () => {
@@ -226,7 +229,7 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
     expect((await exportTo({ commitMessage: 'Unchanged' })).response.status).toBe(204);
     await idle();
     expect((await commitsOf(repo, 'refs/heads/docs/v1')).map((commit) => commit.message)).toEqual(['First\n']);
-    expect(operationsOf('branches')[0]).toMatchObject({ status: 'done', commit_oid: null });
+    expect((await operationsOf('branches'))[0]).toMatchObject({ status: 'done', commit_oid: null });
 
     expect((await exportTo({ commitMessage: 'Forced', force: true })).response.status).toBe(204);
     await idle();
@@ -279,13 +282,13 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
     });
     expect(answer.response.status).toBe(204);
     await idle();
-    expect(operationsOf('checks')[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('checked out') });
+    expect((await operationsOf('checks'))[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('checked out') });
     expect((await commitsOf(path.join(repo, '.git'), 'refs/heads/main')).map((commit) => commit.message)).toEqual(['Written by hand\n']);
     expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}/git/info', space('checks')))).toEqual({});
   });
 
   test('rejects invalid input with 400 naming the field, and starts nothing', async () => {
-    const before = operationsOf('checks').length;
+    const before = (await operationsOf('checks')).length;
     const bodies: [Record<string, unknown>, string][] = [
       [{ url: 'ssh://git@example.com/repo.git', ref: 'refs/heads/main', commitMessage: 'x' }, 'url'],
       [{ url: 'relative/path', ref: 'refs/heads/main', commitMessage: 'x' }, 'url'],
@@ -305,13 +308,13 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
       );
     }
     await idle();
-    expect(operationsOf('checks')).toHaveLength(before);
+    expect(await operationsOf('checks')).toHaveLength(before);
     expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}/git/info', space('checks')))).toEqual({});
   });
 
   test('needs the triggerGitSync permission (403), a live space (403 when locked), membership (404) and a token (401)', async () => {
     const body = { url: SOMEWHERE, ref: 'refs/heads/main', commitMessage: 'x' };
-    const before = operationsOf('checks').length;
+    const before = (await operationsOf('checks')).length;
     expectError(await ctx.server.as('commenter').POST('/v1/spaces/{spaceId}/git/export', { ...space('checks'), body }), 403, 'triggerGitSync');
     expectError(await ctx.server.as('outsider').POST('/v1/spaces/{spaceId}/git/export', { ...space('checks'), body }), 404);
     expectError(await ctx.server.as('guest').POST('/v1/spaces/{spaceId}/git/export', { ...space('checks'), body }), 404);
@@ -320,8 +323,8 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
     const locked = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('locked')));
     expect(locked.permissions.triggerGitSync).toBe(false);
     expectError(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/export', { ...space('locked'), body }), 403, 'locked');
-    expect(operationsOf('checks')).toHaveLength(before);
-    expect(operationsOf('locked')).toHaveLength(0);
+    expect(await operationsOf('checks')).toHaveLength(before);
+    expect(await operationsOf('locked')).toHaveLength(0);
   });
 });
 
@@ -331,7 +334,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     const before = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('oversized')));
     ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('oversized'), body: { url: repo, ref: 'refs/heads/main' } }));
     await idle();
-    expect(operationsOf('oversized')[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('big.md is larger than 2097152 bytes') });
+    expect((await operationsOf('oversized'))[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('big.md is larger than 2097152 bytes') });
     expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('oversized'))).revision).toBe(before.revision);
   });
 
@@ -383,7 +386,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       url: repo,
       updatedAt: ctx.server.clock.now().toISOString(),
     });
-    expect(operationsOf('copy')[0]).toMatchObject({ kind: 'import', status: 'done', commit_oid: oid, revision_id: after.revision });
+    expect((await operationsOf('copy'))[0]).toMatchObject({ kind: 'import', status: 'done', commit_oid: oid, revision_id: after.revision });
   });
 
   test('importing the same commit again changes nothing, unless forced; pages keep their ids', async () => {
@@ -421,10 +424,10 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(after.revision).toBe(before.revision);
     expect(after.gitSync).toBeUndefined();
     expect(await pagesOf('preview')).toEqual([{ title: 'Old', type: 'document', markdown: 'Old page.\n', pages: [] }]);
-    const [operation] = operationsOf('preview');
+    const [operation] = await operationsOf('preview');
     expect(operation).toMatchObject({ status: 'done', revision_id: expect.any(String) });
-    expect(storedPages(operation!.revision_id!, 'preview')).toEqual(HANDBOOK_SHAPE);
-    expect(getRevision(db(), operation!.revision_id!, 'preview')!.parents).toEqual([before.revision]);
+    expect(await storedPages(operation!.revision_id!, 'preview')).toEqual(HANDBOOK_SHAPE);
+    expect((await getRevision(db(), operation!.revision_id!, 'preview'))!.parents).toEqual([before.revision]);
   });
 
   test('reads a repository written by hand: part headings, link pages, front matter, assets and external files', async () => {
@@ -461,7 +464,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       }),
     );
     await idle();
-    expect(operationsOf('handmade')[0]).toMatchObject({ status: 'done' });
+    expect((await operationsOf('handmade'))[0]).toMatchObject({ status: 'done' });
     expect(await pagesOf('handmade')).toEqual([
       { title: 'Hello', type: 'document', markdown: 'The intro. ![Logo](.gitbook/assets/logo.png)\n', pages: [] },
       {
@@ -489,7 +492,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(content.files![0]!.git).toMatchObject({ path: 'docs/.gitbook/assets/logo.png' });
     expect(content.git).toMatchObject({ message: 'Written by hand', createdByService: false, ref: 'refs/heads/main' });
     // The API shows no target of link pages; the stored page has it.
-    expect(getRevision(db(), content.id!, 'handmade')!.content.pages[1]!.pages[1]!.href).toBe('https://status.acme.test');
+    expect((await getRevision(db(), content.id!, 'handmade'))!.content.pages[1]!.pages[1]!.href).toBe('https://status.acme.test');
   });
 
   test('an export writes the files, link pages and page attributes, and an import reads them back the same', async () => {
@@ -581,7 +584,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       }),
     );
     await idle();
-    const [folder, branch, missing] = operationsOf('broken');
+    const [folder, branch, missing] = await operationsOf('broken');
     expect(missing).toMatchObject({ status: 'failed', error: expect.stringContaining('is not a Git repository') });
     expect(branch).toMatchObject({ status: 'failed', error: expect.stringContaining('no branch refs/heads/no-such-branch') });
     expect(folder).toMatchObject({ status: 'failed', error: expect.stringContaining('no folder nowhere') });
@@ -593,7 +596,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
 
   test('an import into a space locked after the request is refused when it runs, and recorded', async () => {
     // The job is held back (kick does nothing) while the space gets locked: when it runs, it finds the space locked.
-    const runner = ctx.server.running.ctx.jobs;
+    const runner = runnerOf(ctx.server);
     const original = runner.kick.bind(runner);
     runner.kick = () => {};
     try {
@@ -608,13 +611,13 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       runner.kick = original;
     }
     await idle();
-    expect(operationsOf('checks')[0]).toMatchObject({ kind: 'import', status: 'failed', error: expect.stringContaining('locked') });
+    expect((await operationsOf('checks'))[0]).toMatchObject({ kind: 'import', status: 'failed', error: expect.stringContaining('locked') });
     expect(await pagesOf('checks')).toEqual([{ title: 'Old', type: 'document', markdown: 'Old page.\n', pages: [] }]);
     ok(await ctx.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space('checks'), body: { editMode: 'live' } }));
   });
 
   test('rejects invalid input with 400 naming the field, and starts nothing', async () => {
-    const before = operationsOf('checks').length;
+    const before = (await operationsOf('checks')).length;
     const bodies: [Record<string, unknown>, string][] = [
       [{ ref: 'refs/heads/main' }, 'url'],
       [{ url: '', ref: 'refs/heads/main' }, 'url'],
@@ -634,18 +637,18 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       );
     }
     await idle();
-    expect(operationsOf('checks')).toHaveLength(before);
+    expect(await operationsOf('checks')).toHaveLength(before);
   });
 
   test('needs the triggerGitSync permission (403), a live space (403 when locked), membership (404) and a token (401)', async () => {
     const body = { url: SOMEWHERE, ref: 'refs/heads/main' };
-    const before = operationsOf('checks').length;
+    const before = (await operationsOf('checks')).length;
     expectError(await ctx.server.as('reader').POST('/v1/spaces/{spaceId}/git/import', { ...space('checks'), body }), 403, 'triggerGitSync');
     expectError(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('locked'), body }), 403, 'locked');
     expectError(await ctx.server.as('outsider').POST('/v1/spaces/{spaceId}/git/import', { ...space('checks'), body }), 404);
     expectError(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('no-such-space'), body }), 404);
     expectError(await ctx.server.as('anonymous').POST('/v1/spaces/{spaceId}/git/import', { ...space('checks'), body }), 401);
-    expect(operationsOf('checks')).toHaveLength(before);
+    expect(await operationsOf('checks')).toHaveLength(before);
   });
 });
 
@@ -721,12 +724,12 @@ describe('Git over HTTP, with credentials in the URL', () => {
       }),
     );
     // Before the job runs, the queued operation holds the credentials encrypted only.
-    const queued = db().prepare(`SELECT * FROM git_operations WHERE space_id = 'remote'`).all();
+    const queued = await db().all(sql`SELECT * FROM git_operations WHERE space_id = 'remote'`);
     expect(secretIn(queued)).toBe(false);
-    expect(secretIn(db().prepare('SELECT payload FROM jobs').all())).toBe(false);
+    expect(secretIn(await db().all(sql`SELECT payload FROM jobs`))).toBe(false);
     await idle();
 
-    expect(operationsOf('remote')[0]).toMatchObject({ status: 'done', credentials: null });
+    expect((await operationsOf('remote'))[0]).toMatchObject({ status: 'done', credentials: null });
     expect((await filesAt(remote, 'refs/heads/main'))['SUMMARY.md']).toBe(EXPECTED_SUMMARY);
     const info = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}/git/info', space('remote')));
     expect(info).toMatchObject({ repoName: 'acme/handbook', installationProvider: 'git', url: `http://${base}/acme/handbook.git` });
@@ -743,9 +746,9 @@ describe('Git over HTTP, with credentials in the URL', () => {
     for (const spaceId of ['remote', 'mirror']) {
       expect(secretIn(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}/git/info', space(spaceId))))).toBe(false);
       expect(secretIn(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(spaceId))))).toBe(false);
-      expect(secretIn(operationsOf(spaceId))).toBe(false);
+      expect(secretIn(await operationsOf(spaceId))).toBe(false);
     }
-    expect(secretIn(db().prepare('SELECT * FROM jobs').all())).toBe(false);
+    expect(secretIn(await db().all(sql`SELECT * FROM jobs`))).toBe(false);
     expect(logLines.some((line) => line.includes('s3cret-token'))).toBe(false);
   });
 
@@ -794,7 +797,7 @@ describe('Git over HTTP, with credentials in the URL', () => {
       }),
     );
     await idle();
-    const [redirected, unreachable, refused] = operationsOf('mirror');
+    const [redirected, unreachable, refused] = await operationsOf('mirror');
     expect(redirected).toMatchObject({ status: 'failed', error: expect.stringContaining('redirects are not followed with credentials') });
     expect(refused).toMatchObject({ status: 'failed', error: expect.stringContaining('refused the credentials (HTTP 401)') });
     expect(unreachable).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be reached') });
@@ -874,7 +877,7 @@ describe('background work across a restart', () => {
     const incoming = await handwrittenRepository('incoming', { 'SUMMARY.md': '* [Imported](imported.md)\n', 'imported.md': '# Imported\n\nFrom Git.\n' });
     const outgoing = await bareRepository('outgoing.git');
     const before = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('ordered')));
-    await ctx.server.running.ctx.jobs.stop(); // as if the server were stopping: requests are still taken, nothing runs
+    await runnerOf(ctx.server).stop(); // as if the server were stopping: requests are still taken, nothing runs
     ok(
       await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/export', {
         ...space('ordered'),
@@ -888,7 +891,7 @@ describe('background work across a restart', () => {
       }),
     );
     // The import, the earlier event, was running when the process died.
-    db().prepare(`UPDATE jobs SET status = 'running' WHERE kind = 'git-import' AND status = 'queued'`).run();
+    await ctx.server.running.ctx.store.write((db) => db.run(sql`UPDATE jobs SET status = 'running' WHERE kind = 'git-import' AND status = 'queued'`));
     expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('ordered'))).revision).toBe(before.revision);
 
     await ctx.server.restart();
@@ -896,7 +899,7 @@ describe('background work across a restart', () => {
     // The import ran first, so the export carries the imported page.
     expect((await filesAt(outgoing, 'refs/heads/main'))['SUMMARY.md']).toContain('[Imported](imported.md)');
     expect(await pagesOf('ordered')).toEqual([{ title: 'Imported', type: 'document', markdown: 'From Git.\n', pages: [] }]);
-    expect(operationsOf('ordered').map((operation) => [operation.kind, operation.status])).toEqual([
+    expect((await operationsOf('ordered')).map((operation) => [operation.kind, operation.status])).toEqual([
       ['import', 'done'],
       ['export', 'done'],
     ]);
@@ -924,7 +927,7 @@ describe('repositories on the server’s disk', () => {
         expectError(await importInto(server, 'closed', url), 400, 'url', 'ALLOW_LOCAL_GIT');
         expectError(await exportFrom(server, 'closed', url), 400, 'url', 'ALLOW_LOCAL_GIT');
       }
-      expect(listGitOperations(server.running.ctx.db, 'closed')).toEqual([]);
+      expect(await listGitOperations(server.running.ctx.store.reader, 'closed')).toEqual([]);
       expect((await exportFrom(server, 'closed', 'https://git.example.com/docs.git')).response.status).toBe(204);
     } finally {
       await server.close();
@@ -950,7 +953,7 @@ describe('repositories on the server’s disk', () => {
       fs.mkdirSync(path.join(scratch, 'borrowed'));
       await git.init({ fs, dir: path.join(outside, 'work'), defaultBranch: 'main' });
       fs.symlinkSync(path.join(outside, 'work', '.git'), path.join(scratch, 'borrowed', '.git'));
-      const before = operationsOf('checks').length;
+      const before = (await operationsOf('checks')).length;
       for (const url of [
         elsewhere,
         `file://${elsewhere}`,
@@ -968,7 +971,7 @@ describe('repositories on the server’s disk', () => {
       for (const url of [`file://${scratch}/%2F..%2Fetc`, `file://${scratch}/a%00b`, `${scratch}/a\u0000b`, `${scratch}/../../etc`, 'file:///']) {
         expectError(await importInto(ctx.server, 'checks', url), 400, 'url');
       }
-      expect(operationsOf('checks')).toHaveLength(before);
+      expect(await operationsOf('checks')).toHaveLength(before);
       expect(fs.readdirSync(path.join(elsewhere, 'refs', 'heads'))).toEqual([]); // nothing was exported there
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
@@ -983,14 +986,14 @@ describe('repositories on the server’s disk', () => {
         expectError(await importInto(server, 'closed', url), 400, 'url', 'server itself');
         expectError(await exportFrom(server, 'closed', url), 400, 'url', 'server itself');
       }
-      expect(listGitOperations(server.running.ctx.db, 'closed')).toEqual([]);
+      expect(await listGitOperations(server.running.ctx.store.reader, 'closed')).toEqual([]);
       // Any other repository under the root is used.
       const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'git-root-'));
       try {
         await git.init({ fs, dir: outside, bare: true, defaultBranch: 'main' });
         expect((await exportFrom(server, 'closed', outside)).response.status).toBe(204);
         await server.running.ctx.jobs.idle();
-        expect(listGitOperations(server.running.ctx.db, 'closed')).toMatchObject([{ status: 'done' }]);
+        expect(await listGitOperations(server.running.ctx.store.reader, 'closed')).toMatchObject([{ status: 'done' }]);
         expect(await commitsOf(outside, 'refs/heads/main')).toHaveLength(1);
       } finally {
         fs.rmSync(outside, { recursive: true, force: true });
@@ -1020,13 +1023,13 @@ describe('repositories on the server’s disk', () => {
         env: { ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: root },
       });
       try {
-        await server.running.ctx.jobs.stop(); // requests are taken, nothing runs until the restart
+        await runnerOf(server).stop(); // requests are taken, nothing runs until the restart
         expect((await importInto(server, 'closed', link)).response.status).toBe(204);
         fs.unlinkSync(link);
         fs.symlinkSync(secret, link);
         await server.restart();
         await server.running.ctx.jobs.idle();
-        const [operation] = listGitOperations(server.running.ctx.db, 'closed');
+        const [operation] = await listGitOperations(server.running.ctx.store.reader, 'closed');
         expect(operation).toMatchObject({ status: 'failed', error: expect.stringContaining('LOCAL_GIT_ROOT') });
         const pages = ok(await server.as('admin').GET('/v1/spaces/{spaceId}/content/pages', { params: { path: { spaceId: 'closed' } } }));
         expect(JSON.stringify(pages)).not.toContain('Secret');

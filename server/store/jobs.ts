@@ -37,7 +37,12 @@ export async function claimable(db: Db, now: number, owner: string): Promise<boo
       .where((eb) =>
         eb.or([
           eb('status', '=', 'queued'),
-          eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now), eb.or([eb('owner', 'is', null), eb('owner', '<>', owner)])]),
+          // A running job whose lease ran out, or that has none (left by a server from before leases).
+          eb.and([
+            eb('status', '=', 'running'),
+            eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
+            eb.or([eb('owner', 'is', null), eb('owner', '<>', owner)]),
+          ]),
         ]),
       )
       .limit(1),

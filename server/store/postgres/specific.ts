@@ -102,7 +102,7 @@ export const postgresSpecific: Specific = {
       sql<ClaimedJob & { status: string }>`SELECT id, kind, resource, payload, attempts, created_at, status,
           (status = 'running')::int AS taken_over
         FROM jobs
-        WHERE (status = 'queued' OR (status = 'running' AND lease_until < ${claim.now} AND owner IS DISTINCT FROM ${claim.owner}))
+        WHERE (status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < ${claim.now}) AND owner IS DISTINCT FROM ${claim.owner}))
           AND NOT (resource = ANY(${claim.busy as string[]}::text[]))
         ORDER BY (status = 'running') DESC, order_key, created_at, id
         LIMIT ${Math.max(claim.limit * 8, 32)}

@@ -100,7 +100,8 @@ export const sqliteSpecific: Specific = {
     const { q } = db;
     const columns = ['id', 'kind', 'resource', 'payload', 'attempts', 'created_at'] as const;
     const expired = await db.all(
-      q.selectFrom('jobs').select(columns).where('status', '=', 'running').where('lease_until', '<', claim.now)
+      q.selectFrom('jobs').select(columns).where('status', '=', 'running')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', claim.now)]))
         .where('owner', 'is not', claim.owner).orderBy('order_key').orderBy('created_at').orderBy('id'),
     );
     const queued = await db.all(
