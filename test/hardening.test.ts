@@ -2,17 +2,19 @@
 // the server before its fix. Non-integer `limit`s, header values stored from clients, depth bombs, and aggregates
 // that a sequence of accepted writes could grow without bound. Bad input is a 400 naming the field, and changes
 // nothing (read back).
+import { type RawBuilder, sql } from 'kysely';
 import LZString from 'lz-string';
 import { describe, expect, test } from 'vitest';
 import { newPage } from '../server/content/edit.ts';
 import { commitSpaceContent, getRevision } from '../server/content/revisions.ts';
 import { getSpaceRow } from '../server/domain/spaces.ts';
-import { ApiError } from '../server/http/errors.ts';
+import { DomainError } from '../server/errors.ts';
 import { MAX_JSON_DEPTH } from '../server/json-limits.ts';
 import { PAGE_BYTES } from '../server/http/pagination.ts';
 import { toJson } from '../server/store/db.ts';
 import { expectError, ok } from './support/expect.ts';
 import { extendFixture } from './support/fixture.ts';
+import { insertRows } from './support/store.ts';
 import { listOperations, readOpenApi, resolve, type Parameter } from './support/openapi.ts';
 import { openapiPath } from './support/repo.ts';
 import { useTestServer } from './support/server.ts';
@@ -36,7 +38,8 @@ const fixture = extendFixture({
 const ctx = useTestServer({ fixture });
 const as = (user: string) => ctx.server.as(user);
 const acme = { params: { path: { organizationId: 'acme' } } };
-const db = () => ctx.server.running.ctx.db;
+/** Runs a statement in a write of the server's store. */
+const write = (query: RawBuilder<unknown>) => ctx.server.running.ctx.store.write((db) => db.run(query));
 
 /** A raw request with the admin's token, for what the typed client would not send. */
 async function raw(method: string, path: string, body?: string): Promise<{ status: number; headers: Headers; json: any }> {
@@ -198,7 +201,7 @@ describe('header values stored from clients: an integration’s content security
   test('a bad value already in the database does not break a render: it is sent percent-encoded, on one line', async () => {
     ok(await as('admin').POST('/v1/integrations/{integrationName}', { ...integration, body: { title: 'Walled', blocks: [block] } }));
     const stored = "default-src 'self'\r\nx-injected: 1 😀\u0000";
-    db().prepare('UPDATE integrations SET content_security_policy = ? WHERE name = ?').run(stored, 'walled');
+    await write(sql`UPDATE integrations SET content_security_policy = ${stored} WHERE name = 'walled'`);
     const request = LZString.compressToEncodedURIComponent(JSON.stringify({ blockId: 'status' }));
     for (let attempt = 0; attempt < 2; attempt++) {
       const answer = await as('admin').GET('/v1/integrations/{integrationName}/render', { params: { path: { integrationName: 'walled' }, query: { request } } });
@@ -279,7 +282,7 @@ describe('depth of client JSON', () => {
     }
     const created = ok(await as('admin').POST('/v1/spaces/{spaceId}/comments', { ...spaceId, body: { page: 'guide', body: { markdown: '> quoted' } } }), 201);
     const stored = `${'- '.repeat(30_000)}x`;
-    db().prepare('UPDATE comments SET body = ? WHERE id = ?').run(stored, created.id);
+    await write(sql`UPDATE comments SET body = ${stored} WHERE id = ${created.id}`);
     const read = ok(
       await as('admin').GET('/v1/spaces/{spaceId}/comments/{commentId}', { params: { path: { spaceId: 'handbook', commentId: created.id }, query: { format: 'document' } } }),
     );
@@ -289,7 +292,7 @@ describe('depth of client JSON', () => {
   test('the store never recurses on a value deeper than it stores: a 400, not a stack overflow', () => {
     let value: unknown = 'leaf';
     for (let level = 0; level < 100_000; level++) value = [value];
-    expect(() => toJson(value, 'body.value')).toThrow(ApiError);
+    expect(() => toJson(value, 'body.value')).toThrow(DomainError);
     expect(() => toJson(value, 'body.value')).toThrow(/^body\.value\.0\.0.*nests deeper than 256 levels/);
   });
 
@@ -382,12 +385,13 @@ describe('aggregates a sequence of writes could grow', () => {
     const path = { params: { path: { organizationId: 'acme', siteId: site.id } } };
     // Filled to the bounds directly in the database: 500 site spaces through the API would only be slower.
     const now = new Date().toISOString();
-    const insertSpace = db().prepare(
-      'INSERT INTO site_spaces (id, site_id, section_id, space_id, path, position, created_at) VALUES (?, ?, NULL, ?, ?, ?, ?)',
-    );
-    FILLER_SPACES.forEach((space, index) => insertSpace.run(`fill-${site.id}-${index}`, site.id, space.id, space.id, index, now));
-    const insertGroup = db().prepare('INSERT INTO site_section_groups (id, site_id, title, position, created_at) VALUES (?, ?, ?, ?, ?)');
-    for (let index = 0; index < 100; index++) insertGroup.run(`group-${site.id}-${index}`, site.id, `Group ${index}`, 1000 + index, now);
+    const app = ctx.server.running.ctx;
+    await insertRows(app, 'site_spaces', FILLER_SPACES.map((space, index) => ({
+      id: `fill-${site.id}-${index}`, site_id: site.id, section_id: null, space_id: space.id, path: space.id, position: index, created_at: now,
+    })));
+    await insertRows(app, 'site_section_groups', Array.from({ length: 100 }, (_, index) => ({
+      id: `group-${site.id}-${index}`, site_id: site.id, title: `Group ${index}`, position: 1000 + index, created_at: now,
+    })));
 
     const spaces = async () => ok(await as('admin').GET('/v1/orgs/{organizationId}/sites/{siteId}/site-spaces', { params: { path: path.params.path, query: { limit: 1000 } } }));
     expect((await spaces()).count).toBe(500);
@@ -418,10 +422,12 @@ describe('aggregates a sequence of writes could grow', () => {
 
   test('a space holds at most 5000 pages: a template that would pass them is a 400 naming id, and changes nothing', async () => {
     const app = ctx.server.running.ctx;
-    const space = getSpaceRow(app.db, 'filler0')!;
-    const content = structuredClone(getRevision(app.db, space.revision_id, space.id)!.content);
-    content.pages = Array.from({ length: 4999 }, (_, index) => newPage({ title: `Page ${index}`, markdown: 'Filler.' }, app.now()));
-    const revision = commitSpaceContent(app.db, space.id, [space.revision_id], content, app.now());
+    const revision = await app.store.write(async (db) => {
+      const space = (await getSpaceRow(db, 'filler0'))!;
+      const content = structuredClone((await getRevision(db, space.revision_id, space.id))!.content);
+      content.pages = Array.from({ length: 4999 }, (_, index) => newPage({ title: `Page ${index}`, markdown: 'Filler.' }, app.now()));
+      return commitSpaceContent(db, space.id, [space.revision_id], content, app.now());
+    });
 
     expectError(
       await as('admin').POST('/v1/spaces/{spaceId}/content/template', { params: { path: { spaceId: 'filler0' } }, body: { id: 'getting-started' } }),
@@ -431,7 +437,7 @@ describe('aggregates a sequence of writes could grow', () => {
     );
     const pages = ok(await as('admin').GET('/v1/spaces/{spaceId}/content/pages', { params: { path: { spaceId: 'filler0' } } }));
     expect(pages.pages).toHaveLength(4999);
-    expect(getSpaceRow(app.db, 'filler0')!.revision_id).toBe(revision.id);
+    expect((await getSpaceRow(app.store.reader, 'filler0'))!.revision_id).toBe(revision.id);
   });
 
   test(`a page of a list stops before ${PAGE_BYTES / 1024 / 1024} MiB of items, and the next page takes it on`, async () => {
