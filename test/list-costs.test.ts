@@ -12,11 +12,12 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type Membership, ROLES } from '../server/auth/roles.ts';
 import { collectionPermissions, contentRole, viewsAllContent } from '../server/domain/collections.ts';
-import { migrate, readMigrations, Store } from '../server/store/db.ts';
+import Database from 'better-sqlite3';
+import { type Connection, migrate, readMigrations, SqliteStore } from '../server/store/sqlite/store.ts';
 
-const { store } = Store.open(':memory:');
+const store = new SqliteStore(':memory:');
 afterAll(() => store.close());
-const { db } = store;
+const db = store.connection;
 
 /** Tables whose rows the server never deletes: no operation deletes them, and no foreign key of theirs cascades. */
 const NEVER_DELETED = ['users', 'organizations', 'file_blobs'];
@@ -92,8 +93,8 @@ describe('viewsAllContent', () => {
 
 describe("members' display names", () => {
   const at = '2026-01-01T00:00:00.000Z';
-  const memberNames = (store: Store) =>
-    store.db.prepare('SELECT organization_id, user_id, user_display_name FROM members ORDER BY organization_id, user_id').all();
+  const memberNames = (connection: Connection) =>
+    connection.prepare('SELECT organization_id, user_id, user_display_name FROM members ORDER BY organization_id, user_id').all();
 
   test("follow their users' display names, whatever writes users or members", () => {
     db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?), (?, ?, ?)').run('ada', 'Ada', at, 'bob', 'Bob', at);
@@ -102,7 +103,7 @@ describe("members' display names", () => {
     join.run('o1', 'ada', 'admin', at);
     join.run('o2', 'ada', 'read', at);
     join.run('o1', 'bob', 'read', at);
-    expect(memberNames(store)).toEqual([
+    expect(memberNames(db)).toEqual([
       { organization_id: 'o1', user_id: 'ada', user_display_name: 'Ada' },
       { organization_id: 'o1', user_id: 'bob', user_display_name: 'Bob' },
       { organization_id: 'o2', user_id: 'ada', user_display_name: 'Ada' },
@@ -110,7 +111,7 @@ describe("members' display names", () => {
     db.prepare('UPDATE users SET display_name = ? WHERE id = ?').run('Ada Lovelace', 'ada');
     db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?)').run('cy', 'Cy', at);
     db.prepare('UPDATE members SET user_id = ? WHERE organization_id = ? AND user_id = ?').run('cy', 'o2', 'ada');
-    expect(memberNames(store)).toEqual([
+    expect(memberNames(db)).toEqual([
       { organization_id: 'o1', user_id: 'ada', user_display_name: 'Ada Lovelace' },
       { organization_id: 'o1', user_id: 'bob', user_display_name: 'Bob' },
       { organization_id: 'o2', user_id: 'cy', user_display_name: 'Cy' },
@@ -118,14 +119,15 @@ describe("members' display names", () => {
   });
 
   test("the migration gives the members of an existing database their users' names", () => {
-    const older = new Store(':memory:');
+    const older = new Database(':memory:');
+    older.pragma('foreign_keys = ON');
     try {
       const migrations = readMigrations();
-      migrate(older.db, migrations.filter((migration) => migration.version < 160));
-      older.db.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?), (?, ?, ?)').run('ada', 'Ada', at, 'bob', 'Bob', at);
-      older.db.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run('o1', 'O1', at);
-      older.db.prepare('INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)').run('o1', 'ada', 'admin', at, 'o1', 'bob', null, at);
-      expect(migrate(older.db, migrations)).toContain('160_member_display_names.sql');
+      migrate(older, migrations.filter((migration) => migration.version < 160));
+      older.prepare('INSERT INTO users (id, display_name, created_at) VALUES (?, ?, ?), (?, ?, ?)').run('ada', 'Ada', at, 'bob', 'Bob', at);
+      older.prepare(`INSERT INTO organizations (id, title, created_at, type) VALUES (?, ?, ?, 'business')`).run('o1', 'O1', at);
+      older.prepare('INSERT INTO members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)').run('o1', 'ada', 'admin', at, 'o1', 'bob', null, at);
+      expect(migrate(older, migrations)).toContain('160_member_display_names.sql');
       expect(memberNames(older)).toEqual([
         { organization_id: 'o1', user_id: 'ada', user_display_name: 'Ada' },
         { organization_id: 'o1', user_id: 'bob', user_display_name: 'Bob' },

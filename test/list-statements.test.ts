@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { SeedFixture } from '../server/seed.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
+import { SqliteStore } from '../server/store/sqlite/store.ts';
 
 const SIZES = { few: 2, many: 12 } as const;
 type Org = keyof typeof SIZES;
@@ -113,17 +114,17 @@ const lists = (org: Org): Record<string, string> => ({
   listTranslations: `/v1/orgs/${org}/translations`,
 });
 
-/** Statements the server runs (SQL texts prepared, once per run: see `preparingOnce`) while answering `path`, and the items. */
+/** Statements the server runs (each goes through the SQLite store's statement cache) while answering `path`, and the items. */
 async function statements(path: string, token: string): Promise<[statements: number, items: number]> {
   // Background work (translations) runs its own statements: count the request's alone.
   await app().jobs.idle();
-  const { db } = app();
-  const prepare = db.prepare;
+  const store = app().store as SqliteStore;
+  const statement = store.statement;
   let count = 0;
-  db.prepare = ((sql: string) => {
+  store.statement = (text: string) => {
     count++;
-    return prepare.call(db, sql);
-  }) as typeof db.prepare;
+    return statement.call(store, text);
+  };
   try {
     const response = await fetch(`${ctx.server.url}${path}${path.includes('?') ? '&' : '?'}limit=50`, {
       headers: { authorization: `Bearer ${token}` },
@@ -132,7 +133,7 @@ async function statements(path: string, token: string): Promise<[statements: num
     const body = (await response.json()) as { items: unknown[] };
     return [count, body.items.length];
   } finally {
-    db.prepare = prepare;
+    store.statement = statement;
   }
 }
 
