@@ -1,49 +1,55 @@
-// The caller behind a bearer token: looked up once per token and remembered, a token issued later still found.
+// The caller behind a bearer token: looked up once per token and remembered (SQLite, where the server sees every
+// write of tokens), a token issued later still found.
+import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { callerOfToken, issueToken } from '../server/auth/caller.ts';
+import type { Scope } from '../server/context.ts';
 import { sha256 } from '../server/domain/ids.ts';
-import { Store } from '../server/store/db.ts';
+import { SqliteStore } from '../server/store/sqlite/store.ts';
 
-let store: Store;
+/** What the caller functions read of a scope: the store and a database handle. */
+const reading = (store: SqliteStore) => ({ store, db: store.reader }) as unknown as Scope;
+const issue = (store: SqliteStore, userId: string, token: string) =>
+  store.write((db) => issueToken({ store, db } as unknown as Scope, userId, '2026-01-01T00:00:00Z', token));
+
+let store: SqliteStore;
 beforeEach(() => {
-  store = Store.open(':memory:').store;
-  store.db.prepare("INSERT INTO users (id, display_name, created_at) VALUES ('ada', 'Ada', '2026-01-01T00:00:00Z')").run();
-  store.db.prepare("INSERT INTO users (id, display_name, created_at) VALUES ('bob', 'Bob', '2026-01-01T00:00:00Z')").run();
+  store = new SqliteStore(':memory:');
+  store.connection.prepare("INSERT INTO users (id, display_name, created_at) VALUES ('ada', 'Ada', '2026-01-01T00:00:00Z')").run();
+  store.connection.prepare("INSERT INTO users (id, display_name, created_at) VALUES ('bob', 'Bob', '2026-01-01T00:00:00Z')").run();
 });
 afterEach(() => store.close());
 
-test('a known token gives its user; the lookup is remembered and the caller cannot be changed', () => {
-  const { db } = store;
-  issueToken(db, 'ada', '2026-01-01T00:00:00Z', 'token-of-ada');
-  const first = callerOfToken(db, 'token-of-ada');
+test('a known token gives its user; the lookup is remembered and the caller cannot be changed', async () => {
+  await issue(store, 'ada', 'token-of-ada');
+  const first = await callerOfToken(reading(store), 'token-of-ada');
   expect(first?.user).toMatchObject({ id: 'ada', displayName: 'Ada' });
   // Remembered: the row is gone from the table, the caller is still known (tokens are never removed by the server).
-  db.prepare('DELETE FROM tokens WHERE hash = ?').run(sha256('token-of-ada'));
-  expect(callerOfToken(db, 'token-of-ada')).toBe(first);
+  await store.write((db) => db.run(sql`DELETE FROM tokens WHERE hash = ${sha256('token-of-ada')}`));
+  expect(await callerOfToken(reading(store), 'token-of-ada')).toBe(first);
   expect(() => {
     (first!.user as { id: string }).id = 'bob';
   }).toThrow(TypeError);
 });
 
-test('an unknown token is not remembered: issued later, it is found; issuing forgets what was remembered', () => {
-  const { db } = store;
-  expect(callerOfToken(db, 'later')).toBeUndefined();
-  issueToken(db, 'bob', '2026-01-01T00:00:00Z', 'later');
-  expect(callerOfToken(db, 'later')?.user.id).toBe('bob');
-  // INSERT OR REPLACE: the same token given to another user.
-  issueToken(db, 'ada', '2026-01-01T00:00:00Z', 'later');
-  expect(callerOfToken(db, 'later')?.user.id).toBe('ada');
+test('an unknown token is not remembered: issued later, it is found; issuing forgets what was remembered', async () => {
+  expect(await callerOfToken(reading(store), 'later')).toBeUndefined();
+  await issue(store, 'bob', 'later');
+  expect((await callerOfToken(reading(store), 'later'))?.user.id).toBe('bob');
+  // The same token given to another user.
+  await issue(store, 'ada', 'later');
+  expect((await callerOfToken(reading(store), 'later'))?.user.id).toBe('ada');
 });
 
-test('each database has its own callers', () => {
-  const other = Store.open(':memory:').store;
+test('each database has its own callers', async () => {
+  const other = new SqliteStore(':memory:');
   try {
-    other.db.prepare("INSERT INTO users (id, display_name, created_at) VALUES ('cy', 'Cy', '2026-01-01T00:00:00Z')").run();
-    issueToken(store.db, 'ada', '2026-01-01T00:00:00Z', 'shared');
-    issueToken(other.db, 'cy', '2026-01-01T00:00:00Z', 'shared');
-    expect(callerOfToken(store.db, 'shared')?.user.id).toBe('ada');
-    expect(callerOfToken(other.db, 'shared')?.user.id).toBe('cy');
+    other.connection.prepare("INSERT INTO users (id, display_name, created_at) VALUES ('cy', 'Cy', '2026-01-01T00:00:00Z')").run();
+    await issue(store, 'ada', 'shared');
+    await issue(other, 'cy', 'shared');
+    expect((await callerOfToken(reading(store), 'shared'))?.user.id).toBe('ada');
+    expect((await callerOfToken(reading(other), 'shared'))?.user.id).toBe('cy');
   } finally {
-    other.close();
+    await other.close();
   }
 });

@@ -49,7 +49,9 @@ export async function callerOfToken(ctx: Scope, token: string): Promise<Caller |
   if (cached) return cached;
   const row = await users.byTokenHash(ctx.db, sha256(token));
   const caller = row && Object.freeze({ user: Object.freeze(toUser(row)) });
-  if (caller) {
+  // Remembered only where this process sees every write of tokens (SQLite): on PostgreSQL another instance may
+  // give a token to another user (its seed at start-up), so each request looks it up.
+  if (caller && ctx.store.exclusive) {
     if (!known || known.size >= MAX_KNOWN_TOKENS) knownCallers.set(ctx.store, (known = new Map()));
     known.set(token, caller);
   }
