@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../conformance/contract.ts';
 import { passed, type Report, runConformance, summaryLine } from '../conformance/runner.ts';
 import { bodySchemaPointer, validatorOf } from '../conformance/validate.ts';
-import { ApiError } from '../server/http/errors.ts';
-import type { Db } from '../server/store/db.ts';
+import { notFound } from '../server/errors.ts';
+import { type Connection, SqliteStore } from '../server/store/sqlite/store.ts';
 import { repoRoot } from './support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from './support/runner.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -46,13 +46,13 @@ beforeAll(async () => {
       env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT },
       handlers: (_ctx, table) => ({
         ...table,
-        getOrganization: () => ({ status: 200, body: { object: 'organization' } }) as never,
-        listTeams: () => {
+        getOrganization: async () => ({ status: 200, body: { object: 'organization' } }) as never,
+        listTeams: async () => {
           throw new Error('boom');
         },
         // What the app's fallback answers for a path it does not route: the operation is missing.
-        listSsoLoginInfo: ({ params }) => {
-          throw new ApiError(404, `No route GET /v1/orgs/${params.organizationId}/sso`);
+        listSsoLoginInfo: async ({ params }) => {
+          throw notFound(`route GET /v1/orgs/${params.organizationId}/sso`);
         },
       }),
     }),
@@ -60,12 +60,13 @@ beforeAll(async () => {
 });
 
 beforeAll(() => {
-  const { db } = reference.running.ctx;
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((source: string) => {
+  // Every SQL text the store runs goes through its statement cache.
+  const store = reference.running.ctx.store as SqliteStore;
+  const statement = store.statement.bind(store);
+  store.statement = (source: string) => {
     preparedSql.add(source);
-    return prepare(source);
-  }) as typeof db.prepare;
+    return statement(source);
+  };
 });
 
 afterAll(async () => {
@@ -97,10 +98,10 @@ describe('runConformance', () => {
   // each SQL text the server prepared for the run above names every table it reads from start to end.
   test("the reference server's queries scan no table whole", () => {
     expect(preparedSql.size).toBeGreaterThan(100);
-    const scans = fullScans(reference.running.ctx.db, preparedSql);
+    const scans = fullScans((reference.running.ctx.store as SqliteStore).connection, preparedSql);
     // Read whole by design: the catalog of integrations is filtered on its JSON fields and paged in memory
     // (listIntegrations in server/handlers/integrations.ts).
-    const byDesign = /^SCAN integrations\b.*FROM integrations WHERE visibility = 'public'/;
+    const byDesign = /^SCAN integrations\b.*from "integrations" where \("visibility" = \?/;
     expect(scans.filter((scan) => byDesign.test(scan))).toHaveLength(1);
     expect(scans.filter((scan) => !byDesign.test(scan))).toEqual([]);
   });
@@ -109,15 +110,15 @@ describe('runConformance', () => {
   // the rows of a page query (one with `LIMIT ?`, the keyset queries of server/http/pagination.ts) reads and sorts
   // every row of the list that passes its filters, on every page.
   test("the reference server's pages of lists sort no list", () => {
-    const sorts = pageSorts(reference.running.ctx.db, preparedSql);
+    const sorts = pageSorts((reference.running.ctx.store as SqliteStore).connection, preparedSql);
     expect(preparedSql.size).toBeGreaterThan(100);
     // Sorted by design, each a list of rows found by something other than the list's order: the organizations of a
     // user (through the user's memberships, a few), the results of a full-text search (by relevance, which only the
     // search gives) and the commenters of a discussion (grouped from its comments).
     const byDesign = [
-      /FROM organizations JOIN members ON members\.organization_id = organizations\.id AND members\.user_id = \?/,
+      /from "organizations" inner join "members" on "members"\."organization_id" = "organizations"\."id" and "members"\."user_id" = \?/,
       /FROM content_search (CROSS JOIN spaces .* )?WHERE content_search MATCH \?.* ORDER BY content_search\.rank,/,
-      /FROM \(SELECT posted_by, MIN\(posted_at\) AS first_posted_at FROM comments .* GROUP BY posted_by\) AS commenters/,
+      /from \(select "comments"\."posted_by", min\("comments"\."posted_at"\) as "first_posted_at" from "comments" .* group by "comments"\."posted_by"\) as "commenters"/,
     ];
     for (const reason of byDesign) expect(sorts.filter((sort) => reason.test(sort)).length).toBeGreaterThan(0);
     expect(sorts.filter((sort) => !byDesign.some((reason) => reason.test(sort)))).toEqual([]);
@@ -256,7 +257,7 @@ describe('the response validator', () => {
 });
 
 /** The sorts in SQLite's plans of the page queries (`LIMIT ?`) among `texts`, as "<plan line>: <SQL>". */
-function pageSorts(db: Db, texts: Iterable<string>): string[] {
+function pageSorts(db: Connection, texts: Iterable<string>): string[] {
   const sorts: string[] = [];
   for (const sql of texts) {
     if (!/^\s*(SELECT|WITH)\b[\s\S]*\bLIMIT \?\s*$/i.test(sql)) continue;
@@ -274,7 +275,7 @@ function pageSorts(db: Db, texts: Iterable<string>): string[] {
  * "<plan line>: <SQL>". A scan of a subquery, a CTE or a virtual table through a constraint (an FTS5 MATCH or rowid)
  * is not one; a scan of a table through an index without a constraint is (it reads the whole index).
  */
-function fullScans(db: Db, texts: Iterable<string>): string[] {
+function fullScans(db: Connection, texts: Iterable<string>): string[] {
   const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((row) => row.name));
   const scans: string[] = [];
   for (const sql of texts) {
