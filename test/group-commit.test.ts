@@ -1,40 +1,40 @@
-// Store.write's group commit (server/store/db.ts) and the end of a turn it commits at (server/turn-end.ts): the writes
+// The SQLite store's group commit (SqliteStore.write, server/store/sqlite/store.ts) and the end of a turn it commits at (server/turn-end.ts): the writes
 // of one turn of the event loop share one transaction, committed before any of the turn's answers leave; each write
 // still succeeds or fails alone; a commit that fails fails every write of its group, and none is reported as done.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { Store } from '../server/store/db.ts';
+import { SqliteStore } from '../server/store/sqlite/store.ts';
 import { atTurnEnd } from '../server/turn-end.ts';
 import { extendFixture } from './support/fixture.ts';
 import { ok } from './support/expect.ts';
 import { useTestServer } from './support/server.ts';
 import { checkPhase } from './support/turns.ts';
 
-let store: Store;
+let store: SqliteStore;
 beforeEach(() => {
-  store = new Store(':memory:');
-  store.db.exec('CREATE TABLE t (name TEXT PRIMARY KEY)');
+  store = new SqliteStore(':memory:');
+  store.connection.exec('CREATE TABLE t (name TEXT PRIMARY KEY)');
 });
 afterEach(() => store.close());
 
-const names = () => (store.db.prepare('SELECT name FROM t ORDER BY name').all() as { name: string }[]).map((row) => row.name);
-const insert = (name: string) => store.db.prepare('INSERT INTO t (name) VALUES (?)').run(name);
+const names = () => (store.connection.prepare('SELECT name FROM t ORDER BY name').all() as { name: string }[]).map((row) => row.name);
+const insert = (name: string) => store.connection.prepare('INSERT INTO t (name) VALUES (?)').run(name);
 
 /** What each write's promise came to, in the order they were started. */
 const outcomes = (writes: Promise<unknown>[]) =>
   Promise.all(writes.map((write) => write.then((value) => ({ value }), (error: Error) => ({ error: error.message }))));
 
-describe('Store.write: group commit', () => {
+describe('SqliteStore.write: group commit', () => {
   test('the writes of one turn share one transaction, committed at the end of the turn; a write of a later turn commits on its own', async () => {
     const seen: { name: string; inTransaction: boolean; earlierSettled: boolean }[] = [];
     const settled = new Set<string>();
     const write = (name: string) =>
       store
-        .write(() => {
+        .write(async () => {
           // Inside each write: is the transaction the one an earlier write of the turn left open?
-          seen.push({ name, inTransaction: store.db.inTransaction, earlierSettled: settled.size > 0 });
+          seen.push({ name, inTransaction: store.connection.inTransaction, earlierSettled: settled.size > 0 });
           insert(name);
           return name;
         })
@@ -44,10 +44,10 @@ describe('Store.write: group commit', () => {
     await Promise.resolve().then(() => undefined);
     for (let index = 0; index < 10 && seen.length < 3; index++) await Promise.resolve();
     expect(seen.map((entry) => entry.name)).toEqual(['a', 'b', 'c']);
-    expect(store.db.inTransaction).toBe(true);
+    expect(store.connection.inTransaction).toBe(true);
     expect(settled.size).toBe(0);
     expect(await Promise.all(turn)).toEqual(['a', 'b', 'c']);
-    expect(store.db.inTransaction).toBe(false);
+    expect(store.connection.inTransaction).toBe(false);
     expect(seen.every((entry) => !entry.earlierSettled)).toBe(true);
     // A write in a turn of its own finds the earlier group committed and settled.
     expect(await write('d')).toBe('d');
@@ -57,13 +57,13 @@ describe('Store.write: group commit', () => {
 
   test('a write that fails in a group undoes its own changes only: the others of its turn commit', async () => {
     const results = await outcomes([
-      store.write(() => insert('a')).then(() => 'a'),
-      store.write(() => {
+      store.write(async () => insert('a')).then(() => 'a'),
+      store.write(async () => {
         insert('b');
         throw new Error('b failed after writing');
       }),
-      store.write(() => insert('a')), // a constraint error: 'a' is taken, by the first write of the turn
-      store.write(() => insert('c')).then(() => 'c'),
+      store.write(async () => insert('a')), // a constraint error: 'a' is taken, by the first write of the turn
+      store.write(async () => insert('c')).then(() => 'c'),
     ]);
     expect(results).toEqual([
       { value: 'a' },
@@ -72,17 +72,17 @@ describe('Store.write: group commit', () => {
       { value: 'c' },
     ]);
     expect(names()).toEqual(['a', 'c']);
-    expect(store.db.inTransaction).toBe(false);
+    expect(store.connection.inTransaction).toBe(false);
   });
 
   test('the first write of a turn failing undoes its changes, and the writes after it still commit', async () => {
     const results = await outcomes([
-      store.write(() => {
+      store.write(async () => {
         insert('a');
         throw new Error('a failed after writing');
       }),
-      store.write(() => insert('b')).then(() => 'b'),
-      store.write(() => insert('c')).then(() => 'c'),
+      store.write(async () => insert('b')).then(() => 'b'),
+      store.write(async () => insert('c')).then(() => 'c'),
     ]);
     expect(results).toEqual([{ error: 'a failed after writing' }, { value: 'b' }, { value: 'c' }]);
     expect(names()).toEqual(['b', 'c']);
@@ -91,12 +91,12 @@ describe('Store.write: group commit', () => {
   test('a commit that fails fails every write of its group, and leaves nothing of them', async () => {
     // A deferred foreign key is checked at COMMIT: one write breaking it makes the group's commit fail (the schema
     // has none; a full disk would fail a commit the same way).
-    store.db.exec('CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)');
-    store.db.pragma('foreign_keys = ON');
+    store.connection.exec('CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)');
+    store.connection.pragma('foreign_keys = ON');
     const results = await outcomes([
-      store.write(() => insert('a')).then(() => 'a'),
-      store.write(() => store.db.prepare('INSERT INTO child (parent) VALUES (?)').run('nobody')).then(() => 'child'),
-      store.write(() => insert('b')).then(() => 'b'),
+      store.write(async () => insert('a')).then(() => 'a'),
+      store.write(async () => store.connection.prepare('INSERT INTO child (parent) VALUES (?)').run('nobody')).then(() => 'child'),
+      store.write(async () => insert('b')).then(() => 'b'),
     ]);
     expect(results).toEqual([
       { error: 'FOREIGN KEY constraint failed' },
@@ -104,9 +104,9 @@ describe('Store.write: group commit', () => {
       { error: 'FOREIGN KEY constraint failed' },
     ]);
     expect(names()).toEqual([]);
-    expect(store.db.inTransaction).toBe(false);
+    expect(store.connection.inTransaction).toBe(false);
     // The store goes on: the next turn's writes commit.
-    expect(await store.write(() => insert('d')).then(() => 'd')).toBe('d');
+    expect(await store.write(async () => insert('d')).then(() => 'd')).toBe('d');
     expect(names()).toEqual(['d']);
   });
 
@@ -118,21 +118,21 @@ describe('Store.write: group commit', () => {
       insert('b');
       return 'slow';
     });
-    const queued = store.write(() => insert('c')).then(() => 'queued');
+    const queued = store.write(async () => insert('c')).then(() => 'queued');
     for (let turn = 0; turn < 3; turn++) await checkPhase();
     // Turns went by: the transaction stays open while the write is under way, and nothing is committed.
-    expect(store.db.inTransaction).toBe(true);
+    expect(store.connection.inTransaction).toBe(true);
     release();
     expect(await Promise.all([slow, queued])).toEqual(['slow', 'queued']);
-    expect(store.db.inTransaction).toBe(false);
+    expect(store.connection.inTransaction).toBe(false);
     expect(names()).toEqual(['a', 'b', 'c']);
   });
 
   test('a write whose transaction cannot be opened rejects, and the writes after it go on', async () => {
-    store.db.exec('BEGIN'); // a transaction the store did not open: its BEGIN IMMEDIATE fails
-    await expect(store.write(() => insert('a'))).rejects.toThrow(/within a transaction/);
-    store.db.exec('ROLLBACK');
-    expect(await store.write(() => insert('b')).then(() => 'b')).toBe('b');
+    store.connection.exec('BEGIN'); // a transaction the store did not open: its BEGIN IMMEDIATE fails
+    await expect(store.write(async () => insert('a'))).rejects.toThrow(/within a transaction/);
+    store.connection.exec('ROLLBACK');
+    expect(await store.write(async () => insert('b')).then(() => 'b')).toBe('b');
     expect(names()).toEqual(['b']);
   });
 
@@ -140,13 +140,13 @@ describe('Store.write: group commit', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));
     try {
       const file = path.join(dir, 'data.sqlite');
-      const first = new Store(file);
-      first.db.exec('CREATE TABLE t (name TEXT PRIMARY KEY)');
-      const written = first.write(() => first.db.prepare('INSERT INTO t (name) VALUES (?)').run('kept'));
+      const first = new SqliteStore(file);
+      first.connection.exec('CREATE TABLE t (name TEXT PRIMARY KEY)');
+      const written = first.write(async () => first.connection.prepare('INSERT INTO t (name) VALUES (?)').run('kept'));
       await first.close();
       await written;
-      const again = new Store(file);
-      expect(again.db.prepare('SELECT name FROM t').all()).toEqual([{ name: 'kept' }]);
+      const again = new SqliteStore(file);
+      expect(again.connection.prepare('SELECT name FROM t').all()).toEqual([{ name: 'kept' }]);
       await again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -222,7 +222,7 @@ describe('group commit through the server', () => {
   });
 
   test('writes whose commit fails are answered with an error, and none of them is kept', async () => {
-    const { db } = server.server.running.ctx;
+    const db = (server.server.running.ctx.store as SqliteStore).connection;
     const before = await stored();
     // Every comment now breaks a deferred foreign key, which SQLite checks at COMMIT only.
     db.exec(`CREATE TABLE commit_target (id TEXT PRIMARY KEY);
