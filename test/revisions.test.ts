@@ -3,17 +3,16 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createRevision, getRevision, keepRevisionContents, writeRevisionRow } from '../server/content/revisions.ts';
 import type { RevisionContent } from '../server/content/model.ts';
-import { Store } from '../server/store/db.ts';
+import { SqliteStore } from '../server/store/sqlite/store.ts';
 import { readConfig } from '../server/config.ts';
 
-let store: Store;
+let store: SqliteStore;
 beforeEach(() => {
-  store = new Store(':memory:');
-  // The columns revisions.ts reads and writes (the real table adds the space's foreign key).
-  store.db.exec(`CREATE TABLE revisions (id TEXT PRIMARY KEY, space_id TEXT NOT NULL, change_request_id TEXT,
-    parents TEXT NOT NULL DEFAULT '[]', type TEXT NOT NULL, created_at TEXT NOT NULL, content TEXT NOT NULL)`);
-  // And those of a space's row it reads for an unwritten first revision.
-  store.db.exec('CREATE TABLE spaces (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, unwritten_revision_id TEXT)');
+  store = new SqliteStore(':memory:');
+  // A space 's' for the revisions to belong to.
+  store.connection.exec(`INSERT INTO organizations (id, title, created_at, type) VALUES ('o', 'O', '2026-01-01T00:00:00.000Z', 'business');
+    INSERT INTO spaces (id, organization_id, title, revision_id, share_key, position, created_at, updated_at)
+    VALUES ('s', 'o', 'S', 'none', 'k', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');`);
 });
 afterEach(() => store.close());
 
@@ -35,16 +34,16 @@ const contentOf = (title: string, markdown = 'Some text.\n'): RevisionContent =>
   variables: { product: 'Kettle' },
 });
 
-const store1 = (content: RevisionContent) =>
-  createRevision(store.db, { spaceId: 's', parents: [], type: 'edits', content, createdAt: '2026-01-01T00:00:00.000Z' }).id;
+const store1 = async (content: RevisionContent) =>
+  (await store.write((db) => createRevision(db, { spaceId: 's', parents: [], type: 'edits', content, createdAt: '2026-01-01T00:00:00.000Z' }))).id;
 
 describe('reading a revision', () => {
-  test('gives the content as written; a second read shares the first one, frozen all the way down', () => {
+  test('gives the content as written; a second read shares the first one, frozen all the way down', async () => {
     const written = contentOf('home');
-    const id = store1(written);
-    const first = getRevision(store.db, id, 's')!;
+    const id = await store1(written);
+    const first = (await getRevision(store.reader, id, 's'))!;
     expect(first).toEqual({ id, spaceId: 's', parents: [], type: 'edits', createdAt: '2026-01-01T00:00:00.000Z', content: written });
-    const second = getRevision(store.db, id, 's')!;
+    const second = (await getRevision(store.reader, id, 's'))!;
     expect(second.content).toBe(first.content);
     const child = second.content.pages[0]!.pages[0]!;
     for (const value of [second.content, second.content.pages, second.content.pages[0], child, second.content.files[0], second.content.variables]) {
@@ -54,56 +53,58 @@ describe('reading a revision', () => {
       child.title = 'Changed in place';
     }).toThrow(TypeError);
     expect(() => second.content.pages.push(child)).toThrow(TypeError);
-    expect(getRevision(store.db, id, 's')!.content).toEqual(written);
+    expect((await getRevision(store.reader, id, 's'))!.content).toEqual(written);
   });
 
-  test('a revision whose row is gone is gone, though it was read before', () => {
-    const id = store1(contentOf('gone'));
-    expect(getRevision(store.db, id, 's')).toBeDefined();
-    store.db.prepare('DELETE FROM revisions WHERE id = ?').run(id);
-    expect(getRevision(store.db, id, 's')).toBeUndefined();
-    expect(getRevision(store.db, 'never-written', 's')).toBeUndefined();
+  test('a revision whose row is gone is gone, though it was read before', async () => {
+    const id = await store1(contentOf('gone'));
+    expect((await getRevision(store.reader, id, 's'))).toBeDefined();
+    store.connection.prepare('DELETE FROM revisions WHERE id = ?').run(id);
+    expect((await getRevision(store.reader, id, 's'))).toBeUndefined();
+    expect((await getRevision(store.reader, 'never-written', 's'))).toBeUndefined();
   });
 
-  test('past the bound of what is kept, the least recently read contents are parsed again, and stay right', () => {
+  test('past the bound of what is kept, the least recently read contents are parsed again, and stay right', async () => {
     const BOUND = 1024 * 1024;
-    keepRevisionContents(store.db, BOUND);
+    keepRevisionContents(store, BOUND);
     // Five revisions of a fifth of the bound each: reading them all keeps the last four.
     const big = (n: number) => contentOf(`big-${n}`, `${n}`.repeat(Math.floor(BOUND / 5)));
-    const ids = [0, 1, 2, 3, 4].map((n) => store1(big(n)));
-    const firstReads = ids.map((id) => getRevision(store.db, id, 's')!.content);
-    for (const n of [4, 3, 2, 1]) expect(getRevision(store.db, ids[n]!, 's')!.content).toBe(firstReads[n]);
-    const reread = getRevision(store.db, ids[0]!, 's')!.content;
+    const ids: string[] = [];
+    for (const n of [0, 1, 2, 3, 4]) ids.push(await store1(big(n)));
+    const firstReads: RevisionContent[] = [];
+    for (const id of ids) firstReads.push((await getRevision(store.reader, id, 's'))!.content);
+    for (const n of [4, 3, 2, 1]) expect((await getRevision(store.reader, ids[n]!, 's'))!.content).toBe(firstReads[n]);
+    const reread = (await getRevision(store.reader, ids[0]!, 's'))!.content;
     expect(reread).not.toBe(firstReads[0]);
     expect(reread).toEqual(big(0));
     // Reading the first again pushed out the least recently read one (the fifth), not the others.
-    for (const n of [3, 2, 1]) expect(getRevision(store.db, ids[n]!, 's')!.content).toBe(firstReads[n]);
-    expect(getRevision(store.db, ids[4]!, 's')!.content).not.toBe(firstReads[4]);
-    ids.forEach((id, n) => expect(getRevision(store.db, id, 's')!.content.pages[0]!.title).toBe(`big-${n}`));
+    for (const n of [3, 2, 1]) expect((await getRevision(store.reader, ids[n]!, 's'))!.content).toBe(firstReads[n]);
+    expect((await getRevision(store.reader, ids[4]!, 's'))!.content).not.toBe(firstReads[4]);
+    for (const [n, id] of ids.entries()) expect((await getRevision(store.reader, id, 's'))!.content.pages[0]!.title).toBe(`big-${n}`);
 
     // A content of up to half the bound is kept (pushing out others); a larger one never is: each read parses it.
     const large = contentOf('large', 'x'.repeat(Math.floor(BOUND * 0.45)));
-    const largeId = store1(large);
-    expect(getRevision(store.db, largeId, 's')!.content).toBe(getRevision(store.db, largeId, 's')!.content);
+    const largeId = await store1(large);
+    expect((await getRevision(store.reader, largeId, 's'))!.content).toBe((await getRevision(store.reader, largeId, 's'))!.content);
     const huge = contentOf('huge', 'x'.repeat(Math.floor(BOUND * 0.55)));
-    const hugeId = store1(huge);
-    const read = getRevision(store.db, hugeId, 's')!.content;
-    expect(getRevision(store.db, hugeId, 's')!.content).not.toBe(read);
+    const hugeId = await store1(huge);
+    const read = (await getRevision(store.reader, hugeId, 's'))!.content;
+    expect((await getRevision(store.reader, hugeId, 's'))!.content).not.toBe(read);
     expect(read).toEqual(huge);
     expect(Object.isFrozen(read.pages[0])).toBe(true);
   });
 
-  test('the server keeps CONTENT_CACHE_MB of contents: a space of 1 000 pages of 2 KB (2 MB of JSON) by default', () => {
+  test('the server keeps CONTENT_CACHE_MB of contents: a space of 1 000 pages of 2 KB (2 MB of JSON) by default', async () => {
     const pages = Array.from({ length: 1000 }, (_, i) => ({
       ...contentOf(`page-${i}`, 'Lorem ipsum dolor sit amet. '.repeat(73)).pages[0]!,
       id: `page-${i}`,
       pages: [],
     }));
-    const id = store1({ ...contentOf('space'), pages });
-    keepRevisionContents(store.db, readConfig({}).contentCacheMb * 1024 * 1024);
-    expect(getRevision(store.db, id, 's')!.content).toBe(getRevision(store.db, id, 's')!.content);
-    keepRevisionContents(store.db, readConfig({ CONTENT_CACHE_MB: '0' }).contentCacheMb * 1024 * 1024);
-    expect(getRevision(store.db, id, 's')!.content).not.toBe(getRevision(store.db, id, 's')!.content);
+    const id = await store1({ ...contentOf('space'), pages });
+    keepRevisionContents(store, readConfig({}).contentCacheMb * 1024 * 1024);
+    expect((await getRevision(store.reader, id, 's'))!.content).toBe((await getRevision(store.reader, id, 's'))!.content);
+    keepRevisionContents(store, readConfig({ CONTENT_CACHE_MB: '0' }).contentCacheMb * 1024 * 1024);
+    expect((await getRevision(store.reader, id, 's'))!.content).not.toBe((await getRevision(store.reader, id, 's'))!.content);
   });
 });
 
@@ -111,45 +112,47 @@ describe('an unwritten first revision', () => {
   const CREATED = '2026-02-03T04:05:06.000Z';
   const EMPTY = { pages: [], files: [], reusableContents: [], variables: {} };
   beforeEach(() => {
-    store.db.prepare("INSERT INTO spaces (id, created_at, unwritten_revision_id) VALUES ('s', ?, 'first')").run(CREATED);
+    store.connection.prepare("UPDATE spaces SET created_at = ?, unwritten_revision_id = 'first' WHERE id = 's'").run(CREATED);
   });
-  const rows = () => store.db.prepare('SELECT * FROM revisions').all();
-  const named = () => store.db.prepare("SELECT unwritten_revision_id AS id FROM spaces WHERE id = 's'").pluck().get();
+  const rows = () => store.connection.prepare('SELECT * FROM revisions').all();
+  const named = () => store.connection.prepare("SELECT unwritten_revision_id AS id FROM spaces WHERE id = 's'").pluck().get();
 
-  test('reads, through its own space only, as an empty revision of edits made with the space; frozen; no row', () => {
-    const read = getRevision(store.db, 'first', 's')!;
+  test('reads, through its own space only, as an empty revision of edits made with the space; frozen; no row', async () => {
+    const read = (await getRevision(store.reader, 'first', 's'))!;
     expect(read).toEqual({ id: 'first', spaceId: 's', parents: [], type: 'edits', createdAt: CREATED, content: EMPTY });
     expect(Object.isFrozen(read.content) && Object.isFrozen(read.content.pages)).toBe(true);
-    expect(getRevision(store.db, 'first', 'other')).toBeUndefined();
-    expect(getRevision(store.db, 'second', 's')).toBeUndefined();
+    expect((await getRevision(store.reader, 'first', 'other'))).toBeUndefined();
+    expect((await getRevision(store.reader, 'second', 's'))).toBeUndefined();
     expect(rows()).toEqual([]);
   });
 
-  test('gets its row when something must refer to it: the same revision, read from the row; the space names it no more', () => {
-    const read = getRevision(store.db, 'first', 's')!;
-    writeRevisionRow(store.db, read);
+  test('gets its row when something must refer to it: the same revision, read from the row; the space names it no more', async () => {
+    const read = (await getRevision(store.reader, 'first', 's'))!;
+    await store.write((db) => writeRevisionRow(db, read));
     expect(rows()).toEqual([
       { id: 'first', space_id: 's', change_request_id: null, parents: '[]', type: 'edits', created_at: CREATED, content: JSON.stringify(EMPTY) },
     ]);
     expect(named()).toBeNull();
-    expect(getRevision(store.db, 'first', 's')).toEqual(read);
+    expect((await getRevision(store.reader, 'first', 's'))).toEqual(read);
     // Through any space, as every written revision.
-    expect(getRevision(store.db, 'first', 'other')).toEqual(read);
+    expect((await getRevision(store.reader, 'first', 'other'))).toEqual(read);
     // A record read before the row was written, written again, and a written revision, change nothing.
-    writeRevisionRow(store.db, read);
-    writeRevisionRow(store.db, getRevision(store.db, 'first', 's')!);
+    await store.write((db) => writeRevisionRow(db, read));
+    const again = (await getRevision(store.reader, 'first', 's'))!;
+    await store.write((db) => writeRevisionRow(db, again));
     expect(rows()).toHaveLength(1);
   });
 
-  test('two reads of it written one after the other make one row', () => {
-    const [a, b] = [getRevision(store.db, 'first', 's')!, getRevision(store.db, 'first', 's')!];
-    writeRevisionRow(store.db, a);
-    writeRevisionRow(store.db, b);
+  test('two reads of it written one after the other make one row', async () => {
+    const a = (await getRevision(store.reader, 'first', 's'))!;
+    const b = (await getRevision(store.reader, 'first', 's'))!;
+    await store.write((db) => writeRevisionRow(db, a));
+    await store.write((db) => writeRevisionRow(db, b));
     expect(rows()).toHaveLength(1);
   });
 
-  test('goes with its space', () => {
-    store.db.prepare("DELETE FROM spaces WHERE id = 's'").run();
-    expect(getRevision(store.db, 'first', 's')).toBeUndefined();
+  test('goes with its space', async () => {
+    store.connection.prepare("DELETE FROM spaces WHERE id = 's'").run();
+    expect((await getRevision(store.reader, 'first', 's'))).toBeUndefined();
   });
 });
