@@ -4,7 +4,7 @@
 // and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
 // the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
 // files a revision holds. Last, what the order of new ids costs an insert in SQLite alone (`ids`). `BENCH_PARTS`
-// (throughput, prism, startup, memory, lists, revisions, ids) chooses parts; `prism` adds the Prism mock to the
+// (throughput, prism, startup, memory, store, lists, revisions, ids) chooses parts; `prism` adds the Prism mock to the
 // throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
 // before it builds or starts anything.
 import { readFileSync } from 'node:fs';

@@ -29,6 +29,8 @@ declare module 'express-serve-static-core' {
   interface Request {
     id: string;
     caller?: Caller;
+    /** Why the caller could not be looked up (the database is unreachable): answered once the validator is done. */
+    callerFailure?: unknown;
   }
 }
 
@@ -148,7 +150,15 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
         BearerAuth: async (req) => {
           const token = bearerToken(req);
           if (!token) throw unauthorized();
-          const caller = await callerOfToken(reader, token);
+          let caller: Caller | undefined;
+          try {
+            caller = await callerOfToken(reader, token);
+          } catch (error) {
+            // The validator answers any failure of a security handler with 401 or 500: a database that cannot be
+            // reached is a 503 (with retry-after), answered by the error writer, not a wrong token.
+            req.callerFailure = error;
+            return true;
+          }
           if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
           req.caller = caller;
           return true;
@@ -184,6 +194,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       },
       ...validator,
       (req: Request, res: Response, next: NextFunction) => {
+        if (req.callerFailure !== undefined) return next(req.callerFailure);
         const key = placedOperation(req);
         const route = key === undefined ? undefined : placed.get(key);
         if (!route) return next();

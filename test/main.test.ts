@@ -254,7 +254,7 @@ describe('the configuration table', () => {
   });
 
   test('every field of the configuration comes from a variable of the table', () => {
-    const config = readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: tmpdir(), PUBLIC_URL: 'http://x.test', APP_URL: 'http://x.test/app', DOCS_API_TOKEN: 't', SEED_FILE: 'f' });
+    const config = readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: tmpdir(), PUBLIC_URL: 'http://x.test', APP_URL: 'http://x.test/app', DOCS_API_TOKEN: 't', SEED_FILE: 'f', DATABASE_URL: 'postgres://docs@localhost/docs' });
     expect(Object.keys(config).sort()).toEqual(VARIABLES.map((variable) => variable.key).sort());
   });
 });

@@ -119,7 +119,8 @@ export function startPostgres(options: { port?: number; durable?: boolean; setti
       if (stopped) return;
       stopped = true;
       try {
-        runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
+        // Not running (paused, or it failed to start again): nothing to stop.
+        if (existsSync(path.join(data, 'postmaster.pid'))) runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
       } finally {
         rmSync(root, { recursive: true, force: true });
         try {
