@@ -81,6 +81,8 @@ export class JobRunner implements Jobs {
   /** A kick is under way; `again` asks it to look once more when it is done. */
   private kicking = false;
   private again = false;
+  /** The claim under way, which `stop` waits for: the jobs it claims are launched, and run to their end. */
+  private claiming: Promise<void> = Promise.resolve();
   /** How many jobs `enqueue` has queued through this runner (committed or not), and how many the last look saw. */
   private queued = 0;
   private queuedSeen = 0;
@@ -133,7 +135,7 @@ export class JobRunner implements Jobs {
       return;
     }
     this.kicking = true;
-    void this.claimAndLaunch()
+    this.claiming = this.claimAndLaunch()
       .catch((error) => this.ctx.log.error({ err: error }, 'claiming jobs failed'))
       .finally(() => {
         this.kicking = false;
@@ -229,6 +231,9 @@ export class JobRunner implements Jobs {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    // A claim that committed while stopping began launches its jobs: left unlaunched, they would stay running
+    // under this instance's lease, which no one renews, and wait for it to run out before another instance runs them.
+    await this.claiming;
     await Promise.allSettled([...this.running.values()].map((job) => job.work));
     this.notifyIdle();
   }
