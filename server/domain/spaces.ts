@@ -245,7 +245,7 @@ const countsOf = (row: spaces.SpaceCounters | undefined): SpaceCounts =>
 
 /** Open comments and change requests of a space, as its counters show them (one query). */
 async function spaceCounts(db: Db, spaceId: string): Promise<SpaceCounts> {
-  return countsOf((await spaces.counters(db, [spaceId]))[0]);
+  return countsOf(await spaces.countersOf(db, spaceId));
 }
 
 /** The counters of many spaces (a page of a list) in one query, rather than one per space. */

@@ -1,7 +1,7 @@
 // Comments and replies (a comment has `parent_id` NULL, a reply its comment's id; space-level rows have
 // `change_request_id` NULL), and their reactions.
 import { type Selectable, sql, type Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import { type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
 import type { CommentsTable } from './schema.ts';
 
@@ -30,8 +30,10 @@ export function getReply(db: Db, parentId: string, id: string): Promise<CommentR
   return db.first(db.q.selectFrom('comments').selectAll().where('parent_id', '=', parentId).where('id', '=', id));
 }
 
+const INSERT = prepared((q, p: CommentRecord) => q.insertInto('comments').values(p));
+
 export async function insert(db: Db, row: CommentRecord): Promise<void> {
-  await db.run(db.q.insertInto('comments').values(row));
+  await db.run(INSERT, row);
 }
 
 export async function update(db: Db, id: string, changes: Updateable<Omit<CommentsTable, 'id'>>): Promise<void> {

@@ -15,11 +15,77 @@ import type { Specific } from './specific.ts';
 /** A query: built with `db.q` (Kysely's builders), or written with Kysely's `sql` template. */
 export type Query<Row> = Compilable<Row> | RawBuilder<Row>;
 
-/** The SQL and parameters of a query, compiled for the engine of `q`. */
-export function compiled<Row>(query: Query<Row>, q: Kysely<Schema>): CompiledQuery<Row> {
+/** The SQL and parameters of a query, compiled for the engine of `q` (a prepared one's bound from `parameters`). */
+export function compiled<Row, Params extends object>(query: Query<Row> | Prepared<Params, Row>, q: Kysely<Schema>, parameters?: Params): Compiled {
+  if (query instanceof Prepared) return query.bind(q, parameters ?? {});
   // A builder compiles alone; a `sql` template needs the Kysely instance that knows the engine.
   return (query as { compile(executor: Kysely<Schema>): CompiledQuery<Row> }).compile(q);
 }
+
+/** A query's SQL text and the values of its parameters, in order. */
+export type Compiled = { readonly sql: string; readonly parameters: readonly unknown[] };
+
+/**
+ * Stands for the parameter of its name while a prepared query compiles, a text no query writes. Callers' values are
+ * never compared with it: they are bound after compiling, by position.
+ */
+const MARK = '\u0000parameter:';
+/** Most shapes of parameters (sets of names with a value) a prepared query keeps compiled, per engine. */
+const MOST_SHAPES = 16;
+
+/** A prepared query compiled for one engine and one set of parameter names. */
+interface Shape {
+  readonly names: readonly string[];
+  readonly sql: string;
+  /** Per parameter of the SQL: the name whose value it takes, or undefined for a value written in the query. */
+  readonly slots: readonly (string | undefined)[];
+  readonly constants: readonly unknown[];
+}
+
+/**
+ * A query written once, with named parameters, and compiled once per engine (and per set of parameter names that
+ * have a value, for a `values(...)` or a `set(...)` of the parameters themselves): each call only binds the values.
+ * This is for the queries on every request's path, where building and compiling a query with Kysely costs more than
+ * SQLite takes to run it; any other query is written inline. `build` receives each parameter as a marker, so it may
+ * only pass parameters on as values (not compute with them: that is refused when it compiles).
+ */
+export class Prepared<Params extends object, Row> {
+  private readonly shapes = new Map<Kysely<Schema>, Shape[]>();
+
+  constructor(private readonly build: (q: Kysely<Schema>, parameters: Params) => Query<Row>) {}
+
+  /** The SQL for the engine of `q`, with the values of `parameters` in the order it takes them. */
+  bind(q: Kysely<Schema>, parameters: object): Compiled {
+    const values = parameters as Record<string, unknown>;
+    const names = Object.keys(values).filter((name) => values[name] !== undefined);
+    let shapes = this.shapes.get(q);
+    if (shapes === undefined) this.shapes.set(q, (shapes = []));
+    let shape = shapes.find((known) => known.names.length === names.length && known.names.every((name, i) => name === names[i]));
+    if (shape === undefined) {
+      shape = this.compile(q, names);
+      if (shapes.length < MOST_SHAPES) shapes.push(shape);
+    }
+    const bound = new Array<unknown>(shape.slots.length);
+    for (let i = 0; i < bound.length; i++) {
+      const name = shape.slots[i];
+      bound[i] = name === undefined ? shape.constants[i] : values[name];
+    }
+    return { sql: shape.sql, parameters: bound };
+  }
+
+  private compile(q: Kysely<Schema>, names: readonly string[]): Shape {
+    const markers = Object.fromEntries(names.map((name) => [name, MARK + name])) as Params;
+    const { sql, parameters } = compiled(this.build(q, markers), q);
+    const slots = parameters.map((value) => (typeof value === 'string' && value.startsWith(MARK) ? value.slice(MARK.length) : undefined));
+    const misused = parameters.some((value, i) => slots[i] === undefined && typeof value === 'string' && value.includes(MARK));
+    if (misused || sql.includes(MARK)) throw new Error(`a prepared query computes with a parameter instead of binding it: ${sql.slice(0, 80)}`);
+    return { names, sql, slots, constants: parameters };
+  }
+}
+
+/** A query compiled once per engine, run with `db.all(query, parameters)`, `db.first` or `db.run` (see Prepared). */
+export const prepared = <Params extends object, Row>(build: (q: Kysely<Schema>, parameters: Params) => Query<Row>) =>
+  new Prepared<Params, Row>(build);
 
 /** The engines the store runs on: SQLite embedded (the default), PostgreSQL for several instances. */
 export type Engine = 'sqlite' | 'postgres';
@@ -40,10 +106,13 @@ export interface Db {
   readonly specific: Specific;
   /** The rows of a query. */
   all<Row>(query: Query<Row>): Promise<Row[]>;
+  all<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Row[]>;
   /** The first row of a query, or undefined when it has none. */
   first<Row>(query: Query<Row>): Promise<Row | undefined>;
+  first<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Row | undefined>;
   /** Runs a statement; resolves to the number of rows it changed. */
   run(query: Query<unknown>): Promise<number>;
+  run<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<number>;
 }
 
 /** Options of `Store.write`. */

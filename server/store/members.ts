@@ -1,6 +1,6 @@
 // Members of organizations (`members`, one row per organization and user; role NULL is a guest).
 import { sql } from 'kysely';
-import type { Db } from './db.ts';
+import { type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
 
 /** A member row as stored; `user_display_name` is kept by triggers from the user's display name. */
@@ -17,10 +17,12 @@ export type MemberRow = {
 
 /** The role and state of a user in an organization, when a member. */
 export function roleOf(db: Db, organizationId: string, userId: string): Promise<{ role: string | null; disabled: number } | undefined> {
-  return db.first(
-    db.q.selectFrom('members').select(['role', 'disabled']).where('organization_id', '=', organizationId).where('user_id', '=', userId),
-  );
+  return db.first(ROLE_OF, { organizationId, userId });
 }
+
+const ROLE_OF = prepared((q, p: { organizationId: string; userId: string }) =>
+  q.selectFrom('members').select(['role', 'disabled']).where('organization_id', '=', p.organizationId).where('user_id', '=', p.userId),
+);
 
 export function get(db: Db, organizationId: string, userId: string): Promise<MemberRow | undefined> {
   return db.first(db.q.selectFrom('members').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId));

@@ -1,13 +1,15 @@
 // Organizations.
 import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import { type Db, prepared } from './db.ts';
 import { after, type Key } from './keyset.ts';
 import type { OrganizationsTable } from './schema.ts';
 
 export type OrganizationRecord = Selectable<OrganizationsTable>;
 
+const GET = prepared((q, p: { id: string }) => q.selectFrom('organizations').selectAll().where('id', '=', p.id));
+
 export function get(db: Db, id: string): Promise<OrganizationRecord | undefined> {
-  return db.first(db.q.selectFrom('organizations').selectAll().where('id', '=', id));
+  return db.first(GET, { id });
 }
 
 /** How many organizations a user is an enabled member of. */

@@ -1,6 +1,6 @@
 // Revisions: immutable snapshots of a space's content (`content`, the JSON of content/model.ts's RevisionContent).
 // A space's first revision may have no row yet (`spaces.unwritten_revision_id`: content/revisions.ts explains).
-import type { Db } from './db.ts';
+import { type Db, prepared } from './db.ts';
 
 export type RevisionMetaRow = {
   id: string;
@@ -20,10 +20,12 @@ export async function insert(
 
 /** A revision's row without its content. */
 export function meta(db: Db, id: string): Promise<RevisionMetaRow | undefined> {
-  return db.first(
-    db.q.selectFrom('revisions').select(['id', 'space_id', 'change_request_id', 'parents', 'type', 'created_at']).where('id', '=', id),
-  );
+  return db.first(META, { id });
 }
+
+const META = prepared((q, p: { id: string }) =>
+  q.selectFrom('revisions').select(['id', 'space_id', 'change_request_id', 'parents', 'type', 'created_at']).where('id', '=', p.id),
+);
 
 /** A revision's content, as JSON text. */
 export async function content(db: Db, id: string): Promise<string | undefined> {

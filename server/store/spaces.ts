@@ -1,6 +1,6 @@
 // Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
-import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
 import type { SpacesTable } from './schema.ts';
 
@@ -27,8 +27,10 @@ const COLUMNS = [
   'deleted_at',
 ] as const satisfies readonly (keyof SpaceRecord)[];
 
+const GET = prepared((q, p: { id: string }) => q.selectFrom('spaces').select(COLUMNS).where('id', '=', p.id));
+
 export function get(db: Db, id: string): Promise<SpaceRecord | undefined> {
-  return db.first(db.q.selectFrom('spaces').select(COLUMNS).where('id', '=', id));
+  return db.first(GET, { id });
 }
 
 /**
@@ -41,14 +43,14 @@ export async function insert(
   row: SpaceRecord,
   revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
 ): Promise<void> {
-  await db.run(
-    db.q.insertInto('spaces').values({
-      ...row,
-      search_revision_id: revisions.searchRevisionId,
-      unwritten_revision_id: revisions.unwrittenRevisionId,
-    }),
-  );
+  await db.run(INSERT, {
+    ...row,
+    search_revision_id: revisions.searchRevisionId,
+    unwritten_revision_id: revisions.unwrittenRevisionId,
+  });
 }
+
+const INSERT = prepared((q, p: Insertable<SpacesTable>) => q.insertInto('spaces').values(p));
 
 /** Changes columns of a space. */
 export async function update(db: Db, id: string, changes: Updateable<Omit<SpacesTable, 'id'>>): Promise<void> {
@@ -75,6 +77,17 @@ export function counters(db: Db, spaceIds: readonly string[]): Promise<SpaceCoun
       .select(['space_id', 'comments', 'change_requests', 'change_requests_open', 'change_requests_draft'])
       .where(db.specific.among('space_id', spaceIds)),
   );
+}
+
+const COUNTERS_OF = prepared((q, p: { spaceId: string }) =>
+  q.selectFrom('space_counters')
+    .select(['space_id', 'comments', 'change_requests', 'change_requests_open', 'change_requests_draft'])
+    .where('space_id', '=', p.spaceId),
+);
+
+/** The counters of one space (none: all at 0). */
+export function countersOf(db: Db, spaceId: string): Promise<SpaceCounters | undefined> {
+  return db.first(COUNTERS_OF, { spaceId });
 }
 
 /** Number of live spaces of an organization, as the triggers keep it. */

@@ -1,5 +1,5 @@
 // Users and their access tokens (stored as SHA-256 hashes only).
-import type { Db } from './db.ts';
+import { type Db, prepared } from './db.ts';
 
 export type UserRow = { id: string; display_name: string; email: string | null; photo_url: string | null };
 
@@ -16,12 +16,14 @@ export function getMany(db: Db, ids: readonly string[]): Promise<UserRow[]> {
 
 /** The user a token's hash belongs to. */
 export function byTokenHash(db: Db, hash: string): Promise<UserRow | undefined> {
-  return db.first(
-    db.q.selectFrom('tokens').innerJoin('users', 'users.id', 'tokens.user_id')
-      .select(['users.id', 'users.display_name', 'users.email', 'users.photo_url'])
-      .where('tokens.hash', '=', hash),
-  );
+  return db.first(BY_TOKEN_HASH, { hash });
 }
+
+const BY_TOKEN_HASH = prepared((q, p: { hash: string }) =>
+  q.selectFrom('tokens').innerJoin('users', 'users.id', 'tokens.user_id')
+    .select(['users.id', 'users.display_name', 'users.email', 'users.photo_url'])
+    .where('tokens.hash', '=', p.hash),
+);
 
 /** Stores a token's hash for a user, replacing what the hash named before. */
 export async function putToken(db: Db, token: { hash: string; userId: string; label: string | null; createdAt: string }): Promise<void> {

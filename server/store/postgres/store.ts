@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { unavailable } from '../../errors.ts';
-import { compiled, type Db, type Query, type Store, type WriteOptions } from '../db.ts';
+import { compiled, type Db, type Prepared, type Query, type Store, type WriteOptions } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -122,8 +122,8 @@ class PostgresDb implements Db {
     readonly writing: boolean,
   ) {}
 
-  private async execute(query: Query<unknown>): Promise<pg.QueryResult> {
-    const { sql: text, parameters } = compiled(query, this.q);
+  private async execute(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<pg.QueryResult> {
+    const { sql: text, parameters } = compiled(query, this.q, values);
     if (!this.writing && /^\s*(insert|update|delete)\b/i.test(text)) {
       throw new Error(`a write outside Store.write: ${text.slice(0, 80)}`);
     }
@@ -134,20 +134,20 @@ class PostgresDb implements Db {
     }
   }
 
-  async all<Row>(query: Query<Row>): Promise<Row[]> {
-    return (await this.execute(query)).rows as Row[];
+  async all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
+    return (await this.execute(query, values)).rows as Row[];
   }
 
-  async first<Row>(query: Query<Row>): Promise<Row | undefined> {
-    return (await this.execute(query)).rows[0] as Row | undefined;
+  async first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
+    return (await this.execute(query, values)).rows[0] as Row | undefined;
   }
 
-  async run(query: Query<unknown>): Promise<number> {
+  async run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
     if (!this.writing) {
-      const { sql: text } = compiled(query, this.q);
+      const { sql: text } = compiled(query, this.q, values);
       if (!/^\s*select\b/i.test(text)) throw new Error(`a write outside Store.write: ${text.slice(0, 80)}`);
     }
-    return (await this.execute(query)).rowCount ?? 0;
+    return (await this.execute(query, values)).rowCount ?? 0;
   }
 }
 

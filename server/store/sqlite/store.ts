@@ -18,7 +18,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../../errors.ts';
 import { atTurnEnd } from '../../turn-end.ts';
-import { compiled, type Db, type Query, type Store } from '../db.ts';
+import { compiled, type Db, type Prepared, type Query, type Store } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
 
@@ -90,9 +90,9 @@ class SqliteDb implements Db {
     readonly writing: boolean,
   ) {}
 
-  all<Row>(query: Query<Row>): Promise<Row[]> {
+  all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
     try {
-      const { sql, parameters } = compiled(query, this.q);
+      const { sql, parameters } = compiled(query, this.q, values);
       const statement = this.store.statement(sql);
       if (!statement.reader) {
         this.refuseWrite(sql);
@@ -105,9 +105,9 @@ class SqliteDb implements Db {
     }
   }
 
-  first<Row>(query: Query<Row>): Promise<Row | undefined> {
+  first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
     try {
-      const { sql, parameters } = compiled(query, this.q);
+      const { sql, parameters } = compiled(query, this.q, values);
       const statement = this.store.statement(sql);
       if (!statement.reader) this.refuseWrite(sql);
       return Promise.resolve(statement.get(parameters as unknown[]) as Row | undefined);
@@ -116,9 +116,9 @@ class SqliteDb implements Db {
     }
   }
 
-  run(query: Query<unknown>): Promise<number> {
+  run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
     try {
-      const { sql, parameters } = compiled(query, this.q);
+      const { sql, parameters } = compiled(query, this.q, values);
       this.refuseWrite(sql);
       return Promise.resolve(this.store.statement(sql).run(parameters as unknown[]).changes);
     } catch (error) {
