@@ -62,6 +62,33 @@ export function queueKey(queue: string): string {
   return BigInt.asIntN(64, createHash('sha1').update(`docs-platform:${queue}`).digest().readBigUInt64BE(0)).toString();
 }
 
+/**
+ * Most writes of one queue that share a transaction (see `PostgresStore.grouped`). Each after the first runs in a
+ * savepoint of its own, kept to the commit: PostgreSQL keeps 64 subtransactions of a transaction in shared memory and
+ * slows every snapshot beyond that.
+ */
+const MOST_GROUPED = 32;
+
+/** A write waiting in a queue's group, and how its caller learns its outcome once the group commits. */
+interface GroupedWrite {
+  work: (db: Db) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** What a write of a group did: its result, or the error that undid it alone (its savepoint rolled back). */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The first write of a group failed: its transaction is rolled back, and the group goes on without it. */
+class FirstFailed extends Error {
+  constructor(readonly error: unknown) {
+    super('the first write of a group failed');
+  }
+}
+
+/** A write of a group met a conflict with another transaction: the group is undone, and each write runs on its own. */
+class GroupConflict extends Error {}
+
 /** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
 const NAMED_STATEMENTS = 2000;
 
@@ -162,6 +189,8 @@ export class PostgresStore implements Store {
   private listening = false;
   private closed = false;
   private readonly writes = new Set<Promise<unknown>>();
+  /** Per write queue, the group of writes that may still join this process's next transaction on it. */
+  private readonly groups = new Map<string, GroupedWrite[]>();
   /** The migrations applied when the store opened. */
   applied: string[] = [];
 
@@ -253,11 +282,89 @@ export class PostgresStore implements Store {
   }
 
   write<T>(work: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    const done = this.transaction(work, options);
+    const done =
+      options.queue !== undefined && options.isolation !== 'read committed' ? this.grouped(work, options.queue) : this.transaction(work, options);
     this.writes.add(done);
     const forget = () => this.writes.delete(done);
     done.then(forget, forget);
     return done;
+  }
+
+  /**
+   * A write of a queue joins the writes of that queue waiting in this process, and they commit together: writes of one
+   * queue run one after another anyway (its lock), and each transaction's commit waits for the disk, so one commit for
+   * a group is what lets a burst of writes to one resource go faster than one flush each. The first write of a group
+   * runs as the transaction's own work, each later one in a savepoint: a write that fails is undone alone and its
+   * caller gets its error, while the others commit. A write that meets a conflict with another transaction undoes the
+   * group, and each of its writes then runs on its own, with its own retries. Callers learn their outcome after the
+   * commit, as with a write of its own.
+   */
+  private grouped<T>(work: (db: Db) => Promise<T>, queue: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(unavailable('the database is closed'));
+      const write: GroupedWrite = { work, resolve: resolve as (value: unknown) => void, reject };
+      const group = this.groups.get(queue);
+      if (group !== undefined && group.length < MOST_GROUPED) {
+        group.push(write);
+        return;
+      }
+      const started = [write];
+      this.groups.set(queue, started);
+      void this.runGroup(queue, started);
+    });
+  }
+
+  private async runGroup(queue: string, group: GroupedWrite[]): Promise<void> {
+    const close = () => {
+      if (this.groups.get(queue) === group) this.groups.delete(queue);
+    };
+    for (;;) {
+      let outcomes: Outcome[];
+      try {
+        outcomes = await this.transaction((db) => this.runWrites(db, group, close), { queue });
+      } catch (error) {
+        if (error instanceof FirstFailed) {
+          group.shift()!.reject(error.error);
+          if (group.length > 0) continue;
+          close();
+          return;
+        }
+        close();
+        if (group.length === 1 || !(error instanceof GroupConflict)) {
+          for (const write of group) write.reject(error);
+          return;
+        }
+        for (const write of group) this.transaction(write.work, { queue }).then(write.resolve, write.reject);
+        return;
+      }
+      group.forEach((write, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) write.resolve(outcome.value);
+        else write.reject(outcome.error);
+      });
+      return;
+    }
+  }
+
+  /** The writes of a group, in one transaction (see `grouped`); `close` ends the group once the last has run. */
+  private async runWrites(db: Db, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < group.length; i++) {
+      const write = group[i]!;
+      if (i > 0) await db.run(sql`SAVEPOINT grouped_write`);
+      try {
+        outcomes.push({ ok: true, value: await write.work(db) });
+      } catch (error) {
+        const conflict = RETRYABLE.has((error as { code?: string }).code ?? '');
+        if (conflict || isConnectionFailure(error)) throw conflict && group.length > 1 ? new GroupConflict('a write of a group conflicted', { cause: error }) : error;
+        if (i === 0) throw new FirstFailed(error);
+        await db.run(sql`ROLLBACK TO SAVEPOINT grouped_write`);
+        outcomes.push({ ok: false, error });
+      }
+    }
+    // No write joins once the last has run: the group commits as it is (a later write starts the next group).
+    close();
+    return outcomes;
   }
 
   private async transaction<T>(work: (db: Db) => Promise<T>, options: WriteOptions): Promise<T> {
