@@ -35,25 +35,29 @@ export async function findUsers(db: Db, ids: readonly string[]): Promise<Map<str
 
 /**
  * Callers of known tokens, by store. Every request looks its token up (a SHA-256 and a join were 7% of the CPU of a
- * GET); tokens and users are only ever added (seed, `issueToken`), never changed or removed, so a token once known
- * keeps its caller, in every instance. Unknown tokens are not remembered (a token issued later, here or by another
- * instance, is found), and the map is emptied when `issueToken` writes or when it holds `MAX_KNOWN_TOKENS`.
+ * GET on SQLite, and a round trip of four on PostgreSQL); tokens and users are only ever added (seed, `issueToken`),
+ * never removed, but a token may be given again to another user (a seed naming it). So what is remembered holds for
+ * one `Store.tokensVersion`: issuing a token here forgets it at once, and on PostgreSQL each instance's issuing is
+ * announced to the others (NOTIFY), which forget theirs; while an instance cannot hear the announcements, it
+ * remembers nothing. Unknown tokens are not remembered (a token issued later is found), and the map is emptied when it
+ * holds `MAX_KNOWN_TOKENS`.
  */
-const knownCallers = new WeakMap<Store, Map<string, Caller>>();
+const knownCallers = new WeakMap<Store, { version: number; callers: Map<string, Caller> }>();
 const MAX_KNOWN_TOKENS = 10_000;
 
 /** The caller of a token, or undefined when the token is unknown. */
 export async function callerOfToken(ctx: Scope, token: string): Promise<Caller | undefined> {
-  let known = knownCallers.get(ctx.store);
-  const cached = known?.get(token);
+  const version = ctx.store.tokensVersion();
+  const known = knownCallers.get(ctx.store);
+  const cached = known !== undefined && known.version === version ? known.callers.get(token) : undefined;
   if (cached) return cached;
   const row = await users.byTokenHash(ctx.db, sha256(token));
   const caller = row && Object.freeze({ user: Object.freeze(toUser(row)) });
-  // Remembered only where this process sees every write of tokens (SQLite): on PostgreSQL another instance may
-  // give a token to another user (its seed at start-up), so each request looks it up.
-  if (caller && ctx.store.exclusive) {
-    if (!known || known.size >= MAX_KNOWN_TOKENS) knownCallers.set(ctx.store, (known = new Map()));
-    known.set(token, caller);
+  // Remembered only when no token was announced while it was read: the row may predate the announcement.
+  if (caller && version !== undefined && ctx.store.tokensVersion() === version) {
+    let now = knownCallers.get(ctx.store);
+    if (now?.version !== version || now.callers.size >= MAX_KNOWN_TOKENS) knownCallers.set(ctx.store, (now = { version, callers: new Map() }));
+    now.callers.set(token, caller);
   }
   return caller;
 }
@@ -62,5 +66,6 @@ export async function callerOfToken(ctx: Scope, token: string): Promise<Caller |
 export async function issueToken(ctx: Scope, userId: string, createdAt: string, token = newSecret(), label?: string): Promise<string> {
   knownCallers.delete(ctx.store);
   await users.putToken(ctx.db, { hash: sha256(token), userId, label: label ?? null, createdAt });
+  await ctx.store.announceTokens(ctx.db);
   return token;
 }

@@ -167,6 +167,15 @@ export interface Store {
   onJobsQueued(listener: () => void): void;
   /** Tells the other instances, when `db`'s transaction commits, that it queued jobs (PostgreSQL's NOTIFY). */
   announceJobs(db: Db): Promise<void>;
+  /**
+   * For caches of what tokens name: a number that moves whenever another process may have given a token to a user
+   * (PostgreSQL: an instance announced it, or this one was not listening for a while, when it may have missed one);
+   * undefined while this process cannot tell (PostgreSQL: not listening). On SQLite, which one process owns, it moves
+   * with this process's `announceTokens`.
+   */
+  tokensVersion(): number | undefined;
+  /** Tells the other instances, when `db`'s transaction commits, that it gave a token to a user (PostgreSQL's NOTIFY). */
+  announceTokens(db: Db): Promise<void>;
   /** Waits for the writes in progress, then closes the database. */
   close(): Promise<void>;
 }

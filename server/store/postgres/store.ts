@@ -35,6 +35,8 @@ export const postgresQueries = new Kysely<Schema>({
 
 /** The channel of LISTEN/NOTIFY on which instances announce queued jobs. */
 const JOBS_CHANNEL = 'docs_platform_jobs';
+/** The channel on which instances announce that they gave a token to a user. */
+const TOKENS_CHANNEL = 'docs_platform_tokens';
 
 /** The key of the advisory lock held while migrations run (any constant of this application's own). */
 const MIGRATION_LOCK = 7_361_002_001;
@@ -187,6 +189,8 @@ export class PostgresStore implements Store {
   private readonly jobListeners: (() => void)[] = [];
   private listener: pg.Client | undefined;
   private listening = false;
+  /** Moves with each token announced by an instance, and each time the listening connection is made again. */
+  private tokens = 0;
   private closed = false;
   private readonly writes = new Set<Promise<unknown>>();
   /** Per write queue, the group of writes that may still join this process's next transaction on it. */
@@ -445,32 +449,48 @@ export class PostgresStore implements Store {
 
   onJobsQueued(listener: () => void): void {
     this.jobListeners.push(listener);
-    if (!this.listening) {
+    this.startListening();
+  }
+
+  private startListening(): void {
+    if (!this.listening && !this.closed) {
       this.listening = true;
       void this.listen(0);
     }
   }
 
-  /** Keeps one connection of its own LISTENing for queued jobs, connecting again when it is lost. */
+  /**
+   * Keeps one connection of its own LISTENing for queued jobs and given tokens, connecting again when it is lost. A
+   * connection lost without an error event (a network that drops packets) goes unnoticed until TCP gives up: until
+   * then, tokens given by other instances may be missed, as they would be by a cache with a time to live.
+   */
   private async listen(failures: number): Promise<void> {
     if (this.closed) return;
-    const client = new this.pgModule.Client({ connectionString: this.options.url, application_name: 'docs-platform-server (jobs)' });
+    const client = new this.pgModule.Client({ connectionString: this.options.url, application_name: 'docs-platform-server (announcements)' });
+    let failed = false;
     const retry = (error: unknown) => {
+      if (failed) return;
+      failed = true;
       if (this.listener === client) this.listener = undefined;
       client.removeAllListeners();
+      client.on('error', () => undefined);
       client.end().catch(() => undefined);
       if (this.closed) return;
-      this.options.onError?.(error, 'the connection that listens for queued jobs failed');
+      this.options.onError?.(error, 'the connection that listens for announcements (queued jobs, given tokens) failed');
       const wait = Math.min(5000, 100 * 2 ** Math.min(failures, 6));
       setTimeout(() => void this.listen(failures + 1), wait).unref();
     };
     client.on('error', retry);
-    client.on('notification', () => {
-      for (const listener of this.jobListeners) listener();
+    client.on('end', () => retry(new Error('the connection ended')));
+    client.on('notification', (message) => {
+      if (message.channel === TOKENS_CHANNEL) this.tokens++;
+      else for (const listener of this.jobListeners) listener();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      await client.query(`LISTEN ${JOBS_CHANNEL}; LISTEN ${TOKENS_CHANNEL}`);
+      // Tokens given while no connection listened are unknown: what was remembered of them before is forgotten.
+      this.tokens++;
       this.listener = client;
       // Jobs announced while the connection was down are found by the runner's poll; tell it to look now.
       if (failures > 0) for (const listener of this.jobListeners) listener();
@@ -481,6 +501,15 @@ export class PostgresStore implements Store {
 
   async announceJobs(db: Db): Promise<void> {
     await db.run(sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`);
+  }
+
+  tokensVersion(): number | undefined {
+    this.startListening();
+    return this.listener === undefined ? undefined : this.tokens;
+  }
+
+  async announceTokens(db: Db): Promise<void> {
+    await db.run(sql`SELECT pg_notify(${TOKENS_CHANNEL}, '')`);
   }
 
   async close(): Promise<void> {

@@ -139,6 +139,8 @@ export class SqliteStore implements Store {
   readonly reader: Db;
   private readonly writer: Db;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Moves with each token this process gives (see tokensVersion). */
+  private tokens = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private writing = false;
   /** Statements that open, end and mark the shared transaction (see `write`). */
@@ -350,6 +352,16 @@ export class SqliteStore implements Store {
   onJobsQueued(): void {}
 
   announceJobs(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** No other process writes tokens: the version moves with this one's writes of them. */
+  tokensVersion(): number {
+    return this.tokens;
+  }
+
+  announceTokens(): Promise<void> {
+    this.tokens++;
     return Promise.resolve();
   }
 
