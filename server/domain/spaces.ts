@@ -308,6 +308,11 @@ export async function presentSpaceFor(ctx: Scope, row: SpaceRow, membership: Mem
   return presentSpace(ctx, row, spacePermissions(await spaceRole(ctx.db, membership, row), row));
 }
 
+/** A space just created, as the given member sees it: it has no comments or change requests yet. */
+export async function presentNewSpaceFor(ctx: Scope, row: SpaceRow, membership: Membership | undefined): Promise<Model<'Space'>> {
+  return presentSpaceWith(ctx, row, spacePermissions(await spaceRole(ctx.db, membership, row), row), NO_COUNTS);
+}
+
 /** A page of spaces, each with the given permissions, their counters read for the whole page at once. */
 export async function presentSpaces(
   ctx: Scope,

@@ -12,6 +12,7 @@ import {
   getSpaceRow,
   insertSpace,
   liveSpacesPage,
+  presentNewSpaceFor,
   presentSpace,
   presentSpaceFor,
   presentSpacesFor,
@@ -67,7 +68,7 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     const access = await organizationAccess(ctx, caller, params.organizationId);
     await requireCreateIn(ctx.db, access.membership, await checkParent(ctx, params.organizationId, body?.parent, 'parent'));
     const row = await insertSpace(ctx, { ...(body ?? {}), organizationId: params.organizationId });
-    const space = await presentSpaceFor(ctx, row, access.membership);
+    const space = await presentNewSpaceFor(ctx, row, access.membership);
     return { status: 201, body: space, headers: { location: space.urls.location } };
   },
 
@@ -94,15 +95,18 @@ export const spaceHandlers: HandlerGroup<Operations> = {
   async updateSpace({ params, body, caller }, ctx) {
     const access = await spaceAccess(ctx, caller, params.spaceId);
     requireSpace(access, 'admin');
-    await spaces.update(ctx.db, params.spaceId, {
+    const changes = {
       ...(body.title !== undefined ? { title: body.title } : {}),
       ...(body.emoji !== undefined ? { emoji: body.emoji } : {}),
       ...(body.editMode !== undefined ? { edit_mode: body.editMode } : {}),
       ...(body.defaultLevel !== undefined ? { default_level: body.defaultLevel } : {}),
       ...(body.language !== undefined ? { language: body.language } : {}),
       updated_at: ctx.now(),
-    });
-    return { status: 200, body: await present(ctx, access.space.id, caller) };
+    };
+    await spaces.update(ctx.db, params.spaceId, changes);
+    // The row as it is now, made from the row read and the changes rather than read back (no trigger changes a
+    // space's own row), as the caller sees it (their membership was read with the space).
+    return { status: 200, body: await presentSpaceFor(ctx, { ...access.space, ...changes }, access.membership) };
   },
 
   async duplicateSpace({ params, caller }, ctx) {

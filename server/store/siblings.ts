@@ -3,7 +3,7 @@
 // query reads the position indexes (spaces_sibling_position, collections_sibling_position) one step on each side, so
 // a move or a create costs the same however many siblings there are.
 import { type RawBuilder, sql } from 'kysely';
-import type { Db } from './db.ts';
+import { type Db, prepared } from './db.ts';
 
 export type Sibling = { kind: 'space' | 'collection'; id: string; position: number };
 
@@ -11,8 +11,8 @@ export type Sibling = { kind: 'space' | 'collection'; id: string; position: numb
 export type Siblings = { organizationId: string; parentId: string | null; excludeId?: string };
 
 /** The conditions that make a row of `table` one of the siblings. */
-function among(table: 'spaces' | 'collections', of: Siblings): RawBuilder<unknown> {
-  const parent = of.parentId === null ? sql`parent_id IS NULL` : sql`parent_id = ${of.parentId}`;
+function among(table: 'spaces' | 'collections', of: Omit<Siblings, 'parentId'> & { parentId?: string | null }): RawBuilder<unknown> {
+  const parent = of.parentId == null ? sql`parent_id IS NULL` : sql`parent_id = ${of.parentId}`;
   const live = table === 'spaces' ? sql` AND deleted_at IS NULL` : sql``;
   const other = of.excludeId === undefined ? sql`` : sql` AND id <> ${of.excludeId}`;
   return sql`organization_id = ${of.organizationId} AND ${parent}${live}${other}`;
@@ -44,12 +44,21 @@ export function sibling(db: Db, of: Siblings, id: string): Promise<Sibling | und
 
 /** The highest position among the siblings (undefined: none), read from the position indexes. */
 export async function lastPosition(db: Db, of: Siblings): Promise<number | undefined> {
-  const row = await db.first(
+  // A prepared query binds values only: the top level (no parent) and no item left out are told by their absence.
+  const row = await db.first(LAST_POSITION, {
+    organizationId: of.organizationId,
+    ...(of.parentId === null ? {} : { parentId: of.parentId }),
+    ...(of.excludeId === undefined ? {} : { excludeId: of.excludeId }),
+  });
+  return row?.position ?? undefined;
+}
+
+// Compiled once per shape: under a parent or at the top level, with or without an item left out (a create, a move).
+const LAST_POSITION = prepared(
+  (_q, of: { organizationId: string; parentId?: string; excludeId?: string }) =>
     sql<{ position: number | null }>`SELECT MAX(position) AS position FROM (
         SELECT * FROM (SELECT position FROM spaces WHERE ${among('spaces', of)} ORDER BY position DESC LIMIT 1) AS space
         UNION ALL
         SELECT * FROM (SELECT position FROM collections WHERE ${among('collections', of)} ORDER BY position DESC LIMIT 1) AS collection
       ) AS last`,
-  );
-  return row?.position ?? undefined;
-}
+);

@@ -52,10 +52,16 @@ export async function insert(
 
 const INSERT = prepared((q, p: Insertable<SpacesTable>) => q.insertInto('spaces').values(p));
 
+type SpaceChanges = Updateable<Omit<SpacesTable, 'id'>>;
+
+// Compiled once per set of columns changed (a PATCH sets those it was sent).
+const UPDATE = prepared((q, { id, ...changes }: SpaceChanges & { id: string }) => q.updateTable('spaces').set(changes).where('id', '=', id));
+
 /** Changes columns of a space. */
-export async function update(db: Db, id: string, changes: Updateable<Omit<SpacesTable, 'id'>>): Promise<void> {
-  await db.run(db.q.updateTable('spaces').set(changes).where('id', '=', id));
+export async function update(db: Db, id: string, changes: SpaceChanges): Promise<void> {
+  await db.run(UPDATE, { ...changes, id });
 }
+
 
 /** Permanently removes a space and, by cascade, everything in it. */
 export async function remove(db: Db, id: string): Promise<void> {
