@@ -169,13 +169,13 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     validateFormats: true,
   });
 
-  // List pages read again while the database is unchanged (http/kept-lists.ts): only where this process sees every
-  // change of the database (SQLite); with PostgreSQL, other instances write too, and pages are made every time.
+  // List pages read again while the database is unchanged (http/kept-lists.ts), by the store's count of changes.
   const keptLists = new KeptLists({
-    changes: () => store.changeCount() ?? -1,
+    changes: () => store.changeCount(),
+    committedOnly: store.changesCommittedOnly,
     inTransaction: () => store.inTransaction,
     clockReads: () => ctx.clockReads(),
-    bytes: store.changeCount() === undefined ? 0 : config.listCacheMb * 1024 * 1024,
+    bytes: config.listCacheMb * 1024 * 1024,
     verify: options.verifyKeptLists,
   });
   keptListsOf.set(ctx, keptLists);
@@ -240,9 +240,15 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       // A list page read again while nothing changed is sent as kept (http/kept-lists.ts).
       // Per user and address: a handler sees nothing else of the request.
       const key = lists !== false && keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
-      const kept = lists && key !== undefined ? keptLists.find(key) : undefined;
+      let changes: number | undefined;
+      if (key !== undefined) {
+        // The count of changes: SQLite's at no cost, PostgreSQL's with one statement.
+        const count = keptLists.changeCount();
+        changes = typeof count === 'number' ? count : await count;
+      }
+      const kept = lists && key !== undefined ? keptLists.find(key, changes!) : undefined;
       if (kept && !keptLists.verifying) return send(res, kept);
-      const before = key === undefined ? undefined : keptLists.moment();
+      const before = key === undefined ? undefined : keptLists.moment(changes!);
       const answer = answerOf(await handler(request, reader));
       if (kept) {
         keptLists.check(key!, kept, answer as ListAnswer);
@@ -251,7 +257,10 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       if (key !== undefined) {
         const page = isListPage(answer.body);
         lists ??= page;
-        if (page) keptLists.keep(key, before, keptLists.moment(), answer as ListAnswer);
+        if (page) {
+          const after = keptLists.momentAfter(before);
+          keptLists.keep(key, before, after instanceof Promise ? await after : after, answer as ListAnswer);
+        }
       }
       send(res, answer);
     };

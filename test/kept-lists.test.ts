@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { keptListsIn } from '../server/app.ts';
 import { KeptLists, type ListAnswer } from '../server/http/kept-lists.ts';
 import { immutableBodyChecks } from '../server/http/immutable-bodies.ts';
@@ -14,7 +14,8 @@ import { SqliteStore } from '../server/store/sqlite/store.ts';
 import type { HandlerTable } from '../server/http/types.ts';
 import { ok } from './support/expect.ts';
 import { ACME, extendFixture } from './support/fixture.ts';
-import { type TestServer, useTestServer } from './support/server.ts';
+import { createTestDatabase, type TestDatabase } from './support/databases.ts';
+import { startTestServer, type TestServer, useTestServer } from './support/server.ts';
 
 const fixture = extendFixture({
   acme: {
@@ -112,6 +113,45 @@ describe('a list page read again while nothing changed', () => {
   });
 });
 
+describe('on PostgreSQL, with two instances on one database', () => {
+  let database: TestDatabase;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // Both on the database made here (DATABASE_URL), not on one of their own each.
+    const options = { fixture, engine: 'sqlite' as const, env: { DATABASE_URL: database.url } };
+    a = await startTestServer(options);
+    b = await startTestServer(options);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await database?.drop();
+  });
+
+  test('a page is kept by each instance, and made anew on each after a write through either', async () => {
+    const first = await read(a, SPACES);
+    const before = countsOf(a);
+    expect(await read(a, SPACES)).toEqual(first);
+    expect(countsOf(a).served - before.served).toBe(1);
+
+    // Written through the other instance: the count in the database moved before the write was answered.
+    ok(await b.as('admin').PATCH('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'kept-two' } }, body: { title: 'Renamed by B' } }));
+    const served = countsOf(a).served;
+    expect(titles((await read(a, SPACES)).text)).toContain('Renamed by B');
+    expect(countsOf(a).served).toBe(served);
+    // And kept again from there, on both.
+    expect(titles((await read(a, SPACES)).text)).toContain('Renamed by B');
+    expect(countsOf(a).served).toBe(served + 1);
+    await read(b, SPACES);
+    expect(titles((await read(b, SPACES)).text)).toContain('Renamed by B');
+
+    // Written through this instance: made anew too.
+    ok(await a.as('admin').PATCH('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'kept-two' } }, body: { title: 'Renamed by A' } }));
+    expect(titles((await read(b, SPACES)).text)).toContain('Renamed by A');
+  });
+});
+
 describe('pages whose making may depend on more than the database', () => {
   // A list that reads the clock.
   const ctx = useTestServer({
@@ -184,7 +224,11 @@ describe('KeptLists', () => {
       inTransaction: () => state.inTransaction,
       bytes,
     });
-    return { state, kept };
+    // As app.ts does: the count read once for a request, then its moment, the page's making, the moment after.
+    const now = () => kept.moment(state.changes);
+    const after = (before: ReturnType<typeof now>) => kept.momentAfter(before) as ReturnType<typeof now>;
+    const find = (key: string) => kept.find(key, state.changes);
+    return { state, kept, now, after, find };
   }
   const page = (text: string): ListAnswer => ({
     status: 200,
@@ -193,50 +237,67 @@ describe('KeptLists', () => {
   });
 
   test('keeps a page only when neither the database nor the clock moved while it was made, outside a transaction', () => {
-    const { state, kept } = setUp(1024);
-    let before = kept.moment();
-    kept.keep('a', before, kept.moment(), page('a'));
-    expect(kept.find('a')?.body).toEqual({ items: ['a'], count: 1 });
+    const { state, kept, now, after, find } = setUp(1024);
+    let before = now();
+    kept.keep('a', before, after(before), page('a'));
+    expect(find('a')?.body).toEqual({ items: ['a'], count: 1 });
 
-    before = kept.moment();
+    before = now();
     state.changes++;
-    kept.keep('b', before, kept.moment(), page('b'));
-    expect(kept.find('b')).toBeUndefined();
+    kept.keep('b', before, after(before), page('b'));
+    expect(find('b')).toBeUndefined();
 
-    before = kept.moment();
+    before = now();
     state.clockReads++;
-    kept.keep('c', before, kept.moment(), page('c'));
-    expect(kept.find('c')).toBeUndefined();
+    kept.keep('c', before, after(before), page('c'));
+    expect(find('c')).toBeUndefined();
 
     state.inTransaction = true;
-    expect(kept.moment()).toBeUndefined();
-    kept.keep('d', kept.moment(), kept.moment(), page('d'));
+    expect(now()).toBeUndefined();
+    kept.keep('d', now(), after(now()), page('d'));
     state.inTransaction = false;
-    expect(kept.find('d')).toBeUndefined();
+    expect(find('d')).toBeUndefined();
   });
 
   test('a change drops every page kept', () => {
-    const { state, kept } = setUp(1024);
-    kept.keep('a', kept.moment(), kept.moment(), page('a'));
-    kept.keep('b', kept.moment(), kept.moment(), page('b'));
+    const { state, kept, now, after, find } = setUp(1024);
+    kept.keep('a', now(), after(now()), page('a'));
+    kept.keep('b', now(), after(now()), page('b'));
     state.changes++;
-    expect(kept.find('a')).toBeUndefined();
+    expect(find('a')).toBeUndefined();
     state.changes--; // the count never goes back, but if it did, nothing would come back either
-    expect(kept.find('b')).toBeUndefined();
+    expect(find('b')).toBeUndefined();
+  });
+
+  test('a page made before a change that another request has seen is not kept, and drops nothing', () => {
+    const { state, kept, now, after, find } = setUp(1024);
+    const early = now();
+    state.changes++;
+    kept.keep('new', now(), after(now()), page('new'));
+    // Where the count moves only on commits (PostgreSQL), the early page is kept under its own count unless it is
+    // older than what another request saw.
+    const committed = new KeptLists({ changes: () => state.changes, committedOnly: true, clockReads: () => 0, inTransaction: () => false, bytes: 1024 });
+    committed.keep('new', committed.moment(state.changes), committed.moment(state.changes), page('new'));
+    committed.keep('old', early, committed.momentAfter(early) as typeof early, page('old'));
+    expect(committed.find('new', state.changes)).toBeDefined();
+    expect(committed.find('old', state.changes)).toBeUndefined();
+    expect(committed.find('new', state.changes - 1)).toBeUndefined();
+    expect(committed.find('new', state.changes)).toBeDefined();
+    expect(find('new')).toBeDefined();
   });
 
   test('keeps at most its bytes, the most recently read, and no page above half of them', () => {
     const size = JSON.stringify({ items: ['a'], count: 1 }).length;
-    const { kept } = setUp(size * 2);
-    kept.keep('a', kept.moment(), kept.moment(), page('a'));
-    kept.keep('b', kept.moment(), kept.moment(), page('b'));
-    expect(kept.find('a')).toBeDefined();
-    kept.keep('c', kept.moment(), kept.moment(), page('c'));
-    expect(kept.find('b')).toBeUndefined();
-    expect(kept.find('a')).toBeDefined();
-    expect(kept.find('c')).toBeDefined();
-    kept.keep('large', kept.moment(), kept.moment(), page('a'.repeat(size)));
-    expect(kept.find('large')).toBeUndefined();
+    const { kept, now, after, find } = setUp(size * 2);
+    kept.keep('a', now(), after(now()), page('a'));
+    kept.keep('b', now(), after(now()), page('b'));
+    expect(find('a')).toBeDefined();
+    kept.keep('c', now(), after(now()), page('c'));
+    expect(find('b')).toBeUndefined();
+    expect(find('a')).toBeDefined();
+    expect(find('c')).toBeDefined();
+    kept.keep('large', now(), after(now()), page('a'.repeat(size)));
+    expect(find('large')).toBeUndefined();
   });
 });
 

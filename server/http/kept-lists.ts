@@ -15,11 +15,15 @@
 // - the database changed nothing while it was made, whoever wrote (another request, a job, a GET that writes such
 //   as the first read of a space's links, which is kept from its next read on).
 //
-// A kept page is valid while SQLite's count of changes on the server's connection (`total_changes()`, which counts
-// every row written, committed or rolled back, by requests, jobs or anything else) has not moved: any write drops
-// every kept page. Only a store that sees every change of its database has such a count: with PostgreSQL, which other
-// instances write to, no page is kept (app.ts). Per user (the caller's id) and address (path and query string as sent). They are bounded by
-// LIST_CACHE_MB, in MiB of their JSON, the most recently read kept; 0 keeps none.
+// A kept page is valid while the store's count of changes has not moved (`Store.changeCount`): any write drops every
+// kept page. On SQLite it is the count of rows written on the server's one connection (`total_changes()`: every row
+// written, committed or rolled back, by requests, jobs or anything else), read at no cost. On PostgreSQL, which every
+// instance writes to, it is a count of committed writes kept in the database (a sequence each write moves just after
+// its commit, in the same round trip), read with one statement per list request instead of the several that make a
+// page: a page made after reading the count holds at least every write counted, and a write it may have missed moves
+// the count before its client is answered, so no instance sends a page older than a write a client was told is done.
+// Per user (the caller's id) and address (path and query string as sent). They are bounded by LIST_CACHE_MB, in MiB
+// of their JSON, the most recently read kept; 0 keeps none.
 //
 // A page is kept as its JSON text. The first time it is sent again, that text is parsed into a body of its own (the
 // handler's objects may be shared with other code) made immutable (frozen, its bytes encoded once): sent through
@@ -55,8 +59,14 @@ interface Kept {
 export type KeptAnswer = ListAnswer & { readonly json: string };
 
 export interface KeptListsOptions {
-  /** The database's count of changes (SQLite's `total_changes()`). */
-  changes: () => number;
+  /** The database's count of changes (Store.changeCount), read from the database when it is a promise. */
+  changes: () => number | Promise<number>;
+  /**
+   * Whether the count moves only once a change is committed and visible (PostgreSQL): a page made after reading it
+   * is then kept under that count without reading it again. Otherwise (SQLite, whose count moves as rows are
+   * written) the count is read again after the page is made, and the page kept only if it did not move.
+   */
+  committedOnly?: boolean;
   /** Whether a write transaction is open. */
   inTransaction: () => boolean;
   /** How many times the clock was read. */
@@ -80,7 +90,7 @@ export const isListPage = (body: unknown): body is object =>
 export class KeptLists {
   private readonly pages: RecentlyUsed<string, Kept>;
   /** The count of changes the kept pages were made at. */
-  private changes = -1;
+  private changes: number | undefined;
   readonly counts: KeptListCounts = { kept: 0, served: 0, verified: 0 };
 
   constructor(private readonly options: KeptListsOptions) {
@@ -95,18 +105,35 @@ export class KeptLists {
     return this.options.verify === true;
   }
 
-  /** The database and the clock as they are now, to compare with after making a page. */
-  moment(): Moment {
-    if (this.options.inTransaction()) return undefined;
-    return { changes: this.options.changes(), clockReads: this.options.clockReads() };
+  /** The database's count of changes now: a number, or a promise of one where the database must be asked. */
+  changeCount(): number | Promise<number> {
+    return this.options.changes();
   }
 
   /**
-   * The page kept for `key`, if the database has not changed since it was made. Inside a write transaction too: its
-   * changes, if any, have moved the count already, and without any the database holds what the page was made from.
+   * The database and the clock as they are now, to compare with after making a page; `changes`, the count read for
+   * this request already (see `changeCount`). Undefined while a write transaction is open.
    */
-  find(key: string): KeptAnswer | undefined {
-    if (!this.enabled || !this.current(this.options.changes())) return undefined;
+  moment(changes: number): Moment {
+    if (this.options.inTransaction()) return undefined;
+    return { changes, clockReads: this.options.clockReads() };
+  }
+
+  /** The moment a page made since `before` was made at (the count read again, unless it moves only on commits). */
+  momentAfter(before: Moment): Moment | Promise<Moment> {
+    if (before === undefined) return undefined;
+    if (this.options.committedOnly) return this.moment(before.changes);
+    const changes = this.options.changes();
+    return typeof changes === 'number' ? this.moment(changes) : changes.then((count) => this.moment(count));
+  }
+
+  /**
+   * The page kept for `key`, if the database has not changed since it was made (`changes`, its count now). Inside a
+   * write transaction too: its changes, if any, have moved the count already, and without any the database holds
+   * what the page was made from.
+   */
+  find(key: string, changes: number): KeptAnswer | undefined {
+    if (!this.enabled || !this.current(changes)) return undefined;
     const kept = this.pages.get(key);
     if (!kept) return undefined;
     this.counts.served++;
@@ -115,11 +142,16 @@ export class KeptLists {
     return kept as KeptAnswer;
   }
 
-  /** Whether the pages kept were made at `changes`; if not, none is valid any more and they are dropped. */
+  /**
+   * Whether the pages kept were made at `changes`. A larger count drops them all (none is valid any more); a smaller
+   * one, read by a request that began before another saw the larger, finds none and drops none. The count only grows.
+   */
   private current(changes: number): boolean {
     if (changes === this.changes) return true;
-    this.pages.clear();
-    this.changes = changes;
+    if (this.changes === undefined || changes > this.changes) {
+      this.pages.clear();
+      this.changes = changes;
+    }
     return false;
   }
 
@@ -131,6 +163,7 @@ export class KeptLists {
     if (!this.enabled || before === undefined || after === undefined) return;
     if (before.changes !== after.changes || before.clockReads !== after.clockReads) return;
     this.current(after.changes);
+    if (after.changes !== this.changes) return; // made before a change another request has seen
     const json = jsonOf(answer.body);
     this.pages.set(key, { status: answer.status, headers: answer.headers, json }, json.length);
     this.counts.kept++;

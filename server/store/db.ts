@@ -151,11 +151,15 @@ export interface Store {
    */
   write<T>(work: (db: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
-   * A number that moves whenever this process may have seen the database change (SQLite's count of rows written
-   * through its connection), for caches of answers made from the database; undefined when other processes write
-   * too (PostgreSQL), where such caches stay off.
+   * A number that grows whenever the database may have changed, for caches of answers made from the database (list
+   * pages, http/kept-lists.ts). SQLite: the count of rows written through this process's connection (by requests,
+   * jobs, tests or anything else, committed or rolled back), which sees every change, read at no cost. PostgreSQL:
+   * a count of the writes every instance committed (a sequence each write moves just after its commit, in the same
+   * round trip), read from the database; changes made by other means than the server are not counted.
    */
-  changeCount(): number | undefined;
+  changeCount(): number | Promise<number>;
+  /** Whether `changeCount` moves only once a change is committed (PostgreSQL), not as rows are written (SQLite). */
+  readonly changesCommittedOnly: boolean;
   /** Whether a transaction is open whose changes this process's reads already see (SQLite's one connection). */
   readonly inTransaction: boolean;
   /** Resolves when a query succeeds; rejects with an `unavailable` DomainError otherwise (GET /health). */

@@ -183,6 +183,13 @@ class PostgresDb implements Db {
 export class PostgresStore implements Store {
   readonly engine = 'postgres';
   readonly exclusive = false;
+  readonly changesCommittedOnly = true;
+  /**
+   * A connection to the database failed since the count of changes was last read: a write may have committed without
+   * moving the count (the database stopped between its COMMIT and the count's move, sent together), so the next read
+   * moves the count itself.
+   */
+  private countUnsure = false;
   readonly inTransaction = false;
   readonly reader: Db;
   private readonly names = new Map<string, string>();
@@ -221,8 +228,11 @@ export class PostgresStore implements Store {
     });
     // An idle client that loses its connection (the server restarted) must not end the process: the next query
     // gets a new connection, or fails as unavailable.
-    pool.on('error', (error) => options.onError?.(error, 'an idle connection of the pool failed'));
     const store = new PostgresStore(pgModule, pool, options);
+    pool.on('error', (error) => {
+      store.countUnsure = true;
+      options.onError?.(error, 'an idle connection of the pool failed');
+    });
     try {
       store.applied = await store.migrate();
     } catch (error) {
@@ -245,7 +255,9 @@ export class PostgresStore implements Store {
 
   /** A failure of a query: one of the connection becomes `unavailable`; anything else is thrown as it was. */
   failure(error: unknown): unknown {
-    return isConnectionFailure(error) ? unavailable('the database is unreachable') : error;
+    if (!isConnectionFailure(error)) return error;
+    this.countUnsure = true;
+    return unavailable('the database is unreachable');
   }
 
   /** Applies the migrations the database has not seen, once, under an advisory lock that other instances wait on. */
@@ -398,7 +410,8 @@ export class PostgresStore implements Store {
           }
           await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
           const result = await work(new PostgresDb(this, client, true));
-          await client.query('COMMIT; SELECT pg_advisory_unlock_all()');
+          // The count of changes moves once the commit is visible, before the caller learns of it (see changeCount).
+          await client.query(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
           locked = false;
           return result;
         } catch (error) {
@@ -435,8 +448,23 @@ export class PostgresStore implements Store {
     }
   }
 
-  changeCount(): undefined {
-    return undefined;
+  /**
+   * The count of the writes every instance committed: the sequence `store_changes`, which each write moves right after
+   * its COMMIT (sent in one message with it, so done even if the instance dies meanwhile). A page made after reading
+   * it holds at least every write it counts; a write the page may have missed moves it before its client is answered.
+   */
+  async changeCount(): Promise<number> {
+    const move = this.countUnsure;
+    this.countUnsure = false;
+    try {
+      const { rows } = await this.pool.query<{ n: number }>({
+        text: move ? `SELECT nextval('store_changes') AS n` : 'SELECT last_value AS n FROM store_changes',
+        name: move ? 'store_changes_move' : 'store_changes_read',
+      });
+      return rows[0]!.n;
+    } catch (error) {
+      throw this.failure(error);
+    }
   }
 
   async ping(): Promise<void> {

@@ -160,6 +160,7 @@ class SqliteDb implements Db {
 export class SqliteStore implements Store {
   readonly engine = 'sqlite';
   readonly exclusive = true;
+  readonly changesCommittedOnly = false;
   readonly connection: Connection;
   readonly reader: Db;
   private readonly writer: Db;
