@@ -61,8 +61,8 @@ interface BenchRequest {
   body?: unknown;
 }
 
-/** The six requests of issue 11, which the memory part cycles through. */
-const ISSUE_REQUESTS: BenchRequest[] = [
+/** The six main requests (reads and writes of spaces, content and comments), which the memory part cycles through. */
+const MAIN_REQUESTS: BenchRequest[] = [
   { name: 'GET a space', method: 'GET', path: '/v1/spaces/bench-space' },
   { name: 'GET its content (30 pages)', method: 'GET', path: '/v1/spaces/bench-space/content' },
   { name: 'GET a list page (50 spaces)', method: 'GET', path: '/v1/orgs/bench/spaces?limit=50' },
@@ -81,7 +81,7 @@ const ISSUE_REQUESTS: BenchRequest[] = [
  * its own (its parameters, its answer's schema): one page, as stored (markdown) and as a document (its tree).
  */
 const REQUESTS: BenchRequest[] = [
-  ...ISSUE_REQUESTS,
+  ...MAIN_REQUESTS,
   { name: 'GET a page', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3' },
   { name: 'GET a page as a document', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3?format=document' },
 ];
@@ -549,7 +549,7 @@ async function startup(dataDir: string): Promise<void> {
  * the same with large spaces beside them (see largeSpacesRun).
  */
 async function memory(dataDir: string): Promise<void> {
-  await memoryRun('memory (validation on)', dataDir, ISSUE_REQUESTS);
+  await memoryRun('memory (validation on)', dataDir, MAIN_REQUESTS);
   const large = largeSpacesRun();
   // Seeded by a start of its own: what is measured is a server started on the existing database.
   await stop((await startReference('seeding', `${dataDir}-large`, { SEED_FILE: large.seedFile })).child);
@@ -611,7 +611,7 @@ function largeSpacesRun(): { label: string; seedFile: string; requests: BenchReq
       { name: 'a comment', method: 'POST', path: `${at}/comments`, body: { page: space.middle, body: { markdown: 'A comment.' } } },
     ];
   });
-  return { label: `${sizes.join(' and ')} pages of 2 KB`, seedFile: file, requests: [...ISSUE_REQUESTS, ...reads] };
+  return { label: `${sizes.join(' and ')} pages of 2 KB`, seedFile: file, requests: [...MAIN_REQUESTS, ...reads] };
 }
 
 async function memoryRun(label: string, dataDir: string, requests: BenchRequest[], seed?: string): Promise<void> {

@@ -1,4 +1,4 @@
-// Issue 13's bad-input test, derived from the contract through the conformance runner's one generator
+// The bad-input test, derived from the contract through the conformance runner's one generator
 // (conformance/property/generate.ts): for every operation, on the real ids of a scenario run, each value just past a
 // limit of a path or query parameter or body field, the spellings `Infinity`, `1e400`, `0x10`, `-0`, empty and
 // over-long of integer query parameters, a wrong type, a value outside an enum, a missing required field and an

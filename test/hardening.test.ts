@@ -1,4 +1,4 @@
-// Hardening: the findings of the sweep of generated and mutated requests (issue 13), each as a test that failed on
+// Hardening: the findings of a sweep of generated and mutated requests, each as a test that failed on
 // the server before its fix. Non-integer `limit`s, header values stored from clients, depth bombs, and aggregates
 // that a sequence of accepted writes could grow without bound. Bad input is a 400 naming the field, and changes
 // nothing (read back).

@@ -1,4 +1,4 @@
-// Issue 13's round-trip test, derived from the contract through the conformance runner's one generator: for every
+// The round-trip test, derived from the contract through the conformance runner's one generator: for every
 // create, update and put operation, a request carrying every writable field that the response schema also has
 // (values generated from the schema, the real ids of a scenario run) comes back as sent, in the answer and read
 // back, except as conformance/exceptions.json says (each exception with its reason). A field added to a request and

@@ -56,7 +56,7 @@ let sequence = 0;
  * made before it in the process, whatever the clock does, so SQLite appends each new record's entry at the end of
  * the last leaf of every index its id keys, where random ids put each in a leaf of its own (written to the log,
  * synced and copied at the checkpoint) and ids random within a millisecond split the last leaf by rebalancing it:
- * docs/performance.md, twenty-seventh round; `BENCH_PARTS=ids npm run bench` measures it. Ids stay opaque and
+ * `BENCH_PARTS=ids npm run bench` measures it (docs/performance.md). Ids stay opaque and
  * unguessable, but whoever holds two can tell which was made first, and when: a departure from DESIGN.md's "random"
  * ids, decided and explained in server/README.md (Wire behaviour, Identifiers).
  */
