@@ -103,7 +103,7 @@ export interface Db {
   /** Whether this handle writes inside a transaction (`Store.write`); a reader's writes are refused by design. */
   readonly writing: boolean;
   /** What this engine does its own way (specific.ts). */
-  readonly specific: Specific;
+  readonly specific: Specific<Db>;
   /** The rows of a query. */
   all<Row>(query: Query<Row>): Promise<Row[]>;
   all<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Row[]>;

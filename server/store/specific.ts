@@ -8,7 +8,6 @@
 // - The job claim (`claimJobs`): one UPDATE in SQLite, which one server owns; row locks that skip what another
 //   instance holds, and a lock per resource, in PostgreSQL.
 import type { RawBuilder, SqlBool } from 'kysely';
-import type { Db } from './db.ts';
 
 /** A section of a page, as the full-text index holds it. */
 export interface SearchSection {
@@ -39,7 +38,8 @@ export type SearchScope = { spaceId: string } | { organizationId: string };
 /** The words of a search, as both engines match them: each a prefix of a word of the text. */
 export type SearchWords = readonly string[];
 
-export interface SearchIndex {
+/** `Db` is the store's handle (db.ts), a parameter here so that this module imports nothing of the store's. */
+export interface SearchIndex<Db> {
   /** Adds these sections to the index. */
   add(db: Db, sections: readonly SearchSection[]): Promise<void>;
   /** Removes the rows of these pages of the space. */
@@ -78,7 +78,7 @@ export interface JobClaim {
   busy: readonly string[];
 }
 
-export interface Specific {
+export interface Specific<Db> {
   /** `column` (a column reference such as `spaces.id`) is one of `ids`: one SQL text whatever their number. */
   among(column: string, ids: readonly string[]): RawBuilder<SqlBool>;
   /** A table of one text column `value`, the strings `values`, under `alias` (for FROM and JOIN). */
@@ -88,7 +88,7 @@ export interface Specific {
    * item that may follow the table of `column` in the same FROM (`FROM revisions, <this>`).
    */
   jsonStrings(column: string, alias: string): RawBuilder<{ value: string }>;
-  readonly search: SearchIndex;
+  readonly search: SearchIndex<Db>;
   /**
    * Claims jobs: the first queued job of each resource that no instance runs, in the queue's order, and the running
    * jobs whose lease ran out (`taken_over`). Each claimed job is marked running under `owner` until `leaseUntil`,

@@ -78,7 +78,7 @@ const search = {
   },
 };
 
-export const postgresSpecific: Specific = {
+export const postgresSpecific: Specific<Db> = {
   among: (column, ids) => (ids.length === 1 ? sql`${sql.ref(column)} = ${ids[0]}` : sql`${sql.ref(column)} = ANY(${ids})`),
 
   // Under the "C" collation, as every text column: a comparison or a UNION with the tables' columns would otherwise
