@@ -4,8 +4,7 @@ import { readFileSync } from 'node:fs';
 import { StartupError } from './config.ts';
 import { parse } from 'yaml';
 import { issueToken } from './auth/caller.ts';
-import { ROLES, type Role } from './auth/roles.ts';
-import type { Model } from './domain/contract.ts';
+import { ROLES } from './auth/roles.ts';
 import { insertSpace, SPACE_VISIBILITIES } from './domain/spaces.ts';
 import { TEAM_ROLES } from './domain/teams.ts';
 import type { Scope } from './context.ts';
@@ -20,35 +19,9 @@ import * as organizations from './store/organizations.ts';
 import * as spaces from './store/spaces.ts';
 import * as teams from './store/teams.ts';
 import * as users from './store/users.ts';
+import type { SeedFixture, SeedPage } from './seed-format.ts';
 
-export interface SeedPage {
-  id?: string;
-  title: string;
-  slug?: string;
-  description?: string;
-  markdown?: string;
-  pages?: SeedPage[];
-}
-
-export interface SeedFixture {
-  users?: { id?: string; displayName: string; email?: string; photoURL?: string; tokens?: string[] }[];
-  organizations?: {
-    id?: string;
-    title: string;
-    type?: Model<'OrganizationType'>;
-    emailDomains?: string[];
-    members?: { user: string; role?: Role | null }[];
-    teams?: { id?: string; title: string; members?: { user: string; role?: Model<'TeamMemberRole'> }[]; spaces?: string[] }[];
-    collections?: { id?: string; title: string; parent?: string }[];
-    spaces?: {
-      id?: string;
-      title: string;
-      parent?: string;
-      visibility?: Model<'SpaceVisibility'>;
-      pages?: SeedPage[];
-    }[];
-  }[];
-}
+export type { SeedFixture, SeedPage } from './seed-format.ts';
 
 /** A SEED_FILE that cannot be applied (or cannot receive DOCS_API_TOKEN); the message names the file or the record. */
 export class SeedError extends StartupError {}
