@@ -1,6 +1,7 @@
 // Starting and stopping the reference server: used by main.ts (npm start) and by the tests (port 0, in memory).
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { keepRevisionContents } from './content/revisions.ts';
@@ -17,6 +18,7 @@ import { JobRunner } from './jobs/runner.ts';
 import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open.ts';
+import { SqliteStore } from './store/sqlite/store.ts';
 import { StoreOpenError } from './store/postgres/store.ts';
 
 export interface RunningServer {
@@ -29,6 +31,12 @@ export interface RunningServer {
   /** Who DOCS_API_TOKEN was registered for (see `seedDemo`). */
   tokenFor?: SeedResult['tokenFor'];
   close(): Promise<void>;
+  /**
+   * Puts the database back as it was once the server had started and seeded it, and forgets what the server kept in
+   * memory of it; the address stays, and so do the clients' connections. Only for a server started with
+   * `resettable` (the test harness, server/testing/).
+   */
+  reset(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -42,6 +50,11 @@ export interface StartOptions {
   verifyKeptLists?: boolean;
   /** Replaces handlers of the table (tests use it to break the server on purpose). */
   handlers?: (ctx: AppContext, table: HandlerTable) => HandlerTable;
+  /**
+   * Keep an image of the database as seeded, for `reset()` (the test harness). SQLite in memory only: the image is a
+   * copy of the whole database, which `reset()` opens as a new in-memory database.
+   */
+  resettable?: boolean;
 }
 
 /** How often deleted spaces older than 7 days are purged. */
@@ -106,7 +119,7 @@ function listenError(error: unknown, config: Config): unknown {
 }
 
 async function serve(
-  { server, serve: serveApp }: AppServer,
+  http: AppServer,
   url: string,
   config: ResolvedConfig,
   log: Logger,
@@ -128,8 +141,91 @@ async function serve(
     throw new DataDirError(`DATA_DIR ${config.dataDir}: the database data.sqlite cannot be opened (${(error as Error).message}). Fix its permissions or choose another DATA_DIR.`, { cause: error });
   }
   const { store, applied } = opened;
-  keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);
   if (applied.length > 0) log.info({ migrations: applied, engine: store.engine }, 'database migrated');
+  if (options.resettable && !(store instanceof SqliteStore && config.dataDir === ':memory:')) {
+    await store.close();
+    throw new StartupError('a resettable server keeps its database in memory: DATA_DIR=:memory:, without DATABASE_URL');
+  }
+
+  let seeded: SeedResult | undefined;
+  let image: Buffer | undefined;
+  let current = await startGeneration(store, config, log, options, async (ctx) => {
+    const seedFile = config.seedFile ? readSeedFile(config.seedFile) : undefined;
+    seeded = await inWrite(ctx, async (scope) => {
+      if (seedFile) await applyFixture(scope, seedFile);
+      if (options.fixture) await applyFixture(scope, options.fixture);
+      await purgeExpiredSpaces(scope);
+      return seedDemo(scope, config.apiToken, seedFile);
+    });
+    if (seeded.tokenNotRegistered) log.warn(seeded.tokenNotRegistered);
+    // The database as seeded, before any job runs: what reset() gives back.
+    if (options.resettable) image = (store as SqliteStore).image();
+  });
+  http.serve(current.app);
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await resetting;
+      await new Promise<void>((resolve) => {
+        http.server.close(() => resolve());
+        http.server.closeAllConnections();
+      });
+      await current.stop();
+      lock?.release();
+    })());
+
+  // A reset opens a new store from the image, with a context, job runner and app of its own, serves it from the next
+  // request on, then stops the previous one (its running jobs end first): nothing kept in memory for the previous
+  // database (caches of contents, list pages, callers of tokens: each is the store's or the context's) outlives it.
+  // The listening socket and the clients' connections stay.
+  let resetting: Promise<void> = Promise.resolve();
+  const reset = () =>
+    (resetting = resetting
+      .catch(() => undefined)
+      .then(async () => {
+        if (!image) throw new Error('reset() needs a server started with the option resettable');
+        if (closing) throw new Error('reset() of a server that is closing');
+        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options);
+        const previous = current;
+        current = next;
+        http.replace(next.app);
+        await previous.stop();
+      }));
+
+  return {
+    url,
+    get ctx() {
+      return current.ctx;
+    },
+    server: http.server,
+    createdToken: seeded!.createdToken,
+    tokenFor: seeded!.tokenFor,
+    close,
+    reset,
+  };
+}
+
+/** What the server serves one database with: a context on its store, a job runner, the app, the purge of deleted spaces. */
+interface Generation {
+  ctx: AppContext;
+  app: Express;
+  /** Stops the purge and the job runner (waiting for running jobs), then closes the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds a generation on `store`: the context, the job runner, `seed` (given the context, before any job runs), the
+ * app. The store is closed when this fails.
+ */
+async function startGeneration(
+  store: Store,
+  config: ResolvedConfig,
+  log: Logger,
+  options: StartOptions,
+  seed?: (ctx: AppContext) => Promise<void>,
+): Promise<Generation> {
+  keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);
   let ctx: AppContext;
   try {
     ctx = await createContext({ store, config, clock: options.clock ?? systemClock, log });
@@ -140,27 +236,18 @@ async function serve(
   const runner = new JobRunner(ctx, { leaseMs: config.jobLeaseMs });
   ctx.jobs = runner;
 
-  let seeded: SeedResult;
+  let app: Express;
   try {
-    const seedFile = config.seedFile ? readSeedFile(config.seedFile) : undefined;
-    seeded = await inWrite(ctx, async (scope) => {
-      if (seedFile) await applyFixture(scope, seedFile);
-      if (options.fixture) await applyFixture(scope, options.fixture);
-      await purgeExpiredSpaces(scope);
-      return seedDemo(scope, config.apiToken, seedFile);
-    });
-    if (seeded.tokenNotRegistered) log.warn(seeded.tokenNotRegistered);
+    await seed?.(ctx);
     registerJobKinds(runner);
     await runner.start();
     let handlers = createHandlers();
     if (options.handlers) handlers = options.handlers(ctx, handlers);
-    serveApp(
-      createApp(ctx, handlers, {
-        extraRoutes: (app) => registerRoutes(ctx, app),
-        onOperation: options.onOperation,
-        verifyKeptLists: options.verifyKeptLists,
-      }),
-    );
+    app = createApp(ctx, handlers, {
+      extraRoutes: (routes) => registerRoutes(ctx, routes),
+      onOperation: options.onOperation,
+      verifyKeptLists: options.verifyKeptLists,
+    });
   } catch (error) {
     await runner.stop();
     await store.close();
@@ -172,18 +259,13 @@ async function serve(
   }, PURGE_INTERVAL_MS);
   sweep.unref();
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
+  return {
+    ctx,
+    app,
+    async stop() {
       clearInterval(sweep);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
       await runner.stop();
       await store.close();
-      lock?.release();
-    })());
-
-  return { url, ctx, server, createdToken: seeded.createdToken, tokenFor: seeded.tokenFor, close };
+    },
+  };
 }

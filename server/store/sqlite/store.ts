@@ -185,9 +185,12 @@ export class SqliteStore implements Store {
   constructor(
     readonly location: string,
     cacheMb = DEFAULT_CACHE_MB,
+    /** An in-memory database's starting content: an image `image()` gave (`location` must be `:memory:`). */
+    image?: Buffer,
   ) {
+    if (image && location !== ':memory:') throw new Error('SqliteStore: an image opens in memory only');
     if (location !== ':memory:') mkdirSync(path.dirname(location), { recursive: true });
-    this.connection = new Database(location);
+    this.connection = image ? new Database(image) : new Database(location);
     if (location !== ':memory:') {
       // The server is the database's only user (DATA_DIR is locked: see data-dir.ts), so it holds SQLite's locks
       // from its first read to its close, and keeps the write-ahead log's index in its own memory (no -shm file):
@@ -227,6 +230,15 @@ export class SqliteStore implements Store {
   /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
   static open(dataDir: string, cacheMb = DEFAULT_CACHE_MB): SqliteStore {
     return new SqliteStore(dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'data.sqlite'), cacheMb);
+  }
+
+  /**
+   * The whole database as it is now, as bytes (SQLite's serialization, better-sqlite3's `serialize()`): a new store
+   * opened in memory from them starts with the same content (the test harness's reset, server.ts). Call it between
+   * writes: a write in progress is not in it.
+   */
+  image(): Buffer {
+    return this.connection.serialize();
   }
 
   /** The prepared statement of `sql`: prepared once, then reused (the most recently used are kept). */
