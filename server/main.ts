@@ -1,10 +1,16 @@
-// `npm start`: reads the environment, opens the database, seeds it, listens; SIGTERM/SIGINT close it cleanly.
-// `--help` prints the configuration variables (from the table in config.ts), `--version` the package and contract
-// versions. A failure to start that the user can fix is one line on stderr naming what to change, and exit code 1.
+// `npm start`, and the `docs-platform-server` command of the server package: reads the environment and the flags
+// (command-line.ts), opens the database, seeds it, listens; SIGTERM/SIGINT close it cleanly. `--help` prints the flags
+// and the configuration variables (from the table in config.ts), `--version` the package and contract versions. A
+// failure to start that the user can fix is one line on stderr naming what to change, and exit code 1. Started by the
+// test harness (server/testing/), it also answers the harness over IPC (server/testing/control.ts).
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FLAGS, parseCommandLine } from './command-line.ts';
 import { readConfig, StartupError, VARIABLES } from './config.ts';
 import { createLogger } from './http/access-log.ts';
 import { startServer } from './server.ts';
+import { controlledByHarness, harnessVariables, underHarness } from './testing/control.ts';
 import { contractVersion, packageVersion, REPO_ROOT } from './version.ts';
 
 const NAME = 'docs-platform server';
@@ -15,13 +21,21 @@ export function helpText(): string {
   const variables = VARIABLES.map(
     (entry) => `  ${entry.name.padEnd(width)}${entry.description}\n  ${' '.repeat(width)}(default: ${entry.default})`,
   );
+  const flagWidth = Math.max(...FLAGS.map((entry) => `${entry.flag} ${entry.value}`.length)) + 2;
+  const flags = FLAGS.map((entry) => `  ${`${entry.flag} ${entry.value}`.padEnd(flagWidth)}sets ${entry.variable}`);
   return [
     `${NAME} ${packageVersion()} (contract ${contractVersion()}): the reference server of the Documentation Platform Management API.`,
     '',
     'Usage:',
-    '  npm start [-- --help | --version]            the compiled server (dist/server/main.js)',
-    '  npx tsx server/main.ts [--help | --version]  the same, from the sources',
+    '  npx docs-platform-server [options]           the server package\'s command (installed from its tarball)',
+    '  npm start [-- options]                       in a clone of the repository: the compiled server (dist/server/main.js)',
+    '  npx tsx server/main.ts [options]             the same, from the sources',
     '  npm run dev                                  development mode: from the sources, restarted on changes (README)',
+    '',
+    'Options (each wins over its variable; a token given as a flag is visible to this machine\'s other users in its list of processes):',
+    ...flags,
+    `  ${'--help'.padEnd(flagWidth)}this text`,
+    `  ${'--version'.padEnd(flagWidth)}the package and contract versions`,
     '',
     'Configured by environment variables, e.g. PORT=8080 DATA_DIR=/var/lib/docs DOCS_API_TOKEN=secret npm start',
     '',
@@ -38,13 +52,15 @@ export function versionText(): string {
 }
 
 async function main(args: string[]) {
-  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(helpText());
-  if (args.includes('--version') || args.includes('-v')) return void process.stdout.write(versionText());
-  if (args.length > 0) throw new StartupError(`unknown argument ${args[0]}: the server is configured by environment variables (see --help)`);
+  const command = parseCommandLine(args);
+  if (command.action === 'help') return void process.stdout.write(helpText());
+  if (command.action === 'version') return void process.stdout.write(versionText());
 
-  const config = readConfig();
+  const harness = underHarness();
+  const config = readConfig({ ...(harness ? harnessVariables() : process.env), ...command.variables });
   const log = createLogger(config);
-  const running = await startServer(config, { log });
+  // Under the harness, a server in memory keeps the image of its seeded database, for the harness's reset().
+  const running = await startServer(config, { log, resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined });
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },
     `Documentation Platform API listening on ${running.url}`,
@@ -58,23 +74,42 @@ async function main(args: string[]) {
       `\nDemo organization created. Admin token (shown once; set DOCS_API_TOKEN to choose it):\n  ${running.createdToken}\n\n`,
     );
   }
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      log.info({ signal }, 'shutting down');
-      running.close().then(
-        () => process.exit(0),
-        (error) => {
-          log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
+  let stopping = false;
+  const shutdown = (why: Record<string, string>) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(why, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (error) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => shutdown({ signal }));
+  if (harness) controlledByHarness(running, shutdown);
+}
+
+/** Runs the command with `args`: launch.ts (the compiled entry) calls it; run directly (tsx), this module does. */
+export function runCommand(args: string[]): void {
+  main(args).catch((error) => {
+    // What a user can fix is one line; anything else is a bug, shown with its stack.
+    const message = error instanceof StartupError ? error.message : (error?.stack ?? String(error));
+    process.stderr.write(`${NAME} failed to start: ${message}\n`);
+    process.exit(1);
+  });
+}
+
+/** Whether this module is the process's entry (`tsx server/main.ts`), not a module of a bundle or of a test. */
+function isEntry(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
   }
 }
 
-main(process.argv.slice(2)).catch((error) => {
-  // What a user can fix is one line; anything else is a bug, shown with its stack.
-  const message = error instanceof StartupError ? error.message : (error?.stack ?? String(error));
-  process.stderr.write(`${NAME} failed to start: ${message}\n`);
-  process.exit(1);
-});
+if (isEntry()) runCommand(process.argv.slice(2));

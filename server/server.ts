@@ -42,7 +42,9 @@ export interface RunningServer {
 export interface StartOptions {
   clock?: Clock;
   log?: Logger;
-  /** A fixture applied after SEED_FILE (tests pass theirs directly). */
+  /** The seed as an object, read as SEED_FILE's would be, in its place (the test harness's in-process server). */
+  seed?: SeedFixture;
+  /** A fixture applied after the seed, which DOCS_API_TOKEN is not given to (the repository's tests pass theirs). */
   fixture?: SeedFixture;
   /** Called when a request routed to an operation has been answered (tests record what they exercise). */
   onOperation?: (operationId: string, status: number) => void;
@@ -150,7 +152,7 @@ async function serve(
   let seeded: SeedResult | undefined;
   let image: Buffer | undefined;
   let current = await startGeneration(store, config, log, options, async (ctx) => {
-    const seedFile = config.seedFile ? readSeedFile(config.seedFile) : undefined;
+    const seedFile = options.seed ?? (config.seedFile ? readSeedFile(config.seedFile) : undefined);
     seeded = await inWrite(ctx, async (scope) => {
       if (seedFile) await applyFixture(scope, seedFile);
       if (options.fixture) await applyFixture(scope, options.fixture);

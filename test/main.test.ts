@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildServer, checkOneByteSource, SERVER_BUNDLE, startNodeOptions } from '../scripts/build-server.ts';
 import { cacheFileOf } from '../server/code-cache.ts';
+import { FLAGS } from '../server/command-line.ts';
 import { readConfig, VARIABLES } from '../server/config.ts';
 import { LOCK_FILE } from '../server/data-dir.ts';
 import { startServer } from '../server/server.ts';
@@ -31,9 +32,9 @@ beforeAll(() => {
 const startCommand = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
 
 /** Starts the server as `npm start` does and resolves with its address once it listens. */
-function start(env: Record<string, string> = {}) {
+function start(env: Record<string, string> = {}, args: string[] = []) {
   expect(startCommand[0]).toBe('node');
-  const child = spawn(process.execPath, startCommand.slice(1), {
+  const child = spawn(process.execPath, [...startCommand.slice(1), ...args], {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -232,10 +233,45 @@ describe('--help and --version', () => {
   }
 
   test('an unknown argument is refused in one line', () => {
-    const result = run(['--port=80']);
+    const result = run(['--colour=80']);
     expect(result.status).toBe(1);
-    expect(result.stderr.trim()).toBe('docs-platform server failed to start: unknown argument --port=80: the server is configured by environment variables (see --help)');
+    expect(result.stderr.trim()).toBe(
+      'docs-platform server failed to start: unknown argument --colour=80: the flags are --port, --data-dir, --seed, --token, --help and --version; everything else is an environment variable (see --help)',
+    );
   });
+
+  test('a flag without its value is refused in one line, naming the variable it sets', () => {
+    const result = run(['--port']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('docs-platform server failed to start: --port needs a value: --port N (or PORT=N in the environment)');
+  });
+});
+
+describe('flags', () => {
+  test('--port, --data-dir, --seed and --token set their variables, winning over the environment; --help lists them', async () => {
+    const help = run(['--help']);
+    for (const { flag, variable } of FLAGS) expect(help.stdout).toMatch(new RegExp(`^  ${flag} [A-Z]+ +sets ${variable}$`, 'm'));
+
+    const folder = mkdtempSync(path.join(tmpdir(), 'docs-flags-'));
+    try {
+      const seed = path.join(folder, 'seed.yaml');
+      writeFileSync(seed, 'users:\n  - { id: flo, displayName: Flo }\norganizations:\n  - { id: flagged, title: Flagged, members: [{ user: flo, role: admin }] }\n');
+      const server = start({ PORT: '1', DATA_DIR: ':memory:', DOCS_API_TOKEN: 'env-token' }, ['--port', '0', `--data-dir=${path.join(folder, 'data')}`, '--seed', seed, '--token', 'flag-token']);
+      try {
+        const base = await server.url;
+        const orgs = await fetch(`${base}/v1/orgs`, { headers: { authorization: 'Bearer flag-token' } });
+        expect(orgs.status).toBe(200);
+        expect(((await orgs.json()) as { items: { id: string }[] }).items.map((organization) => organization.id)).toEqual(['flagged']);
+        expect((await fetch(`${base}/v1/orgs`, { headers: { authorization: 'Bearer env-token' } })).status).toBe(401);
+        expect(existsSync(path.join(folder, 'data', 'data.sqlite'))).toBe(true);
+      } finally {
+        server.child.kill('SIGTERM');
+        expect(await server.exit).toBe(0);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

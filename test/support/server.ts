@@ -1,13 +1,14 @@
-// Starts the real server in-process for a test file: port 0 on 127.0.0.1, an in-memory SQLite database (or a
-// folder), or with TEST_ENGINE=postgres a PostgreSQL database of its own (test/support/databases.ts), response
-// validation on, a manual clock, and typed clients for the fixture's users.
+// Starts the real server in-process for a test file, through the test harness the server package gives its users
+// (server/testing/): port 0 on 127.0.0.1, an in-memory SQLite database (or a folder), or with TEST_ENGINE=postgres a
+// PostgreSQL database of its own (test/support/databases.ts), response validation on, a manual clock, and typed
+// clients for the fixture's users.
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
-import { readConfig } from '../../server/config.ts';
 import { ManualClock } from '../../server/domain/clock.ts';
-import { type RunningServer, type StartOptions, startServer } from '../../server/server.ts';
+import type { RunningServer, StartOptions } from '../../server/server.ts';
+import { type DocsServer, startDocsServerWith } from '../../server/testing/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from './databases.ts';
 import { type RoleUser, standardFixture } from './fixture.ts';
 
@@ -58,52 +59,58 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const clock = new ManualClock('2026-03-01T09:00:00.000Z');
   // On PostgreSQL, a database of the server's own, kept across its restarts and dropped when it closes.
   const database: TestDatabase | undefined = (options.engine ?? testEngine()) === 'postgres' ? await createTestDatabase() : undefined;
-  const config = readConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: options.dataDir ?? ':memory:',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-    VALIDATE_RESPONSES: 'true',
-    ALLOW_PRIVATE_NETWORKS: 'true',
-    DOCS_API_TOKEN: 'demo-token',
-    ...(database ? { DATABASE_URL: database.url } : {}),
-    ...options.env,
-  });
-  const start = (port = config.port) =>
-    startServer({ ...config, port }, {
-      ...options,
-      clock,
-      fixture: options.fixture ?? standardFixture,
-      // Every list page sent from memory is made again and compared (server/http/kept-lists.ts).
-      verifyKeptLists: options.verifyKeptLists ?? true,
-      ...(options.recordCoverage === false ? {} : { onOperation: recordOperation }),
-    });
-  let running: RunningServer;
+  const { dataDir, engine: _engine, env, recordCoverage, ...startOptions } = options;
+  const internals: StartOptions = {
+    ...startOptions,
+    clock,
+    fixture: options.fixture ?? standardFixture,
+    // Every list page sent from memory is made again and compared (server/http/kept-lists.ts).
+    verifyKeptLists: options.verifyKeptLists ?? true,
+    ...(recordCoverage === false ? {} : { onOperation: recordOperation }),
+  };
+  const start = async (port = 0) =>
+    (await startDocsServerWith(
+      {
+        port,
+        token: 'demo-token',
+        env: {
+          DATA_DIR: dataDir ?? ':memory:',
+          LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+          VALIDATE_RESPONSES: 'true',
+          ALLOW_PRIVATE_NETWORKS: 'true',
+          ...(database ? { DATABASE_URL: database.url } : {}),
+          ...env,
+        },
+      },
+      internals,
+    )) as DocsServer & { readonly running: RunningServer };
+  let harnessed: DocsServer & { readonly running: RunningServer };
   try {
-    running = await start();
+    harnessed = await start();
   } catch (error) {
     await database?.drop();
     throw error;
   }
+  const running = () => harnessed.running;
   const test: TestServer = {
     get url() {
-      return running.url;
+      return harnessed.url;
     },
     clock,
     get running() {
-      return running;
+      return running();
     },
     as: (user) =>
-      createDocsClient({ baseUrl: running.url, fetch: fetchOverRestarts as typeof fetch, ...(user === 'anonymous' ? {} : { token: user }) }),
-    withToken: (token) => createDocsClient({ baseUrl: running.url, fetch: fetchOverRestarts as typeof fetch, token }),
+      createDocsClient({ baseUrl: harnessed.url, fetch: fetchOverRestarts as typeof fetch, ...(user === 'anonymous' ? {} : { token: user }) }),
+    withToken: (token) => createDocsClient({ baseUrl: harnessed.url, fetch: fetchOverRestarts as typeof fetch, token }),
     /** Stops the server and starts it again on the same port (addresses in answers stay the same). */
     async restart() {
-      const port = Number(new URL(running.url).port);
-      await running.close();
-      running = await start(port);
+      const port = Number(new URL(harnessed.url).port);
+      await harnessed.stop();
+      harnessed = await start(port);
     },
     async close() {
-      await running.close();
+      await harnessed.stop();
       await database?.drop();
     },
   };

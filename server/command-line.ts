@@ -1,0 +1,42 @@
+// The command line of the server (`npm start -- …`, the `docs-platform-server` command of the server package): four
+// flags, each setting one configuration variable and winning over the environment, plus --help and --version.
+// Every other setting is an environment variable (config.ts), so that a flag is never a second, different way to
+// say what a variable says.
+import { StartupError } from './config.ts';
+
+/** The flags that set a variable, in the order --help lists them. */
+export const FLAGS = [
+  { flag: '--port', variable: 'PORT', value: 'N' },
+  { flag: '--data-dir', variable: 'DATA_DIR', value: 'DIR' },
+  { flag: '--seed', variable: 'SEED_FILE', value: 'FILE' },
+  { flag: '--token', variable: 'DOCS_API_TOKEN', value: 'TOKEN' },
+] as const;
+
+export type CommandLine =
+  | { action: 'help' }
+  | { action: 'version' }
+  /** Serve, with these variables set by flags (to be laid over the environment). */
+  | { action: 'serve'; variables: Record<string, string> };
+
+/** Reads the arguments: `--flag value` or `--flag=value`; a flag given twice takes its last value. */
+export function parseCommandLine(args: readonly string[]): CommandLine {
+  if (args.includes('--help') || args.includes('-h')) return { action: 'help' };
+  if (args.includes('--version') || args.includes('-v')) return { action: 'version' };
+  const variables: Record<string, string> = {};
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const flag = FLAGS.find((entry) => entry.flag === name);
+    if (!flag) {
+      throw new StartupError(
+        `unknown argument ${arg}: the flags are ${FLAGS.map((entry) => entry.flag).join(', ')}, --help and --version; everything else is an environment variable (see --help)`,
+      );
+    }
+    const value = inline ?? args[++index];
+    if (value === undefined || (inline === undefined && value.startsWith('--'))) {
+      throw new StartupError(`${flag.flag} needs a value: ${flag.flag} ${flag.value} (or ${flag.variable}=${flag.value} in the environment)`);
+    }
+    variables[flag.variable] = value;
+  }
+  return { action: 'serve', variables };
+}

@@ -1,0 +1,267 @@
+// The test harness of the reference server (`docs-platform-server/testing` in the server package): a test suite
+// starts a server on 127.0.0.1, on a free port, in memory, seeded with what it needs (a seed object or file), and gets
+// its address, an admin token and a typed client for it; `reset()` puts the database back as seeded between tests,
+// `stop()` ends it. The repository's own tests start their servers through it too (test/support/server.ts).
+//
+// Decisions, and how to undo them:
+// - A child process by default: the server's work does not share the test's event loop, and what a test does to its
+//   own process (fake timers, a mocked fetch, a global it changes) cannot reach the server. The child is the
+//   package's `docs-platform-server` command, as npx runs it, so tests see the server users run. It ends when the
+//   test run ends, however that happens: the command leaves when its IPC channel to this process closes (control.ts),
+//   which the operating system does when this process ends, even by SIGKILL; a normal exit also sends it SIGTERM.
+//   `inProcess: true` runs it in this process instead (faster to start, and the repository's tests use it for what
+//   only in-process code can give: a manual clock, breaking handlers on purpose).
+// - Reset swaps the database for a copy of the image taken once the server had seeded it (server.ts, `reset()`),
+//   behind the same socket: the address, the token and the clients' connections stay; ids and timestamps of seeded
+//   records are those of the start. It needs the database in memory (the default here).
+// - The client is the client package's (`docs-platform-contract`), an optional peer dependency of the server package:
+//   the command and the harness work without it (npx installs nothing more), and a project that installs it gets
+//   `client` typed from the same contract; without it, reading `client` throws, naming the package to install.
+// - The server's configuration comes from the harness alone (below) and `env`, never from the test run's environment,
+//   so that a DATABASE_URL or a PORT set for something else does not reach it.
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { DocsClient, DocsClientOptions } from '../../client/index.ts';
+import type { SeedFixture } from '../seed-format.ts';
+import { loadClient, loadServer, serverCommand } from './locations.ts';
+import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_VARIABLE, type ToServer } from './protocol.ts';
+
+export type { SeedFixture as Seed, SeedPage } from '../seed-format.ts';
+
+export interface DocsServerOptions {
+  /**
+   * What the server starts with: a seed object (users and their tokens, organizations, members, teams, collections,
+   * spaces and their pages; the format of SEED_FILE, server/README.md), or the path of a JSON or YAML seed file.
+   * Without it, the demo organization (`demo`) and its admin.
+   */
+  seed?: SeedFixture | string;
+  /**
+   * The admin token (DOCS_API_TOKEN): given to the first admin of the seed's first organization, or to the demo
+   * admin. Random when absent; `token` on the server says which.
+   */
+  token?: string;
+  /** Run the server in this process rather than as a child process (the default; see above). */
+  inProcess?: boolean;
+  /** The port; 0 (the default) picks a free one. */
+  port?: number;
+  /**
+   * Other configuration variables of the server (server/README.md, Configuration), such as `{ LOG_LEVEL: 'info' }`.
+   * The harness sets PORT, HOST (127.0.0.1), DATA_DIR (`:memory:`), DOCS_API_TOKEN, SEED_FILE and LOG_LEVEL (`warn`);
+   * these win over them.
+   */
+  env?: Record<string, string>;
+  /** How long a child process may take to listen, in milliseconds (30 000). */
+  startTimeoutMs?: number;
+}
+
+export interface DocsServer {
+  /** The server's address, such as `http://127.0.0.1:41234` (the API is under `/v1`). */
+  readonly url: string;
+  /** The admin token. */
+  readonly token: string;
+  /** A typed client of the server with the admin token (needs the client package, `docs-platform-contract`). */
+  readonly client: DocsClient;
+  /** A typed client of the server with another token (a seed user's), or none (`undefined`); other client options. */
+  clientWith(token: string | undefined, options?: Omit<DocsClientOptions, 'baseUrl' | 'token' | 'throwOnError'>): DocsClient;
+  /** Puts the database back as the seed left it; resolves once the server answers from it. */
+  reset(): Promise<void>;
+  /** Stops the server (a child process exits); calling it again does nothing. */
+  stop(): Promise<void>;
+}
+
+/** Starts a server; see `DocsServerOptions`. */
+export function startDocsServer(options: DocsServerOptions = {}): Promise<DocsServer> {
+  return start(options, undefined);
+}
+
+/**
+ * @internal The repository's tests: an in-process server with options of server.ts's `startServer` beyond the
+ * package's (a clock, handlers, recording of operations); `running` is its `RunningServer`.
+ */
+export function startDocsServerWith(options: DocsServerOptions, internals: object): Promise<DocsServer & { readonly running: unknown }> {
+  return start({ ...options, inProcess: true }, internals) as Promise<DocsServer & { readonly running: unknown }>;
+}
+
+/** @internal What locations.ts gives: the server's command. */
+export interface ServerCommand {
+  modulePath: string;
+  execArgv: string[];
+}
+
+/** @internal What locations.ts gives: the in-process server (in-process.ts). */
+export interface InProcessModule {
+  startInProcess(variables: Record<string, string>, options?: object): Promise<{ url: string; reset(): Promise<void>; close(): Promise<void> }>;
+}
+
+/** @internal What locations.ts gives: the client package. */
+export type ClientModule = { createDocsClient(options: DocsClientOptions): DocsClient };
+
+async function start(options: DocsServerOptions, internals: object | undefined): Promise<DocsServer> {
+  const token = options.token ?? options.env?.DOCS_API_TOKEN ?? randomBytes(18).toString('base64url');
+  const seedObject = typeof options.seed === 'object' ? options.seed : undefined;
+  const variables: Record<string, string> = {
+    PORT: String(options.port ?? 0),
+    HOST: '127.0.0.1',
+    DATA_DIR: ':memory:',
+    LOG_LEVEL: 'warn',
+    ...(typeof options.seed === 'string' ? { SEED_FILE: path.resolve(options.seed) } : {}),
+    ...options.env,
+    DOCS_API_TOKEN: token,
+  };
+  const client = await loadClient().catch((error: unknown) => error as Error);
+  const handle = options.inProcess
+    ? await startInProcess(variables, { ...(seedObject ? { seed: seedObject } : {}), ...internals })
+    : await startChild(variables, seedObject, options.startTimeoutMs ?? 30_000);
+  const clientWith = (clientToken: string | undefined, clientOptions: Omit<DocsClientOptions, 'baseUrl' | 'token' | 'throwOnError'> = {}): DocsClient => {
+    if (client instanceof Error) {
+      throw new Error(`docs-platform-server/testing: a client needs the client package, docs-platform-contract, installed beside the server package (${client.message})`);
+    }
+    return client.createDocsClient({ ...clientOptions, baseUrl: handle.url, ...(clientToken === undefined ? {} : { token: clientToken }) });
+  };
+  let admin: DocsClient | undefined;
+  return {
+    url: handle.url,
+    token,
+    get client() {
+      return (admin ??= clientWith(token));
+    },
+    clientWith,
+    reset: handle.reset,
+    stop: handle.stop,
+    ...(handle.running === undefined ? {} : { running: handle.running }),
+  };
+}
+
+interface Handle {
+  url: string;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+  running?: unknown;
+}
+
+async function startInProcess(variables: Record<string, string>, internals: object): Promise<Handle> {
+  const server = await loadServer();
+  const running = await server.startInProcess(variables, internals);
+  let stopping: Promise<void> | undefined;
+  return { url: running.url, reset: () => running.reset(), stop: () => (stopping ??= running.close()), running };
+}
+
+/** Children that have not exited: sent SIGTERM when this process exits without having stopped them. */
+const children = new Set<ChildProcess>();
+let exitHook = false;
+
+/** The last 16 kB of a child's output, for the message of a failure. */
+const OUTPUT_KEPT = 16_384;
+
+async function startChild(variables: Record<string, string>, seed: SeedFixture | undefined, timeoutMs: number): Promise<Handle> {
+  // A seed object goes to the command as a seed file, read at start-up and removed once the server listens.
+  let seedDir: string | undefined;
+  if (seed) {
+    seedDir = mkdtempSync(path.join(os.tmpdir(), 'docs-server-seed-'));
+    variables = { ...variables, SEED_FILE: path.join(seedDir, 'seed.json') };
+    writeFileSync(variables.SEED_FILE!, JSON.stringify(seed));
+  }
+  const { modulePath, execArgv } = serverCommand();
+  const child = fork(modulePath, [], {
+    execArgv,
+    env: { ...process.env, [HARNESS_VARIABLE]: 'ipc', [HARNESS_CONFIG_VARIABLE]: JSON.stringify(variables) },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  children.add(child);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const running of children) running.kill('SIGTERM');
+    });
+  }
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? 128 : null);
+      children.delete(child);
+      resolve();
+    }),
+  );
+  const failure = (what: string) => new Error(`docs-platform-server ${what}${output.trim() ? `:\n${output.trim()}` : ''}`);
+
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(failure(`did not listen within ${timeoutMs} ms`)), timeoutMs);
+      child.on('message', (message: FromServer) => {
+        if (message.type === 'listening') {
+          clearTimeout(timer);
+          resolve(message.url);
+        }
+      });
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(failure(`exited (code ${exitCode}) before it listened`));
+      });
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    if (seedDir) rmSync(seedDir, { recursive: true, force: true });
+  }
+
+  // From here on the child does not keep this process alive by itself; a request under way does (below).
+  const unref = () => {
+    child.unref();
+    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    (child.stdout as Socket | null)?.unref();
+    (child.stderr as Socket | null)?.unref();
+  };
+  unref();
+
+  const replies = new Map<number, (error?: string) => void>();
+  let next = 0;
+  child.on('message', (message: FromServer) => {
+    if (message.type === 'reset') replies.get(message.id)?.(message.error);
+  });
+  const send = (message: ToServer) => {
+    if (child.connected) child.send(message);
+    else child.kill('SIGTERM');
+  };
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    async reset() {
+      if (exitCode !== undefined || stopping) throw failure(`has ${stopping ? 'been stopped' : `exited (code ${exitCode})`}: reset() needs a running server`);
+      const id = next++;
+      child.ref();
+      (child.channel as { ref?: () => void } | undefined)?.ref?.();
+      try {
+        await new Promise<void>((resolve, reject) => {
+          replies.set(id, (error) => (error ? reject(new Error(`docs-platform-server: reset failed: ${error}`)) : resolve()));
+          void exited.then(() => reject(failure(`exited (code ${exitCode}) during reset()`)));
+          send({ type: 'reset', id });
+        });
+      } finally {
+        replies.delete(id);
+        unref();
+      }
+    },
+    stop: () =>
+      (stopping ??= (async () => {
+        if (exitCode !== undefined) return;
+        child.ref();
+        send({ type: 'stop' });
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      })()),
+  };
+}

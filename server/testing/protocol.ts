@@ -1,0 +1,18 @@
+// What the test harness (index.ts) and the server it started as a child process (control.ts) say to each other, over
+// the IPC channel Node gives a forked process. No imports: the harness's declarations must not reach the server.
+
+/** Set to `ipc` by the harness in the environment of the command it starts. */
+export const HARNESS_VARIABLE = 'DOCS_SERVER_HARNESS';
+
+/**
+ * The configuration variables the harness gives the server, as JSON: the server reads its configuration from these
+ * alone, as the in-process server does, so that variables of the test run's own environment (a DATABASE_URL, a PORT)
+ * do not reach it.
+ */
+export const HARNESS_CONFIG_VARIABLE = 'DOCS_SERVER_HARNESS_CONFIG';
+
+/** From the harness to the server. */
+export type ToServer = { type: 'reset'; id: number } | { type: 'stop' };
+
+/** From the server to the harness. */
+export type FromServer = { type: 'listening'; url: string } | { type: 'reset'; id: number; error?: string };
