@@ -77,13 +77,13 @@ export async function buildConformance(): Promise<void> {
     mkdirSync(path.dirname(path.join(outDir, asset)), { recursive: true });
     copyFileSync(path.join(root, asset), path.join(outDir, asset));
   }
-  writeFileSync(path.join(outDir, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses(metafile));
+  writeFileSync(path.join(outDir, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses([metafile]));
 }
 
-/** Each npm package the bundle holds, with its version, its license and its license file. */
-function thirdPartyLicenses(metafile: Metafile): string {
+/** Each npm package the bundles hold, with its version, its license and its license file; `what` heads the list. */
+export function thirdPartyLicenses(metafiles: Metafile[], what = 'dist/docs-conformance.mjs bundles these npm packages.'): string {
   const folders = new Set<string>();
-  for (const input of Object.keys(metafile.inputs)) {
+  for (const input of metafiles.flatMap((metafile) => Object.keys(metafile.inputs))) {
     const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (match) folders.add(path.resolve(root, match[1]!));
   }
@@ -98,7 +98,7 @@ function thirdPartyLicenses(metafile: Metafile): string {
   return [
     '# Third-party licenses',
     '',
-    'dist/docs-conformance.mjs bundles these npm packages.',
+    what,
     ...sections.flatMap(({ title, body }) => ['', `## ${title}`, '', '```text', body, '```']),
     '',
   ].join('\n');

@@ -44,9 +44,9 @@ const outDir = path.dirname(SERVER_ENTRY);
 export const SERVER_BUNDLE = path.join(outDir, 'server.cjs');
 
 /** The address of the bundle, for the bundled code's `import.meta.url` (a CommonJS file has none). */
-const BUNDLE_URL = '__bundleUrl';
+export const BUNDLE_URL = '__bundleUrl';
 
-const sourceAddresses: Plugin = {
+export const sourceAddresses: Plugin = {
   name: 'source-addresses',
   setup(builder) {
     builder.onLoad({ filter: /\.ts$/ }, async ({ path: file }) => {
@@ -62,9 +62,9 @@ const sourceAddresses: Plugin = {
  * Packages left in node_modules: better-sqlite3 (a native addon), and what the server loads on first use (`import()`
  * where needed: PDF export, Git repositories, HTML conversion), whose code a start should not even parse.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'pdfkit', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm', 'swagger-ui-dist'];
+export const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'pdfkit', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm', 'swagger-ui-dist'];
 
-const BANNER = `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;`;
+export const BANNER = `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;`;
 
 /** Throws, listing what is wrong, when express-openapi-validator's start-up check (`validateApiSpec`) refuses `document`. */
 export function checkContractSchema(document: object & { openapi?: unknown }): void {

@@ -5,13 +5,19 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Express, Request, Response } from 'express';
 
 /** The files of swagger-ui-dist the page uses, served under /docs/. */
 const ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'];
 
-/** The folder of swagger-ui-dist, resolved from this module (its source address also in the compiled server). */
+/**
+ * The folder of swagger-ui-dist, resolved from this module (its source address also in the compiled server). The
+ * server package holds a copy of the assets the page uses instead of the package (scripts/build-server-package.ts).
+ */
 function swaggerUiFolder(): string | undefined {
+  const copied = fileURLToPath(new URL('../../vendor/swagger-ui-dist', import.meta.url));
+  if (existsSync(path.join(copied, ASSETS[0]!))) return copied;
   try {
     return path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   } catch {

@@ -1,0 +1,261 @@
+// Builds the server package, `docs-platform-server`, in dist/server-package/, which `npm run pack:server` then packs
+// with `npm pack`: the compiled server and its command, the test harness (`docs-platform-server/testing`), the
+// contract the server implements, and what the server reads at run time. No TypeSpec, no test tooling, no sources.
+//
+// The folder has the repository's layout, so that the server finds its files as it does in a clone (build-server.ts
+// replaces each source file's `import.meta.url` by its address relative to the bundle): dist/server/server.cjs beside
+// its launcher dist/server/main.js (the `docs-platform-server` command), the contract at generated/openapi.yaml (and
+// its JSON copy dist/server/openapi.json), the migrations under server/store/, the OpenAPI validator's worker under
+// server/domain/, server/README.md (the reference `--help` names), and the package's own package.json, whose version
+// `--version` prints.
+//
+// What is bundled and what stays a dependency, and why:
+// - Bundled into server.cjs, as for `npm start`: Express, express-openapi-validator, Kysely, pino, yaml, js-yaml and
+//   the other packages every start loads.
+// - Bundled each into a file of its own under vendor/, required on first use as `npm start` loads them from
+//   node_modules: pg (only with DATABASE_URL), isomorphic-git (Git sync), turndown and its GFM plugin (content
+//   import). A start does not parse them, and the consumer installs none of their 60-odd packages.
+// - The worker bundles @readme/openapi-parser; the harness is one ES module; both are files the server starts.
+// - Copied: the assets of the /docs page from swagger-ui-dist (a dependency would bring @scarf/scarf and its
+//   install-time analytics).
+// - Dependencies: better-sqlite3, a native addon, compiled for the consumer's Node (or a prebuilt binary fetched by
+//   its install script where one can be reached); pdfkit, which reads its fonts at run time through its own package's
+//   `imports` (`#standard-fonts/…`), which a bundle cannot resolve. Their versions are those this repository pins.
+// - The client package, `docs-platform-contract`, is an optional peer dependency of exactly this version: the harness
+//   makes its `client` with it when it is installed (server/testing/index.ts).
+// To bundle a dependency after all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run
+// size:server` shows what that does to the package and to what a consumer installs.
+//
+// The licenses of everything bundled or copied are in THIRD-PARTY-LICENSES.md. The package's README is the section
+// "Develop and test against the server" of README.md.
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import ts from 'typescript';
+import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
+import { thirdPartyLicenses } from './build-conformance.ts';
+import { BANNER, BUNDLE_URL, checkContractSchema, checkOneByteSource, EXTERNAL, sourceAddresses } from './build-server.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const SERVER_PACKAGE = path.join(root, 'dist/server-package');
+export const SERVER_PACKAGE_NAME = 'docs-platform-server';
+const at = (file: string) => path.join(SERVER_PACKAGE, file);
+
+/** Packages bundled each into vendor/<name>.cjs, loaded on first use. */
+const VENDORED = ['pg', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm'];
+/** Packages the package depends on (installed by npm into the consumer's project). */
+export const DEPENDENCIES = ['better-sqlite3', 'pdfkit'];
+/** What pg requires only when asked for its native driver, which the server never is. */
+const NEVER_LOADED = ['pg-native'];
+/** The files of swagger-ui-dist the /docs page serves (server/http/docs-page.ts), and its licenses. */
+const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png', 'LICENSE', 'NOTICE', 'swagger-ui-bundle.js.LICENSE.txt'];
+
+interface Manifest {
+  name: string;
+  version: string;
+  engines: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+const readManifest = (): Manifest => JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
+
+/** The package's package.json: versioned with the client package (the root package.json, set by `npm run release`). */
+export function serverManifest(): Record<string, unknown> {
+  const manifest = readManifest();
+  const pinned = (name: string) => {
+    const version = manifest.devDependencies[name] ?? manifest.dependencies[name];
+    if (!version) throw new Error(`build-server-package: ${name} is not a dependency of package.json`);
+    return version;
+  };
+  return {
+    name: SERVER_PACKAGE_NAME,
+    version: manifest.version,
+    private: true,
+    description:
+      'The reference server of the Documentation Platform Management API: the docs-platform-server command, and a harness that starts it, seeded and resettable, for test suites.',
+    type: 'module',
+    bin: { [SERVER_PACKAGE_NAME]: './dist/server/main.js' },
+    exports: {
+      './testing': { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
+      './package.json': './package.json',
+    },
+    files: ['dist/', 'generated/', 'server/', 'vendor/', 'THIRD-PARTY-LICENSES.md'],
+    engines: manifest.engines,
+    dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, pinned(name)])),
+    peerDependencies: { [manifest.name]: manifest.version },
+    peerDependenciesMeta: { [manifest.name]: { optional: true } },
+  };
+}
+
+/** Requires of vendored packages go to their file under vendor/ (relative to dist/server/, where the bundle is). */
+const vendored: Plugin = {
+  name: 'vendored',
+  setup(builder) {
+    const names = new RegExp(`^(${VENDORED.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+    builder.onResolve({ filter: names }, ({ path: name }) => ({ path: `../../vendor/${name}.cjs`, external: true }));
+  },
+};
+
+/** The harness finds the package's server and the client package (locations.package.ts), not the repository's. */
+const packageLocations: Plugin = {
+  name: 'package-locations',
+  setup(builder) {
+    builder.onResolve({ filter: /\/locations\.ts$/ }, ({ path: file, resolveDir }) => ({
+      path: path.join(resolveDir, file.replace(/locations\.ts$/, 'locations.package.ts')),
+    }));
+  },
+};
+
+const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', metafile: true, legalComments: 'none' } as const;
+/** For an ES module bundle of CommonJS packages, which call require() for Node's modules. */
+const ESM_REQUIRE = ["import { createRequire as __createRequire } from 'node:module';", 'const require = __createRequire(import.meta.url);'].join('\n');
+
+export async function buildServerPackage(): Promise<void> {
+  rmSync(SERVER_PACKAGE, { recursive: true, force: true });
+  mkdirSync(SERVER_PACKAGE, { recursive: true });
+  const metafiles: Metafile[] = [];
+  const collect = <T extends { metafile: Metafile }>(result: T) => (metafiles.push(result.metafile), result);
+
+  // The server, as build-server.ts bundles it for `npm start`, from the entry that also exports the harness's
+  // in-process server; no source map (the sources are not in the package).
+  const server = collect(
+    await build({
+      ...common,
+      entryPoints: ['server/package.ts'],
+      outfile: at('dist/server/server.cjs'),
+      external: [...DEPENDENCIES, ...NEVER_LOADED],
+      format: 'cjs',
+      banner: { js: BANNER },
+      define: { 'import.meta.url': BUNDLE_URL },
+      supported: { 'dynamic-import': false },
+      plugins: [vendored, sourceAddresses],
+      minifyWhitespace: true,
+      write: false,
+    }),
+  );
+  const unknown = EXTERNAL.filter((name) => ![...VENDORED, ...DEPENDENCIES, ...NEVER_LOADED, 'swagger-ui-dist'].includes(name));
+  if (unknown.length > 0) throw new Error(`build-server-package: decide whether to bundle or depend on ${unknown.join(', ')} (VENDORED or DEPENDENCIES)`);
+  for (const output of server.outputFiles) {
+    checkOneByteSource(output.text, 'the server package bundle');
+    mkdirSync(path.dirname(output.path), { recursive: true });
+    writeFileSync(output.path, output.contents);
+  }
+  // The launcher: `npm start`'s entry, with a shebang.
+  collect(await build({ ...common, entryPoints: ['server/launch.ts'], outfile: at('dist/server/main.js'), format: 'esm', banner: { js: '#!/usr/bin/env node' } }));
+  chmodSync(at('dist/server/main.js'), 0o755);
+  for (const name of VENDORED) {
+    collect(await build({ ...common, entryPoints: [name], outfile: at(`vendor/${name}.cjs`), format: 'cjs', external: NEVER_LOADED, minifyWhitespace: true }));
+  }
+  collect(
+    await build({
+      ...common,
+      entryPoints: ['server/domain/openapi-validator.worker.js'],
+      outfile: at('server/domain/openapi-validator.worker.js'),
+      format: 'esm',
+      banner: { js: ESM_REQUIRE },
+      minifyWhitespace: true,
+    }),
+  );
+  collect(
+    await build({
+      ...common,
+      entryPoints: ['server/testing/index.ts'],
+      outfile: at('dist/testing/index.js'),
+      format: 'esm',
+      plugins: [packageLocations],
+    }),
+  );
+  writeDeclarations();
+
+  // The contract, as YAML and as the JSON start-up reads (build-server.ts).
+  const contract = readFileSync(CONTRACT_PATH, 'utf8');
+  const document = parseContractYaml(contract) as { openapi?: unknown };
+  checkContractSchema(document);
+  copy(CONTRACT_PATH);
+  mkdirSync(path.dirname(at(path.relative(root, CONTRACT_JSON_PATH))), { recursive: true });
+  writeFileSync(at(path.relative(root, CONTRACT_JSON_PATH)), JSON.stringify({ sha256: contractHash(contract), document }));
+  for (const engine of ['sqlite', 'postgres']) {
+    const folder = `server/store/${engine}/migrations`;
+    for (const file of readdirSync(path.join(root, folder))) copy(path.join(root, folder, file));
+  }
+  copy(path.join(root, 'server/README.md'));
+  const swaggerUi = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  for (const file of SWAGGER_UI_FILES) copy(path.join(swaggerUi, file), `vendor/swagger-ui-dist/${file}`);
+
+  writeFileSync(at('package.json'), `${JSON.stringify(serverManifest(), null, 2)}\n`);
+  writeFileSync(at('README.md'), packageReadme());
+  writeFileSync(
+    at('THIRD-PARTY-LICENSES.md'),
+    thirdPartyLicenses(metafiles, 'dist/, server/ and vendor/ bundle these npm packages; vendor/swagger-ui-dist/ holds files of swagger-ui-dist, with its licenses.'),
+  );
+}
+
+/** Copies a file of the repository to the same place in the package (or to `to`). */
+function copy(file: string, to = path.relative(root, file)): void {
+  mkdirSync(path.dirname(at(to)), { recursive: true });
+  copyFileSync(file, at(to));
+}
+
+/**
+ * The harness's declarations, dist/testing/index.d.ts and seed-format.d.ts, emitted by tsc from server/testing/index.ts
+ * (what is marked @internal left out), with the client's and the contract's types taken from the client package.
+ */
+function writeDeclarations(): void {
+  const entry = path.join(root, 'server/testing/index.ts');
+  const options: ts.CompilerOptions = {
+    declaration: true,
+    emitDeclarationOnly: true,
+    stripInternal: true,
+    strict: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    allowImportingTsExtensions: true,
+    verbatimModuleSyntax: true,
+    types: ['node'],
+    rootDir: root,
+    outDir: path.join(root, '.tmp/declarations'),
+  };
+  const written = new Map<string, string>();
+  const program = ts.createProgram([entry], options);
+  const result = program.emit(undefined, (file, text) => written.set(path.relative(options.outDir!, file), text));
+  const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (errors.length > 0) throw new Error(`build-server-package: declarations:\n${ts.formatDiagnosticsWithColorAndContext(errors, ts.createCompilerHost(options))}`);
+  const specifiers: Record<string, string> = {
+    '../../client/index.ts': 'docs-platform-contract',
+    '../seed-format.ts': './seed-format.js',
+    '../generated/schema.d.ts': 'docs-platform-contract',
+  };
+  const rewrite = (text: string) =>
+    text.replace(/(from |import\()'([^']+)'/g, (whole, keyword: string, specifier: string) => {
+      if (specifier.startsWith('.') && !(specifier in specifiers)) throw new Error(`build-server-package: declarations import ${specifier}, which the package does not have`);
+      return specifier in specifiers ? `${keyword}'${specifiers[specifier]}'` : whole;
+    });
+  for (const [from, to] of [
+    ['server/testing/index.d.ts', 'dist/testing/index.d.ts'],
+    ['server/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],
+  ] as const) {
+    const text = written.get(from);
+    if (text === undefined) throw new Error(`build-server-package: tsc emitted no ${from}`);
+    writeFileSync(at(to), rewrite(text));
+  }
+}
+
+/** The package's README: the section of README.md on developing and testing against the server. */
+export function packageReadme(): string {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Develop and test against the server');
+  if (start < 0) throw new Error('build-server-package: README.md has no section "## Develop and test against the server"');
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start + 1, end < 0 ? undefined : end).replace(/^## .*/, `# ${SERVER_PACKAGE_NAME}`);
+  return `${section.replace(/<!-- readme-test[^>]*-->\n/g, '').trim()}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md).\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildServerPackage();
+  console.log(`build-server-package: ${path.relative(root, SERVER_PACKAGE)}`);
+}
