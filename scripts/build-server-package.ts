@@ -252,7 +252,7 @@ export function packageReadme(): string {
   if (start < 0) throw new Error('build-server-package: README.md has no section "## Develop and test against the server"');
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start + 1, end < 0 ? undefined : end).replace(/^## .*/, `# ${SERVER_PACKAGE_NAME}`);
-  return `${section.replace(/<!-- readme-test[^>]*-->\n/g, '').trim()}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md).\n`;
+  return `${section.replace(/<!-- (readme|consumer)-test[^>]*-->\n/g, '').trim()}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md).\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
