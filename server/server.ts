@@ -168,7 +168,7 @@ async function serve(
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await resetting;
+      await resetting.catch(() => undefined);
       await new Promise<void>((resolve) => {
         http.server.close(() => resolve());
         http.server.closeAllConnections();
@@ -186,7 +186,7 @@ async function serve(
     (resetting = resetting
       .catch(() => undefined)
       .then(async () => {
-        if (!image) throw new Error('reset() needs a server started with the option resettable');
+        if (!image) throw new Error('reset() needs a server started with resettable, whose database is in memory (DATA_DIR=:memory:, without DATABASE_URL)');
         if (closing) throw new Error('reset() of a server that is closing');
         const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options);
         const previous = current;
