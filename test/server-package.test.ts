@@ -69,6 +69,7 @@ describe('the server package, installed from its tarball beside the client and t
   const tarballs = path.join(scratch, 'tarballs');
   const prebuilds = path.join(scratch, 'prebuilds');
   const consumer = path.join(scratch, 'consumer');
+  const alone = path.join(scratch, 'server-alone');
   const tarballOf = (name: string) => `${name}-${rootManifest.version}.tgz`;
   const serverTarball = path.join(tarballs, tarballOf(SERVER_PACKAGE_NAME));
   const installed = path.join(consumer, 'node_modules', SERVER_PACKAGE_NAME);
@@ -107,18 +108,21 @@ describe('the server package, installed from its tarball beside the client and t
       JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { vitest: rootManifest.devDependencies.vitest } }),
     );
     const install = readme.get('install.sh')!.split('\n').find((line) => line.startsWith('npm install'))!.replaceAll('1.0.0', rootManifest.version);
-    const installed = await run('sh', ['-c', install], {
-      cwd: consumer,
-      timeout: 240_000,
-      env: {
-        ...env,
-        // Packages from npm's cache when it has them, from the registry otherwise.
-        npm_config_prefer_offline: 'true',
-        npm_config_audit: 'false',
-        npm_config_fund: 'false',
-        ...(process.env.PACKAGE_TEST_COMPILE === '1' ? {} : { npm_config_better_sqlite3_local_prebuilds: prebuilds }),
-      },
-    });
+    const installEnv = {
+      ...env,
+      // Packages from npm's cache when it has them, from the registry otherwise.
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      ...(process.env.PACKAGE_TEST_COMPILE === '1' ? {} : { npm_config_better_sqlite3_local_prebuilds: prebuilds }),
+    };
+    // Beside it, a project with the server package alone (its optional peer, the client, not installed).
+    mkdirSync(alone);
+    writeFileSync(path.join(alone, 'package.json'), JSON.stringify({ name: 'server-alone', private: true, type: 'module' }));
+    const [installed] = await Promise.all([
+      run('sh', ['-c', install], { cwd: consumer, timeout: 240_000, env: installEnv }),
+      run('npm', ['install', '--save-dev', serverTarball], { cwd: alone, timeout: 240_000, env: installEnv }),
+    ]);
     installOutput = installed.stdout + installed.stderr;
     for (const [name, code] of [...readme, ...serverReadme].filter(([name]) => name !== 'install.sh')) {
       mkdirSync(path.dirname(path.join(consumer, name)), { recursive: true });
@@ -315,6 +319,32 @@ process.kill(process.pid, 'SIGKILL');
     const answers = () => fetch(`${url}/health`).then(() => true, () => false);
     await eventually(async () => !(await answers()), `${url} still answers after its test process was killed`);
     await eventually(() => processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME)).length === 0, 'a server process is left');
+  }, 60_000);
+
+  test('without the client package, the server package installs and its harness runs; only `client` is missing, and says so', async () => {
+    expect(readdirSync(path.join(alone, 'node_modules')).filter((name) => name.startsWith('docs-platform'))).toEqual([SERVER_PACKAGE_NAME]);
+    writeFileSync(
+      path.join(alone, 'alone.mjs'),
+      `import { startDocsServer } from 'docs-platform-server/testing';
+const server = await startDocsServer();
+try {
+  const health = await (await fetch(server.url + '/health')).json();
+  let missing = '';
+  try {
+    server.client;
+  } catch (error) {
+    missing = error.message;
+  }
+  console.log(JSON.stringify({ status: health.status, missing }));
+} finally {
+  await server.stop();
+}
+`,
+    );
+    const result = await run(process.execPath, ['alone.mjs'], { cwd: alone, env, timeout: 60_000 });
+    const answer = JSON.parse(result.stdout) as { status: string; missing: string };
+    expect(answer.status).toBe('ok');
+    expect(answer.missing).toMatch(/^docs-platform-server\/testing: a client needs the client package, docs-platform-contract, installed beside the server package/);
   }, 60_000);
 
   /** Starts the README's npx line (port 0 for 3000) and resolves with its address once it listens. */
