@@ -173,15 +173,17 @@ async function serve(
         http.server.close(() => resolve());
         http.server.closeAllConnections();
       });
-      await current.stop();
+      await Promise.all([current.stop(), retiring]);
       lock?.release();
     })());
 
-  // A reset opens a new store from the image, with a context, job runner and app of its own, serves it from the next
-  // request on, then stops the previous one (its running jobs end first): nothing kept in memory for the previous
-  // database (caches of contents, list pages, callers of tokens: each is the store's or the context's) outlives it.
-  // The listening socket and the clients' connections stay.
+  // A reset opens a new store from the image, with a context, job runner and app of its own, and serves it from the
+  // next request on; the previous one stops behind it (its running jobs end first, writing to the previous database
+  // only; waiting for that was most of a reset's time). Nothing kept in memory for the previous database (caches of
+  // contents, list pages, callers of tokens: each is the store's or the context's) outlives it. The listening socket
+  // and the clients' connections stay.
   let resetting: Promise<void> = Promise.resolve();
+  let retiring: Promise<void> = Promise.resolve();
   const reset = () =>
     (resetting = resetting
       .catch(() => undefined)
@@ -192,7 +194,9 @@ async function serve(
         const previous = current;
         current = next;
         http.replace(next.app);
-        await previous.stop();
+        // The reset is done once the new generation serves; the previous one stops behind it (close() waits for it).
+        const stopping = previous.stop().catch((error: unknown) => log.error({ err: error }, 'stopping the database before a reset failed'));
+        retiring = Promise.all([retiring, stopping]).then(() => undefined);
       }));
 
   return {
