@@ -178,8 +178,11 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
       for (const running of children) running.kill('SIGTERM');
     });
   }
+  // What the server logs (at LOG_LEVEL, warn unless `env` says otherwise) goes to the test's stderr, and its last
+  // lines into the error of a start that fails.
   let output = '';
   const keep = (chunk: Buffer) => {
+    process.stderr.write(chunk);
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
   };
   child.stdout!.on('data', keep);
