@@ -1,8 +1,9 @@
-// The comparison of two OpenAPI 3.1 documents: a released one (base) and a later one (revision). Pure: documents
-// in, findings out. Operations are matched by method and path (parameter names aside), then by operation id; each
-// matched pair is compared (security, parameters, body, responses), and every schema it reaches is walked in the
-// direction it travels (request or response), `$ref`s followed, recursion cut, so a change in a shared component is
-// found once and reported with every operation it affects.
+// The comparison of two OpenAPI documents (3.0 or 3.1): a released one (base) and a later one (revision). Pure:
+// documents in, findings out. Operations are matched by method and path (parameter names aside), then by operation
+// id; each matched pair is compared (security, parameters, body, responses), and every schema it reaches is walked in
+// the direction it travels (request or response), `$ref`s followed, recursion cut, so a change in a shared component
+// is found once and reported with every operation it affects. Components removed while one of the same shape is
+// added are renames.
 import { canonical, child, componentOf, isObject, resolvePointer, type JsonObject } from './pointer.ts';
 import {
   RULES,
@@ -15,11 +16,13 @@ import {
   type Severity,
 } from './rules.ts';
 import {
-  OTHER_CONSTRAINTS,
+  forget,
+  isNever,
   normalize,
   showTypes,
   typesCover,
   typesOverlap,
+  type Keyword,
   type Located,
   type Normalized,
 } from './schema.ts';
@@ -30,6 +33,8 @@ export interface OperationRef {
   /** Upper case: `POST`. */
   method: string;
   path: string;
+  /** Its first tag, for grouping long lists of operations. */
+  tag?: string;
 }
 
 export interface Finding {
@@ -44,7 +49,7 @@ export interface Finding {
   schema?: string;
   /** Every operation the change affects. */
   operations: OperationRef[];
-  /** The fields it concerns, as reached from the operations: `CreateSpaceRequest.title`, `limit`. */
+  /** The fields it concerns, as clients reach them: `CreateSpaceRequest.title`, `SpaceList.items[].title`, `limit`. */
   fields: string[];
   /** What changed: `maxLength 255 → 100`. */
   detail: string;
@@ -52,6 +57,10 @@ export interface Finding {
   message: string;
   /** For breaking findings and warnings: what a client (or an implementation) must do. */
   action?: string;
+  /** For a rename: the old and the new name. */
+  renamed?: { from: string; to: string };
+  /** For an enum value added or removed: the value. */
+  value?: unknown;
 }
 
 export interface CompareOptions {
@@ -73,11 +82,18 @@ interface Operation {
   hasId: boolean;
 }
 
-interface Draft {
+/** A finding as the schema walk records it, before it is given its operations. */
+interface Raw {
   rule: RuleId;
   path: string;
   document: 'base' | 'revision';
   detail: string;
+  field?: string;
+  value?: unknown;
+  renamed?: { from: string; to: string };
+}
+
+interface Draft extends Raw {
   operations: Map<string, OperationRef>;
   fields: Set<string>;
 }
@@ -86,20 +102,27 @@ interface Context {
   base: JsonObject;
   revision: JsonObject;
   drafts: Map<string, Draft>;
-}
-
-interface Walk {
-  context: Context;
-  schemaContext: SchemaContext;
-  direction: Direction;
-  operation?: OperationRef;
-  visited: Set<string>;
+  /** The findings of each walk from an operation's body, parameter, answer or header, by what it compared. */
+  walks: Map<string, Raw[]>;
 }
 
 /** Every difference between `base` and `revision` that the rules know, sorted by severity then place. */
 export function compareDocuments(base: unknown, revision: unknown, options: CompareOptions = {}): Finding[] {
   if (!isObject(base) || !isObject(revision)) throw new TypeError('compareDocuments: both documents must be objects');
-  const context: Context = { base, revision, drafts: new Map() };
+  // Normalised schemas are remembered per document during one comparison only: a caller may change a document
+  // between two comparisons.
+  forget(base);
+  forget(revision);
+  try {
+    return compare(base, revision, options);
+  } finally {
+    forget(base);
+    forget(revision);
+  }
+}
+
+function compare(base: JsonObject, revision: JsonObject, options: CompareOptions): Finding[] {
+  const context: Context = { base, revision, drafts: new Map(), walks: new Map() };
 
   const baseOperations = operationsOf(base);
   const revisionOperations = operationsOf(revision);
@@ -143,14 +166,7 @@ export function compareDocuments(base: unknown, revision: unknown, options: Comp
     });
   }
   for (const [before, after] of pairs) compareOperation(context, before, after);
-
-  const baseSchemas = isObject(base.components) && isObject(base.components.schemas) ? base.components.schemas : {};
-  const revisionSchemas =
-    isObject(revision.components) && isObject(revision.components.schemas) ? revision.components.schemas : {};
-  for (const name of Object.keys(baseSchemas)) {
-    if (Object.hasOwn(revisionSchemas, name)) continue;
-    emit(context, { rule: 'schema-removed', path: child('#/components/schemas', name), document: 'base', detail: `schema \`${name}\` removed` });
-  }
+  compareComponents(context, baseOperations, revisionOperations);
 
   const ignored = new Set(options.ignoreRules ?? []);
   return [...context.drafts.values()].filter((draft) => !ignored.has(draft.rule)).map(finish).sort(byPlace);
@@ -158,17 +174,17 @@ export function compareDocuments(base: unknown, revision: unknown, options: Comp
 
 // ---- findings ------------------------------------------------------------------------------------------------
 
-function emit(
-  context: Context,
-  finding: { rule: RuleId; path: string; document: 'base' | 'revision'; detail: string; operation?: OperationRef; field?: string },
-): void {
+function emit(context: Context, finding: Raw & { operation?: OperationRef; operations?: readonly OperationRef[] }): void {
   const key = `${finding.rule}\u0000${finding.document}\u0000${finding.path}\u0000${finding.detail}`;
   let draft = context.drafts.get(key);
   if (!draft) {
-    draft = { ...finding, operations: new Map(), fields: new Set() };
+    const { operation: _operation, operations: _operations, ...raw } = finding;
+    draft = { ...raw, operations: new Map(), fields: new Set() };
     context.drafts.set(key, draft);
   }
-  if (finding.operation) draft.operations.set(`${finding.operation.method} ${finding.operation.path}`, finding.operation);
+  for (const operation of [...(finding.operation ? [finding.operation] : []), ...(finding.operations ?? [])]) {
+    draft.operations.set(`${operation.method} ${operation.path}`, operation);
+  }
   if (finding.field) draft.fields.add(finding.field);
 }
 
@@ -189,14 +205,17 @@ function finish(draft: Draft): Finding {
     detail: draft.detail,
     message: named ? `${named}: ${draft.detail}` : draft.detail,
     ...(rule.action ? { action: rule.action } : {}),
+    ...(draft.renamed ? { renamed: draft.renamed } : {}),
+    ...(draft.value !== undefined ? { value: draft.value } : {}),
   };
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = {
   'breaking-client': 0,
-  'breaking-implementation': 1,
-  warning: 2,
-  'non-breaking': 3,
+  'breaking-source': 1,
+  'breaking-implementation': 2,
+  warning: 3,
+  'non-breaking': 4,
 };
 
 function byPlace(a: Finding, b: Finding): number {
@@ -224,8 +243,9 @@ function operationsOf(document: JsonObject): Operation[] {
       if (!isObject(node)) continue;
       const upper = method.toUpperCase();
       const hasId = typeof node.operationId === 'string';
+      const tag = Array.isArray(node.tags) && typeof node.tags[0] === 'string' ? node.tags[0] : undefined;
       operations.push({
-        ref: { operationId: hasId ? (node.operationId as string) : `${upper} ${path}`, method: upper, path },
+        ref: { operationId: hasId ? (node.operationId as string) : `${upper} ${path}`, method: upper, path, ...(tag ? { tag } : {}) },
         key: `${upper} ${template}`,
         node,
         pointer: child(pathPointer, method),
@@ -267,11 +287,16 @@ function compareOperation(context: Context, before: Operation, after: Operation)
       path: child(after.pointer, 'operationId'),
       document: 'revision',
       operation,
-      detail: `operation id \`${before.ref.operationId}\` → \`${after.ref.operationId}\``,
+      detail: `operation id \`${before.ref.operationId}\` renamed \`${after.ref.operationId}\` (the same request and answer)`,
+      renamed: { from: before.ref.operationId, to: after.ref.operationId },
     });
   }
-  if (after.node.deprecated === true && before.node.deprecated !== true) {
+  const wasDeprecated = before.node.deprecated === true;
+  const nowDeprecated = after.node.deprecated === true;
+  if (nowDeprecated && !wasDeprecated) {
     emit(context, { rule: 'operation-deprecated', path: child(after.pointer, 'deprecated'), document: 'revision', operation, detail: 'deprecated' });
+  } else if (wasDeprecated && !nowDeprecated) {
+    emit(context, { rule: 'operation-undeprecated', path: after.pointer, document: 'revision', operation, detail: 'no longer deprecated' });
   }
   compareSecurity(context, before, after);
   compareParameters(context, before, after, moved);
@@ -279,8 +304,111 @@ function compareOperation(context: Context, before: Operation, after: Operation)
   compareResponses(context, before, after);
 }
 
-function walk(context: Context, schemaContext: SchemaContext, operation: OperationRef, visited: Set<string>): Walk {
-  return { context, schemaContext, direction: directionOf(schemaContext), operation, visited };
+// ---- components: removed, renamed ----------------------------------------------------------------------------
+
+function schemasOf(document: JsonObject): JsonObject {
+  return isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
+}
+
+function compareComponents(context: Context, baseOperations: Operation[], revisionOperations: Operation[]): void {
+  const baseSchemas = schemasOf(context.base);
+  const revisionSchemas = schemasOf(context.revision);
+  const removed = Object.keys(baseSchemas).filter((name) => !Object.hasOwn(revisionSchemas, name));
+  if (removed.length === 0) return;
+  const added = Object.keys(revisionSchemas).filter((name) => !Object.hasOwn(baseSchemas, name));
+  const baseReach = reachOf(context.base, baseOperations);
+  const revisionReach = reachOf(context.revision, revisionOperations);
+  const taken = new Set<string>();
+  for (const name of removed) {
+    const candidates = added.filter((candidate) => !taken.has(candidate) && sameShape(context, name, candidate));
+    // Of several of the same shape, the one whose name is closest.
+    const match = candidates.sort((a, b) => likeness(name, b) - likeness(name, a))[0];
+    if (match) {
+      taken.add(match);
+      const operations = revisionReach.get(schemaPointer(match)) ?? [];
+      emit(context, {
+        rule: 'schema-renamed',
+        path: schemaPointer(match),
+        document: 'revision',
+        operations,
+        detail: `schema \`${name}\` renamed \`${match}\` (the same shape)${typesOf(operations)}`,
+        renamed: { from: name, to: match },
+      });
+    } else {
+      const operations = baseReach.get(schemaPointer(name)) ?? [];
+      emit(context, { rule: 'schema-removed', path: schemaPointer(name), document: 'base', operations, detail: `schema \`${name}\` removed${typesOf(operations)}` });
+    }
+  }
+}
+
+function typesOf(operations: readonly OperationRef[]): string {
+  if (operations.length === 0) return '; no operation uses it';
+  return `; the generated types of ${operations.length === 1 ? '1 operation' : `${operations.length} operations`} name it`;
+}
+
+function schemaPointer(name: string): string {
+  return child('#/components/schemas', name);
+}
+
+/** Common leading and trailing characters: `SpaceUrls` is closer to `SpaceLinks` than to `Urls`. */
+function likeness(a: string, b: string): number {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end += 1;
+  return start + end;
+}
+
+/** Whether a component of the base and one of the revision accept and answer the same values. */
+function sameShape(context: Context, was: string, now: string): boolean {
+  for (const schemaContext of ['request-property', 'response-property'] as const) {
+    const sink: Raw[] = [];
+    const w: Walk = { context, schemaContext, direction: directionOf(schemaContext), visited: new Set(), sink };
+    compareSchema(w, { node: { $ref: schemaPointer(was) }, path: schemaPointer(was) }, { node: { $ref: schemaPointer(now) }, path: schemaPointer(now) }, now);
+    if (sink.length > 0) return false;
+  }
+  return true;
+}
+
+/** The operations that reach each component, directly or through other components. */
+function reachOf(document: JsonObject, operations: readonly Operation[]): Map<string, OperationRef[]> {
+  const refsOfComponent = new Map<string, string[]>();
+  const componentRefs = (pointer: string): string[] => {
+    let refs = refsOfComponent.get(pointer);
+    if (!refs) {
+      refs = refsIn(resolvePointer(document, pointer));
+      refsOfComponent.set(pointer, refs);
+    }
+    return refs;
+  };
+  const reach = new Map<string, OperationRef[]>();
+  for (const operation of operations) {
+    const queue = [...refsIn(operation.node), ...refsIn(operation.pathItem.parameters)];
+    const seen = new Set<string>();
+    while (queue.length > 0) {
+      const pointer = queue.pop()!;
+      if (seen.has(pointer)) continue;
+      seen.add(pointer);
+      (reach.get(pointer) ?? reach.set(pointer, []).get(pointer)!).push(operation.ref);
+      queue.push(...componentRefs(pointer));
+    }
+  }
+  for (const list of reach.values()) list.sort((a, b) => a.operationId.localeCompare(b.operationId));
+  return reach;
+}
+
+/** The components a node refers to (`#/components/<kind>/<name>`). */
+function refsIn(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) refsIn(item, found);
+  else if (isObject(node)) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') {
+        const match = /^#\/components\/[^/]+\/[^/]+/.exec(value);
+        if (match) found.push(match[0]);
+      } else refsIn(value, found);
+    }
+  }
+  return found;
 }
 
 // ---- security ------------------------------------------------------------------------------------------------
@@ -420,8 +548,6 @@ function compareParameters(context: Context, before: Operation, after: Operation
   const operation = after.ref;
   const base = parametersOf(context.base, before);
   const revision = parametersOf(context.revision, after);
-  const visited = new Set<string>();
-
   // Path parameters are matched by their position in the path: a new name is a rename, not a removal.
   const renamed = new Map<string, string>();
   if (!moved) {
@@ -448,7 +574,7 @@ function compareParameters(context: Context, before: Operation, after: Operation
     const now = revision.get(revisionKey);
     if (now) {
       matched.add(revisionKey);
-      compareParameter(walk(context, 'request-parameter', operation, visited), was, now);
+      compareParameter(context, operation, was, now);
       continue;
     }
     const relocated = [...revision.values()].find(
@@ -488,19 +614,19 @@ function compareParameters(context: Context, before: Operation, after: Operation
   }
 }
 
-function compareParameter(w: Walk, was: Parameter, now: Parameter): void {
-  const { context } = w;
+function compareParameter(context: Context, operation: OperationRef, was: Parameter, now: Parameter): void {
   const field = now.name;
   if (isRequired(was) !== isRequired(now)) {
     emit(context, {
       rule: isRequired(now) ? 'request-parameter-became-required' : 'request-parameter-became-optional',
       path: now.path,
       document: 'revision',
-      operation: w.operation,
+      operation,
       field,
       detail: isRequired(now) ? 'now required' : 'now optional',
     });
   }
+  compareDeprecation(context, 'request-parameter', operation, was.node, now.node, now.path, field);
   const wasSchema = parameterSchema(was);
   const nowSchema = parameterSchema(now);
   const structured = [wasSchema && normalize(context.base, wasSchema), nowSchema && normalize(context.revision, nowSchema)].some(
@@ -510,13 +636,34 @@ function compareParameter(w: Walk, was: Parameter, now: Parameter): void {
     const a = serialisation(was);
     const b = serialisation(now);
     if (a.style !== b.style) {
-      emit(context, { rule: 'request-parameter-style-changed', path: now.path, document: 'revision', operation: w.operation, field, detail: `style ${a.style} → ${b.style}` });
+      emit(context, { rule: 'request-parameter-style-changed', path: now.path, document: 'revision', operation, field, detail: `style ${a.style} → ${b.style}` });
     }
     if (a.explode !== b.explode) {
-      emit(context, { rule: 'request-parameter-explode-changed', path: now.path, document: 'revision', operation: w.operation, field, detail: `explode ${a.explode} → ${b.explode}` });
+      emit(context, { rule: 'request-parameter-explode-changed', path: now.path, document: 'revision', operation, field, detail: `explode ${a.explode} → ${b.explode}` });
     }
   }
-  if (wasSchema && nowSchema) compareSchema(w, wasSchema, nowSchema, field);
+  if (wasSchema && nowSchema) compareEntry(context, 'request-parameter', operation, wasSchema, nowSchema, field);
+}
+
+/** `deprecated` of a parameter or a header object (its schema's is compared with the schema). */
+function compareDeprecation(
+  context: Context,
+  schemaContext: 'request-parameter' | 'response-header',
+  operation: OperationRef,
+  was: JsonObject,
+  now: JsonObject,
+  path: string,
+  field: string,
+): void {
+  if ((was.deprecated === true) === (now.deprecated === true)) return;
+  emit(context, {
+    rule: schemaRule(schemaContext, now.deprecated === true ? 'deprecated' : 'undeprecated')!,
+    path: now.deprecated === true ? child(path, 'deprecated') : path,
+    document: 'revision',
+    operation,
+    field,
+    detail: now.deprecated === true ? 'deprecated' : 'no longer deprecated',
+  });
 }
 
 // ---- request bodies ------------------------------------------------------------------------------------------
@@ -562,7 +709,6 @@ function compareRequestBody(context: Context, before: Operation, after: Operatio
       detail: nowRequired ? 'the body is now required' : 'the body is now optional',
     });
   }
-  const visited = new Set<string>();
   const wasContent = contentOf(was.node);
   const nowContent = contentOf(now.node);
   for (const [mediaType, entry] of Object.entries(wasContent)) {
@@ -572,8 +718,10 @@ function compareRequestBody(context: Context, before: Operation, after: Operatio
       continue;
     }
     if (!isObject(entry)) continue;
-    compareSchema(
-      walk(context, 'request-property', operation, visited),
+    compareEntry(
+      context,
+      'request-property',
+      operation,
       { node: entry.schema ?? {}, path: child(was.path, 'content', mediaType, 'schema') },
       { node: match.schema ?? {}, path: child(now.path, 'content', mediaType, 'schema') },
       '',
@@ -633,10 +781,7 @@ function compareResponses(context: Context, before: Operation, after: Operation)
     emit(context, { rule: 'response-status-added', path: entry.listed, document: 'revision', operation, detail: `status ${status} now declared` });
   }
 
-  const visited = new Set<string>();
-  for (const [wasStatus, nowStatus] of pairs) {
-    compareResponse(walk(context, 'response-property', operation, visited), was.get(wasStatus)!, now.get(nowStatus)!, nowStatus);
-  }
+  for (const [wasStatus, nowStatus] of pairs) compareResponse(context, operation, was.get(wasStatus)!, now.get(nowStatus)!, nowStatus);
 }
 
 function headersOf(document: JsonObject, response: { node: JsonObject; path: string }): Map<string, { name: string; node: JsonObject; path: string }> {
@@ -650,13 +795,12 @@ function headersOf(document: JsonObject, response: { node: JsonObject; path: str
 }
 
 function compareResponse(
-  w: Walk,
+  context: Context,
+  operation: OperationRef,
   was: { node: JsonObject; path: string },
   now: { node: JsonObject; path: string },
   status: string,
 ): void {
-  const { context } = w;
-  const operation = w.operation;
   const wasHeaders = headersOf(context.base, was);
   const nowHeaders = headersOf(context.revision, now);
   for (const [key, header] of wasHeaders) {
@@ -677,8 +821,11 @@ function compareResponse(
         detail: nowRequired ? `header now always sent with ${status}` : `header no longer always sent with ${status}`,
       });
     }
-    compareSchema(
-      { ...w, schemaContext: 'response-header' },
+    compareDeprecation(context, 'response-header', operation, header.node, match.node, match.path, match.name);
+    compareEntry(
+      context,
+      'response-header',
+      operation,
       { node: header.node.schema ?? {}, path: child(header.path, 'schema') },
       { node: match.node.schema ?? {}, path: child(match.path, 'schema') },
       match.name,
@@ -706,8 +853,10 @@ function compareResponse(
       continue;
     }
     if (!isObject(entry)) continue;
-    compareSchema(
-      w,
+    compareEntry(
+      context,
+      'response-property',
+      operation,
       { node: entry.schema ?? {}, path: child(was.path, 'content', mediaType, 'schema') },
       { node: match.schema ?? {}, path: child(now.path, 'content', mediaType, 'schema') },
       '',
@@ -721,10 +870,58 @@ function compareResponse(
 
 // ---- schemas -------------------------------------------------------------------------------------------------
 
-function schemaFinding(w: Walk, kind: SchemaKind, path: string, field: string, detail: string, document: 'base' | 'revision' = 'revision'): void {
+/**
+ * A walk through the schemas of one body, parameter, answer or header. `anchor` is set where the base and the
+ * revision differ in place (a `$ref` replaced by an inline schema, or by a reference to another component): the
+ * changes found below are reported at the place in the revision where the reference changed, not inside a component
+ * that did not change. `parent` is the revision's place of the schema being walked, for choosing that anchor.
+ */
+interface Walk {
+  context: Context;
+  schemaContext: SchemaContext;
+  direction: Direction;
+  visited: Set<string>;
+  sink: Raw[];
+  anchor?: string;
+  parent?: string;
+}
+
+/**
+ * Compares the schemas of one body, parameter, answer or header, and gives the findings to `operation`. What such a
+ * walk finds depends only on what it compares, so each is walked once and its findings given to every operation
+ * that has it (most answers are the same `$ref`s).
+ */
+function compareEntry(context: Context, schemaContext: SchemaContext, operation: OperationRef, was: Located, now: Located, field: string): void {
+  const a = normalize(context.base, was);
+  const b = normalize(context.revision, now);
+  const key = [schemaContext, field, a.id, b.id, samePlace(a, b) ? '' : `${a.origin}\u0000${b.origin}`].join('\u0000');
+  let found = context.walks.get(key);
+  if (!found) {
+    found = [];
+    compareNormalized({ context, schemaContext, direction: directionOf(schemaContext), visited: new Set(), sink: found }, a, b, field);
+    context.walks.set(key, found);
+  }
+  for (const raw of found) emit(context, { ...raw, operation });
+}
+
+function schemaFinding(
+  w: Walk,
+  kind: SchemaKind,
+  path: string,
+  field: string,
+  detail: string,
+  more: { document?: 'base' | 'revision'; value?: unknown } = {},
+): void {
   const rule = schemaRule(w.schemaContext, kind);
   if (!rule) return;
-  emit(w.context, { rule, path, document, operation: w.operation, field: field || rootLabel(w.schemaContext), detail });
+  w.sink.push({
+    rule,
+    path,
+    document: more.document ?? 'revision',
+    field: field || rootLabel(w.schemaContext),
+    detail,
+    ...(more.value !== undefined ? { value: more.value } : {}),
+  });
 }
 
 function rootLabel(context: SchemaContext): string {
@@ -738,29 +935,54 @@ function componentRoot(path: string): string | undefined {
   return match ? match[1]!.replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
 }
 
+/** Whether `path` is `ancestor` or inside it. */
+function within(path: string, ancestor: string): boolean {
+  return path === ancestor || path.startsWith(`${ancestor}/`);
+}
+
+/** The same component on both sides (or both inline in the operation): a change there is the component's. */
+function samePlace(was: Normalized, now: Normalized): boolean {
+  return componentOf(was.path) === componentOf(now.path);
+}
+
+function anchorFor(w: Walk, was: Normalized, now: Normalized): string | undefined {
+  if (samePlace(was, now)) return undefined;
+  if (w.anchor) return within(now.origin, w.anchor) ? now.origin : w.anchor;
+  const parent = w.parent ?? now.origin;
+  return componentOf(now.origin) === componentOf(parent) ? now.origin : parent;
+}
+
+/** Where a change found at `path` in the revision is reported: there, or at the anchor when it lies outside it. */
+function place(w: Walk, path: string): string {
+  return !w.anchor || within(path, w.anchor) ? path : w.anchor;
+}
+
 function compareSchema(w: Walk, was: Located, now: Located, field: string): void {
   compareNormalized(w, normalize(w.context.base, was), normalize(w.context.revision, now), field);
 }
 
-function compareNormalized(w: Walk, was: Normalized, now: Normalized, field: string): void {
-  const key = `${w.schemaContext}\u0000${was.path}\u0000${now.path}`;
-  if (w.visited.has(key)) return;
-  w.visited.add(key);
+function compareNormalized(outer: Walk, was: Normalized, now: Normalized, field: string): void {
+  const anchor = anchorFor(outer, was, now);
+  const key = `${outer.schemaContext}\u0000${was.id}\u0000${now.id}\u0000${anchor ?? ''}`;
+  if (outer.visited.has(key)) return;
+  outer.visited.add(key);
+  const w: Walk = { ...outer, anchor, parent: undefined };
   if (!field) field = now.refName ?? was.refName ?? '';
+  const here = place(w, now.path);
 
-  if (was.nullable !== now.nullable) {
-    if (now.nullable) schemaFinding(w, 'became-nullable', now.nullablePath, field, 'now nullable');
-    else schemaFinding(w, 'became-not-nullable', now.origin, field, 'no longer nullable');
+  if (was.types && now.types && was.nullable !== now.nullable) {
+    if (now.nullable) schemaFinding(w, 'became-nullable', place(w, now.nullablePath ?? now.path), field, 'now nullable');
+    else schemaFinding(w, 'became-not-nullable', here, field, 'no longer nullable');
   }
 
   const wasDiscriminator = isObject(was.discriminator?.value) ? was.discriminator.value.propertyName : undefined;
   const nowDiscriminator = isObject(now.discriminator?.value) ? now.discriminator.value.propertyName : undefined;
   if (wasDiscriminator !== undefined && nowDiscriminator !== undefined && wasDiscriminator !== nowDiscriminator) {
-    schemaFinding(w, 'discriminator-changed', now.discriminator!.path, field, `discriminator \`${String(wasDiscriminator)}\` → \`${String(nowDiscriminator)}\``);
+    schemaFinding(w, 'discriminator-changed', place(w, now.discriminator!.path), field, `discriminator \`${String(wasDiscriminator)}\` → \`${String(nowDiscriminator)}\``);
   }
 
   if (was.variants || now.variants) {
-    if (was.variants && now.variants) compareConstraints(w, was, now, field);
+    // Each alternative holds what the rest of its schema requires: comparing the alternatives compares it all.
     compareVariants(w, was, now, field);
     return;
   }
@@ -768,7 +990,7 @@ function compareNormalized(w: Walk, was: Normalized, now: Normalized, field: str
   const sameTypes = typesCover(was.types, now.types) && typesCover(now.types, was.types);
   if (!sameTypes) {
     const detail = `type ${showTypes(was.types)} → ${showTypes(now.types)}`;
-    const path = now.types ? now.typesPath : now.origin;
+    const path = now.types ? place(w, now.typesPath) : here;
     if (w.direction === 'request') schemaFinding(w, typesCover(now.types, was.types) ? 'type-widened' : 'type-changed', path, field, detail);
     else schemaFinding(w, typesCover(was.types, now.types) ? 'type-narrowed' : 'type-changed', path, field, detail);
     if (!typesOverlap(was.types, now.types)) return;
@@ -776,10 +998,11 @@ function compareNormalized(w: Walk, was: Normalized, now: Normalized, field: str
 
   compareConstraints(w, was, now, field);
 
-  if (isObjectLike(was) || isObjectLike(now)) compareObject(w, was, now, field);
+  const inner: Walk = { ...w, parent: here };
+  if (isObjectLike(was) || isObjectLike(now)) compareObject(inner, was, now, field);
   if (was.items || now.items) {
     compareSchema(
-      w,
+      inner,
       was.items ?? { node: {}, path: child(was.path, 'items') },
       now.items ?? { node: {}, path: child(now.path, 'items') },
       `${field}[]`,
@@ -788,89 +1011,106 @@ function compareNormalized(w: Walk, was: Normalized, now: Normalized, field: str
 }
 
 function isObjectLike(schema: Normalized): boolean {
-  return schema.properties.size > 0 || schema.additional !== undefined || schema.required.size > 0;
+  return schema.properties.size > 0 || schema.additional.kind !== 'open' || schema.required.size > 0;
 }
 
 function show(value: unknown): string {
   return value === undefined ? 'none' : typeof value === 'string' ? value : canonical(value);
 }
 
-function keywordPath(was: Normalized, now: Normalized, keyword: string): string {
-  return now.keywords.get(keyword)?.path ?? now.origin ?? was.path;
+/** Values of a keyword that every member must satisfy (formats, patterns), compared as sets. */
+function compareSet(
+  w: Walk,
+  was: readonly Keyword[],
+  now: readonly Keyword[],
+  fallback: string,
+  field: string,
+  label: string,
+  kinds: { added: SchemaKind; removed: SchemaKind; changed: SchemaKind },
+): void {
+  const a = new Set(was.map((entry) => String(entry.value)));
+  const b = new Set(now.map((entry) => String(entry.value)));
+  const fresh = now.filter((entry) => !a.has(String(entry.value)));
+  const gone = [...a].filter((value) => !b.has(value));
+  if (fresh.length === 0 && gone.length === 0) return;
+  const kind = gone.length === 0 ? kinds.added : fresh.length === 0 ? kinds.removed : kinds.changed;
+  const showAll = (values: Set<string>) => (values.size === 0 ? 'none' : [...values].join(' and '));
+  schemaFinding(w, kind, fresh[0] ? place(w, fresh[0].path) : fallback, field, `${label} ${showAll(a)} → ${showAll(b)}`);
 }
 
 function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: string): void {
-  const value = (schema: Normalized, keyword: string) => schema.keywords.get(keyword)?.value;
+  const here = place(w, now.path);
+  const bound = (schema: Normalized, keyword: string) => schema.bounds.get(keyword)?.value;
+  const boundPath = (keyword: string) => {
+    const entry = now.bounds.get(keyword);
+    return entry ? place(w, entry.path) : here;
+  };
 
-  const wasFormat = value(was, 'format');
-  const nowFormat = value(now, 'format');
-  if (wasFormat !== nowFormat) {
-    const kind = wasFormat === undefined ? 'format-added' : nowFormat === undefined ? 'format-removed' : 'format-changed';
-    schemaFinding(w, kind, keywordPath(was, now, 'format'), field, `format ${show(wasFormat)} → ${show(nowFormat)}`);
-  }
+  compareSet(w, was.formats, now.formats, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' });
 
   const wasEnum = was.enumValues?.value;
   const nowEnum = now.enumValues?.value;
   if (wasEnum && nowEnum) {
     const wasKeys = new Map(wasEnum.map((entry) => [canonical(entry), entry]));
     const nowKeys = new Map(nowEnum.map((entry) => [canonical(entry), entry]));
+    const path = place(w, now.enumValues!.path);
     for (const [key, entry] of nowKeys) {
-      if (!wasKeys.has(key)) schemaFinding(w, 'enum-value-added', now.enumValues!.path, field, `new value ${canonical(entry)}`);
+      if (!wasKeys.has(key)) schemaFinding(w, 'enum-value-added', path, field, `new value ${canonical(entry)}`, { value: entry });
     }
     for (const [key, entry] of wasKeys) {
-      if (!nowKeys.has(key)) schemaFinding(w, 'enum-value-removed', now.enumValues!.path, field, `value ${canonical(entry)} removed`);
+      if (!nowKeys.has(key)) schemaFinding(w, 'enum-value-removed', path, field, `value ${canonical(entry)} removed`, { value: entry });
     }
   } else if (nowEnum) {
-    schemaFinding(w, 'enum-introduced', now.enumValues!.path, field, `now one of ${nowEnum.map(canonical).join(', ')}`);
+    schemaFinding(w, 'enum-introduced', place(w, now.enumValues!.path), field, `now one of ${nowEnum.map(canonical).join(', ')}`);
   } else if (wasEnum) {
-    schemaFinding(w, 'enum-dropped', now.origin, field, `no longer limited to ${wasEnum.map(canonical).join(', ')}`);
+    schemaFinding(w, 'enum-dropped', here, field, `no longer limited to ${wasEnum.map(canonical).join(', ')}`);
   }
 
-  const bounds: [string, SchemaKind, SchemaKind][] = [
+  const upper: [string, SchemaKind, SchemaKind][] = [
     ['maxLength', 'max-length-decreased', 'max-length-increased'],
     ['maxItems', 'max-items-decreased', 'max-items-increased'],
   ];
-  for (const [keyword, tightened, loosened] of bounds) {
-    const a = value(was, keyword);
-    const b = value(now, keyword);
+  for (const [keyword, tightened, loosened] of upper) {
+    const a = bound(was, keyword);
+    const b = bound(now, keyword);
     if (a === b) continue;
     const tighter = a === undefined || (typeof a === 'number' && typeof b === 'number' && b < a);
-    schemaFinding(w, tighter ? tightened : loosened, keywordPath(was, now, keyword), field, `${keyword} ${show(a)} → ${show(b)}`);
+    schemaFinding(w, tighter ? tightened : loosened, boundPath(keyword), field, `${keyword} ${show(a)} → ${show(b)}`);
   }
   const lower: [string, SchemaKind, SchemaKind][] = [
     ['minLength', 'min-length-increased', 'min-length-decreased'],
     ['minItems', 'min-items-increased', 'min-items-decreased'],
   ];
   for (const [keyword, tightened, loosened] of lower) {
-    const a = numberOr(value(was, keyword), 0);
-    const b = numberOr(value(now, keyword), 0);
+    const a = numberOr(bound(was, keyword), 0);
+    const b = numberOr(bound(now, keyword), 0);
     if (a === b) continue;
-    schemaFinding(w, b > a ? tightened : loosened, keywordPath(was, now, keyword), field, `${keyword} ${show(value(was, keyword))} → ${show(value(now, keyword))}`);
+    schemaFinding(w, b > a ? tightened : loosened, boundPath(keyword), field, `${keyword} ${show(bound(was, keyword))} → ${show(bound(now, keyword))}`);
   }
   compareNumericBound(w, was, now, field, 'upper');
   compareNumericBound(w, was, now, field, 'lower');
 
-  const wasPattern = value(was, 'pattern');
-  const nowPattern = value(now, 'pattern');
-  if (wasPattern !== nowPattern) {
-    const kind = wasPattern === undefined ? 'pattern-added' : nowPattern === undefined ? 'pattern-removed' : 'pattern-changed';
-    schemaFinding(w, kind, keywordPath(was, now, 'pattern'), field, `pattern ${show(wasPattern)} → ${show(nowPattern)}`);
+  compareSet(w, was.patterns, now.patterns, here, field, 'pattern', { added: 'pattern-added', removed: 'pattern-removed', changed: 'pattern-changed' });
+
+  const keywords = new Set([...was.others.keys(), ...now.others.keys()]);
+  for (const keyword of [...keywords].sort()) {
+    const values = (schema: Normalized) => (schema.others.get(keyword) ?? []).map((entry) => canonical(entry.value)).sort();
+    const a = values(was);
+    const b = values(now);
+    if (a.join('\u0000') === b.join('\u0000')) continue;
+    const showValues = (list: string[]) => (list.length === 0 ? 'none' : list.join(' and '));
+    const entry = now.others.get(keyword)?.find((candidate) => !a.includes(canonical(candidate.value)));
+    schemaFinding(w, 'constraint-changed', entry ? place(w, entry.path) : here, field, `${keyword} ${showValues(a)} → ${showValues(b)}`);
   }
 
-  for (const keyword of OTHER_CONSTRAINTS) {
-    const a = value(was, keyword);
-    const b = value(now, keyword);
-    if (canonical(a) === canonical(b)) continue;
-    schemaFinding(w, 'constraint-changed', keywordPath(was, now, keyword), field, `${keyword} ${show(a)} → ${show(b)}`);
-  }
+  const a = was.default?.value;
+  const b = now.default?.value;
+  if (a === undefined && b !== undefined) schemaFinding(w, 'default-added', place(w, now.default!.path), field, `default none → ${show(b)}`);
+  else if (a !== undefined && b === undefined) schemaFinding(w, 'default-removed', here, field, `default ${show(a)} → none`);
+  else if (a !== undefined && canonical(a) !== canonical(b)) schemaFinding(w, 'default-changed', place(w, now.default!.path), field, `default ${show(a)} → ${show(b)}`);
 
-  if (w.direction === 'request') {
-    const a = value(was, 'default');
-    const b = value(now, 'default');
-    if (a !== undefined && canonical(a) !== canonical(b)) {
-      schemaFinding(w, 'default-changed', keywordPath(was, now, 'default'), field, `default ${show(a)} → ${show(b)}`);
-    }
-  }
+  if (!was.deprecated && now.deprecated) schemaFinding(w, 'deprecated', place(w, now.deprecated), field, 'deprecated');
+  else if (was.deprecated && !now.deprecated) schemaFinding(w, 'undeprecated', here, field, 'no longer deprecated');
 }
 
 function numberOr(value: unknown, fallback: number): number {
@@ -891,7 +1131,7 @@ function numericBound(schema: Normalized, side: 'upper' | 'lower'): Bound | unde
     [inclusive, false],
     [exclusive, true],
   ] as const) {
-    const entry = schema.keywords.get(keyword);
+    const entry = schema.bounds.get(keyword);
     if (entry && typeof entry.value === 'number') candidates.push({ value: entry.value, exclusive: isExclusive, keyword, path: entry.path });
   }
   const sign = side === 'upper' ? 1 : -1;
@@ -914,52 +1154,79 @@ function compareNumericBound(w: Walk, was: Normalized, now: Normalized, field: s
   const kinds: [SchemaKind, SchemaKind] = side === 'upper' ? ['max-decreased', 'max-increased'] : ['min-increased', 'min-decreased'];
   const label = (bound: Bound | undefined) => (bound ? `${bound.keyword} ${bound.value}` : side === 'upper' ? 'maximum none' : 'minimum none');
   const detail = a && b && a.keyword === b.keyword ? `${a.keyword} ${a.value} → ${b.value}` : `${label(a)} → ${label(b)}`;
-  schemaFinding(w, tighter ? kinds[0] : kinds[1], b?.path ?? now.origin, field, detail);
+  schemaFinding(w, tighter ? kinds[0] : kinds[1], place(w, b?.path ?? now.path), field, detail);
+}
+
+/** Whether a property travels in the walk's direction: read-only ones are not sent, write-only ones not answered. */
+function travels(w: Walk, schema: Normalized): boolean {
+  return !isNever(schema) && !(w.direction === 'request' ? schema.readOnly : schema.writeOnly);
 }
 
 function compareObject(w: Walk, was: Normalized, now: Normalized, field: string): void {
   const { context } = w;
-  const owner = componentRoot(now.path) ?? componentRoot(was.path) ?? field;
+  const root = w.anchor ? undefined : componentRoot(now.path);
+  const owner = root ?? field;
   const name = (property: string) => (owner ? `${owner}.${property}` : property);
-  const wasProperties = visibleProperties(w, context.base, was);
-  const nowProperties = visibleProperties(w, context.revision, now);
+  const here = place(w, now.path);
+  /**
+   * Where a property that is gone is reported: in the release, when the component that declared it lost it; else
+   * (the component still has it, but this object no longer uses it) at the object in the revision.
+   */
+  const gone = (location: Located): { path: string; document: 'base' | 'revision' } =>
+    !w.anchor && resolvePointer(context.revision, location.path) === undefined ? { path: location.path, document: 'base' } : { path: here, document: 'revision' };
 
-  for (const [property, location] of wasProperties) {
-    const match = nowProperties.get(property);
-    if (!match) {
-      schemaFinding(w, 'removed', location.path, name(property), 'removed', 'base');
-      continue;
+  const names = new Set([...was.properties.keys(), ...now.properties.keys()]);
+  for (const property of names) {
+    const wasLocation = was.properties.get(property);
+    const nowLocation = now.properties.get(property);
+    const before = wasLocation && normalize(context.base, wasLocation);
+    const after = nowLocation && normalize(context.revision, nowLocation);
+    const wasThere = before !== undefined && travels(w, before);
+    const nowThere = after !== undefined && travels(w, after);
+    const label = name(property);
+    if (wasThere && nowThere) {
+      const wasRequired = was.required.has(property);
+      const nowRequired = now.required.has(property);
+      const path = place(w, nowLocation!.path);
+      if (!wasRequired && nowRequired) schemaFinding(w, 'became-required', path, label, 'now required');
+      if (wasRequired && !nowRequired) schemaFinding(w, 'became-optional', path, label, 'now optional');
+      compareNormalized(w, before, after, label);
+    } else if (wasThere) {
+      if (after && !isNever(after) && w.direction === 'request') {
+        schemaFinding(w, 'became-read-only', place(w, after.readOnly ?? nowLocation!.path), label, 'now read-only: set by the server, no longer sent');
+      } else if (after && !isNever(after)) {
+        schemaFinding(w, 'became-write-only', place(w, after.writeOnly ?? nowLocation!.path), label, 'now write-only: no longer answered');
+      } else {
+        const at = after ? { path: place(w, nowLocation!.path), document: 'revision' as const } : gone(wasLocation!);
+        schemaFinding(w, 'removed', at.path, label, 'removed', { document: at.document });
+      }
+    } else if (nowThere) {
+      const required = now.required.has(property);
+      const path = place(w, nowLocation!.path);
+      if (before && !isNever(before)) {
+        const request = w.direction === 'request';
+        schemaFinding(w, request ? 'became-writable' : 'became-readable', path, label, request ? 'no longer read-only: now sent in requests' : 'no longer write-only: now answered');
+        if (required) schemaFinding(w, 'became-required', path, label, 'now required');
+      } else {
+        schemaFinding(w, required ? 'added-required' : 'added', path, label, required ? 'new required field' : 'new optional field');
+      }
     }
-    const wasRequired = was.required.has(property);
-    const nowRequired = now.required.has(property);
-    if (!wasRequired && nowRequired) schemaFinding(w, 'became-required', match.path, name(property), 'now required');
-    if (wasRequired && !nowRequired) schemaFinding(w, 'became-optional', match.path, name(property), 'now optional');
-    compareSchema(w, location, match, name(property));
-  }
-  for (const [property, location] of nowProperties) {
-    if (wasProperties.has(property)) continue;
-    const required = now.required.has(property);
-    schemaFinding(w, required ? 'added-required' : 'added', location.path, name(property), required ? 'new required field' : 'new optional field');
   }
 
-  const open = (schema: Normalized) => ({ node: {}, path: child(schema.path, 'unevaluatedProperties') });
-  const wasAdditional = was.additional ?? { sealed: false as const, schema: open(was), path: was.path };
-  const nowAdditional = now.additional ?? { sealed: false as const, schema: open(now), path: now.path };
-  if (wasAdditional.sealed && nowAdditional.sealed) return;
-  if (nowAdditional.sealed) schemaFinding(w, 'sealed', nowAdditional.path, owner, 'undeclared fields no longer allowed');
-  else if (wasAdditional.sealed) schemaFinding(w, 'unsealed', nowAdditional.path, owner, 'undeclared fields now allowed');
-  else compareSchema(w, wasAdditional.schema, nowAdditional.schema, owner ? `${owner}.*` : '*');
-}
-
-/** Properties that travel in the walk's direction: read-only ones are not sent, write-only ones not answered. */
-function visibleProperties(w: Walk, document: JsonObject, schema: Normalized): Map<string, Located> {
-  const result = new Map<string, Located>();
-  for (const [name, location] of schema.properties) {
-    const property = normalize(document, location);
-    if (w.direction === 'request' ? property.readOnly : property.writeOnly) continue;
-    result.set(name, location);
+  const wasAdditional = was.additional;
+  const nowAdditional = now.additional;
+  if (wasAdditional.kind === 'sealed' && nowAdditional.kind === 'sealed') return;
+  if (nowAdditional.kind === 'sealed') schemaFinding(w, 'sealed', place(w, nowAdditional.path), owner, 'undeclared fields no longer allowed');
+  else if (wasAdditional.kind === 'sealed') schemaFinding(w, 'unsealed', nowAdditional.kind === 'schema' ? place(w, nowAdditional.path) : here, owner, 'undeclared fields now allowed');
+  else {
+    const open = (schema: Normalized) => ({ node: {}, path: child(schema.path, 'unevaluatedProperties') });
+    compareSchema(
+      w,
+      wasAdditional.kind === 'schema' ? wasAdditional.schema : open(was),
+      nowAdditional.kind === 'schema' ? nowAdditional.schema : open(now),
+      owner ? `${owner}.*` : '*',
+    );
   }
-  return result;
 }
 
 interface Member {
@@ -970,7 +1237,7 @@ interface Member {
 
 function membersOf(document: JsonObject, schema: Normalized): Member[] {
   const schemas = schema.variants
-    ? schema.variants.members.map((member) => normalize(document, member))
+    ? schema.variants.members.map((member) => ({ ...normalize(document, member), nullable: false }))
     : [{ ...schema, nullable: false }];
   return schemas.map((member) => ({ schema: member, label: labelOf(member), signature: signatureOf(document, member) }));
 }
@@ -996,7 +1263,6 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
   const nowMembers = membersOf(w.context.revision, now);
   const pairs: [Member, Member][] = [];
   const free = new Set(nowMembers);
-  const unmatched: Member[] = [];
   const matchers: ((a: Member, b: Member) => boolean)[] = [
     (a, b) => a.schema.refName !== undefined && a.schema.refName === b.schema.refName,
     (a, b) => a.signature === b.signature,
@@ -1015,10 +1281,11 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
     }
     remaining = next;
   }
-  unmatched.push(...remaining);
 
-  for (const member of unmatched) schemaFinding(w, 'variant-removed', member.schema.origin, field, `alternative ${member.label} removed`, 'base');
-  for (const member of free) schemaFinding(w, 'variant-added', member.schema.origin, field, `new alternative ${member.label}`);
-  for (const [a, b] of pairs) compareNormalized(w, a.schema, b.schema, field);
+  // A removed alternative is reported at the union in the revision: that is where it was taken out.
+  const union = place(w, now.variants?.path ?? now.path);
+  for (const member of remaining) schemaFinding(w, 'variant-removed', union, field, `alternative ${member.label} removed`);
+  for (const member of free) schemaFinding(w, 'variant-added', place(w, member.schema.origin), field, `new alternative ${member.label}`);
+  const inner: Walk = { ...w, parent: place(w, now.path) };
+  for (const [a, b] of pairs) compareNormalized(inner, a.schema, b.schema, field);
 }
-

@@ -19,6 +19,7 @@ export interface NotesInput {
 
 const WORDS: Record<Severity, string> = {
   'breaking-client': 'Breaking for clients',
+  'breaking-source': "Breaking for typed clients' source",
   'breaking-implementation': 'Breaking for implementations',
   warning: 'Warning',
   'non-breaking': 'Change',

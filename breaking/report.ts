@@ -7,6 +7,7 @@ import type { Severity } from './rules.ts';
 
 const LABELS: Record<Severity, string> = {
   'breaking-client': 'BREAKING (client)',
+  'breaking-source': 'BREAKING (source)',
   'breaking-implementation': 'BREAKING (implementation)',
   warning: 'WARNING',
   'non-breaking': 'non-breaking',

@@ -2,15 +2,25 @@
 // do about it. Schema rules exist once per context (request body, request parameter, response body, response
 // header), with the severity the direction gives them: a request that accepts less breaks clients, a request that
 // accepts more breaks implementations; a response that may carry more breaks clients, one that must carry less
-// (or more of what is required) breaks implementations.
+// (or more of what is required) breaks implementations. A new name for the same thing (a schema, an operation id, a
+// path parameter) changes nothing on the wire but breaks the source of typed clients: its own severity.
 
-export type Severity = 'breaking-client' | 'breaking-implementation' | 'warning' | 'non-breaking';
+export type Severity = 'breaking-client' | 'breaking-source' | 'breaking-implementation' | 'warning' | 'non-breaking';
 
-export const SEVERITIES: readonly Severity[] = ['breaking-client', 'breaking-implementation', 'warning', 'non-breaking'];
+export const SEVERITIES: readonly Severity[] = ['breaking-client', 'breaking-source', 'breaking-implementation', 'warning', 'non-breaking'];
 
 export function isBreaking(severity: Severity): boolean {
-  return severity === 'breaking-client' || severity === 'breaking-implementation';
+  return severity === 'breaking-client' || severity === 'breaking-source' || severity === 'breaking-implementation';
 }
+
+/** Who a finding of each severity breaks, for the messages. */
+export const WHO: Record<Severity, string> = {
+  'breaking-client': 'breaks clients in use',
+  'breaking-source': "breaks typed clients' source (the wire is unchanged)",
+  'breaking-implementation': 'breaks implementations of the contract',
+  warning: 'may break clients',
+  'non-breaking': 'breaks no one',
+};
 
 export type Direction = 'request' | 'response';
 
@@ -210,13 +220,42 @@ const SCALAR_KINDS = {
     request: { severity: BC, summary: 'another validation keyword changed', action: 'Send values that satisfy the new constraint.' },
     response: { severity: BC, summary: 'another validation keyword changed', action: 'Read values under the new constraint.' },
   },
+  'default-added': {
+    example: '`default: 20` set where there was none',
+    request: {
+      severity: BI,
+      summary: 'leaving the value out now means the default',
+      action: 'Implementations must apply the default when the value is left out.',
+    },
+    response: { severity: 'non-breaking', summary: 'an absent value now means the default' },
+  },
+  'default-removed': {
+    example: '`default: 50` removed',
+    request: {
+      severity: BC,
+      summary: 'leaving the value out no longer means the old default',
+      action: 'Send the old default explicitly where you relied on it.',
+    },
+    response: { severity: BC, summary: 'an absent value no longer means the old default', action: 'Stop filling in the old default for an absent value.' },
+  },
   'default-changed': {
-    example: '`default: 50` → `default: 20` (or removed)',
+    example: '`default: 50` → `default: 20`',
     request: {
       severity: BC,
       summary: 'leaving the value out now means something else',
       action: 'Send the old default explicitly where you relied on it.',
     },
+    response: { severity: BC, summary: 'an absent value now means another default', action: 'Fill in the new default for an absent value.' },
+  },
+  deprecated: {
+    example: '`deprecated: true` set on a field, parameter or header',
+    request: { severity: 'non-breaking', summary: 'the value is deprecated: it still works, and may go in a later major version' },
+    response: { severity: 'non-breaking', summary: 'the value is deprecated: it is still answered, and may go in a later major version' },
+  },
+  undeprecated: {
+    example: '`deprecated: true` removed',
+    request: { severity: 'non-breaking', summary: 'the value is no longer deprecated' },
+    response: { severity: 'non-breaking', summary: 'the value is no longer deprecated' },
   },
   'variant-added': {
     example: '`anyOf: [A, B]` → `anyOf: [A, B, C]` (or a plain schema → `anyOf`)',
@@ -276,12 +315,38 @@ const OBJECT_KINDS = {
     request: { severity: BI, summary: 'fields the object does not declare are accepted', action: 'Implementations must accept (or ignore) undeclared fields.' },
     response: { severity: 'non-breaking', summary: 'undeclared fields may be answered' },
   },
+  'became-read-only': {
+    example: '`readOnly: true` set on a field that requests send',
+    request: {
+      severity: BC,
+      summary: 'a field that was sent is now set by the server only (read-only)',
+      action: 'Stop sending the field: the server sets it, and a validating server refuses it.',
+    },
+  },
+  'became-writable': {
+    example: '`readOnly: true` removed',
+    request: {
+      severity: BI,
+      summary: 'a field the server set (read-only) is now accepted in requests',
+      action: 'Implementations must accept the field and act on it.',
+    },
+  },
+  'became-write-only': {
+    example: '`writeOnly: true` set on a field that answers carry',
+    response: { severity: BC, summary: 'a field that was answered is now write-only: never answered', action: 'Stop reading the field.' },
+  },
+  'became-readable': {
+    example: '`writeOnly: true` removed',
+    response: { severity: 'non-breaking', summary: 'a write-only field is now answered' },
+  },
 } satisfies Record<string, Kind>;
 
 type Kinds = typeof SCALAR_KINDS;
 type ScalarKind = keyof Kinds;
-type ObjectKind = keyof typeof OBJECT_KINDS;
+type ObjectKinds = typeof OBJECT_KINDS;
+type ObjectKind = keyof ObjectKinds;
 type KindsFor<D extends Direction> = { [K in ScalarKind]: Kinds[K] extends Record<D, KindSide> ? K : never }[ScalarKind];
+type ObjectKindsFor<D extends Direction> = { [K in ObjectKind]: ObjectKinds[K] extends Record<D, KindSide> ? K : never }[ObjectKind];
 
 export type SchemaKind = ScalarKind | ObjectKind;
 
@@ -299,9 +364,9 @@ const OPERATION_RULES = {
     example: '`DELETE /v1/spaces/{spaceId}` removed',
   },
   'operation-id-changed': {
-    severity: BC,
-    summary: 'the operation id changed (generated clients name their methods and types after it)',
-    action: 'Use the new operation id where your code names the operation (`operations[…]`, generated method names).',
+    severity: 'breaking-source',
+    summary: 'the operation id changed: the same request and answer, but typed clients name the operation by its id',
+    action: 'Use the new operation id where your code names the operation (`operations[…]`, generated method names); the request and the answer are unchanged.',
     example: '`getSpace` → `readSpace`',
   },
   'operation-path-changed': {
@@ -314,6 +379,11 @@ const OPERATION_RULES = {
     severity: 'non-breaking',
     summary: 'the operation is now deprecated',
     example: '`deprecated: true` set',
+  },
+  'operation-undeprecated': {
+    severity: 'non-breaking',
+    summary: 'the operation is no longer deprecated',
+    example: '`deprecated: true` removed',
   },
   'operation-security-changed': {
     severity: BC,
@@ -334,10 +404,16 @@ const OPERATION_RULES = {
     example: '`BearerAuth` `scheme: Bearer` → `type: apiKey`',
   },
   'schema-removed': {
-    severity: BC,
-    summary: 'a named schema is gone, and with it its type in `generated/schema.d.ts` (`components["schemas"][…]`)',
+    severity: 'breaking-source',
+    summary: 'a named schema is gone, and with it its type in the generated types (`components["schemas"][…]`); what changed on the wire is reported where it is used',
     action: 'Use the type that replaces it where your code names it.',
     example: '`components.schemas.SpaceLink` removed',
+  },
+  'schema-renamed': {
+    severity: 'breaking-source',
+    summary: 'a named schema has a new name and the same shape: the same wire, but its type in the generated types is renamed',
+    action: 'Rename the type where your code names it (`components["schemas"]["Old"]` → `["New"]`); nothing changes on the wire.',
+    example: '`components.schemas.SpaceUrls` → `components.schemas.SpaceLinks`, the same properties',
   },
   'request-parameter-added': {
     severity: BI,
@@ -388,9 +464,9 @@ const OPERATION_RULES = {
     example: '`explode: true` → `explode: false`',
   },
   'request-parameter-renamed': {
-    severity: BC,
-    summary: 'a path parameter has another name (same URL, but typed clients name it)',
-    action: 'Use the new name in `params.path`.',
+    severity: 'breaking-source',
+    summary: 'a path parameter has another name: the same URL, but typed clients name it',
+    action: 'Use the new name in `params.path`; the URL is unchanged.',
     example: '`/v1/spaces/{spaceId}` → `/v1/spaces/{id}`',
   },
   'request-body-added': {
@@ -503,8 +579,8 @@ export type RuleId =
   | `request-parameter-${KindsFor<'request'>}`
   | `response-property-${KindsFor<'response'>}`
   | `response-header-${KindsFor<'response'>}`
-  | `request-property-${ObjectKind}`
-  | `response-property-${ObjectKind}`;
+  | `request-property-${ObjectKindsFor<'request'>}`
+  | `response-property-${ObjectKindsFor<'response'>}`;
 
 export interface Rule {
   id: RuleId;
@@ -533,7 +609,8 @@ function buildRules(): Map<RuleId, Rule> {
   }
   for (const direction of ['request', 'response'] as const) {
     for (const [kind, entry] of Object.entries(OBJECT_KINDS) as [ObjectKind, Kind][]) {
-      const side = entry[direction]!;
+      const side = entry[direction];
+      if (!side) continue;
       const id = `${direction}-property-${kind}` as RuleId;
       rules.set(id, { id, ...side, example: entry.example, kind, context: `${direction}-property` });
     }
