@@ -1,28 +1,43 @@
-// npm run check:breaking: compares generated/openapi.yaml with the last release (generated/releases/<highest>/)
-// and fails on a breaking change that is neither declared in spec/breaking-changes.yaml nor allowed by a major
-// version bump, or on a stale declaration. Exit 0 pass, 1 fail, 2 usage (bad option, unreadable file).
-import { existsSync } from 'node:fs';
+// npm run check:breaking: compares generated/openapi.yaml with the last release (generated/releases/<highest>/), or
+// any two OpenAPI 3.0/3.1 documents (a release, a file, or a document at a git ref), and fails on a breaking change
+// that is neither declared in spec/breaking-changes.yaml nor allowed by a major version bump, or on a stale
+// declaration. Prints text, JSON, Markdown, JUnit XML, SARIF or GitHub annotations. Exit 0 pass, 1 fail, 2 usage
+// (bad option, unreadable document).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareDocuments } from './compare.ts';
-import { listReleases, locations, readDeclarations, readDocument, relative, versionOf } from './files.ts';
-import { evaluateGate, parseVersion } from './gate.ts';
+import { load, CORE_SCHEMA } from 'js-yaml';
+import { compareDocuments, type Finding } from './compare.ts';
+import { listReleases, locations, readDeclarations, relative, versionOf } from './files.ts';
+import { FORMATS, formatGithub, formatJunit, formatMarkdown, formatSarif, type Format } from './formats.ts';
+import { FAIL_ON, evaluateGate, parseVersion, type FailOn, type Verdict } from './gate.ts';
+import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
+import { isObject } from './pointer.ts';
 import { formatReport } from './report.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
-Compares the contract (generated/openapi.yaml) with its last release (generated/releases/<version>/openapi.yaml)
-and prints every difference with its rule, severity, operation and JSON path. Fails (exit 1) on a breaking change
-that is not declared in spec/breaking-changes.yaml and not allowed by a higher major version, and on a stale
-declaration. Rules and declarations: breaking/README.md.
+Compares the contract (generated/openapi.yaml) with its last release (generated/releases/<version>/openapi.yaml), or
+any two OpenAPI 3.0 or 3.1 documents, and prints every difference with its rule, severity, operations, JSON path,
+who it breaks and what to do. Fails (exit 1) on a breaking change that is not declared in
+spec/breaking-changes.yaml and not allowed by a higher major version, and on a stale declaration.
+Rules and declarations: breaking/README.md.
 
 Options:
-  --base <version|file>      compare with this release or document instead of the last release
-  --revision <file>          the document to check (default generated/openapi.yaml)
-  --declarations <file>      the declarations (default spec/breaking-changes.yaml)
-  --as-version <version>     judge the revision as if its info.version were this (npm run release uses it)
-  --json                     print the verdict as JSON
-  -h, --help                 this text
+  --base <version|ref|file>      compare with this release (1.0.0), the contract at a git ref (main, v1.0.0,
+                                 HEAD~1, or ref:path/to/openapi.yaml), or a document file (YAML or JSON)
+                                 (default: the last release)
+  --revision <file|ref>          the document to check (default generated/openapi.yaml)
+  --declarations <file>          the declarations (default spec/breaking-changes.yaml when the revision is the
+                                 contract, none otherwise)
+  --as-version <version>         judge the revision as if its info.version were this (npm run release uses it)
+  --fail-on <level>              client: fail only on what breaks clients (on the wire or in typed source);
+                                 implementation (default): also on what breaks implementations;
+                                 warning: also on warnings
+  --format <format>              text (default), json, markdown, junit, sarif, or github (workflow annotations)
+  --json                         the same as --format json
+  -h, --help                     this text
 `;
 
 function fail(message: string): never {
@@ -38,6 +53,8 @@ try {
       revision: { type: 'string' },
       declarations: { type: 'string' },
       'as-version': { type: 'string' },
+      'fail-on': { type: 'string' },
+      format: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -50,18 +67,76 @@ if (values.help) {
   process.exit(0);
 }
 
-const where = locations();
-const revisionFile = path.resolve(typeof values.revision === 'string' ? values.revision : where.document);
-const declarationsFile = path.resolve(typeof values.declarations === 'string' ? values.declarations : where.declarations);
+const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
+if (!FORMATS.includes(format)) fail(`--format ${String(values.format)}: expected one of ${FORMATS.join(', ')}`);
+const failOn = (values['fail-on'] ?? 'implementation') as FailOn;
+if (!FAIL_ON.includes(failOn)) fail(`--fail-on ${String(values['fail-on'])}: expected one of ${FAIL_ON.join(', ')}`);
 
-let baseFile: string;
-let baseLabel: string;
-if (typeof values.base === 'string') {
-  const release = parseVersion(values.base) ? listReleases().find((entry) => entry.version === values.base) : undefined;
-  if (parseVersion(values.base) && !release) fail(`no release ${values.base} in ${relative(where.releases)}`);
-  baseFile = release ? release.document : path.resolve(values.base);
-  baseLabel = release ? `release ${release.version}` : relative(baseFile);
-} else {
+const where = locations();
+
+interface Source {
+  document: Record<string, unknown>;
+  /** For the report: `release 1.0.0`, `generated/openapi.yaml at main`, `their-openapi.json`. */
+  label: string;
+  /** The text and the file it is in, for locating lines (not for a document read from git). */
+  text?: string;
+  file?: string;
+}
+
+function parse(text: string, label: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = load(text, { schema: CORE_SCHEMA });
+  } catch (error) {
+    fail(`${label} is not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isObject(value)) fail(`${label} is not an OpenAPI document`);
+  const version = value.openapi;
+  if (typeof version !== 'string' || !/^3\.[01]\./.test(version)) {
+    fail(`${label} is not an OpenAPI 3.0 or 3.1 document (openapi: ${JSON.stringify(version ?? value.swagger ?? null)})`);
+  }
+  return value;
+}
+
+/** A file as the report names it: relative to the repository, or absolute when it is elsewhere. */
+function shown(file: string): string {
+  const inside = relative(file);
+  return inside.startsWith('..') ? file : inside;
+}
+
+function fromFile(file: string, label = shown(file)): Source {
+  const text = readFileSync(file, 'utf8');
+  return { document: parse(text, label), label, text, file: shown(file) };
+}
+
+/** A document at a git ref: `main` (the contract there), or `main:path/to/openapi.yaml`. */
+function fromGit(reference: string): Source | undefined {
+  const colon = reference.indexOf(':');
+  const revision = colon > 0 ? reference.slice(0, colon) : reference;
+  const file = colon > 0 ? reference.slice(colon + 1) : relative(where.document);
+  const verified = spawnSync('git', ['rev-parse', '--verify', '--quiet', `${revision}^{commit}`], { cwd: where.root, encoding: 'utf8' });
+  if (verified.error || verified.status !== 0) return undefined;
+  const shown = spawnSync('git', ['show', `${revision}:${file}`], { cwd: where.root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (shown.status !== 0) fail(`${file} is not in git at ${revision}: ${shown.stderr.trim()}`);
+  const label = `${file} at ${revision}`;
+  return { document: parse(shown.stdout, label), label };
+}
+
+/** A release version, a file, or a git ref, in that order. */
+function resolve(value: string, option: string): Source {
+  if (parseVersion(value)) {
+    const release = listReleases().find((entry) => entry.version === value);
+    if (release) return { ...fromFile(release.document), label: `release ${release.version}` };
+  }
+  if (existsSync(path.resolve(value))) return fromFile(path.resolve(value));
+  const git = fromGit(value);
+  if (git) return git;
+  fail(`${option} ${value}: not a release in ${relative(where.releases)}/, a file, or a git ref`);
+}
+
+let base: Source;
+if (typeof values.base === 'string') base = resolve(values.base, '--base');
+else {
   const last = listReleases().at(-1);
   if (!last) {
     process.stdout.write(
@@ -69,44 +144,68 @@ if (typeof values.base === 'string') {
     );
     process.exit(0);
   }
-  baseFile = last.document;
-  baseLabel = `release ${last.version}`;
+  base = { ...fromFile(last.document), label: `release ${last.version}` };
 }
+const revisionOption = typeof values.revision === 'string' ? values.revision : undefined;
+/** Whether the revision is this repository's contract: then its TypeSpec lines are known, and its declarations apply. */
+const ours = revisionOption === undefined || path.resolve(revisionOption) === where.document;
+if (ours && !existsSync(where.document)) fail(`${relative(where.document)} does not exist: run npm run generate`);
+const revision = ours ? fromFile(where.document) : resolve(revisionOption!, '--revision');
 
-for (const file of [baseFile, revisionFile]) if (!existsSync(file)) fail(`${file} does not exist`);
-let base: Record<string, unknown>;
-let revision: Record<string, unknown>;
-try {
-  base = readDocument(baseFile);
-  revision = readDocument(revisionFile);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const read = readDeclarations(declarationsFile);
+const declarationsFile =
+  typeof values.declarations === 'string' ? path.resolve(values.declarations) : ours ? where.declarations : undefined;
+const read = declarationsFile ? readDeclarations(declarationsFile) : { declarations: [], problems: [] };
 if (read.problems.length > 0) {
   process.stdout.write(
-    `check:breaking: FAILED: ${relative(declarationsFile)} is not valid:\n${read.problems.map((problem) => `  - ${problem}`).join('\n')}\n`,
+    `check:breaking: FAILED: ${shown(declarationsFile!)} is not valid:\n${read.problems.map((problem) => `  - ${problem}`).join('\n')}\n`,
   );
   process.exit(1);
 }
 
-const revisionVersion = typeof values['as-version'] === 'string' ? values['as-version'] : versionOf(revision);
-const findings = compareDocuments(base, revision);
+// The contract's versions are MAJOR.MINOR.PATCH, and the gate holds it to that; another document's version is used
+// when it has that form, and otherwise left out (no major-version allowance, no version check).
+const semver = (version: string | undefined, strict: boolean) => (strict || parseVersion(version) ? version : undefined);
+const revisionVersion = typeof values['as-version'] === 'string' ? values['as-version'] : versionOf(revision.document);
+const findings = compareDocuments(base.document, revision.document);
 const verdict = evaluateGate(findings, {
-  baseVersion: versionOf(base),
-  revisionVersion,
+  baseVersion: semver(versionOf(base.document), ours && base.label.startsWith('release ')),
+  revisionVersion: semver(revisionVersion, ours),
   declarations: read.declarations,
+  failOn,
 });
 
-if (values.json) {
-  process.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
-} else {
-  process.stdout.write(
-    formatReport(verdict, {
-      subject: `${relative(revisionFile)} (${revisionVersion ?? 'no version'}) against ${baseLabel}`,
-      declarationsFile: relative(declarationsFile),
-    }),
-  );
+// Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line
+// (for what was removed, the line in the base document, when it is a file).
+const specDir = specDirOf(where.root);
+const spec: Locator | undefined = ours && specDir ? specLocator(specDir, where.root) : undefined;
+const lines = (source: Source) => (source.text !== undefined && source.file ? documentLocator(source.text, source.file) : undefined);
+const revisionLines = lines(revision);
+const baseLines = lines(base);
+const documentLine = (finding: Finding): SourceLocation | undefined =>
+  finding.document === 'base' ? baseLines?.(finding.path) ?? revisionLines?.(finding.path) : revisionLines?.(finding.path);
+const located: Locator = (finding) => spec?.(finding) ?? documentLine(finding);
+
+const options = {
+  subject: `${revision.label} (${revisionVersion ?? 'no version'}) against ${base.label}`,
+  declarationsFile: declarationsFile ? shown(declarationsFile) : 'a declarations file (--declarations)',
+  ...(ours ? {} : { versionAt: "the revision's info.version" }),
+};
+
+function json(verdict: Verdict): string {
+  const judged = verdict.judged.map((entry) => {
+    const location = spec?.(entry.finding);
+    return location ? { ...entry, location } : entry;
+  });
+  return `${JSON.stringify({ ...verdict, judged, subject: options.subject }, null, 2)}\n`;
 }
+
+const output: Record<Format, () => string> = {
+  text: () => formatReport(verdict, { ...options, locate: spec }),
+  json: () => json(verdict),
+  markdown: () => formatMarkdown(verdict, { ...options, locate: located }),
+  junit: () => formatJunit(verdict, { ...options, locate: located }),
+  sarif: () => formatSarif(verdict, { ...options, locate: located }),
+  github: () => formatGithub(verdict, { ...options, locate: located }),
+};
+process.stdout.write(output[format]());
 process.exit(verdict.passed ? 0 : 1);

@@ -1,8 +1,23 @@
-// The gate: which findings may pass. A breaking finding passes when a declaration names it (rule, owner and JSON
-// path, matched exactly) or when the revision's major version is above the base's. A declaration that matches no
-// finding is stale and fails the gate, so the declarations file cannot rot. Pure: findings and declarations in.
+// The gate: which findings may pass. A finding at or above the threshold (`failOn`: by default every breaking
+// finding) passes when a declaration names it (rule, owner and JSON path, matched exactly) or when the revision's
+// major version is above the base's. A declaration that matches no finding is stale and fails the gate, so the
+// declarations file cannot rot. Pure: findings and declarations in.
 import type { Finding } from './compare.ts';
-import { RULES, isBreaking } from './rules.ts';
+import { RULES, isBreaking, type Severity } from './rules.ts';
+
+/**
+ * What fails the gate: `client` the findings that break clients (on the wire, or in their typed source);
+ * `implementation` those and the ones that break implementations (the default); `warning` those and warnings.
+ */
+export type FailOn = 'client' | 'implementation' | 'warning';
+
+export const FAIL_ON: readonly FailOn[] = ['client', 'implementation', 'warning'];
+
+export function failsAt(severity: Severity, failOn: FailOn = 'implementation'): boolean {
+  if (severity === 'breaking-client' || severity === 'breaking-source') return true;
+  if (severity === 'breaking-implementation') return failOn !== 'client';
+  return severity === 'warning' && failOn === 'warning';
+}
 
 /** One entry of `spec/breaking-changes.yaml`. */
 export interface Declaration {
@@ -82,20 +97,23 @@ export function compareVersions(a: Version, b: Version): number {
 
 export interface Judged {
   finding: Finding;
-  /** Why a breaking finding passes: a declaration, or the major version. */
+  /** Why a finding at or above the threshold passes: a declaration, or the major version. */
   allowedBy?: 'declaration' | 'major-version';
   declaration?: Declaration;
+  /** Whether it fails the gate. */
+  fails: boolean;
 }
 
 export interface Verdict {
   judged: Judged[];
-  /** Breaking findings that fail the gate. */
+  /** Findings at or above the threshold that nothing allows: they fail the gate. */
   undeclared: Finding[];
   /** Declarations that match no finding. */
   stale: Declaration[];
   /** Version problems (a revision below the base, an unreadable version). */
   problems: string[];
   majorBump: boolean;
+  failOn: FailOn;
   passed: boolean;
 }
 
@@ -103,6 +121,8 @@ export interface GateOptions {
   baseVersion?: string;
   revisionVersion?: string;
   declarations?: readonly Declaration[];
+  /** What fails the gate (default `implementation`: every breaking finding). */
+  failOn?: FailOn;
 }
 
 export function evaluateGate(findings: readonly Finding[], options: GateOptions = {}): Verdict {
@@ -116,17 +136,27 @@ export function evaluateGate(findings: readonly Finding[], options: GateOptions 
   }
   const majorBump = Boolean(base && revision && revision[0] > base[0]);
 
+  const failOn = options.failOn ?? 'implementation';
   const declarations = options.declarations ?? [];
   const used = new Set<Declaration>();
   const judged: Judged[] = findings.map((finding) => {
     const declaration = declarations.find((candidate) => matches(candidate, finding));
     if (declaration) used.add(declaration);
-    if (!isBreaking(finding.severity)) return { finding, ...(declaration ? { declaration } : {}) };
-    if (declaration) return { finding, allowedBy: 'declaration', declaration };
-    if (majorBump) return { finding, allowedBy: 'major-version' };
-    return { finding };
+    const counts = failsAt(finding.severity, failOn) || isBreaking(finding.severity);
+    if (!counts) return { finding, fails: false, ...(declaration ? { declaration } : {}) };
+    if (declaration) return { finding, allowedBy: 'declaration', declaration, fails: false };
+    if (majorBump) return { finding, allowedBy: 'major-version', fails: false };
+    return { finding, fails: failsAt(finding.severity, failOn) };
   });
-  const undeclared = judged.filter((entry) => isBreaking(entry.finding.severity) && !entry.allowedBy).map((entry) => entry.finding);
+  const undeclared = judged.filter((entry) => entry.fails).map((entry) => entry.finding);
   const stale = declarations.filter((declaration) => !used.has(declaration));
-  return { judged, undeclared, stale, problems, majorBump, passed: undeclared.length === 0 && stale.length === 0 && problems.length === 0 };
+  return {
+    judged,
+    undeclared,
+    stale,
+    problems,
+    majorBump,
+    failOn,
+    passed: undeclared.length === 0 && stale.length === 0 && problems.length === 0,
+  };
 }

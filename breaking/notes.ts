@@ -1,10 +1,11 @@
 // Release notes in Markdown: breaking changes first (with what a client, or an implementation, must do and the
-// declared reason), then the operations added and removed, then every other change, grouped by the operation or
-// component it belongs to. `npm run changelog` prints them; `npm run release` writes them into CHANGELOG.md.
+// declared reason), then the renames (the same wire, new names in the generated types), then the operations added
+// and removed, then every other change, grouped by the operation or component it belongs to. `npm run changelog`
+// prints them; `npm run release` writes them into CHANGELOG.md.
 import { compareDocuments, type OperationRef } from './compare.ts';
 import { evaluateGate, type Declaration, type Judged } from './gate.ts';
 import { isObject } from './pointer.ts';
-import { groupJudged, plural } from './report.ts';
+import { groupJudged, plural, summarizeOperations } from './report.ts';
 import type { Severity } from './rules.ts';
 
 export interface NotesInput {
@@ -36,9 +37,15 @@ function operationTitle(operation: OperationRef): string {
 function groupTitle(entries: readonly Judged[]): string {
   const finding = entries[0]!.finding;
   if (finding.schema === undefined) return finding.operation ? operationTitle(finding.operation) : 'The document';
-  const ids = new Set(entries.flatMap((entry) => entry.finding.operations.map((operation) => operation.operationId)));
-  return `\`${finding.schema}\`, used by ${[...ids].sort().map((id) => `\`${id}\``).join(', ') || 'no operation'}`;
+  const operations = new Map(entries.flatMap((entry) => entry.finding.operations.map((operation) => [operation.operationId, operation] as const)));
+  const sorted = [...operations.values()].sort((a, b) => a.operationId.localeCompare(b.operationId));
+  if (sorted.length === 0) return `\`${finding.schema}\`, used by no operation`;
+  const used = sorted.length <= 8 ? sorted.map((operation) => `\`${operation.operationId}\``).join(', ') : summarizeOperations(sorted);
+  return `\`${finding.schema}\`, used by ${used}`;
 }
+
+/** A new name for the same thing: the same wire, but typed clients name it. */
+const RENAMES = new Set(['schema-renamed', 'operation-id-changed', 'request-parameter-renamed']);
 
 function bullet(entry: Judged, withAction: boolean): string[] {
   const { finding } = entry;
@@ -59,8 +66,8 @@ function section(title: string, entries: readonly Judged[], withAction: boolean)
   return lines;
 }
 
-const isBreaking = (entry: Judged) =>
-  entry.finding.severity === 'breaking-client' || entry.finding.severity === 'breaking-implementation';
+const isBreaking = (entry: Judged) => entry.finding.severity.startsWith('breaking-') && !RENAMES.has(entry.finding.rule);
+const isRename = (entry: Judged) => RENAMES.has(entry.finding.rule);
 
 /** The notes of one release (or of the unreleased changes) compared with the previous release. */
 export function renderNotes(input: NotesInput): string {
@@ -68,7 +75,8 @@ export function renderNotes(input: NotesInput): string {
   const breaking = judged.filter(isBreaking);
   const added = judged.filter((entry) => entry.finding.rule === 'operation-added');
   const removed = judged.filter((entry) => entry.finding.rule === 'operation-removed');
-  const rest = judged.filter((entry) => !isBreaking(entry) && entry.finding.rule !== 'operation-added');
+  const renames = judged.filter(isRename);
+  const rest = judged.filter((entry) => !isBreaking(entry) && !isRename(entry) && entry.finding.rule !== 'operation-added');
   const warnings = rest.filter((entry) => entry.finding.severity === 'warning');
 
   const lines = [heading(input.version, input.date), ''];
@@ -79,9 +87,10 @@ export function renderNotes(input: NotesInput): string {
   lines.push(
     `Compared with ${input.previous}: ${plural(breaking.length, 'breaking change')}, ${plural(added.length, 'new operation')}, ` +
       `${plural(removed.length, 'removed operation')}, ${plural(warnings.length, 'warning')}, ` +
-      `${plural(rest.length - warnings.length, 'other change')}.`,
+      `${plural(rest.length - warnings.length, 'other change')}${renames.length > 0 ? `, ${plural(renames.length, 'rename')}` : ''}.`,
   );
   lines.push(...section('Breaking changes', breaking, true));
+  lines.push(...section('Renamed (the same requests and answers; new names in the generated types)', renames, true));
   if (added.length > 0) {
     lines.push('', '### Added operations', '');
     for (const entry of added) lines.push(`- ${operationTitle(entry.finding.operation!)}`);

@@ -1,9 +1,11 @@
-// The gate's text output: one line per finding, grouped by the operation or component it belongs to, then a
-// summary line; for undeclared breaking findings, the declarations that would accept them.
+// The gate's text output: one line per finding, grouped by the operation or component it belongs to, with who it
+// breaks, what to do and where it was made; then a summary line; for failing findings, the declarations that would
+// accept them. The helpers here (labels, operation lists, tallies) serve the other formats too (formats.ts).
 import { stringify } from 'yaml';
 import type { Finding, OperationRef } from './compare.ts';
 import { declarationFor, type Judged, type Verdict } from './gate.ts';
-import type { Severity } from './rules.ts';
+import type { Locator, SourceLocation } from './locate.ts';
+import { RULES, WHO, type Severity } from './rules.ts';
 
 const LABELS: Record<Severity, string> = {
   'breaking-client': 'BREAKING (client)',
@@ -24,11 +26,39 @@ export function showOperation(operation: OperationRef): string {
   return `${operation.operationId}  ${operation.method} ${operation.path}`;
 }
 
-/** `createSpace  POST /v1/…` for one operation, the ids for several. */
+/** The most operation ids listed in one line; more are counted by tag. */
+const LISTED = 3;
+
+/** `getSpace, listSpaces` for a few operations; `26 operations: Spaces (10), Collections (3), …` for many. */
+export function summarizeOperations(operations: readonly OperationRef[], listed = LISTED): string {
+  if (operations.length <= listed) return operations.map((operation) => operation.operationId).join(', ');
+  const byTag = new Map<string, number>();
+  for (const operation of operations) {
+    const tag = operation.tag ?? operation.path.split('/').filter((part) => part && !/^v\d+$/.test(part))[0] ?? 'other';
+    byTag.set(tag, (byTag.get(tag) ?? 0) + 1);
+  }
+  const tags = [...byTag].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const shown = tags.slice(0, 5).map(([tag, count]) => `${tag} (${count})`);
+  if (tags.length > 5) shown.push(plural(tags.length - 5, 'more group'));
+  return `${operations.length} operations: ${shown.join(', ')}`;
+}
+
+/** `createSpace  POST /v1/…` for one operation, the ids (or their groups) for several. */
 export function showOperations(finding: Finding): string {
   if (finding.operations.length === 0) return '(no operation)';
   if (finding.operations.length === 1) return showOperation(finding.operations[0]!);
-  return finding.operations.map((operation) => operation.operationId).join(', ');
+  return summarizeOperations(finding.operations);
+}
+
+/** Who it breaks, what changed for them, and what to do: `breaks clients in use: … To do: …`. */
+export function consequence(finding: Finding): string {
+  const rule = RULES.get(finding.rule)!;
+  const who = `${WHO[finding.severity]}: ${rule.summary}.`;
+  return finding.action && finding.severity !== 'non-breaking' ? `${who} To do: ${finding.action}` : who;
+}
+
+export function showLocation(location: SourceLocation | undefined): string {
+  return location ? `${location.file}:${location.line}` : '';
 }
 
 /** The group a finding is shown in: its operation, or its component. */
@@ -51,8 +81,55 @@ export function groupJudged(judged: readonly Judged[]): { title: string; entries
 export interface ReportOptions {
   /** What was compared, for the first line: `generated/openapi.yaml (1.0.0) against release 1.0.0`. */
   subject: string;
-  /** Where declarations go, for the advice on undeclared findings. */
+  /** Where declarations go, for the advice on failing findings. */
   declarationsFile: string;
+  /** Where each finding was made (a TypeSpec line, a document line), when known. */
+  locate?: Locator;
+  /** Where the major version is raised (default: the contract's `spec/main.tsp`). */
+  versionAt?: string;
+}
+
+/** The counts of the summary line: `0 breaking declared, 1 warning, 2 non-breaking`. */
+export function tally(verdict: Verdict): string {
+  const { judged } = verdict;
+  const count = (predicate: (entry: Judged) => boolean) => judged.filter(predicate).length;
+  const breaking = (entry: Judged) => entry.finding.severity.startsWith('breaking-');
+  const below = count((entry) => breaking(entry) && !entry.allowedBy && !entry.fails);
+  return [
+    `${count((entry) => entry.allowedBy === 'declaration')} breaking declared`,
+    ...(verdict.majorBump ? [`${count((entry) => entry.allowedBy === 'major-version')} breaking allowed by the major version`] : []),
+    ...(below > 0 ? [`${below} breaking below --fail-on ${verdict.failOn}`] : []),
+    plural(count((entry) => entry.finding.severity === 'warning'), 'warning'),
+    `${count((entry) => entry.finding.severity === 'non-breaking')} non-breaking`,
+  ].join(', ');
+}
+
+/** Why the gate failed: `2 undeclared breaking changes (1 for clients, …), 1 stale declaration`. */
+export function failureReasons(verdict: Verdict): string {
+  const reasons: string[] = [];
+  if (verdict.undeclared.length > 0) {
+    const by = (severity: Severity) => verdict.undeclared.filter((finding) => finding.severity === severity).length;
+    const parts = [`${by('breaking-client')} for clients`, `${by('breaking-implementation')} for implementations`];
+    if (by('breaking-source') > 0) parts.push(`${by('breaking-source')} for typed clients' source`);
+    if (by('warning') > 0) parts.push(plural(by('warning'), 'warning'));
+    reasons.push(`${plural(verdict.undeclared.length, 'undeclared breaking change')} (${parts.join(', ')})`);
+  }
+  if (verdict.stale.length > 0) reasons.push(plural(verdict.stale.length, 'stale declaration'));
+  if (verdict.problems.length > 0) reasons.push(plural(verdict.problems.length, 'version problem'));
+  return reasons.join(', ');
+}
+
+export function summaryLine(verdict: Verdict): string {
+  return verdict.passed ? `check:breaking: passed: ${tally(verdict)}.` : `check:breaking: FAILED: ${failureReasons(verdict)}; ${tally(verdict)}.`;
+}
+
+export function staleLine(declaration: { rule: string; operation?: string; schema?: string; path: string }, file: string): string {
+  return `STALE declaration in ${file}: ${declaration.rule} ${declaration.operation ?? declaration.schema} ${declaration.path} matches no difference; correct it or remove it`;
+}
+
+/** The declarations that would accept the failing findings, ready to paste. */
+export function declarationsToAdd(verdict: Verdict): string {
+  return stringify(verdict.undeclared.map((finding) => ({ ...declarationFor(finding), reason: 'TODO: why clients and implementations can accept it' }))).trimEnd();
 }
 
 export function formatReport(verdict: Verdict, options: ReportOptions): string {
@@ -66,45 +143,22 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
       lines.push(
         `  ${severityLabel(entry)} ${finding.rule}  ${showOperations(finding)}  ${finding.path}${finding.document === 'base' ? ' (in the release)' : ''}  ${finding.message}`,
       );
-      if (finding.action && finding.severity !== 'non-breaking') lines.push(`      to do: ${finding.action}`);
+      if (finding.severity !== 'non-breaking') lines.push(`      ${consequence(finding)}`);
+      const where = showLocation(options.locate?.(finding));
+      if (where) lines.push(`      at ${where}`);
       if (entry.declaration) lines.push(`      declared: ${entry.declaration.reason}`);
     }
   }
 
-  for (const declaration of verdict.stale) {
-    lines.push(
-      '',
-      `STALE declaration in ${options.declarationsFile}: ${declaration.rule} ${declaration.operation ?? declaration.schema} ${declaration.path} matches no difference; correct it or remove it`,
-    );
-  }
+  for (const declaration of verdict.stale) lines.push('', staleLine(declaration, options.declarationsFile));
   for (const problem of verdict.problems) lines.push('', `PROBLEM: ${problem}`);
 
-  const count = (predicate: (entry: Judged) => boolean) => judged.filter(predicate).length;
-  const client = verdict.undeclared.filter((finding) => finding.severity === 'breaking-client').length;
-  const implementation = verdict.undeclared.length - client;
-  const tally = [
-    `${count((entry) => entry.allowedBy === 'declaration')} breaking declared`,
-    ...(verdict.majorBump ? [`${count((entry) => entry.allowedBy === 'major-version')} breaking allowed by the major version`] : []),
-    plural(count((entry) => entry.finding.severity === 'warning'), 'warning'),
-    `${count((entry) => entry.finding.severity === 'non-breaking')} non-breaking`,
-  ].join(', ');
-  lines.push('');
-  if (verdict.passed) {
-    lines.push(`check:breaking: passed: ${tally}.`);
-  } else {
-    const reasons: string[] = [];
-    if (verdict.undeclared.length > 0) {
-      reasons.push(`${plural(verdict.undeclared.length, 'undeclared breaking change')} (${client} for clients, ${implementation} for implementations)`);
-    }
-    if (verdict.stale.length > 0) reasons.push(plural(verdict.stale.length, 'stale declaration'));
-    if (verdict.problems.length > 0) reasons.push(plural(verdict.problems.length, 'version problem'));
-    lines.push(`check:breaking: FAILED: ${reasons.join(', ')}; ${tally}.`);
-  }
+  lines.push('', summaryLine(verdict));
   if (verdict.undeclared.length > 0) {
     lines.push(
-      `Declare each accepted break in ${options.declarationsFile} (with its reason), or raise the major version in spec/main.tsp (@info):`,
+      `Declare each accepted break in ${options.declarationsFile} (with its reason), or raise the major version in ${options.versionAt ?? 'spec/main.tsp (@info)'}:`,
       '',
-      stringify(verdict.undeclared.map((finding) => ({ ...declarationFor(finding), reason: 'TODO: why clients and implementations can accept it' }))).trimEnd(),
+      declarationsToAdd(verdict),
     );
   }
   return `${lines.join('\n')}\n`;

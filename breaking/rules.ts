@@ -411,7 +411,7 @@ const OPERATION_RULES = {
   },
   'schema-renamed': {
     severity: 'breaking-source',
-    summary: 'a named schema has a new name and the same shape: the same wire, but its type in the generated types is renamed',
+    summary: 'a schema has a new name and the same shape; its type in the generated types is renamed',
     action: 'Rename the type where your code names it (`components["schemas"]["Old"]` → `["New"]`); nothing changes on the wire.',
     example: '`components.schemas.SpaceUrls` → `components.schemas.SpaceLinks`, the same properties',
   },
