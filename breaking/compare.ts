@@ -1236,8 +1236,9 @@ interface Member {
 }
 
 function membersOf(document: JsonObject, schema: Normalized): Member[] {
+  // Alternatives no value can match (`string` met with `boolean` when two unions are intersected) are none.
   const schemas = schema.variants
-    ? schema.variants.members.map((member) => ({ ...normalize(document, member), nullable: false }))
+    ? schema.variants.members.map((member) => ({ ...normalize(document, member), nullable: false })).filter((member) => !isNever(member))
     : [{ ...schema, nullable: false }];
   return schemas.map((member) => ({ schema: member, label: labelOf(member), signature: signatureOf(document, member) }));
 }

@@ -490,6 +490,8 @@ function finish(result: Normalized): void {
     });
     if (kept.length < result.enumValues.value.length) result.enumValues = { ...result.enumValues, value: kept };
   }
+  // No value is listed (members whose enums do not meet): only `null`, if that.
+  if (result.enumValues && result.enumValues.value.length === 0) result.types = new Set();
 }
 
 /** Whether a schema admits no value at all. */
