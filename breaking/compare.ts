@@ -1259,6 +1259,16 @@ function signatureOf(document: JsonObject, schema: Normalized): string {
   return [showTypes(schema.types), canonical(schema.enumValues?.value ?? null), constants.sort().join('&')].join('|');
 }
 
+/**
+ * Whether two schemas have no difference at all (in the walk's direction). The pairs the walk is already comparing
+ * count as equal, which is what stops recursive schemas.
+ */
+function identical(w: Walk, was: Normalized, now: Normalized): boolean {
+  const trial: Walk = { ...w, visited: new Set(w.visited), sink: [], anchor: undefined, parent: undefined };
+  compareNormalized(trial, was, now, '');
+  return trial.sink.length === 0;
+}
+
 function compareVariants(w: Walk, was: Normalized, now: Normalized, field: string): void {
   const wasMembers = membersOf(w.context.base, was);
   const nowMembers = membersOf(w.context.revision, now);
@@ -1266,6 +1276,7 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
   const free = new Set(nowMembers);
   const matchers: ((a: Member, b: Member) => boolean)[] = [
     (a, b) => a.schema.refName !== undefined && a.schema.refName === b.schema.refName,
+    (a, b) => a.signature === b.signature && identical(w, a.schema, b.schema),
     (a, b) => a.signature === b.signature,
     (a, b) => typesOverlap(a.schema.types, b.schema.types) && a.schema.refName === undefined && b.schema.refName === undefined,
     (a, b) => typesOverlap(a.schema.types, b.schema.types),
