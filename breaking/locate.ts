@@ -152,7 +152,8 @@ export function specLocator(specDir: string, root: string): Locator {
         const line = propertyLine(index, declaration, property);
         if (line) return { file: line.file, line: line.line + 1 };
       }
-      if (finding.value !== undefined && finding.document === 'revision') {
+      // A new value is at its member; a removed one is gone from the sources: the enum's declaration.
+      if (finding.value !== undefined && finding.rule.endsWith('-enum-value-added')) {
         const line = memberLine(declaration, finding.value);
         if (line !== undefined) return at(declaration, line);
       }

@@ -44,9 +44,10 @@ export function segments(pointer: string): string[] {
  * other kinds of components; undefined outside `#/components`.
  */
 export function componentOf(pointer: string): string | undefined {
-  const [root, kind, name] = segments(pointer);
-  if (root !== 'components' || !kind || name === undefined) return undefined;
-  return kind === 'schemas' ? name : `${kind}/${name}`;
+  const match = /^#\/components\/([^/]+)\/([^/]+)/.exec(pointer);
+  if (!match) return undefined;
+  const name = unescape(decodeURIComponent(match[2]!));
+  return match[1] === 'schemas' ? name : `${match[1]}/${name}`;
 }
 
 /** Canonical JSON: object keys sorted, so two equal values print the same. */

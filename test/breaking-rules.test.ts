@@ -9,6 +9,7 @@ import {
   SCHEMA_CONTEXTS,
   compareDocuments,
   evaluateGate,
+  notesBetween,
   parseDeclarations,
   prependNotes,
   renderNotes,
@@ -1059,6 +1060,17 @@ describe('the gate', () => {
     expect(evaluateGate([], { declarations: [declaration] })).toMatchObject({ passed: false, stale: [declaration] });
   });
 
+  test('--fail-on: client fails on client and source breaks only; implementation on every break; warning on warnings too', () => {
+    const finding = (severity: Finding['severity']) => ({ ...findings[0]!, severity });
+    const all = (['breaking-client', 'breaking-source', 'breaking-implementation', 'warning', 'non-breaking'] as const).map(finding);
+    const failing = (failOn: 'client' | 'implementation' | 'warning') =>
+      evaluateGate(all, { failOn }).undeclared.map((entry) => entry.severity);
+    expect(failing('client')).toEqual(['breaking-client', 'breaking-source']);
+    expect(failing('implementation')).toEqual(['breaking-client', 'breaking-source', 'breaking-implementation']);
+    expect(failing('warning')).toEqual(['breaking-client', 'breaking-source', 'breaking-implementation', 'warning']);
+    expect(evaluateGate([finding('warning')], { failOn: 'warning', baseVersion: '1.0.0', revisionVersion: '2.0.0' }).passed).toBe(true);
+  });
+
   test('a revision below the release fails', () => {
     expect(evaluateGate([], { baseVersion: '1.2.0', revisionVersion: '1.1.9' })).toMatchObject({
       passed: false,
@@ -1127,6 +1139,36 @@ describe('release notes', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  test('renames have a section of their own; a change made by an allOf member is named by the field clients reach', () => {
+    const before = doc(
+      { '/things': { post: { operationId: 'createThing', requestBody: { required: true, content: json(ref('ThingRequest')) }, responses: ok(ref('Thing')) } } },
+      {
+        ThingRequest: { type: 'object', properties: { mode: { allOf: [ref('Mode')], description: 'The mode.' } } },
+        Thing: { type: 'object', properties: { urls: ref('Urls') } },
+        Mode: { type: 'string', enum: ['live', 'locked'] },
+        Urls: { type: 'object', properties: { app: { type: 'string' } } },
+      },
+    );
+    const after = JSON.parse(JSON.stringify(before).replaceAll('#/components/schemas/Urls', '#/components/schemas/Links')) as Doc;
+    const schemas = (after.components as Doc).schemas as Record<string, Schema>;
+    schemas.Links = schemas.Urls!;
+    delete schemas.Urls;
+    ((schemas.ThingRequest!.properties as Record<string, Schema>).mode!.allOf as unknown[]).push({ enum: ['live'] });
+    const notes = notesBetween({ base: before, revision: after, previous: '1.0.0', version: '1.1.0' });
+    expect(notes).toContain('Compared with 1.0.0: 1 breaking change, 0 new operations, 0 removed operations, 0 warnings, 0 other changes, 1 rename.');
+    const parts = [
+      '### Breaking changes',
+      '- **Breaking for clients** (`request-property-enum-value-removed`): `ThingRequest.mode`: value "locked" removed.',
+      '### Renamed (the same requests and answers; new names in the generated types)',
+      '#### `Links`, used by `createThing`',
+      "- **Breaking for typed clients' source** (`schema-renamed`): schema `Urls` renamed `Links` (the same shape); the generated types of 1 operation name it.",
+      '  What to do: Rename the type where your code names it',
+    ];
+    const positions = parts.map((part) => notes.indexOf(part));
+    expect(positions.every((position) => position >= 0), notes).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
   test('a new release goes above the previous ones', () => {

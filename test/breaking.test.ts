@@ -220,14 +220,15 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       );
       await generate();
 
-      const failed = await check();
+      const [failed, annotated] = await Promise.all([check(), check('--format', 'github')]);
       expect(failed.status, failed.output).toBe(1);
       const out = failed.stdout;
       expect(
         lineWith(out, 'BREAKING (client) request-property-max-length-decreased', 'createSpace  POST /v1/orgs/{organizationId}/spaces', DECLARED.title.path, '`CreateSpaceRequest.title`: maxLength 255 → 100'),
         out,
       ).toBeDefined();
-      expect(lineWith(out, 'BREAKING (client) response-property-became-optional', 'getSpace,', 'listSpaces', DECLARED.revision.path, '`Space.revision`: now optional'), out).toBeDefined();
+      // Space is answered by many operations: they are counted by tag (the JSON output lists them).
+      expect(lineWith(out, 'BREAKING (client) response-property-became-optional', 'operations: Spaces (', DECLARED.revision.path, '`Space.revision`: now optional'), out).toBeDefined();
       expect(
         lineWith(out, 'BREAKING (implementation) request-property-enum-value-added', 'importChangeRequestContent, importSpaceContent', DECLARED.source.path, '`ImportContentRequest.source`: new value "git"'),
         out,
@@ -237,6 +238,21 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       expect(out).toContain('check:breaking: FAILED: 3 undeclared breaking changes (2 for clients, 1 for implementations)');
       // It prints the declarations to copy.
       expect(out).toContain(`- rule: request-property-enum-value-added\n  schema: ImportSource\n  path: "${DECLARED.source.path}"`);
+
+      // In CI, each is an annotation on the TypeSpec line where it was made.
+      expect(annotated.status, annotated.output).toBe(1);
+      const sourceLine = (file: string, after: RegExp, line: RegExp) => {
+        const lines = read(file).split('\n');
+        const start = lines.findIndex((text) => after.test(text));
+        return start + lines.slice(start).findIndex((text) => line.test(text)) + 1;
+      };
+      const annotation = (rule: string) => annotated.stdout.split('\n').find((line) => line.includes(`%3A ${rule}::`));
+      expect(annotation('request-property-max-length-decreased')).toMatch(
+        new RegExp(`^::error file=spec/spaces\\.tsp,line=${sourceLine('spec/spaces.tsp', /^model CreateSpaceRequest \{/, /^\s*title\??:/)},`),
+      );
+      expect(annotation('response-property-became-optional')).toMatch(new RegExp(`^::error file=spec/spaces\\.tsp,line=${sourceLine('spec/spaces.tsp', /^model Space \{/, /^\s*revision\?:/)},`));
+      expect(annotation('request-property-enum-value-added')).toMatch(new RegExp(`^::error file=spec/content\\.tsp,line=${sourceLine('spec/content.tsp', /^enum ImportSource \{/, /^\s*git,/)},`));
+      expect(annotated.stdout).toMatch(/^::notice file=spec\/spaces\.tsp,line=\d+,title=non-breaking%3A operation-added::/m);
     },
     COMPILE,
   );
