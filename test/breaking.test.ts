@@ -228,7 +228,7 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
         out,
       ).toBeDefined();
       // Space is answered by many operations: they are counted by tag (the JSON output lists them).
-      expect(lineWith(out, 'BREAKING (client) response-property-became-optional', 'operations: Spaces (', DECLARED.revision.path, '`Space.revision`: now optional'), out).toBeDefined();
+      expect(lineWith(out, 'BREAKING (client) response-property-became-optional', ' operations: ', 'Spaces (', DECLARED.revision.path, '`Space.revision`: now optional'), out).toBeDefined();
       expect(
         lineWith(out, 'BREAKING (implementation) request-property-enum-value-added', 'importChangeRequestContent, importSpaceContent', DECLARED.source.path, '`ImportContentRequest.source`: new value "git"'),
         out,
