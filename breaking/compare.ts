@@ -884,6 +884,8 @@ interface Walk {
   sink: Raw[];
   anchor?: string;
   parent?: string;
+  /** The components the base draws on along the walk so far (the schemas being compared and their ancestors). */
+  drawn?: ReadonlySet<string>;
 }
 
 /**
@@ -957,6 +959,22 @@ function place(w: Walk, path: string): string {
   return !w.anchor || within(path, w.anchor) ? path : w.anchor;
 }
 
+/**
+ * Where a change of a keyword is reported: where the revision declares it, unless that is in a component the base
+ * did not draw on (a reference switched to another component, which itself did not change): then at the schema
+ * that refers to it.
+ */
+function declared(w: Walk, was: Normalized, now: Normalized, path: string): string {
+  const component = componentOf(path);
+  const drawn = component === undefined || was.sources.has(component) || w.drawn?.has(component);
+  return place(w, drawn ? path : now.path);
+}
+
+function drawnWith(drawn: ReadonlySet<string> | undefined, sources: ReadonlySet<string>): ReadonlySet<string> {
+  if (drawn && [...sources].every((source) => drawn.has(source))) return drawn;
+  return new Set([...(drawn ?? []), ...sources]);
+}
+
 function compareSchema(w: Walk, was: Located, now: Located, field: string): void {
   compareNormalized(w, normalize(w.context.base, was), normalize(w.context.revision, now), field);
 }
@@ -966,19 +984,19 @@ function compareNormalized(outer: Walk, was: Normalized, now: Normalized, field:
   const key = `${outer.schemaContext}\u0000${was.id}\u0000${now.id}\u0000${anchor ?? ''}`;
   if (outer.visited.has(key)) return;
   outer.visited.add(key);
-  const w: Walk = { ...outer, anchor, parent: undefined };
+  const w: Walk = { ...outer, anchor, parent: undefined, drawn: drawnWith(outer.drawn, was.sources) };
   if (!field) field = now.refName ?? was.refName ?? '';
   const here = place(w, now.path);
 
   if (was.types && now.types && was.nullable !== now.nullable) {
-    if (now.nullable) schemaFinding(w, 'became-nullable', place(w, now.nullablePath ?? now.path), field, 'now nullable');
+    if (now.nullable) schemaFinding(w, 'became-nullable', declared(w, was, now, now.nullablePath ?? now.path), field, 'now nullable');
     else schemaFinding(w, 'became-not-nullable', here, field, 'no longer nullable');
   }
 
   const wasDiscriminator = isObject(was.discriminator?.value) ? was.discriminator.value.propertyName : undefined;
   const nowDiscriminator = isObject(now.discriminator?.value) ? now.discriminator.value.propertyName : undefined;
   if (wasDiscriminator !== undefined && nowDiscriminator !== undefined && wasDiscriminator !== nowDiscriminator) {
-    schemaFinding(w, 'discriminator-changed', place(w, now.discriminator!.path), field, `discriminator \`${String(wasDiscriminator)}\` → \`${String(nowDiscriminator)}\``);
+    schemaFinding(w, 'discriminator-changed', declared(w, was, now, now.discriminator!.path), field, `discriminator \`${String(wasDiscriminator)}\` → \`${String(nowDiscriminator)}\``);
   }
 
   if (was.variants || now.variants) {
@@ -990,7 +1008,7 @@ function compareNormalized(outer: Walk, was: Normalized, now: Normalized, field:
   const sameTypes = typesCover(was.types, now.types) && typesCover(now.types, was.types);
   if (!sameTypes) {
     const detail = `type ${showTypes(was.types)} → ${showTypes(now.types)}`;
-    const path = now.types ? place(w, now.typesPath) : here;
+    const path = now.types ? declared(w, was, now, now.typesPath) : here;
     if (w.direction === 'request') schemaFinding(w, typesCover(now.types, was.types) ? 'type-widened' : 'type-changed', path, field, detail);
     else schemaFinding(w, typesCover(was.types, now.types) ? 'type-narrowed' : 'type-changed', path, field, detail);
     if (!typesOverlap(was.types, now.types)) return;
@@ -1023,6 +1041,7 @@ function compareSet(
   w: Walk,
   was: readonly Keyword[],
   now: readonly Keyword[],
+  at: (path: string) => string,
   fallback: string,
   field: string,
   label: string,
@@ -1035,25 +1054,26 @@ function compareSet(
   if (fresh.length === 0 && gone.length === 0) return;
   const kind = gone.length === 0 ? kinds.added : fresh.length === 0 ? kinds.removed : kinds.changed;
   const showAll = (values: Set<string>) => (values.size === 0 ? 'none' : [...values].join(' and '));
-  schemaFinding(w, kind, fresh[0] ? place(w, fresh[0].path) : fallback, field, `${label} ${showAll(a)} → ${showAll(b)}`);
+  schemaFinding(w, kind, fresh[0] ? at(fresh[0].path) : fallback, field, `${label} ${showAll(a)} → ${showAll(b)}`);
 }
 
 function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: string): void {
   const here = place(w, now.path);
+  const at = (path: string) => declared(w, was, now, path);
   const bound = (schema: Normalized, keyword: string) => schema.bounds.get(keyword)?.value;
   const boundPath = (keyword: string) => {
     const entry = now.bounds.get(keyword);
-    return entry ? place(w, entry.path) : here;
+    return entry ? at(entry.path) : here;
   };
 
-  compareSet(w, was.formats, now.formats, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' });
+  compareSet(w, was.formats, now.formats, at, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' });
 
   const wasEnum = was.enumValues?.value;
   const nowEnum = now.enumValues?.value;
   if (wasEnum && nowEnum) {
     const wasKeys = new Map(wasEnum.map((entry) => [canonical(entry), entry]));
     const nowKeys = new Map(nowEnum.map((entry) => [canonical(entry), entry]));
-    const path = place(w, now.enumValues!.path);
+    const path = at(now.enumValues!.path);
     for (const [key, entry] of nowKeys) {
       if (!wasKeys.has(key)) schemaFinding(w, 'enum-value-added', path, field, `new value ${canonical(entry)}`, { value: entry });
     }
@@ -1061,7 +1081,7 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
       if (!nowKeys.has(key)) schemaFinding(w, 'enum-value-removed', path, field, `value ${canonical(entry)} removed`, { value: entry });
     }
   } else if (nowEnum) {
-    schemaFinding(w, 'enum-introduced', place(w, now.enumValues!.path), field, `now one of ${nowEnum.map(canonical).join(', ')}`);
+    schemaFinding(w, 'enum-introduced', at(now.enumValues!.path), field, `now one of ${nowEnum.map(canonical).join(', ')}`);
   } else if (wasEnum) {
     schemaFinding(w, 'enum-dropped', here, field, `no longer limited to ${wasEnum.map(canonical).join(', ')}`);
   }
@@ -1090,7 +1110,7 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
   compareNumericBound(w, was, now, field, 'upper');
   compareNumericBound(w, was, now, field, 'lower');
 
-  compareSet(w, was.patterns, now.patterns, here, field, 'pattern', { added: 'pattern-added', removed: 'pattern-removed', changed: 'pattern-changed' });
+  compareSet(w, was.patterns, now.patterns, at, here, field, 'pattern', { added: 'pattern-added', removed: 'pattern-removed', changed: 'pattern-changed' });
 
   const keywords = new Set([...was.others.keys(), ...now.others.keys()]);
   for (const keyword of [...keywords].sort()) {
@@ -1100,16 +1120,16 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
     if (a.join('\u0000') === b.join('\u0000')) continue;
     const showValues = (list: string[]) => (list.length === 0 ? 'none' : list.join(' and '));
     const entry = now.others.get(keyword)?.find((candidate) => !a.includes(canonical(candidate.value)));
-    schemaFinding(w, 'constraint-changed', entry ? place(w, entry.path) : here, field, `${keyword} ${showValues(a)} → ${showValues(b)}`);
+    schemaFinding(w, 'constraint-changed', entry ? at(entry.path) : here, field, `${keyword} ${showValues(a)} → ${showValues(b)}`);
   }
 
   const a = was.default?.value;
   const b = now.default?.value;
-  if (a === undefined && b !== undefined) schemaFinding(w, 'default-added', place(w, now.default!.path), field, `default none → ${show(b)}`);
+  if (a === undefined && b !== undefined) schemaFinding(w, 'default-added', at(now.default!.path), field, `default none → ${show(b)}`);
   else if (a !== undefined && b === undefined) schemaFinding(w, 'default-removed', here, field, `default ${show(a)} → none`);
-  else if (a !== undefined && canonical(a) !== canonical(b)) schemaFinding(w, 'default-changed', place(w, now.default!.path), field, `default ${show(a)} → ${show(b)}`);
+  else if (a !== undefined && canonical(a) !== canonical(b)) schemaFinding(w, 'default-changed', at(now.default!.path), field, `default ${show(a)} → ${show(b)}`);
 
-  if (!was.deprecated && now.deprecated) schemaFinding(w, 'deprecated', place(w, now.deprecated), field, 'deprecated');
+  if (!was.deprecated && now.deprecated) schemaFinding(w, 'deprecated', at(now.deprecated), field, 'deprecated');
   else if (was.deprecated && !now.deprecated) schemaFinding(w, 'undeprecated', here, field, 'no longer deprecated');
 }
 
@@ -1154,7 +1174,7 @@ function compareNumericBound(w: Walk, was: Normalized, now: Normalized, field: s
   const kinds: [SchemaKind, SchemaKind] = side === 'upper' ? ['max-decreased', 'max-increased'] : ['min-increased', 'min-decreased'];
   const label = (bound: Bound | undefined) => (bound ? `${bound.keyword} ${bound.value}` : side === 'upper' ? 'maximum none' : 'minimum none');
   const detail = a && b && a.keyword === b.keyword ? `${a.keyword} ${a.value} → ${b.value}` : `${label(a)} → ${label(b)}`;
-  schemaFinding(w, tighter ? kinds[0] : kinds[1], place(w, b?.path ?? now.path), field, detail);
+  schemaFinding(w, tighter ? kinds[0] : kinds[1], declared(w, was, now, b?.path ?? now.path), field, detail);
 }
 
 /** Whether a property travels in the walk's direction: read-only ones are not sent, write-only ones not answered. */
@@ -1168,12 +1188,16 @@ function compareObject(w: Walk, was: Normalized, now: Normalized, field: string)
   const owner = root ?? field;
   const name = (property: string) => (owner ? `${owner}.${property}` : property);
   const here = place(w, now.path);
+  const at = (path: string) => declared(w, was, now, path);
   /**
-   * Where a property that is gone is reported: in the release, when the component that declared it lost it; else
-   * (the component still has it, but this object no longer uses it) at the object in the revision.
+   * Where a property that is gone is reported: in the release, when the component that declared it (and that this
+   * object still draws on) lost it; else (this object no longer uses it) at the object in the revision.
    */
-  const gone = (location: Located): { path: string; document: 'base' | 'revision' } =>
-    !w.anchor && resolvePointer(context.revision, location.path) === undefined ? { path: location.path, document: 'base' } : { path: here, document: 'revision' };
+  const gone = (location: Located): { path: string; document: 'base' | 'revision' } => {
+    const component = componentOf(location.path);
+    const itself = !w.anchor && (component === undefined || now.sources.has(component)) && resolvePointer(context.revision, location.path) === undefined;
+    return itself ? { path: location.path, document: 'base' } : { path: here, document: 'revision' };
+  };
 
   const names = new Set([...was.properties.keys(), ...now.properties.keys()]);
   for (const property of names) {
@@ -1187,22 +1211,22 @@ function compareObject(w: Walk, was: Normalized, now: Normalized, field: string)
     if (wasThere && nowThere) {
       const wasRequired = was.required.has(property);
       const nowRequired = now.required.has(property);
-      const path = place(w, nowLocation!.path);
+      const path = at(nowLocation!.path);
       if (!wasRequired && nowRequired) schemaFinding(w, 'became-required', path, label, 'now required');
       if (wasRequired && !nowRequired) schemaFinding(w, 'became-optional', path, label, 'now optional');
       compareNormalized(w, before, after, label);
     } else if (wasThere) {
       if (after && !isNever(after) && w.direction === 'request') {
-        schemaFinding(w, 'became-read-only', place(w, after.readOnly ?? nowLocation!.path), label, 'now read-only: set by the server, no longer sent');
+        schemaFinding(w, 'became-read-only', at(after.readOnly ?? nowLocation!.path), label, 'now read-only: set by the server, no longer sent');
       } else if (after && !isNever(after)) {
-        schemaFinding(w, 'became-write-only', place(w, after.writeOnly ?? nowLocation!.path), label, 'now write-only: no longer answered');
+        schemaFinding(w, 'became-write-only', at(after.writeOnly ?? nowLocation!.path), label, 'now write-only: no longer answered');
       } else {
-        const at = after ? { path: place(w, nowLocation!.path), document: 'revision' as const } : gone(wasLocation!);
-        schemaFinding(w, 'removed', at.path, label, 'removed', { document: at.document });
+        const where = after ? { path: at(nowLocation!.path), document: 'revision' as const } : gone(wasLocation!);
+        schemaFinding(w, 'removed', where.path, label, 'removed', { document: where.document });
       }
     } else if (nowThere) {
       const required = now.required.has(property);
-      const path = place(w, nowLocation!.path);
+      const path = at(nowLocation!.path);
       if (before && !isNever(before)) {
         const request = w.direction === 'request';
         schemaFinding(w, request ? 'became-writable' : 'became-readable', path, label, request ? 'no longer read-only: now sent in requests' : 'no longer write-only: now answered');
@@ -1216,8 +1240,8 @@ function compareObject(w: Walk, was: Normalized, now: Normalized, field: string)
   const wasAdditional = was.additional;
   const nowAdditional = now.additional;
   if (wasAdditional.kind === 'sealed' && nowAdditional.kind === 'sealed') return;
-  if (nowAdditional.kind === 'sealed') schemaFinding(w, 'sealed', place(w, nowAdditional.path), owner, 'undeclared fields no longer allowed');
-  else if (wasAdditional.kind === 'sealed') schemaFinding(w, 'unsealed', nowAdditional.kind === 'schema' ? place(w, nowAdditional.path) : here, owner, 'undeclared fields now allowed');
+  if (nowAdditional.kind === 'sealed') schemaFinding(w, 'sealed', at(nowAdditional.path), owner, 'undeclared fields no longer allowed');
+  else if (wasAdditional.kind === 'sealed') schemaFinding(w, 'unsealed', nowAdditional.kind === 'schema' ? at(nowAdditional.path) : here, owner, 'undeclared fields now allowed');
   else {
     const open = (schema: Normalized) => ({ node: {}, path: child(schema.path, 'unevaluatedProperties') });
     compareSchema(

@@ -8,7 +8,7 @@
 // finding points at the schema that holds the changed keyword. Children (properties, items, map values, union
 // alternatives) stay unnormalised locations: the comparison descends into them lazily, which is what lets it walk
 // recursive schemas.
-import { canonical, child, isObject, resolvePointer, type JsonObject } from './pointer.ts';
+import { canonical, child, componentOf, isObject, resolvePointer, type JsonObject } from './pointer.ts';
 
 /**
  * A schema and where it is in its document. `and` holds further schemas the value must also match (a property two
@@ -71,6 +71,8 @@ export interface Normalized {
   /** The alternatives of `anyOf`/`oneOf`, each complete (what the rest of the schema requires conjoined). */
   variants?: { keyword: 'anyOf' | 'oneOf'; members: Located[]; path: string };
   discriminator?: Keyword;
+  /** The components it draws on (where its keywords are declared): itself, and what it refers to. */
+  sources: Set<string>;
   /** A recursion was cut while reading it (it is then not remembered). */
   cut?: boolean;
 }
@@ -108,7 +110,9 @@ const MAX_ALTERNATIVES = 64;
 const COMPOSITION = new Set(['allOf', 'anyOf', 'oneOf', '$ref']);
 
 function empty(path: string, origin = path, id = path): Normalized {
+  const component = componentOf(path);
   return {
+    sources: new Set(component === undefined ? [] : [component]),
     path,
     origin,
     id,
@@ -306,6 +310,7 @@ function copy(schema: Normalized): Normalized {
     others: new Map([...schema.others].map(([keyword, values]) => [keyword, [...values]])),
     properties: new Map(schema.properties),
     required: new Set(schema.required),
+    sources: new Set(schema.sources),
     cut: schema.cut,
   };
 }
@@ -472,6 +477,7 @@ function intersect(target: Normalized, part: Normalized): void {
   if (part.requiredPath && part.required.size > 0) target.requiredPath = part.requiredPath;
   target.additional = meetAdditional(target.additional, part.additional);
   target.items = conjoin(target.items, part.items);
+  for (const source of part.sources) target.sources.add(source);
   if (part.cut) target.cut = true;
 }
 

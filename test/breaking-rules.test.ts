@@ -982,7 +982,7 @@ describe('renames and where changes are reported', () => {
     ((after.components as Doc).schemas as Record<string, Schema>).SpaceLinks = { type: 'object', properties: { app: { type: 'string', format: 'uri' } } };
     const findings = compareDocuments(spaces('SpaceUrls'), after);
     expect(findings.map((finding) => [finding.rule, finding.path, finding.message])).toEqual([
-      ['response-property-became-optional', '#/components/schemas/SpaceLinks/properties/app', '`Space.urls.app`: now optional'],
+      ['response-property-became-optional', '#/components/schemas/Space/properties/urls', '`Space.urls.app`: now optional'],
       ['schema-removed', '#/components/schemas/SpaceUrls', 'schema `SpaceUrls` removed; the generated types of 2 operations name it'],
     ]);
   });
@@ -1003,6 +1003,19 @@ describe('renames and where changes are reported', () => {
       fields: ['SpaceList.items[].title'],
     });
     expect(findings[0]!.operations.map((operation) => operation.operationId)).toEqual(['listSpaces']);
+  });
+
+  test('a reference switched to another component is reported where it refers, not in the component it now names', () => {
+    const modes = (mode: string) =>
+      api({ type: 'object', properties: { mode: { allOf: [ref(mode)], description: 'The mode.' } } }, { type: 'string' }, {
+        EditMode: { type: 'string', enum: ['live', 'locked'] },
+        Visibility: { type: 'string', enum: ['live', 'private'] },
+      });
+    const findings = compareDocuments(modes('EditMode'), modes('Visibility'));
+    expect(findings.map((finding) => [finding.rule, finding.path, finding.schema])).toEqual([
+      ['request-property-enum-value-removed', '#/paths/~1things/post/requestBody/content/application~1json/schema/properties/mode', undefined],
+      ['request-property-enum-value-added', '#/paths/~1things/post/requestBody/content/application~1json/schema/properties/mode', undefined],
+    ]);
   });
 
   test('a change in the component itself stays the component’s, named after it', () => {
