@@ -523,11 +523,6 @@ export function showTypes(types: Set<string> | undefined): string {
   return [...types].sort().join(' | ');
 }
 
-/** The value of a schema node, for the location of a component: `resolvePointer` re-exported for the comparison. */
-export function nodeAt(document: unknown, pointer: string): unknown {
-  return resolvePointer(document, pointer);
-}
-
 /** Forgets what was remembered of a document's schemas (it may have changed). */
 export function forget(document: object): void {
   cache.delete(document);
