@@ -130,16 +130,31 @@ export const CHANGELOG_HEADER = [
   '',
   'Releases of the contract (`info.version` of `generated/openapi.yaml`), newest first. Each section is written by',
   '`npm run release` from the comparison with the previous release (see `breaking/README.md`); the released',
-  'documents are in `generated/releases/`.',
+  'documents are in `generated/releases/`. Changes to the packages that the contract does not show (the server, the',
+  'client, the runner) are written by hand under "Unreleased", and `npm run release` moves them into its section.',
   '',
 ].join('\n');
 
-/** `changelog` with `notes` inserted above the newest release (the file's header written when missing). */
+/** The hand-written section of changes not released yet, which a release takes in. */
+const UNRELEASED = '## Unreleased';
+
+/**
+ * `changelog` with `notes` inserted above the newest release (the file's header written when missing). The entries
+ * under "Unreleased", if any, move into the release's section, after its notes; the heading stays, empty, on top.
+ */
 export function prependNotes(changelog: string | undefined, notes: string): string {
-  const text = changelog && changelog.trim() !== '' ? changelog : CHANGELOG_HEADER;
+  let text = changelog && changelog.trim() !== '' ? changelog : CHANGELOG_HEADER;
+  let release = notes;
+  const unreleased = /^## Unreleased[ \t]*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(text);
+  if (unreleased) {
+    const entries = unreleased[1]!.trim();
+    if (entries !== '') release = `${notes.trimEnd()}\n\n### Also in this release\n\n${entries}\n`;
+    text = text.slice(0, unreleased.index) + text.slice(unreleased.index + unreleased[0].length);
+  }
+  const heading = unreleased ? `${UNRELEASED}\n\n` : '';
   const first = text.search(/^## /m);
-  if (first === -1) return `${text.trimEnd()}\n\n${notes}`;
-  return `${text.slice(0, first)}${notes}\n${text.slice(first)}`;
+  if (first === -1) return `${text.trimEnd()}\n\n${heading}${release}`;
+  return `${text.slice(0, first)}${heading}${release}\n${text.slice(first)}`;
 }
 
 /** Compares two documents and writes the notes: declared reasons shown, a higher major version noted. */

@@ -1190,4 +1190,13 @@ describe('release notes', () => {
     expect(twice.indexOf('## 1.1.0')).toBeLessThan(twice.indexOf('## 1.0.0'));
     expect(twice.startsWith('# Changelog\n')).toBe(true);
   });
+
+  test('the hand-written entries under Unreleased move into the release, and the heading stays on top, empty', () => {
+    const before = prependNotes(undefined, '## 1.0.0\n\nFirst.\n').replace('## 1.0.0', '## Unreleased\n\n- A server package.\n\n## 1.0.0');
+    const after = prependNotes(before, '## 1.1.0\n\nSecond.\n');
+    expect(after).toContain('## Unreleased\n\n## 1.1.0\n\nSecond.\n\n### Also in this release\n\n- A server package.\n\n## 1.0.0');
+    expect(after.match(/A server package/g)).toHaveLength(1);
+    // Nothing unreleased: the release's notes alone, under the heading.
+    expect(prependNotes(after, '## 1.2.0\n\nThird.\n')).toContain('## Unreleased\n\n## 1.2.0\n\nThird.\n\n## 1.1.0');
+  });
 });
