@@ -139,15 +139,21 @@ export async function buildServer(): Promise<void> {
   await warmCodeCache();
 }
 
-/** The node options of `npm start` (`node <options> dist/server/main.js` in package.json). */
-export function startNodeOptions(): string[] {
+/**
+ * The words of `npm start`'s command after `exec` (`exec node <options> dist/server/main.js` in package.json). The
+ * `exec` makes the shell npm runs scripts with (`sh -c`) become node, so the signals npm forwards reach the server.
+ */
+export function startCommandWords(): string[] {
   const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/server/main.js' || words.slice(1, -1).some((word) => !word.startsWith('--'))) {
-    throw new Error(`package.json's start script is not "node [--options] dist/server/main.js": ${start}`);
+  if (words[0] !== 'exec' || words[1] !== 'node' || words.at(-1) !== 'dist/server/main.js' || words.slice(2, -1).some((word) => !word.startsWith('--'))) {
+    throw new Error(`package.json's start script is not "exec node [--options] dist/server/main.js": ${start}`);
   }
-  return words.slice(1, -1);
+  return words.slice(1);
 }
+
+/** The node options of `npm start`. */
+export const startNodeOptions = (): string[] => startCommandWords().slice(1, -1);
 
 /**
  * Starts the built server as `npm start` does (its node options: V8 refuses a cache made under other flags), on an

@@ -1,20 +1,32 @@
-// `npm run dev`: the reference server with a developer's settings, restarted as the code changes.
+// `npm run dev`: the reference server with a developer's settings, serving each saved contract within seconds.
 //   - settings (each overridden by the environment): DOCS_API_TOKEN=dev-token, ALLOW_PRIVATE_NETWORKS=true,
 //     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the system's temporary folder (where the conformance runner and tests
 //     create their repositories; set LOCAL_GIT_ROOT to reach your own),
 //     DATA_DIR=.data/dev (git-ignored), LOG_FORMAT=pretty; an empty database gets the demo organization (`demo`);
-//   - spec/ changes: regenerate generated/ (`npm run generate`), type-check (as `npm run check`), then restart; when
-//     either fails the error is printed and the server keeps serving the last good contract;
-//   - server/ changes: restart (the server runs from the sources, through tsx).
-// Every line it prints starts with `[dev]`; the server's own output follows as it comes.
+//   - a spec/ change: the TypeSpec compiler, kept loaded in this process with its previous program, compiles spec/
+//     (about a second); a TypeSpec error is printed and the server keeps serving the last good contract; a contract
+//     that compiles to another generated/openapi.yaml is written and the server restarts on it. Then
+//     generated/schema.d.ts is regenerated, and the type-check (below) reports on it while the server already serves;
+//   - a server/ change: restart (the server runs from the sources, through tsx);
+//   - the type-check: `tsc --watch` on the whole project (incremental, its state shared with `npm run check`), at a
+//     lower CPU priority beside the server; each result is one `[dev] types:` line with the errors under it. It
+//     starts once the server serves. `npm run dev -- --no-typecheck` leaves it out.
+// The files are watched as editors save them (scripts/watch-tree.ts). Every line it prints starts with `[dev]`; the
+// server's own output follows as it comes. SIGINT and SIGTERM stop the server and then this process.
+// Measured by scripts/bench-save.ts (`BENCH_PARTS=save npm run bench`, README Benchmarks).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { watch, type FSWatcher } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CheckResult, runCommand, typecheck } from './check.ts';
+import { parseArgs } from 'node:util';
+import type { Program } from '@typespec/compiler';
+import { compileContract, schemaTypes } from './generate.ts';
+import { watchTree } from './watch-tree.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OPENAPI = path.join(root, 'generated/openapi.yaml');
+const SCHEMA = path.join(root, 'generated/schema.d.ts');
 
 export const DEV_TOKEN = 'dev-token';
 
@@ -31,23 +43,11 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.Pro
   };
 }
 
-/** Regenerates generated/ from spec/ (writing nothing when generation fails). */
-export async function regenerate(): Promise<CheckResult> {
-  const run = await runCommand(path.join(root, 'node_modules/.bin/tsx'), ['scripts/generate.ts']);
-  return run.code === 0
-    ? { ok: true, summary: 'generated/ regenerated' }
-    : { ok: false, summary: '`npm run generate` failed', details: run.output.trim() };
-}
-
 export interface DevOptions {
   env?: NodeJS.ProcessEnv;
-  /** Folders whose changes restart the server (default server/). */
-  serverDirs?: string[];
-  /** The contract's folder (default spec/). */
-  specDir?: string;
-  /** What a spec/ change runs before the restart (default: regenerate, then type-check). */
-  contractSteps?: (() => Promise<CheckResult>)[];
-  /** Quiet time after a change before acting on it. */
+  /** Run the type-check beside the server (default true). */
+  typecheck?: boolean;
+  /** Quiet time after a change before acting on it: the events of one save come within a few milliseconds. */
   debounceMs?: number;
   /** Where the lines go (default stdout). */
   print?: (text: string) => void;
@@ -56,36 +56,36 @@ export interface DevOptions {
 export interface DevServer {
   /** The server's address, known once its first start listens. */
   readonly url: Promise<string>;
-  /** How many times the server has been (re)started successfully. */
-  readonly starts: number;
-  /** Resolves after the next start that listens (or the next failed attempt, with false). */
-  nextStart(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/** Writes a file whole: readers (the server starting, tsc) see the old content or the new, never half of it. */
+function replaceFile(file: string, content: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, content);
+  renameSync(temporary, file);
 }
 
 export function startDev(options: DevOptions = {}): DevServer {
   const env = devEnvironment(options.env);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const say = (line: string) => print(`[dev] ${line}\n`);
-  const serverDirs = options.serverDirs ?? [path.join(root, 'server')];
-  const specDir = options.specDir ?? path.join(root, 'spec');
-  const steps = options.contractSteps ?? [regenerate, typecheck];
-  const debounceMs = options.debounceMs ?? 300;
+  const debounceMs = options.debounceMs ?? 100;
 
   let child: ChildProcess | undefined;
-  let starts = 0;
+  let checker: ChildProcess | undefined;
   let closed = false;
   let resolveUrl!: (url: string) => void;
   const url = new Promise<string>((resolve) => (resolveUrl = resolve));
-  let waiters: ((ok: boolean) => void)[] = [];
-  const settle = (ok: boolean) => {
-    for (const waiter of waiters) waiter(ok);
-    waiters = [];
-  };
+  const staging = mkdtempSync(path.join(tmpdir(), 'dev-contract-'));
+  /** The last TypeSpec program, handed to the next compilation, which reuses the files that did not change. */
+  let program: Program | undefined;
 
-  /** Starts the server from the sources; resolves once it listens (true) or has exited (false). */
+  /** Starts the server from the sources; resolves with its address once it listens, or undefined once it has exited. */
   const startServer = () =>
-    new Promise<boolean>((resolve) => {
+    new Promise<string | undefined>((resolve) => {
       const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
       child = server;
       let seen = '';
@@ -97,12 +97,10 @@ export function startDev(options: DevOptions = {}): DevServer {
         const match = seen.match(/listening on (http:\/\/[^\s"]+)/);
         if (match) {
           listening = true;
-          starts++;
           // Restarts keep the address, even when PORT=0 let the first start pick it.
           env.PORT = new URL(match[1]!).port;
           resolveUrl(match[1]!);
-          say(`serving ${match[1]} (token ${env.DOCS_API_TOKEN}, data in ${env.DATA_DIR})`);
-          resolve(true);
+          resolve(match[1]!);
         }
       };
       server.stdout!.on('data', onData);
@@ -111,7 +109,7 @@ export function startDev(options: DevOptions = {}): DevServer {
         if (child === server) child = undefined;
         if (!listening) {
           say(`the server did not start (exit code ${code ?? signal}): fix the error above; waiting for the next change`);
-          resolve(false);
+          resolve(undefined);
         } else if (!closed && !stopping.has(server)) {
           say(`the server stopped (exit code ${code ?? signal}); waiting for the next change`);
         }
@@ -130,11 +128,36 @@ export function startDev(options: DevOptions = {}): DevServer {
     clearTimeout(timer);
   };
 
-  const restart = async () => {
+  const restart = async (since: number, what: string) => {
     await stopServer();
     if (closed) return;
-    const ok = await startServer();
-    settle(ok);
+    const address = await startServer();
+    if (address) say(`serving ${what} on ${address} (${seconds(since)} after the save)`);
+  };
+
+  /** Compiles spec/; when it compiles to another document, writes it and restarts the server on it. */
+  const contractChanged = async (since: number) => {
+    const compiled = await compileContract(staging, program, root);
+    program = compiled.program ?? program;
+    if (compiled.openapi === undefined) {
+      const errors = compiled.diagnostics.split('\n').filter((line) => / - (error|warning) /.test(line)).length;
+      say(`TypeSpec: ${errors} error(s), nothing written (${seconds(since)}):\n${compiled.diagnostics}`);
+      say(child ? 'the server keeps serving the last good contract; fix the error and save again' : 'fix the error and save again');
+      return;
+    }
+    if (compiled.openapi === readFileSync(OPENAPI, 'utf8')) {
+      say(`spec/ compiles to generated/openapi.yaml as it is (${seconds(since)}): nothing to restart`);
+      return;
+    }
+    replaceFile(OPENAPI, compiled.openapi);
+    say(`generated/openapi.yaml written (${seconds(since)}); restarting the server…`);
+    await restart(since, 'the new contract');
+    // The types follow, beside the server: tsc --watch sees the new schema.d.ts and reports.
+    const types = await schemaTypes(compiled.openapi);
+    if (types !== readFileSync(SCHEMA, 'utf8')) {
+      replaceFile(SCHEMA, types);
+      say(`generated/schema.d.ts written${checker ? '; type-checking beside the server…' : ''}`);
+    }
   };
 
   // Changes are collected while the previous batch is handled, then handled together.
@@ -145,69 +168,120 @@ export function startDev(options: DevOptions = {}): DevServer {
   const handle = async () => {
     const batch = pending;
     pending = { spec: new Set(), server: new Set() };
-    if (batch.spec.size === 0 && batch.server.size === 0) return;
+    if (closed || (batch.spec.size === 0 && batch.server.size === 0)) return;
+    // The save happened when the first of its events came, a debounce earlier.
+    const since = performance.now() - debounceMs;
     const changed = [...batch.spec, ...batch.server].map((file) => path.relative(root, file)).join(', ');
     if (batch.spec.size > 0) {
-      say(`changed: ${changed}; regenerating and type-checking…`);
-      for (const step of steps) {
-        const result = await step();
-        if (!result.ok) {
-          say(`${result.summary}${result.details ? `:\n${result.details}` : ''}`);
-          say(child ? 'the server keeps serving the last good contract; fix the error and save again' : 'fix the error and save again');
-          settle(false);
-          return;
-        }
-        say(result.summary);
-      }
+      say(`changed: ${changed}; compiling the contract…`);
+      await contractChanged(since);
+      // No server running (its last start failed): try again, on whatever generated/openapi.yaml now holds.
+      if (child === undefined) await restart(since, 'the last good contract');
     } else {
       say(`changed: ${changed}; restarting…`);
+      await restart(since, 'the changed server');
     }
-    await restart();
   };
 
-  const onChange = (kind: 'spec' | 'server', dir: string, file: string | null) => {
-    if (closed || !file) return;
-    const wanted = kind === 'spec' ? /\.tsp$/.test(file) : /\.(ts|sql|json)$/.test(file);
-    if (!wanted) return;
-    pending[kind].add(path.join(dir, file));
+  const onChange = (kind: 'spec' | 'server', file: string) => {
+    if (closed) return;
+    pending[kind].add(file);
     clearTimeout(timer);
     timer = setTimeout(() => {
-      busy = busy.then(handle, handle);
+      busy = busy.then(handle).catch((error: unknown) => say(`failed: ${(error as Error)?.stack ?? String(error)}`));
     }, debounceMs);
   };
 
-  const watchers: FSWatcher[] = [
-    watch(specDir, { recursive: true }, (_event, file) => onChange('spec', specDir, file)),
-    ...serverDirs.map((dir) => watch(dir, { recursive: true }, (_event, file) => onChange('server', dir, file))),
+  const watchers = [
+    watchTree(path.join(root, 'spec'), (file) => file.endsWith('.tsp'), (file) => onChange('spec', file)),
+    watchTree(path.join(root, 'server'), (file) => /\.(ts|sql|json)$/.test(file), (file) => onChange('server', file)),
   ];
+
+  /** `tsc --watch` on the project, at a lower priority; one `[dev] types:` line per check. */
+  const startChecker = () => {
+    mkdirSync(path.join(root, '.tmp'), { recursive: true });
+    const args = ['--watch', '--preserveWatchOutput', '--noEmit', '-p', '.', '--incremental', '--tsBuildInfoFile', '.tmp/check.tsbuildinfo', '--pretty', 'false'];
+    const tsc = spawn(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    checker = tsc;
+    try {
+      setPriority(tsc.pid!, 10);
+    } catch {
+      // not allowed here: it runs at the normal priority
+    }
+    let started = performance.now();
+    let errors: string[] = [];
+    let rest = '';
+    const onData = (chunk: Buffer) => {
+      rest += chunk;
+      const lines = rest.split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        if (/Starting compilation|File change detected/.test(line)) {
+          started = performance.now();
+          errors = [];
+        } else if (/Found \d+ errors?\. Watching for file changes/.test(line)) {
+          if (errors.length === 0) say(`types: the project type-checks (${seconds(started)})`);
+          else say(`types: ${errors.filter((text) => /error TS\d+/.test(text)).length} type error(s) (${seconds(started)}):\n${errors.join('\n')}`);
+        } else if (line.trim() !== '') {
+          errors.push(line.replace(/^\s*\d{1,2}:\d{2}:\d{2}( [AP]M)? - /, ''));
+        }
+      }
+    };
+    tsc.stdout!.on('data', onData);
+    tsc.stderr!.on('data', onData);
+    tsc.once('exit', (code, signal) => {
+      if (checker === tsc) checker = undefined;
+      if (!closed) say(`the type-check stopped (exit code ${code ?? signal})`);
+    });
+  };
 
   say(
     `starting the server with the development settings: DOCS_API_TOKEN=${env.DOCS_API_TOKEN}, ALLOW_PRIVATE_NETWORKS=${env.ALLOW_PRIVATE_NETWORKS}, ` +
       `ALLOW_LOCAL_GIT=${env.ALLOW_LOCAL_GIT} (LOCAL_GIT_ROOT=${env.LOCAL_GIT_ROOT}), DATA_DIR=${env.DATA_DIR}`,
   );
-  say(`watching ${[specDir, ...serverDirs].map((dir) => path.relative(root, dir) || '.').join(', ')}`);
-  busy = startServer().then(settle);
+  busy = (async () => {
+    const address = await startServer();
+    if (address) say(`serving ${address}, API reference ${address}/docs (token ${env.DOCS_API_TOKEN}, data in ${env.DATA_DIR})`);
+    if (closed) return;
+    // The first compilation loads the compiler (a second or two); done now, the first save does not wait for it. It
+    // also catches a spec/ changed while dev was not running.
+    const since = performance.now();
+    const compiled = await compileContract(staging, undefined, root);
+    program = compiled.program;
+    if (compiled.openapi !== undefined && compiled.openapi !== readFileSync(OPENAPI, 'utf8')) {
+      say('generated/openapi.yaml is not what spec/ compiles to: regenerating');
+      await contractChanged(since);
+    } else if (compiled.openapi === undefined) {
+      say(`TypeSpec: spec/ does not compile:\n${compiled.diagnostics}`);
+    }
+    if (closed) return;
+    say(`watching spec/ and server/${options.typecheck === false ? '' : '; type-checking the project beside the server'}`);
+    if (options.typecheck !== false) startChecker();
+  })().catch((error: unknown) => say(`failed: ${(error as Error)?.stack ?? String(error)}`));
 
   return {
     url,
-    get starts() {
-      return starts;
-    },
-    nextStart: () => new Promise<boolean>((resolve) => waiters.push(resolve)),
     async close() {
       closed = true;
       clearTimeout(timer);
       for (const watcher of watchers) watcher.close();
+      checker?.kill('SIGTERM');
       await busy.catch(() => undefined);
       await stopServer();
+      rmSync(staging, { recursive: true, force: true });
     },
   };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dev = startDev();
+  const { values } = parseArgs({ options: { 'no-typecheck': { type: 'boolean', default: false } } });
+  const dev = startDev({ typecheck: !values['no-typecheck'] });
+  // One shutdown however many signals come (Ctrl-C sends SIGINT to npm, to this process and to the server at once).
+  let closing = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (closing) return;
+      closing = true;
       void dev.close().then(() => process.exit(0));
     });
   }

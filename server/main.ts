@@ -63,7 +63,8 @@ async function main(args: string[]) {
   const running = await startServer(config, { log, resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined });
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },
-    `Documentation Platform API listening on ${running.url}`,
+    // The address stays the last word before a space: scripts and tests read it from this line.
+    `Documentation Platform API listening on ${running.url} (API reference: ${running.ctx.config.publicUrl}/docs)`,
   );
   if (running.tokenFor) {
     log.info(running.tokenFor, `DOCS_API_TOKEN is the token of ${running.tokenFor.user} (admin of ${running.tokenFor.organization})`);
@@ -87,7 +88,10 @@ async function main(args: string[]) {
       },
     );
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => shutdown({ signal }));
+  // One shutdown, whatever signals arrive: Ctrl-C in a terminal sends SIGINT to the whole process group, and npm
+  // forwards the SIGINT it gets too, so the server often receives two. The listeners stay installed, so a second
+  // signal does not kill the process half-way through closing.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown({ signal }));
   if (harness) controlledByHarness(running, shutdown);
 }
 

@@ -91,6 +91,19 @@ describe('the server pages are outside the contract', () => {
   });
 });
 
+describe('GET /', () => {
+  test('leads to the reference: a redirect to /docs, under the path of PUBLIC_URL', async () => {
+    const root = await fetch(`${ctx.server.url}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/docs');
+    const followed = await fetch(`${ctx.server.url}/`);
+    expect(followed.url).toBe(`${ctx.server.url}/docs`);
+    expect(await followed.text()).toContain('swagger-ui-bundle.js');
+    const behindPath = await fetch(`${other.server.url}/`, { redirect: 'manual' });
+    expect(behindPath.headers.get('location')).toBe('/docs-api/docs');
+  });
+});
+
 describe('/health', () => {
   test('reports the status, the versions and a reachable database', async () => {
     const response = await fetch(`${ctx.server.url}/health`);

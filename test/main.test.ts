@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildServer, checkOneByteSource, SERVER_BUNDLE, startNodeOptions } from '../scripts/build-server.ts';
+import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords, startNodeOptions } from '../scripts/build-server.ts';
 import { cacheFileOf } from '../server/code-cache.ts';
 import { FLAGS } from '../server/command-line.ts';
 import { readConfig, VARIABLES } from '../server/config.ts';
@@ -28,8 +28,8 @@ beforeAll(() => {
   return buildServer();
 }, 60_000);
 
-/** The command of `npm start`, run without npm in between so that signals reach the server itself. */
-const startCommand = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+/** The command of `npm start` (after its `exec`), run without npm in between (test/signals.test.ts runs it through npm). */
+const startCommand = startCommandWords();
 
 /** Starts the server as `npm start` does and resolves with its address once it listens. */
 function start(env: Record<string, string> = {}, args: string[] = []) {

@@ -1,7 +1,8 @@
-// GET /docs: an interactive reference of the served contract (Swagger UI, from the swagger-ui-dist package). Every
-// asset comes from this server (node_modules), none from a CDN: the page works offline, and its Content-Security-
-// Policy refuses anything from elsewhere. The page reads /openapi.json, whose `servers` is this server, so "Try it
-// out" calls this server with the token set through "Authorize" (kept in the browser's local storage).
+// GET /docs: an interactive reference of the served contract (Swagger UI, from the swagger-ui-dist package); GET /
+// redirects there. Every asset comes from this server (node_modules), none from a CDN: the page works offline, and
+// its Content-Security-Policy refuses anything from elsewhere. The page reads /openapi.json, whose `servers` is this
+// server, so "Try it out" calls this server with the token set through "Authorize" (kept in the browser's local
+// storage).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -83,6 +84,10 @@ export function docsRoutes(app: Express, options: { title: string; publicUrl: st
   ].join('; ');
   let folder: string | undefined | null = null;
 
+  // The server's root has no page of its own: it leads a newcomer to the reference.
+  app.get('/', (_req: Request, res: Response) => {
+    res.redirect(302, `${base}/docs`);
+  });
   app.get('/docs', (_req: Request, res: Response) => {
     res.set({ 'content-security-policy': csp, 'cache-control': 'no-cache' }).type('html').send(html);
   });
