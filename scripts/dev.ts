@@ -265,9 +265,11 @@ export function startDev(options: DevOptions = {}): DevServer {
       closed = true;
       clearTimeout(timer);
       for (const watcher of watchers) watcher.close();
-      checker?.kill('SIGTERM');
       await busy.catch(() => undefined);
-      await stopServer();
+      const tsc = checker;
+      const checkerGone = tsc && tsc.exitCode === null && tsc.signalCode === null ? new Promise((resolve) => tsc.once('exit', resolve)) : undefined;
+      tsc?.kill('SIGTERM');
+      await Promise.all([stopServer(), checkerGone]);
       rmSync(staging, { recursive: true, force: true });
     },
   };
