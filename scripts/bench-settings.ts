@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'lists', 'revisions', 'ids'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'lists', 'revisions', 'ids', 'save'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -36,6 +36,8 @@ export interface BenchSettings {
   pageBytes: number;
   /** BENCH_ID_ROWS: rows in the table before the ids part times its inserts. */
   idRows: number;
+  /** BENCH_SAVES: saves of each case of the save part (scripts/bench-save.ts). */
+  saves: number;
   /**
    * BENCH_BASELINE: a checkout of the server to compare the store part's SQLite against (its dependencies installed
    * and its server built, `dist/server/main.js`), such as main before a change; none when unset.
@@ -121,6 +123,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     pages: wholes('BENCH_PAGES', [100, 1000, 4900], 1, pagesLeft(rounds)),
     pageBytes: whole('BENCH_PAGE_BYTES', 2000, 1, 1_000_000),
     idRows: whole('BENCH_ID_ROWS', 100_000, 0, 100_000_000),
+    saves: whole('BENCH_SAVES', 5, 1, 100),
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
   };
   if (settings.baseline !== undefined && !existsSync(`${settings.baseline}/dist/server/main.js`)) {

@@ -3,8 +3,9 @@
 // Then the cost of one page of a list as the collection grows, through the real stack (HTTP, validation of requests
 // and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
 // the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
-// files a revision holds. Last, what the order of new ids costs an insert in SQLite alone (`ids`). `BENCH_PARTS`
-// (throughput, prism, startup, memory, store, lists, revisions, ids) chooses parts; `prism` adds the Prism mock to the
+// files a revision holds. Then what the order of new ids costs an insert in SQLite alone (`ids`). Last, the time
+// from saving a .tsp file to `npm run dev` serving it (`save`, bench-save.ts). `BENCH_PARTS`
+// (throughput, prism, startup, memory, store, lists, revisions, ids, save) chooses parts; `prism` adds the Prism mock to the
 // throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
 // before it builds or starts anything.
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { startServer } from '../server/server.ts';
 import { SqliteStore } from '../server/store/sqlite/store.ts';
 import { BenchSettingsError, benchSettings } from './bench-settings.ts';
 import { removeTemporary, temporaryDirectory } from './bench-cleanup.ts';
+import { benchSave, saveTable } from './bench-save.ts';
 import { groupedPages, pageText, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
 
@@ -29,6 +31,10 @@ if (parts.some((part) => part === 'throughput' || part === 'startup' || part ===
 if (parts.includes('lists')) await lists();
 if (parts.includes('revisions')) await revisions();
 if (parts.includes('ids')) await idOrder();
+if (parts.includes('save')) {
+  console.log(`\nThe daily loop (scripts/bench-save.ts): ${settings.saves} saves of each case\n`);
+  console.log(saveTable(await benchSave(settings.saves)));
+}
 
 /** The settings, or the variables it cannot use on stderr and exit 2. */
 function readSettings() {

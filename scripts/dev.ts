@@ -20,8 +20,7 @@ import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Program } from '@typespec/compiler';
-import { compileContract, schemaTypes } from './generate.ts';
+import { contractCompiler, schemaTypes } from './generate.ts';
 import { watchTree } from './watch-tree.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -75,70 +74,138 @@ export function startDev(options: DevOptions = {}): DevServer {
   const debounceMs = options.debounceMs ?? 100;
 
   let child: ChildProcess | undefined;
+  /** A server process with its modules loaded, waiting to be told to start (scripts/dev-server.ts). */
+  let standby: Launched | undefined;
   let checker: ChildProcess | undefined;
   let closed = false;
   let resolveUrl!: (url: string) => void;
   const url = new Promise<string>((resolve) => (resolveUrl = resolve));
   const staging = mkdtempSync(path.join(tmpdir(), 'dev-contract-'));
-  /** The last TypeSpec program, handed to the next compilation, which reuses the files that did not change. */
-  let program: Program | undefined;
+  const compileContract = contractCompiler(root);
 
-  /** Starts the server from the sources; resolves with its address once it listens, or undefined once it has exited. */
-  const startServer = () =>
-    new Promise<string | undefined>((resolve) => {
-      const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      child = server;
-      let seen = '';
-      let listening = false;
-      const onData = (chunk: Buffer) => {
-        print(chunk.toString());
-        if (listening) return;
-        seen += chunk;
-        const match = seen.match(/listening on (http:\/\/[^\s"]+)/);
-        if (match) {
-          listening = true;
-          // Restarts keep the address, even when PORT=0 let the first start pick it.
-          env.PORT = new URL(match[1]!).port;
-          resolveUrl(match[1]!);
-          resolve(match[1]!);
-        }
-      };
-      server.stdout!.on('data', onData);
-      server.stderr!.on('data', onData);
-      server.once('exit', (code, signal) => {
-        if (child === server) child = undefined;
-        if (!listening) {
-          say(`the server did not start (exit code ${code ?? signal}): fix the error above; waiting for the next change`);
-          resolve(undefined);
-        } else if (!closed && !stopping.has(server)) {
-          say(`the server stopped (exit code ${code ?? signal}); waiting for the next change`);
-        }
-      });
+  interface Launched {
+    process: ChildProcess;
+    /** The server's address once it listens; undefined once it has exited without. */
+    listening: Promise<string | undefined>;
+    /** Standby only: whether its modules loaded (false: it exited first). */
+    ready: Promise<boolean>;
+    /** Makes it the running server: its output is printed from then on. */
+    activate(): void;
+  }
+
+  /**
+   * Starts a server process from the sources: `server/main.ts` at once, or scripts/dev-server.ts, which loads the
+   * server's modules and waits (a standby). Until it is the running server its output is held, and dropped if it
+   * exits before: a standby that fails to load is replaced by a fresh start, which prints the error.
+   */
+  const launch = (kind: 'now' | 'standby'): Launched => {
+    const entry = kind === 'now' ? 'server/main.ts' : 'scripts/dev-server.ts';
+    const server = spawn(process.execPath, ['--import', 'tsx', entry], {
+      cwd: root,
+      env: { ...env },
+      stdio: ['ignore', 'pipe', 'pipe', ...(kind === 'standby' ? (['ipc'] as const) : [])],
     });
+    let active = false;
+    let held = '';
+    let seen = '';
+    let listening = false;
+    let resolveListening!: (address: string | undefined) => void;
+    const listeningPromise = new Promise<string | undefined>((resolve) => (resolveListening = resolve));
+    const onData = (chunk: Buffer) => {
+      if (active) print(chunk.toString());
+      else held += chunk;
+      if (listening) return;
+      seen += chunk;
+      const match = seen.match(/listening on (http:\/\/[^\s"]+)/);
+      if (match) {
+        listening = true;
+        // Restarts keep the address, even when PORT=0 let the first start pick it.
+        env.PORT = new URL(match[1]!).port;
+        resolveUrl(match[1]!);
+        resolveListening(match[1]!);
+      }
+    };
+    server.stdout!.on('data', onData);
+    server.stderr!.on('data', onData);
+    // A standby that died just before it was told to start: `send` fails, and the exit below tells the rest.
+    server.on('error', (error) => {
+      if (active) say(`the server process failed: ${error.message}`);
+    });
+    const ready =
+      kind === 'standby' ? new Promise<boolean>((resolve) => (server.once('message', () => resolve(true)), server.once('exit', () => resolve(false)))) : Promise.resolve(true);
+    server.once('exit', (code, signal) => {
+      if (standby?.process === server) standby = undefined;
+      if (!active) return;
+      if (child === server) child = undefined;
+      if (!listening) {
+        say(`the server did not start (exit code ${code ?? signal}): fix the error above; waiting for the next change`);
+        resolveListening(undefined);
+      } else if (!closed && !stopping.has(server)) {
+        say(`the server stopped (exit code ${code ?? signal}); waiting for the next change`);
+      }
+    });
+    return {
+      process: server,
+      listening: listeningPromise,
+      ready,
+      activate() {
+        active = true;
+        child = server;
+        if (held) print(held);
+        held = '';
+        if (server.exitCode !== null || server.signalCode !== null) {
+          child = undefined;
+          resolveListening(undefined);
+        }
+      },
+    };
+  };
 
   const stopping = new Set<ChildProcess>();
   const stopServer = async () => {
     const server = child;
     if (!server || server.exitCode !== null || server.signalCode !== null) return;
     stopping.add(server);
-    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    // 'close', not 'exit': its last lines ("shutting down") may still be in the pipe when it has exited.
+    const exited = new Promise<void>((resolve) => server.once('close', () => resolve()));
     server.kill('SIGTERM');
     const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
   };
 
-  const restart = async (since: number, what: string) => {
+  const dropStandby = () => {
+    standby?.process.kill('SIGKILL');
+    standby = undefined;
+  };
+
+  /**
+   * Stops the running server and starts the next: the standby when the server's code is what it loaded, else a fresh
+   * process. Resolves with the new server's address, or undefined when it did not start.
+   */
+  const startNext = async (serverChanged: boolean): Promise<string | undefined> => {
+    if (serverChanged) dropStandby();
     await stopServer();
-    if (closed) return;
-    const address = await startServer();
+    if (closed) return undefined;
+    let next = standby;
+    standby = undefined;
+    if (!next || !(await next.ready)) next = launch('now');
+    else next.process.send('start');
+    next.activate();
+    const address = await next.listening;
+    // The next standby loads while this server serves.
+    if (address && !closed) standby = launch('standby');
+    return address;
+  };
+
+  const restart = async (since: number, what: string, serverChanged: boolean) => {
+    const address = await startNext(serverChanged);
     if (address) say(`serving ${what} on ${address} (${seconds(since)} after the save)`);
   };
 
   /** Compiles spec/; when it compiles to another document, writes it and restarts the server on it. */
   const contractChanged = async (since: number) => {
-    const compiled = await compileContract(staging, program, root);
-    program = compiled.program ?? program;
+    const compiled = await compileContract(staging);
     if (compiled.openapi === undefined) {
       const errors = compiled.diagnostics.split('\n').filter((line) => / - (error|warning) /.test(line)).length;
       say(`TypeSpec: ${errors} error(s), nothing written (${seconds(since)}):\n${compiled.diagnostics}`);
@@ -151,7 +218,7 @@ export function startDev(options: DevOptions = {}): DevServer {
     }
     replaceFile(OPENAPI, compiled.openapi);
     say(`generated/openapi.yaml written (${seconds(since)}); restarting the server…`);
-    await restart(since, 'the new contract');
+    await restart(since, 'the new contract', false);
     // The types follow, beside the server: tsc --watch sees the new schema.d.ts and reports.
     const types = await schemaTypes(compiled.openapi);
     if (types !== readFileSync(SCHEMA, 'utf8')) {
@@ -176,10 +243,10 @@ export function startDev(options: DevOptions = {}): DevServer {
       say(`changed: ${changed}; compiling the contract…`);
       await contractChanged(since);
       // No server running (its last start failed): try again, on whatever generated/openapi.yaml now holds.
-      if (child === undefined) await restart(since, 'the last good contract');
+      if (child === undefined) await restart(since, 'the last good contract', false);
     } else {
       say(`changed: ${changed}; restarting…`);
-      await restart(since, 'the changed server');
+      await restart(since, 'the changed server', true);
     }
   };
 
@@ -240,14 +307,13 @@ export function startDev(options: DevOptions = {}): DevServer {
       `ALLOW_LOCAL_GIT=${env.ALLOW_LOCAL_GIT} (LOCAL_GIT_ROOT=${env.LOCAL_GIT_ROOT}), DATA_DIR=${env.DATA_DIR}`,
   );
   busy = (async () => {
-    const address = await startServer();
+    const address = await startNext(true);
     if (address) say(`serving ${address}, API reference ${address}/docs (token ${env.DOCS_API_TOKEN}, data in ${env.DATA_DIR})`);
     if (closed) return;
     // The first compilation loads the compiler (a second or two); done now, the first save does not wait for it. It
     // also catches a spec/ changed while dev was not running.
     const since = performance.now();
-    const compiled = await compileContract(staging, undefined, root);
-    program = compiled.program;
+    const compiled = await compileContract(staging);
     if (compiled.openapi !== undefined && compiled.openapi !== readFileSync(OPENAPI, 'utf8')) {
       say('generated/openapi.yaml is not what spec/ compiles to: regenerating');
       await contractChanged(since);
@@ -269,6 +335,7 @@ export function startDev(options: DevOptions = {}): DevServer {
       const tsc = checker;
       const checkerGone = tsc && tsc.exitCode === null && tsc.signalCode === null ? new Promise((resolve) => tsc.once('exit', resolve)) : undefined;
       tsc?.kill('SIGTERM');
+      dropStandby();
       await Promise.all([stopServer(), checkerGone]);
       rmSync(staging, { recursive: true, force: true });
     },

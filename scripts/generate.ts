@@ -7,22 +7,20 @@
 //                                         commands that regenerate: test/breaking.test.ts sets it for the release
 //                                         and generate commands it runs in its copy of the repository (openapi-
 //                                         typescript is about 40% of a generate).
-// The TypeSpec compiler runs in this process through its API (`compileContract`), with the options `tsp compile`
-// reads from tspconfig.yaml; `npm run dev` keeps it loaded and hands it the previous program, so that a save
-// compiles in about a second instead of the four a `tsp compile` process takes.
+// The TypeSpec compiler runs in this process through its API (`contractCompiler`), with the options `tsp compile`
+// reads from tspconfig.yaml; `npm run dev` keeps one loaded, so that a save compiles in about a second instead of the
+// four a `tsp compile` process takes.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compile, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions } from '@typespec/compiler';
+import { compile, type CompilerHost, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
 import { CORE_SCHEMA, load } from 'js-yaml';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');
 
 export interface ContractCompilation {
-  /** The program, to hand to the next compilation (it reuses the parsed files that did not change). */
-  program?: Program;
   /** generated/openapi.yaml as spec/ compiles to it now; absent when the compilation failed. */
   openapi?: string;
   /** The compiler's diagnostics, one per line as `tsp compile` prints them (paths relative to the repository). */
@@ -30,22 +28,41 @@ export interface ContractCompilation {
 }
 
 /**
- * Compiles spec/main.tsp with the options of tspconfig.yaml, the OpenAPI emitter writing into `stagingDir`.
- * Warnings count as errors (tspconfig.yaml's `warn-as-error`), so any diagnostic means no document.
+ * A compiler of spec/main.tsp with the options of tspconfig.yaml, the OpenAPI emitter writing into the folder it is
+ * given. Warnings count as errors (tspconfig.yaml's `warn-as-error`), so any diagnostic means no document. Each call
+ * hands the compiler the previous program and the files it read, parsed: a file whose text did not change is not
+ * parsed again (what the TypeSpec language server does between keystrokes).
  */
-export async function compileContract(stagingDir: string, oldProgram?: Program, root = repoRoot): Promise<ContractCompilation> {
+export function contractCompiler(root = repoRoot): (stagingDir: string) => Promise<ContractCompilation> {
   const entrypoint = path.join(root, 'spec/main.tsp');
-  const [options, configDiagnostics] = await resolveCompilerOptions(NodeHost, {
-    entrypoint,
-    cwd: root,
-    env: process.env,
-    overrides: { options: { '@typespec/openapi3': { 'emitter-output-dir': stagingDir } } },
-  });
-  const format = (diagnostics: Program['diagnostics']) => diagnostics.map((diagnostic) => formatDiagnostic(diagnostic, { pathRelativeTo: root })).join('\n');
-  if (configDiagnostics.length > 0) return { diagnostics: format(configDiagnostics) };
-  const program = await compile(NodeHost, entrypoint, options, oldProgram);
-  if (program.hasError() || program.diagnostics.length > 0) return { program, diagnostics: format(program.diagnostics) };
-  return { program, openapi: readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'), diagnostics: '' };
+  const sources = new Map<string, SourceFile>();
+  const host: CompilerHost = {
+    ...NodeHost,
+    // The parse of a file is kept for its SourceFile object: the same object for the same text.
+    parseCache: new WeakMap(),
+    async readFile(file) {
+      const read = await NodeHost.readFile(file);
+      const known = sources.get(file);
+      if (known?.text === read.text) return known;
+      sources.set(file, read);
+      return read;
+    },
+  };
+  let program: Program | undefined;
+  const format = (diagnostics: readonly Diagnostic[]) => diagnostics.map((diagnostic) => formatDiagnostic(diagnostic, { pathRelativeTo: root })).join('\n');
+  return async (stagingDir) => {
+    const [options, configDiagnostics] = await resolveCompilerOptions(host, {
+      entrypoint,
+      cwd: root,
+      env: process.env,
+      overrides: { options: { '@typespec/openapi3': { 'emitter-output-dir': stagingDir } } },
+    });
+    if (configDiagnostics.length > 0) return { diagnostics: format(configDiagnostics) };
+    // A program with errors is handed on too: only its parsed files are reused.
+    program = await compile(host, entrypoint, options, program);
+    if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics) };
+    return { openapi: readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'), diagnostics: '' };
+  };
 }
 
 /** generated/schema.d.ts for the text of generated/openapi.yaml. */
@@ -63,7 +80,7 @@ async function main() {
   // Build in a scratch directory first, so that a failing step leaves the output directory untouched.
   const stagingDir = mkdtempSync(path.join(tmpdir(), 'generate-'));
   try {
-    const compiled = await compileContract(stagingDir);
+    const compiled = await contractCompiler()(stagingDir);
     if (compiled.openapi === undefined) {
       process.stderr.write(`${compiled.diagnostics}\n`);
       throw new Error('compiling spec/main.tsp failed (diagnostics above); nothing was written.');

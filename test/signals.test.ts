@@ -83,7 +83,7 @@ async function expectStoppedCleanly(started: Started) {
   const timer = setTimeout(() => process.kill(-started.child.pid!, 'SIGKILL'), 30_000);
   await started.exit;
   clearTimeout(timer);
-  expect(started.output()).toContain('"msg":"shutting down"');
+  expect(started.output(), started.output()).toContain('"msg":"shutting down"');
   await vi.waitFor(() => expect(groupAlive(started.child.pid!)).toBe(false), { timeout: 10_000 });
   expect(existsSync(started.lock), `${started.lock} left behind:\n${started.output()}`).toBe(false);
   expect(() => process.kill(started.server, 0)).toThrow(/ESRCH/);
