@@ -1836,7 +1836,31 @@ export interface components {
             /** @description The templates. */
             items: components["schemas"]["AdaptiveConditionTemplate"][];
         };
-        /** @description A draft-07 JSON Schema of the claims of visitors: boolean claims, plus an `unsigned` object of boolean claims. */
+        /**
+         * @description A draft-07 JSON Schema of the claims of visitors: boolean claims, plus an `unsigned` object of boolean claims.
+         * @example {
+         *       "$schema": "http://json-schema.org/draft-07/schema#",
+         *       "type": "object",
+         *       "properties": {
+         *         "isBeta": {
+         *           "type": "boolean",
+         *           "description": "Visitor is in the beta program"
+         *         },
+         *         "unsigned": {
+         *           "type": "object",
+         *           "description": "Claims the visitor sets without a signature",
+         *           "properties": {
+         *             "prefersDark": {
+         *               "type": "boolean",
+         *               "description": "Visitor prefers the dark theme"
+         *             }
+         *           },
+         *           "additionalProperties": false
+         *         }
+         *       },
+         *       "additionalProperties": false
+         *     }
+         */
         AdaptiveJsonSchema: {
             /**
              * @description The JSON Schema dialect, draft-07.
@@ -1875,7 +1899,12 @@ export interface components {
              */
             additionalProperties?: false;
         };
-        /** @description A section to add to a section group. */
+        /**
+         * @description A section to add to a section group.
+         * @example {
+         *       "sectionId": "0Vby0wvE00aR9sKe2LmQ7T"
+         *     }
+         */
         AddSiteSectionToGroupRequest: {
             /** @description Id of the section. */
             sectionId: string;
@@ -1893,7 +1922,12 @@ export interface components {
              */
             app: string;
         };
-        /** @description A template to apply to a space. */
+        /**
+         * @description A template to apply to a space.
+         * @example {
+         *       "id": "api-reference"
+         *     }
+         */
         ApplyTemplateRequest: {
             /** @description Id of the template. */
             id: string;
@@ -1968,7 +2002,35 @@ export interface components {
              */
             changeRequest: number;
         };
-        /** @description A change request: proposed changes to the content of a space, with its own revisions. */
+        /**
+         * @description A change request: proposed changes to the content of a space, with its own revisions.
+         * @example {
+         *       "object": "change-request",
+         *       "id": "0Vby0wrC00Lae6LYdckyCH",
+         *       "number": 1,
+         *       "status": "open",
+         *       "subject": "Document the rate limits",
+         *       "createdBy": {
+         *         "object": "user",
+         *         "id": "demo-admin",
+         *         "displayName": "Demo Admin",
+         *         "email": "admin@demo.example",
+         *         "urls": {
+         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *         }
+         *       },
+         *       "createdAt": "2026-11-25T07:17:04.298Z",
+         *       "updatedAt": "2026-11-25T07:17:04.298Z",
+         *       "revision": "0Vby0wpu015etuKGFUCeHW",
+         *       "revisionInitial": "0Vby0wpu015etuKGFUCeHW",
+         *       "comments": 0,
+         *       "outdated": false,
+         *       "urls": {
+         *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1",
+         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH"
+         *       }
+         *     }
+         */
         ChangeRequest: {
             /**
              * @description Type of the record.
@@ -2059,7 +2121,25 @@ export interface components {
              */
             location: string;
         };
-        /** @description A collection of spaces (and of nested collections) in an organization. */
+        /**
+         * @description A collection of spaces (and of nested collections) in an organization.
+         * @example {
+         *       "object": "collection",
+         *       "id": "0Vby0wpS00BV1HsL7l00XB",
+         *       "title": "Product documentation",
+         *       "organization": "demo",
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/collections/0Vby0wpS00BV1HsL7l00XB",
+         *         "app": "https://docs.example.com/app/c/0Vby0wpS00BV1HsL7l00XB"
+         *       },
+         *       "permissions": {
+         *         "view": true,
+         *         "admin": true,
+         *         "viewInviteLinks": true,
+         *         "create": true
+         *       }
+         *     }
+         */
         Collection: {
             /**
              * @description Type of the record.
@@ -2119,7 +2199,42 @@ export interface components {
              */
             app: string;
         };
-        /** @description A comment on the content of a space or of a change request. */
+        /**
+         * @description A comment on the content of a space or of a change request.
+         * @example {
+         *       "object": "comment",
+         *       "id": "0Vby0wra00cad2BNt16evV",
+         *       "postedBy": {
+         *         "object": "user",
+         *         "id": "demo-admin",
+         *         "displayName": "Demo Admin",
+         *         "email": "admin@demo.example",
+         *         "urls": {
+         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *         }
+         *       },
+         *       "postedAt": "2026-11-25T07:17:04.322Z",
+         *       "reactions": [],
+         *       "body": {
+         *         "markdown": "Should this page mention the `Retry-After` header?"
+         *       },
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby0wra00cad2BNt16evV"
+         *       },
+         *       "permissions": {
+         *         "view": true,
+         *         "edit": true,
+         *         "reply": true,
+         *         "delete": true
+         *       },
+         *       "replies": 0,
+         *       "target": {
+         *         "space": "0Vby0wpu00D991cSl5LhmQ",
+         *         "revision": "0Vby0wpu015etuKGFUCeHW"
+         *       },
+         *       "status": "open"
+         *     }
+         */
         Comment: {
             /**
              * @description Type of the record.
@@ -2216,7 +2331,36 @@ export interface components {
             /** @description The first users who reacted with this emoji (at most 20), in the order they reacted; `count` counts them all. */
             users: components["schemas"]["ReactionUser"][];
         };
-        /** @description A reply to a comment. */
+        /**
+         * @description A reply to a comment.
+         * @example {
+         *       "object": "comment-reply",
+         *       "id": "0Vby0ws500qbgmqek1knES",
+         *       "postedBy": {
+         *         "object": "user",
+         *         "id": "demo-admin",
+         *         "displayName": "Demo Admin",
+         *         "email": "admin@demo.example",
+         *         "urls": {
+         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *         }
+         *       },
+         *       "postedAt": "2026-11-25T07:17:04.353Z",
+         *       "reactions": [],
+         *       "body": {
+         *         "markdown": "Yes: added a paragraph under **Rate limits**."
+         *       },
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby0wra00cad2BNt16evV/replies/0Vby0ws500qbgmqek1knES"
+         *       },
+         *       "permissions": {
+         *         "view": true,
+         *         "edit": true,
+         *         "reply": true,
+         *         "delete": true
+         *       }
+         *     }
+         */
         CommentReply: {
             /**
              * @description Type of the record.
@@ -2390,26 +2534,50 @@ export interface components {
          * @enum {string}
          */
         ContentReferenceKind: "file" | "page" | "space" | "url" | "openapi";
-        /** @description A new change request. */
+        /**
+         * @description A new change request.
+         * @example {
+         *       "subject": "Document the rate limits"
+         *     }
+         */
         CreateChangeRequestRequest: {
             /** @description Subject of the change request. */
             subject?: string;
             /** @description Id of an agent task to implement in the change request. */
             agentTaskId?: string;
         };
-        /** @description A new collection. */
+        /**
+         * @description A new collection.
+         * @example {
+         *       "title": "Product documentation"
+         *     }
+         */
         CreateCollectionRequest: {
             /** @description Title of the collection. */
             title?: string;
             /** @description Id of the parent collection; absent for a top-level collection. */
             parent?: string;
         };
-        /** @description A new reply. */
+        /**
+         * @description A new reply.
+         * @example {
+         *       "body": {
+         *         "markdown": "Yes: added a paragraph under **Rate limits**."
+         *       }
+         *     }
+         */
         CreateCommentReplyRequest: {
             /** @description Content of the reply. */
             body: components["schemas"]["CommentBodyInput"];
         };
-        /** @description A new comment: on the space or change request as a whole, or on a page of it (and a node of that page). */
+        /**
+         * @description A new comment: on the space or change request as a whole, or on a page of it (and a node of that page).
+         * @example {
+         *       "body": {
+         *         "markdown": "Should this page mention the `Retry-After` header?"
+         *       }
+         *     }
+         */
         CreateCommentRequest: {
             /** @description Id of the page to comment on; it must exist in the revision. Without it, the comment is on the space or change request as a whole. */
             page?: string;
@@ -2420,14 +2588,30 @@ export interface components {
             /** @description The table cell to comment on. */
             tableCell?: components["schemas"]["CommentTableCell"];
         };
-        /** @description A new OpenAPI specification. */
+        /**
+         * @description A new OpenAPI specification.
+         * @example {
+         *       "slug": "petstore",
+         *       "source": {
+         *         "url": "https://petstore3.swagger.io/api/v3/openapi.json"
+         *       }
+         *     }
+         */
         CreateOpenAPISpecRequest: {
             /** @description Slug of the specification, unique in the organization. */
             slug: string;
             /** @description Source of the specification. */
             source: components["schemas"]["OpenAPISpecSource"];
         };
-        /** @description A new SAML provider. */
+        /**
+         * @description A new SAML provider.
+         * @example {
+         *       "label": "Okta",
+         *       "entityID": "http://www.okta.com/exk1a2b3c4d5e6f7g8h9",
+         *       "ssoURL": "https://acme.okta.com/app/docs/exk1a2b3c4d5e6f7g8h9/sso/saml",
+         *       "defaultRole": "read"
+         *     }
+         */
         CreateSamlProviderRequest: {
             /** @description Label shown on the sign-in button. */
             label: string;
@@ -2445,7 +2629,17 @@ export interface components {
             /** @description Role given to members signing in through the provider, or `null` for guests. */
             defaultRole?: components["schemas"]["Role"] | null;
         };
-        /** @description A new site. Every field is optional. */
+        /**
+         * @description A new site. Every field is optional.
+         * @example {
+         *       "title": "Developer portal",
+         *       "type": "premium",
+         *       "visibility": "public",
+         *       "spaces": [
+         *         "0Vby0wpu00D991cSl5LhmQ"
+         *       ]
+         *     }
+         */
         CreateSiteRequest: {
             /** @description Plan of the site; `basic` when absent. */
             type?: components["schemas"]["SiteType"];
@@ -2456,7 +2650,13 @@ export interface components {
             /** @description Spaces to attach: an array of space ids, or `"new"` to create and attach a fresh space. */
             spaces?: components["schemas"]["SpaceIdList"] | "new";
         };
-        /** @description A new section group. */
+        /**
+         * @description A new section group.
+         * @example {
+         *       "title": "Guides",
+         *       "icon": "book"
+         *     }
+         */
         CreateSiteSectionGroupRequest: {
             /** @description Title of the group. */
             title: string;
@@ -2465,7 +2665,14 @@ export interface components {
             /** @description Ids of the sections the group contains, in order. */
             sections?: components["schemas"]["ResourceId"][];
         };
-        /** @description A new section of a site. */
+        /**
+         * @description A new section of a site.
+         * @example {
+         *       "spaceId": "0Vby0wpu00D991cSl5LhmQ",
+         *       "title": "Handbook",
+         *       "icon": "book-open"
+         *     }
+         */
         CreateSiteSectionRequest: {
             /** @description Id of the space added to the section as its first site space. */
             spaceId: string;
@@ -2474,14 +2681,27 @@ export interface components {
             /** @description Name of the icon of the section, or `null` for none. */
             icon?: string | null;
         };
-        /** @description A new site space. */
+        /**
+         * @description A new site space.
+         * @example {
+         *       "spaceId": "0Vby0wpu00D991cSl5LhmQ"
+         *     }
+         */
         CreateSiteSpaceRequest: {
             /** @description Id of the space to attach. */
             spaceId: string;
             /** @description Id of the section to add it to; without it, the default section, or the root level if the site has no sections. */
             sectionId?: string;
         };
-        /** @description A new space. Every field is optional, and so is the body. */
+        /**
+         * @description A new space. Every field is optional, and so is the body.
+         * @example {
+         *       "title": "Developer handbook",
+         *       "emoji": "📘",
+         *       "language": "en",
+         *       "editMode": "live"
+         *     }
+         */
         CreateSpaceRequest: {
             /** @description Title of the space. */
             title?: string;
@@ -2494,14 +2714,30 @@ export interface components {
             /** @description How the content can be edited; `live` when absent. */
             editMode?: components["schemas"]["EditMode"];
         };
-        /** @description A new team. */
+        /**
+         * @description A new team.
+         * @example {
+         *       "title": "Technical writers",
+         *       "members": [
+         *         "demo-admin"
+         *       ]
+         *     }
+         */
         CreateTeamRequest: {
             /** @description Title of the team. */
             title: string;
             /** @description Ids of the members (user ids) of the team. */
             members?: components["schemas"]["ResourceId"][];
         };
-        /** @description A new translation. */
+        /**
+         * @description A new translation.
+         * @example {
+         *       "language": "fr",
+         *       "source": {
+         *         "space": "0Vby0wpu00D991cSl5LhmQ"
+         *       }
+         *     }
+         */
         CreateTranslationRequest: {
             /** @description Language to translate into. */
             language: components["schemas"]["Language"];
@@ -2571,7 +2807,14 @@ export interface components {
             /** @description What went wrong. */
             error: components["schemas"]["ErrorDetail"];
         };
-        /** @description A Git export: writes the content as markdown files and commits them on `ref`. */
+        /**
+         * @description A Git export: writes the content as markdown files and commits them on `ref`.
+         * @example {
+         *       "url": "https://github.com/acme/developer-handbook.git",
+         *       "ref": "refs/heads/main",
+         *       "commitMessage": "Update the handbook from the docs platform"
+         *     }
+         */
         ExportGitRequest: {
             /** @description Address of the repository: an HTTP(S) URL (which may contain basic-auth credentials), a `file://` URL or a local path. Credentials are used for the operation only and never stored nor echoed. */
             url: string;
@@ -2685,7 +2928,13 @@ export interface components {
             /** @description Path of the file in the repository. */
             path: string;
         };
-        /** @description Content to import. */
+        /**
+         * @description Content to import.
+         * @example {
+         *       "url": "https://docs.acme.example/getting-started",
+         *       "source": "website"
+         *     }
+         */
         ImportContentRequest: {
             /**
              * Format: uri
@@ -2710,7 +2959,13 @@ export interface components {
              */
             totalResources: number;
         };
-        /** @description A Git import: reads the repository at `ref` into a new revision. */
+        /**
+         * @description A Git import: reads the repository at `ref` into a new revision.
+         * @example {
+         *       "url": "https://github.com/acme/developer-handbook.git",
+         *       "ref": "refs/heads/main"
+         *     }
+         */
         ImportGitRequest: {
             /** @description Address of the repository: an HTTP(S) URL (which may contain basic-auth credentials), a `file://` URL or a local path. Credentials are used for the operation only and never stored nor echoed. */
             url: string;
@@ -2761,7 +3016,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description An installation to create. */
+        /**
+         * @description An installation to create.
+         * @example {
+         *       "organization": "demo"
+         *     }
+         */
         InstallIntegrationRequest: {
             /** @description Id of the organization to install the integration in. */
             organization: string;
@@ -2916,7 +3176,12 @@ export interface components {
             /** @description Id of the component that configures the content source. */
             componentId: string;
         };
-        /** @description Development mode of an integration. */
+        /**
+         * @description Development mode of an integration.
+         * @example {
+         *       "tunnelUrl": "https://a1b2c3.tunnel.acme.example"
+         *     }
+         */
         IntegrationDevModeRequest: {
             /**
              * Format: uri
@@ -3261,7 +3526,28 @@ export interface components {
             /** @description Opaque cursor; pass it as the `page` query parameter to fetch the following page. */
             page: string;
         };
-        /** @description A user's membership of an organization. */
+        /**
+         * @description A user's membership of an organization.
+         * @example {
+         *       "object": "member",
+         *       "id": "demo-admin",
+         *       "role": "admin",
+         *       "user": {
+         *         "object": "user",
+         *         "id": "demo-admin",
+         *         "displayName": "Demo Admin",
+         *         "email": "admin@demo.example",
+         *         "urls": {
+         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *         }
+         *       },
+         *       "disabled": false,
+         *       "joinedAt": "2026-11-25T07:17:03.827Z",
+         *       "sso": false,
+         *       "spaces": 1,
+         *       "teams": 0
+         *     }
+         */
         Member: {
             /**
              * @description Type of the record.
@@ -3371,36 +3657,101 @@ export interface components {
              */
             result: "merge";
         };
-        /** @description Where to move a collection. */
+        /**
+         * @description Where to move a collection.
+         * @example {
+         *       "parent": null
+         *     }
+         */
         MoveCollectionRequest: {
             /** @description Id of the new parent collection, or `null` to move it to the top level. Absent leaves the parent unchanged. */
             parent?: string | null;
             /** @description Position among the new siblings. Absent places it last. */
             position?: components["schemas"]["SpacePosition"];
         };
-        /** @description Where to move a section group. */
+        /**
+         * @description Where to move a section group.
+         * @example {
+         *       "position": {
+         *         "before": {
+         *           "type": "site-section",
+         *           "id": "0Vby0wvE00aR9sKe2LmQ7T"
+         *         }
+         *       }
+         *     }
+         */
         MoveSiteSectionGroupRequest: {
             /** @description Position among the top-level items of the site. */
             position: components["schemas"]["SiteSectionGroupPosition"];
         };
-        /** @description Where to move a section. */
+        /**
+         * @description Where to move a section.
+         * @example {
+         *       "position": {
+         *         "after": {
+         *           "type": "site-section",
+         *           "siteSection": "0Vby0wvE00aR9sKe2LmQ7T"
+         *         }
+         *       }
+         *     }
+         */
         MoveSiteSectionRequest: {
             /** @description Position among the sibling sections. */
             position: components["schemas"]["SiteSectionPosition"];
         };
-        /** @description Where to move a site space. */
+        /**
+         * @description Where to move a site space.
+         * @example {
+         *       "position": {
+         *         "before": {
+         *           "type": "site-space",
+         *           "siteSpace": "0Vby0wsL01r4GrrmzN3K3V"
+         *         }
+         *       }
+         *     }
+         */
         MoveSiteSpaceRequest: {
             /** @description Position among the sibling site spaces. */
             position: components["schemas"]["SiteSpacePosition"];
         };
-        /** @description Where to move a space. */
+        /**
+         * @description Where to move a space.
+         * @example {
+         *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+         *       "position": {
+         *         "before": {
+         *           "type": "space",
+         *           "space": "0Vby0wqW00Lg3Eb8ZtP2uN"
+         *         }
+         *       }
+         *     }
+         */
         MoveSpaceRequest: {
             /** @description Id of the new parent collection, or `null` to move it to the top level. Absent leaves the parent unchanged. */
             parent?: string | null;
             /** @description Position among the new siblings. Absent places it last. */
             position?: components["schemas"]["SpacePosition"];
         };
-        /** @description An OpenAPI specification of an organization, processed into versions. */
+        /**
+         * @description An OpenAPI specification of an organization, processed into versions.
+         * @example {
+         *       "object": "openapi-spec",
+         *       "id": "0Vby0wtG00Vld7fAR4aSfL",
+         *       "createdAt": "2026-11-25T07:17:04.426Z",
+         *       "updatedAt": "2026-11-25T07:17:04.426Z",
+         *       "slug": "petstore",
+         *       "processingState": "pending",
+         *       "visibility": "private",
+         *       "permissions": {
+         *         "view": true,
+         *         "edit": true
+         *       },
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore",
+         *         "app": "https://docs.example.com/app/o/demo/openapi/petstore"
+         *       }
+         *     }
+         */
         OpenAPISpec: {
             /**
              * @description Type of the record.
@@ -3575,7 +3926,42 @@ export interface components {
          * @enum {string}
          */
         OpenAPISpecVisibility: "private" | "public";
-        /** @description An organization: the owner of members, teams, spaces, collections, sites and the rest. */
+        /**
+         * @description An organization: the owner of members, teams, spaces, collections, sites and the rest.
+         * @example {
+         *       "object": "organization",
+         *       "id": "demo",
+         *       "title": "Demo organization",
+         *       "createdAt": "2026-11-25T07:17:03.827Z",
+         *       "emailDomains": [
+         *         "demo.example"
+         *       ],
+         *       "type": "business",
+         *       "sso": false,
+         *       "ai": false,
+         *       "inviteLinks": true,
+         *       "plan": "free_2024",
+         *       "internal_isOnNewTrial": true,
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/orgs/demo",
+         *         "app": "https://docs.example.com/app/o/demo"
+         *       },
+         *       "permissions": {
+         *         "view": true,
+         *         "admin": true,
+         *         "ownTeam": true,
+         *         "createContent": true,
+         *         "createOpenAPISpec": true,
+         *         "ingestConversations": true,
+         *         "viewBilling": true,
+         *         "listMembers": true,
+         *         "listTeams": true,
+         *         "listIntegrations": true,
+         *         "listInstallations": true,
+         *         "installIntegration": true
+         *       }
+         *     }
+         */
         Organization: {
             /**
              * @description Type of the record.
@@ -3863,7 +4249,29 @@ export interface components {
         };
         /** @description A preview image of an integration, base64-encoded: at most 512 KiB of text. */
         PreviewImage: string;
-        /** @description An integration to publish: creates it, or updates it and increments its version. */
+        /**
+         * @description An integration to publish: creates it, or updates it and increments its version.
+         * @example {
+         *       "title": "Status badge",
+         *       "description": "Shows the live status of a service in your pages.",
+         *       "visibility": "unlisted",
+         *       "target": "space",
+         *       "scopes": [
+         *         "space:content:read"
+         *       ],
+         *       "categories": [
+         *         "analytics"
+         *       ],
+         *       "runtime": "v1",
+         *       "script": "export default { blocks: [] };\n",
+         *       "externalLinks": [
+         *         {
+         *           "url": "https://status.acme.example",
+         *           "label": "Status page"
+         *         }
+         *       ]
+         *     }
+         */
         PublishIntegrationRequest: {
             /** @description Runtime of the integration; the default runtime when absent. */
             runtime?: components["schemas"]["IntegrationRuntime"];
@@ -3949,7 +4357,14 @@ export interface components {
              */
             published?: string;
         };
-        /** @description The source of an OpenAPI specification to create or update. */
+        /**
+         * @description The source of an OpenAPI specification to create or update.
+         * @example {
+         *       "source": {
+         *         "text": "openapi: 3.1.0\ninfo:\n  title: Petstore\n  version: 1.0.1\npaths: {}\n"
+         *       }
+         *     }
+         */
         PutOpenAPISpecRequest: {
             /** @description Source of the specification. */
             source: components["schemas"]["OpenAPISpecSource"];
@@ -4069,7 +4484,26 @@ export interface components {
          * @enum {string}
          */
         Role: "admin" | "create" | "review" | "edit" | "comment" | "read";
-        /** @description A SAML identity provider of an organization. */
+        /**
+         * @description A SAML identity provider of an organization.
+         * @example {
+         *       "object": "saml-provider",
+         *       "id": "0Vby0wuJ00RNe0kxOhJeHE",
+         *       "label": "Okta",
+         *       "ssoURL": "https://example.okta.com/app/docs/exk1a2b3c4d5e6f7g8h9/sso/saml",
+         *       "entityID": "http://www.okta.com/exk1a2b3c4d5e6f7g8h9",
+         *       "createdAt": "2026-11-25T07:17:04.491Z",
+         *       "status": "pending",
+         *       "service": {
+         *         "acsURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/acs",
+         *         "startURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/start",
+         *         "entityID": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+         *       },
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/orgs/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+         *       }
+         *     }
+         */
         SamlProvider: {
             /**
              * @description Type of the record.
@@ -4211,7 +4645,29 @@ export interface components {
         SettableChangeRequestStatus: "draft" | "open" | "archived";
         /** @description A short text, as a client sends it: a name, a label, a type. */
         ShortText: string;
-        /** @description A published documentation site, with its sections, section groups and attached spaces. */
+        /**
+         * @description A published documentation site, with its sections, section groups and attached spaces.
+         * @example {
+         *       "object": "site",
+         *       "id": "0Vby0wsL004lyOuc4TD8HI",
+         *       "type": "premium",
+         *       "title": "Developer portal",
+         *       "visibility": "public",
+         *       "published": true,
+         *       "siteSpaces": 1,
+         *       "createdAt": "2026-11-25T07:17:04.369Z",
+         *       "adaptiveContent": {
+         *         "enabled": false
+         *       },
+         *       "agentsContext": "included",
+         *       "features": [],
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/orgs/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+         *         "app": "https://docs.example.com/app/o/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+         *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI"
+         *       }
+         *     }
+         */
         Site: {
             /**
              * @description Type of the record.
@@ -4441,7 +4897,54 @@ export interface components {
             /** @description Id of the section. */
             siteSection: string;
         };
-        /** @description A space attached to a site, at the root level or in a section. */
+        /**
+         * @description A space attached to a site, at the root level or in a section.
+         * @example {
+         *       "object": "site-space",
+         *       "id": "0Vby0wsL01r4GrrmzN3K3V",
+         *       "path": "developer-handbook",
+         *       "space": {
+         *         "object": "space",
+         *         "id": "0Vby0wpu00D991cSl5LhmQ",
+         *         "title": "Developer handbook",
+         *         "emoji": "📘",
+         *         "visibility": "private",
+         *         "createdAt": "2026-11-25T07:17:04.218Z",
+         *         "updatedAt": "2026-11-25T07:17:04.218Z",
+         *         "editMode": "live",
+         *         "urls": {
+         *           "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+         *           "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+         *         },
+         *         "organization": "demo",
+         *         "parent": "0Vby0wpS00BV1HsL7l00XB",
+         *         "language": "en",
+         *         "revision": "0Vby0wpu015etuKGFUCeHW",
+         *         "comments": 1,
+         *         "changeRequests": 1,
+         *         "changeRequestsOpen": 1,
+         *         "changeRequestsDraft": 0,
+         *         "permissions": {
+         *           "view": true,
+         *           "access": true,
+         *           "admin": true,
+         *           "viewInviteLinks": true,
+         *           "edit": true,
+         *           "triggerGitSync": true,
+         *           "comment": true,
+         *           "merge": true,
+         *           "review": true,
+         *           "installIntegration": true
+         *         }
+         *       },
+         *       "title": "Developer handbook",
+         *       "default": true,
+         *       "hasAdvancedCustomizationFeature": true,
+         *       "urls": {
+         *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/developer-handbook"
+         *       }
+         *     }
+         */
         SiteSpace: {
             /**
              * @description Type of the record.
@@ -4548,7 +5051,21 @@ export interface components {
          * @enum {string}
          */
         SortOrder: "asc" | "desc";
-        /** @description An item of the structure of a site to reorder among its siblings. */
+        /**
+         * @description An item of the structure of a site to reorder among its siblings.
+         * @example {
+         *       "item": {
+         *         "type": "site-section",
+         *         "id": "0Vby0wvE00aR9sKe2LmQ7T"
+         *       },
+         *       "position": {
+         *         "after": {
+         *           "type": "site-section",
+         *           "id": "0Vby0wvF00kTb3XyQw1Zc8"
+         *         }
+         *       }
+         *     }
+         */
         SortSiteStructureRequest: {
             /** @description The item to move. */
             item: components["schemas"]["SiteStructureItemReference"];
@@ -4558,6 +5075,40 @@ export interface components {
         /**
          * @description A space: a body of content (pages and files) with its revisions, change requests and comments.
          *     A deleted space keeps `deletedAt`, can be restored for 7 days, and is then permanently removed.
+         * @example {
+         *       "object": "space",
+         *       "id": "0Vby0wpu00D991cSl5LhmQ",
+         *       "title": "Developer handbook",
+         *       "emoji": "📘",
+         *       "visibility": "private",
+         *       "createdAt": "2026-11-25T07:17:04.218Z",
+         *       "updatedAt": "2026-11-25T07:17:04.218Z",
+         *       "editMode": "live",
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+         *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+         *       },
+         *       "organization": "demo",
+         *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+         *       "language": "en",
+         *       "revision": "0Vby0wpu015etuKGFUCeHW",
+         *       "comments": 0,
+         *       "changeRequests": 0,
+         *       "changeRequestsOpen": 0,
+         *       "changeRequestsDraft": 0,
+         *       "permissions": {
+         *         "view": true,
+         *         "access": true,
+         *         "admin": true,
+         *         "viewInviteLinks": true,
+         *         "edit": true,
+         *         "triggerGitSync": true,
+         *         "comment": true,
+         *         "merge": true,
+         *         "review": true,
+         *         "installIntegration": true
+         *       }
+         *     }
          */
         Space: {
             /**
@@ -4631,7 +5182,48 @@ export interface components {
         };
         /** @description Ids of spaces to attach to a new site. */
         SpaceIdList: components["schemas"]["ResourceId"][];
-        /** @description A page of spaces. */
+        /**
+         * @description A page of spaces.
+         * @example {
+         *       "items": [
+         *         {
+         *           "object": "space",
+         *           "id": "0Vby0wjc01SLji7w6QkWRu",
+         *           "title": "Getting started",
+         *           "visibility": "private",
+         *           "createdAt": "2026-11-25T07:17:03.828Z",
+         *           "updatedAt": "2026-11-25T07:17:03.828Z",
+         *           "editMode": "live",
+         *           "urls": {
+         *             "location": "https://docs.example.com/v1/spaces/0Vby0wjc01SLji7w6QkWRu",
+         *             "app": "https://docs.example.com/app/s/0Vby0wjc01SLji7w6QkWRu"
+         *           },
+         *           "organization": "demo",
+         *           "revision": "0Vby0wjc02gApnWONk9U1a",
+         *           "comments": 0,
+         *           "changeRequests": 0,
+         *           "changeRequestsOpen": 0,
+         *           "changeRequestsDraft": 0,
+         *           "permissions": {
+         *             "view": true,
+         *             "access": true,
+         *             "admin": true,
+         *             "viewInviteLinks": true,
+         *             "edit": true,
+         *             "triggerGitSync": true,
+         *             "comment": true,
+         *             "merge": true,
+         *             "review": true,
+         *             "installIntegration": true
+         *           }
+         *         }
+         *       ],
+         *       "count": 3,
+         *       "next": {
+         *         "page": "eyJrIjpbIjIwMjYtMTEtMjVUMDc6MTc6MDMuODI4WiIsIjBWYnkwd2pjMDFTTGppN3c2UWtXUnUiXSwiYyI6MywibCI6IkVrRklqVDFPaFczdUMxZnc3WkJLWlMifQ.GpStwbqdLC8QbcxuheuDx4"
+         *       }
+         *     }
+         */
         SpaceList: {
             /** @description Present when more items follow; absent on the last page. */
             next?: components["schemas"]["ListNext"];
@@ -4762,7 +5354,21 @@ export interface components {
             /** @description Id of the organization. */
             organization: string;
         };
-        /** @description A team of members of an organization. */
+        /**
+         * @description A team of members of an organization.
+         * @example {
+         *       "object": "team",
+         *       "id": "0Vby0wqo00TPjFeKcwfHCB",
+         *       "title": "Technical writers",
+         *       "members": 1,
+         *       "spaces": 0,
+         *       "createdAt": "2026-11-25T07:17:04.274Z",
+         *       "permissions": {
+         *         "admin": true,
+         *         "view": true
+         *       }
+         *     }
+         */
         Team: {
             /**
              * @description Type of the record.
@@ -4865,12 +5471,43 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description The organization to transfer a collection or a space to. */
+        /**
+         * @description The organization to transfer a collection or a space to.
+         * @example {
+         *       "organization": "acme"
+         *     }
+         */
         TransferRequest: {
             /** @description Id of the target organization. */
             organization: string;
         };
-        /** @description A translation of the content of a space into another language. */
+        /**
+         * @description A translation of the content of a space into another language.
+         * @example {
+         *       "object": "translation",
+         *       "id": "0Vby0wtT00zLF7DjOE3e2x",
+         *       "status": "pending",
+         *       "source": {
+         *         "space": "0Vby0wpu00D991cSl5LhmQ"
+         *       },
+         *       "language": "fr",
+         *       "createdAt": "2026-11-25T07:17:04.439Z",
+         *       "updatedAt": "2026-11-25T07:17:04.439Z",
+         *       "stats": {
+         *         "runs": 0,
+         *         "totalWords": 0,
+         *         "totalPages": 0,
+         *         "totalDuration": 0
+         *       },
+         *       "permissions": {
+         *         "view": true,
+         *         "edit": true
+         *       },
+         *       "urls": {
+         *         "location": "https://docs.example.com/v1/orgs/demo/translations/0Vby0wtT00zLF7DjOE3e2x"
+         *       }
+         *     }
+         */
         Translation: {
             /**
              * @description Type of the record.
@@ -5000,7 +5637,14 @@ export interface components {
          * @enum {string}
          */
         TrialStatus: "notapplicable" | "none" | "active" | "ended" | "expired";
-        /** @description Changes to a reply of a change-request comment; fields left out are unchanged. */
+        /**
+         * @description Changes to a reply of a change-request comment; fields left out are unchanged.
+         * @example {
+         *       "body": {
+         *         "markdown": "Done in the latest revision."
+         *       }
+         *     }
+         */
         UpdateChangeRequestCommentReplyRequest: {
             /** @description New content; sets `editedAt`. */
             body?: components["schemas"]["CommentBodyInput"];
@@ -5024,14 +5668,27 @@ export interface components {
              */
             result: "update";
         };
-        /** @description Changes to a change request; fields left out are unchanged. */
+        /**
+         * @description Changes to a change request; fields left out are unchanged.
+         * @example {
+         *       "subject": "Document the rate limits and Retry-After",
+         *       "status": "open"
+         *     }
+         */
         UpdateChangeRequestRequest: {
             /** @description New subject. */
             subject?: string;
             /** @description New state: `draft`, `open` or `archived`. */
             status?: components["schemas"]["SettableChangeRequestStatus"];
         };
-        /** @description Changes to a collection; fields left out are unchanged. */
+        /**
+         * @description Changes to a collection; fields left out are unchanged.
+         * @example {
+         *       "title": "Product documentation",
+         *       "description": "Guides and references for every product we ship.",
+         *       "defaultLevel": "read"
+         *     }
+         */
         UpdateCollectionRequest: {
             /** @description New title. */
             title?: string;
@@ -5040,7 +5697,14 @@ export interface components {
             /** @description New default level of access to the content of the collection. */
             defaultLevel?: components["schemas"]["Role"];
         };
-        /** @description Changes to a reply; fields left out are unchanged. */
+        /**
+         * @description Changes to a reply; fields left out are unchanged.
+         * @example {
+         *       "body": {
+         *         "markdown": "Yes: added a paragraph under **Rate limits**, with an example."
+         *       }
+         *     }
+         */
         UpdateCommentReplyRequest: {
             /** @description New content; sets `editedAt`. */
             body?: components["schemas"]["CommentBodyInput"];
@@ -5052,7 +5716,15 @@ export interface components {
             /** @description Emojis the caller no longer reacts with. */
             removedReactions?: components["schemas"]["Reaction"][];
         };
-        /** @description Changes to a comment; fields left out are unchanged. */
+        /**
+         * @description Changes to a comment; fields left out are unchanged.
+         * @example {
+         *       "resolved": true,
+         *       "addedReactions": [
+         *         "👍"
+         *       ]
+         *     }
+         */
         UpdateCommentRequest: {
             /** @description `true` resolves the comment (sets `resolvedAt` and `resolvedBy`); `false` reopens it. */
             resolved?: boolean;
@@ -5066,17 +5738,36 @@ export interface components {
             /** @description Emojis the caller no longer reacts with. */
             removedReactions?: components["schemas"]["Reaction"][];
         };
-        /** @description A new role for a member. */
+        /**
+         * @description A new role for a member.
+         * @example {
+         *       "role": "edit"
+         *     }
+         */
         UpdateMemberRequest: {
             /** @description The new role, or `null` to make the member a guest. */
             role: components["schemas"]["Role"] | null;
         };
-        /** @description A new visibility for an OpenAPI specification. */
+        /**
+         * @description A new visibility for an OpenAPI specification.
+         * @example {
+         *       "visibility": "public"
+         *     }
+         */
         UpdateOpenAPISpecRequest: {
             /** @description `private` or `public`. */
             visibility: components["schemas"]["OpenAPISpecVisibility"];
         };
-        /** @description Changes to an organization; fields left out are unchanged. */
+        /**
+         * @description Changes to an organization; fields left out are unchanged.
+         * @example {
+         *       "title": "Acme",
+         *       "emailDomains": [
+         *         "acme.example"
+         *       ],
+         *       "inviteLinks": false
+         *     }
+         */
         UpdateOrganizationRequest: {
             /** @description New title. */
             title?: string;
@@ -5097,7 +5788,12 @@ export interface components {
             /** @description Whether invite links are enabled. */
             inviteLinks?: boolean;
         };
-        /** @description Changes to a SAML provider; fields left out are unchanged. */
+        /**
+         * @description Changes to a SAML provider; fields left out are unchanged.
+         * @example {
+         *       "label": "Okta (staff)"
+         *     }
+         */
         UpdateSamlProviderRequest: {
             /** @description Label shown on the sign-in button. */
             label?: string;
@@ -5115,7 +5811,14 @@ export interface components {
             /** @description Role given to members signing in through the provider, or `null` for guests. */
             defaultRole?: components["schemas"]["Role"] | null;
         };
-        /** @description Changes to a site; fields left out are unchanged. */
+        /**
+         * @description Changes to a site; fields left out are unchanged.
+         * @example {
+         *       "title": "Developer portal",
+         *       "visibility": "unlisted",
+         *       "basename": "developers"
+         *     }
+         */
         UpdateSiteRequest: {
             /** @description New title. */
             title?: string;
@@ -5134,14 +5837,26 @@ export interface components {
             /** @description Address the site is proxied from: a host name with dot-separated labels followed by one or more `/segment` parts; `null` removes the proxy. */
             proxy?: string | null;
         };
-        /** @description Changes to a section group; fields left out are unchanged. */
+        /**
+         * @description Changes to a section group; fields left out are unchanged.
+         * @example {
+         *       "title": "Guides and tutorials"
+         *     }
+         */
         UpdateSiteSectionGroupRequest: {
             /** @description New title. */
             title?: string;
             /** @description Name of the icon; `null` removes it. */
             icon?: string | null;
         };
-        /** @description Changes to a section; fields left out are unchanged. */
+        /**
+         * @description Changes to a section; fields left out are unchanged.
+         * @example {
+         *       "title": "Handbook",
+         *       "path": "handbook",
+         *       "description": "How we build and ship."
+         *     }
+         */
         UpdateSiteSectionRequest: {
             /** @description New title. */
             title?: string;
@@ -5156,7 +5871,12 @@ export interface components {
             /** @description New description; `null` removes it. */
             description?: string | null;
         };
-        /** @description Changes to a site space; fields left out are unchanged. */
+        /**
+         * @description Changes to a site space; fields left out are unchanged.
+         * @example {
+         *       "path": "handbook"
+         *     }
+         */
         UpdateSiteSpaceRequest: {
             /** @description New path of the space on the site. */
             path?: string;
@@ -5165,7 +5885,13 @@ export interface components {
             /** @description Id of the space the site space points to. */
             spaceId?: string;
         };
-        /** @description Changes to a space; fields left out are unchanged. */
+        /**
+         * @description Changes to a space; fields left out are unchanged.
+         * @example {
+         *       "title": "Developer handbook (v2)",
+         *       "defaultLevel": "read"
+         *     }
+         */
         UpdateSpaceRequest: {
             /** @description `live` (edited directly) or `locked` (all edits locked). */
             editMode?: components["schemas"]["EditMode"];
@@ -5178,12 +5904,44 @@ export interface components {
             /** @description New emoji. */
             emoji?: string;
         };
-        /** @description A new title for a team. */
+        /**
+         * @description A new title for a team.
+         * @example {
+         *       "title": "Documentation team"
+         *     }
+         */
         UpdateTeamRequest: {
             /** @description New title of the team. */
             title: string;
         };
-        /** @description New instructions for a translation. */
+        /**
+         * @description New instructions for a translation.
+         * @example {
+         *       "instructions": {
+         *         "object": "document",
+         *         "data": {
+         *           "schemaVersion": 1
+         *         },
+         *         "nodes": [
+         *           {
+         *             "object": "block",
+         *             "type": "paragraph",
+         *             "nodes": [
+         *               {
+         *                 "object": "text",
+         *                 "leaves": [
+         *                   {
+         *                     "object": "leaf",
+         *                     "text": "Keep product names in English; address the reader formally (vous)."
+         *                   }
+         *                 ]
+         *               }
+         *             ]
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         UpdateTranslationRequest: {
             /** @description Instructions for the translator: at most 1 MiB (1 048 576 bytes) as JSON. */
             instructions: components["schemas"]["Document"];
@@ -9163,6 +9921,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-adaptive-schema",
+                     *       "jsonSchema": {
+                     *         "$schema": "http://json-schema.org/draft-07/schema#",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "isBeta": {
+                     *             "type": "boolean",
+                     *             "description": "Visitor is in the beta program"
+                     *           }
+                     *         },
+                     *         "additionalProperties": false
+                     *       },
+                     *       "updatedAt": "2026-11-25T07:18:05.253Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
                 };
             };

@@ -105,6 +105,18 @@ async function listedOperations(page: Page): Promise<string[]> {
   return [...seen].sort();
 }
 
+/** Scrolls the page down until `target`, rendered only near the viewport (the virtual list above), is there. */
+async function scrollUntilShown(page: Page, target: ReturnType<Page['locator']>): Promise<void> {
+  for (let step = 0; step < 400 && (await target.count()) === 0; step++) {
+    await page.evaluate(async () => {
+      const window = globalThis as unknown as BrowserWindow;
+      window.scrollBy(0, window.innerHeight * 0.75);
+      await new Promise<void>((resolve) => window.requestAnimationFrame(() => window.requestAnimationFrame(resolve)));
+    });
+  }
+  await target.scrollIntoViewIfNeeded();
+}
+
 describe('/docs', () => {
   test(
     'lists every operation, and "Try it out" with the token calls this server; nothing comes from elsewhere',
@@ -154,6 +166,24 @@ describe('/docs', () => {
       mkdirSync(path.join(repoRoot, 'coverage'), { recursive: true });
       await block.scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(repoRoot, 'coverage', 'docs-page.png') });
+
+      // Try it out on creating a space, with the body the page offers first: the contract's example, which the
+      // server accepts as it is (test/examples.test.ts checks every request body's).
+      const create = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-operation-id', { hasText: /^createSpace$/ }) });
+      await scrollUntilShown(page, create);
+      await create.locator('.opblock-summary').click();
+      await create.locator('button.try-out__btn').click();
+      await create.locator('tr[data-param-name="organizationId"] input').fill(ACME);
+      const offered = JSON.parse((await create.locator('textarea.body-param__text').inputValue()) || 'null') as unknown;
+      const example = (contract.components as { schemas: Record<string, { examples?: unknown[] }> }).schemas.CreateSpaceRequest!.examples![0];
+      expect(offered).toEqual(example);
+      await create.locator('button.execute').click();
+      const created = create.locator('.live-responses-table');
+      await expect.poll(() => created.locator('tbody .response-col_status').first().textContent(), { timeout: 15_000 }).toMatch(/^\s*201/);
+      expect(JSON.parse((await created.locator('tbody .response-col_description pre').first().textContent())!)).toMatchObject({
+        object: 'space',
+        title: (example as { title: string }).title,
+      });
 
       expect(requested.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith('data:'))).toEqual([]);
       expect(problems).toEqual([]);
