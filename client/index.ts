@@ -37,8 +37,11 @@ export interface RetryOptions {
 export interface DocsClientOptions {
   /** Address of the service, without `/v1`. */
   baseUrl: string;
-  /** Access token sent as `Authorization: Bearer <token>`, or a function returning it (called for every request). */
-  token?: string | (() => string | Promise<string>);
+  /**
+   * Access token sent as `Authorization: Bearer <token>`, or a function returning it (called for every request).
+   * `undefined` sends none: `token: process.env.DOCS_API_TOKEN` compiles under `exactOptionalPropertyTypes` too.
+   */
+  token?: string | (() => string | Promise<string>) | undefined;
   /** fetch to use (default: the global one). */
   fetch?: typeof globalThis.fetch;
   /** Retries of failed requests; `false` turns them off. */

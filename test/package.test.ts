@@ -1,8 +1,9 @@
 // The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
-// has, no dist/) are copied to a temporary folder, where `npm pack` (its `prepare` builds the client) and
-// `npm run pack:conformance` (its `prepare` bundles the runner) make the tarballs. A new project outside the
-// repository installs both with npm, type-checks a consumer's calls with strict tsc, runs them against the reference
-// server, and runs the installed `docs-conformance` against it too.
+// has, no dist/) are copied to a temporary folder, where `npm run pack:client` and `npm run pack:conformance`
+// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs. A new project outside the
+// repository, made with the README's lines, installs both with npm (no warning), compiles the README's client
+// examples and type-checks a consumer's calls with strict tsc, runs them against the reference server, and runs the
+// installed `docs-conformance` against it too. The README's tarball sizes are compared with what was packed.
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,21 @@ import { repoRoot } from './support/repo.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const run = promisify(execFile);
+
+/** The fenced blocks of `lang` in `markdown`. */
+function blocksOf(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(/^```(\w+)\n([^]*?)^```$/gm)].filter((match) => match[1] === lang).map((match) => match[2]!);
+}
+
+/** The README's consumer project: its shell lines and its tsconfig.json (the blocks marked `<!-- consumer-project -->`). */
+function consumerProject(): { sh: string; json: string } {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^<!-- consumer-project -->\n```(\w+)\n([^]*?)^```$/gm)].map((match) => ({ lang: match[1], code: match[2]! }));
+  const sh = blocks.find((block) => block.lang === 'sh')?.code;
+  const json = blocks.find((block) => block.lang === 'json')?.code;
+  if (!sh || !json) throw new Error('README.md: the consumer project needs a sh block and a json block, each after <!-- consumer-project -->');
+  return { sh, json };
+}
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
 const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string };
@@ -32,9 +48,17 @@ describe('installed from their tarballs', () => {
   const consumer = path.join(scratch, 'consumer');
   const clientTarball = path.join(tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
   const runnerTarball = path.join(tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
-  // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository; the
+  // user's npm configuration (~/.npmrc) is left out too, so that every warning npm prints comes from the project or
+  // its packages.
+  const userConfig = path.join(scratch, 'npmrc');
+  writeFileSync(userConfig, '');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), npm_config_userconfig: userConfig };
   const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 60_000 });
+  /** What npm printed to stderr, per command, to check for warnings. */
+  const npmErrors: string[] = [];
+  /** What the packing script printed. */
+  let packOutput = '';
   let server: TestServer;
 
   beforeAll(async () => {
@@ -46,14 +70,24 @@ describe('installed from their tarballs', () => {
     for (const file of files) cpSync(path.join(repoRoot, file), path.join(clone, file));
     symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
     mkdirSync(tarballs);
-    await Promise.all([
-      npm(clone, 'pack', '--pack-destination', tarballs),
+    const packed = await Promise.all([
+      npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
       npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
     ]);
+    packOutput = packed.map((result) => result.stdout).join('');
+    npmErrors.push(...packed.map((result) => result.stderr));
+    // The consumer's project, made as the README says: its `npm init` and `npm pkg` lines, as written.
     mkdirSync(consumer);
-    writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    // openapi-fetch comes from the npm registry, or from npm's cache when it holds it.
-    await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', clientTarball, runnerTarball);
+    const setup = consumerProject().sh.split('\n').find((line) => line.startsWith('npm init'))!;
+    for (const command of setup.split('&&')) {
+      const [, ...args] = command.trim().split(/\s+/);
+      npmErrors.push((await npm(consumer, ...args)).stderr);
+    }
+    // openapi-fetch and @types/node come from the npm registry, or from npm's cache when it holds them.
+    const typesNode = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
+    const installed = await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', clientTarball, runnerTarball);
+    npmErrors.push(installed.stderr);
+    await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `@types/node@${typesNode}`);
     server = await starting;
   }, 180_000);
 
@@ -68,10 +102,59 @@ describe('installed from their tarballs', () => {
       .filter(Boolean)
       .sort();
 
-  test("npm pack builds the client only: the package holds no server, so its prepare skips the server's build", () => {
+  test("npm run pack:client builds the client only: the package holds no server", () => {
     expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
     expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
   });
+
+  test("the tarballs' package.json has no scripts, so installing them prints no npm warning; nor does packing", () => {
+    for (const name of [rootManifest.name, runnerManifest.name]) {
+      const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
+      expect(manifest.scripts, name).toBeUndefined();
+      expect(manifest.devDependencies, name).toBeUndefined();
+    }
+    expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
+  });
+
+  test("the README's tarball sizes are what packing makes (within 10%: the client's tarball holds the README itself)", () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const bytes = (text: string) => Number(text.split(' ')[0]) * (text.endsWith('MB') ? 1e6 : 1e3);
+    const sizes = (text: string) => {
+      const match = /(\d[\d.]* [kM]B) \((\d[\d.]* [kM]B) unpacked\)/.exec(text);
+      return match ? [bytes(match[1]!), bytes(match[2]!)] : undefined;
+    };
+    for (const name of [rootManifest.name, runnerManifest.name]) {
+      const printed = new RegExp(`${name}-[\\d.]+\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
+      expect(printed, packOutput).toBeDefined();
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+      const [claimedPacked, claimedUnpacked] = sizes(row ?? '') ?? [];
+      const [madePacked, madeUnpacked] = sizes(printed!)!;
+      const close = (claimed: number | undefined, made: number) => claimed !== undefined && Math.abs(claimed - made) <= made * 0.1;
+      expect(
+        close(claimedPacked, madePacked!) && close(claimedUnpacked, madeUnpacked!),
+        `README.md's package table gives ${name} as "${row?.split('|').at(-2)?.trim()}", packing made ${printed}: run npm run pack:${name === rootManifest.name ? 'client' : 'conformance'} -- --update-readme`,
+      ).toBe(true);
+    }
+  });
+
+  test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes", async () => {
+    const examples = blocksOf(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'), 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    const folder = path.join(consumer, 'readme');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'tsconfig.json'), consumerProject().json);
+    examples.forEach((code, index) => writeFileSync(path.join(folder, `example-${index + 1}.ts`), code));
+    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--noEmit', '--pretty', 'false'], {
+      cwd: folder,
+      env,
+      timeout: 60_000,
+    }).then(
+      (success) => ({ code: 0, stdout: success.stdout }),
+      (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+    );
+    expect(tsc.stdout).toBe('');
+    expect(tsc.code).toBe(0);
+  }, 60_000);
 
   test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
     expect(listing(clientTarball)).toEqual([
@@ -87,8 +170,10 @@ describe('installed from their tarballs', () => {
       'openapi-typescript-helpers': expect.any(String),
     });
     expect(installed.bin).toBeUndefined();
-    // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers.
-    expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.')).sort()).toEqual(
+    // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers (and its
+    // own @types/node, with undici-types, as the README's project installs it).
+    const own = ['@types', 'undici-types'];
+    expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.') && !own.includes(name)).sort()).toEqual(
       [rootManifest.name, runnerManifest.name, 'openapi-fetch', 'openapi-typescript-helpers'].sort(),
     );
   });

@@ -1,0 +1,117 @@
+// Makes the two packages' tarballs and prints their sizes, as the README's package table gives them.
+//   npm run pack:client        docs-platform-contract-<version>.tgz: the typed client (built first)
+//   npm run pack:conformance   docs-platform-conformance-<version>.tgz: the runner's command (bundled first)
+//   … -- --pack-destination DIR   where the tarball goes (default: the current folder)
+//   … -- --update-readme          also writes the sizes into README.md's package table
+// Each package is staged in .tmp/pack/<name>/ with its built files, its README and its package.json without
+// `scripts` (and, for the client, without what only the repository uses: devDependencies, overrides,
+// allowScripts), then packed by `npm pack` from there. A tarball's `prepare` is never run (npm runs it for git and
+// folder installs only), yet npm 11 lists it among the install scripts to review when a project installs the
+// tarball: the staged package.json has none, so installing it prints no warning. The repository's package.json keeps
+// its `prepare`, which `npm ci` and a git install run to build dist/.
+// test/package.test.ts installs both tarballs, and fails when the README's sizes are not what this prints.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const README = path.join(root, 'README.md');
+
+export type PackageName = 'client' | 'conformance';
+
+interface PackageLayout {
+  /** The folder holding its package.json. */
+  source: string;
+  /** The script that builds its files. */
+  build: string;
+  /** Its README and built files, relative to `source`. */
+  files: string[];
+  /** package.json fields the tarball leaves out. */
+  omit: string[];
+}
+
+const PACKAGES: Record<PackageName, PackageLayout> = {
+  client: {
+    source: root,
+    build: 'scripts/build-client.ts',
+    files: ['README.md', 'dist/client', 'dist/generated/schema.d.ts'],
+    omit: ['scripts', 'devDependencies', 'overrides', 'allowScripts'],
+  },
+  conformance: {
+    source: path.join(root, 'conformance'),
+    build: 'scripts/build-conformance.ts',
+    files: ['README.md', 'dist'],
+    omit: ['scripts'],
+  },
+};
+
+export interface Packed {
+  /** The tarball's file name, such as docs-platform-contract-1.0.0.tgz. */
+  filename: string;
+  /** Its path. */
+  file: string;
+  /** Bytes of the tarball, and of its files unpacked. */
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+}
+
+/** Bytes as the README gives them: two significant digits, in kB or MB (1 kB = 1000 bytes, as npm counts). */
+export function formatSize(bytes: number): string {
+  const [value, unit] = bytes >= 1_000_000 ? [bytes / 1_000_000, 'MB'] : [bytes / 1000, 'kB'];
+  return `${Number(value.toPrecision(2))} ${unit}`;
+}
+
+/** The size of a packed tarball, as its row of the README's package table gives it. */
+export const sizeText = (packed: Packed): string => `${formatSize(packed.size)} (${formatSize(packed.unpackedSize)} unpacked)`;
+
+/** Builds, stages and packs one package into `destination`. */
+export function pack(name: PackageName, destination = process.cwd()): Packed {
+  const layout = PACKAGES[name];
+  const built = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [layout.build], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) throw new Error(`pack: ${layout.build} failed`);
+
+  const manifest = JSON.parse(readFileSync(path.join(layout.source, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const stage = path.join(root, '.tmp/pack', String(manifest.name));
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  for (const file of layout.files) cpSync(path.join(layout.source, file), path.join(stage, file), { recursive: true });
+  const staged = Object.fromEntries(Object.entries(manifest).filter(([field]) => !layout.omit.includes(field)));
+  writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`);
+
+  mkdirSync(destination, { recursive: true });
+  // npm's own variables (set when this runs as an npm script) must not reach the nested npm.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([variable]) => !/^npm_/i.test(variable)));
+  const npm = spawnSync('npm', ['pack', stage, '--json', '--pack-destination', destination], { cwd: root, env, encoding: 'utf8' });
+  if (npm.status !== 0) throw new Error(`pack: npm pack failed:\n${npm.stdout}${npm.stderr}`);
+  const [result] = JSON.parse(npm.stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
+  return { ...result!, file: path.join(destination, result!.filename) };
+}
+
+/** README.md with the size of `packed` in the row of the package table that names `packageName`. */
+export function readmeWithSize(readme: string, packageName: string, packed: Packed): string {
+  const row = new RegExp(`^(\\| \`${packageName}\`.*\\| )([^|]*)( \\|)$`, 'm');
+  if (!row.test(readme)) throw new Error(`pack: README.md has no row for \`${packageName}\` in its package table`);
+  return readme.replace(row, (_, start: string, _old: string, end: string) => `${start}${sizeText(packed)}${end}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { 'pack-destination': { type: 'string' }, 'update-readme': { type: 'boolean', default: false } },
+  });
+  const name = positionals[0] as PackageName;
+  if (!(name in PACKAGES)) {
+    console.error(`pack: name a package: ${Object.keys(PACKAGES).join(' or ')}`);
+    process.exit(2);
+  }
+  const packed = pack(name, values['pack-destination'] ? path.resolve(values['pack-destination']) : process.cwd());
+  const manifest = JSON.parse(readFileSync(path.join(PACKAGES[name].source, 'package.json'), 'utf8')) as { name: string };
+  console.log(`pack: ${packed.file}: ${sizeText(packed)}, ${packed.entryCount} files`);
+  if (values['update-readme']) {
+    writeFileSync(README, readmeWithSize(readFileSync(README, 'utf8'), manifest.name, packed));
+    console.log(`pack: README.md gives ${manifest.name} as ${sizeText(packed)}`);
+  }
+}
