@@ -4,7 +4,7 @@
 // repository, made with the README's lines, installs both with npm (no warning), compiles the README's client
 // examples and type-checks a consumer's calls with strict tsc, runs them against the reference server, and runs the
 // installed `docs-conformance` against it too. The README's tarball sizes are compared with what was packed.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,17 @@ const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json'))
 test("the client's and the runner's package versions are the contract's info.version", () => {
   // npm run release sets all three; a version changed by hand in one place only fails here.
   expect({ client: rootManifest.version, runner: runnerManifest.version }).toEqual({ client: contractVersion, runner: contractVersion });
+});
+
+test('npm ci compiles better-sqlite3 from its sources: its prebuild-install reads .prebuild-installrc and downloads nothing', () => {
+  // What better-sqlite3's install script (`prebuild-install || node-gyp rebuild`) runs first, from its folder, with
+  // none of npm's variables: it must stop before any download, leaving the build to node-gyp.
+  const addon = path.join(repoRoot, 'node_modules/better-sqlite3');
+  const env = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), npm_config_loglevel: 'info' };
+  const result = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/prebuild-install/bin.js')], { cwd: addon, env, encoding: 'utf8', timeout: 30_000 });
+  expect(result.stderr).toContain('--build-from-source specified, not attempting download.');
+  expect(result.status).toBe(1); // which sends the install script on to node-gyp
+  expect(existsSync(path.join(repoRoot, '.npmrc'))).toBe(false);
 });
 
 describe('installed from their tarballs', () => {
