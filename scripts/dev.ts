@@ -203,28 +203,32 @@ export function startDev(options: DevOptions = {}): DevServer {
     if (address) say(`serving ${what} on ${address} (${seconds(since)} after the save)`);
   };
 
-  /** Compiles spec/; when it compiles to another document, writes it and restarts the server on it. */
-  const contractChanged = async (since: number) => {
+  /**
+   * Compiles spec/; when it compiles to another document, writes it and restarts the server on it (afresh when
+   * `serverChanged`: the standby's modules are the old ones). Resolves with whether it restarted the server.
+   */
+  const contractChanged = async (since: number, serverChanged = false): Promise<boolean> => {
     const compiled = await compileContract(staging);
     if (compiled.openapi === undefined) {
       const errors = compiled.diagnostics.split('\n').filter((line) => / - (error|warning) /.test(line)).length;
       say(`TypeSpec: ${errors} error(s), nothing written (${seconds(since)}):\n${compiled.diagnostics}`);
       say(child ? 'the server keeps serving the last good contract; fix the error and save again' : 'fix the error and save again');
-      return;
+      return false;
     }
     if (compiled.openapi === readFileSync(OPENAPI, 'utf8')) {
       say(`spec/ compiles to generated/openapi.yaml as it is (${seconds(since)}): nothing to restart`);
-      return;
+      return false;
     }
     replaceFile(OPENAPI, compiled.openapi);
     say(`generated/openapi.yaml written (${seconds(since)}); restarting the server…`);
-    await restart(since, 'the new contract', false);
+    await restart(since, 'the new contract', serverChanged);
     // The types follow, beside the server: tsc --watch sees the new schema.d.ts and reports.
     const types = await schemaTypes(compiled.openapi);
     if (types !== readFileSync(SCHEMA, 'utf8')) {
       replaceFile(SCHEMA, types);
       say(`generated/schema.d.ts written${checker ? '; type-checking beside the server…' : ''}`);
     }
+    return true;
   };
 
   // Changes are collected while the previous batch is handled, then handled together.
@@ -241,9 +245,13 @@ export function startDev(options: DevOptions = {}): DevServer {
     const changed = [...batch.spec, ...batch.server].map((file) => path.relative(root, file)).join(', ');
     if (batch.spec.size > 0) {
       say(`changed: ${changed}; compiling the contract…`);
-      await contractChanged(since);
-      // No server running (its last start failed): try again, on whatever generated/openapi.yaml now holds.
-      if (child === undefined) await restart(since, 'the last good contract', false);
+      const serverChanged = batch.server.size > 0;
+      const restarted = await contractChanged(since, serverChanged);
+      // Server code changed with a contract that did not, or no server running (its last start failed): start it,
+      // on whatever generated/openapi.yaml now holds.
+      if (!restarted && (serverChanged || child === undefined)) {
+        await restart(since, serverChanged ? 'the changed server' : 'the last good contract', serverChanged);
+      }
     } else {
       say(`changed: ${changed}; restarting…`);
       await restart(since, 'the changed server', true);
@@ -316,7 +324,7 @@ export function startDev(options: DevOptions = {}): DevServer {
     const compiled = await compileContract(staging);
     if (compiled.openapi !== undefined && compiled.openapi !== readFileSync(OPENAPI, 'utf8')) {
       say('generated/openapi.yaml is not what spec/ compiles to: regenerating');
-      await contractChanged(since);
+      await contractChanged(since, false);
     } else if (compiled.openapi === undefined) {
       say(`TypeSpec: spec/ does not compile:\n${compiled.diagnostics}`);
     }
