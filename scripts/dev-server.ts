@@ -1,16 +1,13 @@
 // The server process of `npm run dev`, started ahead of need. It loads the server's modules (through tsx: most of a
 // start from the sources, about 1.5 s of 2 on these machines), tells dev it is ready over IPC, and waits; told to
-// start, it runs server/main.ts, as `npx tsx server/main.ts` does. dev keeps one waiting beside the running server,
-// so that a contract change restarts the server in the time of its start-up proper. A change under server/ makes dev
-// drop it (its modules are the old ones) and start the server afresh. Nothing here reads the contract: the server
-// reads generated/openapi.yaml when it starts.
-import '../server/config.ts';
-import '../server/http/access-log.ts';
-import '../server/server.ts';
-import '../server/version.ts';
+// start, it runs the server's command (server/main.ts), as `npx tsx server/main.ts` does. dev keeps one waiting
+// beside the running server, so that a contract change restarts the server in the time of its start-up proper. A
+// change under server/ makes dev drop it (its modules are the old ones) and start the server afresh. Nothing here
+// reads the contract: the server reads generated/openapi.yaml when it starts.
+import { runCommand } from '../server/main.ts';
 
 process.send!('ready');
 process.once('message', () => {
   process.disconnect();
-  void import('../server/main.ts');
+  runCommand(process.argv.slice(2));
 });
