@@ -3,11 +3,12 @@
 //     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the system's temporary folder (where the conformance runner and tests
 //     create their repositories; set LOCAL_GIT_ROOT to reach your own),
 //     DATA_DIR=.data/dev (git-ignored), LOG_FORMAT=pretty; an empty database gets the demo organization (`demo`);
-//   - a spec/ change: the TypeSpec compiler, kept loaded in this process with its previous program, compiles spec/
+//   - a spec/ change: the TypeSpec compiler, kept loaded in this process with the files it parsed, compiles spec/
 //     (about a second); a TypeSpec error is printed and the server keeps serving the last good contract; a contract
-//     that compiles to another generated/openapi.yaml is written and the server restarts on it. Then
-//     generated/schema.d.ts is regenerated, and the type-check (below) reports on it while the server already serves;
-//   - a server/ change: restart (the server runs from the sources, through tsx);
+//     that compiles to another generated/openapi.yaml is written, and a server process that loaded its modules
+//     while the last one served (scripts/dev-server.ts) takes over (half a second). Then generated/schema.d.ts is
+//     regenerated, and the type-check (below) reports on it while the server already serves;
+//   - a server/ change: restart, afresh (the server runs from the sources, through tsx);
 //   - the type-check: `tsc --watch` on the whole project (incremental, its state shared with `npm run check`), at a
 //     lower CPU priority beside the server; each result is one `[dev] types:` line with the errors under it. It
 //     starts once the server serves. `npm run dev -- --no-typecheck` leaves it out.
