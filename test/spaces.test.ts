@@ -17,6 +17,7 @@ const fixture = extendFixture({
     ],
     spaces: [
       { id: 'shared', title: 'Shared', visibility: 'share-link' },
+      { id: 'shared-trashed', title: 'Shared, then trashed', visibility: 'share-link' },
       {
         id: 'handbook',
         title: 'Handbook',
@@ -247,6 +248,35 @@ describe('DELETE /v1/spaces/{spaceId} and POST /v1/spaces/{spaceId}/restore', ()
     expect((await ctx.server.as('admin').DELETE('/v1/spaces/{spaceId}', space(id))).response.status).toBe(204);
     expect((await ctx.server.as('admin').DELETE('/v1/spaces/{spaceId}', space(id))).response.status).toBe(204);
     expect((await ctx.server.as('admin').DELETE('/v1/spaces/{spaceId}', space('never-existed'))).response.status).toBe(204);
+  });
+
+  test("a deleted space is read and restored by its admins only: every other member, and a share key, get the 404 of a space that is not there", async () => {
+    const { id } = ok(await ctx.server.as('admin').POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { title: 'Trashed' } }), 201);
+    // Every role that could view it while it was live.
+    for (const user of ['creator', 'reviewer', 'editor', 'commenter', 'reader'] as const) {
+      expect(ok(await ctx.server.as(user).GET('/v1/spaces/{spaceId}', space(id))).permissions.view).toBe(true);
+    }
+    expect((await ctx.server.as('admin').DELETE('/v1/spaces/{spaceId}', space(id))).response.status).toBe(204);
+    for (const user of ['creator', 'reviewer', 'editor', 'commenter', 'reader', 'guest', 'outsider'] as const) {
+      expectError(await ctx.server.as(user).GET('/v1/spaces/{spaceId}', space(id)), 404);
+      expectError(await ctx.server.as(user).POST('/v1/spaces/{spaceId}/restore', space(id)), 404);
+      // Deleting what the caller cannot see is the 204 of an unknown space, and changes nothing.
+      expect((await ctx.server.as(user).DELETE('/v1/spaces/{spaceId}', space(id))).response.status).toBe(204);
+    }
+    const trashed = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(id)));
+    expect(trashed.deletedAt).toBeDefined();
+    expect(trashed.permissions).toMatchObject({ view: true, admin: true, edit: false, comment: false });
+
+    // A share-link space, deleted: its key opens nothing any more.
+    const shareKey = new URL(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('shared-trashed'))).urls.public!).searchParams.get('shareKey')!;
+    const withKey = { params: { path: { spaceId: 'shared-trashed' }, query: { shareKey } } };
+    expect(ok(await ctx.server.as('outsider').GET('/v1/spaces/{spaceId}', withKey)).id).toBe('shared-trashed');
+    expect((await ctx.server.as('admin').DELETE('/v1/spaces/{spaceId}', space('shared-trashed'))).response.status).toBe(204);
+    expectError(await ctx.server.as('outsider').GET('/v1/spaces/{spaceId}', withKey), 404);
+    ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/restore', space('shared-trashed')));
+    expect(ok(await ctx.server.as('outsider').GET('/v1/spaces/{spaceId}', withKey)).id).toBe('shared-trashed');
+    ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/restore', space(id)));
+    expect(ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}', space(id))).deletedAt).toBeUndefined();
   });
 
   test('need admin on the space (403) and a token (401); other organizations cannot touch it', async () => {

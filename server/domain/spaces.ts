@@ -188,8 +188,10 @@ export interface SpaceAccess {
 
 /**
  * The space, when the caller may view it: a member whose role gives access, or anyone holding the share key of a
- * share-link space. Otherwise 404. A deleted space is found only with `includeDeleted`, and not at all once its 7
- * days are over (it is purged then, if the sweep has not done it yet).
+ * share-link space. Otherwise 404. A deleted space is found only with `includeDeleted`, only by the space's admins (it
+ * is in the trash, which only those who can restore it see: everyone else, share-key holders included, gets the 404
+ * of a space that is not there), and not at all once its 7 days are over (it is purged then, if the sweep has not
+ * done it yet).
  */
 export async function spaceAccess(
   ctx: Scope,
@@ -212,6 +214,10 @@ export async function spaceAccess(
   const membership = await membershipOf(ctx.db, caller.user.id, space.organization_id);
   const role = await spaceRole(ctx.db, membership, space);
   const permissions = spacePermissions(role, space);
+  if (space.deleted_at !== null) {
+    if (permissions.admin) return { space, membership, role, permissions };
+    throw missing();
+  }
   if (permissions.view) return { space, membership, role, permissions };
   if (options.shareKey !== undefined && SPACE_VISIBILITIES[space.visibility].shareLink && options.shareKey === space.share_key) {
     return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS };
