@@ -1046,7 +1046,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a space. */
+        /** @description Get a space. A deleted space (restorable for 7 days) is answered to the space's admins only; for anyone else it is not found (404). */
         get: operations["getSpace"];
         put?: never;
         post?: never;
@@ -1761,7 +1761,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Restore a deleted space; only spaces deleted in the last 7 days can be restored. */
+        /** @description Restore a deleted space; only spaces deleted in the last 7 days can be restored, by the space's admins (anyone else gets 404). */
         post: operations["restoreSpace"];
         delete?: never;
         options?: never;
@@ -4393,7 +4393,7 @@ export interface components {
             /** @description The items of this page. */
             items: components["schemas"]["ContentReference"][];
         };
-        /** @description The id of a resource, as a client sends it. */
+        /** @description The id of a resource, as a client sends it (never empty). */
         ResourceId: string;
         /** @description Content that can be reused across pages. */
         ReusableContent: {
@@ -5074,7 +5074,7 @@ export interface components {
         };
         /**
          * @description A space: a body of content (pages and files) with its revisions, change requests and comments.
-         *     A deleted space keeps `deletedAt`, can be restored for 7 days, and is then permanently removed.
+         *     A deleted space keeps `deletedAt`, can be read and restored by its admins for 7 days, and is then permanently removed.
          * @example {
          *       "object": "space",
          *       "id": "0Vby0wpu00D991cSl5LhmQ",

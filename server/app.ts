@@ -23,7 +23,7 @@ import { healthRoute } from './http/health.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
 import { opensOwnTransaction } from './http/transactions.ts';
-import { openApiValidator, placedOperation } from './http/validator.ts';
+import { openApiValidator, placedOperation, RouteIndex } from './http/validator.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -88,6 +88,23 @@ function validatorDocument(contract: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/**
+ * Whether the server reads a request's body: only for an operation whose contract declares a request body. The body
+ * of any other request (an operation that takes none, an unknown path or method, which answer 404 and 405) is
+ * discarded unread. A trailing slash is placed as the path without it, as Express and the validator route it.
+ */
+export function operationsTakingABody(contract: OpenApiDocument): (req: Request) => boolean {
+  const index = new RouteIndex(contract.paths);
+  return (req) => {
+    // Nothing to read: the common case of a GET or a DELETE, decided without a lookup.
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return false;
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const match = index.find(path);
+    if (!match || !match.methods.has(req.method)) return false;
+    return contract.paths[match.template]?.[req.method.toLowerCase()]?.requestBody !== undefined;
+  };
+}
+
 /** The token of an `Authorization: Bearer <token>` header. */
 export function bearerToken(req: Request): string | undefined {
   const match = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i);
@@ -104,6 +121,10 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
 
   const app = express();
   app.disable('x-powered-by');
+  // Paths are the contract's, letter for letter: Express matches routes regardless of case by default, so `/V1/orgs`,
+  // which the validator leaves alone (it checks paths under `/v1/` only), reached the handler without its token
+  // checked or its request validated.
+  app.set('case sensitive routing', true);
   app.set('etag', false);
   installJsonAnswer(app);
 
@@ -184,9 +205,14 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   // the validator decoded (what its app.param callbacks give Express's routes), instead of Express trying each
   // route's pattern in turn; anything else goes through Express's routes below.
   const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
+  const json = express.json({ limit: config.bodyLimit });
+  const takesBody = operationsTakingABody(contract);
   app.use(
     chained(
-      express.json({ limit: config.bodyLimit }),
+      // The body is read only for an operation that declares one: any other request's body is discarded unread,
+      // whatever its type, encoding or size, so those operations never answer the 415, 413 or malformed-JSON 400 of
+      // a body they would ignore (the contract declares 413 and 415 only where a body is taken).
+      (req: Request, res: Response, next: NextFunction) => (takesBody(req) ? json(req, res, next) : next()),
       // Depth and property names, before the validator or anything else recurses on the body.
       (req: Request, _res: Response, next: NextFunction) => {
         checkRequestJson(req.body);
