@@ -1,12 +1,13 @@
 // DATA_DIR at start-up: the folder is checked (created when missing) and locked before the database is opened, so
 // that an unusable folder is one line naming the path and the reason, and a second server on the same folder is
 // refused instead of sharing the database and re-running the background jobs of the first.
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { StartupError } from './config.ts';
 
-/** The lock file in DATA_DIR: the pid, host and start time of the server that holds the folder. */
+/** The lock file in DATA_DIR: held locked by the server that runs on the folder (see lockDataDir). */
 export const LOCK_FILE = 'server.lock';
 
 export interface LockInfo {
@@ -16,7 +17,7 @@ export interface LockInfo {
 }
 
 export interface DataDirLock {
-  /** The lock this server took over from a dead process, if it did (for a log line). */
+  /** The server that held the lock before and did not stop cleanly, as it recorded itself (for a log line). */
   takenOver?: LockInfo;
   release(): void;
 }
@@ -73,83 +74,102 @@ export function prepareDataDir(dir: string): void {
   }
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
+/** Where the server holding the lock writes who it is (for the message of a refused start; not the lock itself). */
+export const HOLDER_FILE = 'server.json';
 
-function readLock(file: string): LockInfo | undefined {
+/** How long a start waits for the lock while another start takes it (the kernel releases a dead holder's at once). */
+const LOCK_WAIT_MS = 200;
+
+function readHolder(dir: string): LockInfo | undefined {
   try {
-    const info = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockInfo>;
-    if (Number.isInteger(info.pid) && typeof info.host === 'string') return info as LockInfo;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
+    const info = JSON.parse(readFileSync(path.join(dir, HOLDER_FILE), 'utf8')) as Partial<LockInfo>;
+    if (Number.isInteger(info.pid) && typeof info.host === 'string' && typeof info.startedAt === 'string') return info as LockInfo;
+  } catch {
+    // none, or half written
   }
   return undefined;
 }
 
+/** `server.lock` as an earlier version wrote it: JSON naming a pid, which only that version's servers read. */
+function isLegacyLock(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(16);
+    const read = readSync(fd, head, 0, 16, 0);
+    return read > 0 && head.subarray(0, read).toString('latin1') !== 'SQLite format 3\0'.slice(0, read);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
- * Takes `DATA_DIR/server.lock` (created exclusively, holding this process's pid, host and start time). A lock held by
- * a live process, or by a process on another host (whose life cannot be checked from here), refuses the start,
- * naming that process. A lock left by a process of this host that no longer runs (or an unreadable one, from a crash
- * while it was written) is taken over. Released by `release()` when the server closes.
+ * Takes `DATA_DIR/server.lock`: an exclusive lock on an open file, which the kernel releases when the process that
+ * holds it ends, however it ends (a clean stop, a crash, `kill -9`, a container stopped): a lock is never judged by
+ * a pid, so a pid reused after a restart (a container's 1) refuses nothing, and a dead holder, reaped or not, holds
+ * nothing. The file is a SQLite database held in an exclusive transaction that is never committed (SQLite's own
+ * locks: POSIX advisory locks on the file, on Windows LockFileEx), through better-sqlite3, which the store uses
+ * already; it stays in DATA_DIR (deleting a lock file that another process may have open would let two servers
+ * hold two files). Two starts at once: exactly one gets the lock, the other is refused. Who holds it is written
+ * beside it (`server.json`: pid, host, start time) for the message of a refused start, and removed at a clean stop.
+ * Released by `release()` when the server closes.
  */
 export function lockDataDir(dir: string): DataDirLock {
   const file = path.join(dir, LOCK_FILE);
   const mine: LockInfo = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
   let takenOver: LockInfo | undefined;
-  for (let attempt = 0; ; attempt++) {
-    let fd: number;
+  if (isLegacyLock(file)) {
+    // An earlier version's lock: its server stopped before this one was installed (its pid means nothing here).
     try {
-      fd = openSync(file, 'wx');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new DataDirError(`DATA_DIR ${dir} is not writable: ${reason(error)} (creating ${LOCK_FILE}). Choose another DATA_DIR or fix its permissions.`);
-      }
-      let held: LockInfo | undefined;
-      try {
-        held = readLock(file);
-      } catch {
-        continue; // released in between: try again
-      }
-      const stale = held === undefined || (held.host === mine.host && !isAlive(held.pid));
-      if (!stale || attempt > 3) {
-        const who = held ? `process ${held.pid} on ${held.host}, started ${held.startedAt}` : 'another process';
-        const remote = held && held.host !== mine.host ? `, or delete ${file} if that server no longer runs` : '';
-        throw new DataDirError(
-          `DATA_DIR ${dir} is in use by another server (${who}): stop it, or choose another DATA_DIR${remote}.`,
-        );
-      }
-      takenOver = held ?? { pid: 0, host: mine.host, startedAt: 'unknown' };
-      try {
-        unlinkSync(file);
-      } catch (unlinkError) {
-        if ((unlinkError as NodeJS.ErrnoException).code !== 'ENOENT') throw unlinkError;
-      }
-      continue;
+      const legacy = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockInfo>;
+      if (Number.isInteger(legacy.pid) && typeof legacy.host === 'string') takenOver = legacy as LockInfo;
+    } catch {
+      // unreadable: replaced all the same
     }
-    try {
-      writeSync(fd, `${JSON.stringify(mine)}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    let released = false;
-    return {
-      ...(takenOver ? { takenOver } : {}),
-      release() {
-        if (released) return;
-        released = true;
-        try {
-          // Only our own lock: a lock taken over by another process after ours was judged stale stays.
-          if (readLock(file)?.pid === mine.pid) unlinkSync(file);
-        } catch {
-          // already gone
-        }
-      },
-    };
+    rmSync(file, { force: true });
   }
+  let database: Database.Database;
+  try {
+    // Created (or opened) here first: SQLite says only SQLITE_CANTOPEN, the system says why.
+    closeSync(openSync(file, 'a'));
+    database = new Database(file, { timeout: LOCK_WAIT_MS });
+  } catch (error) {
+    throw new DataDirError(`DATA_DIR ${dir} is not writable: ${reason(error)} (opening ${LOCK_FILE}). Choose another DATA_DIR or fix its permissions.`);
+  }
+  try {
+    database.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    database.close();
+    const code = (error as { code?: string }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      const held = readHolder(dir);
+      const who = held ? ` (process ${held.pid} on ${held.host}, started ${held.startedAt})` : '';
+      throw new DataDirError(`DATA_DIR ${dir} is in use by another server${who}: stop it, or choose another DATA_DIR.`);
+    }
+    throw new DataDirError(`DATA_DIR ${dir} cannot be locked: ${(error as Error).message} (${LOCK_FILE}). Delete ${file} if no server runs on this DATA_DIR.`);
+  }
+  // The previous holder, when it did not stop cleanly: its record is still there.
+  const previous = readHolder(dir);
+  if (previous && !takenOver) takenOver = previous;
+  try {
+    writeFileSync(path.join(dir, HOLDER_FILE), `${JSON.stringify(mine)}\n`);
+  } catch {
+    // only the message of a refused start loses its detail
+  }
+  let released = false;
+  return {
+    ...(takenOver ? { takenOver } : {}),
+    release() {
+      if (released) return;
+      released = true;
+      rmSync(path.join(dir, HOLDER_FILE), { force: true });
+      try {
+        database.exec('ROLLBACK');
+      } finally {
+        database.close();
+      }
+    },
+  };
 }

@@ -71,7 +71,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     prepareDataDir(config.dataDir);
     lock = lockDataDir(config.dataDir);
     if (lock.takenOver) {
-      log.warn({ dataDir: config.dataDir, previous: lock.takenOver }, `took over the lock of DATA_DIR from process ${lock.takenOver.pid}, which no longer runs`);
+      const previous = lock.takenOver;
+      log.warn({ dataDir: config.dataDir, previous }, `the previous server on DATA_DIR (process ${previous.pid} on ${previous.host}, started ${previous.startedAt}) did not stop cleanly`);
     }
   }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.

@@ -14,7 +14,7 @@ import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords, star
 import { cacheFileOf } from '../server/code-cache.ts';
 import { FLAGS } from '../server/command-line.ts';
 import { readConfig, VARIABLES } from '../server/config.ts';
-import { LOCK_FILE } from '../server/data-dir.ts';
+import { HOLDER_FILE, LOCK_FILE } from '../server/data-dir.ts';
 import { startServer } from '../server/server.ts';
 import { contractVersion, packageVersion } from '../server/version.ts';
 
@@ -330,26 +330,61 @@ describe('start-up errors are one line naming what to change', () => {
     expect(failure({ ALLOW_LOCAL_GIT: 'true' })).toMatch(/ALLOW_LOCAL_GIT=true needs LOCAL_GIT_ROOT/);
   });
 
-  test('a DATA_DIR held by a running server is refused, naming that process; a lock of a dead process is taken over', async () => {
+  test('a DATA_DIR held by a running server is refused, naming that process; killed with SIGKILL, it can be restarted at once', async () => {
     const shared = path.join(dataDir, 'shared');
     const first = start({ DATA_DIR: shared });
     await first.url;
+    let holder: { pid: number; host: string; startedAt: string };
     try {
-      const lock = JSON.parse(readFileSync(path.join(shared, LOCK_FILE), 'utf8')) as { pid: number; host: string; startedAt: string };
-      expect(lock).toMatchObject({ pid: first.child.pid, host: hostname() });
+      holder = JSON.parse(readFileSync(path.join(shared, HOLDER_FILE), 'utf8')) as typeof holder;
+      expect(holder).toMatchObject({ pid: first.child.pid, host: hostname() });
       expect(failure({ DATA_DIR: shared })).toBe(
-        `docs-platform server failed to start: DATA_DIR ${shared} is in use by another server (process ${lock.pid} on ${lock.host}, started ${lock.startedAt}): stop it, or choose another DATA_DIR.`,
+        `docs-platform server failed to start: DATA_DIR ${shared} is in use by another server (process ${holder.pid} on ${holder.host}, started ${holder.startedAt}): stop it, or choose another DATA_DIR.`,
       );
     } finally {
-      first.child.kill('SIGKILL'); // no clean shutdown: the lock stays behind
-      await first.exit;
+      // No clean shutdown, and the next start does not wait for the process to be reaped: the kernel released its
+      // lock when it died.
+      first.child.kill('SIGKILL');
     }
     const again = start({ DATA_DIR: shared });
     await again.url;
-    expect(again.output()).toContain(`took over the lock of DATA_DIR from process ${first.child.pid}, which no longer runs`);
+    await first.exit;
+    expect(again.output()).toContain(`the previous server on DATA_DIR (process ${holder.pid} on ${holder.host}, started ${holder.startedAt}) did not stop cleanly`);
     again.child.kill('SIGTERM');
     expect(await again.exit).toBe(0);
-    expect(() => readFileSync(path.join(shared, LOCK_FILE))).toThrow(/ENOENT/); // released on a clean stop
+    expect(existsSync(path.join(shared, HOLDER_FILE))).toBe(false); // a clean stop removes its record
+    expect(existsSync(path.join(shared, LOCK_FILE))).toBe(true); // the lock file itself stays: it is never the lock
+  }, 60_000);
+
+  test('a stale lock naming a live process that is not a server (pid 1, this test) refuses nothing', async () => {
+    const stale = path.join(dataDir, 'stale');
+    mkdirSync(stale, { recursive: true });
+    // The lock file of an earlier version, and a record of a holder, both naming processes that run on this host.
+    writeFileSync(path.join(stale, LOCK_FILE), `${JSON.stringify({ pid: 1, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' })}\n`);
+    const server = start({ DATA_DIR: stale });
+    await server.url;
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+    writeFileSync(path.join(stale, HOLDER_FILE), `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' })}\n`);
+    const again = start({ DATA_DIR: stale });
+    await again.url;
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+  }, 60_000);
+
+  test('two servers started together on one DATA_DIR: exactly one serves, the other fails in one line', async () => {
+    const together = path.join(dataDir, 'together');
+    const servers = [start({ DATA_DIR: together }), start({ DATA_DIR: together })];
+    const settled = await Promise.allSettled(servers.map((server) => server.url));
+    expect(settled.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const failed = servers[settled.findIndex((outcome) => outcome.status === 'rejected')]!;
+    const serving = servers[settled.findIndex((outcome) => outcome.status === 'fulfilled')]!;
+    expect(await failed.exit).toBe(1);
+    const lines = failed.output().trim().split('\n').filter((line) => line.startsWith('docs-platform server failed to start'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(`docs-platform server failed to start: DATA_DIR ${together} is in use by another server (process ${serving.child.pid} on `);
+    serving.child.kill('SIGTERM');
+    expect(await serving.exit).toBe(0);
   }, 60_000);
 });
 
