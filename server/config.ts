@@ -52,6 +52,8 @@ export interface Config {
   corsOrigins: string[];
   /** Log lines as JSON (pino's, the default) or as one readable line each (`pretty`). */
   logFormat: LogFormat;
+  /** A file the server writes its address into once it listens, for the process that started it (absolute). */
+  addressFile?: string;
 }
 
 export type LogFormat = 'json' | 'pretty';
@@ -298,6 +300,13 @@ export const VARIABLES: readonly Variable[] = [
       if (value !== 'json' && value !== 'pretty') throw new ConfigError(`LOG_FORMAT must be one of json, pretty, got "${value}"`);
       return value;
     },
+  }),
+  variable({
+    name: 'ADDRESS_FILE',
+    key: 'addressFile',
+    default: 'none',
+    description: 'a file the server writes its address into (http://host:port and a newline) once it listens, for the process that started it; removed at a clean stop',
+    parse: (value) => (value ? path.resolve(value) : undefined),
   }),
 ];
 

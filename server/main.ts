@@ -3,7 +3,7 @@
 // and the configuration variables (from the table in config.ts), `--version` the package and contract versions. A
 // failure to start that the user can fix is one line on stderr naming what to change, and exit code 1. Started by the
 // test harness (server/testing/), it also answers the harness over IPC (server/testing/control.ts).
-import { realpathSync } from 'node:fs';
+import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLAGS, parseCommandLine } from './command-line.ts';
@@ -51,6 +51,28 @@ export function versionText(): string {
   return `${NAME} ${packageVersion()}\ncontract ${contractVersion()}\n`;
 }
 
+/**
+ * Tells the process that started the server where it listens, without its log (whose level or format may hide the
+ * line): with an IPC channel (`spawn(…, { stdio: [..., 'ipc'] })` or `fork`), one message `{ type: 'listening',
+ * url }` (the message the test harness gets too, server/testing/protocol.ts); with ADDRESS_FILE, the address and a newline, written to a temporary file renamed into place, so a reader
+ * never sees half of it. The file is removed when the process exits.
+ */
+async function tellParent(url: string, addressFile: string | undefined, ipc: boolean): Promise<void> {
+  if (addressFile) {
+    const temporary = `${addressFile}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, `${url}\n`);
+      renameSync(temporary, addressFile);
+    } catch (error) {
+      throw new StartupError(`ADDRESS_FILE ${addressFile} cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    process.once('exit', () => rmSync(addressFile, { force: true }));
+  }
+  if (ipc && process.send && process.connected) {
+    await new Promise<void>((resolve) => process.send!({ type: 'listening', url }, undefined, {}, () => resolve()));
+  }
+}
+
 async function main(args: string[]) {
   const command = parseCommandLine(args);
   if (command.action === 'help') return void process.stdout.write(helpText());
@@ -66,6 +88,8 @@ async function main(args: string[]) {
     // The address stays the last word before a space: scripts and tests read it from this line.
     `Documentation Platform API listening on ${running.url} (API reference: ${running.ctx.config.publicUrl}/docs)`,
   );
+  // The harness is sent the same message by controlledByHarness, once it answers the harness's messages.
+  await tellParent(running.url, config.addressFile, !harness);
   if (running.tokenFor) {
     log.info(running.tokenFor, `DOCS_API_TOKEN is the token of ${running.tokenFor.user} (admin of ${running.tokenFor.organization})`);
   }

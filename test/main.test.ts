@@ -77,6 +77,43 @@ describe('npm start', () => {
   }
 });
 
+describe('the address, told to the process that started the server', () => {
+  test('ADDRESS_FILE: the address is written once the server listens (nothing in the log), and removed when it stops', async () => {
+    const file = path.join(dataDir, 'address.txt');
+    const server = start({ LOG_LEVEL: 'silent', ADDRESS_FILE: file, DATA_DIR: path.join(dataDir, 'address-file') });
+    server.url.catch(() => {}); // the log says nothing: the address comes from the file
+    let address: string | undefined;
+    for (let attempt = 0; attempt < 300 && address === undefined; attempt++) {
+      if (existsSync(file)) address = readFileSync(file, 'utf8');
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(server.output()).not.toContain('listening on');
+    const health = await fetch(`${address!.trim()}/health`);
+    expect(health.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+
+  test('IPC: a server started with an IPC channel sends { type: "listening", url } once it listens', async () => {
+    const child = spawn(process.execPath, startCommand.slice(1), {
+      env: { ...process.env, PORT: '0', DATA_DIR: path.join(dataDir, 'address-ipc'), DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const message = await new Promise<{ type: string; url: string }>((resolve, reject) => {
+      child.once('message', (received) => resolve(received as { type: string; url: string }));
+      child.once('exit', (code) => reject(new Error(`exited with ${code} before its message`)));
+    });
+    expect(message).toEqual({ type: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    const organizations = await fetch(`${message.url}/v1/orgs`, { headers: { authorization: 'Bearer main-token' } });
+    expect(organizations.status).toBe(200);
+    const exit = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  }, 60_000);
+});
+
 describe('a server killed while it writes', () => {
   test('keeps every write it answered: writes commit together, and before their answers leave', async () => {
     const server = start();
@@ -290,7 +327,7 @@ describe('the configuration table', () => {
   });
 
   test('every field of the configuration comes from a variable of the table', () => {
-    const config = readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: tmpdir(), PUBLIC_URL: 'http://x.test', APP_URL: 'http://x.test/app', DOCS_API_TOKEN: 't', SEED_FILE: 'f', DATABASE_URL: 'postgres://docs@localhost/docs' });
+    const config = readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: tmpdir(), PUBLIC_URL: 'http://x.test', APP_URL: 'http://x.test/app', DOCS_API_TOKEN: 't', SEED_FILE: 'f', ADDRESS_FILE: 'a', DATABASE_URL: 'postgres://docs@localhost/docs' });
     expect(Object.keys(config).sort()).toEqual(VARIABLES.map((variable) => variable.key).sort());
   });
 });
