@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { StartupError } from './config.ts';
 import { parse } from 'yaml';
+import { loadContract } from './http/contract.ts';
+import { seedChecker } from './seed-schema.ts';
 import { issueToken } from './auth/caller.ts';
 import { ROLES } from './auth/roles.ts';
 import { insertSpace, SPACE_VISIBILITIES } from './domain/spaces.ts';
@@ -33,7 +35,10 @@ export function readSeedFile(file: string): SeedFixture {
   } catch (error) {
     throw new SeedError(`SEED_FILE ${file}: ${(error as Error).message}`);
   }
-  if (typeof fixture !== 'object' || fixture === null) throw new SeedError(`SEED_FILE ${file}: not an object`);
+  if (typeof fixture !== 'object' || fixture === null || Array.isArray(fixture)) throw new SeedError(`SEED_FILE ${file}: not an object`);
+  // Every record and field against the contract, before anything is stored (seed-schema.ts).
+  const problem = seedChecker(loadContract())(fixture);
+  if (problem !== undefined) throw new SeedError(`SEED_FILE ${file}: ${problem}`);
   return fixture as SeedFixture;
 }
 

@@ -157,6 +157,6 @@ describe('enumerations of the contract', () => {
       ['organizations:', '  - id: acme', '    title: Acme', '    spaces:', '      - { id: handbook, title: Handbook, visibility: secret }'].join('\n'),
     );
     const config = readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', SEED_FILE: file });
-    await expect(startServer(config)).rejects.toThrow('space handbook: visibility: "secret" is not one of public, unlisted');
+    await expect(startServer(config)).rejects.toThrow('organizations[0] (acme) › spaces[0] (handbook): visibility must be one of "public", "unlisted"');
   });
 });

@@ -256,7 +256,7 @@ describe('seeding', () => {
     };
     const value = {
       users: [{ id: 'ann', displayName: 'Ann \u00e9\u2019\ud83d\ude00', email: null, tokens: ['t'] }],
-      organizations: [{ id: 'o', title: '1e3', members: [{ user: 'ann', role: 'admin' }], spaces: [{ title: 'x', pages: [] }], n: -1.5e3 }],
+      organizations: [{ id: 'o', title: '1e3', members: [{ user: 'ann', role: 'admin' }], spaces: [{ title: 'x', pages: [] }] }],
     };
     const json = JSON.stringify(value, null, 2);
     expect(readSeedFile(write('seed.json', `\n  ${json}`))).toEqual(parse(json));
@@ -270,9 +270,47 @@ describe('seeding', () => {
 
   test('a broken SEED_FILE stops the start with a message naming it', async () => {
     const seedFile = path.join(tempFolder(), 'broken.yaml');
-    writeFileSync(seedFile, 'organizations:\n  - title: X\n    members: [{ user: ghost, role: admin }]\n');
+    writeFileSync(seedFile, 'organizations:\n  - title: Xylo\n    members: [{ user: ghost, role: admin }]\n');
     const config = readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', SEED_FILE: seedFile });
     await expect(startServer(config)).rejects.toThrow(/no user ghost/);
+  });
+
+  test('a SEED_FILE is checked against the contract, every record and field, before anything is stored: one line names the file, the record and the field', async () => {
+    const folder = tempFolder();
+    const cases: [string, string][] = [
+      ['organizations:\n  - { id: acme, title: O }\n', 'organizations[0] (acme): title must NOT have fewer than 2 characters, got "O"'],
+      [
+        'users:\n  - { id: ann, displayName: Ann, email: not-an-address }\n',
+        'users[0] (ann): email must match format "email", got "not-an-address"',
+      ],
+      [
+        'organizations:\n  - id: acme\n    title: Acme\n    spaces:\n      - id: handbook\n        title: Handbook\n        pages: [{ title: Intro, pages: [{ title: "" }] }]\n',
+        'organizations[0] (acme) › spaces[0] (handbook) › pages[0] (Intro) › pages[0]: title must NOT have fewer than 1 characters, got ""',
+      ],
+      ['organizations:\n  - { id: acme, title: Acme, teams: [{ id: writers, title: "" }] }\n', 'organizations[0] (acme) › teams[0] (writers): title must NOT have fewer than 1 characters, got ""'],
+      ['organizations:\n  - { id: acme, title: Acme, colour: red }\n', 'organizations[0] (acme): colour is not a field of the seed format'],
+      [`organizations:\n  - { id: ${'a'.repeat(129)}, title: Acme }\n`, `organizations[0] (${'a'.repeat(40)}…): id must NOT have more than 128 characters`],
+    ];
+    for (const [index, [yaml, problem]] of cases.entries()) {
+      const seedFile = path.join(folder, `seed-${index}.yaml`);
+      writeFileSync(seedFile, yaml);
+      const dataDir = path.join(folder, `data-${index}`);
+      const config = readConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_FILE: seedFile, DOCS_API_TOKEN: 'seed-check' });
+      const failure = await startServer(config).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      expect(failure).toContain(`SEED_FILE ${seedFile}: ${problem}`);
+      expect(failure).not.toContain('\n');
+      // Nothing of it was stored: started without it, the database holds the demo organization only.
+      const running = await startServer(readConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DOCS_API_TOKEN: 'seed-check' }));
+      try {
+        const organizations = (await (await fetch(`${running.url}/v1/orgs`, { headers: { authorization: 'Bearer seed-check' } })).json()) as { items: { id: string }[] };
+        expect(organizations.items.map((organization) => organization.id)).toEqual(['demo']);
+      } finally {
+        await running.close();
+      }
+    }
   });
 });
 

@@ -1,0 +1,142 @@
+// A seed file checked against the contract before anything of it is stored: every record, every field. The seed
+// format (server/README.md, "Seed file") is not a schema of the contract, but each of its fields becomes a field the
+// API answers: an organization's `title` is read back as `Organization.title`, a space's `visibility` as
+// `Space.visibility`. So each field is checked against the schema of the field it becomes (the response schema,
+// which every answer is validated against), and each id against `ResourceId` (what a client can send in a path).
+// A value the contract refuses would otherwise be stored and make every read of its record a 500.
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { OpenApiDocument } from './http/contract.ts';
+
+// ajv-formats is CommonJS: its function is the default export's default under ES module interop, or the export itself.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+const field = (schema: string, property: string) => ({ $ref: `contract#/components/schemas/${schema}/properties/${property}` });
+const id = { $ref: 'contract#/components/schemas/ResourceId' };
+const reference = { type: 'string', minLength: 1 };
+const record = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const list = (items: unknown) => ({ type: 'array', items });
+
+const page: Record<string, unknown> = record(
+  {
+    id,
+    title: { allOf: [field('Page', 'title'), { minLength: 1 }] },
+    slug: field('Page', 'slug'),
+    description: field('Page', 'description'),
+    markdown: field('Page', 'markdown'),
+    pages: list({ $ref: '#/$defs/page' }),
+  },
+  ['title'],
+);
+
+/** The seed file's schema: its records, each field by reference to the contract's schema of what it becomes. */
+export const SEED_SCHEMA = {
+  $id: 'seed',
+  type: 'object',
+  additionalProperties: false,
+  $defs: { page },
+  properties: {
+    users: list(
+      record(
+        {
+          id,
+          displayName: { allOf: [field('User', 'displayName'), { minLength: 1 }] },
+          // null: none, as when left out.
+          email: { anyOf: [field('User', 'email'), { type: 'null' }] },
+          photoURL: { anyOf: [field('User', 'photoURL'), { type: 'null' }] },
+          tokens: list({ type: 'string', minLength: 1 }),
+        },
+        ['displayName'],
+      ),
+    ),
+    organizations: list(
+      record(
+        {
+          id,
+          title: field('Organization', 'title'),
+          type: field('Organization', 'type'),
+          emailDomains: field('Organization', 'emailDomains'),
+          members: list(record({ user: reference, role: field('Member', 'role') }, ['user'])),
+          teams: list(
+            record(
+              {
+                id,
+                title: field('Team', 'title'),
+                members: list(record({ user: reference, role: { $ref: 'contract#/components/schemas/TeamMemberRole' } }, ['user'])),
+                spaces: list(reference),
+              },
+              ['title'],
+            ),
+          ),
+          collections: list(record({ id, title: field('Collection', 'title'), parent: reference }, ['title'])),
+          spaces: list(
+            record(
+              { id, title: field('Space', 'title'), parent: reference, visibility: field('Space', 'visibility'), pages: list({ $ref: '#/$defs/page' }) },
+              ['title'],
+            ),
+          ),
+        },
+        ['title'],
+      ),
+    ),
+  },
+};
+
+export type SeedCheck = (fixture: unknown) => string | undefined;
+
+/**
+ * A checker of seed files against `contract`: undefined for a valid fixture, otherwise the first problem in one
+ * line naming the record and the field (`organizations[0] (acme): title must NOT have fewer than 2 characters`).
+ */
+export function seedChecker(contract: OpenApiDocument): SeedCheck {
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'contract', components: contract.components } as object);
+  const validate = ajv.compile(SEED_SCHEMA);
+  return (fixture) => (validate(fixture) ? undefined : describe(fixture, validate.errors ?? []));
+}
+
+/** `/organizations/0/spaces/1/title` as `organizations[0] (acme) › spaces[1] (Handbook): title`, with the problem. */
+function describe(fixture: unknown, errors: ErrorObject[]): string {
+  const error = errors.find((candidate) => candidate.keyword !== 'allOf' && candidate.keyword !== 'anyOf') ?? errors[0]!;
+  const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const records: string[] = [];
+  const fields: string[] = [];
+  let at: unknown = fixture;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const next = (at as Record<string, unknown>)?.[segment];
+    const index = segments[i + 1];
+    const isRecordList = Array.isArray(next) && index !== undefined && /^\d+$/.test(index) && typeof (next as unknown[])[Number(index)] === 'object';
+    if (isRecordList && fields.length === 0) {
+      const item = (next as Record<string, unknown>[])[Number(index)]!;
+      const name = item.id ?? item.title ?? item.user ?? item.displayName;
+      const shown = typeof name === 'string' && name !== '' ? ` (${name.length > 40 ? `${name.slice(0, 40)}…` : name})` : '';
+      records.push(`${segment}[${index}]${shown}`);
+      at = item;
+      i++;
+      continue;
+    }
+    fields.push(/^\d+$/.test(segment) ? `[${segment}]` : fields.length === 0 ? segment : `.${segment}`);
+    at = next;
+  }
+  let problem = error.message ?? 'is not valid';
+  if (error.keyword === 'additionalProperties') {
+    fields.push(`${fields.length ? '.' : ''}${String(error.params.additionalProperty)}`);
+    problem = 'is not a field of the seed format';
+  } else if (error.keyword === 'required') {
+    fields.push(`${fields.length ? '.' : ''}${String(error.params.missingProperty)}`);
+    problem = 'is required';
+  } else if (error.keyword === 'enum') {
+    problem = `must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}, got ${JSON.stringify(at)}`;
+  } else if (error.keyword === 'minLength' || error.keyword === 'maxLength' || error.keyword === 'format' || error.keyword === 'pattern' || error.keyword === 'type') {
+    problem = `${problem}, got ${JSON.stringify(at)?.slice(0, 80)}`;
+  }
+  const where = records.length ? records.join(' › ') : 'the file';
+  return `${where}: ${fields.length ? `${fields.join('')} ` : ''}${problem}`;
+}
