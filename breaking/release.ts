@@ -87,6 +87,28 @@ function gate(document: Record<string, unknown>, onRefusal: () => void = () => {
 if (!existsSync(where.document)) refuse(`${relative(where.document)} does not exist: run npm run generate`);
 gate(readDocument(where.document));
 
+// 1b. Upgrades: a database written by the last release's server must open, migrate and read back under this tree
+// (scripts/upgrade-check.ts, test/upgrade.test.ts). Checked where the tree has the server.
+if (last && existsSync(path.join(where.root, 'server/server.ts'))) {
+  const { checkUpgrade, fixtureVersions } = await import('../scripts/upgrade-check.ts');
+  const versions = fixtureVersions();
+  if (!versions.includes(last.version)) {
+    refuse(
+      `no database written by the server of release ${last.version} to upgrade from (test/fixtures/releases/${last.version}/): ` +
+        `make it with npm run fixture:release -- ${last.version}, commit it, and run the release again`,
+    );
+  }
+  for (const version of versions) {
+    const { problems } = await checkUpgrade(version);
+    if (problems.length > 0) {
+      refuse(
+        `a database written by the server of release ${version} does not upgrade (the migrations lose or break records):\n` +
+          problems.map((problem) => `  - ${problem}`).join('\n'),
+      );
+    }
+  }
+}
+
 // 2. The version in spec/main.tsp, then the regenerated contract, gated again.
 const saved = new Map<string, string>();
 for (const file of [where.main, where.document, where.schemaTypes]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
@@ -154,5 +176,7 @@ const changed = [
 process.stdout.write(
   `release: ${version} recorded in ${relative(releaseDir)}/ (${last ? `after ${last.version}` : 'the first release'}); ` +
     `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n` +
-    `Review and commit it:\n  git add ${changed.join(' ')}\n  git commit -m "Release ${version}"\n  git tag v${version}\n`,
+    `Review and commit it:\n  git add ${changed.join(' ')}\n  git commit -m "Release ${version}"\n  git tag v${version}\n` +
+    `Then record the database its server writes, which the next release must upgrade (test/upgrade.test.ts):\n` +
+    `  npm run fixture:release -- ${version}\n  git add test/fixtures/releases/${version} && git commit -m "Fixture of release ${version}"\n`,
 );

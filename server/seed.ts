@@ -35,10 +35,17 @@ export function readSeedFile(file: string): SeedFixture {
   } catch (error) {
     throw new SeedError(`SEED_FILE ${file}: ${(error as Error).message}`);
   }
-  if (typeof fixture !== 'object' || fixture === null || Array.isArray(fixture)) throw new SeedError(`SEED_FILE ${file}: not an object`);
-  // Every record and field against the contract, before anything is stored (seed-schema.ts).
+  return checkSeed(fixture, `SEED_FILE ${file}`);
+}
+
+/**
+ * A seed (a SEED_FILE's content, or the seed object the test harness gives in its place) checked against the
+ * contract, every record and field, before anything is stored (seed-schema.ts); `where` starts the error's line.
+ */
+export function checkSeed(fixture: unknown, where: string): SeedFixture {
+  if (typeof fixture !== 'object' || fixture === null || Array.isArray(fixture)) throw new SeedError(`${where}: not an object`);
   const problem = seedChecker(loadContract())(fixture);
-  if (problem !== undefined) throw new SeedError(`SEED_FILE ${file}: ${problem}`);
+  if (problem !== undefined) throw new SeedError(`${where}: ${problem}`);
   return fixture as SeedFixture;
 }
 

@@ -15,7 +15,9 @@ import { type AppServer, appServer } from './http/app-server.ts';
 import type { HandlerTable } from './http/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from './jobs/runner.ts';
-import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
+import { loadContract } from './http/contract.ts';
+import { repairStoredValues } from './domain/stored-values.ts';
+import { applyFixture, checkSeed, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
@@ -153,8 +155,15 @@ async function serve(
   let seeded: SeedResult | undefined;
   let image: Buffer | undefined;
   let current = await startGeneration(store, config, log, options, async (ctx) => {
-    const seedFile = options.seed ?? (config.seedFile ? readSeedFile(config.seedFile) : undefined);
+    const seedFile = options.seed ? checkSeed(options.seed, 'the seed') : config.seedFile ? readSeedFile(config.seedFile) : undefined;
     seeded = await inWrite(ctx, async (scope) => {
+      // Values an earlier release stored that this contract refuses, rewritten once, after the migrations that
+      // brought the database to this release (domain/stored-values.ts).
+      if (applied.length > 0) {
+        for (const value of await repairStoredValues(scope.db, loadContract())) {
+          log.warn({ repaired: value }, `${value.table}.${value.column} of ${value.id} broke the contract: ${JSON.stringify(value.from)} is now ${JSON.stringify(value.to)}`);
+        }
+      }
       if (seedFile) await applyFixture(scope, seedFile);
       if (options.fixture) await applyFixture(scope, options.fixture);
       await purgeExpiredSpaces(scope);

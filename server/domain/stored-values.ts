@@ -1,0 +1,67 @@
+// Stored values brought within the contract after an upgrade. A value stored under an earlier release (written by a
+// seed file that was not checked against the contract then, or under bounds a later contract tightened) would make
+// every answer holding it a response-validation 500. After the migrations of an opening that applied any, each
+// checked column's values are validated against the contract's schema of the field they are answered as, and each
+// refused value is rewritten to a valid form (CHANGELOG.md lists them for each release):
+//
+// - a title shorter than its minimum gets its record's id appended in parentheses (`O` → `O (o)`), or becomes
+//   `Untitled` when empty and the minimum is 1; a title longer than its maximum is cut to it;
+// - a user's `email` or `photoURL` that is not an address of its format is dropped (both are optional).
+//
+// test/upgrade.test.ts opens a database written by the last release's server, with such values in it, and reads
+// every record back with response validation on.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { OpenApiDocument } from '../http/contract.ts';
+import type { Db } from '../store/db.ts';
+import { type CheckedColumn, set, values } from '../store/stored-values.ts';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+/** Each checked column, the contract's field it is answered as, and how a refused value is rewritten. */
+const CHECKED: { column: CheckedColumn; field: [schema: string, property: string]; repair: 'title' | 'drop' }[] = [
+  { column: { table: 'organizations', column: 'title' }, field: ['Organization', 'title'], repair: 'title' },
+  { column: { table: 'teams', column: 'title' }, field: ['Team', 'title'], repair: 'title' },
+  { column: { table: 'collections', column: 'title' }, field: ['Collection', 'title'], repair: 'title' },
+  { column: { table: 'spaces', column: 'title' }, field: ['Space', 'title'], repair: 'title' },
+  { column: { table: 'users', column: 'email' }, field: ['User', 'email'], repair: 'drop' },
+  { column: { table: 'users', column: 'photo_url' }, field: ['User', 'photoURL'], repair: 'drop' },
+];
+
+export interface RepairedValue {
+  table: string;
+  column: string;
+  id: string;
+  from: string;
+  to: string | null;
+}
+
+/** `value` within `minLength`/`maxLength` (counted in code points, as the validator counts). */
+function repairTitle(value: string, id: string, schema: { minLength?: number; maxLength?: number }): string {
+  const min = schema.minLength ?? 0;
+  const max = schema.maxLength ?? Infinity;
+  let title = [...value];
+  if (title.length < min) title = value === '' && min <= 1 ? [...'Untitled'] : [...(value === '' ? id : `${value} (${id})`)];
+  if (title.length > max) title = title.slice(0, max);
+  return title.join('');
+}
+
+/** Validates every checked column against `contract` and rewrites what it refuses; answers what was rewritten. */
+export async function repairStoredValues(db: Db, contract: OpenApiDocument): Promise<RepairedValue[]> {
+  const ajv = new Ajv2020({ strict: false });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'contract', components: contract.components } as object);
+  const schemas = (contract.components as { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> }).schemas;
+  const repaired: RepairedValue[] = [];
+  for (const { column, field, repair } of CHECKED) {
+    const validate = ajv.compile({ $ref: `contract#/components/schemas/${field[0]}/properties/${field[1]}` });
+    for (const { id, value } of await values(db, column)) {
+      if (validate(value)) continue;
+      const to = repair === 'drop' ? null : repairTitle(value, id, schemas[field[0]]!.properties[field[1]]!);
+      if (to !== null && !validate(to)) throw new Error(`${column.table}.${column.column} of ${id}: ${JSON.stringify(value)} cannot be made valid`);
+      await set(db, column, id, to);
+      repaired.push({ table: column.table, column: column.column, id, from: value, to });
+    }
+  }
+  return repaired;
+}
