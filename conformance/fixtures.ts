@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import git from 'isomorphic-git';
+import { gitHttpHandler } from './git-http.ts';
 
 /** A 2×3 PNG (its header is what implementations read dimensions from). */
 export const PNG = Buffer.concat([
@@ -62,14 +63,21 @@ export interface LocalFixtures {
   tunnelUrl: string;
   /** Events POSTed to the tunnel. */
   deliveries: TunnelDelivery[];
+  /** The bare repository over Git's smart HTTP, when one was given (`gitdir`). */
+  gitUrl?: string;
   close(): Promise<void>;
 }
 
+/** Where the runner's HTTP server serves its bare repository. */
+export const GIT_HTTP_PATH = '/git/repository.git';
+
 /** Starts the runner's HTTP server on `bind` (port 0 unless given); `host` is how the implementation reaches it. */
-export async function serveFixtures(options: { host: string; bind?: string; port?: number }): Promise<LocalFixtures> {
+export async function serveFixtures(options: { host: string; bind?: string; port?: number; gitdir?: string }): Promise<LocalFixtures> {
   const deliveries: TunnelDelivery[] = [];
-  const server: Server = createServer((req, res) => {
+  const gitHttp = options.gitdir ? gitHttpHandler(options.gitdir, GIT_HTTP_PATH) : undefined;
+  const server: Server = createServer(async (req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://fixture').pathname;
+    if (gitHttp && (await gitHttp(req, res))) return;
     if (pathname === '/tunnel') {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -104,6 +112,7 @@ export async function serveFixtures(options: { host: string; bind?: string; port
     proposalUrl: `${url}/proposal/`,
     tunnelUrl: `${url}/tunnel`,
     deliveries,
+    ...(options.gitdir ? { gitUrl: `${url}${GIT_HTTP_PATH}` } : {}),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -626,15 +626,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   let propertyReport: PropertyReport | undefined;
   try {
     const host = options.serveHost ?? DEFAULTS.serveHost;
+    if (!options.gitUrl) repository = await createBareRepository();
     fixtures = await serveFixtures({
       host,
+      ...(repository ? { gitdir: repository.url } : {}),
       ...(options.serveBind ? { bind: options.serveBind } : {}),
       ...(options.servePort !== undefined ? { port: options.servePort } : {}),
     }).catch((error: unknown) => {
       const where = `${options.serveBind ?? host}${options.servePort !== undefined ? `:${options.servePort}` : ''}`;
       throw new UsageError(`cannot serve the website and tunnel on ${where} (${(error as Error).message}): check --serve-host, --serve-bind and --serve-port`);
     });
-    if (!options.gitUrl) repository = await createBareRepository();
     // The property phase runs after the scenario's steps, before the resources they share are deleted (their ids
     // are the real ids it works with); after the whole scenario when no group had shared clean-up.
     const property = options.property === false ? undefined : (options.property ?? {});
@@ -645,11 +646,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     }
     await runScenario(session, {
       fixtures,
-      gitUrl: options.gitUrl ?? repository!.url,
+      // The runner's repository over HTTP from its own address, then as a local path; or --git-url alone.
+      gitUrls: options.gitUrl ? [options.gitUrl] : [fixtures.gitUrl!, repository!.url],
       template: options.template ?? DEFAULTS.template,
       ...(options.gitUrl
-        ? options.contentRef ? { contentGit: { url: options.gitUrl, ref: options.contentRef } } : {}
-        : { contentGit: { url: repository!.url, ref: CONTENT_REF } }),
+        ? options.contentRef ? { contentGit: { urls: [options.gitUrl], ref: options.contentRef } } : {}
+        : { contentGit: { urls: [fixtures.gitUrl!, repository!.url], ref: CONTENT_REF } }),
       chosen,
     });
     if (session.beforeSharedCleanup) {

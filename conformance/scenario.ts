@@ -12,12 +12,15 @@ import type { SuccessBody } from './types.ts';
 
 export interface ScenarioEnvironment {
   fixtures: LocalFixtures;
-  /** The Git repository the export writes to and the import reads from. */
-  gitUrl: string;
+  /**
+   * The Git repository the export writes to and the import reads from, as the addresses to try in turn: the
+   * runner's own over smart HTTP, then its local path; or `--git-url` alone.
+   */
+  gitUrls: string[];
   /** The template applySpaceTemplate applies. */
   template: string;
   /** Where a Git import takes content from when the website import does not succeed (none: the template only). */
-  contentGit?: { url: string; ref: string };
+  contentGit?: { urls: string[]; ref: string };
   /** Filled in: the organizations the run used. */
   chosen: { organization?: string; targetOrganization?: string };
 }
@@ -76,8 +79,9 @@ const NEEDS_ADDRESS = "needs the implementation to reach the runner's address (-
 const NEEDS_FILE =
   "needs a file in the content, which only the website import (the runner's address) or the Git import of the content brings";
 const NEEDS_GIT =
-  'needs a Git repository the implementation accepts: give --git-url (the default is a local path, which only an ' +
-  'implementation on the same machine that accepts local repositories can use; the reference server: ALLOW_LOCAL_GIT=true)';
+  "needs a Git repository the implementation accepts: the runner's own over HTTP (--serve-host; the reference server: " +
+  'ALLOW_PRIVATE_ADDRESSES with its address), its local path (only for an implementation on the same machine that ' +
+  'accepts local repositories; the reference server: ALLOW_LOCAL_GIT=true), or --git-url';
 
 /** One line saying what to change when the implementation refused the runner's address. */
 export const addressHint = (url: string) =>
@@ -184,7 +188,11 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
         // Then a Git import of the same pages and image, when there is a repository holding them.
         if (env.contentGit) {
           const before = await s.must('getSpace', { path: space, query: {} });
-          const started = await s.call('importGitRepository', { path: space, body: env.contentGit }, { refusable: 'the Git import of the content was refused' });
+          let started: { ok: boolean } = { ok: false };
+          for (const url of env.contentGit.urls) {
+            started = await s.call('importGitRepository', { path: space, body: { url, ref: env.contentGit.ref } }, { refusable: 'the Git import of the content was refused' });
+            if (started.ok) break;
+          }
           const after = started.ok
             ? await s.poll('getSpace', { path: space, query: {} }, (current) => current.revision !== before.revision, 'Git import of the content')
             : undefined;
@@ -578,12 +586,20 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
     await s.group('git', async () => {
       if (!main || !aux) throw new StepFailed('no spaces to synchronise');
       const ref = `refs/heads/docs-conformance-${runId}`;
-      const exportStarted = await s.call(
-        'exportGitRepository',
-        { path: { spaceId: main.id }, body: { url: env.gitUrl, ref, commitMessage: 'Export by the conformance runner' } },
-        { refusable: NEEDS_GIT },
-      );
-      if (!exportStarted.ok) {
+      // The first address the implementation accepts: the runner's over HTTP, else its local path.
+      let gitUrl: string | undefined;
+      for (const url of env.gitUrls) {
+        const started = await s.call(
+          'exportGitRepository',
+          { path: { spaceId: main.id }, body: { url, ref, commitMessage: 'Export by the conformance runner' } },
+          { refusable: NEEDS_GIT },
+        );
+        if (started.ok) {
+          gitUrl = url;
+          break;
+        }
+      }
+      if (gitUrl === undefined) {
         if (!s.reasons.has('exportGitRepository')) throw new StepFailed('exportGitRepository did not succeed');
         // Refused: what needs no repository is still exercised.
         s.unexercisable(['importGitRepository'], NEEDS_GIT);
@@ -594,7 +610,7 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
       const exported = await s.poll('getGitInfo', { path: { spaceId: main.id } }, (info) => info.updatedAt !== undefined, 'Git export');
       if (!exported?.updatedAt) throw new StepFailed('the Git export did not complete');
       const before = await s.must('getSpace', { path: { spaceId: aux.id }, query: {} });
-      await s.must('importGitRepository', { path: { spaceId: aux.id }, body: { url: env.gitUrl, ref } });
+      await s.must('importGitRepository', { path: { spaceId: aux.id }, body: { url: gitUrl, ref } });
       await s.poll('getSpace', { path: { spaceId: aux.id }, query: {} }, (space) => space.revision !== before.revision, 'Git import');
       await s.call('deleteGitLegacyInstallation', { path: { spaceId: main.id } });
     });
