@@ -1041,3 +1041,25 @@ describe('repositories on the server’s disk', () => {
     }
   });
 });
+
+describe('an http(s) repository at an address the server does not call', () => {
+  let refusing: TestServer;
+  beforeAll(async () => {
+    refusing = await startTestServer({ env: { ALLOW_PRIVATE_NETWORKS: 'false', ALLOW_PRIVATE_ADDRESSES: '127.0.0.2' }, fixture: standardFixture });
+  });
+  afterAll(() => refusing?.close());
+
+  test('is a 400 naming url when the request comes (an address literal, or localhost), and nothing is queued', async () => {
+    const space = ok(await refusing.as('admin').POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: 'acme' } }, body: { title: 'Refused Git' } }), 201);
+    const onSpace = { params: { path: { spaceId: space.id } } };
+    for (const url of ['http://127.0.0.1:9/repo.git', 'https://localhost/repo.git', 'http://[::1]:9/repo.git', 'http://10.0.0.1/repo.git']) {
+      const message = expectError(await refusing.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...onSpace, body: { url, ref: 'refs/heads/main' } }), 400);
+      expect(message).toMatch(/^url: .* is not a public address; only public addresses are called$/);
+      expectError(await refusing.as('admin').POST('/v1/spaces/{spaceId}/git/export', { ...onSpace, body: { url, ref: 'refs/heads/main' } }), 400);
+    }
+    // An address ALLOW_PRIVATE_ADDRESSES opens is accepted (and fails later, when nothing answers there).
+    expect(await listGitOperations(refusing.running.ctx.store.reader, space.id)).toEqual([]);
+    expect((await refusing.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...onSpace, body: { url: 'http://127.0.0.2:9/repo.git', ref: 'refs/heads/main' } })).response.status).toBe(204);
+    expect(await listGitOperations(refusing.running.ctx.store.reader, space.id)).toHaveLength(1);
+  });
+});

@@ -18,6 +18,7 @@ import { requireSpace, spaceAccess } from '../domain/spaces.ts';
 import { badRequest } from '../errors.ts';
 import type { HandlerGroup } from '../http/types.ts';
 import { enqueue, type JobRunner } from '../jobs/runner.ts';
+import { refusedHost } from '../net/outbound.ts';
 import * as spaces from '../store/spaces.ts';
 
 type Operations = 'importGitRepository' | 'exportGitRepository' | 'getGitInfo' | 'deleteGitLegacyInstallation';
@@ -27,7 +28,10 @@ async function start(ctx: Scope, kind: GitOperationKind, spaceId: string, body: 
   const access = await spaceAccess(ctx, caller, spaceId);
   requireSpace(access, 'triggerGitSync');
   const { display, location } = parseGitUrl(body.url);
-  const refusal = location.kind === 'local' ? localRepositoryRefusal(ctx.config, location.path) : undefined;
+  const refusal =
+    location.kind === 'local'
+      ? localRepositoryRefusal(ctx.config, location.path)
+      : refusedHost(location.url, { allowPrivateNetworks: ctx.config.allowPrivateNetworks, allowedAddresses: ctx.config.allowedAddresses });
   if (refusal) throw badRequest(`url: ${refusal}`);
   projectDirectory(body.repoProjectDirectory);
   checkUrlPrefix(body.repoCommitURL, 'repoCommitURL');

@@ -200,6 +200,23 @@ export function isRefusedAddress(address: string, rule: AddressRule): boolean {
 
 const blocked = (what: string) => Object.assign(new Error(`${what} is not a public address`), { code: 'EBLOCKED' });
 
+/**
+ * Why `target`'s host is refused, when that is known without the network: an address literal (or `localhost`) the
+ * rule refuses. A host name is judged when it is resolved, at the connection. For a request that starts background
+ * work, so that a refused address is a 400 when the request comes rather than a failure of the work later.
+ */
+export function refusedHost(target: string, rule: AddressRule): string | undefined {
+  let host: string;
+  try {
+    host = new URL(target).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
+  const literal = host.toLowerCase() === 'localhost' ? '127.0.0.1' : host;
+  if (!isIP(literal) || !isRefusedAddress(literal, rule)) return undefined;
+  return `${host} is not a public address; only public addresses are called`;
+}
+
 /** The `lookup` of every connection: resolves, and fails when a name resolves to any refused address. */
 function guardedLookup(rule: AddressRule, resolve: Resolver) {
   return (
