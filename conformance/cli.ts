@@ -44,6 +44,8 @@ Options:
   --seed N                    seed of the property phase: the same seed makes the same requests (default random,
                               printed)
   --max-response-bytes N      size bound of an answer in the property phase (default 4194304)
+  --large-body-bytes N        size of the body sent to every operation to find its body size limit (default 16777216;
+                              sent in chunks, stopped when the answer comes)
   --verbose                   print every request and progress
   --help                      print this help
 
@@ -67,12 +69,14 @@ function number(value: string | undefined, name: string): number | undefined {
 }
 
 /** --examples, --seed and --max-response-bytes: the property phase's options (`--examples 0`: off). */
-function propertyOptions(values: { examples?: string; seed?: string; 'max-response-bytes'?: string }): PropertyOptions | false {
+function propertyOptions(values: { examples?: string; seed?: string; 'max-response-bytes'?: string; 'large-body-bytes'?: string }): PropertyOptions | false {
   const examples = number(values.examples, '--examples');
   if (examples === 0) return false;
   const seed = number(values.seed, '--seed');
   const maxResponseBytes = number(values['max-response-bytes'], '--max-response-bytes');
+  const largeBodyBytes = number(values['large-body-bytes'], '--large-body-bytes');
   return {
+    ...(largeBodyBytes !== undefined ? { largeBodyBytes } : {}),
     ...(examples !== undefined ? { examples } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
         examples: { type: 'string' },
         seed: { type: 'string' },
         'max-response-bytes': { type: 'string' },
+        'large-body-bytes': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean' },
       },

@@ -1,6 +1,8 @@
 // The conformance runner: runs the scenario against a live implementation through one typed `call`, validates
 // every response against the contract, sends the invalid inputs derived from the contract after each operation's
 // first successful call, and reports per operation. `runConformance(options)` is what the CLI and the tests use.
+import { request as plainRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { type Contract, type Operation, loadContract, type OpenApiDocument } from './contract.ts';
 import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
 import { deriveProbes } from './invalid.ts';
@@ -518,6 +520,82 @@ export class Session {
     }
     const problems = this.validator.validate(operation, { status: response.status, headers: response.headers, text });
     return { method, url, requestBody: input.body, status: response.status, headers: response.headers, text, json, problems };
+  }
+
+  /**
+   * A request written by hand (node:http, as fetch cannot send a body with GET or stream one it stops early): a body
+   * in any form, or `size` bytes of JSON text sent in chunks with that Content-Length until the answer comes (an
+   * implementation that refuses a body by its length answers before most of it is sent; the rest is never sent).
+   * The answer is validated against `operation` when given (a method of no operation has no declared answer).
+   */
+  async raw(
+    operation: Operation | undefined,
+    request: { method: string; url: string; headers?: Record<string, string>; body?: string | { size: number }; token?: string | null },
+  ): Promise<Answer | undefined> {
+    const httpRequest = request.url.startsWith('https:') ? httpsRequest : plainRequest;
+    const token = request.token === undefined ? this.options.token : request.token;
+    const size = typeof request.body === 'object' ? request.body.size : request.body === undefined ? undefined : Buffer.byteLength(request.body);
+    const headers: Record<string, string> = {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      'user-agent': 'docs-conformance',
+      ...(size !== undefined ? { 'content-length': String(size) } : {}),
+      ...request.headers,
+    };
+    const state = operation ? this.operations.get(operation.operationId) : undefined;
+    if (state) state.calls++;
+    const started = Date.now();
+    const timeoutMs = this.options.timeoutMs ?? DEFAULTS.timeoutMs;
+    const answer = await new Promise<{ status: number; headers: Headers; text: string } | undefined>((resolve) => {
+      let answered = false;
+      const outgoing = httpRequest(request.url, { method: request.method, headers, timeout: timeoutMs }, (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+          }
+          resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text: Buffer.concat(chunks).toString('utf8') });
+          outgoing.destroy();
+        });
+        response.on('error', () => resolve(undefined));
+      });
+      outgoing.on('error', () => {
+        if (!answered) resolve(undefined);
+      });
+      outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
+      if (typeof request.body === 'object') {
+        // `{"a":"xxxx…` (JSON cut short: only its size matters), written as the socket drains, stopped by the answer.
+        const total = request.body.size;
+        const chunk = Buffer.concat([Buffer.from('{"a":"'), Buffer.alloc(64 * 1024, 'x')]);
+        let sent = 0;
+        const write = () => {
+          while (!answered && !outgoing.destroyed) {
+            if (sent >= total) return void outgoing.end();
+            const piece = chunk.subarray(sent === 0 ? 0 : 6, (sent === 0 ? 0 : 6) + Math.min(total - sent, 64 * 1024));
+            sent += piece.length;
+            if (!outgoing.write(piece)) return void outgoing.once('drain', write);
+          }
+        };
+        write();
+      } else {
+        outgoing.end(request.body);
+      }
+    });
+    const ms = Date.now() - started;
+    this.calls.push({ operationId: operation?.operationId ?? '', kind: 'property', method: request.method, url: request.url, status: answer?.status ?? 0, ms });
+    if (!answer) return undefined;
+    if (state && !state.statuses.includes(answer.status)) state.statuses.push(answer.status);
+    this.log(`  ∀ ${request.method} ${request.url.slice(this.baseUrl.length)} ${answer.status}`);
+    let json: unknown;
+    try {
+      json = answer.text ? JSON.parse(answer.text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    const problems = operation ? this.validator.validate(operation, answer) : [];
+    return { method: request.method, url: request.url, requestBody: undefined, status: answer.status, headers: answer.headers, text: answer.text, json, problems };
   }
 
   /** The request URL: the operation's path template filled with the path parameters, and the query. */

@@ -26,19 +26,22 @@ type Fault = (req: Request, res: Response, next: NextFunction) => void | Promise
 /** Forwards a request to the reference server and answers with what it answered (after `change`, if given). */
 async function forward(req: Request, res: Response, change?: (status: number, text: string) => { status: number; text: string }): Promise<void> {
   const headers: Record<string, string> = {};
-  for (const name of ['authorization', 'content-type', 'accept']) {
+  for (const name of ['authorization', 'content-type', 'accept', 'content-encoding']) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
+  // fetch sends no body with a GET (the reference server would not read one anyway).
+  const body = Buffer.isBuffer(req.body) && req.body.length > 0 && req.method !== 'GET' ? req.body : undefined;
   const upstream = await fetch(`${reference.url}${req.originalUrl}`, { method: req.method, headers, ...(body ? { body } : {}), redirect: 'manual' });
   let text = await upstream.text();
   let status = upstream.status;
   if (change) ({ status, text } = change(status, text));
   const type = upstream.headers.get('content-type');
   const location = upstream.headers.get('location');
+  const allow = upstream.headers.get('allow');
   if (type) res.set('content-type', type);
   if (location) res.set('location', location);
+  if (allow) res.set('allow', allow);
   res.status(status).send(text ? Buffer.from(text) : undefined);
 }
 
@@ -80,6 +83,11 @@ const FAULTS: Record<string, Fault> = {
   },
   // An oversized answer: valid JSON, padded with white space.
   oversized: (req, res) => forward(req, res, (status, text) => ({ status, text: text + ' '.repeat(200_000) })),
+  // A body parser in front of every route: a JSON body in another charset is a 415, which getSpace does not declare.
+  undeclared415: (req, res, next) => {
+    if (/charset=(?!utf-8)/i.test(req.headers['content-type'] ?? '')) return void res.status(415).json({ error: { code: 415, message: 'planted: charset' } });
+    next();
+  },
 };
 
 /** Where each fault lives: the operation it is planted on. */
@@ -90,6 +98,7 @@ const PLANTED: Record<keyof typeof FAULTS, string> = {
   ignoresToken: 'getSpace',
   repeatsItem: 'listSpaces',
   oversized: 'getSpace',
+  undeclared415: 'getSpace',
 };
 
 let reference: TestServer;
@@ -100,13 +109,26 @@ let fault: keyof typeof FAULTS | undefined;
 beforeAll(async () => {
   reference = await startTestServer({ fixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false', ...LOCAL_GIT } });
   const app = express();
-  app.use(express.raw({ type: () => true, limit: '10mb' }));
+  // The body as bytes, whatever its type and encoding (the proxy passes it on as it came).
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      req.body = Buffer.concat(chunks);
+      next();
+    });
+  });
   for (const [name, operationId] of Object.entries(PLANTED)) {
     app[methodOf(operationId)](routeOf(operationId), (req: Request, res: Response, next: NextFunction) => {
       if (fault !== name) return next();
       Promise.resolve(FAULTS[name]!(req, res, next)).catch(next);
     });
   }
+  // A method the path does not declare, answered as if it were an operation.
+  app.put(routeOf('getSpace'), (req: Request, res: Response, next: NextFunction) => {
+    if (fault !== 'methodAnswered') return next();
+    res.status(200).json({ planted: true });
+  });
   app.use((req: Request, res: Response, next: NextFunction) => void forward(req, res).catch(next));
   broken = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => broken.once('listening', resolve));
@@ -168,6 +190,30 @@ describe('property phase', () => {
     { fault: 'repeatsItem', operations: ['listSpaces'], checkId: 'pagination', examples: 1, reproduces: (answer) => answer.status === 200 },
     { fault: 'oversized', operations: ['getSpace'], checkId: 'response-size', examples: 1, reproduces: (answer) => answer.text.length > 200_000 },
   ];
+  test('the HTTP layer: an undeclared 415 for a body an operation does not take, and an undeclared method answered 200, are reported', { timeout: 60_000 }, async () => {
+    for (const [planted, checkId, message] of [
+      ['undeclared415', 'framework-answers', /^\[framework-answers\] a JSON body in latin1: .*415/],
+      ['methodAnswered', 'method-not-allowed', /^\[method-not-allowed\] PUT \/v1\/spaces\/\{spaceId\} \(not declared\): answered 200, expected 405 or 404$/],
+    ] as const) {
+      fault = planted as keyof typeof FAULTS;
+      try {
+        const session = await sessionWithIds();
+        const report = await runPropertyPhase(session, { operations: ['getSpace'], examples: 1, seed: 7, largeBodyBytes: 1024, checks: ['framework-answers', 'method-not-allowed'] });
+        const failed = report.results.filter((result) => !result.ok);
+        expect(failed.map((result) => `${result.operationId} ${result.checkId} ${result.message}`)).toEqual([expect.stringMatching(`^getSpace ${checkId} `)]);
+        expect(failed[0]!.message).toMatch(message);
+        expect(session.violations.some((violation) => violation.step === `property: ${checkId}`)).toBe(true);
+      } finally {
+        fault = undefined;
+      }
+    }
+    // Without a fault, both hold on the reference server behind the same proxy.
+    const session = await sessionWithIds();
+    const report = await runPropertyPhase(session, { operations: ['getSpace', 'deleteSpace', 'updateSpace'], examples: 1, seed: 7, largeBodyBytes: 1024, checks: ['framework-answers', 'method-not-allowed'] });
+    expect(report.results.filter((result) => !result.ok)).toEqual([]);
+    expect(report.results.map((result) => `${result.operationId} ${result.checkId}`).sort()).toEqual(['deleteSpace framework-answers', 'getSpace framework-answers', 'getSpace method-not-allowed', 'updateSpace framework-answers']);
+  });
+
   for (const planted of cases) {
     test(`a planted fault (${planted.fault}) is reported as ${planted.checkId}, and its shrunk request reproduces it`, { timeout: 60_000 }, async () => {
       fault = planted.fault;

@@ -1055,7 +1055,11 @@ describe('an http(s) repository at an address the server does not call', () => {
     for (const url of ['http://127.0.0.1:9/repo.git', 'https://localhost/repo.git', 'http://[::1]:9/repo.git', 'http://10.0.0.1/repo.git']) {
       const message = expectError(await refusing.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...onSpace, body: { url, ref: 'refs/heads/main' } }), 400);
       expect(message).toMatch(/^url: .* is not a public address; only public addresses are called$/);
-      expectError(await refusing.as('admin').POST('/v1/spaces/{spaceId}/git/export', { ...onSpace, body: { url, ref: 'refs/heads/main' } }), 400);
+      const exported = expectError(
+        await refusing.as('admin').POST('/v1/spaces/{spaceId}/git/export', { ...onSpace, body: { url, ref: 'refs/heads/main', commitMessage: 'Export' } }),
+        400,
+      );
+      expect(exported).toMatch(/^url: .* is not a public address/);
     }
     // An address ALLOW_PRIVATE_ADDRESSES opens is accepted (and fails later, when nothing answers there).
     expect(await listGitOperations(refusing.running.ctx.store.reader, space.id)).toEqual([]);

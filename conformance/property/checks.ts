@@ -15,6 +15,9 @@ export const CHECKS = {
   'auth-required': 'no token and a wrong token answer 401',
   pagination: 'following next.page yields every item once, and count agrees',
   'response-size': 'an answer is under the size bound (--max-response-bytes)',
+  'framework-answers':
+    'a request the HTTP layer answers itself (a body in another charset, not JSON, malformed, over any size bound, in an unknown encoding) gets a status the operation declares, with the error envelope',
+  'method-not-allowed': 'a method a path does not declare is refused with 404 or 405 (a 405 with an Allow header naming only declared methods), with the error envelope',
 } as const;
 
 export type CheckId = keyof typeof CHECKS;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import type { Contract, Operation, Schema } from '../contract.ts';
 import type { Answer, Session } from '../runner.ts';
-import { CHECKS, type CheckId, CheckFailure, curlLine, type ExchangeRecord, judgeAnswer } from './checks.ts';
+import { CHECKS, type CheckId, CheckFailure, curlLine, type ExchangeRecord, isEnvelope, judgeAnswer } from './checks.ts';
 import { flatten, type GeneratedRequest, invalidVariants, minimal, requestArbitrary, writableProperties } from './generate.ts';
 import { pathNames } from './ids.ts';
 
@@ -19,6 +19,8 @@ export interface PropertyOptions {
   seed?: number;
   /** Size bound of an answer, in bytes (default 4 MiB). */
   maxResponseBytes?: number;
+  /** Size of the body sent to find an implementation's body size limit (check framework-answers; default 16 MiB). */
+  largeBodyBytes?: number;
   /** Only these operations (default all of the contract, excluded ones left out). */
   operations?: string[];
   /** Only these checks (default all but `invalid-named`). */
@@ -59,6 +61,9 @@ export interface PropertyReport {
 
 export const DEFAULT_EXAMPLES = 3;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** The body sent to find a body size limit: larger than an implementation's limit usually is (the reference server: 5 MiB). */
+export const DEFAULT_LARGE_BODY_BYTES = 16 * 1024 * 1024;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Pages followed at most by the pagination check. */
 const MAX_PAGES = 50;
 
@@ -659,7 +664,82 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
       if (verified.size > 0) roundTripped.set(operation.operationId, [...verified]);
     }
   }
+  if (enabled.has('framework-answers') || enabled.has('method-not-allowed')) await frameworkAnswers();
   for (const undo of created.reverse()) await undo().catch(() => undefined);
+
+  /**
+   * The answers the HTTP layer of an implementation gives before its handlers (a body parser, a router, a
+   * validator): each operation, on path parameters that name nothing (so that nothing is changed, whatever the
+   * implementation does with the body), with a body it cannot take; each path, with the methods it does not declare.
+   */
+  async function frameworkAnswers(): Promise<void> {
+    const none = `docs-conformance-none-${seed}`;
+    const large = options.largeBodyBytes ?? DEFAULT_LARGE_BODY_BYTES;
+    const bodies: { what: string; headers: Record<string, string>; body: string | { size: number } }[] = [
+      { what: 'a JSON body in latin1', headers: { 'content-type': 'application/json; charset=latin1' }, body: '{}' },
+      { what: 'a text/plain body', headers: { 'content-type': 'text/plain' }, body: 'plain text' },
+      { what: 'malformed JSON', headers: { 'content-type': 'application/json' }, body: '{"a":' },
+      { what: 'an unknown content encoding', headers: { 'content-type': 'application/json', 'content-encoding': 'docs-conformance' }, body: '{}' },
+      { what: `a body of ${large} bytes`, headers: { 'content-type': 'application/json' }, body: { size: large } },
+    ];
+    const urlOf = (template: string, query: Record<string, unknown> = {}) =>
+      session.url({ path: template, parameters: [] } as unknown as Operation, Object.fromEntries(pathNames(template).map((name) => [name, none])), query);
+    if (enabled.has('framework-answers')) {
+      for (const operation of selected) {
+        // Required query parameters as the generator makes them, so that only the body is wrong.
+        const nothing = Object.fromEntries(pathNames(operation.path).map((name) => [name, none]));
+        const request = minimal(contract, operation, fc.sample(requestArbitrary(contract, operation, [nothing], { ids }), { numRuns: 1, seed: seedOf(seed, operation.operationId, 'framework') })[0]!);
+        const url = session.url(operation, nothing, request.query);
+        try {
+          for (const { what, headers, body } of bodies) {
+            const answer = await session.raw(operation, { method: operation.method.toUpperCase(), url, headers, body });
+            const exchange: ExchangeRecord = {
+              request: { method: operation.method.toUpperCase(), url, curl: `${curlLine(operation.method.toUpperCase(), url, undefined, 'token')} -H '${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join("' -H '")}' # ${what}` },
+              ...(answer ? { response: { status: answer.status, ...(answer.text ? { body: clip(answer.text) } : {}) } } : {}),
+            };
+            if (!answer) throw new CheckFailure('framework-answers', `${what}: no answer (network error or timeout)`, exchange);
+            if (answer.status >= 500) throw new CheckFailure('framework-answers', `${what}: answered ${answer.status}`, exchange);
+            const undeclared = answer.problems.find((problem) => problem.kind === 'undeclared-status');
+            if (undeclared) throw new CheckFailure('framework-answers', `${what}: ${undeclared.message}`, exchange);
+            if (answer.status >= 400 && !isEnvelope(answer.json)) throw new CheckFailure('framework-answers', `${what}: the ${answer.status} answer has no {error: {code, message}} envelope`, exchange);
+          }
+          pass(operation.operationId, 'framework-answers');
+        } catch (error) {
+          if (error instanceof CheckFailure) fail(operation.operationId, error);
+          else throw error;
+        }
+      }
+    }
+    if (enabled.has('method-not-allowed')) {
+      for (const [template, item] of Object.entries(contract.document.paths)) {
+        const owner = selected.find((operation) => operation.path === template);
+        if (!owner) continue;
+        const declared = HTTP_METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined);
+        const url = urlOf(template);
+        try {
+          for (const method of HTTP_METHODS.filter((candidate) => !declared.includes(candidate))) {
+            const answer = await session.raw(undefined, { method: method.toUpperCase(), url, ...(method === 'get' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+            const exchange: ExchangeRecord = {
+              request: { method: method.toUpperCase(), url, curl: curlLine(method.toUpperCase(), url, method === 'get' ? undefined : {}, 'token') },
+              ...(answer ? { response: { status: answer.status, ...(answer.text ? { body: clip(answer.text) } : {}) } } : {}),
+            };
+            const where = `${method.toUpperCase()} ${template} (not declared)`;
+            if (!answer) throw new CheckFailure('method-not-allowed', `${where}: no answer`, exchange);
+            if (answer.status !== 404 && answer.status !== 405) throw new CheckFailure('method-not-allowed', `${where}: answered ${answer.status}, expected 405 or 404`, exchange);
+            if (!isEnvelope(answer.json)) throw new CheckFailure('method-not-allowed', `${where}: the ${answer.status} answer has no {error: {code, message}} envelope`, exchange);
+            const allow = (answer.headers.get('allow') ?? '').split(',').map((value) => value.trim().toLowerCase()).filter(Boolean);
+            if (answer.status === 405 && (allow.length === 0 || allow.some((value) => !declared.includes(value as never) && value !== 'head' && value !== 'options'))) {
+              throw new CheckFailure('method-not-allowed', `${where}: a 405 whose Allow (${allow.join(', ') || 'none'}) is not the declared methods (${declared.join(', ')})`, exchange);
+            }
+          }
+          pass(owner.operationId, 'method-not-allowed');
+        } catch (error) {
+          if (error instanceof CheckFailure) fail(owner.operationId, error);
+          else throw error;
+        }
+      }
+    }
+  }
 
   const list = [...results.values()];
   const summary = { checks: list.length, failed: list.filter((result) => !result.ok).length };
