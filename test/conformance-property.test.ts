@@ -125,7 +125,7 @@ beforeAll(async () => {
     });
   }
   // A method the path does not declare, answered as if it were an operation.
-  app.put(routeOf('getSpace'), (req: Request, res: Response, next: NextFunction) => {
+  app.put(routeOf('getSpace'), (_req: Request, res: Response, next: NextFunction) => {
     if (fault !== 'methodAnswered') return next();
     res.status(200).json({ planted: true });
   });
