@@ -14,6 +14,12 @@ import { checkUpgrade, fixtureVersions, RELEASE_FIXTURES } from '../scripts/upgr
 import { startTestServer } from './support/server.ts';
 
 describe('upgrades from each release', () => {
+  test('CHANGELOG.md says, before the next release, what the upgrade rewrites', () => {
+    const unreleased = readFileSync('CHANGELOG.md', 'utf8').split(/^## /m).find((section) => section.startsWith('Unreleased'));
+    expect(unreleased).toContain('`O (o)`');
+    expect(unreleased).toContain('`Untitled`');
+  });
+
   test('the last release has a fixture: its database is what this tree must open', () => {
     const last = listReleases().at(-1);
     expect(last).toBeDefined();
