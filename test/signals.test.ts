@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { copyRepository } from '../scripts/repo-copy.ts';
-import { LOCK_FILE } from '../server/data-dir.ts';
+import { HOLDER_FILE, lockDataDir } from '../server/data-dir.ts';
 import { repoRoot } from './support/repo.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'signals-'));
@@ -71,9 +71,10 @@ async function npm(cwd: string, args: string[], name: string) {
     },
     { timeout: 90_000, interval: 50 },
   );
-  const lock = path.join(dataDir, LOCK_FILE);
-  const server = (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
-  return { child, exit, port: Number(url[2]), lock, server, output: () => output };
+  // The server that holds DATA_DIR's lock records itself beside it.
+  const holder = path.join(dataDir, HOLDER_FILE);
+  const server = (JSON.parse(readFileSync(holder, 'utf8')) as { pid: number }).pid;
+  return { child, exit, port: Number(url[2]), dataDir, holder, server, output: () => output };
 }
 
 type Started = Awaited<ReturnType<typeof npm>>;
@@ -85,7 +86,9 @@ async function expectStoppedCleanly(started: Started) {
   clearTimeout(timer);
   expect(started.output(), started.output()).toContain('"msg":"shutting down"');
   await vi.waitFor(() => expect(groupAlive(started.child.pid!)).toBe(false), { timeout: 10_000 });
-  expect(existsSync(started.lock), `${started.lock} left behind:\n${started.output()}`).toBe(false);
+  // The lock is free (a new holder gets it at once), and the clean stop removed the holder's record.
+  lockDataDir(started.dataDir).release();
+  expect(existsSync(started.holder), `${started.holder} left behind:\n${started.output()}`).toBe(false);
   expect(() => process.kill(started.server, 0)).toThrow(/ESRCH/);
   expect(await portFree(started.port)).toBe(true);
 }
