@@ -104,36 +104,39 @@ export function startDev(options: DevOptions = {}): DevServer {
     const server = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
       env: { ...env },
-      stdio: ['ignore', 'pipe', 'pipe', ...(kind === 'standby' ? (['ipc'] as const) : [])],
+      // The server tells its address over the IPC channel (server/main.ts), whatever its log level hides.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     let active = false;
     let held = '';
-    let seen = '';
     let listening = false;
     let resolveListening!: (address: string | undefined) => void;
     const listeningPromise = new Promise<string | undefined>((resolve) => (resolveListening = resolve));
     const onData = (chunk: Buffer) => {
       if (active) print(chunk.toString());
       else held += chunk;
-      if (listening) return;
-      seen += chunk;
-      const match = seen.match(/listening on (http:\/\/[^\s"]+)/);
-      if (match) {
-        listening = true;
-        // Restarts keep the address, even when PORT=0 let the first start pick it.
-        env.PORT = new URL(match[1]!).port;
-        resolveUrl(match[1]!);
-        resolveListening(match[1]!);
-      }
     };
     server.stdout!.on('data', onData);
     server.stderr!.on('data', onData);
+    server.on('message', (message: { type?: string; url?: string } | string) => {
+      if (listening || typeof message !== 'object' || message.type !== 'listening' || typeof message.url !== 'string') return;
+      listening = true;
+      // Restarts keep the address, even when PORT=0 let the first start pick it.
+      env.PORT = new URL(message.url).port;
+      resolveUrl(message.url);
+      resolveListening(message.url);
+    });
     // A standby that died just before it was told to start: `send` fails, and the exit below tells the rest.
     server.on('error', (error) => {
       if (active) say(`the server process failed: ${error.message}`);
     });
     const ready =
-      kind === 'standby' ? new Promise<boolean>((resolve) => (server.once('message', () => resolve(true)), server.once('exit', () => resolve(false)))) : Promise.resolve(true);
+      kind === 'standby'
+        ? new Promise<boolean>((resolve) => {
+            server.on('message', (message) => message === 'ready' && resolve(true));
+            server.once('exit', () => resolve(false));
+          })
+        : Promise.resolve(true);
     server.once('exit', (code, signal) => {
       if (standby?.process === server) standby = undefined;
       if (!active) return;

@@ -28,10 +28,10 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Starts `node --import tsx scripts/dev.ts` (npm run dev's command) in the copy; `output()` is everything it printed, `lines(from)` what came after `from`. */
-function startDev(name: string, args: string[] = []) {
+function startDev(name: string, args: string[] = [], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts', ...args], {
     cwd: copy,
-    env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${name}`) },
+    env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${name}`), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -92,7 +92,8 @@ describe('npm run dev', () => {
     beforeAll(async () => {
       text = original();
       expect(text).toContain('/** Title of the space. */');
-      dev = startDev('saves', ['--no-typecheck']);
+      // The server's log shows warnings only, so not where it listens: dev learns its address over IPC.
+      dev = startDev('saves', ['--no-typecheck'], { LOG_LEVEL: 'warn' });
       url = (await dev.waitFor(/\[dev\] serving (http:\/\/127\.0\.0\.1:\d+), API reference (\S+)\/docs \(token dev-token/))[1]!;
       await dev.waitFor(/\[dev\] watching spec\/ and server\//);
     }, 90_000);
@@ -101,6 +102,7 @@ describe('npm run dev', () => {
       const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
       expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id)).toEqual(['demo']);
       expect(dev.output()).toContain(`API reference ${url}/docs`);
+      expect(dev.output()).not.toMatch(/listening on/);
     });
 
     const ways: [string, (file: string, content: string) => void][] = [

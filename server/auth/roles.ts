@@ -31,7 +31,11 @@ export interface Membership {
 
 /** The caller's membership of an organization, or undefined when not a member (or disabled). */
 export async function membershipOf(db: Db, userId: string, organizationId: string): Promise<Membership | undefined> {
-  const row = await members.roleOf(db, organizationId, userId);
+  return membershipFrom(await members.roleOf(db, organizationId, userId), organizationId);
+}
+
+/** The membership a member's row gives (its role and state, read with something else), or undefined. */
+export function membershipFrom(row: { role: string | null; disabled: number } | undefined, organizationId: string): Membership | undefined {
   if (!row || row.disabled) return undefined;
   const role = row.role === null ? null : parseEnum(ROLE_RANKS, { table: 'members', column: 'role' }, row.role);
   return { organizationId, role, disabled: false };

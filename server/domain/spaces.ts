@@ -1,7 +1,7 @@
 // Spaces: rows, the caller's role and permissions on them, their lifecycle (a deleted space is kept 7 days, then
 // purged), and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
-import { atLeast, type Membership, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
+import { atLeast, type Membership, membershipFrom, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
 import { emptyContent, type RevisionContent } from '../content/model.ts';
 import { createRevision } from '../content/revisions.ts';
@@ -184,6 +184,8 @@ export interface SpaceAccess {
   membership: Membership | undefined;
   role: Role | null;
   permissions: SpacePermissions;
+  /** The space's counters, read with it. */
+  counts: SpaceCounts;
 }
 
 /**
@@ -201,8 +203,11 @@ export async function spaceAccess(
 ): Promise<SpaceAccess> {
   // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
   const missing = () => notFound(`space ${spaceId}`);
-  const space = await getSpaceRow(ctx.db, spaceId);
-  if (!space) throw missing();
+  // The space, the caller's membership of its organization and its counters, in one query.
+  const found = await spaces.getForUser(ctx.db, spaceId, caller.user.id);
+  if (!found) throw missing();
+  const space = parseSpaceRow(found.space);
+  const counts = countsOf(found.counters);
   if (space.deleted_at !== null) {
     if (isExpired(ctx, space)) {
       // Purged by a write that finds it (a read leaves it to the hourly sweep).
@@ -211,16 +216,16 @@ export async function spaceAccess(
     }
     if (!options.includeDeleted) throw missing();
   }
-  const membership = await membershipOf(ctx.db, caller.user.id, space.organization_id);
+  const membership = membershipFrom(found.member, space.organization_id);
   const role = await spaceRole(ctx.db, membership, space);
   const permissions = spacePermissions(role, space);
   if (space.deleted_at !== null) {
-    if (permissions.admin) return { space, membership, role, permissions };
+    if (permissions.admin) return { space, membership, role, permissions, counts };
     throw missing();
   }
-  if (permissions.view) return { space, membership, role, permissions };
+  if (permissions.view) return { space, membership, role, permissions, counts };
   if (options.shareKey !== undefined && SPACE_VISIBILITIES[space.visibility].shareLink && options.shareKey === space.share_key) {
-    return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS };
+    return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS, counts };
   }
   throw missing();
 }
@@ -274,8 +279,9 @@ function publicUrl(ctx: AppContext, row: SpaceRow, permissions: SpacePermissions
   return {};
 }
 
-export async function presentSpace(ctx: Scope, row: SpaceRow, permissions: SpacePermissions): Promise<Model<'Space'>> {
-  return presentSpaceWith(ctx, row, permissions, await spaceCounts(ctx.db, row.id));
+/** The space as the API shows it; its counters are read unless given (`counts`, read with the space). */
+export async function presentSpace(ctx: Scope, row: SpaceRow, permissions: SpacePermissions, counts?: SpaceCounts): Promise<Model<'Space'>> {
+  return presentSpaceWith(ctx, row, permissions, counts ?? (await spaceCounts(ctx.db, row.id)));
 }
 
 /** The space as the API shows it, with its counters read already. */
@@ -310,8 +316,8 @@ function presentSpaceWith(ctx: AppContext, row: SpaceRow, permissions: SpacePerm
 }
 
 /** The space as the given member sees it (for lists of spaces computed for another user than the caller). */
-export async function presentSpaceFor(ctx: Scope, row: SpaceRow, membership: Membership | undefined): Promise<Model<'Space'>> {
-  return presentSpace(ctx, row, spacePermissions(await spaceRole(ctx.db, membership, row), row));
+export async function presentSpaceFor(ctx: Scope, row: SpaceRow, membership: Membership | undefined, counts?: SpaceCounts): Promise<Model<'Space'>> {
+  return presentSpace(ctx, row, spacePermissions(await spaceRole(ctx.db, membership, row), row), counts);
 }
 
 /** A space just created, as the given member sees it: it has no comments or change requests yet. */

@@ -74,7 +74,7 @@ export const spaceHandlers: HandlerGroup<Operations> = {
 
   async getSpace({ params, query, caller }, ctx) {
     const access = await spaceAccess(ctx, caller, params.spaceId, { shareKey: query.shareKey, includeDeleted: true });
-    return { status: 200, body: await presentSpace(ctx, access.space, access.permissions) };
+    return { status: 200, body: await presentSpace(ctx, access.space, access.permissions, access.counts) };
   },
 
   async deleteSpace({ params, caller }, ctx) {
@@ -105,8 +105,9 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     };
     await spaces.update(ctx.db, params.spaceId, changes);
     // The row as it is now, made from the row read and the changes rather than read back (no trigger changes a
-    // space's own row), as the caller sees it (their membership was read with the space).
-    return { status: 200, body: await presentSpaceFor(ctx, { ...access.space, ...changes }, access.membership) };
+    // space's own row), as the caller sees it (their membership and the space's counters, which these changes leave
+    // alone, were read with the space).
+    return { status: 200, body: await presentSpaceFor(ctx, { ...access.space, ...changes }, access.membership, access.counts) };
   },
 
   async duplicateSpace({ params, caller }, ctx) {
