@@ -52,7 +52,7 @@ export function listReleases(root = repoRoot): Release[] {
 
 /**
  * An OpenAPI document, read with js-yaml and YAML 1.2's core schema (what `yaml` reads): 4 to 6 times faster on
- * the contract's 480 kB, the same objects (test/yaml-documents.test.ts); every command reads two or more.
+ * the contract's 480 kB, the same objects (test/contract/yaml-documents.test.ts); every command reads two or more.
  */
 export function readDocument(file: string): Record<string, unknown> {
   const value: unknown = load(readFileSync(file, 'utf8'), { schema: CORE_SCHEMA });

@@ -88,7 +88,7 @@ if (!existsSync(where.document)) refuse(`${relative(where.document)} does not ex
 gate(readDocument(where.document));
 
 // 1b. Upgrades: a database written by the last release's server must open, migrate and read back under this tree
-// (scripts/upgrade-check.ts, test/upgrade.test.ts). Checked where the tree has the server.
+// (scripts/upgrade-check.ts, test/server/upgrade.test.ts). Checked where the tree has the server.
 if (last && existsSync(path.join(where.root, 'server/server.ts'))) {
   const { checkUpgrade, fixtureVersions } = await import('../scripts/upgrade-check.ts');
   const versions = fixtureVersions();
@@ -177,6 +177,6 @@ process.stdout.write(
   `release: ${version} recorded in ${relative(releaseDir)}/ (${last ? `after ${last.version}` : 'the first release'}); ` +
     `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n` +
     `Review and commit it:\n  git add ${changed.join(' ')}\n  git commit -m "Release ${version}"\n  git tag v${version}\n` +
-    `Then record the database its server writes, which the next release must upgrade (test/upgrade.test.ts):\n` +
+    `Then record the database its server writes, which the next release must upgrade (test/server/upgrade.test.ts):\n` +
     `  npm run fixture:release -- ${version}\n  git add test/fixtures/releases/${version} && git commit -m "Fixture of release ${version}"\n`,
 );

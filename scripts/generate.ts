@@ -4,7 +4,7 @@
 //   GENERATE_OPENAPI_ONLY=1               compiles and writes openapi.yaml only: schema.d.ts is neither made nor
 //                                         written (the one in the output directory stays as it was, so it may be
 //                                         out of date). For runs that read the document only, and pass through
-//                                         commands that regenerate: test/breaking.test.ts sets it for the release
+//                                         commands that regenerate: test/contract/breaking.test.ts sets it for the release
 //                                         and generate commands it runs in its copy of the repository (openapi-
 //                                         typescript is about 40% of a generate).
 // The TypeSpec compiler runs in this process through its API (`contractCompiler`), with the options `tsp compile`

@@ -9,7 +9,7 @@
 // folder installs only), yet npm 11 lists it among the install scripts to review when a project installs the
 // tarball: the staged package.json has none, so installing it prints no warning. The repository's package.json keeps
 // its `prepare`, which `npm ci` and a git install run to build dist/.
-// test/package.test.ts installs both tarballs, and fails when the README's sizes are not what this prints.
+// test/tooling/package.test.ts installs both tarballs, and fails when the README's sizes are not what this prints.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

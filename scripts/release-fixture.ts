@@ -1,5 +1,5 @@
 // npm run fixture:release -- <version> [--ref REF]: writes test/fixtures/releases/<version>/, the database of a
-// released server that test/upgrade.test.ts opens with this tree's server (see test/fixtures/releases/README.md).
+// released server that test/server/upgrade.test.ts opens with this tree's server (see test/fixtures/releases/README.md).
 //
 //   1. checks out the release's sources in a temporary git worktree: REF, else the tag v<version>, else the commit
 //      that recorded generated/releases/<version>/ (what `npm run release` writes);

@@ -1,7 +1,7 @@
 // The server package's size and what it makes a consumer install: `npm run size:server` builds the package
 // (build-server-package.ts), and prints its tarball's size (packed and unpacked, files) and the packages npm installs
 // for it (its dependencies and theirs, as package-lock.json resolves them, with their size on disk), against budgets;
-// above a budget, it fails. test/server-package.test.ts checks the packed tarball against the same budgets.
+// above a budget, it fails. test/tooling/server-package.test.ts checks the packed tarball against the same budgets.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,7 @@
 // scripts/release-fixture.ts) is opened by this tree's server, migrated, and every GET the release answered is sent
 // again, with response validation on. Problems are answers that are not the release's status (a 500 is a value the
 // contract refuses), fields the release answered that are gone or changed (nothing lost), and values the migration
-// was to rewrite (domain/stored-values.ts) that did not come back in their migrated form. test/upgrade.test.ts runs
+// was to rewrite (domain/stored-values.ts) that did not come back in their migrated form. test/server/upgrade.test.ts runs
 // it on every fixture; `npm run release` refuses a release while it finds a problem.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -107,7 +107,7 @@ function addressRanges(name: string, value: string | undefined): string[] {
  * One configuration variable: its name in the environment, the field of `Config` it sets, its default as shown to
  * users, what it does, and its parser (which gets the value, `undefined` when unset or empty, and the whole
  * environment for the variables that depend on another). `readConfig` reads this table, `--help` prints it, and
- * `test/main.test.ts` checks that the configuration table of server/README.md lists exactly these variables with
+ * `test/server/main.test.ts` checks that the configuration table of server/README.md lists exactly these variables with
  * these defaults.
  */
 export type Variable = {

@@ -31,7 +31,7 @@ export interface PropertyOptions {
    * Round-trip every operation that writes a field its answer also has, on the run's real ids (not only the families
    * the phase creates itself): each request carries every such field. It changes the scenario's resources, the
    * organization and the caller's membership, and makes resources where the run's are gone or refuse the write (by
-   * their create; those without a DELETE stay): for a disposable server only (test/round-trip.test.ts).
+   * their create; those without a DELETE stay): for a disposable server only (test/api/round-trip.test.ts).
    */
   roundTripAll?: boolean;
 }

@@ -69,7 +69,7 @@ export function contentRole(membership: Membership | undefined, defaultLevel: Ro
  * member with a role, false for guests, who view none. contentRole gives a member the higher of their role and the
  * content's default level, so a default level only ever raises a role, and every role can read. Lists of collections
  * and spaces rely on it to stay keyset queries whose cost does not grow with the organization: no row needs a check
- * of its own (test/list-costs.test.ts checks this against contentRole for every role and default level).
+ * of its own (test/server/list-costs.test.ts checks this against contentRole for every role and default level).
  */
 export const viewsAllContent = (membership: Membership | undefined): boolean =>
   membership !== undefined && membership.role !== null;

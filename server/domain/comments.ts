@@ -113,7 +113,7 @@ export type NewComment = Pick<CommentRow, 'space_id' | 'change_request_id' | 'po
 /**
  * Inserts a comment or reply posted now, and returns its row as stored. The row is made here and every column of it
  * written, rather than read back with `RETURNING *`, which makes SQLite gather the statement's output in a table of
- * its own and read it again: 3 of the 26 µs of CPU a posted comment spends in SQLite. test/comments.test.ts compares
+ * its own and read it again: 3 of the 26 µs of CPU a posted comment spends in SQLite. test/api/comments.test.ts compares
  * this row with the stored one, column by column (a column added to the table and not here shows there).
  */
 export async function insertComment(ctx: Scope, comment: NewComment): Promise<CommentRow> {

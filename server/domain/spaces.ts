@@ -93,7 +93,7 @@ export async function insertSpace(
   const unwritten = fresh && content === undefined;
   const parent = input.parent || null; // "" is the top level, as checkParent reads it
   // The row as stored, made here rather than read back (a SELECT and its parse were 2.5 of the 72 µs of CPU of a POST
-  // of a space); test/spaces.test.ts compares it with the stored row, column by column.
+  // of a space); test/api/spaces.test.ts compares it with the stored row, column by column.
   const row: SpaceRow = {
     id,
     organization_id: input.organizationId,

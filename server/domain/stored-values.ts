@@ -8,7 +8,7 @@
 //   `Untitled` when empty and the minimum is 1; a title longer than its maximum is cut to it;
 // - a user's `email` or `photoURL` that is not an address of its format is dropped (both are optional).
 //
-// test/upgrade.test.ts opens a database written by the last release's server, with such values in it, and reads
+// test/server/upgrade.test.ts opens a database written by the last release's server, with such values in it, and reads
 // every record back with response validation on.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';

@@ -1,6 +1,6 @@
 // The contract as the server reads it: generated/openapi.yaml, parsed once.
 // The contract is read with js-yaml, 4 to 6 times faster than `yaml` on its 480 kB (700 -> 170 ms), giving the same
-// objects (test/yaml-documents.test.ts); `yaml` stays for writing and for YAML that users give.
+// objects (test/contract/yaml-documents.test.ts); `yaml` stays for writing and for YAML that users give.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -11,7 +11,7 @@
 // Last-Modified on the response and no If-None-Match or If-Modified-Since on the request (the cases where Express may
 // answer 304), a status other than 204 and 304 (whose headers and body Express strips), and an app that makes no
 // ETags and has none of the `json spaces`, `json replacer` and `json escape` settings (the server's app). Anything
-// else goes to Express's own res.json, as before. test/json-answer.test.ts compares both, byte for byte.
+// else goes to Express's own res.json, as before. test/server/json-answer.test.ts compares both, byte for byte.
 //
 // A page fitPage has serialised goes out as that JSON, and an answer kept and sent again as its bytes, encoded once
 // (see `serialized` in pagination.ts). The validator's response check wraps this res.json per response, so it still

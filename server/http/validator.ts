@@ -20,7 +20,7 @@
 // (`bundled`).
 // A request the index does not place exactly (an unknown path or method, a trailing slash, another letter case,
 // an undecodable escape, an ignored path) goes through the validator's own lookup, so its 404, 405 and 400 answers
-// are unchanged. test/validator.test.ts checks, for every operation of the contract, that both lookups attach the
+// are unchanged. test/server/validator.test.ts checks, for every operation of the contract, that both lookups attach the
 // same thing.
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -150,7 +150,7 @@ export function placedOperation(req: Request): string | undefined {
  * of the schema and everything it references, which it throws away. For the contract that was most of the
  * validator's start-up (0.6 s of CPU of 1.1). Its cache of resolved refs is filled beforehand with those objects (for
  * the schemas that are not themselves a bare `$ref`, which it resolves one step further): the document it leaves is
- * the same (test/validator.test.ts compares them), and the validators of requests and responses are still compiled
+ * the same (test/server/validator.test.ts compares them), and the validators of requests and responses are still compiled
  * by the validator, per operation, on first use.
  */
 export function schemaPreprocessor(...args: ConstructorParameters<typeof SchemaPreprocessor>): SchemaPreprocessor {
@@ -172,7 +172,7 @@ export function schemaPreprocessor(...args: ConstructorParameters<typeof SchemaP
  * Whether `document` is already what json-schema-ref-parser's `bundle` makes of it, so that the validator's loader
  * can skip it: every `$ref` is a local JSON pointer (`#/...`) to an object that is not itself a `$ref`, which `bundle`
  * leaves as it is (it rewrites references to other files, and references to references). `bundle` crawled the
- * contract's 1 300 references for 0.3 s of every start to give back the same document (test/validator.test.ts
+ * contract's 1 300 references for 0.3 s of every start to give back the same document (test/server/validator.test.ts
  * checks that it does).
  */
 export function bundled(document: unknown): boolean {
@@ -310,7 +310,7 @@ export const parameterAnalyses = { count: 0 };
  * mutator does with the request itself (reshaping values, refusing reserved characters) runs as before, on every
  * request. `normalizeParameter` also fills in a parameter's default style and explode, once, as it did on its first
  * call. The mutator reads the two functions through their module's exports object and `isObjectOrXOf` from its
- * prototype, so both are replaced (once per process); test/validator.test.ts checks that they give what the
+ * prototype, so both are replaced (once per process); test/server/validator.test.ts checks that they give what the
  * originals give for every parameter of the contract. The parser of the validator's schemas calls the same two at
  * start-up and gains the same.
  */
@@ -368,7 +368,7 @@ export let originalContentType: { from: ContentTypeClass['from']; normalize: Val
  * arguments computed once. Headers beyond MAX_KEPT_CONTENT_TYPES distinct values, or longer than
  * MAX_KEPT_CONTENT_TYPE_LENGTH, are parsed as before. `ContentType` is read from its module's exports by the
  * validator at call time, so its static `from` is replaced (once per process);
- * test/validator.test.ts checks that they give what the originals give.
+ * test/server/validator.test.ts checks that they give what the originals give.
  */
 export function parseContentTypesOnce(): void {
   const ContentType = (validatorUtilExports as unknown as { ContentType?: ContentTypeClass }).ContentType;
@@ -437,7 +437,7 @@ export const responseContentChoices = { count: 0 };
  * MAX_KEPT_CHOICE_LENGTH (an Accept header is the client's to write), are worked out as before, and a type the
  * check throws on is tried again each time, as before. The validator reads `findResponseContent` from its module's
  * exports and `canValidateContentType` from its prototype at call time, so both are replaced (once per process);
- * test/validator.test.ts checks that they give what the originals give.
+ * test/server/validator.test.ts checks that they give what the originals give.
  */
 export function chooseResponseContentOnce(): void {
   const exported = validatorUtilExports as unknown as { findResponseContent?: FindResponseContent };
@@ -515,7 +515,7 @@ function fingerprint(value: unknown): string | undefined {
  * Whether a schema the validator compiles is a response check: the response validator (`buildValidators`) wraps each
  * response's schema as `{ type: 'object', properties: { response: schema } }`. Such a check remembers the immutable
  * bodies it accepted (http/immutable-bodies.ts); should a new version of the validator shape them otherwise, they are
- * only checked every time, as any other (test/immutable-bodies.test.ts would see it).
+ * only checked every time, as any other (test/server/immutable-bodies.test.ts would see it).
  */
 const isResponseCheck = (schema: Record<string, unknown>) => {
   const properties = schema.properties;

@@ -1,7 +1,7 @@
 // The tables of the database as the store's queries see them (Kysely's types): one interface per table, a column's
 // type being what both engines give back (TEXT: string, INTEGER and REAL: number, BLOB: Buffer). `Generated<>` marks
 // a column with a default, which an INSERT may leave out. The schema itself is made by the migrations of each
-// engine (sqlite/migrations, postgres/migrations); test/store-schema.test.ts checks that both make these tables.
+// engine (sqlite/migrations, postgres/migrations); test/server/store-schema.test.ts checks that both make these tables.
 //
 // The full-text index is not here: each engine keeps its own (sqlite/specific.ts, postgres/specific.ts).
 import type { Generated } from 'kysely';

@@ -1,4 +1,4 @@
-// The emitted OpenAPI document, read as the server reads it (js-yaml; test/yaml-documents.test.ts checks it gives
+// The emitted OpenAPI document, read as the server reads it (js-yaml; test/contract/yaml-documents.test.ts checks it gives
 // what the `yaml` package gives), and the few shapes the contract checks look at.
 import { readFileSync } from 'node:fs';
 import { parseContractYaml } from '../../server/http/contract.ts';

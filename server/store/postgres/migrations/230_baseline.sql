@@ -1,6 +1,6 @@
 -- The schema as SQLite's migrations 001 to 230 leave it (sqlite/migrations), written for PostgreSQL in one go: a
 -- PostgreSQL database starts here. Later migrations take the same number in both folders, and
--- test/store-schema.test.ts checks that both engines end with the same tables, columns, keys and indexes.
+-- test/server/store-schema.test.ts checks that both engines end with the same tables, columns, keys and indexes.
 --
 -- How the types map: TEXT is text COLLATE "C" (SQLite compares and sorts text by its bytes, and so does the "C"
 -- collation, whatever the database's locale: lists come in the same order on both engines); INTEGER is bigint, REAL

@@ -1,5 +1,5 @@
 -- Lookups that read a whole table, found by the plans of every query the server makes over a conformance run
--- (test/conformance.test.ts, "the reference server's queries scan no table whole"): they cost more as the data
+-- (test/conformance/conformance.test.ts, "the reference server's queries scan no table whole"): they cost more as the data
 -- grows, on every call. Migration 140 takes the last one, the organizations of an email domain.
 --
 -- Deleting a row checks the rows that refer to it (foreign keys: cascade, set null); without an index on the

@@ -1,5 +1,5 @@
 -- Pages of lists are read in the order of an index, so a page costs the same however long the list
--- (test/conformance.test.ts checks the plans of the page queries of a conformance run for a sort; npm run bench's
+-- (test/conformance/conformance.test.ts checks the plans of the page queries of a conformance run for a sort; npm run bench's
 -- lists part measures pages as lists grow).
 --
 -- Change requests are listed by their update or creation time, then their number (unique in a space); the indexes
@@ -19,7 +19,7 @@ CREATE INDEX members_last_seen ON members (organization_id, last_seen_at, user_i
 -- Deleting a row applies its foreign keys to the rows referring to it (cascade), which SQLite finds by the referring
 -- column: without an index leading with it, each such delete read the whole referring table. Purging a space
 -- deletes its change requests, each of which read every comment and every PDF of the server; deleting an integration
--- deletes its installations, each of which read every event. test/list-costs.test.ts checks every foreign key.
+-- deletes its installations, each of which read every event. test/server/list-costs.test.ts checks every foreign key.
 CREATE INDEX comments_change_request ON comments (change_request_id, parent_id, status) WHERE change_request_id IS NOT NULL;
 CREATE INDEX change_request_pdfs_change_request ON change_request_pdfs (change_request_id);
 CREATE INDEX integration_events_installation ON integration_events (installation_id);

@@ -1,0 +1,178 @@
+// The typed client, against the real server (and against a scripted fetch for retries, timeouts and cancellation).
+import { describe, expect, test } from 'vitest';
+import { ApiError, createDocsClient, paginate, type RetryAttempt } from '../../client/index.ts';
+import { ACME } from '../support/fixture.ts';
+import { useTestServer } from '../support/server.ts';
+
+const ctx = useTestServer();
+const acme = { params: { path: { organizationId: ACME } } };
+
+/** A fetch that answers from a script of statuses (or throws for 'network'), recording each request. */
+function scripted(script: (number | 'network' | 'hang')[], headers: Record<string, string> = {}) {
+  const requests: Request[] = [];
+  const fetch = async (input: Request) => {
+    requests.push(input);
+    const step = script[Math.min(requests.length - 1, script.length - 1)]!;
+    if (step === 'network') throw new TypeError('fetch failed');
+    if (step === 'hang') {
+      return new Promise<Response>((_resolve, reject) => {
+        if (input.signal.aborted) reject(input.signal.reason);
+        input.signal.addEventListener('abort', () => reject(input.signal.reason));
+      });
+    }
+    const body = step < 400 ? { items: [], count: 0 } : { error: { code: step, message: `scripted ${step}` } };
+    return new Response(JSON.stringify(body), { status: step, headers: { 'content-type': 'application/json', ...headers } });
+  };
+  return { fetch: fetch as typeof globalThis.fetch, requests };
+}
+
+describe('authentication', () => {
+  test('sends the token, or the token a function returns for each request', async () => {
+    const fixed = createDocsClient({ baseUrl: ctx.server.url, token: 'reader' });
+    expect((await fixed.GET('/v1/orgs')).data?.items.map((org) => org.id)).toEqual([ACME]);
+    const tokens = ['admin', 'outsider'];
+    const rotating = createDocsClient({ baseUrl: ctx.server.url, token: async () => tokens.shift()! });
+    expect((await rotating.GET('/v1/orgs')).data?.items[0]!.id).toBe(ACME);
+    expect((await rotating.GET('/v1/orgs')).data?.items[0]!.id).toBe('globex');
+  });
+
+  test('sends the User-Agent it is given', async () => {
+    const { fetch, requests } = scripted([200]);
+    await createDocsClient({ baseUrl: 'http://api.test', token: 't', fetch, userAgent: 'docs-cli/1.2' }).GET('/v1/orgs');
+    expect(requests[0]!.headers.get('user-agent')).toBe('docs-cli/1.2');
+    expect(requests[0]!.headers.get('authorization')).toBe('Bearer t');
+  });
+});
+
+describe('errors', () => {
+  test('by default an error answer is a typed value, `error`, with the envelope', async () => {
+    const client = createDocsClient({ baseUrl: ctx.server.url, token: 'outsider' });
+    const { data, error, response } = await client.GET('/v1/orgs/{organizationId}', acme);
+    expect(data).toBeUndefined();
+    expect(response.status).toBe(404);
+    expect(error?.error).toEqual({ code: 404, message: `organization ${ACME} not found` });
+  });
+
+  test('in throwing mode an error answer throws ApiError with status, code, message and response; data is always there', async () => {
+    const client = createDocsClient({ baseUrl: ctx.server.url, token: 'reader', throwOnError: true });
+    const { data } = await client.GET('/v1/orgs/{organizationId}', acme);
+    expect(data.title).toBe('Acme');
+    const failure = await client.PATCH('/v1/orgs/{organizationId}', { ...acme, body: { title: 'Nope' } }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect(failure).toMatchObject({ status: 403, code: 403, message: expect.stringContaining('admin') });
+    expect((failure as ApiError).response.status).toBe(403);
+  });
+});
+
+describe('paginate', () => {
+  test('iterates the items of every page of a list, passing limit as the page size', async () => {
+    const client = createDocsClient({ baseUrl: ctx.server.url, token: 'admin' });
+    const seen: string[] = [];
+    for await (const member of paginate(client, '/v1/orgs/{organizationId}/members', {
+      params: { path: { organizationId: ACME }, query: { limit: 3, sort: 'name', order: 'asc' } },
+    })) {
+      seen.push(member.user.displayName);
+    }
+    const { data } = await client.GET('/v1/orgs/{organizationId}/members', {
+      params: { path: { organizationId: ACME }, query: { limit: 100, sort: 'name', order: 'asc' } },
+    });
+    expect(seen).toEqual(data!.items.map((member) => member.user.displayName));
+    expect(seen.length).toBeGreaterThan(3);
+  });
+
+  test('stops fetching when the consumer breaks', async () => {
+    const requests: string[] = [];
+    const client = createDocsClient({
+      baseUrl: ctx.server.url,
+      token: 'admin',
+      fetch: (input, init) => {
+        requests.push(new Request(input, init).url);
+        return fetch(input, init);
+      },
+    });
+    for await (const member of paginate(client, '/v1/orgs/{organizationId}/members', { params: { path: { organizationId: ACME }, query: { limit: 2 } } })) {
+      expect(member.object).toBe('member');
+      break;
+    }
+    expect(requests).toHaveLength(1);
+  });
+
+  test('throws ApiError when a page fails', async () => {
+    const client = createDocsClient({ baseUrl: ctx.server.url, token: 'outsider' });
+    const pages = paginate(client, '/v1/orgs/{organizationId}/members', { params: { path: { organizationId: ACME } } });
+    await expect(pages.next()).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('retries', () => {
+  test('retries 429, 502, 503 and 504 and network errors on idempotent methods, observing each attempt', async () => {
+    const { fetch, requests } = scripted([503, 'network', 429, 200], { 'retry-after': '0' });
+    const attempts: RetryAttempt[] = [];
+    const client = createDocsClient({
+      baseUrl: 'http://api.test',
+      fetch,
+      retry: { attempts: 5, baseDelayMs: 1, onRetry: (attempt) => attempts.push(attempt) },
+    });
+    const { data } = await client.GET('/v1/orgs');
+    expect(data).toEqual({ items: [], count: 0 });
+    expect(requests).toHaveLength(4);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.response?.status ?? 'network'])).toEqual([
+      [1, 503],
+      [2, 'network'],
+      [3, 429],
+    ]);
+  });
+
+  test('gives up after the bounded number of attempts and returns the last answer', async () => {
+    const { fetch, requests } = scripted([502]);
+    const { error, response } = await createDocsClient({ baseUrl: 'http://api.test', fetch, retry: { attempts: 3, baseDelayMs: 1 } }).GET('/v1/orgs');
+    expect(requests).toHaveLength(3);
+    expect(response.status).toBe(502);
+    expect(error?.error.code).toBe(502);
+  });
+
+  test('does not retry POST unless asked, nor a 500 or a 4xx', async () => {
+    const post = scripted([503]);
+    await createDocsClient({ baseUrl: 'http://api.test', fetch: post.fetch, retry: { baseDelayMs: 1 } }).POST('/v1/orgs/{organizationId}/ping', acme);
+    expect(post.requests).toHaveLength(1);
+    const optedIn = scripted([503, 200]);
+    await createDocsClient({ baseUrl: 'http://api.test', fetch: optedIn.fetch, retry: { baseDelayMs: 1, retryNonIdempotent: true } }).POST(
+      '/v1/orgs/{organizationId}/ping',
+      acme,
+    );
+    expect(optedIn.requests).toHaveLength(2);
+    for (const status of [500, 404]) {
+      const once = scripted([status]);
+      await createDocsClient({ baseUrl: 'http://api.test', fetch: once.fetch, retry: { baseDelayMs: 1 } }).GET('/v1/orgs');
+      expect(once.requests).toHaveLength(1);
+    }
+  });
+
+  test('waits as long as Retry-After asks, and stops when it asks for longer than the maximum', async () => {
+    const delays: number[] = [];
+    const short = scripted([429, 200], { 'retry-after': '1' });
+    await createDocsClient({ baseUrl: 'http://api.test', fetch: short.fetch, retry: { baseDelayMs: 1, onRetry: (a) => delays.push(a.delayMs) } }).GET('/v1/orgs');
+    expect(delays).toEqual([1000]);
+    const long = scripted([429, 200], { 'retry-after': '120' });
+    const { response } = await createDocsClient({ baseUrl: 'http://api.test', fetch: long.fetch, retry: { maxDelayMs: 5_000 } }).GET('/v1/orgs');
+    expect(response.status).toBe(429);
+    expect(long.requests).toHaveLength(1);
+  }, 10_000);
+});
+
+describe('timeouts and cancellation', () => {
+  test('a request slower than timeoutMs fails with a TimeoutError and is not retried', async () => {
+    const { fetch, requests } = scripted(['hang']);
+    const client = createDocsClient({ baseUrl: 'http://api.test', fetch, timeoutMs: 50 });
+    await expect(client.GET('/v1/orgs')).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(requests).toHaveLength(1);
+  });
+
+  test('the caller’s AbortSignal cancels the request', async () => {
+    const { fetch } = scripted(['hang']);
+    const controller = new AbortController();
+    const pending = createDocsClient({ baseUrl: 'http://api.test', fetch }).GET('/v1/orgs', { signal: controller.signal });
+    controller.abort(new Error('user left'));
+    await expect(pending).rejects.toThrow('user left');
+  });
+});

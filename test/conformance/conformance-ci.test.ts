@@ -1,0 +1,227 @@
+// The conformance runner as CI meets it: against a reference server that refuses private networks (its default),
+// content comes from the Git import of the runner's repository and only the operations that need the runner's
+// address stay unexercised, each with its reason and a one-line hint; the JUnit report parses and names each operation and check; SIGINT and SIGTERM
+// delete what the run created and exit 130/143; an unreachable base URL or a wrong token stops at the preflight with
+// exit 3 and one line.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createDocsClient } from '../../client/index.ts';
+import { loadContract } from '../../conformance/contract.ts';
+import { junitXml } from '../../conformance/junit.ts';
+import type { Report } from '../../conformance/runner.ts';
+import type { SeedFixture } from '../../server/seed.ts';
+import { repoRoot } from '../support/repo.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerOrganizations, runnerUser } from '../support/runner.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const TOKEN = RUNNER_TOKEN;
+/** Admin of `initech` only: the interrupted runs work there (transfers to the same organization), apart from the others. */
+const SIGNAL_TOKEN = 'signal-token';
+
+const fixture: SeedFixture = {
+  users: [runnerUser, { id: 'stopper', displayName: 'Interrupted Runner', email: 'stopper@initech.test', tokens: [SIGNAL_TOKEN] }],
+  organizations: [
+    ...runnerOrganizations,
+    { id: 'initech', title: 'Initech', emailDomains: ['initech.test'], members: [{ user: 'stopper', role: 'admin' }] },
+  ],
+};
+
+const OPERATIONS = loadContract().operations.size;
+
+/** What needs the implementation to reach the runner's own HTTP server: the website imports and the tunnel. */
+const NEED_ADDRESS = ['enableIntegrationDevMode', 'importChangeRequestContent', 'importSpaceContent'];
+
+let server: TestServer;
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'conformance-ci-test-'));
+
+beforeAll(async () => {
+  server = await startTestServer({
+    fixture,
+    recordCoverage: false,
+    // The default: outbound requests to private addresses refused. Local Git stays on: it is not the network path.
+    env: { VALIDATE_RESPONSES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', ...LOCAL_GIT },
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Runs the command and collects its output and exit code; `onStderr` sees stderr as it comes. */
+function cli(args: string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], { cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      onStderr?.(stderr, child);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.concurrent('the runner against a server that refuses private networks', () => {
+  test('exercises everything but what needs its address, names those with the reason, and writes JUnit', { timeout: 180_000 }, async () => {
+    const junit = path.join(scratch, 'junit.xml');
+    const reportFile = path.join(scratch, 'report.json');
+    const run = await cli(['--base-url', server.url, '--token', TOKEN, '--seed', '11', '--junit', junit, '--report', reportFile]);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+    expect(report.violations, run.stdout).toEqual([]);
+    expect(report.notExercised.sort()).toEqual(NEED_ADDRESS);
+    expect(Object.keys(report.notExercisedReasons).sort()).toEqual(NEED_ADDRESS);
+    for (const id of NEED_ADDRESS) expect(report.notExercisedReasons[id]).toMatch(/^needs the implementation to reach the runner's address \(--serve-host\): answered 400/);
+    // The pages and the image came from the runner's Git repository: the file operations were exercised.
+    expect(report.contentSource).toBe('git');
+    expect(report.operations.getSpaceFile!.exercised).toBe(true);
+    expect(report.operations.getChangeRequestFile!.exercised).toBe(true);
+    expect(report.notes).toEqual([expect.stringMatching(/^content: the website import did not succeed \(status 400\): the content comes from refs\/heads\/docs-conformance-content/)]);
+    expect(report.summary).toMatchObject({ operations: OPERATIONS, exercised: OPERATIONS - 3, violations: 0 });
+
+    // The command: exit 1 (not everything exercised), one hint line, the reasons, a progress line per group on stderr.
+    expect(run.code).toBe(1);
+    const hints = run.stdout.split('\n').filter((line) => line.startsWith('hint: '));
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toContain('--serve-host');
+    expect(hints[0]).toContain('ALLOW_PRIVATE_NETWORKS=true');
+    expect(run.stdout).toContain('  importSpaceContent: needs the implementation to reach the runner');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`conformance: ${OPERATIONS - 3}/${OPERATIONS} operations exercised, 0 violations`);
+    for (const group of ['setup', 'collections', 'content', 'change requests', 'sites', 'git', 'shared resources']) {
+      expect(run.stderr).toMatch(new RegExp(`^docs-conformance: ${group}: \\d+ calls, 0 violations, \\d+/${OPERATIONS} operations exercised so far`, 'm'));
+    }
+
+    // JUnit: well-formed, one test case per operation and check, the unexercised ones failing with their reason.
+    const xml = readFileSync(junit, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(xml) as {
+      testsuites: { tests: string; failures: string; testsuite: { name: string; testcase: { name: string; failure?: { message: string; '#text': string } }[] }[] };
+    };
+    const scenario = parsed.testsuites.testsuite.find((suite) => suite.name === 'scenario')!;
+    expect(scenario.testcase).toHaveLength(OPERATIONS);
+    const failing = scenario.testcase.filter((testcase) => testcase.failure);
+    expect(failing.map((testcase) => testcase.name).sort()).toEqual(report.notExercised.sort());
+    expect(failing.find((testcase) => testcase.name === 'importSpaceContent')!.failure!.message).toContain("runner's address");
+    const invalid = parsed.testsuites.testsuite.find((suite) => suite.name === 'invalid-input')!;
+    expect(invalid.testcase.length).toBeGreaterThan(50);
+    expect(invalid.testcase.every((testcase) => !testcase.failure)).toBe(true);
+    // The property phase's checks are suites of their own, one test case per operation checked.
+    const noServerError = parsed.testsuites.testsuite.find((suite) => suite.name === 'no-5xx')!;
+    expect(noServerError.testcase.length).toBe(report.property!.results.filter((result) => result.checkId === 'no-5xx').length);
+    expect(noServerError.testcase.length).toBeGreaterThan(100);
+    expect(Number(parsed.testsuites.failures)).toBe(3);
+  });
+
+  test('the JUnit writer escapes what XML cannot hold and gives the request and the answer of each failure', () => {
+    const nasty = 'a <b> & "c" \'d\' \u0000\u0007 \ud800 ]]> 👍';
+    const xml = junitXml([
+      { operationId: 'getSpace', checkId: 'no-5xx', ok: false, message: `boom ${nasty}`, request: { method: 'GET', url: 'http://x/v1/spaces/a?b=1&c=2', body: { title: nasty } }, response: { status: 500, body: `<html>${nasty}</html>` } },
+      { operationId: 'getSpace', checkId: 'no-5xx', ok: false, message: 'second', request: { method: 'GET', url: 'http://x/v1/spaces/b' } },
+      { operationId: 'listSpaces', checkId: 'no-5xx', ok: true, message: 'fine' },
+      { operationId: `op${nasty}`, checkId: `check${nasty}`, ok: true, message: '' },
+    ]);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
+      testsuites: { tests: string; failures: string; testsuite: { name: string; testcase: unknown }[] };
+    };
+    expect(parsed.testsuites).toMatchObject({ tests: '3', failures: '1' });
+    const [suite] = parsed.testsuites.testsuite;
+    const [failed, passedCase] = suite!.testcase as { name: string; failure?: { message: string; '#text': string } }[];
+    expect(failed).toMatchObject({ name: 'getSpace' });
+    expect(passedCase).toMatchObject({ name: 'listSpaces' });
+    expect(passedCase!.failure).toBeUndefined();
+    expect(failed!.failure!.message).toContain('(and 1 more)');
+    const text = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', processEntities: true, htmlEntities: true }).parse(xml) as typeof parsed;
+    const body = ((text.testsuites.testsuite[0]!.testcase as { failure: { '#text': string } }[])[0]!.failure['#text']);
+    expect(body).toContain('request: GET http://x/v1/spaces/a?b=1&c=2');
+    expect(body).toContain('response: 500');
+    expect(body).toContain('<html>a <b> & "c"');
+    expect(body).toContain('request: GET http://x/v1/spaces/b\nresponse: none');
+  });
+
+  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 150_000 }, async () => {
+    const interrupted = (signal: NodeJS.Signals, afterGroup: string) =>
+      cli(['--base-url', server.url, '--token', SIGNAL_TOKEN], (stderr, child) => {
+        if (stderr.includes(`docs-conformance: ${afterGroup}: `) && child.signalCode === null && !stderr.includes(signal)) child.kill(signal);
+      });
+    const [int, term] = await Promise.all([interrupted('SIGINT', 'content'), interrupted('SIGTERM', 'spaces')]);
+    expect(int.code, int.stdout + int.stderr).toBe(130);
+    expect(term.code, term.stdout + term.stderr).toBe(143);
+    expect(int.stdout).toContain('interrupted by SIGINT');
+    expect(term.stdout).toContain('interrupted by SIGTERM');
+
+    // Read back through the API: nothing named by the runner is left in its organization.
+    const client = createDocsClient({ baseUrl: server.url, token: SIGNAL_TOKEN, throwOnError: true });
+    const org = { params: { path: { organizationId: 'initech' } } };
+    const spaces = (await client.GET('/v1/orgs/{organizationId}/spaces', org)).data.items;
+    const collections = (await client.GET('/v1/orgs/{organizationId}/collections', org)).data.items;
+    const sites = (await client.GET('/v1/orgs/{organizationId}/sites', org)).data.items;
+    const teams = (await client.GET('/v1/orgs/{organizationId}/teams', org)).data.items;
+    const saml = (await client.GET('/v1/orgs/{organizationId}/saml', org)).data.items;
+    // Both runs got past creating the shared spaces and collections before their signal.
+    expect(int.stderr).toMatch(/^docs-conformance: spaces: [1-9]/m);
+    expect([...spaces, ...collections, ...sites, ...teams].map((item) => item.title).filter((title) => title.startsWith('Conformance'))).toEqual([]);
+    expect(saml).toEqual([]);
+  });
+
+  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 90_000 }, async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const [wrongToken, unreachable, notTheApi] = await Promise.all([
+      cli(['--base-url', server.url, '--token', 'not-a-token']),
+      cli(['--base-url', `http://127.0.0.1:${closedPort}`, '--token', TOKEN]),
+      cli(['--base-url', `${server.url}/v1`, '--token', TOKEN]),
+    ]);
+    for (const [run, cause] of [
+      [wrongToken, /^docs-conformance: the token was refused: GET \/v1\/orgs\?limit=1000 answered 401 \(.+\): check --token$/],
+      [unreachable, new RegExp(`^docs-conformance: cannot reach http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\): check --base-url`)],
+      [notTheApi, /^docs-conformance: .* does not answer like the API: .* answered 404.*check --base-url/],
+    ] as const) {
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr.trimEnd()).toMatch(cause);
+    }
+  });
+});
+
+describe('the runner against a server allowed to reach only the runner (ALLOW_PRIVATE_ADDRESSES=127.0.0.1)', () => {
+  let allowing: TestServer;
+  beforeAll(async () => {
+    // No private networks, no local Git: the website, the tunnel and the Git repository are all the runner's own
+    // HTTP server's, reached at 127.0.0.1.
+    allowing = await startTestServer({
+      fixture,
+      recordCoverage: false,
+      env: { VALIDATE_RESPONSES: 'true', ALLOW_PRIVATE_NETWORKS: 'false', ALLOW_PRIVATE_ADDRESSES: '127.0.0.1', ALLOW_LOCAL_GIT: 'false' },
+    });
+  });
+  afterAll(async () => {
+    await allowing?.close();
+  });
+
+  test('exercises every operation with no violation: the Git export and import go over HTTP to the runner', { timeout: 180_000 }, async () => {
+    const reportFile = path.join(scratch, 'allowing.json');
+    const run = await cli(['--base-url', allowing.url, '--token', TOKEN, '--seed', '12', '--report', reportFile]);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+    expect(report.violations, run.stdout).toEqual([]);
+    expect(report.notExercised).toEqual([]);
+    expect(report.contentSource).toBe('website');
+    // Local Git is off on this server: the only repository it could export to and import from is the runner's over HTTP.
+    expect(report.operations.exportGitRepository!.exercised).toBe(true);
+    expect(report.operations.importGitRepository!.exercised).toBe(true);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`conformance: ${OPERATIONS}/${OPERATIONS} operations exercised, 0 violations`);
+  });
+});

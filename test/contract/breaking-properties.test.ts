@@ -1,0 +1,627 @@
+// The breaking-change comparison on the real contract, at random (fast-check): equivalence-preserving rewrites (allOf
+// members split off or extracted, $refs inlined, inline schemas extracted, parameters moved to the path item, the
+// other spellings of sealing, null and const, reordering, redundant members) must give no difference; a single
+// change drawn from the rule catalogue must give exactly its rule, at its path, with its severity, in every context
+// the changed schema travels in. What each change must give is worked out here, independently of the comparison:
+// the contexts a component is reached in come from a walk of the document written for this test.
+// A failure prints fast-check's seed and path; BREAKING_SEED=<seed> replays a run, BREAKING_RUNS=<n> multiplies the
+// number of runs (for a longer search than npm test affords).
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { compareDocuments, type Finding, type SchemaContext, type Severity } from '../../breaking/index.ts';
+import { readDocument } from '../../breaking/files.ts';
+import { child, isObject, resolvePointer } from '../../breaking/pointer.ts';
+import { schemaRule, type SchemaKind } from '../../breaking/rules.ts';
+import { openapiPath } from '../support/repo.ts';
+
+type Json = Record<string, unknown>;
+
+const contract = readDocument(openapiPath) as Json;
+const seed = process.env.BREAKING_SEED === undefined ? undefined : Number(process.env.BREAKING_SEED);
+/** Each run compares the whole contract (about 0.1 s): the numbers keep the file to a few seconds. */
+const SCALE = Number(process.env.BREAKING_RUNS ?? 1);
+const RUNS = { rewrites: Math.round(8 * SCALE), changes: Math.round(20 * SCALE) };
+/** Vitest's limit for each property (the runs take about 0.15 s each, more on a busy machine). */
+const TIMEOUT = Math.max(60_000, 60_000 * SCALE);
+const options = (numRuns: number) => ({ numRuns, endOnFailure: true, ...(seed === undefined ? {} : { seed }) });
+
+const schemas = (document: Json) => (document.components as Json).schemas as Record<string, Json>;
+const SCHEMA = '#/components/schemas/';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** Every node of a document with its pointer (objects only), in document order. */
+function nodes(document: unknown, path = '#', found: { node: Json; path: string }[] = []): { node: Json; path: string }[] {
+  if (Array.isArray(document)) document.forEach((item, index) => nodes(item, child(path, index), found));
+  else if (isObject(document)) {
+    found.push({ node: document, path });
+    for (const [key, value] of Object.entries(document)) nodes(value, child(path, key), found);
+  }
+  return found;
+}
+
+function at<T = Json>(document: Json, pointer: string): T {
+  return resolvePointer(document, pointer) as T;
+}
+
+function parentOf(pointer: string): { parent: string; key: string } {
+  const index = pointer.lastIndexOf('/');
+  return { parent: pointer.slice(0, index), key: pointer.slice(index + 1).replace(/~1/g, '/').replace(/~0/g, '~') };
+}
+
+function replaceAt(document: Json, pointer: string, value: unknown): void {
+  const { parent, key } = parentOf(pointer);
+  const holder = at<Json | unknown[]>(document, parent);
+  if (Array.isArray(holder)) holder[Number(key)] = value;
+  else holder[key] = value;
+}
+
+function operationsOf(document: Json): { path: string; method: string; node: Json; pointer: string; item: Json }[] {
+  const result = [];
+  for (const [route, item] of Object.entries(document.paths as Record<string, Json>)) {
+    for (const method of METHODS) {
+      if (isObject(item[method])) result.push({ path: route, method, node: item[method] as Json, pointer: child('#/paths', route, method), item });
+    }
+  }
+  return result;
+}
+
+// ---- the contexts a schema travels in, worked out independently ----------------------------------------------
+
+const direction = (context: SchemaContext) => (context.startsWith('request') ? 'request' : 'response');
+
+function flag(document: Json, node: unknown, key: 'readOnly' | 'writeOnly', depth = 0): boolean {
+  if (!isObject(node) || depth > 5) return false;
+  if (node[key] === true) return true;
+  if (typeof node.$ref === 'string' && flag(document, resolvePointer(document, node.$ref), key, depth + 1)) return true;
+  return Array.isArray(node.allOf) && node.allOf.some((member) => flag(document, member, key, depth + 1));
+}
+
+function hidden(document: Json, property: unknown, context: SchemaContext): boolean {
+  return flag(document, property, direction(context) === 'request' ? 'readOnly' : 'writeOnly');
+}
+
+/** For each component schema, the contexts it is reached in from the operations. */
+function reach(document: Json): Map<string, Set<SchemaContext>> {
+  const result = new Map<string, Set<SchemaContext>>();
+  const seen = new Set<string>();
+  const visit = (node: unknown, context: SchemaContext): void => {
+    if (!isObject(node)) return;
+    if (typeof node.$ref === 'string' && node.$ref.startsWith(SCHEMA)) {
+      const name = node.$ref.slice(SCHEMA.length);
+      if (seen.has(`${context} ${name}`)) return;
+      seen.add(`${context} ${name}`);
+      (result.get(name) ?? result.set(name, new Set()).get(name)!).add(context);
+      visit(schemas(document)[name], context);
+    }
+    for (const keyword of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(node[keyword])) for (const member of node[keyword] as unknown[]) visit(member, context);
+    for (const keyword of ['items', 'additionalProperties', 'unevaluatedProperties']) visit(node[keyword], context);
+    if (isObject(node.properties)) {
+      for (const property of Object.values(node.properties)) if (!hidden(document, property, context)) visit(property, context);
+    }
+  };
+  const deref = (node: unknown): Json => (isObject(node) && typeof node.$ref === 'string' ? deref(resolvePointer(document, node.$ref)) : (node as Json));
+  for (const operation of operationsOf(document)) {
+    const parameters = [...((operation.item.parameters as unknown[]) ?? []), ...((operation.node.parameters as unknown[]) ?? [])];
+    for (const parameter of parameters) visit(deref(parameter).schema, 'request-parameter');
+    for (const media of Object.values((deref(operation.node.requestBody)?.content as Record<string, Json>) ?? {})) visit(media.schema, 'request-property');
+    for (const response of Object.values((operation.node.responses as Record<string, unknown>) ?? {})) {
+      const answer = deref(response);
+      for (const media of Object.values((answer.content as Record<string, Json>) ?? {})) visit(media.schema, 'response-property');
+      for (const header of Object.values((answer.headers as Record<string, unknown>) ?? {})) visit(deref(header).schema, 'response-header');
+    }
+  }
+  return result;
+}
+
+const REACH = reach(contract);
+
+interface PropertySite {
+  component: string;
+  property: string;
+  pointer: string;
+  node: Json;
+  required: boolean;
+  /** The contexts where the property travels. */
+  contexts: SchemaContext[];
+  /** The contexts of its component. */
+  all: SchemaContext[];
+}
+
+function propertySites(document: Json): PropertySite[] {
+  const sites: PropertySite[] = [];
+  for (const [component, schema] of Object.entries(schemas(document))) {
+    const all = [...(REACH.get(component) ?? [])];
+    if (all.length === 0 || !isObject(schema.properties)) continue;
+    const required = new Set((schema.required as string[]) ?? []);
+    for (const [property, node] of Object.entries(schema.properties as Record<string, Json>)) {
+      sites.push({
+        component,
+        property,
+        pointer: child(SCHEMA.slice(0, -1), component, 'properties', property),
+        node,
+        required: required.has(property),
+        contexts: all.filter((context) => !hidden(document, node, context)),
+        all,
+      });
+    }
+  }
+  return sites;
+}
+
+// ---- changes from the rule catalogue, each with what it must give --------------------------------------------
+
+const BC: Severity = 'breaking-client';
+const BI: Severity = 'breaking-implementation';
+const BS: Severity = 'breaking-source';
+const NB: Severity = 'non-breaking';
+
+/** The severity of each change by direction, written out here rather than read from the rules. */
+const SEVERITY: Partial<Record<SchemaKind, { request?: Severity; response?: Severity }>> = {
+  'max-length-decreased': { request: BC, response: BI },
+  'max-length-increased': { request: BI, response: BC },
+  'min-length-increased': { request: BC, response: BI },
+  'min-increased': { request: BC, response: BI },
+  'enum-value-removed': { request: BC, response: BI },
+  'enum-value-added': { request: BI, response: 'warning' },
+  removed: { request: BC, response: BC },
+  added: { request: BI, response: NB },
+  'became-required': { request: BC, response: BI },
+  'became-optional': { request: BI, response: BC },
+  'format-added': { request: BC, response: BI },
+  'pattern-added': { request: BC, response: BI },
+  'became-nullable': { request: BI, response: BC },
+  'became-read-only': { request: BC },
+  'became-writable': { request: BI },
+  deprecated: { request: NB, response: NB },
+  'default-added': { request: BI, response: NB },
+};
+
+type Expected = { rule: string; path: string; severity: Severity };
+
+/** What a schema change gives in each context: one finding per rule and path. */
+function expected(kind: SchemaKind, contexts: readonly SchemaContext[], path: string): Expected[] {
+  const found = new Map<string, Expected>();
+  for (const context of contexts) {
+    const severity = SEVERITY[kind]![direction(context)];
+    const rule = schemaRule(context, kind);
+    if (!severity || !rule) continue;
+    found.set(rule, { rule, path, severity });
+  }
+  return [...found.values()];
+}
+
+interface Change {
+  name: string;
+  /** The places it applies to, in the contract. */
+  sites: () => unknown[];
+  /** Applies it to a copy of the contract; returns what it must give. */
+  apply: (document: Json, site: never) => Expected[];
+}
+
+const isString = (node: Json) => node.type === 'string';
+const scalar = (node: Json) => !('$ref' in node) && !('allOf' in node) && !('anyOf' in node) && !('oneOf' in node);
+const properties = propertySites(contract).filter((site) => site.contexts.length > 0);
+const enums = Object.entries(schemas(contract))
+  .filter(([name, schema]) => Array.isArray(schema.enum) && schema.enum.length >= 2 && REACH.has(name))
+  .map(([name]) => name);
+
+function schemaChange(name: string, kind: SchemaKind, filter: (site: PropertySite) => boolean, edit: (node: Json, site: PropertySite) => void): Change {
+  return {
+    name,
+    sites: () => properties.filter(filter),
+    apply: (document, site: PropertySite) => {
+      edit(at(document, site.pointer), site);
+      return expected(kind, site.contexts, site.pointer);
+    },
+  };
+}
+
+const CHANGES: Change[] = [
+  schemaChange('maxLength halved', 'max-length-decreased', (site) => typeof site.node.maxLength === 'number' && (site.node.maxLength as number) >= 2, (node) => {
+    node.maxLength = Math.floor((node.maxLength as number) / 2);
+  }),
+  schemaChange('maxLength doubled', 'max-length-increased', (site) => typeof site.node.maxLength === 'number', (node) => {
+    node.maxLength = (node.maxLength as number) * 2;
+  }),
+  schemaChange('minLength raised', 'min-length-increased', (site) => typeof site.node.minLength === 'number', (node) => {
+    node.minLength = (node.minLength as number) + 1;
+  }),
+  schemaChange('minimum raised', 'min-increased', (site) => typeof site.node.minimum === 'number', (node) => {
+    node.minimum = (node.minimum as number) + 1;
+  }),
+  schemaChange('format added', 'format-added', (site) => isString(site.node) && scalar(site.node) && site.node.format === undefined && site.node.enum === undefined, (node) => {
+    node.format = 'email';
+  }),
+  schemaChange('pattern added', 'pattern-added', (site) => isString(site.node) && scalar(site.node) && site.node.pattern === undefined && site.node.enum === undefined, (node) => {
+    node.pattern = '^[a-z]+$';
+  }),
+  // (A value list without null still refuses null: properties with an enum are left out.)
+  schemaChange('became nullable', 'became-nullable', (site) => typeof site.node.type === 'string' && scalar(site.node) && site.node.enum === undefined, (node) => {
+    node.type = [node.type, 'null'];
+  }),
+  schemaChange('deprecated', 'deprecated', (site) => site.node.deprecated === undefined, (node) => {
+    node.deprecated = true;
+  }),
+  schemaChange('default added', 'default-added', (site) => isString(site.node) && scalar(site.node) && site.node.default === undefined && site.node.enum === undefined && site.node.pattern === undefined && site.node.format === undefined && site.node.minLength === undefined, (node) => {
+    node.default = 'x';
+  }),
+  {
+    name: 'property removed',
+    sites: () => properties,
+    apply: (document, site: PropertySite) => {
+      const schema = schemas(document)[site.component]!;
+      delete (schema.properties as Json)[site.property];
+      if (Array.isArray(schema.required)) schema.required = schema.required.filter((name) => name !== site.property);
+      return expected('removed', site.contexts, site.pointer);
+    },
+  },
+  {
+    name: 'optional property added',
+    sites: () => [...new Set(properties.map((site) => site.component))],
+    apply: (document, component: string) => {
+      (schemas(document)[component]!.properties as Json).zzNew = { type: 'string' };
+      return expected('added', [...REACH.get(component)!], child(SCHEMA.slice(0, -1), component, 'properties', 'zzNew'));
+    },
+  },
+  {
+    name: 'became required',
+    sites: () => properties.filter((site) => !site.required),
+    apply: (document, site: PropertySite) => {
+      const schema = schemas(document)[site.component]!;
+      schema.required = [...((schema.required as string[]) ?? []), site.property];
+      return expected('became-required', site.contexts, site.pointer);
+    },
+  },
+  {
+    name: 'became optional',
+    sites: () => properties.filter((site) => site.required),
+    apply: (document, site: PropertySite) => {
+      const schema = schemas(document)[site.component]!;
+      schema.required = (schema.required as string[]).filter((name) => name !== site.property);
+      return expected('became-optional', site.contexts, site.pointer);
+    },
+  },
+  {
+    name: 'a request field made read-only',
+    sites: () => properties.filter((site) => site.contexts.some((context) => direction(context) === 'request')),
+    apply: (document, site: PropertySite) => {
+      at(document, site.pointer).readOnly = true;
+      return expected('became-read-only', site.contexts, site.pointer);
+    },
+  },
+  {
+    name: 'a read-only field made writable',
+    sites: () =>
+      propertySites(contract).filter((site) => site.node.readOnly === true && site.all.some((context) => direction(context) === 'request') && !flag(contract, { ...site.node, readOnly: false }, 'readOnly')),
+    apply: (document, site: PropertySite) => {
+      delete at(document, site.pointer).readOnly;
+      const requests = site.all.filter((context) => direction(context) === 'request');
+      return [...expected('became-writable', requests, site.pointer), ...(site.required ? expected('became-required', requests, site.pointer) : [])];
+    },
+  },
+  {
+    name: 'an enum value removed',
+    sites: () => enums,
+    apply: (document, name: string) => {
+      (schemas(document)[name]!.enum as unknown[]).pop();
+      return expected('enum-value-removed', [...REACH.get(name)!], `${SCHEMA}${name}`);
+    },
+  },
+  {
+    name: 'an enum value added',
+    sites: () => enums,
+    apply: (document, name: string) => {
+      (schemas(document)[name]!.enum as unknown[]).push('zz-new');
+      return expected('enum-value-added', [...REACH.get(name)!], `${SCHEMA}${name}`);
+    },
+  },
+  {
+    name: 'a second allOf member restricting an enum',
+    sites: () => properties.filter((site) => Array.isArray(site.node.allOf) && site.node.allOf.length === 1 && enums.includes(String((site.node.allOf as Json[])[0]!.$ref).slice(SCHEMA.length))),
+    apply: (document, site: PropertySite) => {
+      const node = at(document, site.pointer);
+      const values = schemas(document)[String((node.allOf as Json[])[0]!.$ref).slice(SCHEMA.length)]!.enum as unknown[];
+      (node.allOf as Json[]).push({ enum: values.slice(0, -1) });
+      return expected('enum-value-removed', site.contexts, child(site.pointer, 'allOf', 1));
+    },
+  },
+  {
+    name: 'a second allOf member tightening a property of the referenced object',
+    sites: () =>
+      properties.flatMap((site) => {
+        const target = Array.isArray(site.node.allOf) && site.node.allOf.length === 1 ? String((site.node.allOf as Json[])[0]!.$ref) : '';
+        const object = target.startsWith(SCHEMA) ? schemas(contract)[target.slice(SCHEMA.length)] : undefined;
+        if (!object || !isObject(object.properties)) return [];
+        return Object.entries(object.properties as Record<string, Json>)
+          .filter(([, node]) => typeof node.maxLength === 'number' && (node.maxLength as number) >= 2)
+          .map(([inner, node]) => ({ site, inner, node }));
+      }),
+    apply: (document, { site, inner, node }: { site: PropertySite; inner: string; node: Json }) => {
+      (at(document, site.pointer).allOf as Json[]).push({ properties: { [inner]: { maxLength: Math.floor((node.maxLength as number) / 2) } } });
+      const contexts = site.contexts.filter((context) => !hidden(contract, node, context));
+      return expected('max-length-decreased', contexts, child(site.pointer, 'allOf', 1, 'properties', inner));
+    },
+  },
+  {
+    name: 'a schema renamed',
+    sites: () => Object.keys(schemas(contract)),
+    apply: (document, name: string) => {
+      const text = JSON.stringify(document).replaceAll(`"${SCHEMA}${name}"`, `"${SCHEMA}${name}Renamed"`);
+      const renamed = JSON.parse(text) as Json;
+      schemas(renamed)[`${name}Renamed`] = schemas(renamed)[name]!;
+      delete schemas(renamed)[name];
+      for (const key of Object.keys(document)) delete document[key];
+      Object.assign(document, renamed);
+      return [{ rule: 'schema-renamed', path: `${SCHEMA}${name}Renamed`, severity: BS }];
+    },
+  },
+  {
+    name: 'an operation id renamed',
+    sites: () => operationsOf(contract).map((operation) => operation.pointer),
+    apply: (document, pointer: string) => {
+      const operation = at(document, pointer);
+      operation.operationId = `${String(operation.operationId)}Renamed`;
+      return [{ rule: 'operation-id-changed', path: child(pointer, 'operationId'), severity: BS }];
+    },
+  },
+  {
+    name: 'an error status removed',
+    sites: () =>
+      operationsOf(contract).flatMap((operation) =>
+        Object.keys(operation.node.responses as Json)
+          .filter((status) => !status.startsWith('2'))
+          .map((status) => child(operation.pointer, 'responses', status)),
+      ),
+    apply: (document, pointer: string) => {
+      const { parent, key } = parentOf(pointer);
+      delete at(document, parent)[key];
+      return [{ rule: 'response-status-removed', path: pointer, severity: BI }];
+    },
+  },
+  {
+    name: 'a query parameter removed',
+    sites: () =>
+      operationsOf(contract).flatMap((operation) =>
+        ((operation.node.parameters as Json[]) ?? []).flatMap((parameter, index) => {
+          const target = typeof parameter.$ref === 'string' ? at(contract, parameter.$ref) : parameter;
+          return target.in === 'query' ? [child(operation.pointer, 'parameters', index)] : [];
+        }),
+      ),
+    apply: (document, pointer: string) => {
+      const { parent, key } = parentOf(pointer);
+      at<unknown[]>(document, parent).splice(Number(key), 1);
+      return [{ rule: 'request-parameter-removed', path: pointer, severity: BC }];
+    },
+  },
+];
+
+// ---- equivalence-preserving rewrites -------------------------------------------------------------------------
+
+interface Rewrite {
+  name: string;
+  /** Rewrites the document at its `index`-th candidate place (modulo their number); false when it has none. */
+  apply: (document: Json, index: number) => boolean;
+}
+
+function pick<T>(candidates: T[], index: number): T | undefined {
+  return candidates.length === 0 ? undefined : candidates[index % candidates.length];
+}
+
+/** Objects of `schemas` that hold their properties themselves, and whose sealing (if any) sees through `allOf`. */
+function splittable(document: Json): string[] {
+  return Object.entries(schemas(document))
+    .filter(([, schema]) => isObject(schema.properties) && Object.keys(schema.properties).length >= 2 && schema.additionalProperties === undefined && !schema.allOf && !schema.anyOf && !schema.oneOf)
+    .map(([name]) => name);
+}
+
+/** Moves the properties at odd positions (and their `required`) into a member: inline, or a new component. */
+function split(document: Json, index: number, extract: boolean): boolean {
+  const name = pick(splittable(document), index);
+  if (!name) return false;
+  const schema = schemas(document)[name]!;
+  const entries = Object.entries(schema.properties as Json);
+  const moved = entries.filter((_, position) => position % 2 === 1);
+  const required = new Set((schema.required as string[]) ?? []);
+  const member: Json = { type: 'object', properties: Object.fromEntries(moved) };
+  const memberRequired = moved.map(([key]) => key).filter((key) => required.has(key));
+  if (memberRequired.length > 0) member.required = memberRequired;
+  schema.properties = Object.fromEntries(entries.filter((_, position) => position % 2 === 0));
+  if (schema.required) schema.required = (schema.required as string[]).filter((key) => !memberRequired.includes(key));
+  if (extract) {
+    schemas(document)[`${name}Part`] = member;
+    schema.allOf = [{ $ref: `${SCHEMA}${name}Part` }];
+  } else schema.allOf = [member];
+  return true;
+}
+
+const REWRITES: Rewrite[] = [
+  { name: 'properties split into an inline allOf member', apply: (document, index) => split(document, index, false) },
+  { name: 'properties split into a referenced allOf member', apply: (document, index) => split(document, index, true) },
+  {
+    name: 'a $ref inlined',
+    apply: (document, index) => {
+      const refs = nodes(document).filter(({ node, path }) => typeof node.$ref === 'string' && node.$ref.startsWith(SCHEMA) && Object.keys(node).length === 1 && !path.includes('/discriminator/'));
+      const found = pick(refs, index);
+      if (!found) return false;
+      replaceAt(document, found.path, structuredClone(at(document, found.node.$ref as string)));
+      return true;
+    },
+  },
+  {
+    name: 'an inline property schema extracted into a component',
+    apply: (document, index) => {
+      const inline = nodes(schemas(document), SCHEMA.slice(0, -1)).filter(({ node, path }) => /\/properties\/[^/]+$/.test(path) && node.$ref === undefined);
+      const found = pick(inline, index);
+      if (!found) return false;
+      const name = `Extracted${index}`;
+      schemas(document)[name] = structuredClone(found.node);
+      replaceAt(document, found.path, { $ref: `${SCHEMA}${name}` });
+      return true;
+    },
+  },
+  {
+    name: 'parameters shared by every operation of a path moved to the path item',
+    apply: (document, index) => {
+      const items = Object.entries(document.paths as Record<string, Json>).filter(([, item]) => {
+        const operations = METHODS.filter((method) => isObject(item[method])).map((method) => item[method] as Json);
+        const first = (operations[0]?.parameters as unknown[]) ?? [];
+        return !item.parameters && first.some((parameter) => operations.every((operation) => ((operation.parameters as unknown[]) ?? []).some((other) => JSON.stringify(other) === JSON.stringify(parameter))));
+      });
+      const found = pick(items, index);
+      if (!found) return false;
+      const [, item] = found;
+      const operations = METHODS.filter((method) => isObject(item[method])).map((method) => item[method] as Json);
+      const shared = ((operations[0]!.parameters as unknown[]) ?? []).filter((parameter) =>
+        operations.every((operation) => ((operation.parameters as unknown[]) ?? []).some((other) => JSON.stringify(other) === JSON.stringify(parameter))),
+      );
+      item.parameters = shared;
+      for (const operation of operations) {
+        operation.parameters = (operation.parameters as unknown[]).filter((parameter) => !shared.some((other) => JSON.stringify(other) === JSON.stringify(parameter)));
+      }
+      return true;
+    },
+  },
+  {
+    name: 'unevaluatedProperties written as additionalProperties: false',
+    apply: (document, index) => {
+      const sealed = nodes(document).filter(
+        ({ node }) => isObject(node.unevaluatedProperties) && isObject(node.unevaluatedProperties.not) && !node.allOf && !node.anyOf && !node.oneOf && !node.$ref,
+      );
+      const found = pick(sealed, index);
+      if (!found) return false;
+      delete found.node.unevaluatedProperties;
+      found.node.additionalProperties = false;
+      return true;
+    },
+  },
+  {
+    name: 'null written in the type list, or with oneOf',
+    apply: (document, index) => {
+      const unions = nodes(document).filter(({ node }) => Array.isArray(node.anyOf) && node.anyOf.length === 2 && (node.anyOf as Json[]).some((member) => member.type === 'null'));
+      const found = pick(unions, index);
+      if (!found) return false;
+      const { node } = found;
+      const [member] = (node.anyOf as Json[]).filter((candidate) => candidate.type !== 'null');
+      if (typeof member!.type === 'string' && Object.keys(member!).every((key) => key === 'type' || key === 'format')) {
+        delete node.anyOf;
+        Object.assign(node, member, { type: [member!.type, 'null'] });
+      } else {
+        node.oneOf = node.anyOf;
+        delete node.anyOf;
+      }
+      return true;
+    },
+  },
+  {
+    name: 'a one-value enum written as const',
+    apply: (document, index) => {
+      const single = nodes(document).filter(({ node }) => Array.isArray(node.enum) && node.enum.length === 1);
+      const found = pick(single, index);
+      if (!found) return false;
+      found.node.const = (found.node.enum as unknown[])[0];
+      delete found.node.enum;
+      return true;
+    },
+  },
+  {
+    name: 'enum values, required names and properties reordered',
+    apply: (document, index) => {
+      const lists = nodes(document).filter(({ node }) => (Array.isArray(node.enum) && node.enum.length > 1) || (Array.isArray(node.required) && node.required.length > 1));
+      const found = pick(lists, index);
+      if (!found) return false;
+      const { node } = found;
+      if (Array.isArray(node.enum)) node.enum = [...node.enum].reverse();
+      if (Array.isArray(node.required)) node.required = [...node.required].reverse();
+      if (isObject(node.properties)) node.properties = Object.fromEntries(Object.entries(node.properties).reverse());
+      return true;
+    },
+  },
+  {
+    name: 'a property wrapped in allOf with a looser member',
+    apply: (document, index) => {
+      const bounded = nodes(schemas(document), SCHEMA.slice(0, -1)).filter(({ node, path }) => /\/properties\/[^/]+$/.test(path) && typeof node.maxLength === 'number');
+      const found = pick(bounded, index);
+      if (!found) return false;
+      replaceAt(document, found.path, { allOf: [found.node, { maxLength: (found.node.maxLength as number) + 10 }, {}] });
+      return true;
+    },
+  },
+];
+
+// ---- the properties -------------------------------------------------------------------------------------------
+
+const key = (entry: Expected) => `${entry.rule} ${entry.severity} ${entry.path}`;
+const found = (findings: Finding[]) => findings.map((finding) => key({ rule: finding.rule, path: finding.path, severity: finding.severity })).sort();
+
+describe('the comparison on the real contract, at random', () => {
+  test('the catalogue of changes has places to apply each change, and the contract reaches components from both directions', () => {
+    expect(CHANGES.filter((change) => change.sites().length === 0).map((change) => change.name)).toEqual([]);
+    const contexts = new Set([...REACH.values()].flatMap((set) => [...set]));
+    expect([...contexts].sort()).toEqual(['request-parameter', 'request-property', 'response-property']);
+  });
+
+  test("the contract written in OpenAPI 3.0's spelling compares equal to its 3.1 self, both ways", () => {
+    const document = structuredClone(contract);
+    document.openapi = '3.0.3';
+    for (const { node } of nodes(document)) {
+      if (Array.isArray(node.type) && node.type.includes('null')) {
+        node.type = node.type.find((type) => type !== 'null');
+        node.nullable = true;
+      }
+      const members = node.anyOf as Json[] | undefined;
+      const member = members?.length === 2 && members.some((entry) => entry.type === 'null') ? members.find((entry) => entry.type !== 'null') : undefined;
+      if (member && typeof member.type === 'string') {
+        delete node.anyOf;
+        Object.assign(node, member, { nullable: true });
+      }
+      if (Object.hasOwn(node, 'const')) {
+        node.enum = [node.const];
+        delete node.const;
+      }
+      for (const [exclusive, inclusive] of [['exclusiveMaximum', 'maximum'], ['exclusiveMinimum', 'minimum']] as const) {
+        if (typeof node[exclusive] === 'number') {
+          node[inclusive] = node[exclusive];
+          node[exclusive] = true;
+        }
+      }
+      if (isObject(node.unevaluatedProperties) && !node.allOf && !node.anyOf && !node.oneOf && !node.$ref) {
+        node.additionalProperties = isObject(node.unevaluatedProperties.not) ? false : node.unevaluatedProperties;
+        delete node.unevaluatedProperties;
+      }
+      // 3.0 ignores a $ref's siblings: they go beside it in allOf.
+      if (typeof node.$ref === 'string' && Object.keys(node).length > 1 && (node.$ref as string).startsWith(SCHEMA)) {
+        node.allOf = [{ $ref: node.$ref }, ...((node.allOf as unknown[]) ?? [])];
+        delete node.$ref;
+      }
+    }
+    expect(nodes(document).filter(({ node }) => node.nullable === true).length).toBeGreaterThan(5);
+    expect(compareDocuments(contract, document)).toEqual([]);
+    expect(compareDocuments(document, contract)).toEqual([]);
+  });
+
+  test(`equivalence-preserving rewrites give no difference (${RUNS.rewrites} runs)`, () => {
+    const rewrite = fc.tuple(fc.constantFrom(...REWRITES), fc.nat());
+    fc.assert(
+      fc.property(fc.array(rewrite, { minLength: 1, maxLength: 3 }), (steps) => {
+        const document = structuredClone(contract);
+        const applied = steps.filter(([step, index]) => step.apply(document, index)).map(([step]) => step.name);
+        expect(applied.length, 'a rewrite applied').toBeGreaterThan(0);
+        expect(compareDocuments(contract, document), applied.join('; ')).toEqual([]);
+      }),
+      options(RUNS.rewrites),
+    );
+  }, TIMEOUT);
+
+  test(`a single change from the catalogue gives exactly its rule, at its path, with its severity (${RUNS.changes} runs)`, () => {
+    const change = fc.constantFrom(...CHANGES).chain((entry) => fc.tuple(fc.constant(entry), fc.constantFrom(...entry.sites())));
+    fc.assert(
+      fc.property(change, ([entry, site]) => {
+        const document = structuredClone(contract);
+        const expectations = entry.apply(document, site as never);
+        expect(expectations.length, `${entry.name}: the change is visible somewhere`).toBeGreaterThan(0);
+        expect(found(compareDocuments(contract, document)), `${entry.name} at ${JSON.stringify(site)}`).toEqual(expectations.map(key).sort());
+      }),
+      options(RUNS.changes),
+    );
+  }, TIMEOUT);
+});

@@ -1,0 +1,380 @@
+// The breaking-change gate, the release command and the release notes, end to end on the real contract: in a
+// temporary copy of the repository (spec/, scripts/, breaking/, generated/, package files; node_modules linked),
+// changes are made in spec/, compiled with the project's own generate script, and judged by the real commands.
+// TypeSpec compiles are slow, so the copy goes through one story with three compiles: the first release, a
+// variant with the issue's three breaking changes beside two additive ones, and a major release of it with two of
+// them declared.
+// Where the time goes, and what keeps it down (each command is a process that loads its TypeScript and parses two
+// 480 kB YAML documents, 1.5 s; a compile is 4 s): the commands in the copy run with GENERATE_OPENAPI_ONLY=1, so
+// that generate (on its own, and inside release) emits openapi.yaml, which the tests read, and not schema.d.ts,
+// which they do not (openapi-typescript was a third of each compile); the commands run as `node --import tsx`,
+// which is what the tsx command starts in a second process (0.3 s a run); the runs of one step that read the same
+// state run side by side; the declaration states of one step are judged side by side in copies of the copy
+// (`fork`), so that every run still reads spec/breaking-changes.yaml as the commands do; and one run serves the two
+// steps that judge the same state.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { compareDocuments } from '../../breaking/index.ts';
+import { openapiPath, repoRoot } from '../support/repo.ts';
+
+/** Tests that compile the contract, and tests that run the commands a few times. */
+const COMPILE = 300_000;
+const COMMANDS = 120_000;
+
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  output: string;
+}
+
+/**
+ * Runs a command's script in `cwd` as npm runs it (`tsx <script>`), with tsx's loader in the one process; resolves
+ * when it exits. `env` is added to the environment.
+ */
+function run(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr, output: `${stdout}${stderr}` }));
+  });
+}
+
+describe('the gate on the real contract', () => {
+  test('the contract compared with itself has no difference', () => {
+    const document = parse(readFileSync(openapiPath, 'utf8'));
+    expect(compareDocuments(document, structuredClone(document))).toEqual([]);
+  });
+
+  test('removing, tightening and loosening in the real contract are found where they are, for every operation affected', () => {
+    const document = parse(readFileSync(openapiPath, 'utf8'));
+    const changed = structuredClone(document);
+    const schemas = changed.components.schemas;
+    delete schemas.Space.properties.emoji;
+    schemas.MoveCollectionRequest.properties.parent.anyOf.pop();
+    const findings = compareDocuments(document, changed);
+    expect(findings.map((finding) => [finding.rule, finding.path])).toEqual([
+      ['request-property-became-not-nullable', '#/components/schemas/MoveCollectionRequest/properties/parent'],
+      ['response-property-removed', '#/components/schemas/Space/properties/emoji'],
+    ]);
+    expect(findings[0]!.operations.map((operation) => operation.operationId)).toEqual(['moveCollection']);
+    expect(findings[1]!.operations.map((operation) => operation.operationId)).toContain('getSpace');
+  });
+
+  test('npm run check:breaking passes on the repository; npm test runs it before vitest', async () => {
+    const result = await run(repoRoot, 'breaking/check.ts');
+    expect(result.output).toMatch(/no release recorded yet|check:breaking: passed/);
+    expect(result.status).toBe(0);
+    const scripts = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts;
+    expect(scripts['check:breaking']).toBe('tsx breaking/check.ts');
+    expect(scripts.test).toMatch(/npm run check:breaking && .*vitest run/);
+  }, COMMANDS);
+});
+
+describe('releases, the gate and the notes, in a copy of the repository', () => {
+  let copy: string;
+  /** Every directory made (the copy and its forks), removed at the end. */
+  const made: string[] = [];
+  const at = (file: string, root = copy) => path.join(root, file);
+  const read = (file: string, root = copy) => readFileSync(at(file, root), 'utf8');
+  const write = (file: string, text: string, root = copy) => writeFileSync(at(file, root), text);
+  /** Replaces `from` (which must be there) in a file of the copy. */
+  const edit = (file: string, from: string | RegExp, to: string) => {
+    const text = read(file);
+    expect(typeof from === 'string' ? text.includes(from) : from.test(text), `${file} holds ${from}`).toBe(true);
+    write(file, text.replace(from, to));
+  };
+  /** The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (see the top). */
+  const command = (script: string, args: string[] = [], root = copy) => run(root, script, args, { GENERATE_OPENAPI_ONLY: '1' });
+  const generate = async () => {
+    const result = await command('scripts/generate.ts');
+    expect(result.status, result.output).toBe(0);
+  };
+  const release = (...args: string[]) => command('breaking/release.ts', args);
+  const notesOf = (...args: string[]) => command('breaking/changelog.ts', args);
+  const check = (...args: string[]) => command('breaking/check.ts', args);
+  const checkIn = (root: string) => command('breaking/check.ts', [], root);
+  const lineWith = (output: string, ...parts: string[]) => output.split('\n').find((line) => parts.every((part) => line.includes(part)));
+  let header = '';
+  /** Writes the declarations file of the copy (or of `root`): its comment header, then `entries`. */
+  const declarations = (entries: object[], root = copy) =>
+    write('spec/breaking-changes.yaml', `${header}${entries.length > 0 ? stringify(entries) : '[]\n'}`, root);
+  /** A new directory holding the files of `from`, node_modules linked. */
+  const copyOf = (from: string, entries: string[]) => {
+    const to = mkdtempSync(path.join(tmpdir(), 'breaking-e2e-'));
+    made.push(to);
+    for (const entry of entries) cpSync(path.join(from, entry), path.join(to, entry), { recursive: true });
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(to, 'node_modules'), 'dir');
+    return to;
+  };
+  const COPIED = ['spec', 'scripts', 'breaking', 'generated', 'tspconfig.yaml', 'package.json', 'package-lock.json', 'conformance/package.json'];
+  /** A copy of the copy as it is now, for judging another state of it beside it. */
+  const fork = () => copyOf(copy, [...COPIED, ...(existsSync(at('CHANGELOG.md')) ? ['CHANGELOG.md'] : [])]);
+  /**
+   * The state of the variant with the source declaration left out, where the major-version step starts: its fork,
+   * the files that state is made of, and its check (the major-version step's failing check too). The major release
+   * runs in that fork as soon as the check is done, beside the steps before it (they read other copies).
+   */
+  let withoutSource: { root: string; files: string[]; result: Result; release: Promise<Result> } | undefined;
+  const STATE = ['spec/main.tsp', 'spec/breaking-changes.yaml', 'generated/openapi.yaml', 'package.json'];
+
+  const DECLARED = {
+    title: {
+      rule: 'request-property-max-length-decreased',
+      schema: 'CreateSpaceRequest',
+      path: '#/components/schemas/CreateSpaceRequest/properties/title',
+      reason: 'Titles longer than 100 characters were cut in every view.',
+    },
+    revision: {
+      rule: 'response-property-became-optional',
+      schema: 'Space',
+      path: '#/components/schemas/Space/properties/revision',
+      reason: 'A space still being imported has no revision yet.',
+    },
+    source: {
+      rule: 'request-property-enum-value-added',
+      schema: 'ImportSource',
+      path: '#/components/schemas/ImportSource',
+      reason: 'The server imports Git sources in the same change.',
+    },
+  };
+
+  beforeAll(() => {
+    copy = copyOf(repoRoot, COPIED);
+    // The story starts before any release, whatever the repository has recorded since.
+    rmSync(at('generated/releases'), { recursive: true, force: true });
+    rmSync(at('CHANGELOG.md'), { force: true });
+    header = read('spec/breaking-changes.yaml').split('\n').filter((line) => line.startsWith('#')).map((line) => `${line}\n`).join('');
+    declarations([]);
+  });
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test(
+    'the first release records the emitted document, sets the versions, starts the changelog',
+    async () => {
+      const released = await release('1.0.0', '--date', '2026-01-15');
+      expect(released.status, released.output).toBe(0);
+      expect(read('generated/releases/1.0.0/openapi.yaml')).toBe(read('generated/openapi.yaml'));
+      expect(parse(read('generated/openapi.yaml')).info.version).toBe('1.0.0');
+      expect(read('spec/main.tsp')).toMatch(/@info\(#\{ version: "1\.0\.0" \}\)/);
+      expect(JSON.parse(read('package.json')).version).toBe('1.0.0');
+      expect(JSON.parse(read('conformance/package.json')).version).toBe('1.0.0');
+      const lock = JSON.parse(read('package-lock.json'));
+      expect([lock.version, lock.packages[''].version]).toEqual(['1.0.0', '1.0.0']);
+      const operations = Object.values(parse(read('generated/openapi.yaml')).paths as Record<string, object>).flatMap(Object.keys).length;
+      expect(read('CHANGELOG.md')).toContain(`## 1.0.0 (2026-01-15)\n\nFirst release of the contract: ${operations} operations.`);
+      expect(read('CHANGELOG.md')).toMatch(/- Spaces: .*`createSpace`/);
+      expect(read('spec/breaking-changes.yaml')).toMatch(/^# [\s\S]*\n\[\]\n$/);
+
+      const unchanged = await check();
+      expect(unchanged.status, unchanged.output).toBe(0);
+      expect(unchanged.stdout).toContain('against release 1.0.0: 0 differences');
+    },
+    COMPILE,
+  );
+
+  test('a release refuses a version that is not above the last one, or not a version', async () => {
+    const versions = ['1.0.0', '0.9.9'];
+    const [bad, ...refusals] = await Promise.all(['v1.1', ...versions].map((version) => release(version)));
+    versions.forEach((version, index) => {
+      const refused = refusals[index]!;
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(`release: refused: ${version} is not greater than the last release 1.0.0`);
+    });
+    expect(bad!.status).toBe(2);
+    expect(bad!.stderr).toContain('v1.1 is not a version of the form MAJOR.MINOR.PATCH');
+    expect(existsSync(at('generated/releases/0.9.9'))).toBe(false);
+  }, COMMANDS);
+
+  test(
+    "the issue's three breaking changes fail the gate, each named by its rule, operations and field; additions pass",
+    async () => {
+      // CreateSpaceRequest.title maxLength 255 → 100 (a request a released client may send is refused).
+      const spaces = read('spec/spaces.tsp');
+      const start = spaces.indexOf('model CreateSpaceRequest {');
+      const limit = spaces.indexOf('@maxLength(255)', start);
+      expect(start >= 0 && limit > start).toBe(true);
+      write('spec/spaces.tsp', `${spaces.slice(0, limit)}@maxLength(100)${spaces.slice(limit + '@maxLength(255)'.length)}`);
+      // Space.revision required → optional (released clients read it without a check), and a new optional field.
+      edit(
+        'spec/spaces.tsp',
+        /(model Space \{[\s\S]*?)\brevision: string;/,
+        '$1revision?: string;\n\n  /** A short name of the space. */\n  @visibility(Lifecycle.Read)\n  nickname?: string;',
+      );
+      // A new ImportSource value, the import handler left as it was.
+      edit('spec/content.tsp', /(enum ImportSource \{[\s\S]*?)\n\}/, '$1\n\n  /** A Git repository. */\n  git,\n}');
+      // A new operation.
+      write(
+        'spec/spaces.tsp',
+        `${read('spec/spaces.tsp')}\n/** Summaries of spaces. */\n@tag("Spaces")\ninterface SpaceSummaries {\n  /** Get the summary of a space. */\n  @operationId("getSpaceSummary")\n  @route("/v1/spaces/{spaceId}/summary")\n  @get\n  getSummary(...SpacePath): Space | ResourceErrors;\n}\n`,
+      );
+      await generate();
+
+      const [failed, annotated] = await Promise.all([check(), check('--format', 'github')]);
+      expect(failed.status, failed.output).toBe(1);
+      const out = failed.stdout;
+      expect(
+        lineWith(out, 'BREAKING (client) request-property-max-length-decreased', 'createSpace  POST /v1/orgs/{organizationId}/spaces', DECLARED.title.path, '`CreateSpaceRequest.title`: maxLength 255 → 100'),
+        out,
+      ).toBeDefined();
+      // Space is answered by many operations: they are counted by tag (the JSON output lists them).
+      expect(lineWith(out, 'BREAKING (client) response-property-became-optional', ' operations: ', 'Spaces (', DECLARED.revision.path, '`Space.revision`: now optional'), out).toBeDefined();
+      expect(
+        lineWith(out, 'BREAKING (implementation) request-property-enum-value-added', 'importChangeRequestContent, importSpaceContent', DECLARED.source.path, '`ImportContentRequest.source`: new value "git"'),
+        out,
+      ).toBeDefined();
+      expect(lineWith(out, 'non-breaking response-property-added', '#/components/schemas/Space/properties/nickname', '`Space.nickname`: new optional field'), out).toBeDefined();
+      expect(lineWith(out, 'non-breaking operation-added', 'getSpaceSummary  GET /v1/spaces/{spaceId}/summary'), out).toBeDefined();
+      expect(out).toContain('check:breaking: FAILED: 3 undeclared breaking changes (2 for clients, 1 for implementations)');
+      // It prints the declarations to copy.
+      expect(out).toContain(`- rule: request-property-enum-value-added\n  schema: ImportSource\n  path: "${DECLARED.source.path}"`);
+
+      // In CI, each is an annotation on the TypeSpec line where it was made.
+      expect(annotated.status, annotated.output).toBe(1);
+      const sourceLine = (file: string, after: RegExp, line: RegExp) => {
+        const lines = read(file).split('\n');
+        const start = lines.findIndex((text) => after.test(text));
+        return start + lines.slice(start).findIndex((text) => line.test(text)) + 1;
+      };
+      const annotation = (rule: string) => annotated.stdout.split('\n').find((line) => line.includes(`%3A ${rule}::`));
+      expect(annotation('request-property-max-length-decreased')).toMatch(
+        new RegExp(`^::error file=spec/spaces\\.tsp,line=${sourceLine('spec/spaces.tsp', /^model CreateSpaceRequest \{/, /^\s*title\??:/)},`),
+      );
+      expect(annotation('response-property-became-optional')).toMatch(new RegExp(`^::error file=spec/spaces\\.tsp,line=${sourceLine('spec/spaces.tsp', /^model Space \{/, /^\s*revision\?:/)},`));
+      expect(annotation('request-property-enum-value-added')).toMatch(new RegExp(`^::error file=spec/content\\.tsp,line=${sourceLine('spec/content.tsp', /^enum ImportSource \{/, /^\s*git,/)},`));
+      expect(annotated.stdout).toMatch(/^::notice file=spec\/spaces\.tsp,line=\d+,title=non-breaking%3A operation-added::/m);
+    },
+    COMPILE,
+  );
+
+  test('each breaking change fails until it is declared; a declaration that matches nothing fails too', async () => {
+    const all = Object.values(DECLARED);
+    const stale = { rule: 'request-property-removed', schema: 'CreateSpaceRequest', path: '#/components/schemas/CreateSpaceRequest/properties/emoji', reason: 'Never used.' };
+    // Each state in a fork of the copy, judged side by side; the copy goes on with all three declared.
+    const states = [...all.map((left) => all.filter((entry) => entry !== left)), all, [...all, stale]];
+    const roots = states.map((entries) => {
+      const root = fork();
+      declarations(entries, root);
+      return root;
+    });
+    declarations(all);
+    const source = all.indexOf(DECLARED.source);
+    const files = STATE.map((file) => read(file, roots[source]!));
+    const checks = roots.map(checkIn);
+    const majorRelease = checks[source]!.then(() => command('breaking/release.ts', ['2.0.0', '--date', '2026-02-01'], roots[source]!));
+    const results = await Promise.all(checks);
+    withoutSource = { root: roots[source]!, files, result: results[source]!, release: majorRelease };
+
+    all.forEach((left, index) => {
+      const result = results[index]!;
+      expect(result.status, result.output).toBe(1);
+      expect(result.stdout).toContain('FAILED: 1 undeclared breaking change');
+      expect(lineWith(result.stdout, 'BREAKING', left.rule, left.path)).not.toContain(', declared');
+    });
+    const passed = results[all.length]!;
+    expect(passed.status, passed.output).toBe(0);
+    expect(lineWith(passed.stdout, 'BREAKING (client), declared request-property-max-length-decreased')).toBeDefined();
+    expect(passed.stdout).toContain(`declared: ${DECLARED.title.reason}`);
+    expect(passed.stdout).toContain('check:breaking: passed: 3 breaking declared, 0 warnings, 2 non-breaking.');
+
+    const staleResult = results[all.length + 1]!;
+    expect(staleResult.status).toBe(1);
+    expect(staleResult.stdout).toContain(`STALE declaration in spec/breaking-changes.yaml: request-property-removed CreateSpaceRequest ${stale.path} matches no difference`);
+    expect(staleResult.stdout).toContain('FAILED: 1 stale declaration');
+  }, COMMANDS);
+
+  test('the notes of the unreleased changes put the breaking ones first, with what to do and why', async () => {
+    const notes = await notesOf();
+    expect(notes.status, notes.output).toBe(0);
+    const text = notes.stdout;
+    expect(text.startsWith('## Unreleased\n\nCompared with 1.0.0: 3 breaking changes, 1 new operation')).toBe(true);
+    const order = ['### Breaking changes', '#### `CreateSpaceRequest`, used by `createSpace`', '### Added operations', '- `getSpaceSummary` (GET /v1/spaces/{spaceId}/summary)', '### Changed', '`Space.nickname`: new optional field.'];
+    const positions = order.map((part) => text.indexOf(part));
+    expect(positions.every((position) => position >= 0), text).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(text).toContain(
+      '- **Breaking for clients** (`request-property-max-length-decreased`): `CreateSpaceRequest.title`: maxLength 255 → 100.\n' +
+        '  What to do: Send values no longer than the new maximum.\n' +
+        `  Why: ${DECLARED.title.reason}`,
+    );
+    expect(text).toContain('**Breaking for implementations** (`request-property-enum-value-added`): `ImportContentRequest.source`: new value "git".');
+  }, COMMANDS);
+
+  test(
+    'a higher major version lets undeclared breaking changes pass; a minor release of them is refused and changes nothing',
+    async () => {
+      declarations([DECLARED.title, DECLARED.revision]);
+      // The previous step judged this state (the source declaration left out) in a fork: that run is the check here.
+      expect(withoutSource, 'the previous step ran').toBeDefined();
+      expect(STATE.map((file) => read(file))).toEqual(withoutSource!.files);
+      const failing = withoutSource!.result;
+      expect(failing.status, failing.output).toBe(1);
+      expect(failing.stdout).toContain('FAILED: 1 undeclared breaking change (0 for clients, 1 for implementations)');
+
+      const before = STATE.map((file) => read(file));
+      // Neither writes (the release is refused before it changes anything): they run side by side.
+      const [major, refused] = await Promise.all([check('--as-version', '2.0.0'), release('1.1.0')]);
+      expect(major.status, major.output).toBe(0);
+      expect(lineWith(major.stdout, 'BREAKING (implementation), major version request-property-enum-value-added', 'importSpaceContent'), major.stdout).toBeDefined();
+      expect(major.stdout).toContain('check:breaking: passed: 2 breaking declared, 1 breaking allowed by the major version');
+
+      expect(refused.status, refused.output).toBe(1);
+      expect(lineWith(refused.stdout, 'BREAKING (implementation) request-property-enum-value-added')).toBeDefined();
+      expect(refused.stderr).toContain('release: refused: check:breaking fails for 1.1.0');
+      expect(STATE.map((file) => read(file))).toEqual(before);
+      expect(existsSync(at('generated/releases/1.1.0'))).toBe(false);
+    },
+    COMMANDS,
+  );
+
+  test(
+    'a major release records the document, moves the declarations into its notes and empties the file',
+    async () => {
+      // The release ran in the fork of the state the previous step left the copy in (it checks that it was left
+      // unchanged, and the fork was that state: see the previous step); the story goes on in that fork.
+      expect(STATE.map((file) => read(file))).toEqual(withoutSource!.files);
+      copy = withoutSource!.root;
+      const released = await withoutSource!.release;
+      expect(released.status, released.output).toBe(0);
+      expect(released.stdout).toContain('2 declaration(s) moved into CHANGELOG.md');
+      expect(read('spec/main.tsp')).toMatch(/@info\(#\{ version: "2\.0\.0" \}\)/);
+      expect(read('generated/releases/2.0.0/openapi.yaml')).toBe(read('generated/openapi.yaml'));
+      expect(parse(read('generated/releases/2.0.0/breaking-changes.yaml'))).toEqual([DECLARED.title, DECLARED.revision]);
+      expect(read('spec/breaking-changes.yaml')).toMatch(/^# [\s\S]*\n\[\]\n$/);
+      expect(JSON.parse(read('package.json')).version).toBe('2.0.0');
+      expect(JSON.parse(read('conformance/package.json')).version).toBe('2.0.0');
+
+      const changelog = read('CHANGELOG.md');
+      expect(changelog.indexOf('## 2.0.0 (2026-02-01)')).toBeLessThan(changelog.indexOf('## 1.0.0 (2026-01-15)'));
+      expect(changelog).toContain(`Why: ${DECLARED.revision.reason}`);
+      expect(changelog).toContain(
+        '- **Breaking for implementations** (`request-property-enum-value-added`): `ImportContentRequest.source`: new value "git".\n' +
+          '  What to do: Implementations must handle the new value (an exhaustive switch over the values fails to compile or falls through).\n' +
+          '  Allowed by the new major version.',
+      );
+      // The three read the copy only: side by side.
+      const [again, after, sinceFirst] = await Promise.all([notesOf('--to', '2.0.0'), check(), check('--base', '1.0.0')]);
+      // npm run changelog -- --to 2.0.0 writes the same notes from the records.
+      expect(again.status, again.output).toBe(0);
+      const section = changelog.slice(changelog.indexOf('## 2.0.0'), changelog.indexOf('## 1.0.0'));
+      expect(again.stdout.replace('## 2.0.0\n', '')).toBe(section.replace('## 2.0.0 (2026-02-01)\n', '').replace(/\n$/, ''));
+
+      expect(after.status, after.output).toBe(0);
+      expect(after.stdout).toContain('against release 2.0.0: 0 differences');
+      // Against 1.0.0, with the declarations gone, the version in spec/main.tsp is what lets the breaks pass.
+      expect(sinceFirst.status, sinceFirst.output).toBe(0);
+      expect(lineWith(sinceFirst.stdout, 'BREAKING (client), major version request-property-max-length-decreased', 'createSpace')).toBeDefined();
+    },
+    COMPILE,
+  );
+});

@@ -1,0 +1,163 @@
+// Every enumeration of the contract that the server branches on is branched on exhaustively: a copy of the
+// type-checked sources (server, client, runner) whose generated types give every enumeration one member more must
+// fail `tsc`, with errors naming each enumeration's branching places (the import handler for `ImportSource`).
+// Enumerations the server only stores and returns are listed, with the reason, in server/README.md ("Enumerations
+// passed through"); a listed one that gets branched on, or an unlisted one that does not, fails this test.
+// One `tsc` run over one copy where all enumerations are widened at once: the new members are distinct
+// (`zz-new-<Name>`), so each error names the enumeration it comes from.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readConfig } from '../../server/config.ts';
+import { loadContract } from '../../server/http/contract.ts';
+import { parseSpaceRow } from '../../server/domain/spaces.ts';
+import { startServer } from '../../server/server.ts';
+import { repoRoot } from '../support/repo.ts';
+
+const root = repoRoot;
+const checkedFolders = ['server', 'client', 'conformance'];
+
+/** The contract's string enumerations (named component schemas), from the emitted document. */
+function contractEnumerations(): Map<string, string[]> {
+  const document = loadContract() as unknown as {
+    components: { schemas: Record<string, { type?: string; enum?: unknown[] }> };
+  };
+  const enumerations = new Map<string, string[]>();
+  for (const [name, schema] of Object.entries(document.components.schemas)) {
+    if (schema.type === 'string' && Array.isArray(schema.enum)) enumerations.set(name, schema.enum.map(String));
+  }
+  return enumerations;
+}
+
+/** The README's table of enumerations the server does not branch on: name → reason. */
+function passedThrough(): Map<string, string> {
+  const readme = readFileSync(path.join(root, 'server/README.md'), 'utf8');
+  const start = readme.indexOf('<!-- enumerations passed through -->');
+  const end = readme.indexOf('<!-- end -->', start);
+  if (start < 0 || end < 0) throw new Error('server/README.md: the table of enumerations passed through is missing');
+  const rows = readme
+    .slice(start, end)
+    .split('\n')
+    .map((line) => /^\| `([A-Za-z]+)` \| (.+) \|$/.exec(line.trim()))
+    .filter((match) => match !== null);
+  return new Map(rows.map((match) => [match[1]!, match[2]!]));
+}
+
+const newMember = (name: string) => `zz-new-${name}`;
+
+/** The generated types with every enumeration of `names` widened by its new member. */
+function widen(types: string, names: Iterable<string>): string {
+  const start = types.indexOf('\n    schemas: {\n');
+  const end = types.indexOf('\n    responses: ', start);
+  if (start < 0 || end < 0) throw new Error('generated/schema.d.ts: no components.schemas block');
+  let schemas = types.slice(start, end);
+  for (const name of names) {
+    const line = new RegExp(`^( {8}${name}: )("[^"\\n]*"(?: \\| "[^"\\n]*")*);$`, 'm');
+    if (!line.test(schemas)) throw new Error(`generated/schema.d.ts: enumeration ${name} not found as a union`);
+    schemas = schemas.replace(line, (_, head: string, union: string) => `${head}${union} | "${newMember(name)}";`);
+  }
+  return types.slice(0, start) + schemas + types.slice(end);
+}
+
+interface TypeError {
+  file: string;
+  line: number;
+  text: string;
+}
+
+/** tsc's `--pretty false` output as errors: a `file(line,col): error …` line and its indented continuation. */
+function parseErrors(output: string): TypeError[] {
+  const errors: TypeError[] = [];
+  for (const line of output.split('\n')) {
+    const head = /^(.+?)\((\d+),\d+\): error (.*)$/.exec(line);
+    if (head) errors.push({ file: head[1]!.replaceAll('\\', '/'), line: Number(head[2]), text: head[3]! });
+    else if (line.startsWith(' ') && errors.length > 0) errors.at(-1)!.text += `\n${line}`;
+  }
+  return errors;
+}
+
+const enumerations = contractEnumerations();
+const listed = passedThrough();
+let copy: string;
+let errors: TypeError[] = [];
+let output = '';
+
+beforeAll(async () => {
+  copy = mkdtempSync(path.join(tmpdir(), 'enumerations-'));
+  for (const folder of [...checkedFolders, 'generated']) {
+    cpSync(path.join(root, folder), path.join(copy, folder), { recursive: true });
+  }
+  symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  writeFileSync(path.join(copy, 'package.json'), readFileSync(path.join(root, 'package.json')));
+  const tsconfig = JSON.parse(readFileSync(path.join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
+  tsconfig.include = [...checkedFolders, 'generated'];
+  writeFileSync(path.join(copy, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+  const types = path.join(copy, 'generated/schema.d.ts');
+  writeFileSync(types, widen(readFileSync(types, 'utf8'), enumerations.keys()));
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  try {
+    await promisify(execFile)(process.execPath, [tsc, '--noEmit', '--pretty', 'false', '-p', copy], {
+      cwd: copy,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (failure) {
+    output = String((failure as { stdout?: string }).stdout ?? failure);
+  }
+  errors = parseErrors(output);
+}, 240_000);
+
+afterAll(() => {
+  if (copy) rmSync(copy, { recursive: true, force: true });
+});
+
+const errorsOf = (name: string) => errors.filter((error) => error.text.includes(newMember(name)));
+const places = (found: TypeError[]) => found.map((error) => `${error.file}:${error.line}`);
+
+describe('enumerations of the contract', () => {
+  test('the widened copy fails only because of the new members', () => {
+    expect(errors.length, output).toBeGreaterThan(0);
+    const unrelated = errors.filter((error) => !/zz-new-[A-Za-z]+/.test(error.text));
+    expect(unrelated.map((error) => `${error.file}:${error.line} ${error.text}`)).toEqual([]);
+    const outside = errors.filter((error) => !checkedFolders.some((folder) => error.file.startsWith(`${folder}/`)));
+    expect(places(outside)).toEqual([]);
+  });
+
+  test('every enumeration is branched on exhaustively or listed as passed through, not both', () => {
+    const neither = [...enumerations.keys()].filter((name) => errorsOf(name).length === 0 && !listed.has(name));
+    expect(neither, 'enumerations no place branches on: branch exhaustively or list them in server/README.md').toEqual(
+      [],
+    );
+    const both = [...listed.keys()]
+      .filter((name) => errorsOf(name).length > 0)
+      .map((name) => `${name}: ${places(errorsOf(name)).join(', ')}`);
+    expect(both, 'listed as passed through, yet branched on').toEqual([]);
+    const unknown = [...listed.keys()].filter((name) => !enumerations.has(name));
+    expect(unknown, 'listed in server/README.md but not enumerations of the contract').toEqual([]);
+  });
+
+  test('the import handler dispatches on ImportSource exhaustively', () => {
+    expect(places(errorsOf('ImportSource'))).toContainEqual(expect.stringMatching(/^server\/handlers\/content\.ts:/));
+  });
+
+  test('a stored value outside its enumeration is refused at the row boundary, naming table, column and value', () => {
+    const row = { id: 's1', visibility: 'private', edit_mode: 'live', default_level: null };
+    expect(parseSpaceRow(row)).toBe(row);
+    expect(() => parseSpaceRow({ ...row, edit_mode: 'frozen' })).toThrow(
+      'spaces.edit_mode holds "frozen", not one of live, locked',
+    );
+    expect(() => parseSpaceRow({ ...row, default_level: 'owner' })).toThrow(/^spaces\.default_level holds "owner"/);
+  });
+
+  test('a seed file value outside its enumeration stops start-up, naming it', async () => {
+    const file = path.join(copy, 'seed.yaml');
+    writeFileSync(
+      file,
+      ['organizations:', '  - id: acme', '    title: Acme', '    spaces:', '      - { id: handbook, title: Handbook, visibility: secret }'].join('\n'),
+    );
+    const config = readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', SEED_FILE: file });
+    await expect(startServer(config)).rejects.toThrow('organizations[0] (acme) › spaces[0] (handbook): visibility must be one of "public", "unlisted"');
+  });
+});

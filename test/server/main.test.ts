@@ -1,0 +1,468 @@
+// `npm start` as a process: the compiled server (dist/server/main.js, rebuilt here from the sources so that the test
+// sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
+// keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and
+// `--version`; the one-line errors of a start that cannot happen (port taken, unusable or locked DATA_DIR, bad
+// configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against the
+// README's.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords, startNodeOptions } from '../../scripts/build-server.ts';
+import { cacheFileOf } from '../../server/code-cache.ts';
+import { FLAGS } from '../../server/command-line.ts';
+import { readConfig, VARIABLES } from '../../server/config.ts';
+import { HOLDER_FILE, LOCK_FILE } from '../../server/data-dir.ts';
+import { startServer } from '../../server/server.ts';
+import { contractVersion, packageVersion } from '../../server/version.ts';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const buildStarted = Date.now();
+beforeAll(() => {
+  // A cache an earlier run left for the same bundle (the build's sources unchanged), dated long ago: the build
+  // replaces it with its own (tested below).
+  if (existsSync(cacheFileOf(SERVER_BUNDLE))) utimesSync(cacheFileOf(SERVER_BUNDLE), 0, 0);
+  return buildServer();
+}, 60_000);
+
+/** The command of `npm start` (after its `exec`), run without npm in between (test/server/signals.test.ts runs it through npm). */
+const startCommand = startCommandWords();
+
+/** Starts the server as `npm start` does and resolves with its address once it listens. */
+function start(env: Record<string, string> = {}, args: string[] = []) {
+  expect(startCommand[0]).toBe('node');
+  const child = spawn(process.execPath, [...startCommand.slice(1), ...args], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const match = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (match) resolve(match[1]!);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, url, exit, output: () => output };
+}
+
+describe('npm start', () => {
+  test('runs the compiled server, with a small young generation, a slowly growing heap and one V8 helper thread (RSS, README Benchmarks)', () => {
+    expect(startCommand).toEqual(['node', '--max-semi-space-size=2', '--heap-growing-percent=30', '--v8-pool-size=1', 'dist/server/main.js']);
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    test(`serves the API and exits cleanly on ${signal}, keeping the data`, async () => {
+      const server = start();
+      const base = await server.url;
+      const headers = { authorization: 'Bearer main-token', 'content-type': 'application/json' };
+      const created = await fetch(`${base}/v1/orgs/demo/spaces`, { method: 'POST', headers, body: JSON.stringify({ title: signal }) });
+      expect(created.status).toBe(201);
+      server.child.kill(signal);
+      expect(await server.exit).toBe(0);
+      expect(server.output()).toContain('shutting down');
+
+      const again = start();
+      const spaces = (await (await fetch(`${await again.url}/v1/orgs/demo/spaces`, { headers })).json()) as { items: { title: string }[] };
+      expect(spaces.items.map((space) => space.title)).toContain(signal);
+      again.child.kill('SIGTERM');
+      expect(await again.exit).toBe(0);
+    }, 60_000); // two starts of a process
+  }
+});
+
+describe('the address, told to the process that started the server', () => {
+  test('ADDRESS_FILE: the address is written once the server listens (nothing in the log), and removed when it stops', async () => {
+    const file = path.join(dataDir, 'address.txt');
+    const server = start({ LOG_LEVEL: 'silent', ADDRESS_FILE: file, DATA_DIR: path.join(dataDir, 'address-file') });
+    server.url.catch(() => {}); // the log says nothing: the address comes from the file
+    let address: string | undefined;
+    for (let attempt = 0; attempt < 300 && address === undefined; attempt++) {
+      if (existsSync(file)) address = readFileSync(file, 'utf8');
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(server.output()).not.toContain('listening on');
+    const health = await fetch(`${address!.trim()}/health`);
+    expect(health.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+
+  test('IPC: a server started with an IPC channel sends { type: "listening", url } once it listens', async () => {
+    const child = spawn(process.execPath, startCommand.slice(1), {
+      env: { ...process.env, PORT: '0', DATA_DIR: path.join(dataDir, 'address-ipc'), DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const message = await new Promise<{ type: string; url: string }>((resolve, reject) => {
+      child.once('message', (received) => resolve(received as { type: string; url: string }));
+      child.once('exit', (code) => reject(new Error(`exited with ${code} before its message`)));
+    });
+    expect(message).toEqual({ type: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    const organizations = await fetch(`${message.url}/v1/orgs`, { headers: { authorization: 'Bearer main-token' } });
+    expect(organizations.status).toBe(200);
+    const exit = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  }, 60_000);
+});
+
+describe('a server killed while it writes', () => {
+  test('keeps every write it answered: writes commit together, and before their answers leave', async () => {
+    const server = start();
+    const base = await server.url;
+    const headers = { authorization: 'Bearer main-token', 'content-type': 'application/json' };
+    const answered: string[] = [];
+    let killed = false;
+    const create = async (title: string) => {
+      try {
+        const response = await fetch(`${base}/v1/orgs/demo/spaces`, { method: 'POST', headers, body: JSON.stringify({ title }) });
+        if (response.status === 201 && !killed) answered.push(title);
+      } catch {
+        // Cut off by the kill: unanswered, so it may or may not have been kept.
+      }
+      if (answered.length >= 30 && !killed) {
+        killed = true;
+        server.child.kill('SIGKILL');
+      }
+    };
+    await Promise.all(Array.from({ length: 80 }, (_, index) => create(`killed-${index}`)));
+    await server.exit;
+    expect(killed).toBe(true);
+    expect(answered.length).toBeGreaterThanOrEqual(30);
+
+    const again = start();
+    const listed = (await (await fetch(`${await again.url}/v1/orgs/demo/spaces?limit=100`, { headers })).json()) as { items: { title: string }[] };
+    const kept = new Set(listed.items.map((space) => space.title));
+    expect(answered.filter((title) => !kept.has(title))).toEqual([]);
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+  }, 60_000);
+});
+
+/** How a process started with `npm start`'s node options finds the code cache of the compiled server. */
+function codeCacheStatus(): string {
+  const script = `import { compileCommonJs } from ${JSON.stringify(path.resolve('server/code-cache.ts'))};
+    console.log(compileCommonJs(${JSON.stringify(SERVER_BUNDLE)}).status);`;
+  const result = spawnSync(process.execPath, [...startNodeOptions(), '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(result.stderr).toBe('');
+  return result.stdout.trim();
+}
+
+describe('the bundle of the compiled server', () => {
+  test('holds no character above U+00FF, so V8 keeps its source at one byte a character; the build refuses one', () => {
+    const bundle = readFileSync(SERVER_BUNDLE, 'utf8');
+    expect(bundle).not.toMatch(/[^\u0000-\u00ff]/u);
+    // Comments are left out: their typographic quotes were what made it two bytes a character.
+    expect(bundle).not.toMatch(/^\s*\/\/ /m);
+    expect(() => checkOneByteSource(bundle, 'the bundle')).not.toThrow();
+    const withQuote = `${bundle.slice(0, 1000)}\nconst quote = /[\u2019]/;\n`;
+    expect(() => checkOneByteSource(withQuote, 'server.cjs')).toThrow(/server\.cjs holds characters above U\+00FF[^]*line \d+: ".*const quote = \/\[\u2019/);
+    // Latin-1 (é, µ) keeps one byte a character.
+    expect(() => checkOneByteSource('const unit = "µs é";', 'latin1')).not.toThrow();
+  });
+});
+
+describe('the code cache of the compiled server', () => {
+  const cacheFile = cacheFileOf(SERVER_BUNDLE);
+
+  test('the build leaves its own, which a start with the options of npm start uses', () => {
+    expect(statSync(cacheFile).mtimeMs).toBeGreaterThanOrEqual(buildStarted - 1000);
+    expect(codeCacheStatus()).toBe('used');
+  }, 30_000);
+
+  test('a server stopped cleanly writes it when it had none; a failed start or --help writes none', async () => {
+    rmSync(cacheFile);
+    run(['--help']);
+    failure({ PORT: 'eighty' });
+    expect(existsSync(cacheFile)).toBe(false);
+
+    const server = start({ DATA_DIR: path.join(dataDir, 'cache') });
+    await server.url;
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+    expect(codeCacheStatus()).toBe('used');
+
+    // A start that uses it leaves it as it is.
+    const written = statSync(cacheFile).mtimeMs;
+    const again = start({ DATA_DIR: path.join(dataDir, 'cache') });
+    await again.url;
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+    expect(statSync(cacheFile).mtimeMs).toBe(written);
+  }, 60_000);
+
+  test('packages loaded on first use load from the bundle: a change request printed to PDF (pdfkit)', async () => {
+    const server = start({ DATA_DIR: path.join(dataDir, 'pdf') });
+    const base = await server.url;
+    try {
+      const headers = { authorization: 'Bearer main-token', 'content-type': 'application/json' };
+      const call = async (method: string, url: string, body?: unknown) => {
+        const response = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        expect(response.ok, `${method} ${url}: ${response.status}`).toBe(true);
+        return (await response.json()) as Record<string, string>;
+      };
+      const space = await call('POST', '/v1/orgs/demo/spaces', { title: 'Printed' });
+      const changeRequest = await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Print' });
+      const { url } = await call('GET', `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/pdf`);
+      const pdf = await fetch(url!);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit;
+    }
+  }, 60_000);
+});
+
+/** Runs the compiled server (or the tsx entry) to its end and returns its exit code and output. */
+function run(args: string[], env: Record<string, string> = {}, entry: 'compiled' | 'tsx' = 'compiled') {
+  const command = entry === 'compiled' ? [process.execPath, ...startCommand.slice(1)] : [path.resolve('node_modules/.bin/tsx'), 'server/main.ts'];
+  const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
+    env: { ...process.env, PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, signal: result.signal };
+}
+
+/** A start that fails: exit code 1, and exactly one line on stderr (no stack trace), which is returned. */
+function failure(env: Record<string, string>): string {
+  const result = run([], env);
+  expect(result.signal).toBeNull(); // it ended by itself, it did not hang until the timeout
+  expect(result.status).toBe(1);
+  const lines = result.stderr.trim().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^docs-platform server failed to start: /);
+  expect(lines[0]).not.toMatch(/\n\s+at /);
+  return lines[0]!;
+}
+
+describe('--help and --version', () => {
+  for (const entry of ['compiled', 'tsx'] as const) {
+    test(`${entry}: --help prints the usage, every configuration variable with its default, and where the docs are; it does not start`, () => {
+      const result = run(['--help'], {}, entry);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^Usage:/m);
+      expect(result.stdout).toContain('npm start');
+      for (const variable of VARIABLES) {
+        expect(result.stdout).toMatch(new RegExp(`^  ${variable.name} +${escape(variable.description)}`, 'm'));
+        expect(result.stdout).toContain(`(default: ${variable.default})`);
+      }
+      expect(result.stdout).toContain(path.resolve('server/README.md'));
+      expect(result.stdout).not.toMatch(/listening on http/);
+    }, 30_000);
+
+    test(`${entry}: --version prints the package and contract versions`, () => {
+      const result = run(['--version'], {}, entry);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`docs-platform server ${packageVersion()}\ncontract ${contractVersion()}\n`);
+      expect(packageVersion()).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+      expect(contractVersion()).toMatch(/^\d+\.\d+\.\d+$/);
+    }, 30_000);
+  }
+
+  test('an unknown argument is refused in one line', () => {
+    const result = run(['--colour=80']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'docs-platform server failed to start: unknown argument --colour=80: the flags are --port, --data-dir, --seed, --token, --help and --version; everything else is an environment variable (see --help)',
+    );
+  });
+
+  test('a flag without its value is refused in one line, naming the variable it sets', () => {
+    const result = run(['--port']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('docs-platform server failed to start: --port needs a value: --port N (or PORT=N in the environment)');
+  });
+});
+
+describe('flags', () => {
+  test('--port, --data-dir, --seed and --token set their variables, winning over the environment; --help lists them', async () => {
+    const help = run(['--help']);
+    for (const { flag, variable } of FLAGS) expect(help.stdout).toMatch(new RegExp(`^  ${flag} [A-Z]+ +sets ${variable}$`, 'm'));
+
+    const folder = mkdtempSync(path.join(tmpdir(), 'docs-flags-'));
+    try {
+      const seed = path.join(folder, 'seed.yaml');
+      writeFileSync(seed, 'users:\n  - { id: flo, displayName: Flo }\norganizations:\n  - { id: flagged, title: Flagged, members: [{ user: flo, role: admin }] }\n');
+      const server = start({ PORT: '1', DATA_DIR: ':memory:', DOCS_API_TOKEN: 'env-token' }, ['--port', '0', `--data-dir=${path.join(folder, 'data')}`, '--seed', seed, '--token', 'flag-token']);
+      try {
+        const base = await server.url;
+        const orgs = await fetch(`${base}/v1/orgs`, { headers: { authorization: 'Bearer flag-token' } });
+        expect(orgs.status).toBe(200);
+        expect(((await orgs.json()) as { items: { id: string }[] }).items.map((organization) => organization.id)).toEqual(['flagged']);
+        expect((await fetch(`${base}/v1/orgs`, { headers: { authorization: 'Bearer env-token' } })).status).toBe(401);
+        expect(existsSync(path.join(folder, 'data', 'data.sqlite'))).toBe(true);
+      } finally {
+        server.child.kill('SIGTERM');
+        expect(await server.exit).toBe(0);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('the configuration table', () => {
+  test('server/README.md lists exactly the variables of server/config.ts, with the same defaults', () => {
+    const readme = readFileSync('server/README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'));
+    const rows = section
+      .slice(0, section.indexOf('\n\n', section.indexOf('| Variable')))
+      .split('\n')
+      .filter((line) => /^\| `[A-Z_]+` \|/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')))
+      .map(([, name, fallback]) => ({ name, default: fallback }));
+    expect(rows).toEqual(VARIABLES.map((variable) => ({ name: variable.name, default: variable.default })));
+  });
+
+  test('every field of the configuration comes from a variable of the table', () => {
+    const config = readConfig({ ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: tmpdir(), PUBLIC_URL: 'http://x.test', APP_URL: 'http://x.test/app', DOCS_API_TOKEN: 't', SEED_FILE: 'f', ADDRESS_FILE: 'a', DATABASE_URL: 'postgres://docs@localhost/docs' });
+    expect(Object.keys(config).sort()).toEqual(VARIABLES.map((variable) => variable.key).sort());
+  });
+});
+
+describe('start-up errors are one line naming what to change', () => {
+  test('a taken port names PORT and suggests another one', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const line = failure({ PORT: String(port), DATA_DIR: path.join(dataDir, 'port') });
+      expect(line).toContain(`PORT ${port} is already in use on 127.0.0.1`);
+      expect(line).toContain(`PORT=${port + 1}, or PORT=0`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test('a DATA_DIR that cannot be created fails at once, naming the path and the reason', () => {
+    // On Node 20, mkdirSync(recursive) loops forever here; start-up used to hang.
+    expect(failure({ DATA_DIR: '/proc/nope' })).toBe(
+      'docs-platform server failed to start: DATA_DIR /proc/nope cannot be created: /proc does not accept new folders. Choose another DATA_DIR.',
+    );
+    const file = path.join(dataDir, 'a-file');
+    writeFileSync(file, '');
+    expect(failure({ DATA_DIR: file })).toContain(`DATA_DIR ${file} is not a directory`);
+    expect(failure({ DATA_DIR: path.join(file, 'below') })).toContain(`DATA_DIR ${path.join(file, 'below')} cannot be created: ${file} is not a directory`);
+  });
+
+  test.runIf(process.platform === 'linux')('a DATA_DIR that is not writable names the path and the reason', () => {
+    // /sys refuses new files even to root, which a chmod would not.
+    expect(failure({ DATA_DIR: '/sys' })).toContain('DATA_DIR /sys is not writable: permission denied');
+  });
+
+  test('a bad variable is named with its value', () => {
+    expect(failure({ PORT: 'eighty' })).toBe('docs-platform server failed to start: PORT must be an integer from 0 to 65535, got "eighty"');
+    expect(failure({ ALLOW_LOCAL_GIT: 'true' })).toMatch(/ALLOW_LOCAL_GIT=true needs LOCAL_GIT_ROOT/);
+  });
+
+  test('a DATA_DIR held by a running server is refused, naming that process; killed with SIGKILL, it can be restarted at once', async () => {
+    const shared = path.join(dataDir, 'shared');
+    const first = start({ DATA_DIR: shared });
+    await first.url;
+    let holder: { pid: number; host: string; startedAt: string };
+    try {
+      holder = JSON.parse(readFileSync(path.join(shared, HOLDER_FILE), 'utf8')) as typeof holder;
+      expect(holder).toMatchObject({ pid: first.child.pid, host: hostname() });
+      expect(failure({ DATA_DIR: shared })).toBe(
+        `docs-platform server failed to start: DATA_DIR ${shared} is in use by another server (process ${holder.pid} on ${holder.host}, started ${holder.startedAt}): stop it, or choose another DATA_DIR.`,
+      );
+    } finally {
+      // No clean shutdown, and the next start does not wait for the process to be reaped: the kernel released its
+      // lock when it died.
+      first.child.kill('SIGKILL');
+    }
+    const again = start({ DATA_DIR: shared });
+    await again.url;
+    await first.exit;
+    expect(again.output()).toContain(`the previous server on DATA_DIR (process ${holder.pid} on ${holder.host}, started ${holder.startedAt}) did not stop cleanly`);
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+    expect(existsSync(path.join(shared, HOLDER_FILE))).toBe(false); // a clean stop removes its record
+    expect(existsSync(path.join(shared, LOCK_FILE))).toBe(true); // the lock file itself stays: it is never the lock
+  }, 60_000);
+
+  test('a stale lock naming a live process that is not a server (pid 1, this test) refuses nothing', async () => {
+    const stale = path.join(dataDir, 'stale');
+    mkdirSync(stale, { recursive: true });
+    // The lock file of an earlier version, and a record of a holder, both naming processes that run on this host.
+    writeFileSync(path.join(stale, LOCK_FILE), `${JSON.stringify({ pid: 1, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' })}\n`);
+    const server = start({ DATA_DIR: stale });
+    await server.url;
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+    writeFileSync(path.join(stale, HOLDER_FILE), `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' })}\n`);
+    const again = start({ DATA_DIR: stale });
+    await again.url;
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+  }, 60_000);
+
+  test('two servers started together on one DATA_DIR: exactly one serves, the other fails in one line', async () => {
+    const together = path.join(dataDir, 'together');
+    const servers = [start({ DATA_DIR: together }), start({ DATA_DIR: together })];
+    const settled = await Promise.allSettled(servers.map((server) => server.url));
+    expect(settled.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const failed = servers[settled.findIndex((outcome) => outcome.status === 'rejected')]!;
+    const serving = servers[settled.findIndex((outcome) => outcome.status === 'fulfilled')]!;
+    expect(await failed.exit).toBe(1);
+    const lines = failed.output().trim().split('\n').filter((line) => line.startsWith('docs-platform server failed to start'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(`docs-platform server failed to start: DATA_DIR ${together} is in use by another server (process ${serving.child.pid} on `);
+    serving.child.kill('SIGTERM');
+    expect(await serving.exit).toBe(0);
+  }, 60_000);
+});
+
+describe('SEED_FILE with DOCS_API_TOKEN', () => {
+  const seed = (name: string, yaml: string[]) => {
+    const file = path.join(dataDir, name);
+    writeFileSync(file, yaml.join('\n'));
+    return file;
+  };
+
+  test('the token is registered for the first admin of the first organization of the seed file', async () => {
+    const seedFile = seed('seed.yaml', [
+      'users:',
+      '  - { id: bob, displayName: Bob }',
+      '  - { id: alice, displayName: Alice }',
+      'organizations:',
+      '  - { id: acme, title: Acme, members: [{ user: bob, role: edit }, { user: alice, role: admin }] }',
+      '  - { id: other, title: Other, members: [{ user: bob, role: admin }] }',
+    ]);
+    const folder = path.join(dataDir, 'seeded');
+    mkdirSync(folder);
+    const running = await startServer(readConfig({ PORT: '0', DATA_DIR: folder, LOG_LEVEL: 'silent', SEED_FILE: seedFile, DOCS_API_TOKEN: 'seeded-token' }));
+    try {
+      expect(running.tokenFor).toEqual({ user: 'alice', organization: 'acme' });
+      const orgs = (await (await fetch(`${running.url}/v1/orgs`, { headers: { authorization: 'Bearer seeded-token' } })).json()) as {
+        items: { id: string; permissions: { admin: boolean } }[];
+      };
+      expect(orgs.items.map((org) => [org.id, org.permissions.admin])).toEqual([['acme', true]]); // no demo organization
+    } finally {
+      await running.close();
+    }
+  });
+
+  test('a first organization without an admin stops the start, in one line saying why', () => {
+    const seedFile = seed('no-admin.yaml', [
+      'users: [{ id: carol, displayName: Carol }]',
+      'organizations: [{ id: initech, title: Initech, members: [{ user: carol, role: read }] }]',
+    ]);
+    expect(failure({ SEED_FILE: seedFile, DOCS_API_TOKEN: 'seeded-token' })).toBe(
+      'docs-platform server failed to start: DOCS_API_TOKEN cannot be registered: the first organization of SEED_FILE (initech) has no member with role admin. ' +
+        'Add one (members: [{ user: <id>, role: admin }]), or unset DOCS_API_TOKEN and use the tokens of the seed file.',
+    );
+  });
+});

@@ -1,0 +1,349 @@
+// The server's framework: errors and their envelope, the contract enforced on requests and responses, start-up
+// checks, persistence across restarts, seeding and configuration.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Request, Response } from 'express';
+import { afterAll, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { checkHandlers } from '../../server/app.ts';
+import { readConfig } from '../../server/config.ts';
+import { loadContract } from '../../server/http/contract.ts';
+import { readSeedFile } from '../../server/seed.ts';
+import { startServer } from '../../server/server.ts';
+import { ACME } from '../support/fixture.ts';
+import { expectError, ok } from '../support/expect.ts';
+import { startTestServer, useTestServer } from '../support/server.ts';
+
+const folders: string[] = [];
+const tempFolder = () => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'docs-server-'));
+  folders.push(folder);
+  return folder;
+};
+afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+
+const ctx = useTestServer({ env: { BODY_LIMIT: '2048' } });
+const raw = (method: string, pathname: string, init: RequestInit & { token?: string } = {}) =>
+  fetch(`${ctx.server.url}${pathname}`, {
+    method,
+    ...init,
+    headers: { ...(init.token === undefined ? { authorization: 'Bearer admin' } : {}), ...(init.headers as Record<string, string>) },
+  });
+
+describe('errors', () => {
+  test('every failure answers the one envelope with the status as its code', async () => {
+    for (const [response, status] of [
+      [await raw('GET', '/v1/no-such-thing'), 404],
+      [await raw('DELETE', '/v1/orgs'), 405],
+      [await raw('GET', '/v1/orgs', { token: '' }), 401],
+      [await raw('PATCH', `/v1/orgs/${ACME}`, { headers: { 'content-type': 'text/plain' }, body: 'title=x' }), 415],
+      [await raw('PATCH', `/v1/orgs/${ACME}`, { headers: { 'content-type': 'application/json' }, body: '{"title": ' }), 400],
+      [await raw('PATCH', `/v1/orgs/${ACME}`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'x'.repeat(4000) }) }), 413],
+    ] as const) {
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = (await response.json()) as { error: { code: number; message: string } };
+      expect(body.error.code).toBe(status);
+      expect(body.error.message.length).toBeGreaterThan(0);
+    }
+  });
+
+  test('a validation error names the field and the rule', async () => {
+    const patch = (body: unknown) =>
+      ctx.server.as('admin').PATCH('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } }, body: body as never });
+    expect(expectError(await patch({ title: 'A' }), 400)).toBe('body.title: must NOT have fewer than 2 characters');
+    expect(expectError(await patch({ nickname: 'x' }), 400)).toBe('body.nickname: is not an allowed field (unknown property)');
+    expect(expectError(await patch({ sso: 'yes' }), 400)).toBe('body.sso: must be boolean');
+  });
+
+  test('each answer carries a request id', async () => {
+    const response = await raw('GET', '/v1/orgs');
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('the framework', () => {
+  test("requests and responses are born with the app's prototypes, so Express changes no prototype per request", async () => {
+    // What node:http hands the app, and what the app has made of it once the answer is sent (server/http/app-server.ts).
+    type Prototypes = [request: object, response: object];
+    const seen: { before: Prototypes; after?: Prototypes; expressMethods: boolean }[] = [];
+    const prototypes = (req: IncomingMessage, res: ServerResponse): Prototypes => [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];
+    const record = (req: IncomingMessage, res: ServerResponse) => {
+      const expressMethods = typeof (req as Partial<Request>).get === 'function' && typeof (res as Partial<Response>).json === 'function';
+      const entry: (typeof seen)[number] = { before: prototypes(req, res), expressMethods };
+      res.once('finish', () => (entry.after = prototypes(req, res)));
+      seen.push(entry);
+    };
+    const { server } = ctx.server.running;
+    server.prependListener('request', record);
+    try {
+      ok(await ctx.server.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } }));
+      expect((await raw('GET', '/v1/no-such-thing')).status).toBe(404);
+      expect((await raw('GET', '/health')).status).toBe(200);
+    } finally {
+      server.removeListener('request', record);
+    }
+    expect(seen).toHaveLength(3);
+    for (const entry of seen) {
+      expect(entry.expressMethods).toBe(true);
+      expect(entry.after).toBeDefined();
+      expect(entry.after![0]).toBe(entry.before[0]);
+      expect(entry.after![1]).toBe(entry.before[1]);
+    }
+  });
+});
+
+describe('the contract on responses', () => {
+  test('a handler answering a wrong shape, or throwing, gives a 500 with a generic message and no stack', async () => {
+    const broken = await startTestServer({
+      handlers: (_ctx, table) => ({
+        ...table,
+        getOrganization: () => ({ status: 200, body: { object: 'organization', id: ACME } }) as never,
+        listOrganizations: () => {
+          throw new Error('database exploded at /secret/path.ts:12');
+        },
+      }),
+      env: { LOG_LEVEL: 'silent' },
+    });
+    try {
+      const wrongShape = await broken.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } });
+      expectError(wrongShape, 500, 'Internal server error');
+      const thrown = await broken.as('admin').GET('/v1/orgs');
+      const message = expectError(thrown, 500);
+      expect(message).not.toContain('secret');
+      expect(JSON.stringify(thrown.error)).not.toContain('path.ts');
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('start-up refuses a handler table that misses an operation or has an extra one', () => {
+    const contract = loadContract();
+    expect(() => checkHandlers(contract, {})).toThrow(/operations without a handler: .*listOrganizations/);
+    const complete = Object.fromEntries(
+      Object.values(contract.paths).flatMap((item) => Object.values(item).map((operation) => [operation.operationId, () => undefined])),
+    );
+    expect(() => checkHandlers(contract, complete)).not.toThrow();
+    expect(() => checkHandlers(contract, { ...complete, invented: () => undefined } as never)).toThrow(/invented/);
+  });
+});
+
+describe('persistence', () => {
+  test('what a client writes survives a restart on the same DATA_DIR', async () => {
+    const server = await startTestServer({ dataDir: tempFolder() });
+    try {
+      const space = ok(
+        await server.as('admin').POST('/v1/orgs/{organizationId}/spaces', {
+          params: { path: { organizationId: ACME } },
+          body: { title: 'Durable', emoji: '1f4be' },
+        }),
+        201,
+      );
+      ok(await server.as('admin').PATCH('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } }, body: { title: 'Acme Durable' } }));
+      const firstPage = ok(await server.as('admin').GET('/v1/orgs/{organizationId}/members', { params: { path: { organizationId: ACME }, query: { limit: 2 } } }));
+
+      await server.restart();
+
+      expect(ok(await server.as('admin').GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: space.id } } }))).toEqual(space);
+      expect(ok(await server.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } })).title).toBe('Acme Durable');
+      // Cursors are signed with a secret kept in the database: they stay valid.
+      const secondPage = await server.as('admin').GET('/v1/orgs/{organizationId}/members', {
+        params: { path: { organizationId: ACME }, query: { limit: 2, page: firstPage.next!.page } },
+      });
+      expect(ok(secondPage).items).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the running server holds data.sqlite exclusively, its log index in memory; once stopped, the file is readable', async () => {
+    const dataDir = tempFolder();
+    const server = await startTestServer({ dataDir });
+    const file = path.join(dataDir, 'data.sqlite');
+    const countSpaces = () => {
+      const outside = new Database(file, { timeout: 0 });
+      try {
+        return (outside.prepare('SELECT COUNT(*) AS n FROM spaces WHERE title = ?').get('Held') as { n: number }).n;
+      } finally {
+        outside.close();
+      }
+    };
+    try {
+      ok(await server.as('admin').POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: { title: 'Held' } }), 201);
+      expect(countSpaces).toThrow(/database is locked/);
+      expect(existsSync(`${file}-shm`)).toBe(false);
+    } finally {
+      await server.close();
+    }
+    expect(countSpaces()).toBe(1);
+  });
+});
+
+describe('seeding', () => {
+  test('an empty database gets a demo organization whose admin token is DOCS_API_TOKEN', async () => {
+    const config = readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: 'let-me-in' });
+    const running = await startServer(config);
+    try {
+      expect(running.createdToken).toBeUndefined();
+      const response = await fetch(`${running.url}/v1/orgs`, { headers: { authorization: 'Bearer let-me-in' } });
+      const body = (await response.json()) as { items: { id: string; permissions: { admin: boolean } }[] };
+      expect(body.items.map((org) => [org.id, org.permissions.admin])).toEqual([['demo', true]]);
+    } finally {
+      await running.close();
+    }
+  });
+
+  test('without DOCS_API_TOKEN a random admin token is created once, and works', async () => {
+    const dataDir = tempFolder();
+    const config = readConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const first = await startServer(config);
+    const token = first.createdToken!;
+    await first.close();
+    expect(token).toMatch(/^[\w-]{40,}$/);
+    const second = await startServer(config);
+    try {
+      expect(second.createdToken).toBeUndefined();
+      const response = await fetch(`${second.url}/v1/orgs/demo`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('SEED_FILE loads organizations, users, roles, tokens and spaces from YAML, at every start without duplicates', async () => {
+    const folder = tempFolder();
+    const seedFile = path.join(folder, 'seed.yaml');
+    writeFileSync(
+      seedFile,
+      [
+        'users:',
+        '  - { id: ann, displayName: Ann, email: ann@init.test, tokens: [ann-token] }',
+        'organizations:',
+        '  - id: initech',
+        '    title: Initech',
+        '    members: [{ user: ann, role: review }]',
+        '    spaces: [{ id: tps, title: TPS Reports, pages: [{ title: Cover sheets, markdown: "Use the new cover sheet." }] }]',
+      ].join('\n'),
+    );
+    const config = readConfig({ PORT: '0', DATA_DIR: path.join(folder, 'data'), LOG_LEVEL: 'silent', SEED_FILE: seedFile });
+    for (let start = 0; start < 2; start++) {
+      const running = await startServer(config);
+      try {
+        const orgs = (await (await fetch(`${running.url}/v1/orgs`, { headers: { authorization: 'Bearer ann-token' } })).json()) as {
+          items: { id: string }[];
+        };
+        expect(orgs.items.map((org) => org.id)).toEqual(['initech']);
+        const spaces = (await (
+          await fetch(`${running.url}/v1/orgs/initech/spaces`, { headers: { authorization: 'Bearer ann-token' } })
+        ).json()) as { count: number; items: { id: string; permissions: { review: boolean } }[] };
+        expect(spaces.count).toBe(1);
+        expect(spaces.items[0]).toMatchObject({ id: 'tps', permissions: { review: true } });
+      } finally {
+        await running.close();
+      }
+    }
+  });
+
+  test('a JSON SEED_FILE is read as JSON, giving what YAML gives; flow-style YAML and broken files are read as YAML', () => {
+    const folder = tempFolder();
+    const write = (name: string, text: string) => {
+      const file = path.join(folder, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const value = {
+      users: [{ id: 'ann', displayName: 'Ann \u00e9\u2019\ud83d\ude00', email: null, tokens: ['t'] }],
+      organizations: [{ id: 'o', title: '1e3', members: [{ user: 'ann', role: 'admin' }], spaces: [{ title: 'x', pages: [] }] }],
+    };
+    const json = JSON.stringify(value, null, 2);
+    expect(readSeedFile(write('seed.json', `\n  ${json}`))).toEqual(parse(json));
+    expect(readSeedFile(write('seed.json', json))).toEqual(value);
+    // Read as JSON (not YAML, which refuses a repeated key): the last value of a repeated key, as JSON readers do.
+    expect(readSeedFile(write('repeated.json', '{ "users": [], "users": [{ "displayName": "Ann" }] }'))).toEqual({ users: [{ displayName: 'Ann' }] });
+    expect(() => parse('{ "users": [], "users": [] }')).toThrow(/unique/);
+    expect(readSeedFile(write('flow.yaml', '{ users: [{ id: ann, displayName: Ann }] }'))).toEqual({ users: [{ id: 'ann', displayName: 'Ann' }] });
+    expect(() => readSeedFile(write('broken.json', '{ "users": [ }'))).toThrow(/^SEED_FILE .*broken\.json: /);
+  });
+
+  test('a broken SEED_FILE stops the start with a message naming it', async () => {
+    const seedFile = path.join(tempFolder(), 'broken.yaml');
+    writeFileSync(seedFile, 'organizations:\n  - title: Xylo\n    members: [{ user: ghost, role: admin }]\n');
+    const config = readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', SEED_FILE: seedFile });
+    await expect(startServer(config)).rejects.toThrow(/no user ghost/);
+  });
+
+  test('a SEED_FILE is checked against the contract, every record and field, before anything is stored: one line names the file, the record and the field', async () => {
+    const folder = tempFolder();
+    const cases: [string, string][] = [
+      ['organizations:\n  - { id: acme, title: O }\n', 'organizations[0] (acme): title must NOT have fewer than 2 characters, got "O"'],
+      [
+        'users:\n  - { id: ann, displayName: Ann, email: not-an-address }\n',
+        'users[0] (ann): email must match format "email", got "not-an-address"',
+      ],
+      [
+        'organizations:\n  - id: acme\n    title: Acme\n    spaces:\n      - id: handbook\n        title: Handbook\n        pages: [{ title: Intro, pages: [{ title: "" }] }]\n',
+        'organizations[0] (acme) › spaces[0] (handbook) › pages[0] (Intro) › pages[0]: title must NOT have fewer than 1 characters, got ""',
+      ],
+      ['organizations:\n  - { id: acme, title: Acme, teams: [{ id: writers, title: "" }] }\n', 'organizations[0] (acme) › teams[0] (writers): title must NOT have fewer than 1 characters, got ""'],
+      ['organizations:\n  - { id: acme, title: Acme, colour: red }\n', 'organizations[0] (acme): colour is not a field of the seed format'],
+      [`organizations:\n  - { id: ${'a'.repeat(129)}, title: Acme }\n`, `organizations[0] (${'a'.repeat(40)}…): id must NOT have more than 128 characters`],
+    ];
+    for (const [index, [yaml, problem]] of cases.entries()) {
+      const seedFile = path.join(folder, `seed-${index}.yaml`);
+      writeFileSync(seedFile, yaml);
+      const dataDir = path.join(folder, `data-${index}`);
+      const config = readConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_FILE: seedFile, DOCS_API_TOKEN: 'seed-check' });
+      const failure = await startServer(config).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      expect(failure).toContain(`SEED_FILE ${seedFile}: ${problem}`);
+      expect(failure).not.toContain('\n');
+      // Nothing of it was stored: started without it, the database holds the demo organization only.
+      const running = await startServer(readConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DOCS_API_TOKEN: 'seed-check' }));
+      try {
+        const organizations = (await (await fetch(`${running.url}/v1/orgs`, { headers: { authorization: 'Bearer seed-check' } })).json()) as { items: { id: string }[] };
+        expect(organizations.items.map((organization) => organization.id)).toEqual(['demo']);
+      } finally {
+        await running.close();
+      }
+    }
+  });
+});
+
+describe('configuration', () => {
+  test('reads the documented variables with their defaults', () => {
+    const config = readConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      logLevel: 'info',
+      validateResponses: true,
+      allowPrivateNetworks: false,
+    });
+    expect(config.publicUrl).toBeUndefined();
+    const custom = readConfig({ PORT: '8080', PUBLIC_URL: 'https://api.example.com/', VALIDATE_RESPONSES: 'false', DATA_DIR: ':memory:' });
+    expect(custom).toMatchObject({ port: 8080, publicUrl: 'https://api.example.com', validateResponses: false, dataDir: ':memory:' });
+  });
+
+  test('rejects invalid values, naming the variable', () => {
+    expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => readConfig({ VALIDATE_RESPONSES: 'maybe' })).toThrow(/VALIDATE_RESPONSES/);
+    expect(() => readConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
+    expect(() => readConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+
+  test('PUBLIC_URL is the base of every urls.location', async () => {
+    const server = await startTestServer({ env: { PUBLIC_URL: 'https://docs-api.example.com', APP_URL: 'https://app.example.com' } });
+    try {
+      const org = ok(await server.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } }));
+      expect(org.urls).toMatchObject({ location: `https://docs-api.example.com/v1/orgs/${ACME}`, app: `https://app.example.com/o/${ACME}` });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,200 @@
+// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited the ways editors save: each
+// way twice in a row, and each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
+// contract stays served; a server change restarts the server; the type-check reports beside the server in the same
+// `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { DEV_TOKEN, devEnvironment } from '../../scripts/dev.ts';
+import { copyRepository } from '../../scripts/repo-copy.ts';
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'dev-'));
+const copy = path.join(scratch, 'repository');
+const running: ChildProcess[] = [];
+beforeAll(() => copyRepository(copy));
+afterAll(async () => {
+  await Promise.all(running.map(stop));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Stops a dev process: SIGTERM, and waits for it to exit. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Starts `node --import tsx scripts/dev.ts` (npm run dev's command) in the copy; `output()` is everything it printed, `lines(from)` what came after `from`. */
+function startDev(name: string, args: string[] = [], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts', ...args], {
+    cwd: copy,
+    env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${name}`), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+  const waitFor = (pattern: RegExp, from = 0, timeout = 60_000) =>
+    vi.waitFor(
+      () => {
+        const match = output.slice(from).match(pattern);
+        if (!match) throw new Error(`no ${pattern} in the output of npm run dev:\n${output.slice(from)}`);
+        return match;
+      },
+      { timeout, interval: 50 },
+    );
+  return { child, output: () => output, waitFor };
+}
+
+type Dev = ReturnType<typeof startDev>;
+
+/** The served contract's description of a schema's property. */
+async function served(url: string, schema: string, property: string): Promise<string | undefined> {
+  const document = (await (await fetch(`${url}/openapi.json`)).json()) as {
+    components: { schemas: Record<string, { properties?: Record<string, { description?: string }> }> };
+  };
+  return document.components.schemas[schema]?.properties?.[property]?.description;
+}
+
+const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
+
+describe('npm run dev', () => {
+  test('is scripts/dev.ts, run by exec so that signals reach it, with the developer settings under the environment', () => {
+    const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+    // Not through the tsx command: it SIGKILLs its child when the child does not answer a signal within 30 ms, which a
+    // dev busy compiling the contract cannot, and the server would be left running.
+    expect(scripts.dev).toBe('exec node --import tsx scripts/dev.ts');
+    expect(devEnvironment({})).toMatchObject({
+      DOCS_API_TOKEN: 'dev-token',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      ALLOW_LOCAL_GIT: 'true',
+      LOCAL_GIT_ROOT: tmpdir(),
+      DATA_DIR: path.resolve('.data/dev'),
+    });
+    expect(devEnvironment({ PORT: '4000', DOCS_API_TOKEN: 'mine' })).toMatchObject({ PORT: '4000', DOCS_API_TOKEN: 'mine' });
+    expect(readFileSync('.gitignore', 'utf8').split('\n')).toContain('.data/');
+  });
+
+  describe('saving the contract the ways editors do', () => {
+    let dev: Dev;
+    let url: string;
+    const spaces = () => path.join(copy, 'spec/spaces.tsp');
+    const original = () => readFileSync(path.join(copy, 'spec/spaces.tsp'), 'utf8');
+    let text = '';
+    /** spec/spaces.tsp with the Space title's doc comment ending in `mark`. */
+    const marked = (mark: string) => text.replace('/** Title of the space. */', `/** Title of the space. ${mark} */`);
+    const titleServed = (mark: string) => until(async () => (await served(url, 'Space', 'title')) === `Title of the space. ${mark}`);
+
+    beforeAll(async () => {
+      text = original();
+      expect(text).toContain('/** Title of the space. */');
+      // The server's log shows warnings only, so not where it listens: dev learns its address over IPC.
+      dev = startDev('saves', ['--no-typecheck'], { LOG_LEVEL: 'warn' });
+      url = (await dev.waitFor(/\[dev\] serving (http:\/\/127\.0\.0\.1:\d+), API reference (\S+)\/docs \(token dev-token/))[1]!;
+      await dev.waitFor(/\[dev\] watching spec\/ and server\//);
+    }, 90_000);
+
+    test('serves the demo organization to dev-token, and names the API reference', async () => {
+      const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
+      expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id)).toEqual(['demo']);
+      expect(dev.output()).toContain(`API reference ${url}/docs`);
+      expect(dev.output()).not.toMatch(/listening on/);
+    });
+
+    const ways: [string, (file: string, content: string) => void][] = [
+      ['written in place', (file, content) => writeFileSync(file, content)],
+      [
+        'a temporary file renamed over it (vim, sed -i, safe write)',
+        (file, content) => {
+          writeFileSync(`${file}.tmp4913`, content);
+          renameSync(`${file}.tmp4913`, file);
+        },
+      ],
+      [
+        'deleted and created again',
+        (file, content) => {
+          unlinkSync(file);
+          writeFileSync(file, content);
+        },
+      ],
+    ];
+    for (const [way, save] of ways) {
+      test(`${way}, twice in a row: both changes are served`, async () => {
+        for (const round of [1, 2]) {
+          const from = dev.output().length;
+          const mark = `${way.split(' ')[0]}-${round}`;
+          save(spaces(), marked(mark));
+          await titleServed(mark);
+          expect(dev.output().slice(from)).toMatch(/\[dev\] changed: spec\/spaces\.tsp; compiling the contract…\n[^]*\[dev\] serving the new contract on/);
+        }
+      }, 120_000);
+    }
+
+    test('a new file in a new folder, imported, then renamed over; swap and backup files are ignored', async () => {
+      mkdirSync(path.join(copy, 'spec/extra'));
+      const glossary = path.join(copy, 'spec/extra/glossary.tsp');
+      const term = (mark: string) => `namespace DocsPlatform;\n\n/** A term of a glossary. */\nmodel GlossaryTerm {\n  /** The term. ${mark} */\n  name: string;\n}\n`;
+      writeFileSync(glossary, term('new'));
+      const main = path.join(copy, 'spec/main.tsp');
+      writeFileSync(main, readFileSync(main, 'utf8').replace(/^(import "\.\/spaces\.tsp";)$/m, '$1\nimport "./extra/glossary.tsp";'));
+      await until(async () => (await served(url, 'GlossaryTerm', 'name')) === 'The term. new');
+      writeFileSync(`${glossary}.new`, term('changed'));
+      renameSync(`${glossary}.new`, glossary);
+      await until(async () => (await served(url, 'GlossaryTerm', 'name')) === 'The term. changed');
+
+      const from = dev.output().length;
+      for (const name of ['.spaces.tsp.swp', 'spaces.tsp~', '4913', '.#spaces.tsp']) writeFileSync(path.join(copy, 'spec', name), 'model {');
+      writeFileSync(spaces(), marked('after-swap-files'));
+      await titleServed('after-swap-files');
+      const changed = dev.output().slice(from).match(/\[dev\] changed: .*/g);
+      expect(changed).toEqual(['[dev] changed: spec/spaces.tsp; compiling the contract…']);
+    }, 120_000);
+
+    test('a TypeSpec error is printed within the same moment, and the last good contract stays served until it is fixed', async () => {
+      const good = await served(url, 'Space', 'title');
+      expect(good).toMatch(/^Title of the space\. /);
+      const from = dev.output().length;
+      // Optional, so that the models' examples stay valid: the unknown type is the only error.
+      writeFileSync(spaces(), marked('broken').replace('model Space {', 'model Space {\n  broken?: NoSuchType;'));
+      const error = await dev.waitFor(/\[dev\] TypeSpec: 1 error\(s\), nothing written \([\d.]+ s\):\n(.*)\n\[dev\] the server keeps serving the last good contract/, from);
+      expect(error[1]).toMatch(/^spec\/spaces\.tsp:\d+:\d+ - error invalid-ref: Unknown identifier NoSuchType$/);
+      expect(await served(url, 'Space', 'title')).toBe(good);
+      writeFileSync(spaces(), marked('fixed'));
+      await titleServed('fixed');
+    }, 120_000);
+
+    test('a server file saved: the server restarts on it', async () => {
+      const from = dev.output().length;
+      const file = path.join(copy, 'server/errors.ts');
+      writeFileSync(`${file}.tmp`, `${readFileSync(file, 'utf8')}\n// saved\n`);
+      renameSync(`${file}.tmp`, file);
+      await dev.waitFor(/\[dev\] changed: server\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);
+      const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
+      expect(response.status).toBe(200);
+    }, 60_000);
+
+    afterAll(() => stop(dev.child));
+  });
+
+  test('the type-check runs beside the server and reports in the [dev] stream', async () => {
+    const dev = startDev('types');
+    await dev.waitFor(/\[dev\] serving http/);
+    // The first check is of the whole project; later ones of what changed.
+    await dev.waitFor(/\[dev\] types: the project type-checks \([\d.]+ s\)/, 0, 240_000);
+    const from = dev.output().length;
+    const file = path.join(copy, 'server/dev-check.ts');
+    writeFileSync(file, "export const count: number = 'seven';\n");
+    const report = await dev.waitFor(/\[dev\] types: 1 type error\(s\) \([\d.]+ s\):\n(.*)/, from, 120_000);
+    expect(report[1]).toMatch(/^server\/dev-check\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\.$/);
+    // The server restarted on the change all the same: the type-check does not hold it back.
+    await dev.waitFor(/\[dev\] serving the changed server on/, from);
+    const fixed = dev.output().length;
+    unlinkSync(file);
+    await dev.waitFor(/\[dev\] types: the project type-checks/, fixed, 120_000);
+    await stop(dev.child);
+  }, 420_000);
+});

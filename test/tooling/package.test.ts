@@ -1,0 +1,333 @@
+// The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
+// has, no dist/) are copied to a temporary folder, where `npm run pack:client` and `npm run pack:conformance`
+// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs. A new project outside the
+// repository, made with the README's lines, installs both with npm (no warning), compiles the README's client
+// examples and type-checks a consumer's calls with strict tsc, runs them against the reference server, and runs the
+// installed `docs-conformance` against it too. The README's tarball sizes are compared with what was packed.
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadContract } from '../../conformance/contract.ts';
+import { ACME } from '../support/fixture.ts';
+import { repoRoot } from '../support/repo.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const run = promisify(execFile);
+
+/** The fenced blocks of `lang` in `markdown`. */
+function blocksOf(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(/^```(\w+)\n([^]*?)^```$/gm)].filter((match) => match[1] === lang).map((match) => match[2]!);
+}
+
+/** The README's consumer project: its shell lines and its tsconfig.json (the blocks marked `<!-- consumer-project -->`). */
+function consumerProject(): { sh: string; json: string } {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^<!-- consumer-project -->\n```(\w+)\n([^]*?)^```$/gm)].map((match) => ({ lang: match[1], code: match[2]! }));
+  const sh = blocks.find((block) => block.lang === 'sh')?.code;
+  const json = blocks.find((block) => block.lang === 'json')?.code;
+  if (!sh || !json) throw new Error('README.md: the consumer project needs a sh block and a json block, each after <!-- consumer-project -->');
+  return { sh, json };
+}
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
+const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string };
+const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
+
+test("the client's and the runner's package versions are the contract's info.version", () => {
+  // npm run release sets all three; a version changed by hand in one place only fails here.
+  expect({ client: rootManifest.version, runner: runnerManifest.version }).toEqual({ client: contractVersion, runner: contractVersion });
+});
+
+test('npm ci compiles better-sqlite3 from its sources: its prebuild-install reads .prebuild-installrc and downloads nothing', () => {
+  // What better-sqlite3's install script (`prebuild-install || node-gyp rebuild`) runs first, from its folder, with
+  // none of npm's variables: it must stop before any download, leaving the build to node-gyp.
+  const addon = path.join(repoRoot, 'node_modules/better-sqlite3');
+  const env = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), npm_config_loglevel: 'info' };
+  const result = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/prebuild-install/bin.js')], { cwd: addon, env, encoding: 'utf8', timeout: 30_000 });
+  expect(result.stderr).toContain('--build-from-source specified, not attempting download.');
+  expect(result.status).toBe(1); // which sends the install script on to node-gyp
+  expect(existsSync(path.join(repoRoot, '.npmrc'))).toBe(false);
+});
+
+describe('installed from their tarballs', () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
+  const clone = path.join(scratch, 'repository');
+  const tarballs = path.join(scratch, 'tarballs');
+  const consumer = path.join(scratch, 'consumer');
+  const clientTarball = path.join(tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
+  const runnerTarball = path.join(tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
+  // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository; the
+  // user's npm configuration (~/.npmrc) is left out too, so that every warning npm prints comes from the project or
+  // its packages.
+  const userConfig = path.join(scratch, 'npmrc');
+  writeFileSync(userConfig, '');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), npm_config_userconfig: userConfig };
+  const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 60_000 });
+  /** What npm printed to stderr, per command, to check for warnings. */
+  const npmErrors: string[] = [];
+  /** What the packing script printed. */
+  let packOutput = '';
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const starting = startTestServer({ recordCoverage: false });
+    // The files a commit would hold: tracked, and new ones git does not ignore.
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter((file) => file && existsSync(path.join(repoRoot, file)));
+    for (const file of files) cpSync(path.join(repoRoot, file), path.join(clone, file));
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+    mkdirSync(tarballs);
+    const packed = await Promise.all([
+      npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
+      npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
+    ]);
+    packOutput = packed.map((result) => result.stdout).join('');
+    npmErrors.push(...packed.map((result) => result.stderr));
+    // The consumer's project, made as the README says: its `npm init` and `npm pkg` lines, as written.
+    mkdirSync(consumer);
+    const setup = consumerProject().sh.split('\n').find((line) => line.startsWith('npm init'))!;
+    for (const command of setup.split('&&')) {
+      const [, ...args] = command.trim().split(/\s+/);
+      npmErrors.push((await npm(consumer, ...args)).stderr);
+    }
+    // openapi-fetch and @types/node come from the npm registry, or from npm's cache when it holds them.
+    const typesNode = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
+    const installed = await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', clientTarball, runnerTarball);
+    npmErrors.push(installed.stderr);
+    await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `@types/node@${typesNode}`);
+    server = await starting;
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const listing = (tarball: string) =>
+    execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .sort();
+
+  test("npm run pack:client builds the client only: the package holds no server", () => {
+    expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
+    expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
+  });
+
+  test("the tarballs' package.json has no scripts, so installing them prints no npm warning; nor does packing", () => {
+    for (const name of [rootManifest.name, runnerManifest.name]) {
+      const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
+      expect(manifest.scripts, name).toBeUndefined();
+      expect(manifest.devDependencies, name).toBeUndefined();
+    }
+    expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
+  });
+
+  test("the README's tarball sizes are what packing makes (within 10%: the client's tarball holds the README itself)", () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const bytes = (text: string) => Number(text.split(' ')[0]) * (text.endsWith('MB') ? 1e6 : 1e3);
+    const sizes = (text: string) => {
+      const match = /(\d[\d.]* [kM]B) \((\d[\d.]* [kM]B) unpacked\)/.exec(text);
+      return match ? [bytes(match[1]!), bytes(match[2]!)] : undefined;
+    };
+    for (const name of [rootManifest.name, runnerManifest.name]) {
+      const printed = new RegExp(`${name}-[\\d.]+\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
+      expect(printed, packOutput).toBeDefined();
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+      const [claimedPacked, claimedUnpacked] = sizes(row ?? '') ?? [];
+      const [madePacked, madeUnpacked] = sizes(printed!)!;
+      const close = (claimed: number | undefined, made: number) => claimed !== undefined && Math.abs(claimed - made) <= made * 0.1;
+      expect(
+        close(claimedPacked, madePacked!) && close(claimedUnpacked, madeUnpacked!),
+        `README.md's package table gives ${name} as "${row?.split('|').at(-2)?.trim()}", packing made ${printed}: run npm run pack:${name === rootManifest.name ? 'client' : 'conformance'} -- --update-readme`,
+      ).toBe(true);
+    }
+  });
+
+  test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes", async () => {
+    const examples = blocksOf(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'), 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    const folder = path.join(consumer, 'readme');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'tsconfig.json'), consumerProject().json);
+    examples.forEach((code, index) => writeFileSync(path.join(folder, `example-${index + 1}.ts`), code));
+    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--noEmit', '--pretty', 'false'], {
+      cwd: folder,
+      env,
+      timeout: 60_000,
+    }).then(
+      (success) => ({ code: 0, stdout: success.stdout }),
+      (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+    );
+    expect(tsc.stdout).toBe('');
+    expect(tsc.code).toBe(0);
+  }, 60_000);
+
+  test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
+    expect(listing(clientTarball)).toEqual([
+      'package/README.md',
+      'package/dist/client/index.d.ts',
+      'package/dist/client/index.js',
+      'package/dist/generated/schema.d.ts',
+      'package/package.json',
+    ]);
+    const installed = readJson(path.join(consumer, 'node_modules', rootManifest.name, 'package.json'));
+    expect(installed.dependencies).toEqual({
+      'openapi-fetch': expect.any(String),
+      'openapi-typescript-helpers': expect.any(String),
+    });
+    expect(installed.bin).toBeUndefined();
+    // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers (and its
+    // own @types/node, with undici-types, as the README's project installs it).
+    const own = ['@types', 'undici-types'];
+    expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.') && !own.includes(name)).sort()).toEqual(
+      [rootManifest.name, runnerManifest.name, 'openapi-fetch', 'openapi-typescript-helpers'].sort(),
+    );
+  });
+
+  test('a consumer type-checks typed calls with strict tsc, which refuses wrong ones, and runs them against the reference server', async () => {
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          // The package's declarations and openapi-fetch's are checked too; TypeScript's own (lib.dom.d.ts and the
+          // others) are not: checking them was a third of this tsc run.
+          skipLibCheck: false,
+          skipDefaultLibCheck: true,
+          outDir: 'out',
+          rootDir: '.',
+        },
+        files: ['consumer.ts', 'wrong.ts'],
+      }),
+    );
+    writeFileSync(
+      path.join(consumer, 'consumer.ts'),
+      `import { ApiError, createDocsClient, paginate, type components, type Readable } from 'docs-platform-contract';
+
+export async function run(baseUrl: string) {
+  const docs = createDocsClient({ baseUrl, token: 'reader' });
+  const { data, error } = await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: '${ACME}' } } });
+  if (error) throw new Error(\`\${error.error.code}: \${error.error.message}\`);
+  const organization: Readable<components['schemas']['Organization']> = data;
+  const roles: Array<components['schemas']['Role'] | null> = [];
+  for await (const member of paginate(docs, '/v1/orgs/{organizationId}/members', {
+    params: { path: { organizationId: '${ACME}' }, query: { limit: 2 } },
+  })) {
+    roles.push(member.role);
+  }
+  const strict = createDocsClient({ baseUrl, token: 'reader', throwOnError: true });
+  let missing = 0;
+  try {
+    await strict.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
+  } catch (failure) {
+    if (failure instanceof ApiError) missing = failure.status;
+  }
+  return { title: organization.title, members: roles.length, missing };
+}
+`,
+    );
+    // Each line marked "wrong" must fail tsc, and no other line.
+    const wrong = `import { createDocsClient } from 'docs-platform-contract';
+
+const docs = createDocsClient({ baseUrl: 'http://127.0.0.1:1' });
+const organization = { params: { path: { organizationId: '${ACME}' } } };
+export const calls = [
+  docs.POST('/v1/orgs/{organizationId}/spaces', { ...organization, body: { titel: 'Handbook' } }), // wrong: no such field
+  docs.POST('/v1/orgs/{organizationId}/spaces', { ...organization, body: { title: 42 } }), // wrong: a number for a string
+  docs.GET('/v1/orgs/{organizationId}', { params: { path: { organisationId: '${ACME}' } } }), // wrong: misspelt parameter
+  docs.GET('/v1/organizations'), // wrong: no such path
+];
+export async function title(): Promise<string> {
+  const { data } = await docs.GET('/v1/orgs/{organizationId}', organization);
+  return data.title; // wrong: data before checking error
+}
+`;
+    writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
+    const markedLines = wrong
+      .split('\n')
+      .flatMap((line, index) => (line.includes('// wrong') ? [index + 1] : []));
+
+    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], {
+      cwd: consumer,
+      env,
+      timeout: 60_000,
+    }).then(
+      (success) => ({ code: 0, stdout: success.stdout }),
+      (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+    );
+    const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
+    expect(tsc.code, tsc.stdout).not.toBe(0);
+    // consumer.ts, the package's declarations and openapi-fetch's: no error at all.
+    expect(errors.filter((line) => !line.startsWith('wrong.ts(')), tsc.stdout).toEqual([]);
+    const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
+    expect(linesWithErrors, tsc.stdout).toEqual(markedLines);
+    // The unknown field is refused where it is written.
+    const titel = wrong.split('\n')[markedLines[0]! - 1]!.indexOf('titel') + 1;
+    expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toBe(true);
+
+    // tsc emits consumer.js despite wrong.ts: run it against the reference server.
+    const answer = await run(
+      process.execPath,
+      ['--input-type=module', '-e', `const { run } = await import('./out/consumer.js'); console.log(JSON.stringify(await run(process.argv[1])));`, server.url],
+      { cwd: consumer, env, timeout: 30_000 },
+    );
+    expect(answer.stderr).toBe('');
+    expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
+  }, 120_000);
+
+  test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
+    // Beside these, only the runner's data files (conformance/*.json), copied as they are.
+    const files = listing(runnerTarball);
+    expect(files.filter((file) => !/^package\/dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
+      'package/README.md',
+      'package/dist/THIRD-PARTY-LICENSES.md',
+      'package/dist/docs-conformance.mjs',
+      'package/dist/generated/openapi.yaml',
+      'package/package.json',
+    ]);
+    const installed = path.join(consumer, 'node_modules', runnerManifest.name);
+    expect(readJson(path.join(installed, 'package.json')).dependencies).toBeUndefined();
+    expect(readFileSync(path.join(installed, 'dist/generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
+    // esbuild heads each bundled module with its path: the runner's and npm packages', no server module.
+    const modules = readFileSync(path.join(installed, 'dist/docs-conformance.mjs'), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
+    expect(modules).toContain('// conformance/runner.ts');
+    expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3)\//.test(line))).toEqual([]);
+  });
+
+  test('docs-conformance runs from the install, with nothing of the repository: --help, and a run against the reference server', async () => {
+    const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
+    const help = await run(bin, ['--help'], { cwd: consumer, env, timeout: 30_000 });
+    expect(help.stdout).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
+
+    // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
+    const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];
+    const excluded = [...loadContract().operations.keys()].filter((id) => !kept.includes(id));
+    const report = path.join(consumer, 'report.json');
+    const conformance = await run(bin, ['--base-url', server.url, '--token', 'admin', '--exclude', excluded.join(','), '--report', report], {
+      cwd: consumer,
+      env,
+      timeout: 60_000,
+    }).catch((failure: { code: number; stdout: string; stderr: string }) => failure);
+    const written = readJson(report) as { contract: string; summary: Record<string, number> };
+    expect(written.summary, conformance.stdout + conformance.stderr).toEqual({
+      operations: excluded.length + kept.length,
+      exercised: kept.length,
+      violations: 0,
+      excluded: excluded.length,
+    });
+    expect(written.contract).toBe(path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml'));
+    expect(conformance.stdout.trim().split('\n').at(-1)).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
+  }, 90_000);
+});

@@ -1,0 +1,176 @@
+// The README's path works as written: its fenced blocks marked `<!-- readme-test -->` are run, so that they cannot
+// drift from the project. In a shell block, a line ending in `npm start` starts the server (as written, plus PORT=0
+// and a DATA_DIR in a temporary folder) and the next lines run against it, once it listens, with its address in
+// place of http://127.0.0.1:3000; a TypeScript block runs with tsx (inside the repository, so that the package's
+// own name resolves to its built entry) against the last server started, with that start's variables. Every
+// command must exit 0. The server is the one built by `npm ci` (`dist/`, rebuilt by test/server/main.test.ts); `npm ci`
+// itself is not run here.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+
+const MARKER = '<!-- readme-test -->';
+const README_ADDRESS = 'http://127.0.0.1:3000';
+
+export interface Block {
+  lang: string;
+  code: string;
+  /** Line of the README where the block starts (1-based). */
+  line: number;
+}
+
+/** The fenced blocks that follow a `<!-- readme-test -->` line. */
+export function markedBlocks(markdown: string): Block[] {
+  const lines = markdown.split('\n');
+  const blocks: Block[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    if (lines[index]!.trim() !== MARKER) continue;
+    const fence = lines[index + 1]?.match(/^```(\w+)\s*$/);
+    if (!fence) throw new Error(`README line ${index + 1}: ${MARKER} must be followed by a fenced block`);
+    const end = lines.findIndex((text, at) => at > index + 1 && text.startsWith('```'));
+    blocks.push({ lang: fence[1]!, code: lines.slice(index + 2, end).join('\n'), line: index + 2 });
+    index = end;
+  }
+  return blocks;
+}
+
+/** `A=1 B="x" npm start  # comment` → the variables set before `npm start`, or undefined for another command. */
+function startCommand(line: string): Record<string, string> | undefined {
+  const command = line.replace(/\s+#.*$/, '').trim();
+  if (!/(^|\s)npm start$/.test(command)) return undefined;
+  const env: Record<string, string> = {};
+  for (const [, name, value] of command.replace(/npm start$/, '').matchAll(/([A-Z_][A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)/g)) {
+    env[name!] = value!;
+  }
+  return env;
+}
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'readme-'));
+const scriptDir = path.resolve('.tmp');
+const servers: ChildProcess[] = [];
+/** Stops a started line: npm and the server, which run in their own process group. */
+const stop = (child: ChildProcess) => {
+  try {
+    if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+};
+afterAll(() => {
+  servers.forEach(stop);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Started {
+  url: string;
+  env: Record<string, string>;
+  child: ChildProcess;
+}
+
+/** Runs the start line through sh as written (npm included), with PORT=0 and a fresh DATA_DIR, until it listens. */
+function start(line: string, env: Record<string, string>, index: string): Promise<Started> {
+  const child = spawn('sh', ['-c', line], {
+    env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${index}`) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group: npm and the server stop together
+  });
+  servers.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk;
+      const match = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (match) resolve({ url: match[1]!, env, child });
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => reject(new Error(`\`${line}\` exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+/** Runs a command to its end: its exit code, its stdout, and stdout and stderr together (for messages). */
+function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('close', (code) => resolve({ code, stdout, output }));
+  });
+}
+
+/** What the README's own sh assignments mean to the commands after them (`"${TMPDIR:-/tmp}"` and the like). */
+const expand = (env: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [name, value.replace(/^["']|["']$/g, '').replace(/\$\{TMPDIR:-\/tmp\}/, process.env.TMPDIR ?? '/tmp')]),
+  );
+
+const blocks = markedBlocks(readFileSync('README.md', 'utf8'));
+
+describe('the README as written', () => {
+  test('marks its runnable blocks: the start and curl, the client example, the conformance command', () => {
+    expect(blocks.map((block) => block.lang)).toEqual(['sh', 'ts', 'sh']);
+    expect(markedBlocks('x\n<!-- readme-test -->\n```sh\necho a\n```\n```sh\necho b\n```\n')).toEqual([{ lang: 'sh', code: 'echo a', line: 3 }]);
+  });
+
+  test('every marked block runs and does what the README says', async () => {
+    // A block that starts a server opens a group, with the blocks after it that start none; groups run side by side.
+    const groups: Block[][] = [];
+    for (const block of blocks) {
+      const starts = block.lang === 'sh' && block.code.split('\n').some((line) => startCommand(line));
+      if (starts || groups.length === 0) groups.push([]);
+      groups.at(-1)!.push(block);
+    }
+    const outputs = (await Promise.all(groups.map((group, index) => runGroup(group, index)))).flat();
+    const [curl, client, conformance] = outputs;
+    expect(JSON.parse(curl!)).toMatchObject({ items: [{ id: 'demo' }] });
+    expect(client).toContain('Demo Admin admin'); // the paginated members
+    expect(client).toMatch(/http:\/\/127\.0\.0\.1:\d+\/v1\/spaces\/\S+/); // the created space's location
+    expect(conformance).toMatch(/conformance: 152\/152 operations exercised, 0 violations/);
+  }, 300_000); // a whole conformance run against a real server, most of this file's time: 86 s at load 10, 160 s at load 14 (2 cores)
+});
+
+/** Runs blocks in order, against the server the last start line of them started; the stdout of each command. */
+async function runGroup(group: Block[], groupIndex: number): Promise<string[]> {
+  let server: Started | undefined;
+  const outputs: string[] = [];
+  try {
+    for (const [index, block] of group.entries()) {
+      if (block.lang === 'ts') {
+        expect(server, `README line ${block.line}: a TypeScript block needs a server started before it`).toBeDefined();
+        mkdirSync(scriptDir, { recursive: true });
+        const file = path.join(scriptDir, `readme-${process.pid}-${groupIndex}-${index}.ts`);
+        writeFileSync(file, block.code.replaceAll(README_ADDRESS, server!.url));
+        try {
+          const result = await run(process.execPath, ['--import', 'tsx', file], expand(server!.env));
+          expect(result.code, `README line ${block.line} (TypeScript):\n${result.output}`).toBe(0);
+          outputs.push(result.stdout);
+        } finally {
+          rmSync(file, { force: true });
+        }
+        continue;
+      }
+      for (const line of block.code.split('\n').filter((text) => text.trim() && !text.trim().startsWith('#'))) {
+        const env = startCommand(line);
+        if (env) {
+          if (server) stop(server.child);
+          server = await start(line, expand(env), `${groupIndex}-${index}`);
+          continue;
+        }
+        const command = server ? line.replaceAll(README_ADDRESS, server.url) : line;
+        const result = await run('sh', ['-c', command], {});
+        expect(result.code, `README line ${block.line}: \`${line}\`\n${result.output}`).toBe(0);
+        outputs.push(result.stdout);
+      }
+    }
+  } finally {
+    if (server) stop(server.child);
+  }
+  return outputs;
+}

@@ -1,0 +1,452 @@
+// The server package as a consumer gets it, beside the client and the runner packages. The repository's files (those
+// a commit holds, as a clone has them) are copied to a temporary folder, where `npm pack`, `npm run pack:conformance`
+// and `npm run pack:server` make the three tarballs. A new project outside the repository installs them with the
+// README's own command (and vitest, from the registry like their dependencies), then: its strict tsc checks the
+// README's harness example; vitest runs that example and two test files side by side, each with its own seeded
+// server; node's test runner runs server/README.md's example; `npx docs-platform-server` starts as the README says
+// and the installed client and runner call it, on SQLite and on PostgreSQL; and a harness's server is seen to end
+// with the process that started it, killed or not.
+//
+// better-sqlite3's install script (prebuild-install) takes the addon this repository's `npm ci` compiled, packed as
+// the prebuilt binary it would otherwise download from GitHub (unreachable here), through its documented local
+// prebuilds folder (`npm_config_better_sqlite3_local_prebuilds`): the consumer's install runs the real script and
+// loads the real addon, built from the same sources for the same Node, without compiling it a second time (a minute).
+// With PACKAGE_TEST_COMPILE=1 the consumer's install compiles it from source instead, as it does where no prebuilt
+// binary can be reached.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadContract } from '../../conformance/contract.ts';
+import { DEPENDENCIES, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
+import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../../scripts/server-package-size.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { repoRoot } from '../support/repo.ts';
+
+const run = promisify(execFile);
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
+const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string; devDependencies: Record<string, string> };
+const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
+
+/** The blocks of a Markdown file marked `<!-- consumer-test: FILE -->`: what the consumer project gets as FILE. */
+function consumerBlocks(file: string): Map<string, string> {
+  const blocks = new Map<string, string>();
+  for (const [, name, code] of readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/^<!-- consumer-test: (\S+) -->\n```\w+\n([\s\S]*?)\n```$/gm)) {
+    blocks.set(name!, `${code}\n`);
+  }
+  return blocks;
+}
+
+/** Processes of this machine whose command line names `text`. */
+function processesNaming(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (command.includes(text)) found.push(`${pid}: ${command}`);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
+}
+
+/** Waits for `check` to hold, up to a bound (not a time measured: a bound on how long a failure takes to show). */
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`still not so after 20 s: ${what}`);
+}
+
+describe('the server package, installed from its tarball beside the client and the runner', () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'server-package-test-'));
+  const clone = path.join(scratch, 'repository');
+  const tarballs = path.join(scratch, 'tarballs');
+  const prebuilds = path.join(scratch, 'prebuilds');
+  const consumer = path.join(scratch, 'consumer');
+  const alone = path.join(scratch, 'server-alone');
+  const tarballOf = (name: string) => `${name}-${rootManifest.version}.tgz`;
+  const serverTarball = path.join(tarballs, tarballOf(SERVER_PACKAGE_NAME));
+  const installed = path.join(consumer, 'node_modules', SERVER_PACKAGE_NAME);
+  const readme = consumerBlocks('README.md');
+  const serverReadme = consumerBlocks('server/README.md');
+  // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository, and
+  // vitest's would make the consumer's vitest believe it runs inside this one.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TINYPOOL)/i.test(name)));
+  const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 120_000 });
+  let installOutput = '';
+
+  beforeAll(async () => {
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter((file) => file && existsSync(path.join(repoRoot, file)));
+    for (const file of files) cpSync(path.join(repoRoot, file), path.join(clone, file));
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+    mkdirSync(tarballs);
+    await Promise.all([
+      npm(clone, 'pack', '--pack-destination', tarballs),
+      npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
+      npm(clone, 'run', 'pack:server', '--', '--pack-destination', tarballs),
+    ]);
+
+    // The addon `npm ci` compiled here, as prebuild-install names a prebuilt binary for this Node and platform.
+    const sqlite = readJson(path.join(repoRoot, 'node_modules/better-sqlite3/package.json')) as { version: string };
+    mkdirSync(prebuilds);
+    const prebuilt = `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    execFileSync('tar', ['-czf', path.join(prebuilds, prebuilt), '-C', path.join(repoRoot, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node']);
+
+    // The consumer: a project with vitest, where the README's command installs the three tarballs.
+    mkdirSync(consumer);
+    for (const name of [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name]) copyFileSync(path.join(tarballs, tarballOf(name)), path.join(consumer, tarballOf(name)));
+    writeFileSync(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { vitest: rootManifest.devDependencies.vitest } }),
+    );
+    const install = readme.get('install.sh')!.split('\n').find((line) => line.startsWith('npm install'))!.replaceAll('1.0.0', rootManifest.version);
+    const installEnv = {
+      ...env,
+      // Packages from npm's cache when it has them, from the registry otherwise.
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      ...(process.env.PACKAGE_TEST_COMPILE === '1' ? {} : { npm_config_better_sqlite3_local_prebuilds: prebuilds }),
+    };
+    // Beside it, a project with the server package alone (its optional peer, the client, not installed).
+    mkdirSync(alone);
+    writeFileSync(path.join(alone, 'package.json'), JSON.stringify({ name: 'server-alone', private: true, type: 'module' }));
+    const [installed] = await Promise.all([
+      run('sh', ['-c', install], { cwd: consumer, timeout: 240_000, env: installEnv }),
+      run('npm', ['install', '--save-dev', serverTarball], { cwd: alone, timeout: 240_000, env: installEnv }),
+    ]);
+    installOutput = installed.stdout + installed.stderr;
+    for (const [name, code] of [...readme, ...serverReadme].filter(([name]) => name !== 'install.sh')) {
+      mkdirSync(path.dirname(path.join(consumer, name)), { recursive: true });
+      writeFileSync(path.join(consumer, name), code);
+    }
+  }, 300_000);
+
+  /** Process groups of npx lines started, stopped after the tests whatever happened to them. */
+  const started: number[] = [];
+  afterAll(() => {
+    for (const group of started) {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // stopped already
+      }
+    }
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const listing = (tarball: string) =>
+    execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((file) => file.replace(/^package\//, ''))
+      .sort();
+
+  test('the tarball holds the compiled server, its command, the harness and the contract: no sources, no toolchain', () => {
+    const files = listing(serverTarball);
+    const allowed = [
+      /^(package\.json|README\.md|THIRD-PARTY-LICENSES\.md)$/,
+      /^dist\/server\/(main\.js|server\.cjs|openapi\.json)$/,
+      /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts)$/,
+      /^generated\/openapi\.yaml$/,
+      /^server\/README\.md$/,
+      /^server\/domain\/openapi-validator\.worker\.js$/,
+      /^server\/store\/(sqlite|postgres)\/migrations\/\d+_[\w-]+\.sql$/,
+      /^vendor\/(pg|isomorphic-git|turndown|turndown-plugin-gfm)\.cjs$/,
+      /^vendor\/swagger-ui-dist\/[\w.-]+$/,
+    ];
+    expect(files.filter((file) => !allowed.some((pattern) => pattern.test(file)))).toEqual([]);
+    expect(files).toContain('dist/server/server.cjs');
+    expect(files).toContain('dist/testing/index.d.ts');
+    expect(files.filter((file) => file.includes('/sqlite/migrations/')).length).toBe(readdirSync(path.join(repoRoot, 'server/store/sqlite/migrations')).length);
+    expect(readFileSync(path.join(installed, 'generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
+  });
+
+  test("its manifest: the contract's version, a command, the harness's entry, two dependencies, the client as an optional peer of its version", () => {
+    const manifest = readJson(path.join(installed, 'package.json'));
+    expect(manifest).toMatchObject({
+      name: SERVER_PACKAGE_NAME,
+      version: contractVersion,
+      private: true,
+      type: 'module',
+      bin: { [SERVER_PACKAGE_NAME]: './dist/server/main.js' },
+      exports: { './testing': { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' } },
+      peerDependencies: { [rootManifest.name]: contractVersion },
+      peerDependenciesMeta: { [rootManifest.name]: { optional: true } },
+    });
+    expect(manifest.dependencies).toEqual(Object.fromEntries(DEPENDENCIES.map((name) => [name, rootManifest.devDependencies[name]])));
+    expect({ client: rootManifest.version, runner: runnerManifest.version, server: manifest.version }).toEqual({
+      client: contractVersion,
+      runner: contractVersion,
+      server: contractVersion,
+    });
+  });
+
+  test('its size and what it installs stay within their budgets (npm run size:server)', () => {
+    expect(readFileSync(serverTarball).length).toBeLessThanOrEqual(PACKED_BUDGET_BYTES);
+    const needed = installedPackages();
+    expect(needed.size).toBeLessThanOrEqual(DEPENDENCY_BUDGET);
+    // Each is in the consumer's project; none of what the server bundles is.
+    const present = (name: string) => existsSync(path.join(consumer, 'node_modules', name, 'package.json'));
+    expect([...needed.keys()].filter((name) => !present(name))).toEqual([]);
+    expect(['express', 'express-openapi-validator', 'kysely', 'pino', 'pg', 'isomorphic-git', 'turndown', 'swagger-ui-dist', '@typespec/compiler', 'typescript', 'tsx'].filter(present)).toEqual([]);
+  });
+
+  test("better-sqlite3's install script installed the addon", () => {
+    expect(existsSync(path.join(consumer, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node')), installOutput).toBe(true);
+  });
+
+  test("strict tsc accepts the README's test file, typed from the installed packages", async () => {
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          // The harness's and the client's declarations are checked too (vitest's with them); TypeScript's own are not.
+          skipLibCheck: false,
+          skipDefaultLibCheck: true,
+          noEmit: true,
+        },
+        include: ['test/readme.test.ts'],
+      }),
+    );
+    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd: consumer, env, timeout: 120_000 }).then(
+      () => '',
+      (failure: { stdout: string }) => failure.stdout,
+    );
+    expect(tsc).toBe('');
+  }, 120_000);
+
+  /** Two test files that run at the same time (each waits for the other), each against a server of its own. */
+  function writeIsolationFiles(): void {
+    mkdirSync(path.join(consumer, 'barrier'), { recursive: true });
+    writeFileSync(path.join(consumer, 'vitest.config.mjs'), `export default { test: { include: ['test/**/*.test.ts'], maxWorkers: 3, testTimeout: 30000 } };\n`);
+    for (const [me, other] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ] as const) {
+      writeFileSync(
+        path.join(consumer, `test/isolation-${me}.test.ts`),
+        `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { type DocsServer, startDocsServer } from 'docs-platform-server/testing';
+
+let server: DocsServer;
+beforeAll(async () => {
+  server = await startDocsServer({ seed: 'seed.yaml' });
+});
+afterAll(() => server.stop());
+
+const acme = { params: { path: { organizationId: 'acme' } } };
+
+test('what this file writes, the file running beside it does not see', async () => {
+  const created = await server.client.POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { title: 'written by ${me}' } });
+  expect(created.response.status).toBe(201);
+  writeFileSync('barrier/${me}', server.url);
+  for (let attempt = 0; !existsSync('barrier/${other}'); attempt++) {
+    if (attempt > 400) throw new Error('isolation-${other}.test.ts did not run beside this file');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(readFileSync('barrier/${other}', 'utf8')).not.toBe(server.url);
+  const { data } = await server.client.GET('/v1/orgs/{organizationId}/spaces', acme);
+  expect(data?.items.map((space) => space.title).sort()).toEqual(['Handbook', 'written by ${me}']);
+  await server.reset();
+  const after = await server.client.GET('/v1/orgs/{organizationId}/spaces', acme);
+  expect(after.data?.items.map((space) => space.title)).toEqual(['Handbook']);
+});
+`,
+      );
+    }
+  }
+
+  test("vitest runs the README's harness example and two files side by side, each with its own server; no server outlives the run", async () => {
+    if (!existsSync(path.join(consumer, 'test/isolation-a.test.ts'))) writeIsolationFiles();
+    const vitest = await run(path.join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: consumer, env, timeout: 120_000 }).then(
+      (success) => ({ code: 0, output: success.stdout + success.stderr }),
+      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+    );
+    const report = readJson(path.join(consumer, 'vitest.json')) as { testResults: { name: string; status: string; assertionResults: { title: string; status: string }[] }[] };
+    const results = report.testResults.map((file) => ({ file: path.relative(consumer, file.name), status: file.status, tests: file.assertionResults.map((test) => `${test.status}: ${test.title}`) }));
+    expect(vitest.code, vitest.output).toBe(0);
+    expect(results.sort((a, b) => a.file.localeCompare(b.file))).toEqual([
+      { file: 'test/isolation-a.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
+      { file: 'test/isolation-b.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
+      { file: 'test/readme.test.ts', status: 'passed', tests: ['passed: a space created by the admin is read back by a reader', 'passed: each test starts from the seed'] },
+    ]);
+    expect(processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME))).toEqual([]);
+  }, 120_000);
+
+  test("node's test runner runs server/README.md's example", async () => {
+    const result = await run(process.execPath, ['--test', 'node-test/spaces.test.mjs'], { cwd: consumer, env, timeout: 60_000 }).then(
+      (success) => ({ code: 0, output: success.stdout + success.stderr }),
+      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/^# pass 2$/m);
+  }, 60_000);
+
+  test('a killed test process takes its harness server with it', async () => {
+    // The process starts a server through the harness, says where, and is killed by SIGKILL: no exit hook runs.
+    const script = `import { startDocsServer } from 'docs-platform-server/testing';
+const server = await startDocsServer();
+console.log(server.url);
+process.kill(process.pid, 'SIGKILL');
+`;
+    writeFileSync(path.join(consumer, 'killed.mjs'), script);
+    const child = spawn(process.execPath, ['killed.mjs'], { cwd: consumer, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, how) => resolve(how)));
+    expect(signal, output).toBe('SIGKILL');
+    const url = output.trim().split('\n')[0]!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const answers = () => fetch(`${url}/health`).then(() => true, () => false);
+    await eventually(async () => !(await answers()), `${url} still answers after its test process was killed`);
+    await eventually(() => processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME)).length === 0, 'a server process is left');
+  }, 60_000);
+
+  test('without the client package, the server package installs and its harness runs; only `client` is missing, and says so', async () => {
+    expect(readdirSync(path.join(alone, 'node_modules')).filter((name) => name.startsWith('docs-platform'))).toEqual([SERVER_PACKAGE_NAME]);
+    writeFileSync(
+      path.join(alone, 'alone.mjs'),
+      `import { startDocsServer } from 'docs-platform-server/testing';
+const server = await startDocsServer();
+try {
+  const health = await (await fetch(server.url + '/health')).json();
+  let missing = '';
+  try {
+    server.client;
+  } catch (error) {
+    missing = error.message;
+  }
+  console.log(JSON.stringify({ status: health.status, missing }));
+} finally {
+  await server.stop();
+}
+`,
+    );
+    const result = await run(process.execPath, ['alone.mjs'], { cwd: alone, env, timeout: 60_000 });
+    const answer = JSON.parse(result.stdout) as { status: string; missing: string };
+    expect(answer.status).toBe('ok');
+    expect(answer.missing).toMatch(/^docs-platform-server\/testing: a client needs the client package, docs-platform-contract, installed beside the server package/);
+  }, 60_000);
+
+  /** Starts the README's npx line (port 0 for 3000) and resolves with its address once it listens. */
+  function startNpx(variables: Record<string, string>) {
+    const line = readme.get('install.sh')!.split('\n').find((text) => text.startsWith('npx docs-platform-server'))!.replace(/\s+#.*$/, '');
+    expect(line).toBe('npx docs-platform-server --port 3000 --token secret');
+    const child = spawn('sh', ['-c', line.replace('--port 3000', '--port 0')], { cwd: consumer, env: { ...env, ...variables }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    started.push(child.pid!);
+    let output = '';
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const url = new Promise<string>((resolve, reject) => {
+      setTimeout(() => reject(new Error(`npx docs-platform-server did not listen within 30 s:\n${output}`)), 30_000).unref();
+      const read = (chunk: Buffer) => {
+        output += chunk;
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (match) resolve(match[1]!);
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      void exit.then((code) => reject(new Error(`npx docs-platform-server exited with ${code} before listening:\n${output}`)));
+    });
+    // npx and the server are a process group of their own: SIGTERM reaches the server as from a terminal, and the
+    // server says it shuts down (npm itself ends by the signal).
+    const stop = async () => {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exit;
+      await eventually(() => /"msg":"shutting down"/.test(output), 'the server did not say it shuts down');
+      return output;
+    };
+    return { url, stop };
+  }
+
+  test('npx docs-platform-server starts as the README says; the installed client and runner call it', async () => {
+    const server = startNpx({ ALLOW_PRIVATE_NETWORKS: 'true', ALLOW_LOCAL_GIT: 'true', LOCAL_GIT_ROOT: os.tmpdir() });
+    try {
+      const url = await server.url;
+      // The installed client: the demo organization, a space written and read back, a change request's PDF (pdfkit), an
+      // OpenAPI specification processed (the validator's worker).
+      writeFileSync(
+        path.join(consumer, 'call.mjs'),
+        `import { createDocsClient } from 'docs-platform-contract';
+const docs = createDocsClient({ baseUrl: process.argv[2], token: 'secret', throwOnError: true });
+const demo = { params: { path: { organizationId: 'demo' } } };
+const organizations = (await docs.GET('/v1/orgs')).data.items.map((organization) => organization.id);
+const { data: space } = await docs.POST('/v1/orgs/{organizationId}/spaces', { ...demo, body: { title: 'From npx' } });
+const { data: read } = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: space.id } } });
+const { data: change } = await docs.POST('/v1/spaces/{spaceId}/change-requests', { params: { path: { spaceId: space.id } }, body: { subject: 'PDF' } });
+const { data: pdf } = await docs.GET('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf', { params: { path: { spaceId: space.id, changeRequestId: change.id }, query: {} } });
+const file = await fetch(pdf.url, { headers: { authorization: 'Bearer secret' } });
+const text = JSON.stringify({ openapi: '3.0.3', info: { title: 'Store', version: '1' }, paths: { '/orders': { get: { responses: { '200': { description: 'The orders' } } } } } });
+await docs.POST('/v1/orgs/{organizationId}/openapi', { ...demo, body: { slug: 'pets', source: { text } } });
+let spec;
+for (let attempt = 0; attempt < 200; attempt++) {
+  spec = (await docs.GET('/v1/orgs/{organizationId}/openapi/{specSlug}', { params: { path: { organizationId: 'demo', specSlug: 'pets' } } })).data;
+  if (spec.processingState === 'complete') break;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+console.log(JSON.stringify({
+  organizations,
+  title: read.title,
+  pdf: [file.headers.get('content-type'), Buffer.from(await file.arrayBuffer()).subarray(0, 5).toString()],
+  openapi: [spec.processingState, spec.lastProcessErrorCode ?? null],
+}));
+`,
+      );
+      const called = await run(process.execPath, ['call.mjs', url], { cwd: consumer, env, timeout: 60_000 });
+      expect(JSON.parse(called.stdout)).toEqual({
+        organizations: ['demo'],
+        title: 'From npx',
+        pdf: ['application/pdf', '%PDF-'],
+        openapi: ['complete', null],
+      });
+
+      // The installed runner, on the operations whose code the package bundles apart: Git (isomorphic-git), the import
+      // of a website (turndown), OpenAPI specifications.
+      const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'getSpace', 'deleteSpace', 'importSpaceContent', 'importGitRepository', 'exportGitRepository', 'getGitInfo', 'createOpenAPISpec', 'getOpenAPISpec'];
+      const excluded = [...loadContract().operations.keys()].filter((id) => !kept.includes(id));
+      const conformance = await run(path.join(consumer, 'node_modules/.bin/docs-conformance'), ['--base-url', url, '--token', 'secret', '--exclude', excluded.join(',')], { cwd: consumer, env, timeout: 90_000 }).catch(
+        (failure: { stdout: string; stderr: string }) => failure,
+      );
+      expect(conformance.stdout.trim().split('\n').at(-1), conformance.stdout + conformance.stderr).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
+    } finally {
+      expect(await server.stop()).not.toMatch(/"level":(50|60)/);
+    }
+    expect(existsSync(path.join(consumer, 'data/data.sqlite'))).toBe(true);
+  }, 180_000);
+
+  test('npx docs-platform-server runs on PostgreSQL with DATABASE_URL, through the driver it bundles', async () => {
+    const database = await createTestDatabase();
+    try {
+      const server = startNpx({ DATABASE_URL: database.url });
+      try {
+        const url = await server.url;
+        const health = (await (await fetch(`${url}/health`)).json()) as { engine: string; database: string };
+        expect(health).toMatchObject({ engine: 'postgres', database: 'reachable' });
+        const created = await fetch(`${url}/v1/orgs/demo/spaces`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"title":"On PostgreSQL"}' });
+        expect(created.status).toBe(201);
+      } finally {
+        expect(await server.stop()).not.toMatch(/"level":(50|60)/);
+      }
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
+});
