@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import LZString from 'lz-string';
 import type { LocalFixtures } from './fixtures.ts';
 import { SEARCH_WORD } from './fixtures.ts';
-import { type Session, StepFailed } from './runner.ts';
+import { type Session, StepFailed } from './session.ts';
 import type { SuccessBody } from './types.ts';
 
 export interface ScenarioEnvironment {

@@ -1,6 +1,6 @@
 // The checks of the property phase, each with a stable id (documented in conformance/README.md), and the
 // judgement of one answer by the checks that apply to every answer.
-import type { Answer } from '../runner.ts';
+import type { Answer } from '../session.ts';
 
 export const CHECKS = {
   'no-5xx': 'no answer is a 5xx',

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import type { Contract, Operation, Schema } from '../contract.ts';
-import type { Answer, Session } from '../runner.ts';
+import type { Answer, Session } from '../session.ts';
 import { CHECKS, type CheckId, CheckFailure, curlLine, type ExchangeRecord, isEnvelope, judgeAnswer } from './checks.ts';
 import { flatten, type GeneratedRequest, invalidVariants, minimal, requestArbitrary, writableProperties } from './generate.ts';
 import { pathNames } from './ids.ts';

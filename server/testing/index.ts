@@ -86,20 +86,6 @@ export function startDocsServerWith(options: DocsServerOptions, internals: objec
   return start({ ...options, inProcess: true }, internals) as Promise<DocsServer & { readonly running: unknown }>;
 }
 
-/** @internal What locations.ts gives: the server's command. */
-export interface ServerCommand {
-  modulePath: string;
-  execArgv: string[];
-}
-
-/** @internal What locations.ts gives: the in-process server (in-process.ts). */
-export interface InProcessModule {
-  startInProcess(variables: Record<string, string>, options?: object): Promise<{ url: string; reset(): Promise<void>; close(): Promise<void> }>;
-}
-
-/** @internal What locations.ts gives: the client package. */
-export type ClientModule = { createDocsClient(options: DocsClientOptions): DocsClient };
-
 async function start(options: DocsServerOptions, internals: object | undefined): Promise<DocsServer> {
   const token = options.token ?? options.env?.DOCS_API_TOKEN ?? randomBytes(18).toString('base64url');
   const seedObject = typeof options.seed === 'object' ? options.seed : undefined;

@@ -3,7 +3,7 @@
 // (dist/server/), and the client package `docs-platform-contract`, an optional peer dependency installed beside it.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { ClientModule, InProcessModule, ServerCommand } from './index.ts';
+import type { ClientModule, InProcessModule, ServerCommand } from './modules.ts';
 
 /** The package's `docs-platform-server` command, as npx runs it. */
 export const serverCommand = (): ServerCommand => ({ modulePath: fileURLToPath(new URL('../server/main.js', import.meta.url)), execArgv: [] });

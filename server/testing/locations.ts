@@ -3,7 +3,7 @@
 // this module's place, which finds the package's compiled server and the installed client package.
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ClientModule, InProcessModule, ServerCommand } from './index.ts';
+import type { ClientModule, InProcessModule, ServerCommand } from './modules.ts';
 
 /** The server's command: the module to fork, with the node options it needs. */
 export const serverCommand = (): ServerCommand => ({
