@@ -117,6 +117,20 @@ async function main(args: string[]) {
   // signal does not kill the process half-way through closing.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown({ signal }));
   if (harness) controlledByHarness(running, shutdown);
+  else if (process.env.npm_command) stopWithParent(shutdown);
+}
+
+/**
+ * Under npm (`npx docs-platform-server`, `npm exec`, a script that does not `exec` the server), npm runs the command
+ * through `sh -c`, and a SIGTERM to npm's pid ends npm and its shell but not the server, which lives on with another
+ * parent, holding its port and DATA_DIR. Such a server stops as if signalled once the process that started it is
+ * gone. Outside npm a server may outlive its parent on purpose (a shell that starts it in the background and exits).
+ */
+function stopWithParent(shutdown: (why: Record<string, string>) => void): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) shutdown({ reason: `the process that started it (${parent}) ended` });
+  }, 500).unref();
 }
 
 /** Runs the command with `args`: launch.ts (the compiled entry) calls it; run directly (tsx), this module does. */

@@ -2,7 +2,8 @@
 // `npm run dev` through npm (npm 11 runs a script with `sh -c`; the scripts `exec` their command, so the signal npm
 // forwards reaches node, not only the shell), SIGTERM or SIGINT to npm's own pid, or SIGINT to the whole process group
 // as Ctrl-C in a terminal sends it. Cleanly: npm exits, no process of the group is left, DATA_DIR's lock is released,
-// the port is free. test/server/main.test.ts signals the built command (`node dist/server/main.js`) itself.
+// the port is free. test/server/main.test.ts signals the built command (`node dist/server/main.js`) itself; `npm exec`
+// (and so `npx docs-platform-server`), below, runs it through a shell that passes no signal on.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -126,5 +127,21 @@ describe('npm run dev', () => {
     const started = await npm(copy, ['run', 'dev', '--', '--no-typecheck'], 'dev-group');
     process.kill(-started.child.pid!, 'SIGINT');
     await expectStoppedCleanly(started);
+  }, 120_000);
+});
+
+describe('npm exec (npx docs-platform-server runs the same way)', () => {
+  // npm runs the command through `sh -c`, which does not pass npm's signal on: the server stops once the process
+  // that started it is gone (server/main.ts, stopWithParent).
+  test("SIGTERM to npm's pid stops the server it started, cleanly", async () => {
+    const started = await npm(repoRoot, ['exec', '--', 'node', 'dist/server/main.js'], 'exec-term');
+    process.kill(started.child.pid!, 'SIGTERM');
+    await started.exit;
+    await vi.waitFor(() => expect(groupAlive(started.child.pid!)).toBe(false), { timeout: 15_000 });
+    expect(started.output()).toMatch(/"msg":"shutting down"/);
+    lockDataDir(started.dataDir).release();
+    expect(existsSync(started.holder), `${started.holder} left behind:\n${started.output()}`).toBe(false);
+    expect(() => process.kill(started.server, 0)).toThrow(/ESRCH/);
+    expect(await portFree(started.port)).toBe(true);
   }, 120_000);
 });
