@@ -2,10 +2,10 @@
 // that an unusable folder is one line naming the path and the reason, and a second server on the same folder is
 // refused instead of sharing the database and re-running the background jobs of the first.
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { StartupError } from './config.ts';
+import { FileLockBusyError, FileLockOpenError, lockFile, type FileLock } from './store/sqlite/file-lock.ts';
 
 /** The lock file in DATA_DIR: held locked by the server that runs on the folder (see lockDataDir). */
 export const LOCK_FILE = 'server.lock';
@@ -110,8 +110,7 @@ function isLegacyLock(file: string): boolean {
  * holds it ends, however it ends (a clean stop, a crash, `kill -9`, a container stopped): a lock is never judged by
  * a pid, so a pid reused after a restart (a container's 1) refuses nothing, and a dead holder, reaped or not, holds
  * nothing. The file is a SQLite database held in an exclusive transaction that is never committed (SQLite's own
- * locks: POSIX advisory locks on the file, on Windows LockFileEx), through better-sqlite3, which the store uses
- * already; it stays in DATA_DIR (deleting a lock file that another process may have open would let two servers
+ * locks: store/sqlite/file-lock.ts); it stays in DATA_DIR (deleting a lock file that another process may have open would let two servers
  * hold two files). Two starts at once: exactly one gets the lock, the other is refused. Who holds it is written
  * beside it (`server.json`: pid, host, start time) for the message of a refused start, and removed at a clean stop.
  * Released by `release()` when the server closes.
@@ -130,23 +129,20 @@ export function lockDataDir(dir: string): DataDirLock {
     }
     rmSync(file, { force: true });
   }
-  let database: Database.Database;
+  let lock: FileLock;
   try {
     // Created (or opened) here first: SQLite says only SQLITE_CANTOPEN, the system says why.
     closeSync(openSync(file, 'a'));
-    database = new Database(file, { timeout: LOCK_WAIT_MS });
+    lock = lockFile(file, LOCK_WAIT_MS);
   } catch (error) {
-    throw new DataDirError(`DATA_DIR ${dir} is not writable: ${reason(error)} (opening ${LOCK_FILE}). Choose another DATA_DIR or fix its permissions.`);
-  }
-  try {
-    database.exec('BEGIN EXCLUSIVE');
-  } catch (error) {
-    database.close();
-    const code = (error as { code?: string }).code;
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    if (error instanceof FileLockBusyError) {
       const held = readHolder(dir);
       const who = held ? ` (process ${held.pid} on ${held.host}, started ${held.startedAt})` : '';
       throw new DataDirError(`DATA_DIR ${dir} is in use by another server${who}: stop it, or choose another DATA_DIR.`);
+    }
+    if (error instanceof FileLockOpenError || !(error as { code?: string }).code?.startsWith('SQLITE')) {
+      const cause = error instanceof FileLockOpenError ? error.cause : error;
+      throw new DataDirError(`DATA_DIR ${dir} is not writable: ${reason(cause)} (opening ${LOCK_FILE}). Choose another DATA_DIR or fix its permissions.`);
     }
     throw new DataDirError(`DATA_DIR ${dir} cannot be locked: ${(error as Error).message} (${LOCK_FILE}). Delete ${file} if no server runs on this DATA_DIR.`);
   }
@@ -165,11 +161,7 @@ export function lockDataDir(dir: string): DataDirLock {
       if (released) return;
       released = true;
       rmSync(path.join(dir, HOLDER_FILE), { force: true });
-      try {
-        database.exec('ROLLBACK');
-      } finally {
-        database.close();
-      }
+      lock.release();
     },
   };
 }
