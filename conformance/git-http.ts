@@ -169,7 +169,7 @@ async function uploadPack(gitdir: string, body: Buffer, res: ServerResponse): Pr
   const stop = common.length > 0 ? await reachable(gitdir, common) : new Set<string>();
   const oids = Number.isFinite(depth) || done ? [...(await reachable(gitdir, wants, stop, depth, shallow))] : [];
   if (Number.isFinite(depth)) out.push(...[...shallow].map((oid) => pkt(`shallow ${oid}\n`)), FLUSH);
-  // A request that ends with its wants (git's first round of a shallow fetch) is answered with the shallow list
+  // A request that ends with its wants (the first exchange of a shallow fetch) is answered with the shallow list
   // alone: a stateless client reads the answers of its rounds as one stream, and expects nothing more of this one.
   const negotiates = readPktLines(body).rest.length > 0;
   if (negotiates) out.push(pkt(common.length > 0 ? `ACK ${common[0]}\n` : 'NAK\n'));

@@ -67,28 +67,11 @@ const FOR_USER = prepared((q, p: { id: string; userId: string }) =>
 export async function getForUser(db: Db, id: string, userId: string): Promise<SpaceForUser | undefined> {
   const row = await db.first(FOR_USER, { id, userId });
   if (row === undefined) return undefined;
-  // Each part made by name: an object rest (`{ member_role, ...space } = row`) takes V8's slow path, 5 µs a call.
-  const space: SpaceRecord = {
-    id: row.id,
-    organization_id: row.organization_id,
-    parent_id: row.parent_id,
-    title: row.title,
-    emoji: row.emoji,
-    visibility: row.visibility,
-    edit_mode: row.edit_mode,
-    language: row.language,
-    default_level: row.default_level,
-    revision_id: row.revision_id,
-    share_key: row.share_key,
-    git_sync: row.git_sync,
-    visitor_auth: row.visitor_auth,
-    position: row.position,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    deleted_at: row.deleted_at,
-  };
+  // The space's columns copied by name: an object rest (`{ member_role, ...space } = row`) takes V8's slow path.
+  const space = {} as Record<string, unknown>;
+  for (const column of COLUMNS) space[column] = row[column];
   return {
-    space,
+    space: space as SpaceRecord,
     member: row.member_user_id === null ? undefined : { role: row.member_role, disabled: row.member_disabled! },
     counters:
       row.counters_space_id === null

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +14,7 @@ import { gitProvider, listGitOperations } from '../../server/domain/git.ts';
 import type { JobRunner } from '../../server/jobs/runner.ts';
 import { standardFixture } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
+import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer, useTestServer } from '../support/server.ts';
 
@@ -667,35 +667,7 @@ async function startGitHttpServer(root: string): Promise<Server> {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
       return;
     }
-    const url = new URL(req.url!, 'http://localhost');
-    const backend = spawn('git', ['http-backend'], {
-      env: {
-        ...process.env,
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: req.method!,
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        REMOTE_USER: 'docs',
-        REMOTE_ADDR: '127.0.0.1',
-      },
-    });
-    req.pipe(backend.stdin);
-    const chunks: Buffer[] = [];
-    backend.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    backend.on('close', () => {
-      const output = Buffer.concat(chunks);
-      const split = output.indexOf('\r\n\r\n');
-      const headers: Record<string, string> = {};
-      let status = 200;
-      for (const line of output.subarray(0, split).toString().split('\r\n')) {
-        const [name, ...value] = line.split(':');
-        if (name!.toLowerCase() === 'status') status = Number.parseInt(value.join(':'), 10);
-        else headers[name!] = value.join(':').trim();
-      }
-      res.writeHead(status, headers).end(output.subarray(split + 4));
-    });
+    serveWithGitHttpBackend(req, res, root, 'docs');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
+import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
 import { type Instance, runServer, seedFile, startInstance } from '../support/instances.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
@@ -228,36 +229,7 @@ async function slowGitServer(root: string): Promise<{ server: Server; url: strin
   const waiting: (() => void)[] = [];
   let released = false;
   const server = createServer((req, res) => {
-    const serve = () => {
-      const url = new URL(req.url!, 'http://localhost');
-      const backend = spawn('git', ['http-backend'], {
-        env: {
-          ...process.env,
-          GIT_PROJECT_ROOT: root,
-          GIT_HTTP_EXPORT_ALL: '1',
-          PATH_INFO: url.pathname,
-          QUERY_STRING: url.search.slice(1),
-          REQUEST_METHOD: req.method!,
-          CONTENT_TYPE: req.headers['content-type'] ?? '',
-          REMOTE_ADDR: '127.0.0.1',
-        },
-      });
-      req.pipe(backend.stdin);
-      const chunks: Buffer[] = [];
-      backend.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-      backend.on('close', () => {
-        const output = Buffer.concat(chunks);
-        const split = output.indexOf('\r\n\r\n');
-        const headers: Record<string, string> = {};
-        let status = 200;
-        for (const line of output.subarray(0, split).toString().split('\r\n')) {
-          const [name, ...value] = line.split(':');
-          if (name!.toLowerCase() === 'status') status = Number.parseInt(value.join(':'), 10);
-          else headers[name!] = value.join(':').trim();
-        }
-        if (!res.destroyed) res.writeHead(status, headers).end(output.subarray(split + 4));
-      });
-    };
+    const serve = () => serveWithGitHttpBackend(req, res, root);
     if (released) return serve();
     held++;
     waiting.push(serve);
