@@ -91,7 +91,8 @@ function read(lines: string[], line: number, kind: string, name: string, file: s
       }
     }
     end = index;
-    if (opened && depth <= 0) break;
+    // An operation runs to its `;`: its return type may start on a line after its parameters close.
+    if (opened && depth <= 0 && kind !== 'op') break;
   }
   const bodyLines = lines.slice(line, end + 1);
   const header = bodyLines.join('\n');

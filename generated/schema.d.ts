@@ -5000,6 +5000,8 @@ export interface components {
             siteSpace: string;
         };
         /** @description An item of the structure of a site. */
+        SiteStructureItem: components["schemas"]["SiteSpace"] | components["schemas"]["SiteSection"] | components["schemas"]["SiteSectionGroup"];
+        /** @description An item of the structure of a site. */
         SiteStructureItemReference: {
             /** @description Kind of the item. */
             type: components["schemas"]["SiteStructureItemType"];
@@ -11580,13 +11582,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An item of the structure of a site. */
+            /** @description The request has succeeded. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SiteSpace"] | components["schemas"]["SiteSection"] | components["schemas"]["SiteSectionGroup"];
+                    "application/json": components["schemas"]["SiteStructureItem"];
                 };
             };
             /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */

@@ -179,6 +179,21 @@ const SEVERITY: Partial<Record<SchemaKind, { request?: Severity; response?: Seve
 type Expected = { rule: string; path: string; severity: Severity };
 
 /** What a schema change gives in each context: one finding per rule and path. */
+/** The schema a property names: its own `$ref` (OpenAPI 3.1 lets siblings stand beside it), or a lone `allOf` member's. */
+function referenceOf(node: Json): string {
+  if (typeof node.$ref === 'string') return node.$ref;
+  return Array.isArray(node.allOf) && node.allOf.length === 1 ? String((node.allOf as Json[])[0]!.$ref ?? '') : '';
+}
+
+/** The property's `allOf`, made from its `$ref` when it has none: the same schema, ready for a second member. */
+function asAllOf(node: Json): Json[] {
+  if (typeof node.$ref === 'string') {
+    node.allOf = [{ $ref: node.$ref }];
+    delete node.$ref;
+  }
+  return node.allOf as Json[];
+}
+
 function expected(kind: SchemaKind, contexts: readonly SchemaContext[], path: string): Expected[] {
   const found = new Map<string, Expected>();
   for (const context of contexts) {
@@ -317,11 +332,11 @@ const CHANGES: Change[] = [
   },
   {
     name: 'a second allOf member restricting an enum',
-    sites: () => properties.filter((site) => Array.isArray(site.node.allOf) && site.node.allOf.length === 1 && enums.includes(String((site.node.allOf as Json[])[0]!.$ref).slice(SCHEMA.length))),
+    sites: () => properties.filter((site) => enums.includes(referenceOf(site.node).slice(SCHEMA.length))),
     apply: (document, site: PropertySite) => {
       const node = at(document, site.pointer);
-      const values = schemas(document)[String((node.allOf as Json[])[0]!.$ref).slice(SCHEMA.length)]!.enum as unknown[];
-      (node.allOf as Json[]).push({ enum: values.slice(0, -1) });
+      const values = schemas(document)[referenceOf(node).slice(SCHEMA.length)]!.enum as unknown[];
+      asAllOf(node).push({ enum: values.slice(0, -1) });
       return expected('enum-value-removed', site.contexts, child(site.pointer, 'allOf', 1));
     },
   },
@@ -329,7 +344,7 @@ const CHANGES: Change[] = [
     name: 'a second allOf member tightening a property of the referenced object',
     sites: () =>
       properties.flatMap((site) => {
-        const target = Array.isArray(site.node.allOf) && site.node.allOf.length === 1 ? String((site.node.allOf as Json[])[0]!.$ref) : '';
+        const target = referenceOf(site.node);
         const object = target.startsWith(SCHEMA) ? schemas(contract)[target.slice(SCHEMA.length)] : undefined;
         if (!object || !isObject(object.properties)) return [];
         return Object.entries(object.properties as Record<string, Json>)
@@ -337,7 +352,7 @@ const CHANGES: Change[] = [
           .map(([inner, node]) => ({ site, inner, node }));
       }),
     apply: (document, { site, inner, node }: { site: PropertySite; inner: string; node: Json }) => {
-      (at(document, site.pointer).allOf as Json[]).push({ properties: { [inner]: { maxLength: Math.floor((node.maxLength as number) / 2) } } });
+      asAllOf(at(document, site.pointer)).push({ properties: { [inner]: { maxLength: Math.floor((node.maxLength as number) / 2) } } });
       const contexts = site.contexts.filter((context) => !hidden(contract, node, context));
       return expected('max-length-decreased', contexts, child(site.pointer, 'allOf', 1, 'properties', inner));
     },
