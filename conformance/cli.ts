@@ -2,7 +2,8 @@
 // against the contract and prints `conformance: X/Y operations exercised, Z violations` as its last line, with a
 // progress line per group on stderr. Exit codes: 0 when every operation that is not excluded was exercised and nothing
 // violated the contract, 1 otherwise, 2 on a usage error, 3 when the run cannot start (preflight: unreachable base
-// URL, refused token, no organization), 130 on SIGINT and 143 on SIGTERM (after deleting what the run created).
+// URL, refused token, no organization; or a Node it does not support), 130 on SIGINT and 143 on SIGTERM (after
+// deleting what the run created).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { reportJunit } from './junit.ts';
@@ -50,11 +51,24 @@ Options:
   --help                      print this help
 
 Exit codes: 0 passed, 1 violations or operations not exercised, 2 usage error, 3 the run could not start
-(implementation unreachable, token refused, no organization), 130 SIGINT, 143 SIGTERM (what the run created is
-deleted first; a second signal exits at once).
+(implementation unreachable, token refused, no organization; or this Node is not one the command supports: Node 22
+from 22.12, 24, 26 and later), 130 SIGINT, 143 SIGTERM (what the run created is deleted first; a second signal exits
+at once).
 `;
 
 const EXIT = { passed: 0, failed: 1, usage: 2, preflight: 3, SIGINT: 130, SIGTERM: 143 } as const;
+
+// The Node versions the package supports (its `engines`, the root package.json's: Node 22 from 22.12, 24, 26 and
+// later; server/runtime-check.ts makes the server's command the same check). On another Node the command, `--help`
+// too, ends here with one line and exit code 3 (the run could not start), before reading its arguments (the modules it
+// imports only define things). test/tooling/server-package.test.ts runs the installed command on an older Node.
+{
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (!((major === 22 && minor >= 12) || major === 24 || major >= 26)) {
+    process.stderr.write(`docs-conformance: Node ${process.versions.node} is not supported; use Node 22 (22.12 or later), 24, or 26 or later\n`);
+    process.exit(EXIT.preflight);
+  }
+}
 
 function fail(message: string): never {
   process.stderr.write(`docs-conformance: ${message}\n\n${USAGE}`);

@@ -43,6 +43,11 @@ export interface BenchSettings {
    * and its server built, `dist/server/main.js`), such as main before a change; none when unset.
    */
   baseline?: string;
+  /**
+   * BENCH_BASELINE_NODE: the node binary BENCH_BASELINE's server runs on (a checkout whose dependencies were
+   * installed for another Node, such as main on the Node it was built for); the bench's own Node when unset.
+   */
+  baselineNode?: string;
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -125,7 +130,11 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     idRows: whole('BENCH_ID_ROWS', 100_000, 0, 100_000_000),
     saves: whole('BENCH_SAVES', 5, 1, 100),
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
+    ...(value('BENCH_BASELINE_NODE') === undefined ? {} : { baselineNode: value('BENCH_BASELINE_NODE') }),
   };
+  if (settings.baselineNode !== undefined && (settings.baseline === undefined || !existsSync(settings.baselineNode))) {
+    problems.push(`BENCH_BASELINE_NODE must be a node binary, given with BENCH_BASELINE, got "${settings.baselineNode}"`);
+  }
   if (settings.baseline !== undefined && !existsSync(`${settings.baseline}/dist/server/main.js`)) {
     problems.push(`BENCH_BASELINE must be a checkout whose server is built (dist/server/main.js), got "${settings.baseline}"`);
   }

@@ -122,9 +122,9 @@ async function answered(url: string, child: ChildProcess, output: () => string, 
   }
 }
 
-function spawnServer(args: string[], env: Record<string, string>, cwd = root) {
+function spawnServer(args: string[], env: Record<string, string>, cwd = root, node = process.execPath) {
   const child = started(
-    spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(node, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
@@ -144,7 +144,7 @@ async function startReference(name: string, dataDir: string, env: Record<string,
     DOCS_API_TOKEN: 'bench-demo-token',
     SEED_FILE: seedFile,
     ...env,
-  }, checkout);
+  }, checkout, checkout === root ? process.execPath : (settings.baselineNode ?? process.execPath));
   const url = `http://127.0.0.1:${port}`;
   await answered(`${url}/v1/orgs`, child, output);
   return { name, url, child };

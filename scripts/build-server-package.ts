@@ -18,9 +18,13 @@
 // - The worker bundles @readme/openapi-parser; the harness is one ES module; both are files the server starts.
 // - Copied: the assets of the /docs page from swagger-ui-dist (a dependency would bring @scarf/scarf and its
 //   install-time analytics).
-// - Dependencies: better-sqlite3, a native addon, compiled for the consumer's Node (or a prebuilt binary fetched by
-//   its install script where one can be reached); pdfkit, which reads its fonts at run time through its own package's
-//   `imports` (`#standard-fonts/…`), which a bundle cannot resolve. Their versions are those this repository pins.
+// - Dependencies: better-sqlite3, a native addon whose package holds its Node-API binaries (prebuilds/, one per
+//   platform for every Node), so that nothing is compiled; pdfkit, which reads its fonts at run time through its own
+//   package's `imports` (`#standard-fonts/…`), which a bundle cannot resolve. Their versions are those this
+//   repository pins. npm still gives better-sqlite3 an install script, `node-gyp rebuild`, for its binding.gyp, and
+//   runs it on an install from a lockfile: the package's README tells the consumer to deny it (ALLOW_SCRIPTS_NOTE).
+// - engines: the root package.json's, as every package's (scripts/pack.ts); the command checks it when it starts
+//   (server/runtime-check.ts).
 // - The client package, `docs-platform-contract`, is an optional peer dependency of exactly this version: the harness
 //   makes its `client` with it when it is installed (server/testing/index.ts).
 // To bundle a dependency after all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run
@@ -55,6 +59,7 @@ const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x
 interface Manifest {
   name: string;
   version: string;
+  license: string;
   engines: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
@@ -82,6 +87,7 @@ export function serverManifest(): Record<string, unknown> {
       './testing': { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
       './package.json': './package.json',
     },
+    license: manifest.license,
     files: ['dist/', 'generated/', 'server/', 'vendor/', 'THIRD-PARTY-LICENSES.md'],
     engines: manifest.engines,
     dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, pinned(name)])),
@@ -187,6 +193,7 @@ export async function buildServerPackage(): Promise<void> {
 
   writeFileSync(at('package.json'), `${JSON.stringify(serverManifest(), null, 2)}\n`);
   writeFileSync(at('README.md'), packageReadme());
+  copyFileSync(path.join(root, 'LICENSE'), at('LICENSE'));
   writeFileSync(
     at('THIRD-PARTY-LICENSES.md'),
     thirdPartyLicenses(metafiles, 'dist/, server/ and vendor/ bundle these npm packages; vendor/swagger-ui-dist/ holds files of swagger-ui-dist, with its licenses.'),
@@ -245,14 +252,44 @@ function writeDeclarations(): void {
   }
 }
 
+/**
+ * What the package's README says after its install command, unless README.md's section says it already: deny
+ * better-sqlite3's npm-inferred install script in the consumer's package.json (docs/packages.md, "Install scripts").
+ * test/tooling/server-package.test.ts runs its `npm pkg set` line in the consumer's project before installing.
+ */
+export const ALLOW_SCRIPTS_NOTE = `First, before that install, deny better-sqlite3's install script in the project's package.json:
+
+\`\`\`sh
+npm pkg set allowScripts.better-sqlite3=false --json
+\`\`\`
+
+better-sqlite3, the server's SQLite driver, holds its compiled Node-API binaries (Linux, macOS and Windows, x64 and
+arm64), one for every Node: nothing is compiled. It also holds its sources and a \`binding.gyp\`, for which npm gives it
+an install script, \`node-gyp rebuild\`, and runs it whenever it installs from a lockfile (\`npm ci\`, \`npm install\`
+in a new clone), its \`"gypfile": false\` notwithstanding (npm/cli#3341). That build makes nothing where a binary is
+there, yet needs Python, make and Node's headers, which node-gyp downloads from nodejs.org (an install fails where
+nodejs.org cannot be reached), and npm 11 lists it at every install among the install scripts not covered by
+\`allowScripts\`. Denied, it does not run, and the install takes seconds.`;
+
 /** The package's README: the section of README.md on developing and testing against the server. */
 export function packageReadme(): string {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   const start = readme.indexOf('\n## Develop and test against the server');
   if (start < 0) throw new Error('build-server-package: README.md has no section "## Develop and test against the server"');
   const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start + 1, end < 0 ? undefined : end).replace(/^## .*/, `# ${SERVER_PACKAGE_NAME}`);
-  return `${section.replace(/<!-- (readme|consumer)-test[^>]*-->\n/g, '').trim()}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md).\n`;
+  let section = readme
+    .slice(start + 1, end < 0 ? undefined : end)
+    .replace(/^## .*/, `# ${SERVER_PACKAGE_NAME}`)
+    .replace(/<!-- (readme|consumer)-test[^>]*-->\n/g, '')
+    .trim();
+  if (!section.includes('allowScripts')) {
+    // After the block holding the install command.
+    const install = /^```sh\n(?:.*\n)*?npm install .*\n(?:.*\n)*?```$/m.exec(section);
+    if (!install) throw new Error('build-server-package: the section "Develop and test against the server" of README.md has no sh block with its npm install line');
+    const after = install.index + install[0].length;
+    section = `${section.slice(0, after)}\n\n${ALLOW_SCRIPTS_NOTE}${section.slice(after)}`;
+  }
+  return `${section}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md).\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

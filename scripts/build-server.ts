@@ -3,10 +3,11 @@
 // `npm ci` leaves a startable server). Running compiled JavaScript spares every start the run-time TypeScript
 // transpilation of tsx (seconds); tsx stays for development and the tests.
 //
-// `npm start` runs dist/server/main.js, built from server/launch.ts: it runs the bundle with a V8 code cache
-// (server/code-cache.ts), which is why the bundle is CommonJS: Node 20 can give V8 a cache for a script, not for an
-// ES module. The build ends with a start of the built server, which writes that cache, so that the first
-// `npm start` already has it (about 150 ms of a start's 800).
+// `npm start` runs dist/server/main.js, built from server/launch.ts, which turns on Node's compile cache in a folder of
+// the user's (never under dist/: the build's files are all a run reads there, and an install may be read-only) and
+// loads the bundle. The bundle is CommonJS: Node caches the code of a CommonJS file as it does an ES module's, and the
+// server package's build maps the requires of its vendored packages (scripts/build-server-package.ts). The build
+// writes no cache and starts nothing: a start compiles the bundle once, and its exit leaves the cache for the next.
 //
 // It also writes the contract as JSON (dist/server/openapi.json), which start-up reads instead of parsing the YAML
 // as long as the YAML has not changed since (server/http/contract.ts). The contract is first checked against the
@@ -25,22 +26,20 @@
 // are found from `import.meta.url`, which in a bundle is the bundle's address. Each source file's `import.meta.url`
 // is therefore replaced by its own address in the source tree, computed from the bundle's: every such path resolves
 // as it does under tsx, whatever file computes it.
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { OpenAPISchemaValidator } from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
-import { cacheFileOf } from '../server/code-cache.ts';
 import { packingTheClient } from './npm-lifecycle.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What `npm start` runs (built from server/launch.ts). */
 export const SERVER_ENTRY = path.join(root, 'dist/server/main.js');
 const outDir = path.dirname(SERVER_ENTRY);
-/** The bundle of the server, which SERVER_ENTRY runs with its code cache. */
+/** The bundle of the server, which SERVER_ENTRY loads. */
 export const SERVER_BUNDLE = path.join(outDir, 'server.cjs');
 
 /** The address of the bundle, for the bundled code's `import.meta.url` (a CommonJS file has none). */
@@ -95,7 +94,7 @@ export function checkOneByteSource(source: string, name: string): void {
 
 /**
  * Builds dist/server/server.cjs and dist/server/main.js (with their source maps), replacing the files at once so that
- * a running start never reads half a file, then starts the built server once to write its code cache.
+ * a running start never reads half a file.
  */
 export async function buildServer(): Promise<void> {
   const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', sourcemap: 'linked', sourcesContent: false, write: false, logLevel: 'warning' } as const;
@@ -110,8 +109,8 @@ export async function buildServer(): Promise<void> {
     banner: { js: BANNER },
     // Packages' own `import.meta.url` is the bundle's, as it was in an ES module bundle.
     define: { 'import.meta.url': BUNDLE_URL },
-    // `import()` of the packages loaded on first use becomes `require`: a script compiled with a code cache
-    // (node:vm) cannot import without an experimental flag. Each has a CommonJS entry with the same exports.
+    // `import()` of the packages loaded on first use becomes `require` (each has a CommonJS entry with the same
+    // exports): everything the bundle loads goes through Node's CommonJS loader, as the bundle itself does.
     supported: { 'dynamic-import': false },
     plugins: [sourceAddresses],
     minifyWhitespace: true,
@@ -132,11 +131,6 @@ export async function buildServer(): Promise<void> {
     writeFileSync(temporary, output.contents);
     renameSync(temporary, output.path);
   }
-  // The cache is always the build's own: a bundle built again from the same sources has the same hash, so a cache
-  // another run wrote for it would otherwise stay, such as that of a short run that served one request (less than
-  // half the build's, and first answers 150 ms later).
-  rmSync(cacheFileOf(SERVER_BUNDLE), { force: true });
-  await warmCodeCache();
 }
 
 /**
@@ -154,44 +148,6 @@ export function startCommandWords(): string[] {
 
 /** The node options of `npm start`. */
 export const startNodeOptions = (): string[] => startCommandWords().slice(1, -1);
-
-/**
- * Starts the built server as `npm start` does (its node options: V8 refuses a cache made under other flags), on an
- * in-memory database, has it answer a request of the API, and stops it: its clean exit writes the code cache
- * (server/launch.ts). A server that does not start or stop cleanly fails the build, with its output.
- */
-async function warmCodeCache(): Promise<void> {
-  const token = 'build-warm-token';
-  const child = spawn(process.execPath, [...startNodeOptions(), SERVER_ENTRY], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'info', LOG_FORMAT: 'json', DOCS_API_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const url = await new Promise<string | undefined>((resolve) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk;
-      const listening = /listening on (http:\/\/[^"\s]+)/.exec(output);
-      if (listening) resolve(listening[1]);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
-    void exit.then(() => resolve(undefined));
-    setTimeout(() => resolve(undefined), 30_000).unref();
-  });
-  const fail = (why: string) => new Error(`build-server: the built server ${why}:\n${output}`);
-  if (!url) {
-    child.kill('SIGKILL');
-    throw fail('did not start');
-  }
-  try {
-    const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
-    if (!response.ok) throw fail(`answered GET /v1/orgs with ${response.status}`);
-  } finally {
-    child.kill('SIGTERM');
-  }
-  if ((await exit) !== 0) throw fail('did not stop cleanly');
-}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (packingTheClient()) {

@@ -5,10 +5,10 @@
 //   … -- --update-readme          also writes the sizes into README.md's package table
 // Each package is staged in .tmp/pack/<name>/ with its built files, its README and its package.json without
 // `scripts` (and, for the client, without what only the repository uses: devDependencies, overrides,
-// allowScripts), then packed by `npm pack` from there. A tarball's `prepare` is never run (npm runs it for git and
-// folder installs only), yet npm 11 lists it among the install scripts to review when a project installs the
-// tarball: the staged package.json has none, so installing it prints no warning. The repository's package.json keeps
-// its `prepare`, which `npm ci` and a git install run to build dist/.
+// allowScripts) and with the root package.json's `engines`, then packed by `npm pack` from there. A tarball's
+// `prepare` is never run (npm runs it for git and folder installs only), yet npm 11 lists it among the install
+// scripts to review when a project installs the tarball: the staged package.json has none, so installing it prints
+// no warning. The repository's package.json keeps its `prepare`, which `npm ci` and a git install run to build dist/.
 // test/tooling/package.test.ts installs both tarballs, and fails when the README's sizes are not what this prints.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,6 +67,25 @@ export function formatSize(bytes: number): string {
 /** The size of a packed tarball, as its row of the README's package table gives it. */
 export const sizeText = (packed: Packed): string => `${formatSize(packed.size)} (${formatSize(packed.unpackedSize)} unpacked)`;
 
+/**
+ * The Node versions every package supports: the root package.json's `engines` (Node 22 from 22.12, 24, 26 and
+ * later), which each tarball's manifest carries whatever its own package.json says (the server package's takes it
+ * too: scripts/build-server-package.ts). The commands check the same versions when they start
+ * (server/runtime-check.ts, conformance/cli.ts).
+ */
+export function rootEngines(): Record<string, string> {
+  const { engines } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines?: Record<string, string> };
+  if (!engines?.node) throw new Error('pack: package.json has no engines.node');
+  return engines;
+}
+
+/** The repository's license (an SPDX identifier, the root package.json's `license`), which every package carries. */
+export function rootLicense(): string {
+  const { license } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { license?: string };
+  if (!license) throw new Error('pack: package.json has no license');
+  return license;
+}
+
 /** Builds, stages and packs one package into `destination`. */
 export function pack(name: PackageName, destination = process.cwd()): Packed {
   const layout = PACKAGES[name];
@@ -78,7 +97,11 @@ export function pack(name: PackageName, destination = process.cwd()): Packed {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   for (const file of layout.files) cpSync(path.join(layout.source, file), path.join(stage, file), { recursive: true });
-  const staged = Object.fromEntries(Object.entries(manifest).filter(([field]) => !layout.omit.includes(field)));
+  // Every package is under the repository's license: its LICENSE file and its `license` field.
+  cpSync(path.join(root, 'LICENSE'), path.join(stage, 'LICENSE'));
+  const staged = Object.fromEntries(
+    Object.entries({ ...manifest, license: rootLicense(), engines: rootEngines() }).filter(([field]) => !layout.omit.includes(field)),
+  );
   writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`);
 
   mkdirSync(destination, { recursive: true });

@@ -3,15 +3,14 @@
 // keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and
 // `--version`; the one-line errors of a start that cannot happen (port taken, unusable or locked DATA_DIR, bad
 // configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against the
-// README's.
+// README's; the compile cache, kept in the user's cache folder and never under dist/.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords, startNodeOptions } from '../../scripts/build-server.ts';
-import { cacheFileOf } from '../../server/code-cache.ts';
+import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords } from '../../scripts/build-server.ts';
 import { FLAGS } from '../../server/command-line.ts';
 import { readConfig, VARIABLES } from '../../server/config.ts';
 import { HOLDER_FILE, LOCK_FILE } from '../../server/data-dir.ts';
@@ -20,13 +19,15 @@ import { contractVersion, packageVersion } from '../../server/version.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-const buildStarted = Date.now();
-beforeAll(() => {
-  // A cache an earlier run left for the same bundle (the build's sources unchanged), dated long ago: the build
-  // replaces it with its own (tested below).
-  if (existsSync(cacheFileOf(SERVER_BUNDLE))) utimesSync(cacheFileOf(SERVER_BUNDLE), 0, 0);
-  return buildServer();
-}, 60_000);
+beforeAll(() => buildServer(), 60_000);
+
+/**
+ * The environment of every server started here: the compile cache in a folder of the test's (not the user's
+ * ~/.cache), and none of Node's compile-cache variables the test runner may have been given.
+ */
+const cacheHome = path.join(dataDir, 'cache-home');
+const { NODE_COMPILE_CACHE: _cache, NODE_DISABLE_COMPILE_CACHE: _disable, ...inherited } = process.env;
+const baseEnv = { ...inherited, XDG_CACHE_HOME: cacheHome };
 
 /** The command of `npm start` (after its `exec`), run without npm in between (test/server/signals.test.ts runs it through npm). */
 const startCommand = startCommandWords();
@@ -35,7 +36,7 @@ const startCommand = startCommandWords();
 function start(env: Record<string, string> = {}, args: string[] = []) {
   expect(startCommand[0]).toBe('node');
   const child = spawn(process.execPath, [...startCommand.slice(1), ...args], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info', ...env },
+    env: { ...baseEnv, PORT: '0', DATA_DIR: dataDir, DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -98,7 +99,7 @@ describe('the address, told to the process that started the server', () => {
 
   test('IPC: a server started with an IPC channel sends { type: "listening", url } once it listens', async () => {
     const child = spawn(process.execPath, startCommand.slice(1), {
-      env: { ...process.env, PORT: '0', DATA_DIR: path.join(dataDir, 'address-ipc'), DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'silent' },
+      env: { ...baseEnv, PORT: '0', DATA_DIR: path.join(dataDir, 'address-ipc'), DOCS_API_TOKEN: 'main-token', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const message = await new Promise<{ type: string; url: string }>((resolve, reject) => {
@@ -147,15 +148,6 @@ describe('a server killed while it writes', () => {
   }, 60_000);
 });
 
-/** How a process started with `npm start`'s node options finds the code cache of the compiled server. */
-function codeCacheStatus(): string {
-  const script = `import { compileCommonJs } from ${JSON.stringify(path.resolve('server/code-cache.ts'))};
-    console.log(compileCommonJs(${JSON.stringify(SERVER_BUNDLE)}).status);`;
-  const result = spawnSync(process.execPath, [...startNodeOptions(), '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(result.stderr).toBe('');
-  return result.stdout.trim();
-}
-
 describe('the bundle of the compiled server', () => {
   test('holds no character above U+00FF, so V8 keeps its source at one byte a character; the build refuses one', () => {
     const bundle = readFileSync(SERVER_BUNDLE, 'utf8');
@@ -168,36 +160,6 @@ describe('the bundle of the compiled server', () => {
     // Latin-1 (é, µ) keeps one byte a character.
     expect(() => checkOneByteSource('const unit = "µs é";', 'latin1')).not.toThrow();
   });
-});
-
-describe('the code cache of the compiled server', () => {
-  const cacheFile = cacheFileOf(SERVER_BUNDLE);
-
-  test('the build leaves its own, which a start with the options of npm start uses', () => {
-    expect(statSync(cacheFile).mtimeMs).toBeGreaterThanOrEqual(buildStarted - 1000);
-    expect(codeCacheStatus()).toBe('used');
-  }, 30_000);
-
-  test('a server stopped cleanly writes it when it had none; a failed start or --help writes none', async () => {
-    rmSync(cacheFile);
-    run(['--help']);
-    failure({ PORT: 'eighty' });
-    expect(existsSync(cacheFile)).toBe(false);
-
-    const server = start({ DATA_DIR: path.join(dataDir, 'cache') });
-    await server.url;
-    server.child.kill('SIGTERM');
-    expect(await server.exit).toBe(0);
-    expect(codeCacheStatus()).toBe('used');
-
-    // A start that uses it leaves it as it is.
-    const written = statSync(cacheFile).mtimeMs;
-    const again = start({ DATA_DIR: path.join(dataDir, 'cache') });
-    await again.url;
-    again.child.kill('SIGTERM');
-    expect(await again.exit).toBe(0);
-    expect(statSync(cacheFile).mtimeMs).toBe(written);
-  }, 60_000);
 
   test('packages loaded on first use load from the bundle: a change request printed to PDF (pdfkit)', async () => {
     const server = start({ DATA_DIR: path.join(dataDir, 'pdf') });
@@ -222,11 +184,86 @@ describe('the code cache of the compiled server', () => {
   }, 60_000);
 });
 
+/** Every file under `folder` (relative path: size and modification time), or {} when there is no such folder. */
+function snapshot(folder: string): Record<string, string> {
+  if (!existsSync(folder)) return {};
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const stat = statSync(file);
+    files[path.relative(folder, file)] = `${stat.size} ${stat.mtimeMs}`;
+  }
+  return files;
+}
+
+/** Starts the built server, has it answer GET /v1/orgs, stops it with SIGTERM and returns its output. */
+async function startAndStop(env: Record<string, string>): Promise<string> {
+  const server = start({ DATA_DIR: path.join(dataDir, 'started-and-stopped'), ...env });
+  try {
+    const orgs = await fetch(`${await server.url}/v1/orgs`, { headers: { authorization: 'Bearer main-token' } });
+    expect(orgs.status).toBe(200);
+  } finally {
+    server.child.kill('SIGTERM');
+  }
+  expect(await server.exit).toBe(0);
+  return server.output();
+}
+
+describe("the compile cache of the compiled server (Node's, in the user's cache folder)", () => {
+  const dist = path.resolve('dist');
+  /** A Node debug line saying that V8 took the bundle's cache (NODE_DEBUG_NATIVE=COMPILE_CACHE, Node 22 to 26). */
+  const accepted = () => new RegExp(`^\\[compile cache\\].* ${escape(SERVER_BUNDLE)} was accepted`, 'm');
+
+  test('a start writes nothing under dist/; its exit writes the cache in $XDG_CACHE_HOME/docs-platform-server, which the next start uses', async () => {
+    const home = mkdtempSync(path.join(dataDir, 'xdg-'));
+    const folder = path.join(home, 'docs-platform-server');
+    const before = snapshot(dist);
+    expect(Object.keys(before)).toContain(path.relative(dist, SERVER_BUNDLE));
+
+    const first = await startAndStop({ XDG_CACHE_HOME: home, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(first).not.toMatch(accepted());
+    expect(snapshot(dist)).toEqual(before);
+    // Node's layout: a folder for this Node version and these V8 options, a file for each module; the bundle's is
+    // the only large one (V8's code for a 3 MB file; the packages left in node_modules are a few KB each).
+    const written = snapshot(folder);
+    const sizes = Object.values(written).map((entry) => Number(entry.split(' ')[0]));
+    expect(sizes.filter((size) => size > 100_000), JSON.stringify(written)).toHaveLength(1);
+    expect(new Set(Object.keys(written).map((file) => path.dirname(file))).size).toBe(1);
+
+    // The next start takes the cache, and leaves it as it is (Node writes an entry again only when V8 refused it).
+    const second = await startAndStop({ XDG_CACHE_HOME: home, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(second).toMatch(accepted());
+    expect(snapshot(folder)).toEqual(written);
+    expect(snapshot(dist)).toEqual(before);
+  }, 60_000);
+
+  test("NODE_COMPILE_CACHE (Node's own) names the folder instead; NODE_DISABLE_COMPILE_CACHE=1 turns the cache off", async () => {
+    const home = mkdtempSync(path.join(dataDir, 'xdg-'));
+    const chosen = path.join(dataDir, 'node-compile-cache');
+    await startAndStop({ XDG_CACHE_HOME: home, NODE_COMPILE_CACHE: chosen });
+    expect(Object.keys(snapshot(chosen)).length).toBeGreaterThan(0);
+    expect(existsSync(path.join(home, 'docs-platform-server'))).toBe(false);
+
+    await startAndStop({ XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(existsSync(path.join(home, 'docs-platform-server'))).toBe(false);
+  }, 60_000);
+
+  test('a cache folder that cannot be created still starts and serves, saying nothing about it', async () => {
+    const file = path.join(dataDir, 'not-a-folder');
+    writeFileSync(file, '');
+    const before = snapshot(dist);
+    const output = await startAndStop({ XDG_CACHE_HOME: file });
+    expect(output).not.toMatch(/cache/i);
+    expect(snapshot(dist)).toEqual(before);
+  }, 60_000);
+});
+
 /** Runs the compiled server (or the tsx entry) to its end and returns its exit code and output. */
 function run(args: string[], env: Record<string, string> = {}, entry: 'compiled' | 'tsx' = 'compiled') {
   const command = entry === 'compiled' ? [process.execPath, ...startCommand.slice(1)] : [path.resolve('node_modules/.bin/tsx'), 'server/main.ts'];
   const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
-    env: { ...process.env, PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', ...env },
+    env: { ...baseEnv, PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });

@@ -3,14 +3,17 @@
 // (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs. A new project outside the
 // repository, made with the README's lines, installs both with npm (no warning), compiles the README's client
 // examples and type-checks a consumer's calls with strict tsc, runs them against the reference server, and runs the
-// installed `docs-conformance` against it too. The README's tarball sizes are compared with what was packed.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+// installed `docs-conformance` against it too. The README's tarball sizes are compared with what was packed. Before
+// that, the repository's own install: every dependency's install script is denied (or allowed) in package.json's
+// allowScripts, for a reason docs/packages.md gives, and nothing was compiled.
+import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
+import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -41,16 +44,52 @@ test("the client's and the runner's package versions are the contract's info.ver
   expect({ client: rootManifest.version, runner: runnerManifest.version }).toEqual({ client: contractVersion, runner: contractVersion });
 });
 
-test('npm ci compiles better-sqlite3 from its sources: its prebuild-install reads .prebuild-installrc and downloads nothing', () => {
-  // What better-sqlite3's install script (`prebuild-install || node-gyp rebuild`) runs first, from its folder, with
-  // none of npm's variables: it must stop before any download, leaving the build to node-gyp.
-  const addon = path.join(repoRoot, 'node_modules/better-sqlite3');
-  const env = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), npm_config_loglevel: 'info' };
-  const result = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/prebuild-install/bin.js')], { cwd: addon, env, encoding: 'utf8', timeout: 30_000 });
-  expect(result.stderr).toContain('--build-from-source specified, not attempting download.');
-  expect(result.status).toBe(1); // which sends the install script on to node-gyp
-  expect(existsSync(path.join(repoRoot, '.npmrc'))).toBe(false);
+test("the commands' Node check is the packages' engines: Node 22 from 22.12, 24, 26 and later", () => {
+  expect(SUPPORTED_NODE).toBe((rootManifest as { engines?: { node?: string } }).engines?.node);
+  const versions = ['20.20.2', '22.11.0', '22.12.0', '22.23.3', '23.11.1', '24.0.0', '24.21.0', '25.2.1', '26.0.0', '26.10.0', '27.1.0'];
+  expect(versions.filter((version) => supportsNode(version))).toEqual(['22.12.0', '22.23.3', '24.0.0', '24.21.0', '26.0.0', '26.10.0', '27.1.0']);
+  expect(supportedNodeText()).toBe('Node 22 (22.12 or later), 24, or 26 or later');
 });
+
+test('npm ci runs no install script of a dependency and compiles nothing: each is denied or allowed in allowScripts, for a reason docs/packages.md gives', async () => {
+  // The packages with an install script: those the lockfile flags (their own preinstall, install or postinstall), and
+  // those with a binding.gyp, for which npm makes one up (`node-gyp rebuild`) on an install from the lockfile, whatever
+  // their `"gypfile": false` says (npm/cli#3341).
+  const lock = readJson(path.join(repoRoot, 'package-lock.json')) as { packages: Record<string, { name?: string; hasInstallScript?: boolean; link?: boolean }> };
+  const nameOf = (folder: string) => lock.packages[folder]!.name ?? folder.slice(folder.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  const folders = Object.keys(lock.packages).filter((folder) => folder.startsWith('node_modules/') && !lock.packages[folder]!.link);
+  const scripted = folders.filter((folder) => lock.packages[folder]!.hasInstallScript || existsSync(path.join(repoRoot, folder, 'binding.gyp')));
+  const allowScripts = (readJson(path.join(repoRoot, 'package.json')).allowScripts ?? {}) as Record<string, boolean>;
+  // Each is in allowScripts, and allowScripts names nothing else (its keys are bare names: every version).
+  expect([...new Set(scripted.map(nameOf))].sort()).toEqual(Object.keys(allowScripts).sort());
+
+  // docs/packages.md's table of install scripts: a row per entry, saying what the script does and why it is denied or
+  // allowed.
+  const docs = readFileSync(path.join(repoRoot, 'docs/packages.md'), 'utf8');
+  const section = docs.slice(docs.indexOf('\n## Install scripts'));
+  const rows = [...section.matchAll(/^\| `([^`]+)` \| (.+?) \| (denied|allowed) \| (.+?) \|$/gm)].map((match) => ({ name: match[1]!, verdict: match[3]!, why: match[4]!.trim() }));
+  expect(Object.fromEntries(rows.map((row) => [row.name, row.verdict]))).toEqual(Object.fromEntries(Object.entries(allowScripts).map(([name, allowed]) => [name, allowed ? 'allowed' : 'denied'])));
+  expect(rows.filter((row) => row.why.length < 20)).toEqual([]);
+
+  // npm's own view of this node_modules: no install script it would run unreviewed.
+  const userConfig = path.join(mkdtempSync(path.join(os.tmpdir(), 'package-test-npmrc-')), 'npmrc');
+  writeFileSync(userConfig, '');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), npm_config_userconfig: userConfig };
+  const listed = await run('npm', ['install-scripts', 'ls'], { cwd: repoRoot, env, timeout: 120_000 });
+  rmSync(path.dirname(userConfig), { recursive: true, force: true });
+  expect(listed.stdout.trim()).toBe('No packages with unreviewed install scripts.');
+
+  // Nothing was built: no package holds anything of node-gyp's (build/config.gypi, build/Makefile, build/Release/).
+  expect(folders.filter((folder) => ['config.gypi', 'Makefile', 'Release'].some((file) => existsSync(path.join(repoRoot, folder, 'build', file))))).toEqual([]);
+  // better-sqlite3 loads the Node-API binary its package holds for this platform (a binary node-gyp built, in
+  // build/Release/, would come first).
+  const loaded = await run(
+    process.execPath,
+    ['-e', "const Database = require('better-sqlite3'); new Database(':memory:').close(); console.log(JSON.stringify(Object.keys(require.cache).filter((file) => file.endsWith('.node'))))"],
+    { cwd: repoRoot, timeout: 30_000 },
+  );
+  expect(JSON.parse(loaded.stdout)).toEqual([expect.stringMatching(new RegExp(`^${repoRoot}/node_modules/better-sqlite3/prebuilds/(${process.platform}|linuxmusl)-${process.arch}\\.node$`))]);
+}, 120_000);
 
 describe('installed from their tarballs', () => {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
@@ -118,11 +157,16 @@ describe('installed from their tarballs', () => {
     expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
   });
 
-  test("the tarballs' package.json has no scripts, so installing them prints no npm warning; nor does packing", () => {
+  test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing) and the repository's engines", () => {
     for (const name of [rootManifest.name, runnerManifest.name]) {
       const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
       expect(manifest.scripts, name).toBeUndefined();
       expect(manifest.devDependencies, name).toBeUndefined();
+      // The Node versions of the repository, whatever the package's own package.json says (scripts/pack.ts).
+      expect(manifest.engines, name).toEqual(readJson(path.join(repoRoot, 'package.json')).engines);
+      // The repository's license, field and file.
+      expect(manifest.license, name).toBe('MIT');
+      expect(readFileSync(path.join(consumer, 'node_modules', name, 'LICENSE'), 'utf8'), name).toBe(readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8'));
     }
     expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
   });
@@ -171,6 +215,7 @@ describe('installed from their tarballs', () => {
 
   test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
     expect(listing(clientTarball)).toEqual([
+      'package/LICENSE',
       'package/README.md',
       'package/dist/client/index.d.ts',
       'package/dist/client/index.js',
@@ -293,6 +338,7 @@ export async function title(): Promise<string> {
     // Beside these, only the runner's data files (conformance/*.json), copied as they are.
     const files = listing(runnerTarball);
     expect(files.filter((file) => !/^package\/dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
+      'package/LICENSE',
       'package/README.md',
       'package/dist/THIRD-PARTY-LICENSES.md',
       'package/dist/docs-conformance.mjs',

