@@ -8,7 +8,7 @@ import { type Contract, type Operation, loadContract, type OpenApiDocument } fro
 import { deriveProbes } from './invalid.ts';
 import { IdPool } from './property/ids.ts';
 import type { CallInit, CheckResult, OperationId, SuccessBody } from './types.ts';
-import { type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
+import { dialectProblem, type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
 
 /** What a session needs of the runner's options (ConformanceOptions, runner.ts, adds the property phase's). */
 export interface SessionOptions {
@@ -173,6 +173,8 @@ export class Session {
 
   constructor(readonly options: SessionOptions) {
     this.contract = loadContract(options.contract);
+    const dialect = dialectProblem(this.contract.document);
+    if (dialect) throw new UsageError(dialect);
     this.ids = new IdPool(new Set([...this.contract.operations.values()].flatMap((operation) => operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name))));
     this.validator = validatorOf(this.contract);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');

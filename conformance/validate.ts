@@ -39,6 +39,20 @@ export interface Problem {
 }
 
 const CONTRACT_ID = 'urn:docs-platform:contract';
+
+/**
+ * The JSON Schema dialects the runner reads schemas in (`jsonSchemaDialect`; a 3.1 document that declares none is in
+ * the first, its default): OpenAPI 3.1's base dialect and the 2020-12 meta-schema it builds on, which validate alike
+ * (OpenAPI's own keywords are annotations).
+ */
+export const READ_DIALECTS = ['https://spec.openapis.org/oas/3.1/dialect/base', 'https://json-schema.org/draft/2020-12/schema'];
+
+/** Why the runner cannot validate against `document`'s schemas, or undefined: a dialect it does not read. */
+export function dialectProblem(document: object): string | undefined {
+  const dialect = (document as { jsonSchemaDialect?: unknown }).jsonSchemaDialect;
+  if (dialect === undefined || READ_DIALECTS.includes(dialect as string)) return undefined;
+  return `the contract declares the JSON Schema dialect ${JSON.stringify(dialect)}; the runner validates in ${READ_DIALECTS.join(' or ')} only`;
+}
 const MAX_ERRORS = 10;
 
 const validators = new WeakMap<Contract, ResponseValidator>();

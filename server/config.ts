@@ -169,7 +169,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'JOB_LEASE_MS',
     key: 'jobLeaseMs',
     default: '30000',
-    description: 'how long a background job an instance claimed stays its own without a heartbeat (then another instance takes it over), in milliseconds',
+    description: 'how long a background job an instance claimed stays its own without a heartbeat, measured by the database clock (then another instance takes it over), in milliseconds',
     parse: (value) => int('JOB_LEASE_MS', value, 30_000, 300, 3_600_000),
   }),
   variable({

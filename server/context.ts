@@ -67,6 +67,12 @@ export interface AppContext {
   jobs: Jobs;
   /** The current time as an ISO 8601 UTC string. */
   now(): string;
+  /**
+   * Set in the context a background job runs with (jobs/runner.ts): checks, inside each write transaction `inWrite`
+   * opens, that the job is still this instance's (its lease, a fencing token), and throws otherwise, so that the
+   * write is undone. Absent elsewhere.
+   */
+  readonly fence?: (db: Db) => Promise<void>;
 }
 
 /** The context of one unit of work: the app's, with the database handle of that work. */
@@ -81,9 +87,17 @@ export function scoped(ctx: AppContext, db: Db): Scope {
   return scope;
 }
 
-/** Runs `work` with a scope of its own write transaction (see Store.write). */
+/**
+ * Runs `work` with a scope of its own write transaction (see Store.write). In a background job's context the
+ * transaction first checks the job's lease (`fence`): a job another instance took over writes nothing.
+ */
 export function inWrite<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>): Promise<T> {
-  return ctx.store.write((db) => work(scoped(ctx, db)));
+  const { fence } = ctx;
+  if (fence === undefined) return ctx.store.write((db) => work(scoped(ctx, db)));
+  return ctx.store.write(async (db) => {
+    await fence(db);
+    return work(scoped(ctx, db));
+  });
 }
 
 /** `ctx` with the store's reader: reads outside any transaction. */

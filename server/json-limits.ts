@@ -1,7 +1,9 @@
 // Bounds on the shape of JSON that JSON Schema cannot state: how deep it nests and how long its property names
-// are. They are checked without recursion, before anything recursive (the validator, JSON.stringify, structured
-// clones, the document converters) touches the value, so a 100 000-level body is a 400 naming where it goes too deep.
+// are, and, in a request body, text both engines store alike in every string and property name (text.ts). They are
+// checked without recursion, before anything recursive (the validator, JSON.stringify, structured clones, the
+// document converters) touches the value, so a 100 000-level body is a 400 naming where it goes too deep.
 import { badRequest } from './errors.ts';
+import { textProblem } from './text.ts';
 
 /** Most levels of nested objects and arrays in a request body (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 64;
@@ -32,6 +34,8 @@ export interface JsonShapeLimits {
   maxDepth: number;
   /** Longest property name; unchecked when absent. */
   maxKeyLength?: number;
+  /** Check every string and property name for what the engines cannot store alike (text.ts `textProblem`). */
+  text?: boolean;
 }
 
 /**
@@ -43,6 +47,10 @@ export function jsonShapeProblem(value: unknown, limits: JsonShapeLimits, root =
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const current = frame.value;
+    if (typeof current === 'string' && limits.text) {
+      const problem = textProblem(current);
+      if (problem !== undefined) return `${pathOf(frame, root)}: ${problem}`;
+    }
     if (typeof current !== 'object' || current === null) continue;
     if (frame.depth > limits.maxDepth) {
       return `${pathOf(frame, root)}: nests deeper than ${limits.maxDepth} levels of objects and arrays`;
@@ -59,14 +67,19 @@ export function jsonShapeProblem(value: unknown, limits: JsonShapeLimits, root =
       if (limits.maxKeyLength !== undefined && key.length > limits.maxKeyLength) {
         return `${pathOf(frame, root)}: has a property name longer than ${limits.maxKeyLength} characters`;
       }
+      const problem = limits.text ? textProblem(key) : undefined;
+      if (problem !== undefined) return `${pathOf(frame, root)}: a property name ${problem}`;
       stack.push({ value: (current as Record<string, unknown>)[key], depth: frame.depth + 1, parent: frame, key });
     }
   }
   return undefined;
 }
 
-/** Throws a 400 naming where a request body nests deeper than 64 levels or has a property name over 255 characters. */
+/**
+ * Throws a 400 naming where a request body nests deeper than 64 levels, has a property name over 255 characters, or
+ * holds a string or property name with a NUL or an unpaired surrogate.
+ */
 export function checkRequestJson(value: unknown, root = 'body'): void {
-  const problem = jsonShapeProblem(value, { maxDepth: MAX_JSON_DEPTH, maxKeyLength: MAX_JSON_KEY_LENGTH }, root);
+  const problem = jsonShapeProblem(value, { maxDepth: MAX_JSON_DEPTH, maxKeyLength: MAX_JSON_KEY_LENGTH, text: true }, root);
   if (problem !== undefined) throw badRequest(problem);
 }

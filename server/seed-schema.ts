@@ -3,10 +3,12 @@
 // API answers: an organization's `title` is read back as `Organization.title`, a space's `visibility` as
 // `Space.visibility`. So each field is checked against the schema of the field it becomes (the response schema,
 // which every answer is validated against), and each id against `ResourceId` (what a client can send in a path).
-// A value the contract refuses would otherwise be stored and make every read of its record a 500.
+// A value the contract refuses would otherwise be stored and make every read of its record a 500. Every string is
+// also text both engines store alike (text.ts): no NUL, no unpaired surrogate.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { OpenApiDocument } from './http/contract.ts';
+import { textProblem } from './text.ts';
 
 // ajv-formats is CommonJS: its function is the default export's default under ES module interop, or the export itself.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -98,7 +100,33 @@ export function seedChecker(contract: OpenApiDocument): SeedCheck {
   addFormats(ajv);
   ajv.addSchema({ $id: 'contract', components: contract.components } as object);
   const validate = ajv.compile(SEED_SCHEMA);
-  return (fixture) => (validate(fixture) ? undefined : describe(fixture, validate.errors ?? []));
+  return (fixture) => {
+    if (!validate(fixture)) return describe(fixture, validate.errors ?? []);
+    const text = textError(fixture);
+    return text === undefined ? undefined : describe(fixture, [text]);
+  };
+}
+
+/**
+ * The first string of the file that the engines would not store alike (text.ts: a NUL, an unpaired surrogate), as
+ * an error at its place; iterative, since the schema has bounded the file's depth only where it has one.
+ */
+function textError(fixture: unknown): ErrorObject | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value: fixture, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem !== undefined) return { keyword: 'text', instancePath: path, schemaPath: '', params: {}, message: problem };
+    } else if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        stack.push({ value: item, path: `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+      }
+    }
+  }
+  return undefined;
 }
 
 /** `/organizations/0/spaces/1/title` as `organizations[0] (acme) › spaces[1] (Handbook): title`, with the problem. */

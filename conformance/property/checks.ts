@@ -17,7 +17,9 @@ export const CHECKS = {
   'response-size': 'an answer is under the size bound (--max-response-bytes)',
   'framework-answers':
     'a request the HTTP layer answers itself (a body in another charset, not JSON, malformed, over any size bound, in an unknown encoding) gets a status the operation declares, with the error envelope',
-  'method-not-allowed': 'a method a path does not declare is refused with 404 or 405 (a 405 with an Allow header naming only declared methods), with the error envelope',
+  'method-not-allowed':
+    'a method a path does not declare is refused with 404 or 405 (a 405 with an Allow header naming the declared methods, HEAD beside GET), with the error envelope',
+  head: 'HEAD on an operation that has GET is answered as the GET (status, Content-Type, Content-Length, every header the GET sent), without a body',
 } as const;
 
 export type CheckId = keyof typeof CHECKS;

@@ -170,6 +170,14 @@ export interface InvalidValue {
   rule: string;
 }
 
+/** Strings that are not text the API takes: a NUL anywhere, and in a JSON body an unpaired surrogate too. */
+export function invalidText(where: 'path' | 'query' | 'body'): InvalidValue[] {
+  const values = [{ value: 'docs\u0000conformance', rule: 'holding the character U+0000 (NUL)' }];
+  // A URL carries UTF-8 only: half a surrogate pair cannot be percent-encoded.
+  if (where === 'body') values.push({ value: 'docs\ud800conformance', rule: 'holding an unpaired surrogate' });
+  return values;
+}
+
 /** The spellings of a number that are not an integer a client may send in a query: each must be refused. */
 export const NON_INTEGER_SPELLINGS = ['Infinity', '-Infinity', '1e400', '0x10', '1.5', '', 'abc'];
 
@@ -183,6 +191,9 @@ export function invalidValuesOf(contract: Contract, raw: Schema, where: 'query' 
       if (typeof schema.maxLength === 'number') values.push({ value: 'x'.repeat(schema.maxLength + 1), rule: `longer than its maxLength ${schema.maxLength}` });
       if (typeof schema.minLength === 'number' && schema.minLength > 0) values.push({ value: 'x'.repeat(schema.minLength - 1), rule: `shorter than its minLength ${schema.minLength}` });
       if (where === 'body') values.push({ value: 12345, rule: 'a number instead of a string' });
+      // Text is whole Unicode characters without U+0000 (the contract's rule for every string a request carries):
+      // PostgreSQL cannot store a NUL, and no engine stores an unpaired surrogate as sent.
+      values.push(...invalidText(where));
       break;
     case 'integer':
     case 'number':
@@ -234,10 +245,15 @@ export function invalidVariants(contract: Contract, operation: Operation): { whe
   for (const parameter of operation.parameters) {
     if (parameter.in !== 'path' || !parameter.schema) continue;
     const schema = flatten(contract, parameter.schema);
-    if (typeof schema.maxLength !== 'number') continue;
     const where = `path.${parameter.name}`;
-    const rule = `longer than its maxLength ${schema.maxLength}`;
-    variants.push({ where, rule, apply: (valid) => ({ ...valid, path: { ...valid.path, [parameter.name]: 'x'.repeat((schema.maxLength as number) + 1) }, invalid: { where, rule } }) });
+    if (typeof schema.maxLength === 'number') {
+      const rule = `longer than its maxLength ${schema.maxLength}`;
+      variants.push({ where, rule, apply: (valid) => ({ ...valid, path: { ...valid.path, [parameter.name]: 'x'.repeat((schema.maxLength as number) + 1) }, invalid: { where, rule } }) });
+    }
+    if (typeOf(schema) !== 'string') continue;
+    for (const { value, rule } of invalidText('path')) {
+      variants.push({ where, rule, apply: (valid) => ({ ...valid, path: { ...valid.path, [parameter.name]: value as string }, invalid: { where, rule } }) });
+    }
   }
   for (const parameter of operation.parameters) {
     if (parameter.in !== 'query' || !parameter.schema) continue;

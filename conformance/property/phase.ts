@@ -378,6 +378,17 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
       await check(operation, 'valid', valid, async (request) => void (await judged(operation, request)), ALWAYS);
     }
 
+    // HEAD, wherever GET is: answered as the GET, without a body.
+    if (enabled.has('head') && operation.method === 'get') {
+      try {
+        await checkHead(operation, minimal(contract, operation, fc.sample(valid, { numRuns: 1, seed: seedOf(seed, operation.operationId, 'head') })[0]!));
+        pass(operation.operationId, 'head');
+      } catch (error) {
+        if (error instanceof CheckFailure) fail(operation.operationId, error);
+        else throw error;
+      }
+    }
+
     // Invalid values, one rule broken at a time: refused with a 4xx, and nothing changed.
     const variants = invalidVariants(contract, operation);
     if (variants.length > 0 && (enabled.has('invalid-refused') || enabled.has('invalid-unchanged'))) {
@@ -561,6 +572,38 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     }
   }
 
+  /**
+   * HEAD (RFC 9110, section 9.3.2) on a GET operation's plainest request, with the token, without one (when the
+   * operation declares authentication) and on path parameters that name nothing: each answered as the GET sent just
+   * before it. A difference is checked once more with a new pair, so that a resource changed in between (by
+   * background work) is not taken for one.
+   */
+  async function checkHead(operation: Operation, request: GeneratedRequest): Promise<void> {
+    const names = pathNames(operation.path);
+    const variants: { what: string; path: Record<string, unknown>; auth: 'token' | 'none' }[] = [
+      { what: 'with the token', path: request.path, auth: 'token' },
+      ...(declaresAuth(contract, operation) ? [{ what: 'without a token', path: request.path, auth: 'none' as const }] : []),
+      ...(names.length > 0 ? [{ what: 'on ids that name nothing', path: Object.fromEntries(names.map((name) => [name, `docs-conformance-none-${seed}`])), auth: 'token' as const }] : []),
+    ];
+    for (const variant of variants) {
+      const url = session.url(operation, variant.path, request.query);
+      const token = variant.auth === 'none' ? null : undefined;
+      let difference: string | undefined;
+      let exchange: ExchangeRecord | undefined;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const get = await session.raw(operation, { method: 'GET', url, token });
+        const head = await session.raw(operation, { method: 'HEAD', url, token });
+        exchange = {
+          request: { method: 'HEAD', url, curl: curlLine('HEAD', url, undefined, variant.auth).replace('-X HEAD', '-I') },
+          ...(head ? { response: { status: head.status } } : {}),
+        };
+        difference = !get || !head ? `no answer to the ${get ? 'HEAD' : 'GET'} (network error or timeout)` : headDifference(get, head);
+        if (difference === undefined) break;
+      }
+      if (difference !== undefined) throw new CheckFailure('head', `${variant.what}: ${difference}`, exchange);
+    }
+  }
+
   async function paginate(operation: Operation, pathValues: Record<string, string>): Promise<void> {
     const limit = operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'limit');
     const minimum = limit?.schema ? Math.max(1, Number(flatten(contract, limit.schema).minimum ?? 1)) : 1;
@@ -714,22 +757,27 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
       for (const [template, item] of Object.entries(contract.document.paths)) {
         const owner = selected.find((operation) => operation.path === template);
         if (!owner) continue;
-        const declared = HTTP_METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined);
+        const declared: string[] = HTTP_METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined);
+        // HEAD is supported wherever GET is (the check `head`): elsewhere it is a method the path does not have.
+        const supported = declared.includes('get') ? [...declared, 'head'] : declared;
         const url = urlOf(template);
         try {
-          for (const method of HTTP_METHODS.filter((candidate) => !declared.includes(candidate))) {
-            const answer = await session.raw(undefined, { method: method.toUpperCase(), url, ...(method === 'get' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+          for (const method of [...HTTP_METHODS, 'head'].filter((candidate) => !supported.includes(candidate))) {
+            const bodyless = method === 'get' || method === 'head';
+            const answer = await session.raw(undefined, { method: method.toUpperCase(), url, ...(bodyless ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
             const exchange: ExchangeRecord = {
-              request: { method: method.toUpperCase(), url, curl: curlLine(method.toUpperCase(), url, method === 'get' ? undefined : {}, 'token') },
+              request: { method: method.toUpperCase(), url, curl: curlLine(method.toUpperCase(), url, bodyless ? undefined : {}, 'token') },
               ...(answer ? { response: { status: answer.status, ...(answer.text ? { body: clip(answer.text) } : {}) } } : {}),
             };
             const where = `${method.toUpperCase()} ${template} (not declared)`;
             if (!answer) throw new CheckFailure('method-not-allowed', `${where}: no answer`, exchange);
             if (answer.status !== 404 && answer.status !== 405) throw new CheckFailure('method-not-allowed', `${where}: answered ${answer.status}, expected 405 or 404`, exchange);
-            if (!isEnvelope(answer.json)) throw new CheckFailure('method-not-allowed', `${where}: the ${answer.status} answer has no {error: {code, message}} envelope`, exchange);
+            // The answer to a HEAD has no body to hold the envelope.
+            if (method !== 'head' && !isEnvelope(answer.json)) throw new CheckFailure('method-not-allowed', `${where}: the ${answer.status} answer has no {error: {code, message}} envelope`, exchange);
             const allow = (answer.headers.get('allow') ?? '').split(',').map((value) => value.trim().toLowerCase()).filter(Boolean);
-            if (answer.status === 405 && (allow.length === 0 || allow.some((value) => !declared.includes(value as never) && value !== 'head' && value !== 'options'))) {
-              throw new CheckFailure('method-not-allowed', `${where}: a 405 whose Allow (${allow.join(', ') || 'none'}) is not the declared methods (${declared.join(', ')})`, exchange);
+            // RFC 9110, section 15.5.6: a 405's Allow lists the methods the resource supports; OPTIONS may be among them.
+            if (answer.status === 405 && (allow.length === 0 || allow.some((value) => !supported.includes(value) && value !== 'options') || !supported.every((value) => allow.includes(value)))) {
+              throw new CheckFailure('method-not-allowed', `${where}: a 405 whose Allow (${allow.join(', ') || 'none'}) is not the supported methods (${supported.join(', ')})`, exchange);
             }
           }
           pass(owner.operationId, 'method-not-allowed');
@@ -769,3 +817,23 @@ function declaresAuth(contract: Contract, operation: Operation): boolean {
 }
 
 const clip = (text: string) => (text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
+
+/** Headers of one message, not of the resource: a HEAD may answer them otherwise than its GET. */
+const PER_MESSAGE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+/**
+ * How a HEAD's answer differs from its GET's, or undefined: the status, a body, the Content-Type, the Content-Length
+ * when the GET sent one (a GET sent without a length, in chunks, leaves the HEAD's free), and any other header the
+ * GET sent (by name: a request id differs from one answer to the next).
+ */
+export function headDifference(get: Pick<Answer, 'status' | 'headers'>, head: Pick<Answer, 'status' | 'headers' | 'text'>): string | undefined {
+  if (head.status !== get.status) return `HEAD answered ${head.status}, GET ${get.status}`;
+  if (head.text !== '') return `HEAD answered a body of ${Buffer.byteLength(head.text)} bytes`;
+  const same = (name: string) => head.headers.get(name) === get.headers.get(name);
+  if (!same('content-type')) return `Content-Type ${JSON.stringify(head.headers.get('content-type'))} for HEAD, ${JSON.stringify(get.headers.get('content-type'))} for GET`;
+  const length = get.headers.get('content-length');
+  if (length !== null && !same('content-length')) return `Content-Length ${head.headers.get('content-length') ?? 'missing'} for HEAD, ${length} for GET`;
+  const missing = [...get.headers.keys()].filter((name) => !PER_MESSAGE_HEADERS.has(name) && !head.headers.has(name));
+  if (missing.length > 0) return `HEAD answered without ${missing.join(', ')}, which the GET sent`;
+  return undefined;
+}

@@ -15,6 +15,7 @@ import { newId } from '../domain/ids.ts';
 import { markdownProblem, parseMarkdown } from './document.ts';
 import { pageBody, type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
 import { anchorOf } from './search.ts';
+import { storableText } from '../text.ts';
 
 export const SUMMARY_FILE = 'SUMMARY.md';
 export const ASSETS_DIR = '.gitbook/assets';
@@ -176,7 +177,7 @@ interface ImportOptions {
 export function importPages(files: Map<string, RepositoryFile>, options: ImportOptions): StoredPage[] {
   const summary = files.get(SUMMARY_FILE);
   const entries = summary
-    ? summaryEntries(summary.bytes.toString('utf8'), (file) => files.has(file))
+    ? summaryEntries(storableText(summary.bytes.toString('utf8')), (file) => files.has(file))
     : folderEntries([...files.keys()].filter((file) => isMarkdown(file) && !file.startsWith('.')), '');
   const before = new Map([...walkPages(options.previous.pages)].map(({ page, path: pagePath }) => [pagePath, page]));
   return buildPages(entries, '', { ...options, files, before });
@@ -281,7 +282,7 @@ function buildPages(
   const taken = new Set<string>();
   return entries.map((entry) => {
     const file = entry.file ? context.files.get(entry.file) : undefined;
-    const read = file ? readPageFile(file.bytes.toString('utf8')) : undefined;
+    const read = file ? readPageFile(storableText(file.bytes.toString('utf8'))) : undefined;
     const title = read?.title ?? (entry.title.trim() || 'Untitled');
     const slug = uniqueName(taken, slugOf(entry, parentPath, title));
     const pagePath = parentPath ? `${parentPath}/${slug}` : slug;

@@ -248,6 +248,11 @@ export interface WriteInput {
   at: Date;
   /** Commit even when nothing changed. */
   force: boolean;
+  /**
+   * Called once the commit is written, right before the branch is moved and pushed: throwing leaves the branch
+   * where it was (a background job checks that it still holds its lease).
+   */
+  beforeUpdate?: () => Promise<void>;
 }
 
 /** Commits the files on `ref` (on top of its last commit) and pushes a remote; returns the commit, if one was made. */
@@ -285,6 +290,7 @@ export async function writeRepository(access: RepositoryAccess, input: WriteInpu
           committer: { ...SERVICE_COMMITTER, ...when },
         },
       });
+      await input.beforeUpdate?.();
       await git.writeRef({ fs, gitdir, ref: access.ref, value: commit, force: true });
       if (access.location.kind === 'http') await push(access, gitdir, access.location.url);
       return { commit };

@@ -18,7 +18,7 @@ import { sha256 } from '../domain/ids.ts';
 import { EDIT_MODES, getSpaceRow, type SpaceRow } from '../domain/spaces.ts';
 import { findUser } from '../auth/caller.ts';
 import type { Input } from '../domain/contract.ts';
-import type { JobKind } from '../jobs/runner.ts';
+import type { Job, JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import type { Db } from '../store/db.ts';
 import { readFileContent, storeFile } from './files.ts';
@@ -52,19 +52,27 @@ export const GIT_EXPORT_JOB = 'git-export';
 /** The job of an import or an export: runs the operation, records a failure on it. */
 export const gitJobKind: JobKind<{ operation: string }> = {
   resumable: true, // the outcome is written at the end, in one transaction: running it again is safe
-  run: (ctx, job) => runGitOperation(ctx, job.payload.operation),
+  run: (ctx, job) => runGitOperation(ctx, job.payload.operation, job),
   fail: (ctx, job, reason) => failGitOperation(ctx, job.payload.operation, reason),
 };
 
-async function runGitOperation(ctx: AppContext, operationId: string): Promise<void> {
+/**
+ * What an operation needs of its job: the signal that stops it, the check of its lease before the branch moves, and
+ * the end of the job, in the write that records the outcome.
+ */
+type OperationJob = Pick<Job, 'signal' | 'confirmLease' | 'done'>;
+
+async function runGitOperation(ctx: AppContext, operationId: string, job: OperationJob): Promise<void> {
   const operation = await getGitOperation(reading(ctx).db, ctx.secrets.gitCredentials, operationId);
   // Gone with its space, or already finished before a restart.
   if (!operation || operation.row.status === 'done' || operation.row.status === 'failed') return;
   await inWrite(ctx, (scope) => markGitOperationRunning(scope.db, operationId));
   try {
-    if (operation.row.kind === 'import') await runImport(ctx, operation);
-    else await runExport(ctx, operation);
+    if (operation.row.kind === 'import') await runImport(ctx, operation, job);
+    else await runExport(ctx, operation, job);
   } catch (error) {
+    // The job is no longer this instance's: that is not the operation's failure.
+    job.signal.throwIfAborted();
     throw new Error(redact(describeGitError(error), operation.credentials));
   }
 }
@@ -84,7 +92,7 @@ const logFields = ({ row, request }: GitOperation) => ({
   ref: request.ref,
 });
 
-function repositoryAccess(ctx: AppContext, operation: GitOperation): RepositoryAccess {
+function repositoryAccess(ctx: AppContext, operation: GitOperation, signal: AbortSignal): RepositoryAccess {
   const { location, credentials, request, row } = operation;
   // Checked again when the operation runs: the configuration or the folder (a symbolic link) may have changed.
   const refusal = location.kind === 'local' ? localRepositoryRefusal(ctx.config, location.path) : undefined;
@@ -94,7 +102,7 @@ function repositoryAccess(ctx: AppContext, operation: GitOperation): RepositoryA
     location,
     ...(credentials ? { credentials } : {}),
     ref: request.ref,
-    http: gitHttpClient(outboundFor(ctx.config), { withCredentials: credentials !== undefined }),
+    http: gitHttpClient((url, options) => outboundFor(ctx.config)(url, { ...options, signal }), { withCredentials: credentials !== undefined }),
     ...(cached
       ? {
           cacheDir: path.join(
@@ -114,9 +122,9 @@ async function liveSpace(db: Db, spaceId: string): Promise<SpaceRow> {
   return space;
 }
 
-async function runImport(ctx: AppContext, operation: GitOperation): Promise<void> {
+async function runImport(ctx: AppContext, operation: GitOperation, job: OperationJob): Promise<void> {
   const request = operation.request as Input<'ImportGitRequest'>;
-  const read = await readRepository(repositoryAccess(ctx, operation), projectDirectory(request.repoProjectDirectory), isImported);
+  const read = await readRepository(repositoryAccess(ctx, operation, job.signal), projectDirectory(request.repoProjectDirectory), isImported);
   // A page is read whole, as markdown or as a Document: the same bound as a page imported from a website.
   for (const [file, content] of read.files) {
     if (isMarkdown(file) && content.bytes.length > IMPORT_LIMITS.pageBytes) {
@@ -136,6 +144,7 @@ async function runImport(ctx: AppContext, operation: GitOperation): Promise<void
     if (upToDate && !request.force && !request.standalone) {
       await recordGitSync(db, space.id, operation, now);
       await finishGitOperation(db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: current.id });
+      await job.done(db);
       return current;
     }
     const rewrite = request.repoTreeURL
@@ -154,6 +163,7 @@ async function runImport(ctx: AppContext, operation: GitOperation): Promise<void
       await recordGitSync(db, space.id, operation, now);
     }
     await finishGitOperation(db, operation.row.id, { status: 'done', at: now, commit: git.oid, revision: revision.id });
+    await job.done(db);
     return revision;
   });
   ctx.log.info({ ...logFields(operation), commit: read.commit.oid, revision: revision.id }, 'git import done');
@@ -184,7 +194,7 @@ async function importFiles(db: Db, files: Map<string, RepositoryFile>, previous:
   return imported;
 }
 
-async function runExport(ctx: AppContext, operation: GitOperation): Promise<void> {
+async function runExport(ctx: AppContext, operation: GitOperation, job: OperationJob): Promise<void> {
   const request = operation.request as Input<'ExportGitRequest'>;
   // Read first, outside any transaction; the repository is written to; the outcome is recorded in a write.
   const { db } = reading(ctx);
@@ -193,7 +203,7 @@ async function runExport(ctx: AppContext, operation: GitOperation): Promise<void
   const user = operation.row.user_id ? await findUser(db, operation.row.user_id) : undefined;
   const bytes = new Map<string, Buffer | undefined>();
   for (const file of content.files) bytes.set(file.id, (await readFileContent(db, file.id))?.bytes);
-  const { commit } = await writeRepository(repositoryAccess(ctx, operation), {
+  const { commit } = await writeRepository(repositoryAccess(ctx, operation, job.signal), {
     directory: projectDirectory(request.repoProjectDirectory),
     files: exportLayout(content, (file) => bytes.get(file.id)),
     replaces: replacedByExport,
@@ -201,11 +211,14 @@ async function runExport(ctx: AppContext, operation: GitOperation): Promise<void
     author: { name: user?.displayName ?? SERVICE_COMMITTER.name, email: user?.email ?? SERVICE_COMMITTER.email },
     at: ctx.clock.now(),
     force: request.force === true,
+    // The branch moves only while the job is still this instance's (a remote also refuses a push whose branch moved).
+    beforeUpdate: job.confirmLease,
   });
   await inWrite(ctx, async (scope) => {
     const now = ctx.now();
     if (await getSpaceRow(scope.db, space.id)) await recordGitSync(scope.db, space.id, operation, now);
     await finishGitOperation(scope.db, operation.row.id, { status: 'done', at: now, ...(commit ? { commit } : {}) });
+    await job.done(scope.db);
   });
   ctx.log.info({ ...logFields(operation), commit: commit ?? null }, commit ? 'git export done' : 'git export: nothing changed');
 }

@@ -32,6 +32,7 @@ import { OutboundError, type OutboundResponse, outboundFor } from '../net/outbou
 import { newPage, slugify, unique } from './edit.ts';
 import { sameStoredFile, storeFile } from './files.ts';
 import { type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
+import { storableText } from '../text.ts';
 
 export const IMPORT_LIMITS = {
   pages: 50,
@@ -180,7 +181,7 @@ async function crawl(ctx: AppContext, start: string) {
   };
 
   found.set('', []);
-  accept(first.body.toString('utf8'), first.url, [], 0);
+  accept(storableText(first.body.toString('utf8')), first.url, [], 0);
   for (let depth = 1; depth <= IMPORT_LIMITS.depth && level.length > 0; depth++) {
     const current = level.slice(0, Math.max(0, IMPORT_LIMITS.pages - pages.length));
     level = [];
@@ -189,7 +190,7 @@ async function crawl(ctx: AppContext, start: string) {
     );
     responses.forEach((response, index) => {
       if (response && isOk(response) && isHtml(response)) {
-        accept(response.body.toString('utf8'), current[index]!.url, current[index]!.segments, depth);
+        accept(storableText(response.body.toString('utf8')), current[index]!.url, current[index]!.segments, depth);
       }
     });
   }

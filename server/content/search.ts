@@ -117,14 +117,48 @@ export function searchWords(text: string): string[] {
 
 /**
  * The text shown for matching sections (index rows of `searchSections` for the same `text`): the words around the
- * match, made for the sections a page of results shows only.
+ * match (`snippet`), made for the sections a page of results shows only.
  */
 export async function sectionBodies(db: Db, text: string, rows: readonly number[]): Promise<Map<number, string>> {
   const words = searchWords(text);
   if (words.length === 0 || rows.length === 0) return new Map();
-  const found = await search.bodies(db, words, rows);
+  const terms = words.flatMap((word) => foldedWords(word));
+  const found = new Map<number, string>();
+  for (const [row, body] of await search.bodies(db, rows)) found.set(row, snippet(body, terms));
   snippets += found.size;
   return found;
+}
+
+/** How many words a section's text shows at most. */
+export const SNIPPET_WORDS = 32;
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** A word as the index matches it: lower case, without diacritics (both engines' indexes fold text so). */
+const fold = (word: string) => word.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+
+/** The words of a search term as the index holds them. */
+const foldedWords = (text: string) => fold(text).match(WORD) ?? [];
+
+/**
+ * The text shown of a matching section: the whole text when it holds at most 32 words, otherwise 32 words from a few
+ * words before the first one that starts with a search term, `…` where it is cut. Chosen here rather than by the
+ * engines (FTS5's snippet(), PostgreSQL's ts_headline()), which choose and trim differently: both engines show the
+ * same text.
+ */
+export function snippet(body: string, terms: readonly string[]): string {
+  const words = [...body.matchAll(WORD)];
+  if (words.length <= SNIPPET_WORDS) return body.trim();
+  const first = words.findIndex((word) => {
+    const folded = fold(word[0]);
+    return terms.some((term) => folded.startsWith(term));
+  });
+  const start = Math.max(0, Math.min(first < 0 ? 0 : first - 4, words.length - SNIPPET_WORDS));
+  const end = start + SNIPPET_WORDS;
+  const from = start === 0 ? 0 : words[start]!.index!;
+  const last = words[end - 1]!;
+  const to = end === words.length ? body.length : last.index! + last[0].length;
+  return `${start > 0 ? '…' : ''}${body.slice(from, to).trim()}${end < words.length ? '…' : ''}`;
 }
 
 let snippets = 0;

@@ -18,6 +18,11 @@ export interface TranslationRequest {
   to: Language;
   /** The translation's instructions, as plain text (empty when it has none). */
   instructions: string;
+  /**
+   * Aborted when the run is no longer this instance's (another took its job over): a translator that waits on a
+   * service passes it on; the run stops before its next page either way.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Translator {
@@ -124,6 +129,7 @@ export async function translateContent(
   let words = 0;
   const translatePages = async (list: StoredPage[]) => {
     for (const page of list) {
+      request.signal?.throwIfAborted();
       pages += 1;
       const { slots, finish } = pageSlots(page);
       if (slots.length > 0) {

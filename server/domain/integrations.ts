@@ -399,14 +399,18 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
       await inWrite(ctx, async (scope) => {
         await addLog(scope, event.id, 'info', 'recorded without delivery: development mode was disabled before delivery');
         await setEventStatus(scope, event.id, 'success');
+        await job.done(scope.db);
       });
       return;
     }
-    // Delivered outside any transaction; the outcome is recorded in a write of its own.
+    // Delivered outside any transaction; the outcome is recorded in a write of its own. A delivery is an effect
+    // outside the database: it is made only while the job still holds its lease, and stops when it is lost.
     const payload = fromJson<Model<'IntegrationEventPayload'>>(event.payload, {} as never);
+    await job.confirmLease();
     let outcome: { status: number; body: Buffer } | Error;
     try {
       outcome = await outboundFor(ctx.config)(tunnel, {
+        signal: job.signal,
         method: 'POST',
         maxBytes: TUNNEL_ANSWER_MAX_BYTES,
         headers: {
@@ -420,9 +424,11 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
         body: JSON.stringify(payload),
       });
     } catch (error) {
+      job.signal.throwIfAborted();
       outcome = error as Error;
     }
     await inWrite(ctx, async (scope) => {
+      await job.done(scope.db);
       if (!(await getIntegrationRow(scope.db, event.integration_name))) return;
       if (outcome instanceof Error) {
         await addLog(scope, event.id, 'error', `delivery failed: ${outcome.message}`);

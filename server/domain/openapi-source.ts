@@ -9,6 +9,7 @@ import type { Model } from './contract.ts';
 import { OutboundError, outboundFor } from '../net/outbound.ts';
 import { MAX_STORED_JSON_DEPTH } from '../store/db.ts';
 import { sha256 } from './ids.ts';
+import { storableText } from '../text.ts';
 
 export type ProcessErrorCode = NonNullable<Model<'OpenAPISpec'>['lastProcessErrorCode']>;
 
@@ -32,15 +33,20 @@ export interface ParsedSpec {
   document: Record<string, unknown>;
 }
 
-/** Fetches the text of a source; a timeout is FETCH_TIMEOUT, any other failure (HTTP error status too) FETCH_ERROR. */
-export async function fetchSourceText(ctx: AppContext, url: string): Promise<string> {
+/**
+ * Fetches the text of a source; a timeout is FETCH_TIMEOUT, any other failure (HTTP error status too) FETCH_ERROR.
+ * `signal` (the job's) stops the request, which then throws the signal's reason.
+ */
+export async function fetchSourceText(ctx: AppContext, url: string, signal?: AbortSignal): Promise<string> {
   let response;
   try {
     response = await outboundFor(ctx.config)(url, {
       maxBytes: MAX_SOURCE_BYTES,
       headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.5' },
+      ...(signal ? { signal } : {}),
     });
   } catch (error) {
+    signal?.throwIfAborted();
     if (error instanceof OutboundError) {
       throw new OpenAPISourceError(error.failure === 'timeout' ? 'FETCH_TIMEOUT' : 'FETCH_ERROR', error.message);
     }
@@ -49,7 +55,7 @@ export async function fetchSourceText(ctx: AppContext, url: string): Promise<str
   if (response.status < 200 || response.status >= 300) {
     throw new OpenAPISourceError('FETCH_ERROR', `${url} answered HTTP ${response.status}`);
   }
-  return response.body.toString('utf8');
+  return storableText(response.body.toString('utf8'));
 }
 
 /**

@@ -1,7 +1,21 @@
 // Order among siblings. Spaces and collections with the same parent (a collection, or the organization's top
-// level) share one order, kept as REAL positions: an item moved between two others takes the midpoint.
-import { badRequest } from '../errors.ts';
+// level) share one order, kept as REAL positions, ties broken by id: an item placed between two others takes the
+// midpoint of their positions, one placed first or last the position next to the end's, one more or one less.
+//
+// Positions never run out: halving a gap of 1 leaves a midpoint strictly between its ends about 52 times (a double's
+// 53 bits); when the gap has none left (or its ends share one position), the parent's children are renumbered 1, 2,
+// 3… in their order, in the same transaction, and the item takes the midpoint of the new gap. A renumbering writes
+// every child of the parent once, so it costs a write per sibling every ~50 moves into one gap, and nothing
+// otherwise: moves and creates read one sibling on each side of the place, through the position indexes. Several
+// instances writing to one list stay in order because each write is a serializable transaction on PostgreSQL: two
+// moves or a renumbering that read what the other writes cannot both commit, and the one that must retry reads the
+// order again (store/postgres/store.ts). The site structure's lists (sections and groups, a group's sections, site
+// spaces) are short (at most 100 and 500 items) and are written whole, 1, 2, 3…, at every move
+// (domain/site-structure.ts), so their positions never get closer than 1; the pages of a space are the order of its
+// revision's tree, which every write makes whole. `test/api/ordering.test.ts` checks every ordered list of the API
+// against a model list.
 import type { Db } from '../store/db.ts';
+import { badRequest } from '../errors.ts';
 import * as siblings from '../store/siblings.ts';
 
 /** A position after every sibling: read from the position indexes, without reading the siblings. */
@@ -14,39 +28,60 @@ export interface PositionRequest {
   after?: { space: string };
 }
 
+/** An item to place: its id, and where it is now. */
+export interface Placed {
+  id: string;
+  organization_id: string;
+  parent_id: string | null;
+  position: number;
+}
+
+/** The gap an item goes into: the sibling just before it and the one just after it (none at an end). */
+type Gap = { before?: siblings.Sibling; after?: siblings.Sibling };
+
 /**
- * The position for an item placed just before `before.space` or just after `after.space` among the siblings
- * (last when neither is given). The reference must be a sibling (a space or collection with the same parent).
+ * The position for `item` placed among the children of `parentId` just before `before.space` or just after
+ * `after.space` (last when neither is given), or `undefined` when the item is already there (the same parent, and the
+ * same sibling just before it): a move that changes nothing. The reference must be a sibling (a space or collection
+ * with that parent), else a 400 naming the field. When the gap has no position left between its ends, the siblings
+ * are renumbered first (see the top of this file): call it inside the write that stores the position.
  */
 export async function positionAmong(
   db: Db,
-  organizationId: string,
+  item: Placed,
   parentId: string | null,
-  itemId: string,
   request: PositionRequest | undefined,
-): Promise<number> {
+): Promise<number | undefined> {
+  const of = { organizationId: item.organization_id, parentId, excludeId: item.id };
+  const gap = await gapOf(db, of, request);
+  if (item.parent_id === parentId) {
+    const previous = await siblings.neighbour(db, of, 'before', item);
+    if (previous?.id === gap.before?.id) return undefined;
+  }
+  const position = between(gap);
+  if (position !== undefined) return position;
+  await siblings.renumber(db, of);
+  return between(await gapOf(db, of, request))!;
+}
+
+/** The siblings on each side of the place the request names. */
+async function gapOf(db: Db, of: siblings.Siblings, request: PositionRequest | undefined): Promise<Gap> {
   const reference = request?.before ?? request?.after;
-  if (!reference) return lastPosition(db, organizationId, parentId, itemId);
-  const of = { organizationId, parentId, excludeId: itemId };
+  if (!reference) return { before: await siblings.last(db, of) };
   const field = request?.before ? 'position.before.space' : 'position.after.space';
   const at = await siblings.sibling(db, of, reference.space);
   if (!at) throw badRequest(`${field}: ${reference.space} is not a sibling in the target parent`);
-  if (request?.before) {
-    const previous = (await siblings.neighbour(db, of, 'before', at))?.position ?? at.position - 2;
-    return (previous + at.position) / 2;
-  }
-  const next = (await siblings.neighbour(db, of, 'after', at))?.position ?? at.position + 2;
-  return (at.position + next) / 2;
+  return request?.before
+    ? { before: await siblings.neighbour(db, of, 'before', at), after: at }
+    : { before: at, after: await siblings.neighbour(db, of, 'after', at) };
 }
 
-/** Whether moving an item (with its current parent and position) to `to` among the same siblings changes nothing. */
-export async function staysInPlace(
-  db: Db,
-  item: { id: string; organization_id: string; parent_id: string | null; position: number },
-  to: number,
-): Promise<boolean> {
-  const of = { organizationId: item.organization_id, parentId: item.parent_id, excludeId: item.id };
-  // The sibling last before a position: (position, id) < (p, '') holds for every id exactly when position < p.
-  const previous = async (position: number) => (await siblings.neighbour(db, of, 'before', { position, id: '' }))?.id;
-  return (await previous(item.position)) === (await previous(to));
+/** A position strictly between the gap's ends (by position alone: ties by id are not kept), if there is one. */
+export function between(gap: { before?: { position: number }; after?: { position: number } }): number | undefined {
+  const low = gap.before?.position;
+  const high = gap.after?.position;
+  if (low === undefined) return high === undefined ? 1 : high - 1 < high ? high - 1 : undefined;
+  if (high === undefined) return low + 1 > low ? low + 1 : undefined;
+  const middle = low + (high - low) / 2;
+  return low < middle && middle < high ? middle : undefined;
 }

@@ -9,7 +9,7 @@ import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
 import { forbidden, notFound } from '../errors.ts';
 import type { Model } from './contract.ts';
-import { enqueue } from '../jobs/runner.ts';
+import { enqueue, type Job } from '../jobs/runner.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { queueState } from '../store/jobs.ts';
 import * as translations from '../store/translations.ts';
@@ -147,9 +147,10 @@ const statusAfterRun = async (db: Db, translationId: string) =>
 /**
  * Performs one run: reads the source outside any transaction, translates it (which may wait on a translation
  * service), then writes the result in a write of its own. Throws, with the reason, when it cannot be done; the
- * translation then keeps its result.
+ * translation then keeps its result. The job's `signal` stops the translation when the run is no longer this
+ * instance's (its writes are refused then anyway: the job's lease, `inWrite`); the write of the result ends the job.
  */
-export async function performRun(ctx: AppContext, translationId: string): Promise<void> {
+export async function performRun(ctx: AppContext, translationId: string, job: Pick<Job, 'signal' | 'done'>): Promise<void> {
   const started = ctx.clock.now().getTime();
   const row = await inWrite(ctx, async (scope) => {
     const current = await getTranslationRow(scope.db, translationId);
@@ -166,8 +167,12 @@ export async function performRun(ctx: AppContext, translationId: string): Promis
     ...(from ? { from } : {}),
     to: row.language,
     instructions: instructions?.nodes.map(nodeText).join('\n') ?? '',
+    signal: job.signal,
   });
-  await inWrite(ctx, (scope) => recordRun(scope, translationId, source, translated, started));
+  await inWrite(ctx, async (scope) => {
+    await recordRun(scope, translationId, source, translated, started);
+    await job.done(scope.db);
+  });
 }
 
 /** Writes a run's content into the result space (creating it when there is none) and its statistics. */

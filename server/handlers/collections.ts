@@ -17,7 +17,7 @@ import {
   viewsAllContent,
 } from '../domain/collections.ts';
 import { newId } from '../domain/ids.ts';
-import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
+import { lastPosition, positionAmong } from '../domain/ordering.ts';
 import { getOrganizationRow, organizationPermissions } from '../domain/organizations.ts';
 import { organizationAccess } from '../domain/organizations.ts';
 import { listId } from '../domain/paging.ts';
@@ -151,10 +151,8 @@ export const collectionHandlers: HandlerGroup<Operations> = {
       }
       await requireCreateIn(ctx.db, access.membership, parent);
     }
-    const position = await positionAmong(ctx.db, collection.organization_id, parentId, collection.id, body.position);
-    if (parentId === collection.parent_id && (await staysInPlace(ctx.db, collection, position))) {
-      throw conflict('the move changes nothing: the collection is already there');
-    }
+    const position = await positionAmong(ctx.db, collection, parentId, body.position);
+    if (position === undefined) throw conflict('the move changes nothing: the collection is already there');
     await collections.update(ctx.db, collection.id, { parent_id: parentId, position });
     return { status: 200, body: await present(ctx, collection.id, caller) };
   },

@@ -174,20 +174,24 @@ export function registerOpenAPIJobs(runner: JobRunner): void {
   runner.register<ProcessPayload>(PROCESS_JOB, {
     // Processing only reads its source until it records the outcome: after a restart it simply starts again.
     resumable: true,
-    async run(ctx, { payload: { specId, source } }) {
+    async run(ctx, { payload: { specId, source }, signal, done }) {
       const found = await inWrite(ctx, (scope) => openapi.update(scope.db, specId, { processing_state: 'progress' }));
       if (!found) return; // deleted meanwhile
-      // Fetched and parsed outside any transaction; the outcome is recorded in a write of its own.
+      // Fetched and parsed outside any transaction; the outcome is recorded in a write of its own, which the job's
+      // lease guards (a processing taken over by another instance records nothing here), and which ends the job.
       let outcome: Parameters<typeof recordProcessing>[2];
       try {
-        const text = 'url' in source ? await fetchSourceText(ctx, source.url) : source.text;
+        const text = 'url' in source ? await fetchSourceText(ctx, source.url, signal) : source.text;
         outcome = { parsed: await parseSpecText(text) };
       } catch (error) {
         if (!(error instanceof OpenAPISourceError)) throw error;
         ctx.log.info({ spec: specId, code: error.code, reason: error.message }, 'OpenAPI specification not processed');
         outcome = { error: error.code };
       }
-      await inWrite(ctx, (scope) => recordProcessing(scope, specId, outcome));
+      await inWrite(ctx, async (scope) => {
+        await recordProcessing(scope, specId, outcome);
+        await done(scope.db);
+      });
     },
     fail(ctx, { payload: { specId, source } }) {
       return recordProcessing(ctx, specId, { error: 'url' in source ? 'FETCH_ERROR' : 'PARSE_ERROR' });

@@ -5,7 +5,7 @@ import { getRevision, setCurrentRevision } from '../content/revisions.ts';
 import { removeSpaceFromIndex } from '../content/search.ts';
 import { getCollectionRow, requireCreateIn } from '../domain/collections.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
-import { lastPosition, positionAmong, staysInPlace } from '../domain/ordering.ts';
+import { lastPosition, positionAmong } from '../domain/ordering.ts';
 import { listId } from '../domain/paging.ts';
 import {
   callerMembership,
@@ -149,10 +149,8 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     const parent = body.parent === undefined ? space.parent_id : body.parent || null; // "" is the top level, as checkParent reads it
     const destination = await checkParent(ctx, space.organization_id, parent, 'parent');
     if (parent !== space.parent_id) await requireCreateIn(ctx.db, access.membership, destination);
-    const position = await positionAmong(ctx.db, space.organization_id, parent, space.id, body.position);
-    if (parent === space.parent_id && (await staysInPlace(ctx.db, space, position))) {
-      throw conflict('the move changes nothing: the space is already there');
-    }
+    const position = await positionAmong(ctx.db, space, parent, body.position);
+    if (position === undefined) throw conflict('the move changes nothing: the space is already there');
     await spaces.update(ctx.db, space.id, { parent_id: parent, position, updated_at: ctx.now() });
     return { status: 200, body: await present(ctx, space.id, caller) };
   },

@@ -138,7 +138,7 @@ export function registerTranslationJobs(runner: JobRunner): void {
   runner.register<{ translationId: string }>(RUN_JOB, {
     // A run writes nothing until it is done: after a restart it simply runs again.
     resumable: true,
-    run: (ctx, job) => performRun(ctx, job.payload.translationId),
+    run: (ctx, job) => performRun(ctx, job.payload.translationId, job),
     fail: (ctx, job) => recordFailedRun(ctx, job.payload.translationId),
   });
 }

@@ -1,14 +1,21 @@
 // The background job runner. Handlers queue jobs with `enqueue` inside their write transaction; once that commits,
 // `kickIfQueued` (which the app calls after each write; a write that queued nothing costs it nothing), a
 // notification from another instance (PostgreSQL) or the poll starts them. Jobs of one resource run one at a time, in
-// order; jobs of different resources run side by side, up to a limit per instance.
+// order; jobs of different resources run side by side, up to a limit per instance, and a resource with a long queue
+// holds back no other (store/jobs.ts: a claim considers the first job of each resource).
 //
-// Several instances may share the database (PostgreSQL). A job is claimed by exactly one of them (store/specific.ts,
-// `claimJobs`) for a lease the claimer renews while the job runs (a heartbeat, every third of the lease); a job whose
-// lease ran out, because its instance died or lost the database, is taken over by the next claim, of any instance:
-// run again when its kind is resumable, and otherwise marked failed with a reason. A starting instance only ever
-// takes over jobs whose lease ran out, never another's live job. With SQLite, which one server owns, the jobs the
-// previous process left running are taken over at start.
+// Several instances may share the database (PostgreSQL). A job is claimed by exactly one of them (store/jobs.ts,
+// `claim`) for a lease the claimer renews while the job runs (a heartbeat, every third of the lease); a job whose
+// lease ran out, because its instance died, lost the database or was paused, is taken over by the next claim, of any
+// instance: run again when its kind is resumable, and otherwise marked failed with a reason. Leases are measured by
+// the database's clock, so hosts whose clocks disagree agree on them. A starting instance only ever takes over jobs
+// whose lease ran out, never another's live job. With SQLite, which one server owns, the jobs the previous process
+// left running are taken over at start.
+//
+// A job that was taken over may still be running where it was first claimed (a paused process that resumed, a
+// database that came back). That instance learns it from its next heartbeat or its next write, and then aborts the
+// job's `signal`; and every write the job makes carries its lease (the context's `fence`, checked in the write's own
+// transaction), so a write of a claim that is no longer the job's is refused and undone: one claim of a job writes.
 //
 // A job kind records its progress and outcome on its resource itself, and its `fail` hook lands any failure there too,
 // so that a failure never crashes the server. Nothing here runs a network call inside a transaction: a kind's `run`
@@ -17,7 +24,7 @@ import { hostname } from 'node:os';
 import type { AppContext, Jobs, Scope } from '../context.ts';
 import { inWrite } from '../context.ts';
 import { newId, newRandomId } from '../domain/ids.ts';
-import { fromJson, toJson } from '../store/db.ts';
+import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as jobs from '../store/jobs.ts';
 
 export interface Job<Payload = Record<string, unknown>> {
@@ -28,6 +35,24 @@ export interface Job<Payload = Record<string, unknown>> {
   payload: Payload;
   attempts: number;
   createdAt: string;
+  /**
+   * Aborted when this instance learns that the job is no longer its own: another instance took it over after its
+   * lease ran out (this one was paused, or lost the database). The work should stop: pass it to what waits (outbound
+   * requests), check it between steps. Its writes are refused by then whatever it does (see `confirmLease`).
+   */
+  signal: AbortSignal;
+  /**
+   * Resolves when the job is still this instance's (renewing its lease), throws LeaseLostError otherwise: call it
+   * right before an effect outside the database that must not happen twice (a push, a delivery). A write needs no
+   * such call: it carries the lease itself.
+   */
+  confirmLease(): Promise<void>;
+  /**
+   * Marks the job done inside the transaction of `db`: call it in the write that records the job's outcome, so that
+   * the outcome and the job's end commit together (a job taken over between the two would run, and record its
+   * outcome, again). Without it the runner marks the job done once `run` returns.
+   */
+  done(db: Db): Promise<void>;
 }
 
 export interface JobKind<Payload = Record<string, unknown>> {
@@ -51,6 +76,24 @@ export interface RunnerOptions {
 /** The reason a job interrupted by a restart or a lost instance fails with, when its kind cannot run again. */
 export const INTERRUPTED = 'interrupted by a restart of the server';
 
+/** A write, or `confirmLease`, of a job that another instance took over: nothing of it is kept. */
+export class LeaseLostError extends Error {
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} was taken over by another instance: its lease here is lost`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/** A job this instance runs. */
+interface Running {
+  resource: string;
+  lease: jobs.Lease;
+  controller: AbortController;
+  /** The work is over and its outcome is being recorded (the heartbeat leaves it alone). */
+  ending: boolean;
+  work: Promise<void>;
+}
+
 /** Queues a job; call it inside the write transaction that starts the work. `orderKey` defaults to now. */
 export async function enqueue(
   ctx: Scope,
@@ -72,8 +115,8 @@ export async function enqueue(
 
 export class JobRunner implements Jobs {
   private readonly kinds = new Map<string, JobKind<never>>();
-  /** The jobs this instance runs, by id, with their resources. */
-  private readonly running = new Map<string, { resource: string; work: Promise<void> }>();
+  /** The jobs this instance runs, by id. */
+  private readonly running = new Map<string, Running>();
   private timer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -148,19 +191,11 @@ export class JobRunner implements Jobs {
 
   private async claimAndLaunch(): Promise<void> {
     const limit = (this.options.concurrency ?? 4) - this.running.size;
+    const busy = [...new Set([...this.running.values()].map((job) => job.resource))];
     // A read first: most looks (the poll) find nothing to claim, and need no write.
-    if (limit > 0 && (await jobs.claimable(this.ctx.store.reader, Date.now(), this.owner))) {
-      const now = Date.now();
+    if (limit > 0 && (await jobs.claimable(this.ctx.store.reader, this.owner, busy))) {
       const claimed = await this.ctx.store.write(
-        (db) =>
-          jobs.claim(db, {
-            owner: this.owner,
-            now,
-            leaseUntil: now + this.leaseMs,
-            startedAt: this.ctx.now(),
-            limit,
-            busy: [...new Set([...this.running.values()].map((job) => job.resource))],
-          }),
+        (db) => jobs.claim(db, { owner: this.owner, leaseMs: this.leaseMs, startedAt: this.ctx.now(), limit, busy }),
         { isolation: 'read committed' },
       );
       for (const row of claimed) this.launch(row);
@@ -170,6 +205,10 @@ export class JobRunner implements Jobs {
 
   private launch(row: jobs.ClaimedJob): void {
     const kind = this.kinds.get(row.kind);
+    const lease: jobs.Lease = { id: row.id, owner: this.owner, attempts: row.attempts };
+    const controller = new AbortController();
+    const running: Running = { resource: row.resource, lease, controller, ending: false, work: Promise.resolve() };
+    const ctx = this.jobContext(running);
     const job: Job = {
       id: row.id,
       kind: row.kind,
@@ -177,36 +216,79 @@ export class JobRunner implements Jobs {
       payload: fromJson(row.payload, {}),
       attempts: row.attempts,
       createdAt: row.created_at,
+      signal: controller.signal,
+      confirmLease: () => inWrite(ctx, async () => {}),
+      done: async (db) => {
+        if (!(await jobs.finish(db, lease, this.ctx.now()))) throw new LeaseLostError(row.id);
+      },
     };
-    const work = (async () => {
+    running.work = (async () => {
       try {
         if (!kind) throw new Error(`no job kind "${row.kind}" is registered`);
         if (row.taken_over && !kind.resumable) throw new Error(INTERRUPTED);
-        await kind.run(this.ctx, job as never);
-        const mine = await this.ctx.store.write((db) => jobs.finish(db, row.id, this.owner, this.ctx.now()));
-        if (!mine) this.ctx.log.warn({ job: row.id, kind: row.kind }, 'job finished after another instance took it over');
+        await kind.run(ctx, job as never);
+        running.ending = true;
+        const mine = await this.ctx.store.write((db) => jobs.finish(db, lease, this.ctx.now()));
+        if (!mine) this.lost(running);
       } catch (error) {
+        running.ending = true;
+        // A job that lost its lease is the other instance's now: its failure here is not the job's.
+        if (error instanceof LeaseLostError || controller.signal.aborted) {
+          this.lost(running);
+          return;
+        }
         const reason = error instanceof Error ? error.message : String(error);
         this.ctx.log.warn({ job: row.id, kind: row.kind, resource: row.resource, reason }, 'job failed');
         await inWrite(this.ctx, async (scope) => {
-          if (await jobs.fail(scope.db, row.id, this.owner, reason, this.ctx.now())) await kind?.fail(scope, job as never, reason);
+          if (await jobs.fail(scope.db, lease, reason, this.ctx.now())) await kind?.fail(scope, job as never, reason);
+          else this.lost(running);
         }).catch((writeError) => this.ctx.log.error({ err: writeError, job: row.id }, 'recording a job failure failed'));
       }
     })();
-    this.running.set(row.id, { resource: row.resource, work });
-    void work.finally(() => {
+    this.running.set(row.id, running);
+    void running.work.finally(() => {
+      // Whatever it did after losing its lease was refused: this is the end of it here.
+      if (controller.signal.aborted) this.ctx.log.info({ job: row.id, kind: row.kind }, 'job stopped: another instance took it over');
       this.running.delete(row.id);
       this.kick();
     });
   }
 
-  /** Extends the leases of the jobs this instance runs (a failure is logged; the next beat tries again). */
+  /**
+   * The context a job runs with: the server's, with a `fence` that every write of the job (`inWrite`) runs first in
+   * its transaction, renewing the lease, and refusing the write when the lease is no longer this claim's.
+   */
+  private jobContext(running: Running): AppContext {
+    const fence = async (db: Db) => {
+      if (running.controller.signal.aborted || !(await jobs.hold(db, running.lease, this.leaseMs))) {
+        this.lost(running);
+        throw new LeaseLostError(running.lease.id);
+      }
+    };
+    return Object.assign(Object.create(this.ctx) as AppContext, { fence });
+  }
+
+  /** The job is no longer this instance's: tells its work (its signal), once, and says so in the log. */
+  private lost(running: Running): void {
+    if (running.controller.signal.aborted) return;
+    this.ctx.log.warn(
+      { job: running.lease.id, resource: running.resource, attempt: running.lease.attempts },
+      'job taken over by another instance: stopping it here, its writes refused',
+    );
+    running.controller.abort(new LeaseLostError(running.lease.id));
+  }
+
+  /**
+   * Extends the leases of the jobs this instance runs; a job that is no longer its own is told (a failure to reach the
+   * database is logged, and the next beat tries again).
+   */
   private async renewLeases(): Promise<void> {
-    if (this.running.size === 0) return;
-    const ids = [...this.running.keys()];
+    const beating = [...this.running.values()].filter((job) => !job.ending && !job.controller.signal.aborted);
+    if (beating.length === 0) return;
     try {
-      const kept = await this.ctx.store.write((db) => jobs.renew(db, this.owner, ids, Date.now() + this.leaseMs));
-      if (kept < ids.length) this.ctx.log.warn({ jobs: ids.length - kept }, 'jobs of this instance were taken over by another');
+      const kept = await this.ctx.store.write((db) => jobs.renew(db, beating.map((job) => job.lease), this.leaseMs));
+      // A job whose outcome is being recorded meanwhile may have ended: only the others are lost.
+      for (const job of beating) if (!kept.has(job.lease.id) && !job.ending) this.lost(job);
     } catch (error) {
       this.ctx.log.warn({ err: error }, 'renewing the leases of running jobs failed');
     }

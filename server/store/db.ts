@@ -9,17 +9,41 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import { badRequest } from '../errors.ts';
 import { jsonShapeProblem } from '../json-limits.ts';
+import { storableText } from '../text.ts';
 import type { Schema } from './schema.ts';
 import type { Specific } from './specific.ts';
 
 /** A query: built with `db.q` (Kysely's builders), or written with Kysely's `sql` template. */
 export type Query<Row> = Compilable<Row> | RawBuilder<Row>;
 
-/** The SQL and parameters of a query, compiled for the engine of `q` (a prepared one's bound from `parameters`). */
+/**
+ * The SQL and parameters of a query, compiled for the engine of `q` (a prepared one's bound from `parameters`), each
+ * string parameter as both engines store it alike: a NUL or an unpaired surrogate becomes U+FFFD (text.ts), where
+ * PostgreSQL would refuse the statement and SQLite keep the NUL.
+ */
 export function compiled<Row, Params extends object>(query: Query<Row> | Prepared<Params, Row>, q: Kysely<Schema>, parameters?: Params): Compiled {
-  if (query instanceof Prepared) return query.bind(q, parameters ?? {});
-  // A builder compiles alone; a `sql` template needs the Kysely instance that knows the engine.
+  const result = query instanceof Prepared ? query.bind(q, parameters ?? {}) : compile(query, q);
+  const values = storableParameters(result.parameters);
+  return values === result.parameters ? result : { sql: result.sql, parameters: values };
+}
+
+/** A builder compiles alone; a `sql` template needs the Kysely instance that knows the engine. */
+function compile<Row>(query: Query<Row>, q: Kysely<Schema>): Compiled {
   return (query as { compile(executor: Kysely<Schema>): CompiledQuery<Row> }).compile(q);
+}
+
+/**
+ * The parameters with their strings made storable, and those of an array parameter (PostgreSQL's lists, `ANY($1)`):
+ * the same array when none needed it.
+ */
+function storableParameters(parameters: readonly unknown[]): readonly unknown[] {
+  let copy: unknown[] | undefined;
+  for (let i = 0; i < parameters.length; i++) {
+    const value = parameters[i];
+    const stored = typeof value === 'string' ? storableText(value) : Array.isArray(value) ? storableParameters(value) : value;
+    if (stored !== value) (copy ??= [...parameters])[i] = stored;
+  }
+  return copy ?? parameters;
 }
 
 /** A query's SQL text and the values of its parameters, in order. */
@@ -75,7 +99,7 @@ export class Prepared<Params extends object, Row> {
 
   private compile(q: Kysely<Schema>, names: readonly string[]): Shape {
     const markers = Object.fromEntries(names.map((name) => [name, MARK + name])) as Params;
-    const { sql, parameters } = compiled(this.build(q, markers), q);
+    const { sql, parameters } = compile(this.build(q, markers), q);
     const slots = parameters.map((value) => (typeof value === 'string' && value.startsWith(MARK) ? value.slice(MARK.length) : undefined));
     const misused = parameters.some((value, i) => slots[i] === undefined && typeof value === 'string' && value.includes(MARK));
     if (misused || sql.includes(MARK)) throw new Error(`a prepared query computes with a parameter instead of binding it: ${sql.slice(0, 80)}`);

@@ -1,9 +1,17 @@
 // The job queue (table `jobs`): jobs queued in the transaction of the write that starts them, claimed by an instance
-// for a lease it renews while they run (specific.ts: `claimJobs`), then marked done or failed.
+// for a lease it renews while they run, then marked done or failed.
+//
+// Leases are measured by the database's clock (`specific.clockMs`), never by the host's: the instances' hosts may
+// disagree about the time, the database is one. A lease is also a fencing token: a claim counts the job's attempts,
+// and (job, owner, attempts) names one claim of it. Whatever the job writes goes with a check of its lease in the same
+// transaction (`hold`), which refuses the write once another claim took the job over; the claim's own updates of a
+// job row, and that check, lock the row, so the two are ordered.
+//
+// A claim takes, in the queue's order (order_key, created_at, id), the running jobs whose lease ran out (taken over)
+// and then the first queued job of each resource that no instance runs: one resource's queue, however long, is one
+// candidate, so it never holds back the others. It locks the rows it takes and no other.
+import { sql } from 'kysely';
 import type { Db } from './db.ts';
-import type { ClaimedJob, JobClaim } from './specific.ts';
-
-export type { ClaimedJob, JobClaim };
 
 export interface NewJob {
   id: string;
@@ -15,6 +23,39 @@ export interface NewJob {
   /** The job's payload, as JSON text. */
   payload: string;
   createdAt: string;
+}
+
+/** A job as the claim hands it over (the `jobs` row). */
+export interface ClaimedJob {
+  id: string;
+  kind: string;
+  resource: string;
+  payload: string;
+  /** The claims of the job so far, this one included: the fencing token of this claim. */
+  attempts: number;
+  created_at: string;
+  /** Whether the job was running under an owner whose lease ran out (it is taken over, not started). */
+  taken_over: number;
+}
+
+/** One claim of a job: what its writes carry. */
+export interface Lease {
+  id: string;
+  owner: string;
+  attempts: number;
+}
+
+export interface JobClaim {
+  /** The instance claiming. */
+  owner: string;
+  /** How long the claimed jobs stay the owner's without a renewal, in milliseconds of the database's clock. */
+  leaseMs: number;
+  /** The server's time (its clock, which tests move), as the jobs' `started_at`. */
+  startedAt: string;
+  /** At most this many jobs. */
+  limit: number;
+  /** Resources whose jobs this instance runs already: none of theirs is claimed. */
+  busy: readonly string[];
 }
 
 export async function insert(db: Db, job: NewJob): Promise<void> {
@@ -30,57 +71,154 @@ export async function insert(db: Db, job: NewJob): Promise<void> {
   );
 }
 
-/** Whether a job waits to be claimed: queued, or running under another owner whose lease ran out. */
-export async function claimable(db: Db, now: number, owner: string): Promise<boolean> {
-  const row = await db.first(
-    db.q.selectFrom('jobs').select('id')
-      .where((eb) =>
-        eb.or([
-          eb('status', '=', 'queued'),
-          // A running job whose lease ran out, or that has none (left by a server from before leases).
-          eb.and([
-            eb('status', '=', 'running'),
-            eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
-            eb.or([eb('owner', 'is', null), eb('owner', '<>', owner)]),
-          ]),
-        ]),
+const COLUMNS = ['id', 'kind', 'resource', 'payload', 'attempts', 'created_at'] as const;
+type JobColumns = Omit<ClaimedJob, 'taken_over'>;
+
+/**
+ * Running jobs of other owners whose lease ran out by the database's clock, or that have none (left by a server from
+ * before leases), in the queue's order.
+ */
+function expired(db: Db, owner: string, limit: number): Promise<JobColumns[]> {
+  return db.all(
+    db.q.selectFrom('jobs').select(COLUMNS).where('status', '=', 'running')
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', db.specific.clockMs)]))
+      .where((eb) => eb.or([eb('owner', 'is', null), eb('owner', '<>', owner)]))
+      .orderBy('order_key').orderBy('created_at').orderBy('id')
+      .limit(limit),
+  );
+}
+
+/**
+ * The first queued job of each resource that has no running job and is not `busy`, in the queue's order, at most
+ * `limit`. The resources with queued jobs are walked one by one along the index (a recursive query: each step finds
+ * the next resource name), so that the cost follows the number of resources waiting, not the number of jobs: 10 000
+ * queued events of one integration are one step.
+ */
+function heads(db: Db, busy: readonly string[], limit: number): Promise<JobColumns[]> {
+  return db.all(
+    sql<JobColumns>`WITH RECURSIVE waiting (resource) AS (
+        SELECT lowest.resource FROM (SELECT resource FROM jobs WHERE status = 'queued' ORDER BY resource LIMIT 1) AS lowest
+        UNION ALL
+        SELECT (SELECT following.resource FROM jobs AS following WHERE following.status = 'queued' AND following.resource > waiting.resource
+                ORDER BY following.resource LIMIT 1)
+        FROM waiting WHERE waiting.resource IS NOT NULL
       )
-      .limit(1),
+      SELECT head.id, head.kind, head.resource, head.payload, head.attempts, head.created_at
+      FROM waiting JOIN jobs AS head ON head.id = (
+        SELECT queued.id FROM jobs AS queued WHERE queued.status = 'queued' AND queued.resource = waiting.resource
+        ORDER BY queued.order_key, queued.created_at, queued.id LIMIT 1)
+      WHERE waiting.resource IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM jobs AS running WHERE running.status = 'running' AND running.resource = waiting.resource)
+        AND NOT ${db.specific.among('waiting.resource', busy)}
+      ORDER BY head.order_key, head.created_at, head.id
+      LIMIT ${limit}`,
+  );
+}
+
+/**
+ * Whether a job waits that `owner` could claim now: a running job of another owner whose lease ran out, or the first
+ * queued job of a resource no instance runs (not one of `busy`). A read, before the write of a claim: most looks
+ * (the poll, and every resource's queue waiting behind its running job) find nothing, and write nothing.
+ */
+export async function claimable(db: Db, owner: string, busy: readonly string[]): Promise<boolean> {
+  return (await expired(db, owner, 1)).length > 0 || (await heads(db, busy, 1)).length > 0;
+}
+
+/**
+ * Claims jobs to run now: the running jobs of other owners whose lease ran out (taken over), then the first queued
+ * job of each resource that no instance runs, in the queue's order, at most `limit`. Each is marked running under
+ * `owner` until the database's time plus `leaseMs`, its attempts counted. Call it in a `read committed` write.
+ *
+ * The candidates are read without locks; each is then taken with the lock of its resource (taken without waiting:
+ * a resource another instance is claiming is left to it) and one UPDATE that checks again, under that lock and its
+ * row's lock (skipping a row another transaction holds), that it may still be taken: a queued job with no running
+ * job of its resource and none queued before it; a running job whose lease ran out. Rows it does not take stay
+ * unlocked. PostgreSQL's `read committed` gives each statement a snapshot of its own, taken after the resource's lock:
+ * a claim of the same resource by another instance has committed by then, and is seen.
+ */
+export async function claim(db: Db, claim: JobClaim): Promise<ClaimedJob[]> {
+  const { specific } = db;
+  const claimed: ClaimedJob[] = [];
+  const busy = new Set(claim.busy);
+  // More candidates than the limit: some may be taken by another instance meanwhile.
+  const room = claim.limit + 8;
+  const take = async (job: JobColumns, takenOver: boolean) => {
+    if (claimed.length >= claim.limit || busy.has(job.resource)) return;
+    if (!(await specific.lockJobResource(db, job.resource))) return;
+    const still = takenOver
+      ? sql`status = 'running' AND (lease_until IS NULL OR lease_until < ${specific.clockMs})
+          AND (owner IS NULL OR owner <> ${claim.owner})`
+      : sql`status = 'queued' AND NOT EXISTS (
+          SELECT 1 FROM jobs AS other WHERE other.resource = ${job.resource} AND other.id <> ${job.id}
+            AND (other.status = 'running' OR (other.status = 'queued'
+              AND (other.order_key < candidate.order_key
+                OR (other.order_key = candidate.order_key AND (other.created_at < candidate.created_at
+                  OR (other.created_at = candidate.created_at AND other.id < candidate.id)))))))`;
+    const row = await db.first(
+      sql<{ attempts: number }>`UPDATE jobs SET status = 'running', owner = ${claim.owner},
+          lease_until = ${specific.clockMs} + ${claim.leaseMs}, attempts = attempts + 1, started_at = ${claim.startedAt}
+        WHERE id = (SELECT candidate.id FROM jobs AS candidate WHERE candidate.id = ${job.id} AND ${still} ${specific.skipLocked})
+        RETURNING attempts`,
+    );
+    if (row === undefined) return;
+    busy.add(job.resource);
+    claimed.push({ ...job, attempts: Number(row.attempts), taken_over: takenOver ? 1 : 0 });
+  };
+  for (const job of await expired(db, claim.owner, room)) await take(job, true);
+  if (claimed.length < claim.limit) for (const job of await heads(db, [...busy], room)) await take(job, false);
+  return claimed;
+}
+
+/** The check of a lease, for the WHERE of a statement on the job's row: still running, under this very claim. */
+const leased = (lease: Lease) => sql`id = ${lease.id} AND status = 'running' AND owner = ${lease.owner} AND attempts = ${lease.attempts}`;
+
+/** Whether the claim of `lease` marked its job done (in the transaction of its last write: Job.done). */
+async function doneBy(db: Db, lease: Lease): Promise<boolean> {
+  const row = await db.first(
+    sql<{ id: string }>`SELECT id FROM jobs WHERE id = ${lease.id} AND status = 'done' AND owner = ${lease.owner} AND attempts = ${lease.attempts}`,
   );
   return row !== undefined;
 }
 
-/** Claims jobs to run now (see Specific.claimJobs); call it in a `read committed` write. */
-export function claim(db: Db, claim: JobClaim): Promise<ClaimedJob[]> {
-  return db.specific.claimJobs(db, claim);
-}
-
-/** Extends the lease of the jobs `owner` runs; resolves to how many are still its own. */
-export function renew(db: Db, owner: string, ids: readonly string[], leaseUntil: number): Promise<number> {
-  if (ids.length === 0) return Promise.resolve(0);
-  return db.run(
-    db.q.updateTable('jobs').set({ lease_until: leaseUntil })
-      .where('status', '=', 'running').where('owner', '=', owner).where(db.specific.among('id', ids)),
-  );
-}
-
-/** Marks a job `owner` runs done; false when it is no longer its own (its lease ran out and another took it over). */
-export async function finish(db: Db, id: string, owner: string, finishedAt: string): Promise<boolean> {
-  const changed = await db.run(
-    db.q.updateTable('jobs').set({ status: 'done', finished_at: finishedAt, lease_until: null })
-      .where('id', '=', id).where('status', '=', 'running').where('owner', '=', owner),
-  );
-  return changed > 0;
+/**
+ * Extends the leases of these claims to the database's time plus `leaseMs`; resolves to the ids of the jobs still
+ * theirs, or that they marked done (a job missing was taken over by another instance).
+ */
+export async function renew(db: Db, leases: readonly Lease[], leaseMs: number): Promise<Set<string>> {
+  const kept = new Set<string>();
+  for (const lease of leases) {
+    const changed = await db.run(sql`UPDATE jobs SET lease_until = ${db.specific.clockMs} + ${leaseMs} WHERE ${leased(lease)}`);
+    if (changed > 0 || (await doneBy(db, lease))) kept.add(lease.id);
+  }
+  return kept;
 }
 
 /**
- * Marks a job failed with `reason`: one `owner` runs (false when it is no longer its own), or, with no owner, one
- * whatever its state (a job taken over that cannot run again).
+ * The fence of a job's write, run inside its transaction: true when the job is still the claim's (the lease, renewed
+ * here to the database's time plus `leaseMs`), false when another instance took it over or it ended. The row stays
+ * locked to the end of the transaction, so a takeover waits for the write, and then finds a live lease.
  */
-export async function fail(db: Db, id: string, owner: string | undefined, reason: string, finishedAt: string): Promise<boolean> {
-  let update = db.q.updateTable('jobs').set({ status: 'failed', error: reason, finished_at: finishedAt, lease_until: null }).where('id', '=', id);
-  if (owner !== undefined) update = update.where('status', '=', 'running').where('owner', '=', owner);
-  return (await db.run(update)) > 0;
+export async function hold(db: Db, lease: Lease, leaseMs: number): Promise<boolean> {
+  return (await db.run(sql`UPDATE jobs SET lease_until = ${db.specific.clockMs} + ${leaseMs} WHERE ${leased(lease)}`)) > 0;
+}
+
+/**
+ * Marks the job of `lease` done; true also when that claim marked it done already (in the transaction of its last
+ * write), false when it is no longer that claim's (another instance took it over).
+ */
+export async function finish(db: Db, lease: Lease, finishedAt: string): Promise<boolean> {
+  const changed = await db.run(
+    sql`UPDATE jobs SET status = 'done', finished_at = ${finishedAt}, lease_until = NULL WHERE ${leased(lease)}`,
+  );
+  return changed > 0 || doneBy(db, lease);
+}
+
+/** Marks the job of `lease` failed with `reason`; false when it is no longer that claim's. */
+export async function fail(db: Db, lease: Lease, reason: string, finishedAt: string): Promise<boolean> {
+  const changed = await db.run(
+    sql`UPDATE jobs SET status = 'failed', error = ${reason}, finished_at = ${finishedAt}, lease_until = NULL WHERE ${leased(lease)}`,
+  );
+  return changed > 0;
 }
 
 /**

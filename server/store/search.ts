@@ -33,6 +33,5 @@ export const removeSpaces = (db: Db, spaceIds: readonly string[]): Promise<void>
 export const sections = (db: Db, scope: SearchScope, words: SearchWords, max: number): Promise<SectionHit[]> =>
   db.specific.search.sections(db, scope, words, max);
 
-/** The text shown for matching sections (rows of `sections` for the same words): the words around the match. */
-export const bodies = (db: Db, words: SearchWords, rows: readonly number[]): Promise<Map<number, string>> =>
-  db.specific.search.bodies(db, words, rows);
+/** The whole text of matching sections (rows of `sections`): content/search.ts shows the words around the match. */
+export const bodies = (db: Db, rows: readonly number[]): Promise<Map<number, string>> => db.specific.search.bodies(db, rows);

@@ -5,8 +5,9 @@
 // - Lists bound as one parameter (`among`, `strings`): SQLite reads a JSON array with json_each, PostgreSQL an array.
 // - JSON arrays held in a column (`jsonStrings`): json_each against jsonb_array_elements_text.
 // - The full-text index of spaces' content (`search`): SQLite's FTS5 against PostgreSQL's tsvector.
-// - The job claim (`claimJobs`): one UPDATE in SQLite, which one server owns; row locks that skip what another
-//   instance holds, and a lock per resource, in PostgreSQL.
+// - What the job queue needs of the engine (jobs.ts): the database's clock, which every lease is measured by; a lock
+//   per resource for the length of a claim; row locks that skip what another transaction holds. SQLite, which one
+//   server owns and writes one transaction at a time, needs neither lock.
 import type { RawBuilder, SqlBool } from 'kysely';
 
 /** A section of a page, as the full-text index holds it. */
@@ -22,7 +23,7 @@ export interface SearchSection {
 }
 
 export interface SectionHit {
-  /** The index row: its text is made for the hits a page of results shows (`bodies`). */
+  /** The index row: its text is read for the hits a page of results shows (`bodies`). */
   row: number;
   spaceId: string;
   pageId: string;
@@ -48,34 +49,8 @@ export interface SearchIndex<Db> {
   removeSpaces(db: Db, spaceIds: readonly string[]): Promise<void>;
   /** Matching sections in the scope, best first (at most `max`), without their text (`bodies`). */
   sections(db: Db, scope: SearchScope, words: SearchWords, max: number): Promise<SectionHit[]>;
-  /** The words around the match in the text of these rows of `sections` for the same words. */
-  bodies(db: Db, words: SearchWords, rows: readonly number[]): Promise<Map<number, string>>;
-}
-
-/** A job as the claim hands it over (the `jobs` row). */
-export interface ClaimedJob {
-  id: string;
-  kind: string;
-  resource: string;
-  payload: string;
-  attempts: number;
-  created_at: string;
-  /** Whether the job was running under an owner whose lease ran out (it is taken over, not started). */
-  taken_over: number;
-}
-
-export interface JobClaim {
-  /** The instance claiming. */
-  owner: string;
-  /** Now and the end of the lease the claimed jobs get, in milliseconds since the epoch (the machine's time). */
-  now: number;
-  leaseUntil: number;
-  /** The server's time (its clock, which tests move), as the jobs' `started_at`. */
-  startedAt: string;
-  /** At most this many jobs. */
-  limit: number;
-  /** Resources whose jobs this instance runs already: none of theirs is claimed. */
-  busy: readonly string[];
+  /** The whole text of these rows of `sections` (the words around the match are chosen from it, in content/search.ts). */
+  bodies(db: Db, rows: readonly number[]): Promise<Map<number, string>>;
 }
 
 export interface Specific<Db> {
@@ -90,9 +65,15 @@ export interface Specific<Db> {
   jsonStrings(column: string, alias: string): RawBuilder<{ value: string }>;
   readonly search: SearchIndex<Db>;
   /**
-   * Claims jobs: the first queued job of each resource that no instance runs, in the queue's order, and the running
-   * jobs whose lease ran out (`taken_over`). Each claimed job is marked running under `owner` until `leaseUntil`,
-   * its attempts counted. Runs in a write transaction of its own (`Store.write`, read committed).
+   * The database's time, in milliseconds since the epoch (an integer): what job leases are measured by, so that the
+   * clocks of the hosts of several instances never enter them.
    */
-  claimJobs(db: Db, claim: JobClaim): Promise<ClaimedJob[]>;
+  readonly clockMs: RawBuilder<number>;
+  /**
+   * Takes, without waiting, the lock of a job resource for the rest of the transaction: false when another
+   * transaction holds it (PostgreSQL: a transaction-scoped advisory lock). SQLite: always true.
+   */
+  lockJobResource(db: Db, resource: string): Promise<boolean>;
+  /** Appended to a SELECT: lock the rows it returns, skipping those another transaction holds (SQLite: nothing). */
+  readonly skipLocked: RawBuilder<unknown>;
 }

@@ -1,10 +1,11 @@
 // Every answer the server can give is declared by its operation. The statuses a handler answers are checked by the
 // suites of each resource group (with response validation on); this file walks every operation of the contract with
 // the requests whose answer comes from the framework before any handler runs: a body in a charset other than UTF-8,
-// a body that is not JSON, malformed JSON, a body over BODY_LIMIT, an unknown content encoding, an undecodable path
-// escape, an unknown query parameter, no token and a wrong one, an empty query value. Each status must be declared
-// by the operation, with the error envelope. A method a path does not declare is a 405 naming the declared ones
-// (`Allow`), and a path outside the contract a 404: neither is an operation, so neither has a declaration to match.
+// a body that is not JSON, a body without a Content-Type, malformed JSON, a body over BODY_LIMIT, an unknown content
+// encoding, an undecodable path escape, an unknown query parameter, no token and a wrong one, an empty query value.
+// Each status must be declared by the operation, with the error envelope. A method a path does not declare is a 405
+// naming the declared ones (`Allow`), and a path outside the contract a 404: neither is an operation, so neither has
+// a declaration to match.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { describe, expect, test } from 'vitest';
@@ -73,6 +74,11 @@ const PROBES: Probe[] = [
     name: 'a text/plain body',
     expected: (takesBody) => (takesBody ? 415 : undefined),
     init: (operation) => ({ url: urlOf(operation), headers: { ...ADMIN, 'content-type': 'text/plain' }, body: 'hello' }),
+  },
+  {
+    name: 'a JSON body without a Content-Type',
+    expected: (takesBody) => (takesBody ? 415 : undefined),
+    init: (operation) => ({ url: urlOf(operation), headers: ADMIN, body: '{"title":"alpha kilo"}' }),
   },
   {
     name: 'malformed JSON',
@@ -181,7 +187,7 @@ describe('the answers the framework gives, on every operation', () => {
 });
 
 describe('requests outside every operation', () => {
-  test('a method a path does not declare is a 405 whose Allow header lists exactly the declared methods', async () => {
+  test('a method a path does not declare is a 405 whose Allow header lists exactly the declared methods, and HEAD beside GET', async () => {
     const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
     for (const [template, item] of Object.entries(contract.paths)) {
       const declared = METHODS.filter((method) => item[method] !== undefined);
@@ -191,7 +197,8 @@ describe('requests outside every operation', () => {
         expect(status, `${method.toUpperCase()} ${template}: ${text}`).toBe(405);
         expectEnvelope(status, text, `${method} ${template}`);
         const allow = String(headers.allow ?? '').split(',').map((value) => value.trim().toLowerCase()).filter(Boolean);
-        expect(allow.sort(), `${method.toUpperCase()} ${template}: Allow`).toEqual([...declared].sort());
+        // HEAD wherever GET is (server/http/head.ts, test/server/head.test.ts).
+        expect(allow.sort(), `${method.toUpperCase()} ${template}: Allow`).toEqual([...declared, ...(declared.includes('get') ? ['head'] : [])].sort());
       }
     }
   });

@@ -43,6 +43,9 @@ async function forward(req: Request, res: Response, change?: (status: number, te
   if (type) res.set('content-type', type);
   if (location) res.set('location', location);
   if (allow) res.set('allow', allow);
+  // A HEAD's answer: the length of the GET's body, and none.
+  const length = upstream.headers.get('content-length');
+  if (req.method === 'HEAD') return void res.status(status).set(length ? { 'content-length': length } : {}).end();
   res.status(status).send(text ? Buffer.from(text) : undefined);
 }
 
@@ -110,6 +113,8 @@ let fault: keyof typeof FAULTS | undefined;
 beforeAll(async () => {
   reference = await startTestServer({ fixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false', ...LOCAL_GIT } });
   const app = express();
+  // No ETag of the proxy's own: it would be on the GET's answer (Express's res.send) and not on the HEAD's.
+  app.set('etag', false);
   // The body as bytes, whatever its type and encoding (the proxy passes it on as it came).
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const chunks: Buffer[] = [];
@@ -129,6 +134,11 @@ beforeAll(async () => {
   app.put(routeOf('getSpace'), (_req: Request, res: Response, next: NextFunction) => {
     if (fault !== 'methodAnswered') return next();
     res.status(200).json({ planted: true });
+  });
+  // HEAD refused where GET is answered, as a router that knows only the declared methods does.
+  app.head(routeOf('getSpace'), (_req: Request, res: Response, next: NextFunction) => {
+    if (fault !== 'headRefused') return next();
+    res.status(405).set('allow', 'GET, PATCH, DELETE').json({ error: { code: 405, message: 'planted: HEAD' } });
   });
   app.use((req: Request, res: Response, next: NextFunction) => void forward(req, res).catch(next));
   broken = app.listen(0, '127.0.0.1');
@@ -191,15 +201,16 @@ describe('property phase', () => {
     { fault: 'repeatsItem', operations: ['listSpaces'], checkId: 'pagination', examples: 1, reproduces: (answer) => answer.status === 200 },
     { fault: 'oversized', operations: ['getSpace'], checkId: 'response-size', examples: 1, reproduces: (answer) => answer.text.length > 200_000 },
   ];
-  test('the HTTP layer: an undeclared 415 for a body an operation does not take, and an undeclared method answered 200, are reported', { timeout: 60_000 }, async () => {
+  test('the HTTP layer: an undeclared 415 for a body an operation does not take, an undeclared method answered 200 and a HEAD refused are reported', { timeout: 60_000 }, async () => {
     for (const [planted, checkId, message] of [
       ['undeclared415', 'framework-answers', /^\[framework-answers\] a JSON body in latin1: .*415/],
       ['methodAnswered', 'method-not-allowed', /^\[method-not-allowed\] PUT \/v1\/spaces\/\{spaceId\} \(not declared\): answered 200, expected 405 or 404$/],
+      ['headRefused', 'head', /^\[head\] with the token: HEAD answered 405, GET 200$/],
     ] as const) {
       fault = planted as keyof typeof FAULTS;
       try {
         const session = await sessionWithIds();
-        const report = await runPropertyPhase(session, { operations: ['getSpace'], examples: 1, seed: 7, largeBodyBytes: 1024, checks: ['framework-answers', 'method-not-allowed'] });
+        const report = await runPropertyPhase(session, { operations: ['getSpace'], examples: 1, seed: 7, largeBodyBytes: 1024, checks: ['framework-answers', 'method-not-allowed', 'head'] });
         const failed = report.results.filter((result) => !result.ok);
         expect(failed.map((result) => `${result.operationId} ${result.checkId} ${result.message}`)).toEqual([expect.stringMatching(`^getSpace ${checkId} `)]);
         expect(failed[0]!.message).toMatch(message);
@@ -208,11 +219,17 @@ describe('property phase', () => {
         fault = undefined;
       }
     }
-    // Without a fault, both hold on the reference server behind the same proxy.
+    // Without a fault, they hold on the reference server behind the same proxy.
     const session = await sessionWithIds();
-    const report = await runPropertyPhase(session, { operations: ['getSpace', 'deleteSpace', 'updateSpace'], examples: 1, seed: 7, largeBodyBytes: 1024, checks: ['framework-answers', 'method-not-allowed'] });
+    const report = await runPropertyPhase(session, { operations: ['getSpace', 'deleteSpace', 'updateSpace'], examples: 1, seed: 7, largeBodyBytes: 1024, checks: ['framework-answers', 'method-not-allowed', 'head'] });
     expect(report.results.filter((result) => !result.ok)).toEqual([]);
-    expect(report.results.map((result) => `${result.operationId} ${result.checkId}`).sort()).toEqual(['deleteSpace framework-answers', 'getSpace framework-answers', 'getSpace method-not-allowed', 'updateSpace framework-answers']);
+    expect(report.results.map((result) => `${result.operationId} ${result.checkId}`).sort()).toEqual([
+      'deleteSpace framework-answers',
+      'getSpace framework-answers',
+      'getSpace head',
+      'getSpace method-not-allowed',
+      'updateSpace framework-answers',
+    ]);
   });
 
   for (const planted of cases) {

@@ -114,8 +114,12 @@ describe('runConformance', () => {
     expect(preparedSql.size).toBeGreaterThan(100);
     // Sorted by design, each a list of rows found by something other than the list's order: the organizations of a
     // user (through the user's memberships, a few), the results of a full-text search (by relevance, which only the
-    // search gives) and the commenters of a discussion (grouped from its comments).
+    // search gives) and the commenters of a discussion (grouped from its comments). Not lists either, the job
+    // runner's claims: the running jobs whose lease ran out, and the first queued job of each resource (one row per
+    // resource, found by walking the queue's index), each set ordered to take the oldest first.
     const byDesign = [
+      /from "jobs" where "status" = \? and \("lease_until" is null or "lease_until" < /,
+      /: WITH RECURSIVE waiting \(resource\) AS \( SELECT lowest\.resource FROM \(SELECT resource FROM jobs WHERE status = 'queued'/,
       /from "organizations" inner join "members" on "members"\."organization_id" = "organizations"\."id" and "members"\."user_id" = \?/,
       /FROM content_search (CROSS JOIN spaces .* )?WHERE content_search MATCH \?.* ORDER BY content_search\.rank,/,
       /from \(select "comments"\."posted_by", min\("comments"\."posted_at"\) as "first_posted_at" from "comments" .* group by "comments"\."posted_by"\) as "commenters"/,

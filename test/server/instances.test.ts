@@ -10,12 +10,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
 import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
-import { type Instance, runServer, seedFile, startInstance } from '../support/instances.ts';
+import { eventually, heldServer, type Instance, query, runServer, seedFile, startInstance } from '../support/instances.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -23,28 +22,6 @@ import { spawn } from 'node:child_process';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'instances-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** Runs `sql` on the database at `url`. */
-async function query<T>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** Polls `check` until it returns something, for at most `ms`. */
-async function eventually<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const ORGANIZATION = 'acme';
 const common = (database: TestDatabase) => ({
@@ -243,31 +220,6 @@ async function slowGitServer(root: string): Promise<{ server: Server; url: strin
       released = true;
       for (const serve of waiting.splice(0)) serve();
     },
-  };
-}
-
-/** An HTTP server that holds every request until `release`, then answers it with `documents[path]`. */
-async function heldServer(documents: Record<string, { type: string; body: string }>) {
-  const waiting: (() => void)[] = [];
-  let released = false;
-  const server = createServer((req, res) => {
-    const serve = () => {
-      const document = documents[new URL(req.url!, 'http://held').pathname];
-      if (!document) res.writeHead(404).end();
-      else res.writeHead(200, { 'content-type': document.type }).end(document.body);
-    };
-    if (released) serve();
-    else waiting.push(serve);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    held: () => waiting.length,
-    release() {
-      released = true;
-      for (const serve of waiting.splice(0)) serve();
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

@@ -311,7 +311,6 @@ describe('the time', () => {
     ['server/content/import.ts', 'the deadline of a website import, which waits on the network'],
     ['server/http/access-log.ts', 'how long a request took, for its log line'],
     ['server/domain/ids.ts', "a new record's id, which starts with when it was made: only writes make one"],
-    ['server/jobs/runner.ts', "jobs' leases, which instances of the server compare with each other's: the machine's time, whatever a test's clock says"],
     ['server/store/postgres/store.ts', 'when a migration was applied, written into schema_migrations'],
   ]);
 

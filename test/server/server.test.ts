@@ -290,6 +290,13 @@ describe('seeding', () => {
       ['organizations:\n  - { id: acme, title: Acme, teams: [{ id: writers, title: "" }] }\n', 'organizations[0] (acme) › teams[0] (writers): title must NOT have fewer than 1 characters, got ""'],
       ['organizations:\n  - { id: acme, title: Acme, colour: red }\n', 'organizations[0] (acme): colour is not a field of the seed format'],
       [`organizations:\n  - { id: ${'a'.repeat(129)}, title: Acme }\n`, `organizations[0] (${'a'.repeat(40)}…): id must NOT have more than 128 characters`],
+      // Text both engines store alike (server/text.ts): no NUL, no unpaired surrogate, in any string of the file.
+      ['organizations:\n  - { id: acme, title: "Ac\\0me" }\n', 'organizations[0] (acme): title must not contain the character U+0000 (NUL)'],
+      [
+        '{"organizations": [{"id": "acme", "title": "Acme", "spaces": [{"id": "handbook", "title": "Handbook", "pages": [{"title": "Intro", "markdown": "a\\ud800b"}]}]}]}',
+        'organizations[0] (acme) › spaces[0] (handbook) › pages[0] (Intro): markdown must not contain an unpaired surrogate',
+      ],
+      ['{"users": [{"id": "ann", "displayName": "Ann", "tokens": ["t\\u0000"]}]}', 'users[0] (ann): tokens[0] must not contain the character U+0000 (NUL)'],
     ];
     for (const [index, [yaml, problem]] of cases.entries()) {
       const seedFile = path.join(folder, `seed-${index}.yaml`);

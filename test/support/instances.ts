@@ -1,9 +1,13 @@
 // Instances of the server as separate processes, the way several are run behind a load balancer: each started from
 // the sources (`node --import tsx server/main.ts`, what `npm start` runs once built) with the environment given,
-// killed with any signal the test chooses.
+// killed with any signal the test chooses. And what tests of them share: SQL on their database, waiting for what
+// they do in the background, a remote server that holds their requests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../../server/seed.ts';
 import { repoRoot } from './repo.ts';
@@ -30,10 +34,12 @@ export function seedFile(dir: string, fixture: SeedFixture): string {
 
 /**
  * Starts an instance with `env` (over a test-friendly base: port 0) and resolves once it listens: its log level is
- * info, since the line that says where it listens is (what it prints is kept, not shown).
+ * info, since the line that says where it listens is (what it prints is kept, not shown). `imports`: modules loaded
+ * before the server (`--import`), such as skewed-clock.ts.
  */
-export function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+export function startInstance(env: Record<string, string>, options: { imports?: string[] } = {}): Promise<Instance> {
+  const imports = (options.imports ?? []).flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, 'server/main.ts'], {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,4 +91,80 @@ export function runServer(env: Record<string, string>, timeoutMs = 20_000): Prom
       resolve({ code, output });
     }),
   );
+}
+
+/** Runs `sql` on the database at `url`. */
+export async function query<T>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls `check` until it returns something, for at most `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = await check();
+    if (found !== undefined) return found;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A request a held server received: its path, headers and body. */
+export interface HeldRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * An HTTP server on 127.0.0.1 that holds every request until `release`, then answers each with `documents[path]`
+ * (404 for another path), after `answerDelayMs`. `held()` is how many wait, `received` every request in the order of
+ * arrival, `mostAtOnce` the most requests it had at once (held or being answered).
+ */
+export async function heldServer(documents: Record<string, { type: string; body: string }>, options: { answerDelayMs?: number } = {}) {
+  const waiting: (() => void)[] = [];
+  const received: HeldRequest[] = [];
+  let released = false;
+  let open = 0;
+  let mostAtOnce = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk));
+    req.on('end', () => {
+      const path = new URL(req.url!, 'http://held').pathname;
+      received.push({ path, headers: req.headers, body });
+      open++;
+      mostAtOnce = Math.max(mostAtOnce, open);
+      const serve = () =>
+        setTimeout(() => {
+          open--;
+          const document = documents[path];
+          if (!document) res.writeHead(404).end();
+          else res.writeHead(200, { 'content-type': document.type }).end(document.body);
+        }, options.answerDelayMs ?? 0);
+      if (released) serve();
+      else waiting.push(serve);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held: () => waiting.length,
+    received,
+    mostAtOnce: () => mostAtOnce,
+    release() {
+      released = true;
+      for (const serve of waiting.splice(0)) serve();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

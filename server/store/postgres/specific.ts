@@ -1,8 +1,9 @@
-// What PostgreSQL does its own way (see ../specific.ts): lists bound as arrays, a tsvector full-text index, and a
-// job claim that several instances can run at once.
+// What PostgreSQL does its own way (see ../specific.ts): lists bound as arrays, a tsvector full-text index, and what
+// lets several instances claim jobs at once (the database's clock, a lock per job resource, rows locked skipping
+// what another transaction holds).
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { ClaimedJob, JobClaim, SearchScope, SearchSection, SearchWords, SectionHit, Specific } from '../specific.ts';
+import type { SearchScope, SearchSection, SearchWords, SectionHit, Specific } from '../specific.ts';
 
 /**
  * Text as the index holds it: lower case, without diacritics, each run of letters, digits and underscores a word
@@ -64,15 +65,11 @@ const search = {
           WHERE ${matches} AND spaces.organization_id = ${scope.organizationId} AND spaces.deleted_at IS NULL ${order}`);
   },
 
-  /** The words around the first match of the section's text (ts_headline), at most 32 of them. */
-  async bodies(db: Db, words: SearchWords, rows: readonly number[]): Promise<Map<number, string>> {
-    const query = tsQuery(words);
-    if (query === '' || rows.length === 0) return new Map();
+  /** The sections' text; the words around the match are chosen from it in content/search.ts, as on SQLite. */
+  async bodies(db: Db, rows: readonly number[]): Promise<Map<number, string>> {
+    if (rows.length === 0) return new Map();
     const found = await db.all(
-      sql<{ row: number; body: string }>`SELECT rowid AS "row",
-        ts_headline('simple', body, to_tsquery('simple', ${query}),
-          'StartSel="", StopSel="", MaxWords=32, MinWords=12, ShortWord=0, MaxFragments=1, FragmentDelimiter=" \u2026 "') AS body
-        FROM content_search WHERE rowid = ANY(${rows.map(Number)}::bigint[])`,
+      sql<{ row: number; body: string }>`SELECT rowid AS "row", body FROM content_search WHERE rowid = ANY(${rows.map(Number)}::bigint[])`,
     );
     return new Map(found.map((hit) => [Number(hit.row), hit.body]));
   },
@@ -90,50 +87,15 @@ export const postgresSpecific: Specific<Db> = {
 
   search,
 
-  /**
-   * Several instances claim at once. The candidates are locked with FOR UPDATE SKIP LOCKED, so that two claims never
-   * take the same job nor wait for each other; a transaction-scoped advisory lock on each job's resource, taken
-   * without waiting, keeps two instances from starting two jobs of one resource together (the job another instance
-   * just marked running is not yet visible to this transaction's snapshot, but its lock is); the resource is then
-   * checked again for a running job under that lock.
-   */
-  async claimJobs(db: Db, claim: JobClaim): Promise<ClaimedJob[]> {
-    const candidates = await db.all(
-      sql<ClaimedJob & { status: string }>`SELECT id, kind, resource, payload, attempts, created_at, status,
-          (status = 'running')::int AS taken_over
-        FROM jobs
-        WHERE (status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < ${claim.now}) AND owner IS DISTINCT FROM ${claim.owner}))
-          AND NOT (resource = ANY(${claim.busy as string[]}::text[]))
-        ORDER BY (status = 'running') DESC, order_key, created_at, id
-        LIMIT ${Math.max(claim.limit * 8, 32)}
-        FOR UPDATE SKIP LOCKED`,
-    );
-    const seen = new Set<string>();
-    const claimed: ClaimedJob[] = [];
-    for (const job of candidates) {
-      if (claimed.length >= claim.limit) break;
-      if (seen.has(job.resource)) continue;
-      seen.add(job.resource);
-      const locked = await db.first(sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${job.resource}, 0)) AS locked`);
-      if (!locked?.locked) continue;
-      if (job.status === 'queued') {
-        // Under the lock: a job of the resource that another instance runs (or one queued before this one, which
-        // its claim locked) keeps this one waiting.
-        const ahead = await db.first(
-          sql<{ id: string }>`SELECT id FROM jobs WHERE resource = ${job.resource} AND id <> ${job.id}
-            AND (status = 'running' OR (status = 'queued' AND (order_key, created_at, id) < (
-              SELECT order_key, created_at, id FROM jobs WHERE id = ${job.id})))
-            LIMIT 1`,
-        );
-        if (ahead) continue;
-      }
-      await db.run(
-        sql`UPDATE jobs SET status = 'running', owner = ${claim.owner}, lease_until = ${claim.leaseUntil},
-            attempts = attempts + 1, started_at = ${claim.startedAt} WHERE id = ${job.id}`,
-      );
-      const { status: _status, ...row } = job;
-      claimed.push({ ...row, attempts: Number(row.attempts) + 1, taken_over: Number(row.taken_over) });
-    }
-    return claimed;
+  // clock_timestamp(), not now(): the time of the statement itself, not of the start of its transaction.
+  clockMs: sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`,
+
+  // The key space of hashtextextended is the one of pg_try_advisory_xact_lock(bigint); the store's own locks
+  // (migrations, writers, write queues) are constants or SHA-1 prefixes of other names.
+  async lockJobResource(db: Db, resource: string): Promise<boolean> {
+    const row = await db.first(sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`job:${resource}`}, 0)) AS locked`);
+    return row?.locked === true;
   },
+
+  skipLocked: sql`FOR UPDATE SKIP LOCKED`,
 };

@@ -1,8 +1,15 @@
 // What SQLite does its own way (see ../specific.ts): lists bound as JSON text, FTS5 for the full-text index, and a
-// job claim that needs no lock (one server owns the database, and its writes run one at a time).
+// job claim that needs no lock (one server owns the database, and its writes run one at a time): only its clock.
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { ClaimedJob, JobClaim, SearchScope, SearchSection, SearchWords, SectionHit, Specific } from '../specific.ts';
+import type { SearchScope, SearchSection, SearchWords, SectionHit, Specific } from '../specific.ts';
+import { storableText } from '../../text.ts';
+
+/**
+ * A list of strings bound as one parameter, JSON text read by json_each: each string as the store binds any other
+ * (storableText, as PostgreSQL's arrays are bound), since JSON would carry a NUL past it as `\u0000`.
+ */
+const textList = (values: readonly string[]) => JSON.stringify(values.map(storableText));
 
 /** FTS5 query of the words, each a prefix, quoted so that no user input is FTS5 syntax. */
 const ftsQuery = (words: SearchWords) => words.map((word) => `"${word.replaceAll('"', '""')}"*`).join(' ');
@@ -31,7 +38,7 @@ const search = {
 
   async removePages(db: Db, spaceId: string, pageIds: readonly string[]): Promise<void> {
     if (pageIds.length === 0) return;
-    const pages = sql`space_id = ${spaceId} AND page_id IN (SELECT value FROM json_each(${JSON.stringify(pageIds)}))`;
+    const pages = sql`space_id = ${spaceId} AND page_id IN (SELECT value FROM json_each(${textList(pageIds)}))`;
     await db.run(sql`DELETE FROM content_search WHERE rowid IN (SELECT search_rowid FROM content_search_spaces WHERE ${pages})`);
     await db.run(sql`DELETE FROM content_search_spaces WHERE ${pages}`);
   },
@@ -62,15 +69,14 @@ const search = {
   },
 
   /**
-   * Made for the sections a page of results shows only: FTS5's snippet() took 34 of the 41 ms of the query of 2 000
-   * sections (a common word in a space of 4 900 pages), where a page shows 20 pages of results. `+rowid`: given to
-   * FTS5 as a constraint, the list became one search per row (2 000 rows: 270 ms instead of 64).
+   * Read for the sections a page of results shows only; the words around the match are chosen from it in
+   * content/search.ts, the same way on both engines (FTS5's snippet() and PostgreSQL's ts_headline() chose others).
    */
-  async bodies(db: Db, words: SearchWords, rows: readonly number[]): Promise<Map<number, string>> {
+  async bodies(db: Db, rows: readonly number[]): Promise<Map<number, string>> {
+    if (rows.length === 0) return new Map();
     const found = await db.all(
-      sql<{ row: number; body: string }>`SELECT rowid AS "row", snippet(content_search, 1, '', '', '\u2026', 32) AS body
-        FROM content_search
-        WHERE content_search MATCH ${ftsQuery(words)} AND +rowid IN (SELECT value FROM json_each(${JSON.stringify(rows)}))`,
+      sql<{ row: number; body: string }>`SELECT rowid AS "row", body FROM content_search
+        WHERE rowid IN (SELECT value FROM json_each(${JSON.stringify(rows)}))`,
     );
     return new Map(found.map((hit) => [hit.row, hit.body]));
   },
@@ -84,53 +90,19 @@ export const sqliteSpecific: Specific<Db> = {
   among: (column, ids) =>
     ids.length === 1
       ? sql`${sql.ref(column)} = ${ids[0]}`
-      : sql`${sql.ref(column)} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+      : sql`${sql.ref(column)} IN (SELECT value FROM json_each(${textList(ids)}))`,
 
-  strings: (values, alias) => sql`(SELECT value FROM json_each(${JSON.stringify(values)})) AS ${sql.id(alias)}`,
+  strings: (values, alias) => sql`(SELECT value FROM json_each(${textList(values)})) AS ${sql.id(alias)}`,
 
   jsonStrings: (column, alias) => sql`json_each(${sql.ref(column)}) AS ${sql.id(alias)}`,
 
   search,
 
-  /**
-   * One server owns the database and runs one write at a time: the candidates are read, then marked, with nothing
-   * in between.
-   */
-  async claimJobs(db: Db, claim: JobClaim): Promise<ClaimedJob[]> {
-    const { q } = db;
-    const columns = ['id', 'kind', 'resource', 'payload', 'attempts', 'created_at'] as const;
-    const expired = await db.all(
-      q.selectFrom('jobs').select(columns).where('status', '=', 'running')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', claim.now)]))
-        .where('owner', 'is not', claim.owner).orderBy('order_key').orderBy('created_at').orderBy('id'),
-    );
-    const queued = await db.all(
-      q.selectFrom('jobs').select(columns).where('status', '=', 'queued')
-        .where('resource', 'not in', q.selectFrom('jobs').select('resource').where('status', '=', 'running'))
-        .orderBy('order_key').orderBy('created_at').orderBy('id'),
-    );
-    const busy = new Set(claim.busy);
-    const claimed: ClaimedJob[] = [];
-    for (const [rows, takenOver] of [[expired, 1], [queued, 0]] as const) {
-      for (const row of rows) {
-        if (claimed.length >= claim.limit) break;
-        // The first queued job of each resource only: the others wait for it.
-        if (busy.has(row.resource)) continue;
-        busy.add(row.resource);
-        await db.run(
-          q.updateTable('jobs')
-            .set((eb) => ({
-              status: 'running',
-              owner: claim.owner,
-              lease_until: claim.leaseUntil,
-              attempts: eb('attempts', '+', 1),
-              started_at: claim.startedAt,
-            }))
-            .where('id', '=', row.id),
-        );
-        claimed.push({ ...row, attempts: row.attempts + 1, taken_over: takenOver });
-      }
-    }
-    return claimed;
-  },
+  // The machine's clock, read by SQLite: one server owns the database, so it is the only clock there is.
+  clockMs: sql<number>`CAST(unixepoch('subsec') * 1000 AS INTEGER)`,
+
+  // One server owns the database and runs one write at a time: no other claim can be under way.
+  lockJobResource: () => Promise.resolve(true),
+
+  skipLocked: sql``,
 };

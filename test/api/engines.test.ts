@@ -1,0 +1,150 @@
+// One answer per input, whatever the engine: a server on SQLite and one on PostgreSQL get the same requests, and every
+// answer of one must be the answer of the other (status and body; the values each server makes at random paired up,
+// test/support/engine-mirror.ts), with no 5xx from either. The requests: the bad-input and round-trip runs of the
+// conformance runner together (every invalid variant of every operation, NUL characters and unpaired surrogates in
+// every string included, and every writable field written and read back), then the hardening inputs: integer
+// spellings on every list, and text the engines cannot both store in every path parameter, query parameter and body
+// of every operation, on real resources. The file starts both engines itself, so the postgres project skips it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadContract } from '../../conformance/contract.ts';
+import { runConformance } from '../../conformance/runner.ts';
+import { contractOperations, loadContract as loadServerContract } from '../../server/http/contract.ts';
+import { testEngine } from '../support/databases.ts';
+import { EngineMirror } from '../support/engine-mirror.ts';
+import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const contract = loadServerContract();
+const settings = { fixture: runnerFixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT } };
+
+describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every request alike', () => {
+  let sqlite: TestServer | undefined;
+  let postgres: TestServer | undefined;
+  beforeAll(async () => {
+    [sqlite, postgres] = await Promise.all([startTestServer({ ...settings, engine: 'sqlite' }), startTestServer({ ...settings, engine: 'postgres' })]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([sqlite?.close(), postgres?.close()]);
+  });
+
+  /**
+   * Both servers' background work done (within 20 s) before each request, so that both answer from the same state;
+   * search results in any order, each engine ranking by its own relevance (server/README.md, Content).
+   */
+  const newMirror = () =>
+    new EngineMirror(sqlite!.url, postgres!.url, {
+      before: () => Promise.race([Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]), sleep(20_000)]),
+      unordered: (url) => /\/search\?/.test(url),
+    });
+
+  test('the bad-input run: the same answer to each request', { timeout: 900_000 }, async () => {
+    const mirror = newMirror();
+    const report = await runConformance({
+      baseUrl: sqlite!.url,
+      token: RUNNER_TOKEN,
+      fetch: mirror.fetch as typeof fetch,
+      // As test/api/bad-input.test.ts runs it, whose own checks hold on each engine.
+      property: { exhaustive: true, seed: 13, examples: 1, checks: ['no-5xx', 'status-declared', 'error-envelope', 'invalid-refused', 'invalid-named'] },
+    });
+    expect(mirror.serverErrors).toEqual([]);
+    expect(mirror.differences).toEqual([]);
+    // Every operation was sent its invalid inputs through the mirror, and every answer compared.
+    expect(Object.keys(report.property!.invalidRequests!)).toHaveLength(loadContract().operations.size);
+    expect(mirror.requests).toBeGreaterThan(2000);
+  });
+
+  test('the round-trip run: the same answer to each request', { timeout: 900_000 }, async () => {
+    const mirror = newMirror();
+    const report = await runConformance({
+      baseUrl: sqlite!.url,
+      token: RUNNER_TOKEN,
+      fetch: mirror.fetch as typeof fetch,
+      // As test/api/round-trip.test.ts runs it, whose own checks hold on each engine.
+      property: { roundTripAll: true, seed: 5, examples: 4, checks: ['round-trip', 'no-5xx', 'status-declared', 'response-conforms', 'error-envelope'] },
+    });
+    expect(mirror.serverErrors).toEqual([]);
+    expect(mirror.differences).toEqual([]);
+    expect(Object.keys(report.property!.roundTripped!).length).toBeGreaterThan(10);
+    expect(mirror.requests).toBeGreaterThan(500);
+  });
+
+  test('the hardening inputs: the same answer to each request, a 400 naming where for text the engines cannot both store', { timeout: 600_000 }, async () => {
+    const mirror = newMirror();
+    const call = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
+      const response = await mirror.fetch(`${sqlite!.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${RUNNER_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, text };
+    };
+    // Real resources, so that anything that got through would reach the store.
+    const created = async (path: string, body: object) => {
+      const answer = await call('POST', path, JSON.stringify(body));
+      expect(answer.status, answer.text).toBe(201);
+      return (JSON.parse(answer.text) as { id: string }).id;
+    };
+    const collectionId = await created('/v1/orgs/acme/collections', { title: 'Probe' });
+    const spaceId = await created('/v1/orgs/acme/spaces', { title: 'Probe', parent: collectionId });
+    const siteId = await created('/v1/orgs/acme/sites', { title: 'Probe' });
+    const real: Record<string, string> = { organizationId: 'acme', spaceId, collectionId, siteId };
+    const TEXT = [
+      { rule: 'U+0000', json: '"a\\u0000b"', url: 'a%00b', named: /must not contain the character U\+0000/ },
+      { rule: 'an unpaired surrogate', json: '"a\\ud800b"', url: undefined, named: /unpaired surrogate/ },
+    ];
+    let sent = 0;
+    for (const operation of contractOperations(contract)) {
+      const definition = contract.paths[operation.path]![operation.method]! as { parameters?: { name: string; in: string; schema?: { type?: string } }[]; requestBody?: unknown };
+      const parameters = (definition.parameters ?? []) as { name: string; in: string; schema?: { type?: string; $ref?: string } }[];
+      const path = (override?: [string, string]) =>
+        operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => (override?.[0] === name ? override[1] : (real[name] ?? 'x-1')));
+      const method = operation.method.toUpperCase();
+      const body = definition.requestBody !== undefined ? '{}' : undefined;
+      const expectNamed = (answer: { status: number; text: string }, where: string, named: RegExp) => {
+        expect(answer.status, `${method} ${operation.path} ${where}: ${answer.text}`).toBe(400);
+        expect(answer.text, `${method} ${operation.path}`).toContain(where);
+        expect(answer.text).toMatch(named);
+      };
+      for (const { name } of parameters.filter((parameter) => parameter.in === 'path')) {
+        expectNamed(await call(method, path([name, 'x%00y']), body), `path.${name}`, TEXT[0]!.named);
+        sent++;
+      }
+      for (const parameter of parameters.filter((candidate) => candidate.in === 'query')) {
+        expectNamed(await call(method, `${path()}?${parameter.name}=a%00b`, body), `query.${parameter.name}`, TEXT[0]!.named);
+        sent++;
+        if (parameter.name === 'limit') {
+          for (const spelling of ['Infinity', '-Infinity', '1e400', '0x10']) {
+            const answer = await call(method, `${path()}?limit=${spelling}`, body);
+            expect(answer.status, answer.text).toBe(400);
+            sent++;
+          }
+        }
+      }
+      if (body !== undefined) {
+        for (const text of TEXT) {
+          expectNamed(await call(method, path(), `{"title":${text.json}}`), 'body.title', text.named);
+          expectNamed(await call(method, path(), `{"nested":{"deeper":[${text.json}]}}`), 'body.nested.deeper.0', text.named);
+          expectNamed(await call(method, path(), `{"configurations":{${text.json}:1}}`), 'body.configurations: a property name', text.named);
+          sent += 3;
+        }
+      }
+    }
+    // The requests of the finding, and what they create: nothing.
+    const spaces = async () => (await call('GET', '/v1/orgs/acme/spaces?limit=1000')).text;
+    const before = await spaces();
+    expectNamed2(await call('GET', '/v1/spaces/%00'), 'path.spaceId');
+    expectNamed2(await call('GET', '/v1/orgs/acme/teams?title=%00'), 'query.title');
+    expectNamed2(await call('POST', '/v1/orgs/acme/spaces', '{"title":"a\\u0000b"}'), 'body.title');
+    expect(await spaces()).toBe(before);
+    expect(mirror.serverErrors).toEqual([]);
+    expect(mirror.differences).toEqual([]);
+    expect(sent).toBeGreaterThan(300);
+  });
+});
+
+function expectNamed2(answer: { status: number; text: string }, where: string): void {
+  expect(answer.status, answer.text).toBe(400);
+  expect(answer.text).toContain(where);
+}
