@@ -7,9 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { load, CORE_SCHEMA } from 'js-yaml';
 import { compareDocuments, type Finding } from './compare.ts';
-import { listReleases, locations, readDeclarations, relative, versionOf } from './files.ts';
+import { listReleases, locations, parseYaml, readDeclarations, relative, versionOf } from './files.ts';
 import { FORMATS, formatGithub, formatJunit, formatMarkdown, formatSarif, type Format } from './formats.ts';
 import { FAIL_ON, evaluateGate, parseVersion, type FailOn, type Verdict } from './gate.ts';
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
@@ -74,6 +73,17 @@ if (!FAIL_ON.includes(failOn)) fail(`--fail-on ${String(values['fail-on'])}: exp
 
 const where = locations();
 
+/**
+ * `BREAKING_TIMING=1`: where the command's time goes, on stderr, in milliseconds since the process started (`started`:
+ * when the compiled command's launcher began, breaking/check.mjs).
+ */
+const timing = process.env.BREAKING_TIMING === '1';
+const launched = (globalThis as { breakingLaunched?: number }).breakingLaunched;
+const marks: [string, number][] = [...(launched === undefined ? [] : [['started', launched] as [string, number]]), ['loaded', performance.now()]];
+const mark = (label: string) => {
+  if (timing) marks.push([label, performance.now()]);
+};
+
 interface Source {
   document: Record<string, unknown>;
   /** For the report: `release 1.0.0`, `generated/openapi.yaml at main`, `their-openapi.json`. */
@@ -86,7 +96,7 @@ interface Source {
 function parse(text: string, label: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = load(text, { schema: CORE_SCHEMA });
+    value = parseYaml(text);
   } catch (error) {
     fail(`${label} is not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -166,7 +176,9 @@ if (read.problems.length > 0) {
 // when it has that form, and otherwise left out (no major-version allowance, no version check).
 const semver = (version: string | undefined, strict: boolean) => (strict || parseVersion(version) ? version : undefined);
 const revisionVersion = typeof values['as-version'] === 'string' ? values['as-version'] : versionOf(revision.document);
+mark('read');
 const findings = compareDocuments(base.document, revision.document);
+mark('compared');
 const verdict = evaluateGate(findings, {
   baseVersion: semver(versionOf(base.document), ours && base.label.startsWith('release ')),
   revisionVersion: semver(revisionVersion, ours),
@@ -208,4 +220,6 @@ const output: Record<Format, () => string> = {
   github: () => formatGithub(verdict, { ...options, locate: located }),
 };
 process.stdout.write(output[format]());
+mark('written');
+if (timing) process.stderr.write(`check:breaking timing (ms since start): ${marks.map(([label, time]) => `${label} ${time.toFixed(0)}`).join(', ')}\n`);
 process.exit(verdict.passed ? 0 : 1);

@@ -15,13 +15,17 @@ import {
   type SchemaKind,
   type Severity,
 } from './rules.ts';
+import { compareFractions, fraction, isOne, snapBound, stepOf, type Fraction } from './numbers.ts';
+import { alikeComponents, alikeSchemas } from './spelling.ts';
 import {
+  dialectOf,
   forget,
   isNever,
   normalize,
   showTypes,
   typesCover,
   typesOverlap,
+  refName,
   type Keyword,
   type Located,
   type Normalized,
@@ -66,6 +70,11 @@ export interface Finding {
 export interface CompareOptions {
   /** Leave out findings of these rules. */
   ignoreRules?: readonly RuleId[];
+  /**
+   * Walk every schema, and every time it is reached: no schema is skipped as written alike, no comparison replayed.
+   * The findings are the same, in several times the time (the tests check that they are).
+   */
+  walkEverything?: boolean;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -104,6 +113,22 @@ interface Context {
   drafts: Map<string, Draft>;
   /** The findings of each walk from an operation's body, parameter, answer or header, by what it compared. */
   walks: Map<string, Raw[]>;
+  /** Whether two schemas are written alike and reach only components written alike (see `unchangedIn`). */
+  unchanged: (was: unknown, now: unknown) => boolean;
+  /** What comparing two schemas found, for the walks that compare them again (see `compareNormalized`). */
+  memo: Map<string, Memo[]>;
+  /** Whether `memo` is used. */
+  remember: boolean;
+}
+
+/**
+ * What comparing two schemas found, and what it depended on besides them: the answers of the walk's `drawn` to the
+ * components it asked about, and the pairs it compared (another walk replays it only where it has compared none).
+ */
+interface Memo {
+  raws: Raw[];
+  keys: string[];
+  answers: [string, boolean][];
 }
 
 /** Every difference between `base` and `revision` that the rules know, sorted by severity then place. */
@@ -122,7 +147,16 @@ export function compareDocuments(base: unknown, revision: unknown, options: Comp
 }
 
 function compare(base: JsonObject, revision: JsonObject, options: CompareOptions): Finding[] {
-  const context: Context = { base, revision, drafts: new Map(), walks: new Map() };
+  const walkEverything = options.walkEverything === true;
+  const context: Context = {
+    base,
+    revision,
+    drafts: new Map(),
+    walks: new Map(),
+    unchanged: walkEverything ? () => false : unchangedIn(base, revision),
+    memo: new Map(),
+    remember: !walkEverything,
+  };
 
   const baseOperations = operationsOf(base);
   const revisionOperations = operationsOf(revision);
@@ -165,11 +199,38 @@ function compare(base: JsonObject, revision: JsonObject, options: CompareOptions
       detail: `new operation ${operation.ref.method} ${operation.ref.path}`,
     });
   }
-  for (const [before, after] of pairs) compareOperation(context, before, after);
+  const security = securityContext(context);
+  for (const [before, after] of pairs) compareOperation(context, security, before, after);
+  compareSecuritySchemes(context, security, revisionOperations);
   compareComponents(context, baseOperations, revisionOperations);
+  compareDialect(context);
 
   const ignored = new Set(options.ignoreRules ?? []);
   return [...context.drafts.values()].filter((draft) => !ignored.has(draft.rule)).map(finish).sort(byPlace);
+}
+
+// ---- the document's schema dialect -----------------------------------------------------------------------------
+
+/** OpenAPI 3.1's base dialect (JSON Schema 2020-12 and OpenAPI's vocabulary): a document's when it declares none. */
+export const DEFAULT_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+
+/**
+ * `jsonSchemaDialect`, the dialect every schema of the document is read in. One that declares none is read in the
+ * default one (a 3.0 document too: the comparison reads it as the values it accepts, as 3.1's would be read).
+ */
+function compareDialect(context: Context): void {
+  const declared = (document: JsonObject) => (typeof document.jsonSchemaDialect === 'string' ? document.jsonSchemaDialect : undefined);
+  const was = declared(context.base);
+  const now = declared(context.revision);
+  const path = '#/jsonSchemaDialect';
+  const shown = (dialect: string | undefined) => (dialect === undefined ? `${DEFAULT_DIALECT} (undeclared: the default)` : dialect);
+  if ((was ?? DEFAULT_DIALECT) !== (now ?? DEFAULT_DIALECT)) {
+    emit(context, { rule: 'schema-dialect-changed', path, document: now === undefined ? 'base' : 'revision', detail: `jsonSchemaDialect ${shown(was)} → ${shown(now)}` });
+  } else if (was === undefined && now !== undefined) {
+    emit(context, { rule: 'schema-dialect-declared', path, document: 'revision', detail: `jsonSchemaDialect ${now} declared (the dialect the schemas were read in)` });
+  } else if (was !== undefined && now === undefined) {
+    emit(context, { rule: 'schema-dialect-undeclared', path, document: 'base', detail: `jsonSchemaDialect ${was} no longer declared (still the default)` });
+  }
 }
 
 // ---- findings ------------------------------------------------------------------------------------------------
@@ -190,7 +251,7 @@ function emit(context: Context, finding: Raw & { operation?: OperationRef; opera
 
 function finish(draft: Draft): Finding {
   const rule = RULES.get(draft.rule)!;
-  const operations = [...draft.operations.values()].sort((a, b) => a.operationId.localeCompare(b.operationId));
+  const operations = [...draft.operations.values()].sort((a, b) => collate(a.operationId, b.operationId));
   const schema = componentOf(draft.path);
   const fields = [...draft.fields].sort();
   const named = fields.map((field) => `\`${field}\``).join(', ');
@@ -210,6 +271,9 @@ function finish(draft: Draft): Finding {
   };
 }
 
+/** `localeCompare`'s order, with one collator (a call of `localeCompare` is many times slower). */
+const collate = new Intl.Collator().compare;
+
 const SEVERITY_ORDER: Record<Severity, number> = {
   'breaking-client': 0,
   'breaking-source': 1,
@@ -221,9 +285,9 @@ const SEVERITY_ORDER: Record<Severity, number> = {
 function byPlace(a: Finding, b: Finding): number {
   return (
     SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-    a.path.localeCompare(b.path) ||
-    a.rule.localeCompare(b.rule) ||
-    a.detail.localeCompare(b.detail)
+    collate(a.path, b.path) ||
+    collate(a.rule, b.rule) ||
+    collate(a.detail, b.detail)
   );
 }
 
@@ -270,7 +334,7 @@ function deref(document: unknown, node: unknown, path = ''): { node: unknown; pa
   return { node, path };
 }
 
-function compareOperation(context: Context, before: Operation, after: Operation): void {
+function compareOperation(context: Context, security: SecurityContext, before: Operation, after: Operation): void {
   const operation = after.ref;
   const moved = before.key !== after.key;
   if (moved) {
@@ -298,7 +362,7 @@ function compareOperation(context: Context, before: Operation, after: Operation)
   } else if (wasDeprecated && !nowDeprecated) {
     emit(context, { rule: 'operation-undeprecated', path: after.pointer, document: 'revision', operation, detail: 'no longer deprecated' });
   }
-  compareSecurity(context, before, after);
+  compareSecurity(context, security, before, after);
   compareParameters(context, before, after, moved);
   compareRequestBody(context, before, after);
   compareResponses(context, before, after);
@@ -363,7 +427,7 @@ function likeness(a: string, b: string): number {
 function sameShape(context: Context, was: string, now: string): boolean {
   for (const schemaContext of ['request-property', 'response-property'] as const) {
     const sink: Raw[] = [];
-    const w: Walk = { context, schemaContext, direction: directionOf(schemaContext), visited: new Set(), sink };
+    const w = newWalk(context, schemaContext, sink);
     compareSchema(w, { node: { $ref: schemaPointer(was) }, path: schemaPointer(was) }, { node: { $ref: schemaPointer(now) }, path: schemaPointer(now) }, now);
     if (sink.length > 0) return false;
   }
@@ -393,39 +457,222 @@ function reachOf(document: JsonObject, operations: readonly Operation[]): Map<st
       queue.push(...componentRefs(pointer));
     }
   }
-  for (const list of reach.values()) list.sort((a, b) => a.operationId.localeCompare(b.operationId));
+  for (const list of reach.values()) list.sort((a, b) => collate(a.operationId, b.operationId));
   return reach;
 }
 
-/** The components a node refers to (`#/components/<kind>/<name>`). */
-function refsIn(node: unknown, found: string[] = []): string[] {
-  if (Array.isArray(node)) for (const item of node) refsIn(item, found);
+/**
+ * The components a node refers to (`#/components/<kind>/<name>`); with `every`, also references to anything else,
+ * as written (to a place outside the components, or to another file).
+ */
+function refsIn(node: unknown, found: string[] = [], every = false): string[] {
+  if (Array.isArray(node)) for (const item of node) refsIn(item, found, every);
   else if (isObject(node)) {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') {
         const match = /^#\/components\/[^/]+\/[^/]+/.exec(value);
         if (match) found.push(match[0]);
-      } else refsIn(value, found);
+        else if (every) found.push(value);
+      } else refsIn(value, found, every);
     }
   }
   return found;
 }
 
-// ---- security ------------------------------------------------------------------------------------------------
+/**
+ * Which schemas need no walk: written alike in both documents (the same JSON but for what no comparison reads and
+ * the emitter's `$ref` wrapper: spelling.ts), and every component they reach, through any number of `$ref`s,
+ * written alike too. Reading them is then the same on both sides, so comparing them finds nothing. Documents of
+ * different OpenAPI versions read alike text differently: there, every schema is walked.
+ */
+function unchangedIn(base: JsonObject, revision: JsonObject): (was: unknown, now: unknown) => boolean {
+  const dialect = dialectOf(base);
+  if (dialect !== dialectOf(revision)) return () => false;
+  const legacy = dialect === '3.0';
+  const alike = (kind: string, was: unknown, now: unknown) => alikeComponents(kind, was, now, legacy);
+  const components = (document: JsonObject) => (isObject(document.components) ? document.components : {});
+  const baseComponents = components(base);
+  const revisionComponents = components(revision);
+  const changed = new Set<string>();
+  const known = new Set<string>();
+  const referrers = new Map<string, string[]>();
+  for (const kind of new Set([...Object.keys(baseComponents), ...Object.keys(revisionComponents)])) {
+    const a = isObject(baseComponents[kind]) ? baseComponents[kind] : {};
+    const b = isObject(revisionComponents[kind]) ? revisionComponents[kind] : {};
+    for (const name of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const pointer = child('#/components', kind, name);
+      known.add(pointer);
+      const was = Object.hasOwn(a, name) ? a[name] : undefined;
+      const now = Object.hasOwn(b, name) ? b[name] : undefined;
+      if (was === undefined || now === undefined || !alike(kind, was, now)) {
+        changed.add(pointer);
+        continue;
+      }
+      for (const ref of new Set(refsIn(now, [], true))) (referrers.get(ref) ?? referrers.set(ref, []).get(ref)!).push(pointer);
+    }
+  }
+  // A reference to no component (a path inside the document, another file) is treated as changed.
+  for (const ref of referrers.keys()) if (!known.has(ref)) changed.add(ref);
+  const queue = [...changed];
+  while (queue.length > 0) {
+    for (const referrer of referrers.get(queue.pop()!) ?? []) {
+      if (changed.has(referrer)) continue;
+      changed.add(referrer);
+      queue.push(referrer);
+    }
+  }
+  // Schemas are met many times (a component from every walk that reaches it): their texts and what they reach are
+  // remembered.
+  const pairs = new WeakMap<object, Map<unknown, boolean>>();
+  const reaches = new WeakMap<object, boolean>();
+  const alikeNodes = (was: unknown, now: unknown) => {
+    if (!isObject(was)) return alikeSchemas(was, now, legacy);
+    const known = pairs.get(was) ?? pairs.set(was, new Map()).get(was)!;
+    let answer = known.get(now);
+    if (answer === undefined) known.set(now, (answer = alikeSchemas(was, now, legacy)));
+    return answer;
+  };
+  const reachesUnchanged = (node: unknown) => {
+    const compute = () => refsIn(node, [], true).every((ref) => known.has(ref) && !changed.has(ref));
+    if (!isObject(node) && !Array.isArray(node)) return compute();
+    let answer = reaches.get(node);
+    if (answer === undefined) reaches.set(node, (answer = compute()));
+    return answer;
+  };
+  return (was, now) => (was === now || alikeNodes(was, now)) && reachesUnchanged(now);
+}
 
-function securityOf(document: JsonObject, operation: Operation): { alternatives: Map<string, JsonObject>; pointer: string } {
+// ---- security ------------------------------------------------------------------------------------------------
+//
+// Security schemes are compared by what they are (their definition), not by their names: a requirement names
+// schemes, and two requirements are the same when the schemes they name are defined alike, with the same scopes.
+// A scheme keeps its identity across a rename (another name, the same definition) and across a change of its
+// definition under the same name (reported once, as `security-scheme-changed`, not on every operation).
+
+interface Schemes {
+  /** The definition of each scheme, normalised (see `schemeDefinition`). */
+  definitions: Map<string, JsonObject>;
+  /** `canonical` of each definition. */
+  keys: Map<string, string>;
+}
+
+interface SecurityContext {
+  base: Schemes;
+  revision: Schemes;
+  /** The identity of a scheme named in the base or in the revision. */
+  baseIdentity: (name: string) => string;
+  revisionIdentity: (name: string) => string;
+  /** Schemes renamed: the base's name → the revision's. */
+  renames: Map<string, string>;
+}
+
+/**
+ * What a security scheme is, as a client sending credentials sees it: its type; for `http` the scheme (case
+ * insensitive, RFC 9110); for `apiKey` where the key goes and its name (case insensitive in a header); for `oauth2`
+ * each flow's addresses and scope names; for `openIdConnect` the discovery address. Descriptions, `bearerFormat`
+ * (documentation only), scope descriptions and extensions are left out.
+ */
+export function schemeDefinition(node: JsonObject): JsonObject {
+  const type = typeof node.type === 'string' ? node.type : '';
+  const definition: JsonObject = { type };
+  if (type === 'http') definition.scheme = typeof node.scheme === 'string' ? node.scheme.toLowerCase() : null;
+  else if (type === 'apiKey') {
+    definition.in = typeof node.in === 'string' ? node.in : null;
+    definition.name = typeof node.name === 'string' ? (node.in === 'header' ? node.name.toLowerCase() : node.name) : null;
+  } else if (type === 'oauth2') {
+    const flows: JsonObject = {};
+    if (isObject(node.flows)) {
+      for (const [kind, flow] of Object.entries(node.flows)) {
+        if (!isObject(flow)) continue;
+        const entry: JsonObject = {};
+        for (const key of ['authorizationUrl', 'tokenUrl', 'refreshUrl'] as const) if (typeof flow[key] === 'string') entry[key] = flow[key];
+        entry.scopes = isObject(flow.scopes) ? Object.keys(flow.scopes).sort() : [];
+        flows[kind] = entry;
+      }
+    }
+    definition.flows = flows;
+  } else if (type === 'openIdConnect') definition.openIdConnectUrl = typeof node.openIdConnectUrl === 'string' ? node.openIdConnectUrl : null;
+  else if (type !== 'mutualTLS') {
+    // A type this comparison does not know: every field but the documentation.
+    for (const [key, value] of Object.entries(node)) if (key !== 'description' && !key.startsWith('x-')) definition[key] = value;
+  }
+  return definition;
+}
+
+function schemesOf(document: JsonObject): Schemes {
+  const definitions = new Map<string, JsonObject>();
+  const keys = new Map<string, string>();
+  const declared = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
+  for (const [name, raw] of Object.entries(declared)) {
+    const node = deref(document, raw).node;
+    if (!isObject(node)) continue;
+    const definition = schemeDefinition(node);
+    definitions.set(name, definition);
+    keys.set(name, canonical(definition));
+  }
+  return { definitions, keys };
+}
+
+/**
+ * The identity of each scheme: its definition when the other document defines a scheme alike (a rename keeps it),
+ * else its name when the other document has a scheme of that name (its definition changed), else its definition.
+ */
+function securityContext(context: Context): SecurityContext {
+  const base = schemesOf(context.base);
+  const revision = schemesOf(context.revision);
+  const baseKeys = new Set(base.keys.values());
+  const revisionKeys = new Set(revision.keys.values());
+  const identity = (own: Schemes, otherKeys: Set<string>, other: Schemes) => (name: string) => {
+    const key = own.keys.get(name);
+    if (key === undefined) return `name:${name}`;
+    if (otherKeys.has(key)) return `definition:${key}`;
+    return other.keys.has(name) ? `name:${name}` : `definition:${key}`;
+  };
+  const renames = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const [name, key] of base.keys) {
+    if (revision.keys.has(name)) continue;
+    const to = [...revision.keys].find(([candidate, candidateKey]) => candidateKey === key && !base.keys.has(candidate) && !taken.has(candidate))?.[0];
+    if (to === undefined) continue;
+    taken.add(to);
+    renames.set(name, to);
+  }
+  return {
+    base,
+    revision,
+    baseIdentity: identity(base, revisionKeys, revision),
+    revisionIdentity: identity(revision, baseKeys, base),
+    renames,
+  };
+}
+
+interface Requirement {
+  /** The names and scopes as written. */
+  names: JsonObject;
+  /** The same by scheme identity: what is compared. */
+  key: string;
+}
+
+function securityOf(document: JsonObject, operation: Operation, identity: (name: string) => string): { alternatives: Requirement[]; pointer: string } {
   const own = Array.isArray(operation.node.security);
   const list = own ? operation.node.security : document.security;
   const requirements = Array.isArray(list) && list.length > 0 ? list : [{}];
-  const alternatives = new Map<string, JsonObject>();
+  const alternatives: Requirement[] = [];
+  const seen = new Set<string>();
   for (const requirement of requirements) {
     if (!isObject(requirement)) continue;
-    const sorted: JsonObject = {};
+    const names: JsonObject = {};
+    const identified: JsonObject = {};
     for (const name of Object.keys(requirement).sort()) {
       const scopes = requirement[name];
-      sorted[name] = Array.isArray(scopes) ? [...scopes].map(String).sort() : [];
+      const sorted = Array.isArray(scopes) ? [...scopes].map(String).sort() : [];
+      names[name] = sorted;
+      identified[identity(name)] = sorted;
     }
-    alternatives.set(canonical(sorted), sorted);
+    const key = canonical(identified);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    alternatives.push({ names, key });
   }
   return { alternatives, pointer: own ? child(operation.pointer, 'security') : '#/security' };
 }
@@ -437,57 +684,100 @@ function showRequirement(requirement: JsonObject): string {
   return names.length > 0 ? names.join(' + ') : 'no authentication';
 }
 
-function compareSecurity(context: Context, before: Operation, after: Operation): void {
+/**
+ * What differs between two scheme definitions, field by field; undefined when nothing but additions to the OAuth
+ * flows did (a new flow, a new scope: what clients obtain today still works, and an operation that now requires a
+ * scope says so in its `security`, compared there).
+ */
+function schemeDifference(was: JsonObject, now: JsonObject): string | undefined {
+  const flat = (value: unknown, prefix: string, into: Map<string, string>): Map<string, string> => {
+    if (isObject(value)) for (const [key, inner] of Object.entries(value)) flat(inner, prefix ? `${prefix}.${key}` : key, into);
+    else into.set(prefix, Array.isArray(value) ? value.join(', ') : String(value));
+    return into;
+  };
+  const a = flat(was, '', new Map());
+  const b = flat(now, '', new Map());
+  const changes: string[] = [];
+  let onlyAdditions = true;
+  for (const key of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const before = a.get(key);
+    const after = b.get(key);
+    if (before === after) continue;
+    const flow = key.startsWith('flows.');
+    const addedOnly =
+      flow && (before === undefined || (key.endsWith('.scopes') && after !== undefined && splitList(before).every((scope) => splitList(after).includes(scope))));
+    if (!addedOnly) onlyAdditions = false;
+    changes.push(`${key} ${before === undefined || before === '' ? 'none' : before} → ${after === undefined || after === '' ? 'none' : after}`);
+  }
+  return changes.length === 0 || onlyAdditions ? undefined : changes.join('; ');
+}
+
+function splitList(value: string): string[] {
+  return value === '' ? [] : value.split(', ');
+}
+
+function compareSecurity(context: Context, security: SecurityContext, before: Operation, after: Operation): void {
   const operation = after.ref;
-  const base = securityOf(context.base, before);
-  const revision = securityOf(context.revision, after);
+  const base = securityOf(context.base, before, security.baseIdentity);
+  const revision = securityOf(context.revision, after, security.revisionIdentity);
+  const revisionKeys = new Set(revision.alternatives.map((requirement) => requirement.key));
+  const baseKeys = new Set(base.alternatives.map((requirement) => requirement.key));
   const anonymous = canonical({});
-  for (const [key, requirement] of base.alternatives) {
-    if (revision.alternatives.has(key) || revision.alternatives.has(anonymous)) continue;
+  for (const requirement of base.alternatives) {
+    if (revisionKeys.has(requirement.key) || revisionKeys.has(anonymous)) continue;
     emit(context, {
       rule: 'operation-security-changed',
       path: revision.pointer,
       document: 'revision',
       operation,
-      detail: `${showRequirement(requirement)} no longer accepted; now ${[...revision.alternatives.values()].map(showRequirement).join(' or ')}`,
+      detail: `${showRequirement(requirement.names)} no longer accepted; now ${revision.alternatives.map((entry) => showRequirement(entry.names)).join(' or ')}`,
     });
   }
-  for (const [key, requirement] of revision.alternatives) {
-    if (base.alternatives.has(key)) continue;
+  for (const requirement of revision.alternatives) {
+    if (baseKeys.has(requirement.key)) continue;
     emit(context, {
       rule: 'operation-security-alternative-added',
       path: revision.pointer,
       document: 'revision',
       operation,
-      detail: `${showRequirement(requirement)} now accepted`,
+      detail: `${showRequirement(requirement.names)} now accepted`,
     });
   }
 
-  const baseSchemes = schemesOf(context.base);
-  const revisionSchemes = schemesOf(context.revision);
-  for (const requirement of revision.alternatives.values()) {
-    for (const name of Object.keys(requirement)) {
-      const was = baseSchemes[name];
-      const now = revisionSchemes[name];
-      if (!isObject(was) || !isObject(now)) continue;
-      const { description: _a, ...wasShape } = was;
-      const { description: _b, ...nowShape } = now;
-      if (canonical(wasShape) === canonical(nowShape)) continue;
-      emit(context, {
-        rule: 'security-scheme-changed',
-        path: child('#/components/securitySchemes', name),
-        document: 'revision',
-        operation,
-        detail: `security scheme \`${name}\`: ${canonical(wasShape)} → ${canonical(nowShape)}`,
-      });
+  for (const requirement of revision.alternatives) {
+    for (const name of Object.keys(requirement.names)) {
+      const was = security.base.definitions.get(name);
+      const now = security.revision.definitions.get(name);
+      if (was && now) {
+        const difference = schemeDifference(was, now);
+        if (difference === undefined) continue;
+        emit(context, {
+          rule: 'security-scheme-changed',
+          path: child('#/components/securitySchemes', name),
+          document: 'revision',
+          operation,
+          detail: `security scheme \`${name}\`: ${difference}`,
+        });
+      }
     }
   }
 }
 
-function schemesOf(document: JsonObject): JsonObject {
-  return isObject(document.components) && isObject(document.components.securitySchemes)
-    ? document.components.securitySchemes
-    : {};
+/** Schemes renamed (the same definition under a new name): information, with the operations that use them. */
+function compareSecuritySchemes(context: Context, security: SecurityContext, revisionOperations: readonly Operation[]): void {
+  for (const [from, to] of security.renames) {
+    const operations = revisionOperations
+      .filter((operation) => securityOf(context.revision, operation, security.revisionIdentity).alternatives.some((requirement) => Object.hasOwn(requirement.names, to)))
+      .map((operation) => operation.ref);
+    emit(context, {
+      rule: 'security-scheme-renamed',
+      path: child('#/components/securitySchemes', to),
+      document: 'revision',
+      operations,
+      detail: `security scheme \`${from}\` renamed \`${to}\` (the same definition)${operations.length === 0 ? '; no operation uses it' : ''}`,
+      renamed: { from, to },
+    });
+  }
 }
 
 // ---- parameters ----------------------------------------------------------------------------------------------
@@ -629,12 +919,14 @@ function compareParameter(context: Context, operation: OperationRef, was: Parame
   compareDeprecation(context, 'request-parameter', operation, was.node, now.node, now.path, field);
   const wasSchema = parameterSchema(was);
   const nowSchema = parameterSchema(now);
-  const structured = [wasSchema && normalize(context.base, wasSchema), nowSchema && normalize(context.revision, nowSchema)].some(
-    (schema) => !schema || !schema.types || schema.types.has('array') || schema.types.has('object'),
-  );
-  if (structured) {
-    const a = serialisation(was);
-    const b = serialisation(now);
+  const a = serialisation(was);
+  const b = serialisation(now);
+  // Only for array and object values (read when the serialisation changed).
+  const structured = () =>
+    [wasSchema && normalize(context.base, wasSchema), nowSchema && normalize(context.revision, nowSchema)].some(
+      (schema) => !schema || !schema.types || schema.types.has('array') || schema.types.has('object'),
+    );
+  if ((a.style !== b.style || a.explode !== b.explode) && structured()) {
     if (a.style !== b.style) {
       emit(context, { rule: 'request-parameter-style-changed', path: now.path, document: 'revision', operation, field, detail: `style ${a.style} → ${b.style}` });
     }
@@ -880,12 +1172,35 @@ interface Walk {
   context: Context;
   schemaContext: SchemaContext;
   direction: Direction;
-  visited: Set<string>;
+  visits: Visits;
+  state: WalkState;
   sink: Raw[];
   anchor?: string;
   parent?: string;
   /** The components the base draws on along the walk so far (the schemas being compared and their ancestors). */
   drawn?: ReadonlySet<string>;
+  /** The members of a discriminated union being compared: the name of their tag property. */
+  tagProperty?: string;
+  /** The tag property itself: its values are the union's tags, compared with the union. */
+  tagged?: boolean;
+}
+
+/** The pairs of schemas a walk has compared, in order, each with its place in that order. */
+interface Visits {
+  seen: Map<string, number>;
+  log: string[];
+}
+
+/** What the comparisons in progress depend on, besides the schemas they compare (shared with trial walks). */
+interface WalkState {
+  /** The earliest pair compared before them that they met again (their findings then depend on the walk). */
+  earliest: number;
+  /** The components whose presence in `drawn` they asked about. */
+  queries: string[];
+}
+
+function newWalk(context: Context, schemaContext: SchemaContext, sink: Raw[]): Walk {
+  return { context, schemaContext, direction: directionOf(schemaContext), visits: { seen: new Map(), log: [] }, state: { earliest: Infinity, queries: [] }, sink };
 }
 
 /**
@@ -894,13 +1209,25 @@ interface Walk {
  * that has it (most answers are the same `$ref`s).
  */
 function compareEntry(context: Context, schemaContext: SchemaContext, operation: OperationRef, was: Located, now: Located, field: string): void {
+  // Written alike, reaching only components written alike: a walk would find nothing (most of a document, most of
+  // the time, and most of a comparison's time).
+  if (context.unchanged(was.node, now.node)) return;
+  // Most entries are a `$ref` to a component: the walk they share is found without reading them first.
+  const refA = bareReference(context.base, was.node);
+  const refB = bareReference(context.revision, now.node);
+  const quick = refA !== undefined && refB !== undefined && componentOf(refA) === componentOf(refB) ? [schemaContext, field, refA, refB, ''].join('\u0000') : undefined;
+  const known = quick === undefined ? undefined : context.walks.get(quick);
+  if (known) {
+    for (const raw of known) emit(context, { ...raw, operation });
+    return;
+  }
   const a = normalize(context.base, was);
   const b = normalize(context.revision, now);
   const key = [schemaContext, field, a.id, b.id, samePlace(a, b) ? '' : `${a.origin}\u0000${b.origin}`].join('\u0000');
   let found = context.walks.get(key);
   if (!found) {
     found = [];
-    compareNormalized({ context, schemaContext, direction: directionOf(schemaContext), visited: new Set(), sink: found }, a, b, field);
+    compareNormalized(newWalk(context, schemaContext, found), a, b, field);
     context.walks.set(key, found);
   }
   for (const raw of found) emit(context, { ...raw, operation });
@@ -966,7 +1293,11 @@ function place(w: Walk, path: string): string {
  */
 function declared(w: Walk, was: Normalized, now: Normalized, path: string): string {
   const component = componentOf(path);
-  const drawn = component === undefined || was.sources.has(component) || w.drawn?.has(component);
+  let drawn = component === undefined || was.sources.has(component);
+  if (!drawn) {
+    w.state.queries.push(component!);
+    drawn = w.drawn?.has(component!) ?? false;
+  }
   return place(w, drawn ? path : now.path);
 }
 
@@ -975,17 +1306,82 @@ function drawnWith(drawn: ReadonlySet<string> | undefined, sources: ReadonlySet<
   return new Set([...(drawn ?? []), ...sources]);
 }
 
+/**
+ * The component a schema is, when it is nothing but a `$ref` to one that is not itself a reference: its walk is
+ * then the component's (`normalize` gives the id `ref`).
+ */
+function bareReference(document: JsonObject, node: unknown): string | undefined {
+  if (!isObject(node) || typeof node.$ref !== 'string') return undefined;
+  for (const key in node) if (key !== '$ref') return undefined;
+  const target = resolvePointer(document, node.$ref);
+  if (target === undefined || (isObject(target) && typeof target.$ref === 'string')) return undefined;
+  return node.$ref;
+}
+
+/** Whether two locations are written alike and reach only components written alike (`Context.unchanged`). */
+function unchangedAt(context: Context, was: Located, now: Located): boolean {
+  const plain = (at: Located) => !at.atom && !at.outside && (at.and === undefined || at.and.length === 0);
+  return plain(was) && plain(now) && context.unchanged(was.node, now.node);
+}
+
 function compareSchema(w: Walk, was: Located, now: Located, field: string): void {
+  if (unchangedAt(w.context, was, now)) return;
   compareNormalized(w, normalize(w.context.base, was), normalize(w.context.revision, now), field);
 }
 
+/**
+ * Compares two schemas, once per walk (a pair met again is cut: that is what stops recursive schemas). The same
+ * components are reached from many bodies and answers, so what a comparison found is remembered for the other
+ * walks, with what it depended on besides the pair: its place (anchor, field, tag), the answers of `drawn` it
+ * used, and the pairs it compared; one that met a pair compared before it (a recursion cut by an ancestor, or a
+ * pair an earlier sibling compared) depended on its walk and is not remembered.
+ */
 function compareNormalized(outer: Walk, was: Normalized, now: Normalized, field: string): void {
   const anchor = anchorFor(outer, was, now);
-  const key = `${outer.schemaContext}\u0000${was.id}\u0000${now.id}\u0000${anchor ?? ''}`;
-  if (outer.visited.has(key)) return;
-  outer.visited.add(key);
-  const w: Walk = { ...outer, anchor, parent: undefined, drawn: drawnWith(outer.drawn, was.sources) };
+  const { tagProperty, tagged, visits, state } = outer;
+  const key = `${outer.schemaContext}\u0000${was.id}\u0000${now.id}\u0000${anchor ?? ''}\u0000${tagProperty ?? ''}\u0000${tagged ? 'tag' : ''}`;
+  const met = visits.seen.get(key);
+  if (met !== undefined) {
+    if (met < state.earliest) state.earliest = met;
+    return;
+  }
   if (!field) field = now.refName ?? was.refName ?? '';
+  const drawn = drawnWith(outer.drawn, was.sources);
+  const memoKey = `${key}\u0000${field}\u0000${was.refName ?? ''}\u0000${now.refName ?? ''}`;
+  const memos = outer.context.remember ? outer.context.memo.get(memoKey) : undefined;
+  const memo = memos?.find(
+    (entry) => entry.answers.every(([component, answer]) => drawn.has(component) === answer) && entry.keys.every((known) => !visits.seen.has(known)),
+  );
+  if (memo) {
+    for (const known of memo.keys) {
+      visits.seen.set(known, visits.log.length);
+      visits.log.push(known);
+    }
+    for (const raw of memo.raws) outer.sink.push(raw);
+    for (const [component] of memo.answers) state.queries.push(component);
+    return;
+  }
+  const start = visits.log.length;
+  visits.seen.set(key, start);
+  visits.log.push(key);
+  const found = outer.sink.length;
+  const earliest = state.earliest;
+  const queries = state.queries.length;
+  state.earliest = Infinity;
+  compareBoth({ ...outer, anchor, parent: undefined, drawn, tagProperty: undefined, tagged: undefined }, was, now, field, tagProperty, tagged);
+  if (state.earliest >= start && outer.context.remember) {
+    const entry: Memo = {
+      raws: outer.sink.slice(found),
+      keys: visits.log.slice(start),
+      answers: [...new Set(state.queries.slice(queries))].map((component) => [component, drawn.has(component)]),
+    };
+    if (memos) memos.push(entry);
+    else outer.context.memo.set(memoKey, [entry]);
+  }
+  state.earliest = Math.min(earliest, state.earliest);
+}
+
+function compareBoth(w: Walk, was: Normalized, now: Normalized, field: string, tagProperty: string | undefined, tagged: boolean | undefined): void {
   const here = place(w, now.path);
 
   if (was.types && now.types && was.nullable !== now.nullable) {
@@ -1014,10 +1410,10 @@ function compareNormalized(outer: Walk, was: Normalized, now: Normalized, field:
     if (!typesOverlap(was.types, now.types)) return;
   }
 
-  compareConstraints(w, was, now, field);
+  compareConstraints(w, was, now, field, tagged);
 
   const inner: Walk = { ...w, parent: here };
-  if (isObjectLike(was) || isObjectLike(now)) compareObject(inner, was, now, field);
+  if (isObjectLike(was) || isObjectLike(now)) compareObject(inner, was, now, field, tagProperty);
   if (was.items || now.items) {
     compareSchema(
       inner,
@@ -1057,7 +1453,7 @@ function compareSet(
   schemaFinding(w, kind, fresh[0] ? at(fresh[0].path) : fallback, field, `${label} ${showAll(a)} → ${showAll(b)}`);
 }
 
-function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: string): void {
+function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: string, tagged = false): void {
   const here = place(w, now.path);
   const at = (path: string) => declared(w, was, now, path);
   const bound = (schema: Normalized, keyword: string) => schema.bounds.get(keyword)?.value;
@@ -1070,7 +1466,9 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
 
   const wasEnum = was.enumValues?.value;
   const nowEnum = now.enumValues?.value;
-  if (wasEnum && nowEnum) {
+  if (tagged) {
+    // The values of a discriminated union's tag are its tags: compared with the union.
+  } else if (wasEnum && nowEnum) {
     const wasKeys = new Map(wasEnum.map((entry) => [canonical(entry), entry]));
     const nowKeys = new Map(nowEnum.map((entry) => [canonical(entry), entry]));
     const path = at(now.enumValues!.path);
@@ -1112,7 +1510,9 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
 
   compareSet(w, was.patterns, now.patterns, at, here, field, 'pattern', { added: 'pattern-added', removed: 'pattern-removed', changed: 'pattern-changed' });
 
+  compareMultipleOf(w, was, now, field, at, here);
   const keywords = new Set([...was.others.keys(), ...now.others.keys()]);
+  keywords.delete('multipleOf');
   for (const keyword of [...keywords].sort()) {
     const values = (schema: Normalized) => (schema.others.get(keyword) ?? []).map((entry) => canonical(entry.value)).sort();
     const a = values(was);
@@ -1138,38 +1538,72 @@ function numberOr(value: unknown, fallback: number): number {
 }
 
 interface Bound {
+  /** The bound as written (the tighter of the inclusive and the exclusive keyword). */
   value: number;
   exclusive: boolean;
   keyword: string;
   path: string;
+  /** The bound compared: exact, and snapped to the lowest (or highest) accepted value where values are discrete. */
+  exact: Fraction;
+  /** Whether `exact` is itself excluded (continuous values only). */
+  open: boolean;
 }
 
-function numericBound(schema: Normalized, side: 'upper' | 'lower'): Bound | undefined {
+/** Whether only integers are accepted (among numbers: other types may be accepted too). */
+function integerOnly(schema: Normalized): boolean {
+  return schema.types !== undefined && schema.types.size > 0 && [...schema.types].every((type) => type === 'integer');
+}
+
+function multiplesOf(schema: Normalized): unknown[] {
+  return (schema.others.get('multipleOf') ?? []).map((entry) => entry.value);
+}
+
+/**
+ * The steps the bounds of two schemas are snapped to: their whole step (type and `multipleOf`) when it is the same
+ * on both sides, else the step of their type alone, so that a change of `multipleOf` is reported as that, once, and
+ * not also as the bounds it moves.
+ */
+function boundSteps(was: Normalized, now: Normalized): [Fraction | undefined, Fraction | undefined] {
+  const a = stepOf(integerOnly(was), multiplesOf(was));
+  const b = stepOf(integerOnly(now), multiplesOf(now));
+  if (a && b && compareFractions(a, b) === 0) return [a, b];
+  const byType = (schema: Normalized) => (integerOnly(schema) ? { n: 1n, d: 1n } : undefined);
+  return [byType(was), byType(now)];
+}
+
+function numericBound(schema: Normalized, side: 'upper' | 'lower', step: Fraction | undefined): Bound | undefined {
   const [inclusive, exclusive] = side === 'upper' ? ['maximum', 'exclusiveMaximum'] : ['minimum', 'exclusiveMinimum'];
-  const candidates: Bound[] = [];
+  const candidates: Omit<Bound, 'exact' | 'open'>[] = [];
   for (const [keyword, isExclusive] of [
     [inclusive, false],
     [exclusive, true],
   ] as const) {
     const entry = schema.bounds.get(keyword);
-    if (entry && typeof entry.value === 'number') candidates.push({ value: entry.value, exclusive: isExclusive, keyword, path: entry.path });
+    if (entry && typeof entry.value === 'number' && Number.isFinite(entry.value)) candidates.push({ value: entry.value, exclusive: isExclusive, keyword, path: entry.path });
   }
   const sign = side === 'upper' ? 1 : -1;
-  return candidates.sort((a, b) => sign * (a.value - b.value) || Number(b.exclusive) - Number(a.exclusive))[0];
+  const bound = candidates.sort((a, b) => sign * (a.value - b.value) || Number(b.exclusive) - Number(a.exclusive))[0];
+  if (!bound) return undefined;
+  const written = fraction(bound.value)!;
+  return step ? { ...bound, exact: snapBound(written, bound.exclusive, side, step), open: false } : { ...bound, exact: written, open: bound.exclusive };
 }
 
+const NUMERIC_BOUNDS = ['maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum'];
+
 function compareNumericBound(w: Walk, was: Normalized, now: Normalized, field: string, side: 'upper' | 'lower'): void {
-  const a = numericBound(was, side);
-  const b = numericBound(now, side);
+  if (!NUMERIC_BOUNDS.some((keyword) => was.bounds.has(keyword) || now.bounds.has(keyword))) return;
+  const [wasStep, nowStep] = boundSteps(was, now);
+  const a = numericBound(was, side, wasStep);
+  const b = numericBound(now, side, nowStep);
   if (!a && !b) return;
   let tighter: boolean;
   if (!a) tighter = true;
   else if (!b) tighter = false;
   else {
     const sign = side === 'upper' ? 1 : -1;
-    const difference = sign * (a.value - b.value);
-    if (difference === 0 && a.exclusive === b.exclusive) return;
-    tighter = difference > 0 || (difference === 0 && b.exclusive);
+    const difference = sign * compareFractions(a.exact, b.exact);
+    if (difference === 0 && a.open === b.open) return;
+    tighter = difference > 0 || (difference === 0 && b.open);
   }
   const kinds: [SchemaKind, SchemaKind] = side === 'upper' ? ['max-decreased', 'max-increased'] : ['min-increased', 'min-decreased'];
   const label = (bound: Bound | undefined) => (bound ? `${bound.keyword} ${bound.value}` : side === 'upper' ? 'maximum none' : 'minimum none');
@@ -1177,12 +1611,49 @@ function compareNumericBound(w: Walk, was: Normalized, now: Normalized, field: s
   schemaFinding(w, tighter ? kinds[0] : kinds[1], declared(w, was, now, b?.path ?? now.path), field, detail);
 }
 
+/**
+ * `multipleOf` compared as the step it makes: on integers `multipleOf: 1` is none, several (allOf members) are one
+ * step, their least common multiple. Values that are not positive numbers are compared as written.
+ */
+function compareMultipleOf(w: Walk, was: Normalized, now: Normalized, field: string, at: (path: string) => string, here: string): void {
+  const a = multiplesOf(was);
+  const b = multiplesOf(now);
+  if (a.length === 0 && b.length === 0) return;
+  const effective = (schema: Normalized, values: unknown[]): Fraction | undefined | null => {
+    if (values.length === 0) return undefined;
+    const integer = integerOnly(schema);
+    const step = stepOf(integer, values);
+    if (!step) return null;
+    return integer && isOne(step) ? undefined : step;
+  };
+  const stepA = effective(was, a);
+  const stepB = effective(now, b);
+  const written = (values: unknown[]) => values.map(canonical).sort();
+  if (stepA !== null && stepB !== null) {
+    if (stepA === undefined && stepB === undefined) return;
+    if (stepA && stepB && compareFractions(stepA, stepB) === 0) return;
+  } else if (written(a).join('\u0000') === written(b).join('\u0000')) return;
+  const showValues = (list: string[]) => (list.length === 0 ? 'none' : list.join(' and '));
+  const entry = now.others.get('multipleOf')?.find((candidate) => !written(a).includes(canonical(candidate.value)));
+  schemaFinding(w, 'constraint-changed', entry ? at(entry.path) : here, field, `multipleOf ${showValues(written(a))} → ${showValues(written(b))}`);
+}
+
+/**
+ * `travels` read off a schema that is all its own keywords (no `$ref`, no composition, no value list that could
+ * leave it empty), without normalising it; undefined for any other.
+ */
+function travelsPlain(w: Walk, node: unknown): boolean | undefined {
+  if (!isObject(node) || node.$ref !== undefined || node.allOf !== undefined || node.anyOf !== undefined || node.oneOf !== undefined) return undefined;
+  if (node.enum !== undefined || node.const !== undefined || (node.type !== undefined && typeof node.type !== 'string')) return undefined;
+  return w.direction === 'request' ? node.readOnly !== true : node.writeOnly !== true;
+}
+
 /** Whether a property travels in the walk's direction: read-only ones are not sent, write-only ones not answered. */
 function travels(w: Walk, schema: Normalized): boolean {
   return !isNever(schema) && !(w.direction === 'request' ? schema.readOnly : schema.writeOnly);
 }
 
-function compareObject(w: Walk, was: Normalized, now: Normalized, field: string): void {
+function compareObject(w: Walk, was: Normalized, now: Normalized, field: string, tagProperty?: string): void {
   const { context } = w;
   const root = w.anchor ? undefined : componentRoot(now.path);
   const owner = root ?? field;
@@ -1203,8 +1674,19 @@ function compareObject(w: Walk, was: Normalized, now: Normalized, field: string)
   for (const property of names) {
     const wasLocation = was.properties.get(property);
     const nowLocation = now.properties.get(property);
+    // Written alike and reaching only components written alike: the same on both sides, nothing to walk.
+    const same = wasLocation !== undefined && nowLocation !== undefined && unchangedAt(context, wasLocation, nowLocation);
+    const plain = same ? travelsPlain(w, wasLocation!.node) : undefined;
+    if (plain !== undefined) {
+      if (plain) {
+        const wasRequired = was.required.has(property);
+        const nowRequired = now.required.has(property);
+        if (wasRequired !== nowRequired) schemaFinding(w, nowRequired ? 'became-required' : 'became-optional', at(nowLocation!.path), name(property), nowRequired ? 'now required' : 'now optional');
+      }
+      continue;
+    }
     const before = wasLocation && normalize(context.base, wasLocation);
-    const after = nowLocation && normalize(context.revision, nowLocation);
+    const after = same ? before : nowLocation && normalize(context.revision, nowLocation);
     const wasThere = before !== undefined && travels(w, before);
     const nowThere = after !== undefined && travels(w, after);
     const label = name(property);
@@ -1214,7 +1696,7 @@ function compareObject(w: Walk, was: Normalized, now: Normalized, field: string)
       const path = at(nowLocation!.path);
       if (!wasRequired && nowRequired) schemaFinding(w, 'became-required', path, label, 'now required');
       if (wasRequired && !nowRequired) schemaFinding(w, 'became-optional', path, label, 'now optional');
-      compareNormalized(w, before, after, label);
+      if (!same) compareNormalized(property === tagProperty ? { ...w, tagged: true } : w, before, after, label);
     } else if (wasThere) {
       if (after && !isNever(after) && w.direction === 'request') {
         schemaFinding(w, 'became-read-only', at(after.readOnly ?? nowLocation!.path), label, 'now read-only: set by the server, no longer sent');
@@ -1288,16 +1770,15 @@ function signatureOf(document: JsonObject, schema: Normalized): string {
  * count as equal, which is what stops recursive schemas.
  */
 function identical(w: Walk, was: Normalized, now: Normalized): boolean {
-  const trial: Walk = { ...w, visited: new Set(w.visited), sink: [], anchor: undefined, parent: undefined };
+  const trial: Walk = { ...w, visits: { seen: new Map(w.visits.seen), log: [...w.visits.log] }, sink: [], anchor: undefined, parent: undefined };
   compareNormalized(trial, was, now, '');
   return trial.sink.length === 0;
 }
 
-function compareVariants(w: Walk, was: Normalized, now: Normalized, field: string): void {
-  const wasMembers = membersOf(w.context.base, was);
-  const nowMembers = membersOf(w.context.revision, now);
-  const pairs: [Member, Member][] = [];
-  const free = new Set(nowMembers);
+/** Pairs the members of two unions: first the pairs given, then by `$ref` name, shape, then type. */
+function pairMembers(w: Walk, wasMembers: readonly Member[], nowMembers: readonly Member[], given: readonly [Member, Member][] = []): { pairs: [Member, Member][]; removed: Member[]; added: Member[] } {
+  const pairs: [Member, Member][] = [...given];
+  const free = new Set(nowMembers.filter((member) => !given.some(([, b]) => b === member)));
   const matchers: ((a: Member, b: Member) => boolean)[] = [
     (a, b) => a.schema.refName !== undefined && a.schema.refName === b.schema.refName,
     (a, b) => a.signature === b.signature && identical(w, a.schema, b.schema),
@@ -1305,7 +1786,7 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
     (a, b) => typesOverlap(a.schema.types, b.schema.types) && a.schema.refName === undefined && b.schema.refName === undefined,
     (a, b) => typesOverlap(a.schema.types, b.schema.types),
   ];
-  let remaining = wasMembers;
+  let remaining = wasMembers.filter((member) => !given.some(([a]) => a === member));
   for (const matches of matchers) {
     const next: Member[] = [];
     for (const member of remaining) {
@@ -1317,11 +1798,225 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
     }
     remaining = next;
   }
+  return { pairs, removed: remaining, added: [...free] };
+}
+
+function compareVariants(w: Walk, was: Normalized, now: Normalized, field: string): void {
+  const wasMembers = membersOf(w.context.base, was);
+  const nowMembers = membersOf(w.context.revision, now);
+  if (compareDiscriminated(w, was, now, field, wasMembers, nowMembers)) return;
+  const { pairs, removed, added } = pairMembers(w, wasMembers, nowMembers);
 
   // A removed alternative is reported at the union in the revision: that is where it was taken out.
   const union = place(w, now.variants?.path ?? now.path);
-  for (const member of remaining) schemaFinding(w, 'variant-removed', union, field, `alternative ${member.label} removed`);
-  for (const member of free) schemaFinding(w, 'variant-added', place(w, member.schema.origin), field, `new alternative ${member.label}`);
+  for (const member of removed) schemaFinding(w, 'variant-removed', union, field, `alternative ${member.label} removed`);
+  for (const member of added) schemaFinding(w, 'variant-added', place(w, member.schema.origin), field, `new alternative ${member.label}`);
   const inner: Walk = { ...w, parent: place(w, now.path) };
   for (const [a, b] of pairs) compareNormalized(inner, a.schema, b.schema, field);
+}
+
+// ---- discriminated unions --------------------------------------------------------------------------------------
+//
+// A union whose alternatives are told apart by one property, the tag, is judged as the set of its tags, each
+// selecting one member: a tag added, removed or renamed, or selecting another member, is a change of the union,
+// not of the tag property's values. A union is discriminated when it has a `discriminator` (its own, or the one
+// every member carries), or, without one, when every member requires one same property whose values (`enum` or
+// `const`) are strings no other member accepts: the way TypeSpec writes a union of models tagged by a literal.
+
+interface Tag {
+  member: Member;
+  /** Where the tag is declared: the `mapping`, the member's tag property, or the member (its name is the tag). */
+  path: string;
+}
+
+interface Tagging {
+  property: string;
+  tags: Map<string, Tag>;
+}
+
+interface Discriminator {
+  propertyName: string;
+  mapping?: JsonObject;
+  /** The schema that declares it. */
+  path: string;
+}
+
+function discriminatorOf(schema: Normalized, members: readonly Member[]): Discriminator | undefined {
+  const read = (keyword: Keyword | undefined): Discriminator | undefined => {
+    const value = keyword?.value;
+    if (!isObject(value) || typeof value.propertyName !== 'string') return undefined;
+    return { propertyName: value.propertyName, ...(isObject(value.mapping) ? { mapping: value.mapping } : {}), path: keyword!.path };
+  };
+  const own = read(schema.discriminator);
+  if (own) return own;
+  const inherited = members.map((member) => read(member.schema.discriminator));
+  const first = inherited[0];
+  return first && inherited.every((entry) => entry?.propertyName === first.propertyName) ? first : undefined;
+}
+
+/** The values a member accepts for the tag property, when they are a list of strings. */
+function tagValues(document: JsonObject, member: Member, property: string): { values: string[]; path: string } | undefined {
+  const location = member.schema.properties.get(property);
+  if (!location) return undefined;
+  const values = normalize(document, location).enumValues;
+  if (!values || values.value.length === 0 || !values.value.every((value) => typeof value === 'string')) return undefined;
+  return { values: values.value as string[], path: values.path };
+}
+
+/**
+ * Properties that tag the members without a `discriminator`: required by each, string values no other accepts. A
+ * schema that is no union (one member) is tagged as well: it is compared with a union that was or becomes one.
+ */
+function implicitTags(document: JsonObject, members: readonly Member[]): string[] {
+  if (members.length === 0) return [];
+  return [...members[0]!.schema.required].sort().filter((property) => {
+    const seen = new Set<string>();
+    for (const member of members) {
+      if (!member.schema.required.has(property)) return false;
+      const tags = tagValues(document, member, property);
+      if (!tags) return false;
+      for (const value of tags.values) {
+        if (seen.has(value)) return false;
+        seen.add(value);
+      }
+    }
+    return true;
+  });
+}
+
+/**
+ * Each tag and the member it selects: the `mapping`'s entries (a member named by its `$ref`; an entry whose member
+ * does not accept the tag is void, as a validator would refuse the value), then the values each member accepts for
+ * the tag property, then, with a `discriminator`, the name of a member that has neither (OpenAPI's implicit
+ * mapping). Undefined when some member has no tag, or a tag would select two members.
+ */
+function taggingOf(document: JsonObject, members: readonly Member[], property: string, discriminator: Discriminator | undefined): Tagging | undefined {
+  const tags = new Map<string, Tag & { mapped?: boolean }>();
+  const values = new Map(members.map((member) => [member, tagValues(document, member, property)]));
+  const tagged = new Set<Member>();
+  if (discriminator?.mapping) {
+    const path = child(discriminator.path, 'discriminator', 'mapping');
+    for (const [tag, target] of Object.entries(discriminator.mapping)) {
+      if (typeof target !== 'string') continue;
+      const name = refName(target) ?? (target.includes('/') ? undefined : target);
+      const member = members.find((candidate) => candidate.schema.refName !== undefined && candidate.schema.refName === name);
+      if (!member) continue;
+      const own = values.get(member);
+      if (own && !own.values.includes(tag)) continue;
+      tags.set(tag, { member, path, mapped: true });
+      tagged.add(member);
+    }
+  }
+  for (const member of members) {
+    const own = values.get(member);
+    if (own) {
+      for (const value of own.values) {
+        const known = tags.get(value);
+        if (known?.mapped) continue;
+        if (known && known.member !== member) return undefined;
+        tags.set(value, { member, path: own.path });
+        tagged.add(member);
+      }
+    } else if (!tagged.has(member)) {
+      const name = member.schema.refName;
+      if (!discriminator || name === undefined || tags.has(name)) return undefined;
+      tags.set(name, { member, path: member.schema.origin });
+      tagged.add(member);
+    }
+  }
+  if (members.some((member) => !tagged.has(member))) return undefined;
+  return { property, tags };
+}
+
+/** Compares two unions as discriminated unions, when both are, by the same property; false when they are not. */
+function compareDiscriminated(w: Walk, was: Normalized, now: Normalized, field: string, wasMembers: Member[], nowMembers: Member[]): boolean {
+  const { base, revision } = w.context;
+  if (wasMembers.length < 2 && nowMembers.length < 2) return false;
+  const wasDiscriminator = discriminatorOf(was, wasMembers);
+  const nowDiscriminator = discriminatorOf(now, nowMembers);
+  const wasCandidates = wasDiscriminator ? [wasDiscriminator.propertyName] : implicitTags(base, wasMembers);
+  if (wasCandidates.length === 0) return false;
+  const nowCandidates = nowDiscriminator ? [nowDiscriminator.propertyName] : implicitTags(revision, nowMembers);
+  // Of several properties that tag the members on both sides, the first whose tags changed (else the first).
+  const taggings = wasCandidates
+    .filter((candidate) => nowCandidates.includes(candidate))
+    .map((candidate) => [taggingOf(base, wasMembers, candidate, wasDiscriminator), taggingOf(revision, nowMembers, candidate, nowDiscriminator)] as const)
+    .filter((pair): pair is readonly [Tagging, Tagging] => pair[0] !== undefined && pair[1] !== undefined);
+  const signature = (tagging: Tagging) => [...tagging.tags.keys()].sort().join('\u0000');
+  const chosen = taggings.find(([a, b]) => signature(a) !== signature(b)) ?? taggings[0];
+  if (!chosen) return false;
+  const [before, after] = chosen;
+  const property = before.property;
+
+  // Members are paired by their component's name, then by the tags they share (the most first), then as any
+  // union's members are.
+  const given: [Member, Member][] = [];
+  for (const a of wasMembers) {
+    const b = a.schema.refName === undefined ? undefined : nowMembers.find((candidate) => candidate.schema.refName === a.schema.refName);
+    if (b && !given.some(([, taken]) => taken === b)) given.push([a, b]);
+  }
+  const shared = new Map<Member, Map<Member, number>>();
+  for (const [tag, entry] of before.tags) {
+    const other = after.tags.get(tag);
+    if (!other) continue;
+    const counts = shared.get(entry.member) ?? shared.set(entry.member, new Map()).get(entry.member)!;
+    counts.set(other.member, (counts.get(other.member) ?? 0) + 1);
+  }
+  const candidates = [...shared].flatMap(([a, counts]) => [...counts].map(([b, count]) => ({ a, b, count })));
+  candidates.sort((x, y) => y.count - x.count);
+  for (const { a, b } of candidates) {
+    if (given.some(([x, y]) => x === a || y === b)) continue;
+    given.push([a, b]);
+  }
+  const { pairs } = pairMembers(w, wasMembers, nowMembers, given);
+  const partner = new Map(pairs);
+  const previous = new Map(pairs.map(([a, b]) => [b, a]));
+
+  const union = place(w, now.variants?.path ?? now.path);
+  /** A member as the details name it: its component, when it is one. */
+  const of = (member: Member) => (member.schema.refName === undefined ? '' : ` (\`${member.schema.refName}\`)`);
+  const label = (member: Member) => (member.schema.refName === undefined ? 'another alternative' : `\`${member.schema.refName}\``);
+  const name = (tag: string) => JSON.stringify(tag);
+  /** Where a member's tags are declared in the revision, for a tag it lost. */
+  const tagsOf = (member: Member) => [...after.tags.values()].find((entry) => entry.member === member);
+  const report = (kind: SchemaKind, path: string, detail: string, value: string) =>
+    schemaFinding(w, kind, path, field, `discriminator \`${property}\`: ${detail}`, { value });
+  const at = (member: Member, path: string) => {
+    const old = previous.get(member);
+    return old ? declared(w, old.schema, member.schema, path) : place(w, member.schema.origin);
+  };
+
+  const fresh = new Map<Member, string[]>();
+  for (const [tag, entry] of after.tags) {
+    const old = before.tags.get(tag);
+    if (!old) (fresh.get(entry.member) ?? fresh.set(entry.member, []).get(entry.member)!).push(tag);
+    else if (partner.get(old.member) !== entry.member) {
+      report('discriminator-mapping-changed', at(entry.member, entry.path), `tag ${name(tag)} now selects ${label(entry.member)} (was ${label(old.member)})`, tag);
+    }
+  }
+  const gone = new Map<Member, string[]>();
+  for (const [tag, entry] of before.tags) {
+    if (!after.tags.has(tag)) (gone.get(entry.member) ?? gone.set(entry.member, []).get(entry.member)!).push(tag);
+  }
+  for (const [member, tags] of gone) {
+    const now = partner.get(member);
+    const added = now ? fresh.get(now) ?? [] : [];
+    for (const tag of tags) {
+      const renamed = added.shift();
+      if (now && renamed !== undefined) {
+        report('discriminator-tag-renamed', at(now, after.tags.get(renamed)!.path), `tag ${name(tag)} renamed ${name(renamed)}${of(now)}`, renamed);
+      } else {
+        const where = now ? tagsOf(now) : undefined;
+        report('discriminator-tag-removed', where ? at(now!, where.path) : union, `tag ${name(tag)}${of(member)} removed`, tag);
+      }
+    }
+  }
+  for (const [member, tags] of fresh) {
+    for (const tag of tags) report('discriminator-tag-added', at(member, after.tags.get(tag)!.path), `new tag ${name(tag)}${of(member)}`, tag);
+  }
+
+  // The members compared, their tag property without its values: those are the tags, judged above.
+  const inner: Walk = { ...w, parent: place(w, now.path), tagProperty: property };
+  for (const [a, b] of pairs) compareNormalized(inner, a.schema, b.schema, field);
+  return true;
 }

@@ -3,7 +3,7 @@
 // major version is above the base's. A declaration that matches no finding is stale and fails the gate, so the
 // declarations file cannot rot. Pure: findings and declarations in.
 import type { Finding } from './compare.ts';
-import { RULES, isBreaking, type Severity } from './rules.ts';
+import { RULES, isBreaking, isDocumentRule, type Severity } from './rules.ts';
 
 /**
  * What fails the gate: `client` the findings that break clients (on the wire, or in their typed source);
@@ -24,7 +24,10 @@ export interface Declaration {
   rule: string;
   /** The operation id the finding belongs to (its place is under `#/paths`)… */
   operation?: string;
-  /** …or the component (`CreateSpaceRequest`, `parameters/SpacePath`) when its place is under `#/components`. */
+  /**
+   * …or the component (`CreateSpaceRequest`, `parameters/SpacePath`) when its place is under `#/components`; neither
+   * for a rule of the whole document (`schema-dialect-changed`).
+   */
   schema?: string;
   /** The finding's JSON path, exactly as `check:breaking` prints it. */
   path: string;
@@ -59,9 +62,11 @@ export function parseDeclarations(value: unknown): { declarations: Declaration[]
     else if (!path.startsWith('#/')) problems.push(`${at}: \`path\` must be a JSON path starting with #/`);
     if (!reason) problems.push(`${at}: \`reason\` is missing: say why the break is accepted`);
     else if (/^TODO\b/i.test(reason)) problems.push(`${at}: \`reason\` still says TODO: say why the break is accepted`);
-    if (Boolean(operation) === Boolean(schema)) problems.push(`${at}: give exactly one of \`operation\` and \`schema\``);
-    if (rule && path && reason && !/^TODO\b/i.test(reason) && Boolean(operation) !== Boolean(schema)) {
-      declarations.push({ rule, path, reason, ...(operation ? { operation } : { schema: schema! }) });
+    // A rule of the whole document has neither an operation nor a component.
+    const owned = rule !== undefined && isDocumentRule(rule) ? !operation && !schema : Boolean(operation) !== Boolean(schema);
+    if (!owned) problems.push(`${at}: ${rule !== undefined && isDocumentRule(rule) ? `${rule} is a change of the whole document: give neither \`operation\` nor \`schema\`` : 'give exactly one of `operation` and `schema`'}`);
+    if (rule && path && reason && !/^TODO\b/i.test(reason) && owned) {
+      declarations.push({ rule, path, reason, ...(operation ? { operation } : schema ? { schema } : {}) });
     }
   });
   return { declarations, problems };
@@ -69,16 +74,16 @@ export function parseDeclarations(value: unknown): { declarations: Declaration[]
 
 export function matches(declaration: Declaration, finding: Finding): boolean {
   if (declaration.rule !== finding.rule || declaration.path !== finding.path) return false;
-  return declaration.operation !== undefined
-    ? finding.operation?.operationId === declaration.operation
-    : finding.schema === declaration.schema;
+  if (declaration.operation !== undefined) return finding.operation?.operationId === declaration.operation;
+  if (declaration.schema !== undefined) return finding.schema === declaration.schema;
+  return finding.operation === undefined && finding.schema === undefined;
 }
 
 /** The declaration that names a finding: what to write in `spec/breaking-changes.yaml`. */
 export function declarationFor(finding: Finding): Omit<Declaration, 'reason'> {
   return {
     rule: finding.rule,
-    ...(finding.schema !== undefined ? { schema: finding.schema } : { operation: finding.operation?.operationId ?? '' }),
+    ...(finding.schema !== undefined ? { schema: finding.schema } : finding.operation ? { operation: finding.operation.operationId } : {}),
     path: finding.path,
   };
 }

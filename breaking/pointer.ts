@@ -8,7 +8,8 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 function escape(part: string | number): string {
-  return String(part).replace(/~/g, '~0').replace(/\//g, '~1');
+  const text = String(part);
+  return text.includes('~') || text.includes('/') ? text.replace(/~/g, '~0').replace(/\//g, '~1') : text;
 }
 
 function unescape(part: string): string {

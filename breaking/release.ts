@@ -1,14 +1,18 @@
-// npm run release -- <version> [--date YYYY-MM-DD]: cuts a release of the contract.
+// npm run release -- <version> [--date YYYY-MM-DD] [--no-git]: cuts a release of the contract.
 //   1. refuses a version that is not MAJOR.MINOR.PATCH above the last release, and a contract that fails the gate
 //      (an undeclared breaking change without a major bump, a stale or invalid declaration);
 //   2. sets @info(#{ version }) in spec/main.tsp and regenerates generated/ (the gate runs again on the result);
 //   3. records generated/releases/<version>/openapi.yaml (a byte copy) and the declarations it consumed
 //      (generated/releases/<version>/breaking-changes.yaml);
 //   4. sets the version of package.json (and package-lock.json) and of the runner's conformance/package.json;
-//   5. writes the release's notes at the top of CHANGELOG.md and empties spec/breaking-changes.yaml.
-// On a refusal nothing is left changed. It does not commit or tag: it prints the commands to do so.
+//   5. writes the release's notes at the top of CHANGELOG.md and empties spec/breaking-changes.yaml;
+//   6. commits what it wrote ("Release <version>") and tags that commit `v<version>`, an annotated tag, as
+//      `npm version` does: so it refuses, before writing anything, outside the top of a git work tree, with changes not
+//      committed (to tracked files, or files not tracked under spec/ or generated/), or when the tag exists.
+// On a refusal nothing is left changed. With --no-git it records the release without committing or tagging it
+// (nothing of git is checked) and prints the commands that do.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
@@ -18,12 +22,17 @@ import { compareVersions, evaluateGate, parseVersion, type Declaration } from '.
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';
 import { formatReport } from './report.ts';
 
-const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD]
+const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD] [--no-git]
 
 Cuts release <version> (MAJOR.MINOR.PATCH, above the last release) of the contract: sets info.version in
 spec/main.tsp, regenerates generated/, records generated/releases/<version>/, sets the packages' versions, writes the
-notes into CHANGELOG.md and empties spec/breaking-changes.yaml. Refused when check:breaking would fail for the new
-version. See breaking/README.md.
+notes into CHANGELOG.md and empties spec/breaking-changes.yaml; then commits it ("Release <version>") and tags the
+commit v<version> (annotated). Refused when check:breaking would fail for the new version, and (but with --no-git)
+when the work tree has changes not committed or the tag exists.
+
+  --no-git   record the release only: no commit, no tag (the commands to make them are printed)
+
+See breaking/README.md.
 `;
 
 function usage(message: string): never {
@@ -36,9 +45,9 @@ function refuse(message: string): never {
   process.exit(1);
 }
 
-let parsed: { values: { date?: string; help?: boolean }; positionals: string[] };
+let parsed: { values: { date?: string; help?: boolean; 'no-git'?: boolean }; positionals: string[] };
 try {
-  parsed = parseArgs({ options: { date: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  parsed = parseArgs({ options: { date: { type: 'string' }, 'no-git': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
 } catch (error) {
   usage(error instanceof Error ? error.message : String(error));
 }
@@ -51,6 +60,8 @@ const version = parsed.positionals[0]!;
 const target = parseVersion(version) ?? usage(`${version} is not a version of the form MAJOR.MINOR.PATCH`);
 const date = parsed.values.date ?? new Date().toISOString().slice(0, 10);
 if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) usage(`--date ${date} is not YYYY-MM-DD`);
+const useGit = !parsed.values['no-git'];
+const tag = `v${version}`;
 
 const where = locations();
 const last: Release | undefined = listReleases().at(-1);
@@ -106,6 +117,25 @@ if (last && existsSync(path.join(where.root, 'server/server.ts'))) {
           problems.map((problem) => `  - ${problem}`).join('\n'),
       );
     }
+  }
+}
+
+// 1c. Git: the release is committed and tagged from the tree as committed, so that the tag names exactly what was
+// released (the fixture of the release, test/fixtures/releases/, is made from it).
+const git = (...args: string[]) => spawnSync('git', args, { cwd: where.root, encoding: 'utf8' });
+const noGit = 'or record the release without committing or tagging it: npm run release -- ' + `${version} --no-git`;
+if (useGit) {
+  const top = git('rev-parse', '--show-toplevel');
+  if (top.status !== 0 || realpathSync(top.stdout.trim()) !== realpathSync(where.root)) {
+    refuse(`${where.root} is not the top of a git work tree, where a release is committed and tagged; ${noGit}`);
+  }
+  if (git('rev-parse', '--quiet', '--verify', `refs/tags/${tag}`).status === 0) refuse(`the tag ${tag} exists already`);
+  // Changes to tracked files anywhere, and files not tracked where the contract and what it compiles to are.
+  const status = git('status', '--porcelain', '--untracked-files=all');
+  const unclean = status.stdout.split('\n').filter((line) => line !== '' && (!line.startsWith('?? ') || /^\?\? "?(spec|generated)\//.test(line)));
+  if (status.status !== 0 || unclean.length > 0) {
+    const shown = unclean.slice(0, 10).map((line) => `  ${line}`).join('\n') + (unclean.length > 10 ? `\n  … and ${unclean.length - 10} more` : '');
+    refuse(`the work tree has changes not committed (git status), which the release's commit would leave out:\n${shown}\nCommit them first, ${noGit}`);
   }
 }
 
@@ -173,10 +203,30 @@ const changed = [
   relative(where.changelog),
   relative(where.declarations),
 ];
-process.stdout.write(
+const recorded =
   `release: ${version} recorded in ${relative(releaseDir)}/ (${last ? `after ${last.version}` : 'the first release'}); ` +
-    `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n` +
-    `Review and commit it:\n  git add ${changed.join(' ')}\n  git commit -m "Release ${version}"\n  git tag v${version}\n` +
-    `Then record the database its server writes, which the next release must upgrade (test/server/upgrade.test.ts):\n` +
-    `  npm run fixture:release -- ${version}\n  git add test/fixtures/releases/${version} && git commit -m "Fixture of release ${version}"\n`,
-);
+  `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n`;
+const message = `Release ${version}`;
+const commands = [`git add ${changed.join(' ')}`, `git commit -m "${message}"`, `git tag -a ${tag} -m "${message}"`];
+const fixture =
+  `Then record the database its server writes, which the next release must upgrade (test/server/upgrade.test.ts):\n` +
+  `  npm run fixture:release -- ${version}\n  git add test/fixtures/releases/${version} && git commit -m "Fixture of release ${version}"\n`;
+
+// 6. The commit and its tag.
+if (!useGit) {
+  process.stdout.write(`${recorded}Review it, commit it and tag the commit:\n${commands.map((command) => `  ${command}\n`).join('')}${fixture}`);
+} else {
+  for (const args of [['add', '--all', '--', ...changed], ['commit', '--quiet', '-m', message], ['tag', '--annotate', tag, '-m', message]]) {
+    const run = git(...args);
+    if (run.status !== 0) {
+      process.stderr.write(`${run.stdout}${run.stderr}`);
+      process.stdout.write(recorded);
+      refuse(`git ${args[0]} failed (above): the release is recorded but not ${args[0] === 'tag' ? 'tagged' : 'committed'}; finish it with:\n${commands.slice(args[0] === 'tag' ? 2 : 0).map((command) => `  ${command}`).join('\n')}`);
+    }
+  }
+  const commit = git('rev-parse', '--short', 'HEAD').stdout.trim();
+  process.stdout.write(
+    `${recorded}Committed as ${commit} ("${message}") and tagged ${tag} (annotated). Review it (git show ${tag}); to take it back before ` +
+      `pushing: git tag -d ${tag} && git reset --soft HEAD~1. Push both: git push origin HEAD ${tag}\n${fixture}`,
+  );
+}

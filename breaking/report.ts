@@ -124,7 +124,7 @@ export function summaryLine(verdict: Verdict): string {
 }
 
 export function staleLine(declaration: { rule: string; operation?: string; schema?: string; path: string }, file: string): string {
-  return `STALE declaration in ${file}: ${declaration.rule} ${declaration.operation ?? declaration.schema} ${declaration.path} matches no difference; correct it or remove it`;
+  return `STALE declaration in ${file}: ${declaration.rule} ${declaration.operation ?? declaration.schema ?? '(the document)'} ${declaration.path} matches no difference; correct it or remove it`;
 }
 
 /** The declarations that would accept the failing findings, ready to paste. */

@@ -272,6 +272,38 @@ const SCALAR_KINDS = {
     request: { severity: BC, summary: 'the alternatives are told apart by another property', action: 'Send the new discriminating property.' },
     response: { severity: BC, summary: 'the alternatives are told apart by another property', action: 'Tell the alternatives apart by the new property.' },
   },
+  'discriminator-tag-added': {
+    example: 'tags `cat`, `dog` → `cat`, `dog`, `bird` (a new member, or a value added to a member’s tag)',
+    request: {
+      severity: BI,
+      summary: 'a new tag of a discriminated union is accepted, with the alternative it selects',
+      action: 'Implementations must accept the new tag and handle the alternative it selects.',
+    },
+    response: {
+      severity: BC,
+      summary: 'a new tag of a discriminated union may be answered: its tags are exhaustive, and clients dispatch on them',
+      action: 'Handle the new tag (and the alternative it selects) where you dispatch on the tag.',
+    },
+  },
+  'discriminator-tag-removed': {
+    example: 'tags `cat`, `dog`, `bird` → `cat`, `dog` (a member removed, or a value taken out of its tag)',
+    request: { severity: BC, summary: 'a tag of a discriminated union is no longer accepted', action: 'Stop sending the removed tag and its alternative.' },
+    response: {
+      severity: BC,
+      summary: 'a tag of a discriminated union is no longer answered: the member set clients dispatch on changed',
+      action: 'Drop the case of the removed tag where you dispatch on the tag (its type is gone from the generated union); implementations must stop answering it.',
+    },
+  },
+  'discriminator-tag-renamed': {
+    example: '`type: siteSpaces` → `type: site-spaces` (the same alternative)',
+    request: { severity: BC, summary: 'an alternative of a discriminated union is accepted under another tag only', action: 'Send the new tag.' },
+    response: { severity: BC, summary: 'an alternative of a discriminated union is answered under another tag', action: 'Dispatch on the new tag.' },
+  },
+  'discriminator-mapping-changed': {
+    example: '`mapping: {dog: Dog}` → `mapping: {dog: Wolf}`',
+    request: { severity: BC, summary: 'a tag of a discriminated union selects another alternative', action: 'Send the fields of the alternative the tag now selects.' },
+    response: { severity: BC, summary: 'a tag of a discriminated union selects another alternative', action: 'Read the alternative the tag now selects.' },
+  },
 } satisfies Record<string, Kind>;
 
 /** Changes of an object's properties; always named `request-property-…` or `response-property-…`. */
@@ -352,6 +384,23 @@ export type SchemaKind = ScalarKind | ObjectKind;
 
 /** Rules about operations, parameters, bodies, statuses, headers, security and components. */
 const OPERATION_RULES = {
+  'schema-dialect-changed': {
+    severity: BC,
+    summary: 'the schemas are read in another JSON Schema dialect (`jsonSchemaDialect`): any keyword may validate otherwise',
+    action: 'Validate, and generate code, with the new dialect; check what your tools make of the schemas under it.',
+    example: '`https://spec.openapis.org/oas/3.1/dialect/base` → `https://json-schema.org/draft/2019-09/schema`',
+  },
+  'schema-dialect-declared': {
+    severity: 'non-breaking',
+    summary: 'the document declares the dialect its schemas were read in by default (OpenAPI 3.1’s base dialect): tools that do not apply the default read them as written',
+    example: '`jsonSchemaDialect: https://spec.openapis.org/oas/3.1/dialect/base` added',
+  },
+  'schema-dialect-undeclared': {
+    severity: 'warning',
+    summary: 'the document no longer declares its dialect: the default is the same, but a tool that does not apply it reads the schemas in another one (Prism: draft-07, without `unevaluatedProperties`)',
+    action: 'Read the schemas as JSON Schema 2020-12 (OpenAPI 3.1’s base dialect): tell your validator so.',
+    example: '`jsonSchemaDialect: https://spec.openapis.org/oas/3.1/dialect/base` removed',
+  },
   'operation-added': {
     severity: 'non-breaking',
     summary: 'a new operation',
@@ -399,9 +448,15 @@ const OPERATION_RULES = {
   },
   'security-scheme-changed': {
     severity: BC,
-    summary: 'a security scheme the operations use is defined differently',
+    summary: 'a security scheme the operations use is defined differently (its type, `scheme`, `in`/`name`, flows or scopes)',
     action: 'Send credentials the way the scheme now defines.',
     example: '`BearerAuth` `scheme: Bearer` → `type: apiKey`',
+  },
+  'security-scheme-renamed': {
+    severity: 'non-breaking',
+    summary: 'a security scheme has a new name and the same definition: the same credentials are sent and accepted',
+    action: 'Where settings are keyed by the scheme’s name (a generated client’s credentials, a gateway’s configuration), use the new name; nothing changes on the wire.',
+    example: '`securitySchemes.BearerAuth` → `securitySchemes.HttpBearer`, the same `type: http, scheme: Bearer`',
   },
   'schema-removed': {
     severity: 'breaking-source',
@@ -629,6 +684,11 @@ export function isObjectKind(kind: SchemaKind): kind is ObjectKind {
 export function schemaRule(context: SchemaContext, kind: SchemaKind): RuleId | undefined {
   const id = (isObjectKind(kind) ? `${directionOf(context)}-property-${kind}` : `${context}-${kind}`) as RuleId;
   return RULES.has(id) ? id : undefined;
+}
+
+/** Rules of the document as a whole, outside `#/paths` and `#/components`: a finding of one has no operation or schema. */
+export function isDocumentRule(id: string): boolean {
+  return id.startsWith('schema-dialect-');
 }
 
 export function ruleOf(id: string): Rule | undefined {

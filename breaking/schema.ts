@@ -488,6 +488,16 @@ function finish(result: Normalized): void {
     else if (result.items) result.types = new Set(['array']);
     else if (result.enumValues && result.enumValues.value.length > 0) result.types = new Set(result.enumValues.value.map(jsonType));
   }
+  // `multipleOf` an integer: only integers are numbers it accepts (`type: number, multipleOf: 1` is `type: integer`).
+  const multiples = result.others.get('multipleOf');
+  if (
+    result.types?.has('number') &&
+    multiples !== undefined &&
+    multiples.length > 0 &&
+    multiples.every((entry) => typeof entry.value === 'number' && Number.isInteger(entry.value) && entry.value > 0)
+  ) {
+    result.types = new Set([...result.types].map((type) => (type === 'number' ? 'integer' : type)));
+  }
   if (result.enumValues && result.types) {
     const types = result.types;
     const kept = result.enumValues.value.filter((value) => {

@@ -601,7 +601,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Search the content of an organization: full text over its spaces and pages. */
+        /**
+         * @description Search the content of an organization: full text over its spaces and pages. Results come best match first, by
+         *     the relevance of the service's full-text index: the same spaces, pages and sections match on every deployment,
+         *     their order may differ between deployments.
+         */
         get: operations["searchOrganizationContent"];
         put?: never;
         post?: never;
@@ -1776,7 +1780,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Search the content of a space: full text over page titles and content, with matching sections. */
+        /**
+         * @description Search the content of a space: full text over page titles and content, with matching sections. Pages come best
+         *     match first, by the relevance of the service's full-text index: the same pages and sections match on every
+         *     deployment, their order may differ between deployments.
+         */
         get: operations["searchSpaceContent"];
         put?: never;
         post?: never;
@@ -4612,7 +4620,10 @@ export interface components {
             title: string;
             /** @description Path of the section. */
             path: string;
-            /** @description Matching text of the section. */
+            /**
+             * @description Matching text of the section: all of it up to 32 words, otherwise 32 words from just before the first match,
+             *     with `…` where it is cut.
+             */
             body: string;
             /** @description Addresses of the section. */
             urls: components["schemas"]["AppUrls"];
@@ -6084,7 +6095,10 @@ export interface operations {
                     "application/json": components["schemas"]["Collection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6141,7 +6155,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6204,7 +6221,10 @@ export interface operations {
                     "application/json": components["schemas"]["Collection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6249,7 +6269,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6285,7 +6309,10 @@ export interface operations {
                     "application/json": components["schemas"]["Collection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6339,7 +6366,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6376,7 +6407,10 @@ export interface operations {
                     "application/json": components["schemas"]["SpaceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6439,7 +6473,10 @@ export interface operations {
                     "application/json": components["schemas"]["Collection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6493,7 +6530,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6525,7 +6566,10 @@ export interface operations {
                     "application/json": components["schemas"]["EmailDomainOrganizations"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6584,7 +6628,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6625,7 +6672,10 @@ export interface operations {
                     "application/json": components["schemas"]["Integration"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6688,7 +6738,10 @@ export interface operations {
                     "application/json": components["schemas"]["Integration"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6742,7 +6795,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6772,7 +6829,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6833,7 +6893,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6878,7 +6941,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6908,7 +6975,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6972,7 +7042,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationEventList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7033,7 +7106,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationEventWithTrace"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7099,7 +7175,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationInstallationList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7162,7 +7241,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationInstallation"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7216,7 +7298,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7251,7 +7337,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationRenderResult"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7319,7 +7408,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationSiteList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7387,7 +7479,10 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationSpaceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7448,7 +7543,10 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7489,7 +7587,10 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7552,7 +7653,10 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7606,7 +7710,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7645,7 +7753,10 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7708,7 +7819,10 @@ export interface operations {
                     "application/json": components["schemas"]["Collection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7753,7 +7867,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7785,7 +7903,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7857,7 +7978,10 @@ export interface operations {
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7918,7 +8042,10 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7977,7 +8104,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8051,7 +8181,10 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8105,7 +8238,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8146,7 +8283,10 @@ export interface operations {
                     "application/json": components["schemas"]["MemberSpaceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8207,7 +8347,10 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8275,7 +8418,10 @@ export interface operations {
                     "application/json": components["schemas"]["MemberTeamList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8339,7 +8485,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpecList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8402,7 +8551,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8608,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8490,7 +8646,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8555,7 +8714,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8600,7 +8762,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8632,7 +8798,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8697,7 +8866,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8742,7 +8914,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8781,7 +8957,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpecVersionList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8842,7 +9021,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpecVersion"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8903,7 +9085,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpecVersionContent"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8966,7 +9151,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpecVersion"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9029,7 +9217,10 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAPISpecVersionContent"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9088,7 +9279,10 @@ export interface operations {
                     "application/json": components["schemas"]["PingResult"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9152,7 +9346,10 @@ export interface operations {
                     "application/json": components["schemas"]["SamlProviderList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9215,7 +9412,10 @@ export interface operations {
                     "application/json": components["schemas"]["SamlProvider"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9260,7 +9460,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9294,7 +9498,10 @@ export interface operations {
                     "application/json": components["schemas"]["SamlProvider"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9353,7 +9560,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9418,7 +9628,10 @@ export interface operations {
                     "application/json": components["schemas"]["SamlProvider"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9463,7 +9676,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9502,7 +9719,10 @@ export interface operations {
                     "application/json": components["schemas"]["SearchSpaceResultList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9572,7 +9792,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9635,7 +9858,10 @@ export interface operations {
                     "application/json": components["schemas"]["Site"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9680,7 +9906,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9714,7 +9944,10 @@ export interface operations {
                     "application/json": components["schemas"]["Site"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9773,7 +10006,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9838,7 +10074,10 @@ export interface operations {
                     "application/json": components["schemas"]["Site"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9892,7 +10131,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9943,7 +10186,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10008,7 +10254,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10053,7 +10302,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10087,7 +10340,10 @@ export interface operations {
                     "application/json": components["schemas"]["AdaptiveConditionTemplateList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10151,7 +10407,10 @@ export interface operations {
                     "application/json": components["schemas"]["PublishedContentSite"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10217,7 +10476,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSectionGroupList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10282,7 +10544,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10336,7 +10601,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10370,7 +10639,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10437,7 +10709,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10482,7 +10757,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10522,7 +10801,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10576,7 +10858,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10616,7 +10902,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10670,7 +10959,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10706,7 +10999,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10774,7 +11070,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSectionList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10839,7 +11138,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10893,7 +11195,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10927,7 +11233,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10994,7 +11303,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11048,7 +11360,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11088,7 +11404,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSection"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11142,7 +11461,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11185,7 +11508,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSpaceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11250,7 +11576,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSpace"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11304,7 +11633,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11338,7 +11671,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11405,7 +11741,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSpace"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11459,7 +11798,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11499,7 +11842,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteSpace"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11553,7 +11899,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11591,7 +11941,10 @@ export interface operations {
                     "application/json": components["schemas"]["SiteStructureItem"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11645,7 +11998,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11682,7 +12039,10 @@ export interface operations {
                     "application/json": components["schemas"]["SpaceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11747,7 +12107,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11792,7 +12155,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11824,7 +12191,10 @@ export interface operations {
                     "application/json": components["schemas"]["SsoLoginInfoList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11892,7 +12262,10 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11955,7 +12328,10 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12000,7 +12376,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12034,7 +12414,10 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12093,7 +12476,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12158,7 +12544,10 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12203,7 +12592,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12240,7 +12633,10 @@ export interface operations {
                     "application/json": components["schemas"]["TranslationList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12303,7 +12699,10 @@ export interface operations {
                     "application/json": components["schemas"]["Translation"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12348,7 +12747,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12382,7 +12785,10 @@ export interface operations {
                     "application/json": components["schemas"]["Translation"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12447,7 +12853,10 @@ export interface operations {
                     "application/json": components["schemas"]["Translation"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12492,7 +12901,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12524,7 +12937,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12583,7 +12999,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12645,7 +13064,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12702,7 +13124,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12765,7 +13190,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12810,7 +13238,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12855,7 +13287,10 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequestList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12918,7 +13353,10 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12963,7 +13401,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12997,7 +13439,10 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13062,7 +13507,10 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13116,7 +13564,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13155,7 +13607,10 @@ export interface operations {
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13231,7 +13686,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13296,7 +13754,10 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13341,7 +13802,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13380,7 +13845,10 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13447,7 +13915,10 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13492,7 +13963,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13526,7 +14001,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13596,7 +14074,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReplyList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13663,7 +14144,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13708,7 +14192,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13749,7 +14237,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13818,7 +14309,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13863,7 +14357,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13899,7 +14397,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13965,7 +14466,10 @@ export interface operations {
                     "application/json": components["schemas"]["Revision"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14035,7 +14539,10 @@ export interface operations {
                     "application/json": components["schemas"]["FileList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14103,7 +14610,10 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14171,7 +14681,10 @@ export interface operations {
                     "application/json": components["schemas"]["ReferenceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14236,7 +14749,10 @@ export interface operations {
                     "application/json": components["schemas"]["ImportContentResult"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14290,7 +14806,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14335,7 +14855,10 @@ export interface operations {
                     "application/json": components["schemas"]["Page"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14403,7 +14926,10 @@ export interface operations {
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14469,7 +14995,10 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionPages"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14530,7 +15059,10 @@ export interface operations {
                     "application/json": components["schemas"]["MergeChangeRequestResult"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14605,7 +15137,10 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequestPdf"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14666,7 +15201,10 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateChangeRequestFromMainResult"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14739,7 +15277,10 @@ export interface operations {
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14813,7 +15354,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14876,7 +15420,10 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14921,7 +15468,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14958,7 +15509,10 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15023,7 +15577,10 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15068,7 +15625,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15100,7 +15661,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15168,7 +15732,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReplyList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15233,7 +15800,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15278,7 +15848,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15317,7 +15891,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15384,7 +15961,10 @@ export interface operations {
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15429,7 +16009,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15463,7 +16047,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15527,7 +16114,10 @@ export interface operations {
                     "application/json": components["schemas"]["Revision"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15595,7 +16185,10 @@ export interface operations {
                     "application/json": components["schemas"]["FileList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15661,7 +16254,10 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15727,7 +16323,10 @@ export interface operations {
                     "application/json": components["schemas"]["ReferenceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15790,7 +16389,10 @@ export interface operations {
                     "application/json": components["schemas"]["ImportContentResult"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15844,7 +16446,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15887,7 +16493,10 @@ export interface operations {
                     "application/json": components["schemas"]["Page"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15953,7 +16562,10 @@ export interface operations {
                     "application/json": components["schemas"]["ReferenceList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16019,7 +16631,10 @@ export interface operations {
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16083,7 +16698,10 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionPages"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16144,7 +16762,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16189,7 +16810,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16221,7 +16846,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16282,7 +16910,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16327,7 +16958,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16361,7 +16996,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16406,7 +17044,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16438,7 +17080,10 @@ export interface operations {
                     "application/json": components["schemas"]["GitInfo"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16495,7 +17140,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16559,7 +17207,10 @@ export interface operations {
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16622,7 +17273,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16676,7 +17330,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16708,7 +17366,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16783,7 +17444,10 @@ export interface operations {
                     "application/json": components["schemas"]["SearchPageResultList"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16846,7 +17510,10 @@ export interface operations {
                     "application/json": components["schemas"]["Space"];
                 };
             };
-            /** @description The request is invalid: a malformed body, a field or parameter breaking its rule, or a bad page cursor. */
+            /**
+             * @description The request is invalid: a malformed body, a field or parameter breaking its rule (text holding U+0000 or an
+             *     unpaired surrogate included), or a bad page cursor. The message names the field or parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16900,7 +17567,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request body is not JSON (`Content-Type: application/json`). */
+            /**
+             * @description The request body is not JSON in UTF-8: its `Content-Type` is not `application/json` (with no charset, or
+             *     `charset=utf-8`), or it has none. A body sent without a `Content-Type` is refused, never read as JSON by guess nor
+             *     ignored: send `Content-Type: application/json`. A request without a body needs none.
+             */
             415: {
                 headers: {
                     [name: string]: unknown;

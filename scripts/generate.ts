@@ -9,7 +9,8 @@
 //                                         typescript is about 40% of a generate).
 // The TypeSpec compiler runs in this process through its API (`contractCompiler`), with the options `tsp compile`
 // reads from tspconfig.yaml; `npm run dev` keeps one loaded, so that a save compiles in about a second instead of the
-// four a `tsp compile` process takes.
+// four a `tsp compile` process takes. One step follows the emitter: the document's `jsonSchemaDialect`
+// (`declareSchemaDialect`), for which the emitter has no option.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,31 @@ export interface ContractCompilation {
   openapi?: string;
   /** The compiler's diagnostics, one per line as `tsp compile` prints them (paths relative to the repository). */
   diagnostics: string;
+}
+
+/**
+ * The JSON Schema dialect the document's schemas are written in: OpenAPI 3.1's base dialect (JSON Schema 2020-12 with
+ * OpenAPI's vocabulary: `discriminator`, `xml`, `externalDocs`, `example`). OpenAPI 3.1 makes it the default, but tools
+ * do not all apply the default: Prism reads the schemas of a 3.1 document that does not declare its dialect as
+ * draft-07, which has no `unevaluatedProperties`, the keyword that closes the contract's objects, and so lets an
+ * unknown field through. Declared, it is read as written. Changing it is a change of the contract that the
+ * breaking-change gate judges (`schema-dialect-…`, breaking/README.md).
+ */
+export const SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+
+/**
+ * The emitted document with `jsonSchemaDialect: SCHEMA_DIALECT` after its `openapi:` line (where the specification
+ * lists it); written into the text, so that the rest of the emitter's text stays as it wrote it.
+ */
+export function declareSchemaDialect(openapi: string): string {
+  const first = /^openapi: 3\.1\.\d+\n/.exec(openapi);
+  if (!first) throw new Error('the emitted document does not start with `openapi: 3.1.x`: jsonSchemaDialect is OpenAPI 3.1\'s');
+  const declared = /^jsonSchemaDialect: (.*)$/m.exec(openapi);
+  if (declared) {
+    if (declared[1] !== SCHEMA_DIALECT) throw new Error(`the emitter declared jsonSchemaDialect ${declared[1]}, not ${SCHEMA_DIALECT}`);
+    return openapi;
+  }
+  return `${first[0]}jsonSchemaDialect: ${SCHEMA_DIALECT}\n${openapi.slice(first[0].length)}`;
 }
 
 /**
@@ -61,7 +87,10 @@ export function contractCompiler(root = repoRoot): (stagingDir: string) => Promi
     // A program with errors is handed on too: only its parsed files are reused.
     program = await compile(host, entrypoint, options, program);
     if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics) };
-    return { openapi: readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'), diagnostics: '' };
+    const openapi = declareSchemaDialect(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'));
+    // The staging folder is what generate copies into generated/.
+    writeFileSync(path.join(stagingDir, 'openapi.yaml'), openapi);
+    return { openapi, diagnostics: '' };
   };
 }
 

@@ -1,7 +1,8 @@
 // Builds the Express app from the contract: the validator checks every request (and every response, unless
 // turned off), the routes are registered by walking the document's paths, and each route calls the handler of
 // its operation, inside a write transaction for anything but GET (unless the handler opens its own: see
-// http/transactions.ts). Every failure goes through one error writer.
+// http/transactions.ts). HEAD is answered wherever GET is, by the GET's route (http/head.ts). Every failure goes
+// through one error writer.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Caller, callerOfToken } from './auth/caller.ts';
@@ -20,9 +21,12 @@ import { KeptLists, type ListAnswer, isListPage } from './http/kept-lists.ts';
 import { fitPage } from './http/pagination.ts';
 import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
 import { healthRoute } from './http/health.ts';
+import { withHead } from './http/head.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
 import type { HandlerTable, OperationId } from './http/types.ts';
 import { opensOwnTransaction } from './http/transactions.ts';
+import { jsonBody } from './http/request-body.ts';
+import { textInputCheck } from './http/text-input.ts';
 import { openApiValidator, placedOperation, RouteIndex } from './http/validator.ts';
 
 declare module 'express-serve-static-core' {
@@ -71,7 +75,8 @@ export function checkHandlers(contract: OpenApiDocument, handlers: Partial<Handl
 }
 
 /**
- * The validator's copy of the contract (it annotates the document it is given). Query parameters accept reserved
+ * The validator's copy of the contract (it annotates the document it is given), with HEAD beside each GET
+ * (http/head.ts). Query parameters accept reserved
  * characters: `allowReserved: false` tells clients to percent-encode them, but JavaScript's encodeURIComponent,
  * which openapi-fetch and most clients use, leaves `!'()*` as they are, and a search for "(draft)" must not be a 400.
  */
@@ -85,7 +90,7 @@ function validatorDocument(contract: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) (operation?.parameters ?? []).forEach(lenient);
   }
-  return document;
+  return withHead(document);
 }
 
 /**
@@ -205,16 +210,19 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   // the validator decoded (what its app.param callbacks give Express's routes), instead of Express trying each
   // route's pattern in turn; anything else goes through Express's routes below.
   const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
-  const json = express.json({ limit: config.bodyLimit });
+  const json = jsonBody(config.bodyLimit); // a body without a Content-Type is a 415 (http/request-body.ts)
   const takesBody = operationsTakingABody(contract);
+  const checkText = textInputCheck(contract);
   app.use(
     chained(
       // The body is read only for an operation that declares one: any other request's body is discarded unread,
       // whatever its type, encoding or size, so those operations never answer the 415, 413 or malformed-JSON 400 of
       // a body they would ignore (the contract declares 413 and 415 only where a body is taken).
       (req: Request, res: Response, next: NextFunction) => (takesBody(req) ? json(req, res, next) : next()),
-      // Depth and property names, before the validator or anything else recurses on the body.
+      // Depth and property names, before the validator or anything else recurses on the body, and text both engines
+      // store alike in the path, the query and the body (text.ts).
       (req: Request, _res: Response, next: NextFunction) => {
+        checkText(req);
         checkRequestJson(req.body);
         next();
       },
@@ -291,6 +299,9 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       send(res, answer);
     };
     placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
+    // HEAD as the GET (http/head.ts): the validator placed it as the HEAD copy of the operation; Express's route for
+    // GET answers HEAD too, for what the validator's own lookup placed.
+    if (isRead) placed.set(`HEAD ${operation.path}`, route);
     app[operation.method](expressPath(operation.path), route);
   }
   log.info(`routing ${new Set(operations.map((operation) => operation.path)).size} paths, ${operations.length} operations`);

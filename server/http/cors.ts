@@ -1,5 +1,6 @@
 // CORS, on when CORS_ORIGINS is set: pages from those origins may call the API from a browser. What a preflight
-// allows is derived from the contract, once: for a path of the contract, the methods it declares on that path; the
+// allows is derived from the contract, once: for a path of the contract, the methods it declares on that path (and
+// HEAD beside GET, which the server answers wherever GET is: http/head.ts); the
 // request headers it uses (Authorization for the bearer scheme, Content-Type for bodies, and every header parameter);
 // the response headers it declares are exposed to the page (Location, ...), with this server's x-request-id.
 // Off (no CORS_ORIGINS), nothing is installed and an OPTIONS request is answered as before (405).
@@ -74,7 +75,10 @@ export function cors(contract: OpenApiDocument, origins: string[]): RequestHandl
       const match = index.find(path);
       if (match) {
         methods = methodsOf.get(match.template);
-        if (!methods) methodsOf.set(match.template, (methods = [...match.methods].sort().join(', ')));
+        if (!methods) {
+          const declared = [...match.methods, ...(match.methods.has('GET') ? ['HEAD'] : [])];
+          methodsOf.set(match.template, (methods = declared.sort().join(', ')));
+        }
       }
     }
     // A path the server does not serve: answered as without CORS (404 or 405), so the browser refuses the call.

@@ -1,8 +1,9 @@
 // check:breaking as CI runs it: the command on small documents of its own (YAML and JSON, OpenAPI 3.0 and 3.1) in
-// every output format, with --fail-on and --base as a file or a git ref; and where findings are located, in the
-// real TypeSpec sources and in a document's lines.
+// every output format, with --fail-on and --base as a file or a git ref; the command compiled (breaking/check.mjs,
+// which the cases run) against the TypeScript one; and where findings are located, in the real TypeSpec sources
+// and in a document's lines.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -13,12 +14,20 @@ import { readDocument } from '../../breaking/files.ts';
 import { documentLocator, specLocator } from '../../breaking/locate.ts';
 import { openapiPath, repoRoot } from '../support/repo.ts';
 
-/** Each run is a process that loads its TypeScript (about 0.5 s on small documents, 1.5 s on the contract). */
+/** Each run is a process (0.1 to 0.3 s compiled; a first run builds the bundle, about 0.5 s more). */
 const COMMANDS = 120_000;
 
-function check(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The gate's command, compiled (`node breaking/check.mjs`), or as TypeScript (`tsx breaking/check.ts`). */
+function check(args: string[], { cwd = repoRoot, typescript = false } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'breaking/check.ts', ...args], { cwd: repoRoot });
+    const command = typescript ? ['--import', 'tsx', 'breaking/check.ts'] : ['breaking/check.mjs'];
+    const child = spawn(process.execPath, [...command, ...args], { cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -246,4 +255,40 @@ describe('where findings are located', () => {
     const json = documentLocator(JSON.stringify({ openapi: '3.1.0', paths: { '/a': { get: { parameters: [{ name: 'q' }, { name: 'r' }] } } } }, null, 2), 'api.json');
     expect(json('#/paths/~1a/get/parameters/1')).toEqual({ file: 'api.json', line: 10 });
   });
+});
+
+describe('the compiled command', () => {
+  test(
+    'answers what the TypeScript command answers; is built on first use, kept while its sources are the same, rebuilt when one changes',
+    async () => {
+      const root = mkdtempSync(path.join(tmpdir(), 'breaking-bundle-'));
+      try {
+        for (const entry of ['breaking', 'generated', 'spec', 'package.json']) cpSync(path.join(repoRoot, entry), path.join(root, entry), { recursive: true });
+        symlinkSync(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+        const bundle = path.join(root, 'dist/breaking-check.mjs');
+        const args = ['--format', 'json'];
+        const [compiled, typescript] = await Promise.all([check(args, { cwd: root }), check(args, { cwd: root, typescript: true })]);
+        expect(compiled.status, compiled.stderr).toBe(typescript.status);
+        expect(compiled.stdout).toBe(typescript.stdout);
+        expect(JSON.parse(compiled.stdout).passed).toBe(true);
+        expect(existsSync(bundle)).toBe(true);
+        const built = statSync(bundle).mtimeMs;
+
+        // A source touched but not changed (a checkout): the same bundle.
+        const report = path.join(root, 'breaking/report.ts');
+        utimesSync(report, new Date(), new Date(Date.now() + 5_000));
+        expect((await check(['--help'], { cwd: root })).stdout).toMatch(/^Usage: npm run check:breaking/);
+        expect(statSync(bundle).mtimeMs).toBe(built);
+
+        // A source changed: rebuilt, and the change is in what runs.
+        const source = path.join(root, 'breaking/check.ts');
+        writeFileSync(source, readFileSync(source, 'utf8').replace('Usage: npm run check:breaking', 'Usage (changed): npm run check:breaking'));
+        expect((await check(['--help'], { cwd: root })).stdout).toMatch(/^Usage \(changed\): npm run check:breaking/);
+        expect(statSync(bundle).mtimeMs).toBeGreaterThan(built);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+    COMMANDS,
+  );
 });

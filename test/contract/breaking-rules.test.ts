@@ -84,6 +84,9 @@ const pet = (kind: string) => ({
   properties: { kind: { type: 'string', enum: [kind] }, type: { type: 'string', enum: [kind] } },
 });
 
+/** An object tagged by `kind` with these values (the first is its own; others it may share, as a mapping decides). */
+const tagged = (...kinds: string[]) => ({ type: 'object', required: ['kind'], properties: { kind: { type: 'string', enum: kinds }, name: { type: 'string' } } });
+
 /** One pair of schemas per change; each is placed in every context that has the rule. */
 const SCALAR_CASES: Partial<Record<SchemaKind, { before: Schema; after: Schema; schemas?: Record<string, unknown>; detail: string }>> = {
   'type-changed': { before: { type: 'string' }, after: { type: 'boolean' }, detail: 'type string → boolean' },
@@ -151,6 +154,29 @@ const SCALAR_CASES: Partial<Record<SchemaKind, { before: Schema; after: Schema; 
     after: { oneOf: [ref('Cat'), ref('Dog')], discriminator: { propertyName: 'type' } },
     schemas: { Cat: pet('cat'), Dog: pet('dog') },
     detail: 'discriminator `kind` → `type`',
+  },
+  'discriminator-tag-added': {
+    before: { oneOf: [ref('Cat'), ref('Dog')] },
+    after: { oneOf: [ref('Cat'), ref('Dog'), ref('Bird')] },
+    schemas: { Cat: pet('cat'), Dog: pet('dog'), Bird: pet('bird') },
+    detail: 'discriminator `kind`: new tag "bird" (`Bird`)',
+  },
+  'discriminator-tag-removed': {
+    before: { oneOf: [ref('Cat'), ref('Dog'), ref('Bird')], discriminator: { propertyName: 'kind' } },
+    after: { oneOf: [ref('Cat'), ref('Dog')], discriminator: { propertyName: 'kind' } },
+    schemas: { Cat: pet('cat'), Dog: pet('dog'), Bird: pet('bird') },
+    detail: 'discriminator `kind`: tag "bird" (`Bird`) removed',
+  },
+  'discriminator-tag-renamed': {
+    before: { anyOf: [tagged('cat'), tagged('dog')] },
+    after: { anyOf: [tagged('kitten'), tagged('dog')] },
+    detail: 'discriminator `kind`: tag "cat" renamed "kitten"',
+  },
+  'discriminator-mapping-changed': {
+    before: { oneOf: [ref('Dog'), ref('Wolf')], discriminator: { propertyName: 'kind', mapping: { hound: '#/components/schemas/Dog' } } },
+    after: { oneOf: [ref('Dog'), ref('Wolf')], discriminator: { propertyName: 'kind', mapping: { hound: '#/components/schemas/Wolf' } } },
+    schemas: { Dog: tagged('dog', 'hound'), Wolf: tagged('wolf', 'hound') },
+    detail: 'discriminator `kind`: tag "hound" now selects `Wolf` (was `Dog`)',
   },
 };
 
@@ -292,7 +318,27 @@ interface Case {
   message: RegExp;
 }
 
+const OAS_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+
 const OPERATION_CASES: Record<string, Case> = {
+  'schema-dialect-declared': {
+    before: one(getThing()),
+    after: one(getThing(), { jsonSchemaDialect: OAS_DIALECT }),
+    path: '#/jsonSchemaDialect',
+    message: /^jsonSchemaDialect https:\/\/spec\.openapis\.org\/oas\/3\.1\/dialect\/base declared/,
+  },
+  'schema-dialect-undeclared': {
+    before: one(getThing(), { jsonSchemaDialect: OAS_DIALECT }),
+    after: one(getThing()),
+    path: '#/jsonSchemaDialect',
+    message: /no longer declared \(still the default\)$/,
+  },
+  'schema-dialect-changed': {
+    before: one(getThing(), { jsonSchemaDialect: OAS_DIALECT }),
+    after: one(getThing(), { jsonSchemaDialect: 'https://json-schema.org/draft/2019-09/schema' }),
+    path: '#/jsonSchemaDialect',
+    message: /^jsonSchemaDialect https:\/\/spec\.openapis\.org\/oas\/3\.1\/dialect\/base → https:\/\/json-schema\.org\/draft\/2019-09\/schema$/,
+  },
   'operation-added': {
     before: one(getThing()),
     after: doc({ ...(one(getThing()).paths as object), '/things': { get: { operationId: 'listThings', responses: ok({ type: 'array', items: ref('Thing') }) } } }, { Thing: thing }),
@@ -350,7 +396,17 @@ const OPERATION_CASES: Record<string, Case> = {
     }),
     path: '#/components/securitySchemes/BearerAuth',
     operation: 'getThing',
-    message: /security scheme `BearerAuth`/,
+    message: /security scheme `BearerAuth`: scheme bearer → basic/,
+  },
+  'security-scheme-renamed': {
+    before: one(getThing(), { security: [{ BearerAuth: [] }], ...bearer }),
+    after: one(getThing(), {
+      security: [{ HttpBearer: [] }],
+      components: { schemas: { Thing: thing }, securitySchemes: { HttpBearer: { type: 'http', scheme: 'bearer', description: 'A token.' }, ApiKey: bearer.components.securitySchemes.ApiKey } },
+    }),
+    path: '#/components/securitySchemes/HttpBearer',
+    operation: 'getThing',
+    message: /^security scheme `BearerAuth` renamed `HttpBearer` \(the same definition\)$/,
   },
   'operation-undeprecated': {
     before: one(getThing({ deprecated: true })),
@@ -678,8 +734,8 @@ describe('reading schemas', () => {
     const schemas = { Cat: pet('cat'), Dog: pet('dog'), Bird: pet('bird') };
     const findings = compareDocuments(api(union('Cat', 'Dog'), union('Cat', 'Dog'), schemas), api(union('Cat', 'Dog', 'Bird'), union('Cat', 'Dog', 'Bird'), schemas));
     expect(findings.map((finding) => [finding.rule, finding.severity, finding.detail])).toEqual([
-      ['response-property-variant-added', 'breaking-client', 'new alternative `Bird`'],
-      ['request-property-variant-added', 'breaking-implementation', 'new alternative `Bird`'],
+      ['response-property-discriminator-tag-added', 'breaking-client', 'discriminator `kind`: new tag "bird" (`Bird`)'],
+      ['request-property-discriminator-tag-added', 'breaking-implementation', 'discriminator `kind`: new tag "bird" (`Bird`)'],
     ]);
   });
 
@@ -1089,6 +1145,28 @@ describe('the gate', () => {
       passed: false,
       problems: ['info.version 1.1.9 is lower than the last release 1.2.0'],
     });
+  });
+
+  test('a change of the schema dialect is judged on its own: a declared dialect is the default one, another fails until declared for the document', () => {
+    const base = one(getThing());
+    // Declaring the default changes nothing anyone reads: OpenAPI 3.1's default, and a 3.0 document's schemas.
+    expect(rules(compareDocuments(base, one(getThing(), { jsonSchemaDialect: OAS_DIALECT })))).toEqual(['schema-dialect-declared']);
+    expect(rules(compareDocuments({ ...base, openapi: '3.0.3' }, one(getThing(), { jsonSchemaDialect: OAS_DIALECT })))).toEqual(['schema-dialect-declared']);
+    expect(compareDocuments(one(getThing(), { jsonSchemaDialect: OAS_DIALECT }), one(getThing(), { jsonSchemaDialect: OAS_DIALECT }))).toEqual([]);
+    // Another dialect, declared where none was: a change, found in the revision.
+    const other = compareDocuments(base, one(getThing(), { jsonSchemaDialect: 'https://json-schema.org/draft/2019-09/schema' }));
+    expect(other).toMatchObject([{ rule: 'schema-dialect-changed', severity: 'breaking-client', document: 'revision', operations: [] }]);
+    expect(other[0]!.message).toContain('(undeclared: the default) → https://json-schema.org/draft/2019-09/schema');
+    expect(evaluateGate(other, { baseVersion: '1.0.0', revisionVersion: '1.1.0' }).passed).toBe(false);
+    // Declared for the document (neither an operation nor a schema), it passes; given an owner, the entry is refused.
+    const entry = { rule: 'schema-dialect-changed', path: '#/jsonSchemaDialect', reason: 'Validators read 2019-09.' };
+    const { declarations, problems } = parseDeclarations([entry, { ...entry, operation: 'getThing' }]);
+    expect(problems).toEqual(['entry 2: schema-dialect-changed is a change of the whole document: give neither `operation` nor `schema`']);
+    expect(declarations).toEqual([entry]);
+    const verdict = evaluateGate(other, { baseVersion: '1.0.0', revisionVersion: '1.1.0', declarations });
+    expect(verdict).toMatchObject({ passed: true, stale: [], judged: [{ allowedBy: 'declaration' }] });
+    // An operation's declaration never matches a finding of the document.
+    expect(evaluateGate(other, { declarations: [{ ...entry, operation: 'getThing' }] }).passed).toBe(false);
   });
 
   test('invalid declarations are refused, naming the entry and the field', () => {

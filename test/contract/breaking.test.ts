@@ -1,6 +1,7 @@
 // The breaking-change gate, the release command and the release notes, end to end on the real contract: in a
-// temporary copy of the repository (spec/, scripts/, breaking/, generated/, package files; node_modules linked),
-// changes are made in spec/, compiled with the project's own generate script, and judged by the real commands.
+// temporary copy of the repository (spec/, scripts/, breaking/, generated/, package files; node_modules linked), a
+// git repository of its own, changes are made in spec/, compiled with the project's own generate script, and judged
+// by the real commands; the first release commits and tags itself there.
 // TypeSpec compiles are slow, so the copy goes through one story with three compiles: the first release, a
 // variant with the issue's three breaking changes beside two additive ones, and a major release of it with two of
 // them declared.
@@ -12,7 +13,7 @@
 // state run side by side; the declaration states of one step are judged side by side in copies of the copy
 // (`fork`), so that every run still reads spec/breaking-changes.yaml as the commands do; and one run serves the two
 // steps that judge the same state.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -74,7 +75,8 @@ describe('the gate on the real contract', () => {
     expect(result.output).toMatch(/no release recorded yet|check:breaking: passed/);
     expect(result.status).toBe(0);
     const scripts = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts;
-    expect(scripts['check:breaking']).toBe('tsx breaking/check.ts');
+    // The command compiled once (breaking/check.mjs, no TypeScript loader), or the TypeScript itself.
+    expect(['node breaking/check.mjs', 'tsx breaking/check.ts']).toContain(scripts['check:breaking']);
     expect(scripts.test).toMatch(/npm run check:breaking && .*vitest run/);
   }, COMMANDS);
 });
@@ -99,6 +101,12 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     expect(result.status, result.output).toBe(0);
   };
   const release = (...args: string[]) => command('breaking/release.ts', args);
+  /** git in the copy (or in `root`): its output, trimmed; throws when it fails. */
+  const git = (args: string[], root = copy) => {
+    const run = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+    return run.stdout.trim();
+  };
   const notesOf = (...args: string[]) => command('breaking/changelog.ts', args);
   const check = (...args: string[]) => command('breaking/check.ts', args);
   const checkIn = (root: string) => command('breaking/check.ts', [], root);
@@ -154,6 +162,12 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     rmSync(at('CHANGELOG.md'), { force: true });
     header = read('spec/breaking-changes.yaml').split('\n').filter((line) => line.startsWith('#')).map((line) => `${line}\n`).join('');
     declarations([]);
+    // A repository of its own, the copy committed, where `npm run release` commits and tags.
+    git(['init', '--quiet']);
+    for (const [key, value] of [['user.name', 'Release Test'], ['user.email', 'release@test.invalid'], ['commit.gpgsign', 'false'], ['tag.gpgsign', 'false']]) git(['config', key!, value!]);
+    writeFileSync(at('.git/info/exclude'), 'node_modules\n');
+    git(['add', '--all']);
+    git(['commit', '--quiet', '-m', 'The repository before its first release']);
   });
   afterAll(() => {
     for (const dir of made) rmSync(dir, { recursive: true, force: true });
@@ -175,6 +189,18 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       expect(read('CHANGELOG.md')).toContain(`## 1.0.0 (2026-01-15)\n\nFirst release of the contract: ${operations} operations.`);
       expect(read('CHANGELOG.md')).toMatch(/- Spaces: .*`createSpace`/);
       expect(read('spec/breaking-changes.yaml')).toMatch(/^# [\s\S]*\n\[\]\n$/);
+      // Committed, and the commit tagged v1.0.0 (annotated): nothing left out of it.
+      expect(released.stdout).toContain('and tagged v1.0.0 (annotated)');
+      expect(git(['tag', '--list'])).toBe('v1.0.0');
+      expect(git(['cat-file', '-t', 'v1.0.0'])).toBe('tag');
+      expect(git(['rev-parse', 'v1.0.0^{commit}'])).toBe(git(['rev-parse', 'HEAD']));
+      expect(git(['log', '-1', '--format=%s'])).toBe('Release 1.0.0');
+      expect(git(['tag', '--list', '--format=%(contents:subject)', 'v1.0.0'])).toBe('Release 1.0.0');
+      // (The copy is at 1.0.0 already: its version files are unchanged.) Nothing the release wrote is left out.
+      expect(git(['show', '--name-only', '--format=', 'HEAD']).split('\n')).toEqual(
+        expect.arrayContaining(['CHANGELOG.md', 'generated/releases/1.0.0/breaking-changes.yaml', 'generated/releases/1.0.0/openapi.yaml']),
+      );
+      expect(git(['status', '--porcelain'])).toBe('');
 
       const unchanged = await check();
       expect(unchanged.status, unchanged.output).toBe(0);
@@ -194,6 +220,33 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     expect(bad!.status).toBe(2);
     expect(bad!.stderr).toContain('v1.1 is not a version of the form MAJOR.MINOR.PATCH');
     expect(existsSync(at('generated/releases/0.9.9'))).toBe(false);
+  }, COMMANDS);
+
+  test('a release refuses a tree with changes not committed, and a tag that exists; each refusal changes nothing', async () => {
+    const head = git(['rev-parse', 'HEAD']);
+    const refused = async (expected: string) => {
+      const result = await release('1.0.1');
+      expect(result.status, result.output).toBe(1);
+      expect(result.stderr).toContain(expected);
+      expect(existsSync(at('generated/releases/1.0.1'))).toBe(false);
+      expect(git(['rev-parse', 'HEAD'])).toBe(head);
+      return result;
+    };
+    const config = read('tspconfig.yaml');
+    write('tspconfig.yaml', `${config}# changed\n`);
+    const modified = await refused('release: refused: the work tree has changes not committed (git status)');
+    expect(modified.stderr).toContain(' M tspconfig.yaml');
+    expect(modified.stderr).toContain('npm run release -- 1.0.1 --no-git');
+    expect(git(['status', '--porcelain'])).toBe('M tspconfig.yaml');
+    write('tspconfig.yaml', config);
+    // A file not tracked under spec/ would be compiled into the release but left out of its commit.
+    write('spec/draft.tsp', '// a draft\n');
+    expect((await refused('release: refused: the work tree has changes not committed')).stderr).toContain('?? spec/draft.tsp');
+    rmSync(at('spec/draft.tsp'));
+    git(['tag', 'v1.0.1']);
+    await refused('release: refused: the tag v1.0.1 exists already');
+    git(['tag', '--delete', 'v1.0.1']);
+    expect(git(['status', '--porcelain'])).toBe('');
   }, COMMANDS);
 
   test(
@@ -271,7 +324,8 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     const source = all.indexOf(DECLARED.source);
     const files = STATE.map((file) => read(file, roots[source]!));
     const checks = roots.map(checkIn);
-    const majorRelease = checks[source]!.then(() => command('breaking/release.ts', ['2.0.0', '--date', '2026-02-01'], roots[source]!));
+    // In a fork, which is no git repository: recorded only.
+    const majorRelease = checks[source]!.then(() => command('breaking/release.ts', ['2.0.0', '--date', '2026-02-01', '--no-git'], roots[source]!));
     const results = await Promise.all(checks);
     withoutSource = { root: roots[source]!, files, result: results[source]!, release: majorRelease };
 
@@ -347,6 +401,9 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       const released = await withoutSource!.release;
       expect(released.status, released.output).toBe(0);
       expect(released.stdout).toContain('2 declaration(s) moved into CHANGELOG.md');
+      // --no-git: the commands that commit and tag it, to run after reviewing.
+      expect(released.stdout).toContain('  git commit -m "Release 2.0.0"\n  git tag -a v2.0.0 -m "Release 2.0.0"\n');
+      expect(existsSync(at('.git', withoutSource!.root))).toBe(false);
       expect(read('spec/main.tsp')).toMatch(/@info\(#\{ version: "2\.0\.0" \}\)/);
       expect(read('generated/releases/2.0.0/openapi.yaml')).toBe(read('generated/openapi.yaml'));
       expect(parse(read('generated/releases/2.0.0/breaking-changes.yaml'))).toEqual([DECLARED.title, DECLARED.revision]);
