@@ -10,9 +10,12 @@ const dist = path.join(root, 'dist');
 // dist/server is the server's build (scripts/build-server.ts): leave it.
 for (const folder of ['client', 'generated']) rmSync(path.join(dist, folder), { recursive: true, force: true });
 
+// TypeScript 5's tsc by its path: node_modules/.bin/tsc may be either compiler (TypeScript 7, which `npm run check`
+// type-checks with, declares the same command name).
 const tsc = spawnSync(
-  path.join(root, 'node_modules/.bin/tsc'),
+  process.execPath,
   [
+    path.join(root, 'node_modules/typescript/bin/tsc'),
     'client/index.ts',
     ...['--outDir', 'dist', '--rootDir', '.', '--declaration', '--target', 'es2022'],
     ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--strict', '--verbatimModuleSyntax', '--skipLibCheck'],

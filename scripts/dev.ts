@@ -9,7 +9,7 @@
 //     while the last one served (scripts/dev-server.ts) takes over (half a second). Then generated/schema.d.ts is
 //     regenerated, and the type-check (below) reports on it while the server already serves;
 //   - a server/ change: restart, afresh (the server runs from the sources, through tsx);
-//   - the type-check: `tsc --watch` on the whole project (incremental, its state shared with `npm run check`), at a
+//   - the type-check: `tsc --watch` on the whole project (TypeScript 5's, incremental: `npm run check` uses TypeScript 7's), at a
 //     lower CPU priority beside the server; each result is one `[dev] types:` line with the errors under it. It
 //     starts once the server serves. `npm run dev -- --no-typecheck` leaves it out.
 // The files are watched as editors save them (scripts/watch-tree.ts). Every line it prints starts with `[dev]`; the
