@@ -127,10 +127,24 @@ function resilientFetch(base: typeof fetch, options: DocsClientOptions): typeof 
 type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 type Data<T> = [T] extends [never] ? undefined : T;
 
+declare const unknownBodyField: unique symbol;
+
 /**
- * `T` with every key that `Shape` does not have turned into `never`, at every depth (for each member of a union
- * shape): the body of a request may not carry fields the operation does not declare. openapi-fetch alone lets them
- * through, because its `init` is an inferred generic, which TypeScript does not check for excess properties.
+ * The type a body field the operation does not declare must have: no value has it, and the compiler's error names
+ * it, with the fields declared where it was written: `Type 'string' is not assignable to type 'string &
+ * UnknownBodyField<"titel", "title" | "emoji" | …>'`.
+ */
+interface UnknownBodyField<Field extends PropertyKey, Declared extends PropertyKey> {
+  readonly [unknownBodyField]: never;
+  readonly field: Field;
+  readonly declared: Declared;
+}
+
+/**
+ * `T` with every key that `Shape` does not have turned into `UnknownBodyField` (`never` when its value is `any`,
+ * which any other type would let through), at every depth (for each member of a union shape): the body of a request
+ * may not carry fields the operation does not declare. openapi-fetch alone lets them through, because its `init` is
+ * an inferred generic, which TypeScript does not check for excess properties (nor, then, says "did you mean").
  */
 type Exact<T, Shape> = Shape extends readonly (infer Item)[]
   ? T extends readonly unknown[]
@@ -138,7 +152,7 @@ type Exact<T, Shape> = Shape extends readonly (infer Item)[]
     : T
   : Shape extends object
     ? T extends object
-      ? { [K in keyof T]: K extends keyof Shape ? Exact<T[K], NonNullable<Shape[K]>> : never }
+      ? { [K in keyof T]: K extends keyof Shape ? Exact<T[K], NonNullable<Shape[K]>> : 0 extends 1 & T[K] ? never : UnknownBodyField<K, keyof Shape> }
       : T
     : T;
 type BodyOf<Init> = Init extends { body?: infer Body } ? Body : never;

@@ -1,14 +1,12 @@
 // `npm run conformance -- --base-url URL --token TOKEN` (or `docs-conformance …`): checks a running implementation
 // against the contract and prints `conformance: X/Y operations exercised, Z violations` as its last line, with a
-// progress line per group on stderr. Exit codes: 0 when every operation that is not excluded was exercised and nothing
-// violated the contract, 1 otherwise, 2 on a usage error, 3 when the run cannot start (preflight: unreachable base
-// URL, refused token, no organization; or a Node it does not support), 130 on SIGINT and 143 on SIGTERM (after
-// deleting what the run created).
+// progress line per group on stderr. Exit codes: EXIT_CODES below, which conformance/README.md and the root README
+// repeat word for word (test/conformance/exit-codes.test.ts compares them).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
-import { passed, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
+import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
 
@@ -50,13 +48,24 @@ Options:
   --verbose                   print every request and progress
   --help                      print this help
 
-Exit codes: 0 passed, 1 violations or operations not exercised, 2 usage error, 3 the run could not start
-(implementation unreachable, token refused, no organization; or this Node is not one the command supports: Node 22
-from 22.12, 24, 26 and later), 130 SIGINT, 143 SIGTERM (what the run created is deleted first; a second signal exits
-at once).
+Exit codes:
+  0    every operation that is not excluded was exercised, and there is no violation
+  1    a violation, or an operation not exercised for a reason the runner does not know (also a crash of the
+       runner itself)
+  2    usage error: missing --base-url or --token, an unknown option, an --exclude that names no operation, a
+       --contract in a JSON Schema dialect the runner does not read, a --serve-host/--serve-bind/--serve-port the
+       runner cannot listen on
+  3    the run could not start: the base URL unreachable or not the API, the token refused, no organization the
+       token is admin of (or --organization not one of its organizations); or a Node the command does not support
+       (Node 22 from 22.12, 24, 26 and later)
+  4    no violation, but operations skipped: the implementation refused to reach the runner's address (its
+       website, tunnel or Git repository), so those operations and the ones that needed them were not exercised;
+       the hint: line says what to change
+  130  SIGINT: the run stopped and deleted what it had created (a second signal exits at once)
+  143  SIGTERM: likewise
 `;
 
-const EXIT = { passed: 0, failed: 1, usage: 2, preflight: 3, SIGINT: 130, SIGTERM: 143 } as const;
+const EXIT = { passed: 0, failed: 1, usage: 2, preflight: 3, skipped: 4, SIGINT: 130, SIGTERM: 143 } as const;
 
 // The Node versions the package supports (its `engines`, the root package.json's: Node 22 from 22.12, 24, 26 and
 // later; server/runtime-check.ts makes the server's command the same check). On another Node the command, `--help`
@@ -195,12 +204,19 @@ async function main(): Promise<void> {
     for (const note of report.notes) out(`note: ${note}`);
   }
   if (report.property) out(`property phase: seed ${report.property.seed}, ${report.property.summary.checks} checks, ${report.property.summary.failed} failed`);
-  if (report.notExercised.length > 0) out(`not exercised: ${report.notExercised.join(', ')}`);
-  for (const [id, reason] of Object.entries(report.notExercisedReasons)) out(`  ${id}: ${reason}`);
+  const skipped = new Set(report.skipped ?? []);
+  const unexplained = report.notExercised.filter((id) => !skipped.has(id));
+  if (unexplained.length > 0) out(`not exercised: ${unexplained.join(', ')}`);
+  for (const id of unexplained) if (report.notExercisedReasons[id]) out(`  ${id}: ${report.notExercisedReasons[id]}`);
+  if (skipped.size > 0) out(`skipped (not exercised, for the reason given): ${[...skipped].join(', ')}`);
+  for (const id of skipped) out(`  ${id}: ${report.notExercisedReasons[id]}`);
   if (report.addressHint) out(`hint: ${report.addressHint}`);
+  for (const item of report.leftBehind ?? []) {
+    out(`warning: left behind: ${item.what} (made by ${item.source}): ${item.reason} (${item.request.method} ${item.request.url})`);
+  }
   if (report.interrupted) out(`interrupted by ${report.interrupted}: what the run created was deleted`);
   out(summaryLine(report));
-  process.exitCode = report.interrupted ? EXIT[report.interrupted as 'SIGINT' | 'SIGTERM'] ?? EXIT.failed : passed(report) ? EXIT.passed : EXIT.failed;
+  process.exitCode = report.interrupted ? (EXIT[report.interrupted as 'SIGINT' | 'SIGTERM'] ?? EXIT.failed) : EXIT[outcome(report)];
 }
 
 main().catch((error: unknown) => {

@@ -32,6 +32,18 @@ export function summaryLine(report: Report): string {
 /** Whether the run passed: no violation, and every operation that is not excluded exercised. */
 export const passed = (report: Report): boolean => report.summary.violations === 0 && report.notExercised.length === 0;
 
+/**
+ * The outcome the command's exit code gives: `passed` (0); `failed` (1): a violation, or an operation not exercised
+ * for a reason the runner does not know; `skipped` (4): no violation, and every operation not exercised was skipped
+ * because the implementation refused to reach the runner's address or repository (or what needed it).
+ */
+export function outcome(report: Report): 'passed' | 'failed' | 'skipped' {
+  if (passed(report)) return 'passed';
+  if (report.summary.violations > 0) return 'failed';
+  const skipped = new Set(report.skipped ?? []);
+  return report.notExercised.every((id) => skipped.has(id)) ? 'skipped' : 'failed';
+}
+
 /** Runs the whole scenario against `options.baseUrl` and returns the report. */
 export async function runConformance(options: ConformanceOptions): Promise<Report> {
   const startedAt = new Date();
@@ -76,6 +88,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       propertyReport = await runPropertyPhase(session, property!);
     }
   } finally {
+    // Whatever the implementation made for the run and the groups did not delete, by id (ledger.ts).
+    await session.sweep().catch((error: unknown) => session.note(`clean-up: runner error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
     await fixtures?.close();
     repository?.remove();
   }

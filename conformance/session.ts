@@ -6,6 +6,7 @@ import { request as plainRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { type Contract, type Operation, loadContract, type OpenApiDocument } from './contract.ts';
 import { deriveProbes } from './invalid.ts';
+import { type LeftBehind, Ledger } from './ledger.ts';
 import { IdPool } from './property/ids.ts';
 import type { CallInit, CheckResult, OperationId, SuccessBody } from './types.ts';
 import { dialectProblem, type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
@@ -112,6 +113,14 @@ export interface SessionReport {
   interrupted?: string;
   /** Results of further checks (the property phase), each `{operationId, checkId, ok, message, request?, response?}`. */
   checks?: CheckResult[];
+  /**
+   * Operations of `notExercised` skipped for a reason the runner knows (in `notExercisedReasons`): the
+   * implementation refused to reach the runner's address or repository, or what needed it. With no violation and
+   * nothing else unexercised, the command exits 4 rather than 1.
+   */
+  skipped?: string[];
+  /** What the run created and could not delete by its id at the end (a warning each; not a violation). */
+  leftBehind?: LeftBehind[];
 }
 
 export type CallKind = 'scenario' | 'poll' | 'invalid' | 'cleanup' | 'property';
@@ -169,6 +178,9 @@ export class Session {
   readonly ids: IdPool;
   /** Runs once, before the clean-up of the first top-level group that has clean-up (the scenario's shared resources). */
   beforeSharedCleanup: (() => Promise<void>) | undefined;
+  /** What the implementation created for the run, by id (ledger.ts): deleted by `sweep()` at the end. */
+  readonly ledger: Ledger;
+  private readonly leftBehind: LeftBehind[] = [];
   private depth = 0;
 
   constructor(readonly options: SessionOptions) {
@@ -177,6 +189,7 @@ export class Session {
     if (dialect) throw new UsageError(dialect);
     this.ids = new IdPool(new Set([...this.contract.operations.values()].flatMap((operation) => operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name))));
     this.validator = validatorOf(this.contract);
+    this.ledger = new Ledger(this.contract);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? globalThis.fetch;
     this.excluded = new Set(options.exclude ?? []);
@@ -485,6 +498,7 @@ export class Session {
       'user-agent': 'docs-conformance',
     };
     if (input.body !== undefined) headers['content-type'] = 'application/json';
+    if (kind !== 'invalid' && kind !== 'poll' && operation.operationId === 'deleteTranslation') await this.settleTranslation(input.path);
     const started = Date.now();
     state.calls++;
     let response: Response;
@@ -517,7 +531,76 @@ export class Session {
       json = undefined;
     }
     const problems = this.validator.validate(operation, { status: response.status, headers: response.headers, text });
+    this.ledger.observe(operation, input.path, response.status, json);
+    if (operation.operationId === 'createSite' && response.status === 201 && (input.body as { spaces?: unknown } | undefined)?.spaces === 'new') {
+      await this.siteSpaces(input.path, json, 'createSite');
+    }
     return { method, url, requestBody: input.body, status: response.status, headers: response.headers, text, json, problems };
+  }
+
+  /** A site created with `spaces: "new"`: the implementation made a space for it, which the site's deletion leaves. */
+  private async siteSpaces(path: Record<string, unknown>, json: unknown, source: string): Promise<void> {
+    const siteId = (json as { id?: unknown } | undefined)?.id;
+    const list = this.operation('listSiteSpaces');
+    const state = this.operations.get('listSiteSpaces');
+    if (typeof siteId !== 'string' || typeof path.organizationId !== 'string' || !list || !state || state.excluded) return;
+    const answer = await this.send(list, state, { path: { organizationId: path.organizationId, siteId }, query: { limit: 1000 }, body: undefined }, 'cleanup', 'clean-up: the spaces of a new site');
+    if (!answer) return;
+    if (answer.problems.length > 0) this.record(list, state, 'clean-up: the spaces of a new site', answer, answer.problems);
+    for (const item of (answer.json as { items?: { space?: { id?: unknown } }[] } | undefined)?.items ?? []) {
+      if (typeof item.space?.id === 'string') this.ledger.trackSpace(item.space.id, source);
+    }
+  }
+
+  /**
+   * Before a translation the run created is deleted: its runs finished (within the wait for background work), so that
+   * its result space is known and no run writes one after the deletion. The poll's answers put it on the ledger.
+   */
+  private async settleTranslation(path: Record<string, unknown>): Promise<void> {
+    const read = this.operation('getTranslation');
+    const state = this.operations.get('getTranslation');
+    const { organizationId, translationId } = path;
+    if (!read || !state || state.excluded || typeof organizationId !== 'string' || typeof translationId !== 'string') return;
+    if (!this.ledger.has(this.ledger.kindOf(read), translationId, organizationId)) return;
+    const deadline = Date.now() + this.waitMs;
+    let delay = 20;
+    for (;;) {
+      const answer = await this.send(read, state, { path: { organizationId, translationId }, query: {}, body: undefined }, 'poll', 'clean-up: the runs of the translation');
+      if (!answer || answer.status !== 200 || (answer.json as { status?: unknown } | undefined)?.status === 'completed') return;
+      if (Date.now() + delay > deadline) {
+        this.note(`clean-up: translation ${translationId} still ${String((answer.json as { status?: unknown }).status)} after ${this.waitMs} ms: a result space its run writes after its deletion is left`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 500);
+    }
+  }
+
+  /**
+   * The end of the run: deletes by its id everything on the ledger (deleted already or not: a DELETE of what is gone
+   * answers 204 or 404). What answers otherwise, or cannot be deleted (its DELETE excluded), is left behind.
+   */
+  async sweep(): Promise<void> {
+    for (const item of this.ledger.pending()) {
+      const state = this.operations.get(item.remove.operationId)!;
+      const url = this.url(item.remove, item.path, {});
+      const request = { method: item.remove.method.toUpperCase(), url };
+      if (state.excluded) {
+        this.leftBehind.push({ what: item.what, source: item.source, request, status: 0, reason: `${item.remove.operationId} is excluded` });
+        continue;
+      }
+      const step = `clean-up: ${item.what}`;
+      const answer = await this.send(item.remove, state, { path: item.path, query: {}, body: undefined }, 'cleanup', step);
+      if (answer && answer.problems.length > 0) this.record(item.remove, state, step, answer, answer.problems);
+      if (answer && ((answer.status >= 200 && answer.status < 300) || answer.status === 404)) continue;
+      this.leftBehind.push({
+        what: item.what,
+        source: item.source,
+        request,
+        status: answer?.status ?? 0,
+        reason: answer ? `${item.remove.operationId} answered ${answer.status}${errorMessage(answer.json)}` : `${item.remove.operationId} got no answer`,
+      });
+    }
   }
 
   /**
@@ -625,6 +708,7 @@ export class Session {
     const finishedAt = new Date();
     const notExercised = counted.filter(([, state]) => !state.exercised).map(([id]) => id);
     const reasons = Object.fromEntries(notExercised.filter((id) => this.reasons.has(id)).map((id) => [id, this.reasons.get(id)!]));
+    const skipped = notExercised.filter((id) => this.reasons.has(id));
     return {
       baseUrl: this.baseUrl,
       startedAt: startedAt.toISOString(),
@@ -647,6 +731,8 @@ export class Session {
       ...(this.contentSource ? { contentSource: this.contentSource } : {}),
       ...(this.addressHint ? { addressHint: this.addressHint } : {}),
       ...(this.options.signal?.aborted ? { interrupted: signalName(this.options.signal.reason) } : {}),
+      ...(skipped.length > 0 ? { skipped } : {}),
+      ...(this.leftBehind.length > 0 ? { leftBehind: this.leftBehind } : {}),
     };
   }
 }

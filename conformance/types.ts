@@ -55,6 +55,8 @@ export interface CheckResult {
   ok: boolean;
   /** What failed (or, when ok, what was checked); one line per finding. */
   message: string;
+  /** Not run, for the reason in `message` (JUnit `<skipped>`): an operation the runner could not exercise here. */
+  skipped?: boolean;
   request?: RecordedRequest;
   response?: RecordedResponse;
 }

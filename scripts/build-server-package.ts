@@ -1,5 +1,5 @@
 // Builds the server package, `docs-platform-server`, in dist/server-package/, which `npm run pack:server` then packs
-// with `npm pack`: the compiled server and its command, the test harness (`docs-platform-server/testing`), the
+// (scripts/pack.ts): the compiled server and its command, the test harness (`docs-platform-server/testing`), the
 // contract the server implements, and what the server reads at run time. No TypeSpec, no test tooling, no sources.
 //
 // The folder has the repository's layout, so that the server finds its files as it does in a clone (build-server.ts

@@ -1,6 +1,9 @@
-// Makes the two packages' tarballs and prints their sizes, as the README's package table gives them.
+// Makes the three packages' tarballs and prints one line for each (its file, size, unpacked size and file count, the
+// sizes as the README's package table gives them), not npm's notices.
 //   npm run pack:client        docs-platform-contract-<version>.tgz: the typed client (built first)
 //   npm run pack:conformance   docs-platform-conformance-<version>.tgz: the runner's command (bundled first)
+//   npm run pack:server        docs-platform-server-<version>.tgz: the server package (built first, by
+//                              scripts/build-server-package.ts, in dist/server-package/, packed from there as it is)
 //   … -- --pack-destination DIR   where the tarball goes (default: the current folder)
 //   … -- --update-readme          also writes the sizes into README.md's package table
 // Each package is staged in .tmp/pack/<name>/ with its built files, its README and its package.json without
@@ -9,7 +12,8 @@
 // `prepare` is never run (npm runs it for git and folder installs only), yet npm 11 lists it among the install
 // scripts to review when a project installs the tarball: the staged package.json has none, so installing it prints
 // no warning. The repository's package.json keeps its `prepare`, which `npm ci` and a git install run to build dist/.
-// test/tooling/package.test.ts installs both tarballs, and fails when the README's sizes are not what this prints.
+// test/tooling/package.test.ts (client, runner) and server-package.test.ts (server) install the tarballs, and fail
+// when the README's sizes are not what this prints.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +23,7 @@ import { parseArgs } from 'node:util';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const README = path.join(root, 'README.md');
 
-export type PackageName = 'client' | 'conformance';
+export type PackageName = 'client' | 'conformance' | 'server';
 
 interface PackageLayout {
   /** The folder holding its package.json. */
@@ -30,6 +34,8 @@ interface PackageLayout {
   files: string[];
   /** package.json fields the tarball leaves out. */
   omit: string[];
+  /** Packed from `source` as its build leaves it, without staging (the build makes the whole package). */
+  built?: boolean;
 }
 
 const PACKAGES: Record<PackageName, PackageLayout> = {
@@ -44,6 +50,13 @@ const PACKAGES: Record<PackageName, PackageLayout> = {
     build: 'scripts/build-conformance.ts',
     files: ['README.md', 'dist'],
     omit: ['scripts'],
+  },
+  server: {
+    source: path.join(root, 'dist/server-package'),
+    build: 'scripts/build-server-package.ts',
+    files: [],
+    omit: [],
+    built: true,
   },
 };
 
@@ -86,12 +99,26 @@ export function rootLicense(): string {
   return license;
 }
 
-/** Builds, stages and packs one package into `destination`. */
+/** Builds, stages (unless its build makes the whole package) and packs one package into `destination`. */
 export function pack(name: PackageName, destination = process.cwd()): Packed {
   const layout = PACKAGES[name];
   const built = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [layout.build], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.status !== 0) throw new Error(`pack: ${layout.build} failed`);
 
+  const stage = layout.built ? layout.source : stagePackage(layout);
+
+  mkdirSync(destination, { recursive: true });
+  // npm's own variables (set when this runs as an npm script) must not reach the nested npm. With --json, npm prints
+  // its report as JSON on stdout instead of its notices (a line per file) on stderr.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([variable]) => !/^npm_/i.test(variable)));
+  const npm = spawnSync('npm', ['pack', stage, '--json', '--pack-destination', destination], { cwd: root, env, encoding: 'utf8' });
+  if (npm.status !== 0) throw new Error(`pack: npm pack failed:\n${npm.stdout}${npm.stderr}`);
+  const [result] = JSON.parse(npm.stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
+  return { ...result!, file: path.join(destination, result!.filename) };
+}
+
+/** Copies a package's files into .tmp/pack/<name>/ with its package.json as the tarball has it: the folder. */
+function stagePackage(layout: PackageLayout): string {
   const manifest = JSON.parse(readFileSync(path.join(layout.source, 'package.json'), 'utf8')) as Record<string, unknown>;
   const stage = path.join(root, '.tmp/pack', String(manifest.name));
   rmSync(stage, { recursive: true, force: true });
@@ -103,14 +130,7 @@ export function pack(name: PackageName, destination = process.cwd()): Packed {
     Object.entries({ ...manifest, license: rootLicense(), engines: rootEngines() }).filter(([field]) => !layout.omit.includes(field)),
   );
   writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`);
-
-  mkdirSync(destination, { recursive: true });
-  // npm's own variables (set when this runs as an npm script) must not reach the nested npm.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([variable]) => !/^npm_/i.test(variable)));
-  const npm = spawnSync('npm', ['pack', stage, '--json', '--pack-destination', destination], { cwd: root, env, encoding: 'utf8' });
-  if (npm.status !== 0) throw new Error(`pack: npm pack failed:\n${npm.stdout}${npm.stderr}`);
-  const [result] = JSON.parse(npm.stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
-  return { ...result!, file: path.join(destination, result!.filename) };
+  return stage;
 }
 
 /** README.md with the size of `packed` in the row of the package table that names `packageName`. */
@@ -127,7 +147,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const name = positionals[0] as PackageName;
   if (!(name in PACKAGES)) {
-    console.error(`pack: name a package: ${Object.keys(PACKAGES).join(' or ')}`);
+    console.error(`pack: name a package: ${Object.keys(PACKAGES).join(', ')}`);
     process.exit(2);
   }
   const packed = pack(name, values['pack-destination'] ? path.resolve(values['pack-destination']) : process.cwd());

@@ -50,8 +50,9 @@ export interface Config {
   localGitRoot?: string;
   /** Origins whose pages may call the API (CORS), or `['*']` for every origin; empty: CORS off. */
   corsOrigins: string[];
-  /** Log lines as JSON (pino's, the default) or as one readable line each (`pretty`). */
-  logFormat: LogFormat;
+  /** Log lines as JSON (pino's) or as one readable line each (`pretty`); `auto` (LOG_FORMAT unset): pretty when the
+   *  log goes to a terminal, JSON otherwise (decided by `createLogger`, http/access-log.ts). */
+  logFormat: LogFormat | 'auto';
   /** A file the server writes its address into once it listens, for the process that started it (absolute). */
   addressFile?: string;
 }
@@ -293,10 +294,10 @@ export const VARIABLES: readonly Variable[] = [
   variable({
     name: 'LOG_FORMAT',
     key: 'logFormat',
-    default: 'json',
-    description: 'json (pino JSON lines) or pretty (one readable line per entry, for a terminal)',
+    default: 'pretty on a terminal, json otherwise',
+    description: 'json (pino JSON lines, for log collectors) or pretty (one readable line per entry); unset, pretty when standard output is a terminal',
     parse: (value) => {
-      if (value === undefined) return 'json';
+      if (value === undefined) return 'auto';
       if (value !== 'json' && value !== 'pretty') throw new ConfigError(`LOG_FORMAT must be one of json, pretty, got "${value}"`);
       return value;
     },

@@ -11,12 +11,30 @@ import { readConfig, StartupError, VARIABLES } from './config.ts';
 import { createLogger } from './http/access-log.ts';
 import { startServer } from './server.ts';
 import { controlledByHarness, harnessVariables, underHarness } from './testing/control.ts';
-import { contractVersion, packageVersion, REPO_ROOT } from './version.ts';
+import { contractVersion, installation, packageVersion, REPO_ROOT } from './version.ts';
 
 const NAME = 'docs-platform server';
 
-/** The text of `--help`: usage, every configuration variable with its default, and where the docs are. */
-export function helpText(): string {
+/** The usage lines of `--help`, for where the server runs from: the commands that start it there. */
+const USAGE = {
+  package: [
+    '  npx docs-platform-server [options]           in a project that installed the server package (node_modules/.bin)',
+  ],
+  clone: [
+    '  npm start [-- options]                       the compiled server (dist/server/main.js)',
+    '  npx tsx server/main.ts [options]             the same, from the sources',
+    '  npm run dev                                  development mode: from the sources, restarted on changes (README)',
+  ],
+} as const;
+
+/** How `--help`'s example of environment variables ends, for where the server runs from. */
+const EXAMPLE_COMMAND = { package: 'npx docs-platform-server', clone: 'npm start' } as const;
+
+/**
+ * The text of `--help`: usage, every configuration variable with its default, and where the docs are. The usage is
+ * that of where the server runs from (`installation()`): the package's command, or a clone's scripts.
+ */
+export function helpText(where: 'package' | 'clone' = installation()): string {
   const width = Math.max(...VARIABLES.map((entry) => entry.name.length)) + 2;
   const variables = VARIABLES.map(
     (entry) => `  ${entry.name.padEnd(width)}${entry.description}\n  ${' '.repeat(width)}(default: ${entry.default})`,
@@ -27,22 +45,19 @@ export function helpText(): string {
     `${NAME} ${packageVersion()} (contract ${contractVersion()}): the reference server of the Documentation Platform Management API.`,
     '',
     'Usage:',
-    '  npx docs-platform-server [options]           the server package\'s command (installed from its tarball)',
-    '  npm start [-- options]                       in a clone of the repository: the compiled server (dist/server/main.js)',
-    '  npx tsx server/main.ts [options]             the same, from the sources',
-    '  npm run dev                                  development mode: from the sources, restarted on changes (README)',
+    ...USAGE[where],
     '',
     'Options (each wins over its variable; a token given as a flag is visible to this machine\'s other users in its list of processes):',
     ...flags,
     `  ${'--help'.padEnd(flagWidth)}this text`,
     `  ${'--version'.padEnd(flagWidth)}the package and contract versions`,
     '',
-    'Configured by environment variables, e.g. PORT=8080 DATA_DIR=/var/lib/docs DOCS_API_TOKEN=secret npm start',
+    `Configured by environment variables, e.g. PORT=8080 DATA_DIR=/var/lib/docs DOCS_API_TOKEN=secret ${EXAMPLE_COMMAND[where]}`,
     '',
     ...variables,
     '',
     `Docs: ${path.join(REPO_ROOT, 'server/README.md')} (configuration, seed file, security, behaviour)`,
-    `      ${path.join(REPO_ROOT, 'README.md')} (getting started)`,
+    `      ${path.join(REPO_ROOT, 'README.md')} (${where === 'package' ? 'the package: install, command, test harness' : 'getting started'})`,
     '',
   ].join('\n');
 }

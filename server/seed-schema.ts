@@ -1,4 +1,5 @@
-// A seed file checked against the contract before anything of it is stored: every record, every field. The seed
+// A seed file checked against the contract before anything of it is stored: every record, every field, with the seed
+// format's schema (SEED_SCHEMA, seed-format.ts, from which the format's type is inferred too). The seed
 // format (server/README.md, "Seed file") is not a schema of the contract, but each of its fields becomes a field the
 // API answers: an organization's `title` is read back as `Organization.title`, a space's `visibility` as
 // `Space.visibility`. So each field is checked against the schema of the field it becomes (the response schema,
@@ -8,86 +9,11 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { OpenApiDocument } from './http/contract.ts';
+import { SEED_SCHEMA } from './seed-format.ts';
 import { textProblem } from './text.ts';
 
 // ajv-formats is CommonJS: its function is the default export's default under ES module interop, or the export itself.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
-
-const field = (schema: string, property: string) => ({ $ref: `contract#/components/schemas/${schema}/properties/${property}` });
-const id = { $ref: 'contract#/components/schemas/ResourceId' };
-const reference = { type: 'string', minLength: 1 };
-const record = (properties: Record<string, unknown>, required: string[] = []) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-const list = (items: unknown) => ({ type: 'array', items });
-
-const page: Record<string, unknown> = record(
-  {
-    id,
-    title: { allOf: [field('Page', 'title'), { minLength: 1 }] },
-    slug: field('Page', 'slug'),
-    description: field('Page', 'description'),
-    markdown: field('Page', 'markdown'),
-    pages: list({ $ref: '#/$defs/page' }),
-  },
-  ['title'],
-);
-
-/** The seed file's schema: its records, each field by reference to the contract's schema of what it becomes. */
-export const SEED_SCHEMA = {
-  $id: 'seed',
-  type: 'object',
-  additionalProperties: false,
-  $defs: { page },
-  properties: {
-    users: list(
-      record(
-        {
-          id,
-          displayName: { allOf: [field('User', 'displayName'), { minLength: 1 }] },
-          // null: none, as when left out.
-          email: { anyOf: [field('User', 'email'), { type: 'null' }] },
-          photoURL: { anyOf: [field('User', 'photoURL'), { type: 'null' }] },
-          tokens: list({ type: 'string', minLength: 1 }),
-        },
-        ['displayName'],
-      ),
-    ),
-    organizations: list(
-      record(
-        {
-          id,
-          title: field('Organization', 'title'),
-          type: field('Organization', 'type'),
-          emailDomains: field('Organization', 'emailDomains'),
-          members: list(record({ user: reference, role: field('Member', 'role') }, ['user'])),
-          teams: list(
-            record(
-              {
-                id,
-                title: field('Team', 'title'),
-                members: list(record({ user: reference, role: { $ref: 'contract#/components/schemas/TeamMemberRole' } }, ['user'])),
-                spaces: list(reference),
-              },
-              ['title'],
-            ),
-          ),
-          collections: list(record({ id, title: field('Collection', 'title'), parent: reference }, ['title'])),
-          spaces: list(
-            record(
-              { id, title: field('Space', 'title'), parent: reference, visibility: field('Space', 'visibility'), pages: list({ $ref: '#/$defs/page' }) },
-              ['title'],
-            ),
-          ),
-        },
-        ['title'],
-      ),
-    ),
-  },
-};
 
 export type SeedCheck = (fixture: unknown) => string | undefined;
 

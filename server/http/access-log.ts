@@ -1,9 +1,10 @@
-// The server's log: pino, JSON lines by default, or with LOG_FORMAT=pretty one readable line per entry; and the
-// access log, one `info` line per request when it has been answered (method, path, operation id, status, duration,
-// request id, and on an error answer the reason the client was given).
+// The server's log: pino, as JSON lines or as one readable line per entry (LOG_FORMAT; unset, readable lines when
+// the log goes to a terminal and JSON lines otherwise); and the access log, one `info` line per request when it has
+// been answered (method, path, operation id, status, duration, request id, and on an error answer the reason the
+// client was given).
 import type { NextFunction, Request, Response } from 'express';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config, LogFormat } from '../config.ts';
 
 /** Fields of an access-log line (its message is `request`). */
 export interface AccessLogFields {
@@ -52,9 +53,23 @@ const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INF
 /** Fields a pretty line shows in its own way, or not at all. */
 const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'err']);
 
+/** Arrays longer than this are shown as their length, first and last items (a first start's 29 migrations). */
+const ARRAY_SHOWN = 3;
+
+/** A field's value in a pretty line: strings as they are, long arrays shortened, anything else as JSON. */
+function prettyValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length > ARRAY_SHOWN) {
+    return `${value.length} (${prettyValue(value[0])} … ${prettyValue(value.at(-1))})`;
+  }
+  return JSON.stringify(value);
+}
+
 /**
  * One pino JSON line as one readable line: `12:00:01.234 INFO  GET /v1/orgs 200 3.1 ms listOrganizations [id]`,
- * then ` - reason` on an error answer; other entries as `time LEVEL message key=value…`, an error's stack below.
+ * then ` - reason` on an error answer; other entries as `time LEVEL message key=value…` (times in UTC), an error's
+ * stack below. A field whose text the message already shows (8 characters or more: the address in the "listening"
+ * line) is left out; an array of more than three items is shown as `key=29 (first … last)`.
  */
 export function prettyLine(json: string): string {
   let entry: Record<string, unknown>;
@@ -70,10 +85,11 @@ export function prettyLine(json: string): string {
     text = `${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms${entry.operationId ? ` ${entry.operationId}` : ''} [${entry.requestId}]`;
     if (entry.reason) text += ` - ${entry.reason}`;
   } else {
+    const message = typeof entry.msg === 'string' ? entry.msg : '';
     const rest = Object.entries(entry)
-      .filter(([key]) => !HIDDEN.has(key))
-      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
-    text = [entry.msg ?? '', ...rest].join(' ');
+      .filter(([key, value]) => !HIDDEN.has(key) && !(typeof value === 'string' && value.length >= 8 && message.includes(value)))
+      .map(([key, value]) => `${key}=${prettyValue(value)}`);
+    text = [message, ...rest].join(' ');
     const err = entry.err as { stack?: string; message?: string } | undefined;
     if (err) text += `\n  ${(err.stack ?? err.message ?? '').split('\n').join('\n  ')}`;
   }
@@ -85,12 +101,21 @@ export const prettyDestination = (out: { write(text: string): unknown } = proces
   write: (line: string) => void out.write(prettyLine(line.replace(/\n$/, ''))),
 });
 
+/** Where log lines go: stdout, or what a test gives; `isTTY` as Node's streams have it. */
+export interface LogOutput {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+/** The format of the lines written to `output`: LOG_FORMAT's when set; unset (`auto`), pretty on a terminal. */
+export function logFormatFor(format: Config['logFormat'], output: Pick<LogOutput, 'isTTY'>): LogFormat {
+  if (format !== 'auto') return format;
+  return output.isTTY === true ? 'pretty' : 'json';
+}
+
 /** The server's logger for its configuration: level and format. `destination` replaces stdout (tests). */
-export function createLogger(
-  config: Pick<Config, 'logLevel' | 'logFormat'>,
-  destination?: { write(text: string): unknown },
-): Logger {
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination?: LogOutput): Logger {
   const options = { level: config.logLevel };
-  if (config.logFormat === 'pretty') return pino(options, prettyDestination(destination));
+  if (logFormatFor(config.logFormat, destination ?? process.stdout) === 'pretty') return pino(options, prettyDestination(destination));
   return destination ? pino(options, { write: (line: string) => void destination.write(line) }) : pino(options);
 }

@@ -1,6 +1,9 @@
 // The test harness's server in the test's own process (index.ts, `inProcess: true`): the configuration from the
-// harness's variables alone (not the process's environment), a resettable database when it is in memory, and a
-// listening socket that does not keep the process alive by itself (a test run that forgot stop() still ends).
+// harness's variables alone (not the process's environment), a resettable database when it is in memory, and nothing
+// that keeps the process alive by itself, so that a test run that forgot stop() still ends at once: not the listening
+// socket, nor the connections it accepts (a client's kept-alive connection would hold it for node:http's
+// keepAliveTimeout, seconds), nor the server's timers (the job runner's and the purge's are unref'd where they start).
+import type { Socket } from 'node:net';
 import { readConfig } from '../config.ts';
 import { type RunningServer, type StartOptions, startServer } from '../server.ts';
 
@@ -8,5 +11,6 @@ export async function startInProcess(variables: Record<string, string>, options:
   const config = readConfig(variables);
   const running = await startServer(config, { resettable: config.dataDir === ':memory:' && config.databaseUrl === undefined, ...options });
   running.server.unref();
+  running.server.on('connection', (socket: Socket) => socket.unref());
   return running;
 }

@@ -19,26 +19,39 @@
 //   `client` typed from the same contract; without it, reading `client` throws, naming the package to install.
 // - The server's configuration comes from the harness alone (below) and `env`, never from the test run's environment,
 //   so that a DATABASE_URL or a PORT set for something else does not reach it.
+// - A seed file's path is resolved against the working directory, as `fs`, vitest's own options and the command's
+//   `--seed` are: vitest and `node --test` run in the project's folder, the same for every test file. A file beside a
+//   test file is named by a `file:` URL (`new URL('./seed.yaml', import.meta.url)`), which says so where it is written;
+//   the harness does not guess its caller's file from a stack trace. A missing file fails the start, naming both.
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { DocsClient, DocsClientOptions } from '../../client/index.ts';
+import { fileURLToPath } from 'node:url';
+import type { DocsClient, DocsClientOptions, ThrowingDocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../seed-format.ts';
 import { loadClient, loadServer, serverCommand } from './locations.ts';
 import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_VARIABLE, type ToServer } from './protocol.ts';
 
 export type { SeedFixture as Seed, SeedPage } from '../seed-format.ts';
 
+/**
+ * The options of a client the harness makes (`clientWith`): the client package's (`createDocsClient`'s), less the
+ * address, which is the server's, and the token, which `clientWith` takes first.
+ */
+export type DocsServerClientOptions = Omit<DocsClientOptions, 'baseUrl' | 'token'>;
+
 export interface DocsServerOptions {
   /**
    * What the server starts with: a seed object (users and their tokens, organizations, members, teams, collections,
-   * spaces and their pages; the format of SEED_FILE, server/README.md), or the path of a JSON or YAML seed file.
+   * spaces and their pages; the format of SEED_FILE, server/README.md), or a JSON or YAML seed file: its path, resolved
+   * against the working directory (`process.cwd()`, where vitest or `node --test` runs: the project's folder), or a
+   * `file:` URL, such as `new URL('./seed.yaml', import.meta.url)` for a file beside the test file.
    * Without it, the demo organization (`demo`) and its admin.
    */
-  seed?: SeedFixture | string;
+  seed?: SeedFixture | string | URL;
   /**
    * The admin token (DOCS_API_TOKEN): given to the first admin of the seed's first organization, or to the demo
    * admin. Random when absent; `token` on the server says which.
@@ -65,8 +78,12 @@ export interface DocsServer {
   readonly token: string;
   /** A typed client of the server with the admin token (needs the client package, `docs-platform-contract`). */
   readonly client: DocsClient;
-  /** A typed client of the server with another token (a seed user's), or none (`undefined`); other client options. */
-  clientWith(token: string | undefined, options?: Omit<DocsClientOptions, 'baseUrl' | 'token' | 'throwOnError'>): DocsClient;
+  /**
+   * A typed client of the server with another token (a seed user's, or a function giving it), or none (`undefined`),
+   * and the client's other options; with `throwOnError: true`, a client whose error answers throw `ApiError`.
+   */
+  clientWith(token: DocsClientOptions['token'], options: DocsServerClientOptions & { throwOnError: true }): ThrowingDocsClient;
+  clientWith(token: DocsClientOptions['token'], options?: DocsServerClientOptions): DocsClient;
   /** Puts the database back as the seed left it; resolves once the server answers from it. */
   reset(): Promise<void>;
   /** Stops the server (a child process exits); calling it again does nothing. */
@@ -86,15 +103,27 @@ export function startDocsServerWith(options: DocsServerOptions, internals: objec
   return start({ ...options, inProcess: true }, internals) as Promise<DocsServer & { readonly running: unknown }>;
 }
 
+/** The seed file's absolute path: a path from the working directory, or a `file:` URL; it must exist. */
+function seedFilePath(seed: string | URL): string {
+  const file = seed instanceof URL || seed.startsWith('file:') ? fileURLToPath(seed) : path.resolve(seed);
+  if (!existsSync(file)) {
+    const how = seed instanceof URL || seed.startsWith('file:') ? 'a file: URL' : `a path, resolved against the working directory ${process.cwd()}`;
+    throw new Error(
+      `docs-platform-server/testing: the seed file ${file} does not exist (the seed was ${how}; new URL('./seed.yaml', import.meta.url) names a file beside the test file)`,
+    );
+  }
+  return file;
+}
+
 async function start(options: DocsServerOptions, internals: object | undefined): Promise<DocsServer> {
   const token = options.token ?? options.env?.DOCS_API_TOKEN ?? randomBytes(18).toString('base64url');
-  const seedObject = typeof options.seed === 'object' ? options.seed : undefined;
+  const seedObject = typeof options.seed === 'object' && !(options.seed instanceof URL) ? options.seed : undefined;
   const variables: Record<string, string> = {
     PORT: String(options.port ?? 0),
     HOST: '127.0.0.1',
     DATA_DIR: ':memory:',
     LOG_LEVEL: 'warn',
-    ...(typeof options.seed === 'string' ? { SEED_FILE: path.resolve(options.seed) } : {}),
+    ...(options.seed !== undefined && seedObject === undefined ? { SEED_FILE: seedFilePath(options.seed as string | URL) } : {}),
     ...options.env,
     DOCS_API_TOKEN: token,
   };
@@ -102,12 +131,14 @@ async function start(options: DocsServerOptions, internals: object | undefined):
   const handle = options.inProcess
     ? await startInProcess(variables, { ...(seedObject ? { seed: seedObject } : {}), ...internals })
     : await startChild(variables, seedObject, options.startTimeoutMs ?? 30_000);
-  const clientWith = (clientToken: string | undefined, clientOptions: Omit<DocsClientOptions, 'baseUrl' | 'token' | 'throwOnError'> = {}): DocsClient => {
+  function clientWith(clientToken: DocsClientOptions['token'], clientOptions: DocsServerClientOptions & { throwOnError: true }): ThrowingDocsClient;
+  function clientWith(clientToken: DocsClientOptions['token'], clientOptions?: DocsServerClientOptions): DocsClient;
+  function clientWith(clientToken: DocsClientOptions['token'], clientOptions: DocsServerClientOptions = {}): DocsClient | ThrowingDocsClient {
     if (client instanceof Error) {
       throw new Error(`docs-platform-server/testing: a client needs the client package, docs-platform-contract, installed beside the server package (${client.message})`);
     }
     return client.createDocsClient({ ...clientOptions, baseUrl: handle.url, ...(clientToken === undefined ? {} : { token: clientToken }) });
-  };
+  }
   let admin: DocsClient | undefined;
   return {
     url: handle.url,
@@ -131,7 +162,10 @@ interface Handle {
 
 async function startInProcess(variables: Record<string, string>, internals: object): Promise<Handle> {
   const server = await loadServer();
-  const running = await server.startInProcess(variables, internals);
+  // The error of a start that fails says what failed, as the command's first line does for a child process.
+  const running = await server.startInProcess(variables, internals).catch((error: unknown) => {
+    throw new Error(`docs-platform-server (in process) failed to start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
   let stopping: Promise<void> | undefined;
   return { url: running.url, reset: () => running.reset(), stop: () => (stopping ??= running.close()), running };
 }

@@ -17,6 +17,8 @@ export async function typeChecks() {
   await client.PATCH('/v1/orgs/{organizationId}', { ...acme, body: { title: 'Acme', nickname: 'ac' } });
   // @ts-expect-error a body field that does not exist, in a body the operation makes optional
   await client.POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { titel: 'Handbook' } });
+  // @ts-expect-error a body field that does not exist, with a value typed `any`
+  await client.POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { titel: JSON.parse('"Handbook"') } });
   // @ts-expect-error a nested body field that does not exist
   await client.POST('/v1/spaces/{spaceId}/comments', { params: { path: { spaceId: 's' } }, body: { page: 'p', body: { markdown: 'x', html: '<p>' } } });
   // Union bodies accept each of their forms.

@@ -1,6 +1,7 @@
 // The conformance runner as CI meets it: against a reference server that refuses private networks (its default),
 // content comes from the Git import of the runner's repository and only the operations that need the runner's
-// address stay unexercised, each with its reason and a one-line hint; the JUnit report parses and names each operation and check; SIGINT and SIGTERM
+// address stay unexercised, each with its reason and a one-line hint; the JUnit report parses, names each operation and
+// check and times each (seconds, from the requests' durations); SIGINT and SIGTERM
 // delete what the run created and exit 130/143; an unreachable base URL or a wrong token stops at the preflight with
 // exit 3 and one line.
 import { spawn } from 'node:child_process';
@@ -53,6 +54,25 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/**
+ * JUnit's `time` attributes as its schema has them (xs:decimal, seconds): on the report, on every suite and every test
+ * case; a suite's is the sum of its test cases' (to rounding), the report's the run's duration when given.
+ */
+function expectJunitTimes(
+  testsuites: { time: string; testsuite: { name: string; time: string; testcase: { name: string; time: string }[] }[] },
+  durationMs?: number,
+): void {
+  const decimal = /^\d+(\.\d+)?$/;
+  expect(testsuites.time).toMatch(decimal);
+  if (durationMs !== undefined) expect(Number(testsuites.time)).toBeCloseTo(durationMs / 1000, 3);
+  for (const suite of testsuites.testsuite) {
+    expect(suite.time, suite.name).toMatch(decimal);
+    for (const testcase of suite.testcase) expect(testcase.time, `${suite.name} ${testcase.name}`).toMatch(decimal);
+    const sum = suite.testcase.reduce((total, testcase) => total + Number(testcase.time), 0);
+    expect(Math.abs(Number(suite.time) - sum), suite.name).toBeLessThanOrEqual(0.0005 * (suite.testcase.length + 1));
+  }
+}
+
 /** Runs the command and collects its output and exit code; `onStderr` sees stderr as it comes. */
 function cli(args: string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
@@ -86,8 +106,11 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(report.notes).toEqual([expect.stringMatching(/^content: the website import did not succeed \(status 400\): the content comes from refs\/heads\/docs-conformance-content/)]);
     expect(report.summary).toMatchObject({ operations: OPERATIONS, exercised: OPERATIONS - 3, violations: 0 });
 
-    // The command: exit 1 (not everything exercised), one hint line, the reasons, a progress line per group on stderr.
-    expect(run.code).toBe(1);
+    // The command: exit 4 (no violation, operations skipped), one hint line, the reasons, a progress line per group on stderr.
+    expect(report.skipped?.sort()).toEqual(NEED_ADDRESS);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain(`skipped (not exercised, for the reason given): ${report.skipped!.join(', ')}`);
+    expect(run.stdout).not.toMatch(/^not exercised: /m);
     const hints = run.stdout.split('\n').filter((line) => line.startsWith('hint: '));
     expect(hints).toHaveLength(1);
     expect(hints[0]).toContain('--serve-host');
@@ -102,13 +125,25 @@ describe.concurrent('the runner against a server that refuses private networks',
     const xml = readFileSync(junit, 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(xml) as {
-      testsuites: { tests: string; failures: string; testsuite: { name: string; testcase: { name: string; failure?: { message: string; '#text': string } }[] }[] };
+      testsuites: { tests: string; failures: string; skipped: string; time: string; testsuite: { name: string; time: string; testcase: { name: string; time: string; failure?: { message: string; '#text': string }; skipped?: { message: string } }[] }[] };
     };
+    // Times in seconds (xs:decimal, as JUnit's schema has them): each test case's from its requests' durations, each
+    // suite's their sum, the whole report's the run's duration.
+    expectJunitTimes(parsed.testsuites, report.durationMs);
+    const timeOf = (suite: string, operationId: string) =>
+      Number(parsed.testsuites.testsuite.find((candidate) => candidate.name === suite)!.testcase.find((testcase) => testcase.name === operationId)!.time);
+    const msOf = (operationId: string, kinds: string[]) =>
+      report.calls.filter((call) => call.operationId === operationId && kinds.includes(call.kind)).reduce((sum, call) => sum + call.ms, 0);
+    expect(timeOf('scenario', 'createSpace')).toBeCloseTo(msOf('createSpace', ['scenario', 'poll', 'cleanup']) / 1000, 3);
+    expect(timeOf('invalid-input', 'createSpace')).toBeCloseTo(msOf('createSpace', ['invalid']) / 1000, 3);
+    expect(parsed.testsuites.testsuite.find((suite) => suite.name === 'scenario')!.testcase.some((testcase) => Number(testcase.time) > 0)).toBe(true);
     const scenario = parsed.testsuites.testsuite.find((suite) => suite.name === 'scenario')!;
     expect(scenario.testcase).toHaveLength(OPERATIONS);
-    const failing = scenario.testcase.filter((testcase) => testcase.failure);
-    expect(failing.map((testcase) => testcase.name).sort()).toEqual(report.notExercised.sort());
-    expect(failing.find((testcase) => testcase.name === 'importSpaceContent')!.failure!.message).toContain("runner's address");
+    // The operations skipped are <skipped> test cases with their reason, not failures.
+    expect(scenario.testcase.filter((testcase) => testcase.failure)).toEqual([]);
+    const skippedCases = scenario.testcase.filter((testcase) => testcase.skipped);
+    expect(skippedCases.map((testcase) => testcase.name).sort()).toEqual(report.notExercised.sort());
+    expect(skippedCases.find((testcase) => testcase.name === 'importSpaceContent')!.skipped!.message).toMatch(/^not exercised: needs the implementation to reach the runner's address/);
     const invalid = parsed.testsuites.testsuite.find((suite) => suite.name === 'invalid-input')!;
     expect(invalid.testcase.length).toBeGreaterThan(50);
     expect(invalid.testcase.every((testcase) => !testcase.failure)).toBe(true);
@@ -116,7 +151,8 @@ describe.concurrent('the runner against a server that refuses private networks',
     const noServerError = parsed.testsuites.testsuite.find((suite) => suite.name === 'no-5xx')!;
     expect(noServerError.testcase.length).toBe(report.property!.results.filter((result) => result.checkId === 'no-5xx').length);
     expect(noServerError.testcase.length).toBeGreaterThan(100);
-    expect(Number(parsed.testsuites.failures)).toBe(3);
+    expect(Number(parsed.testsuites.failures)).toBe(0);
+    expect(Number(parsed.testsuites.skipped)).toBe(3);
   });
 
   test('the JUnit writer escapes what XML cannot hold and gives the request and the answer of each failure', () => {
@@ -144,6 +180,43 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(body).toContain('response: 500');
     expect(body).toContain('<html>a <b> & "c"');
     expect(body).toContain('request: GET http://x/v1/spaces/b\nresponse: none');
+  });
+
+  test('the JUnit writer gives each test case, suite and the report a time in seconds, from the requests made', () => {
+    const calls = [
+      { operationId: 'getSpace', kind: 'scenario', ms: 120 },
+      { operationId: 'getSpace', kind: 'poll', ms: 30 },
+      { operationId: 'getSpace', kind: 'invalid', ms: 45 },
+      { operationId: 'getSpace', kind: 'property', ms: 300 },
+      { operationId: 'listSpaces', kind: 'cleanup', ms: 7 },
+    ] as const;
+    const results = [
+      { operationId: 'getSpace', checkId: 'scenario', ok: true, message: '' },
+      { operationId: 'listSpaces', checkId: 'scenario', ok: false, message: 'not exercised' },
+      { operationId: 'getSpace', checkId: 'invalid-input', ok: true, message: '' },
+      // The property phase's requests serve all the operation's property checks: shared evenly.
+      { operationId: 'getSpace', checkId: 'no-5xx', ok: true, message: '' },
+      { operationId: 'getSpace', checkId: 'status-declared', ok: true, message: '' },
+    ];
+    const parse = (xml: string) =>
+      new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(xml) as {
+        testsuites: { time: string; testsuite: { name: string; time: string; testcase: { name: string; time: string }[] }[] };
+      };
+    const xml = junitXml(results, { calls, durationMs: 2_500, skipped: ['deleteSpace'] });
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const { testsuites } = parse(xml);
+    expectJunitTimes(testsuites, 2_500);
+    const times = Object.fromEntries(testsuites.testsuite.map((suite) => [suite.name, { suite: suite.time, cases: Object.fromEntries(suite.testcase.map((testcase) => [testcase.name, testcase.time])) }]));
+    expect(times).toEqual({
+      scenario: { suite: '0.157', cases: { getSpace: '0.150', listSpaces: '0.007', deleteSpace: '0.000' } },
+      'invalid-input': { suite: '0.045', cases: { getSpace: '0.045', deleteSpace: '0.000' } },
+      'no-5xx': { suite: '0.150', cases: { getSpace: '0.150', deleteSpace: '0.000' } },
+      'status-declared': { suite: '0.150', cases: { getSpace: '0.150', deleteSpace: '0.000' } },
+    });
+    expect(testsuites.time).toBe('2.500');
+    // Without the run's duration, the report's time is the sum of its suites'; without calls, every time is 0.
+    expect(parse(junitXml(results, { calls })).testsuites.time).toBe('0.502');
+    expect(parse(junitXml(results)).testsuites.testsuite.flatMap((suite) => [suite.time, ...suite.testcase.map((testcase) => testcase.time)])).toEqual(Array(9).fill('0.000'));
   });
 
   test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 150_000 }, async () => {

@@ -266,8 +266,8 @@ describe('the access log', () => {
     expect(withError).toBe('03:04:05.006 ERROR boom\n  Error: bad\n      at f (x.ts:1)\n');
   });
 
-  test('LOG_FORMAT is json or pretty', () => {
-    expect(readConfig({}).logFormat).toBe('json');
+  test('LOG_FORMAT is json or pretty (auto when unset)', () => {
+    expect(readConfig({}).logFormat).toBe('auto');
     expect(readConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
     expect(() => readConfig({ LOG_FORMAT: 'text' })).toThrow(/^LOG_FORMAT must be one of json, pretty, got "text"$/);
   });

@@ -11,11 +11,13 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords } from '../../scripts/build-server.ts';
+import { SERVER_PACKAGE_NAME as PACKAGE_NAME_BUILT } from '../../scripts/build-server-package.ts';
 import { FLAGS } from '../../server/command-line.ts';
 import { readConfig, VARIABLES } from '../../server/config.ts';
 import { HOLDER_FILE, LOCK_FILE } from '../../server/data-dir.ts';
 import { startServer } from '../../server/server.ts';
-import { contractVersion, packageVersion } from '../../server/version.ts';
+import { helpText } from '../../server/main.ts';
+import { contractVersion, installation, packageVersion, SERVER_PACKAGE_NAME } from '../../server/version.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -288,7 +290,10 @@ describe('--help and --version', () => {
       const result = run(['--help'], {}, entry);
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^Usage:/m);
-      expect(result.stdout).toContain('npm start');
+      // A clone's usage: its scripts, not the command of the package it can make.
+      expect(result.stdout).toMatch(/^  npm start \[-- options\] +the compiled server/m);
+      expect(result.stdout).toMatch(/^  npm run dev +development mode/m);
+      expect(result.stdout).not.toContain('npx docs-platform-server');
       for (const variable of VARIABLES) {
         expect(result.stdout).toMatch(new RegExp(`^  ${variable.name} +${escape(variable.description)}`, 'm'));
         expect(result.stdout).toContain(`(default: ${variable.default})`);
@@ -305,6 +310,18 @@ describe('--help and --version', () => {
       expect(contractVersion()).toMatch(/^\d+\.\d+\.\d+$/);
     }, 30_000);
   }
+
+  test("run from the installed package, --help gives the package's command: no script of a clone", () => {
+    expect(installation()).toBe('clone');
+    expect(SERVER_PACKAGE_NAME).toBe(PACKAGE_NAME_BUILT);
+    const help = helpText('package');
+    expect(help.split('\n').filter((line) => /^  (npx|npm) /.test(line))).toEqual([expect.stringMatching(/^  npx docs-platform-server \[options\] +in a project that installed the server package/)]);
+    expect(help).not.toMatch(/npm start|npm run|tsx/);
+    expect(help).toContain('DOCS_API_TOKEN=secret npx docs-platform-server\n');
+    // Everything else is the clone's text.
+    const others = (text: string) => text.split('\n').filter((line) => !/^  (npx|npm) |^Configured by|README\.md \(/.test(line));
+    expect(others(help)).toEqual(others(helpText('clone')));
+  });
 
   test('an unknown argument is refused in one line', () => {
     const result = run(['--colour=80']);

@@ -16,6 +16,7 @@ import { loadContract } from '../../conformance/contract.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { repoRoot } from '../support/repo.ts';
+import { readmeSizeProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -172,24 +173,12 @@ describe('installed from their tarballs', () => {
   });
 
   test("the README's tarball sizes are what packing makes (within 10%: the client's tarball holds the README itself)", () => {
-    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const bytes = (text: string) => Number(text.split(' ')[0]) * (text.endsWith('MB') ? 1e6 : 1e3);
-    const sizes = (text: string) => {
-      const match = /(\d[\d.]* [kM]B) \((\d[\d.]* [kM]B) unpacked\)/.exec(text);
-      return match ? [bytes(match[1]!), bytes(match[2]!)] : undefined;
-    };
-    for (const name of [rootManifest.name, runnerManifest.name]) {
-      const printed = new RegExp(`${name}-[\\d.]+\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
-      expect(printed, packOutput).toBeDefined();
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\``));
-      const [claimedPacked, claimedUnpacked] = sizes(row ?? '') ?? [];
-      const [madePacked, madeUnpacked] = sizes(printed!)!;
-      const close = (claimed: number | undefined, made: number) => claimed !== undefined && Math.abs(claimed - made) <= made * 0.1;
-      expect(
-        close(claimedPacked, madePacked!) && close(claimedUnpacked, madeUnpacked!),
-        `README.md's package table gives ${name} as "${row?.split('|').at(-2)?.trim()}", packing made ${printed}: run npm run pack:${name === rootManifest.name ? 'client' : 'conformance'} -- --update-readme`,
-      ).toBe(true);
-    }
+    // The server's: test/tooling/server-package.test.ts, which packs it.
+    expect(readmeSizeProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
+    expect(readmeSizeProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
+    // One line per tarball: npm's notices (a line per file) are not printed.
+    expect(packOutput.split('\n').filter((line) => line.startsWith('pack: '))).toHaveLength(2);
+    expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
   });
 
   test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes", async () => {
@@ -320,9 +309,14 @@ export async function title(): Promise<string> {
     expect(errors.filter((line) => !line.startsWith('wrong.ts(')), tsc.stdout).toEqual([]);
     const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
     expect(linesWithErrors, tsc.stdout).toEqual(markedLines);
-    // The unknown field is refused where it is written.
+    // The unknown field is refused where it is written, in a message that names it and the body's fields (the
+    // README's client section explains it).
     const titel = wrong.split('\n')[markedLines[0]! - 1]!.indexOf('titel') + 1;
-    expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toBe(true);
+    expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toEqual([
+      `wrong.ts(${markedLines[0]},${titel}): error TS2322: Type 'string' is not assignable to type 'string & UnknownBodyField<"titel", "title" | "emoji" | "parent" | "language" | "editMode">'.`,
+    ]);
+    // A misspelt parameter gets TypeScript's own suggestion.
+    expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), tsc.stdout).toBe(true);
 
     // tsc emits consumer.js despite wrong.ts: run it against the reference server.
     const answer = await run(
