@@ -12,9 +12,10 @@ export default defineConfig({
   test: {
     // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout.
     testTimeout: 30_000,
-    // A test file spends its time in its in-process server, on the CPU: use every core (vitest's default, one less
-    // than the cores, runs the files one at a time on a 2-core machine).
-    maxWorkers: availableParallelism(),
+    // A test file spends most of its time on the CPU (its in-process server), the rest waiting on processes it
+    // started (servers, npm, tsc, PostgreSQL): one file more than the cores keeps them busy (on 2 cores, `npm test`
+    // used 1.5 of them with two files at a time). Vitest's default, one less than the cores, runs one at a time here.
+    maxWorkers: availableParallelism() + 1,
     // The files of a worker share its modules instead of each loading the server, the client and their packages
     // again (the import phase went from 38 to 13 s of the summed file time). Every file starts its own servers on
     // their own databases and leaves no global state behind; the suite passes in any order of the files

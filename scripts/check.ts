@@ -91,9 +91,9 @@ export async function checkGenerated(): Promise<CheckResult> {
 /**
  * `tsc --noEmit` on the whole project, incremental (its state in .tmp/, which git ignores), with TypeScript 7's native
  * compiler (the `typescript-native` alias of `typescript@7`): the same verdicts as TypeScript 5 on this project, in a
- * quarter of the CPU cold and a third warm (README, Toolchain pins). TypeScript 5 stays for what needs its compiler
- * API (openapi-typescript), for the client's declarations and for `npm run dev`'s `tsc --watch`: TypeScript 7.0's
- * watch mode did not see a saved file here. To undo: run `node_modules/typescript/bin/tsc` here instead.
+ * quarter of the CPU cold and a third warm (README, Toolchain pins); `npm run dev` runs the same on each saved file.
+ * TypeScript 5 stays for what needs its compiler API (openapi-typescript) and for the client's declarations. To undo:
+ * run `node_modules/typescript/bin/tsc` here instead.
  */
 export async function typecheck(project = root): Promise<CheckResult> {
   const tsc = path.join(root, 'node_modules/typescript-native/bin/tsc');

@@ -269,32 +269,7 @@ describe.concurrent('the runner against a server that refuses private networks',
   });
 });
 
-describe('the runner against a server allowed to reach only the runner (ALLOW_PRIVATE_ADDRESSES=127.0.0.1)', () => {
-  let allowing: TestServer;
-  beforeAll(async () => {
-    // No private networks, no local Git: the website, the tunnel and the Git repository are all the runner's own
-    // HTTP server's, reached at 127.0.0.1.
-    allowing = await startTestServer({
-      fixture,
-      recordCoverage: false,
-      env: { VALIDATE_RESPONSES: 'true', ALLOW_PRIVATE_NETWORKS: 'false', ALLOW_PRIVATE_ADDRESSES: '127.0.0.1', ALLOW_LOCAL_GIT: 'false' },
-    });
-  });
-  afterAll(async () => {
-    await allowing?.close();
-  });
+// A server allowed to reach only the runner (ALLOW_PRIVATE_ADDRESSES=127.0.0.1, no private networks, no local Git):
+// every operation exercised with no violation, the Git export and import over HTTP to the runner. That is the README's
+// npx flow, which test/tooling/server-package.test.ts runs as written with the installed packages.
 
-  test('exercises every operation with no violation: the Git export and import go over HTTP to the runner', { timeout: 180_000 }, async () => {
-    const reportFile = path.join(scratch, 'allowing.json');
-    const run = await cli(['--base-url', allowing.url, '--token', TOKEN, '--seed', '12', '--report', reportFile]);
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
-    expect(report.violations, run.stdout).toEqual([]);
-    expect(report.notExercised).toEqual([]);
-    expect(report.contentSource).toBe('website');
-    // Local Git is off on this server: the only repository it could export to and import from is the runner's over HTTP.
-    expect(report.operations.exportGitRepository!.exercised).toBe(true);
-    expect(report.operations.importGitRepository!.exercised).toBe(true);
-    expect(run.code).toBe(0);
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`conformance: ${OPERATIONS}/${OPERATIONS} operations exercised, 0 violations`);
-  });
-});
