@@ -12,6 +12,9 @@ export default defineConfig({
   test: {
     // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout.
     testTimeout: 30_000,
+    // A beforeAll that starts servers (each file's own, on its own database) can take more than vitest's 10 s while
+    // the other files load the same cores; a start that fails still fails at once.
+    hookTimeout: 60_000,
     // A test file spends most of its time on the CPU (its in-process server), the rest waiting on processes it
     // started (servers, npm, tsc, PostgreSQL): one file more than the cores keeps them busy (on 2 cores, `npm test`
     // used 1.5 of them with two files at a time). Vitest's default, one less than the cores, runs one at a time here.
