@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'lists', 'revisions', 'ids', 'save'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'lists', 'revisions', 'ids', 'reset', 'save'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -36,6 +36,8 @@ export interface BenchSettings {
   pageBytes: number;
   /** BENCH_ID_ROWS: rows in the table before the ids part times its inserts. */
   idRows: number;
+  /** BENCH_RESETS: resets timed per test file in the reset part (scripts/bench-reset.ts). */
+  resets: number;
   /** BENCH_SAVES: saves of each case of the save part (scripts/bench-save.ts). */
   saves: number;
   /**
@@ -128,6 +130,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     pages: wholes('BENCH_PAGES', [100, 1000, 4900], 1, pagesLeft(rounds)),
     pageBytes: whole('BENCH_PAGE_BYTES', 2000, 1, 1_000_000),
     idRows: whole('BENCH_ID_ROWS', 100_000, 0, 100_000_000),
+    resets: whole('BENCH_RESETS', 40, 1, 10_000),
     saves: whole('BENCH_SAVES', 5, 1, 100),
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
     ...(value('BENCH_BASELINE_NODE') === undefined ? {} : { baselineNode: value('BENCH_BASELINE_NODE') }),

@@ -3,9 +3,10 @@
 // Then the cost of one page of a list as the collection grows, through the real stack (HTTP, validation of requests
 // and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
 // the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
-// files a revision holds. Then what the order of new ids costs an insert in SQLite alone (`ids`). Last, the time
-// from saving a .tsp file to `npm run dev` serving it (`save`, bench-save.ts). `BENCH_PARTS`
-// (throughput, prism, startup, memory, store, lists, revisions, ids, save) chooses parts; `prism` adds the Prism mock to the
+// files a revision holds. Then what the order of new ids costs an insert in SQLite alone (`ids`), and the test
+// harness's reset() with test files side by side (`reset`, bench-reset.ts). Last, the time from saving a .tsp file
+// to `npm run dev` serving it (`save`, bench-save.ts). `BENCH_PARTS`
+// (throughput, prism, startup, memory, store, lists, revisions, ids, reset, save) chooses parts; `prism` adds the Prism mock to the
 // throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
 // before it builds or starts anything.
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { startServer } from '../server/server.ts';
 import { SqliteStore } from '../server/store/sqlite/store.ts';
 import { BenchSettingsError, benchSettings } from './bench-settings.ts';
 import { removeTemporary, temporaryDirectory } from './bench-cleanup.ts';
+import { benchReset, resetTable } from './bench-reset.ts';
 import { benchSave, saveTable } from './bench-save.ts';
 import { groupedPages, pageText, throughput } from './bench-throughput.ts';
 import { buildServer } from './build-server.ts';
@@ -31,6 +33,10 @@ if (parts.some((part) => part === 'throughput' || part === 'startup' || part ===
 if (parts.includes('lists')) await lists();
 if (parts.includes('revisions')) await revisions();
 if (parts.includes('ids')) await idOrder();
+if (parts.includes('reset')) {
+  console.log(`\nThe test harness's reset() (scripts/bench-reset.ts): ${settings.resets} resets per test file, files side by side\n`);
+  console.log(resetTable(await benchReset(settings.resets)));
+}
 if (parts.includes('save')) {
   console.log(`\nThe daily loop (scripts/bench-save.ts): ${settings.saves} saves of each case\n`);
   console.log(saveTable(await benchSave(settings.saves)));

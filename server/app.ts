@@ -47,6 +47,8 @@ export interface AppOptions {
   onOperation?: (operationId: string, status: number) => void;
   /** Make every list page sent from memory again, and fail the request if it differs (see http/kept-lists.ts). */
   verifyKeptLists?: boolean;
+  /** The contract's checks, shared with the server's other apps (`contractChecks`); built for this app otherwise. */
+  checks?: ContractChecks;
 }
 
 /** The kept list pages of the app of each context (for tests: their counts). */
@@ -116,15 +118,89 @@ export function bearerToken(req: Request): string | undefined {
   return match?.[1];
 }
 
+/**
+ * What an app builds from the contract and the configuration alone: the validator (its Ajv instances, its
+ * preprocessed document and the checks it compiles on each operation's first request), the served contract, and the
+ * request checks made from the contract. The apps of one server share them: a reset of the test harness's server
+ * (server.ts) builds a new app on a new database, and building these again was most of its time. The validator's
+ * token check reads the database of the app serving the request (`req.app`, Express's own).
+ */
+export interface ContractChecks {
+  contract: OpenApiDocument;
+  operations: ReturnType<typeof contractOperations>;
+  /** The integer parameters of each operation, by operation id. */
+  integers: Map<string, ReturnType<typeof integerParameters>>;
+  validator: RequestHandler[];
+  served: ReturnType<typeof servedContract>;
+  takesBody: (req: Request) => boolean;
+  checkText: (req: Request) => void;
+}
+
+/** The reader each app's token check uses (see `ContractChecks`). */
+const readerOfApp = new WeakMap<object, Scope>();
+
+export function contractChecks(config: AppContext['config'], log: AppContext['log'], contract?: OpenApiDocument): ContractChecks {
+  const document = contract ?? loadContract();
+  const validator = openApiValidator({
+    apiSpec: validatorDocument(document) as never,
+    // The committed contract, from the build's copy, was checked against the OpenAPI schema by the build.
+    validateApiSpec: !(contract === undefined && contractCheckedByBuild()),
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses
+      ? {
+          onError: (error, body, req) => {
+            log.error({ requestId: req.id, url: req.originalUrl, err: error, body }, 'response breaks the contract');
+            throw error;
+          },
+        }
+      : false,
+    validateSecurity: {
+      handlers: {
+        BearerAuth: async (req) => {
+          const token = bearerToken(req);
+          if (!token) throw unauthorized();
+          let caller: Caller | undefined;
+          try {
+            const reader = readerOfApp.get(req.app);
+            if (!reader) throw new Error('the token check ran for an app createApp did not build');
+            caller = await callerOfToken(reader, token);
+          } catch (error) {
+            // The validator answers any failure of a security handler with 401 or 500: a database that cannot be
+            // reached is a 503 (with retry-after), answered by the error writer, not a wrong token.
+            req.callerFailure = error;
+            return true;
+          }
+          if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
+          req.caller = caller;
+          return true;
+        },
+      },
+    },
+    ignorePaths: (path: string) => !path.startsWith('/v1/'),
+    validateFormats: true,
+  });
+  const operations = contractOperations(document);
+  return {
+    contract: document,
+    operations,
+    integers: new Map(operations.map((operation) => [operation.operationId, integerParameters(document, operation.path, operation.method)])),
+    validator,
+    served: servedContract(document, config.publicUrl, contract ? undefined : contractText()),
+    takesBody: operationsTakingABody(document),
+    checkText: textInputCheck(document),
+  };
+}
+
 export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppOptions = {}): express.Express {
-  const contract = options.contract ?? loadContract();
-  checkHandlers(contract, handlers);
-  const operations = contractOperations(contract);
   const { log, store, config } = ctx;
+  const checks = options.checks ?? contractChecks(config, log, options.contract);
+  const { contract, operations, served, validator, takesBody, checkText } = checks;
+  checkHandlers(contract, handlers);
   // Reads outside any transaction: GETs, the token check, and handlers that open their own transactions.
   const reader = reading(ctx);
 
   const app = express();
+  readerOfApp.set(app, reader);
   app.disable('x-powered-by');
   // Paths are the contract's, letter for letter: Express matches routes regardless of case by default, so `/V1/orgs`,
   // which the validator leaves alone (it checks paths under `/v1/` only), reached the handler without its token
@@ -148,7 +224,6 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
 
   // The server's own pages, outside the contract and without a token: its health, the contract it serves (with its
   // own address in `servers`) and the interactive reference of that contract.
-  const served = servedContract(contract, config.publicUrl, options.contract ? undefined : contractText());
   app.get('/health', healthRoute(ctx, contract));
   app.get('/openapi.json', (_req: Request, res: Response) => {
     res.type('json').send(served.json());
@@ -157,43 +232,6 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     res.type('application/yaml; charset=utf-8').send(served.yaml());
   });
   docsRoutes(app, { title: String((contract.info as { title?: string } | undefined)?.title ?? 'API'), publicUrl: config.publicUrl });
-
-  const validator = openApiValidator({
-    apiSpec: validatorDocument(contract) as never,
-    // The committed contract, from the build's copy, was checked against the OpenAPI schema by the build.
-    validateApiSpec: !(options.contract === undefined && contractCheckedByBuild()),
-    validateRequests: { allowUnknownQueryParameters: false },
-    validateResponses: config.validateResponses
-      ? {
-          onError: (error, body, req) => {
-            log.error({ requestId: req.id, url: req.originalUrl, err: error, body }, 'response breaks the contract');
-            throw error;
-          },
-        }
-      : false,
-    validateSecurity: {
-      handlers: {
-        BearerAuth: async (req) => {
-          const token = bearerToken(req);
-          if (!token) throw unauthorized();
-          let caller: Caller | undefined;
-          try {
-            caller = await callerOfToken(reader, token);
-          } catch (error) {
-            // The validator answers any failure of a security handler with 401 or 500: a database that cannot be
-            // reached is a 503 (with retry-after), answered by the error writer, not a wrong token.
-            req.callerFailure = error;
-            return true;
-          }
-          if (!caller) throw unauthorized('Authorization: the Bearer token is unknown');
-          req.caller = caller;
-          return true;
-        },
-      },
-    },
-    ignorePaths: (path: string) => !path.startsWith('/v1/'),
-    validateFormats: true,
-  });
 
   // List pages read again while the database is unchanged (http/kept-lists.ts), by the store's count of changes.
   const keptLists = new KeptLists({
@@ -211,8 +249,6 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   // route's pattern in turn; anything else goes through Express's routes below.
   const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
   const json = jsonBody(config.bodyLimit); // a body without a Content-Type is a 415 (http/request-body.ts)
-  const takesBody = operationsTakingABody(contract);
-  const checkText = textInputCheck(contract);
   app.use(
     chained(
       // The body is read only for an operation that declares one: any other request's body is discarded unread,
@@ -242,7 +278,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
     const isRead = operation.method === 'get';
     const ownWrite = opensOwnTransaction(handler);
-    const integers = integerParameters(contract, operation.path, operation.method);
+    const integers = checks.integers.get(operation.operationId)!;
     // The resource a write is queued behind on PostgreSQL (Store.write's `queue`): the first one its path names, the
     // organization of /v1/orgs/{organizationId}/spaces or the space of /v1/spaces/{spaceId}/change-requests, whose
     // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.

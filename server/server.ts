@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createApp } from './app.ts';
+import { type ContractChecks, contractChecks, createApp } from './app.ts';
 import { keepRevisionContents } from './content/revisions.ts';
 import { type Config, StartupError } from './config.ts';
 import { type AppContext, createContext, inWrite, type ResolvedConfig } from './context.ts';
@@ -154,7 +154,9 @@ async function serve(
 
   let seeded: SeedResult | undefined;
   let image: Buffer | undefined;
-  let current = await startGeneration(store, config, log, options, async (ctx) => {
+  // Built once: a reset's app reuses them (app.ts).
+  const checks = contractChecks(config, log);
+  let current = await startGeneration(store, config, log, options, checks, async (ctx) => {
     const seedFile = options.seed ? checkSeed(options.seed, 'the seed') : config.seedFile ? readSeedFile(config.seedFile) : undefined;
     seeded = await inWrite(ctx, async (scope) => {
       // Values an earlier release stored that this contract refuses, rewritten once, after the migrations that
@@ -200,7 +202,7 @@ async function serve(
       .then(async () => {
         if (!image) throw new Error('reset() needs a server started with resettable, whose database is in memory (DATA_DIR=:memory:, without DATABASE_URL)');
         if (closing) throw new Error('reset() of a server that is closing');
-        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options);
+        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options, checks);
         const previous = current;
         current = next;
         http.replace(next.app);
@@ -232,13 +234,14 @@ interface Generation {
 
 /**
  * Builds a generation on `store`: the context, the job runner, `seed` (given the context, before any job runs), the
- * app. The store is closed when this fails.
+ * app (on the server's contract checks, which every generation shares). The store is closed when this fails.
  */
 async function startGeneration(
   store: Store,
   config: ResolvedConfig,
   log: Logger,
   options: StartOptions,
+  checks: ContractChecks,
   seed?: (ctx: AppContext) => Promise<void>,
 ): Promise<Generation> {
   keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);
@@ -260,6 +263,7 @@ async function startGeneration(
     let handlers = createHandlers();
     if (options.handlers) handlers = options.handlers(ctx, handlers);
     app = createApp(ctx, handlers, {
+      checks,
       extraRoutes: (routes) => registerRoutes(ctx, routes),
       onOperation: options.onOperation,
       verifyKeptLists: options.verifyKeptLists,

@@ -704,12 +704,13 @@ export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
       return { context, chain };
     });
   let state: Ready | undefined;
-  let installed = false;
+  // The apps the middleware serves (several, one after the other: the test harness's reset, server.ts).
+  const installed = new WeakSet<object>();
   const run = (ready: Ready, req: Request, res: Response, next: NextFunction) => {
-    if (!installed) {
-      // The validator's path parameters for Express's own routes (its pathParamsMiddleware).
+    if (!installed.has(req.app)) {
+      // The validator's path parameters for Express's own routes (its pathParamsMiddleware), on each app it serves.
       validator.installPathParams(req.app, ready.context);
-      installed = true;
+      installed.add(req.app);
     }
     runChain(ready.chain, req, res, next);
   };

@@ -35,11 +35,12 @@ describe('the bench settings', () => {
       pages: [100, 1000, 4900],
       pageBytes: 2000,
       idRows: 100_000,
+      resets: 40,
       saves: 5,
     };
     expect(benchSettings({})).toEqual(defaults);
     const names = ['PARTS', 'SERVER', 'NODE_ARGS', 'SECONDS', 'RUNS', 'CONNECTIONS', 'MEMORY_REQUESTS', 'MEMORY_PAGES'];
-    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'SAVES');
+    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES');
     const empty = Object.fromEntries(names.map((name) => [`BENCH_${name}`, '']));
     expect(benchSettings(empty)).toEqual(defaults);
   });
@@ -60,6 +61,7 @@ describe('the bench settings', () => {
         BENCH_PAGES: '4994',
         BENCH_PAGE_BYTES: '100',
         BENCH_ID_ROWS: '0',
+        BENCH_RESETS: '3',
         BENCH_SAVES: '2',
       }),
     ).toEqual({
@@ -76,13 +78,14 @@ describe('the bench settings', () => {
       pages: [4994],
       pageBytes: 100,
       idRows: 0,
+      resets: 3,
       saves: 2,
     });
   });
 
   test('a part it does not have is named, with the parts it has', () => {
     expect(problems({ BENCH_PARTS: 'throughput,idz' })).toEqual([
-      'BENCH_PARTS must name parts among throughput, prism, startup, memory, store, lists, revisions, ids, save, separated by commas, got "throughput,idz" (no part "idz")',
+      'BENCH_PARTS must name parts among throughput, prism, startup, memory, store, lists, revisions, ids, reset, save, separated by commas, got "throughput,idz" (no part "idz")',
     ]);
     expect(problems({ BENCH_PARTS: ' , ' })[0]).toMatch(/^BENCH_PARTS must name parts among .*, got " , "$/);
   });
