@@ -222,4 +222,5 @@ const output: Record<Format, () => string> = {
 process.stdout.write(output[format]());
 mark('written');
 if (timing) process.stderr.write(`check:breaking timing (ms since start): ${marks.map(([label, time]) => `${label} ${time.toFixed(0)}`).join(', ')}\n`);
-process.exit(verdict.passed ? 0 : 1);
+// Not process.exit(): into a pipe, stdout is written asynchronously, and exiting at once would cut a long report.
+process.exitCode = verdict.passed ? 0 : 1;

@@ -136,7 +136,8 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
   const lines: string[] = [];
   const { judged } = verdict;
   lines.push(`check:breaking: ${options.subject}: ${plural(judged.length, 'difference')}`);
-  for (const group of groupJudged(judged)) {
+  const { shared, rest } = sharedFindings(judged);
+  for (const group of groupJudged(rest)) {
     lines.push('', group.title);
     for (const entry of group.entries) {
       const { finding } = entry;
@@ -148,6 +149,13 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
       if (where) lines.push(`      at ${where}`);
       if (entry.declaration) lines.push(`      declared: ${entry.declaration.reason}`);
     }
+  }
+  if (shared.length > 0) lines.push('', 'The same change in many operations (--format json lists each)');
+  for (const entries of shared) {
+    const [{ finding }] = entries as [Judged, ...Judged[]];
+    const operations = entries.flatMap((entry) => entry.finding.operations);
+    lines.push(`  ${severityLabel(entries[0]!)} ${finding.rule}  ${summarizeOperations(operations)}  ${finding.message}`);
+    if (finding.severity !== 'non-breaking') lines.push(`      ${consequence(finding)}`);
   }
 
   for (const declaration of verdict.stale) lines.push('', staleLine(declaration, options.declarationsFile));
@@ -162,6 +170,29 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** How many findings of one warning make it shown once, with its operations counted: a change to a shared model. */
+const SHARED_AT = 10;
+
+/**
+ * Warnings and non-breaking findings that are the same change (rule and message) in many operations, such as an error
+ * status added to an alias every operation uses: shown once in the text report, where one entry per operation would
+ * bury the rest. Breaking findings are always shown one by one (each is declared, or fails the gate, by itself).
+ */
+function sharedFindings(judged: readonly Judged[]): { shared: Judged[][]; rest: Judged[] } {
+  const key = (entry: Judged) =>
+    entry.finding.severity === 'warning' || entry.finding.severity === 'non-breaking'
+      ? `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`
+      : undefined;
+  const byKey = new Map<string, Judged[]>();
+  for (const entry of judged) {
+    const k = key(entry);
+    if (k !== undefined) byKey.set(k, [...(byKey.get(k) ?? []), entry]);
+  }
+  const shared = [...byKey.values()].filter((entries) => entries.length >= SHARED_AT);
+  const collapsed = new Set(shared.flat());
+  return { shared, rest: judged.filter((entry) => !collapsed.has(entry)) };
 }
 
 export function plural(count: number, noun: string): string {

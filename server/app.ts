@@ -14,6 +14,7 @@ import { cors } from './http/cors.ts';
 import { docsRoutes } from './http/docs-page.ts';
 import { DomainError, unauthorized } from './errors.ts';
 import { errorWriter } from './http/errors.ts';
+import { applyFault, type Faults } from './http/faults.ts';
 import { safeHeaders } from './http/headers.ts';
 import { installJsonAnswer } from './http/json-answer.ts';
 import { checkRequestJson } from './json-limits.ts';
@@ -49,6 +50,8 @@ export interface AppOptions {
   verifyKeptLists?: boolean;
   /** The contract's checks, shared with the server's other apps (`contractChecks`); built for this app otherwise. */
   checks?: ContractChecks;
+  /** Declared faults to answer with instead of the operation (the test harness's `server.faults`, http/faults.ts). */
+  faults?: Faults;
 }
 
 /** The kept list pages of the app of each context (for tests: their counts). */
@@ -249,6 +252,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   // route's pattern in turn; anything else goes through Express's routes below.
   const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
   const json = jsonBody(config.bodyLimit); // a body without a Content-Type is a 415 (http/request-body.ts)
+  const { faults } = options;
   app.use(
     chained(
       // The body is read only for an operation that declares one: any other request's body is discarded unread,
@@ -299,6 +303,10 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     const route = async (req: Request, res: Response) => {
       if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
       checkIntegerParameters(req, integers);
+      if (faults) {
+        const fault = faults.take(operation.operationId, req, bearerToken(req));
+        if (fault && (await applyFault(fault, req, res))) return;
+      }
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
       if (!isRead) {
         const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;

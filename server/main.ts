@@ -97,7 +97,7 @@ async function main(args: string[]) {
   const config = readConfig({ ...(harness ? harnessVariables() : process.env), ...command.variables });
   const log = createLogger(config);
   // Under the harness, a server in memory keeps the image of its seeded database, for the harness's reset().
-  const running = await startServer(config, { log, resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined });
+  const running = await startServer(config, { log, resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined, faults: harness });
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },
     // The address stays the last word before a space: scripts and tests read it from this line.

@@ -15,6 +15,7 @@ import { type AppServer, appServer } from './http/app-server.ts';
 import type { HandlerTable } from './http/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { Faults } from './http/faults.ts';
 import { loadContract } from './http/contract.ts';
 import { repairStoredValues } from './domain/stored-values.ts';
 import { applyFixture, checkSeed, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
@@ -39,6 +40,11 @@ export interface RunningServer {
    * `resettable` (the test harness, server/testing/).
    */
   reset(): Promise<void>;
+  /**
+   * Declared faults the server answers with instead of an operation (http/faults.ts); `reset()` clears them. Only for
+   * a server started with `faults` (the test harness); undefined otherwise.
+   */
+  faults?: Faults;
 }
 
 export interface StartOptions {
@@ -59,6 +65,8 @@ export interface StartOptions {
    * copy of the whole database, which `reset()` opens as a new in-memory database.
    */
   resettable?: boolean;
+  /** Answer declared faults on demand (`RunningServer.faults`; the test harness). */
+  faults?: boolean;
 }
 
 /** How often deleted spaces older than 7 days are purged. */
@@ -156,7 +164,8 @@ async function serve(
   let image: Buffer | undefined;
   // Built once: a reset's app reuses them (app.ts).
   const checks = contractChecks(config, log);
-  let current = await startGeneration(store, config, log, options, checks, async (ctx) => {
+  const faults = options.faults ? new Faults(checks.contract) : undefined;
+  let current = await startGeneration(store, config, log, options, { checks, faults }, async (ctx) => {
     const seedFile = options.seed ? checkSeed(options.seed, 'the seed') : config.seedFile ? readSeedFile(config.seedFile) : undefined;
     seeded = await inWrite(ctx, async (scope) => {
       // Values an earlier release stored that this contract refuses, rewritten once, after the migrations that
@@ -202,7 +211,8 @@ async function serve(
       .then(async () => {
         if (!image) throw new Error('reset() needs a server started with resettable, whose database is in memory (DATA_DIR=:memory:, without DATABASE_URL)');
         if (closing) throw new Error('reset() of a server that is closing');
-        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options, checks);
+        faults?.clear();
+        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options, { checks, faults });
         const previous = current;
         current = next;
         http.replace(next.app);
@@ -221,6 +231,7 @@ async function serve(
     tokenFor: seeded!.tokenFor,
     close,
     reset,
+    faults,
   };
 }
 
@@ -241,7 +252,7 @@ async function startGeneration(
   config: ResolvedConfig,
   log: Logger,
   options: StartOptions,
-  checks: ContractChecks,
+  shared: { checks: ContractChecks; faults?: Faults },
   seed?: (ctx: AppContext) => Promise<void>,
 ): Promise<Generation> {
   keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);
@@ -263,7 +274,7 @@ async function startGeneration(
     let handlers = createHandlers();
     if (options.handlers) handlers = options.handlers(ctx, handlers);
     app = createApp(ctx, handlers, {
-      checks,
+      ...shared,
       extraRoutes: (routes) => registerRoutes(ctx, routes),
       onOperation: options.onOperation,
       verifyKeptLists: options.verifyKeptLists,

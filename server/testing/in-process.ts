@@ -9,7 +9,7 @@ import { type RunningServer, type StartOptions, startServer } from '../server.ts
 
 export async function startInProcess(variables: Record<string, string>, options: StartOptions = {}): Promise<RunningServer> {
   const config = readConfig(variables);
-  const running = await startServer(config, { resettable: config.dataDir === ':memory:' && config.databaseUrl === undefined, ...options });
+  const running = await startServer(config, { resettable: config.dataDir === ':memory:' && config.databaseUrl === undefined, faults: true, ...options });
   running.server.unref();
   running.server.on('connection', (socket: Socket) => socket.unref());
   return running;

@@ -19,6 +19,8 @@
 //   `client` typed from the same contract; without it, reading `client` throws, naming the package to install.
 // - The server's configuration comes from the harness alone (below) and `env`, never from the test run's environment,
 //   so that a DATABASE_URL or a PORT set for something else does not reach it.
+// - Faults on demand (`faults`, server/http/faults.ts) are what the contract declares, checked by the server in both
+//   modes (a child is sent them over IPC), so that the types and the server refuse the same faults.
 // - A seed file's path is resolved against the working directory, as `fs`, vitest's own options and the command's
 //   `--seed` are: vitest and `node --test` run in the project's folder, the same for every test file. A file beside a
 //   test file is named by a `file:` URL (`new URL('./seed.yaml', import.meta.url)`), which says so where it is written;
@@ -30,7 +32,7 @@ import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DocsClient, DocsClientOptions, ThrowingDocsClient } from '../../client/index.ts';
+import type { DocsClient, DocsClientOptions, operations, ThrowingDocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../seed-format.ts';
 import { loadClient, loadServer, serverCommand } from './locations.ts';
 import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_VARIABLE, type ToServer } from './protocol.ts';
@@ -71,6 +73,51 @@ export interface DocsServerOptions {
   startTimeoutMs?: number;
 }
 
+/** An operation id of the contract, such as `getSpace`. */
+export type OperationId = keyof operations & string;
+
+type Responses<Op extends OperationId> = operations[Op]['responses'];
+
+/** The error statuses (4xx and 5xx) the contract declares for `Op`, such as `400 | 401 | 403 | 404 | 429 | 500 | 503`. */
+export type DeclaredErrorStatus<Op extends OperationId> = {
+  [S in keyof Responses<Op>]: S extends number ? (`${S}` extends `4${string}` | `5${string}` ? S : never) : never;
+}[keyof Responses<Op>];
+
+/** The names of `Op`'s path parameters. */
+type PathParameter<Op extends OperationId> = operations[Op]['parameters'] extends { path: infer Path } ? (Path extends object ? keyof Path & string : never) : never;
+
+/**
+ * A fault the server answers with instead of running `operation` (`server.faults.add`): one of the error statuses the
+ * operation declares (with the contract's error envelope, and `Retry-After: 1` on a 429 or 503 unless `headers` gives
+ * it), a delay, or a dropped connection; for the next `times` requests that match `when`, or all of them until
+ * `faults.clear()` or `reset()`. It applies to requests that pass the contract's checks and the token check.
+ */
+export interface Fault<Op extends OperationId = OperationId> {
+  operation: Op;
+  /** An error status `operation` declares. */
+  status?: DeclaredErrorStatus<Op>;
+  /** The error envelope's message (a generic one by default). */
+  message?: string;
+  /** Headers of the answer, such as `{ 'Retry-After': '2' }`. */
+  headers?: Record<string, string>;
+  /** Wait this long first; without `status` or `drop`, the request is then served as always (a slow answer). */
+  delayMs?: number;
+  /** Close the connection without answering (the client sees a network error). */
+  drop?: boolean;
+  /** How many matching requests it applies to; all of them, until cleared, by default. */
+  times?: number;
+  /** Only the requests with these path parameters, or with this token. */
+  when?: { params?: Partial<Record<PathParameter<Op>, string>>; token?: string };
+}
+
+/** The faults of a server (`server.faults`); the server refuses, naming why, a fault the contract does not declare. */
+export interface DocsServerFaults {
+  /** Adds a fault after the others; a request takes the first that matches it. */
+  add<Op extends OperationId>(fault: Fault<Op>): Promise<void>;
+  /** Removes every fault (`reset()` does too). */
+  clear(): Promise<void>;
+}
+
 export interface DocsServer {
   /** The server's address, such as `http://127.0.0.1:41234` (the API is under `/v1`). */
   readonly url: string;
@@ -84,8 +131,10 @@ export interface DocsServer {
    */
   clientWith(token: DocsClientOptions['token'], options: DocsServerClientOptions & { throwOnError: true }): ThrowingDocsClient;
   clientWith(token: DocsClientOptions['token'], options?: DocsServerClientOptions): DocsClient;
-  /** Puts the database back as the seed left it; resolves once the server answers from it. */
+  /** Puts the database back as the seed left it, and clears the faults; resolves once the server answers from it. */
   reset(): Promise<void>;
+  /** Declared faults on demand: make an operation fail, answer late, or drop the connection (see `Fault`). */
+  readonly faults: DocsServerFaults;
   /** Stops the server (a child process exits); calling it again does nothing. */
   stop(): Promise<void>;
 }
@@ -148,6 +197,7 @@ async function start(options: DocsServerOptions, internals: object | undefined):
     },
     clientWith,
     reset: handle.reset,
+    faults: handle.faults,
     stop: handle.stop,
     ...(handle.running === undefined ? {} : { running: handle.running }),
   };
@@ -156,6 +206,7 @@ async function start(options: DocsServerOptions, internals: object | undefined):
 interface Handle {
   url: string;
   reset(): Promise<void>;
+  faults: DocsServerFaults;
   stop(): Promise<void>;
   running?: unknown;
 }
@@ -167,8 +218,26 @@ async function startInProcess(variables: Record<string, string>, internals: obje
     throw new Error(`docs-platform-server (in process) failed to start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
   let stopping: Promise<void> | undefined;
-  return { url: running.url, reset: () => running.reset(), stop: () => (stopping ??= running.close()), running };
+  const faults = running.faults!;
+  return {
+    url: running.url,
+    reset: () => running.reset(),
+    faults: {
+      add: async (fault) => {
+        try {
+          faults.add(fault);
+        } catch (error) {
+          throw faultRefused(error instanceof Error ? error.message : String(error));
+        }
+      },
+      clear: async () => faults.clear(),
+    },
+    stop: () => (stopping ??= running.close()),
+    running,
+  };
 }
+
+const faultRefused = (why: string) => new Error(`docs-platform-server: fault refused: ${why}`);
 
 /** Children that have not exited: sent SIGTERM when this process exits without having stopped them. */
 const children = new Set<ChildProcess>();
@@ -251,31 +320,36 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
   const replies = new Map<number, (error?: string) => void>();
   let next = 0;
   child.on('message', (message: FromServer) => {
-    if (message.type === 'reset') replies.get(message.id)?.(message.error);
+    if (message.type === 'done') replies.get(message.id)?.(message.error);
   });
   const send = (message: ToServer) => {
     if (child.connected) child.send(message);
     else child.kill('SIGTERM');
   };
+  /** Sends a request to the server and waits for its answer, keeping this process alive meanwhile. */
+  const ask = async (what: string, message: ToServer & { id: number }, refused: (error: string) => Error) => {
+    if (exitCode !== undefined || stopping) throw failure(`has ${stopping ? 'been stopped' : `exited (code ${exitCode})`}: ${what} needs a running server`);
+    child.ref();
+    (child.channel as { ref?: () => void } | undefined)?.ref?.();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        replies.set(message.id, (error) => (error ? reject(refused(error)) : resolve()));
+        void exited.then(() => reject(failure(`exited (code ${exitCode}) during ${what}`)));
+        send(message);
+      });
+    } finally {
+      replies.delete(message.id);
+      unref();
+    }
+  };
 
   let stopping: Promise<void> | undefined;
   return {
     url,
-    async reset() {
-      if (exitCode !== undefined || stopping) throw failure(`has ${stopping ? 'been stopped' : `exited (code ${exitCode})`}: reset() needs a running server`);
-      const id = next++;
-      child.ref();
-      (child.channel as { ref?: () => void } | undefined)?.ref?.();
-      try {
-        await new Promise<void>((resolve, reject) => {
-          replies.set(id, (error) => (error ? reject(new Error(`docs-platform-server: reset failed: ${error}`)) : resolve()));
-          void exited.then(() => reject(failure(`exited (code ${exitCode}) during reset()`)));
-          send({ type: 'reset', id });
-        });
-      } finally {
-        replies.delete(id);
-        unref();
-      }
+    reset: () => ask('reset()', { type: 'reset', id: next++ }, (error) => new Error(`docs-platform-server: reset failed: ${error}`)),
+    faults: {
+      add: (fault) => ask('faults.add()', { type: 'fault', id: next++, fault }, faultRefused),
+      clear: () => ask('faults.clear()', { type: 'clear-faults', id: next++ }, (error) => new Error(`docs-platform-server: faults.clear() failed: ${error}`)),
     },
     stop: () =>
       (stopping ??= (async () => {

@@ -11,7 +11,10 @@ export interface ServerCommand {
 
 /** The in-process server (in-process.ts). */
 export interface InProcessModule {
-  startInProcess(variables: Record<string, string>, options?: object): Promise<{ url: string; reset(): Promise<void>; close(): Promise<void> }>;
+  startInProcess(
+    variables: Record<string, string>,
+    options?: object,
+  ): Promise<{ url: string; reset(): Promise<void>; close(): Promise<void>; faults?: { add(fault: object): void; clear(): void } }>;
 }
 
 /** The client package. */

@@ -11,8 +11,12 @@ export const HARNESS_VARIABLE = 'DOCS_SERVER_HARNESS';
  */
 export const HARNESS_CONFIG_VARIABLE = 'DOCS_SERVER_HARNESS_CONFIG';
 
-/** From the harness to the server. */
-export type ToServer = { type: 'reset'; id: number } | { type: 'stop' };
+/** From the harness to the server: a fault is http/faults.ts's `FaultSpec`, checked by the server. */
+export type ToServer =
+  | { type: 'reset'; id: number }
+  | { type: 'fault'; id: number; fault: object }
+  | { type: 'clear-faults'; id: number }
+  | { type: 'stop' };
 
-/** From the server to the harness. */
-export type FromServer = { type: 'listening'; url: string } | { type: 'reset'; id: number; error?: string };
+/** From the server to the harness: the answer to a request with an id, with what failed if it did. */
+export type FromServer = { type: 'listening'; url: string } | { type: 'done'; id: number; error?: string };

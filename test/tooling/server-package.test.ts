@@ -432,7 +432,7 @@ test('what this file writes, the file running beside it does not see', async () 
     }
   }
 
-  test("vitest runs the README's harness example and two files side by side, each with its own server; no server outlives the run", async () => {
+  test("vitest runs the README's harness and faults examples and two files side by side, each with its own server; no server outlives the run", async () => {
     if (!existsSync(path.join(consumer, 'test/isolation-a.test.ts'))) writeIsolationFiles();
     const vitest = await run(path.join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: consumer, env, timeout: 120_000 }).then(
       (success) => ({ code: 0, output: success.stdout + success.stderr }),
@@ -442,6 +442,7 @@ test('what this file writes, the file running beside it does not see', async () 
     const results = report.testResults.map((file) => ({ file: path.relative(consumer, file.name), status: file.status, tests: file.assertionResults.map((test) => `${test.status}: ${test.title}`) }));
     expect(vitest.code, vitest.output).toBe(0);
     expect(results.sort((a, b) => a.file.localeCompare(b.file))).toEqual([
+      { file: 'test/faults.test.ts', status: 'passed', tests: ["passed: getSpace fails twice with 503; the client's retry gets the space"] },
       { file: 'test/isolation-a.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
       { file: 'test/isolation-b.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
       { file: 'test/readme.test.ts', status: 'passed', tests: ['passed: a space created by the admin is read back by a reader', 'passed: each test starts from the seed'] },
