@@ -6,9 +6,11 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
+import { runProxyCommand } from './proxy.ts';
 import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
+       docs-conformance proxy --target URL [options] [-- command args...]   (a validating proxy: proxy --help)
 
 Checks a running implementation of the Documentation Platform Management API against the contract
 (generated/openapi.yaml): runs a scenario that calls every operation, sends invalid inputs derived from the
@@ -65,6 +67,44 @@ Exit codes:
   143  SIGTERM: likewise
 `;
 
+const PROXY_USAGE = `Usage: docs-conformance proxy --target URL [options] [-- command [args...]]
+
+Listens for HTTP requests, forwards each to --target and its answer back unchanged (streamed; the proxy adds no
+header), and checks each request against the contract (generated/openapi.yaml) as a client's violation and each
+answer as an implementation's violation, with the checks the runner makes of answers. With a command after --,
+runs it with DOCS_API_URL set to the proxy's address and stops when it exits; without one, runs until SIGINT or
+SIGTERM. Then prints each violation, one line each, and the summary line on stderr, and writes the reports.
+
+Required:
+  --target URL                address of the implementation, without /v1 (http://127.0.0.1:3000)
+
+Options:
+  --port N                    port to listen on (default 0: a free one)
+  --host HOST                 interface to listen on (default 127.0.0.1)
+  --contract FILE             OpenAPI document to check against (default: generated/openapi.yaml)
+  --max-body-bytes N          largest request or answer body checked (default 4194304); a larger one is passed on
+                              and reported as not checked
+  --report FILE               write the report as JSON: violations, bodies not checked, and per operation the
+                              declared statuses and those seen
+  --junit FILE                write a JUnit XML report (a test case per operation seen, a failure per violation)
+  --verbose                   print every request and each violation as it happens
+  --help                      print this help
+
+Checked in each request: its method and path name an operation; path, query and header parameters (required ones
+present, no undeclared query parameter, values within their schemas); credentials where the operation declares
+security; the body (present when required, none where none is declared, a declared content type, JSON within the
+request body schema). In each answer: the status is declared; content type, body, required headers and the error
+envelope as declared for it.
+
+Exit codes:
+  0    no violation, and the command (when given) exited 0
+  1    a violation, of a client or of the implementation (an unreachable target is one: the client gets a 502)
+  2    usage error: no --target, an unknown option, a --contract the proxy cannot read, a --host/--port it cannot
+       listen on
+  N    the command's exit code when it failed (128 + the signal's number when a signal ended it, 127 when it could
+       not be started)
+`;
+
 const EXIT = { passed: 0, failed: 1, usage: 2, preflight: 3, skipped: 4, SIGINT: 130, SIGTERM: 143 } as const;
 
 // The Node versions the package supports (its `engines`, the root package.json's: Node 22 from 22.12, 24, 26 and
@@ -106,7 +146,80 @@ function propertyOptions(values: { examples?: string; seed?: string; 'max-respon
   };
 }
 
+/** `docs-conformance proxy …`: its options, then runProxyCommand (proxy.ts); its usage errors are one line, exit 2. */
+async function proxyMain(argv: string[]): Promise<void> {
+  function usage(message: string): never {
+    process.stderr.write(`docs-conformance proxy: ${message} (see docs-conformance proxy --help)\n`);
+    process.exit(EXIT.usage);
+  }
+  const separator = argv.indexOf('--');
+  const own = separator === -1 ? argv : argv.slice(0, separator);
+  const command = separator === -1 ? undefined : argv.slice(separator + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: own,
+      options: {
+        target: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        contract: { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        report: { type: 'string' },
+        junit: { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    usage((error as Error).message.split('\n')[0]!);
+  }
+  if (values.help) {
+    process.stdout.write(PROXY_USAGE);
+    return;
+  }
+  if (!values.target) usage('--target is required');
+  if (command !== undefined && command.length === 0) usage('-- is followed by no command');
+  const integer = (value: string | undefined, name: string, max = Number.MAX_SAFE_INTEGER) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value) || parsed > max) usage(`${name} must be an integer from 0 to ${max}`);
+    return parsed;
+  };
+  const port = integer(values.port, '--port', 65_535);
+  const maxBodyBytes = integer(values['max-body-bytes'], '--max-body-bytes');
+  // With a command, a signal goes on to it (the proxy stops when it exits); without one, it stops the proxy. A second
+  // signal exits at once.
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stop.signal.aborted) process.exit(EXIT[signal]);
+      stop.abort(signal);
+    });
+  }
+  try {
+    const { exitCode } = await runProxyCommand({
+      target: values.target,
+      ...(port !== undefined ? { port } : {}),
+      ...(values.host ? { host: values.host } : {}),
+      ...(values.contract ? { contract: values.contract } : {}),
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+      ...(values.report ? { report: values.report } : {}),
+      ...(values.junit ? { junit: values.junit } : {}),
+      ...(values.verbose ? { log: (line: string) => void process.stderr.write(`${line}\n`) } : {}),
+      ...(command ? { command, forwardSignals: ['SIGINT', 'SIGTERM'] as NodeJS.Signals[] } : { until: stop.signal }),
+    });
+    process.exitCode = exitCode;
+  } catch (error) {
+    if (error instanceof UsageError) usage(error.message);
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'proxy') return proxyMain(process.argv.slice(3));
   let values;
   try {
     ({ values } = parseArgs({

@@ -4,6 +4,7 @@
 // operation). `runConformance(options)` is what the CLI and the tests use. The phases take the session from
 // session.ts, never from here: only the entry points (cli.ts, junit.ts's report) import this module.
 import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
+import { type Coverage, emptyCoverage, recordAnswer } from './coverage.ts';
 import { type PropertyOptions, type PropertyReport, runPropertyPhase } from './property/phase.ts';
 import { runScenario } from './scenario.ts';
 import { DEFAULTS, errorMessage, Session, type SessionOptions, type SessionReport, UsageError } from './session.ts';
@@ -16,6 +17,8 @@ export interface ConformanceOptions extends SessionOptions {
 }
 
 export interface Report extends SessionReport {
+  /** Per operation, its declared statuses and those the run saw answered (coverage.ts: the harness's format too). */
+  coverage: Coverage;
   /** The property phase: its seed, budget and one result per operation and check (absent when it was off). */
   property?: PropertyReport;
 }
@@ -93,7 +96,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     await fixtures?.close();
     repository?.remove();
   }
-  const report = session.report(startedAt, chosen);
+  const sessionReport = session.report(startedAt, chosen);
+  const coverage = emptyCoverage(session.contract);
+  for (const [operationId, operation] of session.contract.operations) {
+    for (const status of sessionReport.operations[operationId]?.statuses ?? []) recordAnswer(coverage, operation, status);
+  }
+  const report = { ...sessionReport, coverage };
   return propertyReport ? { ...report, property: propertyReport } : report;
 }
 

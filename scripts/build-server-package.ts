@@ -207,7 +207,7 @@ function copy(file: string, to = path.relative(root, file)): void {
 }
 
 /**
- * The harness's declarations, dist/testing/index.d.ts and seed-format.d.ts, emitted by tsc from server/testing/index.ts
+ * The harness's declarations, dist/testing/index.d.ts, seed-format.d.ts, coverage.d.ts and coverage-format.d.ts, emitted by tsc from server/testing/index.ts
  * (what is marked @internal left out), with the client's and the contract's types taken from the client package.
  */
 function writeDeclarations(): void {
@@ -236,6 +236,8 @@ function writeDeclarations(): void {
     '../../client/index.ts': 'docs-platform-contract',
     '../seed-format.ts': './seed-format.js',
     '../generated/schema.d.ts': 'docs-platform-contract',
+    './coverage.ts': './coverage.js',
+    '../../conformance/coverage-format.ts': './coverage-format.js',
   };
   const rewrite = (text: string) =>
     text.replace(/(from |import\()'([^']+)'/g, (whole, keyword: string, specifier: string) => {
@@ -245,6 +247,8 @@ function writeDeclarations(): void {
   for (const [from, to] of [
     ['server/testing/index.d.ts', 'dist/testing/index.d.ts'],
     ['server/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],
+    ['server/testing/coverage.d.ts', 'dist/testing/coverage.d.ts'],
+    ['conformance/coverage-format.d.ts', 'dist/testing/coverage-format.d.ts'],
   ] as const) {
     const text = written.get(from);
     if (text === undefined) throw new Error(`build-server-package: tsc emitted no ${from}`);

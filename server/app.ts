@@ -45,7 +45,7 @@ export interface AppOptions {
   /** The contract to serve; the committed generated/openapi.yaml by default. */
   contract?: OpenApiDocument;
   /** Called when a request routed to an operation has been answered (tests record what they exercise). */
-  onOperation?: (operationId: string, status: number) => void;
+  onOperation?: (operationId: string, status: number, contentType: string | undefined) => void;
   /** Make every list page sent from memory again, and fail the request if it differs (see http/kept-lists.ts). */
   verifyKeptLists?: boolean;
   /** The contract's checks, shared with the server's other apps (`contractChecks`); built for this app otherwise. */
@@ -301,7 +301,9 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       body: result.body === undefined ? undefined : fitPage(result.body),
     });
     const route = async (req: Request, res: Response) => {
-      if (options.onOperation) res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode));
+      if (options.onOperation) {
+        res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode, res.getHeader('content-type') as string | undefined));
+      }
       checkIntegerParameters(req, integers);
       if (faults) {
         const fault = faults.take(operation.operationId, req, bearerToken(req));

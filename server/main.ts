@@ -11,6 +11,7 @@ import { readConfig, StartupError, VARIABLES } from './config.ts';
 import { createLogger } from './http/access-log.ts';
 import { startServer } from './server.ts';
 import { controlledByHarness, harnessVariables, underHarness } from './testing/control.ts';
+import { coverageFolder } from './testing/coverage.ts';
 import { contractVersion, installation, packageVersion, REPO_ROOT } from './version.ts';
 
 const NAME = 'docs-platform server';
@@ -97,7 +98,13 @@ async function main(args: string[]) {
   const config = readConfig({ ...(harness ? harnessVariables() : process.env), ...command.variables });
   const log = createLogger(config);
   // Under the harness, a server in memory keeps the image of its seeded database, for the harness's reset().
-  const running = await startServer(config, { log, resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined, faults: harness });
+  const running = await startServer(config, {
+    log,
+    resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined,
+    faults: harness,
+    // Contract coverage of the harness's test run (testing/coverage.ts): the folder the harness gave.
+    coverage: harness ? coverageFolder() : undefined,
+  });
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },
     // The address stays the last word before a space: scripts and tests read it from this line.

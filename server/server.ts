@@ -16,6 +16,7 @@ import type { HandlerTable } from './http/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { Faults } from './http/faults.ts';
+import { answerRecorder } from './testing/recorder.ts';
 import { loadContract } from './http/contract.ts';
 import { repairStoredValues } from './domain/stored-values.ts';
 import { applyFixture, checkSeed, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
@@ -55,7 +56,7 @@ export interface StartOptions {
   /** A fixture applied after the seed, which DOCS_API_TOKEN is not given to (the repository's tests pass theirs). */
   fixture?: SeedFixture;
   /** Called when a request routed to an operation has been answered (tests record what they exercise). */
-  onOperation?: (operationId: string, status: number) => void;
+  onOperation?: (operationId: string, status: number, contentType: string | undefined) => void;
   /** Make every list page sent from memory again and fail the request if it differs (tests; see http/kept-lists.ts). */
   verifyKeptLists?: boolean;
   /** Replaces handlers of the table (tests use it to break the server on purpose). */
@@ -67,6 +68,8 @@ export interface StartOptions {
   resettable?: boolean;
   /** Answer declared faults on demand (`RunningServer.faults`; the test harness). */
   faults?: boolean;
+  /** Record the declared responses answered into this coverage folder (the test harness, testing/coverage.ts). */
+  coverage?: string;
 }
 
 /** How often deleted spaces older than 7 days are purged. */
@@ -165,6 +168,17 @@ async function serve(
   // Built once: a reset's app reuses them (app.ts).
   const checks = contractChecks(config, log);
   const faults = options.faults ? new Faults(checks.contract) : undefined;
+  const recorder = options.coverage === undefined ? undefined : answerRecorder(checks.contract, options.coverage);
+  if (recorder) {
+    const also = options.onOperation;
+    options = {
+      ...options,
+      onOperation: (operationId, status, contentType) => {
+        recorder.answered(operationId, status, contentType);
+        also?.(operationId, status, contentType);
+      },
+    };
+  }
   let current = await startGeneration(store, config, log, options, { checks, faults }, async (ctx) => {
     const seedFile = options.seed ? checkSeed(options.seed, 'the seed') : config.seedFile ? readSeedFile(config.seedFile) : undefined;
     seeded = await inWrite(ctx, async (scope) => {
@@ -195,6 +209,7 @@ async function serve(
         http.server.closeAllConnections();
       });
       await Promise.all([current.stop(), retiring]);
+      recorder?.write();
       lock?.release();
     })());
 

@@ -34,10 +34,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DocsClient, DocsClientOptions, operations, ThrowingDocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../seed-format.ts';
+import { COVERAGE_VARIABLE, coverageFolder } from './coverage.ts';
 import { loadClient, loadServer, serverCommand } from './locations.ts';
 import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_VARIABLE, type ToServer } from './protocol.ts';
 
 export type { SeedFixture as Seed, SeedPage } from '../seed-format.ts';
+export { type CoverageOptions, type CoverageReport, reportCoverage, startCoverage } from './coverage.ts';
+export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
 
 /**
  * The options of a client the harness makes (`clientWith`): the client package's (`createDocsClient`'s), less the
@@ -71,6 +74,12 @@ export interface DocsServerOptions {
   env?: Record<string, string>;
   /** How long a child process may take to listen, in milliseconds (30 000). */
   startTimeoutMs?: number;
+  /**
+   * Record the declared responses the server answers, for `reportCoverage()`: `true` for the coverage folder of the
+   * run (DOCS_SERVER_COVERAGE's, or `docs-platform-coverage`), or a folder. On when DOCS_SERVER_COVERAGE is set
+   * (`startCoverage()` sets it); `false` turns it off.
+   */
+  coverage?: boolean | string;
 }
 
 /** An operation id of the contract, such as `getSpace`. */
@@ -177,9 +186,10 @@ async function start(options: DocsServerOptions, internals: object | undefined):
     DOCS_API_TOKEN: token,
   };
   const client = await loadClient().catch((error: unknown) => error as Error);
+  const coverage = options.coverage === undefined ? coverageFolder() : options.coverage === false ? undefined : coverageFolder(options.coverage);
   const handle = options.inProcess
-    ? await startInProcess(variables, { ...(seedObject ? { seed: seedObject } : {}), ...internals })
-    : await startChild(variables, seedObject, options.startTimeoutMs ?? 30_000);
+    ? await startInProcess(variables, { ...(seedObject ? { seed: seedObject } : {}), ...(coverage ? { coverage } : {}), ...internals })
+    : await startChild(variables, seedObject, options.startTimeoutMs ?? 30_000, coverage);
   function clientWith(clientToken: DocsClientOptions['token'], clientOptions: DocsServerClientOptions & { throwOnError: true }): ThrowingDocsClient;
   function clientWith(clientToken: DocsClientOptions['token'], clientOptions?: DocsServerClientOptions): DocsClient;
   function clientWith(clientToken: DocsClientOptions['token'], clientOptions: DocsServerClientOptions = {}): DocsClient | ThrowingDocsClient {
@@ -246,7 +256,7 @@ let exitHook = false;
 /** The last 16 kB of a child's output, for the message of a failure. */
 const OUTPUT_KEPT = 16_384;
 
-async function startChild(variables: Record<string, string>, seed: SeedFixture | undefined, timeoutMs: number): Promise<Handle> {
+async function startChild(variables: Record<string, string>, seed: SeedFixture | undefined, timeoutMs: number, coverage: string | undefined): Promise<Handle> {
   // A seed object goes to the command as a seed file, read at start-up and removed once the server listens.
   let seedDir: string | undefined;
   if (seed) {
@@ -257,7 +267,7 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
   const { modulePath, execArgv } = serverCommand();
   const child = fork(modulePath, [], {
     execArgv,
-    env: { ...process.env, [HARNESS_VARIABLE]: 'ipc', [HARNESS_CONFIG_VARIABLE]: JSON.stringify(variables) },
+    env: { ...process.env, [HARNESS_VARIABLE]: 'ipc', [HARNESS_CONFIG_VARIABLE]: JSON.stringify(variables), [COVERAGE_VARIABLE]: coverage ?? '' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   children.add(child);

@@ -20,6 +20,8 @@
 // Node's headers) hides a node-gyp run: one would fail, or print, here.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -180,7 +182,7 @@ describe('the server package, installed from its tarball beside the client and t
         await timed('the server package alone', alone, `npm install --save-dev ${serverTarball}`);
       })(),
     ]);
-    for (const [name, code] of [...readme, ...serverReadme].filter(([name]) => name !== 'install.sh')) {
+    for (const [name, code] of [...readme, ...serverReadme].filter(([name]) => !name.endsWith('.sh'))) {
       mkdirSync(path.dirname(path.join(consumer, name)), { recursive: true });
       writeFileSync(path.join(consumer, name), code);
     }
@@ -217,7 +219,7 @@ describe('the server package, installed from its tarball beside the client and t
     const allowed = [
       /^(package\.json|README\.md|LICENSE|THIRD-PARTY-LICENSES\.md)$/,
       /^dist\/server\/(main\.js|server\.cjs|openapi\.json)$/,
-      /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts)$/,
+      /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts|coverage\.d\.ts|coverage-format\.d\.ts)$/,
       /^generated\/openapi\.yaml$/,
       /^server\/README\.md$/,
       /^server\/domain\/openapi-validator\.worker\.js$/,
@@ -448,6 +450,14 @@ test('what this file writes, the file running beside it does not see', async () 
       { file: 'test/readme.test.ts', status: 'passed', tests: ['passed: a space created by the admin is read back by a reader', 'passed: each test starts from the seed'] },
     ]);
     expect(processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME))).toEqual([]);
+    // The README's globalSetup: one coverage line for the run, from the servers of every file, and its reports.
+    const coverageLines = vitest.output.split('\n').filter((line) => line.startsWith('docs-platform-server coverage:'));
+    expect(coverageLines, vitest.output).toEqual([
+      expect.stringMatching(/^docs-platform-server coverage: 3\/\d+ operations seen, 4\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md$/),
+    ]);
+    const coverage = readJson(path.join(consumer, 'docs-platform-coverage/coverage.json')) as { operations: Record<string, { seen: string[] }> };
+    expect(coverage.operations.getSpace!.seen).toEqual(['200', '503']);
+    expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
   }, 120_000);
 
   test("node's test runner runs server/README.md's example", async () => {
@@ -612,6 +622,74 @@ console.log(JSON.stringify({
     }
     expect(existsSync(path.join(consumer, 'data/data.sqlite'))).toBe(true);
   }, 300_000); // a whole conformance run, as the README's line makes it: about a minute of it on a busy 2-core machine
+
+  test("the README's docs-conformance proxy runs a vitest suite against the npx server, and fails on a seeded violation of either side", async () => {
+    const server = startNpx({});
+    // An implementation that breaks the contract: the npx server, but for GET a space, answered without its title.
+    const broken = createServer((req, res) => {
+      void (async () => {
+        const answer = await fetch(`${await server.url}${req.url}`, { method: req.method, headers: { authorization: req.headers.authorization ?? '' } });
+        const body = await answer.text();
+        const headers = Object.fromEntries([...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)));
+        res.writeHead(answer.status, headers);
+        const space = req.method === 'GET' && /^\/v1\/spaces\/[^/]+$/.test(req.url ?? '') && answer.ok ? { ...JSON.parse(body), title: undefined } : undefined;
+        res.end(space ? JSON.stringify(space) : body);
+      })();
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = await server.url;
+      mkdirSync(path.join(consumer, 'proxied'), { recursive: true });
+      writeFileSync(path.join(consumer, 'proxied.config.mjs'), `export default { test: { include: ['proxied/*.test.ts'] } };\n`);
+      writeFileSync(
+        path.join(consumer, 'proxied/spaces.test.ts'),
+        `import { createDocsClient } from 'docs-platform-contract';
+import { expect, test } from 'vitest';
+
+const docs = createDocsClient({ baseUrl: process.env.DOCS_API_URL!, token: 'secret' });
+
+test('a space written is read back', async () => {
+  const created = await docs.POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: 'demo' } }, body: { title: 'Proxied' } });
+  expect(created.response.status).toBe(201);
+  const read = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: created.data!.id } } });
+  expect(read.response.status).toBe(200);
+  if (process.env.SEED_MISTAKE === 'client') {
+    // A field the contract does not have, sent past the typed client: the implementation refuses it, the proxy names it.
+    const sent = await fetch(\`\${process.env.DOCS_API_URL}/v1/spaces/\${created.data!.id}\`, { method: 'PATCH', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"titel":"typo"}' });
+    expect(sent.status).toBe(400);
+  }
+});
+`,
+      );
+      const line = readme.get('proxy.sh')!.trim();
+      expect(line).toBe('npx docs-conformance proxy --target http://127.0.0.1:3000 --report proxy.json --junit proxy.xml -- npm test');
+      const proxied = (target: string, variables: Record<string, string> = {}) =>
+        run('sh', ['-c', line.replace('http://127.0.0.1:3000', target).replace('-- npm test', '-- npx vitest run --config proxied.config.mjs')], { cwd: consumer, env: { ...env, ...variables }, timeout: 120_000 }).then(
+          (result) => ({ code: 0, output: result.stdout + result.stderr }),
+          (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+        );
+      const report = () => readJson(path.join(consumer, 'proxy.json')) as { violations: { side: string; operationId?: string; pointer?: string }[] };
+
+      const good = await proxied(url);
+      expect(good.code, good.output).toBe(0);
+      expect(good.output).toMatch(/^docs-conformance proxy: \d+ requests, 0 client violations, 0 implementation violations$/m);
+      expect(report().violations).toEqual([]);
+      expect(readFileSync(path.join(consumer, 'proxy.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
+
+      const client = await proxied(url, { SEED_MISTAKE: 'client' });
+      expect(client.code, client.output).toBe(1);
+      expect(report().violations).toEqual([expect.objectContaining({ side: 'client', operationId: 'updateSpace' })]);
+      expect(client.output).toMatch(/titel/);
+
+      const implementation = await proxied(`http://127.0.0.1:${(broken.address() as AddressInfo).port}`);
+      expect(implementation.code, implementation.output).toBe(1);
+      expect(report().violations).toEqual([expect.objectContaining({ side: 'implementation', operationId: 'getSpace' })]);
+      expect(implementation.output).toMatch(/title/);
+    } finally {
+      broken.close();
+      expect(await server.stop()).not.toMatch(/"level":(50|60)/);
+    }
+  }, 300_000);
 
   test('npx docs-platform-server runs on PostgreSQL with DATABASE_URL, through the driver it bundles', async () => {
     const database = await createTestDatabase();

@@ -1,0 +1,99 @@
+// Contract coverage of a consumer's suite, across its test files and workers: while coverage is on, every server the
+// harness starts (in process or as a child) records the declared responses it answered, in a file of its own under
+// `<folder>/records/` (recorder.ts), written when it stops and when its process exits; `reportCoverage()` merges them
+// into `<folder>/coverage.json` and `<folder>/coverage.md` (coverage-format.ts, the conformance runner's format too) and
+// prints one line. `startCoverage()` turns it on for the run (a vitest globalSetup, or node's --test-global-setup).
+//
+// Decisions, and how to undo them:
+// - On when asked: `startCoverage()`, the harness option `coverage`, or DOCS_SERVER_COVERAGE (a folder, or `1` for
+//   the default, `docs-platform-coverage` in the working directory). Off, nothing is recorded or written.
+// - Records are files, one per server: workers of any test runner are processes or threads that share nothing else,
+//   and a file per server needs no lock. The report removes the records it merged, so a run never counts another's.
+// - The threshold is of declared responses seen, in percent (DOCS_SERVER_COVERAGE_THRESHOLD, or `threshold`):
+//   below it, `reportCoverage()` throws after printing its line, which fails the run.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Coverage, coverageLine, coverageMarkdown, coverageSummary, type CoverageSummary, mergeCoverage, responsesPercent } from '../../conformance/coverage-format.ts';
+
+export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
+
+/** The variable that turns coverage on: a folder, or `1`/`true` for `docs-platform-coverage`. */
+export const COVERAGE_VARIABLE = 'DOCS_SERVER_COVERAGE';
+/** The lowest share of declared responses seen, in percent, below which `reportCoverage()` fails. */
+export const COVERAGE_THRESHOLD_VARIABLE = 'DOCS_SERVER_COVERAGE_THRESHOLD';
+const DEFAULT_FOLDER = 'docs-platform-coverage';
+
+/** The coverage folder `value` names (absolute), or undefined when it does not turn coverage on. */
+export function coverageFolder(value: string | boolean | undefined = process.env[COVERAGE_VARIABLE]): string | undefined {
+  if (value === undefined || value === false || value === '' || value === '0' || value === 'false') return undefined;
+  return path.resolve(value === true || value === '1' || value === 'true' ? DEFAULT_FOLDER : value);
+}
+
+/** Where a server's records go. */
+export const recordsFolder = (folder: string): string => path.join(folder, 'records');
+
+export interface CoverageOptions {
+  /** The coverage folder: DOCS_SERVER_COVERAGE's, or `docs-platform-coverage` in the working directory. */
+  folder?: string;
+}
+
+/**
+ * Turns coverage on for the servers this process and the workers it starts afterwards start (it sets
+ * DOCS_SERVER_COVERAGE), and removes the records a run that did not report left behind. Returns the folder.
+ */
+export function startCoverage(options: CoverageOptions = {}): string {
+  const folder = options.folder ? path.resolve(options.folder) : (coverageFolder() ?? path.resolve(DEFAULT_FOLDER));
+  rmSync(recordsFolder(folder), { recursive: true, force: true });
+  process.env[COVERAGE_VARIABLE] = folder;
+  return folder;
+}
+
+export interface CoverageReport extends CoverageSummary {
+  /** The merged coverage, as written to coverage.json. */
+  coverage: Coverage;
+  /** The line printed. */
+  line: string;
+}
+
+/**
+ * Merges the records of the servers that ran into `coverage.json` and `coverage.md` in the coverage folder, removes
+ * them, prints one line (`log`, console.log by default) and returns the summary. Throws, after printing, when the share
+ * of declared responses seen is below the threshold (`threshold`, or DOCS_SERVER_COVERAGE_THRESHOLD).
+ */
+export function reportCoverage(options: CoverageOptions & { threshold?: number; log?: (line: string) => void } = {}): CoverageReport {
+  const folder = options.folder ? path.resolve(options.folder) : (coverageFolder() ?? path.resolve(DEFAULT_FOLDER));
+  const threshold = options.threshold ?? thresholdOf(process.env[COVERAGE_THRESHOLD_VARIABLE]);
+  const records = recordsFolder(folder);
+  let files: string[] = [];
+  try {
+    files = readdirSync(records).filter((file) => file.endsWith('.json'));
+  } catch {
+    // no server recorded anything
+  }
+  const coverage = mergeCoverage(...files.map((file) => JSON.parse(readFileSync(path.join(records, file), 'utf8')) as Coverage));
+  const summary = coverageSummary(coverage);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, 'coverage.json'), `${JSON.stringify({ ...summary, ...coverage }, null, 2)}\n`);
+  writeFileSync(path.join(folder, 'coverage.md'), coverageMarkdown(coverage));
+  rmSync(records, { recursive: true, force: true });
+  const where = path.relative(process.cwd(), path.join(folder, 'coverage.md')) || 'coverage.md';
+  const line =
+    files.length === 0
+      ? `docs-platform-server coverage: no server recorded an answer (was coverage on when they started?): ${where}`
+      : `docs-platform-server coverage: ${coverageLine(coverage)}: ${where}`;
+  (options.log ?? console.log)(line);
+  const percent = responsesPercent(summary);
+  if (threshold !== undefined && (files.length === 0 || percent < threshold)) {
+    throw new Error(`docs-platform-server coverage: ${percent.toFixed(1)} % of the declared responses seen, below the threshold of ${threshold} %`);
+  }
+  return { ...summary, coverage, line };
+}
+
+function thresholdOf(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const threshold = Number(value);
+  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 100) {
+    throw new Error(`${COVERAGE_THRESHOLD_VARIABLE} must be a percentage from 0 to 100, got ${JSON.stringify(value)}`);
+  }
+  return threshold;
+}
