@@ -33,7 +33,7 @@ let exitHook = false;
 export function answerRecorder(contract: OpenApiDocument, folder: string): AnswerRecorder {
   const declared = declaredResponses(contract);
   const seen = new Map<string, Set<string>>();
-  const file = path.join(folder, 'records', `${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}.json`);
+  const file = path.join(folder, 'records', `${process.pid}-${randomBytes(8).toString('hex')}.json`);
   let changed = false;
   const write = () => {
     if (!changed) return;

@@ -128,7 +128,7 @@ describe('CORS', () => {
   const exposed = new Set<string>(['x-request-id']);
   for (const operationItem of Object.values(contract.paths)) {
     for (const operation of Object.values(operationItem) as { responses: Record<string, { headers?: object }> }[]) {
-      for (const response of Object.values(operation.responses)) Object.keys(response.headers ?? {}).forEach((name) => exposed.add(name));
+      for (const response of Object.values(operation.responses)) Object.keys(response.headers ?? {}).forEach((name) => exposed.add(name.toLowerCase()));
     }
   }
   const preflight = (url: string, origin: string, method = 'POST') =>
