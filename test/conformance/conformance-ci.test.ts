@@ -93,7 +93,8 @@ describe.concurrent('the runner against a server that refuses private networks',
   test('exercises everything but what needs its address, names those with the reason, and writes JUnit', { timeout: 180_000 }, async () => {
     const junit = path.join(scratch, 'junit.xml');
     const reportFile = path.join(scratch, 'report.json');
-    const run = await cli(['--base-url', server.url, '--token', TOKEN, '--seed', '11', '--junit', junit, '--report', reportFile]);
+    // One generated request per operation in the property phase: its suites are in the JUnit report all the same.
+    const run = await cli(['--base-url', server.url, '--token', TOKEN, '--seed', '11', '--examples', '1', '--junit', junit, '--report', reportFile]);
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
     expect(report.violations, run.stdout).toEqual([]);
     expect(report.notExercised.sort()).toEqual(NEED_ADDRESS);
