@@ -460,14 +460,21 @@ test('what this file writes, the file running beside it does not see', async () 
     expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
   }, 120_000);
 
-  test("node's test runner runs server/README.md's example", async () => {
-    const result = await run(process.execPath, ['--test', 'node-test/spaces.test.mjs'], { cwd: consumer, env, timeout: 60_000 }).then(
+  test("node's test runner runs server/README.md's example, with contract coverage as the README says", async () => {
+    // Coverage on by its variable (node's test processes inherit it), reported by a script after the run.
+    const result = await run(process.execPath, ['--test', 'node-test/spaces.test.mjs'], { cwd: consumer, env: { ...env, DOCS_SERVER_COVERAGE: '1' }, timeout: 60_000 }).then(
       (success) => ({ code: 0, output: success.stdout + success.stderr }),
       (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
     );
     expect(result.code, result.output).toBe(0);
     // The summary of node's reporter: TAP's `# pass 2`, or spec's `ℹ pass 2` (Node 23 and later).
     expect(result.output).toMatch(/^(#|ℹ) pass 2$/m);
+    const report = await run(process.execPath, ['--input-type=module', '-e', "import { reportCoverage } from 'docs-platform-server/testing'; reportCoverage();"], {
+      cwd: consumer,
+      env: { ...env, DOCS_SERVER_COVERAGE: '1' },
+      timeout: 30_000,
+    });
+    expect(report.stdout).toMatch(/^docs-platform-server coverage: 2\/\d+ operations seen, 2\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md\n$/);
   }, 60_000);
 
   test('a killed test process takes its harness server with it', async () => {
