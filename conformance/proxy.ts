@@ -486,7 +486,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const stats = (operations[operation.operationId] ??= { method: operation.method.toUpperCase(), path: operation.path, requests: 0, statuses: [] });
       stats.requests++;
       if (!stats.statuses.includes(status)) stats.statuses.push(status);
-      recordAnswer(coverage, operation, status);
+      recordAnswer(coverage, operation, status, seen.responseHeaders.find(([name]) => name.toLowerCase() === 'content-type')?.[1]);
       if (!seen.answerComplete) notChecked.push({ side: 'implementation', ...base, reason: 'the client closed the connection before the answer ended' });
       else {
         try {

@@ -465,6 +465,31 @@ describe('command mode and reports', () => {
     expect(row[header.indexOf('401')]).toBe('·');
     expect(table).toHaveLength(6);
   });
+
+  test('a status that declares several media types is covered per media type', () => {
+    const contract = loadContract({
+      openapi: '3.1.0',
+      info: { title: 'x', version: '1' },
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'getX',
+            responses: {
+              '200': { description: 'x', content: { 'application/json': { schema: {} }, 'text/markdown': { schema: {} } } },
+              '4XX': { description: 'x', content: { 'application/json': { schema: {} } } },
+            },
+          },
+        },
+      },
+    });
+    const operation = contract.operations.get('getX')!;
+    const coverage = emptyCoverage(contract);
+    expect(coverage.operations.getX!.declared).toEqual(['200 application/json', '200 text/markdown', '4XX']);
+    expect(recordAnswer(coverage, operation, 200, 'text/markdown; charset=utf-8')).toBe('200 text/markdown');
+    expect(recordAnswer(coverage, operation, 200)).toBeUndefined();
+    expect(recordAnswer(coverage, operation, 404, 'application/json')).toBe('4XX');
+    expect(coverage.operations.getX!.seen).toEqual(['200 text/markdown', '4XX']);
+  });
 });
 
 describe('the command line', () => {
