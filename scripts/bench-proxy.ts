@@ -409,6 +409,45 @@ async function main(): Promise<void> {
       console.log(`| ${mistake.name} | ${mistake.side} | ${statuses[index]} | ${cell([...new Set(mine)])} | ${cell(prismSaw[index]!)} |`);
     }
     console.log(`\nFound: docs-conformance proxy ${oursFound}/${MISTAKES.length}, Prism ${prismFound}/${MISTAKES.length}.`);
+
+    // The conformance run itself through each proxy, and directly: its time, and what each proxy reported of the
+    // traffic (the runner sends invalid inputs on purpose: each is a client's violation; the reference server's
+    // answers should give no implementation violation).
+    console.log('\n### The conformance run (scenario, no property phase) through each proxy\n');
+    console.log('| Through | run s | requests | client violations | implementation violations |');
+    console.log('|---|--:|--:|--:|--:|');
+    const lastLines: string[] = [];
+    const runnerFor = async (baseUrl: string) => {
+      const began = performance.now();
+      let output = '';
+      await new Promise<void>((resolve) => {
+        const runner = spawn(process.execPath, [CONFORMANCE_BIN, '--base-url', baseUrl, '--token', 'bench-demo-token', '--examples', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+        runner.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+        runner.once('exit', () => resolve());
+      });
+      lastLines.push(output.trim().split('\n').at(-1) ?? '');
+      return (performance.now() - began) / 1000;
+    };
+    console.log(`| (directly) | ${(await runnerFor(reference.url)).toFixed(1)} | | | |`);
+    const runReport = path.join(workDir, 'run.json');
+    const oursRun = await startOurs(reference.url, runReport);
+    children.push(oursRun.child);
+    const oursSeconds = await runnerFor(oursRun.url);
+    await stop(oursRun.child);
+    const ran = JSON.parse(readFileSync(runReport, 'utf8')) as ProxyReport;
+    const bySide = (side: string) => ran.violations.filter((violation) => violation.side === side).length;
+    const requests = Object.values(ran.operations).reduce((sum, operation) => sum + operation.requests, 0);
+    console.log(`| docs-conformance proxy | ${oursSeconds.toFixed(1)} | ${requests} | ${bySide('client')} | ${bySide('implementation')} |`);
+    const prismRun = await startPrism(reference.url, true);
+    children.push(prismRun.child);
+    const prismSeconds = await runnerFor(prismRun.url);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const prismLog = prismRun.output!().replace(/\x1b\[[0-9;]*m/g, '');
+    await stop(prismRun.child);
+    const prismViolations = prismLog.split('\n').filter((line) => /\[VALIDATOR\].*?(?:error|warning)\s/.test(line));
+    const prismResponse = prismViolations.filter((line) => /\bresponse\b/i.test(line)).length;
+    console.log(`| Prism proxy | ${prismSeconds.toFixed(1)} | | ${prismViolations.length - prismResponse} (log lines) | ${prismResponse} (log lines) |`);
+    console.log(`\nThe runner's last line: ${[...new Set(lastLines)].join('; ')}`);
   } finally {
     for (const child of children) await stop(child);
     if (faulty) {
