@@ -1,5 +1,5 @@
 // One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure: the
-// one place where what went wrong (a DomainError's kind, domain/errors.ts) becomes an HTTP status.
+// one place where what went wrong (a DomainError's kind, server/errors.ts) becomes an HTTP status.
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { DomainError, type FailureKind } from '../errors.ts';
