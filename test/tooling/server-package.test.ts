@@ -444,7 +444,7 @@ test('what this file writes, the file running beside it does not see', async () 
     const results = report.testResults.map((file) => ({ file: path.relative(consumer, file.name), status: file.status, tests: file.assertionResults.map((test) => `${test.status}: ${test.title}`) }));
     expect(vitest.code, vitest.output).toBe(0);
     expect(results.sort((a, b) => a.file.localeCompare(b.file))).toEqual([
-      { file: 'test/faults.test.ts', status: 'passed', tests: ["passed: getSpace fails twice with 503; the client's retry gets the space"] },
+      { file: 'test/faults.test.ts', status: 'passed', tests: ["passed: getSpace answers 429, then 503, then drops the connection; the client's retry gets the space"] },
       { file: 'test/isolation-a.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
       { file: 'test/isolation-b.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
       { file: 'test/readme.test.ts', status: 'passed', tests: ['passed: a space created by the admin is read back by a reader', 'passed: each test starts from the seed'] },
@@ -453,10 +453,10 @@ test('what this file writes, the file running beside it does not see', async () 
     // The README's globalSetup: one coverage line for the run, from the servers of every file, and its reports.
     const coverageLines = vitest.output.split('\n').filter((line) => line.startsWith('docs-platform-server coverage:'));
     expect(coverageLines, vitest.output).toEqual([
-      expect.stringMatching(/^docs-platform-server coverage: 3\/\d+ operations seen, 4\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md$/),
+      expect.stringMatching(/^docs-platform-server coverage: 3\/\d+ operations seen, 5\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md$/),
     ]);
     const coverage = readJson(path.join(consumer, 'docs-platform-coverage/coverage.json')) as { operations: Record<string, { seen: string[] }> };
-    expect(coverage.operations.getSpace!.seen).toEqual(['200', '503']);
+    expect(coverage.operations.getSpace!.seen).toEqual(['200', '429', '503']);
     expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
   }, 120_000);
 
