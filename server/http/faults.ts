@@ -180,7 +180,13 @@ function matches(spec: FaultSpec, req: Request, token: string | undefined): bool
  * request was answered (or dropped); false for a delay alone, after which the request is served as always.
  */
 export async function applyFault(fault: FaultSpec, req: Request, res: Response): Promise<boolean> {
-  if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+  if (fault.delayMs) {
+    let gone = false;
+    res.once('close', () => (gone = true));
+    await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    // The client gave up meanwhile (its timeout): nothing to answer, and the operation is not run for nobody.
+    if (gone) return true;
+  }
   if (fault.drop) {
     req.socket.destroy();
     return true;

@@ -129,7 +129,8 @@ describe('npm run dev', () => {
           const mark = `${way.split(' ')[0]}-${round}`;
           save(spaces(), marked(mark));
           await titleServed(mark);
-          expect(dev.output().slice(from)).toMatch(/\[dev\] changed: spec\/spaces\.tsp; compiling the contract…\n[^]*\[dev\] serving the new contract on/);
+          // The new server answers as soon as it listens, a moment before dev hears so and says it: wait for the line.
+          await dev.waitFor(/\[dev\] changed: spec\/spaces\.tsp; compiling the contract…\n[^]*\[dev\] serving the new contract on/, from);
         }
       }, 120_000);
     }
