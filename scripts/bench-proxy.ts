@@ -27,6 +27,7 @@ import type { ProxyReport } from '../conformance/proxy.ts';
 import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
 import { buildConformance, CONFORMANCE_BIN } from './build-conformance.ts';
 import { startNodeOptions } from './build-server.ts';
+import { fixture } from './bench-throughput.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRISM = '@stoplight/prism-cli@5.16.0';
@@ -36,18 +37,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** Requests sent one at a time per target and request, for the latency of one request. */
 const SEQUENTIAL = 300;
-
-const fixture = {
-  users: [{ id: 'bench-admin', displayName: 'Bench Admin', email: 'admin@bench.example', tokens: [TOKEN] }],
-  organizations: [
-    {
-      id: 'bench',
-      title: 'Bench',
-      members: [{ user: 'bench-admin', role: 'admin' }],
-      spaces: [{ id: 'bench-space', title: 'Handbook' }, ...Array.from({ length: 60 }, (_, i) => ({ id: `listed-${i}`, title: `Listed space ${i}` }))],
-    },
-  ],
-};
 
 interface BenchRequest {
   name: string;

@@ -31,7 +31,8 @@ const serverCommand = () => [
   ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
 ];
 
-const fixture = {
+/** The benches' seed: an admin with the bench token, a space of 30 pages, 60 more spaces to list. */
+export const fixture = {
   users: [{ id: 'bench-admin', displayName: 'Bench Admin', email: 'admin@bench.example', tokens: [token] }],
   organizations: [
     {

@@ -306,7 +306,7 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
       }
       checkIntegerParameters(req, integers);
       if (faults) {
-        const fault = faults.take(operation.operationId, req, bearerToken(req));
+        const fault = faults.take(operation.operationId, req, () => bearerToken(req));
         if (fault && (await applyFault(fault, req, res))) return;
       }
       const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };

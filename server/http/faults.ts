@@ -85,8 +85,8 @@ export class Faults {
     this.active.length = 0;
   }
 
-  /** The fault the request takes (counting it), or undefined. */
-  take(operationId: string, req: Request, token: string | undefined): FaultSpec | undefined {
+  /** The fault the request takes (counting it), or undefined; `token` gives the caller's token, when a fault asks. */
+  take(operationId: string, req: Request, token: () => string | undefined): FaultSpec | undefined {
     if (this.active.length === 0) return undefined;
     for (let index = 0; index < this.active.length; index++) {
       const fault = this.active[index]!;
@@ -165,10 +165,10 @@ function resolved(contract: OpenApiDocument, parameter: { in?: string; name?: st
   return components?.parameters?.[name.replace(/~1/g, '/').replace(/~0/g, '~')] ?? {};
 }
 
-function matches(spec: FaultSpec, req: Request, token: string | undefined): boolean {
+function matches(spec: FaultSpec, req: Request, token: () => string | undefined): boolean {
   const when = spec.when;
   if (!when) return true;
-  if (when.token !== undefined && when.token !== token) return false;
+  if (when.token !== undefined && when.token !== token()) return false;
   for (const [parameter, value] of Object.entries(when.params ?? {})) {
     if (String(req.params[parameter]) !== value) return false;
   }
