@@ -27,7 +27,7 @@ import type { ProxyReport } from '../conformance/proxy.ts';
 import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
 import { buildConformance, CONFORMANCE_BIN } from './build-conformance.ts';
 import { startNodeOptions } from './build-server.ts';
-import { fixture } from './bench-throughput.ts';
+import { cpuMs, fixture } from './bench-throughput.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRISM = '@stoplight/prism-cli@5.16.0';
@@ -148,30 +148,6 @@ async function startPrism(targetUrl: string, keepLog: boolean): Promise<Target &
   // Installing it the first time and reading the document take a while.
   await answered(`${url}/v1/orgs`, child, output, 180_000);
   return { name: 'prism proxy', url, child, output };
-}
-
-/** CPU time (user and system) of a process, or of every process of the group it leads, in ms, from /proc. */
-function cpuMs(child: ChildProcess): number | undefined {
-  const times = (stat: string) => {
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pgid: Number(fields[2]), ticks: Number(fields[11]) + Number(fields[12]) };
-  };
-  try {
-    if (!leadsGroup(child)) return times(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).ticks * 10;
-    let ticks = 0;
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const member = times(readFileSync(`/proc/${entry}/stat`, 'utf8'));
-        if (member.pgid === child.pid) ticks += member.ticks;
-      } catch {
-        // Ended meanwhile.
-      }
-    }
-    return ticks * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Resident memory of a process (or its group), in MB, from /proc. */

@@ -236,7 +236,7 @@ const TICKS_PER_SECOND = 100;
  * for one started in a process group of its own (Prism, through npm) every process of that group. Undefined where
  * there is no /proc (not Linux).
  */
-function cpuMs(child: ChildProcess): number | undefined {
+export function cpuMs(child: ChildProcess): number | undefined {
   const times = (stat: string) => {
     // The fields after the command's name, which is in parentheses and may hold spaces: state is field 3.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
