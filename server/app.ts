@@ -24,8 +24,9 @@ import { checkIntegerParameters, integerParameters } from './http/parameters.ts'
 import { healthRoute } from './http/health.ts';
 import { withHead } from './http/head.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
-import type { HandlerTable, OperationId } from './http/types.ts';
-import { opensOwnTransaction } from './http/transactions.ts';
+import { bearerToken } from './handlers/bearer-token.ts';
+import type { HandlerTable, OperationId } from './handlers/types.ts';
+import { opensOwnTransaction } from './handlers/transactions.ts';
 import { jsonBody } from './http/request-body.ts';
 import { textInputCheck } from './http/text-input.ts';
 import { openApiValidator, placedOperation, RouteIndex } from './http/validator.ts';
@@ -113,12 +114,6 @@ export function operationsTakingABody(contract: OpenApiDocument): (req: Request)
     if (!match || !match.methods.has(req.method)) return false;
     return contract.paths[match.template]?.[req.method.toLowerCase()]?.requestBody !== undefined;
   };
-}
-
-/** The token of an `Authorization: Bearer <token>` header. */
-export function bearerToken(req: Request): string | undefined {
-  const match = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match?.[1];
 }
 
 /**

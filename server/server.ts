@@ -12,7 +12,7 @@ import { purgeExpiredSpaces } from './domain/spaces.ts';
 import { createHandlers, registerJobKinds, registerRoutes } from './handlers/index.ts';
 import { createLogger } from './http/access-log.ts';
 import { type AppServer, appServer } from './http/app-server.ts';
-import type { HandlerTable } from './http/types.ts';
+import type { HandlerTable } from './handlers/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { Faults } from './http/faults.ts';

@@ -12,7 +12,6 @@
 // every record back with response validation on.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { OpenApiDocument } from '../http/contract.ts';
 import type { Db } from '../store/db.ts';
 import { type CheckedColumn, set, values } from '../store/stored-values.ts';
 
@@ -47,7 +46,7 @@ function repairTitle(value: string, id: string, schema: { minLength?: number; ma
 }
 
 /** Validates every checked column against `contract` and rewrites what it refuses; answers what was rewritten. */
-export async function repairStoredValues(db: Db, contract: OpenApiDocument): Promise<RepairedValue[]> {
+export async function repairStoredValues(db: Db, contract: { [key: string]: unknown; components?: unknown }): Promise<RepairedValue[]> {
   const ajv = new Ajv2020({ strict: false });
   addFormats(ajv);
   ajv.addSchema({ $id: 'contract', components: contract.components } as object);

@@ -28,7 +28,7 @@ import { newId } from '../domain/ids.ts';
 import { listId } from '../domain/paging.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as changeRequests from '../store/change-requests.ts';
 
 type Operations =

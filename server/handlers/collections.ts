@@ -23,7 +23,7 @@ import { organizationAccess } from '../domain/organizations.ts';
 import { listId } from '../domain/paging.ts';
 import { parseSpaceRow, presentSpacesFor, type SpaceRow } from '../domain/spaces.ts';
 import { badRequest, conflict, forbidden, isFailure } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as collections from '../store/collections.ts';
 import * as spaces from '../store/spaces.ts';
 

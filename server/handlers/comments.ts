@@ -33,7 +33,7 @@ import { type MemberRow, presentMembers } from '../domain/members.ts';
 import { listId } from '../domain/paging.ts';
 import { requireSpace } from '../domain/spaces.ts';
 import { badRequest, notFound } from '../errors.ts';
-import type { HandlerGroup, QueryParams } from '../http/types.ts';
+import type { HandlerGroup, QueryParams } from './types.ts';
 import * as comments from '../store/comments.ts';
 
 /** Per `CommentStatusFilter`: the status listed, or every status. */

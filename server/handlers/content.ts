@@ -36,8 +36,8 @@ import { unreachable } from '../domain/enums.ts';
 import { listId } from '../domain/paging.ts';
 import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
 import { conflict, notFound } from '../errors.ts';
-import { ownTransaction } from '../http/transactions.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import { ownTransaction } from './transactions.ts';
+import type { HandlerGroup } from './types.ts';
 
 type Operations =
   | 'searchSpaceContent'
@@ -102,7 +102,7 @@ function editable(target: Target): Target {
 }
 
 /**
- * An import, which waits on the network (http/transactions.ts). `importable` checks the caller and the target and
+ * An import, which waits on the network (handlers/transactions.ts). `importable` checks the caller and the target and
  * gives the target: before the fetch, so that a refused request fetches nothing, and again inside the write
  * transaction, where what was fetched goes into the target's content as it is at that moment and `commit` stores
  * the result as a revision. Nothing is fetched inside the transaction.

@@ -16,7 +16,7 @@ import {
 import { newId } from '../domain/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
 import { badRequest } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import { enqueue, type JobRunner } from '../jobs/runner.ts';
 import { refusedHost } from '../net/outbound.ts';
 import * as spaces from '../store/spaces.ts';

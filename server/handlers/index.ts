@@ -2,7 +2,7 @@
 import type { Express } from 'express';
 import type { AppContext } from '../context.ts';
 import type { JobRunner } from '../jobs/runner.ts';
-import type { HandlerTable } from '../http/types.ts';
+import type { HandlerTable } from './types.ts';
 import { changeRequestHandlers, changeRequestRoutes } from './change-requests.ts';
 import { collectionHandlers } from './collections.ts';
 import { commentHandlers } from './comments.ts';
@@ -19,7 +19,7 @@ import { spaceHandlers } from './spaces.ts';
 import { teamHandlers } from './teams.ts';
 import { registerTranslationJobs, translationHandlers } from './translations.ts';
 
-/** The handler table: each handler gets the request and the scope of its unit of work (http/types.ts). */
+/** The handler table: each handler gets the request and the scope of its unit of work (handlers/types.ts). */
 export function createHandlers(): HandlerTable {
   return {
     ...organizationHandlers,

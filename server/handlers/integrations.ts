@@ -38,7 +38,7 @@ import { viewsAllContent } from '../domain/collections.ts';
 import { type Key, listId, type Page } from '../domain/paging.ts';
 import { liveSpaceCount, parseSpaceRow, presentSpaceFor, type SpaceRow } from '../domain/spaces.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import type { HandlerGroup, QueryParams } from '../http/types.ts';
+import type { HandlerGroup, QueryParams } from './types.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { type AddressRule, isRefusedAddress } from '../net/outbound.ts';
 import { fromJson, toJson } from '../store/db.ts';

@@ -9,7 +9,7 @@ import { listId } from '../domain/paging.ts';
 import { liveSpacesPage, presentSpaces, spacePermissions } from '../domain/spaces.ts';
 import { presentTeams, type TeamRow } from '../domain/teams.ts';
 import { conflict, notFound } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as members from '../store/members.ts';
 import * as teams from '../store/teams.ts';
 

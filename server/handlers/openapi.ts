@@ -29,10 +29,10 @@ import {
 import { fetchSourceText, OpenAPISourceError, parseSpecText } from '../domain/openapi-source.ts';
 import { listId } from '../domain/paging.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import { bearerToken } from './bearer-token.ts';
+import type { HandlerGroup } from './types.ts';
 import { enqueue, type JobRunner } from '../jobs/runner.ts';
 import * as openapi from '../store/openapi.ts';
-import { bearerToken } from '../app.ts';
 
 type Operations =
   | 'listOpenAPISpecs'

@@ -13,7 +13,7 @@ import {
 } from '../domain/organizations.ts';
 import { listId } from '../domain/paging.ts';
 import { badRequest, conflict } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import { toJson } from '../store/db.ts';
 import * as organizations from '../store/organizations.ts';
 import * as sites from '../store/sites.ts';

@@ -15,7 +15,7 @@ import {
   samlStatus,
 } from '../domain/saml.ts';
 import { badRequest, notFound } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as saml from '../store/saml.ts';
 
 /** Most SAML providers of an organization (the SSO sign-in list, not paginated, holds the active ones). */

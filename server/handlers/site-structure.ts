@@ -35,7 +35,7 @@ import {
 import { manageableSite, type SiteAccess, siteAccess } from '../domain/sites.ts';
 import { listId } from '../domain/paging.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as structures from '../store/site-structure.ts';
 
 type Operations =

@@ -25,7 +25,7 @@ import {
 import { listId } from '../domain/paging.ts';
 import { insertSpace, type SpaceRow } from '../domain/spaces.ts';
 import { badRequest, conflict } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import { fromJson, toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import * as structures from '../store/site-structure.ts';

@@ -20,7 +20,7 @@ import {
   spaceAccess,
 } from '../domain/spaces.ts';
 import { badRequest, conflict } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as spaces from '../store/spaces.ts';
 
 type Operations =

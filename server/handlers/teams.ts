@@ -5,7 +5,7 @@ import { organizationAccess, organizationPermissions, requireOrganization } from
 import { listId } from '../domain/paging.ts';
 import { getTeamRow, presentTeam, presentTeams, requireTeam, teamAccess, teamPermissions, type TeamRow } from '../domain/teams.ts';
 import { badRequest } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import * as teams from '../store/teams.ts';
 
 type Operations = 'listTeams' | 'createTeam' | 'getTeam' | 'deleteTeam' | 'updateTeam';

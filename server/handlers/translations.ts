@@ -20,7 +20,7 @@ import {
 } from '../domain/translations.ts';
 import type { Caller } from '../auth/caller.ts';
 import { badRequest, DomainError } from '../errors.ts';
-import type { HandlerGroup } from '../http/types.ts';
+import type { HandlerGroup } from './types.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { toJson } from '../store/db.ts';
 import * as translations from '../store/translations.ts';

@@ -7,7 +7,7 @@ import { commitSpaceContent, getRevision } from '../../server/content/revisions.
 import { commitChangeRequestContent, getChangeRequestRow } from '../../server/domain/change-requests.ts';
 import { getSpaceRow } from '../../server/domain/spaces.ts';
 import type { operations } from '../../client/index.ts';
-import type { Input, Model } from '../../server/http/types.ts';
+import type { Input, Model } from '../../server/handlers/types.ts';
 import { expectError, ok } from '../support/expect.ts';
 import { standardFixture, type RoleUser } from '../support/fixture.ts';
 import type { TestServer } from '../support/server.ts';

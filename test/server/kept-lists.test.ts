@@ -11,7 +11,7 @@ import { KeptLists, type ListAnswer } from '../../server/http/kept-lists.ts';
 import { immutableBodyChecks } from '../../server/http/immutable-bodies.ts';
 import { CONTINUE_AFTER } from '../../server/domain/paging.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
-import type { HandlerTable } from '../../server/http/types.ts';
+import type { HandlerTable } from '../../server/handlers/types.ts';
 import { ok } from '../support/expect.ts';
 import { ACME, extendFixture } from '../support/fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

@@ -39,7 +39,7 @@ import {
 import { checkContractSchema } from '../../scripts/build-server.ts';
 import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
 import pino from 'pino';
-import type { HandlerTable } from '../../server/http/types.ts';
+import type { HandlerTable } from '../../server/handlers/types.ts';
 import { useTestServer } from '../support/server.ts';
 import { extendFixture } from '../support/fixture.ts';
 

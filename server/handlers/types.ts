@@ -38,7 +38,7 @@ export interface HandlerRequest<K extends OperationId> {
 
 /**
  * A handler: the request, and the scope it runs in (`ctx.db` is its write transaction, or the store's reader for a
- * GET and for handlers that open their own transactions: http/transactions.ts).
+ * GET and for handlers that open their own transactions: handlers/transactions.ts).
  */
 export type Handler<K extends OperationId> = (request: HandlerRequest<K>, ctx: Scope) => Promise<HandlerResult<K>>;
 
