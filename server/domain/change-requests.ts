@@ -3,15 +3,20 @@
 // comments) address change requests through `changeRequestAccess` and change their content through
 // `commitChangeRequestContent`.
 import { type Caller, findUsers } from '../auth/caller.ts';
-import type { Scope } from '../context.ts';
+import { inWrite, type Scope } from '../context.ts';
+import { describeConflicts, mergeContent } from '../content/merge.ts';
 import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
-import { createRevision, getRevision } from '../content/revisions.ts';
-import { notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
+import { pagesForPdf, renderPdf } from '../content/pdf.ts';
+import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { storePdf } from './change-request-pdfs.ts';
+import type { Input, Model } from './contract.ts';
+import type { Page } from './paging.ts';
 import type { Db } from '../store/db.ts';
 import * as changeRequests from '../store/change-requests.ts';
 import { rowParser } from './enums.ts';
-import { getSpaceRow, spaceAccess, type SpaceAccess } from './spaces.ts';
+import { newId } from './ids.ts';
+import { getSpaceRow, requireSpace, spaceAccess, type SpaceAccess } from './spaces.ts';
 import { presentUser } from './users.ts';
 
 export type ChangeRequestStatus = Model<'ChangeRequestStatus'>;
@@ -192,3 +197,215 @@ export async function presentChangeRequests(ctx: Scope, rows: readonly ChangeReq
 /** A change request as the API shows it. */
 export const presentChangeRequest = async (ctx: Scope, row: ChangeRequestRow): Promise<Model<'ChangeRequest'>> =>
   (await presentChangeRequests(ctx, [row]))[0]!;
+
+/** Which of a space's change requests a list shows: those of one status, of a creator, of a contributor. */
+export interface ChangeRequestFilters {
+  spaceId: string;
+  status: ChangeRequestStatus;
+  creator?: string;
+  contributor?: string;
+}
+
+const ORDER_COLUMNS: Record<Model<'ChangeRequestOrderBy'>, 'updated_at' | 'created_at'> = {
+  updatedAt: 'updated_at',
+  createdAt: 'created_at',
+};
+
+/** One page of the change requests that match `filters`, latest first by `orderBy`, then by number: a keyset query. */
+export function changeRequestsPage(
+  ctx: Scope,
+  options: { list: string; filters: ChangeRequestFilters; orderBy: Model<'ChangeRequestOrderBy'>; page?: string; limit?: number },
+): Promise<Page<ChangeRequestRow>> {
+  const { filters } = options;
+  const column = ORDER_COLUMNS[options.orderBy];
+  return ctx.cursors.page({
+    list: options.list,
+    page: options.page,
+    limit: options.limit,
+    key: (item: ChangeRequestRow) => [item[column], item.number],
+    count: () => changeRequests.count(ctx.db, filters),
+    fetch: async (key, limit) => (await changeRequests.page(ctx.db, filters, column, key, limit)).map(parseChangeRequestRow),
+  });
+}
+
+/** The change request as it is now. */
+async function presentChangeRequestNow(ctx: Scope, id: string): Promise<Model<'ChangeRequest'>> {
+  return presentChangeRequest(ctx, (await getChangeRequestById(ctx.db, id))!);
+}
+
+/** Merged and archived change requests take no more changes: 409. */
+function requireOpenForChanges(changeRequest: ChangeRequestRow, action: string): void {
+  if (isClosed(changeRequest)) {
+    throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: it cannot be ${action}`);
+  }
+}
+
+/** The content of a revision of the change request's space. */
+async function content(ctx: Scope, revisionId: string, spaceId: string): Promise<RevisionContent> {
+  return (await getRevision(ctx.db, revisionId, spaceId))!.content;
+}
+
+/** The three-way merge of `ours` and `theirs` against the change request's base, or 409 naming the conflicts. */
+async function mergeOrConflict(ctx: Scope, access: ChangeRequestAccess, ours: RevisionContent, theirs: RevisionContent): Promise<RevisionContent> {
+  const result = mergeContent(await content(ctx, changeRequestBase(access.changeRequest), access.space.id), ours, theirs);
+  if (result.conflicts) {
+    throw conflict(
+      `change request #${access.changeRequest.number} and the main content changed the same things: ${describeConflicts(result.conflicts)}`,
+    );
+  }
+  return result.content;
+}
+
+/**
+ * Opens a change request of a space, for those who may edit it: the next number of the space, the space's current
+ * content, and the caller as its creator and first contributor. Returns it as the API shows it.
+ */
+export async function createChangeRequest(
+  ctx: Scope,
+  caller: Caller,
+  spaceId: string,
+  input: Input<'CreateChangeRequestRequest'>,
+): Promise<Model<'ChangeRequest'>> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  requireSpace(access, 'edit');
+  const now = ctx.now();
+  const id = newId();
+  await changeRequests.insert(ctx.db, {
+    id,
+    space_id: spaceId,
+    number: await changeRequests.nextNumber(ctx.db, spaceId),
+    status: 'open',
+    subject: input.subject ?? null,
+    agent_task_id: input.agentTaskId ?? null,
+    created_by: caller.user.id,
+    created_at: now,
+    updated_at: now,
+    revision_id: access.space.revision_id,
+    revision_initial: access.space.revision_id,
+  });
+  await addContributor(ctx.db, id, caller.user.id);
+  return presentChangeRequestNow(ctx, id);
+}
+
+/** Changes the subject or the status of a change request, for those who may edit its space (409 once it is merged). */
+export async function updateChangeRequest(
+  ctx: Scope,
+  caller: Caller,
+  spaceId: string,
+  changeRequestId: string,
+  input: Input<'UpdateChangeRequestRequest'>,
+): Promise<Model<'ChangeRequest'>> {
+  const access = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
+  requireSpace(access, 'edit');
+  const { changeRequest } = access;
+  if (CHANGE_REQUEST_STATES[changeRequest.status].final) {
+    throw conflict(`change request #${changeRequest.number} is ${changeRequest.status}: it cannot be changed`);
+  }
+  const changes: Parameters<typeof changeRequests.update>[2] = {};
+  if (input.subject !== undefined) changes.subject = input.subject;
+  // A status a client may set is one of the change request's statuses (CHANGE_REQUEST_STATES knows it).
+  if (input.status !== undefined) changes.status = input.status satisfies ChangeRequestStatus;
+  if (Object.keys(changes).length > 0) await changeRequests.update(ctx.db, changeRequest.id, { ...changes, updated_at: ctx.now() });
+  return presentChangeRequestNow(ctx, changeRequest.id);
+}
+
+/**
+ * Merges a change request into the space's main content (a three-way merge against its base; 409 naming the
+ * conflicts), for those who may merge: a merge revision becomes the space's current one, and the change request is
+ * merged.
+ */
+export async function mergeChangeRequest(
+  ctx: Scope,
+  caller: Caller,
+  spaceId: string,
+  changeRequestId: string,
+): Promise<Model<'MergeChangeRequestResult'>> {
+  const access = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
+  requireSpace(access, 'merge');
+  const { changeRequest, space } = access;
+  requireOpenForChanges(changeRequest, 'merged');
+  const result = await mergeOrConflict(
+    ctx,
+    access,
+    await content(ctx, space.revision_id, space.id),
+    await content(ctx, changeRequest.revision_id, space.id),
+  );
+  const now = ctx.now();
+  const revision = await createRevision(ctx.db, {
+    spaceId: space.id,
+    parents: [space.revision_id, changeRequest.revision_id],
+    type: 'merge',
+    content: result,
+    createdAt: now,
+  });
+  await setCurrentRevision(ctx.db, revision, now);
+  await changeRequests.update(ctx.db, changeRequest.id, { status: 'merged', revision_merged: revision.id, updated_at: now });
+  return { revision: revision.id, result: 'merge' };
+}
+
+/**
+ * Brings the space's main content into a change request (a three-way merge against its base; 409 naming the
+ * conflicts), for those who may edit: a new revision of the change request, whose base the space's current revision
+ * becomes.
+ */
+export async function updateChangeRequestFromMain(
+  ctx: Scope,
+  caller: Caller,
+  spaceId: string,
+  changeRequestId: string,
+): Promise<Model<'UpdateChangeRequestFromMainResult'>> {
+  const access = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
+  requireSpace(access, 'edit');
+  const { changeRequest, space } = access;
+  requireOpenForChanges(changeRequest, 'updated');
+  // Already up to date: nothing to bring in, no new revision.
+  if (!(await isOutdatedNow(ctx.db, changeRequest))) {
+    return { revision: changeRequest.revision_id, result: 'update' };
+  }
+  const result = await mergeOrConflict(
+    ctx,
+    access,
+    await content(ctx, changeRequest.revision_id, space.id),
+    await content(ctx, space.revision_id, space.id),
+  );
+  const revision = await commitChangeRequestContent(ctx, changeRequest, {
+    type: 'update',
+    content: result,
+    contributor: caller.user.id,
+    parents: [space.revision_id],
+  });
+  await changeRequests.update(ctx.db, changeRequest.id, { revision_merged_ancestor: space.revision_id });
+  return { revision: revision.id, result: 'update' };
+}
+
+/**
+ * Makes a PDF of a change request's content (all its pages, or `page` and the pages nested in it, or `page` alone
+ * with `only`) and stores it; returns the stored PDF's id (served at its pdfPath for an hour).
+ */
+export async function makeChangeRequestPdf(
+  ctx: Scope,
+  caller: Caller,
+  spaceId: string,
+  changeRequestId: string,
+  options: { page?: string; only?: boolean },
+): Promise<string> {
+  const { changeRequest } = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
+  if (options.only && options.page === undefined) throw badRequest('only: needs `page`, the page to print alone');
+  const pages = pagesForPdf(await content(ctx, changeRequest.revision_id, changeRequest.space_id), options.page, options.only ?? false);
+  if (!pages) throw badRequest(`page: no page ${options.page} in change request #${changeRequest.number}`);
+  const now = ctx.clock.now();
+  const pdf = await renderPdf({
+    title: `#${changeRequest.number} ${changeRequest.subject || 'Change request'}`,
+    pages,
+    createdAt: now,
+  });
+  // Reads run outside a transaction; storing the PDF, once it is made, is this read's one write.
+  return inWrite(ctx, (scope) =>
+    storePdf(scope.db, {
+      changeRequestId: changeRequest.id,
+      fileName: `change-request-${changeRequest.number}.pdf`,
+      content: pdf,
+      now,
+    }),
+  );
+}

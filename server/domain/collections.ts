@@ -2,9 +2,13 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, higher, type Membership, membershipOf, type Role } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
-import { organizationPermissions } from './organizations.ts';
+import { removeSpacesFromIndex } from '../content/search.ts';
+import { badRequest, conflict, forbidden, isFailure, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import { newId } from './ids.ts';
+import { lastPosition, positionAmong } from './ordering.ts';
+import { getOrganizationRow, organizationAccess, organizationPermissions } from './organizations.ts';
+import type { Page } from './paging.ts';
 import type { Db } from '../store/db.ts';
 import * as collections from '../store/collections.ts';
 
@@ -167,3 +171,150 @@ export async function presentCollectionFor(
 
 /** Ids of a collection and of every collection nested in it, at any depth. */
 export const subtreeIds = (db: Db, collectionId: string): Promise<string[]> => collections.subtreeIds(db, collectionId);
+
+/**
+ * One page of the collections of an organization (only those at its top level with `topLevelOnly`) that a member can
+ * read, by creation date: a keyset query for a member who views every collection (viewsAllContent), empty for guests.
+ */
+export async function collectionsPage(
+  ctx: Scope,
+  options: { list: string; organizationId: string; topLevelOnly: boolean; membership: Membership | undefined; page?: string; limit?: number },
+): Promise<Page<CollectionRow>> {
+  const { list, page, limit, organizationId, topLevelOnly } = options;
+  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf({ list, page, limit, all: [] as CollectionRow[], key: () => [] });
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: CollectionRow) => [row.created_at, row.id],
+    count: () => collections.count(ctx.db, organizationId, topLevelOnly),
+    fetch: async (key, limit) => (await collections.page(ctx.db, organizationId, topLevelOnly, key, limit)) as CollectionRow[],
+  });
+}
+
+/** A referenced parent must be a collection of the organization. */
+async function parentIn(ctx: Scope, organizationId: string, parentId: string): Promise<CollectionRow> {
+  const parent = await getCollectionRow(ctx.db, parentId);
+  if (!parent || parent.organization_id !== organizationId) {
+    throw badRequest(`parent: no collection ${parentId} in this organization`);
+  }
+  return parent;
+}
+
+/** The collection as it is now, with the caller's permissions (read after a change, possibly in a new organization). */
+async function presentCollectionNow(ctx: Scope, collectionId: string, caller: Caller): Promise<Model<'Collection'>> {
+  const row = (await getCollectionRow(ctx.db, collectionId))!;
+  return presentCollectionFor(ctx, row, await membershipOf(ctx.db, caller.user.id, row.organization_id));
+}
+
+/**
+ * Creates a collection in an organization, at the end of its parent (a collection of the organization, or the top
+ * level, where the caller may create content); returns it as the caller sees it.
+ */
+export async function createCollection(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  input: Input<'CreateCollectionRequest'>,
+): Promise<Model<'Collection'>> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  const parent = input.parent === undefined ? null : await parentIn(ctx, organizationId, input.parent);
+  await requireCreateIn(ctx.db, access.membership, parent);
+  const parentId = parent?.id ?? null;
+  const id = newId();
+  await collections.insert(ctx.db, {
+    id,
+    organization_id: organizationId,
+    parent_id: parentId,
+    title: input.title ?? 'Untitled',
+    description: null,
+    default_level: null,
+    position: await lastPosition(ctx.db, organizationId, parentId),
+    created_at: ctx.now(),
+  });
+  return presentCollectionNow(ctx, id, caller);
+}
+
+/**
+ * Deletes a collection and the collections nested in it, for its admins; a collection the caller does not find has
+ * nothing to delete.
+ */
+export async function deleteCollection(ctx: Scope, caller: Caller, collectionId: string): Promise<void> {
+  let access;
+  try {
+    access = await collectionAccess(ctx, caller, collectionId);
+  } catch (error) {
+    if (isFailure(error, 'not-found')) return; // unknown or invisible
+    throw error;
+  }
+  requireCollection(access, 'admin');
+  // The spaces of the collection and of its nested collections go to the trash, as DELETE space does
+  // (restorable for 7 days, at the top level); the nested collections are deleted with it.
+  await removeSpacesFromIndex(ctx.db, await collections.trashSpacesOfTree(ctx.db, access.collection.id, ctx.now()));
+  await collections.remove(ctx.db, access.collection.id);
+}
+
+/** Changes the title, description ("": none) or default level of a collection, for its admins; returns it as the caller sees it. */
+export async function updateCollection(
+  ctx: Scope,
+  caller: Caller,
+  collectionId: string,
+  input: Input<'UpdateCollectionRequest'>,
+): Promise<Model<'Collection'>> {
+  const access = await collectionAccess(ctx, caller, collectionId);
+  requireCollection(access, 'admin');
+  await collections.update(ctx.db, access.collection.id, {
+    ...(input.title !== undefined ? { title: input.title } : {}),
+    ...(input.description !== undefined ? { description: input.description === '' ? null : input.description } : {}),
+    ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+  });
+  return presentCollectionNow(ctx, access.collection.id, caller);
+}
+
+/**
+ * Moves a collection to another parent (a collection of its organization outside its own tree, or the top level:
+ * null) or another place among its siblings, for its admins (moving it elsewhere needs the permission to create
+ * content there); 409 when it is there already. Returns it as the caller sees it.
+ */
+export async function moveCollection(
+  ctx: Scope,
+  caller: Caller,
+  collectionId: string,
+  input: Input<'MoveCollectionRequest'>,
+): Promise<Model<'Collection'>> {
+  const access = await collectionAccess(ctx, caller, collectionId);
+  requireCollection(access, 'admin');
+  const { collection } = access;
+  const parentId = input.parent === undefined ? collection.parent_id : input.parent;
+  if (parentId !== collection.parent_id) {
+    const parent = parentId === null ? null : await parentIn(ctx, collection.organization_id, parentId);
+    if (parent && (await subtreeIds(ctx.db, collection.id)).includes(parent.id)) {
+      throw badRequest(`parent: a collection cannot move into itself or into a collection nested in it`);
+    }
+    await requireCreateIn(ctx.db, access.membership, parent);
+  }
+  const position = await positionAmong(ctx.db, collection, parentId, input.position);
+  if (position === undefined) throw conflict('the move changes nothing: the collection is already there');
+  await collections.update(ctx.db, collection.id, { parent_id: parentId, position });
+  return presentCollectionNow(ctx, collection.id, caller);
+}
+
+/**
+ * Moves a collection, its nested collections and all their spaces to the end of the top level of another
+ * organization of the caller's, for its admins who may create content there; returns it as the caller sees it.
+ */
+export async function transferCollection(ctx: Scope, caller: Caller, collectionId: string, target: string): Promise<Model<'Collection'>> {
+  const access = await collectionAccess(ctx, caller, collectionId);
+  requireCollection(access, 'admin');
+  const membership = (await getOrganizationRow(ctx, target)) && (await membershipOf(ctx.db, caller.user.id, target));
+  if (!membership) throw badRequest(`organization: no organization ${target} that you are a member of`);
+  if (target === access.collection.organization_id) {
+    throw conflict(`organization: the collection is already in organization ${target}`);
+  }
+  if (!organizationPermissions(membership).createContent) {
+    throw forbidden(`organization: transferring into organization ${target} needs its createContent permission`);
+  }
+  // The collection lands at the end of the target's top level, with its nested collections and all their spaces.
+  await collections.transferTree(ctx.db, access.collection.id, target, await lastPosition(ctx.db, target, null), ctx.now());
+  return presentCollectionNow(ctx, access.collection.id, caller);
+}

@@ -1,19 +1,22 @@
 // Comments and replies: where they live (a space, or a change request of it), the caller's permissions on them,
-// their reactions, and how the API shows them. A comment is a row with `parent_id` NULL, a reply one with
-// `parent_id` set; space-level rows have `change_request_id` NULL.
+// their reactions, how the API shows them, and the operations on them (posting, editing, resolving, reacting,
+// deleting, listing). A comment is a row with `parent_id` NULL, a reply one with `parent_id` set; space-level rows
+// have `change_request_id` NULL.
 import { type Caller, findUsers } from '../auth/caller.ts';
 import type { Scope } from '../context.ts';
-import { BODY_FORMATS, documentBlocks } from '../content/document.ts';
+import { BODY_FORMATS, documentBlocks, markdownProblem } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
 import { getRevision } from '../content/revisions.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
 import { fromJson } from '../store/db.ts';
 import * as comments from '../store/comments.ts';
 import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
 import { rowParser } from './enums.ts';
 import { newId, sha256 } from './ids.ts';
-import { type SpaceAccess, spaceAccess } from './spaces.ts';
+import type { MemberRow } from './members.ts';
+import type { Key } from './paging.ts';
+import { requireSpace, type SpaceAccess, spaceAccess } from './spaces.ts';
 import { presentUser, presentUserById } from './users.ts';
 
 /** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
@@ -113,7 +116,7 @@ export type NewComment = Pick<CommentRow, 'space_id' | 'change_request_id' | 'po
 /**
  * Inserts a comment or reply posted now, and returns its row as stored. The row is made here and every column of it
  * written, rather than read back with `RETURNING *`, which makes SQLite gather the statement's output in a table of
- * its own and read it again: 3 of the 26 µs of CPU a posted comment spends in SQLite. test/api/comments.test.ts compares
+ * its own and read it again, for columns this function already knows. test/api/comments.test.ts compares
  * this row with the stored one, column by column (a column added to the table and not here shows there).
  */
 export async function insertComment(ctx: Scope, comment: NewComment): Promise<CommentRow> {
@@ -381,4 +384,239 @@ export class CommentPresenter {
     const content = this.revisions.get(revisionId);
     return content && findPage(content, pageId);
   }
+}
+
+/** Comments and replies by posting time, then id: the sort key of their lists. */
+const byPosting = (row: CommentRow): Key => [row.posted_at, row.id];
+
+/** Filters of a list of the comments of a scope (replies are never listed with them). */
+export interface CommentListFilters {
+  status?: Model<'CommentStatus'>;
+  /** Comments on this page only. */
+  pageId?: string;
+  /** Comments posted by these users only. */
+  authors?: readonly string[];
+}
+
+/** The comments of a scope matching `filters`, in `order` of posting, for `ctx.cursors.page`. */
+export function commentListing(ctx: Scope, scope: CommentScope, filters: CommentListFilters, order: Model<'SortOrder'>) {
+  const stored: comments.CommentFilters = { place: placeOf(scope), ...filters };
+  return {
+    key: byPosting,
+    count: () => comments.count(ctx.db, stored),
+    fetch: async (key: Key | undefined, limit: number) => (await comments.page(ctx.db, stored, order, key, limit)).map(parseCommentRow),
+  };
+}
+
+/** The replies to the comment `parent`, in order of posting, for `ctx.cursors.page`. */
+export function replyListing(ctx: Scope, parent: CommentRow) {
+  return {
+    key: byPosting,
+    count: () => comments.countReplies(ctx.db, parent.id),
+    fetch: async (key: Key | undefined, limit: number) => (await comments.pageOfReplies(ctx.db, parent.id, key, limit)).map(parseCommentRow),
+  };
+}
+
+/** A member who posted in a scope, with the time of their first comment or reply there. */
+export type CommenterRow = MemberRow & { first_posted_at: string };
+
+/** Members who posted comments or replies in the scope, in order of their first one, for `ctx.cursors.page`. */
+export function commenterListing(ctx: Scope, scope: CommentScope) {
+  const place = placeOf(scope);
+  const organizationId = scope.access.space.organization_id;
+  return {
+    key: (row: CommenterRow): Key => [row.first_posted_at, row.user_id],
+    count: () => comments.countCommenters(ctx.db, place, organizationId),
+    fetch: async (key: Key | undefined, limit: number) =>
+      (await comments.pageOfCommenters(ctx.db, place, organizationId, key, limit)) as CommenterRow[],
+  };
+}
+
+/** The reply `id` to the comment `parent`: 404 when there is none. */
+export async function requireReplyRow(ctx: Scope, parent: CommentRow, id: string): Promise<CommentRow> {
+  const reply = await getReplyRow(ctx, parent, id);
+  if (!reply) throw notFound(`reply ${id} to comment ${parent.id}`);
+  return reply;
+}
+
+/** Reactions added and removed by a change of a comment or reply. */
+type ReactionChanges = { addedReactions?: string[]; removedReactions?: string[] };
+/** A change of a comment: its body, whether it is resolved, the caller's reactions. */
+export type CommentChanges = Input<'UpdateCommentRequest'>;
+/** A change of a reply: its body, the caller's reactions, and whether its comment is resolved. */
+export type ReplyChanges = Input<'UpdateChangeRequestCommentReplyRequest'>;
+
+/** A reaction: an emoji such as 👍 or a short code such as `:+1:`. */
+const REACTION = /^\S{1,64}$/u;
+
+/** Comment markdown is read as a Document: refuse what is too complex to parse (a 400 naming the field). */
+function checkMarkdown(markdown: string): void {
+  const problem = markdownProblem(markdown);
+  if (problem !== undefined) throw badRequest(`body.body.markdown: ${problem}`);
+}
+
+function insertRow(ctx: Scope, comment: NewComment): Promise<CommentRow> {
+  checkMarkdown(comment.body);
+  return insertComment(ctx, comment);
+}
+
+/** A comment or reply as stored now, after a change. */
+async function reread(ctx: Scope, row: CommentRow): Promise<CommentRow> {
+  const place = { spaceId: row.space_id, changeRequestId: row.change_request_id };
+  const stored = row.parent_id === null ? await comments.getComment(ctx.db, place, row.id) : await comments.getReply(ctx.db, row.parent_id, row.id);
+  return parseCommentRow(stored);
+}
+
+async function editBody(ctx: Scope, row: CommentRow, markdown: string): Promise<void> {
+  checkMarkdown(markdown);
+  await comments.update(ctx.db, row.id, { body: markdown, edited_at: ctx.now() });
+}
+
+/** Resolving keeps the first resolution; reopening clears it. */
+async function setResolved(ctx: Scope, row: CommentRow, resolved: boolean, caller: Caller): Promise<void> {
+  if (resolved && COMMENT_STATES[row.status].resolved) return;
+  await comments.update(ctx.db, row.id, {
+    status: resolved ? 'resolved' : 'open',
+    resolved_at: resolved ? ctx.now() : null,
+    resolved_by: resolved ? caller.user.id : null,
+  });
+}
+
+function checkReactions({ addedReactions = [], removedReactions = [] }: ReactionChanges): void {
+  for (const [field, list] of [['addedReactions', addedReactions], ['removedReactions', removedReactions]] as const) {
+    const bad = list.find((emoji) => !REACTION.test(emoji));
+    if (bad !== undefined) {
+      throw badRequest(`body.${field}: ${JSON.stringify(bad)} is not a reaction (1 to 64 characters, no spaces)`);
+    }
+  }
+  const both = addedReactions.find((emoji) => removedReactions.includes(emoji));
+  if (both !== undefined) throw badRequest(`body.removedReactions: ${both} is also in body.addedReactions`);
+}
+
+async function applyReactions(ctx: Scope, row: CommentRow, caller: Caller, { addedReactions = [], removedReactions = [] }: ReactionChanges): Promise<void> {
+  for (const emoji of removedReactions) await comments.removeReaction(ctx.db, row.id, caller.user.id, emoji);
+  for (const emoji of addedReactions) {
+    await comments.addReaction(ctx.db, { comment_id: row.id, user_id: caller.user.id, emoji, reacted_at: ctx.now() });
+  }
+  // Checked after the change, inside the request's transaction: a refusal rolls everything back.
+  const emojis = addedReactions.length > 0 ? await reactionEmojiCount(ctx, row.id) : 0;
+  if (emojis > MAX_REACTIONS) {
+    throw badRequest(
+      `body.addedReactions: a ${row.parent_id ? 'reply' : 'comment'} holds at most ${MAX_REACTIONS} different reactions (this would make ${emojis})`,
+    );
+  }
+}
+
+const reacts = (changes: ReactionChanges) => Boolean(changes.addedReactions?.length || changes.removedReactions?.length);
+
+/**
+ * Posts a comment in the scope, as the caller: on the scope as a whole, or on a page of its revision (and a block of
+ * that page). Returns the comment as the API shows it.
+ */
+export async function postComment(ctx: Scope, scope: CommentScope, caller: Caller, body: Input<'CreateCommentRequest'>): Promise<Model<'Comment'>> {
+  requireSpace(scope.access, 'comment');
+  // Without a page, the comment is on the space (or the change request) as a whole.
+  let found: ReturnType<typeof findPage>;
+  let content: RevisionContent | undefined;
+  if (body.page !== undefined) {
+    content = (await getRevision(ctx.db, scope.revisionId, scope.access.space.id))?.content;
+    found = content && findPage(content, body.page);
+    if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
+  }
+  let preview: string | undefined;
+  if (body.node !== undefined) {
+    if (!found) throw badRequest('body.node: a node is a block of a page; give the page too (body.page)');
+    preview = nodePreview(found.page, body.node);
+    if (preview === undefined) throw badRequest(`body.node: no block ${body.node} in page ${body.page}`);
+  }
+  const row = await insertRow(ctx, {
+    space_id: scope.access.space.id,
+    change_request_id: scope.changeRequest?.id ?? null,
+    revision_id: scope.revisionId,
+    page_id: found?.page.id ?? null,
+    node_id: body.node ?? null,
+    table_cell: body.tableCell ? JSON.stringify(body.tableCell) : null,
+    posted_by: caller.user.id,
+    body: body.body.markdown,
+    page_digest: found ? pageDigest(found.page) : null,
+    node_preview: preview ?? null,
+  });
+  const present = new CommentPresenter(ctx, scope, caller);
+  if (content) present.knowContent(scope.revisionId, content);
+  return present.comment(row, true);
+}
+
+/** Changes the comment `commentId` of the scope as the caller may: its body, whether it is resolved, their reactions. */
+export async function updateComment(ctx: Scope, scope: CommentScope, caller: Caller, commentId: string, changes: CommentChanges): Promise<Model<'Comment'>> {
+  const row = await requireCommentRow(ctx, scope, commentId);
+  const permissions = commentPermissions(scope, row, caller);
+  if (changes.body) requireComment(permissions, 'edit');
+  if (changes.resolved !== undefined || reacts(changes)) requireComment(permissions, 'reply');
+  checkReactions(changes);
+  if (changes.body) await editBody(ctx, row, changes.body.markdown);
+  if (changes.resolved !== undefined) await setResolved(ctx, row, changes.resolved, caller);
+  await applyReactions(ctx, row, caller, changes);
+  return new CommentPresenter(ctx, scope, caller).comment(await reread(ctx, row));
+}
+
+/** Deletes the comment `commentId` of the scope, when there is one. */
+export async function deleteComment(ctx: Scope, scope: CommentScope, caller: Caller, commentId: string): Promise<void> {
+  const row = await getCommentRow(ctx, scope, commentId);
+  if (!row) return;
+  requireComment(commentPermissions(scope, row, caller), 'delete');
+  // Replies and reactions go with it (foreign keys cascade).
+  await comments.remove(ctx.db, row.id);
+}
+
+/** Posts a reply to the comment `commentId` of the scope, as the caller. Returns it as the API shows it. */
+export async function postReply(
+  ctx: Scope,
+  scope: CommentScope,
+  caller: Caller,
+  commentId: string,
+  body: Input<'CreateCommentReplyRequest'>,
+): Promise<Model<'CommentReply'>> {
+  const parent = await requireCommentRow(ctx, scope, commentId);
+  requireComment(commentPermissions(scope, parent, caller), 'reply');
+  const row = await insertRow(ctx, {
+    space_id: parent.space_id,
+    change_request_id: parent.change_request_id,
+    parent_id: parent.id,
+    posted_by: caller.user.id,
+    body: body.body.markdown,
+  });
+  return new CommentPresenter(ctx, scope, caller).reply(row, true);
+}
+
+/**
+ * Changes the reply `replyId` to the comment `commentId` as the caller may: its body, their reactions, and whether
+ * its comment is resolved (which needs the permission to reply to the comment).
+ */
+export async function updateReply(
+  ctx: Scope,
+  scope: CommentScope,
+  caller: Caller,
+  commentId: string,
+  replyId: string,
+  changes: ReplyChanges,
+): Promise<Model<'CommentReply'>> {
+  const parent = await requireCommentRow(ctx, scope, commentId);
+  const reply = await requireReplyRow(ctx, parent, replyId);
+  const permissions = commentPermissions(scope, reply, caller);
+  if (changes.body) requireComment(permissions, 'edit');
+  if (reacts(changes)) requireComment(permissions, 'reply');
+  if (changes.resolved !== undefined) requireComment(commentPermissions(scope, parent, caller), 'reply');
+  checkReactions(changes);
+  if (changes.body) await editBody(ctx, reply, changes.body.markdown);
+  if (changes.resolved !== undefined) await setResolved(ctx, parent, changes.resolved, caller);
+  await applyReactions(ctx, reply, caller, changes);
+  return new CommentPresenter(ctx, scope, caller).reply(await reread(ctx, reply));
+}
+
+/** Deletes the reply `replyId` to the comment `commentId` of the scope, when there is one (404 without the comment). */
+export async function deleteReply(ctx: Scope, scope: CommentScope, caller: Caller, commentId: string, replyId: string): Promise<void> {
+  const reply = await getReplyRow(ctx, await requireCommentRow(ctx, scope, commentId), replyId);
+  if (!reply) return;
+  requireComment(commentPermissions(scope, reply, caller), 'delete');
+  await comments.remove(ctx.db, reply.id);
 }

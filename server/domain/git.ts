@@ -5,11 +5,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Caller } from '../auth/caller.ts';
+import type { Scope } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as git from '../store/git.ts';
 import * as spaces from '../store/spaces.ts';
+import { requireSpace, spaceAccess } from './spaces.ts';
 
 /** Name of the integration that synchronises spaces with Git, as Git info shows it. */
 export const GIT_INTEGRATION = 'git-sync';
@@ -273,4 +276,14 @@ export async function recordGitSync(db: Db, spaceId: string, operation: GitOpera
 /** The Git info of a space; `{}` when it was never synchronised (or its legacy installation was removed). */
 export function presentGitInfo(gitSync: string | null): Model<'GitInfo'> {
   return fromJson<Model<'GitInfo'>>(gitSync, {});
+}
+
+/**
+ * Removes the legacy Git installation of a space, and with it its Git info, for those who may install integrations
+ * on the space.
+ */
+export async function deleteGitLegacyInstallation(ctx: Scope, caller: Caller, spaceId: string): Promise<void> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  requireSpace(access, 'installIntegration');
+  await spaces.update(ctx.db, access.space.id, { git_sync: null });
 }

@@ -1,23 +1,29 @@
 // Integrations: global records owned by an organization. Their rows, who sees them and who administers them,
-// their installations and events, how the API shows them, the delivery of events to a development tunnel, and the
-// rendering of their blocks.
+// publishing them, their installations and events, the lists of the spaces and sites they cover, how the API shows
+// them, the delivery of events to a development tunnel, and the rendering of their blocks.
+import { isIP } from 'node:net';
 import LZString from 'lz-string';
 import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf } from '../auth/roles.ts';
 import { inWrite, reading, type Scope } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../json-limits.ts';
-import type { Model } from './contract.ts';
-import { enqueue, type JobKind } from '../jobs/runner.ts';
-import { outboundFor } from '../net/outbound.ts';
+import type { Input, Model } from './contract.ts';
+import { enqueue, type JobKind, type JobRunner } from '../jobs/runner.ts';
+import { type AddressRule, isRefusedAddress, outboundFor } from '../net/outbound.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import * as members from '../store/members.ts';
 import * as organizations from '../store/organizations.ts';
-import { liveSpaceCount } from './spaces.ts';
+import * as sites from '../store/sites.ts';
+import * as spaces from '../store/spaces.ts';
+import { viewsAllContent } from './collections.ts';
+import { liveSpaceCount, parseSpaceRow, presentSpaceFor, type SpaceRow } from './spaces.ts';
 import { newId } from './ids.ts';
 import { rowParser } from './enums.ts';
-import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization } from './organizations.ts';
+import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization, requireOrganization } from './organizations.ts';
+import type { Key, Page } from './paging.ts';
+import { parseSiteRow, presentSiteFor, type SiteRow, sitePermissions } from './sites.ts';
 
 /**
  * Per `IntegrationVisibility`: whether the integration belongs to its organization alone (seen by its members who
@@ -171,6 +177,407 @@ export async function callerOrganization(ctx: Scope, caller: Caller, reference: 
   return { organization: row, membership, permissions: organizationPermissions(membership) };
 }
 
+// Publishing, installing, development mode
+
+type PublishBody = Input<'PublishIntegrationRequest'>;
+
+/**
+ * Publishes the integration `name`: a first publish creates it in the organization the body names (by default the
+ * caller's publisher, see defaultPublisher), where the caller may create content; a later one, by an admin of its
+ * owner, changes the fields present and bumps its version. Returns the integration as stored.
+ */
+export async function publishIntegration(ctx: Scope, caller: Caller, name: string, body: PublishBody): Promise<IntegrationRow> {
+  checkPublishBody(body);
+  const existing = await getIntegrationRow(ctx.db, name);
+  const named = body.organization !== undefined ? await callerOrganization(ctx, caller, body.organization, 'organization') : undefined;
+  const now = ctx.now();
+  if (existing) {
+    const membership = await membershipOf(ctx.db, caller.user.id, existing.organization_id);
+    if (!membership || (named && named.organization.id !== existing.organization_id)) {
+      throw conflict(`integrationName: "${name}" is already published by another organization`);
+    }
+    requireIntegration({ integration: existing, membership, permissions: integrationPermissions(membership) }, 'admin');
+    if (body.visibility !== undefined && INTEGRATION_VISIBILITIES[body.visibility].ownerOnly) {
+      await checkCanBePrivate(ctx, existing);
+    }
+    await integrations.update(ctx.db, name, { ...publishColumns(body), version: existing.version + 1, updated_at: now });
+  } else {
+    const owner = named ?? (await defaultPublisher(ctx, caller));
+    requireOrganization(owner, 'createContent');
+    await integrations.insert(ctx.db, {
+      title: name,
+      ...publishColumns(body),
+      name,
+      organization_id: owner.organization.id,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    });
+  }
+  return (await getIntegrationRow(ctx.db, name))!;
+}
+
+/** Unpublishes the integration, with its installations and their events (its admins only); an unknown one is no error. */
+export async function unpublishIntegration(ctx: Scope, caller: Caller, name: string): Promise<void> {
+  if (!(await getIntegrationRow(ctx.db, name))) return;
+  const access = await integrationAccess(ctx, caller, name);
+  requireIntegration(access, 'admin');
+  await integrations.remove(ctx.db, name);
+}
+
+/**
+ * Installs the integration in an organization of the caller (by id or hostname) where they may install
+ * integrations: once per organization, a private one in its owner only. Records the `installation_setup` event and
+ * returns the installation.
+ */
+export async function installIntegration(ctx: Scope, caller: Caller, name: string, organization: string): Promise<InstallationRow> {
+  const access = await integrationAccess(ctx, caller, name);
+  const { integration } = access;
+  const target = await callerOrganization(ctx, caller, organization, 'organization');
+  requireOrganization(target, 'installIntegration');
+  const organizationId = target.organization.id;
+  if (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && organizationId !== integration.organization_id) {
+    throw badRequest(`organization: the private integration ${integration.name} can only be installed in its owner organization`);
+  }
+  if (await integrations.isInstalled(ctx.db, integration.name, organizationId)) {
+    throw conflict(`organization: ${integration.name} is already installed in ${organizationId}`);
+  }
+  const now = ctx.now();
+  const id = newId();
+  await integrations.insertInstallation(ctx.db, { id, integration_name: integration.name, organization_id: organizationId, created_at: now, updated_at: now });
+  const installation = (await getInstallationRow(ctx.db, id))!;
+  await recordEvent(ctx, integration, installation, { type: 'installation_setup', status: installation.status });
+  return installation;
+}
+
+/**
+ * Turns development mode on (its admins only): the events of the owner's installations, or of every installation
+ * with `all`, are delivered to the tunnel.
+ */
+export async function enableDevMode(ctx: Scope, caller: Caller, name: string, mode: { tunnelUrl: string; all?: boolean }): Promise<void> {
+  const access = await integrationAccess(ctx, caller, name);
+  requireIntegration(access, 'admin');
+  checkTunnelUrl(mode.tunnelUrl, ctx.config);
+  await integrations.update(ctx.db, name, { dev_tunnel_url: mode.tunnelUrl, dev_all: mode.all ? 1 : 0 });
+}
+
+/** Turns development mode off (its admins only): events are recorded without delivery again. */
+export async function disableDevMode(ctx: Scope, caller: Caller, name: string): Promise<void> {
+  const access = await integrationAccess(ctx, caller, name);
+  requireIntegration(access, 'admin');
+  await integrations.update(ctx.db, name, { dev_tunnel_url: null, dev_all: 0 });
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const URL_PATTERN = /^https?:\/\/[^/\s]+/i;
+
+/** What the contract cannot say about a publish body: base64 images, unique ids, known required properties. */
+function checkPublishBody(body: PublishBody): void {
+  const base64 = (value: string, field: string) => {
+    if (value.length === 0 || !BASE64.test(value)) throw badRequest(`${field}: must be base64-encoded`);
+  };
+  if (body.icon !== undefined) base64(body.icon, 'icon');
+  body.previewImages?.forEach((image, i) => base64(image, `previewImages[${i}]`));
+  const unique = (items: { id: string }[] | undefined, field: string) => {
+    const seen = new Set<string>();
+    items?.forEach((item, i) => {
+      if (seen.has(item.id)) throw badRequest(`${field}[${i}].id: "${item.id}" is the id of another item`);
+      seen.add(item.id);
+    });
+  };
+  unique(body.blocks, 'blocks');
+  unique(body.contentSources, 'contentSources');
+  body.blocks?.forEach((block, i) =>
+    block.urlUnfurl?.forEach((pattern, j) => {
+      if (!URL_PATTERN.test(pattern)) {
+        throw badRequest(`blocks[${i}].urlUnfurl[${j}]: "${pattern}" is not an http(s) URL pattern such as https://example.com/**`);
+      }
+    }),
+  );
+  for (const [level, schema] of Object.entries(body.configurations ?? {})) {
+    const missing = schema?.required?.find((property) => !(property in schema.properties));
+    if (missing !== undefined) {
+      throw badRequest(`configurations.${level}.required: "${missing}" is not one of its properties`);
+    }
+  }
+}
+
+/** Columns of the fields present in a publish body: absent fields keep their value (their default on creation). */
+function publishColumns(body: PublishBody): Record<string, string | null> {
+  const json = (value: unknown) => (value === undefined ? undefined : toJson(value));
+  const columns: Record<string, string | null | undefined> = {
+    runtime: body.runtime,
+    title: body.title,
+    description: body.description,
+    summary: body.summary,
+    icon: body.icon,
+    preview_images: json(body.previewImages),
+    visibility: body.visibility,
+    target: body.target,
+    scopes: json(body.scopes),
+    categories: json(body.categories),
+    blocks: json(body.blocks),
+    content_sources: json(body.contentSources),
+    external_links: json(body.externalLinks),
+    configurations: json(body.configurations),
+    script: body.script,
+    secrets: json(body.secrets),
+    content_security_policy: body.contentSecurityPolicy,
+  };
+  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined)) as Record<string, string | null>;
+}
+
+/**
+ * The organization a first publish without `organization` goes to: the caller's only organization, else the only
+ * one where they may create content; otherwise `organization` is required.
+ */
+async function defaultPublisher(ctx: Scope, caller: Caller) {
+  const memberships = await callerMemberships(ctx.db, caller);
+  const candidates =
+    memberships.length === 1 ? memberships : memberships.filter((membership) => organizationPermissions(membership).createContent);
+  if (candidates.length !== 1) {
+    throw badRequest(
+      `organization: required: ${candidates.length} of your organizations may publish it; name one by id or hostname`,
+    );
+  }
+  const membership = candidates[0]!;
+  return {
+    organization: (await getOrganizationRow(ctx, membership.organizationId))!,
+    membership,
+    permissions: organizationPermissions(membership),
+  };
+}
+
+/** A private integration is installed in its owner organization only: one installed elsewhere cannot become private. */
+async function checkCanBePrivate(ctx: Scope, integration: IntegrationRow): Promise<void> {
+  const others = await integrations.installedElsewhere(ctx.db, integration.name, integration.organization_id);
+  if (others > 0) {
+    throw badRequest(`visibility: the integration is installed in ${others} other organization(s), so it cannot become private`);
+  }
+}
+
+/**
+ * A tunnel is an http(s) address; one that names a loopback, private or otherwise non-public address only when the
+ * server allows those. A host name is checked when events are delivered, against the address connected to.
+ */
+function checkTunnelUrl(tunnelUrl: string, rule: AddressRule): void {
+  let url: URL;
+  try {
+    url = new URL(tunnelUrl);
+  } catch {
+    throw badRequest('tunnelUrl: must be an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('tunnelUrl: must be an http or https address');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const refused = isIP(host) !== 0 ? isRefusedAddress(host, rule) : host === 'localhost' && !rule.allowPrivateNetworks;
+  if (refused) {
+    throw badRequest('tunnelUrl: is not a public address, which this server does not call (ALLOW_PRIVATE_NETWORKS)');
+  }
+}
+
+// Lists
+
+/** What `listIntegrations` filters on. */
+export interface IntegrationFilters {
+  search?: string;
+  category?: string;
+  scope?: string;
+  owner?: string;
+  target?: Model<'IntegrationTarget'>;
+  blocks?: boolean;
+  contentSources?: boolean;
+  blockDomain?: string;
+}
+
+/** Where a list is and which page of it: `list` identifies the list (and its filters) in its cursors. */
+interface PageRequest {
+  list: string;
+  page?: string;
+  limit?: number;
+}
+
+/** An item of the spaces or sites of the installations in scope: the row, its installation, the caller's membership. */
+export type InstallationItem<Row> = { installation: InstallationRow; membership: Membership; row: Row };
+
+/**
+ * A page of the integrations the caller sees that match `filters`, by name: the public ones, and the private ones of
+ * the organizations where the caller has listIntegrations (guests do not).
+ */
+export async function integrationsPage(ctx: Scope, caller: Caller, request: PageRequest & { filters: IntegrationFilters }): Promise<Page<IntegrationRow>> {
+  const listing = (await callerMemberships(ctx.db, caller))
+    .filter((membership) => organizationPermissions(membership).listIntegrations)
+    .map((membership) => membership.organizationId);
+  const rows = (await integrations.visible(ctx.db, listing)).map(parseIntegrationRow).filter((row) => matchesFilters(row, request.filters));
+  return pageSorted(ctx, request, rows, (row) => [row.name]);
+}
+
+/** A page of the installations in the caller's scope (installationScope), oldest first, optionally with an external id. */
+export async function integrationInstallationsPage(
+  ctx: Scope,
+  caller: Caller,
+  access: IntegrationAccess,
+  request: PageRequest & { externalId?: string },
+): Promise<Page<InstallationRow>> {
+  const rows = await scopedInstallations(ctx, access, caller, request.externalId);
+  return pageSorted(ctx, request, rows, (row) => [row.created_at, row.id]);
+}
+
+/** A page of the events of the installations in the caller's scope, in the order they were recorded (pending ones left out). */
+export async function integrationEventsPage(ctx: Scope, caller: Caller, access: IntegrationAccess, request: PageRequest): Promise<Page<EventRow>> {
+  const name = access.integration.name;
+  const scope = await installationScope(ctx, caller, access);
+  return ctx.cursors.page({
+    list: request.list,
+    page: request.page,
+    limit: request.limit,
+    key: (row: EventRow) => [row.seq],
+    count: () => integrations.countEvents(ctx.db, name, scope),
+    fetch: async (key, limit) => (await integrations.pageOfEvents(ctx.db, name, scope, key, limit)) as EventRow[],
+  });
+}
+
+/** A handled event of an installation in the caller's scope; 404 otherwise (pending events are not shown). */
+export async function integrationEvent(ctx: Scope, caller: Caller, access: IntegrationAccess, eventId: string): Promise<EventRow> {
+  const scope = await installationScope(ctx, caller, access);
+  const event = (await integrations.getHandledEvent(ctx.db, access.integration.name, eventId, scope)) as EventRow | undefined;
+  if (!event) throw notFound(`event ${eventId}`);
+  return event;
+}
+
+/** A page of the live spaces of the installations in scope (of the organizations where the caller sees all content). */
+export async function integrationSpacesPage(
+  ctx: Scope,
+  caller: Caller,
+  access: IntegrationAccess,
+  request: PageRequest & { externalId?: string },
+): Promise<Page<InstallationItem<SpaceRow>>> {
+  return installationItemsPage<SpaceRow>(ctx, {
+    request,
+    installations: await scopedInstallations(ctx, access, caller, request.externalId),
+    caller,
+    sees: viewsAllContent,
+    rows: async (organizationId, key, limit) => (await spaces.livePage(ctx.db, organizationId, 'asc', key, limit)).map(parseSpaceRow),
+    count: (organizationId) => liveSpaceCount(ctx.db, organizationId),
+  });
+}
+
+/** A page of the sites of the installations in scope (of the organizations where the caller may view sites). */
+export async function integrationSitesPage(
+  ctx: Scope,
+  caller: Caller,
+  access: IntegrationAccess,
+  request: PageRequest & { externalId?: string },
+): Promise<Page<InstallationItem<SiteRow>>> {
+  return installationItemsPage(ctx, {
+    request,
+    installations: await scopedInstallations(ctx, access, caller, request.externalId),
+    caller,
+    sees: (membership) => sitePermissions(membership).view,
+    rows: async (organizationId, key, limit) => (await sites.page(ctx.db, { organizationId }, key, limit)).map(parseSiteRow),
+    count: (organizationId) => sites.count(ctx.db, { organizationId }),
+  });
+}
+
+/** Installations of the integration in the caller's scope, oldest first, optionally with an external id. */
+async function scopedInstallations(ctx: Scope, access: IntegrationAccess, caller: Caller, externalId: string | undefined): Promise<InstallationRow[]> {
+  const rows = (await integrations.installations(ctx.db, access.integration.name, await installationScope(ctx, caller, access))) as InstallationRow[];
+  return rows.filter((row) => externalId === undefined || fromJson<string[]>(row.external_ids, []).includes(externalId));
+}
+
+/** One page of items computed in memory, sorted by `key`: keyset pagination over the array. */
+function pageSorted<Item>(ctx: Scope, request: PageRequest, all: Item[], key: (item: Item) => Key): Promise<Page<Item>> {
+  return ctx.cursors.page({
+    list: request.list,
+    page: request.page,
+    limit: request.limit,
+    key,
+    count: async () => all.length,
+    fetch: async (last, limit) => (last ? all.filter((item) => compareKeys(key(item), last) > 0) : all).slice(0, limit),
+  });
+}
+
+/**
+ * One page of the spaces or sites of the installations in scope: installations oldest first (those whose
+ * organization the caller `sees` the rows of), and each one's rows by creation (`rows`: a page of an organization's
+ * rows after a key). A keyset walk over the installations (a few) that reads only the rows the page shows, however
+ * many the organizations have; `count` gives the number of an organization's rows.
+ */
+async function installationItemsPage<Row extends { created_at: string; id: string }>(
+  ctx: Scope,
+  options: {
+    request: PageRequest;
+    installations: InstallationRow[];
+    caller: Caller;
+    sees: (membership: Membership) => boolean;
+    rows: (organizationId: string, key: Key | undefined, limit: number) => Promise<Row[]>;
+    count: (organizationId: string) => Promise<number>;
+  },
+): Promise<Page<InstallationItem<Row>>> {
+  type Item = InstallationItem<Row>;
+  const seen: { installation: InstallationRow; membership: Membership }[] = [];
+  for (const installation of options.installations) {
+    const membership = await membershipOf(ctx.db, options.caller.user.id, installation.organization_id);
+    if (membership && options.sees(membership)) seen.push({ installation, membership });
+  }
+  return ctx.cursors.page({
+    list: options.request.list,
+    page: options.request.page,
+    limit: options.request.limit,
+    key: ({ installation, row }: Item) => [installation.created_at, installation.id, row.created_at, row.id],
+    count: async () => {
+      let sum = 0;
+      for (const { installation } of seen) sum += await options.count(installation.organization_id);
+      return sum;
+    },
+    fetch: async (key, limit) => {
+      const items: Item[] = [];
+      for (const { installation, membership } of seen) {
+        const order = key ? compareKeys([installation.created_at, installation.id], key.slice(0, 2)) : 1;
+        if (order < 0) continue; // an installation the cursor has passed
+        const after = order === 0 ? key!.slice(2) : undefined;
+        for (const row of await options.rows(installation.organization_id, after, limit - items.length)) items.push({ installation, membership, row });
+        if (items.length >= limit) break;
+      }
+      return items;
+    },
+  });
+}
+
+/** Orders two sort keys of the same shape, element by element. */
+function compareKeys(a: Key, b: Key): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const [x, y] = [a[i] ?? '', b[i] ?? ''];
+    if (x < y) return -1;
+    if (x > y) return 1;
+  }
+  return 0;
+}
+
+/** Whether a URL pattern of a block (`https://*.example.com/**`) covers `domain` or one of its subdomains. */
+function unfurlsDomain(pattern: string, domain: string): boolean {
+  const host = pattern.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!.replace(/:\d+$/, '').toLowerCase();
+  const wanted = domain.toLowerCase();
+  const glob = new RegExp(`^${host.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`);
+  return glob.test(wanted) || host === wanted || host.endsWith(`.${wanted}`);
+}
+
+function matchesFilters(row: IntegrationRow, filters: IntegrationFilters): boolean {
+  const blocks = fromJson<Model<'IntegrationBlock'>[]>(row.blocks, []);
+  const sources = fromJson<unknown[]>(row.content_sources, []);
+  const search = filters.search?.toLowerCase();
+  return (
+    (search === undefined || row.name.toLowerCase().includes(search) || row.title.toLowerCase().includes(search)) &&
+    (filters.category === undefined || fromJson<string[]>(row.categories, []).includes(filters.category)) &&
+    (filters.scope === undefined || fromJson<string[]>(row.scopes, []).includes(filters.scope)) &&
+    (filters.owner === undefined || row.organization_id === filters.owner) &&
+    (filters.target === undefined || row.target === filters.target || INTEGRATION_TARGETS[row.target].everyTarget) &&
+    (filters.blocks === undefined || blocks.length > 0 === filters.blocks) &&
+    (filters.contentSources === undefined || sources.length > 0 === filters.contentSources) &&
+    (filters.blockDomain === undefined ||
+      blocks.some((block) => (block.urlUnfurl ?? []).some((pattern) => unfurlsDomain(pattern, filters.blockDomain!))))
+  );
+}
+
 // Presentation
 
 const ICON_TYPES: [RegExp, string][] = [
@@ -242,6 +649,37 @@ export async function presentInstallation(ctx: Scope, row: InstallationRow): Pro
     externalIds: fromJson(row.external_ids, []),
     target: { organization: row.organization_id },
   };
+}
+
+/** What the integration item lists show of an installation's space or site `id`. */
+const installationItem = (ctx: Scope, installation: InstallationRow, kind: 'spaces' | 'sites', id: string) => ({
+  integration: installation.integration_name,
+  installation: installation.id,
+  status: installation.status,
+  configuration: {},
+  externalIds: fromJson<string[]>(installation.external_ids, []),
+  urls: {
+    location: ctx.urls.api(`${installationPath(installation)}/${kind}/${id}`),
+    publicEndpoint: ctx.urls.app(`/integrations/${installation.integration_name}/installations/${installation.id}/${kind}/${id}/endpoint`),
+  },
+});
+
+/** The items of a page of integrationSpacesPage: each space by its id, or in full when `extended`. */
+export async function presentIntegrationSpaces(ctx: Scope, items: InstallationItem<SpaceRow>[], extended: boolean | undefined): Promise<Model<'IntegrationSpaceItem'>[]> {
+  const presented: Model<'IntegrationSpaceItem'>[] = [];
+  for (const { installation, membership, row: space } of items) {
+    presented.push({ ...installationItem(ctx, installation, 'spaces', space.id), space: extended ? await presentSpaceFor(ctx, space, membership) : space.id });
+  }
+  return presented;
+}
+
+/** The items of a page of integrationSitesPage: each site by its id, or in full when `extended`. */
+export async function presentIntegrationSites(ctx: Scope, items: InstallationItem<SiteRow>[], extended: boolean | undefined): Promise<Model<'IntegrationSiteItem'>[]> {
+  const presented: Model<'IntegrationSiteItem'>[] = [];
+  for (const { installation, membership, row: site } of items) {
+    presented.push({ ...installationItem(ctx, installation, 'sites', site.id), site: extended ? await presentSiteFor(ctx, site, membership) : site.id });
+  }
+  return presented;
 }
 
 export function presentEvent(row: EventRow): Model<'IntegrationEvent'> {
@@ -450,6 +888,11 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
     await setEventStatus(ctx, job.payload.eventId, 'failed');
   },
 };
+
+/** Registers the background work of integrations with the job runner. */
+export function registerIntegrationJobs(runner: JobRunner): void {
+  runner.register(EVENT_DELIVERY_JOB, eventDeliveryJob);
+}
 
 // Rendering of blocks
 

@@ -1,12 +1,19 @@
-// Members of an organization: their rows and how the API shows them (a Member, also in lists of commenters).
-import { findUsers } from '../auth/caller.ts';
+// Members of an organization: their rows, the changes to them (role, activity, SSO, leaving), the lists of members
+// and of a member's teams, and how the API shows them (a Member, also in lists of commenters).
+import { type Caller, findUsers } from '../auth/caller.ts';
 import type { Membership, Role } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
-import type { Model } from './contract.ts';
+import { conflict, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import type { Page } from './paging.ts';
 import { bool } from '../store/db.ts';
 import * as members from '../store/members.ts';
+import * as teams from '../store/teams.ts';
 import { viewsAllContent } from './collections.ts';
+import { signJwt } from './jwt.ts';
+import { organizationAccess, type OrganizationAccess, requireOrganization } from './organizations.ts';
 import { liveSpaceCount } from './spaces.ts';
+import type { TeamRow } from './teams.ts';
 import { presentUser } from './users.ts';
 
 export type MemberRow = {
@@ -23,6 +30,13 @@ export type MemberRow = {
 
 export async function getMemberRow(ctx: Scope, organizationId: string, userId: string): Promise<MemberRow | undefined> {
   return (await members.get(ctx.db, organizationId, userId)) as MemberRow | undefined;
+}
+
+/** The member row; otherwise 404. */
+export async function requireMemberRow(ctx: Scope, organizationId: string, userId: string): Promise<MemberRow> {
+  const row = await getMemberRow(ctx, organizationId, userId);
+  if (!row) throw notFound(`member ${userId}`);
+  return row;
 }
 
 /** The membership a member row stands for. */
@@ -76,4 +90,137 @@ async function teamCountsOf(ctx: Scope, rows: readonly MemberRow[]): Promise<(ro
     for (const { user_id, n } of found) counts.set(`${organizationId} ${user_id}`, n);
   }
   return (row) => counts.get(`${row.organization_id} ${row.user_id}`) ?? 0;
+}
+
+/** Per `MemberSort`: the column, the row's key for cursors, and whether only active members are listed. */
+const MEMBER_SORTS = {
+  joinedAt: { column: 'joined_at', key: (row: MemberRow) => row.joined_at, activeOnly: false },
+  // Sorting by last activity lists only members who have been active.
+  lastSeenAt: { column: 'last_seen_at', key: (row: MemberRow) => row.last_seen_at, activeOnly: true },
+  // The user's display name as the member row carries it (by an index: migration 160_member_display_names).
+  name: { column: 'user_display_name', key: (row: MemberRow) => row.user_display_name, activeOnly: false },
+} satisfies Record<Model<'MemberSort'>, { column: members.MemberSort; key: (row: MemberRow) => string | null; activeOnly: boolean }>;
+
+/** A page of an organization's members, with `role` and whose name or email contains `search` when given, by `sort`. */
+export function membersPage(
+  ctx: Scope,
+  options: {
+    list: string;
+    organizationId: string;
+    role?: Model<'Role'>;
+    search?: string;
+    sort: Model<'MemberSort'>;
+    order: Model<'SortOrder'>;
+    page?: string;
+    limit?: number;
+  },
+): Promise<Page<MemberRow>> {
+  const { list, page, limit, order } = options;
+  const { column, key, activeOnly } = MEMBER_SORTS[options.sort];
+  const filters: members.MemberFilters = {
+    organizationId: options.organizationId,
+    ...(options.role ? { role: options.role } : {}),
+    ...(options.search ? { search: options.search } : {}),
+    activeOnly,
+  };
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: MemberRow) => [key(row), row.user_id],
+    count: () => members.count(ctx.db, filters),
+    fetch: async (after, limit) => (await members.page(ctx.db, filters, column, order, after, limit)) as MemberRow[],
+  });
+}
+
+/** Throws 409 when the change would leave the organization without an active admin. */
+async function keepAnAdmin(ctx: Scope, access: OrganizationAccess, row: MemberRow): Promise<void> {
+  if (row.role !== 'admin') return;
+  if ((await members.adminCount(ctx.db, access.organization.id)) <= 1) {
+    throw conflict(`member ${row.user_id} is the last admin of the organization`);
+  }
+}
+
+/** Removes a member from the organization and from its teams (no error when not a member). */
+export async function removeMember(ctx: Scope, caller: Caller, organizationId: string, userId: string): Promise<void> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  // Members may leave; removing someone else needs admin.
+  if (userId !== caller.user.id) requireOrganization(access, 'admin');
+  const row = await getMemberRow(ctx, organizationId, userId);
+  if (row) {
+    await keepAnAdmin(ctx, access, row);
+    await teams.removeFromOrganizationTeams(ctx.db, organizationId, userId);
+    await members.remove(ctx.db, organizationId, userId);
+  }
+}
+
+/** Changes a member's role, for admins; the organization keeps an admin. */
+export async function changeMemberRole(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  userId: string,
+  role: Input<'UpdateMemberRequest'>['role'],
+): Promise<Model<'Member'>> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  requireOrganization(access, 'admin');
+  const row = await requireMemberRow(ctx, organizationId, userId);
+  if (role !== 'admin') await keepAnAdmin(ctx, access, row);
+  await members.update(ctx.db, organizationId, userId, { role });
+  return presentMember(ctx, await requireMemberRow(ctx, organizationId, userId));
+}
+
+/** How long the visitor claims returned by ping stay valid. */
+const VISITOR_CLAIMS_TTL_SECONDS = 60 * 60;
+
+/** Records the caller's activity in the organization; returns its visitor claims, signed. */
+export async function pingOrganization(ctx: Scope, caller: Caller, organizationId: string): Promise<string> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  const now = ctx.clock.now();
+  await members.update(ctx.db, organizationId, caller.user.id, { last_seen_at: now.toISOString() });
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  return signJwt(
+    {
+      iss: ctx.config.publicUrl,
+      sub: caller.user.id,
+      org: access.organization.id,
+      role: access.membership.role,
+      iat: issuedAt,
+      exp: issuedAt + VISITOR_CLAIMS_TTL_SECONDS,
+    },
+    ctx.secrets.visitorClaims,
+  );
+}
+
+/** Marks a member as signing in through SSO, for admins. */
+export async function makeMemberSso(ctx: Scope, caller: Caller, organizationId: string, userId: string): Promise<Model<'Member'>> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  requireOrganization(access, 'admin');
+  await requireMemberRow(ctx, organizationId, userId);
+  await members.update(ctx.db, organizationId, userId, { sso: 1 });
+  return presentMember(ctx, await requireMemberRow(ctx, organizationId, userId));
+}
+
+/** A team of a member, with the member's role in it. */
+export type MemberTeamRow = TeamRow & { member_role: Model<'TeamMemberRole'> };
+
+/** A page of the teams of a member of the organization, by creation, whose titles contain `title` when given. */
+export function memberTeamsPage(
+  ctx: Scope,
+  options: { list: string; organizationId: string; userId: string; title?: string; page?: string; limit?: number },
+): Promise<Page<MemberTeamRow>> {
+  const { list, page, limit } = options;
+  const filters: teams.MemberTeamFilters = {
+    organizationId: options.organizationId,
+    userId: options.userId,
+    ...(options.title ? { title: options.title } : {}),
+  };
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: MemberTeamRow) => [row.created_at, row.id],
+    count: () => teams.countOfMember(ctx.db, filters),
+    fetch: async (key, limit) => (await teams.pageOfMember(ctx.db, filters, key, limit)) as MemberTeamRow[],
+  });
 }

@@ -1,17 +1,19 @@
-// OpenAPI specifications: rows, the caller's permissions, how the API shows specs and versions, and how a
-// processing outcome is recorded on a spec.
+// OpenAPI specifications: rows, the caller's permissions, creating, replacing and deleting specs, how the API shows
+// specs and versions, and their processing (the `openapi-process` job: fetch, parse, validate, store a version).
 import type { Caller } from '../auth/caller.ts';
-import { atLeast, type Membership } from '../auth/roles.ts';
-import type { AppContext, Scope } from '../context.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
+import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
+import { type AppContext, inWrite, type Scope } from '../context.ts';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import { enqueue, type JobRunner } from '../jobs/runner.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { queueState } from '../store/jobs.ts';
 import * as openapi from '../store/openapi.ts';
 import { newId } from './ids.ts';
 import { rowParser } from './enums.ts';
-import type { ParsedSpec, ProcessErrorCode } from './openapi-source.ts';
+import { fetchSourceText, OpenAPISourceError, type ParsedSpec, parseSpecText, type ProcessErrorCode } from './openapi-source.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
+import type { Page } from './paging.ts';
 
 /** Per `OpenAPISpecVisibility`: whether the spec's documents are served to anyone, without a token. */
 export const OPENAPI_SPEC_VISIBILITIES = {
@@ -103,6 +105,127 @@ export async function openAPISpecAccess(
   return { ...access, spec };
 }
 
+type Source = Input<'OpenAPISpecSource'>;
+type ProcessPayload = { specId: string; source: Source };
+
+/** Where a list is and which page of it: `list` identifies the list in its cursors. */
+interface PageRequest {
+  list: string;
+  page?: string;
+  limit?: number;
+}
+
+/** A page of the organization's specs, oldest first; 403 without `view`. */
+export async function openAPISpecsPage(ctx: Scope, access: OpenAPIAccess, request: PageRequest): Promise<Page<OpenAPISpecRow>> {
+  requireOpenAPISpec(access.permissions, 'view');
+  const organizationId = access.organization.organization.id;
+  return ctx.cursors.page({
+    list: request.list,
+    page: request.page,
+    limit: request.limit,
+    key: (row: OpenAPISpecRow) => [row.created_at, row.id],
+    count: () => openapi.count(ctx.db, organizationId),
+    fetch: async (key, limit) => (await openapi.page(ctx.db, organizationId, key, limit)).map(parseOpenAPISpecRow),
+  });
+}
+
+/** Creates the spec `slug` (a member with `edit`; 409 when the slug is taken) and queues the processing of its source. */
+export async function createOpenAPISpec(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  spec: { slug: string; source: Source },
+): Promise<OpenAPIAccess & { spec: OpenAPISpecRow }> {
+  const access = await openAPIAccess(ctx, caller, organizationId);
+  requireOpenAPISpec(access.permissions, 'edit');
+  checkSource(spec.source);
+  if (await getSpecBySlug(ctx.db, organizationId, spec.slug)) {
+    throw conflict(`slug: an OpenAPI specification "${spec.slug}" already exists in this organization`);
+  }
+  const id = await insertSpec(ctx, organizationId, spec.slug);
+  await queueProcessing(ctx, id, spec.source);
+  return { ...access, spec: (await getSpecRow(ctx.db, id))! };
+}
+
+/** Creates the spec `slug` or replaces its source (a member with `edit`), and queues the processing of the source. */
+export async function putOpenAPISpec(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  slug: string,
+  source: Source,
+): Promise<OpenAPIAccess & { spec: OpenAPISpecRow }> {
+  const access = await openAPIAccess(ctx, caller, organizationId);
+  requireOpenAPISpec(access.permissions, 'edit');
+  checkSource(source);
+  const id = (await getSpecBySlug(ctx.db, organizationId, slug))?.id ?? (await insertSpec(ctx, organizationId, slug));
+  await queueProcessing(ctx, id, source);
+  return { ...access, spec: (await getSpecRow(ctx.db, id))! };
+}
+
+/** Deletes the spec (a member with `edit`); an unknown one is no error. */
+export async function deleteOpenAPISpec(ctx: Scope, caller: Caller, organizationId: string, slug: string): Promise<void> {
+  const access = await openAPIAccess(ctx, caller, organizationId);
+  const spec = await getSpecBySlug(ctx.db, organizationId, slug);
+  if (!spec) return;
+  requireOpenAPISpec(access.permissions, 'edit');
+  // Its versions go with it; a processing still queued finds nothing to do.
+  await openapi.remove(ctx.db, spec.id);
+}
+
+/** Changes who the spec's documents are served to (a member with `edit`). */
+export async function setOpenAPISpecVisibility(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  slug: string,
+  visibility: Model<'OpenAPISpecVisibility'>,
+): Promise<OpenAPIAccess & { spec: OpenAPISpecRow }> {
+  const access = await openAPISpecAccess(ctx, caller, organizationId, slug);
+  requireOpenAPISpec(access.permissions, 'edit');
+  await openapi.update(ctx.db, access.spec.id, { visibility, updated_at: ctx.now() });
+  return { ...access, spec: (await getSpecRow(ctx.db, access.spec.id))! };
+}
+
+/** A page of the spec's versions, by number. */
+export function openAPISpecVersionsPage(ctx: Scope, spec: OpenAPISpecRow, request: PageRequest): Promise<Page<OpenAPISpecVersionRow>> {
+  return ctx.cursors.page({
+    list: request.list,
+    page: request.page,
+    limit: request.limit,
+    key: (row: OpenAPISpecVersionRow) => [row.number],
+    count: () => openapi.countVersions(ctx.db, spec.id),
+    fetch: (key, limit) => openapi.pageOfVersions(ctx.db, spec.id, key, limit),
+  });
+}
+
+/** A source's `url` is fetched by the server: an http or https address only. */
+function checkSource(source: Source): void {
+  if (!('url' in source)) return;
+  const protocol = URL.canParse(source.url) ? new URL(source.url).protocol : '';
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw badRequest('source.url: only http and https addresses can be fetched');
+  }
+}
+
+/** Queues the processing of `source` (inside the request's write) and records the source on the spec. */
+async function queueProcessing(ctx: Scope, specId: string, source: Source): Promise<void> {
+  const now = ctx.now();
+  await enqueue(ctx, { kind: PROCESS_JOB, resource: specResource(specId), payload: { specId, source }, createdAt: now });
+  await openapi.update(ctx.db, specId, {
+    source_url: 'url' in source ? source.url : null,
+    processing_state: await stateAfterQueueing(ctx.db, specId),
+    updated_at: now,
+  });
+}
+
+async function insertSpec(ctx: Scope, organizationId: string, slug: string): Promise<string> {
+  const id = newId();
+  const now = ctx.now();
+  await openapi.insert(ctx.db, { id, organization_id: organizationId, slug, created_at: now, updated_at: now });
+  return id;
+}
+
 export function getVersionRow(db: Db, spec: OpenAPISpecRow, versionId: string): Promise<OpenAPISpecVersionRow | undefined> {
   return openapi.getVersion(db, spec.id, versionId);
 }
@@ -115,6 +238,28 @@ export async function requireVersion(db: Db, spec: OpenAPISpecRow, versionId: st
     throw notFound(versionId === 'latest' ? `a version of OpenAPI specification ${spec.slug}` : `version ${versionId}`);
   }
   return version;
+}
+
+/**
+ * The version a spec's document address serves (openAPISpecRoutes), or its latest one: a public spec's to anyone, a
+ * private one's to a member who may view it, the caller `caller` gives (asked only then: 401 without one).
+ */
+export async function servedVersion(
+  ctx: Scope,
+  organizationId: string,
+  slug: string,
+  versionId: string | 'latest',
+  caller: () => Promise<Caller | undefined>,
+): Promise<OpenAPISpecVersionRow> {
+  const spec = await getSpecBySlug(ctx.db, organizationId, slug);
+  if (!spec || !OPENAPI_SPEC_VISIBILITIES[spec.visibility].open) {
+    const member = await caller();
+    if (!member) throw unauthorized('Authorization: a valid Bearer token is required for a private specification');
+    const membership = await membershipOf(ctx.db, member.user.id, organizationId);
+    if (!membership || !spec) throw notFound(`OpenAPI specification ${slug}`);
+    requireOpenAPISpec(openAPISpecPermissions(membership), 'view');
+  }
+  return requireVersion(ctx.db, spec!, versionId);
 }
 
 const specPath = (spec: OpenAPISpecRow) => `/v1/orgs/${spec.organization_id}/openapi/${spec.slug}`;
@@ -215,5 +360,35 @@ export async function recordProcessing(
     last_process_error_code: null,
     last_processed_at: now,
     updated_at: now,
+  });
+}
+
+/** Registers the processing of specs with the job runner. */
+export function registerOpenAPIJobs(runner: JobRunner): void {
+  runner.register<ProcessPayload>(PROCESS_JOB, {
+    // Processing only reads its source until it records the outcome: after a restart it simply starts again.
+    resumable: true,
+    async run(ctx, { payload: { specId, source }, signal, done }) {
+      const found = await inWrite(ctx, (scope) => openapi.update(scope.db, specId, { processing_state: 'progress' }));
+      if (!found) return; // deleted meanwhile
+      // Fetched and parsed outside any transaction; the outcome is recorded in a write of its own, which the job's
+      // lease guards (a processing taken over by another instance records nothing here), and which ends the job.
+      let outcome: Parameters<typeof recordProcessing>[2];
+      try {
+        const text = 'url' in source ? await fetchSourceText(ctx, source.url, signal) : source.text;
+        outcome = { parsed: await parseSpecText(text) };
+      } catch (error) {
+        if (!(error instanceof OpenAPISourceError)) throw error;
+        ctx.log.info({ spec: specId, code: error.code, reason: error.message }, 'OpenAPI specification not processed');
+        outcome = { error: error.code };
+      }
+      await inWrite(ctx, async (scope) => {
+        await recordProcessing(scope, specId, outcome);
+        await done(scope.db);
+      });
+    },
+    fail(ctx, { payload: { specId, source } }) {
+      return recordProcessing(ctx, specId, { error: 'url' in source ? 'FETCH_ERROR' : 'PARSE_ERROR' });
+    },
   });
 }

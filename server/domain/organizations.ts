@@ -1,11 +1,16 @@
-// Organizations: their rows, the caller's permissions on them, and how the API shows them.
+// Organizations: their rows, the caller's permissions on them, the changes to their settings, the lists of them, and
+// how the API shows them.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipOf, type Role } from '../auth/roles.ts';
+import { type PageHits, presentPages } from '../content/search-results.ts';
 import type { AppContext, Scope } from '../context.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
-import { bool, fromJson } from '../store/db.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import type { Page } from './paging.ts';
+import { bool, fromJson, toJson } from '../store/db.ts';
 import * as organizations from '../store/organizations.ts';
+import * as sites from '../store/sites.ts';
+import * as spaces from '../store/spaces.ts';
 
 export type OrganizationRow = {
   id: string;
@@ -107,4 +112,105 @@ export function presentOrganization(
     },
     permissions: organizationPermissions(membership),
   };
+}
+
+/** A page of the organizations a user is a member of, by creation. */
+export function memberOrganizationsPage(
+  ctx: Scope,
+  options: { list: string; userId: string; page?: string; limit?: number },
+): Promise<Page<OrganizationRow>> {
+  const { list, page, limit, userId } = options;
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: OrganizationRow) => [row.created_at, row.id],
+    count: () => organizations.countOfMember(ctx.db, userId),
+    fetch: async (key, limit) => (await organizations.pageOfMember(ctx.db, userId, key, limit)) as OrganizationRow[],
+  });
+}
+
+/**
+ * Changes an organization's settings, for admins, after the checks the contract cannot express: email domains, a
+ * hostname no other organization uses, a default site of the organization.
+ */
+export async function updateOrganization(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  input: Input<'UpdateOrganizationRequest'>,
+): Promise<Model<'Organization'>> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  requireOrganization(access, 'admin');
+  const id = access.organization.id;
+  const changes: Parameters<typeof organizations.update>[2] = {};
+  if (input.title !== undefined) changes.title = input.title;
+  if (input.emailDomains !== undefined) {
+    const domains = [...new Set(input.emailDomains.map((domain) => domain.trim().toLowerCase()))];
+    const invalid = domains.find((domain) => !/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/.test(domain));
+    if (invalid !== undefined) badRequestField('emailDomains', `"${invalid}" is not an email domain`);
+    changes.email_domains = toJson(domains);
+  }
+  if (input.hostname !== undefined) {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(input.hostname)) {
+      badRequestField('hostname', 'use lower-case letters, digits and inner hyphens');
+    }
+    if (await organizations.hostnameTaken(ctx.db, input.hostname, id)) {
+      throw conflict(`hostname: "${input.hostname}" is already used by another organization`);
+    }
+    changes.hostname = input.hostname;
+  }
+  if (input.defaultRole !== undefined) changes.default_role = input.defaultRole ?? 'guest';
+  if (input.defaultContent !== undefined) {
+    if (input.defaultContent !== null && !(await sites.inOrganization(ctx.db, input.defaultContent.site, id))) {
+      badRequestField('defaultContent.site', `no site ${input.defaultContent.site} in this organization`);
+    }
+    changes.default_content_site = input.defaultContent?.site ?? null;
+  }
+  if (input.logo !== undefined) changes.logo = input.logo;
+  if (input.sso !== undefined) changes.sso = input.sso ? 1 : 0;
+  if (input.ai !== undefined) changes.ai = input.ai ? 1 : 0;
+  if (input.inviteLinks !== undefined) changes.invite_links = input.inviteLinks ? 1 : 0;
+  await organizations.update(ctx.db, id, changes);
+  return presentOrganization(ctx, (await getOrganizationRow(ctx, id))!, access.membership);
+}
+
+function badRequestField(field: string, message: string): never {
+  throw badRequest(`${field}: ${message}`);
+}
+
+/** Deletes an invite link of the organization, for admins (no error when there is none). */
+export async function deleteInviteLink(ctx: Scope, caller: Caller, organizationId: string, inviteId: string): Promise<void> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  requireOrganization(access, 'admin');
+  await organizations.removeInviteLink(ctx.db, organizationId, inviteId);
+}
+
+/**
+ * The organizations with this email domain, for a caller whose own email address has it. Organizations are
+ * discoverable by the domain of the caller's own email address only, so that this does not reveal which organizations
+ * exist for other domains.
+ */
+export async function organizationsByEmailDomain(ctx: Scope, caller: Caller, emailDomain: string): Promise<OrganizationRow[]> {
+  const domain = emailDomain.trim().toLowerCase();
+  const callerDomain = caller.user.email?.split('@')[1]?.toLowerCase();
+  return callerDomain === domain ? ((await organizations.byEmailDomain(ctx.db, domain)) as OrganizationRow[]) : [];
+}
+
+/**
+ * Results of a search of `text` in an organization, as the API shows them: per space (its hits grouped by page), the
+ * space's title and its pages, presented.
+ */
+export async function presentSpaceResults(
+  ctx: Scope,
+  text: string,
+  bySpace: readonly (readonly PageHits[])[],
+): Promise<Model<'SearchSpaceResult'>[]> {
+  const presented = await presentPages(ctx, text, bySpace.flat());
+  const titles = await spaces.titles(ctx.db, bySpace.map((pages) => pages[0]!.spaceId));
+  return bySpace.map((pages) => ({
+    id: pages[0]!.spaceId,
+    title: titles.get(pages[0]!.spaceId)!,
+    pages: presented.splice(0, pages.length),
+  }));
 }

@@ -1,12 +1,19 @@
-// SAML providers: rows, their status, the checks on what is written, and how the API shows them.
+// SAML providers: rows, their status, the checks on what is written, their creation, changes and deletion (by the
+// organization's admins), the sign-in options they give, and how the API shows them.
 import { X509Certificate } from 'node:crypto';
+import type { Caller } from '../auth/caller.ts';
 import type { Role } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
+import { newId } from './ids.ts';
+import type { Page } from './paging.ts';
 import * as saml from '../store/saml.ts';
-import type { OrganizationAccess } from './organizations.ts';
+import { organizationAccess, type OrganizationAccess, requireOrganization } from './organizations.ts';
 import { getTeamRow, presentTeam } from './teams.ts';
+
+/** Most SAML providers of an organization (the SSO sign-in list, not paginated, holds the active ones). */
+export const MAX_SAML_PROVIDERS = 50;
 
 export type SamlProviderRow = {
   id: string;
@@ -44,6 +51,20 @@ export function samlService(ctx: AppContext, row: SamlProviderRow): Model<'SamlS
 
 export async function getSamlProviderRow(ctx: Scope, organizationId: string, id: string): Promise<SamlProviderRow | undefined> {
   return (await saml.get(ctx.db, organizationId, id)) as SamlProviderRow | undefined;
+}
+
+/** The provider; otherwise 404. */
+export async function requireSamlProvider(ctx: Scope, organizationId: string, id: string): Promise<SamlProviderRow> {
+  const row = await getSamlProviderRow(ctx, organizationId, id);
+  if (!row) throw notFound(`SAML provider ${id}`);
+  return row;
+}
+
+/** The organization, when the caller administers it: 404 for non-members, 403 for other members. */
+export async function samlAdminAccess(ctx: Scope, caller: Caller, organizationId: string): Promise<OrganizationAccess> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  requireOrganization(access, 'admin');
+  return access;
 }
 
 const isBlank = (text: string) => text.trim() === '';
@@ -119,4 +140,77 @@ export async function presentSamlProvider(
     service: samlService(ctx, row),
     urls: { location: ctx.urls.api(`/v1/orgs/${row.organization_id}/saml/${row.id}`) },
   };
+}
+
+/** A page of an organization's SAML providers, by creation. */
+export function samlProvidersPage(
+  ctx: Scope,
+  options: { list: string; organizationId: string; page?: string; limit?: number },
+): Promise<Page<SamlProviderRow>> {
+  const { list, page, limit, organizationId } = options;
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: SamlProviderRow) => [row.created_at, row.id],
+    count: () => saml.count(ctx.db, organizationId),
+    fetch: async (key, limit) => (await saml.page(ctx.db, organizationId, key, limit)) as SamlProviderRow[],
+  });
+}
+
+/** Creates a SAML provider of the organization, for admins, up to MAX_SAML_PROVIDERS of them. */
+export async function createSamlProvider(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  input: Input<'CreateSamlProviderRequest'>,
+): Promise<Model<'SamlProvider'>> {
+  const access = await samlAdminAccess(ctx, caller, organizationId);
+  const columns = await samlColumns(ctx, organizationId, input);
+  // The SSO sign-in list shows every active provider in one answer.
+  if ((await saml.count(ctx.db, organizationId)) >= MAX_SAML_PROVIDERS) {
+    throw badRequest(`label: an organization has at most ${MAX_SAML_PROVIDERS} SAML providers`);
+  }
+  const id = newId();
+  await saml.insert(ctx.db, {
+    id,
+    organization_id: organizationId,
+    label: columns.label!,
+    sso_url: columns.sso_url ?? null,
+    entity_id: columns.entity_id ?? null,
+    certificate: columns.certificate ?? null,
+    default_team_id: columns.default_team_id ?? null,
+    default_role: columns.default_role ?? null,
+    created_at: ctx.now(),
+  });
+  return presentSamlProvider(ctx, await requireSamlProvider(ctx, organizationId, id), access, caller.user.id);
+}
+
+/** Changes the fields given of a SAML provider, for admins. */
+export async function updateSamlProvider(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  id: string,
+  input: Input<'UpdateSamlProviderRequest'>,
+): Promise<Model<'SamlProvider'>> {
+  const access = await samlAdminAccess(ctx, caller, organizationId);
+  const row = await requireSamlProvider(ctx, organizationId, id);
+  await saml.update(ctx.db, row.id, await samlColumns(ctx, organizationId, input));
+  const updated = await requireSamlProvider(ctx, organizationId, row.id);
+  return presentSamlProvider(ctx, updated, access, caller.user.id);
+}
+
+/** Deletes a SAML provider, for admins (no error when there is none). */
+export async function deleteSamlProvider(ctx: Scope, caller: Caller, organizationId: string, id: string): Promise<void> {
+  await samlAdminAccess(ctx, caller, organizationId);
+  await saml.remove(ctx.db, organizationId, id);
+}
+
+/** The SSO sign-in options of an organization: its active SAML providers. */
+export async function ssoSignInOptions(ctx: Scope, organizationId: string): Promise<Model<'SsoLoginInfo'>[]> {
+  const rows = (await saml.all(ctx.db, organizationId)) as SamlProviderRow[];
+  return rows
+    .filter((row) => SAML_STATUSES[samlStatus(row)].signIn)
+    .map((row) => ({ id: row.id, label: row.label, startURL: samlService(ctx, row).startURL }));
 }

@@ -1,30 +1,43 @@
-// The structure of a site: sections, section groups and site spaces, their order and their defaults, and how the
-// API shows them. The whole structure of a site is loaded at once (sites hold tens of items, not thousands), so
-// ordering and defaults are computed in one place.
+// The structure of a site: sections, section groups and site spaces, their order and their defaults, the changes made
+// to them (creating a site and changing its settings among them), and how the API shows them. The whole structure
+// of a site is loaded at once (sites hold tens of items, not thousands), so ordering and defaults are computed in one
+// place.
 //
 // Order: sections outside a group and section groups share the top level; sections in a group are ordered within
 // it; site spaces are ordered within their section, or at the root level of a site without sections.
 // Defaults: the stored default of a container when it is still there, else its first item in order. Loading the
 // structure inside a write stores these, so a later reorder never changes which item is the default.
+import type { Caller } from '../auth/caller.ts';
 import type { Membership } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
-import { badRequest, conflict } from '../errors.ts';
-import type { Model } from './contract.ts';
-import type { Db } from '../store/db.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import { type Db, toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import * as structures from '../store/site-structure.ts';
 import { unreachable } from './enums.ts';
-import { newId } from './ids.ts';
+import { newId, newSecret } from './ids.ts';
 import {
+  EMPTY_ADAPTIVE_SCHEMA,
   getSiteRow,
   isPublished,
+  manageableSite,
+  organizationSites,
   SITE_TYPES,
   publishedAddress,
   type SiteAccess,
   type SitePermissions,
   type SiteRow,
 } from './sites.ts';
-import { getSpaceRow, parseSpaceRow, presentSpacesFor, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
+import {
+  getSpaceRow,
+  insertSpace,
+  parseSpaceRow,
+  presentSpacesFor,
+  spacePermissions,
+  spaceRole,
+  type SpaceRow,
+} from './spaces.ts';
 
 export type SectionRow = {
   id: string;
@@ -374,6 +387,371 @@ export async function insertSiteSpace(
 
 /** Where a site space goes when its section is not given: the default section, else the root level. */
 export const defaultContainer = (structure: Structure): string | null => structure.defaultSectionId ?? null;
+
+// ---- Changes ----
+// Each change takes the structure as it was loaded for a caller who may manage the site (see loadStructure: inside
+// the write, with its defaults stored), checks the change against it, and stores it. Changes that attach a space
+// take the caller's access, whose membership must let them view that space.
+
+/** The section, or a 404. */
+export function requireSection(structure: Structure, id: string): SectionRow {
+  const row = structure.section(id);
+  if (!row) throw notFound(`site section ${id}`);
+  return row;
+}
+
+/** The section group, or a 404. */
+export function requireGroup(structure: Structure, id: string): GroupRow {
+  const row = structure.group(id);
+  if (!row) throw notFound(`site section group ${id}`);
+  return row;
+}
+
+/** The site space, or a 404. */
+export function requireSiteSpace(structure: Structure, id: string): SiteSpaceRow {
+  const row = structure.siteSpace(id);
+  if (!row) throw notFound(`site space ${id}`);
+  return row;
+}
+
+const where = (sectionId: string | null) => (sectionId ? `section ${sectionId}` : 'the root level of the site');
+
+/**
+ * Adds a section holding a space (titled after it unless a title is given), last at the top level; the first section
+ * of a site also takes in the site spaces of its root level. Returns the new section's id.
+ */
+export async function createSection(
+  ctx: Scope,
+  access: SiteAccess,
+  structure: Structure,
+  request: Input<'CreateSiteSectionRequest'>,
+): Promise<string> {
+  const { site } = access;
+  const space = await attachableSpace(ctx, access.membership, site.organization_id, request.spaceId, 'spaceId');
+  await requireStructureRoom(ctx, site.id, 'sections', 'spaceId');
+  const title = request.title ?? space.title.slice(0, 128).trim();
+  if (title.length < 2) {
+    throw badRequest(
+      `title: the title of space ${space.id} is too short for a section (2 characters or more); give a title`,
+    );
+  }
+  const id = newId();
+  await structures.insertSection(ctx.db, {
+    id,
+    site_id: site.id,
+    title,
+    path: uniquePath(slugOf(title, 'section'), (path) => sectionPathTaken(structure, path)),
+    icon: request.icon ?? null,
+    position: structure.nextTopPosition,
+    created_at: ctx.now(),
+  });
+
+  let first: string;
+  if (structure.sections.length === 0) {
+    // The first section takes in the site spaces of the root level, after its own space (which, when it was
+    // already at the root level, is that site space moved to the front).
+    const root = structure.siteSpaces(null);
+    const existing = root.find((row) => row.space_id === space.id);
+    await structures.moveRootSiteSpaces(ctx.db, site.id, id);
+    first = existing?.id ?? (await insertSiteSpace(ctx, site.id, id, space));
+    const order = [first, ...root.filter((row) => row.id !== first).map((row) => row.id)];
+    await writeOrder(
+      ctx.db,
+      order.map((siteSpace) => ({ type: 'site-space', id: siteSpace })),
+    );
+  } else {
+    first = await insertSiteSpace(ctx, site.id, id, space);
+  }
+  await structures.updateSection(ctx.db, id, { default_site_space_id: first });
+  return id;
+}
+
+/** Removes a section of the site (nothing when there is none) with its site spaces. */
+export async function deleteSection(ctx: Scope, structure: Structure, sectionId: string): Promise<void> {
+  await structures.remove(ctx.db, 'section', structure.site.id, sectionId);
+  await loadStructure(ctx, structure.site); // a new default section when the default one went
+}
+
+/**
+ * Changes a section (a 404 when the site has none with this id): its path stays unique among the sections of the
+ * site, its default site space is one of its own.
+ */
+export async function updateSection(
+  ctx: Scope,
+  structure: Structure,
+  sectionId: string,
+  request: Input<'UpdateSiteSectionRequest'>,
+): Promise<void> {
+  const section = requireSection(structure, sectionId);
+  const changes: Parameters<typeof structures.updateSection>[2] = {};
+  if (request.title !== undefined) changes.title = request.title;
+  if (request.path !== undefined) {
+    checkPath(request.path, 'path');
+    if (sectionPathTaken(structure, request.path, section.id)) {
+      throw conflict(`path: another section of this site has the path "${request.path}"`);
+    }
+    changes.path = request.path;
+  }
+  if (request.defaultSiteSpace !== undefined) {
+    if (structure.siteSpace(request.defaultSiteSpace)?.section_id !== section.id) {
+      throw badRequest(`defaultSiteSpace: no site space ${request.defaultSiteSpace} in this section`);
+    }
+    changes.default_site_space_id = request.defaultSiteSpace;
+  }
+  if (request.condition !== undefined) changes.condition = request.condition;
+  if (request.icon !== undefined) changes.icon = request.icon;
+  if (request.description !== undefined) changes.description = request.description;
+  await structures.updateSection(ctx.db, section.id, changes);
+}
+
+/**
+ * Adds a section group holding the listed sections of the site (none of them in a group yet), in that order.
+ * Returns the new group's id.
+ */
+export async function createGroup(
+  ctx: Scope,
+  structure: Structure,
+  request: Input<'CreateSiteSectionGroupRequest'>,
+): Promise<string> {
+  const siteId = structure.site.id;
+  await requireStructureRoom(ctx, siteId, 'sectionGroups', 'title');
+  const sectionIds = request.sections ?? [];
+  sectionIds.forEach((sectionId, index) => {
+    const section = structure.section(sectionId);
+    if (!section) throw badRequest(`sections: no section ${sectionId} in this site`);
+    if (sectionIds.indexOf(sectionId) !== index)
+      throw badRequest(`sections: section ${sectionId} is listed more than once`);
+    if (section.group_id) throw conflict(`sections: section ${sectionId} is already in group ${section.group_id}`);
+  });
+  const id = newId();
+  await structures.insertGroup(ctx.db, {
+    id,
+    site_id: siteId,
+    title: request.title,
+    icon: request.icon ?? null,
+    position: structure.nextTopPosition,
+    created_at: ctx.now(),
+  });
+
+  // The group takes the place of the first of its sections at the top level (or goes last).
+  const group: ItemRef = { type: 'site-section-group', id };
+  const listed = new Set(sectionIds);
+  const top = structure.top.filter((entry) => !(entry.type === 'site-section' && listed.has(entry.id)));
+  const firstIndex = structure.top.findIndex((entry) => entry.type === 'site-section' && listed.has(entry.id));
+  top.splice(firstIndex < 0 ? top.length : firstIndex, 0, group);
+  for (const sectionId of sectionIds) await structures.updateSection(ctx.db, sectionId, { group_id: id });
+  await writeOrder(ctx.db, top);
+  await writeOrder(
+    ctx.db,
+    sectionIds.map((sectionId) => ({ type: 'site-section', id: sectionId })),
+  );
+  return id;
+}
+
+/** Removes a section group (nothing when the site has none with this id); its sections stay in the site. */
+export async function deleteGroup(ctx: Scope, structure: Structure, groupId: string): Promise<void> {
+  const group = structure.group(groupId);
+  if (!group) return;
+  // Its sections stay in the site, where the group was.
+  const sections = structure.groupSections(group.id).map((row): ItemRef => ({ type: 'site-section', id: row.id }));
+  const top = structure.top.flatMap((entry) =>
+    entry.type === 'site-section-group' && entry.id === group.id ? sections : [entry],
+  );
+  await structures.ungroup(ctx.db, group.id);
+  await structures.remove(ctx.db, 'group', structure.site.id, group.id);
+  await writeOrder(ctx.db, top);
+}
+
+/** Changes the title or icon of a section group (a 404 when the site has none with this id). */
+export async function updateGroup(
+  ctx: Scope,
+  structure: Structure,
+  groupId: string,
+  request: Input<'UpdateSiteSectionGroupRequest'>,
+): Promise<void> {
+  const group = requireGroup(structure, groupId);
+  await structures.updateGroup(ctx.db, group.id, {
+    ...(request.title !== undefined ? { title: request.title } : {}),
+    ...(request.icon !== undefined ? { icon: request.icon } : {}),
+  });
+}
+
+/** Puts a section of the site that is in no group last in a section group (a 404 when there is no such group). */
+export async function addSectionToGroup(ctx: Scope, structure: Structure, groupId: string, sectionId: string): Promise<void> {
+  const group = requireGroup(structure, groupId);
+  const section = structure.section(sectionId);
+  if (!section) throw badRequest(`sectionId: no section ${sectionId} in this site`);
+  if (section.group_id) throw conflict(`sectionId: section ${section.id} is already in group ${section.group_id}`);
+  await structures.updateSection(ctx.db, section.id, { group_id: group.id, position: nextPosition(structure.groupSections(group.id)) });
+}
+
+/** Takes a section out of its group (nothing when it is not in this group). */
+export async function removeSectionFromGroup(ctx: Scope, structure: Structure, groupId: string, sectionId: string): Promise<void> {
+  const section = structure.section(sectionId);
+  if (!section || section.group_id !== groupId) return;
+  // The section stays in the site, just after the group.
+  const top = structure.top.flatMap((entry): ItemRef[] =>
+    entry.type === 'site-section-group' && entry.id === section.group_id
+      ? [entry, { type: 'site-section', id: section.id }]
+      : [entry],
+  );
+  await structures.updateSection(ctx.db, section.id, { group_id: null });
+  await writeOrder(ctx.db, top);
+}
+
+/**
+ * Attaches a space last in a section of the site, or in the default container (`defaultContainer`) when no section
+ * is given; a space is attached once per container. Returns the new site space's id.
+ */
+export async function createSiteSpace(
+  ctx: Scope,
+  access: SiteAccess,
+  structure: Structure,
+  request: Input<'CreateSiteSpaceRequest'>,
+): Promise<string> {
+  let sectionId = defaultContainer(structure);
+  if (request.sectionId !== undefined) {
+    if (!structure.section(request.sectionId))
+      throw badRequest(`sectionId: no section ${request.sectionId} in this site`);
+    sectionId = request.sectionId;
+  }
+  const space = await attachableSpace(ctx, access.membership, access.site.organization_id, request.spaceId, 'spaceId');
+  if (spaceAttached(structure, sectionId, space.id)) {
+    throw conflict(`spaceId: space ${space.id} is already attached to ${where(sectionId)}`);
+  }
+  return insertSiteSpace(ctx, access.site.id, sectionId, space);
+}
+
+/** Detaches a site space (nothing when the site has none with this id). */
+export async function deleteSiteSpace(ctx: Scope, structure: Structure, siteSpaceId: string): Promise<void> {
+  await structures.remove(ctx.db, 'siteSpace', structure.site.id, siteSpaceId);
+  await loadStructure(ctx, structure.site); // a new default site space when the default one went
+}
+
+/**
+ * Changes a site space (a 404 when the site has none with this id): its path stays unique in its container, and the
+ * space it holds, when replaced, is one the caller can view and not attached there already.
+ */
+export async function updateSiteSpace(
+  ctx: Scope,
+  access: SiteAccess,
+  structure: Structure,
+  siteSpaceId: string,
+  request: Input<'UpdateSiteSpaceRequest'>,
+): Promise<void> {
+  const siteSpace = requireSiteSpace(structure, siteSpaceId);
+  const changes: Parameters<typeof structures.updateSiteSpace>[2] = {};
+  if (request.path !== undefined) {
+    checkPath(request.path, 'path');
+    if (siteSpacePathTaken(structure, siteSpace.section_id, request.path, siteSpace.id)) {
+      throw conflict(`path: another site space of ${where(siteSpace.section_id)} has the path "${request.path}"`);
+    }
+    changes.path = request.path;
+  }
+  if (request.condition !== undefined) changes.condition = request.condition;
+  if (request.spaceId !== undefined) {
+    const space = await attachableSpace(ctx, access.membership, access.site.organization_id, request.spaceId, 'spaceId');
+    if (spaceAttached(structure, siteSpace.section_id, space.id, siteSpace.id)) {
+      throw conflict(`spaceId: space ${space.id} is already attached to ${where(siteSpace.section_id)}`);
+    }
+    changes.space_id = space.id;
+  }
+  await structures.updateSiteSpace(ctx.db, siteSpace.id, changes);
+}
+
+// ---- Sites ----
+// Creating a site attaches its spaces, and its settings name its default section and site space: these two site
+// operations build on the structure, so they live here rather than in sites.ts (which this module builds on).
+
+const DEFAULT_TITLE = 'Untitled site';
+
+/**
+ * Creates a site in an organization, for a caller who may manage its sites, with its spaces at the root level: the
+ * listed ones (each once), or a new space titled like the site for `'new'`. The new site as the caller reaches it.
+ */
+export async function createSite(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  request: Input<'CreateSiteRequest'>,
+): Promise<SiteAccess> {
+  const { membership, permissions } = await organizationSites(ctx, caller, organizationId, 'manage');
+  const title = request.title ?? DEFAULT_TITLE;
+  const spaces: SpaceRow[] = [];
+  if (request.spaces === 'new') spaces.push(await insertSpace(ctx, { organizationId, title }));
+  else for (const spaceId of request.spaces ?? []) spaces.push(await attachableSpace(ctx, membership, organizationId, spaceId, 'spaces'));
+  const duplicate = spaces.find((space, index) => spaces.findIndex((other) => other.id === space.id) !== index);
+  if (duplicate) throw badRequest(`spaces: space ${duplicate.id} is listed more than once`);
+
+  const id = newId();
+  await sites.insert(ctx.db, {
+    id,
+    organization_id: organizationId,
+    type: request.type ?? 'basic',
+    title,
+    visibility: request.visibility ?? 'public',
+    adaptive_schema: toJson(EMPTY_ADAPTIVE_SCHEMA),
+    share_key: newSecret(16),
+    created_at: ctx.now(),
+  });
+  for (const space of spaces) await insertSiteSpace(ctx, id, null, space, 'spaces');
+  const site = (await getSiteRow(ctx.db, id))!;
+  await loadStructure(ctx, site); // stores the first space as the default
+  return { site: (await getSiteRow(ctx.db, site.id))!, membership, permissions, visitor: false };
+}
+
+/**
+ * Changes the settings of a site the caller may manage. A proxy address serves one site; the default section is one
+ * of the site's, and the default site space one of the (new) default section, or of the root level of a site
+ * without sections. The site as it is now, as the caller reaches it.
+ */
+export async function updateSite(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  siteId: string,
+  request: Input<'UpdateSiteRequest'>,
+): Promise<SiteAccess> {
+  const access = await manageableSite(ctx, caller, organizationId, siteId);
+  const { site } = access;
+  const structure = await loadStructure(ctx, site);
+  const changes: Parameters<typeof sites.update>[2] = {};
+  if (request.title !== undefined) changes.title = request.title;
+  if (request.visibility !== undefined) changes.visibility = request.visibility;
+  if (request.agentsContext !== undefined) changes.agents_context = request.agentsContext;
+  if (request.adaptiveContent !== undefined) changes.adaptive_content = request.adaptiveContent.enabled ? 1 : 0;
+  if (request.basename !== undefined) {
+    request.basename.split('/').forEach((segment) => checkPath(segment, 'basename'));
+    changes.basename = request.basename;
+  }
+  if (request.proxy !== undefined) {
+    if (request.proxy !== null && (await sites.proxyTaken(ctx.db, request.proxy, site.id))) throw conflict(`proxy: ${request.proxy} already serves another site`);
+    changes.proxy = request.proxy;
+  }
+  let defaultSection = structure.defaultSectionId;
+  if (request.defaultSiteSection !== undefined) {
+    if (!structure.section(request.defaultSiteSection)) {
+      throw badRequest(`defaultSiteSection: no section ${request.defaultSiteSection} in this site`);
+    }
+    defaultSection = changes.default_section_id = request.defaultSiteSection;
+  }
+  if (request.defaultSiteSpace !== undefined) {
+    // The default site space of the site: at the root level, or in the (new) default section.
+    const siteSpace = structure.siteSpace(request.defaultSiteSpace);
+    if (!siteSpace || siteSpace.section_id !== (defaultSection ?? null)) {
+      throw badRequest(
+        `defaultSiteSpace: no site space ${request.defaultSiteSpace} ${defaultSection ? 'in the default section' : 'at the root level'} of this site`,
+      );
+    }
+    if (defaultSection) {
+      await structures.updateSection(ctx.db, defaultSection, { default_site_space_id: siteSpace.id });
+    } else {
+      changes.default_site_space_id = siteSpace.id;
+    }
+  }
+  await sites.update(ctx.db, site.id, changes);
+  return { ...access, site: (await getSiteRow(ctx.db, site.id))! };
+}
 
 // ---- Presentation ----
 

@@ -4,12 +4,13 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
-import { bool, type Db } from '../store/db.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import { bool, type Db, fromJson, toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import { rowParser } from './enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
+import type { Page } from './paging.ts';
 
 /**
  * Per `SiteVisibility`: whether anyone may visit the published site (`open`), and whether its share link (with the
@@ -145,6 +146,12 @@ export function requireSite(permissions: SitePermissions, permission: keyof Site
   );
 }
 
+/** Removes a site of an organization, for a caller who may manage its sites (nothing when there is no such site). */
+export async function deleteSite(ctx: Scope, caller: Caller, organizationId: string, siteId: string): Promise<void> {
+  await organizationSites(ctx, caller, organizationId, 'manage');
+  await sites.remove(ctx.db, organizationId, siteId);
+}
+
 async function opensWithKey(db: Db, site: SiteRow, shareKey: string): Promise<boolean> {
   return SITE_VISIBILITIES[site.visibility].shareLink && shareKey === site.share_key && (await isPublished(db, site.id));
 }
@@ -244,4 +251,113 @@ export const presentSite = async (ctx: Scope, site: SiteRow, permissions: SitePe
 /** The site as the given member sees it (for lists computed for another caller, such as integration site items). */
 export function presentSiteFor(ctx: Scope, site: SiteRow, membership: Membership | undefined): Promise<Model<'Site'>> {
   return presentSite(ctx, site, sitePermissions(membership));
+}
+
+// ---- Lists ----
+
+/** Filters of a list of an organization's sites: those that hold a space, those published or not, by title. */
+export interface SiteListFilters {
+  organizationId: string;
+  space?: string;
+  published?: boolean;
+  /** Keeps the sites whose title contains it, whatever the case. */
+  title?: string;
+}
+
+/** How many sites a page of a title-filtered list reads at a time, to keep those whose title matches. */
+const TITLE_BATCH = 200;
+
+/** One page of the sites of an organization, by creation (created_at, id). */
+export function sitesPage(
+  ctx: Scope,
+  options: SiteListFilters & { list: string; page?: string; limit?: number },
+): Promise<Page<SiteRow>> {
+  const filters: sites.SiteFilters = {
+    organizationId: options.organizationId,
+    ...(options.space !== undefined ? { space: options.space } : {}),
+    ...(options.published !== undefined ? { published: options.published } : {}),
+  };
+  // Case-insensitive for every script, which the databases' lower() is not: the title filter runs here.
+  const title = options.title?.toLocaleLowerCase();
+  const matches = (row: { title: string }) => title === undefined || row.title.toLocaleLowerCase().includes(title);
+  return ctx.cursors.page({
+    list: options.list,
+    page: options.page,
+    limit: options.limit,
+    key: (row: SiteRow) => [row.created_at, row.id],
+    // Counted in SQL, or by reading the titles alone when filtering on them: not by building every site.
+    count: async () =>
+      title === undefined ? sites.count(ctx.db, filters) : (await sites.titles(ctx.db, filters)).filter((row) => matches({ title: row })).length,
+    fetch: async (key, limit) => {
+      if (title === undefined) return (await sites.page(ctx.db, filters, key, limit)).map(parseSiteRow);
+      // Read in batches, in order, keeping the sites whose title matches until the page is full.
+      const rows: SiteRow[] = [];
+      let after = key;
+      for (;;) {
+        const batch = await sites.page(ctx.db, filters, after, TITLE_BATCH);
+        for (const row of batch) {
+          if (matches(row)) rows.push(parseSiteRow(row));
+          if (rows.length >= limit) return rows;
+        }
+        if (batch.length < TITLE_BATCH) return rows;
+        const last = batch.at(-1)!;
+        after = [last.created_at, last.id];
+      }
+    },
+  });
+}
+
+// ---- Adaptive schema ----
+
+/** Claim names are used in condition expressions (`visitor.claims.<name>`), so they must be identifiers. */
+const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The claims a site's visitors may hold, as the API shows them. */
+export const presentAdaptiveSchema = (site: SiteRow): Model<'SiteAdaptiveSchema'> => ({
+  object: 'site-adaptive-schema',
+  jsonSchema: fromJson(site.adaptive_schema, EMPTY_ADAPTIVE_SCHEMA),
+  ...(site.adaptive_schema_updated_at ? { updatedAt: site.adaptive_schema_updated_at } : {}),
+});
+
+/**
+ * Replaces the adaptive schema of a site the caller may manage; every claim name, signed or unsigned, must be an
+ * identifier (a 400 naming it otherwise). The site as it is now.
+ */
+export async function updateAdaptiveSchema(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  siteId: string,
+  jsonSchema: Input<'SiteAdaptiveSchema'>['jsonSchema'],
+): Promise<SiteRow> {
+  const { site } = await manageableSite(ctx, caller, organizationId, siteId);
+  const { unsigned, ...claims } = jsonSchema.properties;
+  const names = [
+    ...Object.keys(claims).map((name) => ({ name, field: `jsonSchema.properties.${name}` })),
+    ...Object.keys(unsigned?.properties ?? {}).map((name) => ({
+      name,
+      field: `jsonSchema.properties.unsigned.properties.${name}`,
+    })),
+  ];
+  const invalid = names.find(({ name }) => !CLAIM_NAME.test(name));
+  if (invalid) {
+    throw badRequest(`${invalid.field}: a claim name is a letter or "_" followed by letters, digits or "_"`);
+  }
+  await sites.update(ctx.db, site.id, { adaptive_schema: toJson(jsonSchema), adaptive_schema_updated_at: ctx.now() });
+  return (await getSiteRow(ctx.db, site.id))!;
+}
+
+/** A condition template for each claim of the site's adaptive schema (signed ones, then unsigned ones): the claim is true. */
+export function adaptiveConditionTemplates(site: SiteRow): Model<'AdaptiveConditionTemplate'>[] {
+  const { unsigned, ...claims } = fromJson(site.adaptive_schema, EMPTY_ADAPTIVE_SCHEMA).properties;
+  const template = (expression: string, name: string, claim: Model<'AdaptiveBooleanClaim'>) => ({
+    description: claim.description || `The visitor's claim ${name} is true`,
+    condition: `${expression} == true`,
+  });
+  return [
+    ...Object.entries(claims).map(([name, claim]) => template(`visitor.claims.${name}`, name, claim)),
+    ...Object.entries(unsigned?.properties ?? {}).map(([name, claim]) =>
+      template(`visitor.claims.unsigned.${name}`, name, claim),
+    ),
+  ];
 }

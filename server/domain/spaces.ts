@@ -4,18 +4,19 @@ import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipFrom, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
 import { emptyContent, type RevisionContent } from '../content/model.ts';
-import { createRevision } from '../content/revisions.ts';
+import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
 import { indexNewSpace, indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
 import { DAY } from './clock.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
 import type { Page } from './paging.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import * as spaces from '../store/spaces.ts';
-import { contentRoles, viewsAllContent } from './collections.ts';
+import { contentRoles, getCollectionRow, requireCreateIn, viewsAllContent } from './collections.ts';
 import { rowParser } from './enums.ts';
 import { newId, newSecret } from './ids.ts';
-import { lastPosition } from './ordering.ts';
+import { lastPosition, positionAmong } from './ordering.ts';
+import { organizationAccess, requireOrganization } from './organizations.ts';
 
 export type SpaceRow = {
   id: string;
@@ -92,8 +93,8 @@ export async function insertSpace(
   const revisionId = newId();
   const unwritten = fresh && content === undefined;
   const parent = input.parent || null; // "" is the top level, as checkParent reads it
-  // The row as stored, made here rather than read back (a SELECT and its parse were 2.5 of the 72 µs of CPU of a POST
-  // of a space); test/api/spaces.test.ts compares it with the stored row, column by column.
+  // The row as stored, made here rather than read back (a SELECT and its parse for what this function already knows);
+  // test/api/spaces.test.ts compares it with the stored row, column by column.
   const row: SpaceRow = {
     id,
     organization_id: input.organizationId,
@@ -370,3 +371,180 @@ export async function touchSpace(ctx: Scope, spaceId: string): Promise<void> {
 
 /** Convenience for handlers: the caller's membership of the organization owning a space. */
 export const callerMembership = (ctx: Scope, caller: Caller, organizationId: string) => membershipOf(ctx.db, caller.user.id, organizationId);
+
+/**
+ * One page of the live spaces of a collection (not of the collections nested in it) that a member can read, in their
+ * order among their siblings: a keyset query (see viewsAllContent in collections.ts), empty for guests.
+ */
+export async function collectionSpacesPage(
+  ctx: Scope,
+  options: { list: string; collectionId: string; membership: Membership | undefined; page?: string; limit?: number },
+): Promise<Page<SpaceRow>> {
+  const { list, page, limit } = options;
+  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf({ list, page, limit, all: [] as SpaceRow[], key: () => [] });
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: SpaceRow) => [row.position, row.id],
+    count: () => spaces.liveCountInCollection(ctx.db, options.collectionId),
+    fetch: async (key, limit) => (await spaces.livePageInCollection(ctx.db, options.collectionId, key, limit)).map(parseSpaceRow),
+  });
+}
+
+/** The collection `parent` of the organization (null for the top level); 400 naming `field` otherwise. */
+async function checkParent(ctx: Scope, organizationId: string, parent: string | null | undefined, field: string) {
+  if (!parent) return null;
+  const collection = await getCollectionRow(ctx.db, parent);
+  if (!collection || collection.organization_id !== organizationId) {
+    throw badRequest(`${field}: no collection ${parent} in this organization`);
+  }
+  return collection;
+}
+
+/** The space as it is now, with the caller's permissions (read after the change, possibly in a new organization). */
+async function presentSpaceNow(ctx: Scope, spaceId: string, caller: Caller): Promise<Model<'Space'>> {
+  const row = (await getSpaceRow(ctx.db, spaceId))!;
+  return presentSpaceFor(ctx, row, await callerMembership(ctx, caller, row.organization_id));
+}
+
+/**
+ * Creates a space in an organization, at the end of its parent (a collection of the organization, or the top level,
+ * where the caller may create content), empty; returns it as the caller sees it.
+ */
+export async function createSpace(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  input: Input<'CreateSpaceRequest'> | undefined,
+): Promise<Model<'Space'>> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  await requireCreateIn(ctx.db, access.membership, await checkParent(ctx, organizationId, input?.parent, 'parent'));
+  const row = await insertSpace(ctx, { ...(input ?? {}), organizationId });
+  return presentNewSpaceFor(ctx, row, access.membership);
+}
+
+/**
+ * Puts a space in the trash, where its admins can restore it for 7 days. A space the caller does not find has
+ * nothing to delete, and one in the trash already stays as it is: both succeed.
+ */
+export async function deleteSpace(ctx: Scope, caller: Caller, spaceId: string): Promise<void> {
+  let access;
+  try {
+    access = await spaceAccess(ctx, caller, spaceId, { includeDeleted: true });
+  } catch {
+    return; // unknown, gone or invisible: nothing to delete
+  }
+  requireSpace(access, 'admin');
+  if (access.space.deleted_at === null) {
+    await spaces.update(ctx.db, spaceId, { deleted_at: ctx.now() });
+    await removeSpaceFromIndex(ctx.db, spaceId);
+  }
+}
+
+/** Changes the settings of a space, for its admins; returns it as the caller sees it. */
+export async function updateSpace(ctx: Scope, caller: Caller, spaceId: string, input: Input<'UpdateSpaceRequest'>): Promise<Model<'Space'>> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  requireSpace(access, 'admin');
+  const changes = {
+    ...(input.title !== undefined ? { title: input.title } : {}),
+    ...(input.emoji !== undefined ? { emoji: input.emoji } : {}),
+    ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
+    ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+    ...(input.language !== undefined ? { language: input.language } : {}),
+    updated_at: ctx.now(),
+  };
+  await spaces.update(ctx.db, spaceId, changes);
+  // The row as it is now, made from the row read and the changes rather than read back (no trigger changes a
+  // space's own row), as the caller sees it (their membership and the space's counters, which these changes leave
+  // alone, were read with the space).
+  return presentSpaceFor(ctx, { ...access.space, ...changes }, access.membership, access.counts);
+}
+
+/**
+ * Copies a space, its current content and its settings, into a new space of the same organization, for a caller who
+ * may create content there; returns the copy as the caller sees it.
+ */
+export async function duplicateSpace(ctx: Scope, caller: Caller, spaceId: string): Promise<Model<'Space'>> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  const organization = await organizationAccess(ctx, caller, access.space.organization_id);
+  requireOrganization(organization, 'createContent');
+  const source = access.space;
+  const content = (await getRevision(ctx.db, source.revision_id, source.id))!.content;
+  const copy = await insertSpace(
+    ctx,
+    {
+      organizationId: source.organization_id,
+      title: `${source.title} (copy)`.slice(0, 255),
+      ...(source.emoji ? { emoji: source.emoji } : {}),
+      ...(source.parent_id ? { parent: source.parent_id } : {}),
+      ...(source.language ? { language: source.language } : {}),
+      editMode: source.edit_mode,
+      visibility: source.visibility,
+    },
+    content,
+  );
+  if (source.default_level) await spaces.update(ctx.db, copy.id, { default_level: source.default_level });
+  return presentSpaceNow(ctx, copy.id, caller);
+}
+
+/** Takes a space out of the trash, for its admins (409 when it is not in the trash); returns it as the caller sees it. */
+export async function restoreSpace(ctx: Scope, caller: Caller, spaceId: string): Promise<Model<'Space'>> {
+  const access = await spaceAccess(ctx, caller, spaceId, { includeDeleted: true });
+  requireSpace(access, 'admin');
+  if (access.space.deleted_at === null) throw conflict(`space ${spaceId} is not deleted`);
+  await spaces.update(ctx.db, spaceId, { deleted_at: null, updated_at: ctx.now() });
+  await setCurrentRevision(ctx.db, (await getRevision(ctx.db, access.space.revision_id, access.space.id))!, ctx.now());
+  return presentSpaceNow(ctx, access.space.id, caller);
+}
+
+/**
+ * Moves a space to another parent (a collection of its organization, or the top level; "": the top level) or another
+ * place among its siblings, for its admins (moving it elsewhere needs the permission to create content there); 409
+ * when it is there already. Returns it as the caller sees it.
+ */
+export async function moveSpace(
+  ctx: Scope,
+  caller: Caller,
+  spaceId: string,
+  input: Input<'MoveSpaceRequest'>,
+): Promise<Model<'Space'>> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  requireSpace(access, 'admin');
+  const space = access.space;
+  const parent = input.parent === undefined ? space.parent_id : input.parent || null; // "" is the top level, as checkParent reads it
+  const destination = await checkParent(ctx, space.organization_id, parent, 'parent');
+  if (parent !== space.parent_id) await requireCreateIn(ctx.db, access.membership, destination);
+  const position = await positionAmong(ctx.db, space, parent, input.position);
+  if (position === undefined) throw conflict('the move changes nothing: the space is already there');
+  await spaces.update(ctx.db, space.id, { parent_id: parent, position, updated_at: ctx.now() });
+  return presentSpaceNow(ctx, space.id, caller);
+}
+
+/**
+ * Moves a space to the end of the top level of another organization of the caller's, for its admins who may create
+ * content there; returns it as the caller sees it.
+ */
+export async function transferSpace(ctx: Scope, caller: Caller, spaceId: string, organizationId: string): Promise<Model<'Space'>> {
+  const access = await spaceAccess(ctx, caller, spaceId);
+  requireSpace(access, 'admin');
+  if (organizationId === access.space.organization_id) {
+    throw conflict(`organization: the space is already in organization ${organizationId}`);
+  }
+  let target;
+  try {
+    target = await organizationAccess(ctx, caller, organizationId);
+  } catch {
+    throw badRequest(`organization: no organization ${organizationId} among the caller's`);
+  }
+  requireOrganization(target, 'createContent');
+  await spaces.update(ctx.db, spaceId, {
+    organization_id: organizationId,
+    parent_id: null,
+    position: await lastPosition(ctx.db, organizationId, null),
+    updated_at: ctx.now(),
+  });
+  // Teams are per organization: the old organization's teams no longer reach the space.
+  await spaces.removeFromTeams(ctx.db, spaceId);
+  return presentSpaceNow(ctx, access.space.id, caller);
+}

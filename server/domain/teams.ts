@@ -1,12 +1,16 @@
-// Teams: rows, the caller's permissions on them, and how the API shows them.
+// Teams: rows, the caller's permissions on them, their listing, creation, renaming and deletion, and how the API
+// shows them.
 import type { Caller } from '../auth/caller.ts';
+import { membershipOf } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
-import { organizationAccess, type OrganizationAccess } from './organizations.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
+import { organizationAccess, type OrganizationAccess, organizationPermissions, requireOrganization } from './organizations.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import type { Page } from './paging.ts';
 import type { Db } from '../store/db.ts';
 import * as teams from '../store/teams.ts';
 import { parseEnum } from './enums.ts';
+import { newId } from './ids.ts';
 
 export type TeamRow = { id: string; organization_id: string; title: string; created_at: string };
 
@@ -58,6 +62,72 @@ export async function teamAccess(ctx: Scope, caller: Caller, organizationId: str
 /** Throws 403 unless the caller has `permission` on the team. */
 export function requireTeam(access: TeamAccess, permission: keyof TeamPermissions): void {
   if (!access.permissions[permission]) throw forbidden(`this operation needs the ${permission} permission on the team`);
+}
+
+/**
+ * A page of an organization's teams, by creation: with `owner`, the teams that member manages; with `title`, those
+ * whose title contains it.
+ */
+export async function teamsPage(
+  ctx: Scope,
+  options: { list: string; organizationId: string; owner?: string; title?: string; page?: string; limit?: number },
+): Promise<Page<TeamRow>> {
+  const { list, page, limit, organizationId, owner: ownerId } = options;
+  const filters: teams.TeamFilters = { organizationId };
+  if (ownerId !== undefined) {
+    const owner = await membershipOf(ctx.db, ownerId, organizationId);
+    if (!owner) throw badRequest(`owner: no member ${ownerId} in this organization`);
+    // Organization admins manage every team; other members the teams they own.
+    if (!organizationPermissions(owner).admin) filters.ownedBy = ownerId;
+  }
+  // Case-insensitive for every script (store/teams.ts keeps each title folded).
+  if (options.title !== undefined) filters.title = options.title;
+  return ctx.cursors.page({
+    list,
+    page,
+    limit,
+    key: (row: TeamRow) => [row.created_at, row.id],
+    count: () => teams.count(ctx.db, filters),
+    fetch: (key, limit) => teams.page(ctx.db, filters, key, limit),
+  });
+}
+
+/**
+ * Creates a team of the organization, for members who may own one: the caller is its owner, `members` (members of
+ * the organization) its members.
+ */
+export async function createTeam(ctx: Scope, caller: Caller, organizationId: string, input: Input<'CreateTeamRequest'>): Promise<Model<'Team'>> {
+  const access = await organizationAccess(ctx, caller, organizationId);
+  requireOrganization(access, 'ownTeam');
+  const members = [...new Set(input.members ?? [])].filter((userId) => userId !== caller.user.id);
+  const outside: string[] = [];
+  for (const userId of members) if (!(await membershipOf(ctx.db, userId, organizationId))) outside.push(userId);
+  if (outside.length > 0) throw badRequest(`members: not members of this organization: ${outside.join(', ')}`);
+  const id = newId();
+  await teams.insert(ctx.db, { id, organization_id: organizationId, title: input.title, created_at: ctx.now() });
+  await teams.addMember(ctx.db, id, caller.user.id, 'owner');
+  for (const userId of members) await teams.addMember(ctx.db, id, userId, 'member');
+  const team = (await getTeamRow(ctx.db, organizationId, id))!;
+  return presentTeam(ctx, team, access, caller.user.id);
+}
+
+/** Renames a team, for its admins. */
+export async function renameTeam(ctx: Scope, caller: Caller, organizationId: string, teamId: string, title: string): Promise<Model<'Team'>> {
+  const access = await teamAccess(ctx, caller, organizationId, teamId);
+  requireTeam(access, 'admin');
+  await teams.rename(ctx.db, access.team.id, title);
+  const team = (await getTeamRow(ctx.db, organizationId, access.team.id))!;
+  return presentTeam(ctx, team, access.organization, caller.user.id);
+}
+
+/** Deletes a team, for its admins (for members of the organization, a team already gone is no error). */
+export async function deleteTeam(ctx: Scope, caller: Caller, organizationId: string, teamId: string): Promise<void> {
+  const organization = await organizationAccess(ctx, caller, organizationId);
+  const team = await getTeamRow(ctx.db, organizationId, teamId);
+  if (!team) return;
+  requireTeam({ organization, team, permissions: await teamPermissions(ctx.db, team, organization, caller.user.id) }, 'admin');
+  // Memberships and space grants go with the team; SAML providers joining members to it no longer do.
+  await teams.remove(ctx.db, team.id);
 }
 
 /**

@@ -1,20 +1,23 @@
-// Translations: rows, the caller's permissions, how the API shows them, and their runs (queued by the handlers,
-// performed by the `translation-run` job): read the source space's current content, translate it, and write it
-// as a new revision of the result space, created on the first run.
+// Translations: rows, the caller's permissions, the operations on them, how the API shows them, and their runs
+// (queued when a translation with a source is created or run, performed by the `translation-run` job): read the
+// source space's current content, translate it, and write it as a new revision of the result space, created on the
+// first run.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership } from '../auth/roles.ts';
 import { type AppContext, inWrite, reading, type Scope } from '../context.ts';
 import { nodeText } from '../content/document.ts';
 import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
-import { enqueue, type Job } from '../jobs/runner.ts';
-import { type Db, fromJson } from '../store/db.ts';
+import { badRequest, DomainError, forbidden, notFound } from '../errors.ts';
+import type { Input, Model } from './contract.ts';
+import { enqueue, type Job, type JobRunner } from '../jobs/runner.ts';
+import { type Db, fromJson, toJson } from '../store/db.ts';
 import { queueState } from '../store/jobs.ts';
 import * as translations from '../store/translations.ts';
+import { newId } from './ids.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
-import { EDIT_MODES, getSpaceRow, insertSpace, type SpaceRow } from './spaces.ts';
+import type { Key } from './paging.ts';
+import { EDIT_MODES, getSpaceRow, insertSpace, spaceAccess, type SpaceRow } from './spaces.ts';
 
 type Language = Model<'Language'>;
 
@@ -73,6 +76,13 @@ export async function translationsAccess(ctx: Scope, caller: Caller, organizatio
   return { organization, permissions: translationPermissions(organization.membership) };
 }
 
+/** The organization's translations, when the caller may view them (404 outside the organization, 403 without `view`). */
+export async function viewTranslations(ctx: Scope, caller: Caller, organizationId: string): Promise<TranslationsAccess> {
+  const access = await translationsAccess(ctx, caller, organizationId);
+  requireTranslation(access.permissions, 'view');
+  return access;
+}
+
 /** A translation the caller may view: 404 when unknown (or of another organization), 403 without `view`. */
 export async function translationAccess(
   ctx: Scope,
@@ -124,6 +134,106 @@ export function presentTranslation(
     permissions,
     urls: { location: ctx.urls.api(`/v1/orgs/${row.organization_id}/translations/${row.id}`) },
   };
+}
+
+/** The translations of an organization, by creation date, for `ctx.cursors.page`. */
+export function translationListing(ctx: Scope, organizationId: string) {
+  return {
+    key: (row: TranslationRow): Key => [row.created_at, row.id],
+    count: () => translations.count(ctx.db, organizationId),
+    fetch: async (key: Key | undefined, limit: number) => (await translations.page(ctx.db, organizationId, key, limit)) as TranslationRow[],
+  };
+}
+
+/** Largest translation instructions, as JSON: a translation is read whole, and listed 1000 at a time. */
+export const MAX_INSTRUCTIONS_BYTES = 1024 * 1024;
+
+/** The stored JSON of instructions; larger than MAX_INSTRUCTIONS_BYTES is a 400 naming `body.instructions`. */
+function instructionsJson(instructions: unknown): string {
+  const text = toJson(instructions, 'body.instructions');
+  if (Buffer.byteLength(text) > MAX_INSTRUCTIONS_BYTES) {
+    throw badRequest(`body.instructions: at most ${MAX_INSTRUCTIONS_BYTES} bytes as JSON`);
+  }
+  return text;
+}
+
+/** The source must be a live space of the organization that the caller can view, in another language. */
+async function checkSource(ctx: Scope, caller: Caller, organizationId: string, body: Input<'CreateTranslationRequest'>): Promise<void> {
+  const source = body.source;
+  if (!source) return;
+  let space;
+  try {
+    space = (await spaceAccess(ctx, caller, source.space)).space;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+  }
+  if (!space || space.organization_id !== organizationId) {
+    throw badRequest(`source.space: no space ${source.space} in this organization that you can view`);
+  }
+  const from = source.language ?? space.language;
+  if (from === body.language) throw badRequest(`language: the source is already in ${body.language}`);
+}
+
+/** Creates a translation of the organization, as the caller; with a source, its first run is queued. */
+export async function createTranslation(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  body: Input<'CreateTranslationRequest'>,
+): Promise<Model<'Translation'>> {
+  const access = await translationsAccess(ctx, caller, organizationId);
+  requireTranslation(access.permissions, 'edit');
+  await checkSource(ctx, caller, organizationId, body);
+  const id = newId();
+  const now = ctx.now();
+  await translations.insert(ctx.db, {
+    id,
+    organization_id: organizationId,
+    language: body.language,
+    source_space_id: body.source?.space ?? null,
+    source_language: body.source?.language ?? null,
+    instructions: body.instructions ? instructionsJson(body.instructions) : null,
+    created_at: now,
+    updated_at: now,
+  });
+  if (body.source) await queueRun(ctx, id);
+  return presentTranslation(ctx, (await getTranslationRow(ctx.db, id))!, access.permissions);
+}
+
+/** Replaces the instructions of a translation, as the caller. */
+export async function updateTranslation(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  translationId: string,
+  body: Input<'UpdateTranslationRequest'>,
+): Promise<Model<'Translation'>> {
+  const access = await translationAccess(ctx, caller, organizationId, translationId);
+  requireTranslation(access.permissions, 'edit');
+  await translations.update(ctx.db, translationId, { instructions: instructionsJson(body.instructions), updated_at: ctx.now() });
+  return presentTranslation(ctx, (await getTranslationRow(ctx.db, translationId))!, access.permissions);
+}
+
+/** Deletes a translation of the organization, when there is one. */
+export async function deleteTranslation(ctx: Scope, caller: Caller, organizationId: string, translationId: string): Promise<void> {
+  const access = await translationsAccess(ctx, caller, organizationId);
+  const row = await getTranslationRow(ctx.db, translationId);
+  if (!row || row.organization_id !== organizationId) return;
+  requireTranslation(access.permissions, 'edit');
+  // The result space stays: it is an ordinary space of the organization. Queued runs find nothing to do.
+  await translations.remove(ctx.db, row.id);
+}
+
+/** Queues another run of a translation, as the caller: its source space must still be there to translate. */
+export async function queueTranslationRun(ctx: Scope, caller: Caller, organizationId: string, translationId: string): Promise<void> {
+  const access = await translationAccess(ctx, caller, organizationId, translationId);
+  requireTranslation(access.permissions, 'edit');
+  const row = access.translation;
+  if (!row.source_space_id) throw badRequest('source: the translation has no source space to translate');
+  if (!(await liveSourceSpace(ctx.db, row))) {
+    throw badRequest(`source.space: space ${row.source_space_id} no longer exists in this organization`);
+  }
+  await queueRun(ctx, row.id);
 }
 
 /** The source space of a translation, when it can still be translated: live and in the translation's organization. */
@@ -222,4 +332,14 @@ async function recordRun(
 /** A failed run leaves the result and statistics as they were; the status moves on as after any run. */
 export async function recordFailedRun(ctx: Scope, translationId: string): Promise<void> {
   await translations.update(ctx.db, translationId, { status: await statusAfterRun(ctx.db, translationId), updated_at: ctx.now() });
+}
+
+/** Registers the background work of translations with the job runner. */
+export function registerTranslationJobs(runner: JobRunner): void {
+  runner.register<{ translationId: string }>(RUN_JOB, {
+    // A run writes nothing until it is done: after a restart it simply runs again.
+    resumable: true,
+    run: (ctx, job) => performRun(ctx, job.payload.translationId, job),
+    fail: (ctx, job) => recordFailedRun(ctx, job.payload.translationId),
+  });
 }

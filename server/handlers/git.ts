@@ -2,9 +2,10 @@
 // the order of their `timestamp`; Git info shows the repository last synchronised.
 import type { Caller } from '../auth/caller.ts';
 import type { Scope } from '../context.ts';
-import { GIT_EXPORT_JOB, GIT_IMPORT_JOB, gitJobKind } from '../content/git-sync.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../content/git-sync.ts';
 import {
   checkUrlPrefix,
+  deleteGitLegacyInstallation,
   type GitOperationKind,
   type GitRequest,
   insertGitOperation,
@@ -17,9 +18,8 @@ import { newId } from '../domain/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
 import { badRequest } from '../errors.ts';
 import type { HandlerGroup } from './types.ts';
-import { enqueue, type JobRunner } from '../jobs/runner.ts';
+import { enqueue } from '../jobs/runner.ts';
 import { refusedHost } from '../net/outbound.ts';
-import * as spaces from '../store/spaces.ts';
 
 type Operations = 'importGitRepository' | 'exportGitRepository' | 'getGitInfo' | 'deleteGitLegacyInstallation';
 
@@ -62,15 +62,8 @@ export const gitHandlers: HandlerGroup<Operations> = {
   },
 
   async deleteGitLegacyInstallation({ params, caller }, ctx) {
-    const access = await spaceAccess(ctx, caller, params.spaceId);
-    requireSpace(access, 'installIntegration');
-    await spaces.update(ctx.db, access.space.id, { git_sync: null });
+    await deleteGitLegacyInstallation(ctx, caller, params.spaceId);
     return { status: 204 };
   },
 };
 
-/** Registers the background work of this group with the job runner. */
-export function registerGitJobs(runner: JobRunner): void {
-  runner.register(GIT_IMPORT_JOB, gitJobKind);
-  runner.register(GIT_EXPORT_JOB, gitJobKind);
-}

@@ -1,23 +1,22 @@
 // The handler table: one handler per operation of the contract, assembled from the resource groups.
 import type { Express } from 'express';
 import type { AppContext } from '../context.ts';
-import type { JobRunner } from '../jobs/runner.ts';
 import type { HandlerTable } from './types.ts';
 import { changeRequestHandlers, changeRequestRoutes } from './change-requests.ts';
 import { collectionHandlers } from './collections.ts';
 import { commentHandlers } from './comments.ts';
 import { contentHandlers, contentRoutes } from './content.ts';
-import { gitHandlers, registerGitJobs } from './git.ts';
-import { integrationHandlers, registerIntegrationJobs } from './integrations.ts';
+import { gitHandlers } from './git.ts';
+import { integrationHandlers } from './integrations.ts';
 import { memberHandlers } from './members.ts';
-import { openAPISpecHandlers, openAPISpecRoutes, registerOpenAPIJobs } from './openapi.ts';
+import { openAPISpecHandlers, openAPISpecRoutes } from './openapi.ts';
 import { organizationHandlers } from './organizations.ts';
 import { samlHandlers } from './saml.ts';
 import { siteStructureHandlers } from './site-structure.ts';
 import { siteHandlers } from './sites.ts';
 import { spaceHandlers } from './spaces.ts';
 import { teamHandlers } from './teams.ts';
-import { registerTranslationJobs, translationHandlers } from './translations.ts';
+import { translationHandlers } from './translations.ts';
 
 /** The handler table: each handler gets the request and the scope of its unit of work (handlers/types.ts). */
 export function createHandlers(): HandlerTable {
@@ -38,14 +37,6 @@ export function createHandlers(): HandlerTable {
     ...integrationHandlers,
     ...gitHandlers,
   };
-}
-
-/** Registers the kinds of background work the handler groups queue. */
-export function registerJobKinds(runner: JobRunner): void {
-  registerOpenAPIJobs(runner);
-  registerTranslationJobs(runner);
-  registerIntegrationJobs(runner);
-  registerGitJobs(runner);
 }
 
 /** Routes outside `/v1`: files, PDFs and OpenAPI documents the API's answers point at. */

@@ -1,0 +1,14 @@
+// The types of eslint.config.js's exports, for the code that reads its LAYERS (test/tooling/layers.test.ts).
+export interface Layer {
+  name: string;
+  role: string;
+  /** Folders under server/, with every folder below them. */
+  folders: string[];
+  /** Modules at server/'s top level. */
+  modules: string[];
+  /** The layers this one may import from, besides itself. */
+  imports: string[];
+}
+export const LAYERS: Layer[];
+declare const config: unknown;
+export default config;
