@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'lists', 'revisions', 'ids', 'reset', 'save'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'lists', 'revisions', 'ids', 'reset', 'save'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {

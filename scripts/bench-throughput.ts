@@ -15,6 +15,7 @@ import type { BenchSettings } from './bench-settings.ts';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.ts';
 import { startNodeOptions } from './build-server.ts';
+import { SPEEDUPS } from '../server/config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const token = 'bench-token';
@@ -348,7 +349,48 @@ export async function throughput(chosen: BenchSettings): Promise<void> {
   if (parts.includes('startup')) await startup(path.join(workDir, 'startup'));
   if (parts.includes('memory')) await memory(path.join(workDir, 'memory'));
   if (parts.includes('store')) await storeComparison(path.join(workDir, 'store'));
+  if (parts.includes('mechanisms')) await mechanisms(path.join(workDir, 'mechanisms'));
   removeTemporary(workDir);
+}
+
+/**
+ * The mechanisms part: what each speed mechanism that reaches past a documented surface buys (SPEEDUPS_OFF,
+ * server/config.ts), on the Node this bench runs on. The server with all of them on, then one server for each with
+ * that one off, measured interleaved (each in turn first); per request, the server's CPU per request with the
+ * mechanism off against all on: the share of the CPU the mechanism saves.
+ */
+async function mechanisms(dataDir: string): Promise<void> {
+  const targets: Target[] = [];
+  try {
+    targets.push(await startReference('all on', `${dataDir}-on`));
+    for (const mechanism of SPEEDUPS) targets.push(await startReference(mechanism, `${dataDir}-${mechanism}`, { SPEEDUPS_OFF: mechanism }));
+    for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
+    const results = new Map<string, Measure[]>();
+    for (let run = 0; run < settings.runs; run++) {
+      for (const [index, request] of REQUESTS.entries()) {
+        for (const target of rotated(targets, run + index)) {
+          const key = `${request.name}\n${target.name}`;
+          results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: settings.seconds })]);
+        }
+      }
+    }
+    console.log(
+      `\nmechanisms: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), node ${process.version}; ` +
+        'server CPU per request in µs, and (for each mechanism off) the share of the CPU the mechanism saves',
+    );
+    console.log(`${'request'.padEnd(30)}${targets.map((target) => target.name.padStart(24)).join('')}`);
+    for (const request of REQUESTS) {
+      const cpu = targets.map((target) => medians(results.get(`${request.name}\n${target.name}`)!).cpuUs);
+      const on = cpu[0];
+      const cells = cpu.map((us, index) => {
+        if (us === undefined || on === undefined) return 'n/a'.padStart(24);
+        return (index === 0 ? `${Math.round(us)}` : `${Math.round(us)} (${(((us - on) / us) * 100).toFixed(0)}%)`).padStart(24);
+      });
+      console.log(`${request.name.padEnd(30)}${cells.join('')}`);
+    }
+  } finally {
+    await Promise.all(targets.map((target) => stop(target.child)));
+  }
 }
 
 /** A request and its medians, one per target (validation on, off, bare node:http, bare Express, then Prism if it ran). */

@@ -6,7 +6,7 @@
 // files a revision holds. Then what the order of new ids costs an insert in SQLite alone (`ids`), and the test
 // harness's reset() with test files side by side (`reset`, bench-reset.ts). Last, the time from saving a .tsp file
 // to `npm run dev` serving it (`save`, bench-save.ts). `BENCH_PARTS`
-// (throughput, prism, startup, memory, store, lists, revisions, ids, reset, save) chooses parts; `prism` adds the Prism mock to the
+// (throughput, prism, startup, memory, store, mechanisms, lists, revisions, ids, reset, save) chooses parts; `prism` adds the Prism mock to the
 // throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
 // before it builds or starts anything.
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { buildServer } from './build-server.ts';
 
 const settings = readSettings();
 const { parts } = settings;
-if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store')) {
+if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store' || part === 'mechanisms')) {
   if (settings.server === 'dist') await buildServer();
   await throughput(settings);
   console.log();

@@ -1,12 +1,13 @@
 // Builds the Express app from the contract: the validator checks every request (and every response, unless
 // turned off), the routes are registered by walking the document's paths, and each route calls the handler of
-// its operation, inside a write transaction for anything but GET (unless the handler opens its own: see
-// http/transactions.ts). HEAD is answered wherever GET is, by the GET's route (http/head.ts). Every failure goes
-// through one error writer.
+// its operation (http/operation-route.ts), inside a write transaction for anything but GET (unless the handler opens
+// its own: handlers/transactions.ts). HEAD is answered wherever GET is, by the GET's route (http/head.ts). Every
+// failure goes through one error writer.
 import { randomUUID } from 'node:crypto';
+import * as OpenApiValidator from 'express-openapi-validator';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Caller, callerOfToken } from './auth/caller.ts';
-import { type AppContext, reading, type Scope, scoped } from './context.ts';
+import { type AppContext, reading, type Scope } from './context.ts';
 import { accessLog } from './http/access-log.ts';
 import { chained } from './http/chain.ts';
 import { contractCheckedByBuild, contractOperations, expressPath, loadContract, type OpenApiDocument } from './http/contract.ts';
@@ -14,19 +15,17 @@ import { cors } from './http/cors.ts';
 import { docsRoutes } from './http/docs-page.ts';
 import { DomainError, unauthorized } from './errors.ts';
 import { errorWriter } from './http/errors.ts';
-import { applyFault, type Faults } from './http/faults.ts';
-import { safeHeaders } from './http/headers.ts';
+import type { Faults } from './http/faults.ts';
 import { installJsonAnswer } from './http/json-answer.ts';
 import { checkRequestJson } from './json-limits.ts';
-import { KeptLists, type ListAnswer, isListPage } from './http/kept-lists.ts';
-import { fitPage } from './http/pagination.ts';
-import { checkIntegerParameters, integerParameters } from './http/parameters.ts';
+import { KeptLists } from './http/kept-lists.ts';
+import { type AnyHandler, operationRoute, type OperationRoute, type RouteSetting } from './http/operation-route.ts';
+import { integerParameters } from './http/parameters.ts';
 import { healthRoute } from './http/health.ts';
 import { withHead } from './http/head.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
 import { bearerToken } from './handlers/bearer-token.ts';
 import type { HandlerTable, OperationId } from './handlers/types.ts';
-import { opensOwnTransaction } from './handlers/transactions.ts';
 import { jsonBody } from './http/request-body.ts';
 import { textInputCheck } from './http/text-input.ts';
 import { openApiValidator, placedOperation, RouteIndex } from './http/validator.ts';
@@ -56,12 +55,8 @@ export interface AppOptions {
 }
 
 /** The kept list pages of the app of each context (for tests: their counts). */
-const keptListsOf = new WeakMap<AppContext, KeptLists>();
-export const keptListsIn = (ctx: AppContext): KeptLists | undefined => keptListsOf.get(ctx);
-
-/** Handlers as the router calls them; their exact types are checked where the table is built. */
-type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };
-type AnyHandler = (request: unknown, ctx: Scope) => Promise<AnyResult>;
+const keptListsByContext = new WeakMap<AppContext, KeptLists>();
+export const keptListsIn = (ctx: AppContext): KeptLists | undefined => keptListsByContext.get(ctx);
 
 /** Throws, naming them, when the document has operations without a handler or the table has extra handlers. */
 export function checkHandlers(contract: OpenApiDocument, handlers: Partial<HandlerTable>): void {
@@ -139,7 +134,8 @@ const readerOfApp = new WeakMap<object, Scope>();
 
 export function contractChecks(config: AppContext['config'], log: AppContext['log'], contract?: OpenApiDocument): ContractChecks {
   const document = contract ?? loadContract();
-  const validator = openApiValidator({
+  const build = config.speedupsOff.includes('validator-wrapper') ? (options: Parameters<typeof openApiValidator>[0]) => OpenApiValidator.middleware(options) : openApiValidator;
+  const validator = build({
     apiSpec: validatorDocument(document) as never,
     // The committed contract, from the build's copy, was checked against the OpenAPI schema by the build.
     validateApiSpec: !(contract === undefined && contractCheckedByBuild()),
@@ -189,27 +185,60 @@ export function contractChecks(config: AppContext['config'], log: AppContext['lo
   };
 }
 
+/**
+ * The app: Express's settings, the chain every request passes through, the server's own pages, the contract's chain
+ * (body, limits, validator, dispatch), one route per operation, and the error mapping, in that order.
+ */
 export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppOptions = {}): express.Express {
-  const { log, store, config } = ctx;
-  const checks = options.checks ?? contractChecks(config, log, options.contract);
-  const { contract, operations, served, validator, takesBody, checkText } = checks;
-  checkHandlers(contract, handlers);
+  const checks = options.checks ?? contractChecks(ctx.config, ctx.log, options.contract);
+  checkHandlers(checks.contract, handlers);
+  const app = expressApp(ctx.config);
   // Reads outside any transaction: GETs, the token check, and handlers that open their own transactions.
   const reader = reading(ctx);
-
-  const app = express();
   readerOfApp.set(app, reader);
+
+  app.use(everyRequest(ctx, checks.contract));
+  serverPages(app, ctx, checks);
+  // Routes placed by the validator's route index, by `METHOD /path` (see `contractChain`).
+  const placed = new Map<string, OperationRoute>();
+  app.use(contractChain(ctx, checks, placed));
+
+  const setting: RouteSetting = { ctx, reader, keptLists: keptListsOf(ctx, options.verifyKeptLists), faults: options.faults, onOperation: options.onOperation };
+  for (const operation of checks.operations) {
+    const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
+    const route = operationRoute(operation, handler, checks.integers.get(operation.operationId)!, setting);
+    placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
+    // HEAD as the GET (http/head.ts): the validator placed it as the HEAD copy of the operation; Express's route for
+    // GET answers HEAD too, for what the validator's own lookup placed.
+    if (operation.method === 'get') placed.set(`HEAD ${operation.path}`, route);
+    app[operation.method](expressPath(operation.path), route);
+  }
+  ctx.log.info(`routing ${new Set(checks.operations.map((operation) => operation.path)).size} paths, ${checks.operations.length} operations`);
+
+  options.extraRoutes?.(app);
+  errorMapping(app, ctx.log);
+  return app;
+}
+
+/** Express, set for the contract: paths matched letter for letter, no ETag, no X-Powered-By, its `res.json` ours. */
+function expressApp(config: AppContext['config']): express.Express {
+  const app = express();
   app.disable('x-powered-by');
   // Paths are the contract's, letter for letter: Express matches routes regardless of case by default, so `/V1/orgs`,
   // which the validator leaves alone (it checks paths under `/v1/` only), reached the handler without its token
   // checked or its request validated.
   app.set('case sensitive routing', true);
   app.set('etag', false);
-  installJsonAnswer(app);
+  if (!config.speedupsOff.includes('json-answer')) installJsonAnswer(app);
+  return app;
+}
 
-  // What every request passes through, in one layer of Express's router each (server/http/chain.ts): first its id,
-  // its access-log line and CORS; after the server's own pages, its body, the validator and the dispatch below.
-  const everyRequest: RequestHandler[] = [
+/**
+ * What every request passes through first, in one layer of Express's router (server/http/chain.ts): its id, its
+ * access-log line and CORS.
+ */
+function everyRequest({ log, config }: AppContext, contract: OpenApiDocument): RequestHandler {
+  const handlers: RequestHandler[] = [
     (req: Request, res: Response, next: NextFunction) => {
       req.id = randomUUID();
       res.set('x-request-id', req.id);
@@ -217,11 +246,15 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
     },
     accessLog(log),
   ];
-  if (config.corsOrigins.length > 0) everyRequest.push(cors(contract, config.corsOrigins));
-  app.use(chained(...everyRequest));
+  if (config.corsOrigins.length > 0) handlers.push(cors(contract, config.corsOrigins));
+  return chained(...handlers);
+}
 
-  // The server's own pages, outside the contract and without a token: its health, the contract it serves (with its
-  // own address in `servers`) and the interactive reference of that contract.
+/**
+ * The server's own pages, outside the contract and without a token: its health, the contract it serves (with its own
+ * address in `servers`) and the interactive reference of that contract.
+ */
+function serverPages(app: express.Express, ctx: AppContext, { contract, served }: ContractChecks): void {
   app.get('/health', healthRoute(ctx, contract));
   app.get('/openapi.json', (_req: Request, res: Response) => {
     res.type('json').send(served.json());
@@ -229,128 +262,61 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   app.get('/openapi.yaml', (_req: Request, res: Response) => {
     res.type('application/yaml; charset=utf-8').send(served.yaml());
   });
-  docsRoutes(app, { title: String((contract.info as { title?: string } | undefined)?.title ?? 'API'), publicUrl: config.publicUrl });
+  docsRoutes(app, { title: String((contract.info as { title?: string } | undefined)?.title ?? 'API'), publicUrl: ctx.config.publicUrl });
+}
 
-  // List pages read again while the database is unchanged (http/kept-lists.ts), by the store's count of changes.
+/** List pages read again while the database is unchanged (http/kept-lists.ts), by the store's count of changes. */
+function keptListsOf(ctx: AppContext, verify: boolean | undefined): KeptLists {
+  const { store, config } = ctx;
   const keptLists = new KeptLists({
     changes: () => store.changeCount(),
     committedOnly: store.changesCommittedOnly,
     inTransaction: () => store.inTransaction,
     clockReads: () => ctx.clockReads(),
     bytes: config.listCacheMb * 1024 * 1024,
-    verify: options.verifyKeptLists,
+    verify,
   });
-  keptListsOf.set(ctx, keptLists);
+  keptListsByContext.set(ctx, keptLists);
+  return keptLists;
+}
 
-  // A request the validator's route index placed goes straight to its operation's route, with the path parameters
-  // the validator decoded (what its app.param callbacks give Express's routes), instead of Express trying each
-  // route's pattern in turn; anything else goes through Express's routes below.
-  const placed = new Map<string, (req: Request, res: Response) => Promise<void>>();
+/**
+ * What a request for the contract's operations passes through, in one layer of Express's router: its body, the
+ * limits on its text, the validator, then the dispatch. A request the validator's route index placed goes straight to
+ * its operation's route (`placed`), with the path parameters the validator decoded (what its app.param callbacks give
+ * Express's routes), instead of Express trying each route's pattern in turn; anything else goes through Express's
+ * routes.
+ */
+function contractChain({ config }: AppContext, { takesBody, checkText, validator }: ContractChecks, placed: Map<string, OperationRoute>): RequestHandler {
   const json = jsonBody(config.bodyLimit); // a body without a Content-Type is a 415 (http/request-body.ts)
-  const { faults } = options;
-  app.use(
-    chained(
-      // The body is read only for an operation that declares one: any other request's body is discarded unread,
-      // whatever its type, encoding or size, so those operations never answer the 415, 413 or malformed-JSON 400 of
-      // a body they would ignore (the contract declares 413 and 415 only where a body is taken).
-      (req: Request, res: Response, next: NextFunction) => (takesBody(req) ? json(req, res, next) : next()),
-      // Depth and property names, before the validator or anything else recurses on the body, and text both engines
-      // store alike in the path, the query and the body (text.ts).
-      (req: Request, _res: Response, next: NextFunction) => {
-        checkText(req);
-        checkRequestJson(req.body);
-        next();
-      },
-      ...validator,
-      (req: Request, res: Response, next: NextFunction) => {
-        if (req.callerFailure !== undefined) return next(req.callerFailure);
-        const key = placedOperation(req);
-        const route = key === undefined ? undefined : placed.get(key);
-        if (!route) return next();
-        req.params = (req as Request & { openapi: { pathParams: Record<string, string> } }).openapi.pathParams;
-        return route(req, res);
-      },
-    ),
+  return chained(
+    // The body is read only for an operation that declares one: any other request's body is discarded unread,
+    // whatever its type, encoding or size, so those operations never answer the 415, 413 or malformed-JSON 400 of
+    // a body they would ignore (the contract declares 413 and 415 only where a body is taken).
+    (req: Request, res: Response, next: NextFunction) => (takesBody(req) ? json(req, res, next) : next()),
+    // Depth and property names, before the validator or anything else recurses on the body, and text both engines
+    // store alike in the path, the query and the body (text.ts).
+    (req: Request, _res: Response, next: NextFunction) => {
+      checkText(req);
+      checkRequestJson(req.body);
+      next();
+    },
+    ...validator,
+    (req: Request, res: Response, next: NextFunction) => {
+      if (req.callerFailure !== undefined) return next(req.callerFailure);
+      const key = placedOperation(req);
+      const route = key === undefined ? undefined : placed.get(key);
+      if (!route) return next();
+      req.params = (req as Request & { openapi: { pathParams: Record<string, string> } }).openapi.pathParams;
+      return route(req, res);
+    },
   );
+}
 
-  for (const operation of operations) {
-    const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
-    const isRead = operation.method === 'get';
-    const ownWrite = opensOwnTransaction(handler);
-    const integers = checks.integers.get(operation.operationId)!;
-    // The resource a write is queued behind on PostgreSQL (Store.write's `queue`): the first one its path names, the
-    // organization of /v1/orgs/{organizationId}/spaces or the space of /v1/spaces/{spaceId}/change-requests, whose
-    // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.
-    const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
-    // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
-    // operation that answers anything else pays nothing for them.
-    let lists: boolean | undefined;
-    const send = (res: Response, answer: { status: number; headers: Record<string, string>; body?: unknown }) => {
-      res.set(answer.headers);
-      if (answer.body === undefined) res.status(answer.status).end();
-      else res.status(answer.status).json(answer.body);
-    };
-    const answerOf = (result: AnyResult) => ({
-      status: result.status,
-      headers: safeHeaders(result.headers ?? {}),
-      body: result.body === undefined ? undefined : fitPage(result.body),
-    });
-    const route = async (req: Request, res: Response) => {
-      if (options.onOperation) {
-        res.on('finish', () => options.onOperation!(operation.operationId, res.statusCode, res.getHeader('content-type') as string | undefined));
-      }
-      checkIntegerParameters(req, integers);
-      if (faults) {
-        const fault = faults.take(operation.operationId, req, () => bearerToken(req));
-        if (fault && (await applyFault(fault, req, res))) return;
-      }
-      const request = { params: req.params, query: req.query, body: req.body, caller: req.caller! };
-      if (!isRead) {
-        const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
-        const result = ownWrite ? await handler(request, reader) : await store.write((db) => handler(request, scoped(ctx, db)), { queue });
-        // Work the request queued is committed now: start it.
-        ctx.jobs.kickIfQueued();
-        return send(res, answerOf(result));
-      }
-      // A list page read again while nothing changed is sent as kept (http/kept-lists.ts).
-      // Per user and address: a handler sees nothing else of the request.
-      const key = lists !== false && keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
-      let changes: number | undefined;
-      if (key !== undefined) {
-        // The count of changes: SQLite's at no cost, PostgreSQL's with one statement.
-        const count = keptLists.changeCount();
-        changes = typeof count === 'number' ? count : await count;
-      }
-      const kept = lists && key !== undefined ? keptLists.find(key, changes!) : undefined;
-      if (kept && !keptLists.verifying) return send(res, kept);
-      const before = key === undefined ? undefined : keptLists.moment(changes!);
-      const answer = answerOf(await handler(request, reader));
-      if (kept) {
-        keptLists.check(key!, kept, answer as ListAnswer);
-        return send(res, kept);
-      }
-      if (key !== undefined) {
-        const page = isListPage(answer.body);
-        lists ??= page;
-        if (page) {
-          const after = keptLists.momentAfter(before);
-          keptLists.keep(key, before, after instanceof Promise ? await after : after, answer as ListAnswer);
-        }
-      }
-      send(res, answer);
-    };
-    placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
-    // HEAD as the GET (http/head.ts): the validator placed it as the HEAD copy of the operation; Express's route for
-    // GET answers HEAD too, for what the validator's own lookup placed.
-    if (isRead) placed.set(`HEAD ${operation.path}`, route);
-    app[operation.method](expressPath(operation.path), route);
-  }
-  log.info(`routing ${new Set(operations.map((operation) => operation.path)).size} paths, ${operations.length} operations`);
-
-  options.extraRoutes?.(app);
+/** A request no route took is a 404; every failure is answered by one error writer (http/errors.ts). */
+function errorMapping(app: express.Express, log: AppContext['log']): void {
   app.use((req: Request) => {
     throw new DomainError('not-found', `No route ${req.method} ${req.path}`);
   });
   app.use(errorWriter(log));
-  return app;
 }

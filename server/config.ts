@@ -55,7 +55,19 @@ export interface Config {
   logFormat: LogFormat | 'auto';
   /** A file the server writes its address into once it listens, for the process that started it (absolute). */
   addressFile?: string;
+  /** Speed mechanisms turned off (SPEEDUPS_OFF), to measure what each buys: `npm run bench`'s `mechanisms` part. */
+  speedupsOff: Speedup[];
 }
+
+/**
+ * The server's speed mechanisms that reach past a library's or Node's documented surface (docs/performance.md, "What
+ * the speed rests on"), each of which SPEEDUPS_OFF can turn off: requests born with the app's prototypes
+ * (http/app-server.ts), answers written at the end of the turn (http/write-together.ts), the app's `res.json`
+ * (http/json-answer.ts), and the validator as one middleware with its route index (http/validator.ts; off, the
+ * validator's own `middleware()`, which installs its path parameters on the first app only: not for the harness).
+ */
+export const SPEEDUPS = ['app-prototypes', 'write-together', 'json-answer', 'validator-wrapper'] as const;
+export type Speedup = (typeof SPEEDUPS)[number];
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -108,8 +120,8 @@ function addressRanges(name: string, value: string | undefined): string[] {
  * One configuration variable: its name in the environment, the field of `Config` it sets, its default as shown to
  * users, what it does, and its parser (which gets the value, `undefined` when unset or empty, and the whole
  * environment for the variables that depend on another). `readConfig` reads this table, `--help` prints it, and
- * `test/server/main.test.ts` checks that the configuration table of server/README.md lists exactly these variables with
- * these defaults.
+ * `test/server/main.test.ts` checks that the configuration table of server/docs/running-and-configuration.md lists
+ * exactly these variables with these defaults.
  */
 export type Variable = {
   [K in keyof Config]-?: {
@@ -292,6 +304,13 @@ export const VARIABLES: readonly Variable[] = [
     parse: (value) => corsOrigins('CORS_ORIGINS', value),
   }),
   variable({
+    name: 'SPEEDUPS_OFF',
+    key: 'speedupsOff',
+    default: 'none',
+    description: `speed mechanisms to turn off, comma-separated, to measure what each buys (the bench's mechanisms part, docs/performance.md): ${SPEEDUPS.join(', ')}`,
+    parse: (value) => speedups('SPEEDUPS_OFF', value),
+  }),
+  variable({
     name: 'LOG_FORMAT',
     key: 'logFormat',
     default: 'pretty on a terminal, json otherwise',
@@ -324,6 +343,14 @@ function databaseUrl(name: string, value: string | undefined): string | undefine
     throw new ConfigError(`${name} must be a PostgreSQL address such as postgres://user:password@localhost:5432/docs, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
   }
   return value;
+}
+
+/** SPEEDUPS_OFF: names among `SPEEDUPS`, separated by commas. */
+function speedups(name: string, value: string | undefined): Speedup[] {
+  const values = (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  const unknown = values.filter((item) => !(SPEEDUPS as readonly string[]).includes(item));
+  if (unknown.length > 0) throw new ConfigError(`${name} must name mechanisms among ${SPEEDUPS.join(', ')}, separated by commas, got "${value}"`);
+  return [...new Set(values)] as Speedup[];
 }
 
 /** CORS_ORIGINS: `*`, or origins (`scheme://host[:port]`, nothing after) separated by commas, as browsers send them. */

@@ -9,7 +9,8 @@ import { type Config, StartupError } from './config.ts';
 import { type AppContext, createContext, inWrite, type ResolvedConfig } from './context.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { purgeExpiredSpaces } from './domain/spaces.ts';
-import { createHandlers, registerJobKinds, registerRoutes } from './handlers/index.ts';
+import { createHandlers, registerRoutes } from './handlers/index.ts';
+import { registerJobKinds } from './jobs/kinds.ts';
 import { createLogger } from './http/access-log.ts';
 import { type AppServer, appServer } from './http/app-server.ts';
 import type { HandlerTable } from './handlers/types.ts';
@@ -89,7 +90,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
-  const http = appServer();
+  const http = appServer(config.speedupsOff);
   const { server } = http;
   try {
     await new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@
 // Its connections write what a turn of the event loop answered at the end of that turn (write-together.ts).
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import type { Speedup } from '../config.ts';
 import { writeTogether } from './write-together.ts';
 
 export interface AppServer {
@@ -35,11 +36,12 @@ export interface AppServer {
  * the app's when `serve` is called: request -> AppRequest.prototype -> app.request -> Express's request ->
  * IncomingMessage.prototype.
  */
-export function appServer(): AppServer {
+export function appServer(off: readonly Speedup[] = []): AppServer {
   class AppRequest extends IncomingMessage {}
   class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
-  const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse });
-  server.on('connection', writeTogether);
+  const prototypes = !off.includes('app-prototypes');
+  const server = prototypes ? createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }) : createServer();
+  if (!off.includes('write-together')) server.on('connection', writeTogether);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
   server.on('request', (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
@@ -47,10 +49,12 @@ export function appServer(): AppServer {
     server,
     serve(app) {
       if (serving) throw new Error('appServer: serve(app) was already called');
-      Object.setPrototypeOf(AppRequest.prototype, app.request);
-      Object.setPrototypeOf(AppResponse.prototype, app.response);
-      app.request = AppRequest.prototype as unknown as Express['request'];
-      app.response = AppResponse.prototype as unknown as Express['response'];
+      if (prototypes) {
+        Object.setPrototypeOf(AppRequest.prototype, app.request);
+        Object.setPrototypeOf(AppResponse.prototype, app.response);
+        app.request = AppRequest.prototype as unknown as Express['request'];
+        app.response = AppResponse.prototype as unknown as Express['response'];
+      }
       serving = app;
       for (const [req, res] of waiting.splice(0)) app(req, res);
     },

@@ -5,17 +5,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Request, Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { checkHandlers } from '../../server/app.ts';
-import { readConfig } from '../../server/config.ts';
+import { readConfig, SPEEDUPS } from '../../server/config.ts';
 import { loadContract } from '../../server/http/contract.ts';
+import { placedOperation } from '../../server/http/validator.ts';
+import { writeTogether } from '../../server/http/write-together.ts';
 import { readSeedFile } from '../../server/seed.ts';
 import { startServer } from '../../server/server.ts';
 import { ACME } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
-import { startTestServer, useTestServer } from '../support/server.ts';
+import { startTestServer, type TestServer, useTestServer } from '../support/server.ts';
 
 const folders: string[] = [];
 const tempFolder = () => {
@@ -93,6 +95,47 @@ describe('the framework', () => {
       expect(entry.after![0]).toBe(entry.before[0]);
       expect(entry.after![1]).toBe(entry.before[1]);
     }
+  });
+  test('SPEEDUPS_OFF turns each speed mechanism off, and the server answers the same', async () => {
+    const seen: { sameAfter: boolean; expressJson: boolean; placed: boolean }[] = [];
+    const watch = (req: IncomingMessage, res: ServerResponse) => {
+      const before = Object.getPrototypeOf(req) as object;
+      res.once('finish', () =>
+        seen.push({
+          sameAfter: Object.getPrototypeOf(req) === before,
+          expressJson: (res as Response).json === express.response.json,
+          placed: placedOperation(req as Request) !== undefined,
+        }),
+      );
+    };
+    const answers = async (server: TestServer) => {
+      server.running.server.prependListener('request', watch);
+      try {
+        const org = ok(await server.as('admin').GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } }));
+        const created = ok(await server.as('admin').POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: { title: 'Switched' } }));
+        const missing = await fetch(`${server.url}/v1/no-such-thing`);
+        return { org: org.title, space: created.title, missing: missing.status, connectionListeners: server.running.server.listeners('connection').includes(writeTogether) };
+      } finally {
+        server.running.server.removeListener('request', watch);
+      }
+    };
+    const off = await startTestServer({ env: { SPEEDUPS_OFF: SPEEDUPS.join(',') } });
+    try {
+      expect(off.running.ctx.config.speedupsOff).toEqual([...SPEEDUPS]);
+      expect(await answers(off)).toEqual({ org: 'Acme', space: 'Switched', missing: 404, connectionListeners: false });
+      // Express set each request's prototypes on arrival, Express's own res.json answered, nothing was placed by the route index.
+      expect(seen).toHaveLength(3);
+      expect(seen.every((entry) => !entry.sameAfter && entry.expressJson && !entry.placed)).toBe(true);
+    } finally {
+      await off.close();
+    }
+    seen.length = 0;
+    expect(await answers(ctx.server)).toEqual({ org: 'Acme', space: 'Switched', missing: 404, connectionListeners: true });
+    expect(seen.map((entry) => [entry.sameAfter, entry.expressJson, entry.placed])).toEqual([
+      [true, false, true],
+      [true, false, true],
+      [true, false, false],
+    ]);
   });
 });
 
@@ -342,6 +385,7 @@ describe('configuration', () => {
     expect(() => readConfig({ VALIDATE_RESPONSES: 'maybe' })).toThrow(/VALIDATE_RESPONSES/);
     expect(() => readConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
     expect(() => readConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => readConfig({ SPEEDUPS_OFF: 'json-answer,warp-drive' })).toThrow(/SPEEDUPS_OFF must name mechanisms among app-prototypes, .*got "json-answer,warp-drive"/);
   });
 
   test('PUBLIC_URL is the base of every urls.location', async () => {

@@ -1,0 +1,119 @@
+// The route of one operation of the contract: what runs after the validator accepted a request, around the handler.
+// A write runs its handler inside a write transaction (or, for a handler that opens its own, outside any:
+// handlers/transactions.ts) and starts the background work it queued once committed; a read runs on the app's reader,
+// and a list page read again while nothing changed is sent as kept (http/kept-lists.ts).
+import type { Request, Response } from 'express';
+import { bearerToken } from '../handlers/bearer-token.ts';
+import type { OperationId } from '../handlers/types.ts';
+import { opensOwnTransaction } from '../handlers/transactions.ts';
+import { type AppContext, type Scope, scoped } from '../context.ts';
+import type { ContractOperation } from './contract.ts';
+import { applyFault, type Faults } from './faults.ts';
+import { safeHeaders } from './headers.ts';
+import { type KeptLists, type ListAnswer, isListPage } from './kept-lists.ts';
+import { fitPage } from './pagination.ts';
+import { checkIntegerParameters, type integerParameters } from './parameters.ts';
+
+/** Handlers as the router calls them; their exact types are checked where the table is built. */
+export type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };
+export type AnyHandler = (request: unknown, ctx: Scope) => Promise<AnyResult>;
+export type OperationRoute = (req: Request, res: Response) => Promise<void>;
+
+/** What the routes of one app share. */
+export interface RouteSetting {
+  ctx: AppContext;
+  /** Reads outside any transaction: GETs and handlers that open their own transactions. */
+  reader: Scope;
+  keptLists: KeptLists;
+  faults?: Faults;
+  onOperation?: (operationId: string, status: number, contentType: string | undefined) => void;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+function send(res: Response, answer: Answer): void {
+  res.set(answer.headers);
+  if (answer.body === undefined) res.status(answer.status).end();
+  else res.status(answer.status).json(answer.body);
+}
+
+const answerOf = (result: AnyResult): Answer => ({
+  status: result.status,
+  headers: safeHeaders(result.headers ?? {}),
+  body: result.body === undefined ? undefined : fitPage(result.body),
+});
+
+export function operationRoute(
+  operation: ContractOperation,
+  handler: AnyHandler,
+  integers: ReturnType<typeof integerParameters>,
+  setting: RouteSetting,
+): OperationRoute {
+  const { faults, onOperation } = setting;
+  const run = operation.method === 'get' ? readRun(handler, setting) : writeRun(operation, handler, setting);
+  return async (req, res) => {
+    if (onOperation) res.on('finish', () => onOperation(operation.operationId, res.statusCode, res.getHeader('content-type') as string | undefined));
+    checkIntegerParameters(req, integers);
+    if (faults) {
+      const fault = faults.take(operation.operationId as OperationId, req, () => bearerToken(req));
+      if (fault && (await applyFault(fault, req, res))) return;
+    }
+    await run(req, res, { params: req.params, query: req.query, body: req.body, caller: req.caller! });
+  };
+}
+
+type Run = (req: Request, res: Response, request: unknown) => Promise<void>;
+
+/** A write: in a write transaction, queued behind the resource its path names first (on PostgreSQL). */
+function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, reader }: RouteSetting): Run {
+  const ownWrite = opensOwnTransaction(handler);
+  // The resource a write is queued behind on PostgreSQL (Store.write's `queue`): the first one its path names, the
+  // organization of /v1/orgs/{organizationId}/spaces or the space of /v1/spaces/{spaceId}/change-requests, whose
+  // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.
+  const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
+  return async (req, res, request) => {
+    const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
+    const result = ownWrite ? await handler(request, reader) : await ctx.store.write((db) => handler(request, scoped(ctx, db)), { queue });
+    // Work the request queued is committed now: start it.
+    ctx.jobs.kickIfQueued();
+    send(res, answerOf(result));
+  };
+}
+
+/** A read, on the app's reader; a list page read again while the database is unchanged is sent as kept. */
+function readRun(handler: AnyHandler, { reader, keptLists }: RouteSetting): Run {
+  // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
+  // operation that answers anything else pays nothing for them.
+  let lists: boolean | undefined;
+  return async (req, res, request) => {
+    // Per user and address: a handler sees nothing else of the request.
+    const key = lists !== false && keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
+    let changes: number | undefined;
+    if (key !== undefined) {
+      // The count of changes: SQLite's at no cost, PostgreSQL's with one statement.
+      const count = keptLists.changeCount();
+      changes = typeof count === 'number' ? count : await count;
+    }
+    const kept = lists && key !== undefined ? keptLists.find(key, changes!) : undefined;
+    if (kept && !keptLists.verifying) return send(res, kept);
+    const before = key === undefined ? undefined : keptLists.moment(changes!);
+    const answer = answerOf(await handler(request, reader));
+    if (kept) {
+      keptLists.check(key!, kept, answer as ListAnswer);
+      return send(res, kept);
+    }
+    if (key !== undefined) {
+      const page = isListPage(answer.body);
+      lists ??= page;
+      if (page) {
+        const after = keptLists.momentAfter(before);
+        keptLists.keep(key, before, after instanceof Promise ? await after : after, answer as ListAnswer);
+      }
+    }
+    send(res, answer);
+  };
+}
