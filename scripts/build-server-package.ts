@@ -6,8 +6,10 @@
 // replaces each source file's `import.meta.url` by its address relative to the bundle): dist/server/server.cjs beside
 // its launcher dist/server/main.js (the `docs-platform-server` command), the contract at generated/openapi.yaml (and
 // its JSON copy dist/server/openapi.json), the migrations under server/store/, the OpenAPI validator's worker under
-// server/domain/, server/README.md (the reference `--help` names), and the package's own package.json, whose version
-// `--version` prints.
+// server/domain/, server/README.md (the reference `--help` names) with its pages, server/docs/, and the package's own
+// package.json, whose version `--version` prints. In the package's Markdown files (those and its README), a link to a
+// file of the repository that the package does not hold (docs/performance.md, spec/README.md) becomes its text and
+// that file's path in the repository: every link left resolves inside the package.
 //
 // What is bundled and what stays a dependency, and why:
 // - Bundled into server.cjs, as for `npm start`: Express, express-openapi-validator, Kysely, pino, yaml, js-yaml and
@@ -32,11 +34,15 @@
 //
 // The licenses of everything bundled or copied are in THIRD-PARTY-LICENSES.md. The package's README is the section
 // "Develop and test against the server" of README.md.
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import type { Link, Root } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
 import ts from 'typescript';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
 import { thirdPartyLicenses } from './build-conformance.ts';
@@ -187,17 +193,52 @@ export async function buildServerPackage(): Promise<void> {
     const folder = `server/store/${engine}/migrations`;
     for (const file of readdirSync(path.join(root, folder))) copy(path.join(root, folder, file));
   }
-  copy(path.join(root, 'server/README.md'));
+  const reference = ['server/README.md', ...SERVER_PAGES()];
+  for (const page of reference) copy(path.join(root, page));
   const swaggerUi = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   for (const file of SWAGGER_UI_FILES) copy(path.join(swaggerUi, file), `vendor/swagger-ui-dist/${file}`);
 
   writeFileSync(at('package.json'), `${JSON.stringify(serverManifest(), null, 2)}\n`);
   writeFileSync(at('README.md'), packageReadme());
+  for (const page of ['README.md', ...reference]) writeFileSync(at(page), linksInPackage(page, readFileSync(at(page), 'utf8')));
   copyFileSync(path.join(root, 'LICENSE'), at('LICENSE'));
   writeFileSync(
     at('THIRD-PARTY-LICENSES.md'),
     thirdPartyLicenses(metafiles, 'dist/, server/ and vendor/ bundle these npm packages; vendor/swagger-ui-dist/ holds files of swagger-ui-dist, with its licenses.'),
   );
+}
+
+/** The pages of the server's reference, server/docs/*.md, from the repository's root. */
+export const SERVER_PAGES = (): string[] =>
+  readdirSync(path.join(root, 'server/docs'))
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => `server/docs/${file}`);
+
+/**
+ * The Markdown `text` of the package's file `file` (a path in the package, which has the repository's layout) with
+ * each relative link to a file the package does not hold made plain: its text, then the file's path in the
+ * repository, as `docs/performance.md (in the repository)` or `limits (\`spec/README.md\` in the repository)`.
+ * Links between the files the package holds stay links.
+ */
+export function linksInPackage(file: string, text: string): string {
+  const links: Link[] = [];
+  const visit = (node: Root | Root['children'][number]): void => {
+    if (node.type === 'link') links.push(node);
+    else if ('children' in node) for (const child of node.children) visit(child as Root['children'][number]);
+  };
+  visit(fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
+  let result = text;
+  for (const link of links.reverse()) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(link.url) || link.url.startsWith('//') || link.url.startsWith('#')) continue;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(link.url.split('#', 1)[0]!)));
+    if (existsSync(at(target))) continue;
+    const [first, last] = [link.children[0], link.children.at(-1)];
+    const label = first && last ? text.slice(first.position!.start.offset, last.position!.end.offset) : '';
+    const plain = label.replaceAll('`', '') === target ? `${label} (in the repository)` : `${label} (\`${target}\` in the repository)`;
+    result = result.slice(0, link.position!.start.offset) + plain + result.slice(link.position!.end.offset);
+  }
+  return result;
 }
 
 /** Copies a file of the repository to the same place in the package (or to `to`). */
@@ -293,7 +334,7 @@ export function packageReadme(): string {
     const after = install.index + install[0].length;
     section = `${section.slice(0, after)}\n\n${ALLOW_SCRIPTS_NOTE}${section.slice(after)}`;
   }
-  return `${section}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md).\n`;
+  return `${section}\n\nThe server's configuration, seed format and behaviour: [server/README.md](server/README.md) and its pages.\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

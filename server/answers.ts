@@ -6,8 +6,8 @@ import { frozen } from './content/model.ts';
 
 /**
  * The JSON of bodies already serialised, which the app's `res.json` sends instead of serialising them again: pages
- * fitPage has measured, made from the JSON of their items it already has (for a page of 50 spaces, a second
- * JSON.stringify of its items was 6% of the request), as text; answers kept and sent again (http/immutable-bodies.ts),
+ * fitPage has measured, made from the JSON of their items it already has (a second JSON.stringify of a page's
+ * items would do again what fitPage did), as text; answers kept and sent again (http/immutable-bodies.ts),
  * as UTF-8 bytes, encoded once. A body that is not in it is serialised as usual.
  */
 export const serialized = new WeakMap<object, string | Buffer>();
@@ -26,7 +26,7 @@ export const isImmutable = (body: object): boolean => immutable.has(body);
 /**
  * Freezes `body` all the way down, keeps its JSON for res.json, and lets the response check remember it. The JSON is
  * kept as UTF-8 bytes: sent as they are, they are neither measured (Content-Length) nor encoded again per answer
- * (two passes over the text of a space's content, 5% of its request). `json`: its JSON text, when already made.
+ * (two passes over the text of a space's content, on every answer). `json`: its JSON text, when already made.
  */
 export function immutableBody<T extends object>(body: T, json = JSON.stringify(body)): T {
   frozen(body);

@@ -57,7 +57,7 @@ export function helpText(where: 'package' | 'clone' = installation()): string {
     '',
     ...variables,
     '',
-    `Docs: ${path.join(REPO_ROOT, 'server/README.md')} (configuration, seed file, security, behaviour)`,
+    `Docs: ${path.join(REPO_ROOT, 'server/README.md')} (the reference, with its pages in server/docs/: configuration, seed file, security, behaviour)`,
     `      ${path.join(REPO_ROOT, 'README.md')} (${where === 'package' ? 'the package: install, command, test harness' : 'getting started'})`,
     '',
   ].join('\n');

@@ -6,7 +6,7 @@
 // its type is that field's type in the generated schema.d.ts; a reference to a schema or a field the contract does not
 // have fails tsc. No import but the contract's types, so that the server package's declarations of its test harness
 // (server/testing/, dist/testing/seed-format.d.ts) carry the format without the server's own modules. Documented in
-// server/README.md (Seed file); applied by seed.ts.
+// server/docs/seed-file.md; applied by seed.ts.
 import type { components, Readable } from '../generated/schema.d.ts';
 
 type Schemas = components['schemas'];

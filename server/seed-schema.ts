@@ -1,6 +1,6 @@
 // A seed file checked against the contract before anything of it is stored: every record, every field, with the seed
 // format's schema (SEED_SCHEMA, seed-format.ts, from which the format's type is inferred too). The seed
-// format (server/README.md, "Seed file") is not a schema of the contract, but each of its fields becomes a field the
+// format (server/docs/seed-file.md) is not a schema of the contract, but each of its fields becomes a field the
 // API answers: an organization's `title` is read back as `Organization.title`, a space's `visibility` as
 // `Space.visibility`. So each field is checked against the schema of the field it becomes (the response schema,
 // which every answer is validated against), and each id against `ResourceId` (what a client can send in a path).

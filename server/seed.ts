@@ -1,5 +1,5 @@
 // Seeding: the fixture of SEED_FILE (users, tokens, organizations, memberships, teams, spaces with pages), and
-// the demo organization an empty database gets. The fixture format is documented in server/README.md.
+// the demo organization an empty database gets. The fixture format is documented in server/docs/seed-file.md.
 import { readFileSync } from 'node:fs';
 import { StartupError } from './config.ts';
 import { parse } from 'yaml';
@@ -51,8 +51,8 @@ export function checkSeed(fixture: unknown, where: string): SeedFixture {
 
 /**
  * A seed file's text as YAML, or as JSON when it is JSON (YAML 1.2 holds JSON, and gives the same values): `yaml`
- * read a seed of 10 MB (a space of 4 900 pages) in 710 ms and 340 MB of heap, at every start, where JSON.parse takes
- * 25 ms. Text that opens like JSON but is not (YAML's flow style, or a mistake) is read as YAML, which names what is
+ * reads a large seed far slower than JSON.parse, and with far more heap, at every start (docs/performance.md, "Seeds
+ * read as JSON"). Text that opens like JSON but is not (YAML's flow style, or a mistake) is read as YAML, which names what is
  * wrong. A key repeated in a JSON object keeps its last value, as JSON readers do; YAML refuses it.
  */
 function parseSeed(text: string): unknown {

@@ -34,8 +34,8 @@ export async function findUsers(db: Db, ids: readonly string[]): Promise<Map<str
 }
 
 /**
- * Callers of known tokens, by store. Every request looks its token up (a SHA-256 and a join were 7% of the CPU of a
- * GET on SQLite, and a round trip of four on PostgreSQL); tokens and users are only ever added (seed, `issueToken`),
+ * Callers of known tokens, by store. Every request looks its token up (a SHA-256 and a join, a visible share of a GET's
+ * CPU on SQLite, and one of its few round trips on PostgreSQL); tokens and users are only ever added (seed, `issueToken`),
  * never removed, but a token may be given again to another user (a seed naming it). So what is remembered holds for
  * one `Store.tokensVersion`: issuing a token here forgets it at once, and on PostgreSQL each instance's issuing is
  * announced to the others (NOTIFY), which forget theirs; while an instance cannot hear the announcements, it

@@ -160,8 +160,9 @@ export const LINK_ANCESTRY_DEPTH = 256;
  * between two reads has ancestors never indexed): a page of the same id and the same markdown holds the same links
  * in the same order (the index keeps every link markdownLinks finds but bare anchors, whatever the revision), so
  * they are read from that revision's rows rather than parsed again; where they point is resolved against the
- * revision indexed. Parsing is what indexing costs (micromark reads about 2.5 MB/s): the first read of the links
- * after any write of a space of 1 000 pages of 2 KB took 0.8 s, of 4 000 pages 3.2 s, blocking the server meanwhile.
+ * revision indexed. Parsing is what indexing costs: the first read of the links after any write of a large space
+ * parsed every page again, blocking the server meanwhile (docs/performance.md, "Work kept by triggers and written
+ * once").
  */
 async function linksOfIndexed(ctx: Scope, revision: RevisionRecord, indexed: boolean): Promise<KnownLinks> {
   const { db } = ctx;
@@ -259,7 +260,7 @@ export function groupLinks(found: IndexedLink[]): LinkGroup[] {
  * Whole revisions' distinct links, per app address: the links of a revision never change (nor its content, which
  * keys them), so they are grouped once, the first time they are asked for, and kept as long as the content is
  * (revisions.ts keeps the most recently read). A page of a space's links showed 50 groups but read and grouped all the
- * revision's links on each request: 14 ms for a space of 5 000 pages and 10 000 links. One page's links are read
+ * revision's links on each request, a cost that grew with the space rather than with the page. One page's links are read
  * from the index as they are asked for.
  */
 const revisionGroups = new WeakMap<RevisionContent, { appUrl: string; groups: readonly LinkGroup[] }>();

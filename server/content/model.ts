@@ -145,7 +145,7 @@ export type PageEntry = Readonly<{ page: StoredPage; path: string; parentPath: s
 /**
  * The pages and files of frozen contents (revisions', which never change once written: see `frozen`) by id, made on
  * the first lookup into a content and kept as long as that content is. A list of 50 comments looks up 50 pages, each
- * of which was a walk through the whole tree (26 ms for a page of comments in a space of 5 000 pages).
+ * of which was a walk through the whole tree, so a page of comments cost more the larger the space.
  */
 const pagesById = new WeakMap<object, ReadonlyMap<string, PageEntry>>();
 const filesById = new WeakMap<object, ReadonlyMap<string, StoredFile>>();

@@ -37,12 +37,12 @@ export async function createRevision(
 /**
  * Parsed contents of revisions, by store. A revision never changes once written, yet reading one parsed its
  * whole JSON (every page's markdown) on every request that looked at a space's content or at the page of a comment:
- * 5 to 8% of the CPU of a GET of a 30-page space's content or a POST of a comment, and more as the space grows. The
+ * a share of the CPU of a GET of a space's content or a POST of a comment that grew with the space. The
  * most recently read contents are kept, up to a bound in characters of their JSON text (about as many bytes of heap
  * once parsed): the server's is CONTENT_CACHE_MB (`keepRevisionContents`), REVISION_CACHE_CHARS elsewhere. One content
  * is kept when it is at most half the bound, so that reading it does not push out all the others; a larger one is
- * parsed on every read (with a bound of 8 MiB and a quarter of it, a space of 1 000 pages of 2 KB was: 8 ms for every
- * request on its content, 35 to 80 ms at 5 000 pages). The row is still read (but not its content) on every call, so
+ * parsed on every read (with a bound of 8 MiB and a quarter of it, a space of 1 000 pages of 2 KB was, and every
+ * request on its content paid for parsing it). The row is still read (but not its content) on every call, so
  * a revision gone with its space is gone here too. What is handed out is frozen, all the way down: code that changed
  * a snapshot in place would throw (a TypeError) instead of changing it for every later reader; content is changed by
  * building a new RevisionContent (see content/model.ts).
@@ -79,8 +79,8 @@ export async function getRevision(db: Db, id: string, spaceId: string): Promise<
  * other, with an id of its own (the space's `revision`), but no row: `spaces.unwritten_revision_id` names it, and it
  * reads as an empty revision of edits made with the space, until the space goes. Writing its row was most of what a
  * create of a space cost: a revision's id and its space are random keys, so the row's two index entries each wrote
- * a leaf of its own to SQLite's log, and again at the checkpoint (POST a space, alternating builds: 112.5 -> 77.5 us
- * of CPU). The row is written when something must refer to it by key (the link index, `writeRevisionRow`); the
+ * a leaf of its own to SQLite's log, and again at the checkpoint (docs/performance.md, "Work kept by triggers and
+ * written once"). The row is written when something must refer to it by key (the link index, `writeRevisionRow`); the
  * content that replaces it names it as a parent, as before (a JSON list, not a key).
  */
 const unwritten = new WeakSet<RevisionRecord>();

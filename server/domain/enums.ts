@@ -1,4 +1,4 @@
-// Branching on a value of a contract enumeration, exhaustively (server/README.md, "Writing handlers"). Enumeration
+// Branching on a value of a contract enumeration, exhaustively (server/docs/code.md, "Writing handlers"). Enumeration
 // types come from the generated schemas (`Model<'SpaceVisibility'>`); a value the contract adds later must fail
 // `tsc` at every place that branches on it, which these two forms guarantee:
 //

@@ -5,7 +5,7 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 /**
  * Random bytes for identifiers and secrets, drawn from the system's CSPRNG 4 KiB at a time and each used once: a
- * call to randomBytes for each of the few ids a create makes was 4% of the CPU of POST /v1/orgs/{id}/spaces.
+ * call to randomBytes for each of the few ids a create makes showed in the profile of POST /v1/orgs/{id}/spaces.
  */
 const pool = Buffer.alloc(4096);
 let used = pool.length;
@@ -58,7 +58,7 @@ let sequence = 0;
  * synced and copied at the checkpoint) and ids random within a millisecond split the last leaf by rebalancing it:
  * `BENCH_PARTS=ids npm run bench` measures it (docs/performance.md). Ids stay opaque and
  * unguessable, but whoever holds two can tell which was made first, and when: a departure from DESIGN.md's "random"
- * ids, decided and explained in server/README.md (Wire behaviour, Identifiers).
+ * ids, decided and explained in server/docs/wire-behaviour.md (Identifiers).
  */
 export function newId(): string {
   const now = Date.now();

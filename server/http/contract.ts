@@ -1,6 +1,7 @@
 // The contract as the server reads it: generated/openapi.yaml, parsed once.
-// The contract is read with js-yaml, 4 to 6 times faster than `yaml` on its 480 kB (700 -> 170 ms), giving the same
-// objects (test/contract/yaml-documents.test.ts); `yaml` stays for writing and for YAML that users give.
+// The contract is read with js-yaml, much faster than `yaml` on a document this size (docs/performance.md, "Compiled,
+// bundled, compile-cached start"), giving the same objects (test/contract/yaml-documents.test.ts); `yaml` stays for
+// writing and for YAML that users give.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,7 @@ export const CONTRACT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta
 
 /**
  * The contract as JSON, written by the server's build (scripts/build-server.ts) with the SHA-256 of the YAML it was
- * parsed from. Parsing the YAML took a second of a loaded start-up, JSON.parse takes 20 ms; the copy is used only
+ * parsed from. Parsing the YAML was most of a loaded start-up, JSON.parse of the copy a small part; the copy is used only
  * while its hash is that of generated/openapi.yaml as it is now, so a regenerated contract is never served stale.
  */
 export const CONTRACT_JSON_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/server/openapi.json');

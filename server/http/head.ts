@@ -1,7 +1,7 @@
 // HEAD wherever the contract declares GET. HTTP (RFC 9110, section 9.3.2) gives HEAD the meaning of GET without the
 // body, and a general-purpose server answers it wherever it answers GET: load balancers' health checks, link
 // checkers, caches and `curl -I` send it. It is a rule of the server's HTTP layer, not a part of the contract (which
-// declares no `head` operation: see server/README.md, "Wire behaviour"): the document the validator reads gets a HEAD
+// declares no `head` operation: see server/docs/wire-behaviour.md): the document the validator reads gets a HEAD
 // operation beside each GET, a copy of the GET's, so that a HEAD is authenticated, validated and answered (status,
 // headers, and its body checked by the response validator) exactly as its GET, and a 405 names HEAD beside GET in
 // its `Allow`; the app routes it to the GET's handler, and node:http sends the answer's headers without its body.

@@ -4,8 +4,8 @@
 // Express's res.json serialises the body and calls res.send, which parses the Content-Type again to add its charset
 // (the content-type and mime-types packages), copies the text into a Buffer to measure it, checks freshness, and
 // writes headers and body as two chunks (a writev). Here the text is measured where it is and given to node:http as
-// a string, which sends headers and body in one write. CPU per request of GET a space, alternating builds over ten
-// rounds: 219 -> 199 µs (for a large body, such as a space's content, the copies saved weigh less: within the noise).
+// a string, which sends headers and body in one write. A small answer's CPU shows the difference (docs/performance.md,
+// "What the speed rests on"); for a large body, such as a space's content, the copies saved weigh less.
 //
 // That is only for the answers whose bytes cannot differ: a body with JSON, no Content-Type set before, no ETag or
 // Last-Modified on the response and no If-None-Match or If-Modified-Since on the request (the cases where Express may

@@ -148,7 +148,7 @@ export function placedOperation(req: Request): string | undefined {
  * preprocessor resolves each `$ref` it meets (media types of request bodies and responses, and refs inside schemas)
  * with `ajv.getSchema(ref).schema`: the very object of `components.schemas`, found by compiling a validation function
  * of the schema and everything it references, which it throws away. For the contract that was most of the
- * validator's start-up (0.6 s of CPU of 1.1). Its cache of resolved refs is filled beforehand with those objects (for
+ * validator's start-up. Its cache of resolved refs is filled beforehand with those objects (for
  * the schemas that are not themselves a bare `$ref`, which it resolves one step further): the document it leaves is
  * the same (test/server/validator.test.ts compares them), and the validators of requests and responses are still compiled
  * by the validator, per operation, on first use.
@@ -172,7 +172,7 @@ export function schemaPreprocessor(...args: ConstructorParameters<typeof SchemaP
  * Whether `document` is already what json-schema-ref-parser's `bundle` makes of it, so that the validator's loader
  * can skip it: every `$ref` is a local JSON pointer (`#/...`) to an object that is not itself a `$ref`, which `bundle`
  * leaves as it is (it rewrites references to other files, and references to references). `bundle` crawled the
- * contract's 1 300 references for 0.3 s of every start to give back the same document (test/server/validator.test.ts
+ * contract's 1 300 references at every start to give back the same document (test/server/validator.test.ts
  * checks that it does).
  */
 export function bundled(document: unknown): boolean {
@@ -304,7 +304,7 @@ export const parameterAnalyses = { count: 0 };
  * through the operation's parameters and for each one resolves its `$ref` in the document (`dereferenceParameter`, a
  * regular expression and a lookup), its schema's `$ref` in Ajv (`normalizeParameter`, `ajv.getSchema`), and whether
  * that schema is an object (`isObjectOrXOf`, a walk of the schema), before it decides whether the request's value
- * needs reshaping: GET a page (six parameters) spent 3.5 of its 46 µs of CPU there. Each depends only on its
+ * needs reshaping: work GET a page (six parameters) did again for each of them on every request. Each depends only on its
  * arguments, which are the document's own objects and the validator's Ajv instance, none of which changes once the
  * validator is built; so each result is kept for its arguments (by identity, in weak maps) and given again. What the
  * mutator does with the request itself (reshaping values, refusing reserved characters) runs as before, on every
@@ -361,8 +361,8 @@ export let originalContentType: { from: ContentTypeClass['from']; normalize: Val
 /**
  * Makes the validator parse each request's Content-Type header once per distinct value rather than on every request.
  * Its request and response validators each call `ContentType.from(req)`, which runs two regular expressions (one
- * made anew) over the header, and then `normalize()` to key their caches, which sorts and joins the parameters: a
- * POST of a comment spent about 1.5 of its 66 µs of CPU there, a GET about 0.4. The parse depends on the header's
+ * made anew) over the header, and then `normalize()` to key their caches, which sorts and joins the parameters: work
+ * every request repeated for the same few headers. The parse depends on the header's
  * text alone, and the validator only reads what it gives, so the instance made for a header is kept, frozen (a write
  * to it would throw rather than change it for later requests), and given again, with its `normalize()` without
  * arguments computed once. Headers beyond MAX_KEPT_CONTENT_TYPES distinct values, or longer than
@@ -430,9 +430,8 @@ export const responseContentChoices = { count: 0 };
  * util.js) with the answer's Content-Type (or the request's Accept values) and the media types the contract gives
  * the status, which parses each of them with `ContentType` (two regular expressions each, one made anew) into a new
  * Map, and then `canValidateContentType` on the type chosen, which parses it twice more (the content-type and
- * media-typer packages), and the garbage of it all: 1 to 1.5 µs of every answer's CPU (alternating builds), a third of
- * what response validation cost a GET of a space's content, whose body check is remembered (see immutable-bodies.ts),
- * or of a space. Both depend on their strings alone, so each result is kept for its strings (`keptPerText`) and given
+ * media-typer packages), and the garbage of it all: on every answer, a large share of what response validation cost a
+ * GET of a space's content, whose body check is remembered (see immutable-bodies.ts), or of a space. Both depend on their strings alone, so each result is kept for its strings (`keptPerText`) and given
  * again. Inputs beyond MAX_KEPT_CHOICES distinct ones, or longer than
  * MAX_KEPT_CHOICE_LENGTH (an Accept header is the client's to write), are worked out as before, and a type the
  * check throws on is tried again each time, as before. The validator reads `findResponseContent` from its module's
@@ -533,15 +532,15 @@ const SHARED_LIMIT = 20_000;
  * and the response validator (`buildValidators` of dist/middlewares/openapi.response.validator.js) put the
  * document's `paths` and `components` into every schema they compile, once per operation and response code, "for
  * resolution with multi-file" documents; Ajv then walks all of it (`getSchemaRefs`, a traversal of every key) before
- * compiling. With this contract that was 300 to 1 000 ms for the first request of each operation, most of a test
- * file's time, and tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added
+ * compiling. With this contract that made the first request of each operation slow, most of a test file's
+ * time (docs/performance.md, "The validator as one middleware"), and took tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added
  * each component schema to the same Ajv under that very key (`createAjv`, dist/framework/ajv/index.js), and Ajv
  * resolves a `$ref` by its registered schemas before looking inside the root, so the code it generates is the same.
  * A schema that does not compile alone (a `$ref` elsewhere in a document) is compiled with the document, as before.
  *
  * Once per process: each app builds its own validator, with Ajv instances of its own, so a process running several
  * apps (a test file's servers, a server restarted in place, the conformance runner's tests) compiled every schema
- * again for each, about 2 s of CPU for a pass over the 152 operations. A function Ajv compiled depends on the
+ * again for each, a pass over every operation each time. A function Ajv compiled depends on the
  * instance's options (coercion, defaults, formats), on the schemas registered in it (the document's components), and
  * on the schema compiled; when all three are equal, another instance would compile the very same code. So a
  * compiled function is kept under the fingerprint of those three and given to any instance asking for it, under
@@ -620,7 +619,7 @@ export function compileWithoutDocument(): void {
 /**
  * Ajv's code generator runs an optimizing pass over each function it generates (`code.optimize`, one pass by
  * default: it folds constant conditions and drops unused names). The validator gives no way to set Ajv's options;
- * on its Ajv instances, the pass was a third of the time of compiling an operation's schemas (the first request of
+ * on its Ajv instances, the pass was a large share of the time of compiling an operation's schemas (the first request of
  * each operation; most of what a test file or a conformance run waits for), and the generated functions without it
  * validate as fast within the benchmark's noise. Ajv reads the option at each compile, so turning it off on the
  * instance applies to every schema compiled after.

@@ -4,12 +4,11 @@
 // Why: node:http handles in one turn every request that arrived together (one `epoll_wait`), and writes each answer
 // as soon as it is made. A client on the same machine (an integration suite, the conformance runner, a benchmark's
 // load) is usually asleep waiting for answers, so each write wakes it, and on a virtual machine a wake-up across
-// cores is costly: the kernel charges it to the writer. Measured with servers that spend 200 µs of CPU per request
-// under autocannon (10 connections): 38 µs of system time per request answered one by one, 19 µs (as a bare
-// node:http server's) when the turn's answers leave together, and 17% more requests per second. The reference
-// server, GET a space, alternating builds: 221 -> 182 µs of CPU per request, 4 503 -> 5 623 req/s, the same p50 and
-// p99 latency. The first answers of a turn wait for the turn's other requests (a turn's worth of handler time, a few
-// hundred µs under load); a lone request waits only for the rest of its own turn.
+// cores is costly: the kernel charges it to the writer. Measured under load, answers that leave together bring the
+// system time a request costs down to a bare node:http server's, and the server answers more requests per second
+// with the same latencies (docs/performance.md, "Answers written at the end of the turn"). The first answers of a
+// turn wait for the turn's other requests (a turn's worth of handler time); a lone request waits only for the rest of
+// its own turn.
 //
 // How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) are held until the end of
 // the turn (a task per held write at the turn's `answer` stage, see turn-end.ts: after the poll phase in which

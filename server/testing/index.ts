@@ -51,7 +51,7 @@ export type DocsServerClientOptions = Omit<DocsClientOptions, 'baseUrl' | 'token
 export interface DocsServerOptions {
   /**
    * What the server starts with: a seed object (users and their tokens, organizations, members, teams, collections,
-   * spaces and their pages; the format of SEED_FILE, server/README.md), or a JSON or YAML seed file: its path, resolved
+   * spaces and their pages; the format of SEED_FILE, server/docs/seed-file.md), or a JSON or YAML seed file: its path, resolved
    * against the working directory (`process.cwd()`, where vitest or `node --test` runs: the project's folder), or a
    * `file:` URL, such as `new URL('./seed.yaml', import.meta.url)` for a file beside the test file.
    * Without it, the demo organization (`demo`) and its admin.
@@ -67,7 +67,7 @@ export interface DocsServerOptions {
   /** The port; 0 (the default) picks a free one. */
   port?: number;
   /**
-   * Other configuration variables of the server (server/README.md, Configuration), such as `{ LOG_LEVEL: 'info' }`.
+   * Other configuration variables of the server (server/docs/running-and-configuration.md, Configuration), such as `{ LOG_LEVEL: 'info' }`.
    * The harness sets PORT, HOST (127.0.0.1), DATA_DIR (`:memory:`), DOCS_API_TOKEN, SEED_FILE and LOG_LEVEL (`warn`);
    * these win over them.
    */

@@ -30,7 +30,8 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
 
   /**
    * Both servers' background work done (within 20 s) before each request, so that both answer from the same state;
-   * search results in any order, each engine ranking by its own relevance (server/README.md, Content).
+   * search results in any order, each engine ranking by its own relevance
+   * (server/docs/behaviour-content-change-requests-comments.md, Content).
    */
   const newMirror = () =>
     new EngineMirror(sqlite!.url, postgres!.url, {

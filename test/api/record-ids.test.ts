@@ -1,4 +1,4 @@
-// Record ids as clients see them (server/README.md, Wire behaviour, Identifiers): what the server makes is 22
+// Record ids as clients see them (server/docs/wire-behaviour.md, Identifiers): what the server makes is 22
 // characters, the time it was made, its number within that millisecond and 12 random characters, so ids made one
 // after another sort in that order, across a restart too; ids a seed file gave keep their form; the address of a
 // change request's PDF, its own secret, is 32 random characters. Through the typed client, over HTTP.

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
@@ -158,10 +158,14 @@ describe('parseMarkdown without GFM autolink literals where none can start', () 
   });
 
   it('gives the very tree GFM gives, and markdownLinks the same links without parsing where none can start, on the sections of this repository\'s documents and on their text without addresses', () => {
-    const documents = ['README.md', 'server/README.md', '../shared/api-document.md', '../shared/DESIGN.md']
+    const serverPages = readdirSync('server/docs')
+      .filter((file) => file.endsWith('.md'))
+      .sort()
+      .map((file) => `server/docs/${file}`);
+    const documents = ['README.md', 'server/README.md', ...serverPages, '../shared/api-document.md', '../shared/DESIGN.md']
       .filter((file) => existsSync(file))
       .map((file) => readFileSync(file, 'utf8'));
-    expect(documents.length).toBeGreaterThanOrEqual(2);
+    expect(documents.length).toBeGreaterThanOrEqual(2 + serverPages.length);
     // Each document in sections (at its headings), as they are and with every address made one no literal starts.
     const sections = documents.flatMap((text) => text.split(/\n(?=#)/));
     const plain = sections.map((section) => section.replace(/www\./gi, 'www-').replace(/(https?):\/\//gi, '$1:/').replaceAll('@', '(at)'));

@@ -1,7 +1,7 @@
 // Every enumeration of the contract that the server branches on is branched on exhaustively: a copy of the
 // type-checked sources (server, client, runner) whose generated types give every enumeration one member more must
 // fail `tsc`, with errors naming each enumeration's branching places (the import handler for `ImportSource`).
-// Enumerations the server only stores and returns are listed, with the reason, in server/README.md ("Enumerations
+// Enumerations the server only stores and returns are listed, with the reason, in server/docs/code.md ("Enumerations
 // passed through"); a listed one that gets branched on, or an unlisted one that does not, fails this test.
 // One `tsc` run over one copy where all enumerations are widened at once: the new members are distinct
 // (`zz-new-<Name>`), so each error names the enumeration it comes from.
@@ -32,12 +32,12 @@ function contractEnumerations(): Map<string, string[]> {
   return enumerations;
 }
 
-/** The README's table of enumerations the server does not branch on: name → reason. */
+/** server/docs/code.md's table of enumerations the server does not branch on: name → reason. */
 function passedThrough(): Map<string, string> {
-  const readme = readFileSync(path.join(root, 'server/README.md'), 'utf8');
+  const readme = readFileSync(path.join(root, 'server/docs/code.md'), 'utf8');
   const start = readme.indexOf('<!-- enumerations passed through -->');
   const end = readme.indexOf('<!-- end -->', start);
-  if (start < 0 || end < 0) throw new Error('server/README.md: the table of enumerations passed through is missing');
+  if (start < 0 || end < 0) throw new Error('server/docs/code.md: the table of enumerations passed through is missing');
   const rows = readme
     .slice(start, end)
     .split('\n')
@@ -127,7 +127,7 @@ describe('enumerations of the contract', () => {
 
   test('every enumeration is branched on exhaustively or listed as passed through, not both', () => {
     const neither = [...enumerations.keys()].filter((name) => errorsOf(name).length === 0 && !listed.has(name));
-    expect(neither, 'enumerations no place branches on: branch exhaustively or list them in server/README.md').toEqual(
+    expect(neither, 'enumerations no place branches on: branch exhaustively or list them in server/docs/code.md').toEqual(
       [],
     );
     const both = [...listed.keys()]
@@ -135,7 +135,7 @@ describe('enumerations of the contract', () => {
       .map((name) => `${name}: ${places(errorsOf(name)).join(', ')}`);
     expect(both, 'listed as passed through, yet branched on').toEqual([]);
     const unknown = [...listed.keys()].filter((name) => !enumerations.has(name));
-    expect(unknown, 'listed in server/README.md but not enumerations of the contract').toEqual([]);
+    expect(unknown, 'listed in server/docs/code.md but not enumerations of the contract').toEqual([]);
   });
 
   test('the import handler dispatches on ImportSource exhaustively', () => {

@@ -2,8 +2,8 @@
 // sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
 // keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and
 // `--version`; the one-line errors of a start that cannot happen (port taken, unusable or locked DATA_DIR, bad
-// configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against the
-// README's; the compile cache, kept in the user's cache folder and never under dist/.
+// configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against
+// server/docs/running-and-configuration.md's; the compile cache, kept in the user's cache folder and never under dist/.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -368,8 +368,8 @@ describe('flags', () => {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the configuration table', () => {
-  test('server/README.md lists exactly the variables of server/config.ts, with the same defaults', () => {
-    const readme = readFileSync('server/README.md', 'utf8');
+  test('server/docs/running-and-configuration.md lists exactly the variables of server/config.ts, with the same defaults', () => {
+    const readme = readFileSync('server/docs/running-and-configuration.md', 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'));
     const rows = section
       .slice(0, section.indexOf('\n\n', section.indexOf('| Variable')))

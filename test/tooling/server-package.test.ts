@@ -6,7 +6,7 @@
 // the registry like their dependencies), and installs again from its lockfile (`npm ci`, as its CI would), then:
 // nothing was compiled and no install script ran; the server installed read-only starts, serves and stops without
 // writing into node_modules; its strict tsc checks the README's harness example; vitest runs that example and two test
-// files side by side, each with its own seeded server; node's test runner runs server/README.md's example; `npx
+// files side by side, each with its own seeded server; node's test runner runs server/docs/harness.md's example; `npx
 // docs-platform-server --help` gives the package's usage; `npx docs-platform-server` starts as the README says and
 // the installed client calls it, on SQLite and on PostgreSQL, and the README's `npx docs-conformance` line passes
 // against it as written (every operation, exit 0); a harness's server is seen to end with the
@@ -25,6 +25,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Root } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
 import { DEPENDENCIES, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
@@ -116,7 +120,7 @@ describe('the server package, installed from its tarball beside the client and t
   const serverTarball = path.join(tarballs, tarballOf(SERVER_PACKAGE_NAME));
   const installed = path.join(consumer, 'node_modules', SERVER_PACKAGE_NAME);
   const readme = consumerBlocks('README.md');
-  const serverReadme = consumerBlocks('server/README.md');
+  const serverReadme = consumerBlocks('server/docs/harness.md');
   // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository, and
   // vitest's would make the consumer's vitest believe it runs inside this one. The user's npm configuration
   // (~/.npmrc) is left out too: what npm does and prints comes from the projects and their packages.
@@ -222,6 +226,7 @@ describe('the server package, installed from its tarball beside the client and t
       /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts|coverage\.d\.ts|coverage-format\.d\.ts)$/,
       /^generated\/openapi\.yaml$/,
       /^server\/README\.md$/,
+      /^server\/docs\/[\w-]+\.md$/,
       /^server\/domain\/openapi-validator\.worker\.js$/,
       /^server\/store\/(sqlite|postgres)\/migrations\/\d+_[\w-]+\.sql$/,
       /^vendor\/(pg|isomorphic-git|turndown|turndown-plugin-gfm)\.cjs$/,
@@ -232,6 +237,29 @@ describe('the server package, installed from its tarball beside the client and t
     expect(files).toContain('dist/testing/index.d.ts');
     expect(files.filter((file) => file.includes('/sqlite/migrations/')).length).toBe(readdirSync(path.join(repoRoot, 'server/store/sqlite/migrations')).length);
     expect(readFileSync(path.join(installed, 'generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
+  });
+
+  test("the server's reference is in it, index and pages, and every relative link of its Markdown files resolves inside it", () => {
+    const pages = readdirSync(path.join(repoRoot, 'server/docs')).filter((file) => file.endsWith('.md'));
+    const markdown = listing(serverTarball).filter((file) => file.endsWith('.md'));
+    expect(markdown).toEqual(expect.arrayContaining(['README.md', 'server/README.md', ...pages.map((page) => `server/docs/${page}`)]));
+    const broken: string[] = [];
+    let relative = 0;
+    for (const file of markdown) {
+      const links: string[] = [];
+      const visit = (node: Root | Root['children'][number]): void => {
+        if (node.type === 'link') links.push(node.url);
+        if ('children' in node) for (const child of node.children) visit(child as Root['children'][number]);
+      };
+      visit(fromMarkdown(readFileSync(path.join(installed, file), 'utf8'), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
+      for (const url of links.filter((link) => !/^[a-z][a-z0-9+.-]*:/i.test(link) && !link.startsWith('#'))) {
+        relative++;
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(url.split('#', 1)[0]!)));
+        if (target.startsWith('..') || !existsSync(path.join(installed, target))) broken.push(`${file}: ${url}`);
+      }
+    }
+    expect(relative).toBeGreaterThan(pages.length);
+    expect(broken).toEqual([]);
   });
 
   test("its manifest: the contract's version, a command, the harness's entry, two dependencies, the client as an optional peer of its version", () => {
@@ -460,7 +488,7 @@ test('what this file writes, the file running beside it does not see', async () 
     expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
   }, 120_000);
 
-  test("node's test runner runs server/README.md's example, with contract coverage as the README says", async () => {
+  test("node's test runner runs server/docs/harness.md's example, with contract coverage as the page says", async () => {
     // Coverage on by its variable (node's test processes inherit it), reported by a script after the run.
     const result = await run(process.execPath, ['--test', 'node-test/spaces.test.mjs'], { cwd: consumer, env: { ...env, DOCS_SERVER_COVERAGE: '1' }, timeout: 60_000 }).then(
       (success) => ({ code: 0, output: success.stdout + success.stderr }),

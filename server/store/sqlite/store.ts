@@ -4,7 +4,7 @@
 //
 // better-sqlite3 is synchronous: a query runs when it is called, and the promise the store gives back is already
 // settled. Each SQL text is prepared once and its statement reused (a bounded cache): preparing parses and plans the
-// SQL, which on every call was about 5% of the CPU of a GET. Rows are read as arrays (better-sqlite3's `raw` mode)
+// SQL, which on every call showed in a GET's profile. Rows are read as arrays (better-sqlite3's `raw` mode)
 // and made into objects here (see `rowOf`).
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -195,7 +195,7 @@ export class SqliteStore implements Store {
       // The server is the database's only user (DATA_DIR is locked: see data-dir.ts), so it holds SQLite's locks
       // from its first read to its close, and keeps the write-ahead log's index in its own memory (no -shm file):
       // each statement outside a transaction otherwise took and released a read lock on the log's index, two
-      // fcntl calls, about half of the cost of an indexed read (8.4 -> 3.7 us; GET a space 266 -> 225 us of CPU).
+      // fcntl calls, a large part of the cost of an indexed read (docs/performance.md, "SQLite as its only user").
       // Other processes cannot read the file while the server runs; stop it to copy or inspect data.sqlite.
       this.connection.pragma('locking_mode = EXCLUSIVE');
       this.connection.pragma('journal_mode = WAL');
@@ -204,8 +204,8 @@ export class SqliteStore implements Store {
       // Statement journals (the pages a statement or a savepoint changed, kept to undo it alone) in memory: SQLite
       // keeps one in memory up to 64 KiB, then spills it to a temporary file, and under EXCLUSIVE locking that file
       // stays open for the connection's life, so every later statement journal went through it (14 pwrite calls per
-      // create of a space, a tenth of its CPU). In memory, a create costs 10 to 15 µs less system time (POST a space,
-      // 10 connections: +8% req/s). The price is RAM while a statement runs (or a write, for one that runs in a
+      // create of a space). In memory, a create makes none of those system calls (docs/performance.md, "SQLite as its
+      // only user"). The price is RAM while a statement runs (or a write, for one that runs in a
       // savepoint, see `write`): the former content of the pages it changes, on the order of the data it deletes or
       // rewrites, so the size of a space's rows for the largest cascade (purging a space).
       this.connection.pragma('temp_store = MEMORY');
@@ -272,7 +272,7 @@ export class SqliteStore implements Store {
    * the turn (turn-end.ts), before the turn's answers leave. A COMMIT writes every page the transaction changed to
    * SQLite's log, and a write's pages are mostly the same leaves and index pages as the next one's (a new space: the
    * same last leaf of the spaces table and of its indexes); under load, 10 connections, about 5 writes share a
-   * commit, and a POST of a space or of a comment costs 25 to 30% less CPU. The first write of a group opens the
+   * commit, and a POST of a space or of a comment costs less CPU (docs/performance.md, "Group commit"). The first write of a group opens the
    * transaction; each later one runs inside a savepoint, so that its failure undoes its own changes only. A write
    * alone in its turn (one client at a time) commits as before, at the end of its turn. Should the COMMIT fail, every
    * write of the group rejects with its error: nothing is answered as done that was not committed.
