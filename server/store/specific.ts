@@ -8,7 +8,7 @@
 // - What the job queue needs of the engine (jobs.ts): the database's clock, which every lease is measured by; a lock
 //   per resource for the length of a claim; row locks that skip what another transaction holds. SQLite, which one
 //   server owns and writes one transaction at a time, needs neither lock.
-import type { RawBuilder, SqlBool } from 'kysely';
+import { type RawBuilder, sql, type SqlBool } from 'kysely';
 
 /** A section of a page, as the full-text index holds it. */
 export interface SearchSection {
@@ -32,6 +32,11 @@ export interface SectionHit {
   sectionId: string;
   sectionTitle: string;
 }
+
+/** The columns of a `SectionHit`, read from either engine's `content_search` (the same columns on both). */
+export const SECTION_HIT_COLUMNS = sql`content_search.rowid AS "row", content_search.space_id AS "spaceId", content_search.page_id AS "pageId",
+  content_search.page_title AS "pageTitle", content_search.page_path AS "pagePath", content_search.section_id AS "sectionId",
+  content_search.title AS "sectionTitle"`;
 
 /** Where to search: one space, or every live space of an organization. */
 export type SearchScope = { spaceId: string } | { organizationId: string };

@@ -6,12 +6,13 @@
 // spellings on every list, and text the engines cannot both store in every path parameter, query parameter and body
 // of every operation, on real resources. The file starts both engines itself, so the postgres project skips it.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
 import { runConformance } from '../../conformance/runner.ts';
 import { contractOperations, loadContract as loadServerContract } from '../../server/http/contract.ts';
 import { testEngine } from '../support/databases.ts';
-import { EngineMirror } from '../support/engine-mirror.ts';
+import { EngineMirror, TokenPairs } from '../support/engine-mirror.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -33,8 +34,10 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
    * search results in any order, each engine ranking by its own relevance
    * (server/docs/behaviour-content-change-requests-comments.md, Content).
    */
+  const pairs = new TokenPairs();
   const newMirror = () =>
     new EngineMirror(sqlite!.url, postgres!.url, {
+      pairs,
       before: () => Promise.race([Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]), sleep(20_000)]),
       unordered: (url) => /\/search\?/.test(url),
     });
@@ -142,6 +145,78 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
     expect(mirror.serverErrors).toEqual([]);
     expect(mirror.differences).toEqual([]);
     expect(sent).toBeGreaterThan(300);
+  });
+
+  /**
+   * What the triggers keep (each engine's migrations: the counters of each space and organization, the copy of each
+   * organization's email domains, members' display names, site spaces leaving with their space), after the same
+   * writes on each engine (the runs above, then writes that leave something of each behind): every row alike, the
+   * ids each server made paired as the mirrors learnt them. test/server/store-schema.test.ts compares the triggers' names and tables; this, what they do.
+   */
+  test('the counters and copies the triggers keep are the same on both engines after the same writes', { timeout: 120_000 }, async () => {
+    // Writes that leave what every trigger keeps behind them (the runs above clean up what they create), sent to both.
+    const mirror = newMirror();
+    const call = async (method: string, path: string, body?: object) => {
+      const response = await mirror.fetch(`${sqlite!.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${RUNNER_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
+      return text === '' ? undefined : (JSON.parse(text) as { id: string });
+    };
+    const collection = (await call('POST', '/v1/orgs/acme/collections', { title: 'Kept' }))!.id;
+    const spaces: string[] = [];
+    for (const title of ['Kept one', 'Kept two', 'Kept three', 'Kept four']) spaces.push((await call('POST', '/v1/orgs/acme/spaces', { title, parent: collection }))!.id);
+    const [one, two, three, four] = spaces as [string, string, string, string];
+    // Comments: added, resolved, removed.
+    const comments: string[] = [];
+    for (const markdown of ['First', 'Second', 'Third']) comments.push((await call('POST', `/v1/spaces/${one}/comments`, { body: { markdown } }))!.id);
+    await call('PUT', `/v1/spaces/${one}/comments/${comments[1]}`, { resolved: true });
+    await call('DELETE', `/v1/spaces/${one}/comments/${comments[2]}`);
+    await call('POST', `/v1/spaces/${two}/comments`, { body: { markdown: 'On two' } });
+    // Change requests: opened, drafted, archived, and a comment on one.
+    const open = (await call('POST', `/v1/spaces/${one}/change-requests`, { subject: 'Open' }))!.id;
+    const draft = (await call('POST', `/v1/spaces/${one}/change-requests`, { subject: 'Draft' }))!.id;
+    await call('PATCH', `/v1/spaces/${one}/change-requests/${draft}`, { status: 'draft' });
+    const archived = (await call('POST', `/v1/spaces/${two}/change-requests`, { subject: 'Archived' }))!.id;
+    await call('PATCH', `/v1/spaces/${two}/change-requests/${archived}`, { status: 'archived' });
+    await call('POST', `/v1/spaces/${one}/change-requests/${open}/comments`, { body: { markdown: 'On the change' } });
+    // Live spaces: one deleted, one deleted and restored, one moved to the other organization out of a site.
+    await call('DELETE', `/v1/spaces/${three}`);
+    await call('DELETE', `/v1/spaces/${two}`);
+    await call('POST', `/v1/spaces/${two}/restore`);
+    const site = (await call('POST', '/v1/orgs/acme/sites', { title: 'Kept' }))!.id;
+    await call('POST', `/v1/orgs/acme/sites/${site}/site-spaces`, { spaceId: one });
+    await call('POST', `/v1/orgs/acme/sites/${site}/site-spaces`, { spaceId: four });
+    await call('POST', `/v1/spaces/${four}/transfer`, { organization: 'globex' });
+    // The copy of an organization's email domains.
+    await call('PATCH', '/v1/orgs/globex', { emailDomains: ['globex.test', 'kept.test'] });
+    expect(mirror.serverErrors).toEqual([]);
+    expect(mirror.differences).toEqual([]);
+    await Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]);
+
+    const KEPT = {
+      space_counters: 'SELECT space_id, comments, change_requests, change_requests_open, change_requests_draft FROM space_counters',
+      organization_space_counts: 'SELECT organization_id, live_spaces FROM organization_space_counts',
+      organization_email_domains: 'SELECT organization_id, domain FROM organization_email_domains',
+      members: 'SELECT organization_id, user_id, user_display_name FROM members',
+      site_spaces: 'SELECT site_id, space_id FROM site_spaces',
+    };
+    const rowsOf = async (server: TestServer, query: string, translate: (text: string) => string) => {
+      const rows = await server.running.ctx.store.reader.all(sql<Record<string, unknown>>`${sql.raw(query)}`);
+      // Each engine's types as one text: integers (PostgreSQL's bigint comes as a string), and NULL.
+      return rows.map((row) => translate(JSON.stringify(Object.values(row).map((value) => (value === null ? null : String(value)))))).sort();
+    };
+    for (const [table, query] of Object.entries(KEPT)) {
+      const [first, second] = await Promise.all([rowsOf(sqlite!, query, (text) => pairs.translate(text)), rowsOf(postgres!, query, (text) => text)]);
+      expect(first, table).toEqual(second);
+      expect(first.length, `${table} has rows to compare`).toBeGreaterThan(0);
+    }
+    // The writes above reached the counters: the first space's comments and change requests, counted alike.
+    const counters = await sqlite!.running.ctx.store.reader.all(sql<{ comments: number; change_requests: number }>`SELECT comments, change_requests FROM space_counters WHERE space_id = ${one}`);
+    expect(counters.map((row) => [Number(row.comments) > 0, Number(row.change_requests)])).toEqual([[true, 2]]);
   });
 });
 

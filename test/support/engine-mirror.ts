@@ -22,14 +22,25 @@ interface Answer {
   type: string;
 }
 
+/** The values each server made at random, paired as the mirrors learnt them: the first server's, the second's. */
+export class TokenPairs {
+  readonly toSecond = new Map<string, string>();
+  readonly toFirst = new Map<string, string>();
+
+  /** `text` with each token of the first server that has a pair as the second server's. */
+  translate(text: string): string {
+    return text.replace(TOKEN, (token) => this.toSecond.get(token) ?? token);
+  }
+}
+
 export class EngineMirror {
   /** Differences, one line each: the request, then what differs. */
   readonly differences: string[] = [];
   /** Answers 500 and above, from either server. */
   readonly serverErrors: string[] = [];
   requests = 0;
-  private readonly toSecond = new Map<string, string>();
-  private readonly toFirst = new Map<string, string>();
+  private readonly toSecond: Map<string, string>;
+  private readonly toFirst: Map<string, string>;
 
   constructor(
     private readonly first: string,
@@ -41,8 +52,14 @@ export class EngineMirror {
       unordered?: (url: string) => boolean;
       /** How often, and how far apart, differing GETs are sent again. */
       settle?: { tries: number; waitMs: number };
+      /** Token pairs shared with other mirrors of the same two servers (`TokenPairs`); this mirror's own otherwise. */
+      pairs?: TokenPairs;
     } = {},
-  ) {}
+  ) {
+    const pairs = options.pairs ?? new TokenPairs();
+    this.toSecond = pairs.toSecond;
+    this.toFirst = pairs.toFirst;
+  }
 
   /** The fetch to give a client of the first server. */
   readonly fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {

@@ -3,7 +3,7 @@
 // what another transaction holds).
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { SearchScope, SearchSection, SearchWords, SectionHit, Specific } from '../specific.ts';
+import { type SearchScope, type SearchSection, type SearchWords, SECTION_HIT_COLUMNS, type SectionHit, type Specific } from '../specific.ts';
 
 /**
  * Text as the index holds it: lower case, without diacritics, each run of letters, digits and underscores a word
@@ -21,9 +21,6 @@ function tsQuery(words: SearchWords): string {
   return terms.map((term) => `${term}:*`).join(' & ');
 }
 
-const HIT_COLUMNS = sql`content_search.rowid AS "row", content_search.space_id AS "spaceId", content_search.page_id AS "pageId",
-  content_search.page_title AS "pageTitle", content_search.page_path AS "pagePath", content_search.section_id AS "sectionId",
-  content_search.title AS "sectionTitle"`;
 
 const search = {
   async add(db: Db, sections: readonly SearchSection[]): Promise<void> {
@@ -59,9 +56,9 @@ const search = {
     const order = sql`ORDER BY ts_rank(content_search.words, to_tsquery('simple', ${query})) DESC,
       content_search.space_id, content_search.page_id, content_search.section_id LIMIT ${max}`;
     return 'spaceId' in scope
-      ? db.all(sql<SectionHit>`SELECT ${HIT_COLUMNS} FROM content_search
+      ? db.all(sql<SectionHit>`SELECT ${SECTION_HIT_COLUMNS} FROM content_search
           WHERE ${matches} AND content_search.space_id = ${scope.spaceId} ${order}`)
-      : db.all(sql<SectionHit>`SELECT ${HIT_COLUMNS} FROM content_search JOIN spaces ON spaces.id = content_search.space_id
+      : db.all(sql<SectionHit>`SELECT ${SECTION_HIT_COLUMNS} FROM content_search JOIN spaces ON spaces.id = content_search.space_id
           WHERE ${matches} AND spaces.organization_id = ${scope.organizationId} AND spaces.deleted_at IS NULL ${order}`);
   },
 

@@ -4,8 +4,8 @@
 // run once however many instances start together (an advisory lock). Instances tell each other of queued jobs
 // with LISTEN/NOTIFY.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { type Migration, migrationsIn } from '../migrations.ts';
 import { fileURLToPath } from 'node:url';
 import {
   DummyDriver,
@@ -554,10 +554,5 @@ export class PostgresStore implements Store {
   }
 }
 
-/** The migrations of postgres/migrations, named `NNN_name.sql`, in version order. */
-export function readPostgresMigrations(dir = MIGRATIONS_DIR): { version: number; name: string; sql: string }[] {
-  return readdirSync(dir)
-    .filter((file) => /^\d+_[\w-]+\.sql$/.test(file))
-    .map((file) => ({ version: Number(file.split('_')[0]), name: file, sql: readFileSync(path.join(dir, file), 'utf8') }))
-    .sort((a, b) => a.version - b.version);
-}
+/** PostgreSQL's migrations (postgres/migrations), in version order. */
+export const readPostgresMigrations = (dir = MIGRATIONS_DIR): Migration[] => migrationsIn(dir);

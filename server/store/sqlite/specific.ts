@@ -2,7 +2,7 @@
 // job claim that needs no lock (one server owns the database, and its writes run one at a time): only its clock.
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { SearchScope, SearchSection, SearchWords, SectionHit, Specific } from '../specific.ts';
+import { type SearchScope, type SearchSection, type SearchWords, SECTION_HIT_COLUMNS, type SectionHit, type Specific } from '../specific.ts';
 import { storableText } from '../../text.ts';
 
 /**
@@ -14,9 +14,6 @@ const textList = (values: readonly string[]) => JSON.stringify(values.map(storab
 /** FTS5 query of the words, each a prefix, quoted so that no user input is FTS5 syntax. */
 const ftsQuery = (words: SearchWords) => words.map((word) => `"${word.replaceAll('"', '""')}"*`).join(' ');
 
-const HIT_COLUMNS = sql`content_search.rowid AS "row", content_search.space_id AS "spaceId", content_search.page_id AS "pageId",
-  content_search.page_title AS "pageTitle", content_search.page_path AS "pagePath", content_search.section_id AS "sectionId",
-  content_search.title AS "sectionTitle"`;
 const HIT_ORDER = sql`ORDER BY content_search.rank, content_search.space_id, content_search.page_id, content_search.section_id`;
 
 /** The full-text index: FTS5's `content_search`, and `content_search_spaces`, which finds a space's or a page's rows. */
@@ -57,12 +54,12 @@ const search = {
     const query = ftsQuery(words);
     if ('spaceId' in scope) {
       return db.all(
-        sql<SectionHit>`SELECT ${HIT_COLUMNS} FROM content_search
+        sql<SectionHit>`SELECT ${SECTION_HIT_COLUMNS} FROM content_search
           WHERE content_search MATCH ${query} AND content_search.space_id = ${scope.spaceId} ${HIT_ORDER} LIMIT ${max}`,
       );
     }
     return db.all(
-      sql<SectionHit>`SELECT ${HIT_COLUMNS} FROM content_search CROSS JOIN spaces ON spaces.id = content_search.space_id
+      sql<SectionHit>`SELECT ${SECTION_HIT_COLUMNS} FROM content_search CROSS JOIN spaces ON spaces.id = content_search.space_id
         WHERE content_search MATCH ${query} AND spaces.organization_id = ${scope.organizationId} AND spaces.deleted_at IS NULL
         ${HIT_ORDER} LIMIT ${max}`,
     );

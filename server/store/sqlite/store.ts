@@ -6,7 +6,8 @@
 // settled. Each SQL text is prepared once and its statement reused (a bounded cache): preparing parses and plans the
 // SQL, which on every call showed in a GET's profile. Rows are read as arrays (better-sqlite3's `raw` mode)
 // and made into objects here (see `rowOf`).
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { type Migration, migrationsIn } from '../migrations.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -43,23 +44,8 @@ export const sqliteQueries = new Kysely<Schema>({
   },
 });
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-/** The migrations in `dir`, named `NNN_name.sql`, in version order. */
-export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((file) => /^\d+_[\w-]+\.sql$/.test(file))
-    .map((file) => ({
-      version: Number(file.split('_')[0]),
-      name: file,
-      sql: readFileSync(path.join(dir, file), 'utf8'),
-    }))
-    .sort((a, b) => a.version - b.version);
-}
+/** SQLite's migrations (sqlite/migrations), in version order. */
+export const readMigrations = (dir = MIGRATIONS_DIR): Migration[] => migrationsIn(dir);
 
 /**
  * Applies the migrations newer than the database's `user_version`, each in its own transaction. `casefold` (a
