@@ -364,16 +364,7 @@ async function mechanisms(dataDir: string): Promise<void> {
   try {
     targets.push(await startReference('all on', `${dataDir}-on`));
     for (const mechanism of SPEEDUPS) targets.push(await startReference(mechanism, `${dataDir}-${mechanism}`, { SPEEDUPS_OFF: mechanism }));
-    for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
-    const results = new Map<string, Measure[]>();
-    for (let run = 0; run < settings.runs; run++) {
-      for (const [index, request] of REQUESTS.entries()) {
-        for (const target of rotated(targets, run + index)) {
-          const key = `${request.name}\n${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: settings.seconds })]);
-        }
-      }
-    }
+    const results = await measuredInTurn(targets);
     console.log(
       `\nmechanisms: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), node ${process.version}; ` +
         'server CPU per request in µs, and (for each mechanism off) the share of the CPU the mechanism saves',
@@ -391,6 +382,26 @@ async function mechanisms(dataDir: string): Promise<void> {
   } finally {
     await Promise.all(targets.map((target) => stop(target.child)));
   }
+}
+
+/**
+ * Every target warmed on every request (the JIT, the validator's compiled schemas), then measured BENCH_RUNS times on
+ * each request, each target in turn going first: a target measured right after another carries what that one left
+ * behind (the cores' caches, a mock's processes still winding down), so a fixed order would always handicap the same
+ * one. The runs of each, by `request name\ntarget name`.
+ */
+async function measuredInTurn(targets: Target[]): Promise<Map<string, Measure[]>> {
+  for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
+  const results = new Map<string, Measure[]>();
+  for (let run = 0; run < settings.runs; run++) {
+    for (const [index, request] of REQUESTS.entries()) {
+      for (const target of rotated(targets, run + index)) {
+        const key = `${request.name}\n${target.name}`;
+        results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: settings.seconds })]);
+      }
+    }
+  }
+  return results;
 }
 
 /** A request and its medians, one per target (validation on, off, bare node:http, bare Express, then Prism if it ran). */
@@ -438,20 +449,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
     const prism = withPrism ? await startPrism() : undefined;
     if (prism) targets.push(prism);
 
-    // Warm every target on every request (the JIT, the validator's compiled schemas).
-    for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
-
-    // Each target in turn goes first: a target measured right after another carries what that one left behind (the
-    // cores' caches, a mock's processes still winding down), so a fixed order would always handicap the same one.
-    const results = new Map<string, Measure[]>();
-    for (let run = 0; run < settings.runs; run++) {
-      for (const [index, request] of REQUESTS.entries()) {
-        for (const target of rotated(targets, run + index)) {
-          const key = `${request.name}\n${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: settings.seconds })]);
-        }
-      }
-    }
+    const results = await measuredInTurn(targets);
 
     console.log(
       `throughput: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), ` +
