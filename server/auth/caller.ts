@@ -64,8 +64,9 @@ export async function callerOfToken(ctx: Scope, token: string): Promise<Caller |
 
 /** Stores a token for a user (hashed) and returns it; `token` defaults to a new random secret. */
 export async function issueToken(ctx: Scope, userId: string, createdAt: string, token = newSecret(), label?: string): Promise<string> {
-  knownCallers.delete(ctx.store);
   await users.putToken(ctx.db, { hash: sha256(token), userId, label: label ?? null, createdAt });
   await ctx.store.announceTokens(ctx.db);
+  // The callers kept are forgotten once the token is there to be read, and not for a write that is undone.
+  ctx.db.afterCommit(() => knownCallers.delete(ctx.store));
   return token;
 }

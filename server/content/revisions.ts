@@ -100,9 +100,10 @@ async function unwrittenRevision(db: Db, id: string, spaceId: string): Promise<R
  */
 export async function writeRevisionRow(db: Db, revision: RevisionRecord): Promise<void> {
   if (!unwritten.has(revision)) return;
-  // A retried transaction (PostgreSQL) runs this again with the same record: it is forgotten once written.
+  // The record is forgotten as unwritten once its row is committed: a write that is undone, or run again after a
+  // conflict (PostgreSQL), writes the row again. Within one transaction the database says it is written.
   if (await revisions.clearUnwritten(db, revision.spaceId, revision.id)) await createRevision(db, revision);
-  unwritten.delete(revision);
+  db.afterCommit(() => unwritten.delete(revision));
 }
 
 /** The content of an existing revision, parsed once and frozen (see `parsedContents`). */

@@ -137,6 +137,26 @@ export interface Db {
   /** Runs a statement; resolves to the number of rows it changed. */
   run(query: Query<unknown>): Promise<number>;
   run<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<number>;
+  /**
+   * Runs `effect` once the write transaction of this handle has committed, before its caller learns of the commit: an
+   * effect outside the database (a cache forgotten, a count kept in memory, work started) that must not happen for
+   * changes that are undone, nor twice for work run again. Never when the write fails or its savepoint is undone (a
+   * failing member of a group), never for an attempt PostgreSQL runs again after a conflict: only the attempt that
+   * commits runs its effects. On a handle outside a transaction (a reader), at once.
+   */
+  afterCommit(effect: () => void): void;
+}
+
+/** Runs the effects of a committed write, in the order they were registered; one that throws does not stop the others. */
+export function runEffects(effects: readonly (() => void)[]): void {
+  for (const effect of effects) {
+    try {
+      effect();
+    } catch (error) {
+      // The write is committed whatever an effect does: its failure is reported, not turned into the write's.
+      process.emitWarning(error instanceof Error ? error : new Error(String(error)), 'AfterCommitEffectWarning');
+    }
+  }
 }
 
 /** Options of `Store.write`. */

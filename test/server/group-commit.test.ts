@@ -75,6 +75,50 @@ describe('SqliteStore.write: group commit', () => {
     expect(store.connection.inTransaction).toBe(false);
   });
 
+  test("effects registered with Db.afterCommit run once the group commits, before its writes resolve, and only for the writes that committed", async () => {
+    const happened: string[] = [];
+    const effect = (name: string) => () => happened.push(`${name} ran, ${store.connection.inTransaction ? 'in the transaction' : 'committed'}`);
+    const results = await outcomes([
+      store
+        .write(async (db) => {
+          insert('a');
+          db.afterCommit(effect('a'));
+        })
+        .then(() => happened.push('a resolved')),
+      store.write(async (db) => {
+        db.afterCommit(effect('b'));
+        insert('b');
+        throw new Error('b failed after writing');
+      }),
+      store
+        .write(async (db) => {
+          db.afterCommit(effect('c'));
+          db.afterCommit(effect('c again'));
+          insert('c');
+        })
+        .then(() => happened.push('c resolved')),
+    ]);
+    expect(results.map((result) => 'error' in result)).toEqual([false, true, false]);
+    expect(happened).toEqual(['a ran, committed', 'c ran, committed', 'c again ran, committed', 'a resolved', 'c resolved']);
+    // A group whose commit fails runs none of its effects; a reader's effect runs at once.
+    store.connection.exec('CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)');
+    store.connection.pragma('foreign_keys = ON');
+    happened.length = 0;
+    const failed = await outcomes([
+      store.write(async (db) => {
+        db.afterCommit(effect('d'));
+        insert('d');
+      }),
+      store.write(async (db) => {
+        db.afterCommit(effect('orphan'));
+        store.connection.prepare('INSERT INTO child (parent) VALUES (?)').run('nobody');
+      }),
+    ]);
+    expect(failed.every((result) => 'error' in result)).toBe(true);
+    store.reader.afterCommit(effect('reader'));
+    expect(happened).toEqual(['reader ran, committed']);
+  });
+
   test('the first write of a turn failing undoes its changes, and the writes after it still commit', async () => {
     const results = await outcomes([
       store.write(async () => {

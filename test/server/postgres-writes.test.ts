@@ -4,7 +4,7 @@
 // runs on its own. Writes of no queue run each in a transaction of its own.
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { notFound } from '../../server/errors.ts';
 import type { Db } from '../../server/store/db.ts';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
@@ -87,5 +87,47 @@ describe('writes of one queue', () => {
     await Promise.all(names.map((name) => store.write(insert(name))));
     const written = await rows('alone-');
     expect(new Set(written.map((row) => row.txid)).size).toBe(names.length);
+  });
+});
+
+describe('effects after commit (Db.afterCommit)', () => {
+  test('a write run again after a serialization failure runs the effects of the attempt that committed, once, after its commit', async () => {
+    const ran: { attempt: number; committed: boolean }[] = [];
+    let attempts = 0;
+    await store.write(async (db) => {
+      const attempt = ++attempts;
+      await insert(`retried-${attempt}`)(db);
+      db.afterCommit(() => {
+        // After the commit: another connection sees the row.
+        void other.query('SELECT 1 FROM scratch WHERE id = $1', [`retried-${attempt}`]).then(({ rowCount }) => ran.push({ attempt, committed: rowCount === 1 }));
+      });
+      if (attempt === 1) throw Object.assign(new Error('could not serialize access (forced)'), { code: '40001' });
+    });
+    await vi.waitFor(() => expect(ran).toHaveLength(1));
+    expect(attempts).toBe(2);
+    expect(ran).toEqual([{ attempt: 2, committed: true }]);
+    expect((await rows('retried-')).map((row) => row.id)).toEqual(['retried-2']);
+  });
+
+  test("a group runs the effects of the writes that committed, once each: not a failing member's, and once after a conflict breaks it up", async () => {
+    const ran: string[] = [];
+    await other.query(`INSERT INTO scratch (id, txid) VALUES ('effects-taken', 0)`);
+    const names = ['effects-a', 'effects-failing', 'effects-taken', 'effects-b'];
+    const outcomes = await Promise.allSettled(
+      names.map((name) =>
+        store.write(
+          async (db) => {
+            db.afterCommit(() => ran.push(name));
+            await insert(name)(db);
+            if (name === 'effects-failing') throw notFound(name);
+            return name;
+          },
+          { queue: 'spaceId:effects' },
+        ),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect([...ran].sort()).toEqual(['effects-a', 'effects-b']);
+    expect((await rows('effects-')).map((row) => row.id)).toEqual(['effects-a', 'effects-b', 'effects-taken']);
   });
 });

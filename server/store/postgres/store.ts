@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { unavailable } from '../../errors.ts';
-import { compiled, type Db, type Prepared, type Query, type Store, type WriteOptions } from '../db.ts';
+import { compiled, type Db, type Prepared, type Query, runEffects, type Store, type WriteOptions } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -169,6 +169,14 @@ class PostgresDb implements Db {
 
   async first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
     return (await this.execute(query, values)).rows[0] as Row | undefined;
+  }
+
+  /** What the work of this attempt registered to run once it commits (Db.afterCommit). */
+  readonly effects: (() => void)[] = [];
+
+  afterCommit(effect: () => void): void {
+    if (this.writing) this.effects.push(effect);
+    else runEffects([effect]);
   }
 
   async run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
@@ -368,6 +376,8 @@ export class PostgresStore implements Store {
     for (let i = 0; i < group.length; i++) {
       const write = group[i]!;
       if (i > 0) await db.run(sql`SAVEPOINT grouped_write`);
+      // The effects this write registers go with its savepoint when it is undone.
+      const mark = (db as PostgresDb).effects.length;
       try {
         outcomes.push({ ok: true, value: await write.work(db) });
       } catch (error) {
@@ -375,6 +385,7 @@ export class PostgresStore implements Store {
         if (conflict || isConnectionFailure(error)) throw conflict && group.length > 1 ? new GroupConflict('a write of a group conflicted', { cause: error }) : error;
         if (i === 0) throw new FirstFailed(error);
         await db.run(sql`ROLLBACK TO SAVEPOINT grouped_write`);
+        (db as PostgresDb).effects.length = mark;
         outcomes.push({ ok: false, error });
       }
     }
@@ -409,10 +420,13 @@ export class PostgresStore implements Store {
             locked = true;
           }
           await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
-          const result = await work(new PostgresDb(this, client, true));
+          // A handle per attempt: the effects of an attempt that is undone and run again go with it.
+          const db = new PostgresDb(this, client, true);
+          const result = await work(db);
           // The count of changes moves once the commit is visible, before the caller learns of it (see changeCount).
           await client.query(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
           locked = false;
+          runEffects(db.effects);
           return result;
         } catch (error) {
           try {

@@ -20,7 +20,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../../errors.ts';
 import { atTurnEnd } from '../../turn-end.ts';
-import { compiled, type Db, type Prepared, type Query, type Store } from '../db.ts';
+import { compiled, type Db, type Prepared, type Query, runEffects, type Store } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
 
@@ -125,6 +125,11 @@ class SqliteDb implements Db {
     } catch (error) {
       return Promise.reject(this.store.failure(error));
     }
+  }
+
+  afterCommit(effect: () => void): void {
+    if (this.writing) this.store.deferUntilCommit(effect);
+    else runEffects([effect]);
   }
 
   run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
@@ -272,11 +277,15 @@ export class SqliteStore implements Store {
         if (first) this.open();
         else this.control.savepoint.run();
         this.writing = true;
+        // The effects this write registers (Db.afterCommit): kept with the group's once it succeeds, dropped with its
+        // savepoint when it fails.
+        const mark = this.effects.length;
         try {
           const result = await work(this.writer);
           if (!first) this.control.release.run();
           this.group!.push({ resolve: () => resolve(result), reject });
         } catch (error) {
+          this.effects.length = mark;
           this.undo(first, error);
           reject(error);
         } finally {
@@ -340,11 +349,22 @@ export class SqliteStore implements Store {
     this.settle();
   }
 
-  /** Closes the group: its writes resolve (committed), or reject with `error` (rolled back). */
+  /** What the writes of the open transaction registered to run once it commits (Db.afterCommit). */
+  private effects: (() => void)[] = [];
+
+  /** Keeps `effect` until the open transaction commits (SqliteDb.afterCommit). */
+  deferUntilCommit(effect: () => void): void {
+    this.effects.push(effect);
+  }
+
+  /** Closes the group: its effects run and its writes resolve (committed), or they reject with `error` (rolled back). */
   private settle(error?: unknown): void {
     const group = this.group ?? [];
+    const effects = this.effects;
     this.group = undefined;
+    this.effects = [];
     this.commitDue = false;
+    if (error === undefined) runEffects(effects);
     for (const write of group) {
       if (error === undefined) write.resolve();
       else write.reject(error);
