@@ -21,10 +21,8 @@ export type ResolvedConfig = Config & { publicUrl: string; appUrl: string };
 
 /** Background work as handlers see it: jobs are queued in a write transaction (`enqueue`, jobs/runner.ts). */
 export interface Jobs {
-  /** Counts a job queued by a write in progress, for `kickIfQueued`. */
-  noteQueued(): void;
-  /** Starts jobs queued by writes that have committed since it last looked (the app calls it after each write). */
-  kickIfQueued(): void;
+  /** Claims and starts the queued jobs this instance can run now (`enqueue` asks once its write has committed). */
+  kick(): void;
   /** Resolves when no job is queued or running (tests use it to wait for background work). */
   idle(): Promise<void>;
 }

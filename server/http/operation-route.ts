@@ -1,7 +1,7 @@
 // The route of one operation of the contract: what runs after the validator accepted a request, around the handler.
 // A write runs its handler inside a write transaction (or, for a handler that opens its own, outside any:
-// handlers/transactions.ts) and starts the background work it queued once committed; a read runs on the app's reader,
-// and a list page read again while nothing changed is sent as kept (http/kept-lists.ts).
+// handlers/transactions.ts); a read runs on the app's reader, and a list page read again while nothing changed is
+// sent as kept (http/kept-lists.ts).
 import type { Request, Response } from 'express';
 import { bearerToken } from '../handlers/bearer-token.ts';
 import type { OperationId } from '../handlers/types.ts';
@@ -77,9 +77,8 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
   const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
   return async (req, res, request) => {
     const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
+    // Work the request queued starts once its write has committed (`enqueue`, jobs/runner.ts).
     const result = ownWrite ? await handler(request, reader) : await ctx.store.write((db) => handler(request, scoped(ctx, db)), { queue });
-    // Work the request queued is committed now: start it.
-    ctx.jobs.kickIfQueued();
     send(res, answerOf(result));
   };
 }

@@ -1,6 +1,6 @@
-// The background job runner. Handlers queue jobs with `enqueue` inside their write transaction; once that commits,
-// `kickIfQueued` (which the app calls after each write; a write that queued nothing costs it nothing), a
-// notification from another instance (PostgreSQL) or the poll starts them. Jobs of one resource run one at a time, in
+// The background job runner. The domain queues jobs with `enqueue` inside a write transaction; once that commits (an
+// effect of the write, Db.afterCommit: a write that queued nothing costs nothing, one that is undone starts nothing),
+// a notification from another instance (PostgreSQL) or the poll starts them. Jobs of one resource run one at a time, in
 // order; jobs of different resources run side by side, up to a limit per instance, and a resource with a long queue
 // holds back no other (store/jobs.ts: a claim considers the first job of each resource).
 //
@@ -109,7 +109,8 @@ export async function enqueue(
     createdAt: job.createdAt,
   });
   await ctx.store.announceJobs(ctx.db);
-  ctx.jobs.noteQueued();
+  const { jobs: runner } = ctx;
+  ctx.db.afterCommit(() => runner.kick());
   return id;
 }
 
@@ -126,9 +127,6 @@ export class JobRunner implements Jobs {
   private again = false;
   /** The claim under way, which `stop` waits for: the jobs it claims are launched, and run to their end. */
   private claiming: Promise<void> = Promise.resolve();
-  /** How many jobs `enqueue` has queued through this runner (committed or not), and how many the last look saw. */
-  private queued = 0;
-  private queuedSeen = 0;
   /** This instance, as the owner of the jobs it claims. */
   readonly owner = `${hostname()}:${process.pid}:${newRandomId().slice(0, 8)}`;
   private readonly leaseMs: number;
@@ -138,10 +136,6 @@ export class JobRunner implements Jobs {
     private readonly options: RunnerOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? 30_000;
-  }
-
-  noteQueued(): void {
-    this.queued++;
   }
 
   register<Payload>(kind: string, definition: JobKind<Payload>): void {
@@ -157,16 +151,6 @@ export class JobRunner implements Jobs {
     this.timer.unref();
     this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.heartbeat.unref();
-    this.kick();
-  }
-
-  /**
-   * After a write: starts the jobs queued since the last look, if any. Most writes queue none and cost nothing here;
-   * a job queued by a write that rolled back is not in the queue, and the kick finds nothing.
-   */
-  kickIfQueued(): void {
-    if (this.queued === this.queuedSeen) return;
-    this.queuedSeen = this.queued;
     this.kick();
   }
 

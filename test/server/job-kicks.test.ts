@@ -1,6 +1,6 @@
-// After each write the app asks the job runner to start what the write queued (`kickIfQueued`): a write that queued
-// nothing costs no query of the queue, and a queued job starts without waiting for the poll, also when the write
-// that queued it commits after another one asked.
+// A job queued by a write is started once that write commits (`enqueue` registers the kick with Db.afterCommit): a
+// write that queued nothing costs no query of the queue, one that queued a job and was undone starts nothing, and a
+// queued job starts without waiting for the poll, also when its write commits after another one's.
 import { afterEach, describe, expect, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -49,47 +49,52 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((close) => close()));
 });
 
-describe('kickIfQueued', () => {
-  test('after a write that queued nothing, it reads nothing', async () => {
+describe('jobs start once the write that queued them commits', () => {
+  test('after a write that queued nothing, the runner reads nothing', async () => {
     const { ctx, queueQueries, close } = await setUp();
     opened.push(close);
     await ctx.store.write((db) => db.run(sql`INSERT INTO meta (key, value) VALUES ('k', 'v')`));
-    ctx.jobs.kickIfQueued();
-    ctx.jobs.kickIfQueued();
+    await new Promise((resolve) => setTimeout(resolve, 10));
     expect(queueQueries()).toBe(0);
   });
 
-  test('after a write that queued a job, it starts the job, once', async () => {
+  test('after a write that queued a job, the job starts, once', async () => {
     const { ctx, queueQueries, ran, close } = await setUp();
     opened.push(close);
     await queue(ctx, 'first');
-    ctx.jobs.kickIfQueued();
     await expect.poll(() => queueQueries(), SETTLED).toBeGreaterThan(0);
     await expect.poll(() => ran, SETTLED).toEqual(['first']);
-    const afterRun = queueQueries();
-    ctx.jobs.kickIfQueued();
-    expect(queueQueries()).toBe(afterRun);
   });
 
-  test('a job queued by a write still open when another write asks is started once that write commits', async () => {
+  test('a write that queued a job and was undone starts nothing', async () => {
+    const { ctx, queueQueries, ran, close } = await setUp();
+    opened.push(close);
+    await expect(
+      inWrite(ctx, async (scope) => {
+        await enqueue(scope, { kind: 'record', resource: 'record:undone', payload: { name: 'undone' }, createdAt: ctx.now() });
+        throw new Error('undone after queueing');
+      }),
+    ).rejects.toThrow('undone after queueing');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(queueQueries()).toBe(0);
+    expect(ran).toEqual([]);
+  });
+
+  test('a job queued by a write still open while another write commits is started once its own write commits', async () => {
     const { ctx, ran, close } = await setUp();
     opened.push(close);
     let commitSecond!: () => void;
     const secondMayEnd = new Promise<void>((resolve) => (commitSecond = resolve));
-    await queue(ctx, 'committed');
     // The second write queues its job, then waits across turns: its transaction stays open.
     const second = inWrite(ctx, async (scope) => {
       await enqueue(scope, { kind: 'record', resource: 'record:pending', payload: { name: 'pending' }, createdAt: ctx.now() });
       await secondMayEnd;
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    // The first write's request asks now: it sees both jobs counted, while the second's is not committed.
-    ctx.jobs.kickIfQueued();
+    expect(ran).toEqual([]);
     commitSecond();
     await second;
-    // The second write's own request asks too, and finds nothing new: the first ask's retry started its job.
-    ctx.jobs.kickIfQueued();
-    await expect.poll(() => [...ran].sort(), SETTLED).toEqual(['committed', 'pending']);
+    await expect.poll(() => ran, SETTLED).toEqual(['pending']);
   });
 
   test("one database's queued jobs do not make another's runner read its queue", async () => {
@@ -97,10 +102,8 @@ describe('kickIfQueued', () => {
     const other = await setUp();
     opened.push(one.close, other.close);
     await queue(one.ctx, 'one');
-    other.ctx.jobs.kickIfQueued();
-    expect(other.queueQueries()).toBe(0);
-    one.ctx.jobs.kickIfQueued();
     await expect.poll(() => one.ran, SETTLED).toEqual(['one']);
+    expect(other.queueQueries()).toBe(0);
     expect(other.ran).toEqual([]);
   });
 });

@@ -198,7 +198,6 @@ async function runnerWithGatedJob(store: Store, leaseMs: number) {
   await runner.start();
   opened.push(() => runner.stop());
   const id = await inWrite(ctx, (scope) => enqueue(scope, { kind: 'gated', resource: 'gated:one', createdAt: ctx.now() }));
-  ctx.jobs.kickIfQueued();
   const job = await started.promise;
   expect(job.id).toBe(id);
   const written = async () =>
