@@ -18,6 +18,7 @@ import { rowParser } from './enums.ts';
 import { newId } from './ids.ts';
 import { getSpaceRow, requireSpace, spaceAccess, type SpaceAccess } from './spaces.ts';
 import { presentUser } from './users.ts';
+import type { Row } from '../store/schema.ts';
 
 export type ChangeRequestStatus = Model<'ChangeRequestStatus'>;
 
@@ -35,25 +36,7 @@ export const CHANGE_REQUEST_STATES = {
 /** A `change_requests` row checked: its status is one of the contract's. */
 export const parseChangeRequestRow = rowParser<ChangeRequestRow>('change_requests', { status: CHANGE_REQUEST_STATES });
 
-export type ChangeRequestRow = {
-  id: string;
-  space_id: string;
-  number: number;
-  status: ChangeRequestStatus;
-  subject: string | null;
-  agent_task_id: string | null;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-  /** The change request's current content. */
-  revision_id: string;
-  /** The space revision it was created from. */
-  revision_initial: string;
-  /** The space revision last brought in by an update from the main content. */
-  revision_merged_ancestor: string | null;
-  /** The space revision its merge produced. */
-  revision_merged: string | null;
-};
+export type ChangeRequestRow = Row<'change_requests', { status: ChangeRequestStatus }>;
 
 /**
  * The change request `idOrNumber` of a space: its id, or its number within the space (`3`). A change request of

@@ -11,17 +11,9 @@ import { getOrganizationRow, organizationAccess, organizationPermissions } from 
 import type { Page } from './paging.ts';
 import type { Db } from '../store/db.ts';
 import * as collections from '../store/collections.ts';
+import type { Row } from '../store/schema.ts';
 
-export type CollectionRow = {
-  id: string;
-  organization_id: string;
-  parent_id: string | null;
-  title: string;
-  description: string | null;
-  default_level: Role | null;
-  position: number;
-  created_at: string;
-};
+export type CollectionRow = Row<'collections', { default_level: Role | null }>;
 
 export type CollectionPermissions = Model<'CollectionPermissions'>;
 

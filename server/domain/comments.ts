@@ -18,6 +18,7 @@ import type { MemberRow } from './members.ts';
 import type { Key } from './paging.ts';
 import { requireSpace, type SpaceAccess, spaceAccess } from './spaces.ts';
 import { presentUser, presentUserById } from './users.ts';
+import type { Row } from '../store/schema.ts';
 
 /** Per `CommentStatus`: whether the comment is resolved (resolving it again keeps the first resolution). */
 export const COMMENT_STATES = {
@@ -25,25 +26,7 @@ export const COMMENT_STATES = {
   resolved: { resolved: true },
 } satisfies Record<Model<'CommentStatus'>, { resolved: boolean }>;
 
-export type CommentRow = {
-  id: string;
-  space_id: string;
-  change_request_id: string | null;
-  parent_id: string | null;
-  revision_id: string | null;
-  page_id: string | null;
-  node_id: string | null;
-  table_cell: string | null;
-  posted_by: string;
-  posted_at: string;
-  edited_at: string | null;
-  body: string;
-  status: Model<'CommentStatus'>;
-  resolved_at: string | null;
-  resolved_by: string | null;
-  page_digest: string | null;
-  node_preview: string | null;
-};
+export type CommentRow = Row<'comments', { status: Model<'CommentStatus'> }>;
 
 /** A `comments` row checked: its status is one of the contract's. */
 export const parseCommentRow = rowParser<CommentRow>('comments', { status: COMMENT_STATES });

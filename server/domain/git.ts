@@ -13,6 +13,7 @@ import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as git from '../store/git.ts';
 import * as spaces from '../store/spaces.ts';
 import { requireSpace, spaceAccess } from './spaces.ts';
+import type { Row } from '../store/schema.ts';
 
 /** Name of the integration that synchronises spaces with Git, as Git info shows it. */
 export const GIT_INTEGRATION = 'git-sync';
@@ -186,20 +187,7 @@ export function redact(text: string, credentials: GitCredentials | undefined): s
   return secrets.reduce((result, secret) => result.split(secret).join('***'), text);
 }
 
-export interface GitOperationRow {
-  id: string;
-  space_id: string;
-  kind: GitOperationKind;
-  status: 'queued' | 'running' | 'done' | 'failed';
-  request: string;
-  credentials: string | null;
-  user_id: string | null;
-  commit_oid: string | null;
-  revision_id: string | null;
-  error: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
+export type GitOperationRow = Row<'git_operations', { kind: GitOperationKind; status: 'queued' | 'running' | 'done' | 'failed' }>;
 
 /** An operation as the job sees it: the request (its url without credentials) and the decrypted credentials. */
 export interface GitOperation {

@@ -24,6 +24,7 @@ import { rowParser } from './enums.ts';
 import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization, requireOrganization } from './organizations.ts';
 import type { Key, Page } from './paging.ts';
 import { parseSiteRow, presentSiteFor, type SiteRow, sitePermissions } from './sites.ts';
+import type { Row } from '../store/schema.ts';
 
 /**
  * Per `IntegrationVisibility`: whether the integration belongs to its organization alone (seen by its members who
@@ -43,58 +44,12 @@ export const INTEGRATION_TARGETS = {
   organization: { everyTarget: false },
 } satisfies Record<Model<'IntegrationTarget'>, { everyTarget: boolean }>;
 
-export type IntegrationRow = {
-  name: string;
-  organization_id: string;
-  version: number;
-  runtime: string;
-  title: string;
-  description: string | null;
-  summary: string | null;
-  icon: string | null;
-  preview_images: string;
-  visibility: Model<'Integration'>['visibility'];
-  target: Model<'Integration'>['target'];
-  scopes: string;
-  categories: string;
-  blocks: string;
-  content_sources: string;
-  external_links: string;
-  configurations: string;
-  script: string | null;
-  secrets: string;
-  content_security_policy: string | null;
-  verified: number;
-  dev_tunnel_url: string | null;
-  dev_all: number;
-  created_at: string;
-  updated_at: string;
-};
+export type IntegrationRow = Row<'integrations', { visibility: Model<'Integration'>['visibility']; target: Model<'Integration'>['target'] }>;
 
-export type InstallationRow = {
-  id: string;
-  integration_name: string;
-  organization_id: string;
-  status: Model<'IntegrationInstallation'>['status'];
-  space_selection: string;
-  site_selection: string;
-  configuration: string;
-  external_ids: string;
-  created_at: string;
-  updated_at: string;
-};
+export type InstallationRow = Row<'integration_installations', { status: Model<'IntegrationInstallation'>['status'] }>;
 
 /** `pending` while a delivery to the development tunnel is queued: such events are not shown yet. */
-export type EventRow = {
-  seq: number;
-  id: string;
-  integration_name: string;
-  installation_id: string;
-  organization_id: string;
-  created_at: string;
-  payload: string;
-  status: Model<'IntegrationEvent'>['status'] | 'pending';
-};
+export type EventRow = Row<'integration_events', { status: Model<'IntegrationEvent'>['status'] | 'pending' }>;
 
 export type IntegrationPermissions = Model<'IntegrationPermissions'>;
 type LogLevel = Model<'IntegrationEventLog'>['level'];

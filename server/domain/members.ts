@@ -15,18 +15,9 @@ import { organizationAccess, type OrganizationAccess, requireOrganization } from
 import { liveSpaceCount } from './spaces.ts';
 import type { TeamRow } from './teams.ts';
 import { presentUser } from './users.ts';
+import type { Row } from '../store/schema.ts';
 
-export type MemberRow = {
-  organization_id: string;
-  user_id: string;
-  role: Role | null;
-  disabled: number;
-  sso: number;
-  joined_at: string;
-  last_seen_at: string | null;
-  /** The user's display name, kept by the triggers of migration 160_member_display_names (members sort by it). */
-  user_display_name: string;
-};
+export type MemberRow = Row<'members', { role: Role | null }>;
 
 export async function getMemberRow(ctx: Scope, organizationId: string, userId: string): Promise<MemberRow | undefined> {
   return (await members.get(ctx.db, organizationId, userId)) as MemberRow | undefined;

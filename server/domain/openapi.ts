@@ -14,6 +14,7 @@ import { rowParser } from './enums.ts';
 import { fetchSourceText, OpenAPISourceError, type ParsedSpec, parseSpecText, type ProcessErrorCode } from './openapi-source.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
 import type { Page } from './paging.ts';
+import type { Row } from '../store/schema.ts';
 
 /** Per `OpenAPISpecVisibility`: whether the spec's documents are served to anyone, without a token. */
 export const OPENAPI_SPEC_VISIBILITIES = {
@@ -21,33 +22,16 @@ export const OPENAPI_SPEC_VISIBILITIES = {
   private: { open: false },
 } satisfies Record<Model<'OpenAPISpecVisibility'>, { open: boolean }>;
 
-export type OpenAPISpecRow = {
-  id: string;
-  organization_id: string;
-  slug: string;
-  source_url: string | null;
+export type OpenAPISpecRow = Row<'openapi_specs', {
   visibility: Model<'OpenAPISpecVisibility'>;
   processing_state: Model<'OpenAPISpecProcessingState'>;
-  last_version_id: string | null;
-  last_processed_at: string | null;
   last_process_error_code: ProcessErrorCode | null;
-  created_at: string;
-  updated_at: string;
-};
+}>;
 
 /** An `openapi_specs` row checked: its visibility is one of the contract's. */
 export const parseOpenAPISpecRow = rowParser<OpenAPISpecRow>('openapi_specs', { visibility: OPENAPI_SPEC_VISIBILITIES });
 
-export type OpenAPISpecVersionRow = {
-  id: string;
-  spec_id: string;
-  number: number;
-  created_at: string;
-  file_name: string;
-  content_type: string;
-  text: string;
-  document: string;
-};
+export type OpenAPISpecVersionRow = Row<'openapi_spec_versions'>;
 
 export type OpenAPISpecPermissions = Model<'OpenAPISpecPermissions'>;
 

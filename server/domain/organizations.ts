@@ -11,26 +11,15 @@ import { bool, fromJson, toJson } from '../store/db.ts';
 import * as organizations from '../store/organizations.ts';
 import * as sites from '../store/sites.ts';
 import * as spaces from '../store/spaces.ts';
+import type { Row } from '../store/schema.ts';
 
-export type OrganizationRow = {
-  id: string;
-  title: string;
-  created_at: string;
+export type OrganizationRow = Row<'organizations', {
   type: Model<'OrganizationType'>;
   use_case: Model<'Organization'>['useCase'] | null;
   community_type: Model<'Organization'>['communityType'] | null;
-  hostname: string | null;
-  /** NULL: not set; `guest`: explicitly null (new members are guests). */
   default_role: Role | 'guest' | null;
-  default_content_site: string | null;
-  sso: number;
-  ai: number;
-  invite_links: number;
   plan: Model<'Organization'>['plan'];
-  custom_hostname: string | null;
-  logo: string | null;
-  email_domains: string;
-};
+}>;
 
 export type OrganizationPermissions = Model<'OrganizationPermissions'>;
 

@@ -11,22 +11,12 @@ import type { Page } from './paging.ts';
 import * as saml from '../store/saml.ts';
 import { organizationAccess, type OrganizationAccess, requireOrganization } from './organizations.ts';
 import { getTeamRow, presentTeam } from './teams.ts';
+import type { Row } from '../store/schema.ts';
 
 /** Most SAML providers of an organization (the SSO sign-in list, not paginated, holds the active ones). */
 export const MAX_SAML_PROVIDERS = 50;
 
-export type SamlProviderRow = {
-  id: string;
-  organization_id: string;
-  label: string;
-  sso_url: string | null;
-  entity_id: string | null;
-  certificate: string | null;
-  default_team_id: string | null;
-  /** NULL: not set (members get the organization's default role); `guest`: explicitly null. */
-  default_role: Role | 'guest' | null;
-  created_at: string;
-};
+export type SamlProviderRow = Row<'saml_providers', { default_role: Role | 'guest' | null }>;
 
 /** Per `SamlProviderStatus`: whether members can sign in through the provider. */
 export const SAML_STATUSES = {

@@ -38,40 +38,13 @@ import {
   spaceRole,
   type SpaceRow,
 } from './spaces.ts';
+import type { Row } from '../store/schema.ts';
 
-export type SectionRow = {
-  id: string;
-  site_id: string;
-  group_id: string | null;
-  title: string;
-  path: string;
-  description: string | null;
-  condition: string | null;
-  icon: string | null;
-  default_site_space_id: string | null;
-  position: number;
-  created_at: string;
-};
+export type SectionRow = Row<'site_sections'>;
 
-export type GroupRow = {
-  id: string;
-  site_id: string;
-  title: string;
-  icon: string | null;
-  position: number;
-  created_at: string;
-};
+export type GroupRow = Row<'site_section_groups'>;
 
-export type SiteSpaceRow = {
-  id: string;
-  site_id: string;
-  section_id: string | null;
-  space_id: string;
-  path: string;
-  condition: string | null;
-  position: number;
-  created_at: string;
-};
+export type SiteSpaceRow = Row<'site_spaces'>;
 
 export type ItemType = Model<'SiteStructureItemType'>;
 export interface ItemRef {

@@ -11,6 +11,7 @@ import * as sites from '../store/sites.ts';
 import { rowParser } from './enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
 import type { Page } from './paging.ts';
+import type { Row } from '../store/schema.ts';
 
 /**
  * Per `SiteVisibility`: whether anyone may visit the published site (`open`), and whether its share link (with the
@@ -33,23 +34,7 @@ export const SITE_TYPES = {
 /** A `sites` row checked: its type and visibility are members of their enumerations. */
 export const parseSiteRow = rowParser<SiteRow>('sites', { type: SITE_TYPES, visibility: SITE_VISIBILITIES });
 
-export type SiteRow = {
-  id: string;
-  organization_id: string;
-  type: Model<'Site'>['type'];
-  title: string;
-  visibility: Model<'Site'>['visibility'];
-  basename: string | null;
-  proxy: string | null;
-  agents_context: Model<'Site'>['agentsContext'];
-  adaptive_content: number;
-  adaptive_schema: string;
-  adaptive_schema_updated_at: string | null;
-  share_key: string;
-  default_section_id: string | null;
-  default_site_space_id: string | null;
-  created_at: string;
-};
+export type SiteRow = Row<'sites', { type: Model<'Site'>['type']; visibility: Model<'Site'>['visibility']; agents_context: Model<'Site'>['agentsContext'] }>;
 
 export interface SitePermissions {
   /** Read the site, its adaptive schema and its structure. */

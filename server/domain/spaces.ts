@@ -17,26 +17,18 @@ import { rowParser } from './enums.ts';
 import { newId, newSecret } from './ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
 import { organizationAccess, requireOrganization } from './organizations.ts';
+import type { Row } from '../store/schema.ts';
 
-export type SpaceRow = {
-  id: string;
-  organization_id: string;
-  parent_id: string | null;
-  title: string;
-  emoji: string | null;
-  visibility: Model<'Space'>['visibility'];
-  edit_mode: Model<'EditMode'>;
-  language: NonNullable<Model<'Space'>['language']> | null;
-  default_level: Role | null;
-  revision_id: string;
-  share_key: string;
-  git_sync: string | null;
-  visitor_auth: string | null;
-  position: number;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-};
+/** A space's row without the store's bookkeeping of its revisions (what search indexed, a first revision not yet written). */
+export type SpaceRow = Omit<
+  Row<'spaces', {
+    visibility: Model<'Space'>['visibility'];
+    edit_mode: Model<'EditMode'>;
+    language: NonNullable<Model<'Space'>['language']> | null;
+    default_level: Role | null;
+  }>,
+  'search_revision_id' | 'unwritten_revision_id'
+>;
 
 export type SpacePermissions = Model<'SpacePermissions'>;
 

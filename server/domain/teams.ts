@@ -11,8 +11,10 @@ import type { Db } from '../store/db.ts';
 import * as teams from '../store/teams.ts';
 import { parseEnum } from './enums.ts';
 import { newId } from './ids.ts';
+import type { Row } from '../store/schema.ts';
 
-export type TeamRow = { id: string; organization_id: string; title: string; created_at: string };
+/** A team's row without the folded title the store keeps for its filters. */
+export type TeamRow = Omit<Row<'teams'>, 'title_folded'>;
 
 export type TeamPermissions = Model<'TeamPermissions'>;
 

@@ -18,29 +18,11 @@ import { newId } from './ids.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
 import type { Key } from './paging.ts';
 import { EDIT_MODES, getSpaceRow, insertSpace, spaceAccess, type SpaceRow } from './spaces.ts';
+import type { Row } from '../store/schema.ts';
 
 type Language = Model<'Language'>;
 
-export type TranslationRow = {
-  id: string;
-  organization_id: string;
-  language: Language;
-  source_space_id: string | null;
-  source_language: Language | null;
-  instructions: string | null;
-  status: Model<'TranslationStatus'>;
-  result_space_id: string | null;
-  result_revision_id: string | null;
-  runs: number;
-  total_words: number;
-  total_pages: number;
-  total_duration: number;
-  latest_run_duration: number | null;
-  latest_pages: number | null;
-  latest_words: number | null;
-  created_at: string;
-  updated_at: string;
-};
+export type TranslationRow = Row<'translations', { language: Language; source_language: Language | null; status: Model<'TranslationStatus'> }>;
 
 export type TranslationPermissions = Model<'TranslationPermissions'>;
 

@@ -4,7 +4,7 @@
 // engine (sqlite/migrations, postgres/migrations); test/server/store-schema.test.ts checks that both make these tables.
 //
 // The full-text index is not here: each engine keeps its own (sqlite/specific.ts, postgres/specific.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface ChangeRequestContributorsTable {
   change_request_id: string;
@@ -30,9 +30,13 @@ export interface ChangeRequestsTable {
   created_by: string;
   created_at: string;
   updated_at: string;
+  /** The change request's current content. */
   revision_id: string;
+  /** The space revision it was created from. */
   revision_initial: string;
+  /** The space revision last brought in by an update from the main content. */
   revision_merged_ancestor: string | null;
+  /** The space revision its merge produced. */
   revision_merged: string | null;
 }
 
@@ -212,6 +216,7 @@ export interface MembersTable {
   sso: Generated<number>;
   joined_at: string;
   last_seen_at: string | null;
+  /** The user's display name, kept by the triggers of migration 160_member_display_names (members sort by it). */
   user_display_name: Generated<string>;
 }
 
@@ -263,6 +268,7 @@ export interface OrganizationsTable {
   use_case: string | null;
   community_type: string | null;
   hostname: string | null;
+  /** NULL: not set; `guest`: explicitly null (new members are guests). */
   default_role: string | null;
   default_content_site: string | null;
   sso: Generated<number>;
@@ -292,6 +298,7 @@ export interface SamlProvidersTable {
   entity_id: string | null;
   certificate: string | null;
   default_team_id: string | null;
+  /** NULL: not set (members get the organization's default role); `guest`: explicitly null. */
   default_role: string | null;
   created_at: string;
 }
@@ -474,3 +481,14 @@ export interface Schema {
   translations: TranslationsTable;
   users: UsersTable;
 }
+
+/**
+ * A row of `table` as the store reads it, with some columns narrowed to what the domain knows they hold (an
+ * enumeration's values where the column is TEXT): the one source of each row type, so that a column added to a table
+ * is in every row type made from it.
+ */
+export type Row<T extends keyof Schema, Narrowed extends { [C in keyof Selectable<Schema[T]>]?: unknown } = object> = Omit<
+  Selectable<Schema[T]>,
+  keyof Narrowed
+> &
+  Narrowed;
