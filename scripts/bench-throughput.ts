@@ -364,7 +364,7 @@ async function mechanisms(dataDir: string): Promise<void> {
   try {
     targets.push(await startReference('all on', `${dataDir}-on`));
     for (const mechanism of SPEEDUPS) targets.push(await startReference(mechanism, `${dataDir}-${mechanism}`, { SPEEDUPS_OFF: mechanism }));
-    const results = await measuredInTurn(targets);
+    const results = await measuredInTurn(targets, load);
     console.log(
       `\nmechanisms: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), node ${process.version}; ` +
         'server CPU per request in µs, and (for each mechanism off) the share of the CPU the mechanism saves',
@@ -388,16 +388,20 @@ async function mechanisms(dataDir: string): Promise<void> {
  * Every target warmed on every request (the JIT, the validator's compiled schemas), then measured BENCH_RUNS times on
  * each request, each target in turn going first: a target measured right after another carries what that one left
  * behind (the cores' caches, a mock's processes still winding down), so a fixed order would always handicap the same
- * one. The runs of each, by `request name\ntarget name`.
+ * one. The runs of each, by `request name\ntarget name`. `measure` loads one target (`load` for a server,
+ * `loadGroup` for the store part's groups of servers sharing the connections).
  */
-async function measuredInTurn(targets: Target[]): Promise<Map<string, Measure[]>> {
-  for (const request of REQUESTS) for (const target of targets) await load(target, request, { amount: 500 });
+async function measuredInTurn<T extends { name: string }>(
+  targets: T[],
+  measure: (target: T, request: BenchRequest, options: { duration?: number; amount?: number }) => Promise<Measure>,
+): Promise<Map<string, Measure[]>> {
+  for (const request of REQUESTS) for (const target of targets) await measure(target, request, { amount: 500 });
   const results = new Map<string, Measure[]>();
   for (let run = 0; run < settings.runs; run++) {
     for (const [index, request] of REQUESTS.entries()) {
       for (const target of rotated(targets, run + index)) {
         const key = `${request.name}\n${target.name}`;
-        results.set(key, [...(results.get(key) ?? []), await load(target, request, { duration: settings.seconds })]);
+        results.set(key, [...(results.get(key) ?? []), await measure(target, request, { duration: settings.seconds })]);
       }
     }
   }
@@ -449,7 +453,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
     const prism = withPrism ? await startPrism() : undefined;
     if (prism) targets.push(prism);
 
-    const results = await measuredInTurn(targets);
+    const results = await measuredInTurn(targets, load);
 
     console.log(
       `throughput: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), ` +
@@ -817,16 +821,7 @@ async function storeComparison(dataDir: string): Promise<void> {
     const two: Group = { name: 'PostgreSQL, 2 instances', members: [first, second] };
     groups.push(two);
 
-    for (const request of REQUESTS) for (const group of groups) await loadGroup(group, request, { amount: 500 });
-    const results = new Map<string, Measure[]>();
-    for (let run = 0; run < settings.runs; run++) {
-      for (const [index, request] of REQUESTS.entries()) {
-        for (const group of rotated(groups, run + index)) {
-          const key = `${request.name}\n${group.name}`;
-          results.set(key, [...(results.get(key) ?? []), await loadGroup(group, request, { duration: settings.seconds })]);
-        }
-      }
-    }
+    const results = await measuredInTurn(groups, loadGroup);
     console.log(`\nstore: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), PostgreSQL ${await postgresVersion(postgres)}`);
     console.log(`${'request'.padEnd(30)}${groups.map((group) => `${group.name} req/s (p50/p99 ms)`.padStart(40)).join('')}${settings.baseline ? '  SQLite/baseline' : ''}  PG/SQLite  PG×2/PG`);
     for (const request of REQUESTS) {
