@@ -148,7 +148,7 @@ export interface Db {
 }
 
 /** Runs the effects of a committed write, in the order they were registered; one that throws does not stop the others. */
-export function runEffects(effects: readonly (() => void)[]): void {
+function runEffects(effects: readonly (() => void)[]): void {
   for (const effect of effects) {
     try {
       effect();
@@ -156,6 +156,116 @@ export function runEffects(effects: readonly (() => void)[]): void {
       // The write is committed whatever an effect does: its failure is reported, not turned into the write's.
       process.emitWarning(error instanceof Error ? error : new Error(String(error)), 'AfterCommitEffectWarning');
     }
+  }
+}
+
+/**
+ * The effects registered (`Db.afterCommit`) by the work of one write transaction, kept until it commits: SQLite keeps
+ * one list per group of writes, PostgreSQL one per attempt, so that a retried attempt's go with it.
+ */
+export class Effects {
+  private list: (() => void)[] = [];
+
+  add(effect: () => void): void {
+    this.list.push(effect);
+  }
+
+  /** Where the effects of a write about to run in a savepoint start: `undoTo` drops them when the savepoint is undone. */
+  mark(): number {
+    return this.list.length;
+  }
+
+  undoTo(mark: number): void {
+    this.list.length = mark;
+  }
+
+  /** The transaction committed: runs them, in order (one that throws is reported and does not stop the others). */
+  run(): void {
+    const list = this.list;
+    this.list = [];
+    runEffects(list);
+  }
+
+  /** The transaction was undone: forgets them. */
+  drop(): void {
+    this.list = [];
+  }
+}
+
+/**
+ * How an engine runs one compiled statement: the part of a `Db` each engine does its own way (SQLite through its
+ * cache of prepared statements, synchronously; PostgreSQL through a pool or a transaction's client). A statement that
+ * fails answers a rejected promise whose error is the store's (a lost connection: `unavailable`).
+ */
+export interface Driver {
+  readonly engine: Engine;
+  readonly q: Kysely<Schema>;
+  readonly specific: Specific<Db>;
+  /** Whether `sql` changes the database (refused through a reader). */
+  writes(sql: string): boolean;
+  /** The rows of a statement; one that reads none runs and answers none. */
+  all(statement: Compiled): Promise<unknown[]>;
+  /** The first row of a statement, or undefined. */
+  first(statement: Compiled): Promise<unknown>;
+  /** Runs a statement: the number of rows it changed. */
+  run(statement: Compiled): Promise<number>;
+}
+
+/**
+ * The `Db` of both engines: compiles a query for its engine, refuses a write through a reader (it would not be part
+ * of any transaction), hands the statement to the engine's driver, and keeps the effects of its transaction.
+ */
+export class EngineDb implements Db {
+  readonly engine: Engine;
+  readonly q: Kysely<Schema>;
+  readonly specific: Specific<Db>;
+  readonly writing: boolean;
+
+  /** `effects`: those of the write transaction this handle works in; none for a reader. */
+  constructor(
+    readonly store: Store,
+    private readonly driver: Driver,
+    private readonly effects?: Effects,
+  ) {
+    this.engine = driver.engine;
+    this.q = driver.q;
+    this.specific = driver.specific;
+    this.writing = effects !== undefined;
+  }
+
+  all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
+    try {
+      return this.driver.all(this.statement(query, values)) as Promise<Row[]>;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
+    try {
+      return this.driver.first(this.statement(query, values)) as Promise<Row | undefined>;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
+    try {
+      return this.driver.run(this.statement(query, values));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  afterCommit(effect: () => void): void {
+    if (this.effects === undefined) runEffects([effect]);
+    else this.effects.add(effect);
+  }
+
+  private statement(query: Query<unknown> | Prepared<object, unknown>, values: object | undefined): Compiled {
+    const statement = compiled(query, this.q, values);
+    if (!this.writing && this.driver.writes(statement.sql)) throw new Error(`a write outside Store.write: ${statement.sql.slice(0, 80)}`);
+    return statement;
   }
 }
 

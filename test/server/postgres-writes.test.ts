@@ -90,6 +90,15 @@ describe('writes of one queue', () => {
   });
 });
 
+describe('the reader', () => {
+  test('refuses to write, as on SQLite: writes go through Store.write', async () => {
+    await expect(store.reader.run(sql`INSERT INTO scratch (id, txid) VALUES (${'reader-1'}, 0)`)).rejects.toThrow(/Store\.write/);
+    await expect(store.reader.all(sql`DELETE FROM scratch`)).rejects.toThrow(/Store\.write/);
+    expect(await store.reader.first(sql<{ n: number }>`SELECT count(*) AS n FROM scratch WHERE id = ${'reader-1'}`)).toEqual({ n: 0 });
+    expect((await rows('')).length).toBeGreaterThan(0);
+  });
+});
+
 describe('effects after commit (Db.afterCommit)', () => {
   test('a write run again after a serialization failure runs the effects of the attempt that committed, once, after its commit', async () => {
     const ran: { attempt: number; committed: boolean }[] = [];

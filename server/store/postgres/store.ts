@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { unavailable } from '../../errors.ts';
-import { compiled, type Db, type Prepared, type Query, runEffects, type Store, type WriteOptions } from '../db.ts';
+import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -140,22 +140,22 @@ function typeParsers(types: typeof pg.types): pg.CustomTypesConfig {
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
-class PostgresDb implements Db {
+/** How PostgreSQL runs a statement: on the pool (a reader) or on the client of one transaction, prepared by name. */
+class PostgresDriver implements Driver {
   readonly engine = 'postgres';
   readonly q = postgresQueries;
   readonly specific = postgresSpecific;
 
   constructor(
-    readonly store: PostgresStore,
+    private readonly store: PostgresStore,
     private readonly target: Queryable,
-    readonly writing: boolean,
   ) {}
 
-  private async execute(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<pg.QueryResult> {
-    const { sql: text, parameters } = compiled(query, this.q, values);
-    if (!this.writing && /^\s*(insert|update|delete)\b/i.test(text)) {
-      throw new Error(`a write outside Store.write: ${text.slice(0, 80)}`);
-    }
+  writes(sql: string): boolean {
+    return /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i.test(sql);
+  }
+
+  private async execute({ sql: text, parameters }: Compiled): Promise<pg.QueryResult> {
     try {
       return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text) });
     } catch (error) {
@@ -163,28 +163,16 @@ class PostgresDb implements Db {
     }
   }
 
-  async all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
-    return (await this.execute(query, values)).rows as Row[];
+  async all(statement: Compiled): Promise<unknown[]> {
+    return (await this.execute(statement)).rows;
   }
 
-  async first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
-    return (await this.execute(query, values)).rows[0] as Row | undefined;
+  async first(statement: Compiled): Promise<unknown> {
+    return (await this.execute(statement)).rows[0];
   }
 
-  /** What the work of this attempt registered to run once it commits (Db.afterCommit). */
-  readonly effects: (() => void)[] = [];
-
-  afterCommit(effect: () => void): void {
-    if (this.writing) this.effects.push(effect);
-    else runEffects([effect]);
-  }
-
-  async run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
-    if (!this.writing) {
-      const { sql: text } = compiled(query, this.q, values);
-      if (!/^\s*select\b/i.test(text)) throw new Error(`a write outside Store.write: ${text.slice(0, 80)}`);
-    }
-    return (await this.execute(query, values)).rowCount ?? 0;
+  async run(statement: Compiled): Promise<number> {
+    return (await this.execute(statement)).rowCount ?? 0;
   }
 }
 
@@ -218,7 +206,7 @@ export class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     private readonly options: PostgresOptions,
   ) {
-    this.reader = new PostgresDb(this, pool, false);
+    this.reader = new EngineDb(this, new PostgresDriver(this, pool));
   }
 
   /**
@@ -345,7 +333,7 @@ export class PostgresStore implements Store {
     for (;;) {
       let outcomes: Outcome[];
       try {
-        outcomes = await this.transaction((db) => this.runWrites(db, group, close), { queue });
+        outcomes = await this.transaction((db, effects) => this.runWrites(db, effects, group, close), { queue });
       } catch (error) {
         if (error instanceof FirstFailed) {
           group.shift()!.reject(error.error);
@@ -371,13 +359,13 @@ export class PostgresStore implements Store {
   }
 
   /** The writes of a group, in one transaction (see `grouped`); `close` ends the group once the last has run. */
-  private async runWrites(db: Db, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
+  private async runWrites(db: Db, effects: Effects, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (let i = 0; i < group.length; i++) {
       const write = group[i]!;
       if (i > 0) await db.run(sql`SAVEPOINT grouped_write`);
       // The effects this write registers go with its savepoint when it is undone.
-      const mark = (db as PostgresDb).effects.length;
+      const mark = effects.mark();
       try {
         outcomes.push({ ok: true, value: await write.work(db) });
       } catch (error) {
@@ -385,7 +373,7 @@ export class PostgresStore implements Store {
         if (conflict || isConnectionFailure(error)) throw conflict && group.length > 1 ? new GroupConflict('a write of a group conflicted', { cause: error }) : error;
         if (i === 0) throw new FirstFailed(error);
         await db.run(sql`ROLLBACK TO SAVEPOINT grouped_write`);
-        (db as PostgresDb).effects.length = mark;
+        effects.undoTo(mark);
         outcomes.push({ ok: false, error });
       }
     }
@@ -394,7 +382,7 @@ export class PostgresStore implements Store {
     return outcomes;
   }
 
-  private async transaction<T>(work: (db: Db) => Promise<T>, options: WriteOptions): Promise<T> {
+  private async transaction<T>(work: (db: Db, effects: Effects) => Promise<T>, options: WriteOptions): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
     const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
     let client: pg.PoolClient;
@@ -421,12 +409,12 @@ export class PostgresStore implements Store {
           }
           await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
           // A handle per attempt: the effects of an attempt that is undone and run again go with it.
-          const db = new PostgresDb(this, client, true);
-          const result = await work(db);
+          const effects = new Effects();
+          const result = await work(new EngineDb(this, new PostgresDriver(this, client), effects), effects);
           // The count of changes moves once the commit is visible, before the caller learns of it (see changeCount).
           await client.query(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
           locked = false;
-          runEffects(db.effects);
+          effects.run();
           return result;
         } catch (error) {
           try {

@@ -20,7 +20,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../../errors.ts';
 import { atTurnEnd } from '../../turn-end.ts';
-import { compiled, type Db, type Prepared, type Query, runEffects, type Store } from '../db.ts';
+import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
 
@@ -88,63 +88,56 @@ function rowOf(columns: readonly string[], values: readonly unknown[]): Record<s
   return row;
 }
 
-/** A handle on the connection: the store's reader (writing false) or the writer of `write` (writing true). */
-class SqliteDb implements Db {
+/** How SQLite runs a statement: prepared once through the store's cache, run synchronously on its one connection. */
+class SqliteDriver implements Driver {
   readonly engine = 'sqlite';
   readonly q = sqliteQueries;
   readonly specific = sqliteSpecific;
 
-  constructor(
-    readonly store: SqliteStore,
-    readonly writing: boolean,
-  ) {}
+  constructor(private readonly store: SqliteStore) {}
 
-  all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
+  writes(sql: string): boolean {
     try {
-      const { sql, parameters } = compiled(query, this.q, values);
+      return this.store.statement(sql).columns === undefined;
+    } catch (error) {
+      throw this.store.failure(error);
+    }
+  }
+
+  all({ sql, parameters }: Compiled): Promise<unknown[]> {
+    try {
       const { statement, columns } = this.store.statement(sql);
       if (columns === undefined) {
-        this.refuseWrite(sql);
         statement.run(parameters as unknown[]);
         return Promise.resolve([]);
       }
       const rows = statement.all(parameters as unknown[]) as unknown[][];
-      return Promise.resolve(rows.map((values) => rowOf(columns, values) as Row));
+      return Promise.resolve(rows.map((values) => rowOf(columns, values)));
     } catch (error) {
       return Promise.reject(this.store.failure(error));
     }
   }
 
-  first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
+  first({ sql, parameters }: Compiled): Promise<unknown> {
     try {
-      const { sql, parameters } = compiled(query, this.q, values);
       const { statement, columns } = this.store.statement(sql);
-      if (columns === undefined) this.refuseWrite(sql);
+      if (columns === undefined) {
+        statement.run(parameters as unknown[]);
+        return Promise.resolve(undefined);
+      }
       const row = statement.get(parameters as unknown[]) as unknown[] | undefined;
-      return Promise.resolve(row === undefined ? undefined : (rowOf(columns!, row) as Row));
+      return Promise.resolve(row === undefined ? undefined : rowOf(columns, row));
     } catch (error) {
       return Promise.reject(this.store.failure(error));
     }
   }
 
-  afterCommit(effect: () => void): void {
-    if (this.writing) this.store.deferUntilCommit(effect);
-    else runEffects([effect]);
-  }
-
-  run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
+  run({ sql, parameters }: Compiled): Promise<number> {
     try {
-      const { sql, parameters } = compiled(query, this.q, values);
-      this.refuseWrite(sql);
       return Promise.resolve(this.store.statement(sql).statement.run(parameters as unknown[]).changes);
     } catch (error) {
       return Promise.reject(this.store.failure(error));
     }
-  }
-
-  /** A write through the reader is a bug: it would not be part of any transaction on PostgreSQL. */
-  private refuseWrite(sql: string): void {
-    if (!this.writing) throw new Error(`a write outside Store.write: ${sql.slice(0, 80)}`);
   }
 }
 
@@ -155,6 +148,8 @@ export class SqliteStore implements Store {
   readonly connection: Connection;
   readonly reader: Db;
   private readonly writer: Db;
+  /** What the writes of the open transaction registered to run once it commits (Db.afterCommit). */
+  private readonly effects = new Effects();
   private readonly statements = new Map<string, CachedStatement>();
   /** Moves with each token this process gives (see tokensVersion). */
   private tokens = 0;
@@ -214,8 +209,9 @@ export class SqliteStore implements Store {
       rollbackTo: this.connection.prepare('ROLLBACK TO store_write'),
     };
     this.changes = this.connection.prepare('SELECT total_changes()').pluck();
-    this.reader = new SqliteDb(this, false);
-    this.writer = new SqliteDb(this, true);
+    const driver = new SqliteDriver(this);
+    this.reader = new EngineDb(this, driver);
+    this.writer = new EngineDb(this, driver, this.effects);
   }
 
   /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
@@ -279,13 +275,13 @@ export class SqliteStore implements Store {
         this.writing = true;
         // The effects this write registers (Db.afterCommit): kept with the group's once it succeeds, dropped with its
         // savepoint when it fails.
-        const mark = this.effects.length;
+        const mark = this.effects.mark();
         try {
           const result = await work(this.writer);
           if (!first) this.control.release.run();
           this.group!.push({ resolve: () => resolve(result), reject });
         } catch (error) {
-          this.effects.length = mark;
+          this.effects.undoTo(mark);
           this.undo(first, error);
           reject(error);
         } finally {
@@ -349,22 +345,13 @@ export class SqliteStore implements Store {
     this.settle();
   }
 
-  /** What the writes of the open transaction registered to run once it commits (Db.afterCommit). */
-  private effects: (() => void)[] = [];
-
-  /** Keeps `effect` until the open transaction commits (SqliteDb.afterCommit). */
-  deferUntilCommit(effect: () => void): void {
-    this.effects.push(effect);
-  }
-
   /** Closes the group: its effects run and its writes resolve (committed), or they reject with `error` (rolled back). */
   private settle(error?: unknown): void {
     const group = this.group ?? [];
-    const effects = this.effects;
     this.group = undefined;
-    this.effects = [];
     this.commitDue = false;
-    if (error === undefined) runEffects(effects);
+    if (error === undefined) this.effects.run();
+    else this.effects.drop();
     for (const write of group) {
       if (error === undefined) write.resolve();
       else write.reject(error);
