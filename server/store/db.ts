@@ -201,19 +201,22 @@ export interface Driver {
   readonly engine: Engine;
   readonly q: Kysely<Schema>;
   readonly specific: Specific<Db>;
-  /** Whether `sql` changes the database (refused through a reader). */
-  writes(sql: string): boolean;
-  /** The rows of a statement; one that reads none runs and answers none. */
-  all(statement: Compiled): Promise<unknown[]>;
+  /** The rows of a statement; one that reads none runs and answers none. Each refuses a write when `writing` is false (`writeRefused`). */
+  all(statement: Compiled, writing: boolean): Promise<unknown[]>;
   /** The first row of a statement, or undefined. */
-  first(statement: Compiled): Promise<unknown>;
+  first(statement: Compiled, writing: boolean): Promise<unknown>;
   /** Runs a statement: the number of rows it changed. */
-  run(statement: Compiled): Promise<number>;
+  run(statement: Compiled, writing: boolean): Promise<number>;
+}
+
+/** The error of a write through a reader: a bug, since it would not be part of any transaction. */
+export function writeRefused(sql: string): Error {
+  return new Error(`a write outside Store.write: ${sql.slice(0, 80)}`);
 }
 
 /**
- * The `Db` of both engines: compiles a query for its engine, refuses a write through a reader (it would not be part
- * of any transaction), hands the statement to the engine's driver, and keeps the effects of its transaction.
+ * The `Db` of both engines: compiles a query for its engine, hands the statement to the engine's driver (which
+ * refuses a write through a reader: it would not be part of any transaction), and keeps the effects of its transaction.
  */
 export class EngineDb implements Db {
   readonly engine: Engine;
@@ -235,7 +238,7 @@ export class EngineDb implements Db {
 
   all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
     try {
-      return this.driver.all(this.statement(query, values)) as Promise<Row[]>;
+      return this.driver.all(compiled(query, this.q, values), this.writing) as Promise<Row[]>;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -243,7 +246,7 @@ export class EngineDb implements Db {
 
   first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
     try {
-      return this.driver.first(this.statement(query, values)) as Promise<Row | undefined>;
+      return this.driver.first(compiled(query, this.q, values), this.writing) as Promise<Row | undefined>;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -251,7 +254,7 @@ export class EngineDb implements Db {
 
   run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
     try {
-      return this.driver.run(this.statement(query, values));
+      return this.driver.run(compiled(query, this.q, values), this.writing);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -260,12 +263,6 @@ export class EngineDb implements Db {
   afterCommit(effect: () => void): void {
     if (this.effects === undefined) runEffects([effect]);
     else this.effects.add(effect);
-  }
-
-  private statement(query: Query<unknown> | Prepared<object, unknown>, values: object | undefined): Compiled {
-    const statement = compiled(query, this.q, values);
-    if (!this.writing && this.driver.writes(statement.sql)) throw new Error(`a write outside Store.write: ${statement.sql.slice(0, 80)}`);
-    return statement;
   }
 }
 

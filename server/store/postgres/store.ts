@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { unavailable } from '../../errors.ts';
-import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions } from '../db.ts';
+import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -140,6 +140,9 @@ function typeParsers(types: typeof pg.types): pg.CustomTypesConfig {
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
+/** A statement that changes the database (refused through a reader). */
+const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
+
 /** How PostgreSQL runs a statement: on the pool (a reader) or on the client of one transaction, prepared by name. */
 class PostgresDriver implements Driver {
   readonly engine = 'postgres';
@@ -151,11 +154,8 @@ class PostgresDriver implements Driver {
     private readonly target: Queryable,
   ) {}
 
-  writes(sql: string): boolean {
-    return /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i.test(sql);
-  }
-
-  private async execute({ sql: text, parameters }: Compiled): Promise<pg.QueryResult> {
+  private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<pg.QueryResult> {
+    if (!writing && WRITES.test(text)) throw writeRefused(text);
     try {
       return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text) });
     } catch (error) {
@@ -163,16 +163,16 @@ class PostgresDriver implements Driver {
     }
   }
 
-  async all(statement: Compiled): Promise<unknown[]> {
-    return (await this.execute(statement)).rows;
+  async all(statement: Compiled, writing: boolean): Promise<unknown[]> {
+    return (await this.execute(statement, writing)).rows;
   }
 
-  async first(statement: Compiled): Promise<unknown> {
-    return (await this.execute(statement)).rows[0];
+  async first(statement: Compiled, writing: boolean): Promise<unknown> {
+    return (await this.execute(statement, writing)).rows[0];
   }
 
-  async run(statement: Compiled): Promise<number> {
-    return (await this.execute(statement)).rowCount ?? 0;
+  async run(statement: Compiled, writing: boolean): Promise<number> {
+    return (await this.execute(statement, writing)).rowCount ?? 0;
   }
 }
 

@@ -20,7 +20,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../../errors.ts';
 import { atTurnEnd } from '../../turn-end.ts';
-import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store } from '../db.ts';
+import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
 
@@ -96,18 +96,11 @@ class SqliteDriver implements Driver {
 
   constructor(private readonly store: SqliteStore) {}
 
-  writes(sql: string): boolean {
-    try {
-      return this.store.statement(sql).columns === undefined;
-    } catch (error) {
-      throw this.store.failure(error);
-    }
-  }
-
-  all({ sql, parameters }: Compiled): Promise<unknown[]> {
+  all({ sql, parameters }: Compiled, writing: boolean): Promise<unknown[]> {
     try {
       const { statement, columns } = this.store.statement(sql);
       if (columns === undefined) {
+        if (!writing) throw writeRefused(sql);
         statement.run(parameters as unknown[]);
         return Promise.resolve([]);
       }
@@ -118,10 +111,11 @@ class SqliteDriver implements Driver {
     }
   }
 
-  first({ sql, parameters }: Compiled): Promise<unknown> {
+  first({ sql, parameters }: Compiled, writing: boolean): Promise<unknown> {
     try {
       const { statement, columns } = this.store.statement(sql);
       if (columns === undefined) {
+        if (!writing) throw writeRefused(sql);
         statement.run(parameters as unknown[]);
         return Promise.resolve(undefined);
       }
@@ -132,9 +126,11 @@ class SqliteDriver implements Driver {
     }
   }
 
-  run({ sql, parameters }: Compiled): Promise<number> {
+  run({ sql, parameters }: Compiled, writing: boolean): Promise<number> {
     try {
-      return Promise.resolve(this.store.statement(sql).statement.run(parameters as unknown[]).changes);
+      const { statement, columns } = this.store.statement(sql);
+      if (!writing && columns === undefined) throw writeRefused(sql);
+      return Promise.resolve(statement.run(parameters as unknown[]).changes);
     } catch (error) {
       return Promise.reject(this.store.failure(error));
     }
