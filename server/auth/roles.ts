@@ -10,6 +10,12 @@ export type Role = Model<'Role'>;
 /** The rank of each role of the contract: 6 for admin down to 1 for read (a guest ranks 0). */
 export const ROLE_RANKS = { admin: 6, create: 5, review: 4, edit: 3, comment: 2, read: 1 } satisfies Record<Role, number>;
 
+/**
+ * The default role an organization or a SAML provider gives members who join (`default_role`), as stored: a role, or
+ * `guest` for none; with its rank (see `rank`).
+ */
+export const DEFAULT_ROLE_RANKS = { ...ROLE_RANKS, guest: 0 } satisfies Record<Role | 'guest', number>;
+
 /** The roles, most privileged first. */
 export const ROLES: readonly Role[] = (Object.keys(ROLE_RANKS) as Role[]).sort((a, b) => ROLE_RANKS[b] - ROLE_RANKS[a]);
 

@@ -70,16 +70,18 @@ async function openApiReference(ctx: Scope, organizationId: string, page: Stored
 export const readsBeyondRevision = (page: StoredPage): boolean =>
   pageBody(page) === 'computed' && page.computed?.type === 'builtin:openapi';
 
-/** The content of a computed page, or undefined when the page is not computed by a computation known here. */
+/**
+ * The content of a computed page of the content `scope` reads (its space's organization, its revision), or undefined
+ * when the page is not computed by a computation known here.
+ */
 export async function computePageMarkdown(
   ctx: Scope,
-  organizationId: string,
-  content: RevisionContent,
+  scope: { space: { organization_id: string }; revision: { content: RevisionContent } },
   entry: { page: StoredPage; path: string },
 ): Promise<string | undefined> {
   const { page, path } = entry;
   if (pageBody(page) !== 'computed' || !page.computed) return undefined;
-  if (page.computed.type === 'builtin:toc') return tableOfContents(content, page, path);
-  if (page.computed.type === 'builtin:openapi') return openApiReference(ctx, organizationId, page);
+  if (page.computed.type === 'builtin:toc') return tableOfContents(scope.revision.content, page, path);
+  if (page.computed.type === 'builtin:openapi') return openApiReference(ctx, scope.space.organization_id, page);
   return undefined;
 }

@@ -1,10 +1,11 @@
 // Collections: rows, inherited default levels, the caller's permissions, and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
-import { atLeast, higher, type Membership, membershipOf, type Role } from '../auth/roles.ts';
+import { atLeast, higher, type Membership, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
 import { removeSpacesFromIndex } from '../content/search.ts';
 import { badRequest, conflict, forbidden, isFailure, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
+import { rowParser } from './enums.ts';
 import { newId } from './ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
 import { getOrganizationRow, organizationAccess, organizationPermissions } from './organizations.ts';
@@ -15,10 +16,14 @@ import type { Row } from '../store/schema.ts';
 
 export type CollectionRow = Row<'collections', { default_level: Role | null }>;
 
+/** A `collections` row checked: its default level, when it has one, is a role. */
+export const parseCollectionRow = rowParser<CollectionRow>('collections', { default_level: ROLE_RANKS });
+
 export type CollectionPermissions = Model<'CollectionPermissions'>;
 
 export async function getCollectionRow(db: Db, id: string): Promise<CollectionRow | undefined> {
-  return (await collections.get(db, id)) as CollectionRow | undefined;
+  const row = await collections.get(db, id);
+  return row === undefined ? undefined : parseCollectionRow(row);
 }
 
 /**
@@ -173,14 +178,14 @@ export async function collectionsPage(
   options: { list: string; organizationId: string; topLevelOnly: boolean; membership: Membership | undefined; page?: string; limit?: number },
 ): Promise<Page<CollectionRow>> {
   const { list, page, limit, organizationId, topLevelOnly } = options;
-  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf({ list, page, limit, all: [] as CollectionRow[], key: () => [] });
+  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf<CollectionRow>({ list, page, limit, all: [], key: () => [] });
   return ctx.cursors.page({
     list,
     page,
     limit,
     key: (row: CollectionRow) => [row.created_at, row.id],
     count: () => collections.count(ctx.db, organizationId, topLevelOnly),
-    fetch: async (key, limit) => (await collections.page(ctx.db, organizationId, topLevelOnly, key, limit)) as CollectionRow[],
+    fetch: async (key, limit) => (await collections.page(ctx.db, organizationId, topLevelOnly, key, limit)).map(parseCollectionRow),
   });
 }
 

@@ -3,6 +3,7 @@
 // deleting, listing). A comment is a row with `parent_id` NULL, a reply one with `parent_id` set; space-level rows
 // have `change_request_id` NULL.
 import { type Caller, findUsers } from '../auth/caller.ts';
+import { ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
 import { BODY_FORMATS, documentBlocks, markdownProblem } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
@@ -403,6 +404,9 @@ export function replyListing(ctx: Scope, parent: CommentRow) {
 /** A member who posted in a scope, with the time of their first comment or reply there. */
 export type CommenterRow = MemberRow & { first_posted_at: string };
 
+/** A `members` row read with the time of the member's first comment: its role checked as `parseMemberRow` does. */
+export const parseCommenterRow = rowParser<CommenterRow>('members', { role: ROLE_RANKS });
+
 /** Members who posted comments or replies in the scope, in order of their first one, for `ctx.cursors.page`. */
 export function commenterListing(ctx: Scope, scope: CommentScope) {
   const place = placeOf(scope);
@@ -411,7 +415,7 @@ export function commenterListing(ctx: Scope, scope: CommentScope) {
     key: (row: CommenterRow): Key => [row.first_posted_at, row.user_id],
     count: () => comments.countCommenters(ctx.db, place, organizationId),
     fetch: async (key: Key | undefined, limit: number) =>
-      (await comments.pageOfCommenters(ctx.db, place, organizationId, key, limit)) as CommenterRow[],
+      (await comments.pageOfCommenters(ctx.db, place, organizationId, key, limit)).map(parseCommenterRow),
   };
 }
 

@@ -12,7 +12,8 @@ import type { Input, Model } from './contract.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as git from '../store/git.ts';
 import * as spaces from '../store/spaces.ts';
-import { requireSpace, spaceAccess } from './spaces.ts';
+import { rowParser } from './enums.ts';
+import { requireSpace, spaceAccess, type SpaceRow } from './spaces.ts';
 import type { Row } from '../store/schema.ts';
 
 /** Name of the integration that synchronises spaces with Git, as Git info shows it. */
@@ -187,7 +188,20 @@ export function redact(text: string, credentials: GitCredentials | undefined): s
   return secrets.reduce((result, secret) => result.split(secret).join('***'), text);
 }
 
-export type GitOperationRow = Row<'git_operations', { kind: GitOperationKind; status: 'queued' | 'running' | 'done' | 'failed' }>;
+/** The kinds of operation (`git_operations.kind`). */
+const GIT_OPERATION_KINDS = { import: true, export: true } satisfies Record<GitOperationKind, true>;
+
+/** Where an operation is (`git_operations.status`): waiting for its job, running, or over. */
+type GitOperationStatus = 'queued' | 'running' | 'done' | 'failed';
+const GIT_OPERATION_STATUSES = { queued: true, running: true, done: true, failed: true } satisfies Record<GitOperationStatus, true>;
+
+export type GitOperationRow = Row<'git_operations', { kind: GitOperationKind; status: GitOperationStatus }>;
+
+/** A `git_operations` row checked: its kind and status are among theirs. */
+export const parseGitOperationRow = rowParser<GitOperationRow>('git_operations', {
+  kind: GIT_OPERATION_KINDS,
+  status: GIT_OPERATION_STATUSES,
+});
 
 /** An operation as the job sees it: the request (its url without credentials) and the decrypted credentials. */
 export interface GitOperation {
@@ -216,8 +230,9 @@ export async function insertGitOperation(
 }
 
 export async function getGitOperation(db: Db, secret: string, id: string): Promise<GitOperation | undefined> {
-  const row = (await git.get(db, id)) as GitOperationRow | undefined;
-  if (!row) return undefined;
+  const stored = await git.get(db, id);
+  if (!stored) return undefined;
+  const row = parseGitOperationRow(stored);
   const request = fromJson<GitRequest>(row.request, { url: '', ref: '' });
   return {
     row,
@@ -229,7 +244,7 @@ export async function getGitOperation(db: Db, secret: string, id: string): Promi
 
 /** The operations of a space, latest first: where a failure is found (the API's Git info has no error field). */
 export async function listGitOperations(db: Db, spaceId: string): Promise<GitOperationRow[]> {
-  return (await git.ofSpace(db, spaceId)) as GitOperationRow[];
+  return (await git.ofSpace(db, spaceId)).map(parseGitOperationRow);
 }
 
 export const markGitOperationRunning = (db: Db, id: string): Promise<void> => git.markRunning(db, id);
@@ -262,8 +277,8 @@ export async function recordGitSync(db: Db, spaceId: string, operation: GitOpera
 }
 
 /** The Git info of a space; `{}` when it was never synchronised (or its legacy installation was removed). */
-export function presentGitInfo(gitSync: string | null): Model<'GitInfo'> {
-  return fromJson<Model<'GitInfo'>>(gitSync, {});
+export function presentGitInfo(space: SpaceRow): Model<'GitInfo'> {
+  return fromJson<Model<'GitInfo'>>(space.git_sync, {});
 }
 
 /**

@@ -21,7 +21,7 @@ import { viewsAllContent } from './collections.ts';
 import { liveSpaceCount, parseSpaceRow, presentSpaceFor, type SpaceRow } from './spaces.ts';
 import { newId } from './ids.ts';
 import { rowParser } from './enums.ts';
-import { getOrganizationRow, organizationPermissions, type OrganizationRow, presentOrganization, requireOrganization } from './organizations.ts';
+import { getOrganizationRow, organizationPermissions, parseOrganizationRow, presentOrganization, requireOrganization } from './organizations.ts';
 import type { Key, Page } from './paging.ts';
 import { parseSiteRow, presentSiteFor, type SiteRow, sitePermissions } from './sites.ts';
 import type { Row } from '../store/schema.ts';
@@ -65,8 +65,22 @@ export const getIntegrationRow = async (db: Db, name: string): Promise<Integrati
   return row === undefined ? undefined : parseIntegrationRow(row);
 };
 
-export const getInstallationRow = async (db: Db, id: string): Promise<InstallationRow | undefined> =>
-  (await integrations.getInstallation(db, id)) as InstallationRow | undefined;
+/** Per `InstallationStatus`: one entry per status an installation may have. */
+const INSTALLATION_STATUSES = { active: true, pending: true, paused: true } satisfies Record<Model<'InstallationStatus'>, true>;
+
+/** An `integration_installations` row checked: its status is one of the contract's. */
+export const parseInstallationRow = rowParser<InstallationRow>('integration_installations', { status: INSTALLATION_STATUSES });
+
+/** Per event status: the contract's `IntegrationEventStatus`, and `pending` while a delivery is queued. */
+const EVENT_STATUSES = { success: true, failed: true, pending: true } satisfies Record<Model<'IntegrationEventStatus'> | 'pending', true>;
+
+/** An `integration_events` row checked: its status is one of the contract's, or `pending`. */
+export const parseEventRow = rowParser<EventRow>('integration_events', { status: EVENT_STATUSES });
+
+export const getInstallationRow = async (db: Db, id: string): Promise<InstallationRow | undefined> => {
+  const row = await integrations.getInstallation(db, id);
+  return row === undefined ? undefined : parseInstallationRow(row);
+};
 
 /** Integration admins (publish, unpublish, development mode) are the members who create content in the owner. */
 export function integrationPermissions(ownerMembership: Membership | undefined): IntegrationPermissions {
@@ -126,7 +140,8 @@ export async function callerMemberships(db: Db, caller: Caller): Promise<Members
 
 /** An organization of the caller named by its id or its hostname (subdomain); 400 naming `field` otherwise. */
 export async function callerOrganization(ctx: Scope, caller: Caller, reference: string, field: string) {
-  const row = (await organizations.byIdOrHostname(ctx.db, reference)) as OrganizationRow | undefined;
+  const stored = await organizations.byIdOrHostname(ctx.db, reference);
+  const row = stored === undefined ? undefined : parseOrganizationRow(stored);
   const membership = row && (await membershipOf(ctx.db, caller.user.id, row.id));
   if (!row || !membership) throw badRequest(`${field}: no organization "${reference}" among the caller's organizations`);
   return { organization: row, membership, permissions: organizationPermissions(membership) };
@@ -387,16 +402,16 @@ export async function integrationEventsPage(ctx: Scope, caller: Caller, access: 
     limit: request.limit,
     key: (row: EventRow) => [row.seq],
     count: () => integrations.countEvents(ctx.db, name, scope),
-    fetch: async (key, limit) => (await integrations.pageOfEvents(ctx.db, name, scope, key, limit)) as EventRow[],
+    fetch: async (key, limit) => (await integrations.pageOfEvents(ctx.db, name, scope, key, limit)).map(parseEventRow),
   });
 }
 
 /** A handled event of an installation in the caller's scope; 404 otherwise (pending events are not shown). */
 export async function integrationEvent(ctx: Scope, caller: Caller, access: IntegrationAccess, eventId: string): Promise<EventRow> {
   const scope = await installationScope(ctx, caller, access);
-  const event = (await integrations.getHandledEvent(ctx.db, access.integration.name, eventId, scope)) as EventRow | undefined;
+  const event = await integrations.getHandledEvent(ctx.db, access.integration.name, eventId, scope);
   if (!event) throw notFound(`event ${eventId}`);
-  return event;
+  return parseEventRow(event);
 }
 
 /** A page of the live spaces of the installations in scope (of the organizations where the caller sees all content). */
@@ -435,7 +450,7 @@ export async function integrationSitesPage(
 
 /** Installations of the integration in the caller's scope, oldest first, optionally with an external id. */
 async function scopedInstallations(ctx: Scope, access: IntegrationAccess, caller: Caller, externalId: string | undefined): Promise<InstallationRow[]> {
-  const rows = (await integrations.installations(ctx.db, access.integration.name, await installationScope(ctx, caller, access))) as InstallationRow[];
+  const rows = (await integrations.installations(ctx.db, access.integration.name, await installationScope(ctx, caller, access))).map(parseInstallationRow);
   return rows.filter((row) => externalId === undefined || fromJson<string[]>(row.external_ids, []).includes(externalId));
 }
 
@@ -784,7 +799,8 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
   resumable: true,
   async run(ctx, job) {
     const { db } = reading(ctx);
-    const event = (await integrations.getEvent(db, job.payload.eventId)) as EventRow | undefined;
+    const stored = await integrations.getEvent(db, job.payload.eventId);
+    const event = stored === undefined ? undefined : parseEventRow(stored);
     if (!event || event.status !== 'pending') return; // unpublished since, or already handled
     const integration = (await getIntegrationRow(db, event.integration_name))!;
     const tunnel = integration.dev_tunnel_url;
@@ -900,6 +916,9 @@ export function renderBlock(integration: IntegrationRow, request: string): Recor
     ],
   };
 }
+
+/** The Content-Security-Policy the integration's rendered blocks are served with (`renderBlock`); null when it sets none. */
+export const blockContentSecurityPolicy = (integration: IntegrationRow): string | null => integration.content_security_policy;
 
 /** Replaces `{{props.a.b}}` with the prop's value: strings as they are, other values as JSON, missing ones by nothing. */
 export function substituteProps(template: string, props: Record<string, unknown>): string {

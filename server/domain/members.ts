@@ -1,10 +1,11 @@
 // Members of an organization: their rows, the changes to them (role, activity, SSO, leaving), the lists of members
 // and of a member's teams, and how the API shows them (a Member, also in lists of commenters).
 import { type Caller, findUsers } from '../auth/caller.ts';
-import type { Membership, Role } from '../auth/roles.ts';
+import { type Membership, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
+import { rowParser } from './enums.ts';
 import type { Page } from './paging.ts';
 import { bool } from '../store/db.ts';
 import * as members from '../store/members.ts';
@@ -13,14 +14,18 @@ import { viewsAllContent } from './collections.ts';
 import { signJwt } from './jwt.ts';
 import { organizationAccess, type OrganizationAccess, requireOrganization } from './organizations.ts';
 import { liveSpaceCount } from './spaces.ts';
-import type { TeamRow } from './teams.ts';
+import { presentTeams, TEAM_ROLES, type TeamRow } from './teams.ts';
 import { presentUser } from './users.ts';
 import type { Row } from '../store/schema.ts';
 
 export type MemberRow = Row<'members', { role: Role | null }>;
 
+/** A `members` row checked: its role, unless the member is a guest, is a role. */
+export const parseMemberRow = rowParser<MemberRow>('members', { role: ROLE_RANKS });
+
 export async function getMemberRow(ctx: Scope, organizationId: string, userId: string): Promise<MemberRow | undefined> {
-  return (await members.get(ctx.db, organizationId, userId)) as MemberRow | undefined;
+  const row = await members.get(ctx.db, organizationId, userId);
+  return row === undefined ? undefined : parseMemberRow(row);
 }
 
 /** The member row; otherwise 404. */
@@ -120,7 +125,7 @@ export function membersPage(
     limit,
     key: (row: MemberRow) => [key(row), row.user_id],
     count: () => members.count(ctx.db, filters),
-    fetch: async (after, limit) => (await members.page(ctx.db, filters, column, order, after, limit)) as MemberRow[],
+    fetch: async (after, limit) => (await members.page(ctx.db, filters, column, order, after, limit)).map(parseMemberRow),
   });
 }
 
@@ -195,6 +200,9 @@ export async function makeMemberSso(ctx: Scope, caller: Caller, organizationId: 
 /** A team of a member, with the member's role in it. */
 export type MemberTeamRow = TeamRow & { member_role: Model<'TeamMemberRole'> };
 
+/** A team of a member read with the member's role in it (`team_members.role`), that role checked. */
+export const parseMemberTeamRow = rowParser<MemberTeamRow>('team_members', { member_role: TEAM_ROLES });
+
 /** A page of the teams of a member of the organization, by creation, whose titles contain `title` when given. */
 export function memberTeamsPage(
   ctx: Scope,
@@ -212,6 +220,20 @@ export function memberTeamsPage(
     limit,
     key: (row: MemberTeamRow) => [row.created_at, row.id],
     count: () => teams.countOfMember(ctx.db, filters),
-    fetch: async (key, limit) => (await teams.pageOfMember(ctx.db, filters, key, limit)) as MemberTeamRow[],
+    fetch: async (key, limit) => (await teams.pageOfMember(ctx.db, filters, key, limit)).map(parseMemberTeamRow),
   });
+}
+
+/**
+ * Teams of a member (a page of `memberTeamsPage`) as the API shows them: each team as the caller sees it, with the
+ * member's role in it.
+ */
+export async function presentMemberTeams(
+  ctx: Scope,
+  rows: readonly MemberTeamRow[],
+  access: OrganizationAccess,
+  callerId: string,
+): Promise<Model<'MemberTeam'>[]> {
+  const presented = await presentTeams(ctx, rows, access, callerId);
+  return presented.map((team, index) => ({ team, member: { role: rows[index]!.member_role } }));
 }

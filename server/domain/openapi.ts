@@ -225,8 +225,9 @@ export async function requireVersion(db: Db, spec: OpenAPISpecRow, versionId: st
 }
 
 /**
- * The version a spec's document address serves (openAPISpecRoutes), or its latest one: a public spec's to anyone, a
- * private one's to a member who may view it, the caller `caller` gives (asked only then: 401 without one).
+ * The document of the version a spec's document address serves (openAPISpecRoutes), or of its latest one, as written
+ * (its text and content type): a public spec's to anyone, a private one's to a member who may view it, the caller
+ * `caller` gives (asked only then: 401 without one).
  */
 export async function servedVersion(
   ctx: Scope,
@@ -234,7 +235,7 @@ export async function servedVersion(
   slug: string,
   versionId: string | 'latest',
   caller: () => Promise<Caller | undefined>,
-): Promise<OpenAPISpecVersionRow> {
+): Promise<{ text: string; contentType: string }> {
   const spec = await getSpecBySlug(ctx.db, organizationId, slug);
   if (!spec || !OPENAPI_SPEC_VISIBILITIES[spec.visibility].open) {
     const member = await caller();
@@ -243,7 +244,8 @@ export async function servedVersion(
     if (!membership || !spec) throw notFound(`OpenAPI specification ${slug}`);
     requireOpenAPISpec(openAPISpecPermissions(membership), 'view');
   }
-  return requireVersion(ctx.db, spec!, versionId);
+  const version = await requireVersion(ctx.db, spec!, versionId);
+  return { text: version.text, contentType: version.content_type };
 }
 
 const specPath = (spec: OpenAPISpecRow) => `/v1/orgs/${spec.organization_id}/openapi/${spec.slug}`;

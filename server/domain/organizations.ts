@@ -1,11 +1,12 @@
 // Organizations: their rows, the caller's permissions on them, the changes to their settings, the lists of them, and
 // how the API shows them.
 import type { Caller } from '../auth/caller.ts';
-import { atLeast, type Membership, membershipOf, type Role } from '../auth/roles.ts';
+import { atLeast, DEFAULT_ROLE_RANKS, type Membership, membershipOf, type Role } from '../auth/roles.ts';
 import { type PageHits, presentPages } from '../content/search-results.ts';
 import type { AppContext, Scope } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
+import { rowParser } from './enums.ts';
 import type { Page } from './paging.ts';
 import { bool, fromJson, toJson } from '../store/db.ts';
 import * as organizations from '../store/organizations.ts';
@@ -20,6 +21,46 @@ export type OrganizationRow = Row<'organizations', {
   default_role: Role | 'guest' | null;
   plan: Model<'Organization'>['plan'];
 }>;
+
+/** Per `OrganizationType`: one entry per type of organization. */
+const ORGANIZATION_TYPES = { business: true, community: true } satisfies Record<Model<'OrganizationType'>, true>;
+
+/** Per `OrganizationUseCase`: one entry per use case an organization may name. */
+const ORGANIZATION_USE_CASES = {
+  internalDocs: true,
+  docsSite: true,
+  audienceControlledSite: true,
+  productDocs: true,
+  teamKnowledgeBase: true,
+  designSystem: true,
+  openSourceDocs: true,
+  notes: true,
+  other: true,
+} satisfies Record<Model<'OrganizationUseCase'>, true>;
+
+/** Per `CommunityType`: one entry per kind of community organization. */
+const COMMUNITY_TYPES = { nonProfit: true, openSource: true, education: true } satisfies Record<Model<'CommunityType'>, true>;
+
+/** Per `Plan`: one entry per subscription plan. */
+const PLANS = {
+  free_2024: true,
+  plus_2024: true,
+  pro_2024: true,
+  enterprise_2024: true,
+  community_2024: true,
+  free: true,
+  plus: true,
+  pro: true,
+} satisfies Record<Model<'Plan'>, true>;
+
+/** An `organizations` row checked: its type, use case, community type, default role and plan are members of theirs. */
+export const parseOrganizationRow = rowParser<OrganizationRow>('organizations', {
+  type: ORGANIZATION_TYPES,
+  use_case: ORGANIZATION_USE_CASES,
+  community_type: COMMUNITY_TYPES,
+  default_role: DEFAULT_ROLE_RANKS,
+  plan: PLANS,
+});
 
 export type OrganizationPermissions = Model<'OrganizationPermissions'>;
 
@@ -47,7 +88,8 @@ export function organizationPermissions(membership: Membership | undefined): Org
 }
 
 export async function getOrganizationRow(ctx: Scope, id: string): Promise<OrganizationRow | undefined> {
-  return (await organizations.get(ctx.db, id)) as OrganizationRow | undefined;
+  const row = await organizations.get(ctx.db, id);
+  return row === undefined ? undefined : parseOrganizationRow(row);
 }
 
 export interface OrganizationAccess {
@@ -115,7 +157,7 @@ export function memberOrganizationsPage(
     limit,
     key: (row: OrganizationRow) => [row.created_at, row.id],
     count: () => organizations.countOfMember(ctx.db, userId),
-    fetch: async (key, limit) => (await organizations.pageOfMember(ctx.db, userId, key, limit)) as OrganizationRow[],
+    fetch: async (key, limit) => (await organizations.pageOfMember(ctx.db, userId, key, limit)).map(parseOrganizationRow),
   });
 }
 
@@ -183,7 +225,7 @@ export async function deleteInviteLink(ctx: Scope, caller: Caller, organizationI
 export async function organizationsByEmailDomain(ctx: Scope, caller: Caller, emailDomain: string): Promise<OrganizationRow[]> {
   const domain = emailDomain.trim().toLowerCase();
   const callerDomain = caller.user.email?.split('@')[1]?.toLowerCase();
-  return callerDomain === domain ? ((await organizations.byEmailDomain(ctx.db, domain)) as OrganizationRow[]) : [];
+  return callerDomain === domain ? (await organizations.byEmailDomain(ctx.db, domain)).map(parseOrganizationRow) : [];
 }
 
 /**

@@ -2,10 +2,11 @@
 // organization's admins), the sign-in options they give, and how the API shows them.
 import { X509Certificate } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
-import type { Role } from '../auth/roles.ts';
+import { DEFAULT_ROLE_RANKS, type Role } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
+import { rowParser } from './enums.ts';
 import { newId } from './ids.ts';
 import type { Page } from './paging.ts';
 import * as saml from '../store/saml.ts';
@@ -17,6 +18,9 @@ import type { Row } from '../store/schema.ts';
 export const MAX_SAML_PROVIDERS = 50;
 
 export type SamlProviderRow = Row<'saml_providers', { default_role: Role | 'guest' | null }>;
+
+/** A `saml_providers` row checked: its default role, when it has one, is a role or `guest`. */
+export const parseSamlProviderRow = rowParser<SamlProviderRow>('saml_providers', { default_role: DEFAULT_ROLE_RANKS });
 
 /** Per `SamlProviderStatus`: whether members can sign in through the provider. */
 export const SAML_STATUSES = {
@@ -40,7 +44,8 @@ export function samlService(ctx: AppContext, row: SamlProviderRow): Model<'SamlS
 }
 
 export async function getSamlProviderRow(ctx: Scope, organizationId: string, id: string): Promise<SamlProviderRow | undefined> {
-  return (await saml.get(ctx.db, organizationId, id)) as SamlProviderRow | undefined;
+  const row = await saml.get(ctx.db, organizationId, id);
+  return row === undefined ? undefined : parseSamlProviderRow(row);
 }
 
 /** The provider; otherwise 404. */
@@ -144,7 +149,7 @@ export function samlProvidersPage(
     limit,
     key: (row: SamlProviderRow) => [row.created_at, row.id],
     count: () => saml.count(ctx.db, organizationId),
-    fetch: async (key, limit) => (await saml.page(ctx.db, organizationId, key, limit)) as SamlProviderRow[],
+    fetch: async (key, limit) => (await saml.page(ctx.db, organizationId, key, limit)).map(parseSamlProviderRow),
   });
 }
 
@@ -199,7 +204,7 @@ export async function deleteSamlProvider(ctx: Scope, caller: Caller, organizatio
 
 /** The SSO sign-in options of an organization: its active SAML providers. */
 export async function ssoSignInOptions(ctx: Scope, organizationId: string): Promise<Model<'SsoLoginInfo'>[]> {
-  const rows = (await saml.all(ctx.db, organizationId)) as SamlProviderRow[];
+  const rows = (await saml.all(ctx.db, organizationId)).map(parseSamlProviderRow);
   return rows
     .filter((row) => SAML_STATUSES[samlStatus(row)].signIn)
     .map((row) => ({ id: row.id, label: row.label, startURL: samlService(ctx, row).startURL }));

@@ -787,12 +787,16 @@ function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<'SiteSp
     ...(row.section_id ? { section: row.section_id } : {}),
     space: view.spaces.get(row.space_id)!,
     title: space.title,
-    default: structure.defaultSiteSpaceId(row.section_id) === row.id,
+    default: isDefaultSiteSpace(structure, row),
     ...(row.condition !== null ? { condition: row.condition } : {}),
     hasAdvancedCustomizationFeature: SITE_TYPES[structure.site.type].advancedCustomization,
     urls: publishedUrls(view, section ? [section.path, row.path] : [row.path]),
   };
 }
+
+/** Whether the site space is its section's default (or the root level's, outside a section). */
+export const isDefaultSiteSpace = (structure: Structure, row: SiteSpaceRow): boolean =>
+  structure.defaultSiteSpaceId(row.section_id) === row.id;
 
 /** The site spaces of a section (or of the root level, for `null`; of the whole site, for `undefined`) the view shows. */
 export function shownSiteSpaces(view: StructureView, sectionId?: string | null): SiteSpaceRow[] {

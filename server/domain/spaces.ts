@@ -3,7 +3,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipFrom, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
-import { emptyContent, type RevisionContent } from '../content/model.ts';
+import { emptyContent, type RevisionContent, type RevisionRecord } from '../content/model.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
 import { indexNewSpace, indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
 import { DAY } from './clock.ts';
@@ -64,6 +64,13 @@ export const DELETED_SPACE_RETENTION_MS = 7 * DAY;
 export async function getSpaceRow(db: Db, id: string): Promise<SpaceRow | undefined> {
   const row = await spaces.get(db, id);
   return row === undefined ? undefined : parseSpaceRow(row);
+}
+
+/** The current content of the space (its main content, not a change request's). */
+export async function spaceRevision(db: Db, row: SpaceRow): Promise<RevisionRecord> {
+  const revision = await getRevision(db, row.revision_id, row.id);
+  if (!revision) throw new Error(`revision ${row.revision_id} does not exist`);
+  return revision;
 }
 
 /**
@@ -373,7 +380,7 @@ export async function collectionSpacesPage(
   options: { list: string; collectionId: string; membership: Membership | undefined; page?: string; limit?: number },
 ): Promise<Page<SpaceRow>> {
   const { list, page, limit } = options;
-  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf({ list, page, limit, all: [] as SpaceRow[], key: () => [] });
+  if (!viewsAllContent(options.membership)) return ctx.cursors.pageOf<SpaceRow>({ list, page, limit, all: [], key: () => [] });
   return ctx.cursors.page({
     list,
     page,

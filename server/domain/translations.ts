@@ -10,6 +10,7 @@ import { commitSpaceContent, getRevision } from '../content/revisions.ts';
 import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
+import { rowParser } from './enums.ts';
 import { enqueue, type Job, type JobRunner } from '../jobs/runner.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import { queueState } from '../store/jobs.ts';
@@ -23,6 +24,24 @@ import type { Row } from '../store/schema.ts';
 type Language = Model<'Language'>;
 
 export type TranslationRow = Row<'translations', { language: Language; source_language: Language | null; status: Model<'TranslationStatus'> }>;
+
+/** Per `Language`: one entry per language of the contract. */
+const LANGUAGES = {
+  en: true, fr: true, de: true, es: true, it: true, pt: true, 'pt-br': true, ru: true, ja: true, zh: true,
+  'zh-tw': true, yue: true, ko: true, ar: true, hi: true, nl: true, pl: true, tr: true, sv: true, no: true, da: true,
+  fi: true, el: true, cs: true, hu: true, ro: true, th: true, vi: true, id: true, ms: true, he: true, uk: true,
+  sk: true, bg: true, hr: true, lt: true, lv: true, et: true, sl: true,
+} satisfies Record<Language, true>;
+
+/** Per `TranslationStatus`: one entry per status of a translation. */
+const TRANSLATION_STATUSES = { pending: true, running: true, completed: true } satisfies Record<Model<'TranslationStatus'>, true>;
+
+/** A `translations` row checked: its languages and status are members of their enumerations. */
+export const parseTranslationRow = rowParser<TranslationRow>('translations', {
+  language: LANGUAGES,
+  source_language: LANGUAGES,
+  status: TRANSLATION_STATUSES,
+});
 
 export type TranslationPermissions = Model<'TranslationPermissions'>;
 
@@ -44,7 +63,8 @@ export function requireTranslation(permissions: TranslationPermissions, permissi
 }
 
 export async function getTranslationRow(db: Db, id: string): Promise<TranslationRow | undefined> {
-  return (await translations.get(db, id)) as TranslationRow | undefined;
+  const row = await translations.get(db, id);
+  return row === undefined ? undefined : parseTranslationRow(row);
 }
 
 export interface TranslationsAccess {
@@ -123,7 +143,7 @@ export function translationListing(ctx: Scope, organizationId: string) {
   return {
     key: (row: TranslationRow): Key => [row.created_at, row.id],
     count: () => translations.count(ctx.db, organizationId),
-    fetch: async (key: Key | undefined, limit: number) => (await translations.page(ctx.db, organizationId, key, limit)) as TranslationRow[],
+    fetch: async (key: Key | undefined, limit: number) => (await translations.page(ctx.db, organizationId, key, limit)).map(parseTranslationRow),
   };
 }
 

@@ -20,7 +20,7 @@ import {
   presentPageRead,
   presentRevision,
 } from '../content/present.ts';
-import { commitSpaceContent, getRevision } from '../content/revisions.ts';
+import { commitSpaceContent } from '../content/revisions.ts';
 import { searchSections } from '../content/search.ts';
 import { groupByPage, presentPages } from '../content/search-results.ts';
 import { applyTemplate } from '../content/templates.ts';
@@ -34,7 +34,7 @@ import {
 import type { Input, Model } from '../domain/contract.ts';
 import { unreachable } from '../domain/enums.ts';
 import { listId } from '../domain/paging.ts';
-import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
+import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess, spaceRevision } from '../domain/spaces.ts';
 import { conflict, notFound } from '../errors.ts';
 import { ownTransaction } from './transactions.ts';
 import type { HandlerGroup } from './types.ts';
@@ -70,16 +70,10 @@ interface Target {
 type ReadQuery = { metadata?: boolean; computed?: boolean };
 type Paging = { page?: string; limit?: number };
 
-async function revisionOf(ctx: Scope, id: string, spaceId: string) {
-  const revision = await getRevision(ctx.db, id, spaceId);
-  if (!revision) throw new Error(`revision ${id} does not exist`);
-  return revision;
-}
-
 /** The space's main content, when the caller may view the space. */
 async function spaceTarget(ctx: Scope, caller: Caller, spaceId: string): Promise<Target> {
   const access = await spaceAccess(ctx, caller, spaceId);
-  const revision = await revisionOf(ctx, access.space.revision_id, access.space.id);
+  const revision = await spaceRevision(ctx.db, access.space);
   return { access, scope: { space: access.space, revision, appPath: `/s/${spaceId}`, main: true } };
 }
 
@@ -201,7 +195,7 @@ async function getPage(
   const options = readOptions(query);
   const make = async () => {
     const stored = pageBody(page) === 'href' && page.href ? `[${page.title}](${page.href})` : (page.markdown ?? '');
-    const computed = computes ? await computePageMarkdown(ctx, scope.space.organization_id, scope.revision.content, entry) : undefined;
+    const computed = computes ? await computePageMarkdown(ctx, scope, entry) : undefined;
     let markdown = computed ?? stored;
     if (evaluates) markdown = evaluateVariables(markdown, { page: page.variables ?? {}, space: scope.revision.content.variables });
     return { ...presentPage(ctx, scope, page, entry.path, options), ...BODY_FORMATS[format](markdown) };

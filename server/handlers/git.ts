@@ -58,7 +58,7 @@ export const gitHandlers: HandlerGroup<Operations> = {
 
   async getGitInfo({ params, caller }, ctx) {
     const access = await spaceAccess(ctx, caller, params.spaceId);
-    return { status: 200, body: presentGitInfo(access.space.git_sync) };
+    return { status: 200, body: presentGitInfo(access.space) };
   },
 
   async deleteGitLegacyInstallation({ params, caller }, ctx) {

@@ -2,6 +2,7 @@
 // (delivered to a development tunnel in development mode), the spaces and sites they cover, and block rendering.
 import type { Model } from '../domain/contract.ts';
 import {
+  blockContentSecurityPolicy,
   disableDevMode,
   enableDevMode,
   eventTrace,
@@ -134,7 +135,7 @@ export const integrationHandlers: HandlerGroup<Operations> = {
   async renderIntegrationBlock({ params, query, caller }, ctx) {
     const { integration } = await integrationAccess(ctx, caller, params.integrationName);
     const element = renderBlock(integration, query.request);
-    const csp = integration.content_security_policy;
+    const csp = blockContentSecurityPolicy(integration);
     return { status: 200, body: { type: 'element', element }, ...(csp ? { headers: { 'content-security-policy': csp } } : {}) };
   },
 };

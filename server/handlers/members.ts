@@ -9,13 +9,13 @@ import {
   pingOrganization,
   presentMember,
   presentMembers,
+  presentMemberTeams,
   removeMember,
   requireMemberRow,
 } from '../domain/members.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
 import { listId } from '../domain/paging.ts';
 import { liveSpacesPage, presentSpaces, spacePermissions } from '../domain/spaces.ts';
-import { presentTeams } from '../domain/teams.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =
@@ -110,10 +110,6 @@ export const memberHandlers: HandlerGroup<Operations> = {
       page: query.page,
       limit: query.limit,
     });
-    const presented = await presentTeams(ctx, page.items, access, caller.user.id);
-    return {
-      status: 200,
-      body: { ...page, items: presented.map((team, index) => ({ team, member: { role: page.items[index]!.member_role } })) },
-    };
+    return { status: 200, body: { ...page, items: await presentMemberTeams(ctx, page.items, access, caller.user.id) } };
   },
 };

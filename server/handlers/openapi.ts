@@ -109,7 +109,7 @@ export function openAPISpecRoutes(app: AppContext, express: Express): void {
       const token = bearerToken(req);
       return token ? await callerOfToken(ctx, token) : undefined;
     });
-    res.type(served.content_type).send(served.text);
+    res.type(served.contentType).send(served.text);
   };
   express.get('/openapi/:organizationId/:specSlug', serve);
   express.get('/openapi/:organizationId/:specSlug/versions/:versionId', serve);

@@ -14,6 +14,7 @@ import {
   deleteSection,
   deleteSiteSpace,
   hasItem,
+  isDefaultSiteSpace,
   type ItemRef,
   loadStructure,
   moveItem,
@@ -212,11 +213,8 @@ export const siteStructureHandlers: HandlerGroup<Operations> = {
   async listSiteSpaces({ params, query, caller }, ctx) {
     const access = await siteAccess(ctx, caller, params.organizationId, params.siteId, { shareKey: query.shareKey });
     const view = await viewNow(ctx, access);
-    const { structure } = view;
-    const isDefault = (row: { id: string; section_id: string | null }) =>
-      structure.defaultSiteSpaceId(row.section_id) === row.id;
     const all = shownSiteSpaces(view).filter(
-      (row) => query.default === undefined || isDefault(row) === query.default,
+      (row) => query.default === undefined || isDefaultSiteSpace(view.structure, row) === query.default,
     );
     const page = ctx.cursors.pageOf({
       list: listId('listSiteSpaces', params.siteId, query.default),

@@ -2,9 +2,14 @@
 // LAYERS refuses an import from each layer a layer may not import from and accepts the others, through ESLint's own
 // API on the repository's configuration (what `npm run lint`, part of `npm run check`, runs); and the table of the
 // layers in server/docs/code.md is LAYERS, row for row.
+// What crosses the layers: a handler never names a column (a snake_case property or key: what it reads from a row is
+// a domain function's or a camelCase field of what the domain gives it), and no module outside server/store/ casts
+// to a row type (`as SpaceRow`): a row read from the store is checked by its parser (`parseSpaceRow`, domain/enums.ts).
+// Both are read from each file's syntax tree, so comments and the text of strings never count.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';
+import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { LAYERS } from '../../eslint.config.js';
 import { repoRoot } from '../support/repo.ts';
@@ -33,6 +38,65 @@ function specifierOf(from: string, target: Layer): string {
   const relative = path.posix.relative(path.posix.dirname(from), module);
   return relative.startsWith('.') ? relative : `./${relative}`;
 }
+
+const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+const ROW_TYPE = /^[A-Z][A-Za-z0-9]*Row$/;
+
+/** Where `node` starts in `file`, as `file:line`. */
+const where = (file: string, source: ts.SourceFile, node: ts.Node) =>
+  `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+
+/** The name a node gives a property, when it is a property's: an access (`row.a`, `row['a']`), a key or a member. */
+function propertyName(node: ts.Node): ts.Node | undefined {
+  if (ts.isPropertyAccessExpression(node)) return node.name;
+  if (ts.isElementAccessExpression(node)) return node.argumentExpression;
+  if (ts.isIndexedAccessTypeNode(node)) return ts.isLiteralTypeNode(node.indexType) ? node.indexType.literal : undefined;
+  if (ts.isBindingElement(node) && ts.isObjectBindingPattern(node.parent)) return node.propertyName ?? node.name;
+  if (
+    ts.isPropertyAssignment(node) ||
+    ts.isShorthandPropertyAssignment(node) ||
+    ts.isPropertySignature(node) ||
+    ts.isPropertyDeclaration(node) ||
+    ts.isMethodDeclaration(node) ||
+    ts.isMethodSignature(node)
+  ) {
+    return node.name;
+  }
+  return undefined;
+}
+
+/** Each property access or key of snake_case form (a column's name) in `text`, as `file:line: name`. */
+function columnNames(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const name = propertyName(node);
+    if (name && (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) && SNAKE_CASE.test(name.text)) {
+      found.push(`${where(file, source, name)}: ${name.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** Each cast to a row type in `text` (`as XRow`, `as XRow[]`, `as XRow | undefined`, `<XRow>x`…), as `file:line: as …`. */
+function rowCasts(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const namesRow = (type: ts.Node): boolean =>
+    (ts.isTypeReferenceNode(type) && ROW_TYPE.test(type.typeName.getText(source).split('.').at(-1)!)) || (ts.forEachChild(type, namesRow) ?? false);
+  const visit = (node: ts.Node): void => {
+    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && namesRow(node.type)) {
+      found.push(`${where(file, source, node.type)}: as ${node.type.getText(source)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const textOf = (module: string) => readFileSync(path.join(server, module), 'utf8');
 
 describe("the server's layers", () => {
   test('every module of server/ is in exactly one layer', () => {
@@ -70,6 +134,58 @@ describe("the server's layers", () => {
     // A handler reaching the store, the case the layers exist for.
     expect(checked).toContain(`${moduleIn(LAYERS.find((layer) => layer.name === 'handlers')!, 1)} -> store`);
   }, 60_000);
+
+  test('the finders see column names and row casts in code, not in comments or strings, and name their lines', () => {
+    const handler = [
+      '// row.space_id in a comment, and `as SpaceRow` too',
+      "const message = 'no row.space_id here, nor as SpaceRow';",
+      'const a = access.space.revision_id;',
+      "const b = row['section_id'];",
+      'const c = { organization_id: id, title };',
+      'const { user_id, role: d } = member;',
+      'type E = { section_id: string | null; id: string };',
+      "type F = SpaceRow['git_sync'];",
+      'const g = { camelCase: row.id, CONSTANT_CASE: 1, _private: 2 };',
+    ].join('\n');
+    expect(columnNames('handlers/sample.ts', handler)).toEqual([
+      'handlers/sample.ts:3: revision_id',
+      'handlers/sample.ts:4: section_id',
+      'handlers/sample.ts:5: organization_id',
+      'handlers/sample.ts:6: user_id',
+      'handlers/sample.ts:7: section_id',
+      'handlers/sample.ts:8: git_sync',
+    ]);
+    const domain = [
+      '/* (await spaces.get(db, id)) as SpaceRow | undefined */',
+      "const text = 'as SpaceRow[]';",
+      'const a = (await spaces.get(db, id)) as SpaceRow | undefined;',
+      'const b = rows as SpaceRow[];',
+      'const c = [] as readonly CollectionRow[];',
+      'const d = row as unknown as stored.MemberRow;',
+      'const e = <TeamRow>row;',
+      'const f = value as Role;',
+      'const g = rows.map(parseSpaceRow) satisfies SpaceRow[];',
+    ].join('\n');
+    expect(rowCasts('domain/sample.ts', domain)).toEqual([
+      'domain/sample.ts:3: as SpaceRow | undefined',
+      'domain/sample.ts:4: as SpaceRow[]',
+      'domain/sample.ts:5: as readonly CollectionRow[]',
+      'domain/sample.ts:6: as stored.MemberRow',
+      'domain/sample.ts:7: as TeamRow',
+    ]);
+  });
+
+  test('no handler names a column: what it reads from a row, the domain gives it', () => {
+    const handlers = modules.filter((module) => module.startsWith('handlers/'));
+    expect(handlers.length).toBeGreaterThan(10);
+    const found = handlers.flatMap((module) => columnNames(`server/${module}`, textOf(module)));
+    expect(found, 'snake_case properties or keys in server/handlers/ (move the read into the domain module the handler calls)').toEqual([]);
+  });
+
+  test('no module outside server/store/ casts to a row type: rows read from the store are parsed', () => {
+    const found = modules.filter((module) => !module.startsWith('store/')).flatMap((module) => rowCasts(`server/${module}`, textOf(module)));
+    expect(found, 'casts to row types outside server/store/ (check the row with its parser, rowParser in server/domain/enums.ts)').toEqual([]);
+  });
 
   test("server/docs/code.md's table of the layers is LAYERS", () => {
     const text = readFileSync(path.join(server, 'docs/code.md'), 'utf8');
