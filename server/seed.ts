@@ -92,7 +92,7 @@ export async function applyFixture(ctx: Scope, fixture: SeedFixture): Promise<vo
   for (const user of fixture.users ?? []) {
     const id = user.id ?? newId();
     if (!(await users.exists(db, id))) {
-      await users.insert(db, { id, display_name: user.displayName, email: user.email ?? null, photo_url: user.photoURL ?? null, created_at: now });
+      await users.insert(db, { id, displayName: user.displayName, email: user.email ?? null, photoUrl: user.photoURL ?? null, createdAt: now });
     }
     for (const token of user.tokens ?? []) await issueToken(ctx, id, now, token, 'seed');
   }
@@ -104,25 +104,25 @@ export async function applyFixture(ctx: Scope, fixture: SeedFixture): Promise<vo
   for (const org of fixture.organizations ?? []) {
     const orgId = org.id ?? newId();
     if (!(await organizations.exists(db, orgId))) {
-      await organizations.insert(db, { id: orgId, title: org.title, created_at: now, type: org.type ?? 'business', email_domains: toJson(org.emailDomains ?? []) });
+      await organizations.insert(db, { id: orgId, title: org.title, createdAt: now, type: org.type ?? 'business', emailDomains: toJson(org.emailDomains ?? []) });
     }
     for (const member of org.members ?? []) {
       const role = member.role === undefined ? 'read' : member.role;
       if (role !== null && !ROLES.includes(role)) throw new SeedError(`organization ${orgId}: unknown role ${role}`);
-      await members.insertIfMissing(db, { organization_id: orgId, user_id: await userId(member.user, `organization ${orgId}`), role, joined_at: now });
+      await members.insertIfMissing(db, { organizationId: orgId, userId: await userId(member.user, `organization ${orgId}`), role, joinedAt: now });
     }
     for (const collection of org.collections ?? []) {
       const id = collection.id ?? newId();
       if (await collections.exists(db, id)) continue;
       await collections.insert(db, {
         id,
-        organization_id: orgId,
-        parent_id: collection.parent ?? null,
+        organizationId: orgId,
+        parentId: collection.parent ?? null,
         title: collection.title,
         description: null,
-        default_level: null,
+        defaultLevel: null,
         position: await collections.nextPositionInOrganization(db, orgId),
-        created_at: now,
+        createdAt: now,
       });
     }
     for (const space of org.spaces ?? []) {
@@ -142,7 +142,7 @@ export async function applyFixture(ctx: Scope, fixture: SeedFixture): Promise<vo
     }
     for (const team of org.teams ?? []) {
       const id = team.id ?? newId();
-      if (!(await teams.exists(db, id))) await teams.insert(db, { id, organization_id: orgId, title: team.title, created_at: now });
+      if (!(await teams.exists(db, id))) await teams.insert(db, { id, organizationId: orgId, title: team.title, createdAt: now });
       for (const member of team.members ?? []) {
         await teams.addMember(db, id, await userId(member.user, `team ${id}`), seedEnum(TEAM_ROLES, member.role, `team ${id}: role`) ?? 'member');
       }

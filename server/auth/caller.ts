@@ -17,9 +17,9 @@ export interface Caller {
 
 export const toUser = (row: users.UserRow): UserRecord => ({
   id: row.id,
-  displayName: row.display_name,
+  displayName: row.displayName,
   email: row.email,
-  photoURL: row.photo_url,
+  photoURL: row.photoUrl,
 });
 
 export async function findUser(db: Db, id: string): Promise<UserRecord | undefined> {

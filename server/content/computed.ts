@@ -76,12 +76,12 @@ export const readsBeyondRevision = (page: StoredPage): boolean =>
  */
 export async function computePageMarkdown(
   ctx: Scope,
-  scope: { space: { organization_id: string }; revision: { content: RevisionContent } },
+  scope: { space: { organizationId: string }; revision: { content: RevisionContent } },
   entry: { page: StoredPage; path: string },
 ): Promise<string | undefined> {
   const { page, path } = entry;
   if (pageBody(page) !== 'computed' || !page.computed) return undefined;
   if (page.computed.type === 'builtin:toc') return tableOfContents(scope.revision.content, page, path);
-  if (page.computed.type === 'builtin:openapi') return openApiReference(ctx, scope.space.organization_id, page);
+  if (page.computed.type === 'builtin:openapi') return openApiReference(ctx, scope.space.organizationId, page);
   return undefined;
 }

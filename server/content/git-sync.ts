@@ -86,7 +86,7 @@ async function failGitOperation(ctx: Scope, operationId: string, reason: string)
 }
 
 const logFields = ({ row, request }: GitOperation) => ({
-  space: row.space_id,
+  space: row.spaceId,
   operation: row.id,
   url: request.url, // stored without credentials
   ref: request.ref,
@@ -108,7 +108,7 @@ function repositoryAccess(ctx: AppContext, operation: GitOperation, signal: Abor
           cacheDir: path.join(
             ctx.config.dataDir,
             'git-cache',
-            sha256(`${row.space_id}\n${request.repoCacheID}\n${location.url}`).slice(0, 32),
+            sha256(`${row.spaceId}\n${request.repoCacheID}\n${location.url}`).slice(0, 32),
           ),
         }
       : {}),
@@ -118,7 +118,7 @@ function repositoryAccess(ctx: AppContext, operation: GitOperation, signal: Abor
 /** The space of an operation, unless it was deleted meanwhile. */
 async function liveSpace(db: Db, spaceId: string): Promise<SpaceRow> {
   const space = await getSpaceRow(db, spaceId);
-  if (!space || space.deleted_at !== null) throw new GitSyncError('the space was deleted');
+  if (!space || space.deletedAt !== null) throw new GitSyncError('the space was deleted');
   return space;
 }
 
@@ -134,11 +134,11 @@ async function runImport(ctx: AppContext, operation: GitOperation, job: Operatio
   // Everything is read from the repository first; the outcome is then written in one transaction.
   const revision = await inWrite(ctx, async ({ db }) => {
     const now = ctx.now();
-    const space = await liveSpace(db, operation.row.space_id);
-    if (!request.standalone && EDIT_MODES[space.edit_mode].locked) {
+    const space = await liveSpace(db, operation.row.spaceId);
+    if (!request.standalone && EDIT_MODES[space.editMode].locked) {
       throw new GitSyncError('the space is locked (editMode: locked): its content cannot be changed');
     }
-    const current = (await getRevision(db, space.revision_id, space.id))!;
+    const current = (await getRevision(db, space.revisionId, space.id))!;
     const git = revisionGit(read, request);
     const upToDate = current.content.git?.oid === git.oid && current.content.git.ref === git.ref;
     if (upToDate && !request.force && !request.standalone) {
@@ -198,9 +198,9 @@ async function runExport(ctx: AppContext, operation: GitOperation, job: Operatio
   const request = operation.request as Input<'ExportGitRequest'>;
   // Read first, outside any transaction; the repository is written to; the outcome is recorded in a write.
   const { db } = reading(ctx);
-  const space = await liveSpace(db, operation.row.space_id);
-  const content = (await getRevision(db, space.revision_id, space.id))!.content;
-  const user = operation.row.user_id ? await findUser(db, operation.row.user_id) : undefined;
+  const space = await liveSpace(db, operation.row.spaceId);
+  const content = (await getRevision(db, space.revisionId, space.id))!.content;
+  const user = operation.row.userId ? await findUser(db, operation.row.userId) : undefined;
   const bytes = new Map<string, Buffer | undefined>();
   for (const file of content.files) bytes.set(file.id, (await readFileContent(db, file.id))?.bytes);
   const { commit } = await writeRepository(repositoryAccess(ctx, operation, job.signal), {

@@ -173,8 +173,8 @@ async function linksOfIndexed(ctx: Scope, revision: RevisionRecord, indexed: boo
     if (!sourcePages) continue;
     const byPage = new Map<string, { href: string; relation: LinkRelation }[]>();
     for (const row of await links.written(db, source)) {
-      let found = byPage.get(row.page_id);
-      if (!found) byPage.set(row.page_id, (found = []));
+      let found = byPage.get(row.pageId);
+      if (!found) byPage.set(row.pageId, (found = []));
       found.push({ href: row.href, relation: row.relation as LinkRelation });
     }
     return (page) => {
@@ -213,15 +213,15 @@ async function indexLinks(ctx: Scope, revision: RevisionRecord): Promise<void> {
     db,
     { revisionId: revision.id, appUrl, indexedAt: ctx.now(), broken: brokenGroupCount(groupLinks(found)) },
     found.map((link) => ({
-      revision_id: revision.id,
-      page_id: link.pageId,
+      revisionId: revision.id,
+      pageId: link.pageId,
       position: link.position,
       href: link.href,
       relation: link.relation,
       status: link.status,
-      target_kind: link.target.kind,
-      target_id: link.target.id ?? null,
-      target_url: link.target.url ?? null,
+      targetKind: link.target.kind,
+      targetId: link.target.id ?? null,
+      targetUrl: link.target.url ?? null,
     })),
   );
 }
@@ -231,15 +231,15 @@ export async function revisionLinks(ctx: Scope, revision: RevisionRecord, pageId
   await ensureLinkIndex(ctx, revision);
   const rows = await links.ofRevision(ctx.db, revision.id, pageId);
   return rows.map((row) => ({
-    pageId: row.page_id,
+    pageId: row.pageId,
     position: row.position,
     href: row.href,
     relation: row.relation as LinkRelation,
     status: row.status as LinkStatus,
     target: {
-      kind: row.target_kind as LinkTargetKind,
-      ...(row.target_id !== null ? { id: row.target_id } : {}),
-      ...(row.target_url !== null ? { url: row.target_url } : {}),
+      kind: row.targetKind as LinkTargetKind,
+      ...(row.targetId !== null ? { id: row.targetId } : {}),
+      ...(row.targetUrl !== null ? { url: row.targetUrl } : {}),
     },
   }));
 }

@@ -181,7 +181,7 @@ export function contentReference(
 ): Model<'ContentReference'> {
   return {
     kind: target.kind,
-    organization: scope.space.organization_id,
+    organization: scope.space.organizationId,
     space: scope.space.id,
     versionContext: { type: 'revision', revision: scope.revision.id },
     ...(target.id !== undefined ? { [target.kind]: target.id } : {}),

@@ -24,11 +24,11 @@ export async function createRevision(
   const record: RevisionRecord = { id, ...rest };
   await revisions.insert(db, {
     id: record.id,
-    space_id: record.spaceId,
-    change_request_id: record.changeRequestId ?? null,
+    spaceId: record.spaceId,
+    changeRequestId: record.changeRequestId ?? null,
     parents: toJson(record.parents),
     type: record.type,
-    created_at: record.createdAt,
+    createdAt: record.createdAt,
     content: toJson(record.content),
   });
   return record;
@@ -65,11 +65,11 @@ export async function getRevision(db: Db, id: string, spaceId: string): Promise<
   if (!row) return unwrittenRevision(db, id, spaceId);
   return {
     id: row.id,
-    spaceId: row.space_id,
-    ...(row.change_request_id ? { changeRequestId: row.change_request_id } : {}),
+    spaceId: row.spaceId,
+    ...(row.changeRequestId ? { changeRequestId: row.changeRequestId } : {}),
     parents: fromJson(row.parents, []),
     type: row.type as RevisionType,
-    createdAt: row.created_at,
+    createdAt: row.createdAt,
     content: await revisionContent(db, id),
   };
 }

@@ -18,11 +18,11 @@ export async function storePdf(
   const id = newRandomId();
   await changeRequests.storePdf(db, {
     id,
-    change_request_id: input.changeRequestId,
-    file_name: input.fileName,
+    changeRequestId: input.changeRequestId,
+    fileName: input.fileName,
     content: input.content,
-    created_at: input.now.toISOString(),
-    expires_at: new Date(input.now.getTime() + PDF_RETENTION_MS).toISOString(),
+    createdAt: input.now.toISOString(),
+    expiresAt: new Date(input.now.getTime() + PDF_RETENTION_MS).toISOString(),
   });
   return id;
 }
@@ -30,5 +30,5 @@ export async function storePdf(
 /** The PDF with this id, unless it has expired. */
 export async function findPdf(db: Db, id: string, now: Date): Promise<{ fileName: string; content: Buffer } | undefined> {
   const row = await changeRequests.findPdf(db, id, now.toISOString());
-  return row && { fileName: row.file_name, content: row.content };
+  return row && { fileName: row.fileName, content: row.content };
 }

@@ -82,7 +82,7 @@ export const isClosed = (row: ChangeRequestRow): boolean => CHANGE_REQUEST_STATE
 
 /** The space revision the change request's changes are relative to: the last one brought in, else its initial one. */
 export const changeRequestBase = (row: ChangeRequestRow): string =>
-  row.revision_merged_ancestor ?? row.revision_initial;
+  row.revisionMergedAncestor ?? row.revisionInitial;
 
 /**
  * Whether the space has moved on since the change request's base, given the space's current revision. A merged
@@ -95,13 +95,13 @@ export function isOutdated(row: ChangeRequestRow, spaceRevision: string | undefi
 
 /** Whether the space has moved on since the change request's base (its current revision read from its row). */
 export async function isOutdatedNow(db: Db, row: ChangeRequestRow): Promise<boolean> {
-  return isOutdated(row, (await getSpaceRow(db, row.space_id))?.revision_id);
+  return isOutdated(row, (await getSpaceRow(db, row.spaceId))?.revisionId);
 }
 
 /** The current content of the change request. */
 export async function changeRequestRevision(db: Db, row: ChangeRequestRow): Promise<RevisionRecord> {
-  const revision = await getRevision(db, row.revision_id, row.space_id);
-  if (!revision) throw new Error(`revision ${row.revision_id} of change request ${row.id} does not exist`);
+  const revision = await getRevision(db, row.revisionId, row.spaceId);
+  if (!revision) throw new Error(`revision ${row.revisionId} of change request ${row.id} does not exist`);
   return revision;
 }
 
@@ -121,14 +121,14 @@ export async function commitChangeRequestContent(
 ): Promise<RevisionRecord> {
   const now = ctx.now();
   const revision = await createRevision(ctx.db, {
-    spaceId: row.space_id,
+    spaceId: row.spaceId,
     changeRequestId: row.id,
-    parents: [row.revision_id, ...(input.parents ?? [])],
+    parents: [row.revisionId, ...(input.parents ?? [])],
     type: input.type,
     content: input.content,
     createdAt: now,
   });
-  await changeRequests.update(ctx.db, row.id, { revision_id: revision.id, updated_at: now });
+  await changeRequests.update(ctx.db, row.id, { revisionId: revision.id, updatedAt: now });
   await addContributor(ctx.db, row.id, input.contributor);
   return revision;
 }
@@ -136,7 +136,7 @@ export async function commitChangeRequestContent(
 /** Open comments of each of some change requests (replies are not counted); none: no entry. One query for a page. */
 async function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Promise<Map<string, number>> {
   const rows = await changeRequests.openCommentCounts(db, changeRequestIds);
-  return new Map(rows.map((row) => [row.change_request_id, row.n]));
+  return new Map(rows.map((row) => [row.changeRequestId, row.n]));
 }
 
 /**
@@ -145,15 +145,15 @@ async function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Prom
  */
 export async function presentChangeRequests(ctx: Scope, rows: readonly ChangeRequestRow[]): Promise<Model<'ChangeRequest'>[]> {
   if (rows.length === 0) return [];
-  const authors = await findUsers(ctx.db, rows.map((row) => row.created_by));
+  const authors = await findUsers(ctx.db, rows.map((row) => row.createdBy));
   const comments = await openCommentsOf(ctx.db, rows.map((row) => row.id));
   const currentRevisions = new Map<string, string | undefined>();
-  for (const spaceId of new Set(rows.map((row) => row.space_id))) {
-    currentRevisions.set(spaceId, (await getSpaceRow(ctx.db, spaceId))?.revision_id);
+  for (const spaceId of new Set(rows.map((row) => row.spaceId))) {
+    currentRevisions.set(spaceId, (await getSpaceRow(ctx.db, spaceId))?.revisionId);
   }
   return rows.map((row) => {
-    const author = authors.get(row.created_by);
-    if (!author) throw new Error(`user ${row.created_by} is referenced but does not exist`);
+    const author = authors.get(row.createdBy);
+    if (!author) throw new Error(`user ${row.createdBy} is referenced but does not exist`);
     return {
       object: 'change-request',
       id: row.id,
@@ -161,17 +161,17 @@ export async function presentChangeRequests(ctx: Scope, rows: readonly ChangeReq
       status: row.status,
       ...(row.subject !== null ? { subject: row.subject } : {}),
       createdBy: presentUser(ctx, author),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      revision: row.revision_id,
-      revisionInitial: row.revision_initial,
-      ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
-      ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      revision: row.revisionId,
+      revisionInitial: row.revisionInitial,
+      ...(row.revisionMergedAncestor ? { revisionMergedAncestor: row.revisionMergedAncestor } : {}),
+      ...(row.revisionMerged ? { revisionMerged: row.revisionMerged } : {}),
       comments: comments.get(row.id) ?? 0,
-      outdated: isOutdated(row, currentRevisions.get(row.space_id)),
+      outdated: isOutdated(row, currentRevisions.get(row.spaceId)),
       urls: {
-        app: ctx.urls.app(`/s/${row.space_id}/~/changes/${row.number}`),
-        location: ctx.urls.api(`/v1/spaces/${row.space_id}/change-requests/${row.id}`),
+        app: ctx.urls.app(`/s/${row.spaceId}/~/changes/${row.number}`),
+        location: ctx.urls.api(`/v1/spaces/${row.spaceId}/change-requests/${row.id}`),
       },
     };
   });
@@ -189,25 +189,20 @@ export interface ChangeRequestFilters {
   contributor?: string;
 }
 
-const ORDER_COLUMNS: Record<Model<'ChangeRequestOrderBy'>, 'updated_at' | 'created_at'> = {
-  updatedAt: 'updated_at',
-  createdAt: 'created_at',
-};
-
 /** One page of the change requests that match `filters`, latest first by `orderBy`, then by number: a keyset query. */
 export function changeRequestsPage(
   ctx: Scope,
   options: { list: string; filters: ChangeRequestFilters; orderBy: Model<'ChangeRequestOrderBy'>; page?: string; limit?: number },
 ): Promise<Page<ChangeRequestRow>> {
   const { filters } = options;
-  const column = ORDER_COLUMNS[options.orderBy];
+  const { orderBy } = options;
   return ctx.cursors.page({
     list: options.list,
     page: options.page,
     limit: options.limit,
-    key: (item: ChangeRequestRow) => [item[column], item.number],
+    key: (item: ChangeRequestRow) => [item[orderBy], item.number],
     count: () => changeRequests.count(ctx.db, filters),
-    fetch: async (key, limit) => (await changeRequests.page(ctx.db, filters, column, key, limit)).map(parseChangeRequestRow),
+    fetch: async (key, limit) => (await changeRequests.page(ctx.db, filters, orderBy, key, limit)).map(parseChangeRequestRow),
   });
 }
 
@@ -255,16 +250,16 @@ export async function createChangeRequest(
   const id = newId();
   await changeRequests.insert(ctx.db, {
     id,
-    space_id: spaceId,
+    spaceId: spaceId,
     number: await changeRequests.nextNumber(ctx.db, spaceId),
     status: 'open',
     subject: input.subject ?? null,
-    agent_task_id: input.agentTaskId ?? null,
-    created_by: caller.user.id,
-    created_at: now,
-    updated_at: now,
-    revision_id: access.space.revision_id,
-    revision_initial: access.space.revision_id,
+    agentTaskId: input.agentTaskId ?? null,
+    createdBy: caller.user.id,
+    createdAt: now,
+    updatedAt: now,
+    revisionId: access.space.revisionId,
+    revisionInitial: access.space.revisionId,
   });
   await addContributor(ctx.db, id, caller.user.id);
   return presentChangeRequestNow(ctx, id);
@@ -288,7 +283,7 @@ export async function updateChangeRequest(
   if (input.subject !== undefined) changes.subject = input.subject;
   // A status a client may set is one of the change request's statuses (CHANGE_REQUEST_STATES knows it).
   if (input.status !== undefined) changes.status = input.status satisfies ChangeRequestStatus;
-  if (Object.keys(changes).length > 0) await changeRequests.update(ctx.db, changeRequest.id, { ...changes, updated_at: ctx.now() });
+  if (Object.keys(changes).length > 0) await changeRequests.update(ctx.db, changeRequest.id, { ...changes, updatedAt: ctx.now() });
   return presentChangeRequestNow(ctx, changeRequest.id);
 }
 
@@ -310,19 +305,19 @@ export async function mergeChangeRequest(
   const result = await mergeOrConflict(
     ctx,
     access,
-    await content(ctx, space.revision_id, space.id),
-    await content(ctx, changeRequest.revision_id, space.id),
+    await content(ctx, space.revisionId, space.id),
+    await content(ctx, changeRequest.revisionId, space.id),
   );
   const now = ctx.now();
   const revision = await createRevision(ctx.db, {
     spaceId: space.id,
-    parents: [space.revision_id, changeRequest.revision_id],
+    parents: [space.revisionId, changeRequest.revisionId],
     type: 'merge',
     content: result,
     createdAt: now,
   });
   await setCurrentRevision(ctx.db, revision, now);
-  await changeRequests.update(ctx.db, changeRequest.id, { status: 'merged', revision_merged: revision.id, updated_at: now });
+  await changeRequests.update(ctx.db, changeRequest.id, { status: 'merged', revisionMerged: revision.id, updatedAt: now });
   return { revision: revision.id, result: 'merge' };
 }
 
@@ -343,21 +338,21 @@ export async function updateChangeRequestFromMain(
   requireOpenForChanges(changeRequest, 'updated');
   // Already up to date: nothing to bring in, no new revision.
   if (!(await isOutdatedNow(ctx.db, changeRequest))) {
-    return { revision: changeRequest.revision_id, result: 'update' };
+    return { revision: changeRequest.revisionId, result: 'update' };
   }
   const result = await mergeOrConflict(
     ctx,
     access,
-    await content(ctx, changeRequest.revision_id, space.id),
-    await content(ctx, space.revision_id, space.id),
+    await content(ctx, changeRequest.revisionId, space.id),
+    await content(ctx, space.revisionId, space.id),
   );
   const revision = await commitChangeRequestContent(ctx, changeRequest, {
     type: 'update',
     content: result,
     contributor: caller.user.id,
-    parents: [space.revision_id],
+    parents: [space.revisionId],
   });
-  await changeRequests.update(ctx.db, changeRequest.id, { revision_merged_ancestor: space.revision_id });
+  await changeRequests.update(ctx.db, changeRequest.id, { revisionMergedAncestor: space.revisionId });
   return { revision: revision.id, result: 'update' };
 }
 
@@ -374,7 +369,7 @@ export async function makeChangeRequestPdf(
 ): Promise<string> {
   const { changeRequest } = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
   if (options.only && options.page === undefined) throw badRequest('only: needs `page`, the page to print alone');
-  const pages = pagesForPdf(await content(ctx, changeRequest.revision_id, changeRequest.space_id), options.page, options.only ?? false);
+  const pages = pagesForPdf(await content(ctx, changeRequest.revisionId, changeRequest.spaceId), options.page, options.only ?? false);
   if (!pages) throw badRequest(`page: no page ${options.page} in change request #${changeRequest.number}`);
   const now = ctx.clock.now();
   const pdf = await renderPdf({

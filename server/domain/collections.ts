@@ -14,10 +14,10 @@ import type { Db } from '../store/db.ts';
 import * as collections from '../store/collections.ts';
 import type { Row } from '../store/schema.ts';
 
-export type CollectionRow = Row<'collections', { default_level: Role | null }>;
+export type CollectionRow = Row<'collections', { defaultLevel: Role | null }>;
 
 /** A `collections` row checked: its default level, when it has one, is a role. */
-export const parseCollectionRow = rowParser<CollectionRow>('collections', { default_level: ROLE_RANKS });
+export const parseCollectionRow = rowParser<CollectionRow>('collections', { defaultLevel: ROLE_RANKS });
 
 export type CollectionPermissions = Model<'CollectionPermissions'>;
 
@@ -43,16 +43,16 @@ export async function inheritedDefaultLevels(db: Db, collectionIds: readonly str
  * their collection's, the collections' levels read for all of them at once (one query), and only for members whose
  * role a level can change. The role on one space or collection is this for a page of one.
  */
-export async function contentRoles<Row extends { default_level: Role | null; parent_id: string | null }>(
+export async function contentRoles<Row extends { defaultLevel: Role | null; parentId: string | null }>(
   db: Db,
   membership: Membership | undefined,
   rows: readonly Row[],
 ): Promise<(row: Row) => Role | null> {
   // Admins administer everything, guests and non-members get nothing, whatever the levels.
   if (!membership || membership.role === null || membership.role === 'admin') return () => contentRole(membership, null);
-  const parents = [...new Set(rows.flatMap((row) => (row.default_level === null && row.parent_id !== null ? [row.parent_id] : [])))];
+  const parents = [...new Set(rows.flatMap((row) => (row.defaultLevel === null && row.parentId !== null ? [row.parentId] : [])))];
   const levels = parents.length > 0 ? await inheritedDefaultLevels(db, parents) : new Map<string, Role | null>();
-  return (row) => contentRole(membership, row.default_level ?? (row.parent_id === null ? null : (levels.get(row.parent_id) ?? null)));
+  return (row) => contentRole(membership, row.defaultLevel ?? (row.parentId === null ? null : (levels.get(row.parentId) ?? null)));
 }
 
 /**
@@ -116,7 +116,7 @@ export async function collectionRole(db: Db, membership: Membership | undefined,
 /** The collection, when the caller may view it; otherwise 404. */
 export async function collectionAccess(ctx: Scope, caller: Caller, collectionId: string): Promise<CollectionAccess> {
   const collection = await getCollectionRow(ctx.db, collectionId);
-  const membership = collection && (await membershipOf(ctx.db, caller.user.id, collection.organization_id));
+  const membership = collection && (await membershipOf(ctx.db, caller.user.id, collection.organizationId));
   const role = collection ? await collectionRole(ctx.db, membership, collection) : null;
   const permissions = collectionPermissions(role);
   if (!collection || !membership || !permissions.view) throw notFound(`collection ${collectionId}`);
@@ -139,9 +139,9 @@ export function presentCollection(
     id: row.id,
     title: row.title,
     ...(row.description !== null ? { description: row.description } : {}),
-    organization: row.organization_id,
-    ...(row.parent_id ? { parent: row.parent_id } : {}),
-    ...(row.default_level ? { defaultLevel: row.default_level } : {}),
+    organization: row.organizationId,
+    ...(row.parentId ? { parent: row.parentId } : {}),
+    ...(row.defaultLevel ? { defaultLevel: row.defaultLevel } : {}),
     urls: { location: ctx.urls.api(`/v1/collections/${row.id}`), app: ctx.urls.app(`/c/${row.id}`) },
     permissions,
   };
@@ -183,7 +183,7 @@ export async function collectionsPage(
     list,
     page,
     limit,
-    key: (row: CollectionRow) => [row.created_at, row.id],
+    key: (row: CollectionRow) => [row.createdAt, row.id],
     count: () => collections.count(ctx.db, organizationId, topLevelOnly),
     fetch: async (key, limit) => (await collections.page(ctx.db, organizationId, topLevelOnly, key, limit)).map(parseCollectionRow),
   });
@@ -192,7 +192,7 @@ export async function collectionsPage(
 /** A referenced parent must be a collection of the organization. */
 async function parentIn(ctx: Scope, organizationId: string, parentId: string): Promise<CollectionRow> {
   const parent = await getCollectionRow(ctx.db, parentId);
-  if (!parent || parent.organization_id !== organizationId) {
+  if (!parent || parent.organizationId !== organizationId) {
     throw badRequest(`parent: no collection ${parentId} in this organization`);
   }
   return parent;
@@ -201,7 +201,7 @@ async function parentIn(ctx: Scope, organizationId: string, parentId: string): P
 /** The collection as it is now, with the caller's permissions (read after a change, possibly in a new organization). */
 async function presentCollectionNow(ctx: Scope, collectionId: string, caller: Caller): Promise<Model<'Collection'>> {
   const row = (await getCollectionRow(ctx.db, collectionId))!;
-  return presentCollectionFor(ctx, row, await membershipOf(ctx.db, caller.user.id, row.organization_id));
+  return presentCollectionFor(ctx, row, await membershipOf(ctx.db, caller.user.id, row.organizationId));
 }
 
 /**
@@ -221,13 +221,13 @@ export async function createCollection(
   const id = newId();
   await collections.insert(ctx.db, {
     id,
-    organization_id: organizationId,
-    parent_id: parentId,
+    organizationId: organizationId,
+    parentId: parentId,
     title: input.title ?? 'Untitled',
     description: null,
-    default_level: null,
+    defaultLevel: null,
     position: await lastPosition(ctx.db, organizationId, parentId),
-    created_at: ctx.now(),
+    createdAt: ctx.now(),
   });
   return presentCollectionNow(ctx, id, caller);
 }
@@ -263,7 +263,7 @@ export async function updateCollection(
   await collections.update(ctx.db, access.collection.id, {
     ...(input.title !== undefined ? { title: input.title } : {}),
     ...(input.description !== undefined ? { description: input.description === '' ? null : input.description } : {}),
-    ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+    ...(input.defaultLevel !== undefined ? { defaultLevel: input.defaultLevel } : {}),
   });
   return presentCollectionNow(ctx, access.collection.id, caller);
 }
@@ -282,9 +282,9 @@ export async function moveCollection(
   const access = await collectionAccess(ctx, caller, collectionId);
   requireCollection(access, 'admin');
   const { collection } = access;
-  const parentId = input.parent === undefined ? collection.parent_id : input.parent;
-  if (parentId !== collection.parent_id) {
-    const parent = parentId === null ? null : await parentIn(ctx, collection.organization_id, parentId);
+  const parentId = input.parent === undefined ? collection.parentId : input.parent;
+  if (parentId !== collection.parentId) {
+    const parent = parentId === null ? null : await parentIn(ctx, collection.organizationId, parentId);
     if (parent && (await subtreeIds(ctx.db, collection.id)).includes(parent.id)) {
       throw badRequest(`parent: a collection cannot move into itself or into a collection nested in it`);
     }
@@ -292,7 +292,7 @@ export async function moveCollection(
   }
   const position = await positionAmong(ctx.db, collection, parentId, input.position);
   if (position === undefined) throw conflict('the move changes nothing: the collection is already there');
-  await collections.update(ctx.db, collection.id, { parent_id: parentId, position });
+  await collections.update(ctx.db, collection.id, { parentId: parentId, position });
   return presentCollectionNow(ctx, collection.id, caller);
 }
 
@@ -305,7 +305,7 @@ export async function transferCollection(ctx: Scope, caller: Caller, collectionI
   requireCollection(access, 'admin');
   const membership = (await getOrganizationRow(ctx, target)) && (await membershipOf(ctx.db, caller.user.id, target));
   if (!membership) throw badRequest(`organization: no organization ${target} that you are a member of`);
-  if (target === access.collection.organization_id) {
+  if (target === access.collection.organizationId) {
     throw conflict(`organization: the collection is already in organization ${target}`);
   }
   if (!organizationPermissions(membership).createContent) {

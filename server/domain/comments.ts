@@ -49,7 +49,7 @@ export async function spaceCommentScope(ctx: Scope, caller: Caller, spaceId: str
   const access = await spaceAccess(ctx, caller, spaceId);
   return {
     access,
-    revisionId: access.space.revision_id,
+    revisionId: access.space.revisionId,
     location: ctx.urls.api(`/v1/spaces/${access.space.id}/comments`),
   };
 }
@@ -64,7 +64,7 @@ export async function changeRequestCommentScope(
   return {
     access,
     changeRequest,
-    revisionId: changeRequest.revision_id,
+    revisionId: changeRequest.revisionId,
     location: ctx.urls.api(`/v1/spaces/${access.space.id}/change-requests/${changeRequest.id}/comments`),
   };
 }
@@ -94,8 +94,8 @@ export async function getReplyRow(ctx: Scope, parent: CommentRow, id: string): P
 }
 
 /** What a new comment or reply is given; the other columns start empty (not edited, open, not resolved). */
-export type NewComment = Pick<CommentRow, 'space_id' | 'change_request_id' | 'posted_by' | 'body'> &
-  Partial<Pick<CommentRow, 'parent_id' | 'revision_id' | 'page_id' | 'node_id' | 'table_cell' | 'page_digest' | 'node_preview'>>;
+export type NewComment = Pick<CommentRow, 'spaceId' | 'changeRequestId' | 'postedBy' | 'body'> &
+  Partial<Pick<CommentRow, 'parentId' | 'revisionId' | 'pageId' | 'nodeId' | 'tableCell' | 'pageDigest' | 'nodePreview'>>;
 
 /**
  * Inserts a comment or reply posted now, and returns its row as stored. The row is made here and every column of it
@@ -106,22 +106,22 @@ export type NewComment = Pick<CommentRow, 'space_id' | 'change_request_id' | 'po
 export async function insertComment(ctx: Scope, comment: NewComment): Promise<CommentRow> {
   const row: CommentRow = {
     id: newId(),
-    space_id: comment.space_id,
-    change_request_id: comment.change_request_id,
-    parent_id: comment.parent_id ?? null,
-    revision_id: comment.revision_id ?? null,
-    page_id: comment.page_id ?? null,
-    node_id: comment.node_id ?? null,
-    table_cell: comment.table_cell ?? null,
-    posted_by: comment.posted_by,
-    posted_at: ctx.now(),
-    edited_at: null,
+    spaceId: comment.spaceId,
+    changeRequestId: comment.changeRequestId,
+    parentId: comment.parentId ?? null,
+    revisionId: comment.revisionId ?? null,
+    pageId: comment.pageId ?? null,
+    nodeId: comment.nodeId ?? null,
+    tableCell: comment.tableCell ?? null,
+    postedBy: comment.postedBy,
+    postedAt: ctx.now(),
+    editedAt: null,
     body: comment.body,
     status: 'open',
-    resolved_at: null,
-    resolved_by: null,
-    page_digest: comment.page_digest ?? null,
-    node_preview: comment.node_preview ?? null,
+    resolvedAt: null,
+    resolvedBy: null,
+    pageDigest: comment.pageDigest ?? null,
+    nodePreview: comment.nodePreview ?? null,
   };
   await comments.insert(ctx.db, row);
   return row;
@@ -134,7 +134,7 @@ export async function insertComment(ctx: Scope, comment: NewComment): Promise<Co
  */
 export function commentPermissions(scope: CommentScope, row: CommentRow, caller: Caller): CommentPermissions {
   const { view, comment, admin } = scope.access.permissions;
-  const authorOrAdmin = comment && (row.posted_by === caller.user.id || admin);
+  const authorOrAdmin = comment && (row.postedBy === caller.user.id || admin);
   return { view, edit: authorOrAdmin, reply: comment, delete: authorOrAdmin };
 }
 
@@ -188,10 +188,10 @@ async function reactionsOf(ctx: Scope, commentIds: readonly string[]): Promise<M
   const rows = await comments.reactions(ctx.db, commentIds, MAX_REACTION_USERS);
   const byComment = new Map<string, Map<string, ReactionRead>>();
   for (const row of rows) {
-    let byEmoji = byComment.get(row.comment_id);
-    if (!byEmoji) byComment.set(row.comment_id, (byEmoji = new Map()));
+    let byEmoji = byComment.get(row.commentId);
+    if (!byEmoji) byComment.set(row.commentId, (byEmoji = new Map()));
     const reaction = byEmoji.get(row.emoji) ?? { emoji: row.emoji, count: row.total, users: [] };
-    reaction.users.push({ userId: row.user_id, reactedAt: row.reacted_at });
+    reaction.users.push({ userId: row.userId, reactedAt: row.reactedAt });
     byEmoji.set(row.emoji, reaction);
   }
   return new Map([...byComment].map(([id, byEmoji]) => [id, [...byEmoji.values()]]));
@@ -201,7 +201,7 @@ async function reactionsOf(ctx: Scope, commentIds: readonly string[]): Promise<M
 async function replyCountsOf(ctx: Scope, commentIds: readonly string[]): Promise<Map<string, number>> {
   if (commentIds.length === 0) return new Map();
   const rows = await comments.replyCounts(ctx.db, commentIds);
-  return new Map(rows.map((row) => [row.parent_id, row.n]));
+  return new Map(rows.map((row) => [row.parentId, row.n]));
 }
 
 /** Number of different emojis of a comment or reply. */
@@ -235,7 +235,7 @@ export class CommentPresenter {
     this.read = { ids: new Set(ids), replies: replies ? await replyCountsOf(this.ctx, ids) : new Map(), reactions };
     // Everyone the page shows: posters, resolvers, and those who reacted, read at once.
     await this.knowUsers([
-      ...rows.flatMap((row) => (row.resolved_by ? [row.posted_by, row.resolved_by] : [row.posted_by])),
+      ...rows.flatMap((row) => (row.resolvedBy ? [row.postedBy, row.resolvedBy] : [row.postedBy])),
       ...[...reactions.values()].flat().flatMap((reaction) => reaction.users.map((user) => user.userId)),
     ]);
   }
@@ -276,8 +276,8 @@ export class CommentPresenter {
       replies: posted ? 0 : await this.replyCount(row.id),
       target: await this.target(row),
       status: row.status,
-      ...(row.resolved_at ? { resolvedAt: row.resolved_at } : {}),
-      ...(row.resolved_by ? { resolvedBy: await this.user(row.resolved_by) } : {}),
+      ...(row.resolvedAt ? { resolvedAt: row.resolvedAt } : {}),
+      ...(row.resolvedBy ? { resolvedBy: await this.user(row.resolvedBy) } : {}),
     };
   }
 
@@ -285,7 +285,7 @@ export class CommentPresenter {
   async reply(row: CommentRow, posted = false): Promise<Model<'CommentReply'>> {
     return {
       object: 'comment-reply',
-      ...(await this.common(row, `${this.scope.location}/${row.parent_id}/replies/${row.id}`, posted)),
+      ...(await this.common(row, `${this.scope.location}/${row.parentId}/replies/${row.id}`, posted)),
     };
   }
 
@@ -313,9 +313,9 @@ export class CommentPresenter {
   private async common(row: CommentRow, location: string, posted: boolean) {
     return {
       id: row.id,
-      postedBy: await this.user(row.posted_by),
-      postedAt: row.posted_at,
-      ...(row.edited_at ? { editedAt: row.edited_at } : {}),
+      postedBy: await this.user(row.postedBy),
+      postedAt: row.postedAt,
+      ...(row.editedAt ? { editedAt: row.editedAt } : {}),
       reactions: posted ? [] : await this.reactions(row.id),
       body: BODY_FORMATS[this.format](row.body),
       urls: { location },
@@ -332,21 +332,21 @@ export class CommentPresenter {
   }
 
   private async target(row: CommentRow): Promise<Model<'CommentTarget'>> {
-    const page = row.page_id ? await this.page(row, row.page_id) : undefined;
+    const page = row.pageId ? await this.page(row, row.pageId) : undefined;
     return {
-      space: row.space_id,
+      space: row.spaceId,
       ...(page ? { page } : {}),
-      ...(row.node_id ? { node: { id: row.node_id, ...(row.node_preview ? { preview: row.node_preview } : {}) } } : {}),
-      ...(row.table_cell ? { tableCell: fromJson<Model<'CommentTableCell'>>(row.table_cell, { record: '', definition: '' }) } : {}),
-      ...(row.change_request_id ? { changeRequest: row.change_request_id } : {}),
-      ...(row.revision_id ? { revision: row.revision_id } : {}),
+      ...(row.nodeId ? { node: { id: row.nodeId, ...(row.nodePreview ? { preview: row.nodePreview } : {}) } } : {}),
+      ...(row.tableCell ? { tableCell: fromJson<Model<'CommentTableCell'>>(row.tableCell, { record: '', definition: '' }) } : {}),
+      ...(row.changeRequestId ? { changeRequest: row.changeRequestId } : {}),
+      ...(row.revisionId ? { revision: row.revisionId } : {}),
     };
   }
 
   /** The page as it is now; as it was when the comment was posted when it is gone (then outdated). */
   private async page(row: CommentRow, pageId: string): Promise<Model<'CommentTargetPage'> | undefined> {
     const current = await this.pageIn(this.scope.revisionId, pageId);
-    const found = current ?? (row.revision_id ? await this.pageIn(row.revision_id, pageId) : undefined);
+    const found = current ?? (row.revisionId ? await this.pageIn(row.revisionId, pageId) : undefined);
     if (!found) return undefined;
     const { page, path } = found;
     return {
@@ -357,7 +357,7 @@ export class CommentPresenter {
       createdAt: page.createdAt,
       updatedAt: page.updatedAt,
       path,
-      outdated: !current || pageDigest(current.page) !== row.page_digest,
+      outdated: !current || pageDigest(current.page) !== row.pageDigest,
     };
   }
 
@@ -371,7 +371,7 @@ export class CommentPresenter {
 }
 
 /** Comments and replies by posting time, then id: the sort key of their lists. */
-const byPosting = (row: CommentRow): Key => [row.posted_at, row.id];
+const byPosting = (row: CommentRow): Key => [row.postedAt, row.id];
 
 /** Filters of a list of the comments of a scope (replies are never listed with them). */
 export interface CommentListFilters {
@@ -402,7 +402,7 @@ export function replyListing(ctx: Scope, parent: CommentRow) {
 }
 
 /** A member who posted in a scope, with the time of their first comment or reply there. */
-export type CommenterRow = MemberRow & { first_posted_at: string };
+export type CommenterRow = MemberRow & { firstPostedAt: string };
 
 /** A `members` row read with the time of the member's first comment: its role checked as `parseMemberRow` does. */
 export const parseCommenterRow = rowParser<CommenterRow>('members', { role: ROLE_RANKS });
@@ -410,9 +410,9 @@ export const parseCommenterRow = rowParser<CommenterRow>('members', { role: ROLE
 /** Members who posted comments or replies in the scope, in order of their first one, for `ctx.cursors.page`. */
 export function commenterListing(ctx: Scope, scope: CommentScope) {
   const place = placeOf(scope);
-  const organizationId = scope.access.space.organization_id;
+  const organizationId = scope.access.space.organizationId;
   return {
-    key: (row: CommenterRow): Key => [row.first_posted_at, row.user_id],
+    key: (row: CommenterRow): Key => [row.firstPostedAt, row.userId],
     count: () => comments.countCommenters(ctx.db, place, organizationId),
     fetch: async (key: Key | undefined, limit: number) =>
       (await comments.pageOfCommenters(ctx.db, place, organizationId, key, limit)).map(parseCommenterRow),
@@ -449,14 +449,14 @@ function insertRow(ctx: Scope, comment: NewComment): Promise<CommentRow> {
 
 /** A comment or reply as stored now, after a change. */
 async function reread(ctx: Scope, row: CommentRow): Promise<CommentRow> {
-  const place = { spaceId: row.space_id, changeRequestId: row.change_request_id };
-  const stored = row.parent_id === null ? await comments.getComment(ctx.db, place, row.id) : await comments.getReply(ctx.db, row.parent_id, row.id);
+  const place = { spaceId: row.spaceId, changeRequestId: row.changeRequestId };
+  const stored = row.parentId === null ? await comments.getComment(ctx.db, place, row.id) : await comments.getReply(ctx.db, row.parentId, row.id);
   return parseCommentRow(stored);
 }
 
 async function editBody(ctx: Scope, row: CommentRow, markdown: string): Promise<void> {
   checkMarkdown(markdown);
-  await comments.update(ctx.db, row.id, { body: markdown, edited_at: ctx.now() });
+  await comments.update(ctx.db, row.id, { body: markdown, editedAt: ctx.now() });
 }
 
 /** Resolving keeps the first resolution; reopening clears it. */
@@ -464,8 +464,8 @@ async function setResolved(ctx: Scope, row: CommentRow, resolved: boolean, calle
   if (resolved && COMMENT_STATES[row.status].resolved) return;
   await comments.update(ctx.db, row.id, {
     status: resolved ? 'resolved' : 'open',
-    resolved_at: resolved ? ctx.now() : null,
-    resolved_by: resolved ? caller.user.id : null,
+    resolvedAt: resolved ? ctx.now() : null,
+    resolvedBy: resolved ? caller.user.id : null,
   });
 }
 
@@ -483,13 +483,13 @@ function checkReactions({ addedReactions = [], removedReactions = [] }: Reaction
 async function applyReactions(ctx: Scope, row: CommentRow, caller: Caller, { addedReactions = [], removedReactions = [] }: ReactionChanges): Promise<void> {
   for (const emoji of removedReactions) await comments.removeReaction(ctx.db, row.id, caller.user.id, emoji);
   for (const emoji of addedReactions) {
-    await comments.addReaction(ctx.db, { comment_id: row.id, user_id: caller.user.id, emoji, reacted_at: ctx.now() });
+    await comments.addReaction(ctx.db, { commentId: row.id, userId: caller.user.id, emoji, reactedAt: ctx.now() });
   }
   // Checked after the change, inside the request's transaction: a refusal rolls everything back.
   const emojis = addedReactions.length > 0 ? await reactionEmojiCount(ctx, row.id) : 0;
   if (emojis > MAX_REACTIONS) {
     throw badRequest(
-      `body.addedReactions: a ${row.parent_id ? 'reply' : 'comment'} holds at most ${MAX_REACTIONS} different reactions (this would make ${emojis})`,
+      `body.addedReactions: a ${row.parentId ? 'reply' : 'comment'} holds at most ${MAX_REACTIONS} different reactions (this would make ${emojis})`,
     );
   }
 }
@@ -517,16 +517,16 @@ export async function postComment(ctx: Scope, scope: CommentScope, caller: Calle
     if (preview === undefined) throw badRequest(`body.node: no block ${body.node} in page ${body.page}`);
   }
   const row = await insertRow(ctx, {
-    space_id: scope.access.space.id,
-    change_request_id: scope.changeRequest?.id ?? null,
-    revision_id: scope.revisionId,
-    page_id: found?.page.id ?? null,
-    node_id: body.node ?? null,
-    table_cell: body.tableCell ? JSON.stringify(body.tableCell) : null,
-    posted_by: caller.user.id,
+    spaceId: scope.access.space.id,
+    changeRequestId: scope.changeRequest?.id ?? null,
+    revisionId: scope.revisionId,
+    pageId: found?.page.id ?? null,
+    nodeId: body.node ?? null,
+    tableCell: body.tableCell ? JSON.stringify(body.tableCell) : null,
+    postedBy: caller.user.id,
     body: body.body.markdown,
-    page_digest: found ? pageDigest(found.page) : null,
-    node_preview: preview ?? null,
+    pageDigest: found ? pageDigest(found.page) : null,
+    nodePreview: preview ?? null,
   });
   const present = new CommentPresenter(ctx, scope, caller);
   if (content) present.knowContent(scope.revisionId, content);
@@ -566,10 +566,10 @@ export async function postReply(
   const parent = await requireCommentRow(ctx, scope, commentId);
   requireComment(commentPermissions(scope, parent, caller), 'reply');
   const row = await insertRow(ctx, {
-    space_id: parent.space_id,
-    change_request_id: parent.change_request_id,
-    parent_id: parent.id,
-    posted_by: caller.user.id,
+    spaceId: parent.spaceId,
+    changeRequestId: parent.changeRequestId,
+    parentId: parent.id,
+    postedBy: caller.user.id,
     body: body.body.markdown,
   });
   return new CommentPresenter(ctx, scope, caller).reply(row, true);

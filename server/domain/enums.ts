@@ -8,6 +8,8 @@
 // Values read back from the database (TEXT columns) are parsed at the row → domain boundary with `parseEnum`, so
 // the domain never holds a value outside its enumeration.
 
+import { columnName } from '../store/db.ts';
+
 /** Marks the end of an exhaustive `switch`: a case left out makes `value` not `never`, a type error here. */
 export function unreachable(value: never, what = 'value'): never {
   throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);
@@ -43,8 +45,8 @@ export type EnumColumns<Row> = { [Column in keyof Row]?: Record<Extract<NonNulla
 
 /**
  * The parser of rows of `table` read with `SELECT`: each enumeration column is checked against its table (see
- * `parseEnum`; NULL passes, NOT NULL is the schema's business) and the row comes back typed, its enumeration
- * columns holding members of their enumerations only.
+ * `parseEnum`, the column named as the database does; NULL passes, NOT NULL is the schema's business) and the row
+ * comes back typed, its enumeration columns holding members of their enumerations only.
  */
 export function rowParser<Row extends object>(table: string, columns: EnumColumns<Row>): (raw: unknown) => Row {
   const checks = Object.entries(columns) as [string, Record<string, unknown>][];
@@ -52,7 +54,7 @@ export function rowParser<Row extends object>(table: string, columns: EnumColumn
     const row = raw as Record<string, unknown>;
     for (const [column, values] of checks) {
       const value = row[column];
-      if (value !== null && value !== undefined) parseEnum(values, { table, column }, value);
+      if (value !== null && value !== undefined) parseEnum(values, { table, column: columnName(column) }, value);
     }
     return raw as Row;
   };

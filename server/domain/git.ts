@@ -220,12 +220,12 @@ export async function insertGitOperation(
   const { display, credentials } = parseGitUrl(input.request.url);
   await git.insert(db, {
     id: input.id,
-    space_id: input.spaceId,
+    spaceId: input.spaceId,
     kind: input.kind,
     request: toJson({ ...input.request, url: display }),
     credentials: credentials ? encryptCredentials(secret, credentials) : null,
-    user_id: input.userId,
-    created_at: input.createdAt,
+    userId: input.userId,
+    createdAt: input.createdAt,
   });
 }
 
@@ -273,12 +273,12 @@ export async function recordGitSync(db: Db, spaceId: string, operation: GitOpera
     url: operation.request.url,
     updatedAt: at,
   };
-  await spaces.update(db, spaceId, { git_sync: toJson(info) });
+  await spaces.update(db, spaceId, { gitSync: toJson(info) });
 }
 
 /** The Git info of a space; `{}` when it was never synchronised (or its legacy installation was removed). */
 export function presentGitInfo(space: SpaceRow): Model<'GitInfo'> {
-  return fromJson<Model<'GitInfo'>>(space.git_sync, {});
+  return fromJson<Model<'GitInfo'>>(space.gitSync, {});
 }
 
 /**
@@ -288,5 +288,5 @@ export function presentGitInfo(space: SpaceRow): Model<'GitInfo'> {
 export async function deleteGitLegacyInstallation(ctx: Scope, caller: Caller, spaceId: string): Promise<void> {
   const access = await spaceAccess(ctx, caller, spaceId);
   requireSpace(access, 'installIntegration');
-  await spaces.update(ctx.db, access.space.id, { git_sync: null });
+  await spaces.update(ctx.db, access.space.id, { gitSync: null });
 }

@@ -100,7 +100,7 @@ export interface IntegrationAccess {
  */
 export async function integrationAccess(ctx: Scope, caller: Caller, name: string): Promise<IntegrationAccess> {
   const integration = await getIntegrationRow(ctx.db, name);
-  const membership = integration && (await membershipOf(ctx.db, caller.user.id, integration.organization_id));
+  const membership = integration && (await membershipOf(ctx.db, caller.user.id, integration.organizationId));
   if (!integration || (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && !organizationPermissions(membership).listIntegrations)) {
     throw notFound(`integration ${name}`);
   }
@@ -135,7 +135,7 @@ export async function installationScope(ctx: Scope, caller: Caller, access: Inte
 /** Every organization the caller is an active member of. */
 export async function callerMemberships(db: Db, caller: Caller): Promise<Membership[]> {
   const rows = await members.ofUser(db, caller.user.id);
-  return rows.map((row) => ({ organizationId: row.organization_id, role: row.role as Membership['role'], disabled: false }));
+  return rows.map((row) => ({ organizationId: row.organizationId, role: row.role as Membership['role'], disabled: false }));
 }
 
 /** An organization of the caller named by its id or its hostname (subdomain); 400 naming `field` otherwise. */
@@ -162,15 +162,15 @@ export async function publishIntegration(ctx: Scope, caller: Caller, name: strin
   const named = body.organization !== undefined ? await callerOrganization(ctx, caller, body.organization, 'organization') : undefined;
   const now = ctx.now();
   if (existing) {
-    const membership = await membershipOf(ctx.db, caller.user.id, existing.organization_id);
-    if (!membership || (named && named.organization.id !== existing.organization_id)) {
+    const membership = await membershipOf(ctx.db, caller.user.id, existing.organizationId);
+    if (!membership || (named && named.organization.id !== existing.organizationId)) {
       throw conflict(`integrationName: "${name}" is already published by another organization`);
     }
     requireIntegration({ integration: existing, membership, permissions: integrationPermissions(membership) }, 'admin');
     if (body.visibility !== undefined && INTEGRATION_VISIBILITIES[body.visibility].ownerOnly) {
       await checkCanBePrivate(ctx, existing);
     }
-    await integrations.update(ctx.db, name, { ...publishColumns(body), version: existing.version + 1, updated_at: now });
+    await integrations.update(ctx.db, name, { ...publishColumns(body), version: existing.version + 1, updatedAt: now });
   } else {
     const owner = named ?? (await defaultPublisher(ctx, caller));
     requireOrganization(owner, 'createContent');
@@ -178,10 +178,10 @@ export async function publishIntegration(ctx: Scope, caller: Caller, name: strin
       title: name,
       ...publishColumns(body),
       name,
-      organization_id: owner.organization.id,
+      organizationId: owner.organization.id,
       version: 1,
-      created_at: now,
-      updated_at: now,
+      createdAt: now,
+      updatedAt: now,
     });
   }
   return (await getIntegrationRow(ctx.db, name))!;
@@ -206,7 +206,7 @@ export async function installIntegration(ctx: Scope, caller: Caller, name: strin
   const target = await callerOrganization(ctx, caller, organization, 'organization');
   requireOrganization(target, 'installIntegration');
   const organizationId = target.organization.id;
-  if (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && organizationId !== integration.organization_id) {
+  if (INTEGRATION_VISIBILITIES[integration.visibility].ownerOnly && organizationId !== integration.organizationId) {
     throw badRequest(`organization: the private integration ${integration.name} can only be installed in its owner organization`);
   }
   if (await integrations.isInstalled(ctx.db, integration.name, organizationId)) {
@@ -214,7 +214,7 @@ export async function installIntegration(ctx: Scope, caller: Caller, name: strin
   }
   const now = ctx.now();
   const id = newId();
-  await integrations.insertInstallation(ctx.db, { id, integration_name: integration.name, organization_id: organizationId, created_at: now, updated_at: now });
+  await integrations.insertInstallation(ctx.db, { id, integrationName: integration.name, organizationId: organizationId, createdAt: now, updatedAt: now });
   const installation = (await getInstallationRow(ctx.db, id))!;
   await recordEvent(ctx, integration, installation, { type: 'installation_setup', status: installation.status });
   return installation;
@@ -228,14 +228,14 @@ export async function enableDevMode(ctx: Scope, caller: Caller, name: string, mo
   const access = await integrationAccess(ctx, caller, name);
   requireIntegration(access, 'admin');
   checkTunnelUrl(mode.tunnelUrl, ctx.config);
-  await integrations.update(ctx.db, name, { dev_tunnel_url: mode.tunnelUrl, dev_all: mode.all ? 1 : 0 });
+  await integrations.update(ctx.db, name, { devTunnelUrl: mode.tunnelUrl, devAll: mode.all ? 1 : 0 });
 }
 
 /** Turns development mode off (its admins only): events are recorded without delivery again. */
 export async function disableDevMode(ctx: Scope, caller: Caller, name: string): Promise<void> {
   const access = await integrationAccess(ctx, caller, name);
   requireIntegration(access, 'admin');
-  await integrations.update(ctx.db, name, { dev_tunnel_url: null, dev_all: 0 });
+  await integrations.update(ctx.db, name, { devTunnelUrl: null, devAll: 0 });
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -281,18 +281,18 @@ function publishColumns(body: PublishBody): Record<string, string | null> {
     description: body.description,
     summary: body.summary,
     icon: body.icon,
-    preview_images: json(body.previewImages),
+    previewImages: json(body.previewImages),
     visibility: body.visibility,
     target: body.target,
     scopes: json(body.scopes),
     categories: json(body.categories),
     blocks: json(body.blocks),
-    content_sources: json(body.contentSources),
-    external_links: json(body.externalLinks),
+    contentSources: json(body.contentSources),
+    externalLinks: json(body.externalLinks),
     configurations: json(body.configurations),
     script: body.script,
     secrets: json(body.secrets),
-    content_security_policy: body.contentSecurityPolicy,
+    contentSecurityPolicy: body.contentSecurityPolicy,
   };
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined)) as Record<string, string | null>;
 }
@@ -320,7 +320,7 @@ async function defaultPublisher(ctx: Scope, caller: Caller) {
 
 /** A private integration is installed in its owner organization only: one installed elsewhere cannot become private. */
 async function checkCanBePrivate(ctx: Scope, integration: IntegrationRow): Promise<void> {
-  const others = await integrations.installedElsewhere(ctx.db, integration.name, integration.organization_id);
+  const others = await integrations.installedElsewhere(ctx.db, integration.name, integration.organizationId);
   if (others > 0) {
     throw badRequest(`visibility: the integration is installed in ${others} other organization(s), so it cannot become private`);
   }
@@ -389,7 +389,7 @@ export async function integrationInstallationsPage(
   request: PageRequest & { externalId?: string },
 ): Promise<Page<InstallationRow>> {
   const rows = await scopedInstallations(ctx, access, caller, request.externalId);
-  return pageSorted(ctx, request, rows, (row) => [row.created_at, row.id]);
+  return pageSorted(ctx, request, rows, (row) => [row.createdAt, row.id]);
 }
 
 /** A page of the events of the installations in the caller's scope, in the order they were recorded (pending ones left out). */
@@ -451,7 +451,7 @@ export async function integrationSitesPage(
 /** Installations of the integration in the caller's scope, oldest first, optionally with an external id. */
 async function scopedInstallations(ctx: Scope, access: IntegrationAccess, caller: Caller, externalId: string | undefined): Promise<InstallationRow[]> {
   const rows = (await integrations.installations(ctx.db, access.integration.name, await installationScope(ctx, caller, access))).map(parseInstallationRow);
-  return rows.filter((row) => externalId === undefined || fromJson<string[]>(row.external_ids, []).includes(externalId));
+  return rows.filter((row) => externalId === undefined || fromJson<string[]>(row.externalIds, []).includes(externalId));
 }
 
 /** One page of items computed in memory, sorted by `key`: keyset pagination over the array. */
@@ -472,7 +472,7 @@ function pageSorted<Item>(ctx: Scope, request: PageRequest, all: Item[], key: (i
  * rows after a key). A keyset walk over the installations (a few) that reads only the rows the page shows, however
  * many the organizations have; `count` gives the number of an organization's rows.
  */
-async function installationItemsPage<Row extends { created_at: string; id: string }>(
+async function installationItemsPage<Row extends { createdAt: string; id: string }>(
   ctx: Scope,
   options: {
     request: PageRequest;
@@ -486,26 +486,26 @@ async function installationItemsPage<Row extends { created_at: string; id: strin
   type Item = InstallationItem<Row>;
   const seen: { installation: InstallationRow; membership: Membership }[] = [];
   for (const installation of options.installations) {
-    const membership = await membershipOf(ctx.db, options.caller.user.id, installation.organization_id);
+    const membership = await membershipOf(ctx.db, options.caller.user.id, installation.organizationId);
     if (membership && options.sees(membership)) seen.push({ installation, membership });
   }
   return ctx.cursors.page({
     list: options.request.list,
     page: options.request.page,
     limit: options.request.limit,
-    key: ({ installation, row }: Item) => [installation.created_at, installation.id, row.created_at, row.id],
+    key: ({ installation, row }: Item) => [installation.createdAt, installation.id, row.createdAt, row.id],
     count: async () => {
       let sum = 0;
-      for (const { installation } of seen) sum += await options.count(installation.organization_id);
+      for (const { installation } of seen) sum += await options.count(installation.organizationId);
       return sum;
     },
     fetch: async (key, limit) => {
       const items: Item[] = [];
       for (const { installation, membership } of seen) {
-        const order = key ? compareKeys([installation.created_at, installation.id], key.slice(0, 2)) : 1;
+        const order = key ? compareKeys([installation.createdAt, installation.id], key.slice(0, 2)) : 1;
         if (order < 0) continue; // an installation the cursor has passed
         const after = order === 0 ? key!.slice(2) : undefined;
-        for (const row of await options.rows(installation.organization_id, after, limit - items.length)) items.push({ installation, membership, row });
+        for (const row of await options.rows(installation.organizationId, after, limit - items.length)) items.push({ installation, membership, row });
         if (items.length >= limit) break;
       }
       return items;
@@ -533,13 +533,13 @@ function unfurlsDomain(pattern: string, domain: string): boolean {
 
 function matchesFilters(row: IntegrationRow, filters: IntegrationFilters): boolean {
   const blocks = fromJson<Model<'IntegrationBlock'>[]>(row.blocks, []);
-  const sources = fromJson<unknown[]>(row.content_sources, []);
+  const sources = fromJson<unknown[]>(row.contentSources, []);
   const search = filters.search?.toLowerCase();
   return (
     (search === undefined || row.name.toLowerCase().includes(search) || row.title.toLowerCase().includes(search)) &&
     (filters.category === undefined || fromJson<string[]>(row.categories, []).includes(filters.category)) &&
     (filters.scope === undefined || fromJson<string[]>(row.scopes, []).includes(filters.scope)) &&
-    (filters.owner === undefined || row.organization_id === filters.owner) &&
+    (filters.owner === undefined || row.organizationId === filters.owner) &&
     (filters.target === undefined || row.target === filters.target || INTEGRATION_TARGETS[row.target].everyTarget) &&
     (filters.blocks === undefined || blocks.length > 0 === filters.blocks) &&
     (filters.contentSources === undefined || sources.length > 0 === filters.contentSources) &&
@@ -566,8 +566,8 @@ export function iconUrl(icon: string): string {
 }
 
 export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller: Caller): Promise<Model<'Integration'>> {
-  const membership = await membershipOf(ctx.db, caller.user.id, row.organization_id);
-  const owner = (await getOrganizationRow(ctx, row.organization_id))!;
+  const membership = await membershipOf(ctx.db, caller.user.id, row.organizationId);
+  const owner = (await getOrganizationRow(ctx, row.organizationId))!;
   return {
     object: 'integration',
     name: row.name,
@@ -575,16 +575,16 @@ export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller
     title: row.title,
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.summary !== null ? { summary: row.summary } : {}),
-    previewImages: fromJson(row.preview_images, []),
+    previewImages: fromJson(row.previewImages, []),
     target: row.target,
     verified: row.verified === 1,
     visibility: row.visibility,
     scopes: fromJson(row.scopes, []),
     categories: fromJson(row.categories, []),
     blocks: fromJson(row.blocks, []),
-    contentSources: fromJson(row.content_sources, []),
+    contentSources: fromJson(row.contentSources, []),
     configurations: fromJson(row.configurations, {}),
-    externalLinks: fromJson(row.external_links, []),
+    externalLinks: fromJson(row.externalLinks, []),
     owner: presentOrganization(ctx, owner, membership),
     urls: {
       location: ctx.urls.api(`/v1/integrations/${row.name}`),
@@ -594,43 +594,43 @@ export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller
       publicEndpoint: ctx.urls.app(`/integrations/${row.name}/endpoint`),
     },
     permissions: integrationPermissions(membership),
-    ...(row.content_security_policy !== null ? { contentSecurityPolicy: row.content_security_policy } : {}),
+    ...(row.contentSecurityPolicy !== null ? { contentSecurityPolicy: row.contentSecurityPolicy } : {}),
   };
 }
 
-export const installationPath = (row: InstallationRow) => `/v1/integrations/${row.integration_name}/installations/${row.id}`;
+export const installationPath = (row: InstallationRow) => `/v1/integrations/${row.integrationName}/installations/${row.id}`;
 
 export async function presentInstallation(ctx: Scope, row: InstallationRow): Promise<Model<'IntegrationInstallation'>> {
   return {
     id: row.id,
     status: row.status,
-    space_selection: row.space_selection,
-    site_selection: row.site_selection,
+    space_selection: row.spaceSelection,
+    site_selection: row.siteSelection,
     // An installation with space selection `all` covers every live space of its organization.
-    spaces: await liveSpaceCount(ctx.db, row.organization_id),
+    spaces: await liveSpaceCount(ctx.db, row.organizationId),
     configuration: fromJson(row.configuration, {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
     urls: {
       location: ctx.urls.api(installationPath(row)),
-      app: ctx.urls.app(`/o/${row.organization_id}/integrations/${row.integration_name}`),
-      publicEndpoint: ctx.urls.app(`/integrations/${row.integration_name}/installations/${row.id}/endpoint`),
+      app: ctx.urls.app(`/o/${row.organizationId}/integrations/${row.integrationName}`),
+      publicEndpoint: ctx.urls.app(`/integrations/${row.integrationName}/installations/${row.id}/endpoint`),
     },
-    externalIds: fromJson(row.external_ids, []),
-    target: { organization: row.organization_id },
+    externalIds: fromJson(row.externalIds, []),
+    target: { organization: row.organizationId },
   };
 }
 
 /** What the integration item lists show of an installation's space or site `id`. */
 const installationItem = (ctx: Scope, installation: InstallationRow, kind: 'spaces' | 'sites', id: string) => ({
-  integration: installation.integration_name,
+  integration: installation.integrationName,
   installation: installation.id,
   status: installation.status,
   configuration: {},
-  externalIds: fromJson<string[]>(installation.external_ids, []),
+  externalIds: fromJson<string[]>(installation.externalIds, []),
   urls: {
     location: ctx.urls.api(`${installationPath(installation)}/${kind}/${id}`),
-    publicEndpoint: ctx.urls.app(`/integrations/${installation.integration_name}/installations/${installation.id}/${kind}/${id}/endpoint`),
+    publicEndpoint: ctx.urls.app(`/integrations/${installation.integrationName}/installations/${installation.id}/${kind}/${id}/endpoint`),
   },
 });
 
@@ -655,10 +655,10 @@ export async function presentIntegrationSites(ctx: Scope, items: InstallationIte
 export function presentEvent(row: EventRow): Model<'IntegrationEvent'> {
   return {
     id: row.id,
-    integrationId: row.integration_name,
-    installationId: row.installation_id,
-    createdAt: row.created_at,
-    payload: fromJson(row.payload, { eventId: row.id, type: 'unknown', installationId: row.installation_id }),
+    integrationId: row.integrationName,
+    installationId: row.installationId,
+    createdAt: row.createdAt,
+    payload: fromJson(row.payload, { eventId: row.id, type: 'unknown', installationId: row.installationId }),
     // Pending events are never shown (lists and reads skip them); the contract has no state for them.
     status: row.status === 'pending' ? 'failed' : row.status,
   };
@@ -679,7 +679,7 @@ const MAX_EXTERNAL_IDS = 100;
 const MAX_CONFIGURATION_ENTRIES = 100;
 
 function addLog(ctx: Scope, eventId: string, level: LogLevel, message: string): Promise<void> {
-  return integrations.addLog(ctx.db, { event_id: eventId, message, level, timestamp: ctx.now() });
+  return integrations.addLog(ctx.db, { eventId: eventId, message, level, timestamp: ctx.now() });
 }
 
 function setEventStatus(ctx: Scope, eventId: string, status: EventRow['status']): Promise<void> {
@@ -688,8 +688,8 @@ function setEventStatus(ctx: Scope, eventId: string, status: EventRow['status'])
 
 /** Whether development mode forwards the events of this installation to the tunnel. */
 const forwards = (integration: IntegrationRow, installation: InstallationRow) =>
-  integration.dev_tunnel_url !== null &&
-  (integration.dev_all === 1 || installation.organization_id === integration.organization_id);
+  integration.devTunnelUrl !== null &&
+  (integration.devAll === 1 || installation.organizationId === integration.organizationId);
 
 /**
  * Records an event of an installation (inside the caller's write transaction). In development mode it is queued
@@ -713,23 +713,23 @@ export async function recordEvent(
   const delivered = forwards(integration, installation);
   await integrations.insertEvent(ctx.db, {
     id,
-    integration_name: integration.name,
-    installation_id: installation.id,
-    organization_id: installation.organization_id,
-    created_at: ctx.now(),
+    integrationName: integration.name,
+    installationId: installation.id,
+    organizationId: installation.organizationId,
+    createdAt: ctx.now(),
     payload: toJson(payload),
     status: delivered ? 'pending' : 'success',
   });
-  await addLog(ctx, id, 'debug', `${event.type} event of installation ${installation.id} (organization ${installation.organization_id})`);
+  await addLog(ctx, id, 'debug', `${event.type} event of installation ${installation.id} (organization ${installation.organizationId})`);
   if (delivered) {
-    await addLog(ctx, id, 'info', `queued for delivery to the development tunnel ${integration.dev_tunnel_url}`);
+    await addLog(ctx, id, 'info', `queued for delivery to the development tunnel ${integration.devTunnelUrl}`);
     await enqueue(ctx, {
       kind: EVENT_DELIVERY_JOB,
       resource: `integration:${integration.name}`,
       payload: { eventId: id },
       createdAt: ctx.now(),
     });
-  } else if (integration.dev_tunnel_url !== null) {
+  } else if (integration.devTunnelUrl !== null) {
     await addLog(ctx, id, 'info', 'recorded without delivery: development mode forwards only the events of the owner organization (all: false)');
   } else {
     await addLog(ctx, id, 'info', 'recorded without delivery: no integration runtime runs here; enable development mode to deliver events to a tunnel');
@@ -786,7 +786,7 @@ async function applyTunnelAnswer(ctx: Scope, event: EventRow, body: Buffer): Pro
   }
   const changes = Object.keys(update);
   if (changes.length === 0) return;
-  await integrations.updateInstallation(ctx.db, event.installation_id, {
+  await integrations.updateInstallation(ctx.db, event.installationId, {
     ...(update.externalIds ? { externalIds: toJson(update.externalIds) } : {}),
     ...(update.configuration ? { configuration: toJson(update.configuration) } : {}),
     updatedAt: ctx.now(),
@@ -802,8 +802,8 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
     const stored = await integrations.getEvent(db, job.payload.eventId);
     const event = stored === undefined ? undefined : parseEventRow(stored);
     if (!event || event.status !== 'pending') return; // unpublished since, or already handled
-    const integration = (await getIntegrationRow(db, event.integration_name))!;
-    const tunnel = integration.dev_tunnel_url;
+    const integration = (await getIntegrationRow(db, event.integrationName))!;
+    const tunnel = integration.devTunnelUrl;
     if (tunnel === null) {
       await inWrite(ctx, async (scope) => {
         await addLog(scope, event.id, 'info', 'recorded without delivery: development mode was disabled before delivery');
@@ -828,7 +828,7 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
           'x-docs-integration-version': String(integration.version),
           'x-docs-event-id': event.id,
           'x-docs-event-type': payload.type,
-          'x-docs-installation-id': event.installation_id,
+          'x-docs-installation-id': event.installationId,
         },
         body: JSON.stringify(payload),
       });
@@ -838,7 +838,7 @@ export const eventDeliveryJob: JobKind<{ eventId: string }> = {
     }
     await inWrite(ctx, async (scope) => {
       await job.done(scope.db);
-      if (!(await getIntegrationRow(scope.db, event.integration_name))) return;
+      if (!(await getIntegrationRow(scope.db, event.integrationName))) return;
       if (outcome instanceof Error) {
         await addLog(scope, event.id, 'error', `delivery failed: ${outcome.message}`);
         await setEventStatus(scope, event.id, 'failed');
@@ -918,7 +918,7 @@ export function renderBlock(integration: IntegrationRow, request: string): Recor
 }
 
 /** The Content-Security-Policy the integration's rendered blocks are served with (`renderBlock`); null when it sets none. */
-export const blockContentSecurityPolicy = (integration: IntegrationRow): string | null => integration.content_security_policy;
+export const blockContentSecurityPolicy = (integration: IntegrationRow): string | null => integration.contentSecurityPolicy;
 
 /** Replaces `{{props.a.b}}` with the prop's value: strings as they are, other values as JSON, missing ones by nothing. */
 export function substituteProps(template: string, props: Record<string, unknown>): string {

@@ -37,7 +37,7 @@ export async function requireMemberRow(ctx: Scope, organizationId: string, userI
 
 /** The membership a member row stands for. */
 export const membershipOfRow = (row: MemberRow): Membership => ({
-  organizationId: row.organization_id,
+  organizationId: row.organizationId,
   role: row.role,
   disabled: bool(row.disabled),
 });
@@ -47,28 +47,28 @@ export const membershipOfRow = (row: MemberRow): Membership => ({
  * three per member); `spaces` is their organization's count kept by triggers (a lookup, once per organization).
  */
 export async function presentMembers(ctx: Scope, rows: readonly MemberRow[]): Promise<Model<'Member'>[]> {
-  const users = await findUsers(ctx.db, rows.map((row) => row.user_id));
+  const users = await findUsers(ctx.db, rows.map((row) => row.userId));
   const teams = await teamCountsOf(ctx, rows);
   const spaces = new Map<string, number>();
   for (const row of rows) {
-    if (viewsAllContent(membershipOfRow(row)) && !spaces.has(row.organization_id)) {
-      spaces.set(row.organization_id, await liveSpaceCount(ctx.db, row.organization_id));
+    if (viewsAllContent(membershipOfRow(row)) && !spaces.has(row.organizationId)) {
+      spaces.set(row.organizationId, await liveSpaceCount(ctx.db, row.organizationId));
     }
   }
   const spaceCount = (organizationId: string) => spaces.get(organizationId) ?? 0;
   return rows.map((row) => {
-    const user = users.get(row.user_id);
-    if (!user) throw new Error(`member ${row.user_id} of ${row.organization_id} has no user`);
+    const user = users.get(row.userId);
+    if (!user) throw new Error(`member ${row.userId} of ${row.organizationId} has no user`);
     return {
       object: 'member',
-      id: row.user_id,
+      id: row.userId,
       role: row.role,
       user: presentUser(ctx, user),
       disabled: bool(row.disabled),
-      joinedAt: row.joined_at,
-      ...(row.last_seen_at ? { lastSeenAt: row.last_seen_at } : {}),
+      joinedAt: row.joinedAt,
+      ...(row.lastSeenAt ? { lastSeenAt: row.lastSeenAt } : {}),
       sso: bool(row.sso),
-      spaces: viewsAllContent(membershipOfRow(row)) ? spaceCount(row.organization_id) : 0,
+      spaces: viewsAllContent(membershipOfRow(row)) ? spaceCount(row.organizationId) : 0,
       teams: teams(row),
     };
   });
@@ -80,22 +80,22 @@ export const presentMember = async (ctx: Scope, row: MemberRow): Promise<Model<'
 /** How many of their organization's teams each member is in. */
 async function teamCountsOf(ctx: Scope, rows: readonly MemberRow[]): Promise<(row: MemberRow) => number> {
   const counts = new Map<string, number>();
-  for (const organizationId of new Set(rows.map((row) => row.organization_id))) {
-    const userIds = rows.filter((row) => row.organization_id === organizationId).map((row) => row.user_id);
+  for (const organizationId of new Set(rows.map((row) => row.organizationId))) {
+    const userIds = rows.filter((row) => row.organizationId === organizationId).map((row) => row.userId);
     const found = await members.teamCounts(ctx.db, organizationId, userIds);
-    for (const { user_id, n } of found) counts.set(`${organizationId} ${user_id}`, n);
+    for (const { userId, n } of found) counts.set(`${organizationId} ${userId}`, n);
   }
-  return (row) => counts.get(`${row.organization_id} ${row.user_id}`) ?? 0;
+  return (row) => counts.get(`${row.organizationId} ${row.userId}`) ?? 0;
 }
 
-/** Per `MemberSort`: the column, the row's key for cursors, and whether only active members are listed. */
+/** Per `MemberSort`: the field of the row it follows (its key for cursors), and whether only active members are listed. */
 const MEMBER_SORTS = {
-  joinedAt: { column: 'joined_at', key: (row: MemberRow) => row.joined_at, activeOnly: false },
+  joinedAt: { by: 'joinedAt', activeOnly: false },
   // Sorting by last activity lists only members who have been active.
-  lastSeenAt: { column: 'last_seen_at', key: (row: MemberRow) => row.last_seen_at, activeOnly: true },
+  lastSeenAt: { by: 'lastSeenAt', activeOnly: true },
   // The user's display name as the member row carries it (by an index: migration 160_member_display_names).
-  name: { column: 'user_display_name', key: (row: MemberRow) => row.user_display_name, activeOnly: false },
-} satisfies Record<Model<'MemberSort'>, { column: members.MemberSort; key: (row: MemberRow) => string | null; activeOnly: boolean }>;
+  name: { by: 'userDisplayName', activeOnly: false },
+} satisfies Record<Model<'MemberSort'>, { by: members.MemberSort; activeOnly: boolean }>;
 
 /** A page of an organization's members, with `role` and whose name or email contains `search` when given, by `sort`. */
 export function membersPage(
@@ -112,7 +112,7 @@ export function membersPage(
   },
 ): Promise<Page<MemberRow>> {
   const { list, page, limit, order } = options;
-  const { column, key, activeOnly } = MEMBER_SORTS[options.sort];
+  const { by, activeOnly }: { by: members.MemberSort; activeOnly: boolean } = MEMBER_SORTS[options.sort];
   const filters: members.MemberFilters = {
     organizationId: options.organizationId,
     ...(options.role ? { role: options.role } : {}),
@@ -123,9 +123,9 @@ export function membersPage(
     list,
     page,
     limit,
-    key: (row: MemberRow) => [key(row), row.user_id],
+    key: (row: MemberRow) => [row[by], row.userId],
     count: () => members.count(ctx.db, filters),
-    fetch: async (after, limit) => (await members.page(ctx.db, filters, column, order, after, limit)).map(parseMemberRow),
+    fetch: async (after, limit) => (await members.page(ctx.db, filters, by, order, after, limit)).map(parseMemberRow),
   });
 }
 
@@ -133,7 +133,7 @@ export function membersPage(
 async function keepAnAdmin(ctx: Scope, access: OrganizationAccess, row: MemberRow): Promise<void> {
   if (row.role !== 'admin') return;
   if ((await members.adminCount(ctx.db, access.organization.id)) <= 1) {
-    throw conflict(`member ${row.user_id} is the last admin of the organization`);
+    throw conflict(`member ${row.userId} is the last admin of the organization`);
   }
 }
 
@@ -173,7 +173,7 @@ const VISITOR_CLAIMS_TTL_SECONDS = 60 * 60;
 export async function pingOrganization(ctx: Scope, caller: Caller, organizationId: string): Promise<string> {
   const access = await organizationAccess(ctx, caller, organizationId);
   const now = ctx.clock.now();
-  await members.update(ctx.db, organizationId, caller.user.id, { last_seen_at: now.toISOString() });
+  await members.update(ctx.db, organizationId, caller.user.id, { lastSeenAt: now.toISOString() });
   const issuedAt = Math.floor(now.getTime() / 1000);
   return signJwt(
     {
@@ -198,10 +198,10 @@ export async function makeMemberSso(ctx: Scope, caller: Caller, organizationId: 
 }
 
 /** A team of a member, with the member's role in it. */
-export type MemberTeamRow = TeamRow & { member_role: Model<'TeamMemberRole'> };
+export type MemberTeamRow = TeamRow & { memberRole: Model<'TeamMemberRole'> };
 
 /** A team of a member read with the member's role in it (`team_members.role`), that role checked. */
-export const parseMemberTeamRow = rowParser<MemberTeamRow>('team_members', { member_role: TEAM_ROLES });
+export const parseMemberTeamRow = rowParser<MemberTeamRow>('team_members', { memberRole: TEAM_ROLES });
 
 /** A page of the teams of a member of the organization, by creation, whose titles contain `title` when given. */
 export function memberTeamsPage(
@@ -218,7 +218,7 @@ export function memberTeamsPage(
     list,
     page,
     limit,
-    key: (row: MemberTeamRow) => [row.created_at, row.id],
+    key: (row: MemberTeamRow) => [row.createdAt, row.id],
     count: () => teams.countOfMember(ctx.db, filters),
     fetch: async (key, limit) => (await teams.pageOfMember(ctx.db, filters, key, limit)).map(parseMemberTeamRow),
   });
@@ -235,5 +235,5 @@ export async function presentMemberTeams(
   callerId: string,
 ): Promise<Model<'MemberTeam'>[]> {
   const presented = await presentTeams(ctx, rows, access, callerId);
-  return presented.map((team, index) => ({ team, member: { role: rows[index]!.member_role } }));
+  return presented.map((team, index) => ({ team, member: { role: rows[index]!.memberRole } }));
 }

@@ -24,8 +24,8 @@ export const OPENAPI_SPEC_VISIBILITIES = {
 
 export type OpenAPISpecRow = Row<'openapi_specs', {
   visibility: Model<'OpenAPISpecVisibility'>;
-  processing_state: Model<'OpenAPISpecProcessingState'>;
-  last_process_error_code: ProcessErrorCode | null;
+  processingState: Model<'OpenAPISpecProcessingState'>;
+  lastProcessErrorCode: ProcessErrorCode | null;
 }>;
 
 /** An `openapi_specs` row checked: its visibility is one of the contract's. */
@@ -107,7 +107,7 @@ export async function openAPISpecsPage(ctx: Scope, access: OpenAPIAccess, reques
     list: request.list,
     page: request.page,
     limit: request.limit,
-    key: (row: OpenAPISpecRow) => [row.created_at, row.id],
+    key: (row: OpenAPISpecRow) => [row.createdAt, row.id],
     count: () => openapi.count(ctx.db, organizationId),
     fetch: async (key, limit) => (await openapi.page(ctx.db, organizationId, key, limit)).map(parseOpenAPISpecRow),
   });
@@ -167,7 +167,7 @@ export async function setOpenAPISpecVisibility(
 ): Promise<OpenAPIAccess & { spec: OpenAPISpecRow }> {
   const access = await openAPISpecAccess(ctx, caller, organizationId, slug);
   requireOpenAPISpec(access.permissions, 'edit');
-  await openapi.update(ctx.db, access.spec.id, { visibility, updated_at: ctx.now() });
+  await openapi.update(ctx.db, access.spec.id, { visibility, updatedAt: ctx.now() });
   return { ...access, spec: (await getSpecRow(ctx.db, access.spec.id))! };
 }
 
@@ -197,16 +197,16 @@ async function queueProcessing(ctx: Scope, specId: string, source: Source): Prom
   const now = ctx.now();
   await enqueue(ctx, { kind: PROCESS_JOB, resource: specResource(specId), payload: { specId, source }, createdAt: now });
   await openapi.update(ctx.db, specId, {
-    source_url: 'url' in source ? source.url : null,
-    processing_state: await stateAfterQueueing(ctx.db, specId),
-    updated_at: now,
+    sourceUrl: 'url' in source ? source.url : null,
+    processingState: await stateAfterQueueing(ctx.db, specId),
+    updatedAt: now,
   });
 }
 
 async function insertSpec(ctx: Scope, organizationId: string, slug: string): Promise<string> {
   const id = newId();
   const now = ctx.now();
-  await openapi.insert(ctx.db, { id, organization_id: organizationId, slug, created_at: now, updated_at: now });
+  await openapi.insert(ctx.db, { id, organizationId: organizationId, slug, createdAt: now, updatedAt: now });
   return id;
 }
 
@@ -216,7 +216,7 @@ export function getVersionRow(db: Db, spec: OpenAPISpecRow, versionId: string): 
 
 /** A version of the spec, or its latest one (`latest`); 404 when there is none (yet). */
 export async function requireVersion(db: Db, spec: OpenAPISpecRow, versionId: string | 'latest'): Promise<OpenAPISpecVersionRow> {
-  const id = versionId === 'latest' ? spec.last_version_id : versionId;
+  const id = versionId === 'latest' ? spec.lastVersionId : versionId;
   const version = id ? await getVersionRow(db, spec, id) : undefined;
   if (!version) {
     throw notFound(versionId === 'latest' ? `a version of OpenAPI specification ${spec.slug}` : `version ${versionId}`);
@@ -245,14 +245,14 @@ export async function servedVersion(
     requireOpenAPISpec(openAPISpecPermissions(membership), 'view');
   }
   const version = await requireVersion(ctx.db, spec!, versionId);
-  return { text: version.text, contentType: version.content_type };
+  return { text: version.text, contentType: version.contentType };
 }
 
-const specPath = (spec: OpenAPISpecRow) => `/v1/orgs/${spec.organization_id}/openapi/${spec.slug}`;
+const specPath = (spec: OpenAPISpecRow) => `/v1/orgs/${spec.organizationId}/openapi/${spec.slug}`;
 
 /** Where the spec's documents are served, outside `/v1` (see openAPISpecRoutes). */
 export const servedPath = (spec: OpenAPISpecRow, versionId?: string) =>
-  `/openapi/${spec.organization_id}/${spec.slug}${versionId ? `/versions/${versionId}` : ''}`;
+  `/openapi/${spec.organizationId}/${spec.slug}${versionId ? `/versions/${versionId}` : ''}`;
 
 export function presentOpenAPISpec(
   ctx: AppContext,
@@ -262,19 +262,19 @@ export function presentOpenAPISpec(
   return {
     object: 'openapi-spec',
     id: row.id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
     slug: row.slug,
-    ...(row.source_url ? { sourceURL: row.source_url } : {}),
-    processingState: row.processing_state,
+    ...(row.sourceUrl ? { sourceURL: row.sourceUrl } : {}),
+    processingState: row.processingState,
     visibility: row.visibility,
-    ...(row.last_version_id ? { lastVersion: row.last_version_id } : {}),
-    ...(row.last_processed_at ? { lastProcessedAt: row.last_processed_at } : {}),
-    ...(row.last_process_error_code ? { lastProcessErrorCode: row.last_process_error_code } : {}),
+    ...(row.lastVersionId ? { lastVersion: row.lastVersionId } : {}),
+    ...(row.lastProcessedAt ? { lastProcessedAt: row.lastProcessedAt } : {}),
+    ...(row.lastProcessErrorCode ? { lastProcessErrorCode: row.lastProcessErrorCode } : {}),
     permissions,
     urls: {
       location: ctx.urls.api(specPath(row)),
-      app: ctx.urls.app(`/o/${row.organization_id}/openapi/${row.slug}`),
+      app: ctx.urls.app(`/o/${row.organizationId}/openapi/${row.slug}`),
       ...(OPENAPI_SPEC_VISIBILITIES[row.visibility].open ? { published: ctx.urls.api(servedPath(row)) } : {}),
     },
   };
@@ -288,7 +288,7 @@ export function presentVersion(
   return {
     object: 'openapi-spec-version',
     id: version.id,
-    createdAt: version.created_at,
+    createdAt: version.createdAt,
     url: ctx.urls.api(servedPath(spec, version.id)),
     urls: { location: ctx.urls.api(`${specPath(spec)}/versions/${version.id}`) },
   };
@@ -301,7 +301,7 @@ export function presentVersionContent(
   version: OpenAPISpecVersionRow,
 ): Model<'OpenAPISpecVersionContent'> {
   return {
-    filesystem: { [version.file_name]: fromJson<unknown>(version.document, {}) },
+    filesystem: { [version.fileName]: fromJson<unknown>(version.document, {}) },
     url: ctx.urls.api(servedPath(spec, version.id)),
   };
 }
@@ -326,26 +326,26 @@ export async function recordProcessing(
   const now = ctx.now();
   const state = (await queueState(db, specResource(specId))).queued ? 'pending' : 'complete';
   if ('error' in outcome) {
-    await openapi.update(db, specId, { processing_state: state, last_process_error_code: outcome.error, last_processed_at: now, updated_at: now });
+    await openapi.update(db, specId, { processingState: state, lastProcessErrorCode: outcome.error, lastProcessedAt: now, updatedAt: now });
     return;
   }
   const { parsed } = outcome;
   const versionId = newId();
   await openapi.insertVersion(db, {
     id: versionId,
-    spec_id: specId,
-    created_at: now,
-    file_name: parsed.fileName,
-    content_type: parsed.contentType,
+    specId: specId,
+    createdAt: now,
+    fileName: parsed.fileName,
+    contentType: parsed.contentType,
     text: parsed.text,
     document: JSON.stringify(parsed.document),
   });
   await openapi.update(db, specId, {
-    processing_state: state,
-    last_version_id: versionId,
-    last_process_error_code: null,
-    last_processed_at: now,
-    updated_at: now,
+    processingState: state,
+    lastVersionId: versionId,
+    lastProcessErrorCode: null,
+    lastProcessedAt: now,
+    updatedAt: now,
   });
 }
 
@@ -355,7 +355,7 @@ export function registerOpenAPIJobs(runner: JobRunner): void {
     // Processing only reads its source until it records the outcome: after a restart it simply starts again.
     resumable: true,
     async run(ctx, { payload: { specId, source }, signal, done }) {
-      const found = await inWrite(ctx, (scope) => openapi.update(scope.db, specId, { processing_state: 'progress' }));
+      const found = await inWrite(ctx, (scope) => openapi.update(scope.db, specId, { processingState: 'progress' }));
       if (!found) return; // deleted meanwhile
       // Fetched and parsed outside any transaction; the outcome is recorded in a write of its own, which the job's
       // lease guards (a processing taken over by another instance records nothing here), and which ends the job.

@@ -31,8 +31,8 @@ export interface PositionRequest {
 /** An item to place: its id, and where it is now. */
 export interface Placed {
   id: string;
-  organization_id: string;
-  parent_id: string | null;
+  organizationId: string;
+  parentId: string | null;
   position: number;
 }
 
@@ -52,9 +52,9 @@ export async function positionAmong(
   parentId: string | null,
   request: PositionRequest | undefined,
 ): Promise<number | undefined> {
-  const of = { organizationId: item.organization_id, parentId, excludeId: item.id };
+  const of = { organizationId: item.organizationId, parentId, excludeId: item.id };
   const gap = await gapOf(db, of, request);
-  if (item.parent_id === parentId) {
+  if (item.parentId === parentId) {
     const previous = await siblings.neighbour(db, of, 'before', item);
     if (previous?.id === gap.before?.id) return undefined;
   }

@@ -16,9 +16,9 @@ import type { Row } from '../store/schema.ts';
 
 export type OrganizationRow = Row<'organizations', {
   type: Model<'OrganizationType'>;
-  use_case: Model<'Organization'>['useCase'] | null;
-  community_type: Model<'Organization'>['communityType'] | null;
-  default_role: Role | 'guest' | null;
+  useCase: Model<'Organization'>['useCase'] | null;
+  communityType: Model<'Organization'>['communityType'] | null;
+  defaultRole: Role | 'guest' | null;
   plan: Model<'Organization'>['plan'];
 }>;
 
@@ -56,9 +56,9 @@ const PLANS = {
 /** An `organizations` row checked: its type, use case, community type, default role and plan are members of theirs. */
 export const parseOrganizationRow = rowParser<OrganizationRow>('organizations', {
   type: ORGANIZATION_TYPES,
-  use_case: ORGANIZATION_USE_CASES,
-  community_type: COMMUNITY_TYPES,
-  default_role: DEFAULT_ROLE_RANKS,
+  useCase: ORGANIZATION_USE_CASES,
+  communityType: COMMUNITY_TYPES,
+  defaultRole: DEFAULT_ROLE_RANKS,
   plan: PLANS,
 });
 
@@ -122,19 +122,19 @@ export function presentOrganization(
     object: 'organization',
     id: row.id,
     title: row.title,
-    createdAt: row.created_at,
-    emailDomains: fromJson<string[]>(row.email_domains, []),
+    createdAt: row.createdAt,
+    emailDomains: fromJson<string[]>(row.emailDomains, []),
     ...(row.hostname ? { hostname: row.hostname } : {}),
     type: row.type,
-    ...(row.use_case ? { useCase: row.use_case } : {}),
-    ...(row.community_type ? { communityType: row.community_type } : {}),
-    ...(row.default_role ? { defaultRole: row.default_role === 'guest' ? null : row.default_role } : {}),
-    ...(row.default_content_site ? { defaultContent: { type: 'site', site: row.default_content_site } } : {}),
+    ...(row.useCase ? { useCase: row.useCase } : {}),
+    ...(row.communityType ? { communityType: row.communityType } : {}),
+    ...(row.defaultRole ? { defaultRole: row.defaultRole === 'guest' ? null : row.defaultRole } : {}),
+    ...(row.defaultContentSite ? { defaultContent: { type: 'site', site: row.defaultContentSite } } : {}),
     sso: bool(row.sso),
     ai: bool(row.ai),
-    inviteLinks: bool(row.invite_links),
+    inviteLinks: bool(row.inviteLinks),
     plan: row.plan,
-    ...(row.custom_hostname ? { customHostname: row.custom_hostname } : {}),
+    ...(row.customHostname ? { customHostname: row.customHostname } : {}),
     internal_isOnNewTrial: true,
     urls: {
       location: ctx.urls.api(`/v1/orgs/${row.id}`),
@@ -155,7 +155,7 @@ export function memberOrganizationsPage(
     list,
     page,
     limit,
-    key: (row: OrganizationRow) => [row.created_at, row.id],
+    key: (row: OrganizationRow) => [row.createdAt, row.id],
     count: () => organizations.countOfMember(ctx.db, userId),
     fetch: async (key, limit) => (await organizations.pageOfMember(ctx.db, userId, key, limit)).map(parseOrganizationRow),
   });
@@ -180,7 +180,7 @@ export async function updateOrganization(
     const domains = [...new Set(input.emailDomains.map((domain) => domain.trim().toLowerCase()))];
     const invalid = domains.find((domain) => !/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/.test(domain));
     if (invalid !== undefined) badRequestField('emailDomains', `"${invalid}" is not an email domain`);
-    changes.email_domains = toJson(domains);
+    changes.emailDomains = toJson(domains);
   }
   if (input.hostname !== undefined) {
     if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(input.hostname)) {
@@ -191,17 +191,17 @@ export async function updateOrganization(
     }
     changes.hostname = input.hostname;
   }
-  if (input.defaultRole !== undefined) changes.default_role = input.defaultRole ?? 'guest';
+  if (input.defaultRole !== undefined) changes.defaultRole = input.defaultRole ?? 'guest';
   if (input.defaultContent !== undefined) {
     if (input.defaultContent !== null && !(await sites.inOrganization(ctx.db, input.defaultContent.site, id))) {
       badRequestField('defaultContent.site', `no site ${input.defaultContent.site} in this organization`);
     }
-    changes.default_content_site = input.defaultContent?.site ?? null;
+    changes.defaultContentSite = input.defaultContent?.site ?? null;
   }
   if (input.logo !== undefined) changes.logo = input.logo;
   if (input.sso !== undefined) changes.sso = input.sso ? 1 : 0;
   if (input.ai !== undefined) changes.ai = input.ai ? 1 : 0;
-  if (input.inviteLinks !== undefined) changes.invite_links = input.inviteLinks ? 1 : 0;
+  if (input.inviteLinks !== undefined) changes.inviteLinks = input.inviteLinks ? 1 : 0;
   await organizations.update(ctx.db, id, changes);
   return presentOrganization(ctx, (await getOrganizationRow(ctx, id))!, access.membership);
 }

@@ -17,10 +17,10 @@ import type { Row } from '../store/schema.ts';
 /** Most SAML providers of an organization (the SSO sign-in list, not paginated, holds the active ones). */
 export const MAX_SAML_PROVIDERS = 50;
 
-export type SamlProviderRow = Row<'saml_providers', { default_role: Role | 'guest' | null }>;
+export type SamlProviderRow = Row<'saml_providers', { defaultRole: Role | 'guest' | null }>;
 
 /** A `saml_providers` row checked: its default role, when it has one, is a role or `guest`. */
-export const parseSamlProviderRow = rowParser<SamlProviderRow>('saml_providers', { default_role: DEFAULT_ROLE_RANKS });
+export const parseSamlProviderRow = rowParser<SamlProviderRow>('saml_providers', { defaultRole: DEFAULT_ROLE_RANKS });
 
 /** Per `SamlProviderStatus`: whether members can sign in through the provider. */
 export const SAML_STATUSES = {
@@ -30,12 +30,12 @@ export const SAML_STATUSES = {
 
 /** A provider is active once members can sign in through it: the identity provider is fully described. */
 export function samlStatus(row: SamlProviderRow): Model<'SamlProviderStatus'> {
-  return row.sso_url !== null && row.entity_id !== null && row.certificate !== null ? 'active' : 'pending';
+  return row.ssoUrl !== null && row.entityId !== null && row.certificate !== null ? 'active' : 'pending';
 }
 
 /** Addresses of the service provider (this server's app) for one identity provider. */
 export function samlService(ctx: AppContext, row: SamlProviderRow): Model<'SamlService'> {
-  const base = `/o/${row.organization_id}/saml/${row.id}`;
+  const base = `/o/${row.organizationId}/saml/${row.id}`;
   return {
     acsURL: ctx.urls.app(`${base}/acs`),
     startURL: ctx.urls.app(`${base}/start`),
@@ -91,11 +91,11 @@ export async function samlColumns(
   }
   if (body.ssoURL !== undefined) {
     if (!/^https?:\/\//i.test(body.ssoURL)) throw badRequest('ssoURL: must be an http or https address');
-    columns.sso_url = body.ssoURL;
+    columns.ssoUrl = body.ssoURL;
   }
   if (body.entityID !== undefined) {
     if (isBlank(body.entityID)) throw badRequest('entityID: must not be blank');
-    columns.entity_id = body.entityID.trim();
+    columns.entityId = body.entityID.trim();
   }
   if (body.certificate !== undefined) {
     if (!isCertificate(body.certificate.trim())) {
@@ -107,9 +107,9 @@ export async function samlColumns(
     if (!(await getTeamRow(ctx.db, organizationId, body.defaultTeam))) {
       throw badRequest(`defaultTeam: no team ${body.defaultTeam} in this organization`);
     }
-    columns.default_team_id = body.defaultTeam;
+    columns.defaultTeamId = body.defaultTeam;
   }
-  if (body.defaultRole !== undefined) columns.default_role = body.defaultRole ?? 'guest';
+  if (body.defaultRole !== undefined) columns.defaultRole = body.defaultRole ?? 'guest';
   return columns;
 }
 
@@ -119,21 +119,21 @@ export async function presentSamlProvider(
   access: OrganizationAccess,
   userId: string,
 ): Promise<Model<'SamlProvider'>> {
-  const team = row.default_team_id ? await getTeamRow(ctx.db, row.organization_id, row.default_team_id) : undefined;
+  const team = row.defaultTeamId ? await getTeamRow(ctx.db, row.organizationId, row.defaultTeamId) : undefined;
   const defaultTeam = team ? await presentTeam(ctx, team, access, userId) : undefined;
   return {
     object: 'saml-provider',
     id: row.id,
     label: row.label,
-    ...(row.sso_url !== null ? { ssoURL: row.sso_url } : {}),
-    ...(row.entity_id !== null ? { entityID: row.entity_id } : {}),
+    ...(row.ssoUrl !== null ? { ssoURL: row.ssoUrl } : {}),
+    ...(row.entityId !== null ? { entityID: row.entityId } : {}),
     ...(row.certificate !== null ? { certificate: row.certificate } : {}),
     ...(defaultTeam ? { defaultTeam } : {}),
-    ...(row.default_role !== null ? { defaultRole: row.default_role === 'guest' ? null : row.default_role } : {}),
-    createdAt: row.created_at,
+    ...(row.defaultRole !== null ? { defaultRole: row.defaultRole === 'guest' ? null : row.defaultRole } : {}),
+    createdAt: row.createdAt,
     status: samlStatus(row),
     service: samlService(ctx, row),
-    urls: { location: ctx.urls.api(`/v1/orgs/${row.organization_id}/saml/${row.id}`) },
+    urls: { location: ctx.urls.api(`/v1/orgs/${row.organizationId}/saml/${row.id}`) },
   };
 }
 
@@ -147,7 +147,7 @@ export function samlProvidersPage(
     list,
     page,
     limit,
-    key: (row: SamlProviderRow) => [row.created_at, row.id],
+    key: (row: SamlProviderRow) => [row.createdAt, row.id],
     count: () => saml.count(ctx.db, organizationId),
     fetch: async (key, limit) => (await saml.page(ctx.db, organizationId, key, limit)).map(parseSamlProviderRow),
   });
@@ -169,14 +169,14 @@ export async function createSamlProvider(
   const id = newId();
   await saml.insert(ctx.db, {
     id,
-    organization_id: organizationId,
+    organizationId: organizationId,
     label: columns.label!,
-    sso_url: columns.sso_url ?? null,
-    entity_id: columns.entity_id ?? null,
+    ssoUrl: columns.ssoUrl ?? null,
+    entityId: columns.entityId ?? null,
     certificate: columns.certificate ?? null,
-    default_team_id: columns.default_team_id ?? null,
-    default_role: columns.default_role ?? null,
-    created_at: ctx.now(),
+    defaultTeamId: columns.defaultTeamId ?? null,
+    defaultRole: columns.defaultRole ?? null,
+    createdAt: ctx.now(),
   });
   return presentSamlProvider(ctx, await requireSamlProvider(ctx, organizationId, id), access, caller.user.id);
 }

@@ -75,8 +75,8 @@ export interface Structure {
   defaultSiteSpaceId(sectionId: string | null): string | undefined;
 }
 
-const byPosition = <Row extends { position: number; created_at: string; id: string }>(a: Row, b: Row) =>
-  a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+const byPosition = <Row extends { position: number; createdAt: string; id: string }>(a: Row, b: Row) =>
+  a.position - b.position || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
 /**
  * The structure of a site as it is now, with the spaces its site spaces hold (read together: a list of site spaces or
@@ -91,33 +91,33 @@ export async function loadStructure(ctx: Scope, { id }: { id: string }): Promise
   const spaces = new Map<string, SpaceRow>();
   for (const row of await structures.spacesOfSite(db, site.id)) spaces.set(row.id, parseSpaceRow(row));
 
-  const top: (ItemRef & { position: number; created_at: string })[] = [
+  const top: (ItemRef & { position: number; createdAt: string })[] = [
     ...sectionRows
-      .filter((row) => row.group_id === null)
+      .filter((row) => row.groupId === null)
       .map((row) => ({
         type: 'site-section' as const,
         id: row.id,
         position: row.position,
-        created_at: row.created_at,
+        createdAt: row.createdAt,
       })),
     ...groups.map((row) => ({
       type: 'site-section-group' as const,
       id: row.id,
       position: row.position,
-      created_at: row.created_at,
+      createdAt: row.createdAt,
     })),
   ].sort(byPosition);
-  const groupSections = (groupId: string) => sectionRows.filter((row) => row.group_id === groupId);
+  const groupSections = (groupId: string) => sectionRows.filter((row) => row.groupId === groupId);
   const sectionById = new Map(sectionRows.map((row) => [row.id, row]));
   const sections = top.flatMap((item) =>
     item.type === 'site-section' ? [sectionById.get(item.id)!] : groupSections(item.id),
   );
-  const siteSpaces = (sectionId: string | null) => siteSpaceRows.filter((row) => row.section_id === sectionId);
+  const siteSpaces = (sectionId: string | null) => siteSpaceRows.filter((row) => row.sectionId === sectionId);
 
-  const defaultSectionId = pickDefault(site.default_section_id, sections);
+  const defaultSectionId = pickDefault(site.defaultSectionId, sections);
   const defaultSiteSpaces = new Map<string | null, string | undefined>([
-    [null, pickDefault(site.default_site_space_id, siteSpaces(null))],
-    ...sections.map((row) => [row.id, pickDefault(row.default_site_space_id, siteSpaces(row.id))] as const),
+    [null, pickDefault(site.defaultSiteSpaceId, siteSpaces(null))],
+    ...sections.map((row) => [row.id, pickDefault(row.defaultSiteSpaceId, siteSpaces(row.id))] as const),
   ]);
 
   const structure: Structure = {
@@ -154,12 +154,12 @@ async function storeDefaults(db: Db, structure: Structure): Promise<void> {
   const { site } = structure;
   const section = structure.defaultSectionId ?? null;
   const siteSpace = structure.defaultSiteSpaceId(null) ?? null;
-  if (site.default_section_id !== section || site.default_site_space_id !== siteSpace) {
-    await sites.update(db, site.id, { default_section_id: section, default_site_space_id: siteSpace });
+  if (site.defaultSectionId !== section || site.defaultSiteSpaceId !== siteSpace) {
+    await sites.update(db, site.id, { defaultSectionId: section, defaultSiteSpaceId: siteSpace });
   }
   for (const row of structure.sections) {
     const value = structure.defaultSiteSpaceId(row.id) ?? null;
-    if (row.default_site_space_id !== value) await structures.updateSection(db, row.id, { default_site_space_id: value });
+    if (row.defaultSiteSpaceId !== value) await structures.updateSection(db, row.id, { defaultSiteSpaceId: value });
   }
 }
 
@@ -202,10 +202,10 @@ function siblingsOf(structure: Structure, item: ItemRef): ItemRef[] {
   switch (item.type) {
     case 'site-space': {
       const row = structure.siteSpace(item.id)!;
-      return structure.siteSpaces(row.section_id).map((sibling) => ({ type: 'site-space', id: sibling.id }));
+      return structure.siteSpaces(row.sectionId).map((sibling) => ({ type: 'site-space', id: sibling.id }));
     }
     case 'site-section': {
-      const groupId = structure.section(item.id)!.group_id;
+      const groupId = structure.section(item.id)!.groupId;
       if (groupId !== null) return structure.groupSections(groupId).map((row) => ({ type: 'site-section', id: row.id }));
       return structure.top;
     }
@@ -271,9 +271,9 @@ export async function attachableSpace(
 ): Promise<SpaceRow> {
   const space = await getSpaceRow(ctx.db, spaceId);
   const visible =
-    space?.organization_id === organizationId && spacePermissions(await spaceRole(ctx.db, membership, space), space).view;
+    space?.organizationId === organizationId && spacePermissions(await spaceRole(ctx.db, membership, space), space).view;
   if (!space || !visible) throw badRequest(`${field}: no space ${spaceId} in this organization`);
-  if (space.deleted_at !== null) throw badRequest(`${field}: space ${spaceId} is deleted`);
+  if (space.deletedAt !== null) throw badRequest(`${field}: space ${spaceId} is deleted`);
   return space;
 }
 
@@ -311,7 +311,7 @@ export const siteSpacePathTaken = (structure: Structure, sectionId: string | nul
   structure.siteSpaces(sectionId).some((row) => row.path === path && row.id !== except);
 
 export const spaceAttached = (structure: Structure, sectionId: string | null, spaceId: string, except?: string) =>
-  structure.siteSpaces(sectionId).some((row) => row.space_id === spaceId && row.id !== except);
+  structure.siteSpaces(sectionId).some((row) => row.spaceId === spaceId && row.id !== except);
 
 /**
  * Most items of the structure of a site (the `maxItems` of the contract's structure arrays). The published structure
@@ -348,12 +348,12 @@ export async function insertSiteSpace(
   const id = newId();
   await structures.insertSiteSpace(ctx.db, {
     id,
-    site_id: siteId,
-    section_id: sectionId,
-    space_id: space.id,
+    siteId: siteId,
+    sectionId: sectionId,
+    spaceId: space.id,
     path: uniquePath(slugOf(space.title, 'space'), (path) => paths.has(path)),
     position: nextPosition(container),
-    created_at: ctx.now(),
+    createdAt: ctx.now(),
   });
   return id;
 }
@@ -400,7 +400,7 @@ export async function createSection(
   request: Input<'CreateSiteSectionRequest'>,
 ): Promise<string> {
   const { site } = access;
-  const space = await attachableSpace(ctx, access.membership, site.organization_id, request.spaceId, 'spaceId');
+  const space = await attachableSpace(ctx, access.membership, site.organizationId, request.spaceId, 'spaceId');
   await requireStructureRoom(ctx, site.id, 'sections', 'spaceId');
   const title = request.title ?? space.title.slice(0, 128).trim();
   if (title.length < 2) {
@@ -411,12 +411,12 @@ export async function createSection(
   const id = newId();
   await structures.insertSection(ctx.db, {
     id,
-    site_id: site.id,
+    siteId: site.id,
     title,
     path: uniquePath(slugOf(title, 'section'), (path) => sectionPathTaken(structure, path)),
     icon: request.icon ?? null,
     position: structure.nextTopPosition,
-    created_at: ctx.now(),
+    createdAt: ctx.now(),
   });
 
   let first: string;
@@ -424,7 +424,7 @@ export async function createSection(
     // The first section takes in the site spaces of the root level, after its own space (which, when it was
     // already at the root level, is that site space moved to the front).
     const root = structure.siteSpaces(null);
-    const existing = root.find((row) => row.space_id === space.id);
+    const existing = root.find((row) => row.spaceId === space.id);
     await structures.moveRootSiteSpaces(ctx.db, site.id, id);
     first = existing?.id ?? (await insertSiteSpace(ctx, site.id, id, space));
     const order = [first, ...root.filter((row) => row.id !== first).map((row) => row.id)];
@@ -435,7 +435,7 @@ export async function createSection(
   } else {
     first = await insertSiteSpace(ctx, site.id, id, space);
   }
-  await structures.updateSection(ctx.db, id, { default_site_space_id: first });
+  await structures.updateSection(ctx.db, id, { defaultSiteSpaceId: first });
   return id;
 }
 
@@ -466,10 +466,10 @@ export async function updateSection(
     changes.path = request.path;
   }
   if (request.defaultSiteSpace !== undefined) {
-    if (structure.siteSpace(request.defaultSiteSpace)?.section_id !== section.id) {
+    if (structure.siteSpace(request.defaultSiteSpace)?.sectionId !== section.id) {
       throw badRequest(`defaultSiteSpace: no site space ${request.defaultSiteSpace} in this section`);
     }
-    changes.default_site_space_id = request.defaultSiteSpace;
+    changes.defaultSiteSpaceId = request.defaultSiteSpace;
   }
   if (request.condition !== undefined) changes.condition = request.condition;
   if (request.icon !== undefined) changes.icon = request.icon;
@@ -494,16 +494,16 @@ export async function createGroup(
     if (!section) throw badRequest(`sections: no section ${sectionId} in this site`);
     if (sectionIds.indexOf(sectionId) !== index)
       throw badRequest(`sections: section ${sectionId} is listed more than once`);
-    if (section.group_id) throw conflict(`sections: section ${sectionId} is already in group ${section.group_id}`);
+    if (section.groupId) throw conflict(`sections: section ${sectionId} is already in group ${section.groupId}`);
   });
   const id = newId();
   await structures.insertGroup(ctx.db, {
     id,
-    site_id: siteId,
+    siteId: siteId,
     title: request.title,
     icon: request.icon ?? null,
     position: structure.nextTopPosition,
-    created_at: ctx.now(),
+    createdAt: ctx.now(),
   });
 
   // The group takes the place of the first of its sections at the top level (or goes last).
@@ -512,7 +512,7 @@ export async function createGroup(
   const top = structure.top.filter((entry) => !(entry.type === 'site-section' && listed.has(entry.id)));
   const firstIndex = structure.top.findIndex((entry) => entry.type === 'site-section' && listed.has(entry.id));
   top.splice(firstIndex < 0 ? top.length : firstIndex, 0, group);
-  for (const sectionId of sectionIds) await structures.updateSection(ctx.db, sectionId, { group_id: id });
+  for (const sectionId of sectionIds) await structures.updateSection(ctx.db, sectionId, { groupId: id });
   await writeOrder(ctx.db, top);
   await writeOrder(
     ctx.db,
@@ -554,21 +554,21 @@ export async function addSectionToGroup(ctx: Scope, structure: Structure, groupI
   const group = requireGroup(structure, groupId);
   const section = structure.section(sectionId);
   if (!section) throw badRequest(`sectionId: no section ${sectionId} in this site`);
-  if (section.group_id) throw conflict(`sectionId: section ${section.id} is already in group ${section.group_id}`);
-  await structures.updateSection(ctx.db, section.id, { group_id: group.id, position: nextPosition(structure.groupSections(group.id)) });
+  if (section.groupId) throw conflict(`sectionId: section ${section.id} is already in group ${section.groupId}`);
+  await structures.updateSection(ctx.db, section.id, { groupId: group.id, position: nextPosition(structure.groupSections(group.id)) });
 }
 
 /** Takes a section out of its group (nothing when it is not in this group). */
 export async function removeSectionFromGroup(ctx: Scope, structure: Structure, groupId: string, sectionId: string): Promise<void> {
   const section = structure.section(sectionId);
-  if (!section || section.group_id !== groupId) return;
+  if (!section || section.groupId !== groupId) return;
   // The section stays in the site, just after the group.
   const top = structure.top.flatMap((entry): ItemRef[] =>
-    entry.type === 'site-section-group' && entry.id === section.group_id
+    entry.type === 'site-section-group' && entry.id === section.groupId
       ? [entry, { type: 'site-section', id: section.id }]
       : [entry],
   );
-  await structures.updateSection(ctx.db, section.id, { group_id: null });
+  await structures.updateSection(ctx.db, section.id, { groupId: null });
   await writeOrder(ctx.db, top);
 }
 
@@ -588,7 +588,7 @@ export async function createSiteSpace(
       throw badRequest(`sectionId: no section ${request.sectionId} in this site`);
     sectionId = request.sectionId;
   }
-  const space = await attachableSpace(ctx, access.membership, access.site.organization_id, request.spaceId, 'spaceId');
+  const space = await attachableSpace(ctx, access.membership, access.site.organizationId, request.spaceId, 'spaceId');
   if (spaceAttached(structure, sectionId, space.id)) {
     throw conflict(`spaceId: space ${space.id} is already attached to ${where(sectionId)}`);
   }
@@ -616,18 +616,18 @@ export async function updateSiteSpace(
   const changes: Parameters<typeof structures.updateSiteSpace>[2] = {};
   if (request.path !== undefined) {
     checkPath(request.path, 'path');
-    if (siteSpacePathTaken(structure, siteSpace.section_id, request.path, siteSpace.id)) {
-      throw conflict(`path: another site space of ${where(siteSpace.section_id)} has the path "${request.path}"`);
+    if (siteSpacePathTaken(structure, siteSpace.sectionId, request.path, siteSpace.id)) {
+      throw conflict(`path: another site space of ${where(siteSpace.sectionId)} has the path "${request.path}"`);
     }
     changes.path = request.path;
   }
   if (request.condition !== undefined) changes.condition = request.condition;
   if (request.spaceId !== undefined) {
-    const space = await attachableSpace(ctx, access.membership, access.site.organization_id, request.spaceId, 'spaceId');
-    if (spaceAttached(structure, siteSpace.section_id, space.id, siteSpace.id)) {
-      throw conflict(`spaceId: space ${space.id} is already attached to ${where(siteSpace.section_id)}`);
+    const space = await attachableSpace(ctx, access.membership, access.site.organizationId, request.spaceId, 'spaceId');
+    if (spaceAttached(structure, siteSpace.sectionId, space.id, siteSpace.id)) {
+      throw conflict(`spaceId: space ${space.id} is already attached to ${where(siteSpace.sectionId)}`);
     }
-    changes.space_id = space.id;
+    changes.spaceId = space.id;
   }
   await structures.updateSiteSpace(ctx.db, siteSpace.id, changes);
 }
@@ -659,13 +659,13 @@ export async function createSite(
   const id = newId();
   await sites.insert(ctx.db, {
     id,
-    organization_id: organizationId,
+    organizationId: organizationId,
     type: request.type ?? 'basic',
     title,
     visibility: request.visibility ?? 'public',
-    adaptive_schema: toJson(EMPTY_ADAPTIVE_SCHEMA),
-    share_key: newSecret(16),
-    created_at: ctx.now(),
+    adaptiveSchema: toJson(EMPTY_ADAPTIVE_SCHEMA),
+    shareKey: newSecret(16),
+    createdAt: ctx.now(),
   });
   for (const space of spaces) await insertSiteSpace(ctx, id, null, space, 'spaces');
   const site = (await getSiteRow(ctx.db, id))!;
@@ -691,8 +691,8 @@ export async function updateSite(
   const changes: Parameters<typeof sites.update>[2] = {};
   if (request.title !== undefined) changes.title = request.title;
   if (request.visibility !== undefined) changes.visibility = request.visibility;
-  if (request.agentsContext !== undefined) changes.agents_context = request.agentsContext;
-  if (request.adaptiveContent !== undefined) changes.adaptive_content = request.adaptiveContent.enabled ? 1 : 0;
+  if (request.agentsContext !== undefined) changes.agentsContext = request.agentsContext;
+  if (request.adaptiveContent !== undefined) changes.adaptiveContent = request.adaptiveContent.enabled ? 1 : 0;
   if (request.basename !== undefined) {
     request.basename.split('/').forEach((segment) => checkPath(segment, 'basename'));
     changes.basename = request.basename;
@@ -706,20 +706,20 @@ export async function updateSite(
     if (!structure.section(request.defaultSiteSection)) {
       throw badRequest(`defaultSiteSection: no section ${request.defaultSiteSection} in this site`);
     }
-    defaultSection = changes.default_section_id = request.defaultSiteSection;
+    defaultSection = changes.defaultSectionId = request.defaultSiteSection;
   }
   if (request.defaultSiteSpace !== undefined) {
     // The default site space of the site: at the root level, or in the (new) default section.
     const siteSpace = structure.siteSpace(request.defaultSiteSpace);
-    if (!siteSpace || siteSpace.section_id !== (defaultSection ?? null)) {
+    if (!siteSpace || siteSpace.sectionId !== (defaultSection ?? null)) {
       throw badRequest(
         `defaultSiteSpace: no site space ${request.defaultSiteSpace} ${defaultSection ? 'in the default section' : 'at the root level'} of this site`,
       );
     }
     if (defaultSection) {
-      await structures.updateSection(ctx.db, defaultSection, { default_site_space_id: siteSpace.id });
+      await structures.updateSection(ctx.db, defaultSection, { defaultSiteSpaceId: siteSpace.id });
     } else {
-      changes.default_site_space_id = siteSpace.id;
+      changes.defaultSiteSpaceId = siteSpace.id;
     }
   }
   await sites.update(ctx.db, site.id, changes);
@@ -765,7 +765,7 @@ export async function structureView(
  * page, not one space at a time.
  */
 export async function presentSpacesOf(view: StructureView, siteSpaces: readonly SiteSpaceRow[]): Promise<void> {
-  const ids = [...new Set(siteSpaces.map((row) => row.space_id))].filter((id) => !view.spaces.has(id));
+  const ids = [...new Set(siteSpaces.map((row) => row.spaceId))].filter((id) => !view.spaces.has(id));
   if (ids.length === 0) return;
   const presented = await presentSpacesFor(view.ctx, ids.map((id) => view.structure.space(id)), view.membership);
   ids.forEach((id, index) => view.spaces.set(id, presented[index]!));
@@ -778,14 +778,14 @@ function publishedUrls(view: StructureView, path: string[]): Model<'PublishedUrl
 /** A site space; its space presented by `presentSpacesOf` first (`presentSiteSpaces`, `presentSiteSpaceNow`). */
 function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<'SiteSpace'> {
   const { structure } = view;
-  const space = structure.space(row.space_id);
-  const section = row.section_id ? structure.section(row.section_id) : undefined;
+  const space = structure.space(row.spaceId);
+  const section = row.sectionId ? structure.section(row.sectionId) : undefined;
   return {
     object: 'site-space',
     id: row.id,
     path: row.path,
-    ...(row.section_id ? { section: row.section_id } : {}),
-    space: view.spaces.get(row.space_id)!,
+    ...(row.sectionId ? { section: row.sectionId } : {}),
+    space: view.spaces.get(row.spaceId)!,
     title: space.title,
     default: isDefaultSiteSpace(structure, row),
     ...(row.condition !== null ? { condition: row.condition } : {}),
@@ -796,12 +796,12 @@ function presentSiteSpace(view: StructureView, row: SiteSpaceRow): Model<'SiteSp
 
 /** Whether the site space is its section's default (or the root level's, outside a section). */
 export const isDefaultSiteSpace = (structure: Structure, row: SiteSpaceRow): boolean =>
-  structure.defaultSiteSpaceId(row.section_id) === row.id;
+  structure.defaultSiteSpaceId(row.sectionId) === row.id;
 
 /** The site spaces of a section (or of the root level, for `null`; of the whole site, for `undefined`) the view shows. */
 export function shownSiteSpaces(view: StructureView, sectionId?: string | null): SiteSpaceRow[] {
   const rows = sectionId === undefined ? view.structure.allSiteSpaces : view.structure.siteSpaces(sectionId);
-  return view.liveOnly ? rows.filter((row) => view.structure.space(row.space_id).deleted_at === null) : rows;
+  return view.liveOnly ? rows.filter((row) => view.structure.space(row.spaceId).deletedAt === null) : rows;
 }
 
 /** Sections (a page of a list) with their site spaces, the spaces presented at once. */
@@ -836,7 +836,7 @@ function presentSection(view: StructureView, row: SectionRow): Model<'SiteSectio
     default: view.structure.defaultSectionId === row.id,
     path: row.path,
     ...(row.condition !== null ? { condition: row.condition } : {}),
-    ...(row.group_id !== null ? { sectionGroup: row.group_id } : {}),
+    ...(row.groupId !== null ? { sectionGroup: row.groupId } : {}),
     ...(row.icon !== null ? { icon: row.icon } : {}),
     siteSpaces: shownSiteSpaces(view, row.id).map((siteSpace) => presentSiteSpace(view, siteSpace)),
     urls: publishedUrls(view, [row.path]),

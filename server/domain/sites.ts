@@ -34,7 +34,7 @@ export const SITE_TYPES = {
 /** A `sites` row checked: its type and visibility are members of their enumerations. */
 export const parseSiteRow = rowParser<SiteRow>('sites', { type: SITE_TYPES, visibility: SITE_VISIBILITIES });
 
-export type SiteRow = Row<'sites', { type: Model<'Site'>['type']; visibility: Model<'Site'>['visibility']; agents_context: Model<'Site'>['agentsContext'] }>;
+export type SiteRow = Row<'sites', { type: Model<'Site'>['type']; visibility: Model<'Site'>['visibility']; agentsContext: Model<'Site'>['agentsContext'] }>;
 
 export interface SitePermissions {
   /** Read the site, its adaptive schema and its structure. */
@@ -90,7 +90,7 @@ export async function siteAccess(
   const membership = await membershipOf(ctx.db, caller.user.id, organizationId);
   const permissions = sitePermissions(membership);
   const row = await getSiteRow(ctx.db, siteId);
-  const site = row?.organization_id === organizationId ? row : undefined;
+  const site = row?.organizationId === organizationId ? row : undefined;
   if (permissions.view) {
     if (!site) throw notFound(`site ${siteId}`);
     return { site, membership, permissions, visitor: false };
@@ -138,7 +138,7 @@ export async function deleteSite(ctx: Scope, caller: Caller, organizationId: str
 }
 
 async function opensWithKey(db: Db, site: SiteRow, shareKey: string): Promise<boolean> {
-  return SITE_VISIBILITIES[site.visibility].shareLink && shareKey === site.share_key && (await isPublished(db, site.id));
+  return SITE_VISIBILITIES[site.visibility].shareLink && shareKey === site.shareKey && (await isPublished(db, site.id));
 }
 
 /**
@@ -155,7 +155,7 @@ export async function publishedSiteAccess(
   // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
   const missing = () => notFound(`published site ${siteId}`);
   const site = await getSiteRow(ctx.db, siteId);
-  if (!site || site.organization_id !== organizationId || !(await isPublished(ctx.db, site.id))) throw missing();
+  if (!site || site.organizationId !== organizationId || !(await isPublished(ctx.db, site.id))) throw missing();
   const membership = await membershipOf(ctx.db, caller.user.id, organizationId);
   const permissions = sitePermissions(membership);
   if (permissions.view) return { site, membership, permissions, visitor: false };
@@ -184,7 +184,7 @@ export function publishedAddress(
 ): string {
   const base = site.proxy ? `https://${site.proxy}` : ownAddress(ctx, site);
   const address = [base, ...path.map(encodeURIComponent)].join('/');
-  const key = permissions.manage && SITE_VISIBILITIES[site.visibility].shareLink ? `?shareKey=${site.share_key}` : '';
+  const key = permissions.manage && SITE_VISIBILITIES[site.visibility].shareLink ? `?shareKey=${site.shareKey}` : '';
   return `${address}${key}`;
 }
 
@@ -192,7 +192,7 @@ export function publishedAddress(
 function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
   const feature = (id: string) => ({ id, plan: site.type, frozen: false, customizations: [] });
   return [
-    ...(bool(site.adaptive_content) ? [feature('sites-adaptive-content')] : []),
+    ...(bool(site.adaptiveContent) ? [feature('sites-adaptive-content')] : []),
     ...(site.proxy ? [feature('sites-proxy')] : []),
   ];
 }
@@ -215,14 +215,14 @@ export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permiss
       ...(site.proxy ? { proxy: { origin: `https://${site.proxy}`, target: ownAddress(ctx, site) } } : {}),
       visibility: site.visibility,
       published,
-      siteSpaces: facts.get(site.id)?.site_spaces ?? 0,
-      createdAt: site.created_at,
-      adaptiveContent: { enabled: bool(site.adaptive_content) },
-      agentsContext: site.agents_context,
+      siteSpaces: facts.get(site.id)?.siteSpaces ?? 0,
+      createdAt: site.createdAt,
+      adaptiveContent: { enabled: bool(site.adaptiveContent) },
+      agentsContext: site.agentsContext,
       features: siteFeatures(site),
       urls: {
-        location: ctx.urls.api(`/v1/orgs/${site.organization_id}/sites/${site.id}`),
-        app: ctx.urls.app(`/o/${site.organization_id}/sites/${site.id}`),
+        location: ctx.urls.api(`/v1/orgs/${site.organizationId}/sites/${site.id}`),
+        app: ctx.urls.app(`/o/${site.organizationId}/sites/${site.id}`),
         ...(published ? { published: publishedAddress(ctx, site, permissions) } : {}),
       },
     };
@@ -269,7 +269,7 @@ export function sitesPage(
     list: options.list,
     page: options.page,
     limit: options.limit,
-    key: (row: SiteRow) => [row.created_at, row.id],
+    key: (row: SiteRow) => [row.createdAt, row.id],
     // Counted in SQL, or by reading the titles alone when filtering on them: not by building every site.
     count: async () =>
       title === undefined ? sites.count(ctx.db, filters) : (await sites.titles(ctx.db, filters)).filter((row) => matches({ title: row })).length,
@@ -286,7 +286,7 @@ export function sitesPage(
         }
         if (batch.length < TITLE_BATCH) return rows;
         const last = batch.at(-1)!;
-        after = [last.created_at, last.id];
+        after = [last.createdAt, last.id];
       }
     },
   });
@@ -300,8 +300,8 @@ const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The claims a site's visitors may hold, as the API shows them. */
 export const presentAdaptiveSchema = (site: SiteRow): Model<'SiteAdaptiveSchema'> => ({
   object: 'site-adaptive-schema',
-  jsonSchema: fromJson(site.adaptive_schema, EMPTY_ADAPTIVE_SCHEMA),
-  ...(site.adaptive_schema_updated_at ? { updatedAt: site.adaptive_schema_updated_at } : {}),
+  jsonSchema: fromJson(site.adaptiveSchema, EMPTY_ADAPTIVE_SCHEMA),
+  ...(site.adaptiveSchemaUpdatedAt ? { updatedAt: site.adaptiveSchemaUpdatedAt } : {}),
 });
 
 /**
@@ -328,13 +328,13 @@ export async function updateAdaptiveSchema(
   if (invalid) {
     throw badRequest(`${invalid.field}: a claim name is a letter or "_" followed by letters, digits or "_"`);
   }
-  await sites.update(ctx.db, site.id, { adaptive_schema: toJson(jsonSchema), adaptive_schema_updated_at: ctx.now() });
+  await sites.update(ctx.db, site.id, { adaptiveSchema: toJson(jsonSchema), adaptiveSchemaUpdatedAt: ctx.now() });
   return (await getSiteRow(ctx.db, site.id))!;
 }
 
 /** A condition template for each claim of the site's adaptive schema (signed ones, then unsigned ones): the claim is true. */
 export function adaptiveConditionTemplates(site: SiteRow): Model<'AdaptiveConditionTemplate'>[] {
-  const { unsigned, ...claims } = fromJson(site.adaptive_schema, EMPTY_ADAPTIVE_SCHEMA).properties;
+  const { unsigned, ...claims } = fromJson(site.adaptiveSchema, EMPTY_ADAPTIVE_SCHEMA).properties;
   const template = (expression: string, name: string, claim: Model<'AdaptiveBooleanClaim'>) => ({
     description: claim.description || `The visitor's claim ${name} is true`,
     condition: `${expression} == true`,

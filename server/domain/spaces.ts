@@ -23,11 +23,11 @@ import type { Row } from '../store/schema.ts';
 export type SpaceRow = Omit<
   Row<'spaces', {
     visibility: Model<'Space'>['visibility'];
-    edit_mode: Model<'EditMode'>;
+    editMode: Model<'EditMode'>;
     language: NonNullable<Model<'Space'>['language']> | null;
-    default_level: Role | null;
+    defaultLevel: Role | null;
   }>,
-  'search_revision_id' | 'unwritten_revision_id'
+  'searchRevisionId' | 'unwrittenRevisionId'
 >;
 
 export type SpacePermissions = Model<'SpacePermissions'>;
@@ -54,8 +54,8 @@ export const EDIT_MODES = {
 /** A `spaces` row checked: its visibility, edit mode and default level are members of their enumerations. */
 export const parseSpaceRow = rowParser<SpaceRow>('spaces', {
   visibility: SPACE_VISIBILITIES,
-  edit_mode: EDIT_MODES,
-  default_level: ROLE_RANKS,
+  editMode: EDIT_MODES,
+  defaultLevel: ROLE_RANKS,
 });
 
 /** How long a deleted space stays restorable before it is permanently removed. */
@@ -68,8 +68,8 @@ export async function getSpaceRow(db: Db, id: string): Promise<SpaceRow | undefi
 
 /** The current content of the space (its main content, not a change request's). */
 export async function spaceRevision(db: Db, row: SpaceRow): Promise<RevisionRecord> {
-  const revision = await getRevision(db, row.revision_id, row.id);
-  if (!revision) throw new Error(`revision ${row.revision_id} does not exist`);
+  const revision = await getRevision(db, row.revisionId, row.id);
+  if (!revision) throw new Error(`revision ${row.revisionId} does not exist`);
   return revision;
 }
 
@@ -96,22 +96,22 @@ export async function insertSpace(
   // test/api/spaces.test.ts compares it with the stored row, column by column.
   const row: SpaceRow = {
     id,
-    organization_id: input.organizationId,
-    parent_id: parent,
+    organizationId: input.organizationId,
+    parentId: parent,
     title: input.title ?? 'Untitled',
     emoji: input.emoji ?? null,
     visibility: input.visibility ?? 'private',
-    edit_mode: input.editMode ?? 'live',
+    editMode: input.editMode ?? 'live',
     language: input.language ?? null,
-    default_level: null,
-    revision_id: revisionId,
-    share_key: newSecret(16),
-    git_sync: null,
-    visitor_auth: null,
+    defaultLevel: null,
+    revisionId: revisionId,
+    shareKey: newSecret(16),
+    gitSync: null,
+    visitorAuth: null,
     position: await lastPosition(ctx.db, input.organizationId, parent),
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
   };
   await spaces.insert(ctx.db, row, { searchRevisionId: fresh ? revisionId : null, unwrittenRevisionId: unwritten ? revisionId : null });
   // An empty revision has no pages to index.
@@ -132,7 +132,7 @@ export async function spaceRole(db: Db, membership: Membership | undefined, spac
 
 /** What a caller with `role` may do with the space; handlers enforce exactly these. */
 export function spacePermissions(role: Role | null, space: SpaceRow): SpacePermissions {
-  const live = !EDIT_MODES[space.edit_mode].locked && space.deleted_at === null;
+  const live = !EDIT_MODES[space.editMode].locked && space.deletedAt === null;
   return {
     view: atLeast(role, 'read'),
     access: atLeast(role, 'read'),
@@ -140,7 +140,7 @@ export function spacePermissions(role: Role | null, space: SpaceRow): SpacePermi
     viewInviteLinks: atLeast(role, 'admin'),
     edit: live && atLeast(role, 'edit'),
     triggerGitSync: live && atLeast(role, 'edit'),
-    comment: space.deleted_at === null && atLeast(role, 'comment'),
+    comment: space.deletedAt === null && atLeast(role, 'comment'),
     merge: live && atLeast(role, 'review'),
     review: atLeast(role, 'review'),
     installIntegration: atLeast(role, 'admin'),
@@ -162,8 +162,8 @@ const SHARE_LINK_PERMISSIONS: SpacePermissions = {
 };
 
 export const isExpired = (ctx: AppContext, space: SpaceRow): boolean =>
-  space.deleted_at !== null &&
-  ctx.clock.now().getTime() - new Date(space.deleted_at).getTime() > DELETED_SPACE_RETENTION_MS;
+  space.deletedAt !== null &&
+  ctx.clock.now().getTime() - new Date(space.deletedAt).getTime() > DELETED_SPACE_RETENTION_MS;
 
 /** Permanently removes a space and everything in it. */
 export async function purgeSpace(db: Db, spaceId: string): Promise<void> {
@@ -208,7 +208,7 @@ export async function spaceAccess(
   if (!found) throw missing();
   const space = parseSpaceRow(found.space);
   const counts = countsOf(found.counters);
-  if (space.deleted_at !== null) {
+  if (space.deletedAt !== null) {
     if (isExpired(ctx, space)) {
       // Purged by a write that finds it (a read leaves it to the hourly sweep).
       if (ctx.db.writing) await purgeSpace(ctx.db, space.id);
@@ -216,15 +216,15 @@ export async function spaceAccess(
     }
     if (!options.includeDeleted) throw missing();
   }
-  const membership = membershipFrom(found.member, space.organization_id);
+  const membership = membershipFrom(found.member, space.organizationId);
   const role = await spaceRole(ctx.db, membership, space);
   const permissions = spacePermissions(role, space);
-  if (space.deleted_at !== null) {
+  if (space.deletedAt !== null) {
     if (permissions.admin) return { space, membership, role, permissions, counts };
     throw missing();
   }
   if (permissions.view) return { space, membership, role, permissions, counts };
-  if (options.shareKey !== undefined && SPACE_VISIBILITIES[space.visibility].shareLink && options.shareKey === space.share_key) {
+  if (options.shareKey !== undefined && SPACE_VISIBILITIES[space.visibility].shareLink && options.shareKey === space.shareKey) {
     return { space, membership, role: 'read', permissions: SHARE_LINK_PERMISSIONS, counts };
   }
   throw missing();
@@ -232,7 +232,7 @@ export async function spaceAccess(
 
 export function requireSpace(access: SpaceAccess, permission: keyof SpacePermissions): void {
   if (access.permissions[permission]) return;
-  const locked = EDIT_MODES[access.space.edit_mode].locked && ['edit', 'merge', 'triggerGitSync'].includes(permission);
+  const locked = EDIT_MODES[access.space.editMode].locked && ['edit', 'merge', 'triggerGitSync'].includes(permission);
   throw forbidden(
     locked
       ? 'the space is locked (editMode: locked): its content cannot be changed'
@@ -248,9 +248,9 @@ const countsOf = (row: spaces.SpaceCounters | undefined): SpaceCounts =>
   row
     ? {
         comments: row.comments,
-        changeRequests: row.change_requests,
-        changeRequestsOpen: row.change_requests_open,
-        changeRequestsDraft: row.change_requests_draft,
+        changeRequests: row.changeRequests,
+        changeRequestsOpen: row.changeRequestsOpen,
+        changeRequestsDraft: row.changeRequestsDraft,
       }
     : NO_COUNTS;
 
@@ -262,7 +262,7 @@ async function spaceCounts(db: Db, spaceId: string): Promise<SpaceCounts> {
 /** The counters of many spaces (a page of a list) in one query, rather than one per space. */
 async function spaceCountsOf(db: Db, spaceIds: string[]): Promise<(spaceId: string) => SpaceCounts> {
   const rows = spaceIds.length === 0 ? [] : await spaces.counters(db, spaceIds);
-  const counts = new Map(rows.map((row) => [row.space_id, countsOf(row)]));
+  const counts = new Map(rows.map((row) => [row.spaceId, countsOf(row)]));
   return (spaceId) => counts.get(spaceId) ?? NO_COUNTS;
 }
 
@@ -274,7 +274,7 @@ function publicUrl(ctx: AppContext, row: SpaceRow, permissions: SpacePermissions
   const visibility = SPACE_VISIBILITIES[row.visibility];
   if (visibility.open) return { public: ctx.urls.app(`/public/s/${row.id}`) };
   if (visibility.shareLink && permissions.admin) {
-    return { public: `${ctx.urls.app(`/public/s/${row.id}`)}?shareKey=${row.share_key}` };
+    return { public: `${ctx.urls.app(`/public/s/${row.id}`)}?shareKey=${row.shareKey}` };
   }
   return {};
 }
@@ -286,30 +286,30 @@ export async function presentSpace(ctx: Scope, row: SpaceRow, permissions: Space
 
 /** The space as the API shows it, with its counters read already. */
 function presentSpaceWith(ctx: AppContext, row: SpaceRow, permissions: SpacePermissions, counts: SpaceCounts): Model<'Space'> {
-  const gitSync = fromJson<Model<'GitInfo'> | null>(row.git_sync, null);
-  const visitorAuth = fromJson<Model<'SpaceVisitorAuth'> | null>(row.visitor_auth, null);
+  const gitSync = fromJson<Model<'GitInfo'> | null>(row.gitSync, null);
+  const visitorAuth = fromJson<Model<'SpaceVisitorAuth'> | null>(row.visitorAuth, null);
   return {
     object: 'space',
     id: row.id,
     title: row.title,
     ...(row.emoji ? { emoji: row.emoji } : {}),
     visibility: row.visibility,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    ...(row.deleted_at ? { deletedAt: row.deleted_at } : {}),
-    editMode: row.edit_mode,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    ...(row.deletedAt ? { deletedAt: row.deletedAt } : {}),
+    editMode: row.editMode,
     urls: {
       location: ctx.urls.api(`/v1/spaces/${row.id}`),
       app: ctx.urls.app(`/s/${row.id}`),
       ...publicUrl(ctx, row, permissions),
     },
-    organization: row.organization_id,
-    ...(row.parent_id ? { parent: row.parent_id } : {}),
+    organization: row.organizationId,
+    ...(row.parentId ? { parent: row.parentId } : {}),
     ...(row.language ? { language: row.language } : {}),
     ...(gitSync ? { gitSync } : {}),
     ...(visitorAuth ? { visitorAuth } : {}),
-    revision: row.revision_id,
-    ...(row.default_level ? { defaultLevel: row.default_level } : {}),
+    revision: row.revisionId,
+    ...(row.defaultLevel ? { defaultLevel: row.defaultLevel } : {}),
     ...counts,
     permissions,
   };
@@ -357,7 +357,7 @@ export async function liveSpacesPage(
     list: options.list,
     page: options.page,
     limit: options.limit,
-    key: (row: SpaceRow) => [row.created_at, row.id],
+    key: (row: SpaceRow) => [row.createdAt, row.id],
     count: () => liveSpaceCount(ctx.db, options.organizationId),
     fetch: async (key, limit) => (await spaces.livePage(ctx.db, options.organizationId, options.order, key, limit)).map(parseSpaceRow),
   });
@@ -365,7 +365,7 @@ export async function liveSpacesPage(
 
 /** Touches `updatedAt` of a space. */
 export async function touchSpace(ctx: Scope, spaceId: string): Promise<void> {
-  await spaces.update(ctx.db, spaceId, { updated_at: ctx.now() });
+  await spaces.update(ctx.db, spaceId, { updatedAt: ctx.now() });
 }
 
 /** Convenience for handlers: the caller's membership of the organization owning a space. */
@@ -395,7 +395,7 @@ export async function collectionSpacesPage(
 async function checkParent(ctx: Scope, organizationId: string, parent: string | null | undefined, field: string) {
   if (!parent) return null;
   const collection = await getCollectionRow(ctx.db, parent);
-  if (!collection || collection.organization_id !== organizationId) {
+  if (!collection || collection.organizationId !== organizationId) {
     throw badRequest(`${field}: no collection ${parent} in this organization`);
   }
   return collection;
@@ -404,7 +404,7 @@ async function checkParent(ctx: Scope, organizationId: string, parent: string | 
 /** The space as it is now, with the caller's permissions (read after the change, possibly in a new organization). */
 async function presentSpaceNow(ctx: Scope, spaceId: string, caller: Caller): Promise<Model<'Space'>> {
   const row = (await getSpaceRow(ctx.db, spaceId))!;
-  return presentSpaceFor(ctx, row, await callerMembership(ctx, caller, row.organization_id));
+  return presentSpaceFor(ctx, row, await callerMembership(ctx, caller, row.organizationId));
 }
 
 /**
@@ -435,8 +435,8 @@ export async function deleteSpace(ctx: Scope, caller: Caller, spaceId: string): 
     return; // unknown, gone or invisible: nothing to delete
   }
   requireSpace(access, 'admin');
-  if (access.space.deleted_at === null) {
-    await spaces.update(ctx.db, spaceId, { deleted_at: ctx.now() });
+  if (access.space.deletedAt === null) {
+    await spaces.update(ctx.db, spaceId, { deletedAt: ctx.now() });
     await removeSpaceFromIndex(ctx.db, spaceId);
   }
 }
@@ -448,10 +448,10 @@ export async function updateSpace(ctx: Scope, caller: Caller, spaceId: string, i
   const changes = {
     ...(input.title !== undefined ? { title: input.title } : {}),
     ...(input.emoji !== undefined ? { emoji: input.emoji } : {}),
-    ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
-    ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+    ...(input.editMode !== undefined ? { editMode: input.editMode } : {}),
+    ...(input.defaultLevel !== undefined ? { defaultLevel: input.defaultLevel } : {}),
     ...(input.language !== undefined ? { language: input.language } : {}),
-    updated_at: ctx.now(),
+    updatedAt: ctx.now(),
   };
   await spaces.update(ctx.db, spaceId, changes);
   // The row as it is now, made from the row read and the changes rather than read back (no trigger changes a
@@ -466,24 +466,24 @@ export async function updateSpace(ctx: Scope, caller: Caller, spaceId: string, i
  */
 export async function duplicateSpace(ctx: Scope, caller: Caller, spaceId: string): Promise<Model<'Space'>> {
   const access = await spaceAccess(ctx, caller, spaceId);
-  const organization = await organizationAccess(ctx, caller, access.space.organization_id);
+  const organization = await organizationAccess(ctx, caller, access.space.organizationId);
   requireOrganization(organization, 'createContent');
   const source = access.space;
-  const content = (await getRevision(ctx.db, source.revision_id, source.id))!.content;
+  const content = (await getRevision(ctx.db, source.revisionId, source.id))!.content;
   const copy = await insertSpace(
     ctx,
     {
-      organizationId: source.organization_id,
+      organizationId: source.organizationId,
       title: `${source.title} (copy)`.slice(0, 255),
       ...(source.emoji ? { emoji: source.emoji } : {}),
-      ...(source.parent_id ? { parent: source.parent_id } : {}),
+      ...(source.parentId ? { parent: source.parentId } : {}),
       ...(source.language ? { language: source.language } : {}),
-      editMode: source.edit_mode,
+      editMode: source.editMode,
       visibility: source.visibility,
     },
     content,
   );
-  if (source.default_level) await spaces.update(ctx.db, copy.id, { default_level: source.default_level });
+  if (source.defaultLevel) await spaces.update(ctx.db, copy.id, { defaultLevel: source.defaultLevel });
   return presentSpaceNow(ctx, copy.id, caller);
 }
 
@@ -491,9 +491,9 @@ export async function duplicateSpace(ctx: Scope, caller: Caller, spaceId: string
 export async function restoreSpace(ctx: Scope, caller: Caller, spaceId: string): Promise<Model<'Space'>> {
   const access = await spaceAccess(ctx, caller, spaceId, { includeDeleted: true });
   requireSpace(access, 'admin');
-  if (access.space.deleted_at === null) throw conflict(`space ${spaceId} is not deleted`);
-  await spaces.update(ctx.db, spaceId, { deleted_at: null, updated_at: ctx.now() });
-  await setCurrentRevision(ctx.db, (await getRevision(ctx.db, access.space.revision_id, access.space.id))!, ctx.now());
+  if (access.space.deletedAt === null) throw conflict(`space ${spaceId} is not deleted`);
+  await spaces.update(ctx.db, spaceId, { deletedAt: null, updatedAt: ctx.now() });
+  await setCurrentRevision(ctx.db, (await getRevision(ctx.db, access.space.revisionId, access.space.id))!, ctx.now());
   return presentSpaceNow(ctx, access.space.id, caller);
 }
 
@@ -511,12 +511,12 @@ export async function moveSpace(
   const access = await spaceAccess(ctx, caller, spaceId);
   requireSpace(access, 'admin');
   const space = access.space;
-  const parent = input.parent === undefined ? space.parent_id : input.parent || null; // "" is the top level, as checkParent reads it
-  const destination = await checkParent(ctx, space.organization_id, parent, 'parent');
-  if (parent !== space.parent_id) await requireCreateIn(ctx.db, access.membership, destination);
+  const parent = input.parent === undefined ? space.parentId : input.parent || null; // "" is the top level, as checkParent reads it
+  const destination = await checkParent(ctx, space.organizationId, parent, 'parent');
+  if (parent !== space.parentId) await requireCreateIn(ctx.db, access.membership, destination);
   const position = await positionAmong(ctx.db, space, parent, input.position);
   if (position === undefined) throw conflict('the move changes nothing: the space is already there');
-  await spaces.update(ctx.db, space.id, { parent_id: parent, position, updated_at: ctx.now() });
+  await spaces.update(ctx.db, space.id, { parentId: parent, position, updatedAt: ctx.now() });
   return presentSpaceNow(ctx, space.id, caller);
 }
 
@@ -527,7 +527,7 @@ export async function moveSpace(
 export async function transferSpace(ctx: Scope, caller: Caller, spaceId: string, organizationId: string): Promise<Model<'Space'>> {
   const access = await spaceAccess(ctx, caller, spaceId);
   requireSpace(access, 'admin');
-  if (organizationId === access.space.organization_id) {
+  if (organizationId === access.space.organizationId) {
     throw conflict(`organization: the space is already in organization ${organizationId}`);
   }
   let target;
@@ -538,10 +538,10 @@ export async function transferSpace(ctx: Scope, caller: Caller, spaceId: string,
   }
   requireOrganization(target, 'createContent');
   await spaces.update(ctx.db, spaceId, {
-    organization_id: organizationId,
-    parent_id: null,
+    organizationId: organizationId,
+    parentId: null,
     position: await lastPosition(ctx.db, organizationId, null),
-    updated_at: ctx.now(),
+    updatedAt: ctx.now(),
   });
   // Teams are per organization: the old organization's teams no longer reach the space.
   await spaces.removeFromTeams(ctx.db, spaceId);

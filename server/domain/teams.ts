@@ -14,7 +14,7 @@ import { newId } from './ids.ts';
 import type { Row } from '../store/schema.ts';
 
 /** A team's row without the folded title the store keeps for its filters. */
-export type TeamRow = Omit<Row<'teams'>, 'title_folded'>;
+export type TeamRow = Omit<Row<'teams'>, 'titleFolded'>;
 
 export type TeamPermissions = Model<'TeamPermissions'>;
 
@@ -88,7 +88,7 @@ export async function teamsPage(
     list,
     page,
     limit,
-    key: (row: TeamRow) => [row.created_at, row.id],
+    key: (row: TeamRow) => [row.createdAt, row.id],
     count: () => teams.count(ctx.db, filters),
     fetch: (key, limit) => teams.page(ctx.db, filters, key, limit),
   });
@@ -106,7 +106,7 @@ export async function createTeam(ctx: Scope, caller: Caller, organizationId: str
   for (const userId of members) if (!(await membershipOf(ctx.db, userId, organizationId))) outside.push(userId);
   if (outside.length > 0) throw badRequest(`members: not members of this organization: ${outside.join(', ')}`);
   const id = newId();
-  await teams.insert(ctx.db, { id, organization_id: organizationId, title: input.title, created_at: ctx.now() });
+  await teams.insert(ctx.db, { id, organizationId: organizationId, title: input.title, createdAt: ctx.now() });
   await teams.addMember(ctx.db, id, caller.user.id, 'owner');
   for (const userId of members) await teams.addMember(ctx.db, id, userId, 'member');
   const team = (await getTeamRow(ctx.db, organizationId, id))!;
@@ -139,7 +139,7 @@ export async function deleteTeam(ctx: Scope, caller: Caller, organizationId: str
 export async function presentTeams(ctx: Scope, rows: readonly TeamRow[], access: OrganizationAccess, userId: string): Promise<Model<'Team'>[]> {
   if (rows.length === 0) return [];
   const teamIds = rows.map((row) => row.id);
-  const byTeam = <T>(found: { team_id: string; value: T }[]) => new Map(found.map((row) => [row.team_id, row.value]));
+  const byTeam = <T>(found: { teamId: string; value: T }[]) => new Map(found.map((row) => [row.teamId, row.value]));
   const members = byTeam(await teams.memberCounts(ctx.db, teamIds));
   const spaces = byTeam(await teams.spaceCounts(ctx.db, teamIds));
   const roles = byTeam<unknown>(await teams.rolesOf(ctx.db, teamIds, userId));
@@ -151,7 +151,7 @@ export async function presentTeams(ctx: Scope, rows: readonly TeamRow[], access:
       title: row.title,
       members: members.get(row.id) ?? 0,
       spaces: spaces.get(row.id) ?? 0,
-      createdAt: row.created_at,
+      createdAt: row.createdAt,
       permissions: permissionsOf(role, access),
     };
   });

@@ -23,7 +23,7 @@ import type { Row } from '../store/schema.ts';
 
 type Language = Model<'Language'>;
 
-export type TranslationRow = Row<'translations', { language: Language; source_language: Language | null; status: Model<'TranslationStatus'> }>;
+export type TranslationRow = Row<'translations', { language: Language; sourceLanguage: Language | null; status: Model<'TranslationStatus'> }>;
 
 /** Per `Language`: one entry per language of the contract. */
 const LANGUAGES = {
@@ -39,7 +39,7 @@ const TRANSLATION_STATUSES = { pending: true, running: true, completed: true } s
 /** A `translations` row checked: its languages and status are members of their enumerations. */
 export const parseTranslationRow = rowParser<TranslationRow>('translations', {
   language: LANGUAGES,
-  source_language: LANGUAGES,
+  sourceLanguage: LANGUAGES,
   status: TRANSLATION_STATUSES,
 });
 
@@ -94,7 +94,7 @@ export async function translationAccess(
 ): Promise<TranslationsAccess & { translation: TranslationRow }> {
   const access = await translationsAccess(ctx, caller, organizationId);
   const translation = await getTranslationRow(ctx.db, translationId);
-  if (!translation || translation.organization_id !== organizationId) throw notFound(`translation ${translationId}`);
+  if (!translation || translation.organizationId !== organizationId) throw notFound(`translation ${translationId}`);
   requireTranslation(access.permissions, 'view');
   return { ...access, translation };
 }
@@ -109,39 +109,39 @@ export function presentTranslation(
     object: 'translation',
     id: row.id,
     status: row.status,
-    ...(row.source_space_id
-      ? { source: { space: row.source_space_id, ...(row.source_language ? { language: row.source_language } : {}) } }
+    ...(row.sourceSpaceId
+      ? { source: { space: row.sourceSpaceId, ...(row.sourceLanguage ? { language: row.sourceLanguage } : {}) } }
       : {}),
     language: row.language,
     ...(instructions ? { instructions } : {}),
-    ...(row.result_space_id
+    ...(row.resultSpaceId
       ? {
           result: {
-            space: row.result_space_id,
-            ...(row.result_revision_id ? { revision: row.result_revision_id } : {}),
+            space: row.resultSpaceId,
+            ...(row.resultRevisionId ? { revision: row.resultRevisionId } : {}),
           },
         }
       : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
     stats: {
       runs: row.runs,
-      totalWords: row.total_words,
-      totalPages: row.total_pages,
-      totalDuration: row.total_duration,
-      ...(row.latest_run_duration !== null ? { latestRunDuration: row.latest_run_duration } : {}),
-      ...(row.latest_pages !== null ? { latestPages: row.latest_pages } : {}),
-      ...(row.latest_words !== null ? { latestWords: row.latest_words } : {}),
+      totalWords: row.totalWords,
+      totalPages: row.totalPages,
+      totalDuration: row.totalDuration,
+      ...(row.latestRunDuration !== null ? { latestRunDuration: row.latestRunDuration } : {}),
+      ...(row.latestPages !== null ? { latestPages: row.latestPages } : {}),
+      ...(row.latestWords !== null ? { latestWords: row.latestWords } : {}),
     },
     permissions,
-    urls: { location: ctx.urls.api(`/v1/orgs/${row.organization_id}/translations/${row.id}`) },
+    urls: { location: ctx.urls.api(`/v1/orgs/${row.organizationId}/translations/${row.id}`) },
   };
 }
 
 /** The translations of an organization, by creation date, for `ctx.cursors.page`. */
 export function translationListing(ctx: Scope, organizationId: string) {
   return {
-    key: (row: TranslationRow): Key => [row.created_at, row.id],
+    key: (row: TranslationRow): Key => [row.createdAt, row.id],
     count: () => translations.count(ctx.db, organizationId),
     fetch: async (key: Key | undefined, limit: number) => (await translations.page(ctx.db, organizationId, key, limit)).map(parseTranslationRow),
   };
@@ -169,7 +169,7 @@ async function checkSource(ctx: Scope, caller: Caller, organizationId: string, b
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
   }
-  if (!space || space.organization_id !== organizationId) {
+  if (!space || space.organizationId !== organizationId) {
     throw badRequest(`source.space: no space ${source.space} in this organization that you can view`);
   }
   const from = source.language ?? space.language;
@@ -190,13 +190,13 @@ export async function createTranslation(
   const now = ctx.now();
   await translations.insert(ctx.db, {
     id,
-    organization_id: organizationId,
+    organizationId: organizationId,
     language: body.language,
-    source_space_id: body.source?.space ?? null,
-    source_language: body.source?.language ?? null,
+    sourceSpaceId: body.source?.space ?? null,
+    sourceLanguage: body.source?.language ?? null,
     instructions: body.instructions ? instructionsJson(body.instructions) : null,
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   });
   if (body.source) await queueRun(ctx, id);
   return presentTranslation(ctx, (await getTranslationRow(ctx.db, id))!, access.permissions);
@@ -212,7 +212,7 @@ export async function updateTranslation(
 ): Promise<Model<'Translation'>> {
   const access = await translationAccess(ctx, caller, organizationId, translationId);
   requireTranslation(access.permissions, 'edit');
-  await translations.update(ctx.db, translationId, { instructions: instructionsJson(body.instructions), updated_at: ctx.now() });
+  await translations.update(ctx.db, translationId, { instructions: instructionsJson(body.instructions), updatedAt: ctx.now() });
   return presentTranslation(ctx, (await getTranslationRow(ctx.db, translationId))!, access.permissions);
 }
 
@@ -220,7 +220,7 @@ export async function updateTranslation(
 export async function deleteTranslation(ctx: Scope, caller: Caller, organizationId: string, translationId: string): Promise<void> {
   const access = await translationsAccess(ctx, caller, organizationId);
   const row = await getTranslationRow(ctx.db, translationId);
-  if (!row || row.organization_id !== organizationId) return;
+  if (!row || row.organizationId !== organizationId) return;
   requireTranslation(access.permissions, 'edit');
   // The result space stays: it is an ordinary space of the organization. Queued runs find nothing to do.
   await translations.remove(ctx.db, row.id);
@@ -231,17 +231,17 @@ export async function queueTranslationRun(ctx: Scope, caller: Caller, organizati
   const access = await translationAccess(ctx, caller, organizationId, translationId);
   requireTranslation(access.permissions, 'edit');
   const row = access.translation;
-  if (!row.source_space_id) throw badRequest('source: the translation has no source space to translate');
+  if (!row.sourceSpaceId) throw badRequest('source: the translation has no source space to translate');
   if (!(await liveSourceSpace(ctx.db, row))) {
-    throw badRequest(`source.space: space ${row.source_space_id} no longer exists in this organization`);
+    throw badRequest(`source.space: space ${row.sourceSpaceId} no longer exists in this organization`);
   }
   await queueRun(ctx, row.id);
 }
 
 /** The source space of a translation, when it can still be translated: live and in the translation's organization. */
 export async function liveSourceSpace(db: Db, row: TranslationRow): Promise<SpaceRow | undefined> {
-  const space = row.source_space_id ? await getSpaceRow(db, row.source_space_id) : undefined;
-  return space && space.deleted_at === null && space.organization_id === row.organization_id ? space : undefined;
+  const space = row.sourceSpaceId ? await getSpaceRow(db, row.sourceSpaceId) : undefined;
+  return space && space.deletedAt === null && space.organizationId === row.organizationId ? space : undefined;
 }
 
 /** Queues a run (inside the request's write): the translation is `pending`, or stays `running` behind a run. */
@@ -249,7 +249,7 @@ export async function queueRun(ctx: Scope, translationId: string): Promise<void>
   const now = ctx.now();
   await enqueue(ctx, { kind: RUN_JOB, resource: runResource(translationId), payload: { translationId }, createdAt: now });
   const status = (await queueState(ctx.db, runResource(translationId))).running ? 'running' : 'pending';
-  await translations.update(ctx.db, translationId, { status, updated_at: now });
+  await translations.update(ctx.db, translationId, { status, updatedAt: now });
 }
 
 /** The status once a run is over: `pending` when another run is queued, `completed` otherwise. */
@@ -272,10 +272,10 @@ export async function performRun(ctx: AppContext, translationId: string, job: Pi
   if (!row) return; // deleted meanwhile
   const { db } = reading(ctx);
   const source = await liveSourceSpace(db, row);
-  if (!source) throw new Error(`source space ${row.source_space_id} no longer exists in the organization`);
+  if (!source) throw new Error(`source space ${row.sourceSpaceId} no longer exists in the organization`);
   const instructions = fromJson<Model<'Document'> | null>(row.instructions, null);
-  const from = row.source_language ?? source.language;
-  const translated = await translateContent((await getRevision(db, source.revision_id, source.id))!.content, translatorOf(ctx), {
+  const from = row.sourceLanguage ?? source.language;
+  const translated = await translateContent((await getRevision(db, source.revisionId, source.id))!.content, translatorOf(ctx), {
     ...(from ? { from } : {}),
     to: row.language,
     instructions: instructions?.nodes.map(nodeText).join('\n') ?? '',
@@ -299,25 +299,25 @@ async function recordRun(
   const row = await getTranslationRow(db, translationId);
   if (!row) return;
   const now = ctx.now();
-  const existing = row.result_space_id ? await getSpaceRow(db, row.result_space_id) : undefined;
+  const existing = row.resultSpaceId ? await getSpaceRow(db, row.resultSpaceId) : undefined;
   let result: { space: string; revision: string };
   // A result space that was deleted or moved to another organization is left alone: the run writes a new one.
-  if (existing && existing.deleted_at === null && existing.organization_id === row.organization_id) {
-    if (EDIT_MODES[existing.edit_mode].locked) throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
-    const revision = await commitSpaceContent(db, existing.id, [existing.revision_id], translated.content, now);
+  if (existing && existing.deletedAt === null && existing.organizationId === row.organizationId) {
+    if (EDIT_MODES[existing.editMode].locked) throw new Error(`the result space ${existing.id} is locked (editMode: locked)`);
+    const revision = await commitSpaceContent(db, existing.id, [existing.revisionId], translated.content, now);
     result = { space: existing.id, revision: revision.id };
   } else {
     const space = await insertSpace(
       ctx,
       {
-        organizationId: row.organization_id,
+        organizationId: row.organizationId,
         title: `${source.title} (${row.language})`.slice(0, 255),
         language: row.language,
-        ...(source.parent_id ? { parent: source.parent_id } : {}),
+        ...(source.parentId ? { parent: source.parentId } : {}),
       },
       translated.content,
     );
-    result = { space: space.id, revision: space.revision_id };
+    result = { space: space.id, revision: space.revisionId };
   }
   const duration = Math.max(0, ctx.clock.now().getTime() - started);
   await translations.recordRun(db, translationId, {
@@ -333,7 +333,7 @@ async function recordRun(
 
 /** A failed run leaves the result and statistics as they were; the status moves on as after any run. */
 export async function recordFailedRun(ctx: Scope, translationId: string): Promise<void> {
-  await translations.update(ctx.db, translationId, { status: await statusAfterRun(ctx.db, translationId), updated_at: ctx.now() });
+  await translations.update(ctx.db, translationId, { status: await statusAfterRun(ctx.db, translationId), updatedAt: ctx.now() });
 }
 
 /** Registers the background work of translations with the job runner. */

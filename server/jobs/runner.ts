@@ -199,7 +199,7 @@ export class JobRunner implements Jobs {
       resource: row.resource,
       payload: fromJson(row.payload, {}),
       attempts: row.attempts,
-      createdAt: row.created_at,
+      createdAt: row.createdAt,
       signal: controller.signal,
       confirmLease: () => inWrite(ctx, async () => {}),
       done: async (db) => {
@@ -209,7 +209,7 @@ export class JobRunner implements Jobs {
     running.work = (async () => {
       try {
         if (!kind) throw new Error(`no job kind "${row.kind}" is registered`);
-        if (row.taken_over && !kind.resumable) throw new Error(INTERRUPTED);
+        if (row.takenOver && !kind.resumable) throw new Error(INTERRUPTED);
         await kind.run(ctx, job as never);
         running.ending = true;
         const mine = await this.ctx.store.write((db) => jobs.finish(db, lease, this.ctx.now()));

@@ -1,11 +1,11 @@
 // Change requests of a space (numbered 1, 2, … per space), the users who contributed to each, and the PDFs made
 // from them (served at their own address for an hour, then removed).
-import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { ChangeRequestsTable } from './schema.ts';
+import type { Camelized, ChangeRequestPdfsTable, ChangeRequestsTable } from './schema.ts';
 
-export type ChangeRequestRecord = Selectable<ChangeRequestsTable>;
+export type ChangeRequestRecord = Camelized<Selectable<ChangeRequestsTable>>;
 
 export function get(db: Db, id: string): Promise<ChangeRequestRecord | undefined> {
   return db.first(db.q.selectFrom('change_requests').selectAll().where('id', '=', id));
@@ -29,13 +29,13 @@ export async function nextNumber(db: Db, spaceId: string): Promise<number> {
   return (row?.last ?? 0) + 1;
 }
 
-export async function insert(db: Db, row: Omit<ChangeRequestRecord, 'revision_merged_ancestor' | 'revision_merged'>): Promise<void> {
-  await db.run(db.q.insertInto('change_requests').values(row));
+export async function insert(db: Db, row: Omit<ChangeRequestRecord, 'revisionMergedAncestor' | 'revisionMerged'>): Promise<void> {
+  await db.run(db.q.insertInto('change_requests').values(columns<Insertable<ChangeRequestsTable>>(row)));
 }
 
-export async function update(db: Db, id: string, changes: Updateable<Omit<ChangeRequestsTable, 'id'>>): Promise<void> {
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<ChangeRequestsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('change_requests').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('change_requests').set(columns<Updateable<Omit<ChangeRequestsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Records that a user changed the content of a change request (nothing when already recorded). */
@@ -70,40 +70,44 @@ export async function count(db: Db, filters: ChangeRequestFilters): Promise<numb
   return (await db.first(filtered(db, filters).select((eb) => eb.fn.countAll<number>().as('n'))))?.n ?? 0;
 }
 
-/** A page of change requests, newest first by `column` then number, after `key`. */
+/** The column of each order of change requests. */
+const ORDER_COLUMNS = { updatedAt: 'updated_at', createdAt: 'created_at' } as const;
+
+/** A page of change requests, newest first by `orderBy` then number, after `key`. */
 export function page(
   db: Db,
   filters: ChangeRequestFilters,
-  column: 'updated_at' | 'created_at',
+  orderBy: keyof typeof ORDER_COLUMNS,
   key: Key | undefined,
   limit: number,
 ): Promise<ChangeRequestRecord[]> {
+  const column = ORDER_COLUMNS[orderBy];
   let query = filtered(db, filters).selectAll();
   if (key) query = query.where(after([column, 'number'], key, 'desc'));
   return db.all(query.orderBy(column, 'desc').orderBy('number', 'desc').limit(limit));
 }
 
 /** Open comments (not replies) of each of these change requests; a change request without any has no row. */
-export function openCommentCounts(db: Db, changeRequestIds: readonly string[]): Promise<{ change_request_id: string; n: number }[]> {
+export function openCommentCounts(db: Db, changeRequestIds: readonly string[]): Promise<{ changeRequestId: string; n: number }[]> {
   return db.all(
     db.q.selectFrom('comments')
       .select(['change_request_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where(db.specific.among('change_request_id', changeRequestIds))
       .where('parent_id', 'is', null).where('status', '=', 'open')
       .groupBy('change_request_id'),
-  ) as Promise<{ change_request_id: string; n: number }[]>;
+  ) as Promise<{ changeRequestId: string; n: number }[]>;
 }
 
 /** Stores a PDF made from a change request, and removes those whose time is over. */
 export async function storePdf(
   db: Db,
-  pdf: { id: string; change_request_id: string; file_name: string; content: Buffer; created_at: string; expires_at: string },
+  pdf: Camelized<Insertable<ChangeRequestPdfsTable>>,
 ): Promise<void> {
-  await db.run(db.q.deleteFrom('change_request_pdfs').where('expires_at', '<=', pdf.created_at));
-  await db.run(db.q.insertInto('change_request_pdfs').values(pdf));
+  await db.run(db.q.deleteFrom('change_request_pdfs').where('expires_at', '<=', pdf.createdAt));
+  await db.run(db.q.insertInto('change_request_pdfs').values(columns<Insertable<ChangeRequestPdfsTable>>(pdf)));
 }
 
 /** The PDF with this id, unless its time is over. */
-export function findPdf(db: Db, id: string, now: string): Promise<{ file_name: string; content: Buffer } | undefined> {
+export function findPdf(db: Db, id: string, now: string): Promise<{ fileName: string; content: Buffer } | undefined> {
   return db.first(db.q.selectFrom('change_request_pdfs').select(['file_name', 'content']).where('id', '=', id).where('expires_at', '>', now));
 }

@@ -1,10 +1,10 @@
 // Collections: a tree per organization (`parent_id`), sharing one order among siblings with spaces (`position`).
-import { type RawBuilder, type Selectable, sql, type Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { CollectionsTable } from './schema.ts';
+import type { Camelized, CollectionsTable } from './schema.ts';
 
-export type CollectionRecord = Selectable<CollectionsTable>;
+export type CollectionRecord = Camelized<Selectable<CollectionsTable>>;
 
 export function get(db: Db, id: string): Promise<CollectionRecord | undefined> {
   return db.first(db.q.selectFrom('collections').selectAll().where('id', '=', id));
@@ -57,13 +57,13 @@ export async function nextPositionInOrganization(db: Db, organizationId: string)
 }
 
 export async function insert(db: Db, collection: CollectionRecord): Promise<void> {
-  await db.run(db.q.insertInto('collections').values(collection));
+  await db.run(db.q.insertInto('collections').values(columns<Insertable<CollectionsTable>>(collection)));
 }
 
 /** Changes columns of a collection. */
-export async function update(db: Db, id: string, changes: Updateable<Omit<CollectionsTable, 'id'>>): Promise<void> {
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<CollectionsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('collections').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('collections').set(columns<Updateable<Omit<CollectionsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Removes a collection; its nested collections go with it (cascade), its spaces are left at the top level. */

@@ -1,11 +1,11 @@
 // Comments and replies (a comment has `parent_id` NULL, a reply its comment's id; space-level rows have
 // `change_request_id` NULL), and their reactions.
-import { type Selectable, sql, type Updateable } from 'kysely';
-import { type Db, prepared } from './db.ts';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { columns, type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
-import type { CommentsTable } from './schema.ts';
+import type { Camelized, CommentReactionsTable, CommentsTable } from './schema.ts';
 
-export type CommentRecord = Selectable<CommentsTable>;
+export type CommentRecord = Camelized<Selectable<CommentsTable>>;
 
 /** Where comments live: a space, and the change request of it they are on (null: the space's own). */
 export interface CommentPlace {
@@ -30,15 +30,15 @@ export function getReply(db: Db, parentId: string, id: string): Promise<CommentR
   return db.first(db.q.selectFrom('comments').selectAll().where('parent_id', '=', parentId).where('id', '=', id));
 }
 
-const INSERT = prepared((q, p: CommentRecord) => q.insertInto('comments').values(p));
+const INSERT = prepared((q, p: Selectable<CommentsTable>) => q.insertInto('comments').values(p));
 
 export async function insert(db: Db, row: CommentRecord): Promise<void> {
-  await db.run(INSERT, row);
+  await db.run(INSERT, columns<Selectable<CommentsTable>>(row));
 }
 
-export async function update(db: Db, id: string, changes: Updateable<Omit<CommentsTable, 'id'>>): Promise<void> {
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<CommentsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('comments').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('comments').set(columns<Updateable<Omit<CommentsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Removes a comment (with its replies and reactions: cascade) or a reply. */
@@ -87,11 +87,11 @@ export function pageOfReplies(db: Db, parentId: string, key: Key | undefined, li
 }
 
 /** How many replies each of these comments has; a comment without any has no row. */
-export function replyCounts(db: Db, commentIds: readonly string[]): Promise<{ parent_id: string; n: number }[]> {
+export function replyCounts(db: Db, commentIds: readonly string[]): Promise<{ parentId: string; n: number }[]> {
   return db.all(
     db.q.selectFrom('comments').select(['parent_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where(db.specific.among('parent_id', commentIds)).groupBy('parent_id'),
-  ) as Promise<{ parent_id: string; n: number }[]>;
+  ) as Promise<{ parentId: string; n: number }[]>;
 }
 
 /** The members of an organization who posted in a place (comments and replies), with their first post's time. */
@@ -121,7 +121,7 @@ export function reactions(
   db: Db,
   commentIds: readonly string[],
   users: number,
-): Promise<{ comment_id: string; emoji: string; user_id: string; reacted_at: string; total: number }[]> {
+): Promise<{ commentId: string; emoji: string; userId: string; reactedAt: string; total: number }[]> {
   return db.all(
     sql<{ comment_id: string; emoji: string; user_id: string; reacted_at: string; total: number }>`SELECT comment_id, emoji, user_id, reacted_at, total FROM (
         SELECT comment_id, emoji, user_id, reacted_at,
@@ -153,8 +153,8 @@ export async function hasReaction(db: Db, commentId: string, userId: string, emo
 }
 
 /** A user's reaction (nothing when already there). */
-export async function addReaction(db: Db, reaction: { comment_id: string; user_id: string; emoji: string; reacted_at: string }): Promise<void> {
-  await db.run(db.q.insertInto('comment_reactions').values(reaction).onConflict((oc) => oc.columns(['comment_id', 'user_id', 'emoji']).doNothing()));
+export async function addReaction(db: Db, reaction: Camelized<Insertable<CommentReactionsTable>>): Promise<void> {
+  await db.run(db.q.insertInto('comment_reactions').values(columns<Insertable<CommentReactionsTable>>(reaction)).onConflict((oc) => oc.columns(['comment_id', 'user_id', 'emoji']).doNothing()));
 }
 
 export async function removeReaction(db: Db, commentId: string, userId: string, emoji: string): Promise<void> {

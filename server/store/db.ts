@@ -10,7 +10,7 @@ import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import { badRequest } from '../errors.ts';
 import { jsonShapeProblem } from '../json-limits.ts';
 import { storableText } from '../text.ts';
-import type { Schema } from './schema.ts';
+import type { Camelized, Schema } from './schema.ts';
 import type { Specific } from './specific.ts';
 
 /** A query: built with `db.q` (Kysely's builders), or written with Kysely's `sql` template. */
@@ -111,6 +111,55 @@ export class Prepared<Params extends object, Row> {
 export const prepared = <Params extends object, Row>(build: (q: Kysely<Schema>, parameters: Params) => Query<Row>) =>
   new Prepared<Params, Row>(build);
 
+/** Most names each of `camelName` and `columnName` keeps made (the schema's columns and the queries' aliases are far fewer). */
+const MOST_NAMES = 4096;
+const camelNames = new Map<string, string>();
+
+/** A column's name as the layers above the store spell it (`CamelName` in schema.ts): `organization_id` → `organizationId`. */
+export function camelName(column: string): string {
+  let name = camelNames.get(column);
+  if (name === undefined) {
+    name = column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+    if (camelNames.size < MOST_NAMES) camelNames.set(column, name);
+  }
+  return name;
+}
+
+const columnNames = new Map<string, string>();
+
+/** The column a name above the store stands for: `organizationId` → `organization_id` (the inverse of `camelName`). */
+export function columnName(name: string): string {
+  let column = columnNames.get(name);
+  if (column === undefined) {
+    column = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    if (columnNames.size < MOST_NAMES) columnNames.set(name, column);
+  }
+  return column;
+}
+
+/**
+ * A record named as above the store, with its columns' own names (`{ organizationId }` → `{ organization_id }`): what
+ * the store's inserts and updates give Kysely. `T` is the table's type of what is written (`Insertable<SpacesTable>`).
+ */
+export function columns<T extends object>(record: Camelized<T>): T {
+  const row: Record<string, unknown> = {};
+  for (const name in record) row[columnName(name)] = record[name as keyof typeof record];
+  return row as T;
+}
+
+/**
+ * The row of `values` (a row read as an array) as the layers above the store see it: an object with a property per
+ * name of `names` (the statement's columns through `camelName`, computed once per statement), in order; a later
+ * column of the same name wins. An object made by assignments in the same order shares its shape (V8's hidden class)
+ * with every row of the statement, so reading, spreading and serialising rows stays fast; both engines' drivers read
+ * rows as arrays and make them here.
+ */
+export function rowOf(names: readonly string[], values: readonly unknown[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+  return row;
+}
+
 /** The engines the store runs on: SQLite embedded (the default), PostgreSQL for several instances. */
 export type Engine = 'sqlite' | 'postgres';
 
@@ -128,12 +177,12 @@ export interface Db {
   readonly writing: boolean;
   /** What this engine does its own way (specific.ts). */
   readonly specific: Specific<Db>;
-  /** The rows of a query. */
-  all<Row>(query: Query<Row>): Promise<Row[]>;
-  all<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Row[]>;
+  /** The rows of a query, their columns named as above the store (`Camelized`: `organization_id` is `organizationId`). */
+  all<Row>(query: Query<Row>): Promise<Camelized<Row>[]>;
+  all<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Camelized<Row>[]>;
   /** The first row of a query, or undefined when it has none. */
-  first<Row>(query: Query<Row>): Promise<Row | undefined>;
-  first<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Row | undefined>;
+  first<Row>(query: Query<Row>): Promise<Camelized<Row> | undefined>;
+  first<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Promise<Camelized<Row> | undefined>;
   /** Runs a statement; resolves to the number of rows it changed. */
   run(query: Query<unknown>): Promise<number>;
   run<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<number>;
@@ -201,7 +250,7 @@ export interface Driver {
   readonly engine: Engine;
   readonly q: Kysely<Schema>;
   readonly specific: Specific<Db>;
-  /** The rows of a statement; one that reads none runs and answers none. Each refuses a write when `writing` is false (`writeRefused`). */
+  /** The rows of a statement, made by `rowOf`; one that reads none runs and answers none. Each refuses a write when `writing` is false (`writeRefused`). */
   all(statement: Compiled, writing: boolean): Promise<unknown[]>;
   /** The first row of a statement, or undefined. */
   first(statement: Compiled, writing: boolean): Promise<unknown>;
@@ -236,17 +285,17 @@ export class EngineDb implements Db {
     this.writing = effects !== undefined;
   }
 
-  all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row[]> {
+  all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Camelized<Row>[]> {
     try {
-      return this.driver.all(compiled(query, this.q, values), this.writing) as Promise<Row[]>;
+      return this.driver.all(compiled(query, this.q, values), this.writing) as Promise<Camelized<Row>[]>;
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Row | undefined> {
+  first<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Camelized<Row> | undefined> {
     try {
-      return this.driver.first(compiled(query, this.q, values), this.writing) as Promise<Row | undefined>;
+      return this.driver.first(compiled(query, this.q, values), this.writing) as Promise<Camelized<Row> | undefined>;
     } catch (error) {
       return Promise.reject(error);
     }

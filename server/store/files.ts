@@ -15,7 +15,7 @@ export async function insert(db: Db, file: { fileId: string; sha256: string; byt
 export async function digests(db: Db, fileIds: readonly string[]): Promise<Map<string, string>> {
   if (fileIds.length === 0) return new Map();
   const rows = await db.all(db.q.selectFrom('file_contents').select(['file_id', 'sha256']).where(db.specific.among('file_id', fileIds)));
-  return new Map(rows.map((row) => [row.file_id, row.sha256]));
+  return new Map(rows.map((row) => [row.fileId, row.sha256]));
 }
 
 /** The stored bytes of a file and their content type, when it has any. */

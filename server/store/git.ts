@@ -1,16 +1,16 @@
 // Git operations: one row per import or export a client started, with its outcome (where a failure is kept: the
 // API's Git info has no error field). Ordered by creation, then by `rowid` (the order they were written in).
-import { type Selectable, sql } from 'kysely';
-import type { Db } from './db.ts';
-import type { GitOperationsTable } from './schema.ts';
+import { type Insertable, type Selectable, sql } from 'kysely';
+import { columns, type Db } from './db.ts';
+import type { Camelized, GitOperationsTable } from './schema.ts';
 
-export type GitOperationRecord = Selectable<GitOperationsTable>;
+export type GitOperationRecord = Camelized<Selectable<GitOperationsTable>>;
 
 export async function insert(
   db: Db,
-  row: Pick<GitOperationRecord, 'id' | 'space_id' | 'kind' | 'request' | 'credentials' | 'user_id' | 'created_at'>,
+  row: Pick<GitOperationRecord, 'id' | 'spaceId' | 'kind' | 'request' | 'credentials' | 'userId' | 'createdAt'>,
 ): Promise<void> {
-  await db.run(db.q.insertInto('git_operations').values(row));
+  await db.run(db.q.insertInto('git_operations').values(columns<Insertable<GitOperationsTable>>(row)));
 }
 
 export function get(db: Db, id: string): Promise<GitOperationRecord | undefined> {

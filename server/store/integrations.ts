@@ -2,13 +2,13 @@
 // installation receives, with the trace of their handling (`seq` orders events and logs in the order they were
 // written: an identity in PostgreSQL, AUTOINCREMENT in SQLite).
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { IntegrationEventsTable, IntegrationInstallationsTable, IntegrationsTable } from './schema.ts';
+import type { Camelized, IntegrationEventLogsTable, IntegrationEventsTable, IntegrationInstallationsTable, IntegrationsTable } from './schema.ts';
 
-export type IntegrationRecord = Selectable<IntegrationsTable>;
-export type InstallationRecord = Selectable<IntegrationInstallationsTable>;
-export type EventRecord = Selectable<IntegrationEventsTable>;
+export type IntegrationRecord = Camelized<Selectable<IntegrationsTable>>;
+export type InstallationRecord = Camelized<Selectable<IntegrationInstallationsTable>>;
+export type EventRecord = Camelized<Selectable<IntegrationEventsTable>>;
 
 /** Whose installations (and their events) a caller sees: all, or those of these organizations. */
 export type InstallationScope = { all: boolean; organizations: readonly string[] };
@@ -29,13 +29,13 @@ export function visible(db: Db, privateOf: readonly string[]): Promise<Integrati
   );
 }
 
-export async function insert(db: Db, row: Insertable<IntegrationsTable>): Promise<void> {
-  await db.run(db.q.insertInto('integrations').values(row));
+export async function insert(db: Db, row: Camelized<Insertable<IntegrationsTable>>): Promise<void> {
+  await db.run(db.q.insertInto('integrations').values(columns<Insertable<IntegrationsTable>>(row)));
 }
 
-export async function update(db: Db, name: string, changes: Updateable<Omit<IntegrationsTable, 'name'>>): Promise<void> {
+export async function update(db: Db, name: string, changes: Camelized<Updateable<Omit<IntegrationsTable, 'name'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('integrations').set(changes).where('name', '=', name));
+  await db.run(db.q.updateTable('integrations').set(columns<Updateable<Omit<IntegrationsTable, 'name'>>>(changes)).where('name', '=', name));
 }
 
 /** Removes an integration, its installations and their events (cascade). */
@@ -72,8 +72,8 @@ export async function installedElsewhere(db: Db, name: string, organizationId: s
   return row?.n ?? 0;
 }
 
-export async function insertInstallation(db: Db, row: Pick<InstallationRecord, 'id' | 'integration_name' | 'organization_id' | 'created_at' | 'updated_at'>): Promise<void> {
-  await db.run(db.q.insertInto('integration_installations').values(row));
+export async function insertInstallation(db: Db, row: Pick<InstallationRecord, 'id' | 'integrationName' | 'organizationId' | 'createdAt' | 'updatedAt'>): Promise<void> {
+  await db.run(db.q.insertInto('integration_installations').values(columns<Insertable<IntegrationInstallationsTable>>(row)));
 }
 
 /** What an integration's answer changed of its installation (JSON texts; a missing one is kept). */
@@ -90,7 +90,7 @@ export async function updateInstallation(db: Db, id: string, changes: { external
 }
 
 export async function insertEvent(db: Db, row: Omit<EventRecord, 'seq'>): Promise<void> {
-  await db.run(db.q.insertInto('integration_events').values(row));
+  await db.run(db.q.insertInto('integration_events').values(columns<Insertable<IntegrationEventsTable>>(row)));
 }
 
 export function getEvent(db: Db, id: string): Promise<EventRecord | undefined> {
@@ -123,8 +123,8 @@ export function pageOfEvents(db: Db, name: string, scope: InstallationScope, key
   return db.all(query.orderBy('seq', 'desc').limit(limit));
 }
 
-export async function addLog(db: Db, log: { event_id: string; message: string; level: string; timestamp: string }): Promise<void> {
-  await db.run(db.q.insertInto('integration_event_logs').values(log));
+export async function addLog(db: Db, log: Camelized<Insertable<Omit<IntegrationEventLogsTable, 'seq'>>>): Promise<void> {
+  await db.run(db.q.insertInto('integration_event_logs').values(columns<Insertable<IntegrationEventLogsTable>>(log)));
 }
 
 /** The trace of an event, in the order it was written. */

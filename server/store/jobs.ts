@@ -33,9 +33,9 @@ export interface ClaimedJob {
   payload: string;
   /** The claims of the job so far, this one included: the fencing token of this claim. */
   attempts: number;
-  created_at: string;
+  createdAt: string;
   /** Whether the job was running under an owner whose lease ran out (it is taken over, not started). */
-  taken_over: number;
+  takenOver: number;
 }
 
 /** One claim of a job: what its writes carry. */
@@ -72,7 +72,7 @@ export async function insert(db: Db, job: NewJob): Promise<void> {
 }
 
 const COLUMNS = ['id', 'kind', 'resource', 'payload', 'attempts', 'created_at'] as const;
-type JobColumns = Omit<ClaimedJob, 'taken_over'>;
+type JobColumns = Omit<ClaimedJob, 'takenOver'>;
 
 /**
  * Running jobs of other owners whose lease ran out by the database's clock, or that have none (left by a server from
@@ -162,7 +162,7 @@ export async function claim(db: Db, claim: JobClaim): Promise<ClaimedJob[]> {
     );
     if (row === undefined) return;
     busy.add(job.resource);
-    claimed.push({ ...job, attempts: Number(row.attempts), taken_over: takenOver ? 1 : 0 });
+    claimed.push({ ...job, attempts: Number(row.attempts), takenOver: takenOver ? 1 : 0 });
   };
   for (const job of await expired(db, claim.owner, room)) await take(job, true);
   if (claimed.length < claim.limit) for (const job of await heads(db, [...busy], room)) await take(job, false);

@@ -1,27 +1,28 @@
 // The link index of revisions: every link and image of every page of a revision, resolved and classified
 // (content/links.ts), in `content_links`, ordered as written (`rowid`); `content_link_index` marks the revisions whose
 // links are indexed, the app address used to classify them, and how many distinct broken links they hold.
-import { sql } from 'kysely';
-import type { Db } from './db.ts';
+import { type Insertable, sql } from 'kysely';
+import { columns, type Db } from './db.ts';
+import type { ContentLinksTable } from './schema.ts';
 
 export type LinkRecord = {
-  page_id: string;
+  pageId: string;
   position: number;
   href: string;
   relation: string;
   status: string;
-  target_kind: string;
-  target_id: string | null;
-  target_url: string | null;
+  targetKind: string;
+  targetId: string | null;
+  targetUrl: string | null;
 };
 
 /** The app address a revision's links were indexed for (undefined: not indexed). */
 export async function indexedFor(db: Db, revisionId: string): Promise<string | undefined> {
-  return (await db.first(db.q.selectFrom('content_link_index').select('app_url').where('revision_id', '=', revisionId)))?.app_url;
+  return (await db.first(db.q.selectFrom('content_link_index').select('app_url').where('revision_id', '=', revisionId)))?.appUrl;
 }
 
 /** The links of a revision as written in its pages (page, href, relation), by page and position. */
-export function written(db: Db, revisionId: string): Promise<{ page_id: string; href: string; relation: string }[]> {
+export function written(db: Db, revisionId: string): Promise<{ pageId: string; href: string; relation: string }[]> {
   return db.all(
     db.q.selectFrom('content_links').select(['page_id', 'href', 'relation']).where('revision_id', '=', revisionId).orderBy('page_id').orderBy('position'),
   );
@@ -47,7 +48,7 @@ export async function indexedAncestors(db: Db, parents: readonly string[], depth
 export async function replace(
   db: Db,
   index: { revisionId: string; appUrl: string; indexedAt: string; broken: number },
-  links: readonly (LinkRecord & { revision_id: string })[],
+  links: readonly (LinkRecord & { revisionId: string })[],
 ): Promise<void> {
   await db.run(db.q.deleteFrom('content_link_index').where('revision_id', '=', index.revisionId));
   await db.run(
@@ -55,7 +56,8 @@ export async function replace(
   );
   // In batches: a statement binds a bounded number of parameters (9 a link).
   for (let start = 0; start < links.length; start += 500) {
-    await db.run(db.q.insertInto('content_links').values(links.slice(start, start + 500)));
+    const batch = links.slice(start, start + 500).map((link) => columns<Insertable<ContentLinksTable>>(link));
+    await db.run(db.q.insertInto('content_links').values(batch));
   }
 }
 
@@ -80,7 +82,7 @@ export async function backlinks(db: Db, revisionId: string, kind: string, id: st
       WHERE revision_id = ${revisionId} AND target_kind = ${kind} AND target_id = ${id}
       GROUP BY page_id || '' ORDER BY MIN(rowid)`,
   );
-  return rows.map((row) => row.page_id);
+  return rows.map((row) => row.pageId);
 }
 
 /** The revisions of a space's open and draft change requests whose links are not indexed for `appUrl`. */

@@ -1,19 +1,11 @@
 // Members of organizations (`members`, one row per organization and user; role NULL is a guest).
-import { sql } from 'kysely';
-import { type Db, prepared } from './db.ts';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { columns, type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
+import type { Camelized, MembersTable } from './schema.ts';
 
 /** A member row as stored; `user_display_name` is kept by triggers from the user's display name. */
-export type MemberRow = {
-  organization_id: string;
-  user_id: string;
-  role: string | null;
-  disabled: number;
-  sso: number;
-  joined_at: string;
-  last_seen_at: string | null;
-  user_display_name: string;
-};
+export type MemberRow = Camelized<Selectable<MembersTable>>;
 
 /** The role and state of a user in an organization, when a member. */
 export function roleOf(db: Db, organizationId: string, userId: string): Promise<{ role: string | null; disabled: number } | undefined> {
@@ -33,7 +25,7 @@ export function get(db: Db, organizationId: string, userId: string): Promise<Mem
  * organization's (CROSS JOIN keeps SQLite to this order, which otherwise went through every team of the organization, a
  * cost that grew with its teams rather than with the page).
  */
-export function teamCounts(db: Db, organizationId: string, userIds: readonly string[]): Promise<{ user_id: string; n: number }[]> {
+export function teamCounts(db: Db, organizationId: string, userIds: readonly string[]): Promise<{ userId: string; n: number }[]> {
   return db.all(
     db.q.selectFrom('team_members')
       .crossJoin('teams')
@@ -63,13 +55,18 @@ export async function update(
   db: Db,
   organizationId: string,
   userId: string,
-  changes: Partial<Pick<MemberRow, 'role' | 'last_seen_at' | 'sso' | 'disabled'>>,
+  changes: Partial<Pick<MemberRow, 'role' | 'lastSeenAt' | 'sso' | 'disabled'>>,
 ): Promise<void> {
-  await db.run(db.q.updateTable('members').set(changes).where('organization_id', '=', organizationId).where('user_id', '=', userId));
+  await db.run(
+    db.q.updateTable('members').set(columns<Updateable<MembersTable>>(changes)).where('organization_id', '=', organizationId).where('user_id', '=', userId),
+  );
 }
 
-/** The orders members are listed in: by join date, by last activity (active members only), by display name. */
-export type MemberSort = 'joined_at' | 'last_seen_at' | 'user_display_name';
+/** The column of each order members are listed in: by join date, by last activity (active members only), by display name. */
+const SORT_COLUMNS = { joinedAt: 'joined_at', lastSeenAt: 'last_seen_at', userDisplayName: 'user_display_name' } as const;
+
+/** The orders members are listed in, by the field of a member's row they follow. */
+export type MemberSort = keyof typeof SORT_COLUMNS;
 
 export interface MemberFilters {
   organizationId: string;
@@ -113,19 +110,22 @@ export async function count(db: Db, filters: MemberFilters): Promise<number> {
 }
 
 /** A page of members in the order of `sort` then user id, after `key`. */
-export function page(db: Db, filters: MemberFilters, sort: MemberSort, order: SortOrder, key: Key | undefined, limit: number): Promise<MemberRow[]> {
+export function page(db: Db, filters: MemberFilters, by: MemberSort, order: SortOrder, key: Key | undefined, limit: number): Promise<MemberRow[]> {
+  const sort = SORT_COLUMNS[by];
   let query = filtered(db, filters).selectAll('members');
   if (key) query = query.where(after([`members.${sort}`, 'members.user_id'], key, order));
   return db.all(query.orderBy(`members.${sort}`, order).orderBy('members.user_id', order).limit(limit));
 }
 
 /** Makes a user a member of an organization, unless already one (then nothing changes). */
-export async function insertIfMissing(db: Db, member: { organization_id: string; user_id: string; role: string | null; joined_at: string }): Promise<void> {
-  await db.run(db.q.insertInto('members').values(member).onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing()));
+export async function insertIfMissing(db: Db, member: { organizationId: string; userId: string; role: string | null; joinedAt: string }): Promise<void> {
+  await db.run(
+    db.q.insertInto('members').values(columns<Insertable<MembersTable>>(member)).onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing()),
+  );
 }
 
 /** The organizations a user is an enabled member of, with the user's role, in the order they joined them. */
-export function ofUser(db: Db, userId: string): Promise<{ organization_id: string; role: string | null }[]> {
+export function ofUser(db: Db, userId: string): Promise<{ organizationId: string; role: string | null }[]> {
   return db.all(
     db.q.selectFrom('members').select(['organization_id', 'role']).where('user_id', '=', userId).where('disabled', '=', 0)
       .orderBy('joined_at').orderBy('organization_id'),

@@ -1,8 +1,8 @@
 // OpenAPI specifications of organizations and their processed versions.
-import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { OpenapiSpecsTable, OpenapiSpecVersionsTable } from './schema.ts';
+import type { Camelized, OpenapiSpecsTable, OpenapiSpecVersionsTable } from './schema.ts';
 
 /** The parsed document (JSON text) of the latest processed version of the organization's specification `slug`. */
 export async function latestDocument(db: Db, organizationId: string, slug: string): Promise<string | undefined> {
@@ -13,8 +13,8 @@ export async function latestDocument(db: Db, organizationId: string, slug: strin
   return row?.document;
 }
 
-export type SpecRecord = Selectable<OpenapiSpecsTable>;
-export type VersionRecord = Selectable<OpenapiSpecVersionsTable>;
+export type SpecRecord = Camelized<Selectable<OpenapiSpecsTable>>;
+export type VersionRecord = Camelized<Selectable<OpenapiSpecVersionsTable>>;
 
 export function getBySlug(db: Db, organizationId: string, slug: string): Promise<SpecRecord | undefined> {
   return db.first(db.q.selectFrom('openapi_specs').selectAll().where('organization_id', '=', organizationId).where('slug', '=', slug));
@@ -24,13 +24,13 @@ export function get(db: Db, id: string): Promise<SpecRecord | undefined> {
   return db.first(db.q.selectFrom('openapi_specs').selectAll().where('id', '=', id));
 }
 
-export async function insert(db: Db, spec: { id: string; organization_id: string; slug: string; created_at: string; updated_at: string }): Promise<void> {
-  await db.run(db.q.insertInto('openapi_specs').values(spec));
+export async function insert(db: Db, spec: { id: string; organizationId: string; slug: string; createdAt: string; updatedAt: string }): Promise<void> {
+  await db.run(db.q.insertInto('openapi_specs').values(columns<Insertable<OpenapiSpecsTable>>(spec)));
 }
 
 /** Changes columns of a spec; resolves to whether it exists. */
-export async function update(db: Db, id: string, changes: Updateable<Omit<OpenapiSpecsTable, 'id'>>): Promise<boolean> {
-  return (await db.run(db.q.updateTable('openapi_specs').set(changes).where('id', '=', id))) > 0;
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<OpenapiSpecsTable, 'id'>>>): Promise<boolean> {
+  return (await db.run(db.q.updateTable('openapi_specs').set(columns<Updateable<Omit<OpenapiSpecsTable, 'id'>>>(changes)).where('id', '=', id))) > 0;
 }
 
 /** Removes a spec and its versions (cascade). */
@@ -58,8 +58,9 @@ export function getVersion(db: Db, specId: string, versionId: string): Promise<V
  * share a resource), and UNIQUE (spec_id, number) stands behind it.
  */
 export async function insertVersion(db: Db, version: Omit<VersionRecord, 'number'>): Promise<void> {
-  const last = await db.first(db.q.selectFrom('openapi_spec_versions').select((eb) => eb.fn.max('number').as('n')).where('spec_id', '=', version.spec_id));
-  await db.run(db.q.insertInto('openapi_spec_versions').values({ ...version, number: (last?.n ?? 0) + 1 }));
+  const last = await db.first(db.q.selectFrom('openapi_spec_versions').select((eb) => eb.fn.max('number').as('n')).where('spec_id', '=', version.specId));
+  const row = columns<Omit<Insertable<OpenapiSpecVersionsTable>, 'number'>>(version);
+  await db.run(db.q.insertInto('openapi_spec_versions').values({ ...row, number: (last?.n ?? 0) + 1 }));
 }
 
 export async function countVersions(db: Db, specId: string): Promise<number> {

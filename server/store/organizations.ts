@@ -1,10 +1,10 @@
 // Organizations.
-import type { Selectable, Updateable } from 'kysely';
-import { type Db, prepared } from './db.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db, prepared } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { OrganizationsTable } from './schema.ts';
+import type { Camelized, OrganizationsTable } from './schema.ts';
 
-export type OrganizationRecord = Selectable<OrganizationsTable>;
+export type OrganizationRecord = Camelized<Selectable<OrganizationsTable>>;
 
 const GET = prepared((q, p: { id: string }) => q.selectFrom('organizations').selectAll().where('id', '=', p.id));
 
@@ -39,9 +39,9 @@ export async function hostnameTaken(db: Db, hostname: string, exceptId: string):
 }
 
 /** Changes columns of an organization. */
-export async function update(db: Db, id: string, changes: Updateable<Omit<OrganizationsTable, 'id'>>): Promise<void> {
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<OrganizationsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('organizations').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('organizations').set(columns<Updateable<Omit<OrganizationsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Removes an invite link of an organization. */
@@ -72,8 +72,8 @@ export async function any(db: Db): Promise<boolean> {
 }
 
 /** A new organization, with the defaults of the schema for what is not given. */
-export async function insert(db: Db, organization: { id: string; title: string; created_at: string; type: string; email_domains: string }): Promise<void> {
-  await db.run(db.q.insertInto('organizations').values(organization));
+export async function insert(db: Db, organization: { id: string; title: string; createdAt: string; type: string; emailDomains: string }): Promise<void> {
+  await db.run(db.q.insertInto('organizations').values(columns<Insertable<OrganizationsTable>>(organization)));
 }
 
 /** The organization with this id, or else with this hostname. */

@@ -1,21 +1,23 @@
 // Revisions: immutable snapshots of a space's content (`content`, the JSON of content/model.ts's RevisionContent).
 // A space's first revision may have no row yet (`spaces.unwritten_revision_id`: content/revisions.ts explains).
-import { type Db, prepared } from './db.ts';
+import type { Insertable } from 'kysely';
+import { columns, type Db, prepared } from './db.ts';
+import type { RevisionsTable } from './schema.ts';
 
 export type RevisionMetaRow = {
   id: string;
-  space_id: string;
-  change_request_id: string | null;
+  spaceId: string;
+  changeRequestId: string | null;
   parents: string;
   type: string;
-  created_at: string;
+  createdAt: string;
 };
 
 export async function insert(
   db: Db,
   row: RevisionMetaRow & { content: string },
 ): Promise<void> {
-  await db.run(db.q.insertInto('revisions').values(row));
+  await db.run(db.q.insertInto('revisions').values(columns<Insertable<RevisionsTable>>(row)));
 }
 
 /** A revision's row without its content. */
@@ -37,7 +39,7 @@ export async function unwrittenFirst(db: Db, spaceId: string, id: string): Promi
   const row = await db.first(
     db.q.selectFrom('spaces').select('created_at').where('id', '=', spaceId).where('unwritten_revision_id', '=', id),
   );
-  return row?.created_at;
+  return row?.createdAt;
 }
 
 /** Takes the name of its unwritten first revision off a space; true when it was that revision's (once only). */

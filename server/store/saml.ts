@@ -1,10 +1,10 @@
 // SAML identity providers of an organization.
-import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { SamlProvidersTable } from './schema.ts';
+import type { Camelized, SamlProvidersTable } from './schema.ts';
 
-export type SamlProviderRecord = Selectable<SamlProvidersTable>;
+export type SamlProviderRecord = Camelized<Selectable<SamlProvidersTable>>;
 
 export function get(db: Db, organizationId: string, id: string): Promise<SamlProviderRecord | undefined> {
   return db.first(db.q.selectFrom('saml_providers').selectAll().where('id', '=', id).where('organization_id', '=', organizationId));
@@ -30,12 +30,12 @@ export function all(db: Db, organizationId: string): Promise<SamlProviderRecord[
 }
 
 export async function insert(db: Db, row: SamlProviderRecord): Promise<void> {
-  await db.run(db.q.insertInto('saml_providers').values(row));
+  await db.run(db.q.insertInto('saml_providers').values(columns<Insertable<SamlProvidersTable>>(row)));
 }
 
-export async function update(db: Db, id: string, changes: Updateable<Omit<SamlProvidersTable, 'id'>>): Promise<void> {
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<SamlProvidersTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('saml_providers').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('saml_providers').set(columns<Updateable<Omit<SamlProvidersTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 export async function remove(db: Db, organizationId: string, id: string): Promise<void> {

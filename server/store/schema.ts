@@ -483,12 +483,22 @@ export interface Schema {
 }
 
 /**
- * A row of `table` as the store reads it, with some columns narrowed to what the domain knows they hold (an
+ * A column's name as the layers above the store spell it, the contract's way: `organization_id` is `organizationId`.
+ * The store writes SQL with the columns' own names and hands rows up with these (`camelName` in db.ts, applied to
+ * the names of a statement's columns), so no name of a column is written above the store.
+ */
+export type CamelName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelName<Tail>>}` : S;
+
+/** An object with its keys named as above the store (`CamelName`): a row as `Db.all` and `Db.first` answer it. */
+export type Camelized<T> = { [K in keyof T as K extends string ? CamelName<K> : K]: T[K] };
+
+/** A row of `table` as read, every column, named as above the store. */
+export type Selected<T extends keyof Schema> = Camelized<Selectable<Schema[T]>>;
+
+/**
+ * A row of `table` as the store hands it up, with some columns narrowed to what the domain knows they hold (an
  * enumeration's values where the column is TEXT): the one source of each row type, so that a column added to a table
  * is in every row type made from it.
  */
-export type Row<T extends keyof Schema, Narrowed extends { [C in keyof Selectable<Schema[T]>]?: unknown } = object> = Omit<
-  Selectable<Schema[T]>,
-  keyof Narrowed
-> &
+export type Row<T extends keyof Schema, Narrowed extends { [C in keyof Selected<T>]?: unknown } = object> = Omit<Selected<T>, keyof Narrowed> &
   Narrowed;

@@ -9,7 +9,7 @@ export type { SearchScope, SearchSection, SearchWords, SectionHit };
 /** The revision the index holds the space's rows of (null: none named; undefined: no such space). */
 export async function indexedRevision(db: Db, spaceId: string): Promise<string | null | undefined> {
   const row = await db.first(db.q.selectFrom('spaces').select('search_revision_id').where('id', '=', spaceId));
-  return row === undefined ? undefined : row.search_revision_id;
+  return row === undefined ? undefined : row.searchRevisionId;
 }
 
 /** Names the revision the index now holds the space's rows of (null: none). */

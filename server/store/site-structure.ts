@@ -1,13 +1,13 @@
 // The structure of a site: sections, section groups and site spaces (spaces attached to the site). Order among
 // siblings is `position` (1..n, renumbered when siblings are reordered); defaults are kept on the containers (the
 // site's default section and root site space, a section's default site space).
-import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
-import type { SiteSectionGroupsTable, SiteSectionsTable, SiteSpacesTable, SpacesTable } from './schema.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
+import type { Camelized, SiteSectionGroupsTable, SiteSectionsTable, SiteSpacesTable, SpacesTable } from './schema.ts';
 
-export type SectionRecord = Selectable<SiteSectionsTable>;
-export type GroupRecord = Selectable<SiteSectionGroupsTable>;
-export type SiteSpaceRecord = Selectable<SiteSpacesTable>;
+export type SectionRecord = Camelized<Selectable<SiteSectionsTable>>;
+export type GroupRecord = Camelized<Selectable<SiteSectionGroupsTable>>;
+export type SiteSpaceRecord = Camelized<Selectable<SiteSpacesTable>>;
 
 /** The tables of the structure's items. */
 export const ITEM_TABLES = {
@@ -30,7 +30,7 @@ export function siteSpaces(db: Db, siteId: string): Promise<SiteSpaceRecord[]> {
 }
 
 /** The spaces the site's site spaces hold. */
-export function spacesOfSite(db: Db, siteId: string): Promise<Selectable<SpacesTable>[]> {
+export function spacesOfSite(db: Db, siteId: string): Promise<Camelized<Selectable<SpacesTable>>[]> {
   return db.all(
     db.q.selectFrom('site_spaces').innerJoin('spaces', 'spaces.id', 'site_spaces.space_id').selectAll('spaces').where('site_spaces.site_id', '=', siteId),
   );
@@ -54,31 +54,31 @@ export async function setPosition(db: Db, kind: ItemKind, id: string, position: 
   await db.run(db.q.updateTable(ITEM_TABLES[kind]).set({ position }).where('id', '=', id));
 }
 
-export async function insertSection(db: Db, row: Pick<SectionRecord, 'id' | 'site_id' | 'title' | 'path' | 'icon' | 'position' | 'created_at'>): Promise<void> {
-  await db.run(db.q.insertInto('site_sections').values(row));
+export async function insertSection(db: Db, row: Pick<SectionRecord, 'id' | 'siteId' | 'title' | 'path' | 'icon' | 'position' | 'createdAt'>): Promise<void> {
+  await db.run(db.q.insertInto('site_sections').values(columns<Insertable<SiteSectionsTable>>(row)));
 }
 
 export async function insertGroup(db: Db, row: GroupRecord): Promise<void> {
-  await db.run(db.q.insertInto('site_section_groups').values(row));
+  await db.run(db.q.insertInto('site_section_groups').values(columns<Insertable<SiteSectionGroupsTable>>(row)));
 }
 
 export async function insertSiteSpace(db: Db, row: Omit<SiteSpaceRecord, 'condition'>): Promise<void> {
-  await db.run(db.q.insertInto('site_spaces').values(row));
+  await db.run(db.q.insertInto('site_spaces').values(columns<Insertable<SiteSpacesTable>>(row)));
 }
 
-export async function updateSection(db: Db, id: string, changes: Updateable<Omit<SiteSectionsTable, 'id'>>): Promise<void> {
+export async function updateSection(db: Db, id: string, changes: Camelized<Updateable<Omit<SiteSectionsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('site_sections').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('site_sections').set(columns<Updateable<Omit<SiteSectionsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
-export async function updateGroup(db: Db, id: string, changes: Updateable<Omit<SiteSectionGroupsTable, 'id'>>): Promise<void> {
+export async function updateGroup(db: Db, id: string, changes: Camelized<Updateable<Omit<SiteSectionGroupsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('site_section_groups').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('site_section_groups').set(columns<Updateable<Omit<SiteSectionGroupsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
-export async function updateSiteSpace(db: Db, id: string, changes: Updateable<Omit<SiteSpacesTable, 'id'>>): Promise<void> {
+export async function updateSiteSpace(db: Db, id: string, changes: Camelized<Updateable<Omit<SiteSpacesTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('site_spaces').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('site_spaces').set(columns<Updateable<Omit<SiteSpacesTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Moves the site spaces of the site's root level into a section. */

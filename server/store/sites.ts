@@ -1,10 +1,10 @@
 // Published sites. A site is published when at least one of its site spaces holds a space that is not deleted.
-import type { ExpressionBuilder, Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { Schema, SitesTable } from './schema.ts';
+import type { Camelized, Schema, SitesTable } from './schema.ts';
 
-export type SiteRecord = Selectable<SitesTable>;
+export type SiteRecord = Camelized<Selectable<SitesTable>>;
 
 /** Whether the site is published: a condition on `sites`. */
 const published = (eb: ExpressionBuilder<Schema, 'sites'>) =>
@@ -28,7 +28,7 @@ export async function isPublished(db: Db, siteId: string): Promise<boolean> {
 }
 
 /** For each of these sites: whether it is published, and how many site spaces it has. */
-export function facts(db: Db, siteIds: readonly string[]): Promise<{ id: string; published: number; site_spaces: number }[]> {
+export function facts(db: Db, siteIds: readonly string[]): Promise<{ id: string; published: number; siteSpaces: number }[]> {
   return db.all(
     db.q.selectFrom('sites')
       .select((eb) => [
@@ -37,7 +37,7 @@ export function facts(db: Db, siteIds: readonly string[]): Promise<{ id: string;
         eb.selectFrom('site_spaces').select((inner) => inner.fn.countAll<number>().as('n')).whereRef('site_spaces.site_id', '=', 'sites.id').as('site_spaces'),
       ])
       .where(db.specific.among('sites.id', siteIds)),
-  ) as Promise<{ id: string; published: number; site_spaces: number }[]>;
+  ) as Promise<{ id: string; published: number; siteSpaces: number }[]>;
 }
 
 /** Filters of a list of an organization's sites: those that hold a space, those published or not. */
@@ -75,14 +75,14 @@ export function page(db: Db, filters: SiteFilters, key: Key | undefined, limit: 
   return db.all(query.orderBy('created_at').orderBy('id').limit(limit));
 }
 
-export async function insert(db: Db, site: { id: string; organization_id: string; type: string; title: string; visibility: string; adaptive_schema: string; share_key: string; created_at: string }): Promise<void> {
-  await db.run(db.q.insertInto('sites').values(site));
+export async function insert(db: Db, site: { id: string; organizationId: string; type: string; title: string; visibility: string; adaptiveSchema: string; shareKey: string; createdAt: string }): Promise<void> {
+  await db.run(db.q.insertInto('sites').values(columns<Insertable<SitesTable>>(site)));
 }
 
 /** Changes columns of a site. */
-export async function update(db: Db, id: string, changes: Updateable<Omit<SitesTable, 'id'>>): Promise<void> {
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<SitesTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('sites').set(changes).where('id', '=', id));
+  await db.run(db.q.updateTable('sites').set(columns<Updateable<Omit<SitesTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /**

@@ -1,11 +1,11 @@
 // Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { type Db, prepared } from './db.ts';
+import { camelName, columns, type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
-import type { SpacesTable } from './schema.ts';
+import type { Camelized, SpacesTable } from './schema.ts';
 
 /** A space's row, as the API's code reads it (the two search and revision columns are the store's business). */
-export type SpaceRecord = Omit<Selectable<SpacesTable>, 'search_revision_id' | 'unwritten_revision_id'>;
+export type SpaceRecord = Camelized<Omit<Selectable<SpacesTable>, 'search_revision_id' | 'unwritten_revision_id'>>;
 
 const COLUMNS = [
   'id',
@@ -25,7 +25,10 @@ const COLUMNS = [
   'created_at',
   'updated_at',
   'deleted_at',
-] as const satisfies readonly (keyof SpaceRecord)[];
+] as const satisfies readonly (keyof SpacesTable)[];
+
+/** The names of COLUMNS in a row read. */
+const NAMES = COLUMNS.map(camelName) as (keyof SpaceRecord)[];
 
 const GET = prepared((q, p: { id: string }) => q.selectFrom('spaces').select(COLUMNS).where('id', '=', p.id));
 
@@ -67,21 +70,21 @@ const FOR_USER = prepared((q, p: { id: string; userId: string }) =>
 export async function getForUser(db: Db, id: string, userId: string): Promise<SpaceForUser | undefined> {
   const row = await db.first(FOR_USER, { id, userId });
   if (row === undefined) return undefined;
-  // The space's columns copied by name: an object rest (`{ member_role, ...space } = row`) takes V8's slow path.
+  // The space's columns copied by name: an object rest (`{ memberRole, ...space } = row`) takes V8's slow path.
   const space = {} as Record<string, unknown>;
-  for (const column of COLUMNS) space[column] = row[column];
+  for (const name of NAMES) space[name] = row[name];
   return {
     space: space as SpaceRecord,
-    member: row.member_user_id === null ? undefined : { role: row.member_role, disabled: row.member_disabled! },
+    member: row.memberUserId === null ? undefined : { role: row.memberRole, disabled: row.memberDisabled! },
     counters:
-      row.counters_space_id === null
+      row.countersSpaceId === null
         ? undefined
         : {
-            space_id: row.counters_space_id,
-            comments: row.counters_comments!,
-            change_requests: row.counters_change_requests!,
-            change_requests_open: row.counters_change_requests_open!,
-            change_requests_draft: row.counters_change_requests_draft!,
+            spaceId: row.countersSpaceId,
+            comments: row.countersComments!,
+            changeRequests: row.countersChangeRequests!,
+            changeRequestsOpen: row.countersChangeRequestsOpen!,
+            changeRequestsDraft: row.countersChangeRequestsDraft!,
           },
   };
 }
@@ -97,7 +100,7 @@ export async function insert(
   revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
 ): Promise<void> {
   await db.run(INSERT, {
-    ...row,
+    ...columns<Insertable<SpacesTable>>(row),
     search_revision_id: revisions.searchRevisionId,
     unwritten_revision_id: revisions.unwrittenRevisionId,
   });
@@ -105,14 +108,14 @@ export async function insert(
 
 const INSERT = prepared((q, p: Insertable<SpacesTable>) => q.insertInto('spaces').values(p));
 
-type SpaceChanges = Updateable<Omit<SpacesTable, 'id'>>;
+type SpaceChanges = Camelized<Updateable<Omit<SpacesTable, 'id'>>>;
 
 // Compiled once per set of columns changed (a PATCH sets those it was sent).
-const UPDATE = prepared((q, { id, ...changes }: SpaceChanges & { id: string }) => q.updateTable('spaces').set(changes).where('id', '=', id));
+const UPDATE = prepared((q, { id, ...changes }: Updateable<Omit<SpacesTable, 'id'>> & { id: string }) => q.updateTable('spaces').set(changes).where('id', '=', id));
 
 /** Changes columns of a space. */
 export async function update(db: Db, id: string, changes: SpaceChanges): Promise<void> {
-  await db.run(UPDATE, { ...changes, id });
+  await db.run(UPDATE, { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id });
 }
 
 
@@ -127,7 +130,7 @@ export async function deletedBefore(db: Db, cutoff: string): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-export type SpaceCounters = { space_id: string; comments: number; change_requests: number; change_requests_open: number; change_requests_draft: number };
+export type SpaceCounters = { spaceId: string; comments: number; changeRequests: number; changeRequestsOpen: number; changeRequestsDraft: number };
 
 /** The counters of these spaces, as the triggers keep them (a space without a row has all at 0). */
 export function counters(db: Db, spaceIds: readonly string[]): Promise<SpaceCounters[]> {
@@ -152,7 +155,7 @@ export function countersOf(db: Db, spaceId: string): Promise<SpaceCounters | und
 /** Number of live spaces of an organization, as the triggers keep it. */
 export async function liveCount(db: Db, organizationId: string): Promise<number> {
   const row = await db.first(db.q.selectFrom('organization_space_counts').select('live_spaces').where('organization_id', '=', organizationId));
-  return row?.live_spaces ?? 0;
+  return row?.liveSpaces ?? 0;
 }
 
 /** A page of the live spaces of an organization by creation (created_at, id), after `key`. */

@@ -1,13 +1,13 @@
 // Teams of an organization, their members (team_members) and the spaces they reach (team_spaces). A team's title is
 // kept folded too (`title_folded`, the title in JavaScript's lower case), so that a title filter is case-insensitive
 // for every script on both engines.
-import { type Selectable, sql } from 'kysely';
-import type { Db } from './db.ts';
+import { type Insertable, type Selectable, sql } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
 import { containingAscii } from './members.ts';
-import type { TeamsTable } from './schema.ts';
+import type { Camelized, TeamsTable } from './schema.ts';
 
-export type TeamRecord = Omit<Selectable<TeamsTable>, 'title_folded'>;
+export type TeamRecord = Camelized<Omit<Selectable<TeamsTable>, 'title_folded'>>;
 
 const COLUMNS = ['id', 'organization_id', 'title', 'created_at'] as const;
 
@@ -19,7 +19,7 @@ export function get(db: Db, organizationId: string, teamId: string): Promise<Tea
 }
 
 export async function insert(db: Db, team: TeamRecord): Promise<void> {
-  await db.run(db.q.insertInto('teams').values({ ...team, title_folded: team.title.toLowerCase() }));
+  await db.run(db.q.insertInto('teams').values({ ...columns<Omit<Insertable<TeamsTable>, 'title_folded'>>(team), title_folded: team.title.toLowerCase() }));
 }
 
 export async function rename(db: Db, teamId: string, title: string): Promise<void> {
@@ -86,7 +86,7 @@ export async function removeFromOrganizationTeams(db: Db, organizationId: string
 }
 
 /** How many members each of these teams has. */
-export function memberCounts(db: Db, teamIds: readonly string[]): Promise<{ team_id: string; value: number }[]> {
+export function memberCounts(db: Db, teamIds: readonly string[]): Promise<{ teamId: string; value: number }[]> {
   return db.all(
     db.q.selectFrom('team_members').select(['team_id', (eb) => eb.fn.countAll<number>().as('value')])
       .where(db.specific.among('team_id', teamIds)).groupBy('team_id'),
@@ -94,7 +94,7 @@ export function memberCounts(db: Db, teamIds: readonly string[]): Promise<{ team
 }
 
 /** How many live spaces each of these teams reaches. */
-export function spaceCounts(db: Db, teamIds: readonly string[]): Promise<{ team_id: string; value: number }[]> {
+export function spaceCounts(db: Db, teamIds: readonly string[]): Promise<{ teamId: string; value: number }[]> {
   return db.all(
     db.q.selectFrom('team_spaces').innerJoin('spaces', 'spaces.id', 'team_spaces.space_id')
       .select(['team_spaces.team_id as team_id', (eb) => eb.fn.countAll<number>().as('value')])
@@ -104,7 +104,7 @@ export function spaceCounts(db: Db, teamIds: readonly string[]): Promise<{ team_
 }
 
 /** A user's role in each of these teams that they are a member of. */
-export function rolesOf(db: Db, teamIds: readonly string[], userId: string): Promise<{ team_id: string; value: string }[]> {
+export function rolesOf(db: Db, teamIds: readonly string[], userId: string): Promise<{ teamId: string; value: string }[]> {
   return db.all(
     db.q.selectFrom('team_members').select(['team_id', 'role as value']).where(db.specific.among('team_id', teamIds)).where('user_id', '=', userId),
   );
@@ -130,7 +130,7 @@ export async function countOfMember(db: Db, filters: MemberTeamFilters): Promise
 }
 
 /** A page of a member's teams with the member's role in each, by creation (created_at, id), after `key`. */
-export function pageOfMember(db: Db, filters: MemberTeamFilters, key: Key | undefined, limit: number): Promise<(TeamRecord & { member_role: string })[]> {
+export function pageOfMember(db: Db, filters: MemberTeamFilters, key: Key | undefined, limit: number): Promise<(TeamRecord & { memberRole: string })[]> {
   let query = memberTeams(db, filters).select(['teams.id', 'teams.organization_id', 'teams.title', 'teams.created_at', 'team_members.role as member_role']);
   if (key) query = query.where(after(['teams.created_at', 'teams.id'], key));
   return db.all(query.orderBy('teams.created_at').orderBy('teams.id').limit(limit));

@@ -1,10 +1,10 @@
 // Translations of spaces into other languages, with the statistics of their runs.
-import type { Selectable, Updateable } from 'kysely';
-import type { Db } from './db.ts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { columns, type Db } from './db.ts';
 import { after, type Key } from './keyset.ts';
-import type { TranslationsTable } from './schema.ts';
+import type { Camelized, TranslationsTable } from './schema.ts';
 
-export type TranslationRecord = Selectable<TranslationsTable>;
+export type TranslationRecord = Camelized<Selectable<TranslationsTable>>;
 
 export function get(db: Db, id: string): Promise<TranslationRecord | undefined> {
   return db.first(db.q.selectFrom('translations').selectAll().where('id', '=', id));
@@ -12,14 +12,14 @@ export function get(db: Db, id: string): Promise<TranslationRecord | undefined> 
 
 export async function insert(
   db: Db,
-  row: Pick<TranslationRecord, 'id' | 'organization_id' | 'language' | 'source_space_id' | 'source_language' | 'instructions' | 'created_at' | 'updated_at'>,
+  row: Pick<TranslationRecord, 'id' | 'organizationId' | 'language' | 'sourceSpaceId' | 'sourceLanguage' | 'instructions' | 'createdAt' | 'updatedAt'>,
 ): Promise<void> {
-  await db.run(db.q.insertInto('translations').values(row));
+  await db.run(db.q.insertInto('translations').values(columns<Insertable<TranslationsTable>>(row)));
 }
 
 /** Changes columns of a translation; resolves to whether it exists. */
-export async function update(db: Db, id: string, changes: Updateable<Omit<TranslationsTable, 'id'>>): Promise<boolean> {
-  return (await db.run(db.q.updateTable('translations').set(changes).where('id', '=', id))) > 0;
+export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<TranslationsTable, 'id'>>>): Promise<boolean> {
+  return (await db.run(db.q.updateTable('translations').set(columns<Updateable<Omit<TranslationsTable, 'id'>>>(changes)).where('id', '=', id))) > 0;
 }
 
 /** Records a run: its result, and its figures added to the totals. */

@@ -1,7 +1,9 @@
 // Users and their access tokens (stored as SHA-256 hashes only).
-import { type Db, prepared } from './db.ts';
+import type { Insertable } from 'kysely';
+import { columns, type Db, prepared } from './db.ts';
+import type { UsersTable } from './schema.ts';
 
-export type UserRow = { id: string; display_name: string; email: string | null; photo_url: string | null };
+export type UserRow = { id: string; displayName: string; email: string | null; photoUrl: string | null };
 
 /** The user with this id. */
 export function get(db: Db, id: string): Promise<UserRow | undefined> {
@@ -39,6 +41,6 @@ export async function exists(db: Db, id: string): Promise<boolean> {
   return (await db.first(db.q.selectFrom('users').select('id').where('id', '=', id))) !== undefined;
 }
 
-export async function insert(db: Db, user: UserRow & { created_at: string }): Promise<void> {
-  await db.run(db.q.insertInto('users').values(user));
+export async function insert(db: Db, user: UserRow & { createdAt: string }): Promise<void> {
+  await db.run(db.q.insertInto('users').values(columns<Insertable<UsersTable>>(user)));
 }

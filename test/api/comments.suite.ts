@@ -50,8 +50,8 @@ export const contentEditor =
     inWrite(ctx.server.running.ctx, async (scope) => {
       const { db } = scope;
       const current = changeRequestId
-        ? (await getChangeRequestRow(db, spaceId, changeRequestId))!.revision_id
-        : (await getSpaceRow(db, spaceId))!.revision_id;
+        ? (await getChangeRequestRow(db, spaceId, changeRequestId))!.revisionId
+        : (await getSpaceRow(db, spaceId))!.revisionId;
       const content = structuredClone((await getRevision(db, current, spaceId))!.content);
       change(content);
       if (changeRequestId) {

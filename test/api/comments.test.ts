@@ -44,21 +44,21 @@ describe('insertComment', () => {
     const app = ctx.server.running.ctx;
     const space = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'handbook' } } }));
     const comment = await inWrite(app, (scope) =>
-      insertComment(scope, { space_id: space.id, change_request_id: null, posted_by: 'commenter', body: 'Is it?' }),
+      insertComment(scope, { spaceId: space.id, changeRequestId: null, postedBy: 'commenter', body: 'Is it?' }),
     );
     const reply = await inWrite(app, (scope) =>
       insertComment(scope, {
-        space_id: space.id,
-        change_request_id: null,
-        parent_id: comment.id,
-        revision_id: space.revision,
-        page_id: base.page('guide'),
-        node_id: 'n',
-        table_cell: '{"record":"r","definition":"d"}',
-        posted_by: 'editor',
+        spaceId: space.id,
+        changeRequestId: null,
+        parentId: comment.id,
+        revisionId: space.revision,
+        pageId: base.page('guide'),
+        nodeId: 'n',
+        tableCell: '{"record":"r","definition":"d"}',
+        postedBy: 'editor',
         body: 'It is.',
-        page_digest: 'digest',
-        node_preview: 'preview',
+        pageDigest: 'digest',
+        nodePreview: 'preview',
       }),
     );
     for (const row of [comment, reply]) {

@@ -216,7 +216,7 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
     }
     // The writes above reached the counters: the first space's comments and change requests, counted alike.
     const counters = await sqlite!.running.ctx.store.reader.all(sql<{ comments: number; change_requests: number }>`SELECT comments, change_requests FROM space_counters WHERE space_id = ${one}`);
-    expect(counters.map((row) => [Number(row.comments) > 0, Number(row.change_requests)])).toEqual([[true, 2]]);
+    expect(counters.map((row) => [Number(row.comments) > 0, Number(row.changeRequests)])).toEqual([[true, 2]]);
   });
 });
 

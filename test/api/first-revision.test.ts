@@ -27,7 +27,7 @@ async function stored(spaceId: string, revisionId: string) {
   const space = await db.first<{ unwritten_revision_id: string | null }>(sql`SELECT unwritten_revision_id FROM spaces WHERE id = ${spaceId}`);
   return {
     row: await db.first(sql`SELECT space_id, parents, type, content FROM revisions WHERE id = ${revisionId}`),
-    named: space?.unwritten_revision_id === revisionId,
+    named: space?.unwrittenRevisionId === revisionId,
   };
 }
 
@@ -82,7 +82,7 @@ describe('the first revision of a space created empty', () => {
     // The space's links count the broken links of its open change requests, indexing their revisions first.
     expect(ok(await admin().GET('/v1/spaces/{spaceId}/links', space(fresh.id)), 200).items).toEqual([]);
     expect(await stored(fresh.id, fresh.revision)).toEqual({
-      row: { space_id: fresh.id, parents: '[]', type: 'edits', content: JSON.stringify({ pages: [], files: [], reusableContents: [], variables: {} }) },
+      row: { spaceId: fresh.id, parents: '[]', type: 'edits', content: JSON.stringify({ pages: [], files: [], reusableContents: [], variables: {} }) },
       named: false,
     });
     expect(ok(await admin().GET('/v1/spaces/{spaceId}/content', space(fresh.id)), 200)).toMatchObject({ id: fresh.revision, createdAt: fresh.createdAt, pages: [] });

@@ -229,7 +229,7 @@ describe('POST /v1/spaces/{spaceId}/git/export', () => {
     expect((await exportTo({ commitMessage: 'Unchanged' })).response.status).toBe(204);
     await idle();
     expect((await commitsOf(repo, 'refs/heads/docs/v1')).map((commit) => commit.message)).toEqual(['First\n']);
-    expect((await operationsOf('branches'))[0]).toMatchObject({ status: 'done', commit_oid: null });
+    expect((await operationsOf('branches'))[0]).toMatchObject({ status: 'done', commitOid: null });
 
     expect((await exportTo({ commitMessage: 'Forced', force: true })).response.status).toBe(204);
     await idle();
@@ -386,7 +386,7 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       url: repo,
       updatedAt: ctx.server.clock.now().toISOString(),
     });
-    expect((await operationsOf('copy'))[0]).toMatchObject({ kind: 'import', status: 'done', commit_oid: oid, revision_id: after.revision });
+    expect((await operationsOf('copy'))[0]).toMatchObject({ kind: 'import', status: 'done', commitOid: oid, revisionId: after.revision });
   });
 
   test('importing the same commit again changes nothing, unless forced; pages keep their ids', async () => {
@@ -425,9 +425,9 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(after.gitSync).toBeUndefined();
     expect(await pagesOf('preview')).toEqual([{ title: 'Old', type: 'document', markdown: 'Old page.\n', pages: [] }]);
     const [operation] = await operationsOf('preview');
-    expect(operation).toMatchObject({ status: 'done', revision_id: expect.any(String) });
-    expect(await storedPages(operation!.revision_id!, 'preview')).toEqual(HANDBOOK_SHAPE);
-    expect((await getRevision(db(), operation!.revision_id!, 'preview'))!.parents).toEqual([before.revision]);
+    expect(operation).toMatchObject({ status: 'done', revisionId: expect.any(String) });
+    expect(await storedPages(operation!.revisionId!, 'preview')).toEqual(HANDBOOK_SHAPE);
+    expect((await getRevision(db(), operation!.revisionId!, 'preview'))!.parents).toEqual([before.revision]);
   });
 
   test('reads a repository written by hand: part headings, link pages, front matter, assets and external files', async () => {

@@ -425,9 +425,9 @@ describe('aggregates a sequence of writes could grow', () => {
     const app = ctx.server.running.ctx;
     const revision = await app.store.write(async (db) => {
       const space = (await getSpaceRow(db, 'filler0'))!;
-      const content = structuredClone((await getRevision(db, space.revision_id, space.id))!.content);
+      const content = structuredClone((await getRevision(db, space.revisionId, space.id))!.content);
       content.pages = Array.from({ length: 4999 }, (_, index) => newPage({ title: `Page ${index}`, markdown: 'Filler.' }, app.now()));
-      return commitSpaceContent(db, space.id, [space.revision_id], content, app.now());
+      return commitSpaceContent(db, space.id, [space.revisionId], content, app.now());
     });
 
     expectError(
@@ -438,7 +438,7 @@ describe('aggregates a sequence of writes could grow', () => {
     );
     const pages = ok(await as('admin').GET('/v1/spaces/{spaceId}/content/pages', { params: { path: { spaceId: 'filler0' } } }));
     expect(pages.pages).toHaveLength(4999);
-    expect((await getSpaceRow(app.store.reader, 'filler0'))!.revision_id).toBe(revision.id);
+    expect((await getSpaceRow(app.store.reader, 'filler0'))!.revisionId).toBe(revision.id);
   });
 
   test(`a page of a list stops before ${PAGE_BYTES / 1024 / 1024} MiB of items, and the next page takes it on`, async () => {

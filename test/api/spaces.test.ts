@@ -55,11 +55,11 @@ describe('insertSpace', () => {
     // has no row (content/search.ts, content/revisions.ts). Any other column must be in the row as stored.
     for (const row of rows) {
       const stored = await app.store.reader.first<Record<string, unknown>>(sql`SELECT * FROM spaces WHERE id = ${row.id}`);
-      const { search_revision_id, unwritten_revision_id, ...rest } = stored!;
+      const { searchRevisionId, unwrittenRevisionId, ...rest } = stored!;
       expect(rest).toStrictEqual(row);
-      expect(search_revision_id).toBe(row.revision_id);
+      expect(searchRevisionId).toBe(row.revisionId);
       // Spaces made empty with a new id have an unwritten first revision; one given content writes its row.
-      expect(unwritten_revision_id).toBe(row.id === 'given-id' ? null : row.revision_id);
+      expect(unwrittenRevisionId).toBe(row.id === 'given-id' ? null : row.revisionId);
     }
     expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(rows[1]!.id)))).toMatchObject({
       title: 'Everything',

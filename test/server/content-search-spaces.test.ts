@@ -132,16 +132,16 @@ describe('a new revision of a space', () => {
   async function commit(spaceId: string, edit: (content: RevisionContent) => void) {
     await app().store.write(async (db) => {
       const row = (await getSpaceRow(db, spaceId))!;
-      const content = structuredClone((await getRevision(db, row.revision_id, spaceId))!.content);
+      const content = structuredClone((await getRevision(db, row.revisionId, spaceId))!.content);
       edit(content);
-      await commitSpaceContent(db, spaceId, [row.revision_id], content, app().now());
+      await commitSpaceContent(db, spaceId, [row.revisionId], content, app().now());
     });
   }
 
   /** The space's rows as indexing its whole current content gives them (the index is left so). */
   async function indexedWhole(spaceId: string) {
     await app().store.write(async (db) => {
-      const revision = (await getRevision(db, (await getSpaceRow(db, spaceId))!.revision_id, spaceId))!;
+      const revision = (await getRevision(db, (await getSpaceRow(db, spaceId))!.revisionId, spaceId))!;
       await removeSpaceFromIndex(db, spaceId);
       await indexSpaceContent(db, spaceId, revision.id, revision.content);
     });
@@ -183,8 +183,8 @@ describe('a new revision of a space', () => {
         await commit('kitchen', edit);
         const after = await rowsOf('kitchen');
         // The pages whose rows differ, all their rows indexed again; no other row.
-        const changed = new Set([...before.filter((row) => !after.includes(row)), ...after.filter((row) => !before.includes(row))].map((row) => JSON.parse(row).page_id));
-        expect(indexedRows() - counted, what).toBe(after.filter((row) => changed.has(JSON.parse(row).page_id)).length);
+        const changed = new Set([...before.filter((row) => !after.includes(row)), ...after.filter((row) => !before.includes(row))].map((row) => JSON.parse(row).pageId));
+        expect(indexedRows() - counted, what).toBe(after.filter((row) => changed.has(JSON.parse(row).pageId)).length);
         expect(await rowids('kitchen', 'fridge'), what).toEqual(fridge);
         expect(after, what).toEqual(await indexedWhole('kitchen'));
       }
@@ -204,7 +204,7 @@ describe('a new revision of a space', () => {
     expect(await rowsOf(copy.id)).toEqual(await rowsOf('kitchen'));
     for (const id of [created.id, copy.id]) {
       const row = (await getSpaceRow(reader(), id))!;
-      expect(await reader().first(sql`SELECT search_revision_id AS id FROM spaces WHERE id = ${id}`)).toEqual({ id: row.revision_id });
+      expect(await reader().first(sql`SELECT search_revision_id AS id FROM spaces WHERE id = ${id}`)).toEqual({ id: row.revisionId });
       expect(await rowsOf(id)).toEqual(await indexedWhole(id));
     }
     await expectRecorded();

@@ -143,12 +143,12 @@ describe('enumerations of the contract', () => {
   });
 
   test('a stored value outside its enumeration is refused at the row boundary, naming table, column and value', () => {
-    const row = { id: 's1', visibility: 'private', edit_mode: 'live', default_level: null };
+    const row = { id: 's1', visibility: 'private', editMode: 'live', defaultLevel: null };
     expect(parseSpaceRow(row)).toBe(row);
-    expect(() => parseSpaceRow({ ...row, edit_mode: 'frozen' })).toThrow(
+    expect(() => parseSpaceRow({ ...row, editMode: 'frozen' })).toThrow(
       'spaces.edit_mode holds "frozen", not one of live, locked',
     );
-    expect(() => parseSpaceRow({ ...row, default_level: 'owner' })).toThrow(/^spaces\.default_level holds "owner"/);
+    expect(() => parseSpaceRow({ ...row, defaultLevel: 'owner' })).toThrow(/^spaces\.default_level holds "owner"/);
   });
 
   test('a seed file value outside its enumeration stops start-up, naming it', async () => {

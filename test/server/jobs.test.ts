@@ -94,8 +94,8 @@ describe.each(['sqlite', 'postgres'] as const)('the job queue on %s', (engine) =
     const real = Date.now.bind(Date);
     const skewed = vi.spyOn(Date, 'now').mockImplementation(() => real() + 3_600_000);
     try {
-      expect(await claim(store, 'instance-a', 1, { leaseMs: 60_000 })).toMatchObject([{ id, attempts: 1, taken_over: 0 }]);
-      const leaseLeft = Number((await jobRow(store, id!))!.lease_until) - (await databaseNow(store));
+      expect(await claim(store, 'instance-a', 1, { leaseMs: 60_000 })).toMatchObject([{ id, attempts: 1, takenOver: 0 }]);
+      const leaseLeft = Number((await jobRow(store, id!))!.leaseUntil) - (await databaseNow(store));
       expect(leaseLeft).toBeGreaterThan(0);
       expect(leaseLeft).toBeLessThanOrEqual(60_000);
       // Another instance does not take over a live lease, its host's clock an hour ahead or not.
@@ -105,7 +105,7 @@ describe.each(['sqlite', 'postgres'] as const)('the job queue on %s', (engine) =
     }
     // Once the lease ran out by the database's clock, it does: a new claim, counted.
     await store.write((db) => db.run(sql`UPDATE jobs SET lease_until = ${db.specific.clockMs} - 1 WHERE id = ${id}`));
-    expect(await claim(store, 'instance-b', 4)).toMatchObject([{ id, attempts: 2, taken_over: 1 }]);
+    expect(await claim(store, 'instance-b', 4)).toMatchObject([{ id, attempts: 2, takenOver: 1 }]);
     expect(await jobRow(store, id!)).toMatchObject({ status: 'running', owner: 'instance-b', attempts: 2 });
     // The first claim's lease is no longer the job's: it can neither renew, nor write, nor finish it.
     const first = { id: id!, owner: 'instance-a', attempts: 1 };
@@ -126,7 +126,7 @@ describe.each(['sqlite', 'postgres'] as const)('the job queue on %s', (engine) =
       await db.run(sql`INSERT INTO meta (key, value) VALUES ('outcome', 'written')`);
       expect(await jobs.finish(db, lease, new Date(0).toISOString())).toBe(true);
     });
-    expect(await jobRow(store, id!)).toMatchObject({ status: 'done', owner: 'instance-a', attempts: 1, lease_until: null });
+    expect(await jobRow(store, id!)).toMatchObject({ status: 'done', owner: 'instance-a', attempts: 1, leaseUntil: null });
     // The runner's own finish, and a heartbeat that comes before it, find the job ended by this claim: not lost.
     expect(await store.write((db) => jobs.finish(db, lease, new Date(0).toISOString()))).toBe(true);
     expect(await store.write((db) => jobs.renew(db, [lease], 60_000))).toEqual(new Set([id]));
@@ -220,7 +220,7 @@ describe.each(['sqlite', 'postgres'] as const)('a job taken over by another inst
     const { store } = await openStore(engine);
     // A lease long enough that no heartbeat comes before the job's write: the write itself finds out.
     const { job, proceed, outcome, warnings, written } = await runnerWithGatedJob(store, 60_000);
-    expect(await takeOver(store, job.id)).toMatchObject([{ id: job.id, attempts: 2, taken_over: 1 }]);
+    expect(await takeOver(store, job.id)).toMatchObject([{ id: job.id, attempts: 2, takenOver: 1 }]);
     proceed.resolve();
     await expect.poll(() => job.signal.aborted).toBe(true);
     await expect.poll(() => outcome.refused).toBeDefined();
@@ -255,6 +255,6 @@ describe.each(['sqlite', 'postgres'] as const)('a job taken over by another inst
     expect(outcome).toMatchObject({ wrote: true, refused: undefined, failures: 0 });
     expect(await written()).toBe(true);
     expect(job.signal.aborted).toBe(false);
-    expect(await jobRow(store, job.id)).toMatchObject({ status: 'done', attempts: 1, lease_until: null });
+    expect(await jobRow(store, job.id)).toMatchObject({ status: 'done', attempts: 1, leaseUntil: null });
   });
 });

@@ -50,7 +50,7 @@ const document = (id: string, markdown: string) => storedPage(id, id, markdown);
 async function current() {
   const db = app().store.reader;
   const row = (await getSpaceRow(db, 'handbook'))!;
-  return (await getRevision(db, row.revision_id, 'handbook'))!;
+  return (await getRevision(db, row.revisionId, 'handbook'))!;
 }
 
 /** The indexed links of `revision` as `context` (the server's, or another app address's) reads them. */
@@ -60,9 +60,9 @@ const linksOf = (revision: Awaited<ReturnType<typeof current>>, context: AppCont
 async function commit(edit: (content: RevisionContent) => void) {
   await app().store.write(async (db) => {
     const row = (await getSpaceRow(db, 'handbook'))!;
-    const content = structuredClone((await getRevision(db, row.revision_id, 'handbook'))!.content);
+    const content = structuredClone((await getRevision(db, row.revisionId, 'handbook'))!.content);
     edit(content);
-    await commitSpaceContent(db, 'handbook', [row.revision_id], content, app().now());
+    await commitSpaceContent(db, 'handbook', [row.revisionId], content, app().now());
   });
   return current();
 }

@@ -60,7 +60,7 @@ function insert(organization: string, item: Item, position: number): void {
 /** Moves an item as the handlers do: the position, then the row, in one write. */
 async function move(organization: string, item: Item, parent: string | null, request: Parameters<typeof positionAmong>[3]) {
   return store.write(async (db) => {
-    const row = { id: item.id, organization_id: organization, parent_id: item.parent, position: positions(organization).get(item.id)! };
+    const row = { id: item.id, organizationId: organization, parentId: item.parent, position: positions(organization).get(item.id)! };
     const position = await positionAmong(db, row, parent, request);
     if (position !== undefined) {
       const table = item.kind === 'space' ? 'spaces' : 'collections';

@@ -97,6 +97,11 @@ describe('the reader', () => {
     expect(await store.reader.first(sql<{ n: number }>`SELECT count(*) AS n FROM scratch WHERE id = ${'reader-1'}`)).toEqual({ n: 0 });
     expect((await rows('')).length).toBeGreaterThan(0);
   });
+
+  test('answers rows with their columns named as above the store, camelCase, aliases too', async () => {
+    expect(await store.reader.first(sql`SELECT id AS some_id, txid AS tx_id FROM scratch ORDER BY id LIMIT 1`)).toEqual({ someId: expect.any(String), txId: expect.any(Number) });
+    expect(await store.reader.all(sql`SELECT 1 AS member_role WHERE false`)).toEqual([]);
+  });
 });
 
 describe('effects after commit (Db.afterCommit)', () => {

@@ -3,7 +3,7 @@
 // and the store's prepared queries (compiled once per engine, bound per call).
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { compiled, prepared } from '../../server/store/db.ts';
+import { camelName, columnName, columns, compiled, prepared } from '../../server/store/db.ts';
 import { postgresQueries } from '../../server/store/postgres/store.ts';
 import { SqliteStore, sqliteQueries } from '../../server/store/sqlite/store.ts';
 
@@ -27,6 +27,22 @@ describe('statements', () => {
   test('rows are the objects better-sqlite3 makes', async () => {
     expect(await store.reader.all(sql`SELECT id, name FROM t ORDER BY id`)).toEqual(store.connection.prepare('SELECT id, name FROM t ORDER BY id').all());
     expect(await store.reader.first(sql`SELECT id FROM t WHERE id = ${9}`)).toBeUndefined();
+  });
+});
+
+describe('names', () => {
+  test('rows come up with their columns named as above the store, camelCase, aliases too', async () => {
+    store.connection.exec("CREATE TABLE snake (some_id TEXT, created_at TEXT); INSERT INTO snake VALUES ('s', 't');");
+    expect(await store.reader.first(sql`SELECT some_id, created_at, 1 AS member_role FROM snake`)).toEqual({ someId: 's', createdAt: 't', memberRole: 1 });
+    expect(await store.reader.all(sql`SELECT * FROM snake`)).toEqual([{ someId: 's', createdAt: 't' }]);
+  });
+
+  test('every column of the schema is named back to itself, so what is written under a camelCase name lands in its column', () => {
+    const tables = (store.connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]);
+    const columnsOfSchema = tables.flatMap((table) => (store.connection.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]));
+    expect(columnsOfSchema.length).toBeGreaterThan(100);
+    expect(columnsOfSchema.filter((column) => columnName(camelName(column)) !== column)).toEqual([]);
+    expect(columns<{ organization_id: string; title: string }>({ organizationId: 'o', title: 't' })).toEqual({ organization_id: 'o', title: 't' });
   });
 });
 

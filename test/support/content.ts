@@ -10,7 +10,7 @@ import { getSpaceRow } from '../../server/domain/spaces.ts';
  */
 export function editSpaceContent(app: AppContext, spaceId: string, edit: (content: RevisionContent) => void): Promise<RevisionRecord> {
   return app.store.write(async (db) => {
-    const current = (await getSpaceRow(db, spaceId))!.revision_id;
+    const current = (await getSpaceRow(db, spaceId))!.revisionId;
     const content = structuredClone((await getRevision(db, current, spaceId))!.content);
     edit(content);
     return commitSpaceContent(db, spaceId, [current], content, app.now());

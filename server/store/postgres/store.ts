@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { unavailable } from '../../errors.ts';
-import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
+import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, type WriteOptions, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -143,7 +143,10 @@ type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 /** A statement that changes the database (refused through a reader). */
 const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
 
-/** How PostgreSQL runs a statement: on the pool (a reader) or on the client of one transaction, prepared by name. */
+/**
+ * How PostgreSQL runs a statement: on the pool (a reader) or on the client of one transaction, prepared by name; rows
+ * come as arrays and are made by `rowOf`, named as above the store.
+ */
 class PostgresDriver implements Driver {
   readonly engine = 'postgres';
   readonly q = postgresQueries;
@@ -157,18 +160,22 @@ class PostgresDriver implements Driver {
   private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<pg.QueryResult> {
     if (!writing && WRITES.test(text)) throw writeRefused(text);
     try {
-      return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text) });
+      return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text), rowMode: 'array' });
     } catch (error) {
       throw this.store.failure(error);
     }
   }
 
   async all(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    return (await this.execute(statement, writing)).rows;
+    const { rows, fields } = await this.execute(statement, writing);
+    if (rows.length === 0) return rows;
+    const names = fields.map((field) => camelName(field.name));
+    return rows.map((values: unknown[]) => rowOf(names, values));
   }
 
   async first(statement: Compiled, writing: boolean): Promise<unknown> {
-    return (await this.execute(statement, writing)).rows[0];
+    const { rows, fields } = await this.execute(statement, writing);
+    return rows.length === 0 ? undefined : rowOf(fields.map((field) => camelName(field.name)), rows[0] as unknown[]);
   }
 
   async run(statement: Compiled, writing: boolean): Promise<number> {

@@ -4,8 +4,10 @@
 //
 // better-sqlite3 is synchronous: a query runs when it is called, and the promise the store gives back is already
 // settled. Each SQL text is prepared once and its statement reused (a bounded cache): preparing parses and plans the
-// SQL, which on every call showed in a GET's profile. Rows are read as arrays (better-sqlite3's `raw` mode)
-// and made into objects here (see `rowOf`).
+// SQL, which on every call showed in a GET's profile. Rows are read as arrays (better-sqlite3's `raw` mode) and made
+// into objects by `rowOf` (db.ts), named as above the store: better-sqlite3 makes its row objects in C++ with V8's
+// `Object::New(names, values)`, whose objects are in dictionary mode (their properties in a hash table), and reading,
+// spreading and serialising those cost more (undo: drop `raw(true)` in `statement` and rename each row's keys).
 import { mkdirSync } from 'node:fs';
 import { type Migration, migrationsIn } from '../migrations.ts';
 import path from 'node:path';
@@ -20,7 +22,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../../errors.ts';
 import { atTurnEnd } from '../../turn-end.ts';
-import { type Compiled, type Db, type Driver, Effects, EngineDb, type Store, writeRefused } from '../db.ts';
+import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
 
@@ -70,22 +72,11 @@ export function migrate(connection: Connection, migrations = readMigrations()): 
 export interface CachedStatement {
   readonly statement: Database.Statement;
   readonly reader: boolean;
-  /** The columns of the rows it reads, in order (undefined for a statement that reads none). */
+  /**
+   * The names of the columns of the rows it reads, in order, as above the store (`camelName`); undefined for a
+   * statement that reads none.
+   */
   readonly columns: readonly string[] | undefined;
-}
-
-/**
- * The row of `values` (a row read in raw mode), an object with a property per column, in order; a later column of the
- * same name wins, as in better-sqlite3's own rows. better-sqlite3 makes its row objects in C++ with V8's
- * `Object::New(names, values)`, whose objects are in dictionary mode (their properties in a hash table): reading,
- * spreading and serialising them then costs more than for an object made by assignments, whose shape V8 shares
- * between rows of the same columns. Reading a 25-column row and using it costs about a third less this way (undo:
- * drop `raw(true)` in `statement` and return the rows as they come).
- */
-function rowOf(columns: readonly string[], values: readonly unknown[]): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
-  return row;
 }
 
 /** How SQLite runs a statement: prepared once through the store's cache, run synchronously on its one connection. */
@@ -235,7 +226,7 @@ export class SqliteStore implements Store {
     }
     const prepared = this.connection.prepare(sql);
     const reader = prepared.reader;
-    const statement: CachedStatement = { statement: reader ? prepared.raw(true) : prepared, reader, columns: reader ? prepared.columns().map((column) => column.name) : undefined };
+    const statement: CachedStatement = { statement: reader ? prepared.raw(true) : prepared, reader, columns: reader ? prepared.columns().map((column) => camelName(column.name)) : undefined };
     this.statements.set(sql, statement);
     if (this.statements.size > STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     return statement;
