@@ -5,7 +5,7 @@ import type { AppContext, Scope } from '../context.ts';
 import { removeSpacesFromIndex } from '../content/search.ts';
 import { badRequest, conflict, forbidden, isFailure, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
-import { rowParser } from './enums.ts';
+import { parseEnum, rowParser } from './enums.ts';
 import { newId } from './ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
 import { getOrganizationRow, organizationAccess, organizationPermissions } from './organizations.ts';
@@ -34,7 +34,7 @@ export async function getCollectionRow(db: Db, id: string): Promise<CollectionRo
 export async function inheritedDefaultLevels(db: Db, collectionIds: readonly string[]): Promise<Map<string, Role | null>> {
   const rows = await collections.inheritedDefaultLevels(db, collectionIds);
   const levels = new Map<string, Role | null>(collectionIds.map((id) => [id, null]));
-  for (const row of rows) levels.set(row.start, row.level as Role);
+  for (const row of rows) levels.set(row.start, parseEnum(ROLE_RANKS, { table: 'collections', column: 'default_level' }, row.level));
   return levels;
 }
 

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import LZString from 'lz-string';
 import type { Caller } from '../auth/caller.ts';
-import { type Membership, membershipOf } from '../auth/roles.ts';
+import { type Membership, membershipOf, ROLE_RANKS } from '../auth/roles.ts';
 import { inWrite, reading, type Scope } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../json-limits.ts';
@@ -20,7 +20,7 @@ import * as spaces from '../store/spaces.ts';
 import { viewsAllContent } from './collections.ts';
 import { liveSpaceCount, parseSpaceRow, presentSpaceFor, type SpaceRow } from './spaces.ts';
 import { newId } from './ids.ts';
-import { rowParser } from './enums.ts';
+import { parseEnum, rowParser } from './enums.ts';
 import { getOrganizationRow, organizationPermissions, parseOrganizationRow, presentOrganization, requireOrganization } from './organizations.ts';
 import type { Key, Page } from './paging.ts';
 import { parseSiteRow, presentSiteFor, type SiteRow, sitePermissions } from './sites.ts';
@@ -135,7 +135,11 @@ export async function installationScope(ctx: Scope, caller: Caller, access: Inte
 /** Every organization the caller is an active member of. */
 export async function callerMemberships(db: Db, caller: Caller): Promise<Membership[]> {
   const rows = await members.ofUser(db, caller.user.id);
-  return rows.map((row) => ({ organizationId: row.organizationId, role: row.role as Membership['role'], disabled: false }));
+  return rows.map((row) => ({
+    organizationId: row.organizationId,
+    role: row.role === null ? null : parseEnum(ROLE_RANKS, { table: 'members', column: 'role' }, row.role),
+    disabled: false,
+  }));
 }
 
 /** An organization of the caller named by its id or its hostname (subdomain); 400 naming `field` otherwise. */

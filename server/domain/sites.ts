@@ -31,8 +31,11 @@ export const SITE_TYPES = {
   ultimate: { advancedCustomization: true },
 } satisfies Record<Model<'SiteType'>, { advancedCustomization: boolean }>;
 
-/** A `sites` row checked: its type and visibility are members of their enumerations. */
-export const parseSiteRow = rowParser<SiteRow>('sites', { type: SITE_TYPES, visibility: SITE_VISIBILITIES });
+/** Per `AgentsContext`: one entry per value of the setting (stored and answered as it is). */
+const AGENTS_CONTEXTS = { excluded: true, included: true } satisfies Record<Model<'AgentsContext'>, true>;
+
+/** A `sites` row checked: its type, visibility and agents' context are members of their enumerations. */
+export const parseSiteRow = rowParser<SiteRow>('sites', { type: SITE_TYPES, visibility: SITE_VISIBILITIES, agentsContext: AGENTS_CONTEXTS });
 
 export type SiteRow = Row<'sites', { type: Model<'Site'>['type']; visibility: Model<'Site'>['visibility']; agentsContext: Model<'Site'>['agentsContext'] }>;
 
