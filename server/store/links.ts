@@ -1,20 +1,12 @@
 // The link index of revisions: every link and image of every page of a revision, resolved and classified
 // (content/links.ts), in `content_links`, ordered as written (`rowid`); `content_link_index` marks the revisions whose
 // links are indexed, the app address used to classify them, and how many distinct broken links they hold.
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import { columns, type Db } from './db.ts';
-import type { ContentLinksTable } from './schema.ts';
+import type { Camelized, ContentLinksTable } from './schema.ts';
 
-export type LinkRecord = {
-  pageId: string;
-  position: number;
-  href: string;
-  relation: string;
-  status: string;
-  targetKind: string;
-  targetId: string | null;
-  targetUrl: string | null;
-};
+/** A link of a revision's index, without the revision's id. */
+export type LinkRecord = Camelized<Omit<Selectable<ContentLinksTable>, 'revision_id'>>;
 
 /** The app address a revision's links were indexed for (undefined: not indexed). */
 export async function indexedFor(db: Db, revisionId: string): Promise<string | undefined> {

@@ -1,17 +1,11 @@
 // Revisions: immutable snapshots of a space's content (`content`, the JSON of content/model.ts's RevisionContent).
 // A space's first revision may have no row yet (`spaces.unwritten_revision_id`: content/revisions.ts explains).
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { columns, type Db, prepared } from './db.ts';
-import type { RevisionsTable } from './schema.ts';
+import type { Camelized, RevisionsTable } from './schema.ts';
 
-export type RevisionMetaRow = {
-  id: string;
-  spaceId: string;
-  changeRequestId: string | null;
-  parents: string;
-  type: string;
-  createdAt: string;
-};
+/** A revision's row without its content. */
+export type RevisionMetaRow = Camelized<Omit<Selectable<RevisionsTable>, 'content'>>;
 
 export async function insert(
   db: Db,

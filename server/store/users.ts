@@ -1,9 +1,10 @@
 // Users and their access tokens (stored as SHA-256 hashes only).
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { columns, type Db, prepared } from './db.ts';
-import type { UsersTable } from './schema.ts';
+import type { Camelized, UsersTable } from './schema.ts';
 
-export type UserRow = { id: string; displayName: string; email: string | null; photoUrl: string | null };
+/** A user as the API's code reads it (when it was created is the store's business). */
+export type UserRow = Camelized<Omit<Selectable<UsersTable>, 'created_at'>>;
 
 /** The user with this id. */
 export function get(db: Db, id: string): Promise<UserRow | undefined> {
