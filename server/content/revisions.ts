@@ -10,7 +10,7 @@ import { indexSpaceContent } from './search.ts';
 export async function createRevision(
   db: Db,
   input: {
-    /** Chosen beforehand when a row must name the revision before it exists (a new space's `revision_id`). */
+    /** Chosen beforehand when a row must name the revision before it exists (a new space's `revisionId`). */
     id?: string;
     spaceId: string;
     changeRequestId?: string;

@@ -1,7 +1,7 @@
 // Comments and replies: where they live (a space, or a change request of it), the caller's permissions on them,
 // their reactions, how the API shows them, and the operations on them (posting, editing, resolving, reacting,
-// deleting, listing). A comment is a row with `parent_id` NULL, a reply one with `parent_id` set; space-level rows
-// have `change_request_id` NULL.
+// deleting, listing). A comment is a row with `parentId` null, a reply one with `parentId` set; space-level rows
+// have `changeRequestId` null.
 import { type Caller, findUsers } from '../auth/caller.ts';
 import { ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
