@@ -68,10 +68,9 @@ export function migrate(connection: Connection, migrations = readMigrations()): 
   return applied;
 }
 
-/** A prepared statement of the cache: whether it reads rows, and then the names of its columns. */
+/** A prepared statement of the cache, and the names of its columns when it reads rows. */
 export interface CachedStatement {
   readonly statement: Database.Statement;
-  readonly reader: boolean;
   /**
    * The names of the columns of the rows it reads, in order, as above the store (`camelName`); undefined for a
    * statement that reads none.
@@ -226,7 +225,10 @@ export class SqliteStore implements Store {
     }
     const prepared = this.connection.prepare(sql);
     const reader = prepared.reader;
-    const statement: CachedStatement = { statement: reader ? prepared.raw(true) : prepared, reader, columns: reader ? prepared.columns().map((column) => camelName(column.name)) : undefined };
+    const statement: CachedStatement = {
+      statement: reader ? prepared.raw(true) : prepared,
+      columns: reader ? prepared.columns().map((column) => camelName(column.name)) : undefined,
+    };
     this.statements.set(sql, statement);
     if (this.statements.size > STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     return statement;
