@@ -44,7 +44,7 @@ import {
   writeRepository,
 } from './git-repository.ts';
 import type { RevisionContent, RevisionGit, StoredFile } from './model.ts';
-import { createRevision, getRevision, setCurrentRevision } from './revisions.ts';
+import { createRevision, currentRevision, setCurrentRevision } from './revisions.ts';
 
 export const GIT_IMPORT_JOB = 'git-import';
 export const GIT_EXPORT_JOB = 'git-export';
@@ -138,7 +138,7 @@ async function runImport(ctx: AppContext, operation: GitOperation, job: Operatio
     if (!request.standalone && EDIT_MODES[space.editMode].locked) {
       throw new GitSyncError('the space is locked (editMode: locked): its content cannot be changed');
     }
-    const current = (await getRevision(db, space.revisionId, space.id))!;
+    const current = await currentRevision(db, space);
     const git = revisionGit(read, request);
     const upToDate = current.content.git?.oid === git.oid && current.content.git.ref === git.ref;
     if (upToDate && !request.force && !request.standalone) {
@@ -199,7 +199,7 @@ async function runExport(ctx: AppContext, operation: GitOperation, job: Operatio
   // Read first, outside any transaction; the repository is written to; the outcome is recorded in a write.
   const { db } = reading(ctx);
   const space = await liveSpace(db, operation.row.spaceId);
-  const content = (await getRevision(db, space.revisionId, space.id))!.content;
+  const content = (await currentRevision(db, space)).content;
   const user = operation.row.userId ? await findUser(db, operation.row.userId) : undefined;
   const bytes = new Map<string, Buffer | undefined>();
   for (const file of content.files) bytes.set(file.id, (await readFileContent(db, file.id))?.bytes);

@@ -74,6 +74,13 @@ export async function getRevision(db: Db, id: string, spaceId: string): Promise<
   };
 }
 
+/** The current content of a space (its main content, not a change request's): its revision must exist. */
+export async function currentRevision(db: Db, space: { id: string; revisionId: string }): Promise<RevisionRecord> {
+  const revision = await getRevision(db, space.revisionId, space.id);
+  if (!revision) throw new Error(`revision ${space.revisionId} of space ${space.id} does not exist`);
+  return revision;
+}
+
 /**
  * Unwritten first revisions. A space created empty (createSpace, a site's new space) has a first revision like any
  * other, with an id of its own (the space's `revision`), but no row: `spaces.unwritten_revision_id` names it, and it

@@ -49,12 +49,15 @@ export type EnumColumns<Row> = { [Column in keyof Row]?: Record<Extract<NonNulla
  * comes back typed, its enumeration columns holding members of their enumerations only.
  */
 export function rowParser<Row extends object>(table: string, columns: EnumColumns<Row>): (raw: unknown) => Row {
-  const checks = Object.entries(columns) as [string, Record<string, unknown>][];
+  // Per checked field: its name in the row, its members, and where an error says it is stored (made once, here).
+  const checks = (Object.entries(columns) as [string, Record<string, unknown>][]).map(
+    ([field, values]) => [field, values, { table, column: columnName(field) }] as const,
+  );
   return (raw) => {
     const row = raw as Record<string, unknown>;
-    for (const [column, values] of checks) {
-      const value = row[column];
-      if (value !== null && value !== undefined) parseEnum(values, { table, column: columnName(column) }, value);
+    for (const [field, values, where] of checks) {
+      const value = row[field];
+      if (value !== null && value !== undefined) parseEnum(values, where, value);
     }
     return raw as Row;
   };

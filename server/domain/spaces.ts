@@ -3,8 +3,8 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipFrom, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context.ts';
-import { emptyContent, type RevisionContent, type RevisionRecord } from '../content/model.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { emptyContent, type RevisionContent } from '../content/model.ts';
+import { createRevision, currentRevision, setCurrentRevision } from '../content/revisions.ts';
 import { indexNewSpace, indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
 import { DAY } from './clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
@@ -64,13 +64,6 @@ export const DELETED_SPACE_RETENTION_MS = 7 * DAY;
 export async function getSpaceRow(db: Db, id: string): Promise<SpaceRow | undefined> {
   const row = await spaces.get(db, id);
   return row === undefined ? undefined : parseSpaceRow(row);
-}
-
-/** The current content of the space (its main content, not a change request's). */
-export async function spaceRevision(db: Db, row: SpaceRow): Promise<RevisionRecord> {
-  const revision = await getRevision(db, row.revisionId, row.id);
-  if (!revision) throw new Error(`revision ${row.revisionId} does not exist`);
-  return revision;
 }
 
 /**
@@ -469,7 +462,7 @@ export async function duplicateSpace(ctx: Scope, caller: Caller, spaceId: string
   const organization = await organizationAccess(ctx, caller, access.space.organizationId);
   requireOrganization(organization, 'createContent');
   const source = access.space;
-  const content = (await getRevision(ctx.db, source.revisionId, source.id))!.content;
+  const content = (await currentRevision(ctx.db, source)).content;
   const copy = await insertSpace(
     ctx,
     {
@@ -493,7 +486,7 @@ export async function restoreSpace(ctx: Scope, caller: Caller, spaceId: string):
   requireSpace(access, 'admin');
   if (access.space.deletedAt === null) throw conflict(`space ${spaceId} is not deleted`);
   await spaces.update(ctx.db, spaceId, { deletedAt: null, updatedAt: ctx.now() });
-  await setCurrentRevision(ctx.db, (await getRevision(ctx.db, access.space.revisionId, access.space.id))!, ctx.now());
+  await setCurrentRevision(ctx.db, await currentRevision(ctx.db, access.space), ctx.now());
   return presentSpaceNow(ctx, access.space.id, caller);
 }
 

@@ -6,8 +6,8 @@ import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership } from '../auth/roles.ts';
 import { type AppContext, inWrite, reading, type Scope } from '../context.ts';
 import { nodeText } from '../content/document.ts';
-import { commitSpaceContent, getRevision } from '../content/revisions.ts';
-import { type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
+import { commitSpaceContent, currentRevision } from '../content/revisions.ts';
+import { type Language, type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
 import { rowParser } from './enums.ts';
@@ -20,8 +20,6 @@ import { organizationAccess, organizationPermissions, type OrganizationAccess } 
 import type { Key } from './paging.ts';
 import { EDIT_MODES, getSpaceRow, insertSpace, spaceAccess, type SpaceRow } from './spaces.ts';
 import type { Row } from '../store/schema.ts';
-
-type Language = Model<'Language'>;
 
 export type TranslationRow = Row<'translations', { language: Language; sourceLanguage: Language | null; status: Model<'TranslationStatus'> }>;
 
@@ -275,7 +273,7 @@ export async function performRun(ctx: AppContext, translationId: string, job: Pi
   if (!source) throw new Error(`source space ${row.sourceSpaceId} no longer exists in the organization`);
   const instructions = fromJson<Model<'Document'> | null>(row.instructions, null);
   const from = row.sourceLanguage ?? source.language;
-  const translated = await translateContent((await getRevision(db, source.revisionId, source.id))!.content, translatorOf(ctx), {
+  const translated = await translateContent((await currentRevision(db, source)).content, translatorOf(ctx), {
     ...(from ? { from } : {}),
     to: row.language,
     instructions: instructions?.nodes.map(nodeText).join('\n') ?? '',

@@ -20,7 +20,7 @@ import {
   presentPageRead,
   presentRevision,
 } from '../content/present.ts';
-import { commitSpaceContent } from '../content/revisions.ts';
+import { commitSpaceContent, currentRevision } from '../content/revisions.ts';
 import { searchSections } from '../content/search.ts';
 import { groupByPage, presentPages } from '../content/search-results.ts';
 import { applyTemplate } from '../content/templates.ts';
@@ -34,7 +34,7 @@ import {
 import type { Input, Model } from '../domain/contract.ts';
 import { unreachable } from '../domain/enums.ts';
 import { listId } from '../domain/paging.ts';
-import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess, spaceRevision } from '../domain/spaces.ts';
+import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
 import { conflict, notFound } from '../errors.ts';
 import { ownTransaction } from './transactions.ts';
 import type { HandlerGroup } from './types.ts';
@@ -73,7 +73,7 @@ type Paging = { page?: string; limit?: number };
 /** The space's main content, when the caller may view the space. */
 async function spaceTarget(ctx: Scope, caller: Caller, spaceId: string): Promise<Target> {
   const access = await spaceAccess(ctx, caller, spaceId);
-  const revision = await spaceRevision(ctx.db, access.space);
+  const revision = await currentRevision(ctx.db, access.space);
   return { access, scope: { space: access.space, revision, appPath: `/s/${spaceId}`, main: true } };
 }
 

@@ -250,7 +250,10 @@ export interface Driver {
   readonly engine: Engine;
   readonly q: Kysely<Schema>;
   readonly specific: Specific<Db>;
-  /** The rows of a statement, made by `rowOf`; one that reads none runs and answers none. Each refuses a write when `writing` is false (`writeRefused`). */
+  /**
+   * The rows of a statement, made by `rowOf`; one that reads none runs and answers none. Each method refuses a
+   * statement that writes when `writing` is false (`writeRefused`).
+   */
   all(statement: Compiled, writing: boolean): Promise<unknown[]>;
   /** The first row of a statement, or undefined. */
   first(statement: Compiled, writing: boolean): Promise<unknown>;

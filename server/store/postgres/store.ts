@@ -140,6 +140,9 @@ function typeParsers(types: typeof pg.types): pg.CustomTypesConfig {
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
+/** The names of a result's columns as rows come up (`camelName`). */
+const namesOf = (fields: readonly pg.FieldDef[]) => fields.map((field) => camelName(field.name));
+
 /** A statement that changes the database (refused through a reader). */
 const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
 
@@ -169,13 +172,13 @@ class PostgresDriver implements Driver {
   async all(statement: Compiled, writing: boolean): Promise<unknown[]> {
     const { rows, fields } = await this.execute(statement, writing);
     if (rows.length === 0) return rows;
-    const names = fields.map((field) => camelName(field.name));
+    const names = namesOf(fields);
     return rows.map((values: unknown[]) => rowOf(names, values));
   }
 
   async first(statement: Compiled, writing: boolean): Promise<unknown> {
     const { rows, fields } = await this.execute(statement, writing);
-    return rows.length === 0 ? undefined : rowOf(fields.map((field) => camelName(field.name)), rows[0] as unknown[]);
+    return rows.length === 0 ? undefined : rowOf(namesOf(fields), rows[0] as unknown[]);
   }
 
   async run(statement: Compiled, writing: boolean): Promise<number> {
