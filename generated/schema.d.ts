@@ -23,15 +23,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a collection. */
+        /**
+         * Get a collection
+         * @description Get a collection.
+         */
         get: operations["getCollection"];
         put?: never;
         post?: never;
-        /** @description Delete a collection. Answers 204 also when the collection did not exist. */
+        /**
+         * Delete a collection
+         * @description Delete a collection. Answers 204 also when the collection did not exist.
+         */
         delete: operations["deleteCollection"];
         options?: never;
         head?: never;
-        /** @description Update a collection. Fields left out are unchanged. */
+        /**
+         * Update a collection
+         * @description Update a collection. Fields left out are unchanged.
+         */
         patch: operations["updateCollection"];
         trace?: never;
     };
@@ -44,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Move a collection to another parent collection, or to another position among its siblings. */
+        /**
+         * Move a collection to another parent or position
+         * @description Move a collection to another parent collection, or to another position among its siblings.
+         */
         post: operations["moveCollection"];
         delete?: never;
         options?: never;
@@ -59,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the spaces of a collection. */
+        /**
+         * List the spaces of a collection
+         * @description List the spaces of a collection.
+         */
         get: operations["listCollectionSpaces"];
         put?: never;
         post?: never;
@@ -78,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Transfer a collection, with its spaces, to another organization. */
+        /**
+         * Transfer a collection, with its spaces, to another organization
+         * @description Transfer a collection, with its spaces, to another organization.
+         */
         post: operations["transferCollection"];
         delete?: never;
         options?: never;
@@ -93,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the organizations that use an email domain. */
+        /**
+         * List the organizations that use an email domain
+         * @description List the organizations that use an email domain.
+         */
         get: operations["listOrganizationsByEmailDomain"];
         put?: never;
         post?: never;
@@ -110,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List integrations. */
+        /**
+         * List integrations
+         * @description List integrations.
+         */
         get: operations["listIntegrations"];
         put?: never;
         post?: never;
@@ -127,12 +151,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get an integration. */
+        /**
+         * Get an integration
+         * @description Get an integration.
+         */
         get: operations["getIntegration"];
         put?: never;
-        /** @description Publish an integration: creates it, or updates it and increments its version. */
+        /**
+         * Publish an integration
+         * @description Publish an integration: creates it, or updates it and increments its version.
+         */
         post: operations["publishIntegration"];
-        /** @description Unpublish (delete) an integration. Answers 204 also when it did not exist. */
+        /**
+         * Unpublish (delete) an integration
+         * @description Unpublish (delete) an integration. Answers 204 also when it did not exist.
+         */
         delete: operations["unpublishIntegration"];
         options?: never;
         head?: never;
@@ -147,10 +180,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** @description Enable development mode: events are dispatched to the tunnel. */
+        /**
+         * Enable development mode
+         * @description Enable development mode: events are dispatched to the tunnel.
+         */
         put: operations["enableIntegrationDevMode"];
         post?: never;
-        /** @description Disable development mode. */
+        /**
+         * Disable development mode
+         * @description Disable development mode.
+         */
         delete: operations["disableIntegrationDevMode"];
         options?: never;
         head?: never;
@@ -164,7 +203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the events of an integration, newest first. */
+        /**
+         * List the events of an integration, newest first
+         * @description List the events of an integration, newest first.
+         */
         get: operations["listIntegrationEvents"];
         put?: never;
         post?: never;
@@ -181,7 +223,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get an event of an integration, with the trace of its handling. */
+        /**
+         * Get an event of an integration, with the trace of its handling
+         * @description Get an event of an integration, with the trace of its handling.
+         */
         get: operations["getIntegrationEvent"];
         put?: never;
         post?: never;
@@ -198,10 +243,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the installations of an integration. */
+        /**
+         * List the installations of an integration
+         * @description List the installations of an integration.
+         */
         get: operations["listIntegrationInstallations"];
         put?: never;
-        /** @description Install an integration in an organization; records an `installation_setup` event. */
+        /**
+         * Install an integration in an organization
+         * @description Install an integration in an organization; records an `installation_setup` event.
+         */
         post: operations["installIntegration"];
         delete?: never;
         options?: never;
@@ -216,7 +267,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Render a block of an integration as an element tree. */
+        /**
+         * Render a block of an integration as an element tree
+         * @description Render a block of an integration as an element tree.
+         */
         get: operations["renderIntegrationBlock"];
         put?: never;
         post?: never;
@@ -233,7 +287,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the sites an integration is installed on. */
+        /**
+         * List the sites an integration is installed on
+         * @description List the sites an integration is installed on.
+         */
         get: operations["listIntegrationSites"];
         put?: never;
         post?: never;
@@ -250,7 +307,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the spaces an integration is installed on. */
+        /**
+         * List the spaces an integration is installed on
+         * @description List the spaces an integration is installed on.
+         */
         get: operations["listIntegrationSpaces"];
         put?: never;
         post?: never;
@@ -267,7 +327,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the organizations the caller is a member of. */
+        /**
+         * List the organizations the caller is a member of
+         * @description List the organizations the caller is a member of.
+         */
         get: operations["listOrganizations"];
         put?: never;
         post?: never;
@@ -284,14 +347,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get an organization. */
+        /**
+         * Get an organization
+         * @description Get an organization.
+         */
         get: operations["getOrganization"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Update an organization. Fields left out are unchanged. */
+        /**
+         * Update an organization
+         * @description Update an organization. Fields left out are unchanged.
+         */
         patch: operations["updateOrganization"];
         trace?: never;
     };
@@ -302,10 +371,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the collections of an organization. */
+        /**
+         * List the collections of an organization
+         * @description List the collections of an organization.
+         */
         get: operations["listCollections"];
         put?: never;
-        /** @description Create a collection in an organization. */
+        /**
+         * Create a collection in an organization
+         * @description Create a collection in an organization.
+         */
         post: operations["createCollection"];
         delete?: never;
         options?: never;
@@ -323,7 +398,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Delete an invite link of an organization. Answers 204 also when the invite did not exist. */
+        /**
+         * Delete an invite link of an organization
+         * @description Delete an invite link of an organization. Answers 204 also when the invite did not exist.
+         */
         delete: operations["deleteOrganizationInvite"];
         options?: never;
         head?: never;
@@ -337,7 +415,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the members of an organization. */
+        /**
+         * List the members of an organization
+         * @description List the members of an organization.
+         */
         get: operations["listMembers"];
         put?: never;
         post?: never;
@@ -354,15 +435,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a member of an organization. */
+        /**
+         * Get a member of an organization
+         * @description Get a member of an organization.
+         */
         get: operations["getMember"];
         put?: never;
         post?: never;
-        /** @description Remove a member from an organization. Answers 204 also when the user was not a member. */
+        /**
+         * Remove a member from an organization
+         * @description Remove a member from an organization. Answers 204 also when the user was not a member.
+         */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
-        /** @description Change the role of a member. */
+        /**
+         * Change the role of a member
+         * @description Change the role of a member.
+         */
         patch: operations["updateMember"];
         trace?: never;
     };
@@ -373,7 +463,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the spaces a member can access, with the member's permission on each. */
+        /**
+         * List the spaces a member can access, with the member's permission on each
+         * @description List the spaces a member can access, with the member's permission on each.
+         */
         get: operations["listMemberSpaces"];
         put?: never;
         post?: never;
@@ -392,7 +485,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Make a member an SSO member: the user then signs in through SSO. */
+        /**
+         * Make a member an SSO member
+         * @description Make a member an SSO member: the user then signs in through SSO.
+         */
         post: operations["makeMemberSso"];
         delete?: never;
         options?: never;
@@ -407,7 +503,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the teams a member belongs to. */
+        /**
+         * List the teams a member belongs to
+         * @description List the teams a member belongs to.
+         */
         get: operations["listMemberTeams"];
         put?: never;
         post?: never;
@@ -424,10 +523,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the OpenAPI specifications of an organization. */
+        /**
+         * List the OpenAPI specifications of an organization
+         * @description List the OpenAPI specifications of an organization.
+         */
         get: operations["listOpenAPISpecs"];
         put?: never;
-        /** @description Create an OpenAPI specification; processing starts in the background. */
+        /**
+         * Create an OpenAPI specification
+         * @description Create an OpenAPI specification; processing starts in the background.
+         */
         post: operations["createOpenAPISpec"];
         delete?: never;
         options?: never;
@@ -442,16 +547,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get an OpenAPI specification. */
+        /**
+         * Get an OpenAPI specification
+         * @description Get an OpenAPI specification.
+         */
         get: operations["getOpenAPISpec"];
-        /** @description Create an OpenAPI specification, or update its source; processing starts in the background. */
+        /**
+         * Create an OpenAPI specification, or update its source
+         * @description Create an OpenAPI specification, or update its source; processing starts in the background.
+         */
         put: operations["putOpenAPISpec"];
         post?: never;
-        /** @description Delete an OpenAPI specification and its versions. Answers 204 also when it did not exist. */
+        /**
+         * Delete an OpenAPI specification and its versions
+         * @description Delete an OpenAPI specification and its versions. Answers 204 also when it did not exist.
+         */
         delete: operations["deleteOpenAPISpec"];
         options?: never;
         head?: never;
-        /** @description Change the visibility of an OpenAPI specification. */
+        /**
+         * Change the visibility of an OpenAPI specification
+         * @description Change the visibility of an OpenAPI specification.
+         */
         patch: operations["updateOpenAPISpec"];
         trace?: never;
     };
@@ -462,7 +579,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the versions of an OpenAPI specification, newest first. */
+        /**
+         * List the versions of an OpenAPI specification, newest first
+         * @description List the versions of an OpenAPI specification, newest first.
+         */
         get: operations["listOpenAPISpecVersions"];
         put?: never;
         post?: never;
@@ -479,7 +599,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the latest version of an OpenAPI specification. */
+        /**
+         * Get the latest version of an OpenAPI specification
+         * @description Get the latest version of an OpenAPI specification.
+         */
         get: operations["getLatestOpenAPISpecVersion"];
         put?: never;
         post?: never;
@@ -496,7 +619,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the content of the latest version of an OpenAPI specification. */
+        /**
+         * Get the content of the latest version of an OpenAPI specification
+         * @description Get the content of the latest version of an OpenAPI specification.
+         */
         get: operations["getLatestOpenAPISpecVersionContent"];
         put?: never;
         post?: never;
@@ -513,7 +639,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a version of an OpenAPI specification. */
+        /**
+         * Get a version of an OpenAPI specification
+         * @description Get a version of an OpenAPI specification.
+         */
         get: operations["getOpenAPISpecVersion"];
         put?: never;
         post?: never;
@@ -530,7 +659,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the content of a version of an OpenAPI specification. */
+        /**
+         * Get the content of a version of an OpenAPI specification
+         * @description Get the content of a version of an OpenAPI specification.
+         */
         get: operations["getOpenAPISpecVersionContent"];
         put?: never;
         post?: never;
@@ -549,7 +681,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Record that the caller is active in the organization; may return claims for visitor authentication. */
+        /**
+         * Record that the caller is active in the organization
+         * @description Record that the caller is active in the organization; may return claims for visitor authentication.
+         */
         post: operations["pingOrganization"];
         delete?: never;
         options?: never;
@@ -564,10 +699,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the SAML providers of an organization. */
+        /**
+         * List the SAML providers of an organization
+         * @description List the SAML providers of an organization.
+         */
         get: operations["listSamlProviders"];
         put?: never;
-        /** @description Create a SAML provider. An organization has at most 50: one more is a 400 naming `label`. */
+        /**
+         * Create a SAML provider
+         * @description Create a SAML provider. An organization has at most 50: one more is a 400 naming `label`.
+         */
         post: operations["createSamlProvider"];
         delete?: never;
         options?: never;
@@ -582,15 +723,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a SAML provider. */
+        /**
+         * Get a SAML provider
+         * @description Get a SAML provider.
+         */
         get: operations["getSamlProvider"];
         put?: never;
         post?: never;
-        /** @description Delete a SAML provider. Answers 204 also when the provider did not exist. */
+        /**
+         * Delete a SAML provider
+         * @description Delete a SAML provider. Answers 204 also when the provider did not exist.
+         */
         delete: operations["deleteSamlProvider"];
         options?: never;
         head?: never;
-        /** @description Update a SAML provider. Fields left out are unchanged. */
+        /**
+         * Update a SAML provider
+         * @description Update a SAML provider. Fields left out are unchanged.
+         */
         patch: operations["updateSamlProvider"];
         trace?: never;
     };
@@ -602,6 +752,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Search the content of an organization
          * @description Search the content of an organization: full text over its spaces and pages. Results come best match first, by
          *     the relevance of the service's full-text index: the same spaces, pages and sections match on every deployment,
          *     their order may differ between deployments.
@@ -622,10 +773,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the sites of an organization. */
+        /**
+         * List the sites of an organization
+         * @description List the sites of an organization.
+         */
         get: operations["listSites"];
         put?: never;
-        /** @description Create a site. */
+        /**
+         * Create a site
+         * @description Create a site.
+         */
         post: operations["createSite"];
         delete?: never;
         options?: never;
@@ -640,15 +797,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a site. */
+        /**
+         * Get a site
+         * @description Get a site.
+         */
         get: operations["getSite"];
         put?: never;
         post?: never;
-        /** @description Delete a site. Answers 204 also when the site did not exist. */
+        /**
+         * Delete a site
+         * @description Delete a site. Answers 204 also when the site did not exist.
+         */
         delete: operations["deleteSite"];
         options?: never;
         head?: never;
-        /** @description Update a site. Fields left out are unchanged. */
+        /**
+         * Update a site
+         * @description Update a site. Fields left out are unchanged.
+         */
         patch: operations["updateSite"];
         trace?: never;
     };
@@ -659,9 +825,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the schema of the claims a site adapts its content to. */
+        /**
+         * Get the schema of the claims a site adapts its content to
+         * @description Get the schema of the claims a site adapts its content to.
+         */
         get: operations["getSiteAdaptiveSchema"];
-        /** @description Replace the schema of the claims a site adapts its content to. */
+        /**
+         * Replace the schema of the claims a site adapts its content to
+         * @description Replace the schema of the claims a site adapts its content to.
+         */
         put: operations["updateSiteAdaptiveSchema"];
         post?: never;
         delete?: never;
@@ -677,7 +849,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List templates of conditions on the claims of the adaptive schema of a site. */
+        /**
+         * List the condition templates of a site
+         * @description List templates of conditions on the claims of the adaptive schema of a site.
+         */
         get: operations["listSiteAdaptiveConditionTemplates"];
         put?: never;
         post?: never;
@@ -694,7 +869,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get what visitors of a published site reach: the site and its structure. Share-link sites need their `shareKey`. */
+        /**
+         * Get what visitors of a published site reach
+         * @description Get what visitors of a published site reach: the site and its structure. Share-link sites need their `shareKey`.
+         */
         get: operations["getPublishedSite"];
         put?: never;
         post?: never;
@@ -711,10 +889,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the section groups of a site. */
+        /**
+         * List the section groups of a site
+         * @description List the section groups of a site.
+         */
         get: operations["listSiteSectionGroups"];
         put?: never;
-        /** @description Create a section group in a site. A site holds at most 100 section groups: one more is a 400 naming `title`. */
+        /**
+         * Create a section group in a site
+         * @description Create a section group in a site. A site holds at most 100 section groups: one more is a 400 naming `title`.
+         */
         post: operations["createSiteSectionGroup"];
         delete?: never;
         options?: never;
@@ -732,11 +916,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Delete a section group; its sections stay in the site. Answers 204 also when the group did not exist. */
+        /**
+         * Delete a section group
+         * @description Delete a section group; its sections stay in the site. Answers 204 also when the group did not exist.
+         */
         delete: operations["deleteSiteSectionGroup"];
         options?: never;
         head?: never;
-        /** @description Update a section group. Fields left out are unchanged. */
+        /**
+         * Update a section group
+         * @description Update a section group. Fields left out are unchanged.
+         */
         patch: operations["updateSiteSectionGroup"];
         trace?: never;
     };
@@ -749,7 +939,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Move a section group before or after another top-level item of the site. */
+        /**
+         * Move a section group before or after another top-level item of the site
+         * @description Move a section group before or after another top-level item of the site.
+         */
         post: operations["moveSiteSectionGroup"];
         delete?: never;
         options?: never;
@@ -766,7 +959,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Add a section to a section group. */
+        /**
+         * Add a section to a section group
+         * @description Add a section to a section group.
+         */
         post: operations["addSiteSectionToGroup"];
         delete?: never;
         options?: never;
@@ -784,7 +980,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Remove a section from a section group; the section stays in the site. Answers 204 also when it was not in the group. */
+        /**
+         * Remove a section from a section group
+         * @description Remove a section from a section group; the section stays in the site. Answers 204 also when it was not in the group.
+         */
         delete: operations["removeSiteSectionFromGroup"];
         options?: never;
         head?: never;
@@ -798,10 +997,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the sections of a site, in order. */
+        /**
+         * List the sections of a site, in order
+         * @description List the sections of a site, in order.
+         */
         get: operations["listSiteSections"];
         put?: never;
-        /** @description Create a section in a site, with a space as its first site space. A site holds at most 100 sections and 500 site spaces: one more is a 400 naming `spaceId`. */
+        /**
+         * Create a section in a site, with a space as its first site space
+         * @description Create a section in a site, with a space as its first site space. A site holds at most 100 sections and 500 site spaces: one more is a 400 naming `spaceId`.
+         */
         post: operations["createSiteSection"];
         delete?: never;
         options?: never;
@@ -819,11 +1024,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Delete a section of a site. Answers 204 also when the section did not exist. */
+        /**
+         * Delete a section of a site
+         * @description Delete a section of a site. Answers 204 also when the section did not exist.
+         */
         delete: operations["deleteSiteSection"];
         options?: never;
         head?: never;
-        /** @description Update a section of a site. Fields left out are unchanged; `null` removes the condition, icon or description. */
+        /**
+         * Update a section of a site
+         * @description Update a section of a site. Fields left out are unchanged; `null` removes the condition, icon or description.
+         */
         patch: operations["updateSiteSection"];
         trace?: never;
     };
@@ -837,6 +1048,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Move a section before or after another section
          * @deprecated
          * @description Move a section before or after another section.
          */
@@ -854,10 +1066,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the site spaces of a site. */
+        /**
+         * List the site spaces of a site
+         * @description List the site spaces of a site.
+         */
         get: operations["listSiteSpaces"];
         put?: never;
-        /** @description Attach a space to a site: in the section given, else in the default section, else at the root level if the site has no sections. A site holds at most 500 site spaces: one more is a 400 naming `spaceId`. */
+        /**
+         * Attach a space to a site
+         * @description Attach a space to a site: in the section given, else in the default section, else at the root level if the site has no sections. A site holds at most 500 site spaces: one more is a 400 naming `spaceId`.
+         */
         post: operations["createSiteSpace"];
         delete?: never;
         options?: never;
@@ -875,11 +1093,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Detach a space from a site. Answers 204 also when the site space did not exist. */
+        /**
+         * Detach a space from a site
+         * @description Detach a space from a site. Answers 204 also when the site space did not exist.
+         */
         delete: operations["deleteSiteSpace"];
         options?: never;
         head?: never;
-        /** @description Update a site space. Fields left out are unchanged; a `null` condition removes it. */
+        /**
+         * Update a site space
+         * @description Update a site space. Fields left out are unchanged; a `null` condition removes it.
+         */
         patch: operations["updateSiteSpace"];
         trace?: never;
     };
@@ -892,7 +1116,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Move a site space before or after another site space. */
+        /**
+         * Move a site space before or after another site space
+         * @description Move a site space before or after another site space.
+         */
         post: operations["moveSiteSpace"];
         delete?: never;
         options?: never;
@@ -913,7 +1140,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Reorder an item of the structure of a site (a site space, a section or a section group) among its siblings. Supersedes the section move. */
+        /**
+         * Reorder an item of the structure of a site
+         * @description Reorder an item of the structure of a site (a site space, a section or a section group) among its siblings. Supersedes the section move.
+         */
         patch: operations["sortSiteStructure"];
         trace?: never;
     };
@@ -924,10 +1154,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the spaces of an organization. Deleted spaces are not listed. */
+        /**
+         * List the spaces of an organization
+         * @description List the spaces of an organization. Deleted spaces are not listed.
+         */
         get: operations["listSpaces"];
         put?: never;
-        /** @description Create a space in an organization. The body and all its fields are optional. */
+        /**
+         * Create a space in an organization
+         * @description Create a space in an organization. The body and all its fields are optional.
+         */
         post: operations["createSpace"];
         delete?: never;
         options?: never;
@@ -942,7 +1178,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the SSO providers members of an organization can sign in through. */
+        /**
+         * List the SSO providers members of an organization can sign in through
+         * @description List the SSO providers members of an organization can sign in through.
+         */
         get: operations["listSsoLoginInfo"];
         put?: never;
         post?: never;
@@ -959,9 +1198,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the teams of an organization. */
+        /**
+         * List the teams of an organization
+         * @description List the teams of an organization.
+         */
         get: operations["listTeams"];
-        /** @description Create a team. */
+        /**
+         * Create a team
+         * @description Create a team.
+         */
         put: operations["createTeam"];
         post?: never;
         delete?: never;
@@ -977,15 +1222,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a team. */
+        /**
+         * Get a team
+         * @description Get a team.
+         */
         get: operations["getTeam"];
         put?: never;
         post?: never;
-        /** @description Delete a team. Answers 204 also when the team did not exist. */
+        /**
+         * Delete a team
+         * @description Delete a team. Answers 204 also when the team did not exist.
+         */
         delete: operations["deleteTeam"];
         options?: never;
         head?: never;
-        /** @description Rename a team. */
+        /**
+         * Rename a team
+         * @description Rename a team.
+         */
         patch: operations["updateTeam"];
         trace?: never;
     };
@@ -996,10 +1250,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the translations of an organization. */
+        /**
+         * List the translations of an organization
+         * @description List the translations of an organization.
+         */
         get: operations["listTranslations"];
         put?: never;
-        /** @description Create a translation. */
+        /**
+         * Create a translation
+         * @description Create a translation.
+         */
         post: operations["createTranslation"];
         delete?: never;
         options?: never;
@@ -1014,12 +1274,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a translation. */
+        /**
+         * Get a translation
+         * @description Get a translation.
+         */
         get: operations["getTranslation"];
-        /** @description Replace the instructions of a translation. */
+        /**
+         * Replace the instructions of a translation
+         * @description Replace the instructions of a translation.
+         */
         put: operations["updateTranslation"];
         post?: never;
-        /** @description Delete a translation. Answers 204 also when it did not exist. */
+        /**
+         * Delete a translation
+         * @description Delete a translation. Answers 204 also when it did not exist.
+         */
         delete: operations["deleteTranslation"];
         options?: never;
         head?: never;
@@ -1035,7 +1304,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Start a new run of a translation. Answers 204 at once; the run happens in the background. */
+        /**
+         * Start a new run of a translation
+         * @description Start a new run of a translation. Answers 204 at once; the run happens in the background.
+         */
         post: operations["runTranslation"];
         delete?: never;
         options?: never;
@@ -1050,15 +1322,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a space. A deleted space (restorable for 7 days) is answered to the space's admins only; for anyone else it is not found (404). */
+        /**
+         * Get a space
+         * @description Get a space. A deleted space (restorable for 7 days) is answered to the space's admins only; for anyone else it is not found (404).
+         */
         get: operations["getSpace"];
         put?: never;
         post?: never;
-        /** @description Delete a space. It keeps `deletedAt` and can be restored for 7 days, then it is permanently removed. Answers 204 also when the space did not exist. */
+        /**
+         * Delete a space
+         * @description Delete a space. It keeps `deletedAt` and can be restored for 7 days, then it is permanently removed. Answers 204 also when the space did not exist.
+         */
         delete: operations["deleteSpace"];
         options?: never;
         head?: never;
-        /** @description Update a space. Fields left out are unchanged; `editMode` locks or unlocks all edits. */
+        /**
+         * Update a space
+         * @description Update a space. Fields left out are unchanged; `editMode` locks or unlocks all edits.
+         */
         patch: operations["updateSpace"];
         trace?: never;
     };
@@ -1069,10 +1350,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the change requests of a space. */
+        /**
+         * List the change requests of a space
+         * @description List the change requests of a space.
+         */
         get: operations["listChangeRequests"];
         put?: never;
-        /** @description Create a change request from the current revision of a space. */
+        /**
+         * Create a change request from the current revision of a space
+         * @description Create a change request from the current revision of a space.
+         */
         post: operations["createChangeRequest"];
         delete?: never;
         options?: never;
@@ -1087,14 +1374,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a change request, by id or by number. */
+        /**
+         * Get a change request, by id or by number
+         * @description Get a change request, by id or by number.
+         */
         get: operations["getChangeRequest"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Update the subject or the state of a change request. `updatedAt` changes. */
+        /**
+         * Update the subject or the state of a change request
+         * @description Update the subject or the state of a change request. `updatedAt` changes.
+         */
         patch: operations["updateChangeRequest"];
         trace?: never;
     };
@@ -1105,7 +1398,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the members who commented on a change request. */
+        /**
+         * List the members who commented on a change request
+         * @description List the members who commented on a change request.
+         */
         get: operations["listChangeRequestCommenters"];
         put?: never;
         post?: never;
@@ -1122,10 +1418,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the comments of a change request. */
+        /**
+         * List the comments of a change request
+         * @description List the comments of a change request.
+         */
         get: operations["listChangeRequestComments"];
         put?: never;
-        /** @description Post a comment on a change request, or on a page of it. */
+        /**
+         * Post a comment on a change request, or on a page of it
+         * @description Post a comment on a change request, or on a page of it.
+         */
         post: operations["createChangeRequestComment"];
         delete?: never;
         options?: never;
@@ -1140,12 +1442,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a comment of a change request. */
+        /**
+         * Get a comment of a change request
+         * @description Get a comment of a change request.
+         */
         get: operations["getChangeRequestComment"];
-        /** @description Update a comment of a change request: its content, its state (`resolved`) or the caller's reactions. A comment holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
+        /**
+         * Update a comment of a change request
+         * @description Update a comment of a change request: its content, its state (`resolved`) or the caller's reactions. A comment holds at most 20 different emojis: one more is a 400 naming `addedReactions`.
+         */
         put: operations["updateChangeRequestComment"];
         post?: never;
-        /** @description Delete a comment of a change request. Answers 204 also when the comment did not exist. */
+        /**
+         * Delete a comment of a change request
+         * @description Delete a comment of a change request. Answers 204 also when the comment did not exist.
+         */
         delete: operations["deleteChangeRequestComment"];
         options?: never;
         head?: never;
@@ -1159,10 +1470,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the replies to a comment of a change request. */
+        /**
+         * List the replies to a comment of a change request
+         * @description List the replies to a comment of a change request.
+         */
         get: operations["listChangeRequestCommentReplies"];
         put?: never;
-        /** @description Reply to a comment of a change request. */
+        /**
+         * Reply to a comment of a change request
+         * @description Reply to a comment of a change request.
+         */
         post: operations["createChangeRequestCommentReply"];
         delete?: never;
         options?: never;
@@ -1177,12 +1494,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a reply to a comment of a change request. */
+        /**
+         * Get a reply to a comment of a change request
+         * @description Get a reply to a comment of a change request.
+         */
         get: operations["getChangeRequestCommentReply"];
-        /** @description Update a reply to a comment of a change request: its content, the caller's reactions, or the state of the comment (`resolved`). A reply holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
+        /**
+         * Update a reply to a comment of a change request
+         * @description Update a reply to a comment of a change request: its content, the caller's reactions, or the state of the comment (`resolved`). A reply holds at most 20 different emojis: one more is a 400 naming `addedReactions`.
+         */
         put: operations["updateChangeRequestCommentReply"];
         post?: never;
-        /** @description Delete a reply to a comment of a change request. Answers 204 also when the reply did not exist. */
+        /**
+         * Delete a reply to a comment of a change request
+         * @description Delete a reply to a comment of a change request. Answers 204 also when the reply did not exist.
+         */
         delete: operations["deleteChangeRequestCommentReply"];
         options?: never;
         head?: never;
@@ -1196,7 +1522,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the current revision of the content of a change request. */
+        /**
+         * Get the current revision of the content of a change request
+         * @description Get the current revision of the content of a change request.
+         */
         get: operations["getChangeRequestContent"];
         put?: never;
         post?: never;
@@ -1213,7 +1542,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the files of a change request. */
+        /**
+         * List the files of a change request
+         * @description List the files of a change request.
+         */
         get: operations["listChangeRequestFiles"];
         put?: never;
         post?: never;
@@ -1230,7 +1562,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a file of a change request. */
+        /**
+         * Get a file of a change request
+         * @description Get a file of a change request.
+         */
         get: operations["getChangeRequestFile"];
         put?: never;
         post?: never;
@@ -1247,7 +1582,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the places that reference a file of a change request. */
+        /**
+         * List the places that reference a file of a change request
+         * @description List the places that reference a file of a change request.
+         */
         get: operations["listChangeRequestFileBacklinks"];
         put?: never;
         post?: never;
@@ -1266,7 +1604,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Import content from a website into a change request: creates a new revision of the change request. Its content holds at most 5000 pages and 5000 files: an import that would pass them is a 400 naming `url`. */
+        /**
+         * Import content from a website into a change request
+         * @description Import content from a website into a change request: creates a new revision of the change request. Its content holds at most 5000 pages and 5000 files: an import that would pass them is a 400 naming `url`.
+         */
         post: operations["importChangeRequestContent"];
         delete?: never;
         options?: never;
@@ -1281,7 +1622,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a page of a change request, with its content as markdown or as a Document. */
+        /**
+         * Get a page of a change request, with its content as markdown or as a Document
+         * @description Get a page of a change request, with its content as markdown or as a Document.
+         */
         get: operations["getChangeRequestPage"];
         put?: never;
         post?: never;
@@ -1298,7 +1642,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the links found in a page of a change request. */
+        /**
+         * List the links found in a page of a change request
+         * @description List the links found in a page of a change request.
+         */
         get: operations["listChangeRequestPageLinks"];
         put?: never;
         post?: never;
@@ -1315,7 +1662,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the pages of a change request, nested. */
+        /**
+         * List the pages of a change request, nested
+         * @description List the pages of a change request, nested.
+         */
         get: operations["listChangeRequestPages"];
         put?: never;
         post?: never;
@@ -1334,7 +1684,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Merge a change request into the main content: the space gets a new revision and the change request becomes `merged`. */
+        /**
+         * Merge a change request into the main content
+         * @description Merge a change request into the main content: the space gets a new revision and the change request becomes `merged`.
+         */
         post: operations["mergeChangeRequest"];
         delete?: never;
         options?: never;
@@ -1349,7 +1702,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Generate a PDF of the content of a change request: all pages, or only the page asked for. */
+        /**
+         * Generate a PDF of the content of a change request
+         * @description Generate a PDF of the content of a change request: all pages, or only the page asked for.
+         */
         get: operations["getChangeRequestPdf"];
         put?: never;
         post?: never;
@@ -1368,7 +1724,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Bring the latest main content of the space into a change request. */
+        /**
+         * Bring the latest main content of the space into a change request
+         * @description Bring the latest main content of the space into a change request.
+         */
         post: operations["updateChangeRequestFromMain"];
         delete?: never;
         options?: never;
@@ -1383,7 +1742,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the members who commented on a space. */
+        /**
+         * List the members who commented on a space
+         * @description List the members who commented on a space.
+         */
         get: operations["listSpaceCommenters"];
         put?: never;
         post?: never;
@@ -1400,10 +1762,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the comments of a space. */
+        /**
+         * List the comments of a space
+         * @description List the comments of a space.
+         */
         get: operations["listSpaceComments"];
         put?: never;
-        /** @description Post a comment on a space, or on a page of it. */
+        /**
+         * Post a comment on a space, or on a page of it
+         * @description Post a comment on a space, or on a page of it.
+         */
         post: operations["createSpaceComment"];
         delete?: never;
         options?: never;
@@ -1418,12 +1786,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a comment of a space. */
+        /**
+         * Get a comment of a space
+         * @description Get a comment of a space.
+         */
         get: operations["getSpaceComment"];
-        /** @description Update a comment of a space: its content, its state (`resolved`) or the caller's reactions. A comment holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
+        /**
+         * Update a comment of a space
+         * @description Update a comment of a space: its content, its state (`resolved`) or the caller's reactions. A comment holds at most 20 different emojis: one more is a 400 naming `addedReactions`.
+         */
         put: operations["updateSpaceComment"];
         post?: never;
-        /** @description Delete a comment of a space. Answers 204 also when the comment did not exist. */
+        /**
+         * Delete a comment of a space
+         * @description Delete a comment of a space. Answers 204 also when the comment did not exist.
+         */
         delete: operations["deleteSpaceComment"];
         options?: never;
         head?: never;
@@ -1437,10 +1814,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the replies to a comment of a space. */
+        /**
+         * List the replies to a comment of a space
+         * @description List the replies to a comment of a space.
+         */
         get: operations["listSpaceCommentReplies"];
         put?: never;
-        /** @description Reply to a comment of a space. */
+        /**
+         * Reply to a comment of a space
+         * @description Reply to a comment of a space.
+         */
         post: operations["createSpaceCommentReply"];
         delete?: never;
         options?: never;
@@ -1455,12 +1838,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a reply to a comment of a space. */
+        /**
+         * Get a reply to a comment of a space
+         * @description Get a reply to a comment of a space.
+         */
         get: operations["getSpaceCommentReply"];
-        /** @description Update a reply to a comment of a space: its content or the caller's reactions. A reply holds at most 20 different emojis: one more is a 400 naming `addedReactions`. */
+        /**
+         * Update a reply to a comment of a space
+         * @description Update a reply to a comment of a space: its content or the caller's reactions. A reply holds at most 20 different emojis: one more is a 400 naming `addedReactions`.
+         */
         put: operations["updateSpaceCommentReply"];
         post?: never;
-        /** @description Delete a reply to a comment of a space. Answers 204 also when the reply did not exist. */
+        /**
+         * Delete a reply to a comment of a space
+         * @description Delete a reply to a comment of a space. Answers 204 also when the reply did not exist.
+         */
         delete: operations["deleteSpaceCommentReply"];
         options?: never;
         head?: never;
@@ -1474,7 +1866,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the current revision of the content of a space. */
+        /**
+         * Get the current revision of the content of a space
+         * @description Get the current revision of the content of a space.
+         */
         get: operations["getSpaceContent"];
         put?: never;
         post?: never;
@@ -1491,7 +1886,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the files of a space. */
+        /**
+         * List the files of a space
+         * @description List the files of a space.
+         */
         get: operations["listSpaceFiles"];
         put?: never;
         post?: never;
@@ -1508,7 +1906,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a file of a space. */
+        /**
+         * Get a file of a space
+         * @description Get a file of a space.
+         */
         get: operations["getSpaceFile"];
         put?: never;
         post?: never;
@@ -1525,7 +1926,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the places that reference a file of a space. */
+        /**
+         * List the places that reference a file of a space
+         * @description List the places that reference a file of a space.
+         */
         get: operations["listSpaceFileBacklinks"];
         put?: never;
         post?: never;
@@ -1544,7 +1948,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Import content from a website into a space: creates a new revision. A locked space refuses it. A space holds at most 5000 pages and 5000 files: an import that would pass them is a 400 naming `url`. */
+        /**
+         * Import content from a website into a space
+         * @description Import content from a website into a space: creates a new revision. A locked space refuses it. A space holds at most 5000 pages and 5000 files: an import that would pass them is a 400 naming `url`.
+         */
         post: operations["importSpaceContent"];
         delete?: never;
         options?: never;
@@ -1559,7 +1966,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a page of a space, with its content as markdown or as a Document. */
+        /**
+         * Get a page of a space, with its content as markdown or as a Document
+         * @description Get a page of a space, with its content as markdown or as a Document.
+         */
         get: operations["getSpacePage"];
         put?: never;
         post?: never;
@@ -1576,7 +1986,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the places that link to a page of a space. */
+        /**
+         * List the places that link to a page of a space
+         * @description List the places that link to a page of a space.
+         */
         get: operations["listSpacePageBacklinks"];
         put?: never;
         post?: never;
@@ -1593,7 +2006,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the links found in a page of a space. */
+        /**
+         * List the links found in a page of a space
+         * @description List the links found in a page of a space.
+         */
         get: operations["listSpacePageLinks"];
         put?: never;
         post?: never;
@@ -1610,7 +2026,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the pages of a space, nested. */
+        /**
+         * List the pages of a space, nested
+         * @description List the pages of a space, nested.
+         */
         get: operations["listSpacePages"];
         put?: never;
         post?: never;
@@ -1629,7 +2048,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Apply a template to a space: creates a new revision. A locked space refuses it. A space holds at most 5000 pages: a template that would pass them is a 400 naming `id`. */
+        /**
+         * Apply a template to a space
+         * @description Apply a template to a space: creates a new revision. A locked space refuses it. A space holds at most 5000 pages: a template that would pass them is a 400 naming `id`.
+         */
         post: operations["applySpaceTemplate"];
         delete?: never;
         options?: never;
@@ -1646,7 +2068,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Duplicate a space: a new space with a copy of its content. */
+        /**
+         * Duplicate a space
+         * @description Duplicate a space: a new space with a copy of its content.
+         */
         post: operations["duplicateSpace"];
         delete?: never;
         options?: never;
@@ -1663,7 +2088,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Export the content of a space to a Git repository. Answers 204 at once: the operation has started and runs in the background. */
+        /**
+         * Export the content of a space to a Git repository
+         * @description Export the content of a space to a Git repository. Answers 204 at once: the operation has started and runs in the background.
+         */
         post: operations["exportGitRepository"];
         delete?: never;
         options?: never;
@@ -1680,7 +2108,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Import the content of a Git repository into a space. Answers 204 at once: the operation has started and runs in the background. */
+        /**
+         * Import the content of a Git repository into a space
+         * @description Import the content of a Git repository into a space. Answers 204 at once: the operation has started and runs in the background.
+         */
         post: operations["importGitRepository"];
         delete?: never;
         options?: never;
@@ -1695,7 +2126,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get the Git synchronisation of a space. */
+        /**
+         * Get the Git synchronisation of a space
+         * @description Get the Git synchronisation of a space.
+         */
         get: operations["getGitInfo"];
         put?: never;
         post?: never;
@@ -1715,7 +2149,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Remove the legacy Git installation of a space, so that the space can move to the new Git integrations. */
+        /**
+         * Remove the legacy Git installation of a space
+         * @description Remove the legacy Git installation of a space, so that the space can move to the new Git integrations.
+         */
         delete: operations["deleteGitLegacyInstallation"];
         options?: never;
         head?: never;
@@ -1729,7 +2166,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the links found in the content of a space, with counts of broken links. */
+        /**
+         * List the links found in the content of a space, with counts of broken links
+         * @description List the links found in the content of a space, with counts of broken links.
+         */
         get: operations["listSpaceLinks"];
         put?: never;
         post?: never;
@@ -1748,7 +2188,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Move a space to another collection, or to another position among its siblings. */
+        /**
+         * Move a space to another collection or position
+         * @description Move a space to another collection, or to another position among its siblings.
+         */
         post: operations["moveSpace"];
         delete?: never;
         options?: never;
@@ -1765,7 +2208,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Restore a deleted space; only spaces deleted in the last 7 days can be restored, by the space's admins (anyone else gets 404). */
+        /**
+         * Restore a deleted space
+         * @description Restore a deleted space; only spaces deleted in the last 7 days can be restored, by the space's admins (anyone else gets 404).
+         */
         post: operations["restoreSpace"];
         delete?: never;
         options?: never;
@@ -1781,6 +2227,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Search the content of a space
          * @description Search the content of a space: full text over page titles and content, with matching sections. Pages come best
          *     match first, by the relevance of the service's full-text index: the same pages and sections match on every
          *     deployment, their order may differ between deployments.
@@ -1803,7 +2250,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Transfer a space to another organization. */
+        /**
+         * Transfer a space to another organization
+         * @description Transfer a space to another organization.
+         */
         post: operations["transferSpace"];
         delete?: never;
         options?: never;
@@ -6010,64 +6460,7 @@ export interface components {
         };
     };
     responses: never;
-    parameters: {
-        /** @description The unique id of the change request, or its number within the space. */
-        "ChangeRequestPath.changeRequestId": string;
-        /** @description The unique id of the collection. */
-        CollectionPath: string;
-        /** @description The unique id of the comment. */
-        CommentPath: string;
-        /** @description The unique id of the reply. */
-        "CommentReplyPath.commentReplyId": string;
-        /** @description When false, computed content is not computed. */
-        "ContentReadParameters.computed": boolean;
-        /** @description When false, mutable git metadata is omitted from the answer. */
-        "ContentReadParameters.metadata": boolean;
-        /** @description The unique id of the file. */
-        FilePath: string;
-        /** @description When true, items hold the full space or site instead of its id. */
-        "IntegrationItemListParameters.extended": boolean;
-        /** @description Only items with this external id. */
-        "IntegrationItemListParameters.externalId": string;
-        /** @description The unique name of the integration. */
-        IntegrationPath: string;
-        /** @description The unique id of the invite link. */
-        "InviteLinkPath.inviteId": string;
-        /** @description The unique id of the user. */
-        "MemberPath.userId": string;
-        /** @description The slug of the OpenAPI specification. */
-        "OpenAPISpecPath.specSlug": string;
-        /** @description The unique id of the version. */
-        "OpenAPISpecVersionPath.versionId": string;
-        /** @description The unique id of the organization. */
-        OrganizationPath: string;
-        /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-        OutputFormatParameter: components["schemas"]["OutputFormat"];
-        /** @description The unique id of the page. */
-        PagePath: string;
-        /** @description Maximum number of items in the page. */
-        "PagingParameters.limit": number;
-        /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-        "PagingParameters.page": string;
-        /** @description The unique id of the SAML provider. */
-        "SamlProviderPath.samlProviderId": string;
-        /** @description Secret token of a share link, for share-link content. */
-        ShareKeyParameter: string;
-        /** @description The unique id of the site. */
-        "SitePath.siteId": string;
-        /** @description The unique id of the section group. */
-        "SiteSectionGroupPath.siteSectionGroupId": string;
-        /** @description The unique id of the section. */
-        "SiteSectionPath.siteSectionId": string;
-        /** @description The unique id of the site space. */
-        "SiteSpacePath.siteSpaceId": string;
-        /** @description The unique id of the space. */
-        SpacePath: string;
-        /** @description The unique id of the team. */
-        "TeamPath.teamId": string;
-        /** @description The unique id of the translation. */
-        "TranslationPath.translationId": string;
-    };
+    parameters: never;
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -6080,7 +6473,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the collection. */
-                collectionId: components["parameters"]["CollectionPath"];
+                collectionId: string;
             };
             cookie?: never;
         };
@@ -6173,7 +6566,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the collection. */
-                collectionId: components["parameters"]["CollectionPath"];
+                collectionId: string;
             };
             cookie?: never;
         };
@@ -6264,7 +6657,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the collection. */
-                collectionId: components["parameters"]["CollectionPath"];
+                collectionId: string;
             };
             cookie?: never;
         };
@@ -6383,7 +6776,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the collection. */
-                collectionId: components["parameters"]["CollectionPath"];
+                collectionId: string;
             };
             cookie?: never;
         };
@@ -6509,14 +6902,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the collection. */
-                collectionId: components["parameters"]["CollectionPath"];
+                collectionId: string;
             };
             cookie?: never;
         };
@@ -6609,7 +7002,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the collection. */
-                collectionId: components["parameters"]["CollectionPath"];
+                collectionId: string;
             };
             cookie?: never;
         };
@@ -6810,9 +7203,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only integrations whose name or title contains this text. */
                 search?: string;
                 /** @description Only integrations in this category. */
@@ -6905,7 +7298,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -6998,7 +7391,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7126,7 +7519,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7217,7 +7610,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7334,7 +7727,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7423,14 +7816,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7523,7 +7916,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
                 /** @description The unique id of the event. */
                 eventId: string;
             };
@@ -7616,16 +8009,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only installations with this external id. */
                 externalId?: string;
             };
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7718,7 +8111,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7849,7 +8242,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -7940,18 +8333,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only items with this external id. */
-                externalId?: components["parameters"]["IntegrationItemListParameters.externalId"];
+                externalId?: string;
                 /** @description When true, items hold the full space or site instead of its id. */
-                extended?: components["parameters"]["IntegrationItemListParameters.extended"];
+                extended?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -8042,18 +8435,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only items with this external id. */
-                externalId?: components["parameters"]["IntegrationItemListParameters.externalId"];
+                externalId?: string;
                 /** @description When true, items hold the full space or site instead of its id. */
-                extended?: components["parameters"]["IntegrationItemListParameters.extended"];
+                extended?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique name of the integration. */
-                integrationName: components["parameters"]["IntegrationPath"];
+                integrationName: string;
             };
             cookie?: never;
         };
@@ -8144,9 +8537,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -8223,7 +8616,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -8316,7 +8709,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -8442,16 +8835,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description When false, lists only the top-level collections. */
                 nested?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -8544,7 +8937,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -8663,9 +9056,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the invite link. */
-                inviteId: components["parameters"]["InviteLinkPath.inviteId"];
+                inviteId: string;
             };
             cookie?: never;
         };
@@ -8754,9 +9147,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Direction of the sort. */
                 order?: components["schemas"]["SortOrder"];
                 /** @description Only members with this role. */
@@ -8769,7 +9162,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -8862,9 +9255,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the user. */
-                userId: components["parameters"]["MemberPath.userId"];
+                userId: string;
             };
             cookie?: never;
         };
@@ -8957,9 +9350,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the user. */
-                userId: components["parameters"]["MemberPath.userId"];
+                userId: string;
             };
             cookie?: never;
         };
@@ -9059,9 +9452,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the user. */
-                userId: components["parameters"]["MemberPath.userId"];
+                userId: string;
             };
             cookie?: never;
         };
@@ -9187,18 +9580,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Direction of the sort. */
                 order?: components["schemas"]["SortOrder"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the user. */
-                userId: components["parameters"]["MemberPath.userId"];
+                userId: string;
             };
             cookie?: never;
         };
@@ -9291,9 +9684,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the user. */
-                userId: components["parameters"]["MemberPath.userId"];
+                userId: string;
             };
             cookie?: never;
         };
@@ -9384,18 +9777,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only teams whose title contains this text (case-insensitive). */
                 title?: string;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the user. */
-                userId: components["parameters"]["MemberPath.userId"];
+                userId: string;
             };
             cookie?: never;
         };
@@ -9486,14 +9879,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -9586,7 +9979,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -9714,9 +10107,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -9809,9 +10202,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -9930,9 +10323,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -10023,9 +10416,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -10142,16 +10535,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -10244,9 +10637,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -10339,9 +10732,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
             };
             cookie?: never;
         };
@@ -10434,11 +10827,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
                 /** @description The unique id of the version. */
-                versionId: components["parameters"]["OpenAPISpecVersionPath.versionId"];
+                versionId: string;
             };
             cookie?: never;
         };
@@ -10531,11 +10924,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The slug of the OpenAPI specification. */
-                specSlug: components["parameters"]["OpenAPISpecPath.specSlug"];
+                specSlug: string;
                 /** @description The unique id of the version. */
-                versionId: components["parameters"]["OpenAPISpecVersionPath.versionId"];
+                versionId: string;
             };
             cookie?: never;
         };
@@ -10628,7 +11021,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -10719,14 +11112,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -10819,7 +11212,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -10938,9 +11331,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the SAML provider. */
-                samlProviderId: components["parameters"]["SamlProviderPath.samlProviderId"];
+                samlProviderId: string;
             };
             cookie?: never;
         };
@@ -11033,9 +11426,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the SAML provider. */
-                samlProviderId: components["parameters"]["SamlProviderPath.samlProviderId"];
+                samlProviderId: string;
             };
             cookie?: never;
         };
@@ -11126,9 +11519,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the SAML provider. */
-                samlProviderId: components["parameters"]["SamlProviderPath.samlProviderId"];
+                samlProviderId: string;
             };
             cookie?: never;
         };
@@ -11247,14 +11640,14 @@ export interface operations {
                 /** @description Text to search for. */
                 query: string;
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -11345,9 +11738,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only sites this space (space id) is attached to. */
                 space?: string;
                 /** @description Only sites whose title contains this text (case-insensitive). */
@@ -11358,7 +11751,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -11451,7 +11844,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -11570,9 +11963,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -11665,9 +12058,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -11758,9 +12151,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -11887,10 +12280,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
-                /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
+                organizationId: string;
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
+                siteId: string;
             };
             cookie?: never;
         };
@@ -12000,9 +12399,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -12121,9 +12520,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -12214,14 +12613,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Secret token of a share link, for share-link content. */
-                shareKey?: components["parameters"]["ShareKeyParameter"];
+                shareKey?: string;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -12312,16 +12711,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -12414,9 +12813,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -12544,11 +12943,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section group. */
-                siteSectionGroupId: components["parameters"]["SiteSectionGroupPath.siteSectionGroupId"];
+                siteSectionGroupId: string;
             };
             cookie?: never;
         };
@@ -12639,11 +13038,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section group. */
-                siteSectionGroupId: components["parameters"]["SiteSectionGroupPath.siteSectionGroupId"];
+                siteSectionGroupId: string;
             };
             cookie?: never;
         };
@@ -12762,11 +13161,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section group. */
-                siteSectionGroupId: components["parameters"]["SiteSectionGroupPath.siteSectionGroupId"];
+                siteSectionGroupId: string;
             };
             cookie?: never;
         };
@@ -12894,11 +13293,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section group. */
-                siteSectionGroupId: components["parameters"]["SiteSectionGroupPath.siteSectionGroupId"];
+                siteSectionGroupId: string;
             };
             cookie?: never;
         };
@@ -13026,11 +13425,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section group. */
-                siteSectionGroupId: components["parameters"]["SiteSectionGroupPath.siteSectionGroupId"];
+                siteSectionGroupId: string;
                 /** @description The unique id of the section. */
                 siteSectionId: string;
             };
@@ -13121,18 +13520,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Secret token of a share link, for share-link content. */
-                shareKey?: components["parameters"]["ShareKeyParameter"];
+                shareKey?: string;
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -13225,9 +13624,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -13355,11 +13754,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section. */
-                siteSectionId: components["parameters"]["SiteSectionPath.siteSectionId"];
+                siteSectionId: string;
             };
             cookie?: never;
         };
@@ -13450,11 +13849,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section. */
-                siteSectionId: components["parameters"]["SiteSectionPath.siteSectionId"];
+                siteSectionId: string;
             };
             cookie?: never;
         };
@@ -13582,11 +13981,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the section. */
-                siteSectionId: components["parameters"]["SiteSectionPath.siteSectionId"];
+                siteSectionId: string;
             };
             cookie?: never;
         };
@@ -13712,20 +14111,20 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Secret token of a share link, for share-link content. */
-                shareKey?: components["parameters"]["ShareKeyParameter"];
+                shareKey?: string;
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description `true`: only the default site space; `false`: only the others; absent: all. */
                 default?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -13818,9 +14217,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -13948,11 +14347,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the site space. */
-                siteSpaceId: components["parameters"]["SiteSpacePath.siteSpaceId"];
+                siteSpaceId: string;
             };
             cookie?: never;
         };
@@ -14043,11 +14442,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the site space. */
-                siteSpaceId: components["parameters"]["SiteSpacePath.siteSpaceId"];
+                siteSpaceId: string;
             };
             cookie?: never;
         };
@@ -14175,11 +14574,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
                 /** @description The unique id of the site space. */
-                siteSpaceId: components["parameters"]["SiteSpacePath.siteSpaceId"];
+                siteSpaceId: string;
             };
             cookie?: never;
         };
@@ -14307,9 +14706,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the site. */
-                siteId: components["parameters"]["SitePath.siteId"];
+                siteId: string;
             };
             cookie?: never;
         };
@@ -14435,14 +14834,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -14535,7 +14934,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -14656,7 +15055,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -14747,9 +15146,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only teams this member (user id) can manage. */
                 owner?: string;
                 /** @description Only teams whose title contains this text (case-insensitive). */
@@ -14758,7 +15157,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -14851,7 +15250,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -14970,9 +15369,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the team. */
-                teamId: components["parameters"]["TeamPath.teamId"];
+                teamId: string;
             };
             cookie?: never;
         };
@@ -15065,9 +15464,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the team. */
-                teamId: components["parameters"]["TeamPath.teamId"];
+                teamId: string;
             };
             cookie?: never;
         };
@@ -15158,9 +15557,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the team. */
-                teamId: components["parameters"]["TeamPath.teamId"];
+                teamId: string;
             };
             cookie?: never;
         };
@@ -15277,14 +15676,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -15377,7 +15776,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
             };
             cookie?: never;
         };
@@ -15496,9 +15895,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the translation. */
-                translationId: components["parameters"]["TranslationPath.translationId"];
+                translationId: string;
             };
             cookie?: never;
         };
@@ -15591,9 +15990,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the translation. */
-                translationId: components["parameters"]["TranslationPath.translationId"];
+                translationId: string;
             };
             cookie?: never;
         };
@@ -15712,9 +16111,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the translation. */
-                translationId: components["parameters"]["TranslationPath.translationId"];
+                translationId: string;
             };
             cookie?: never;
         };
@@ -15805,9 +16204,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the organization. */
-                organizationId: components["parameters"]["OrganizationPath"];
+                organizationId: string;
                 /** @description The unique id of the translation. */
-                translationId: components["parameters"]["TranslationPath.translationId"];
+                translationId: string;
             };
             cookie?: never;
         };
@@ -15896,12 +16295,12 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Secret token of a share link, for share-link content. */
-                shareKey?: components["parameters"]["ShareKeyParameter"];
+                shareKey?: string;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -15994,7 +16393,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -16085,7 +16484,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -16202,9 +16601,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Only change requests in this state. */
                 status?: components["schemas"]["ChangeRequestStatus"];
                 /** @description Only change requests created by this user (user id). */
@@ -16217,7 +16616,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -16310,7 +16709,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -16429,9 +16828,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -16524,9 +16923,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -16652,16 +17051,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -16752,15 +17151,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Direction of the sort by posting date. */
                 order?: components["schemas"]["SortOrder"];
                 /** @description Only comments in this state. */
                 status?: components["schemas"]["CommentStatusFilter"];
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
                 /** @description Only comments on this page (page id); comments without a page never match. */
                 targetPage?: string;
                 /** @description Only comments posted by these users (user ids). */
@@ -16769,9 +17168,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -16864,9 +17263,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -16983,16 +17382,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -17085,11 +17484,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -17208,11 +17607,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -17301,20 +17700,20 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -17407,11 +17806,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -17528,18 +17927,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
                 /** @description The unique id of the reply. */
-                commentReplyId: components["parameters"]["CommentReplyPath.commentReplyId"];
+                commentReplyId: string;
             };
             cookie?: never;
         };
@@ -17632,13 +18031,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
                 /** @description The unique id of the reply. */
-                commentReplyId: components["parameters"]["CommentReplyPath.commentReplyId"];
+                commentReplyId: string;
             };
             cookie?: never;
         };
@@ -17757,13 +18156,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
                 /** @description The unique id of the reply. */
-                commentReplyId: components["parameters"]["CommentReplyPath.commentReplyId"];
+                commentReplyId: string;
             };
             cookie?: never;
         };
@@ -17852,16 +18251,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -17952,20 +18351,20 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -18056,18 +18455,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the file. */
-                fileId: components["parameters"]["FilePath"];
+                fileId: string;
             };
             cookie?: never;
         };
@@ -18158,18 +18557,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the file. */
-                fileId: components["parameters"]["FilePath"];
+                fileId: string;
             };
             cookie?: never;
         };
@@ -18262,9 +18661,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -18390,22 +18789,22 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
                 /** @description When true, expressions in the content are evaluated. */
                 evaluated?: boolean;
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the page. */
-                pageId: components["parameters"]["PagePath"];
+                pageId: string;
             };
             cookie?: never;
         };
@@ -18496,18 +18895,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
                 /** @description The unique id of the page. */
-                pageId: components["parameters"]["PagePath"];
+                pageId: string;
             };
             cookie?: never;
         };
@@ -18598,16 +18997,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -18700,9 +19099,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -18809,9 +19208,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -18904,9 +19303,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the change request, or its number within the space. */
-                changeRequestId: components["parameters"]["ChangeRequestPath.changeRequestId"];
+                changeRequestId: string;
             };
             cookie?: never;
         };
@@ -19006,14 +19405,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -19104,15 +19503,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Direction of the sort by posting date. */
                 order?: components["schemas"]["SortOrder"];
                 /** @description Only comments in this state. */
                 status?: components["schemas"]["CommentStatusFilter"];
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
                 /** @description Only comments on this page (page id); comments without a page never match. */
                 targetPage?: string;
                 /** @description Only comments posted by these users (user ids). */
@@ -19121,7 +19520,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -19214,7 +19613,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -19331,14 +19730,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -19431,9 +19830,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -19552,9 +19951,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -19643,18 +20042,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -19747,9 +20146,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
             };
             cookie?: never;
         };
@@ -19866,16 +20265,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
                 /** @description The unique id of the reply. */
-                commentReplyId: components["parameters"]["CommentReplyPath.commentReplyId"];
+                commentReplyId: string;
             };
             cookie?: never;
         };
@@ -19968,11 +20367,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
                 /** @description The unique id of the reply. */
-                commentReplyId: components["parameters"]["CommentReplyPath.commentReplyId"];
+                commentReplyId: string;
             };
             cookie?: never;
         };
@@ -20091,11 +20490,11 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the comment. */
-                commentId: components["parameters"]["CommentPath"];
+                commentId: string;
                 /** @description The unique id of the reply. */
-                commentReplyId: components["parameters"]["CommentReplyPath.commentReplyId"];
+                commentReplyId: string;
             };
             cookie?: never;
         };
@@ -20184,14 +20583,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -20282,18 +20681,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -20384,16 +20783,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the file. */
-                fileId: components["parameters"]["FilePath"];
+                fileId: string;
             };
             cookie?: never;
         };
@@ -20484,16 +20883,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the file. */
-                fileId: components["parameters"]["FilePath"];
+                fileId: string;
             };
             cookie?: never;
         };
@@ -20586,7 +20985,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -20712,20 +21111,20 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Representation of rich content: `markdown` fills `markdown`, `document` fills `document`. */
-                format?: components["parameters"]["OutputFormatParameter"];
+                format?: components["schemas"]["OutputFormat"];
                 /** @description When true, expressions in the content are evaluated. */
                 evaluated?: boolean;
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the page. */
-                pageId: components["parameters"]["PagePath"];
+                pageId: string;
             };
             cookie?: never;
         };
@@ -20816,16 +21215,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the page. */
-                pageId: components["parameters"]["PagePath"];
+                pageId: string;
             };
             cookie?: never;
         };
@@ -20916,16 +21315,16 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
                 /** @description The unique id of the page. */
-                pageId: components["parameters"]["PagePath"];
+                pageId: string;
             };
             cookie?: never;
         };
@@ -21016,14 +21415,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When false, mutable git metadata is omitted from the answer. */
-                metadata?: components["parameters"]["ContentReadParameters.metadata"];
+                metadata?: boolean;
                 /** @description When false, computed content is not computed. */
-                computed?: components["parameters"]["ContentReadParameters.computed"];
+                computed?: boolean;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21116,7 +21515,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21233,7 +21632,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21326,7 +21725,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21443,7 +21842,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21560,7 +21959,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21653,7 +22052,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21742,14 +22141,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21842,7 +22241,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -21970,7 +22369,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -22072,14 +22471,14 @@ export interface operations {
                 /** @description Text to search for. */
                 query: string;
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
-                page?: components["parameters"]["PagingParameters.page"];
+                page?: string;
                 /** @description Maximum number of items in the page. */
-                limit?: components["parameters"]["PagingParameters.limit"];
+                limit?: number;
             };
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };
@@ -22172,7 +22571,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The unique id of the space. */
-                spaceId: components["parameters"]["SpacePath"];
+                spaceId: string;
             };
             cookie?: never;
         };

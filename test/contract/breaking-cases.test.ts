@@ -176,8 +176,11 @@ describe('security schemes: compared by what they are', () => {
 });
 
 describe('numeric bounds: compared by the values they accept', () => {
-  const LIMIT = '#/components/parameters/PagingParameters.limit/schema';
-  const limit = (document: Json) => document.components.parameters['PagingParameters.limit'].schema;
+  // listTeams's `limit` (each operation's parameters are its own: the contract shares none as components).
+  const teams = (document: Json) => document.paths['/v1/orgs/{organizationId}/teams'].get;
+  const limitIndex = teams(contract).parameters.findIndex((parameter: Json) => parameter.name === 'limit');
+  const LIMIT = `#/paths/~1v1~1orgs~1{organizationId}~1teams/get/parameters/${limitIndex}/schema`;
+  const limit = (document: Json) => teams(document).parameters[limitIndex].schema;
   const count = (document: Json) => schemas(document).CommentList.properties.count;
 
   test('the contract’s integer bounds: limit is 1 to 1000, a count at least 0', () => {

@@ -215,7 +215,7 @@ describe('where findings are located', () => {
     schemas.CreateSpaceRequest.properties.title.maxLength = 100;
     schemas.EditMode.enum = schemas.EditMode.enum.filter((value: string) => value !== 'locked');
     schemas.ImportSource.enum = [...schemas.ImportSource.enum].reverse();
-    changed.components.parameters.SpacePath.schema.maxLength = 10;
+    changed.paths['/v1/spaces/{spaceId}'].get.parameters.find((parameter: { name: string }) => parameter.name === 'spaceId').schema.maxLength = 10;
     changed.paths['/v1/orgs/{organizationId}/spaces'].post.responses['201'].headers.location.required = false;
     changed.paths['/v1/spaces/{spaceId}'].get.deprecated = true;
     schemas.Space.properties.title.deprecated = true;
