@@ -15156,7 +15156,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -15169,6 +15172,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "team",
+                     *           "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *           "title": "Technical writers",
+                     *           "members": 1,
+                     *           "spaces": 1,
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "permissions": {
+                     *             "admin": true,
+                     *             "view": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
@@ -15249,13 +15271,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Support writers",
+                 *       "members": [
+                 *         "grace"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTeamRequest"];
             };
         };
@@ -15266,6 +15299,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team",
+                     *       "id": "0Vc2zGce00P1aKTidauROB",
+                     *       "title": "Support writers",
+                     *       "members": 2,
+                     *       "spaces": 0,
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "permissions": {
+                     *         "admin": true,
+                     *         "view": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Team"];
                 };
             };
@@ -15368,9 +15415,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the team. */
+                /**
+                 * @description The unique id of the team.
+                 * @example 0Vby0wqo00TPjFeKcwfHCB
+                 */
                 teamId: string;
             };
             cookie?: never;
@@ -15383,6 +15436,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team",
+                     *       "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *       "title": "Technical writers",
+                     *       "members": 1,
+                     *       "spaces": 1,
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "permissions": {
+                     *         "admin": true,
+                     *         "view": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Team"];
                 };
             };
@@ -15463,9 +15530,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the team. */
+                /**
+                 * @description The unique id of the team.
+                 * @example 0Vby0wqo00TPjFeKcwfHCB
+                 */
                 teamId: string;
             };
             cookie?: never;
@@ -15556,15 +15629,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the team. */
+                /**
+                 * @description The unique id of the team.
+                 * @example 0Vby0wqo00TPjFeKcwfHCB
+                 */
                 teamId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Documentation team"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTeamRequest"];
             };
         };
@@ -15575,6 +15659,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "team",
+                     *       "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *       "title": "Documentation team",
+                     *       "members": 1,
+                     *       "spaces": 1,
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "permissions": {
+                     *         "admin": true,
+                     *         "view": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Team"];
                 };
             };

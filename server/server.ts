@@ -43,6 +43,12 @@ export interface RunningServer {
    */
   reset(): Promise<void>;
   /**
+   * Makes the database as it is now, once the background work has ended, what `reset()` puts back (records a test
+   * made through the API beside the seed: test/api/examples.test.ts builds the world of the contract's examples so).
+   * Only for a server started with `resettable`.
+   */
+  keep(): Promise<void>;
+  /**
    * Declared faults the server answers with instead of an operation (http/faults.ts); `reset()` clears them. Only for
    * a server started with `faults` (the test harness); undefined otherwise.
    */
@@ -237,6 +243,15 @@ async function serve(
         retiring = Promise.all([retiring, stopping]).then(() => undefined);
       }));
 
+  const keep = () =>
+    (resetting = resetting
+      .catch(() => undefined)
+      .then(async () => {
+        if (!image) throw new Error('keep() needs a server started with resettable, whose database is in memory (DATA_DIR=:memory:, without DATABASE_URL)');
+        await current.ctx.jobs.idle();
+        image = (current.ctx.store as SqliteStore).image();
+      }));
+
   return {
     url,
     get ctx() {
@@ -247,6 +262,7 @@ async function serve(
     tokenFor: seeded!.tokenFor,
     close,
     reset,
+    keep,
     faults,
   };
 }

@@ -30,14 +30,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new database, migrated (a clone of the template); `empty` makes one without the schema instead. */
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+/**
+ * A new database, migrated (a clone of the template); `empty` makes one without the schema instead, `template` a clone
+ * of another database (which nothing may be connected to).
+ */
+export async function createTestDatabase(options: { empty?: boolean; template?: string } = {}): Promise<TestDatabase> {
   const name = `test_${randomBytes(6).toString('hex')}`;
   await admin(async (client) => {
     // Clones of one template made at once may find it busy for an instant: try again.
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.query(`CREATE DATABASE ${name} TEMPLATE ${options.empty ? 'template0' : 'docs_template'}`);
+        await client.query(`CREATE DATABASE ${name} TEMPLATE ${options.template ?? (options.empty ? 'template0' : 'docs_template')}`);
         return;
       } catch (error) {
         if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;

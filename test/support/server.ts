@@ -50,16 +50,20 @@ export interface TestServerOptions extends Omit<StartOptions, 'clock'> {
   dataDir?: string;
   /** The engine: TEST_ENGINE's (SQLite unless it says postgres) when absent. */
   engine?: 'sqlite' | 'postgres';
+  /** On PostgreSQL, this database (dropped when the server closes) instead of a new one. */
+  database?: TestDatabase;
   env?: Record<string, string>;
   /** Whether the operations this server answers count in the test suite's operation coverage (default true). */
   recordCoverage?: boolean;
+  /** The time of the manual clock at the start (1 March 2026, 09:00 UTC, by default). */
+  startAt?: string;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const clock = new ManualClock('2026-03-01T09:00:00.000Z');
+  const clock = new ManualClock(options.startAt ?? '2026-03-01T09:00:00.000Z');
   // On PostgreSQL, a database of the server's own, kept across its restarts and dropped when it closes.
-  const database: TestDatabase | undefined = (options.engine ?? testEngine()) === 'postgres' ? await createTestDatabase() : undefined;
-  const { dataDir, engine: _engine, env, recordCoverage, ...startOptions } = options;
+  const database: TestDatabase | undefined = (options.engine ?? testEngine()) === 'postgres' ? (options.database ?? (await createTestDatabase())) : undefined;
+  const { dataDir, engine: _engine, database: _database, env, recordCoverage, startAt: _startAt, ...startOptions } = options;
   const internals: StartOptions = {
     ...startOptions,
     clock,

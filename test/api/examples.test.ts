@@ -1,0 +1,180 @@
+// Every example of the contract is what the reference server answers. The contract's operations carry examples
+// (`@opExample` in spec/: parameters, body, and the success answer), which reach generated/openapi.yaml, the docs page,
+// and the answers a server gives for an operation it does not implement yet. Each example's request is sent, by the
+// demo organization's admin, to a server holding the world the examples are written in (test/support/example-world/),
+// as it is before any example ran; the answer must be the example's: the status exactly, and every field exactly,
+// but for what the server makes when it answers (the ids of what it creates, tokens, times: test/support/examples.ts).
+//
+// On SQLite the world is built once and each example starts from a copy of it (`reset()`); on PostgreSQL it is built
+// once in a database of its own, and each example runs on a server of its own on a clone of that database.
+//
+// `EXAMPLES_UPDATE=1 npx vitest run --project sqlite test/api/examples.test.ts` writes, in place of each example's
+// answer the server answers otherwise, the server's answer (test/support/example-source.ts), as `vitest -u` writes
+// snapshots: for an answer that changes on purpose (a field added to a model). Read the diff before committing it, and
+// run `npm run generate`. An example's request is never written.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createDocsClient, type DocsClient } from '../../client/index.ts';
+import { createTestDatabase, type TestDatabase, testEngine } from '../support/databases.ts';
+import { ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../support/example-world/world.ts';
+import { startOutside, type Outside } from '../support/example-world/outside.ts';
+import { WORLD_PARTS } from '../support/example-world/parts.ts';
+import { type ExampleAnswer, writeExampleAnswers } from '../support/example-source.ts';
+import { answerDifferences, ExamplePairs, type OperationExample, operationExamples } from '../support/examples.ts';
+import { readOpenApi } from '../support/openapi.ts';
+import { openapiPath, repoRoot } from '../support/repo.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
+
+const examples = operationExamples(readOpenApi(openapiPath));
+
+/** Where the examples' answers point: the address of the service the examples show. */
+const PUBLIC_URL = 'https://docs.example.com';
+
+const settings: TestServerOptions = {
+  fixture: EXAMPLE_SEED,
+  startAt: WORLD_START,
+  recordCoverage: false,
+  env: { PUBLIC_URL, LOG_LEVEL: 'silent' },
+};
+
+/** The examples' world in a server: the ids it made for the records the examples name, and when it was done. */
+interface World {
+  ids: Map<string, string>;
+  outside: Map<string, string>;
+  end: string;
+}
+
+async function buildWorld(server: TestServer, outside: Map<string, string>): Promise<World> {
+  const ids = new Map<string, string>();
+  server.clock.set(WORLD_START);
+  const maker: WorldMaker = {
+    as: (user) => server.withToken(user === undefined ? ADMIN_TOKEN : `${user}-token`),
+    clock: server.clock,
+    made(exampleId, id) {
+      if (ids.has(exampleId)) throw new Error(`the examples' world names two records ${exampleId}`);
+      ids.set(exampleId, id);
+      server.clock.advance(60_000);
+      return id;
+    },
+    id(exampleId) {
+      const id = ids.get(exampleId);
+      if (id === undefined) throw new Error(`the examples' world has no record ${exampleId} yet`);
+      return id;
+    },
+    outside(exampleUrl) {
+      const origin = new URL(exampleUrl).origin;
+      const served = outside.get(origin);
+      if (served === undefined) throw new Error(`the examples' world serves nothing at ${origin}`);
+      return exampleUrl.replace(origin, served);
+    },
+    settled: () => server.running.ctx.jobs.idle(),
+  };
+  for (const part of WORLD_PARTS) await part.build(maker);
+  await maker.settled();
+  return { ids, outside, end: server.clock.now().toISOString() };
+}
+
+/** The answers to write into spec/ (EXAMPLES_UPDATE=1), by operation id and example name. */
+const updates = process.env.EXAMPLES_UPDATE === '1' ? new Map<string, Map<string, ExampleAnswer>>() : undefined;
+
+/** Sends an example's request and compares the answer with the example's; the differences, one line each. */
+async function differences(client: DocsClient, world: World, example: OperationExample): Promise<string[]> {
+  const pairs = new ExamplePairs(world.ids);
+  const toServer = <T>(value: T): T => {
+    let text = JSON.stringify(pairs.toServerValue(value));
+    for (const [origin, served] of world.outside) text = text.replaceAll(origin, served);
+    return text === undefined ? value : (JSON.parse(text) as T);
+  };
+  const call = (client as unknown as Record<string, (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>>)[
+    example.method.toUpperCase()
+  ]!;
+  const answer = await call(example.path, {
+    params: toServer(example.parameters),
+    ...(example.body === undefined ? {} : { body: toServer(example.body) }),
+  });
+  if (answer.response.status !== example.status) {
+    return [`status: the example has ${example.status}, the server ${answer.response.status} ${JSON.stringify(answer.error ?? '')}`];
+  }
+  let body = answer.data;
+  if (body !== undefined) {
+    let text = JSON.stringify(body);
+    for (const [origin, served] of world.outside) text = text.replaceAll(served, origin);
+    body = JSON.parse(text);
+  }
+  // A request's own tokens (its path's ids) are paired first: the answer's must be the ones it named.
+  answerDifferences(example.parameters, toServer(example.parameters), pairs);
+  if (example.body !== undefined) answerDifferences(example.body, toServer(example.body), pairs);
+  const answerOf = (value: unknown) => JSON.parse(JSON.stringify(value).replace(/[A-Za-z0-9_-]{16,}/g, (token) => pairs.exampleOf(token) ?? token)) as unknown;
+  const found = answerDifferences(example.response, body, pairs);
+  if (updates) {
+    const answers = updates.get(example.operationId) ?? new Map<string, ExampleAnswer>();
+    updates.set(example.operationId, answers.set(example.name, { body: body === undefined ? undefined : answerOf(body), differs: found.length > 0 }));
+    return [];
+  }
+  return found;
+}
+
+const title = (example: OperationExample) => `${example.operationId}${example.name === 'default' ? '' : ` (${example.name})`}`;
+
+describe.skipIf(examples.length === 0)("the contract's examples, sent to the reference server", () => {
+  let outside: Outside | undefined;
+  beforeAll(async () => {
+    outside = await startOutside(Object.assign({}, ...WORLD_PARTS.map((part) => part.outside ?? {})));
+  });
+  afterAll(() => outside?.close());
+
+  if (testEngine() === 'sqlite') {
+    let server: TestServer | undefined;
+    let world: World;
+    beforeAll(async () => {
+      server = await startTestServer({ ...settings, engine: 'sqlite' });
+      world = await buildWorld(server, outside!.origins);
+      await server.running.keep();
+    }, 120_000);
+    afterAll(async () => {
+      await server?.close();
+      if (updates && updates.size > 0) {
+        const written = await writeExampleAnswers(repoRoot, updates);
+        console.log(`examples: wrote ${written.answers} answers into ${written.files.join(', ') || 'no file'}; run \`npm run generate\``);
+      }
+    });
+
+    test.each(examples.map((example) => [title(example), example] as const))('%s', async (_title, example) => {
+      await server!.running.reset();
+      server!.clock.set(world.end);
+      expect(await differences(server!.withToken(ADMIN_TOKEN), world, example)).toEqual([]);
+    });
+  } else {
+    let database: TestDatabase | undefined;
+    let reads: TestServer | undefined;
+    let world: World;
+    // A server of its own on a clone of the world's database, which holds every record already: no fixture to apply.
+    const serverOnWorld = async () => startTestServer({ ...settings, fixture: {}, engine: 'postgres', database: await createTestDatabase({ template: database!.name }) });
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      // The world's database outlives its server: each example's database is a clone of it.
+      const server = await startTestServer({ ...settings, engine: 'postgres', database: { ...database, drop: async () => undefined } });
+      try {
+        world = await buildWorld(server, outside!.origins);
+      } finally {
+        await server.close();
+      }
+      // Reads change nothing: one server answers them all.
+      reads = await serverOnWorld();
+    }, 120_000);
+    afterAll(async () => {
+      await reads?.close();
+      await database?.drop();
+    });
+
+    test.each(examples.map((example) => [title(example), example] as const))('%s', async (_title, example) => {
+      const server = example.method === 'get' ? reads! : await serverOnWorld();
+      try {
+        server.clock.set(world.end);
+        const client = createDocsClient({ baseUrl: server.url, token: ADMIN_TOKEN });
+        expect(await differences(client, world, example)).toEqual([]);
+      } finally {
+        if (server !== reads) await server.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,180 @@
+// The examples of the contract's operations (`@opExample` in spec/, emitted into generated/openapi.yaml) read back as
+// requests and answers, and the comparison of an example's answer with the server's.
+//
+// An example is named by its title (an untitled one is `default`); its request is the values its parameters and its
+// request body carry under that name, its answer the operation's success status and the body its success response
+// carries under that name (none for a 204).
+//
+// The comparison is exact but for what a server makes when it answers: the values it makes at random (ids of what it
+// creates, tokens, signatures: "tokens" below, as test/support/engine-mirror.ts reads them) and the times it reads
+// from its clock. A token of the example is paired with the server's token at the same place, once for the whole
+// example (request included): the same example token must meet the same server token everywhere, so an answer naming
+// another record than the example does is a difference, while a record the request creates may have any id of the
+// right form. A time (an ISO 8601 date-time in UTC) matches any time.
+import type { OpenApiDocument } from './openapi.ts';
+
+export interface OperationExample {
+  operationId: string;
+  /** The example's title, `default` for an untitled one. */
+  name: string;
+  method: string;
+  /** The path template, such as `/v1/spaces/{spaceId}`. */
+  path: string;
+  parameters: { path: Record<string, unknown>; query: Record<string, unknown> };
+  body?: unknown;
+  /** The operation's success status. */
+  status: number;
+  /** The answer's body; absent for an answer without one. */
+  response?: unknown;
+}
+
+type ExampleHolder = { example?: unknown; examples?: Record<string, { value?: unknown }> };
+type Parameter = ExampleHolder & { name: string; in: string };
+type Operation = {
+  operationId: string;
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, ExampleHolder> };
+  responses: Record<string, { content?: Record<string, ExampleHolder> }>;
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** The values a holder carries, by example name. */
+function named(holder: ExampleHolder | undefined): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  if (!holder) return values;
+  if (holder.example !== undefined) values.set('default', holder.example);
+  for (const [name, example] of Object.entries(holder.examples ?? {})) values.set(name, example.value);
+  return values;
+}
+
+/** Every example of every operation of `document`, in the document's order. */
+export function operationExamples(document: OpenApiDocument): OperationExample[] {
+  const examples: OperationExample[] = [];
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, Operation | undefined>)[method];
+      if (operation) examples.push(...examplesOf(operation, method, path));
+    }
+  }
+  return examples;
+}
+
+/** The examples of one operation (none when it has none). */
+export function examplesOf(operation: Operation, method: string, path: string): OperationExample[] {
+  const [status, success] = Object.entries(operation.responses).find(([code]) => code.startsWith('2'))!;
+  const responses = named(success.content?.['application/json']);
+  const bodies = named(operation.requestBody?.content?.['application/json']);
+  const parameters = (operation.parameters ?? []).map((parameter) => ({ parameter, values: named(parameter) }));
+  const names = new Set([...responses.keys(), ...bodies.keys(), ...parameters.flatMap(({ values }) => [...values.keys()])]);
+  return [...names].map((name) => {
+    const example: OperationExample = { operationId: operation.operationId, name, method, path, parameters: { path: {}, query: {} }, status: Number(status) };
+    for (const { parameter, values } of parameters) {
+      if (!values.has(name)) continue;
+      if (parameter.in === 'path' || parameter.in === 'query') example.parameters[parameter.in][parameter.name] = values.get(name);
+    }
+    if (bodies.has(name)) example.body = bodies.get(name);
+    if (responses.has(name)) example.response = responses.get(name);
+    return example;
+  });
+}
+
+/** A value a server makes at random: 16 or more letters, digits, `-` or `_`, holding a digit. */
+const TOKEN = /[A-Za-z0-9_-]{16,}/g;
+const isToken = (text: string) => /\d/.test(text);
+/** A time as the contract writes it: an ISO 8601 date-time in UTC. */
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * The tokens of an example paired with a server's, in both directions. Pairs can be given up front (the ids of the
+ * records the server made for the example's world, by the example's ids) and are learnt from the comparisons.
+ */
+export class ExamplePairs {
+  private readonly toServer = new Map<string, string>();
+  private readonly toExample = new Map<string, string>();
+
+  constructor(known: Iterable<[string, string]> = []) {
+    for (const [example, server] of known) this.pair(example, server);
+  }
+
+  /** Pairs them; false when either is paired with another already. */
+  pair(example: string, server: string): boolean {
+    const paired = this.toServer.get(example);
+    const back = this.toExample.get(server);
+    if (paired === undefined && back === undefined) {
+      this.toServer.set(example, server);
+      this.toExample.set(server, example);
+      return true;
+    }
+    return paired === server && back === example;
+  }
+
+  /** `value` (any JSON) with each example token that is paired replaced by the server's. */
+  toServerValue<T>(value: T): T {
+    const replace = (text: string) => text.replace(TOKEN, (token) => this.toServer.get(token) ?? token);
+    return mapStrings(value, replace) as T;
+  }
+
+  /** The example token paired with a server token, if any. */
+  exampleOf(server: string): string | undefined {
+    return this.toExample.get(server);
+  }
+}
+
+function mapStrings(value: unknown, replace: (text: string) => string): unknown {
+  if (typeof value === 'string') return replace(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, replace));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, replace)]));
+  return value;
+}
+
+/** Splits a string into its text and its tokens (tokens at odd indices). */
+function tokenized(text: string): string[] {
+  const parts: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    if (!isToken(match[0])) continue;
+    parts.push(text.slice(last, match.index), match[0]);
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
+const pointer = (at: string, key: string | number) => `${at}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+const shown = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+
+/**
+ * The differences between an example's answer and the server's, one line each, naming the field by its JSON pointer
+ * (`/items/0/title`); none when they match. Pairs tokens as it goes (`pairs`).
+ */
+export function answerDifferences(example: unknown, server: unknown, pairs: ExamplePairs, at = ''): string[] {
+  const field = at === '' ? 'the body' : at;
+  if (typeof example === 'string' && typeof server === 'string') {
+    if (example === server) return [];
+    if (TIME.test(example) && TIME.test(server)) return [];
+    const ours = tokenized(example);
+    const theirs = tokenized(server);
+    const alike = ours.length === theirs.length && ours.every((part, index) => (index % 2 === 1 ? pairs.pair(part, theirs[index]!) : part === theirs[index]));
+    if (alike) return [];
+    const paired = ours.length === theirs.length ? ours.findIndex((part, index) => index % 2 === 1 && !pairs.pair(part, theirs[index]!)) : -1;
+    const why = paired >= 0 ? ` (the example's ${ours[paired]} names ${pairs.exampleOf(theirs[paired]!) ?? 'another record'} elsewhere)` : '';
+    return [`${field}: the example has ${shown(example)}, the server ${shown(server)}${why}`];
+  }
+  if (Array.isArray(example) && Array.isArray(server)) {
+    if (example.length !== server.length) return [`${field}: the example has ${example.length} items, the server ${server.length}: ${shown(server)}`];
+    return example.flatMap((item, index) => answerDifferences(item, server[index], pairs, pointer(at, index)));
+  }
+  if (isObject(example) && isObject(server)) {
+    const keys = [...new Set([...Object.keys(example), ...Object.keys(server)])];
+    return keys.flatMap((key) => {
+      if (!(key in server)) return [`${pointer(at, key)}: the example has ${shown(example[key])}, the server leaves it out`];
+      if (!(key in example)) return [`${pointer(at, key)}: the server answers ${shown(server[key])}, the example leaves it out`];
+      return answerDifferences(example[key], server[key], pairs, pointer(at, key));
+    });
+  }
+  if (example === server) return [];
+  return [`${field}: the example has ${shown(example)}, the server ${shown(server)}`];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
