@@ -6472,7 +6472,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the collection. */
+                /**
+                 * @description The unique id of the collection.
+                 * @example 0Vby0wpS00BV1HsL7l00XB
+                 */
                 collectionId: string;
             };
             cookie?: never;
@@ -6485,6 +6488,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "collection",
+                     *       "id": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "title": "Product documentation",
+                     *       "organization": "demo",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/collections/0Vby0wpS00BV1HsL7l00XB",
+                     *         "app": "https://docs.example.com/app/c/0Vby0wpS00BV1HsL7l00XB"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "create": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Collection"];
                 };
             };
@@ -6565,7 +6586,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the collection. */
+                /**
+                 * @description The unique id of the collection.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 collectionId: string;
             };
             cookie?: never;
@@ -6656,13 +6680,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the collection. */
+                /**
+                 * @description The unique id of the collection.
+                 * @example 0Vby0wpS00BV1HsL7l00XB
+                 */
                 collectionId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Everything our customers read."
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCollectionRequest"];
             };
         };
@@ -6673,6 +6705,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "collection",
+                     *       "id": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "title": "Product documentation",
+                     *       "description": "Everything our customers read.",
+                     *       "organization": "demo",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/collections/0Vby0wpS00BV1HsL7l00XB",
+                     *         "app": "https://docs.example.com/app/c/0Vby0wpS00BV1HsL7l00XB"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "create": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Collection"];
                 };
             };
@@ -6775,13 +6826,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the collection. */
+                /**
+                 * @description The unique id of the collection.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 collectionId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "parent": "0Vby0wpS00BV1HsL7l00XB"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveCollectionRequest"];
             };
         };
@@ -6792,6 +6851,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "collection",
+                     *       "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *       "title": "Engineering",
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/collections/0Vby0wrC00Lae6LYdckyCH",
+                     *         "app": "https://docs.example.com/app/c/0Vby0wrC00Lae6LYdckyCH"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "create": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Collection"];
                 };
             };
@@ -6908,7 +6986,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the collection. */
+                /**
+                 * @description The unique id of the collection.
+                 * @example 0Vby0wpS00BV1HsL7l00XB
+                 */
                 collectionId: string;
             };
             cookie?: never;
@@ -6921,6 +7002,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "space",
+                     *           "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *           "title": "Developer handbook",
+                     *           "visibility": "private",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "editMode": "live",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *           },
+                     *           "organization": "demo",
+                     *           "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *           "comments": 0,
+                     *           "changeRequests": 0,
+                     *           "changeRequestsOpen": 0,
+                     *           "changeRequestsDraft": 0,
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "access": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "edit": true,
+                     *             "triggerGitSync": true,
+                     *             "comment": true,
+                     *             "merge": true,
+                     *             "review": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpaceList"];
                 };
             };
@@ -7001,13 +7121,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the collection. */
+                /**
+                 * @description The unique id of the collection.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 collectionId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "organization": "partner"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransferRequest"];
             };
         };
@@ -7018,6 +7146,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "collection",
+                     *       "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *       "title": "Engineering",
+                     *       "organization": "partner",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/collections/0Vby0wrC00Lae6LYdckyCH",
+                     *         "app": "https://docs.example.com/app/c/0Vby0wrC00Lae6LYdckyCH"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "create": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Collection"];
                 };
             };
@@ -7129,7 +7275,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The email domain, for example `example.com`. */
+                /**
+                 * @description The email domain, for example `example.com`.
+                 * @example demo.example
+                 */
                 emailDomain: string;
             };
             cookie?: never;
@@ -7142,6 +7291,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "organizations": [
+                     *         {
+                     *           "object": "organization",
+                     *           "id": "demo",
+                     *           "title": "Demo organization",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "emailDomains": [
+                     *             "demo.example"
+                     *           ],
+                     *           "type": "business",
+                     *           "sso": false,
+                     *           "ai": false,
+                     *           "inviteLinks": true,
+                     *           "plan": "free_2024",
+                     *           "internal_isOnNewTrial": true,
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo",
+                     *             "app": "https://docs.example.com/app/o/demo"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "admin": true,
+                     *             "ownTeam": true,
+                     *             "createContent": true,
+                     *             "createOpenAPISpec": true,
+                     *             "ingestConversations": true,
+                     *             "viewBilling": true,
+                     *             "listMembers": true,
+                     *             "listTeams": true,
+                     *             "listIntegrations": true,
+                     *             "listInstallations": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmailDomainOrganizations"];
                 };
             };
@@ -8553,6 +8741,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "organization",
+                     *           "id": "demo",
+                     *           "title": "Demo organization",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "emailDomains": [
+                     *             "demo.example"
+                     *           ],
+                     *           "type": "business",
+                     *           "sso": false,
+                     *           "ai": false,
+                     *           "inviteLinks": true,
+                     *           "plan": "free_2024",
+                     *           "internal_isOnNewTrial": true,
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo",
+                     *             "app": "https://docs.example.com/app/o/demo"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "admin": true,
+                     *             "ownTeam": true,
+                     *             "createContent": true,
+                     *             "createOpenAPISpec": true,
+                     *             "ingestConversations": true,
+                     *             "viewBilling": true,
+                     *             "listMembers": true,
+                     *             "listTeams": true,
+                     *             "listIntegrations": true,
+                     *             "listInstallations": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "organization",
+                     *           "id": "partner",
+                     *           "title": "Partner organization",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "emailDomains": [
+                     *             "partner.example"
+                     *           ],
+                     *           "type": "business",
+                     *           "sso": false,
+                     *           "ai": false,
+                     *           "inviteLinks": true,
+                     *           "plan": "free_2024",
+                     *           "internal_isOnNewTrial": true,
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/partner",
+                     *             "app": "https://docs.example.com/app/o/partner"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "admin": true,
+                     *             "ownTeam": true,
+                     *             "createContent": true,
+                     *             "createOpenAPISpec": true,
+                     *             "ingestConversations": true,
+                     *             "viewBilling": true,
+                     *             "listMembers": true,
+                     *             "listTeams": true,
+                     *             "listIntegrations": true,
+                     *             "listInstallations": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
@@ -8615,7 +8876,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -8628,6 +8892,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "organization",
+                     *       "id": "demo",
+                     *       "title": "Demo organization",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "emailDomains": [
+                     *         "demo.example"
+                     *       ],
+                     *       "type": "business",
+                     *       "sso": false,
+                     *       "ai": false,
+                     *       "inviteLinks": true,
+                     *       "plan": "free_2024",
+                     *       "internal_isOnNewTrial": true,
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo",
+                     *         "app": "https://docs.example.com/app/o/demo"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "ownTeam": true,
+                     *         "createContent": true,
+                     *         "createOpenAPISpec": true,
+                     *         "ingestConversations": true,
+                     *         "viewBilling": true,
+                     *         "listMembers": true,
+                     *         "listTeams": true,
+                     *         "listIntegrations": true,
+                     *         "listInstallations": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Organization"];
                 };
             };
@@ -8708,13 +9007,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Demo Inc.",
+                 *       "defaultRole": "read"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOrganizationRequest"];
             };
         };
@@ -8725,6 +9033,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "organization",
+                     *       "id": "demo",
+                     *       "title": "Demo Inc.",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "emailDomains": [
+                     *         "demo.example"
+                     *       ],
+                     *       "type": "business",
+                     *       "defaultRole": "read",
+                     *       "sso": false,
+                     *       "ai": false,
+                     *       "inviteLinks": true,
+                     *       "plan": "free_2024",
+                     *       "internal_isOnNewTrial": true,
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo",
+                     *         "app": "https://docs.example.com/app/o/demo"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "ownTeam": true,
+                     *         "createContent": true,
+                     *         "createOpenAPISpec": true,
+                     *         "ingestConversations": true,
+                     *         "viewBilling": true,
+                     *         "listMembers": true,
+                     *         "listTeams": true,
+                     *         "listIntegrations": true,
+                     *         "listInstallations": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Organization"];
                 };
             };
@@ -8843,7 +9187,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -8856,6 +9203,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "collection",
+                     *           "id": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "title": "Product documentation",
+                     *           "organization": "demo",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/collections/0Vby0wpS00BV1HsL7l00XB",
+                     *             "app": "https://docs.example.com/app/c/0Vby0wpS00BV1HsL7l00XB"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "create": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "collection",
+                     *           "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *           "title": "Engineering",
+                     *           "organization": "demo",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/collections/0Vby0wrC00Lae6LYdckyCH",
+                     *             "app": "https://docs.example.com/app/c/0Vby0wrC00Lae6LYdckyCH"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "create": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["CollectionList"];
                 };
             };
@@ -8936,13 +9322,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Release notes",
+                 *       "parent": "0Vby0wpS00BV1HsL7l00XB"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCollectionRequest"];
             };
         };
@@ -8953,6 +9348,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "collection",
+                     *       "id": "0Vc31O7q00ChDQ2M7nkoHj",
+                     *       "title": "Release notes",
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/collections/0Vc31O7q00ChDQ2M7nkoHj",
+                     *         "app": "https://docs.example.com/app/c/0Vc31O7q00ChDQ2M7nkoHj"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "create": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Collection"];
                 };
             };
@@ -9055,9 +9469,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the invite link. */
+                /**
+                 * @description The unique id of the invite link.
+                 * @example 0Vby0wt9009Xe4Jq7NbLs3
+                 */
                 inviteId: string;
             };
             cookie?: never;
@@ -9161,7 +9581,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -9174,6 +9597,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "member",
+                     *           "id": "grace",
+                     *           "role": "review",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "grace",
+                     *             "displayName": "Grace Hopper",
+                     *             "email": "grace@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/grace"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 0
+                     *         },
+                     *         {
+                     *           "object": "member",
+                     *           "id": "demo-admin",
+                     *           "role": "admin",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "demo-admin",
+                     *             "displayName": "Demo Admin",
+                     *             "email": "admin@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/demo-admin"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 0
+                     *         },
+                     *         {
+                     *           "object": "member",
+                     *           "id": "ada",
+                     *           "role": "edit",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "ada",
+                     *             "displayName": "Ada Lovelace",
+                     *             "email": "ada@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/ada"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 1
+                     *         }
+                     *       ],
+                     *       "count": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
@@ -9254,9 +9741,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the user. */
+                /**
+                 * @description The unique id of the user.
+                 * @example ada
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9269,6 +9762,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "member",
+                     *       "id": "ada",
+                     *       "role": "edit",
+                     *       "user": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "disabled": false,
+                     *       "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *       "sso": false,
+                     *       "spaces": 2,
+                     *       "teams": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Member"];
                 };
             };
@@ -9349,9 +9863,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the user. */
+                /**
+                 * @description The unique id of the user.
+                 * @example grace
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9451,15 +9971,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the user. */
+                /**
+                 * @description The unique id of the user.
+                 * @example grace
+                 */
                 userId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "edit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMemberRequest"];
             };
         };
@@ -9470,6 +10001,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "member",
+                     *       "id": "grace",
+                     *       "role": "edit",
+                     *       "user": {
+                     *         "object": "user",
+                     *         "id": "grace",
+                     *         "displayName": "Grace Hopper",
+                     *         "email": "grace@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/grace"
+                     *         }
+                     *       },
+                     *       "disabled": false,
+                     *       "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *       "sso": false,
+                     *       "spaces": 2,
+                     *       "teams": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["Member"];
                 };
             };
@@ -9588,9 +10140,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the user. */
+                /**
+                 * @description The unique id of the user.
+                 * @example ada
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9603,6 +10161,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "permission": "edit",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wra00cad2BNt16evV",
+                     *             "title": "API reference",
+                     *             "visibility": "public",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *               "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *             },
+                     *             "organization": "demo",
+                     *             "revision": "0Vc31Nke00CSsPF4k1M1PQ",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": false,
+                     *               "viewInviteLinks": false,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": false,
+                     *               "review": false,
+                     *               "installIntegration": false
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "permission": "edit",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "title": "Developer handbook",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *             },
+                     *             "organization": "demo",
+                     *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": false,
+                     *               "viewInviteLinks": false,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": false,
+                     *               "review": false,
+                     *               "installIntegration": false
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberSpaceList"];
                 };
             };
@@ -9683,9 +10318,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the user. */
+                /**
+                 * @description The unique id of the user.
+                 * @example ada
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9698,6 +10339,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "member",
+                     *       "id": "ada",
+                     *       "role": "edit",
+                     *       "user": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "disabled": false,
+                     *       "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *       "sso": true,
+                     *       "spaces": 2,
+                     *       "teams": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Member"];
                 };
             };
@@ -9785,9 +10447,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the user. */
+                /**
+                 * @description The unique id of the user.
+                 * @example ada
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9800,6 +10468,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "team": {
+                     *             "object": "team",
+                     *             "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *             "title": "Technical writers",
+                     *             "members": 1,
+                     *             "spaces": 1,
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "permissions": {
+                     *               "admin": true,
+                     *               "view": true
+                     *             }
+                     *           },
+                     *           "member": {
+                     *             "role": "owner"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberTeamList"];
                 };
             };
@@ -11020,7 +11712,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -11033,6 +11728,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "serviceVisitorClaims": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwczovL2RvY3MuZXhhbXBsZS5jb20iLCJzdWIiOiJkZW1vLWFkbWluIiwib3JnIjoiZGVtbyIsInJvbGUiOiJhZG1pbiIsImlhdCI6MTc5NTY3NjUyMCwiZXhwIjoxNzk1NjgwMTIwfQ.zaoLbKuK1-dzmO2l_GMnYKXkNITk5_t5spfeGoEItX8"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PingResult"];
                 };
             };
@@ -11118,7 +11818,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -11131,6 +11834,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "saml-provider",
+                     *           "id": "0Vby0wuJ00RNe0kxOhJeHE",
+                     *           "label": "Okta",
+                     *           "ssoURL": "https://demo.okta.com/app/docs/exk1a2b3c4d5e6f7g8h9/sso/saml",
+                     *           "entityID": "http://www.okta.com/exk1a2b3c4d5e6f7g8h9",
+                     *           "certificate": "MIIBozCCAUmgAwIBAgIUQ3urFwwIDAQ5pgEE7vGBG6BWiqQwCgYIKoZIzj0EAwIwJzEWMBQGA1UEAwwNZGVtby5va3RhLmNvbTENMAsGA1UECgwET2t0YTAeFw0yNjExMjYwMzUzNDFaFw0zNjExMjMwMzUzNDFaMCcxFjAUBgNVBAMMDWRlbW8ub2t0YS5jb20xDTALBgNVBAoMBE9rdGEwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARC1KNq60bj0KdwzwHw9r7Ze3OMCiGy30HsQlageaAYGpheO8YZonRLGH8jLJyti/LbjgvGh23+askQw+kEdEYio1MwUTAdBgNVHQ4EFgQUu5MseVJfUg4dQVezwMxATjHG9A8wHwYDVR0jBBgwFoAUu5MseVJfUg4dQVezwMxATjHG9A8wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiBVoW8IgQZOchRrym7TZM7DYcq1Hq/EWeLC5RjsXUA+FgIhALe9iZFTscuh34wHX/8kuYviBXlSCbfNo4iZMDwk3aWj",
+                     *           "defaultTeam": {
+                     *             "object": "team",
+                     *             "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *             "title": "Technical writers",
+                     *             "members": 1,
+                     *             "spaces": 1,
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "permissions": {
+                     *               "admin": true,
+                     *               "view": true
+                     *             }
+                     *           },
+                     *           "defaultRole": "read",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "status": "active",
+                     *           "service": {
+                     *             "acsURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/acs",
+                     *             "startURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/start",
+                     *             "entityID": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SamlProviderList"];
                 };
             };
@@ -11211,13 +11952,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "Microsoft Entra ID",
+                 *       "entityID": "https://sts.windows.net/4f1c2b8e-7d3a-4c55-9e21-0b6a7f3d9c10/",
+                 *       "ssoURL": "https://login.microsoftonline.com/4f1c2b8e-7d3a-4c55-9e21-0b6a7f3d9c10/saml2",
+                 *       "defaultRole": "read"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSamlProviderRequest"];
             };
         };
@@ -11228,6 +11980,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "saml-provider",
+                     *       "id": "0Vc31OEB00xtkBGF1w9N5B",
+                     *       "label": "Microsoft Entra ID",
+                     *       "ssoURL": "https://login.microsoftonline.com/4f1c2b8e-7d3a-4c55-9e21-0b6a7f3d9c10/saml2",
+                     *       "entityID": "https://sts.windows.net/4f1c2b8e-7d3a-4c55-9e21-0b6a7f3d9c10/",
+                     *       "defaultRole": "read",
+                     *       "createdAt": "2026-11-26T07:02:00.000Z",
+                     *       "status": "pending",
+                     *       "service": {
+                     *         "acsURL": "https://docs.example.com/app/o/demo/saml/0Vc31OEB00xtkBGF1w9N5B/acs",
+                     *         "startURL": "https://docs.example.com/app/o/demo/saml/0Vc31OEB00xtkBGF1w9N5B/start",
+                     *         "entityID": "https://docs.example.com/app/o/demo/saml/0Vc31OEB00xtkBGF1w9N5B"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/saml/0Vc31OEB00xtkBGF1w9N5B"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SamlProvider"];
                 };
             };
@@ -11330,9 +12102,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the SAML provider. */
+                /**
+                 * @description The unique id of the SAML provider.
+                 * @example 0Vby0wuJ00RNe0kxOhJeHE
+                 */
                 samlProviderId: string;
             };
             cookie?: never;
@@ -11345,6 +12123,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "saml-provider",
+                     *       "id": "0Vby0wuJ00RNe0kxOhJeHE",
+                     *       "label": "Okta",
+                     *       "ssoURL": "https://demo.okta.com/app/docs/exk1a2b3c4d5e6f7g8h9/sso/saml",
+                     *       "entityID": "http://www.okta.com/exk1a2b3c4d5e6f7g8h9",
+                     *       "certificate": "MIIBozCCAUmgAwIBAgIUQ3urFwwIDAQ5pgEE7vGBG6BWiqQwCgYIKoZIzj0EAwIwJzEWMBQGA1UEAwwNZGVtby5va3RhLmNvbTENMAsGA1UECgwET2t0YTAeFw0yNjExMjYwMzUzNDFaFw0zNjExMjMwMzUzNDFaMCcxFjAUBgNVBAMMDWRlbW8ub2t0YS5jb20xDTALBgNVBAoMBE9rdGEwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARC1KNq60bj0KdwzwHw9r7Ze3OMCiGy30HsQlageaAYGpheO8YZonRLGH8jLJyti/LbjgvGh23+askQw+kEdEYio1MwUTAdBgNVHQ4EFgQUu5MseVJfUg4dQVezwMxATjHG9A8wHwYDVR0jBBgwFoAUu5MseVJfUg4dQVezwMxATjHG9A8wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiBVoW8IgQZOchRrym7TZM7DYcq1Hq/EWeLC5RjsXUA+FgIhALe9iZFTscuh34wHX/8kuYviBXlSCbfNo4iZMDwk3aWj",
+                     *       "defaultTeam": {
+                     *         "object": "team",
+                     *         "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *         "title": "Technical writers",
+                     *         "members": 1,
+                     *         "spaces": 1,
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "permissions": {
+                     *           "admin": true,
+                     *           "view": true
+                     *         }
+                     *       },
+                     *       "defaultRole": "read",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "status": "active",
+                     *       "service": {
+                     *         "acsURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/acs",
+                     *         "startURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/start",
+                     *         "entityID": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SamlProvider"];
                 };
             };
@@ -11425,9 +12236,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the SAML provider. */
+                /**
+                 * @description The unique id of the SAML provider.
+                 * @example 0Vby0wuJ00RNe0kxOhJeHE
+                 */
                 samlProviderId: string;
             };
             cookie?: never;
@@ -11518,15 +12335,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the SAML provider. */
+                /**
+                 * @description The unique id of the SAML provider.
+                 * @example 0Vby0wuJ00RNe0kxOhJeHE
+                 */
                 samlProviderId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "Okta (staff)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSamlProviderRequest"];
             };
         };
@@ -11537,6 +12365,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "saml-provider",
+                     *       "id": "0Vby0wuJ00RNe0kxOhJeHE",
+                     *       "label": "Okta (staff)",
+                     *       "ssoURL": "https://demo.okta.com/app/docs/exk1a2b3c4d5e6f7g8h9/sso/saml",
+                     *       "entityID": "http://www.okta.com/exk1a2b3c4d5e6f7g8h9",
+                     *       "certificate": "MIIBozCCAUmgAwIBAgIUQ3urFwwIDAQ5pgEE7vGBG6BWiqQwCgYIKoZIzj0EAwIwJzEWMBQGA1UEAwwNZGVtby5va3RhLmNvbTENMAsGA1UECgwET2t0YTAeFw0yNjExMjYwMzUzNDFaFw0zNjExMjMwMzUzNDFaMCcxFjAUBgNVBAMMDWRlbW8ub2t0YS5jb20xDTALBgNVBAoMBE9rdGEwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARC1KNq60bj0KdwzwHw9r7Ze3OMCiGy30HsQlageaAYGpheO8YZonRLGH8jLJyti/LbjgvGh23+askQw+kEdEYio1MwUTAdBgNVHQ4EFgQUu5MseVJfUg4dQVezwMxATjHG9A8wHwYDVR0jBBgwFoAUu5MseVJfUg4dQVezwMxATjHG9A8wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiBVoW8IgQZOchRrym7TZM7DYcq1Hq/EWeLC5RjsXUA+FgIhALe9iZFTscuh34wHX/8kuYviBXlSCbfNo4iZMDwk3aWj",
+                     *       "defaultTeam": {
+                     *         "object": "team",
+                     *         "id": "0Vby0wqo00TPjFeKcwfHCB",
+                     *         "title": "Technical writers",
+                     *         "members": 1,
+                     *         "spaces": 1,
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "permissions": {
+                     *           "admin": true,
+                     *           "view": true
+                     *         }
+                     *       },
+                     *       "defaultRole": "read",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "status": "active",
+                     *       "service": {
+                     *         "acsURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/acs",
+                     *         "startURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/start",
+                     *         "entityID": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/saml/0Vby0wuJ00RNe0kxOhJeHE"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SamlProvider"];
                 };
             };
@@ -11637,7 +12498,10 @@ export interface operations {
     searchOrganizationContent: {
         parameters: {
             query: {
-                /** @description Text to search for. */
+                /**
+                 * @description Text to search for.
+                 * @example settings
+                 */
                 query: string;
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
                 page?: string;
@@ -11646,7 +12510,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -11659,6 +12526,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *           "title": "Developer handbook",
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *               "title": "Configuration",
+                     *               "path": "guides/configuration",
+                     *               "sections": [
+                     *                 {
+                     *                   "id": "configuration",
+                     *                   "title": "Configuration",
+                     *                   "path": "guides/configuration#configuration",
+                     *                   "body": "Settings are read from `docs.yaml`. Back to [Welcome](../welcome).",
+                     *                   "urls": {
+                     *                     "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides/configuration#configuration"
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides/configuration"
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchSpaceResultList"];
                 };
             };
@@ -14840,7 +15739,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -14853,6 +15755,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "space",
+                     *           "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *           "title": "Developer handbook",
+                     *           "visibility": "private",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "editMode": "live",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *           },
+                     *           "organization": "demo",
+                     *           "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *           "comments": 0,
+                     *           "changeRequests": 0,
+                     *           "changeRequestsOpen": 0,
+                     *           "changeRequestsDraft": 0,
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "access": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "edit": true,
+                     *             "triggerGitSync": true,
+                     *             "comment": true,
+                     *             "merge": true,
+                     *             "review": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "space",
+                     *           "id": "0Vby0wra00cad2BNt16evV",
+                     *           "title": "API reference",
+                     *           "visibility": "public",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "editMode": "live",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *             "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *             "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *           },
+                     *           "organization": "demo",
+                     *           "revision": "0Vc31Nke00CSsPF4k1M1PQ",
+                     *           "comments": 0,
+                     *           "changeRequests": 0,
+                     *           "changeRequestsOpen": 0,
+                     *           "changeRequestsDraft": 0,
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "access": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "edit": true,
+                     *             "triggerGitSync": true,
+                     *             "comment": true,
+                     *             "merge": true,
+                     *             "review": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpaceList"];
                 };
             };
@@ -14933,13 +15906,23 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Release notes",
+                 *       "emoji": "📝",
+                 *       "parent": "0Vby0wpS00BV1HsL7l00XB"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSpaceRequest"];
             };
         };
@@ -14952,6 +15935,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vc31fJs00X3rG2a7iDpx4",
+                     *       "title": "Release notes",
+                     *       "emoji": "📝",
+                     *       "visibility": "private",
+                     *       "createdAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "editMode": "live",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vc31fJs00X3rG2a7iDpx4",
+                     *         "app": "https://docs.example.com/app/s/0Vc31fJs00X3rG2a7iDpx4"
+                     *       },
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "revision": "0Vc31fJs01KukUXXPF3WqE",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": true,
+                     *         "triggerGitSync": true,
+                     *         "comment": true,
+                     *         "merge": true,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };
@@ -15054,7 +16072,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -15067,6 +16088,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby0wuJ00RNe0kxOhJeHE",
+                     *           "label": "Okta",
+                     *           "startURL": "https://docs.example.com/app/o/demo/saml/0Vby0wuJ00RNe0kxOhJeHE/start"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SsoLoginInfoList"];
                 };
             };
@@ -16397,7 +17429,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -16410,6 +17445,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *       "title": "Developer handbook",
+                     *       "visibility": "private",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *       "editMode": "live",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *       },
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": true,
+                     *         "triggerGitSync": true,
+                     *         "comment": true,
+                     *         "merge": true,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };
@@ -16490,7 +17559,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wra00cad2BNt16evV
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -16581,13 +17653,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "emoji": "📘",
+                 *       "editMode": "locked"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSpaceRequest"];
             };
         };
@@ -16598,6 +17679,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *       "title": "Developer handbook",
+                     *       "emoji": "📘",
+                     *       "visibility": "private",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "editMode": "locked",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *       },
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": false,
+                     *         "triggerGitSync": false,
+                     *         "comment": true,
+                     *         "merge": false,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };
@@ -21729,7 +22845,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -21742,6 +22861,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vc31OKl001c58dMVrqhVA",
+                     *       "title": "Developer handbook (copy)",
+                     *       "visibility": "private",
+                     *       "createdAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "editMode": "live",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vc31OKl001c58dMVrqhVA",
+                     *         "app": "https://docs.example.com/app/s/0Vc31OKl001c58dMVrqhVA"
+                     *       },
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "revision": "0Vc31OKl01vndvEJfDOnfF",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": true,
+                     *         "triggerGitSync": true,
+                     *         "comment": true,
+                     *         "merge": true,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };
@@ -22245,7 +23398,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -22258,6 +23414,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "page",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *             },
+                     *             "page": "0Vby0wsB00Hn7Kd2XvYe5S"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               },
+                     *               "page": "0Vby0wsA00Qm4Tz8LpWcR2"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "page",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *             },
+                     *             "page": "0Vby0wsD00Lr9Yh1QcAk4U"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               },
+                     *               "page": "0Vby0wsB00Hn7Kd2XvYe5S"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "url",
+                     *             "url": "https://docs.example.com/api"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               },
+                     *               "page": "0Vby0wsB00Hn7Kd2XvYe5S"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "page",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *             },
+                     *             "page": "0Vby0wsA00Qm4Tz8LpWcR2"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               },
+                     *               "page": "0Vby0wsD00Lr9Yh1QcAk4U"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "count": 4,
+                     *       "stats": {
+                     *         "total": 4,
+                     *         "broken": {
+                     *           "total": 0,
+                     *           "changeRequest": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
@@ -22338,13 +23606,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wra00cad2BNt16evV
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "parent": "0Vby0wpS00BV1HsL7l00XB"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveSpaceRequest"];
             };
         };
@@ -22355,6 +23631,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vby0wra00cad2BNt16evV",
+                     *       "title": "API reference",
+                     *       "visibility": "public",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "editMode": "live",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *         "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *         "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *       },
+                     *       "organization": "demo",
+                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "revision": "0Vc31Nke00CSsPF4k1M1PQ",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": true,
+                     *         "triggerGitSync": true,
+                     *         "comment": true,
+                     *         "merge": true,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };
@@ -22466,7 +23777,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wt700Gd5Hs2KcNq6W
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -22479,6 +23793,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vby0wt700Gd5Hs2KcNq6W",
+                     *       "title": "Release notes 2025",
+                     *       "emoji": "🗂️",
+                     *       "visibility": "private",
+                     *       "createdAt": "2026-11-25T07:01:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "editMode": "live",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wt700Gd5Hs2KcNq6W",
+                     *         "app": "https://docs.example.com/app/s/0Vby0wt700Gd5Hs2KcNq6W"
+                     *       },
+                     *       "organization": "demo",
+                     *       "revision": "0Vc31NsV01Erwkcs054idn",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": true,
+                     *         "triggerGitSync": true,
+                     *         "comment": true,
+                     *         "merge": true,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };
@@ -22668,13 +24016,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wra00cad2BNt16evV
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "organization": "partner"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransferRequest"];
             };
         };
@@ -22685,6 +24041,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space",
+                     *       "id": "0Vby0wra00cad2BNt16evV",
+                     *       "title": "API reference",
+                     *       "visibility": "public",
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "editMode": "live",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *         "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *         "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *       },
+                     *       "organization": "partner",
+                     *       "revision": "0Vc31Nke00CSsPF4k1M1PQ",
+                     *       "comments": 0,
+                     *       "changeRequests": 0,
+                     *       "changeRequestsOpen": 0,
+                     *       "changeRequestsDraft": 0,
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "access": true,
+                     *         "admin": true,
+                     *         "viewInviteLinks": true,
+                     *         "edit": true,
+                     *         "triggerGitSync": true,
+                     *         "comment": true,
+                     *         "merge": true,
+                     *         "review": true,
+                     *         "installIntegration": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Space"];
                 };
             };

@@ -103,11 +103,16 @@ async function differences(client: DocsClient, world: World, example: OperationE
   // A request's own tokens (its path's ids) are paired first: the answer's must be the ones it named.
   answerDifferences(example.parameters, toServer(example.parameters), pairs);
   if (example.body !== undefined) answerDifferences(example.body, toServer(example.body), pairs);
-  const answerOf = (value: unknown) => JSON.parse(JSON.stringify(value).replace(/[A-Za-z0-9_-]{16,}/g, (token) => pairs.exampleOf(token) ?? token)) as unknown;
+  const answerOf = (value: unknown) => {
+    let text = JSON.stringify(value).replace(/[A-Za-z0-9_-]{16,}/g, (token) => pairs.exampleOf(token) ?? token);
+    for (const [origin, served] of world.outside) text = text.replaceAll(served, origin);
+    return JSON.parse(text) as unknown;
+  };
   const found = answerDifferences(example.response, body, pairs);
   if (updates) {
     const answers = updates.get(example.operationId) ?? new Map<string, ExampleAnswer>();
-    updates.set(example.operationId, answers.set(example.name, { body: body === undefined ? undefined : answerOf(body), differs: found.length > 0 }));
+    const headers = answerOf(Object.fromEntries(answer.response.headers)) as Record<string, string>;
+    updates.set(example.operationId, answers.set(example.name, { body: body === undefined ? undefined : answerOf(body), headers, differs: found.length > 0 }));
     return [];
   }
   return found;

@@ -71,8 +71,14 @@ function exampleSites(program: Program): ExampleSite[] {
   return sites;
 }
 
-/** The type of the success answer's body, and whether the example's answer names its status (`#{ statusCode, body }`). */
-function successShape(program: Program, operation: Operation): { status: number; body?: Type; bodyName?: string; withStatus: boolean } {
+/**
+ * The type of the success answer's body, whether the example's answer names its status (`#{ statusCode, body }`), and
+ * the headers it declares (by property name: the header's name and type).
+ */
+function successShape(
+  program: Program,
+  operation: Operation,
+): { status: number; body?: Type; bodyName?: string; withStatus: boolean; headers: { property: string; header: string; type: Type }[] } {
   const [http] = getHttpOperation(program, operation);
   for (const response of http.responses) {
     const status = typeof response.statusCodes === 'number' ? response.statusCodes : undefined;
@@ -80,14 +86,21 @@ function successShape(program: Program, operation: Operation): { status: number;
     const content = response.responses[0];
     const withStatus = content?.properties.some((property) => property.kind === 'statusCode') ?? false;
     const bodyProperty = content?.properties.find((property) => property.kind === 'body' || property.kind === 'bodyRoot');
-    return { status, body: content?.body?.type, bodyName: bodyProperty?.property.name, withStatus };
+    const headers = (content?.properties ?? []).flatMap((property) =>
+      property.kind === 'header' ? [{ property: property.property.name, header: property.options.name.toLowerCase(), type: property.property.type }] : [],
+    );
+    return { status, body: content?.body?.type, bodyName: bodyProperty?.property.name, withStatus, headers };
   }
   throw new Error(`${operationIdOf(operation)} declares no success status`);
 }
 
-/** The server's answer to an example: its body (none for an answer without one), and whether the example differs. */
+/**
+ * The server's answer to an example: its body (none for an answer without one), its headers (by lower-case name: an
+ * example names those its response declares), and whether the example differs.
+ */
 export interface ExampleAnswer {
   body: unknown;
+  headers: Record<string, string>;
   differs: boolean;
 }
 
@@ -108,19 +121,29 @@ export async function writeExampleAnswers(repo: string, answers: Map<string, Map
     const shape = successShape(program, site.operation);
     const body = answer.body;
     const rendered = body === undefined || shape.body === undefined ? undefined : valueText(program, body, shape.body);
+    const headers = shape.headers.flatMap(({ property, header, type }) =>
+      answer.headers[header] === undefined ? [] : [`${name(property)}: ${valueText(program, answer.headers[header], type)}`],
+    );
     const text = shape.withStatus
-      ? `#{ statusCode: ${shape.status}${rendered === undefined ? '' : `, ${shape.bodyName ?? 'body'}: ${rendered}`} }`
+      ? `#{ ${[`statusCode: ${shape.status}`, ...headers, ...(rendered === undefined ? [] : [`${shape.bodyName ?? 'body'}: ${rendered}`])].join(', ')} }`
       : (rendered ?? `#{}`);
     const edit =
       existing && existing.kind === SyntaxKind.ObjectLiteralProperty
         ? { pos: existing.value.pos, end: existing.value.end, text }
-        : { pos: site.argument.end - 1, end: site.argument.end - 1, text: `${site.argument.properties.length > 0 ? ', ' : ''}returnType: ${text}` };
+        : { pos: site.argument.properties.at(-1)?.end ?? site.argument.end - 1, end: site.argument.properties.at(-1)?.end ?? site.argument.end - 1, text: `${site.argument.properties.length > 0 ? ', ' : ''}returnType: ${text}` };
     edits.set(site.file, [...(edits.get(site.file) ?? []), edit]);
   }
   for (const [file, changes] of edits) {
     let source = readFileSync(file, 'utf8');
     for (const change of changes.sort((a, b) => b.pos - a.pos)) source = source.slice(0, change.pos) + change.text + source.slice(change.end);
-    writeFileSync(file, await formatTypeSpec(source));
+    let formatted: string;
+    try {
+      formatted = await formatTypeSpec(source);
+    } catch (error) {
+      writeFileSync(file, source);
+      throw new Error(`${path.relative(repo, file)}: the answers written do not parse (${(error as Error).message}); the file is left unformatted to see why`);
+    }
+    writeFileSync(file, formatted);
   }
   return { answers: written, files: [...edits.keys()].map((file) => path.relative(repo, file)) };
 }

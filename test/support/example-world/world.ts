@@ -27,6 +27,7 @@ export const ADMIN_TOKEN = 'demo-admin-token';
 /** Ids the examples use for seeded records. */
 export const IDS = {
   collection: '0Vby0wpS00BV1HsL7l00XB',
+  engineering: '0Vby0wrC00Lae6LYdckyCH',
   handbook: '0Vby0wpu00D991cSl5LhmQ',
   apiReference: '0Vby0wra00cad2BNt16evV',
   team: '0Vby0wqo00TPjFeKcwfHCB',
@@ -54,7 +55,10 @@ export const EXAMPLE_SEED: SeedFixture = {
         { user: 'ada', role: 'edit' },
         { user: 'grace', role: 'review' },
       ],
-      collections: [{ id: IDS.collection, title: 'Product documentation' }],
+      collections: [
+        { id: IDS.collection, title: 'Product documentation' },
+        { id: IDS.engineering, title: 'Engineering' },
+      ],
       spaces: [
         {
           id: IDS.handbook,
@@ -141,4 +145,9 @@ export function made<T>(answer: { data?: T; error?: unknown; response: Response 
     throw new Error(`the examples' world: ${what} was refused (${answer.response.status}): ${JSON.stringify(answer.error)}`);
   }
   return answer.data;
+}
+
+/** Fails with the answer's error when a call of the world's making that answers no body was refused. */
+export function done(answer: { error?: unknown; response: Response }, what: string): void {
+  if (!answer.response.ok) throw new Error(`the examples' world: ${what} was refused (${answer.response.status}): ${JSON.stringify(answer.error)}`);
 }
