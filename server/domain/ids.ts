@@ -57,8 +57,8 @@ let sequence = 0;
  * the last leaf of every index its id keys, where random ids put each in a leaf of its own (written to the log,
  * synced and copied at the checkpoint) and ids random within a millisecond split the last leaf by rebalancing it:
  * `BENCH_PARTS=ids npm run bench` measures it (docs/performance.md). Ids stay opaque and
- * unguessable, but whoever holds two can tell which was made first, and when: a departure from DESIGN.md's "random"
- * ids, decided and explained in server/docs/wire-behaviour.md (Identifiers).
+ * unguessable, but whoever holds two can tell which was made first, and when: a departure from wholly random ids,
+ * decided and explained in server/docs/wire-behaviour.md (Identifiers).
  */
 export function newId(): string {
   const now = Date.now();

@@ -1,13 +1,10 @@
-// Reads the operation inventory out of the API document (api-document.md) and DESIGN.md, so that no test
-// hand-writes a path or operation list.
+// Reads the operation inventory out of the API document (docs/api-document.md) and the wire decisions
+// (docs/wire-decisions.md), so that no test hand-writes a path or operation list.
 import path from 'node:path';
 import { repoRoot } from './repo.ts';
 
-export const API_DOCUMENT_ENV = 'API_DOCUMENT';
-export const apiDocumentPath = path.resolve(
-  process.env[API_DOCUMENT_ENV] ?? path.resolve(repoRoot, '../shared/api-document.md'),
-);
-export const designPath = path.join(path.dirname(apiDocumentPath), 'DESIGN.md');
+export const apiDocumentPath = path.join(repoRoot, 'docs/api-document.md');
+export const designPath = path.join(repoRoot, 'docs/wire-decisions.md');
 
 const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'];
 
@@ -36,11 +33,11 @@ export function parseEndpointOperations(markdown: string): string[] {
   return operations;
 }
 
-/** `METHOD path` of sortSiteStructure, the one operation DESIGN.md adds without a table row in the document. */
+/** `METHOD path` of sortSiteStructure, the one operation the wire decisions add without a table row in the document. */
 export function parseDesignOperations(markdown: string): string[] {
   const line = markdown.split('\n').find((text) => text.startsWith('- **sortSiteStructure**:'));
   const match = line?.match(/`([A-Z]+) (\/v1\/[^`\s]*)`/);
-  if (!match) throw new Error('DESIGN.md: no "- **sortSiteStructure**: `METHOD /v1/...`" line');
+  if (!match) throw new Error('docs/wire-decisions.md: no "- **sortSiteStructure**: `METHOD /v1/...`" line');
   return [`${match[1]} ${match[2]}`];
 }
 
