@@ -1,0 +1,25 @@
+// @ts-check
+// The contract's rules, as a TypeSpec linter library: tspconfig.yaml enables them (`linter:`), so every compile of
+// spec/ (`npm run generate`, `npm run dev`, `npm run check`, `tsp compile`, the editor's language server) reports a
+// broken one at its TypeSpec line. spec/README.md ("Rules") lists them.
+import { createTypeSpecLibrary, defineLinter } from "@typespec/compiler";
+import { commonErrorsRule, resourceErrorsRule } from "./rules/errors.js";
+import { listPagingRule } from "./rules/list-paging.js";
+import { operationDocRule, operationExampleRule, operationIdRule, operationSummaryRule } from "./rules/operation-metadata.js";
+import { pathParameterBoundedRule } from "./rules/path-parameter-bounded.js";
+
+export const $lib = createTypeSpecLibrary({ name: "docs-platform-spec-rules", diagnostics: {} });
+
+// Without a ruleset of its own, the library gets `all`, every rule, which tspconfig.yaml extends.
+export const $linter = defineLinter({
+  rules: [
+    operationIdRule,
+    operationDocRule,
+    operationSummaryRule,
+    operationExampleRule,
+    listPagingRule,
+    pathParameterBoundedRule,
+    commonErrorsRule,
+    resourceErrorsRule,
+  ],
+});
