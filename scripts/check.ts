@@ -2,9 +2,12 @@
 //   - spec/ formatted (the files that are not, and `npm run format:spec` to fix them);
 //   - generated/ exactly what spec/ compiles to (test/support/drift.ts, as the contract test uses it);
 //   - the whole project type-checks (TypeScript 7's native tsc, incremental: later runs only re-check what changed);
-//   - the server's code awaits or handles every promise (`npm run lint`, eslint.config.js).
+//   - the server's code awaits or handles every promise (`npm run lint`, eslint.config.js);
+//   - generated/openapi.yaml passes Redocly's recommended ruleset (redocly.yaml, test/support/lint.ts), but for the
+//     problems .redocly.lint-ignore.yaml ignores with their reasons.
+// The contract's own rules (spec-rules/) run in every compile of spec/, so in the `generated` check.
 // The checks run side by side, each one's output is printed under its name, and one summary line ends it.
-//   tsx scripts/check.ts [--only format|generated|typecheck|lint ...]   (`npm run lint:spec` is `--only format`)
+//   tsx scripts/check.ts [--only format|generated|typecheck|lint|openapi ...]   (`npm run lint:spec` is `--only format`)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,7 +119,28 @@ export async function lint(): Promise<CheckResult> {
   return { ok: true, summary: "the server's promises are all awaited or handled" };
 }
 
-export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck, lint } as const;
+/**
+ * generated/openapi.yaml under an independent OpenAPI linter, Redocly's recommended ruleset: no problem, warnings
+ * included, but those .redocly.lint-ignore.yaml ignores with their reasons, and no entry there that matches none.
+ */
+export async function checkOpenApiLint(repo = root): Promise<CheckResult> {
+  // Loaded here: Redocly takes a while to load, which the other checks do not need.
+  const { lintOpenApi } = await import('../test/support/lint.ts');
+  const { problems, stale, ignored } = await lintOpenApi(repo);
+  if (problems.length > 0) {
+    return {
+      ok: false,
+      summary: `Redocly reports ${problems.length} problem(s) in generated/openapi.yaml: fix them in spec/, or ignore one with its reason in .redocly.lint-ignore.yaml`,
+      details: problems.join('\n'),
+    };
+  }
+  if (stale.length > 0) {
+    return { ok: false, summary: `${stale.length} entry(ies) of .redocly.lint-ignore.yaml match no problem: remove them`, details: stale.join('\n') };
+  }
+  return { ok: true, summary: `generated/openapi.yaml passes Redocly's recommended rules (${ignored} problem(s) ignored with their reasons)` };
+}
+
+export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck, lint, openapi: () => checkOpenApiLint() } as const;
 export type CheckName = keyof typeof CHECKS;
 
 /** Runs the checks side by side and prints each one's result in a block, then one summary line; true when all pass. */

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { checkSpecFormat, runChecks, typecheck } from '../../scripts/check.ts';
+import { checkOpenApiLint, checkSpecFormat, runChecks, typecheck } from '../../scripts/check.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'check-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -37,6 +37,40 @@ describe('the type-check (TypeScript 7)', () => {
     expect(failed.details).toMatch(/wrong\.ts\(1,14\): error TS2322/);
     writeFileSync(path.join(project, 'wrong.ts'), "export const count: number = 1;\n");
     expect(await typecheck(project)).toEqual({ ok: true, summary: 'the project type-checks' });
+  }, 60_000);
+});
+
+describe('the OpenAPI lint (Redocly\'s recommended rules)', () => {
+  test('names each problem, warnings included, unless the ignore file gives its reason; and a stale ignore entry', async () => {
+    const repo = path.join(scratch, 'openapi-lint');
+    mkdirSync(path.join(repo, 'generated'), { recursive: true });
+    for (const file of ['redocly.yaml', '.redocly.lint-ignore.yaml', 'generated/openapi.yaml']) cpSync(file, path.join(repo, file));
+    expect(await checkOpenApiLint(repo)).toEqual({ ok: true, summary: "generated/openapi.yaml passes Redocly's recommended rules (1 problem(s) ignored with their reasons)" });
+
+    const document = path.join(repo, 'generated/openapi.yaml');
+    const text = readFileSync(document, 'utf8');
+    const line = text.slice(0, text.indexOf('      summary: Get a team\n')).split('\n').length;
+    writeFileSync(document, text.replace('      summary: Get a team\n', ''));
+    const ignoreFile = path.join(repo, '.redocly.lint-ignore.yaml');
+    const ignored = readFileSync(ignoreFile, 'utf8');
+    rmSync(ignoreFile);
+    const failed = await checkOpenApiLint(repo);
+    expect(failed).toMatchObject({
+      ok: false,
+      summary: 'Redocly reports 2 problem(s) in generated/openapi.yaml: fix them in spec/, or ignore one with its reason in .redocly.lint-ignore.yaml',
+    });
+    expect(failed.details?.split('\n')).toEqual([
+      `error [operation-summary] generated/openapi.yaml:${line - 2}:5 #/paths/~1v1~1orgs~1{organizationId}~1teams~1{teamId}/get/summary: Operation object should contain \`summary\` field.`,
+      expect.stringMatching(/^warn \[no-unused-components\] generated\/openapi\.yaml:\d+:\d+ #\/components\/schemas\/Subdomain: /),
+    ]);
+
+    writeFileSync(document, text);
+    writeFileSync(ignoreFile, `${ignored}  operation-summary:\n    - '#/paths/~1v1~1orgs/get'\n`);
+    expect(await checkOpenApiLint(repo)).toEqual({
+      ok: false,
+      summary: '1 entry(ies) of .redocly.lint-ignore.yaml match no problem: remove them',
+      details: '[operation-summary] generated/openapi.yaml #/paths/~1v1~1orgs/get',
+    });
   }, 60_000);
 });
 

@@ -59,12 +59,15 @@ describe('generated/', () => {
 });
 
 describe('generated/openapi.yaml', () => {
-  test('is valid OpenAPI 3.1 under Redocly’s recommended rules', async () => {
-    const contract = readContract();
-    expect(contract.openapi, 'the document must declare OpenAPI 3.1').toMatch(/^3\.1\./);
-    const { failures, warnings } = await lintOpenApi(openapiPath);
-    if (warnings.length > 0) console.warn(`Redocly warnings (not failing):\n${list(warnings)}`);
-    expectNone(failures, `Redocly found ${failures.length} problem(s) in generated/openapi.yaml; fix them in spec/:`);
+  test('declares OpenAPI 3.1', () => {
+    expect(readContract().openapi, 'the document must declare OpenAPI 3.1').toMatch(/^3\.1\./);
+  });
+
+  // `npm run check` (which `npm test` runs first) lints it the same way.
+  test.skipIf(process.env.GENERATED_CHECKED === '1')('passes Redocly’s recommended rules, but for the problems .redocly.lint-ignore.yaml ignores with their reasons', async () => {
+    const { problems, stale } = await lintOpenApi();
+    expectNone(problems, `Redocly found ${problems.length} problem(s) in generated/openapi.yaml; fix them in spec/, or ignore one with its reason in .redocly.lint-ignore.yaml:`);
+    expectNone(stale, '.redocly.lint-ignore.yaml has entries that match no problem; remove them:');
   });
 });
 

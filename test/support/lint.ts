@@ -1,41 +1,43 @@
-// Lints an OpenAPI file with Redocly's built-in `recommended` ruleset (which includes the structural `spec` rules).
+// Lints generated/openapi.yaml with Redocly's linter as redocly.yaml configures it (the `recommended` ruleset), for
+// `npm run check`. Every problem counts, warnings included, unless .redocly.lint-ignore.yaml (beside redocly.yaml,
+// where Redocly reads it) ignores it with its reason; an entry there that matches no problem is stale.
 import path from 'node:path';
-import { type Config, createConfig, getLineColLocation, lint, type NormalizedProblem } from '@redocly/openapi-core';
+import { getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
+import { repoRoot } from './repo.ts';
 
-// Problems that mean the document is malformed; these fail even where a ruleset only warns.
-const isStructural = (problem: NormalizedProblem) =>
-  ['struct', 'no-unresolved-refs'].includes(problem.ruleId) || problem.ruleId.startsWith('spec-');
-
-// The configuration as the text of a redocly.yaml, which createConfig also takes. Its object form is typed by
-// RawUniversalConfig, built from Redocly's JSON schemas: checking that one call took tsc 3 s, a tenth of
-// type-checking the whole project. Typed here as the text form alone, tsc never builds that type.
-const REDOCLY_CONFIG = [
-  'extends: [recommended]',
-  'rules:',
-  // Every operation carries a one-sentence description from its doc comment; a summary would repeat it.
-  '  operation-summary: off',
-].join('\n');
-const configFromText = createConfig as unknown as (text: string) => Promise<Config>;
-
-export type LintReport = { failures: string[]; warnings: string[] };
-
-export async function lintOpenApi(file: string): Promise<LintReport> {
-  const config = await configFromText(REDOCLY_CONFIG);
-  const problems = (await lint({ ref: file, config })).filter((problem) => !problem.ignored);
-  const failures = problems.filter((problem) => problem.severity === 'error' || isStructural(problem));
-  const warnings = problems.filter((problem) => !failures.includes(problem));
-  return { failures: failures.map(describe), warnings: warnings.map(describe) };
+export interface LintReport {
+  /** `severity [rule] file:line:col #/json/pointer: message`, for each problem not ignored. */
+  problems: string[];
+  /** The entries of the ignore file that match no problem: `[rule] file #/json/pointer`. */
+  stale: string[];
+  /** How many problems the ignore file ignores. */
+  ignored: number;
 }
 
-/** `[rule] file:line:col #/json/pointer: message` */
-function describe(problem: NormalizedProblem): string {
+/** Lints `<repo>/generated/openapi.yaml` with `<repo>/redocly.yaml` and the ignore file beside it. */
+export async function lintOpenApi(repo = repoRoot): Promise<LintReport> {
+  const config = await loadConfig({ configPath: path.join(repo, 'redocly.yaml') });
+  const found = await lint({ ref: path.join(repo, 'generated/openapi.yaml'), config });
+  const ignored = new Set(found.filter((problem) => problem.ignored).map((problem) => {
+    const location = problem.location[0]!;
+    return `${problem.ruleId} ${location.source.absoluteRef} ${location.pointer}`;
+  }));
+  const stale = Object.entries(config.ignore).flatMap(([file, rules]) =>
+    Object.entries(rules).flatMap(([rule, pointers]) =>
+      [...pointers].filter((pointer) => !ignored.has(`${rule} ${file} ${pointer}`)).map((pointer) => `[${rule}] ${path.relative(repo, file)} ${pointer}`),
+    ),
+  );
+  return { problems: found.filter((problem) => !problem.ignored).map((problem) => describe(problem, repo)), stale, ignored: ignored.size };
+}
+
+/** `severity [rule] file:line:col #/json/pointer: message` */
+function describe(problem: NormalizedProblem, repo: string): string {
   const location = problem.location[0];
   let where = '(no location)';
   if (location) {
     const { start } = getLineColLocation(location);
-    const file = path.relative(process.cwd(), location.source.absoluteRef);
     const pointer = location.pointer ? ` ${location.pointer}` : '';
-    where = `${file}:${start.line}:${start.col}${pointer}`;
+    where = `${path.relative(repo, location.source.absoluteRef)}:${start.line}:${start.col}${pointer}`;
   }
-  return `[${problem.ruleId}] ${where}: ${problem.message}`;
+  return `${problem.severity} [${problem.ruleId}] ${where}: ${problem.message}`;
 }
