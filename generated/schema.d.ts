@@ -2470,19 +2470,19 @@ export interface components {
          *       "subject": "Document the rate limits",
          *       "createdBy": {
          *         "object": "user",
-         *         "id": "demo-admin",
-         *         "displayName": "Demo Admin",
-         *         "email": "admin@demo.example",
+         *         "id": "ada",
+         *         "displayName": "Ada Lovelace",
+         *         "email": "ada@demo.example",
          *         "urls": {
-         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *           "location": "https://docs.example.com/v1/users/ada"
          *         }
          *       },
-         *       "createdAt": "2026-11-25T07:17:04.298Z",
-         *       "updatedAt": "2026-11-25T07:17:04.298Z",
-         *       "revision": "0Vby0wpu015etuKGFUCeHW",
-         *       "revisionInitial": "0Vby0wpu015etuKGFUCeHW",
-         *       "comments": 0,
-         *       "outdated": false,
+         *       "createdAt": "2026-11-26T07:02:00.000Z",
+         *       "updatedAt": "2026-11-26T07:03:00.000Z",
+         *       "revision": "0Vc36ibK00OT1BzMMCrMgA",
+         *       "revisionInitial": "0Vc36iFc00LeURlOBVHiGd",
+         *       "comments": 1,
+         *       "outdated": true,
          *       "urls": {
          *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1",
          *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH"
@@ -2661,23 +2661,23 @@ export interface components {
          * @description A comment on the content of a space or of a change request.
          * @example {
          *       "object": "comment",
-         *       "id": "0Vby0wra00cad2BNt16evV",
+         *       "id": "0Vby2h3W00R46kAff0oGdV",
          *       "postedBy": {
          *         "object": "user",
-         *         "id": "demo-admin",
-         *         "displayName": "Demo Admin",
-         *         "email": "admin@demo.example",
+         *         "id": "grace",
+         *         "displayName": "Grace Hopper",
+         *         "email": "grace@demo.example",
          *         "urls": {
-         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *           "location": "https://docs.example.com/v1/users/grace"
          *         }
          *       },
-         *       "postedAt": "2026-11-25T07:17:04.322Z",
+         *       "postedAt": "2026-11-26T07:09:00.000Z",
          *       "reactions": [],
          *       "body": {
-         *         "markdown": "Should this page mention the `Retry-After` header?"
+         *         "markdown": "Which versions of Node does the command-line tool support?"
          *       },
          *       "urls": {
-         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby0wra00cad2BNt16evV"
+         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV"
          *       },
          *       "permissions": {
          *         "view": true,
@@ -2685,10 +2685,18 @@ export interface components {
          *         "reply": true,
          *         "delete": true
          *       },
-         *       "replies": 0,
+         *       "replies": 1,
          *       "target": {
          *         "space": "0Vby0wpu00D991cSl5LhmQ",
-         *         "revision": "0Vby0wpu015etuKGFUCeHW"
+         *         "page": {
+         *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+         *           "title": "Installation",
+         *           "createdAt": "2026-11-25T07:00:00.000Z",
+         *           "updatedAt": "2026-11-25T07:00:00.000Z",
+         *           "path": "installation",
+         *           "outdated": false
+         *         },
+         *         "revision": "0Vc36inb00jt0J3zfmH7Ik"
          *       },
          *       "status": "open"
          *     }
@@ -2793,23 +2801,23 @@ export interface components {
          * @description A reply to a comment.
          * @example {
          *       "object": "comment-reply",
-         *       "id": "0Vby0ws500qbgmqek1knES",
+         *       "id": "0Vby2wob00i2uchNTlbePl",
          *       "postedBy": {
          *         "object": "user",
-         *         "id": "demo-admin",
-         *         "displayName": "Demo Admin",
-         *         "email": "admin@demo.example",
+         *         "id": "ada",
+         *         "displayName": "Ada Lovelace",
+         *         "email": "ada@demo.example",
          *         "urls": {
-         *           "location": "https://docs.example.com/v1/users/demo-admin"
+         *           "location": "https://docs.example.com/v1/users/ada"
          *         }
          *       },
-         *       "postedAt": "2026-11-25T07:17:04.353Z",
+         *       "postedAt": "2026-11-26T07:10:00.000Z",
          *       "reactions": [],
          *       "body": {
-         *         "markdown": "Yes: added a paragraph under **Rate limits**."
+         *         "markdown": "Node 22 and later: I will say so on the page."
          *       },
          *       "urls": {
-         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby0wra00cad2BNt16evV/replies/0Vby0ws500qbgmqek1knES"
+         *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV/replies/0Vby2wob00i2uchNTlbePl"
          *       },
          *       "permissions": {
          *         "view": true,
@@ -17922,13 +17930,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": "Explain upgrades between major versions"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateChangeRequestRequest"];
             };
         };
@@ -17939,6 +17955,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "change-request",
+                     *       "id": "0Vc36j5700KRd3lqP1vgbz",
+                     *       "number": 3,
+                     *       "status": "open",
+                     *       "subject": "Explain upgrades between major versions",
+                     *       "createdBy": {
+                     *         "object": "user",
+                     *         "id": "demo-admin",
+                     *         "displayName": "Demo Admin",
+                     *         "email": "admin@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/demo-admin"
+                     *         }
+                     *       },
+                     *       "createdAt": "2026-11-26T07:14:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *       "revision": "0Vc36inb00jt0J3zfmH7Ik",
+                     *       "revisionInitial": "0Vc36inb00jt0J3zfmH7Ik",
+                     *       "comments": 0,
+                     *       "outdated": false,
+                     *       "urls": {
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/3",
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vc36j5700KRd3lqP1vgbz"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
@@ -18136,15 +18180,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": "Document the rate limits and the Retry-After header"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateChangeRequestRequest"];
             };
         };
@@ -18155,6 +18210,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "change-request",
+                     *       "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *       "number": 1,
+                     *       "status": "open",
+                     *       "subject": "Document the rate limits and the Retry-After header",
+                     *       "createdBy": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "createdAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *       "revision": "0Vc36ibK00OT1BzMMCrMgA",
+                     *       "revisionInitial": "0Vc36iFc00LeURlOBVHiGd",
+                     *       "comments": 1,
+                     *       "outdated": true,
+                     *       "urls": {
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1",
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
@@ -18271,9 +18354,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -18286,6 +18375,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "member",
+                     *           "id": "grace",
+                     *           "role": "review",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "grace",
+                     *             "displayName": "Grace Hopper",
+                     *             "email": "grace@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/grace"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 0
+                     *         },
+                     *         {
+                     *           "object": "member",
+                     *           "id": "ada",
+                     *           "role": "edit",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "ada",
+                     *             "displayName": "Ada Lovelace",
+                     *             "email": "ada@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/ada"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 1
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
@@ -18381,9 +18515,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -18396,6 +18536,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "comment",
+                     *           "id": "0Vby3Rt1000uazWXE2Lq1n",
+                     *           "postedBy": {
+                     *             "object": "user",
+                     *             "id": "grace",
+                     *             "displayName": "Grace Hopper",
+                     *             "email": "grace@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/grace"
+                     *             }
+                     *           },
+                     *           "postedAt": "2026-11-26T07:12:00.000Z",
+                     *           "reactions": [],
+                     *           "body": {
+                     *             "markdown": "Should this page say how long a client waits when the answer has no `Retry-After` header?"
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true,
+                     *             "reply": true,
+                     *             "delete": true
+                     *           },
+                     *           "replies": 1,
+                     *           "target": {
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "page": {
+                     *               "id": "0Vby1R1s00H0QeR6bnhB6N",
+                     *               "title": "Rate limits",
+                     *               "createdAt": "2026-11-26T07:03:00.000Z",
+                     *               "updatedAt": "2026-11-26T07:03:00.000Z",
+                     *               "path": "rate-limits",
+                     *               "outdated": false
+                     *             },
+                     *             "changeRequest": "0Vby0wrC00Lae6LYdckyCH",
+                     *             "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *           },
+                     *           "status": "open"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
@@ -18476,15 +18665,28 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": {
+                 *         "markdown": "Ready to merge once the examples show real header values."
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCommentRequest"];
             };
         };
@@ -18495,6 +18697,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment",
+                     *       "id": "0Vc36j8z00IFMojLFIfNfX",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "demo-admin",
+                     *         "displayName": "Demo Admin",
+                     *         "email": "admin@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/demo-admin"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Ready to merge once the examples show real header values."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vc36j8z00IFMojLFIfNfX"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       },
+                     *       "replies": 0,
+                     *       "target": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *         "changeRequest": "0Vby0wrC00Lae6LYdckyCH",
+                     *         "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *       },
+                     *       "status": "open"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -18600,11 +18838,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
             };
             cookie?: never;
@@ -18617,6 +18864,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment",
+                     *       "id": "0Vby3Rt1000uazWXE2Lq1n",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "grace",
+                     *         "displayName": "Grace Hopper",
+                     *         "email": "grace@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/grace"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:12:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Should this page say how long a client waits when the answer has no `Retry-After` header?"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       },
+                     *       "replies": 1,
+                     *       "target": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *         "page": {
+                     *           "id": "0Vby1R1s00H0QeR6bnhB6N",
+                     *           "title": "Rate limits",
+                     *           "createdAt": "2026-11-26T07:03:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:03:00.000Z",
+                     *           "path": "rate-limits",
+                     *           "outdated": false
+                     *         },
+                     *         "changeRequest": "0Vby0wrC00Lae6LYdckyCH",
+                     *         "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *       },
+                     *       "status": "open"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -18697,17 +18988,33 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "addedReactions": [
+                 *         "👍"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCommentRequest"];
             };
         };
@@ -18718,6 +19025,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment",
+                     *       "id": "0Vby3Rt1000uazWXE2Lq1n",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "grace",
+                     *         "displayName": "Grace Hopper",
+                     *         "email": "grace@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/grace"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:12:00.000Z",
+                     *       "reactions": [
+                     *         {
+                     *           "emoji": "👍",
+                     *           "count": 1,
+                     *           "users": [
+                     *             {
+                     *               "user": {
+                     *                 "object": "user",
+                     *                 "id": "demo-admin",
+                     *                 "displayName": "Demo Admin",
+                     *                 "email": "admin@demo.example",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/users/demo-admin"
+                     *                 }
+                     *               },
+                     *               "reactedAt": "2026-11-26T07:14:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "body": {
+                     *         "markdown": "Should this page say how long a client waits when the answer has no `Retry-After` header?"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       },
+                     *       "replies": 1,
+                     *       "target": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *         "page": {
+                     *           "id": "0Vby1R1s00H0QeR6bnhB6N",
+                     *           "title": "Rate limits",
+                     *           "createdAt": "2026-11-26T07:03:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:03:00.000Z",
+                     *           "path": "rate-limits",
+                     *           "outdated": false
+                     *         },
+                     *         "changeRequest": "0Vby0wrC00Lae6LYdckyCH",
+                     *         "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *       },
+                     *       "status": "open"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -18820,11 +19190,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
             };
             cookie?: never;
@@ -18922,11 +19301,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
             };
             cookie?: never;
@@ -18939,6 +19327,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "comment-reply",
+                     *           "id": "0Vby3hX200Ns4c1B79Ub2Y",
+                     *           "postedBy": {
+                     *             "object": "user",
+                     *             "id": "ada",
+                     *             "displayName": "Ada Lovelace",
+                     *             "email": "ada@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/ada"
+                     *             }
+                     *           },
+                     *           "postedAt": "2026-11-26T07:13:00.000Z",
+                     *           "reactions": [],
+                     *           "body": {
+                     *             "markdown": "Yes: one second, doubling on each retry. I will add it under **Retry-After**."
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n/replies/0Vby3hX200Ns4c1B79Ub2Y"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true,
+                     *             "reply": true,
+                     *             "delete": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReplyList"];
                 };
             };
@@ -19019,17 +19441,33 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": {
+                 *         "markdown": "Sounds right to me."
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCommentReplyRequest"];
             };
         };
@@ -19040,6 +19478,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment-reply",
+                     *       "id": "0Vc36jLj00zWiOvCjNfvwe",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "demo-admin",
+                     *         "displayName": "Demo Admin",
+                     *         "email": "admin@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/demo-admin"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Sounds right to me."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n/replies/0Vc36jLj00zWiOvCjNfvwe"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
@@ -19145,13 +19612,25 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
-                /** @description The unique id of the reply. */
+                /**
+                 * @description The unique id of the reply.
+                 * @example 0Vby3hX200Ns4c1B79Ub2Y
+                 */
                 commentReplyId: string;
             };
             cookie?: never;
@@ -19164,6 +19643,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment-reply",
+                     *       "id": "0Vby3hX200Ns4c1B79Ub2Y",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:13:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Yes: one second, doubling on each retry. I will add it under **Retry-After**."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n/replies/0Vby3hX200Ns4c1B79Ub2Y"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
@@ -19244,19 +19752,36 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
-                /** @description The unique id of the reply. */
+                /**
+                 * @description The unique id of the reply.
+                 * @example 0Vby3hX200Ns4c1B79Ub2Y
+                 */
                 commentReplyId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resolved": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateChangeRequestCommentReplyRequest"];
             };
         };
@@ -19267,6 +19792,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment-reply",
+                     *       "id": "0Vby3hX200Ns4c1B79Ub2Y",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:13:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Yes: one second, doubling on each retry. I will add it under **Retry-After**."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/change-requests/0Vby0wrC00Lae6LYdckyCH/comments/0Vby3Rt1000uazWXE2Lq1n/replies/0Vby3hX200Ns4c1B79Ub2Y"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
@@ -19369,13 +19923,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3Rt1000uazWXE2Lq1n
+                 */
                 commentId: string;
-                /** @description The unique id of the reply. */
+                /**
+                 * @description The unique id of the reply.
+                 * @example 0Vby3hX200Ns4c1B79Ub2Y
+                 */
                 commentReplyId: string;
             };
             cookie?: never;
@@ -19471,9 +20037,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -19486,6 +20058,105 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "revision",
+                     *       "id": "0Vc36ibK00OT1BzMMCrMgA",
+                     *       "parents": [
+                     *         "0Vc36iFc00LeURlOBVHiGd"
+                     *       ],
+                     *       "pages": [
+                     *         {
+                     *           "id": "0Vby0wsA00Qm4Tz8LpWcR2",
+                     *           "title": "Welcome",
+                     *           "slug": "welcome",
+                     *           "path": "welcome",
+                     *           "description": "What the handbook covers.",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/welcome"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *           "title": "Installation",
+                     *           "slug": "installation",
+                     *           "path": "installation",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/installation"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsC00Jp3Wf6NbZg8T",
+                     *           "title": "Guides",
+                     *           "slug": "guides",
+                     *           "path": "guides",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "group",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/guides"
+                     *           },
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *               "title": "Configuration",
+                     *               "slug": "configuration",
+                     *               "path": "guides/configuration",
+                     *               "createdAt": "2026-11-25T07:00:00.000Z",
+                     *               "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *               "type": "document",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/guides/configuration"
+                     *               },
+                     *               "pages": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "0Vby1R1s00H0QeR6bnhB6N",
+                     *           "title": "Rate limits",
+                     *           "slug": "rate-limits",
+                     *           "path": "rate-limits",
+                     *           "description": "How many requests a token may send, and what happens beyond.",
+                     *           "createdAt": "2026-11-26T07:03:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:03:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/rate-limits"
+                     *           },
+                     *           "pages": []
+                     *         }
+                     *       ],
+                     *       "files": [
+                     *         {
+                     *           "id": "0Vby1R1s01ktxl1Gozo2y1",
+                     *           "name": "retry-after.png",
+                     *           "contentType": "image/png",
+                     *           "downloadURL": "https://docs.example.com/files/0Vby0wpu00D991cSl5LhmQ/0Vby1R1s01ktxl1Gozo2y1?sig=CCtqR1fR4tOsNzni1hV6DT3vm2lDd5kR",
+                     *           "size": 1035,
+                     *           "dimensions": {
+                     *             "width": 480,
+                     *             "height": 270
+                     *           }
+                     *         }
+                     *       ],
+                     *       "reusableContents": [],
+                     *       "variables": {},
+                     *       "createdAt": "2026-11-26T07:03:00.000Z",
+                     *       "urls": {
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/revisions/0Vc36ibK00OT1BzMMCrMgA"
+                     *       },
+                     *       "type": "edits"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Revision"];
                 };
             };
@@ -19575,9 +20246,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -19590,6 +20267,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby1R1s01ktxl1Gozo2y1",
+                     *           "name": "retry-after.png",
+                     *           "contentType": "image/png",
+                     *           "downloadURL": "https://docs.example.com/files/0Vby0wpu00D991cSl5LhmQ/0Vby1R1s01ktxl1Gozo2y1?sig=CCtqR1fR4tOsNzni1hV6DT3vm2lDd5kR",
+                     *           "size": 1035,
+                     *           "dimensions": {
+                     *             "width": 480,
+                     *             "height": 270
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileList"];
                 };
             };
@@ -19675,11 +20370,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the file. */
+                /**
+                 * @description The unique id of the file.
+                 * @example 0Vby1R1s01ktxl1Gozo2y1
+                 */
                 fileId: string;
             };
             cookie?: never;
@@ -19692,6 +20396,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0Vby1R1s01ktxl1Gozo2y1",
+                     *       "name": "retry-after.png",
+                     *       "contentType": "image/png",
+                     *       "downloadURL": "https://docs.example.com/files/0Vby0wpu00D991cSl5LhmQ/0Vby1R1s01ktxl1Gozo2y1?sig=CCtqR1fR4tOsNzni1hV6DT3vm2lDd5kR",
+                     *       "size": 1035,
+                     *       "dimensions": {
+                     *         "width": 480,
+                     *         "height": 270
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["File"];
                 };
             };
@@ -19777,11 +20494,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the file. */
+                /**
+                 * @description The unique id of the file.
+                 * @example 0Vby1R1s01ktxl1Gozo2y1
+                 */
                 fileId: string;
             };
             cookie?: never;
@@ -19794,6 +20520,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "kind": "page",
+                     *           "organization": "demo",
+                     *           "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *           "versionContext": {
+                     *             "type": "revision",
+                     *             "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *           },
+                     *           "page": "0Vby1R1s00H0QeR6bnhB6N"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReferenceList"];
                 };
             };
@@ -19874,15 +20617,27 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://www.example.com/rate-limits/",
+                 *       "source": "website"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportContentRequest"];
             };
         };
@@ -19893,6 +20648,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "revision": "0Vc36jUj00BHykm9kAiFHG",
+                     *       "importedResources": 2,
+                     *       "totalResources": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["ImportContentResult"];
                 };
             };
@@ -20013,11 +20775,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the page. */
+                /**
+                 * @description The unique id of the page.
+                 * @example 0Vby1R1s00H0QeR6bnhB6N
+                 */
                 pageId: string;
             };
             cookie?: never;
@@ -20030,6 +20801,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0Vby1R1s00H0QeR6bnhB6N",
+                     *       "title": "Rate limits",
+                     *       "slug": "rate-limits",
+                     *       "path": "rate-limits",
+                     *       "description": "How many requests a token may send, and what happens beyond.",
+                     *       "createdAt": "2026-11-26T07:03:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:03:00.000Z",
+                     *       "type": "document",
+                     *       "urls": {
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/rate-limits"
+                     *       },
+                     *       "pages": [],
+                     *       "markdown": "Each token may send 100 requests a minute. A request over the limit is answered with `429 Too Many Requests`.\n\n## Retry-After\n\nA 429 answer carries a `Retry-After` header: the number of seconds to wait before sending the request again.\n\n![A 429 answer and its Retry-After header](retry-after.png)\n\nSelf-hosted deployments set their own limits: see [Deployment](https://www.example.com/deployment/).\n"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page"];
                 };
             };
@@ -20115,11 +20903,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
-                /** @description The unique id of the page. */
+                /**
+                 * @description The unique id of the page.
+                 * @example 0Vby1R1s00H0QeR6bnhB6N
+                 */
                 pageId: string;
             };
             cookie?: never;
@@ -20132,6 +20929,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "embed",
+                     *           "targetReference": {
+                     *             "kind": "file",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *             },
+                     *             "file": "0Vby1R1s01ktxl1Gozo2y1"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *               },
+                     *               "page": "0Vby1R1s00H0QeR6bnhB6N"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "url",
+                     *             "url": "https://www.example.com/deployment/"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc36ibK00OT1BzMMCrMgA"
+                     *               },
+                     *               "page": "0Vby1R1s00H0QeR6bnhB6N"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "count": 2,
+                     *       "stats": {
+                     *         "total": 2,
+                     *         "broken": {
+                     *           "total": 0,
+                     *           "changeRequest": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
@@ -20217,9 +21074,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -20232,6 +21095,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "pages": [
+                     *         {
+                     *           "id": "0Vby0wsA00Qm4Tz8LpWcR2",
+                     *           "title": "Welcome",
+                     *           "slug": "welcome",
+                     *           "path": "welcome",
+                     *           "description": "What the handbook covers.",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/welcome"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *           "title": "Installation",
+                     *           "slug": "installation",
+                     *           "path": "installation",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/installation"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsC00Jp3Wf6NbZg8T",
+                     *           "title": "Guides",
+                     *           "slug": "guides",
+                     *           "path": "guides",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "group",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/guides"
+                     *           },
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *               "title": "Configuration",
+                     *               "slug": "configuration",
+                     *               "path": "guides/configuration",
+                     *               "createdAt": "2026-11-25T07:00:00.000Z",
+                     *               "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *               "type": "document",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/guides/configuration"
+                     *               },
+                     *               "pages": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "0Vby1R1s00H0QeR6bnhB6N",
+                     *           "title": "Rate limits",
+                     *           "slug": "rate-limits",
+                     *           "path": "rate-limits",
+                     *           "description": "How many requests a token may send, and what happens beyond.",
+                     *           "createdAt": "2026-11-26T07:03:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:03:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/changes/1/rate-limits"
+                     *           },
+                     *           "pages": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevisionPages"];
                 };
             };
@@ -20312,9 +21249,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -20327,6 +21270,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "revision": "0Vc36jYY002WPqLDWYvL48",
+                     *       "result": "merge"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MergeChangeRequestResult"];
                 };
             };
@@ -20421,9 +21370,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -20436,6 +21391,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://docs.example.com/pdf/change-requests/rUKBe1L2YI42bhA1JNxPwRi5QlVXmzoA.pdf"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChangeRequestPdf"];
                 };
             };
@@ -20516,9 +21476,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the change request, or its number within the space. */
+                /**
+                 * @description The unique id of the change request, or its number within the space.
+                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 */
                 changeRequestId: string;
             };
             cookie?: never;
@@ -20531,6 +21497,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "revision": "0Vc36jk900gnmv7GtViroU",
+                     *       "result": "update"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UpdateChangeRequestFromMainResult"];
                 };
             };
@@ -20625,7 +21597,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -20638,6 +21613,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "member",
+                     *           "id": "grace",
+                     *           "role": "review",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "grace",
+                     *             "displayName": "Grace Hopper",
+                     *             "email": "grace@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/grace"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 0
+                     *         },
+                     *         {
+                     *           "object": "member",
+                     *           "id": "ada",
+                     *           "role": "edit",
+                     *           "user": {
+                     *             "object": "user",
+                     *             "id": "ada",
+                     *             "displayName": "Ada Lovelace",
+                     *             "email": "ada@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/ada"
+                     *             }
+                     *           },
+                     *           "disabled": false,
+                     *           "joinedAt": "2026-11-25T07:00:00.000Z",
+                     *           "sso": false,
+                     *           "spaces": 2,
+                     *           "teams": 1
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
@@ -20733,7 +21753,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -20746,6 +21769,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "comment",
+                     *           "id": "0Vby3CTa00FFWHuZeQzHW7",
+                     *           "postedBy": {
+                     *             "object": "user",
+                     *             "id": "ada",
+                     *             "displayName": "Ada Lovelace",
+                     *             "email": "ada@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/ada"
+                     *             }
+                     *           },
+                     *           "postedAt": "2026-11-26T07:11:00.000Z",
+                     *           "reactions": [],
+                     *           "body": {
+                     *             "markdown": "The handbook needs a page on upgrading between major versions."
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby3CTa00FFWHuZeQzHW7"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true,
+                     *             "reply": true,
+                     *             "delete": true
+                     *           },
+                     *           "replies": 0,
+                     *           "target": {
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *           },
+                     *           "status": "open"
+                     *         },
+                     *         {
+                     *           "object": "comment",
+                     *           "id": "0Vby2h3W00R46kAff0oGdV",
+                     *           "postedBy": {
+                     *             "object": "user",
+                     *             "id": "grace",
+                     *             "displayName": "Grace Hopper",
+                     *             "email": "grace@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/grace"
+                     *             }
+                     *           },
+                     *           "postedAt": "2026-11-26T07:09:00.000Z",
+                     *           "reactions": [],
+                     *           "body": {
+                     *             "markdown": "Which versions of Node does the command-line tool support?"
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true,
+                     *             "reply": true,
+                     *             "delete": true
+                     *           },
+                     *           "replies": 1,
+                     *           "target": {
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "page": {
+                     *               "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *               "title": "Installation",
+                     *               "createdAt": "2026-11-25T07:00:00.000Z",
+                     *               "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *               "path": "installation",
+                     *               "outdated": false
+                     *             },
+                     *             "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *           },
+                     *           "status": "open"
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
@@ -20826,13 +21930,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "page": "0Vby0wsD00Lr9Yh1QcAk4U",
+                 *       "body": {
+                 *         "markdown": "Can the file also be named `docs.yml`?"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCommentRequest"];
             };
         };
@@ -20843,6 +21958,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment",
+                     *       "id": "0Vc36jnJ00fV8v4CA9ABj1",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "demo-admin",
+                     *         "displayName": "Demo Admin",
+                     *         "email": "admin@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/demo-admin"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Can the file also be named `docs.yml`?"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vc36jnJ00fV8v4CA9ABj1"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       },
+                     *       "replies": 0,
+                     *       "target": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *         "page": {
+                     *           "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *           "title": "Configuration",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "path": "guides/configuration",
+                     *           "outdated": false
+                     *         },
+                     *         "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *       },
+                     *       "status": "open"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -20948,9 +22106,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
             };
             cookie?: never;
@@ -20963,6 +22127,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment",
+                     *       "id": "0Vby2h3W00R46kAff0oGdV",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "grace",
+                     *         "displayName": "Grace Hopper",
+                     *         "email": "grace@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/grace"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:09:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Which versions of Node does the command-line tool support?"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       },
+                     *       "replies": 1,
+                     *       "target": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *         "page": {
+                     *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *           "title": "Installation",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "path": "installation",
+                     *           "outdated": false
+                     *         },
+                     *         "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *       },
+                     *       "status": "open"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -21043,15 +22250,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resolved": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCommentRequest"];
             };
         };
@@ -21062,6 +22280,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment",
+                     *       "id": "0Vby2h3W00R46kAff0oGdV",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "grace",
+                     *         "displayName": "Grace Hopper",
+                     *         "email": "grace@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/grace"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:09:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Which versions of Node does the command-line tool support?"
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       },
+                     *       "replies": 1,
+                     *       "target": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *         "page": {
+                     *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *           "title": "Installation",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "path": "installation",
+                     *           "outdated": false
+                     *         },
+                     *         "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *       },
+                     *       "status": "resolved",
+                     *       "resolvedAt": "2026-11-26T07:14:00.000Z",
+                     *       "resolvedBy": {
+                     *         "object": "user",
+                     *         "id": "demo-admin",
+                     *         "displayName": "Demo Admin",
+                     *         "email": "admin@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/demo-admin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -21164,9 +22435,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby3CTa00FFWHuZeQzHW7
+                 */
                 commentId: string;
             };
             cookie?: never;
@@ -21264,9 +22541,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
             };
             cookie?: never;
@@ -21279,6 +22562,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "comment-reply",
+                     *           "id": "0Vby2wob00i2uchNTlbePl",
+                     *           "postedBy": {
+                     *             "object": "user",
+                     *             "id": "ada",
+                     *             "displayName": "Ada Lovelace",
+                     *             "email": "ada@demo.example",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/users/ada"
+                     *             }
+                     *           },
+                     *           "postedAt": "2026-11-26T07:10:00.000Z",
+                     *           "reactions": [],
+                     *           "body": {
+                     *             "markdown": "Node 22 and later: I will say so on the page."
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV/replies/0Vby2wob00i2uchNTlbePl"
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true,
+                     *             "reply": true,
+                     *             "delete": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReplyList"];
                 };
             };
@@ -21359,15 +22676,28 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": {
+                 *         "markdown": "Thanks: that answers it."
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCommentReplyRequest"];
             };
         };
@@ -21378,6 +22708,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment-reply",
+                     *       "id": "0Vc36jtc00SWjTOX4Tm4IX",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "demo-admin",
+                     *         "displayName": "Demo Admin",
+                     *         "email": "admin@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/demo-admin"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Thanks: that answers it."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV/replies/0Vc36jtc00SWjTOX4Tm4IX"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
@@ -21483,11 +22842,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
-                /** @description The unique id of the reply. */
+                /**
+                 * @description The unique id of the reply.
+                 * @example 0Vby2wob00i2uchNTlbePl
+                 */
                 commentReplyId: string;
             };
             cookie?: never;
@@ -21500,6 +22868,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment-reply",
+                     *       "id": "0Vby2wob00i2uchNTlbePl",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:10:00.000Z",
+                     *       "reactions": [],
+                     *       "body": {
+                     *         "markdown": "Node 22 and later: I will say so on the page."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV/replies/0Vby2wob00i2uchNTlbePl"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
@@ -21580,17 +22977,33 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
-                /** @description The unique id of the reply. */
+                /**
+                 * @description The unique id of the reply.
+                 * @example 0Vby2wob00i2uchNTlbePl
+                 */
                 commentReplyId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "addedReactions": [
+                 *         "👍"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCommentReplyRequest"];
             };
         };
@@ -21601,6 +23014,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "comment-reply",
+                     *       "id": "0Vby2wob00i2uchNTlbePl",
+                     *       "postedBy": {
+                     *         "object": "user",
+                     *         "id": "ada",
+                     *         "displayName": "Ada Lovelace",
+                     *         "email": "ada@demo.example",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/users/ada"
+                     *         }
+                     *       },
+                     *       "postedAt": "2026-11-26T07:10:00.000Z",
+                     *       "reactions": [
+                     *         {
+                     *           "emoji": "👍",
+                     *           "count": 1,
+                     *           "users": [
+                     *             {
+                     *               "user": {
+                     *                 "object": "user",
+                     *                 "id": "demo-admin",
+                     *                 "displayName": "Demo Admin",
+                     *                 "email": "admin@demo.example",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/users/demo-admin"
+                     *                 }
+                     *               },
+                     *               "reactedAt": "2026-11-26T07:14:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "body": {
+                     *         "markdown": "Node 22 and later: I will say so on the page."
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ/comments/0Vby2h3W00R46kAff0oGdV/replies/0Vby2wob00i2uchNTlbePl"
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true,
+                     *         "reply": true,
+                     *         "delete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentReply"];
                 };
             };
@@ -21703,11 +23164,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the comment. */
+                /**
+                 * @description The unique id of the comment.
+                 * @example 0Vby2h3W00R46kAff0oGdV
+                 */
                 commentId: string;
-                /** @description The unique id of the reply. */
+                /**
+                 * @description The unique id of the reply.
+                 * @example 0Vby2wob00i2uchNTlbePl
+                 */
                 commentReplyId: string;
             };
             cookie?: never;
@@ -21803,7 +23273,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -21816,6 +23289,121 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "revision",
+                     *       "id": "0Vc36inb00jt0J3zfmH7Ik",
+                     *       "parents": [
+                     *         "0Vc36iFc00LeURlOBVHiGd",
+                     *         "0Vc36imN01zyVYU0jPdtXu"
+                     *       ],
+                     *       "pages": [
+                     *         {
+                     *           "id": "0Vby0wsA00Qm4Tz8LpWcR2",
+                     *           "title": "Welcome",
+                     *           "slug": "welcome",
+                     *           "path": "welcome",
+                     *           "description": "What the handbook covers.",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/welcome"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *           "title": "Installation",
+                     *           "slug": "installation",
+                     *           "path": "installation",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/installation"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsC00Jp3Wf6NbZg8T",
+                     *           "title": "Guides",
+                     *           "slug": "guides",
+                     *           "path": "guides",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "group",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides"
+                     *           },
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *               "title": "Configuration",
+                     *               "slug": "configuration",
+                     *               "path": "guides/configuration",
+                     *               "createdAt": "2026-11-25T07:00:00.000Z",
+                     *               "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *               "type": "document",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides/configuration"
+                     *               },
+                     *               "pages": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "0Vby1wKN00vfNS6GOUcBa1",
+                     *           "title": "Deployment",
+                     *           "slug": "deployment",
+                     *           "path": "deployment",
+                     *           "description": "How a release reaches production.",
+                     *           "createdAt": "2026-11-26T07:06:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:06:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/deployment"
+                     *           },
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby1wKN01SD5Fshdg5UjH",
+                     *               "title": "Docker",
+                     *               "slug": "docker",
+                     *               "path": "deployment/docker",
+                     *               "description": "Run the platform in a container.",
+                     *               "createdAt": "2026-11-26T07:06:00.000Z",
+                     *               "updatedAt": "2026-11-26T07:06:00.000Z",
+                     *               "type": "document",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/deployment/docker"
+                     *               },
+                     *               "pages": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "files": [
+                     *         {
+                     *           "id": "0Vby1wKN02qOTrx3T4IRfO",
+                     *           "name": "pipeline.png",
+                     *           "contentType": "image/png",
+                     *           "downloadURL": "https://docs.example.com/files/0Vby0wpu00D991cSl5LhmQ/0Vby1wKN02qOTrx3T4IRfO?sig=ZWvBgVieR-RJeHx7zZPFVCvuNC3gEp7I",
+                     *           "size": 1484,
+                     *           "dimensions": {
+                     *             "width": 640,
+                     *             "height": 360
+                     *           }
+                     *         }
+                     *       ],
+                     *       "reusableContents": [],
+                     *       "variables": {},
+                     *       "createdAt": "2026-11-26T07:09:00.000Z",
+                     *       "urls": {
+                     *         "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/~/revisions/0Vc36inb00jt0J3zfmH7Ik"
+                     *       },
+                     *       "type": "merge"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Revision"];
                 };
             };
@@ -21905,7 +23493,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -21918,6 +23509,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby1wKN02qOTrx3T4IRfO",
+                     *           "name": "pipeline.png",
+                     *           "contentType": "image/png",
+                     *           "downloadURL": "https://docs.example.com/files/0Vby0wpu00D991cSl5LhmQ/0Vby1wKN02qOTrx3T4IRfO?sig=ZWvBgVieR-RJeHx7zZPFVCvuNC3gEp7I",
+                     *           "size": 1484,
+                     *           "dimensions": {
+                     *             "width": 640,
+                     *             "height": 360
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileList"];
                 };
             };
@@ -22003,9 +23612,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the file. */
+                /**
+                 * @description The unique id of the file.
+                 * @example 0Vby1wKN02qOTrx3T4IRfO
+                 */
                 fileId: string;
             };
             cookie?: never;
@@ -22018,6 +23633,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0Vby1wKN02qOTrx3T4IRfO",
+                     *       "name": "pipeline.png",
+                     *       "contentType": "image/png",
+                     *       "downloadURL": "https://docs.example.com/files/0Vby0wpu00D991cSl5LhmQ/0Vby1wKN02qOTrx3T4IRfO?sig=ZWvBgVieR-RJeHx7zZPFVCvuNC3gEp7I",
+                     *       "size": 1484,
+                     *       "dimensions": {
+                     *         "width": 640,
+                     *         "height": 360
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["File"];
                 };
             };
@@ -22103,9 +23731,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the file. */
+                /**
+                 * @description The unique id of the file.
+                 * @example 0Vby1wKN02qOTrx3T4IRfO
+                 */
                 fileId: string;
             };
             cookie?: never;
@@ -22118,6 +23752,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "kind": "page",
+                     *           "organization": "demo",
+                     *           "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *           "versionContext": {
+                     *             "type": "revision",
+                     *             "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *           },
+                     *           "page": "0Vby1wKN00vfNS6GOUcBa1"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReferenceList"];
                 };
             };
@@ -22198,13 +23849,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://www.example.com/deployment/",
+                 *       "source": "website"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportContentRequest"];
             };
         };
@@ -22215,6 +23875,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "revision": "0Vc36kA301RIo6qZ40auX6",
+                     *       "importedResources": 3,
+                     *       "totalResources": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["ImportContentResult"];
                 };
             };
@@ -22435,9 +24102,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the page. */
+                /**
+                 * @description The unique id of the page.
+                 * @example 0Vby0wsB00Hn7Kd2XvYe5S
+                 */
                 pageId: string;
             };
             cookie?: never;
@@ -22450,6 +24123,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "kind": "page",
+                     *           "organization": "demo",
+                     *           "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *           "versionContext": {
+                     *             "type": "revision",
+                     *             "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *           },
+                     *           "page": "0Vby0wsA00Qm4Tz8LpWcR2"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReferenceList"];
                 };
             };
@@ -22535,9 +24225,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
-                /** @description The unique id of the page. */
+                /**
+                 * @description The unique id of the page.
+                 * @example 0Vby0wsB00Hn7Kd2XvYe5S
+                 */
                 pageId: string;
             };
             cookie?: never;
@@ -22550,6 +24246,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "page",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *             },
+                     *             "page": "0Vby0wsD00Lr9Yh1QcAk4U"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *               },
+                     *               "page": "0Vby0wsB00Hn7Kd2XvYe5S"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "url",
+                     *             "url": "https://docs.example.com/api"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc36inb00jt0J3zfmH7Ik"
+                     *               },
+                     *               "page": "0Vby0wsB00Hn7Kd2XvYe5S"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "count": 2,
+                     *       "stats": {
+                     *         "total": 2,
+                     *         "broken": {
+                     *           "total": 0,
+                     *           "changeRequest": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
@@ -22635,7 +24391,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -22648,6 +24407,95 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "pages": [
+                     *         {
+                     *           "id": "0Vby0wsA00Qm4Tz8LpWcR2",
+                     *           "title": "Welcome",
+                     *           "slug": "welcome",
+                     *           "path": "welcome",
+                     *           "description": "What the handbook covers.",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/welcome"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsB00Hn7Kd2XvYe5S",
+                     *           "title": "Installation",
+                     *           "slug": "installation",
+                     *           "path": "installation",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/installation"
+                     *           },
+                     *           "pages": []
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wsC00Jp3Wf6NbZg8T",
+                     *           "title": "Guides",
+                     *           "slug": "guides",
+                     *           "path": "guides",
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "type": "group",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides"
+                     *           },
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *               "title": "Configuration",
+                     *               "slug": "configuration",
+                     *               "path": "guides/configuration",
+                     *               "createdAt": "2026-11-25T07:00:00.000Z",
+                     *               "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *               "type": "document",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides/configuration"
+                     *               },
+                     *               "pages": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "0Vby1wKN00vfNS6GOUcBa1",
+                     *           "title": "Deployment",
+                     *           "slug": "deployment",
+                     *           "path": "deployment",
+                     *           "description": "How a release reaches production.",
+                     *           "createdAt": "2026-11-26T07:06:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:06:00.000Z",
+                     *           "type": "document",
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/deployment"
+                     *           },
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby1wKN01SD5Fshdg5UjH",
+                     *               "title": "Docker",
+                     *               "slug": "docker",
+                     *               "path": "deployment/docker",
+                     *               "description": "Run the platform in a container.",
+                     *               "createdAt": "2026-11-26T07:06:00.000Z",
+                     *               "updatedAt": "2026-11-26T07:06:00.000Z",
+                     *               "type": "document",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/deployment/docker"
+                     *               },
+                     *               "pages": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevisionPages"];
                 };
             };
@@ -22728,13 +24576,29 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "knowledge-base",
+                 *       "params": {
+                 *         "contentRefs": {
+                 *           "cover": {
+                 *             "kind": "file",
+                 *             "file": "0Vby1wKN02qOTrx3T4IRfO"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApplyTemplateRequest"];
             };
         };
@@ -22975,13 +24839,23 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://git.example.com/demo/developer-handbook.git",
+                 *       "ref": "refs/heads/main",
+                 *       "commitMessage": "Update the handbook from the docs platform"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExportGitRequest"];
             };
         };
@@ -23092,13 +24966,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://git.example.com/demo/developer-handbook.git",
+                 *       "ref": "refs/heads/main"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportGitRequest"];
             };
         };
@@ -23209,7 +25092,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -23222,6 +25108,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "repoName": "demo/developer-handbook",
+                     *       "installationProvider": "git",
+                     *       "integration": "git-sync",
+                     *       "url": "https://git.example.com/demo/developer-handbook.git",
+                     *       "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GitInfo"];
                 };
             };
@@ -23302,7 +25197,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -23914,7 +25812,10 @@ export interface operations {
     searchSpaceContent: {
         parameters: {
             query: {
-                /** @description Text to search for. */
+                /**
+                 * @description Text to search for.
+                 * @example settings
+                 */
                 query: string;
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
                 page?: string;
@@ -23923,7 +25824,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the space. */
+                /**
+                 * @description The unique id of the space.
+                 * @example 0Vby0wpu00D991cSl5LhmQ
+                 */
                 spaceId: string;
             };
             cookie?: never;
@@ -23936,6 +25840,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *           "title": "Configuration",
+                     *           "path": "guides/configuration",
+                     *           "sections": [
+                     *             {
+                     *               "id": "configuration",
+                     *               "title": "Configuration",
+                     *               "path": "guides/configuration#configuration",
+                     *               "body": "Settings are read from `docs.yaml`. Back to [Welcome](../welcome).",
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides/configuration#configuration"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ/guides/configuration"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchPageResultList"];
                 };
             };
