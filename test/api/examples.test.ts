@@ -125,7 +125,10 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
   beforeAll(async () => {
     outside = await startOutside(Object.assign({}, ...WORLD_PARTS.map((part) => part.outside ?? {})));
   });
-  afterAll(() => outside?.close());
+  afterAll(async () => {
+    await outside?.close();
+    for (const part of WORLD_PARTS) await part.close?.();
+  });
 
   if (testEngine() === 'sqlite') {
     let server: TestServer | undefined;

@@ -111,15 +111,19 @@ function serveWebsite(req: IncomingMessage, res: ServerResponse): void {
   else res.writeHead(200, { 'content-type': file.type }).end(file.body);
 }
 
-/** The folder the Git server serves: made anew for each world, removed when the process ends. */
+/** The folder the Git server serves: made when the world is built, removed when the part closes. */
 let gitRoot: string | undefined;
-process.once('exit', () => gitRoot && fs.rmSync(gitRoot, { recursive: true, force: true }));
 
 /** An empty bare repository for the handbook, which the world's export fills. */
 async function makeRepository(): Promise<void> {
-  if (gitRoot) fs.rmSync(gitRoot, { recursive: true, force: true });
+  await removeRepository();
   gitRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'example-world-git-'));
   await git.init({ fs, dir: path.join(gitRoot, new URL(HANDBOOK_REPOSITORY).pathname), bare: true, defaultBranch: 'main' });
+}
+
+async function removeRepository(): Promise<void> {
+  if (gitRoot) await fs.promises.rm(gitRoot, { recursive: true, force: true });
+  gitRoot = undefined;
 }
 
 function serveGit(req: IncomingMessage, res: ServerResponse): void {
@@ -197,6 +201,7 @@ async function reply(maker: WorldMaker, base: CommentBase, commentId: string, ex
 
 export const contentPart: WorldPart = {
   outside: { [WEBSITE]: serveWebsite, [GIT_SERVER]: serveGit },
+  close: removeRepository,
 
   async build(maker) {
     await makeRepository();

@@ -137,6 +137,8 @@ export interface WorldMaker {
 export interface WorldPart {
   build(maker: WorldMaker): Promise<void>;
   outside?: Record<string, RequestListener>;
+  /** Removes what the part keeps outside the server (a repository's folder), once the examples have run. */
+  close?(): Promise<void>;
 }
 
 /** Fails with the answer's error when a call of the world's making was refused. */
