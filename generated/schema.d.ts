@@ -6596,7 +6596,7 @@ export interface operations {
             path: {
                 /**
                  * @description The unique id of the collection.
-                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 * @example 0Vby0wrD00Tq8Wn3HkJf2X
                  */
                 collectionId: string;
             };
@@ -6836,7 +6836,7 @@ export interface operations {
             path: {
                 /**
                  * @description The unique id of the collection.
-                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 * @example 0Vby0wrD00Tq8Wn3HkJf2X
                  */
                 collectionId: string;
             };
@@ -6862,13 +6862,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "collection",
-                     *       "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *       "id": "0Vby0wrD00Tq8Wn3HkJf2X",
                      *       "title": "Engineering",
                      *       "organization": "demo",
                      *       "parent": "0Vby0wpS00BV1HsL7l00XB",
                      *       "urls": {
-                     *         "location": "https://docs.example.com/v1/collections/0Vby0wrC00Lae6LYdckyCH",
-                     *         "app": "https://docs.example.com/app/c/0Vby0wrC00Lae6LYdckyCH"
+                     *         "location": "https://docs.example.com/v1/collections/0Vby0wrD00Tq8Wn3HkJf2X",
+                     *         "app": "https://docs.example.com/app/c/0Vby0wrD00Tq8Wn3HkJf2X"
                      *       },
                      *       "permissions": {
                      *         "view": true,
@@ -7019,7 +7019,7 @@ export interface operations {
                      *           "title": "Developer handbook",
                      *           "visibility": "private",
                      *           "createdAt": "2026-11-25T07:00:00.000Z",
-                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:09:00.000Z",
                      *           "editMode": "live",
                      *           "urls": {
                      *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -7027,10 +7027,17 @@ export interface operations {
                      *           },
                      *           "organization": "demo",
                      *           "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "gitSync": {
+                     *             "repoName": "demo/developer-handbook",
+                     *             "installationProvider": "git",
+                     *             "integration": "git-sync",
+                     *             "url": "https://git.example.com/demo/developer-handbook.git",
+                     *             "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *           },
                      *           "revision": "0Vc31NkV00POE4H6NGJEyJ",
-                     *           "comments": 0,
-                     *           "changeRequests": 0,
-                     *           "changeRequestsOpen": 0,
+                     *           "comments": 2,
+                     *           "changeRequests": 2,
+                     *           "changeRequestsOpen": 1,
                      *           "changeRequestsDraft": 0,
                      *           "permissions": {
                      *             "view": true,
@@ -7131,7 +7138,7 @@ export interface operations {
             path: {
                 /**
                  * @description The unique id of the collection.
-                 * @example 0Vby0wrC00Lae6LYdckyCH
+                 * @example 0Vby0wrD00Tq8Wn3HkJf2X
                  */
                 collectionId: string;
             };
@@ -7157,12 +7164,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "collection",
-                     *       "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *       "id": "0Vby0wrD00Tq8Wn3HkJf2X",
                      *       "title": "Engineering",
                      *       "organization": "partner",
                      *       "urls": {
-                     *         "location": "https://docs.example.com/v1/collections/0Vby0wrC00Lae6LYdckyCH",
-                     *         "app": "https://docs.example.com/app/c/0Vby0wrC00Lae6LYdckyCH"
+                     *         "location": "https://docs.example.com/v1/collections/0Vby0wrD00Tq8Wn3HkJf2X",
+                     *         "app": "https://docs.example.com/app/c/0Vby0wrD00Tq8Wn3HkJf2X"
                      *       },
                      *       "permissions": {
                      *         "view": true,
@@ -9232,12 +9239,12 @@ export interface operations {
                      *         },
                      *         {
                      *           "object": "collection",
-                     *           "id": "0Vby0wrC00Lae6LYdckyCH",
+                     *           "id": "0Vby0wrD00Tq8Wn3HkJf2X",
                      *           "title": "Engineering",
                      *           "organization": "demo",
                      *           "urls": {
-                     *             "location": "https://docs.example.com/v1/collections/0Vby0wrC00Lae6LYdckyCH",
-                     *             "app": "https://docs.example.com/app/c/0Vby0wrC00Lae6LYdckyCH"
+                     *             "location": "https://docs.example.com/v1/collections/0Vby0wrD00Tq8Wn3HkJf2X",
+                     *             "app": "https://docs.example.com/app/c/0Vby0wrD00Tq8Wn3HkJf2X"
                      *           },
                      *           "permissions": {
                      *             "view": true,
@@ -10215,7 +10222,7 @@ export interface operations {
                      *             "title": "Developer handbook",
                      *             "visibility": "private",
                      *             "createdAt": "2026-11-25T07:00:00.000Z",
-                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:09:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -10223,10 +10230,17 @@ export interface operations {
                      *             },
                      *             "organization": "demo",
                      *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "gitSync": {
+                     *               "repoName": "demo/developer-handbook",
+                     *               "installationProvider": "git",
+                     *               "integration": "git-sync",
+                     *               "url": "https://git.example.com/demo/developer-handbook.git",
+                     *               "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *             },
                      *             "revision": "0Vc31NkV00POE4H6NGJEyJ",
-                     *             "comments": 0,
-                     *             "changeRequests": 0,
-                     *             "changeRequestsOpen": 0,
+                     *             "comments": 2,
+                     *             "changeRequests": 2,
+                     *             "changeRequestsOpen": 1,
                      *             "changeRequestsDraft": 0,
                      *             "permissions": {
                      *               "view": true,
@@ -15772,7 +15786,7 @@ export interface operations {
                      *           "title": "Developer handbook",
                      *           "visibility": "private",
                      *           "createdAt": "2026-11-25T07:00:00.000Z",
-                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:09:00.000Z",
                      *           "editMode": "live",
                      *           "urls": {
                      *             "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -15780,10 +15794,17 @@ export interface operations {
                      *           },
                      *           "organization": "demo",
                      *           "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "gitSync": {
+                     *             "repoName": "demo/developer-handbook",
+                     *             "installationProvider": "git",
+                     *             "integration": "git-sync",
+                     *             "url": "https://git.example.com/demo/developer-handbook.git",
+                     *             "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *           },
                      *           "revision": "0Vc31NkV00POE4H6NGJEyJ",
-                     *           "comments": 0,
-                     *           "changeRequests": 0,
-                     *           "changeRequestsOpen": 0,
+                     *           "comments": 2,
+                     *           "changeRequests": 2,
+                     *           "changeRequestsOpen": 1,
                      *           "changeRequestsDraft": 0,
                      *           "permissions": {
                      *             "view": true,
@@ -17460,7 +17481,7 @@ export interface operations {
                      *       "title": "Developer handbook",
                      *       "visibility": "private",
                      *       "createdAt": "2026-11-25T07:00:00.000Z",
-                     *       "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:09:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -17468,10 +17489,17 @@ export interface operations {
                      *       },
                      *       "organization": "demo",
                      *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "gitSync": {
+                     *         "repoName": "demo/developer-handbook",
+                     *         "installationProvider": "git",
+                     *         "integration": "git-sync",
+                     *         "url": "https://git.example.com/demo/developer-handbook.git",
+                     *         "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *       },
                      *       "revision": "0Vc31NkV00POE4H6NGJEyJ",
-                     *       "comments": 0,
-                     *       "changeRequests": 0,
-                     *       "changeRequestsOpen": 0,
+                     *       "comments": 2,
+                     *       "changeRequests": 2,
+                     *       "changeRequestsOpen": 1,
                      *       "changeRequestsDraft": 0,
                      *       "permissions": {
                      *         "view": true,
@@ -17695,7 +17723,7 @@ export interface operations {
                      *       "emoji": "📘",
                      *       "visibility": "private",
                      *       "createdAt": "2026-11-25T07:00:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
                      *       "editMode": "locked",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -17703,10 +17731,17 @@ export interface operations {
                      *       },
                      *       "organization": "demo",
                      *       "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *       "gitSync": {
+                     *         "repoName": "demo/developer-handbook",
+                     *         "installationProvider": "git",
+                     *         "integration": "git-sync",
+                     *         "url": "https://git.example.com/demo/developer-handbook.git",
+                     *         "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *       },
                      *       "revision": "0Vc31NkV00POE4H6NGJEyJ",
-                     *       "comments": 0,
-                     *       "changeRequests": 0,
-                     *       "changeRequestsOpen": 0,
+                     *       "comments": 2,
+                     *       "changeRequests": 2,
+                     *       "changeRequestsOpen": 1,
                      *       "changeRequestsDraft": 0,
                      *       "permissions": {
                      *         "view": true,
@@ -25324,7 +25359,7 @@ export interface operations {
                      *             "space": "0Vby0wpu00D991cSl5LhmQ",
                      *             "versionContext": {
                      *               "type": "revision",
-                     *               "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *             },
                      *             "page": "0Vby0wsB00Hn7Kd2XvYe5S"
                      *           },
@@ -25335,7 +25370,7 @@ export interface operations {
                      *               "space": "0Vby0wpu00D991cSl5LhmQ",
                      *               "versionContext": {
                      *                 "type": "revision",
-                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *                 "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *               },
                      *               "page": "0Vby0wsA00Qm4Tz8LpWcR2"
                      *             }
@@ -25350,7 +25385,7 @@ export interface operations {
                      *             "space": "0Vby0wpu00D991cSl5LhmQ",
                      *             "versionContext": {
                      *               "type": "revision",
-                     *               "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *             },
                      *             "page": "0Vby0wsD00Lr9Yh1QcAk4U"
                      *           },
@@ -25361,7 +25396,7 @@ export interface operations {
                      *               "space": "0Vby0wpu00D991cSl5LhmQ",
                      *               "versionContext": {
                      *                 "type": "revision",
-                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *                 "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *               },
                      *               "page": "0Vby0wsB00Hn7Kd2XvYe5S"
                      *             }
@@ -25381,7 +25416,7 @@ export interface operations {
                      *               "space": "0Vby0wpu00D991cSl5LhmQ",
                      *               "versionContext": {
                      *                 "type": "revision",
-                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *                 "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *               },
                      *               "page": "0Vby0wsB00Hn7Kd2XvYe5S"
                      *             }
@@ -25396,7 +25431,7 @@ export interface operations {
                      *             "space": "0Vby0wpu00D991cSl5LhmQ",
                      *             "versionContext": {
                      *               "type": "revision",
-                     *               "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *               "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *             },
                      *             "page": "0Vby0wsA00Qm4Tz8LpWcR2"
                      *           },
@@ -25407,16 +25442,68 @@ export interface operations {
                      *               "space": "0Vby0wpu00D991cSl5LhmQ",
                      *               "versionContext": {
                      *                 "type": "revision",
-                     *                 "revision": "0Vc31NkV00POE4H6NGJEyJ"
+                     *                 "revision": "0Vc3CSIH00bwlScvMcM1wF"
                      *               },
                      *               "page": "0Vby0wsD00Lr9Yh1QcAk4U"
                      *             }
                      *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "embed",
+                     *           "targetReference": {
+                     *             "kind": "file",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc3CSIH00bwlScvMcM1wF"
+                     *             },
+                     *             "file": "0Vby1wKN02qOTrx3T4IRfO"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc3CSIH00bwlScvMcM1wF"
+                     *               },
+                     *               "page": "0Vby1wKN00vfNS6GOUcBa1"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "status": "ok",
+                     *           "relation": "reference",
+                     *           "targetReference": {
+                     *             "kind": "page",
+                     *             "organization": "demo",
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "versionContext": {
+                     *               "type": "revision",
+                     *               "revision": "0Vc3CSIH00bwlScvMcM1wF"
+                     *             },
+                     *             "page": "0Vby1wKN01SD5Fshdg5UjH"
+                     *           },
+                     *           "locationReferences": [
+                     *             {
+                     *               "kind": "page",
+                     *               "organization": "demo",
+                     *               "space": "0Vby0wpu00D991cSl5LhmQ",
+                     *               "versionContext": {
+                     *                 "type": "revision",
+                     *                 "revision": "0Vc3CSIH00bwlScvMcM1wF"
+                     *               },
+                     *               "page": "0Vby1wKN00vfNS6GOUcBa1"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
-                     *       "count": 4,
+                     *       "count": 6,
                      *       "stats": {
-                     *         "total": 4,
+                     *         "total": 6,
                      *         "broken": {
                      *           "total": 0,
                      *           "changeRequest": 0

@@ -36,6 +36,9 @@ const settings: TestServerOptions = {
   env: { PUBLIC_URL, LOG_LEVEL: 'silent' },
 };
 
+/** The ids of the seed's records, which the examples use as they are. */
+const SEEDED = new Set(JSON.stringify(EXAMPLE_SEED).match(/(?<="id":")[^"]+/g));
+
 /** The examples' world in a server: the ids it made for the records the examples name, and when it was done. */
 interface World {
   ids: Map<string, string>;
@@ -50,7 +53,7 @@ async function buildWorld(server: TestServer, outside: Map<string, string>): Pro
     as: (user) => server.withToken(user === undefined ? ADMIN_TOKEN : `${user}-token`),
     clock: server.clock,
     made(exampleId, id) {
-      if (ids.has(exampleId)) throw new Error(`the examples' world names two records ${exampleId}`);
+      if (ids.has(exampleId) || SEEDED.has(exampleId)) throw new Error(`the examples' world names two records ${exampleId}`);
       ids.set(exampleId, id);
       server.clock.advance(60_000);
       return id;

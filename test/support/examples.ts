@@ -79,9 +79,14 @@ export function examplesOf(operation: Operation, method: string, path: string): 
   });
 }
 
-/** A value a server makes at random: 16 or more letters, digits, `-` or `_`, holding a digit. */
+/**
+ * A value a server makes at random: 16 or more letters, digits, `-` or `_`, holding a digit, or else changing case
+ * often (a random 32-character signature holds no digit about once in 230; a word such as `audienceControlledSite`
+ * changes case four times, a random string of that length about sixteen).
+ */
 const TOKEN = /[A-Za-z0-9_-]{16,}/g;
-const isToken = (text: string) => /\d/.test(text);
+const caseChanges = (text: string) => [...text].filter((character, index) => index > 0 && /[a-z]/.test(text[index - 1]!) !== /[a-z]/.test(character) && /[A-Za-z]/.test(character) && /[A-Za-z]/.test(text[index - 1]!)).length;
+const isToken = (text: string) => /\d/.test(text) || caseChanges(text) >= 8;
 /** A time as the contract writes it: an ISO 8601 date-time in UTC. */
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -27,7 +27,7 @@ export const ADMIN_TOKEN = 'demo-admin-token';
 /** Ids the examples use for seeded records. */
 export const IDS = {
   collection: '0Vby0wpS00BV1HsL7l00XB',
-  engineering: '0Vby0wrC00Lae6LYdckyCH',
+  engineering: '0Vby0wrD00Tq8Wn3HkJf2X',
   handbook: '0Vby0wpu00D991cSl5LhmQ',
   apiReference: '0Vby0wra00cad2BNt16evV',
   team: '0Vby0wqo00TPjFeKcwfHCB',
