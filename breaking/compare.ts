@@ -15,7 +15,7 @@ import {
   type SchemaKind,
   type Severity,
 } from './rules.ts';
-import { compareFractions, fraction, isOne, snapBound, stepOf, type Fraction } from './numbers.ts';
+import { compareFractions, fraction, isMultiple, isOne, snapBound, stepOf, type Fraction } from './numbers.ts';
 import { alikeComponents, alikeSchemas } from './spelling.ts';
 import {
   dialectOf,
@@ -63,8 +63,10 @@ export interface Finding {
   action?: string;
   /** For a rename: the old and the new name. */
   renamed?: { from: string; to: string };
-  /** For an enum value added or removed: the value. */
+  /** For a discriminator's tag added, removed or renamed: the tag. */
   value?: unknown;
+  /** For enum values added or removed: the values, in the order the revision (or the release) lists them. */
+  values?: unknown[];
 }
 
 export interface CompareOptions {
@@ -99,6 +101,7 @@ interface Raw {
   detail: string;
   field?: string;
   value?: unknown;
+  values?: unknown[];
   renamed?: { from: string; to: string };
 }
 
@@ -268,6 +271,7 @@ function finish(draft: Draft): Finding {
     ...(rule.action ? { action: rule.action } : {}),
     ...(draft.renamed ? { renamed: draft.renamed } : {}),
     ...(draft.value !== undefined ? { value: draft.value } : {}),
+    ...(draft.values !== undefined ? { values: draft.values } : {}),
   };
 }
 
@@ -423,12 +427,16 @@ function likeness(a: string, b: string): number {
   return start + end;
 }
 
-/** Whether a component of the base and one of the revision accept and answer the same values. */
+/**
+ * Whether a component of the base and one of the revision accept and answer the same values: compared as
+ * themselves (each at its own place, as a `$ref` to it reads it), in both directions.
+ */
 function sameShape(context: Context, was: string, now: string): boolean {
+  const a: Located = { node: schemasOf(context.base)[was], path: schemaPointer(was) };
+  const b: Located = { node: schemasOf(context.revision)[now], path: schemaPointer(now) };
   for (const schemaContext of ['request-property', 'response-property'] as const) {
     const sink: Raw[] = [];
-    const w = newWalk(context, schemaContext, sink);
-    compareSchema(w, { node: { $ref: schemaPointer(was) }, path: schemaPointer(was) }, { node: { $ref: schemaPointer(now) }, path: schemaPointer(now) }, now);
+    compareSchema(newWalk(context, schemaContext, sink), a, b, now);
     if (sink.length > 0) return false;
   }
   return true;
@@ -970,6 +978,18 @@ function contentOf(node: JsonObject): JsonObject {
   return isObject(node.content) ? node.content : {};
 }
 
+/** Methods whose request content has no generally defined meaning (RFC 9110, 9.3.1, 9.3.2 and 9.3.5). */
+const BODILESS = new Set(['GET', 'HEAD', 'DELETE']);
+
+/**
+ * Whether a request body told clients nothing to send: optional, on a method that gives a body no meaning, and no
+ * schema in any of its content types.
+ */
+function unspecified(operation: Operation, body: JsonObject): boolean {
+  if (body.required === true || !BODILESS.has(operation.ref.method)) return false;
+  return Object.values(contentOf(body)).every((entry) => !isObject(entry) || entry.schema === undefined || (isObject(entry.schema) && Object.keys(entry.schema).length === 0));
+}
+
 function compareRequestBody(context: Context, before: Operation, after: Operation): void {
   const operation = after.ref;
   const was = requestBodyOf(context.base, before);
@@ -987,7 +1007,9 @@ function compareRequestBody(context: Context, before: Operation, after: Operatio
     return;
   }
   if (!now) {
-    emit(context, { rule: 'request-body-removed', path: was.path, document: 'base', operation, detail: 'the body is no longer accepted' });
+    if (unspecified(before, was.node)) {
+      emit(context, { rule: 'request-body-removed-unspecified', path: was.path, document: 'base', operation, detail: 'an optional body without a schema is no longer declared' });
+    } else emit(context, { rule: 'request-body-removed', path: was.path, document: 'base', operation, detail: 'the body is no longer accepted' });
     return;
   }
   const wasRequired = was.node.required === true;
@@ -1239,7 +1261,7 @@ function schemaFinding(
   path: string,
   field: string,
   detail: string,
-  more: { document?: 'base' | 'revision'; value?: unknown } = {},
+  more: { document?: 'base' | 'revision'; value?: unknown; values?: unknown[] } = {},
 ): void {
   const rule = schemaRule(w.schemaContext, kind);
   if (!rule) return;
@@ -1250,11 +1272,17 @@ function schemaFinding(
     field: field || rootLabel(w.schemaContext),
     detail,
     ...(more.value !== undefined ? { value: more.value } : {}),
+    ...(more.values !== undefined ? { values: more.values } : {}),
   });
 }
 
 function rootLabel(context: SchemaContext): string {
   return context === 'request-property' ? 'request body' : context === 'response-property' ? 'response body' : '';
+}
+
+/** A field inside `field` (its items `[]`, its map values `.*`): named from the body when `field` is the body itself. */
+function inside(w: Walk, field: string, suffix: string): string {
+  return `${field || rootLabel(w.schemaContext)}${suffix}`;
 }
 
 const COMPONENT_ROOT = /^#\/components\/schemas\/([^/]+)$/;
@@ -1419,7 +1447,7 @@ function compareBoth(w: Walk, was: Normalized, now: Normalized, field: string, t
       inner,
       was.items ?? { node: {}, path: child(was.path, 'items') },
       now.items ?? { node: {}, path: child(now.path, 'items') },
-      `${field}[]`,
+      inside(w, field, '[]'),
     );
   }
 }
@@ -1428,8 +1456,9 @@ function isObjectLike(schema: Normalized): boolean {
   return schema.properties.size > 0 || schema.additional.kind !== 'open' || schema.required.size > 0;
 }
 
+/** A value as JSON (`"true"` and `true`, `""` and none, told apart), or `none`. */
 function show(value: unknown): string {
-  return value === undefined ? 'none' : typeof value === 'string' ? value : canonical(value);
+  return value === undefined ? 'none' : canonical(value);
 }
 
 /** Values of a keyword that every member must satisfy (formats, patterns), compared as sets. */
@@ -1442,6 +1471,7 @@ function compareSet(
   field: string,
   label: string,
   kinds: { added: SchemaKind; removed: SchemaKind; changed: SchemaKind },
+  print: (value: string) => string = show,
 ): void {
   const a = new Set(was.map((entry) => String(entry.value)));
   const b = new Set(now.map((entry) => String(entry.value)));
@@ -1449,7 +1479,7 @@ function compareSet(
   const gone = [...a].filter((value) => !b.has(value));
   if (fresh.length === 0 && gone.length === 0) return;
   const kind = gone.length === 0 ? kinds.added : fresh.length === 0 ? kinds.removed : kinds.changed;
-  const showAll = (values: Set<string>) => (values.size === 0 ? 'none' : [...values].join(' and '));
+  const showAll = (values: Set<string>) => (values.size === 0 ? 'none' : [...values].map(print).join(' and '));
   schemaFinding(w, kind, fresh[0] ? at(fresh[0].path) : fallback, field, `${label} ${showAll(a)} → ${showAll(b)}`);
 }
 
@@ -1462,21 +1492,26 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
     return entry ? at(entry.path) : here;
   };
 
-  compareSet(w, was.formats, now.formats, at, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' });
+  // A format is a name, shown as written; a pattern is a value, shown as JSON.
+  compareSet(w, was.formats, now.formats, at, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' }, (name) => name);
 
   const wasEnum = was.enumValues?.value;
   const nowEnum = now.enumValues?.value;
   if (tagged) {
     // The values of a discriminated union's tag are its tags: compared with the union.
   } else if (wasEnum && nowEnum) {
-    const wasKeys = new Map(wasEnum.map((entry) => [canonical(entry), entry]));
-    const nowKeys = new Map(nowEnum.map((entry) => [canonical(entry), entry]));
+    // One finding per direction, with every value it concerns: one change of the list, however many values.
+    const wasKeys = new Set(wasEnum.map(canonical));
+    const nowKeys = new Set(nowEnum.map(canonical));
+    const added = distinct(nowEnum.filter((entry) => !wasKeys.has(canonical(entry))));
+    const removed = distinct(wasEnum.filter((entry) => !nowKeys.has(canonical(entry))));
     const path = at(now.enumValues!.path);
-    for (const [key, entry] of nowKeys) {
-      if (!wasKeys.has(key)) schemaFinding(w, 'enum-value-added', path, field, `new value ${canonical(entry)}`, { value: entry });
+    const listed = (values: unknown[]) => values.map(canonical).join(', ');
+    if (added.length > 0) {
+      schemaFinding(w, 'enum-value-added', path, field, added.length === 1 ? `new value ${listed(added)}` : `new values ${listed(added)}`, { values: added });
     }
-    for (const [key, entry] of wasKeys) {
-      if (!nowKeys.has(key)) schemaFinding(w, 'enum-value-removed', path, field, `value ${canonical(entry)} removed`, { value: entry });
+    if (removed.length > 0) {
+      schemaFinding(w, 'enum-value-removed', path, field, removed.length === 1 ? `value ${listed(removed)} removed` : `values ${listed(removed)} removed`, { values: removed });
     }
   } else if (nowEnum) {
     schemaFinding(w, 'enum-introduced', at(now.enumValues!.path), field, `now one of ${nowEnum.map(canonical).join(', ')}`);
@@ -1518,9 +1553,11 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
     const a = values(was);
     const b = values(now);
     if (a.join('\u0000') === b.join('\u0000')) continue;
-    const showValues = (list: string[]) => (list.length === 0 ? 'none' : list.join(' and '));
+    const order = constraintOrder(keyword, was, now);
+    if (order === 0) continue;
+    const kind = order === undefined ? 'constraint-changed' : order > 0 ? 'constraint-tightened' : 'constraint-loosened';
     const entry = now.others.get(keyword)?.find((candidate) => !a.includes(canonical(candidate.value)));
-    schemaFinding(w, 'constraint-changed', entry ? at(entry.path) : here, field, `${keyword} ${showValues(a)} → ${showValues(b)}`);
+    schemaFinding(w, kind, entry ? at(entry.path) : here, field, `${keyword} ${showList(a)} → ${showList(b)}`);
   }
 
   const a = was.default?.value;
@@ -1531,6 +1568,53 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
 
   if (!was.deprecated && now.deprecated) schemaFinding(w, 'deprecated', at(now.deprecated), field, 'deprecated');
   else if (was.deprecated && !now.deprecated) schemaFinding(w, 'undeprecated', here, field, 'no longer deprecated');
+}
+
+function showList(values: readonly string[]): string {
+  return values.length === 0 ? 'none' : values.join(' and ');
+}
+
+/**
+ * Validation keywords whose values are ordered, with the value their absence means: a bound on the count of
+ * properties or of matching items (the lowest upper bound and the highest lower bound hold), or a flag.
+ */
+const ORDERED_CONSTRAINTS: Record<string, { side: 'upper' | 'lower' | 'flag'; absent: number }> = {
+  maxProperties: { side: 'upper', absent: Infinity },
+  maxContains: { side: 'upper', absent: Infinity },
+  minProperties: { side: 'lower', absent: 0 },
+  minContains: { side: 'lower', absent: 1 },
+  uniqueItems: { side: 'flag', absent: 0 },
+};
+
+/**
+ * Which way an ordered keyword moved: 1 when the revision accepts fewer values, -1 more, 0 the same (`minProperties:
+ * 0` is none); undefined for a keyword without an order, or with values of another type.
+ */
+function constraintOrder(keyword: string, was: Normalized, now: Normalized): number | undefined {
+  const order = ORDERED_CONSTRAINTS[keyword];
+  if (!order) return undefined;
+  const effective = (schema: Normalized): number | undefined => {
+    const values = (schema.others.get(keyword) ?? []).map((entry) => entry.value);
+    if (order.side === 'flag') return values.every((value) => typeof value === 'boolean') ? Number(values.includes(true)) : undefined;
+    if (!values.every((value) => typeof value === 'number')) return undefined;
+    const numbers = values as number[];
+    return order.side === 'upper' ? Math.min(order.absent, ...numbers) : Math.max(order.absent, ...numbers);
+  };
+  const a = effective(was);
+  const b = effective(now);
+  if (a === undefined || b === undefined) return undefined;
+  return order.side === 'upper' ? Math.sign(a - b) : Math.sign(b - a);
+}
+
+/** The values of a list once each, in order. */
+function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = canonical(value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function numberOr(value: unknown, fallback: number): number {
@@ -1629,13 +1713,17 @@ function compareMultipleOf(w: Walk, was: Normalized, now: Normalized, field: str
   const stepA = effective(was, a);
   const stepB = effective(now, b);
   const written = (values: unknown[]) => values.map(canonical).sort();
+  // A step that is a multiple of the old one accepts fewer values (multiples of 4 are multiples of 2), one that
+  // divides it more; steps of neither kind are another constraint.
+  let kind: SchemaKind = 'constraint-changed';
   if (stepA !== null && stepB !== null) {
     if (stepA === undefined && stepB === undefined) return;
     if (stepA && stepB && compareFractions(stepA, stepB) === 0) return;
+    if (stepA === undefined || (stepB !== undefined && isMultiple(stepB, stepA))) kind = 'constraint-tightened';
+    else if (stepB === undefined || isMultiple(stepA, stepB)) kind = 'constraint-loosened';
   } else if (written(a).join('\u0000') === written(b).join('\u0000')) return;
-  const showValues = (list: string[]) => (list.length === 0 ? 'none' : list.join(' and '));
   const entry = now.others.get('multipleOf')?.find((candidate) => !written(a).includes(canonical(candidate.value)));
-  schemaFinding(w, 'constraint-changed', entry ? at(entry.path) : here, field, `multipleOf ${showValues(written(a))} → ${showValues(written(b))}`);
+  schemaFinding(w, kind, entry ? at(entry.path) : here, field, `multipleOf ${showList(written(a))} → ${showList(written(b))}`);
 }
 
 /**
@@ -1730,7 +1818,7 @@ function compareObject(w: Walk, was: Normalized, now: Normalized, field: string,
       w,
       wasAdditional.kind === 'schema' ? wasAdditional.schema : open(was),
       nowAdditional.kind === 'schema' ? nowAdditional.schema : open(now),
-      owner ? `${owner}.*` : '*',
+      inside(w, owner, '.*'),
     );
   }
 }
@@ -1741,12 +1829,85 @@ interface Member {
   signature: string;
 }
 
+/**
+ * The alternatives of a union as the values they accept: an alternative that is itself a union is its alternatives
+ * (`anyOf: [string, $ref: Pet]` with `Pet` a `oneOf` of `Cat` and `Dog` is `string | Cat | Dog`); one whose values
+ * another alternative accepts adds nothing (`anyOf: [string, {enum: [a, b]}]` is `string`); alternatives that are
+ * only lists of values are one list (`oneOf: [{const: a}, {const: b}]` is `enum: [a, b]`). Alternatives no value
+ * can match (`string` met with `boolean` when two unions are intersected) are none.
+ */
 function membersOf(document: JsonObject, schema: Normalized): Member[] {
-  // Alternatives no value can match (`string` met with `boolean` when two unions are intersected) are none.
-  const schemas = schema.variants
-    ? schema.variants.members.map((member) => ({ ...normalize(document, member), nullable: false })).filter((member) => !isNever(member))
-    : [{ ...schema, nullable: false }];
+  const schemas = schema.variants ? valueSets(schema.variants.path, alternatives(document, schema.variants.members)) : [{ ...schema, nullable: false }];
   return schemas.map((member) => ({ schema: member, label: labelOf(member), signature: signatureOf(document, member) }));
+}
+
+/** How deep unions nested in unions are read as one, and how many alternatives that may give. */
+const NESTED_UNIONS = 8;
+const MAX_MEMBERS = 256;
+
+/** A union's alternatives normalised, an alternative that is a union replaced by its own (with what its place adds). */
+function alternatives(document: JsonObject, members: readonly Located[], depth = 0): Normalized[] {
+  const result: Normalized[] = [];
+  for (const member of members) {
+    const schema = normalize(document, member);
+    const nested = schema.variants;
+    if (nested && depth < NESTED_UNIONS && result.length + nested.members.length <= MAX_MEMBERS) {
+      const outside = member.outside;
+      const inner = nested.members.map((alternative) => ({
+        ...alternative,
+        and: [...(alternative.and ?? []), ...(member.and ?? [])],
+        ...(alternative.outside ?? outside ? { outside: alternative.outside ?? outside } : {}),
+      }));
+      result.push(...alternatives(document, inner, depth + 1));
+    } else if (!isNever(schema)) result.push({ ...schema, nullable: false });
+  }
+  return result;
+}
+
+/** Whether a schema says nothing but its types (every value of them is valid). */
+function onlyTypes(schema: Normalized): boolean {
+  return !schema.enumValues && onlyValues(schema);
+}
+
+/** Whether a schema says nothing but its types and, maybe, a list of values. */
+function onlyValues(schema: Normalized): boolean {
+  return (
+    schema.formats.length === 0 &&
+    schema.patterns.length === 0 &&
+    schema.bounds.size === 0 &&
+    schema.others.size === 0 &&
+    schema.properties.size === 0 &&
+    schema.required.size === 0 &&
+    schema.additional.kind === 'open' &&
+    schema.items === undefined &&
+    schema.variants === undefined &&
+    schema.discriminator === undefined
+  );
+}
+
+/** The alternatives left once those another accepts whole are left out, and those that only list values are one. */
+function valueSets(path: string, members: readonly Normalized[]): Normalized[] {
+  const covers = (outer: Normalized, inner: Normalized) => onlyTypes(outer) && typesCover(outer.types, inner.types);
+  // Of alternatives that cover each other (two alike), the first stays.
+  const kept = members.filter((member, index) =>
+    !members.some((other, at) => at !== index && covers(other, member) && !(covers(member, other) && index < at)),
+  );
+  const lists = kept.filter((member) => member.enumValues !== undefined && onlyValues(member));
+  if (lists.length < 2) return kept;
+  const values = distinct(lists.flatMap((member) => member.enumValues!.value));
+  const merged: Normalized = {
+    ...lists[0]!,
+    path,
+    origin: path,
+    id: `${path}|values(${lists.map((member) => member.id).join(',')})`,
+    refName: undefined,
+    types: new Set(lists.flatMap((member) => [...(member.types ?? [])])),
+    typesPath: path,
+    enumValues: { value: values, path },
+    sources: new Set(lists.flatMap((member) => [...member.sources])),
+  };
+  const first = kept.indexOf(lists[0]!);
+  return kept.flatMap((member, index) => (index === first ? [merged] : lists.includes(member) ? [] : [member]));
 }
 
 function labelOf(schema: Normalized): string {
@@ -1807,8 +1968,9 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
   if (compareDiscriminated(w, was, now, field, wasMembers, nowMembers)) return;
   const { pairs, removed, added } = pairMembers(w, wasMembers, nowMembers);
 
-  // A removed alternative is reported at the union in the revision: that is where it was taken out.
-  const union = place(w, now.variants?.path ?? now.path);
+  // A removed alternative is reported at the union in the revision: that is where it was taken out (at the schema
+  // that refers to it, when the union is a component the release did not draw on here).
+  const union = declared(w, was, now, now.variants?.path ?? now.path);
   for (const member of removed) schemaFinding(w, 'variant-removed', union, field, `alternative ${member.label} removed`);
   for (const member of added) schemaFinding(w, 'variant-added', place(w, member.schema.origin), field, `new alternative ${member.label}`);
   const inner: Walk = { ...w, parent: place(w, now.path) };
@@ -1972,7 +2134,7 @@ function compareDiscriminated(w: Walk, was: Normalized, now: Normalized, field: 
   const partner = new Map(pairs);
   const previous = new Map(pairs.map(([a, b]) => [b, a]));
 
-  const union = place(w, now.variants?.path ?? now.path);
+  const union = declared(w, was, now, now.variants?.path ?? now.path);
   /** A member as the details name it: its component, when it is one. */
   const of = (member: Member) => (member.schema.refName === undefined ? '' : ` (\`${member.schema.refName}\`)`);
   const label = (member: Member) => (member.schema.refName === undefined ? 'another alternative' : `\`${member.schema.refName}\``);

@@ -48,6 +48,11 @@ export function compareFractions(a: Fraction, b: Fraction): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/** Whether `a` is a whole multiple of `b` (`b` not zero). */
+export function isMultiple(a: Fraction, b: Fraction): boolean {
+  return (a.n * b.d) % (a.d * b.n) === 0n;
+}
+
 function lcm(a: bigint, b: bigint): bigint {
   return (a / gcd(a, b)) * b;
 }

@@ -216,9 +216,23 @@ const SCALAR_KINDS = {
     response: { severity: BC, summary: 'values follow another pattern', action: 'Read values that match the new pattern.' },
   },
   'constraint-changed': {
-    example: '`multipleOf: 2` → `multipleOf: 3` (any other validation keyword: `uniqueItems`, `minProperties`, `not`, …)',
+    example: '`multipleOf: 2` → `multipleOf: 3` (any other validation keyword neither tighter nor looser: `not`, `propertyNames`, `patternProperties`, …)',
     request: { severity: BC, summary: 'another validation keyword changed', action: 'Send values that satisfy the new constraint.' },
     response: { severity: BC, summary: 'another validation keyword changed', action: 'Read values under the new constraint.' },
+  },
+  'constraint-tightened': {
+    example: '`maxProperties: 25` → `maxProperties: 10` (or `minProperties`, `maxContains`, `minContains` raised or lowered, `uniqueItems: true` set, `multipleOf: 2` → `4`)',
+    request: { severity: BC, summary: 'another validation keyword accepts fewer values', action: 'Send values that satisfy the new constraint.' },
+    response: { severity: BI, summary: 'another validation keyword accepts fewer values', action: 'Implementations must answer values that satisfy the new constraint.' },
+  },
+  'constraint-loosened': {
+    example: '`maxProperties: 10` → `maxProperties: 25` (or removed, `uniqueItems: true` removed, `multipleOf: 4` → `2`)',
+    request: {
+      severity: BI,
+      summary: 'another validation keyword accepts more values',
+      action: 'Implementations must accept the values the old constraint refused.',
+    },
+    response: { severity: BC, summary: 'another validation keyword accepts more values', action: 'Accept values the old constraint ruled out where you read them.' },
   },
   'default-added': {
     example: '`default: 20` set where there was none',
@@ -289,9 +303,9 @@ const SCALAR_KINDS = {
     example: 'tags `cat`, `dog`, `bird` → `cat`, `dog` (a member removed, or a value taken out of its tag)',
     request: { severity: BC, summary: 'a tag of a discriminated union is no longer accepted', action: 'Stop sending the removed tag and its alternative.' },
     response: {
-      severity: BC,
-      summary: 'a tag of a discriminated union is no longer answered: the member set clients dispatch on changed',
-      action: 'Drop the case of the removed tag where you dispatch on the tag (its type is gone from the generated union); implementations must stop answering it.',
+      severity: BI,
+      summary: 'a tag of a discriminated union is no longer answered: clients receive less',
+      action: 'Implementations must stop answering the removed tag (and the alternative it selected).',
     },
   },
   'discriminator-tag-renamed': {
@@ -541,6 +555,11 @@ const OPERATION_RULES = {
     summary: 'the operation no longer takes a body',
     action: 'Stop sending a body.',
     example: '`requestBody` removed',
+  },
+  'request-body-removed-unspecified': {
+    severity: 'non-breaking',
+    summary: 'an optional body that specified nothing (no schema, on GET, HEAD or DELETE, where a body has no defined meaning) is no longer declared',
+    example: '`get: {requestBody: {content: {application/json: {}}}}` → no `requestBody`',
   },
   'request-body-became-required': {
     severity: BC,

@@ -55,7 +55,7 @@ describe('discriminated unions: the tags are the member set', () => {
     ]);
   });
 
-  test('a member removed is its tags removed: breaking for clients in answers and in requests', () => {
+  test('a member removed is its tags removed: breaking for clients in requests, for implementations in answers (clients receive less)', () => {
     const withThird = (document: Json) => {
       schemas(document).PublishedFlatStructure = structuredClone(schemas(document).PublishedSiteSpacesStructure);
       schemas(document).PublishedFlatStructure.properties.type.enum = ['flat'];
@@ -68,7 +68,7 @@ describe('discriminated unions: the tags are the member set', () => {
     const findings = compare(revision, base);
     expect(summary(findings)).toEqual([
       ['request-property-discriminator-tag-removed', 'breaking-client', `${STRUCTURE}/anyOf`],
-      ['response-property-discriminator-tag-removed', 'breaking-client', `${STRUCTURE}/anyOf`],
+      ['response-property-discriminator-tag-removed', 'breaking-implementation', `${STRUCTURE}/anyOf`],
     ]);
     expect(findings[0]!.detail).toBe('discriminator `type`: tag "flat" (`PublishedFlatStructure`) removed');
   });
@@ -245,9 +245,9 @@ describe('numeric bounds: compared by the values they accept', () => {
     expect(compare(fives(5), fives(1))).toEqual([]);
     expect(summary(compare(fives(6), fives(1)))).toEqual([['request-parameter-min-increased', 'breaking-client', LIMIT]]);
 
-    // A new step is one change, reported as that (not also as the bounds it moves).
+    // A new step is one change, reported as that (not also as the bounds it moves): fewer values are accepted.
     const findings = compare(fives(1));
-    expect(summary(findings)).toEqual([['request-parameter-constraint-changed', 'breaking-client', LIMIT]]);
+    expect(summary(findings)).toEqual([['request-parameter-constraint-tightened', 'breaking-client', LIMIT]]);
     expect(findings[0]!.detail).toBe('multipleOf none → 5');
   });
 });

@@ -175,7 +175,7 @@ const SEVERITY: Partial<Record<SchemaKind, { request?: Severity; response?: Seve
   deprecated: { request: NB, response: NB },
   'default-added': { request: BI, response: NB },
   'discriminator-tag-added': { request: BI, response: BC },
-  'discriminator-tag-removed': { request: BC, response: BC },
+  'discriminator-tag-removed': { request: BC, response: BI },
   'discriminator-tag-renamed': { request: BC, response: BC },
   'discriminator-mapping-changed': { request: BC, response: BC },
 };

@@ -129,10 +129,16 @@ const SCALAR_CASES: Partial<Record<SchemaKind, { before: Schema; after: Schema; 
     after: { type: 'array', items: { type: 'string' }, minItems: 1 },
     detail: 'minItems 2 → 1',
   },
-  'pattern-added': { before: { type: 'string' }, after: { type: 'string', pattern: '^[a-z]+$' }, detail: 'pattern none → ^[a-z]+$' },
-  'pattern-removed': { before: { type: 'string', pattern: '^[a-z]+$' }, after: { type: 'string' }, detail: 'pattern ^[a-z]+$ → none' },
-  'pattern-changed': { before: { type: 'string', pattern: '^[a-z]+$' }, after: { type: 'string', pattern: '^[a-z0-9]+$' }, detail: 'pattern ^[a-z]+$ → ^[a-z0-9]+$' },
+  'pattern-added': { before: { type: 'string' }, after: { type: 'string', pattern: '^[a-z]+$' }, detail: 'pattern none → "^[a-z]+$"' },
+  'pattern-removed': { before: { type: 'string', pattern: '^[a-z]+$' }, after: { type: 'string' }, detail: 'pattern "^[a-z]+$" → none' },
+  'pattern-changed': { before: { type: 'string', pattern: '^[a-z]+$' }, after: { type: 'string', pattern: '^[a-z0-9]+$' }, detail: 'pattern "^[a-z]+$" → "^[a-z0-9]+$"' },
   'constraint-changed': { before: { type: 'integer', multipleOf: 2 }, after: { type: 'integer', multipleOf: 3 }, detail: 'multipleOf 2 → 3' },
+  'constraint-tightened': {
+    before: { type: 'array', items: { type: 'string' } },
+    after: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+    detail: 'uniqueItems none → true',
+  },
+  'constraint-loosened': { before: { type: 'integer', multipleOf: 4 }, after: { type: 'integer', multipleOf: 2 }, detail: 'multipleOf 4 → 2' },
   'default-changed': { before: { type: 'integer', default: 50 }, after: { type: 'integer', default: 20 }, detail: 'default 50 → 20' },
   'default-added': { before: { type: 'integer' }, after: { type: 'integer', default: 20 }, detail: 'default none → 20' },
   'default-removed': { before: { type: 'integer', default: 50 }, after: { type: 'integer' }, detail: 'default 50 → none' },
@@ -515,6 +521,13 @@ const OPERATION_CASES: Record<string, Case> = {
     operation: 'createThing',
     message: /no longer accepted/,
   },
+  'request-body-removed-unspecified': {
+    before: doc({ '/things': { get: { operationId: 'listThings', requestBody: { content: { 'application/json': {} } }, responses: noContent } } }),
+    after: doc({ '/things': { get: { operationId: 'listThings', responses: noContent } } }),
+    path: '#/paths/~1things/get/requestBody',
+    operation: 'listThings',
+    message: /an optional body without a schema is no longer declared/,
+  },
   'request-body-became-required': {
     before: post({ content: json({ type: 'object' }) }),
     after: post({ required: true, content: json({ type: 'object' }) }),
@@ -885,8 +898,8 @@ describe('allOf members intersected on every keyword, as a client and an impleme
       {},
     );
     expect(compareDocuments(before, after).map((finding) => [finding.rule, finding.detail])).toEqual([
-      ['request-property-constraint-changed', 'multipleOf none → 2'],
-      ['request-property-pattern-added', 'pattern ^h → ^h and ^https:'],
+      ['request-property-constraint-tightened', 'multipleOf none → 2'],
+      ['request-property-pattern-added', 'pattern "^h" → "^h" and "^https:"'],
     ]);
   });
 
