@@ -9,9 +9,10 @@
 // falls back to the nearest declaration that can, then to the document's line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { Finding } from './compare.ts';
 import { segments } from './pointer.ts';
+
+export { documentLocator } from './lines.ts';
 
 export interface SourceLocation {
   /** Relative to the repository (or to the working directory for documents elsewhere). */
@@ -154,8 +155,8 @@ export function specLocator(specDir: string, root: string): Locator {
         if (line) return { file: line.file, line: line.line + 1 };
       }
       // A new value is at its member; a removed one is gone from the sources: the enum's declaration.
-      if (finding.value !== undefined && finding.rule.endsWith('-enum-value-added')) {
-        const line = memberLine(declaration, finding.value);
+      if (finding.values !== undefined && finding.rule.endsWith('-enum-value-added')) {
+        const line = memberLine(declaration, finding.values[0]);
         if (line !== undefined) return at(declaration, line);
       }
       if (parts[1] === 'parameters' && (rest.length === 0 || rest[0] === 'schema')) {
@@ -181,32 +182,4 @@ export function specLocator(specDir: string, root: string): Locator {
 export function specDirOf(root: string): string | undefined {
   const dir = path.join(root, 'spec');
   return existsSync(dir) ? dir : undefined;
-}
-
-/** Locates JSON paths in a document's text (YAML or JSON): the line of the deepest part of the path it holds. */
-export function documentLocator(text: string, file: string): (pointer: string) => SourceLocation | undefined {
-  let parsed: { contents: Node | null; lines: LineCounter } | undefined;
-  return (pointer) => {
-    if (!parsed) {
-      const lines = new LineCounter();
-      const document = parseDocument(text, { lineCounter: lines, keepSourceTokens: false, uniqueKeys: false });
-      parsed = { contents: document.contents as Node | null, lines };
-    }
-    let node: Node | null | undefined = parsed.contents;
-    let offset = node?.range?.[0] ?? 0;
-    for (const part of segments(pointer)) {
-      if (isMap(node)) {
-        const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === part);
-        if (!pair) break;
-        offset = (isScalar(pair.key) ? pair.key.range?.[0] : undefined) ?? offset;
-        node = pair.value as Node | null;
-      } else if (isSeq(node)) {
-        const item = node.items[Number(part)] as Node | undefined;
-        if (!item) break;
-        offset = item.range?.[0] ?? offset;
-        node = item;
-      } else break;
-    }
-    return { file, line: parsed.lines.linePos(offset).line };
-  };
 }

@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, describe, expect, test } from 'vitest';
-import { stringify } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from 'yaml';
 import { compareDocuments, type Finding } from '../../breaking/index.ts';
 import { readDocument } from '../../breaking/files.ts';
 import { documentLocator, specLocator } from '../../breaking/locate.ts';
+import { child, segments } from '../../breaking/pointer.ts';
 import { openapiPath, repoRoot } from '../support/repo.ts';
 
 /** Each run is a process (0.1 to 0.3 s compiled; a first run builds the bundle, about 0.5 s more). */
@@ -254,6 +255,89 @@ describe('where findings are located', () => {
     expect(locate('#/paths/~1things/get/responses/404')).toEqual({ file: 'api.yaml', line: 6 });
     const json = documentLocator(JSON.stringify({ openapi: '3.1.0', paths: { '/a': { get: { parameters: [{ name: 'q' }, { name: 'r' }] } } } }, null, 2), 'api.json');
     expect(json('#/paths/~1a/get/parameters/1')).toEqual({ file: 'api.json', line: 10 });
+  });
+
+  /** The line a YAML parser's tree gives a path: the deepest part of it the document holds (what the locator reads without a tree). */
+  function parsedLines(text: string): (pointer: string) => number {
+    const lines = new LineCounter();
+    const contents = parseDocument(text, { lineCounter: lines, uniqueKeys: false }).contents as Node | null;
+    return (pointer) => {
+      let node: Node | null | undefined = contents;
+      let offset = node?.range?.[0] ?? 0;
+      for (const part of segments(pointer)) {
+        if (isMap(node)) {
+          const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === part);
+          if (!pair) break;
+          offset = (isScalar(pair.key) ? pair.key.range?.[0] : undefined) ?? offset;
+          node = pair.value as Node | null;
+        } else if (isSeq(node)) {
+          const item = node.items[Number(part)] as Node | undefined;
+          if (!item) break;
+          offset = item.range?.[0] ?? offset;
+          node = item;
+        } else break;
+      }
+      return lines.linePos(offset).line;
+    };
+  }
+
+  /** Every JSON path of a value, and one below each that is not there. */
+  function everyPath(value: unknown, at = '#', into: string[] = []): string[] {
+    into.push(at, `${at}/absent`);
+    if (Array.isArray(value)) value.forEach((item, index) => everyPath(item, child(at, index), into));
+    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) everyPath(item, child(at, key), into);
+    return into;
+  }
+
+  test('in YAML and JSON, block and flow style: every path at the line a YAML parser gives it, read without a tree', () => {
+    const corners = [
+      '%YAML 1.2',
+      '---',
+      '# indentless sequences, nested sequences, items on the lines below, flow inside block, quoted keys, block scalars, anchors',
+      'openapi: 3.1.0',
+      "info: {title: \"T\", version: '1.0'}",
+      'tags:',
+      '- name: a',
+      '  description: |',
+      '    text: with a colon',
+      '    - not an item',
+      "- name: 'b''s'",
+      '  x: [1, 2, {k: v}]',
+      'paths:',
+      '  "/a/{id}":',
+      '    get:',
+      '      parameters:',
+      '        - name: q',
+      '        -   name: r',
+      '            schema:',
+      '              type: string',
+      '      responses:',
+      "        '200':   # ok",
+      '          description: >',
+      '            folded',
+      '          content:',
+      '            application/json:',
+      '              schema: &thing',
+      '                properties:',
+      '                  a: {type: string, enum: [x, y]}',
+      '                  "b c": {"$ref": "#/x"}',
+      '        404: {description: "none, ] or }"}',
+      'components:',
+      '  schemas:',
+      '    L:',
+      '      - - nested',
+      '        - sequence',
+      '      -',
+      '        key: value',
+    ].join('\n');
+    // The contract as it is written (YAML), and the part of it that holds the operations as JSON.
+    const paths = { openapi: '3.1.0', paths: (readDocument(openapiPath) as { paths: unknown }).paths };
+    for (const text of [corners, readFileSync(openapiPath, 'utf8'), JSON.stringify(paths, null, 2)]) {
+      const expected = parsedLines(text);
+      const locate = documentLocator(text, 'api');
+      const paths = everyPath(parseDocument(text).toJS());
+      expect(paths.filter((pointer) => locate(pointer)?.line !== expected(pointer))).toEqual([]);
+    }
   });
 });
 
