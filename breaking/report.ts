@@ -127,9 +127,18 @@ export function staleLine(declaration: { rule: string; operation?: string; schem
   return `STALE declaration in ${file}: ${declaration.rule} ${declaration.operation ?? declaration.schema ?? '(the document)'} ${declaration.path} matches no difference; correct it or remove it`;
 }
 
-/** The declarations that would accept the failing findings, ready to paste. */
-export function declarationsToAdd(verdict: Verdict): string {
-  return stringify(verdict.undeclared.map((finding) => ({ ...declarationFor(finding), reason: 'TODO: why clients and implementations can accept it' }))).trimEnd();
+/**
+ * The declarations that would accept the failing findings, ready to paste: one per rule, owner and path, which is
+ * what a declaration matches (several findings at one place, such as the values added to and removed from an enum's
+ * list, take one).
+ */
+export function declarationsToAdd(verdict: Verdict, findings: readonly Finding[] = verdict.undeclared): string {
+  const declarations = new Map<string, ReturnType<typeof declarationFor>>();
+  for (const finding of findings) {
+    const declaration = declarationFor(finding);
+    declarations.set(`${declaration.rule}\n${declaration.operation ?? declaration.schema ?? ''}\n${declaration.path}`, declaration);
+  }
+  return stringify([...declarations.values()].map((declaration) => ({ ...declaration, reason: 'TODO: why clients and implementations can accept it' }))).trimEnd();
 }
 
 export function formatReport(verdict: Verdict, options: ReportOptions): string {
@@ -137,14 +146,22 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
   const { judged } = verdict;
   lines.push(`check:breaking: ${options.subject}: ${plural(judged.length, 'difference')}`);
   const { shared, rest } = sharedFindings(judged);
-  for (const group of groupJudged(rest)) {
+  const { shown, more } = firstOfEachRule(rest);
+  // What a rule means and what to do is the same for each of its findings: said at the first.
+  const explained = new Set<string>();
+  const explain = (finding: Finding) => {
+    if (finding.severity === 'non-breaking' || explained.has(finding.rule)) return;
+    explained.add(finding.rule);
+    lines.push(`      ${consequence(finding)}`);
+  };
+  for (const group of groupJudged(shown)) {
     lines.push('', group.title);
     for (const entry of group.entries) {
       const { finding } = entry;
       lines.push(
         `  ${severityLabel(entry)} ${finding.rule}  ${showOperations(finding)}  ${finding.path}${finding.document === 'base' ? ' (in the release)' : ''}  ${finding.message}`,
       );
-      if (finding.severity !== 'non-breaking') lines.push(`      ${consequence(finding)}`);
+      explain(finding);
       const where = showLocation(options.locate?.(finding));
       if (where) lines.push(`      at ${where}`);
       if (entry.declaration) lines.push(`      declared: ${entry.declaration.reason}`);
@@ -155,7 +172,13 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
     const [{ finding }] = entries as [Judged, ...Judged[]];
     const operations = entries.flatMap((entry) => entry.finding.operations);
     lines.push(`  ${severityLabel(entries[0]!)} ${finding.rule}  ${summarizeOperations(operations)}  ${finding.message}`);
-    if (finding.severity !== 'non-breaking') lines.push(`      ${consequence(finding)}`);
+    explain(finding);
+  }
+  if (more.size > 0) lines.push('', `More of the same rules (each rule shows its first ${SHOWN_PER_RULE} here; --format json lists every finding)`);
+  for (const [rule, entries] of more) {
+    const severities = [...new Set(entries.map(severityLabel))].join(', ');
+    const owners = new Set(entries.map((entry) => groupOf(entry.finding).key)).size;
+    lines.push(`  ${severities} ${rule}: ${plural(entries.length, 'more finding')} in ${plural(owners, 'operation or component', 'operations or components')}`);
   }
 
   for (const declaration of verdict.stale) lines.push('', staleLine(declaration, options.declarationsFile));
@@ -163,38 +186,56 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
 
   lines.push('', summaryLine(verdict));
   if (verdict.undeclared.length > 0) {
+    const failing = verdict.undeclared;
+    const listed = firstOfEachRule(failing.map((finding) => ({ finding, fails: true }))).shown.map((entry) => entry.finding);
     lines.push(
-      `Declare each accepted break in ${options.declarationsFile} (with its reason), or raise the major version in ${options.versionAt ?? 'spec/main.tsp (@info)'}:`,
+      `Declare each accepted break in ${options.declarationsFile} (with its reason), or raise the major version in ${options.versionAt ?? 'spec/main.tsp (@info)'}${
+        listed.length < failing.length ? ` (the declarations of each rule's first ${SHOWN_PER_RULE} failing findings; --format json lists them all)` : ''
+      }:`,
       '',
-      declarationsToAdd(verdict),
+      declarationsToAdd(verdict, listed),
     );
   }
   return `${lines.join('\n')}\n`;
 }
 
-/** How many findings of one warning make it shown once, with its operations counted: a change to a shared model. */
+/** How many findings of one change make it shown once, with its operations counted: a change to a shared model. */
 const SHARED_AT = 10;
 
+/** How many findings of one rule the text report shows one by one: a screen's worth. */
+const SHOWN_PER_RULE = 15;
+
 /**
- * Warnings and non-breaking findings that are the same change (rule and message) in many operations, such as an error
- * status added to an alias every operation uses: shown once in the text report, where one entry per operation would
- * bury the rest. Breaking findings are always shown one by one (each is declared, or fails the gate, by itself).
+ * Findings that are the same change (severity, rule and message) in many operations, such as an error status added
+ * to an alias every operation uses, or a field dropped from an inline schema every operation repeats: shown once in
+ * the text report, where one entry per operation would bury the rest (the JSON output lists each).
  */
 function sharedFindings(judged: readonly Judged[]): { shared: Judged[][]; rest: Judged[] } {
-  const key = (entry: Judged) =>
-    entry.finding.severity === 'warning' || entry.finding.severity === 'non-breaking'
-      ? `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`
-      : undefined;
   const byKey = new Map<string, Judged[]>();
   for (const entry of judged) {
-    const k = key(entry);
-    if (k !== undefined) byKey.set(k, [...(byKey.get(k) ?? []), entry]);
+    const key = `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), entry]);
   }
   const shared = [...byKey.values()].filter((entries) => entries.length >= SHARED_AT);
   const collapsed = new Set(shared.flat());
   return { shared, rest: judged.filter((entry) => !collapsed.has(entry)) };
 }
 
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+/** Each rule's first `SHOWN_PER_RULE` findings, and the others by rule. */
+function firstOfEachRule(judged: readonly Judged[]): { shown: Judged[]; more: Map<string, Judged[]> } {
+  const counts = new Map<string, number>();
+  const shown: Judged[] = [];
+  const more = new Map<string, Judged[]>();
+  for (const entry of judged) {
+    const { rule } = entry.finding;
+    const count = (counts.get(rule) ?? 0) + 1;
+    counts.set(rule, count);
+    if (count <= SHOWN_PER_RULE) shown.push(entry);
+    else more.set(rule, [...(more.get(rule) ?? []), entry]);
+  }
+  return { shown, more };
+}
+
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
 }

@@ -4,7 +4,7 @@
 // specified nothing, an alternative an answer no longer carries. What every rule gives on its own is in
 // breaking-rules.test.ts.
 import { describe, expect, test } from 'vitest';
-import { compareDocuments, evaluateGate, type Finding } from '../../breaking/index.ts';
+import { compareDocuments, evaluateGate, formatReport, type Finding } from '../../breaking/index.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -214,5 +214,52 @@ describe('one change, one finding', () => {
       ['request-property-enum-value-added', '`field`: new values "d", "e", "f"', ['d', 'e', 'f']],
       ['response-property-enum-value-added', '`field`: new values "d", "e", "f"', ['d', 'e', 'f']],
     ]);
+  });
+});
+
+describe('the text report of a release with hundreds of findings fits a screen per rule', () => {
+  /** `count` operations, each answering an inline object with these properties. */
+  const operations = (count: number, properties: Record<string, unknown>) =>
+    doc(
+      Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [
+          `/things${index}`,
+          { get: { operationId: `getThing${index}`, tags: [index % 2 ? 'Odd' : 'Even'], responses: { '200': { description: 'OK.', content: json({ type: 'object', properties }) } } } },
+        ]),
+      ),
+    );
+  const report = (base: Doc, revision: Doc) => {
+    const verdict = evaluateGate(compareDocuments(base, revision), { baseVersion: '1.0.0', revisionVersion: '1.1.0' });
+    return { verdict, text: formatReport(verdict, { subject: 'the revision against the release', declarationsFile: 'breaking-changes.yaml' }) };
+  };
+
+  test('the same breaking change repeated in 40 operations is one entry, its operations counted by tag; what to do said once', () => {
+    const { verdict, text } = report(operations(40, { name: { type: 'string' }, nickname: { type: 'string' } }), operations(40, { name: { type: 'string' } }));
+    expect(verdict.undeclared).toHaveLength(40);
+    const lines = text.split('\n');
+    expect(lines.filter((line) => line.startsWith('  BREAKING') && line.includes('response-property-removed'))).toEqual([
+      '  BREAKING (client) response-property-removed  40 operations: Even (20), Odd (20)  `nickname`: removed',
+    ]);
+    expect(lines.filter((line) => line.includes('To do: Stop reading the field.'))).toHaveLength(1);
+  });
+
+  test('past 15 findings of one rule, the rest are counted; the declarations to add follow the findings shown', () => {
+    const fields = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`field${index}`, { type: 'string', maxLength: 10 + index }]));
+    const tighter = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`field${index}`, { type: 'string', maxLength: 5 }]));
+    const post = (properties: Record<string, unknown>) =>
+      doc({ '/things': { post: { operationId: 'createThing', requestBody: { required: true, content: json({ type: 'object', properties }) }, responses: { '204': { description: 'Done.' } } } } });
+    const { verdict, text } = report(post(fields(40)), post(tighter(40)));
+    expect(verdict.undeclared).toHaveLength(40);
+    const lines = text.split('\n');
+    expect(lines.filter((line) => line.startsWith('  BREAKING (client) request-property-max-length-decreased  createThing'))).toHaveLength(15);
+    expect(lines).toContain('  BREAKING (client) request-property-max-length-decreased: 25 more findings in 1 operation or component');
+    expect(lines.filter((line) => line === '- rule: request-property-max-length-decreased')).toHaveLength(15);
+  });
+
+  test('findings at one place take one declaration', () => {
+    const object = (more: Record<string, unknown>) => both({ type: 'object', additionalProperties: { type: 'string' }, ...more });
+    const { verdict, text } = report(object({}), object({ not: { required: ['a'] }, propertyNames: { pattern: '^[a-z]+$' } }));
+    expect(verdict.undeclared.filter((finding) => finding.rule === 'request-property-constraint-changed')).toHaveLength(2);
+    expect(text.split('\n').filter((line) => line === '- rule: request-property-constraint-changed')).toHaveLength(1);
   });
 });
