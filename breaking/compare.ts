@@ -815,6 +815,14 @@ function parametersOf(document: JsonObject, operation: Operation): Map<string, P
       result.set(parameterKey(node.in, node.name), { name: node.name, in: node.in, node, path, listed });
     });
   }
+  // A name of the path template that no parameter declares is still a segment of the URL, sent by every client: a
+  // required string (declaring it later is no change, unless the declaration says more).
+  for (const name of operation.pathParameters) {
+    const key = parameterKey('path', name);
+    if (result.has(key)) continue;
+    const listed = child(operation.pointer, 'parameters');
+    result.set(key, { name, in: 'path', node: { name, in: 'path', required: true, schema: { type: 'string' } }, path: listed, listed });
+  }
   return result;
 }
 
@@ -929,9 +937,10 @@ function compareParameter(context: Context, operation: OperationRef, was: Parame
   const nowSchema = parameterSchema(now);
   const a = serialisation(was);
   const b = serialisation(now);
-  // Only for array and object values (read when the serialisation changed).
+  // Only for array and object values, and only when both sides accept them (read when the serialisation changed): a
+  // parameter that becomes an array has no serialisation clients used before to change.
   const structured = () =>
-    [wasSchema && normalize(context.base, wasSchema), nowSchema && normalize(context.revision, nowSchema)].some(
+    [wasSchema && normalize(context.base, wasSchema), nowSchema && normalize(context.revision, nowSchema)].every(
       (schema) => !schema || !schema.types || schema.types.has('array') || schema.types.has('object'),
     );
   if ((a.style !== b.style || a.explode !== b.explode) && structured()) {
@@ -1827,6 +1836,15 @@ interface Member {
   schema: Normalized;
   label: string;
   signature: string;
+  /** The alternative of the union it came from, when that one was itself a union (see `alternatives`). */
+  nested?: Nested;
+}
+
+/** An alternative of a union that is itself a union: how it is named and where it is, and how many it holds. */
+interface Nested {
+  label: string;
+  origin: string;
+  size: number;
 }
 
 /**
@@ -1837,29 +1855,45 @@ interface Member {
  * can match (`string` met with `boolean` when two unions are intersected) are none.
  */
 function membersOf(document: JsonObject, schema: Normalized): Member[] {
-  const schemas = schema.variants ? valueSets(schema.variants.path, alternatives(document, schema.variants.members)) : [{ ...schema, nullable: false }];
-  return schemas.map((member) => ({ schema: member, label: labelOf(member), signature: signatureOf(document, member) }));
+  if (!schema.variants) return [member(document, { ...schema, nullable: false })];
+  const nested = new Map<Normalized, Nested>();
+  const schemas = valueSets(schema.variants.path, alternatives(document, schema.variants.members, nested));
+  return schemas.map((alternative) => member(document, alternative, nested.get(alternative)));
+}
+
+function member(document: JsonObject, schema: Normalized, nested?: Nested): Member {
+  return { schema, label: labelOf(schema), signature: signatureOf(document, schema), ...(nested ? { nested } : {}) };
 }
 
 /** How deep unions nested in unions are read as one, and how many alternatives that may give. */
 const NESTED_UNIONS = 8;
 const MAX_MEMBERS = 256;
 
-/** A union's alternatives normalised, an alternative that is a union replaced by its own (with what its place adds). */
-function alternatives(document: JsonObject, members: readonly Located[], depth = 0): Normalized[] {
+/**
+ * A union's alternatives normalised, an alternative that is a union replaced by its own (with what its place adds),
+ * each of those noted in `nested` with the alternative it came from (the outermost).
+ */
+function alternatives(document: JsonObject, members: readonly Located[], nested: Map<Normalized, Nested>, from?: Nested, depth = 0): Normalized[] {
   const result: Normalized[] = [];
   for (const member of members) {
     const schema = normalize(document, member);
-    const nested = schema.variants;
-    if (nested && depth < NESTED_UNIONS && result.length + nested.members.length <= MAX_MEMBERS) {
+    const union = schema.variants;
+    if (union && depth < NESTED_UNIONS && result.length + union.members.length <= MAX_MEMBERS) {
       const outside = member.outside;
-      const inner = nested.members.map((alternative) => ({
+      const inner = union.members.map((alternative) => ({
         ...alternative,
         and: [...(alternative.and ?? []), ...(member.and ?? [])],
         ...(alternative.outside ?? outside ? { outside: alternative.outside ?? outside } : {}),
       }));
-      result.push(...alternatives(document, inner, depth + 1));
-    } else if (!isNever(schema)) result.push({ ...schema, nullable: false });
+      const group = from ?? { label: schema.refName ? `\`${schema.refName}\`` : `${showTypes(schema.types)} (${union.keyword})`, origin: schema.origin, size: 0 };
+      const found = alternatives(document, inner, nested, group, depth + 1);
+      if (!from) group.size = found.length;
+      result.push(...found);
+    } else if (!isNever(schema)) {
+      const alternative = { ...schema, nullable: false };
+      if (from) nested.set(alternative, from);
+      result.push(alternative);
+    }
   }
   return result;
 }
@@ -1971,10 +2005,28 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
   // A removed alternative is reported at the union in the revision: that is where it was taken out (at the schema
   // that refers to it, when the union is a component the release did not draw on here).
   const union = declared(w, was, now, now.variants?.path ?? now.path);
-  for (const member of removed) schemaFinding(w, 'variant-removed', union, field, `alternative ${member.label} removed`);
-  for (const member of added) schemaFinding(w, 'variant-added', place(w, member.schema.origin), field, `new alternative ${member.label}`);
+  for (const alternative of whole(removed)) schemaFinding(w, 'variant-removed', union, field, `alternative ${alternative.label} removed`);
+  for (const alternative of whole(added)) schemaFinding(w, 'variant-added', place(w, alternative.origin), field, `new alternative ${alternative.label}`);
   const inner: Walk = { ...w, parent: place(w, now.path) };
   for (const [a, b] of pairs) compareNormalized(inner, a.schema, b.schema, field);
+}
+
+/**
+ * Alternatives added (or removed) as they were written: a union that was one alternative, every one of its own
+ * alternatives added, is one alternative added (`VariableComposedColor`, not its two objects).
+ */
+function whole(members: readonly Member[]): { label: string; origin: string }[] {
+  const count = new Map<Nested, number>();
+  for (const { nested } of members) if (nested) count.set(nested, (count.get(nested) ?? 0) + 1);
+  const result: { label: string; origin: string }[] = [];
+  const told = new Set<Nested>();
+  for (const { nested, label, schema } of members) {
+    if (nested && count.get(nested) === nested.size) {
+      if (!told.has(nested)) result.push({ label: nested.label, origin: nested.origin });
+      told.add(nested);
+    } else result.push({ label, origin: schema.origin });
+  }
+  return result;
 }
 
 // ---- discriminated unions --------------------------------------------------------------------------------------

@@ -87,6 +87,17 @@ describe('unions: compared by the alternatives they accept, nested unions includ
   });
 });
 
+describe('a union added as one alternative of another', () => {
+  test('is one alternative added, named as written, not each of its own', () => {
+    const composed = { oneOf: [{ type: 'object', required: ['color'], properties: { color: { type: 'string' } } }, { type: 'object', required: ['alias'], properties: { alias: { type: 'string' } } }] };
+    const findings = compareDocuments(field({ oneOf: [{ type: 'string' }, { type: 'number' }] }, { Composed: composed }), field({ oneOf: [{ type: 'string' }, { type: 'number' }, ref('Composed')] }, { Composed: composed }));
+    expect(findings.map((finding) => [finding.rule, finding.path, finding.message])).toEqual([
+      ['response-property-variant-added', '#/paths/~1things/get/responses/200/content/application~1json/schema/properties/field/oneOf/2', '`field`: new alternative `Composed`'],
+      ['request-property-variant-added', '#/paths/~1things/post/requestBody/content/application~1json/schema/properties/field/oneOf/2', '`field`: new alternative `Composed`'],
+    ]);
+  });
+});
+
 describe('one set of values, spelled another way, is no change', () => {
   test('enum [a, b] is oneOf [{const: a}, {const: b}], and oneOf of one-value enums', () => {
     const plain = field({ type: 'string', enum: ['a', 'b'] });
@@ -165,6 +176,32 @@ describe('constraints by direction, values printed as JSON', () => {
     const items = (alternatives: unknown[]) => both({ type: 'array', items: { anyOf: alternatives } });
     const findings = compareDocuments(items([{ type: 'string' }, { type: 'integer' }]), items([{ type: 'string' }, { type: 'integer' }, { type: 'boolean' }]));
     expect(findings.map((finding) => finding.message)).toEqual(['`response body[]`: new alternative boolean', '`request body[]`: new alternative boolean']);
+  });
+});
+
+describe('path parameters', () => {
+  const comment = (parameters?: unknown[]) =>
+    doc({ '/comments/{id}': { get: { operationId: 'getComment', ...(parameters ? { parameters } : {}), responses: { '204': { description: 'Done.' } } } } });
+
+  test('a name of the path template declared where it was not is no change: every client sent it, as a string', () => {
+    expect(compareDocuments(comment(), comment([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]))).toEqual([]);
+  });
+
+  test('declared with more than a string says so', () => {
+    const findings = compareDocuments(comment(), comment([{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }]));
+    expect(findings.map((finding) => [finding.rule, finding.message])).toEqual([['request-parameter-format-added', '`id`: format none → uuid']]);
+  });
+});
+
+describe('query parameters that become arrays', () => {
+  test('explode set where only strings were sent is no change of serialisation; the array is a new alternative', () => {
+    const meta = (parameter: Record<string, unknown>) =>
+      doc({ '/things': { get: { operationId: 'listThings', parameters: [{ name: 'meta', in: 'query', ...parameter }], responses: { '204': { description: 'Done.' } } } } });
+    const findings = compareDocuments(
+      meta({ schema: { type: 'string' } }),
+      meta({ style: 'form', explode: false, schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } }),
+    );
+    expect(findings.map((finding) => [finding.rule, finding.message])).toEqual([['request-parameter-variant-added', '`meta`: new alternative array']]);
   });
 });
 
