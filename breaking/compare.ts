@@ -1502,7 +1502,7 @@ function compareConstraints(w: Walk, was: Normalized, now: Normalized, field: st
   };
 
   // A format is a name, shown as written; a pattern is a value, shown as JSON.
-  compareSet(w, was.formats, now.formats, at, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' }, (name) => name);
+  compareSet(w, formatsOf(was), formatsOf(now), at, here, field, 'format', { added: 'format-added', removed: 'format-removed', changed: 'format-changed' }, (name) => name);
 
   const wasEnum = was.enumValues?.value;
   const nowEnum = now.enumValues?.value;
@@ -1613,6 +1613,14 @@ function constraintOrder(keyword: string, was: Normalized, now: Normalized): num
   const b = effective(now);
   if (a === undefined || b === undefined) return undefined;
   return order.side === 'upper' ? Math.sign(a - b) : Math.sign(b - a);
+}
+
+/**
+ * The formats a schema's values must match, but `int64` on integers: every integer a client or a server exchanges
+ * in JSON within the interoperable range (RFC 7493, ±2^53) is one, so it restricts nothing (see README, Decisions).
+ */
+function formatsOf(schema: Normalized): Keyword[] {
+  return integerOnly(schema) ? schema.formats.filter((entry) => entry.value !== 'int64') : schema.formats;
 }
 
 /** The values of a list once each, in order. */
@@ -1855,10 +1863,26 @@ interface Nested {
  * can match (`string` met with `boolean` when two unions are intersected) are none.
  */
 function membersOf(document: JsonObject, schema: Normalized): Member[] {
-  if (!schema.variants) return [member(document, { ...schema, nullable: false })];
   const nested = new Map<Normalized, Nested>();
-  const schemas = valueSets(schema.variants.path, alternatives(document, schema.variants.members, nested));
-  return schemas.map((alternative) => member(document, alternative, nested.get(alternative)));
+  const schemas = schema.variants ? alternatives(document, schema.variants.members, nested) : byType({ ...schema, nullable: false });
+  return valueSets(schema.variants?.path ?? schema.path, schemas).map((alternative) => member(document, alternative, nested.get(alternative)));
+}
+
+/** A schema of several types as the alternatives it is, one per type (`type: [string, integer]` is `string | integer`). */
+function byType(schema: Normalized): Normalized[] {
+  if (!schema.types || schema.types.size < 2) return [schema];
+  return [...schema.types].sort().map((type) => {
+    const values = schema.enumValues?.value.filter((value) => {
+      const own = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+      return own === type || (own === 'integer' && type === 'number');
+    });
+    return {
+      ...schema,
+      id: `${schema.id}#${type}`,
+      types: new Set([type]),
+      ...(schema.enumValues && values ? { enumValues: { ...schema.enumValues, value: values } } : {}),
+    };
+  }).filter((alternative) => !alternative.enumValues || alternative.enumValues.value.length > 0);
 }
 
 function member(document: JsonObject, schema: Normalized, nested?: Nested): Member {
@@ -1890,9 +1914,10 @@ function alternatives(document: JsonObject, members: readonly Located[], nested:
       if (!from) group.size = found.length;
       result.push(...found);
     } else if (!isNever(schema)) {
-      const alternative = { ...schema, nullable: false };
-      if (from) nested.set(alternative, from);
-      result.push(alternative);
+      for (const alternative of byType({ ...schema, nullable: false })) {
+        if (from) nested.set(alternative, from);
+        result.push(alternative);
+      }
     }
   }
   return result;
@@ -1970,6 +1995,24 @@ function identical(w: Walk, was: Normalized, now: Normalized): boolean {
   return trial.sink.length === 0;
 }
 
+/**
+ * Whether `wide` accepts every value `narrow` accepts: comparing them as a request (`narrow` sent before, `wide`
+ * now) finds nothing a client would be refused. The pairs the walk is already comparing count as equal.
+ */
+function accepts(w: Walk, wide: Normalized, narrow: Normalized): boolean {
+  const trial: Walk = {
+    ...w,
+    schemaContext: 'request-property',
+    direction: 'request',
+    visits: { seen: new Map(w.visits.seen), log: [...w.visits.log] },
+    sink: [],
+    anchor: undefined,
+    parent: undefined,
+  };
+  compareNormalized(trial, narrow, wide, '');
+  return trial.sink.every((raw) => RULES.get(raw.rule)!.severity !== 'breaking-client');
+}
+
 /** Pairs the members of two unions: first the pairs given, then by `$ref` name, shape, then type. */
 function pairMembers(w: Walk, wasMembers: readonly Member[], nowMembers: readonly Member[], given: readonly [Member, Member][] = []): { pairs: [Member, Member][]; removed: Member[]; added: Member[] } {
   const pairs: [Member, Member][] = [...given];
@@ -2000,7 +2043,13 @@ function compareVariants(w: Walk, was: Normalized, now: Normalized, field: strin
   const wasMembers = membersOf(w.context.base, was);
   const nowMembers = membersOf(w.context.revision, now);
   if (compareDiscriminated(w, was, now, field, wasMembers, nowMembers)) return;
-  const { pairs, removed, added } = pairMembers(w, wasMembers, nowMembers);
+  const paired = pairMembers(w, wasMembers, nowMembers);
+  const { pairs } = paired;
+  // An alternative no longer listed whose values another one still accepts is not removed (it was merged into that
+  // one); a new one whose values one listed before accepted is not new (that one was split). What the wider one
+  // accepts besides is found where it is paired.
+  const removed = paired.removed.filter((member) => !nowMembers.some((candidate) => accepts(w, candidate.schema, member.schema)));
+  const added = paired.added.filter((member) => !wasMembers.some((candidate) => accepts(w, candidate.schema, member.schema)));
 
   // A removed alternative is reported at the union in the revision: that is where it was taken out (at the schema
   // that refers to it, when the union is a component the release did not draw on here).

@@ -87,6 +87,24 @@ describe('unions: compared by the alternatives they accept, nested unions includ
   });
 });
 
+describe('alternatives merged or split', () => {
+  const labels = (items: unknown) => ({ type: 'object', properties: { labels: { type: 'array', items } } });
+  const named = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
+
+  test('two alternatives merged into one that accepts both: nothing removed; what the merged one accepts besides is new', () => {
+    const findings = compareDocuments(both({ oneOf: [labels({ type: 'string' }), labels(named)] }), both(labels({ oneOf: [{ type: 'string' }, named] })));
+    expect(findings.map((finding) => [finding.rule, finding.severity, finding.message])).toEqual([
+      ['response-property-variant-added', 'breaking-client', '`labels[]`: new alternative object'],
+      ['request-property-variant-added', 'breaking-implementation', '`labels[]`: new alternative object'],
+    ]);
+  });
+
+  test('alternatives of two types written as one type list: no change', () => {
+    expect(compareDocuments(field({ anyOf: [{ type: 'string' }, { type: 'integer' }] }), field({ type: ['string', 'integer'] }))).toEqual([]);
+    expect(compareDocuments(field({ type: ['string', 'integer'] }), field({ anyOf: [{ type: 'string' }, { type: 'integer' }] }))).toEqual([]);
+  });
+});
+
 describe('a union added as one alternative of another', () => {
   test('is one alternative added, named as written, not each of its own', () => {
     const composed = { oneOf: [{ type: 'object', required: ['color'], properties: { color: { type: 'string' } } }, { type: 'object', required: ['alias'], properties: { alias: { type: 'string' } } }] };
@@ -202,6 +220,15 @@ describe('query parameters that become arrays', () => {
       meta({ style: 'form', explode: false, schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } }),
     );
     expect(findings.map((finding) => [finding.rule, finding.message])).toEqual([['request-parameter-variant-added', '`meta`: new alternative array']]);
+  });
+});
+
+describe('format int64 on integers', () => {
+  test('set or removed, it restricts no integer exchanged in JSON: no change; int32 does', () => {
+    const id = (format?: string) => field({ type: 'integer', ...(format ? { format } : {}) });
+    expect(compareDocuments(id(), id('int64'))).toEqual([]);
+    expect(compareDocuments(id('int64'), id())).toEqual([]);
+    expect(compareDocuments(id(), id('int32')).map((finding) => finding.rule)).toEqual(['request-property-format-added', 'response-property-format-added']);
   });
 });
 
