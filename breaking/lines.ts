@@ -2,9 +2,9 @@
 // lines: the line of the deepest part of the path the text holds. Nothing is parsed into a tree: each path is
 // followed from the top, and a container along it is read once, its entries' places noted and their contents
 // skipped (a bracket count in JSON and flow style, the indentation in block style). So the time goes to the
-// containers the findings reach, and the memory to their entries, whatever the size of the document (a 70 MB
-// description is otherwise a tree of several gigabytes). A YAML node this reading does not follow (an alias, a
-// complex key, a tag on a collection) ends the path there.
+// containers the findings reach, and the memory to their entries, whatever the size of the document, where a tree
+// of the whole document costs many times its size. A YAML node this reading does not follow (an alias, a complex
+// key, a tag on a collection) ends the path there.
 import type { SourceLocation } from './locate.ts';
 import { segments } from './pointer.ts';
 
