@@ -1,0 +1,282 @@
+// The walk through two schemas in the direction they travel: where a change is reported (the component, or the
+// place where a reference changed), each pair compared once per walk (recursion cut) and remembered across walks,
+// and the comparison of one pair: nullability, discriminator, unions, types, then constraints, objects and items.
+import { child, componentOf, isObject, resolvePointer, type JsonObject } from '../pointer.ts';
+import { directionOf, schemaRule, type Direction, type SchemaContext, type SchemaKind } from '../rules.ts';
+import { normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from '../schema.ts';
+import { emit, type Context, type Memo, type OperationRef, type Raw } from './findings.ts';
+import { compareConstraints } from './constraints.ts';
+import { compareObject } from './objects.ts';
+import { compareVariants } from './unions.ts';
+
+/**
+ * A walk through the schemas of one body, parameter, answer or header. `anchor` is set where the base and the
+ * revision differ in place (a `$ref` replaced by an inline schema, or by a reference to another component): the
+ * changes found below are reported at the place in the revision where the reference changed, not inside a component
+ * that did not change. `parent` is the revision's place of the schema being walked, for choosing that anchor.
+ */
+export interface Walk {
+  context: Context;
+  schemaContext: SchemaContext;
+  direction: Direction;
+  visits: Visits;
+  state: WalkState;
+  sink: Raw[];
+  anchor?: string;
+  parent?: string;
+  /** The components the base draws on along the walk so far (the schemas being compared and their ancestors). */
+  drawn?: ReadonlySet<string>;
+  /** The members of a discriminated union being compared: the name of their tag property. */
+  tagProperty?: string;
+  /** The tag property itself: its values are the union's tags, compared with the union. */
+  tagged?: boolean;
+}
+
+/** The pairs of schemas a walk has compared, in order, each with its place in that order. */
+interface Visits {
+  seen: Map<string, number>;
+  log: string[];
+}
+
+/** What the comparisons in progress depend on, besides the schemas they compare (shared with trial walks). */
+interface WalkState {
+  /** The earliest pair compared before them that they met again (their findings then depend on the walk). */
+  earliest: number;
+  /** The components whose presence in `drawn` they asked about. */
+  queries: string[];
+}
+
+export function newWalk(context: Context, schemaContext: SchemaContext, sink: Raw[]): Walk {
+  return { context, schemaContext, direction: directionOf(schemaContext), visits: { seen: new Map(), log: [] }, state: { earliest: Infinity, queries: [] }, sink };
+}
+
+/**
+ * Compares the schemas of one body, parameter, answer or header, and gives the findings to `operation`. What such a
+ * walk finds depends only on what it compares, so each is walked once and its findings given to every operation
+ * that has it (most answers are the same `$ref`s).
+ */
+export function compareEntry(context: Context, schemaContext: SchemaContext, operation: OperationRef, was: Located, now: Located, field: string): void {
+  // Written alike, reaching only components written alike: a walk would find nothing (most of a document, most of
+  // the time, and most of a comparison's time).
+  if (context.unchanged(was.node, now.node)) return;
+  // Most entries are a `$ref` to a component: the walk they share is found without reading them first.
+  const refA = bareReference(context.base, was.node);
+  const refB = bareReference(context.revision, now.node);
+  const quick = refA !== undefined && refB !== undefined && componentOf(refA) === componentOf(refB) ? [schemaContext, field, refA, refB, ''].join('\u0000') : undefined;
+  const known = quick === undefined ? undefined : context.walks.get(quick);
+  if (known) {
+    for (const raw of known) emit(context, { ...raw, operation });
+    return;
+  }
+  const a = normalize(context.base, was);
+  const b = normalize(context.revision, now);
+  const key = [schemaContext, field, a.id, b.id, samePlace(a, b) ? '' : `${a.origin}\u0000${b.origin}`].join('\u0000');
+  let found = context.walks.get(key);
+  if (!found) {
+    found = [];
+    compareNormalized(newWalk(context, schemaContext, found), a, b, field);
+    context.walks.set(key, found);
+  }
+  for (const raw of found) emit(context, { ...raw, operation });
+}
+
+export function schemaFinding(
+  w: Walk,
+  kind: SchemaKind,
+  path: string,
+  field: string,
+  detail: string,
+  more: { document?: 'base' | 'revision'; value?: unknown; values?: unknown[] } = {},
+): void {
+  const rule = schemaRule(w.schemaContext, kind);
+  if (!rule) return;
+  w.sink.push({
+    rule,
+    path,
+    document: more.document ?? 'revision',
+    field: field || rootLabel(w.schemaContext),
+    detail,
+    ...(more.value !== undefined ? { value: more.value } : {}),
+    ...(more.values !== undefined ? { values: more.values } : {}),
+  });
+}
+
+function rootLabel(context: SchemaContext): string {
+  return context === 'request-property' ? 'request body' : context === 'response-property' ? 'response body' : '';
+}
+
+/** A field inside `field` (its items `[]`, its map values `.*`): named from the body when `field` is the body itself. */
+export function inside(w: Walk, field: string, suffix: string): string {
+  return `${field || rootLabel(w.schemaContext)}${suffix}`;
+}
+
+const COMPONENT_ROOT = /^#\/components\/schemas\/([^/]+)$/;
+
+export function componentRoot(path: string): string | undefined {
+  const match = COMPONENT_ROOT.exec(path);
+  return match ? match[1]!.replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
+}
+
+/** Whether `path` is `ancestor` or inside it. */
+function within(path: string, ancestor: string): boolean {
+  return path === ancestor || path.startsWith(`${ancestor}/`);
+}
+
+/** The same component on both sides (or both inline in the operation): a change there is the component's. */
+function samePlace(was: Normalized, now: Normalized): boolean {
+  return componentOf(was.path) === componentOf(now.path);
+}
+
+function anchorFor(w: Walk, was: Normalized, now: Normalized): string | undefined {
+  if (samePlace(was, now)) return undefined;
+  if (w.anchor) return within(now.origin, w.anchor) ? now.origin : w.anchor;
+  const parent = w.parent ?? now.origin;
+  return componentOf(now.origin) === componentOf(parent) ? now.origin : parent;
+}
+
+/** Where a change found at `path` in the revision is reported: there, or at the anchor when it lies outside it. */
+export function place(w: Walk, path: string): string {
+  return !w.anchor || within(path, w.anchor) ? path : w.anchor;
+}
+
+/**
+ * Where a change of a keyword is reported: where the revision declares it, unless that is in a component the base
+ * did not draw on (a reference switched to another component, which itself did not change): then at the schema
+ * that refers to it.
+ */
+export function declared(w: Walk, was: Normalized, now: Normalized, path: string): string {
+  const component = componentOf(path);
+  let drawn = component === undefined || was.sources.has(component);
+  if (!drawn) {
+    w.state.queries.push(component!);
+    drawn = w.drawn?.has(component!) ?? false;
+  }
+  return place(w, drawn ? path : now.path);
+}
+
+function drawnWith(drawn: ReadonlySet<string> | undefined, sources: ReadonlySet<string>): ReadonlySet<string> {
+  if (drawn && [...sources].every((source) => drawn.has(source))) return drawn;
+  return new Set([...(drawn ?? []), ...sources]);
+}
+
+/**
+ * The component a schema is, when it is nothing but a `$ref` to one that is not itself a reference: its walk is
+ * then the component's (`normalize` gives the id `ref`).
+ */
+function bareReference(document: JsonObject, node: unknown): string | undefined {
+  if (!isObject(node) || typeof node.$ref !== 'string') return undefined;
+  for (const key in node) if (key !== '$ref') return undefined;
+  const target = resolvePointer(document, node.$ref);
+  if (target === undefined || (isObject(target) && typeof target.$ref === 'string')) return undefined;
+  return node.$ref;
+}
+
+/** Whether two locations are written alike and reach only components written alike (`Context.unchanged`). */
+export function unchangedAt(context: Context, was: Located, now: Located): boolean {
+  const plain = (at: Located) => !at.atom && !at.outside && (at.and === undefined || at.and.length === 0);
+  return plain(was) && plain(now) && context.unchanged(was.node, now.node);
+}
+
+export function compareSchema(w: Walk, was: Located, now: Located, field: string): void {
+  if (unchangedAt(w.context, was, now)) return;
+  compareNormalized(w, normalize(w.context.base, was), normalize(w.context.revision, now), field);
+}
+
+/**
+ * Compares two schemas, once per walk (a pair met again is cut: that is what stops recursive schemas). The same
+ * components are reached from many bodies and answers, so what a comparison found is remembered for the other
+ * walks, with what it depended on besides the pair: its place (anchor, field, tag), the answers of `drawn` it
+ * used, and the pairs it compared; one that met a pair compared before it (a recursion cut by an ancestor, or a
+ * pair an earlier sibling compared) depended on its walk and is not remembered.
+ */
+export function compareNormalized(outer: Walk, was: Normalized, now: Normalized, field: string): void {
+  const anchor = anchorFor(outer, was, now);
+  const { tagProperty, tagged, visits, state } = outer;
+  const key = `${outer.schemaContext}\u0000${was.id}\u0000${now.id}\u0000${anchor ?? ''}\u0000${tagProperty ?? ''}\u0000${tagged ? 'tag' : ''}`;
+  const met = visits.seen.get(key);
+  if (met !== undefined) {
+    if (met < state.earliest) state.earliest = met;
+    return;
+  }
+  if (!field) field = now.refName ?? was.refName ?? '';
+  const drawn = drawnWith(outer.drawn, was.sources);
+  const memoKey = `${key}\u0000${field}\u0000${was.refName ?? ''}\u0000${now.refName ?? ''}`;
+  const memos = outer.context.remember ? outer.context.memo.get(memoKey) : undefined;
+  const memo = memos?.find(
+    (entry) => entry.answers.every(([component, answer]) => drawn.has(component) === answer) && entry.keys.every((known) => !visits.seen.has(known)),
+  );
+  if (memo) {
+    for (const known of memo.keys) {
+      visits.seen.set(known, visits.log.length);
+      visits.log.push(known);
+    }
+    for (const raw of memo.raws) outer.sink.push(raw);
+    for (const [component] of memo.answers) state.queries.push(component);
+    return;
+  }
+  const start = visits.log.length;
+  visits.seen.set(key, start);
+  visits.log.push(key);
+  const found = outer.sink.length;
+  const earliest = state.earliest;
+  const queries = state.queries.length;
+  state.earliest = Infinity;
+  compareBoth({ ...outer, anchor, parent: undefined, drawn, tagProperty: undefined, tagged: undefined }, was, now, field, tagProperty, tagged);
+  if (state.earliest >= start && outer.context.remember) {
+    const entry: Memo = {
+      raws: outer.sink.slice(found),
+      keys: visits.log.slice(start),
+      answers: [...new Set(state.queries.slice(queries))].map((component) => [component, drawn.has(component)]),
+    };
+    if (memos) memos.push(entry);
+    else outer.context.memo.set(memoKey, [entry]);
+  }
+  state.earliest = Math.min(earliest, state.earliest);
+}
+
+function compareBoth(w: Walk, was: Normalized, now: Normalized, field: string, tagProperty: string | undefined, tagged: boolean | undefined): void {
+  const here = place(w, now.path);
+
+  if (was.types && now.types && was.nullable !== now.nullable) {
+    if (now.nullable) schemaFinding(w, 'became-nullable', declared(w, was, now, now.nullablePath ?? now.path), field, 'now nullable');
+    else schemaFinding(w, 'became-not-nullable', here, field, 'no longer nullable');
+  }
+
+  const wasDiscriminator = isObject(was.discriminator?.value) ? was.discriminator.value.propertyName : undefined;
+  const nowDiscriminator = isObject(now.discriminator?.value) ? now.discriminator.value.propertyName : undefined;
+  if (wasDiscriminator !== undefined && nowDiscriminator !== undefined && wasDiscriminator !== nowDiscriminator) {
+    schemaFinding(w, 'discriminator-changed', declared(w, was, now, now.discriminator!.path), field, `discriminator \`${String(wasDiscriminator)}\` → \`${String(nowDiscriminator)}\``);
+  }
+
+  if (was.variants || now.variants) {
+    // Each alternative holds what the rest of its schema requires: comparing the alternatives compares it all.
+    compareVariants(w, was, now, field);
+    return;
+  }
+
+  const sameTypes = typesCover(was.types, now.types) && typesCover(now.types, was.types);
+  if (!sameTypes) {
+    const detail = `type ${showTypes(was.types)} → ${showTypes(now.types)}`;
+    const path = now.types ? declared(w, was, now, now.typesPath) : here;
+    if (w.direction === 'request') schemaFinding(w, typesCover(now.types, was.types) ? 'type-widened' : 'type-changed', path, field, detail);
+    else schemaFinding(w, typesCover(was.types, now.types) ? 'type-narrowed' : 'type-changed', path, field, detail);
+    if (!typesOverlap(was.types, now.types)) return;
+  }
+
+  compareConstraints(w, was, now, field, tagged);
+
+  const inner: Walk = { ...w, parent: here };
+  if (isObjectLike(was) || isObjectLike(now)) compareObject(inner, was, now, field, tagProperty);
+  if (was.items || now.items) {
+    compareSchema(
+      inner,
+      was.items ?? { node: {}, path: child(was.path, 'items') },
+      now.items ?? { node: {}, path: child(now.path, 'items') },
+      inside(w, field, '[]'),
+    );
+  }
+}
+
+function isObjectLike(schema: Normalized): boolean {
+  return schema.properties.size > 0 || schema.additional.kind !== 'open' || schema.required.size > 0;
+}
