@@ -330,13 +330,14 @@ describe('where findings are located', () => {
       '      -',
       '        key: value',
     ].join('\n');
-    // The contract as it is written (YAML), and the part of it that holds the operations as JSON.
+    // The contract as it is written (YAML), and the part of it that holds the operations as JSON: every fifth path
+    // (a few thousand), which meets every kind of node the contract has.
     const paths = { openapi: '3.1.0', paths: (readDocument(openapiPath) as { paths: unknown }).paths };
-    for (const text of [corners, readFileSync(openapiPath, 'utf8'), JSON.stringify(paths, null, 2)]) {
+    for (const [text, step] of [[corners, 1], [readFileSync(openapiPath, 'utf8'), 5], [JSON.stringify(paths, null, 2), 5]] as const) {
       const expected = parsedLines(text);
       const locate = documentLocator(text, 'api');
-      const paths = everyPath(parseDocument(text).toJS());
-      expect(paths.filter((pointer) => locate(pointer)?.line !== expected(pointer))).toEqual([]);
+      const sample = everyPath(parseDocument(text).toJS()).filter((_, index) => index % step === 0);
+      expect(sample.filter((pointer) => locate(pointer)?.line !== expected(pointer))).toEqual([]);
     }
   });
 });
