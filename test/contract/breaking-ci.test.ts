@@ -258,10 +258,11 @@ describe('where findings are located', () => {
   });
 
   /** The line a YAML parser's tree gives a path: the deepest part of it the document holds (what the locator reads without a tree). */
-  function parsedLines(text: string): (pointer: string) => number {
+  function parsedLines(text: string): { value: unknown; lineOf: (pointer: string) => number } {
     const lines = new LineCounter();
-    const contents = parseDocument(text, { lineCounter: lines, uniqueKeys: false }).contents as Node | null;
-    return (pointer) => {
+    const document = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
+    const contents = document.contents as Node | null;
+    const lineOf = (pointer: string) => {
       let node: Node | null | undefined = contents;
       let offset = node?.range?.[0] ?? 0;
       for (const part of segments(pointer)) {
@@ -279,6 +280,7 @@ describe('where findings are located', () => {
       }
       return lines.linePos(offset).line;
     };
+    return { value: document.toJS(), lineOf };
   }
 
   /** Every JSON path of a value, and one below each that is not there. */
@@ -334,10 +336,10 @@ describe('where findings are located', () => {
     // (a few thousand), which meets every kind of node the contract has.
     const paths = { openapi: '3.1.0', paths: (readDocument(openapiPath) as { paths: unknown }).paths };
     for (const [text, step] of [[corners, 1], [readFileSync(openapiPath, 'utf8'), 5], [JSON.stringify(paths, null, 2), 5]] as const) {
-      const expected = parsedLines(text);
+      const parsed = parsedLines(text);
       const locate = documentLocator(text, 'api');
-      const sample = everyPath(parseDocument(text).toJS()).filter((_, index) => index % step === 0);
-      expect(sample.filter((pointer) => locate(pointer)?.line !== expected(pointer))).toEqual([]);
+      const sample = everyPath(parsed.value).filter((_, index) => index % step === 0);
+      expect(sample.filter((pointer) => locate(pointer)?.line !== parsed.lineOf(pointer))).toEqual([]);
     }
   });
 });
