@@ -6283,6 +6283,26 @@ export interface components {
             defaultRole?: components["schemas"]["Role"] | null;
         };
         /**
+         * @description A new schema of the claims a site adapts its content to.
+         * @example {
+         *       "jsonSchema": {
+         *         "$schema": "http://json-schema.org/draft-07/schema#",
+         *         "type": "object",
+         *         "properties": {
+         *           "isBeta": {
+         *             "type": "boolean",
+         *             "description": "Visitor is in the beta program"
+         *           }
+         *         },
+         *         "additionalProperties": false
+         *       }
+         *     }
+         */
+        UpdateSiteAdaptiveSchemaRequest: {
+            /** @description The JSON Schema of the claims. */
+            jsonSchema: components["schemas"]["AdaptiveJsonSchema"];
+        };
+        /**
          * @description Changes to a site; fields left out are unchanged.
          * @example {
          *       "title": "Developer portal",
@@ -13328,7 +13348,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SiteAdaptiveSchema"];
+                "application/json": components["schemas"]["UpdateSiteAdaptiveSchemaRequest"];
             };
         };
         responses: {

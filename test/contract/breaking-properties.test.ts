@@ -723,12 +723,19 @@ const USED_SCHEMES = Object.entries(securitySchemes(contract)).map(([name, defin
 
 // ---- the properties -------------------------------------------------------------------------------------------
 
+/**
+ * The changes the contract has no place for: no request body of the contract holds a read-only field (each write takes
+ * a request model of its own). breaking-rules.test.ts covers their rules on documents made for them.
+ */
+const PLACELESS = ['a read-only field made writable'];
+const PLACED = CHANGES.filter((change) => change.sites().length > 0);
+
 const key = (entry: Expected) => `${entry.rule} ${entry.severity} ${entry.path}`;
 const found = (findings: Finding[]) => findings.map((finding) => key({ rule: finding.rule, path: finding.path, severity: finding.severity })).sort();
 
 describe('the comparison on the real contract, at random', () => {
   test('the catalogue of changes has places to apply each change, and the contract reaches components from both directions', () => {
-    expect(CHANGES.filter((change) => change.sites().length === 0).map((change) => change.name)).toEqual([]);
+    expect(CHANGES.filter((change) => !PLACED.includes(change)).map((change) => change.name)).toEqual(PLACELESS);
     const contexts = new Set([...REACH.values()].flatMap((set) => [...set]));
     expect([...contexts].sort()).toEqual(['request-parameter', 'request-property', 'response-property']);
   });
@@ -861,7 +868,7 @@ describe('the comparison on the real contract, at random', () => {
   }, TIMEOUT);
 
   test(`a single change from the catalogue gives exactly its rule, at its path, with its severity (${RUNS.changes} runs)`, () => {
-    const change = fc.constantFrom(...CHANGES).chain((entry) => fc.tuple(fc.constant(entry), fc.constantFrom(...entry.sites())));
+    const change = fc.constantFrom(...PLACED).chain((entry) => fc.tuple(fc.constant(entry), fc.constantFrom(...entry.sites())));
     fc.assert(
       fc.property(change, ([entry, site]) => {
         const document = structuredClone(contract);
