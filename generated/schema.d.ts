@@ -5527,12 +5527,12 @@ export interface components {
          * @example {
          *       "item": {
          *         "type": "site-section",
-         *         "id": "0Vby0wvE00aR9sKe2LmQ7T"
+         *         "id": "0Vby0wvF00kTb3XyQw1Zc8"
          *       },
          *       "position": {
          *         "after": {
          *           "type": "site-section",
-         *           "id": "0Vby0wvF00kTb3XyQw1Zc8"
+         *           "id": "0Vby0wvG00Mq6Rd1Tp8Hs3"
          *         }
          *       }
          *     }
@@ -7431,7 +7431,10 @@ export interface operations {
                 limit?: number;
                 /** @description Only integrations whose name or title contains this text. */
                 search?: string;
-                /** @description Only integrations in this category. */
+                /**
+                 * @description Only integrations in this category.
+                 * @example analytics
+                 */
                 category?: string;
                 /** @description Only integrations with a block that unfurls URLs of this domain. */
                 blockDomain?: string;
@@ -7458,6 +7461,94 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "integration",
+                     *           "name": "status-board",
+                     *           "version": 1,
+                     *           "title": "Status board",
+                     *           "description": "Shows the live status of your services in your pages.",
+                     *           "previewImages": [],
+                     *           "target": "all",
+                     *           "verified": false,
+                     *           "visibility": "public",
+                     *           "scopes": [
+                     *             "space:content:read"
+                     *           ],
+                     *           "categories": [
+                     *             "analytics"
+                     *           ],
+                     *           "blocks": [
+                     *             {
+                     *               "id": "status",
+                     *               "title": "Service status",
+                     *               "description": "The current status of one service.",
+                     *               "urlUnfurl": [
+                     *                 "https://status.example.com/**"
+                     *               ],
+                     *               "markdown": {
+                     *                 "codeblock": "status",
+                     *                 "body": "Service **{{props.service}}** is {{props.state}}."
+                     *               }
+                     *             }
+                     *           ],
+                     *           "contentSources": [],
+                     *           "configurations": {},
+                     *           "externalLinks": [
+                     *             {
+                     *               "url": "https://status.example.com",
+                     *               "label": "Status page"
+                     *             }
+                     *           ],
+                     *           "owner": {
+                     *             "object": "organization",
+                     *             "id": "demo",
+                     *             "title": "Demo organization",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "emailDomains": [
+                     *               "demo.example"
+                     *             ],
+                     *             "type": "business",
+                     *             "sso": false,
+                     *             "ai": false,
+                     *             "inviteLinks": true,
+                     *             "plan": "free_2024",
+                     *             "internal_isOnNewTrial": true,
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/orgs/demo",
+                     *               "app": "https://docs.example.com/app/o/demo"
+                     *             },
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "admin": true,
+                     *               "ownTeam": true,
+                     *               "createContent": true,
+                     *               "createOpenAPISpec": true,
+                     *               "ingestConversations": true,
+                     *               "viewBilling": true,
+                     *               "listMembers": true,
+                     *               "listTeams": true,
+                     *               "listIntegrations": true,
+                     *               "listInstallations": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/integrations/status-board",
+                     *             "app": "https://docs.example.com/app/integrations/status-board",
+                     *             "assets": "https://docs.example.com/app/integrations/status-board/assets/1",
+                     *             "publicEndpoint": "https://docs.example.com/app/integrations/status-board/endpoint"
+                     *           },
+                     *           "permissions": {
+                     *             "admin": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationList"];
                 };
             };
@@ -7520,7 +7611,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -7533,6 +7627,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "integration",
+                     *       "name": "status-board",
+                     *       "version": 1,
+                     *       "title": "Status board",
+                     *       "description": "Shows the live status of your services in your pages.",
+                     *       "previewImages": [],
+                     *       "target": "all",
+                     *       "verified": false,
+                     *       "visibility": "public",
+                     *       "scopes": [
+                     *         "space:content:read"
+                     *       ],
+                     *       "categories": [
+                     *         "analytics"
+                     *       ],
+                     *       "blocks": [
+                     *         {
+                     *           "id": "status",
+                     *           "title": "Service status",
+                     *           "description": "The current status of one service.",
+                     *           "urlUnfurl": [
+                     *             "https://status.example.com/**"
+                     *           ],
+                     *           "markdown": {
+                     *             "codeblock": "status",
+                     *             "body": "Service **{{props.service}}** is {{props.state}}."
+                     *           }
+                     *         }
+                     *       ],
+                     *       "contentSources": [],
+                     *       "configurations": {},
+                     *       "externalLinks": [
+                     *         {
+                     *           "url": "https://status.example.com",
+                     *           "label": "Status page"
+                     *         }
+                     *       ],
+                     *       "owner": {
+                     *         "object": "organization",
+                     *         "id": "demo",
+                     *         "title": "Demo organization",
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "emailDomains": [
+                     *           "demo.example"
+                     *         ],
+                     *         "type": "business",
+                     *         "sso": false,
+                     *         "ai": false,
+                     *         "inviteLinks": true,
+                     *         "plan": "free_2024",
+                     *         "internal_isOnNewTrial": true,
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/orgs/demo",
+                     *           "app": "https://docs.example.com/app/o/demo"
+                     *         },
+                     *         "permissions": {
+                     *           "view": true,
+                     *           "admin": true,
+                     *           "ownTeam": true,
+                     *           "createContent": true,
+                     *           "createOpenAPISpec": true,
+                     *           "ingestConversations": true,
+                     *           "viewBilling": true,
+                     *           "listMembers": true,
+                     *           "listTeams": true,
+                     *           "listIntegrations": true,
+                     *           "listInstallations": true,
+                     *           "installIntegration": true
+                     *         }
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/integrations/status-board",
+                     *         "app": "https://docs.example.com/app/integrations/status-board",
+                     *         "assets": "https://docs.example.com/app/integrations/status-board/assets/1",
+                     *         "publicEndpoint": "https://docs.example.com/app/integrations/status-board/endpoint"
+                     *       },
+                     *       "permissions": {
+                     *         "admin": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Integration"];
                 };
             };
@@ -7613,13 +7790,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Shows the live status of your services, with incidents, in your pages.",
+                 *       "categories": [
+                 *         "analytics",
+                 *         "monitoring"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PublishIntegrationRequest"];
             };
         };
@@ -7630,6 +7819,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "integration",
+                     *       "name": "status-board",
+                     *       "version": 2,
+                     *       "title": "Status board",
+                     *       "description": "Shows the live status of your services, with incidents, in your pages.",
+                     *       "previewImages": [],
+                     *       "target": "all",
+                     *       "verified": false,
+                     *       "visibility": "public",
+                     *       "scopes": [
+                     *         "space:content:read"
+                     *       ],
+                     *       "categories": [
+                     *         "analytics",
+                     *         "monitoring"
+                     *       ],
+                     *       "blocks": [
+                     *         {
+                     *           "id": "status",
+                     *           "title": "Service status",
+                     *           "description": "The current status of one service.",
+                     *           "urlUnfurl": [
+                     *             "https://status.example.com/**"
+                     *           ],
+                     *           "markdown": {
+                     *             "codeblock": "status",
+                     *             "body": "Service **{{props.service}}** is {{props.state}}."
+                     *           }
+                     *         }
+                     *       ],
+                     *       "contentSources": [],
+                     *       "configurations": {},
+                     *       "externalLinks": [
+                     *         {
+                     *           "url": "https://status.example.com",
+                     *           "label": "Status page"
+                     *         }
+                     *       ],
+                     *       "owner": {
+                     *         "object": "organization",
+                     *         "id": "demo",
+                     *         "title": "Demo organization",
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "emailDomains": [
+                     *           "demo.example"
+                     *         ],
+                     *         "type": "business",
+                     *         "sso": false,
+                     *         "ai": false,
+                     *         "inviteLinks": true,
+                     *         "plan": "free_2024",
+                     *         "internal_isOnNewTrial": true,
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/orgs/demo",
+                     *           "app": "https://docs.example.com/app/o/demo"
+                     *         },
+                     *         "permissions": {
+                     *           "view": true,
+                     *           "admin": true,
+                     *           "ownTeam": true,
+                     *           "createContent": true,
+                     *           "createOpenAPISpec": true,
+                     *           "ingestConversations": true,
+                     *           "viewBilling": true,
+                     *           "listMembers": true,
+                     *           "listTeams": true,
+                     *           "listIntegrations": true,
+                     *           "listInstallations": true,
+                     *           "installIntegration": true
+                     *         }
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/integrations/status-board",
+                     *         "app": "https://docs.example.com/app/integrations/status-board",
+                     *         "assets": "https://docs.example.com/app/integrations/status-board/assets/2",
+                     *         "publicEndpoint": "https://docs.example.com/app/integrations/status-board/endpoint"
+                     *       },
+                     *       "permissions": {
+                     *         "admin": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Integration"];
                 };
             };
@@ -7741,7 +8014,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -7832,13 +8108,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tunnelUrl": "https://tunnel.example.com/events",
+                 *       "all": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["IntegrationDevModeRequest"];
             };
         };
@@ -7949,7 +8234,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -8045,7 +8333,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -8058,6 +8349,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby0wuB00Ev3Nt6Se8Tu1",
+                     *           "integrationId": "status-board",
+                     *           "installationId": "0Vby0wuA00In5St7Al9Lt2",
+                     *           "createdAt": "2026-11-25T07:15:00.000Z",
+                     *           "payload": {
+                     *             "eventId": "0Vby0wuB00Ev3Nt6Se8Tu1",
+                     *             "type": "installation_setup",
+                     *             "installationId": "0Vby0wuA00In5St7Al9Lt2",
+                     *             "status": "active"
+                     *           },
+                     *           "status": "success"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationEventList"];
                 };
             };
@@ -8138,9 +8449,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
-                /** @description The unique id of the event. */
+                /**
+                 * @description The unique id of the event.
+                 * @example 0Vby0wuB00Ev3Nt6Se8Tu1
+                 */
                 eventId: string;
             };
             cookie?: never;
@@ -8153,6 +8470,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "event": {
+                     *         "id": "0Vby0wuB00Ev3Nt6Se8Tu1",
+                     *         "integrationId": "status-board",
+                     *         "installationId": "0Vby0wuA00In5St7Al9Lt2",
+                     *         "createdAt": "2026-11-25T07:15:00.000Z",
+                     *         "payload": {
+                     *           "eventId": "0Vby0wuB00Ev3Nt6Se8Tu1",
+                     *           "type": "installation_setup",
+                     *           "installationId": "0Vby0wuA00In5St7Al9Lt2",
+                     *           "status": "active"
+                     *         },
+                     *         "status": "success"
+                     *       },
+                     *       "trace": {
+                     *         "logs": [
+                     *           {
+                     *             "message": "installation_setup event of installation 0Vby0wuA00In5St7Al9Lt2 (organization demo)",
+                     *             "timestamp": "2026-11-25T07:15:00.000Z",
+                     *             "level": "debug"
+                     *           },
+                     *           {
+                     *             "message": "queued for delivery to the development tunnel https://tunnel.example.com/events",
+                     *             "timestamp": "2026-11-25T07:15:00.000Z",
+                     *             "level": "info"
+                     *           },
+                     *           {
+                     *             "message": "delivered to https://tunnel.example.com/events: HTTP 200",
+                     *             "timestamp": "2026-11-25T07:15:00.000Z",
+                     *             "level": "info"
+                     *           },
+                     *           {
+                     *             "message": "the integration updated its installation: externalIds",
+                     *             "timestamp": "2026-11-25T07:15:00.000Z",
+                     *             "level": "info"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationEventWithTrace"];
                 };
             };
@@ -8235,12 +8593,18 @@ export interface operations {
                 page?: string;
                 /** @description Maximum number of items in the page. */
                 limit?: number;
-                /** @description Only installations with this external id. */
+                /**
+                 * @description Only installations with this external id.
+                 * @example demo-workspace
+                 */
                 externalId?: string;
             };
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -8253,6 +8617,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0Vby0wuA00In5St7Al9Lt2",
+                     *           "status": "active",
+                     *           "space_selection": "all",
+                     *           "site_selection": "all",
+                     *           "spaces": 4,
+                     *           "configuration": {},
+                     *           "createdAt": "2026-11-25T07:15:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:15:00.000Z",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2",
+                     *             "app": "https://docs.example.com/app/o/demo/integrations/status-board",
+                     *             "publicEndpoint": "https://docs.example.com/app/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/endpoint"
+                     *           },
+                     *           "externalIds": [
+                     *             "demo-workspace"
+                     *           ],
+                     *           "target": {
+                     *             "organization": "demo"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationInstallationList"];
                 };
             };
@@ -8333,13 +8725,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "organization": "partner"
+                 *     }
+                 */
                 "application/json": components["schemas"]["InstallIntegrationRequest"];
             };
         };
@@ -8350,6 +8750,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0Vc32MRQ00Q5IUCEbC23Tt",
+                     *       "status": "active",
+                     *       "space_selection": "all",
+                     *       "site_selection": "all",
+                     *       "spaces": 0,
+                     *       "configuration": {},
+                     *       "createdAt": "2026-11-25T07:17:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vc32MRQ00Q5IUCEbC23Tt",
+                     *         "app": "https://docs.example.com/app/o/partner/integrations/status-board",
+                     *         "publicEndpoint": "https://docs.example.com/app/integrations/status-board/installations/0Vc32MRQ00Q5IUCEbC23Tt/endpoint"
+                     *       },
+                     *       "externalIds": [],
+                     *       "target": {
+                     *         "organization": "partner"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationInstallation"];
                 };
             };
@@ -8459,12 +8880,18 @@ export interface operations {
     renderIntegrationBlock: {
         parameters: {
             query: {
-                /** @description The render request: LZ-string-compressed JSON (URI-safe encoding) naming a block of the integration and its props. */
+                /**
+                 * @description The render request: LZ-string-compressed JSON (URI-safe encoding) naming a block of the integration and its props.
+                 * @example N4IgRgNg9gxg1gSQCYgFwgM4BcCGWCuGIANCAA4BOUZRqoGAphQG4CWMDaIAggAoIlMuLJ3TUmeVlAB2OCCAC+CoA
+                 */
                 request: string;
             };
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -8477,6 +8904,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "element",
+                     *       "element": {
+                     *         "type": "block",
+                     *         "blockId": "status",
+                     *         "props": {
+                     *           "service": "API",
+                     *           "state": "operational"
+                     *         },
+                     *         "children": [
+                     *           {
+                     *             "type": "card",
+                     *             "title": "Service status",
+                     *             "hint": "The current status of one service.",
+                     *             "children": [
+                     *               {
+                     *                 "type": "markdown",
+                     *                 "content": "Service **API** is operational."
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationRenderResult"];
                 };
             };
@@ -8566,7 +9019,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -8579,6 +9035,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "integration": "status-board",
+                     *           "installation": "0Vby0wuA00In5St7Al9Lt2",
+                     *           "status": "active",
+                     *           "configuration": {},
+                     *           "externalIds": [
+                     *             "demo-workspace"
+                     *           ],
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *             "publicEndpoint": "https://docs.example.com/app/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/sites/0Vby0wsL004lyOuc4TD8HI/endpoint"
+                     *           },
+                     *           "site": "0Vby0wsL004lyOuc4TD8HI"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationSiteList"];
                 };
             };
@@ -8659,7 +9136,10 @@ export interface operations {
             query?: {
                 /** @description Cursor of the page to fetch, from `next.page` of the previous page. Omit it for the first page. */
                 page?: string;
-                /** @description Maximum number of items in the page. */
+                /**
+                 * @description Maximum number of items in the page.
+                 * @example 2
+                 */
                 limit?: number;
                 /** @description Only items with this external id. */
                 externalId?: string;
@@ -8668,7 +9148,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique name of the integration. */
+                /**
+                 * @description The unique name of the integration.
+                 * @example status-board
+                 */
                 integrationName: string;
             };
             cookie?: never;
@@ -8681,6 +9164,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "integration": "status-board",
+                     *           "installation": "0Vby0wuA00In5St7Al9Lt2",
+                     *           "status": "active",
+                     *           "configuration": {},
+                     *           "externalIds": [
+                     *             "demo-workspace"
+                     *           ],
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *             "publicEndpoint": "https://docs.example.com/app/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/spaces/0Vby0wpu00D991cSl5LhmQ/endpoint"
+                     *           },
+                     *           "space": "0Vby0wpu00D991cSl5LhmQ"
+                     *         },
+                     *         {
+                     *           "integration": "status-board",
+                     *           "installation": "0Vby0wuA00In5St7Al9Lt2",
+                     *           "status": "active",
+                     *           "configuration": {},
+                     *           "externalIds": [
+                     *             "demo-workspace"
+                     *           ],
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/spaces/0Vby0wra00cad2BNt16evV",
+                     *             "publicEndpoint": "https://docs.example.com/app/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2/spaces/0Vby0wra00cad2BNt16evV/endpoint"
+                     *           },
+                     *           "space": "0Vby0wra00cad2BNt16evV"
+                     *         }
+                     *       ],
+                     *       "count": 4,
+                     *       "next": {
+                     *         "page": "eyJrIjpbIjIwMjYtMTEtMjVUMDc6MTU6MDAuMDAwWiIsIjBWYzMyTTkyMDB4WXA1WHR4cWc1SnYiLCIyMDI2LTExLTI1VDA3OjAwOjAwLjAwMFoiLCIwVmJ5MHdyYTAwY2FkMkJOdDE2ZXZWIl0sImMiOjQsImwiOiJQMHNTT2k2czRCdHMxRmZyckhoeUtKIn0.4XoAESKUzwXyAzIkch8e5h"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntegrationSpaceList"];
                 };
             };
@@ -10619,7 +11140,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -10632,6 +11156,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "openapi-spec",
+                     *           "id": "0Vby0wtG00Vld7fAR4aSfL",
+                     *           "createdAt": "2026-11-25T07:12:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:14:00.000Z",
+                     *           "slug": "petstore",
+                     *           "sourceURL": "https://specs.example.com/petstore/1.1.0/openapi.yaml",
+                     *           "processingState": "complete",
+                     *           "visibility": "private",
+                     *           "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *           "lastProcessedAt": "2026-11-25T07:14:00.000Z",
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore",
+                     *             "app": "https://docs.example.com/app/o/demo/openapi/petstore"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpecList"];
                 };
             };
@@ -10712,13 +11263,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "slug": "inventory",
+                 *       "source": {
+                 *         "url": "https://specs.example.com/inventory/openapi.yaml"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOpenAPISpecRequest"];
             };
         };
@@ -10729,6 +11291,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "openapi-spec",
+                     *       "id": "0Vc32Meb00oJUYOgg1d2k1",
+                     *       "createdAt": "2026-11-25T07:17:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z",
+                     *       "slug": "inventory",
+                     *       "sourceURL": "https://specs.example.com/inventory/openapi.yaml",
+                     *       "processingState": "pending",
+                     *       "visibility": "private",
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/openapi/inventory",
+                     *         "app": "https://docs.example.com/app/o/demo/openapi/inventory"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
@@ -10840,9 +11422,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
@@ -10855,6 +11443,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "openapi-spec",
+                     *       "id": "0Vby0wtG00Vld7fAR4aSfL",
+                     *       "createdAt": "2026-11-25T07:12:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:14:00.000Z",
+                     *       "slug": "petstore",
+                     *       "sourceURL": "https://specs.example.com/petstore/1.1.0/openapi.yaml",
+                     *       "processingState": "complete",
+                     *       "visibility": "private",
+                     *       "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *       "lastProcessedAt": "2026-11-25T07:14:00.000Z",
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore",
+                     *         "app": "https://docs.example.com/app/o/demo/openapi/petstore"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
@@ -10935,15 +11545,28 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source": {
+                 *         "text": "openapi: 3.1.0\ninfo:\n  title: Petstore\n  version: 1.0.1\npaths: {}\n"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutOpenAPISpecRequest"];
             };
         };
@@ -10954,6 +11577,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "openapi-spec",
+                     *       "id": "0Vby0wtG00Vld7fAR4aSfL",
+                     *       "createdAt": "2026-11-25T07:12:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z",
+                     *       "slug": "petstore",
+                     *       "processingState": "pending",
+                     *       "visibility": "private",
+                     *       "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *       "lastProcessedAt": "2026-11-25T07:14:00.000Z",
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore",
+                     *         "app": "https://docs.example.com/app/o/demo/openapi/petstore"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
@@ -11056,9 +11700,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
@@ -11149,15 +11799,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "visibility": "public"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOpenAPISpecRequest"];
             };
         };
@@ -11168,6 +11829,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "openapi-spec",
+                     *       "id": "0Vby0wtG00Vld7fAR4aSfL",
+                     *       "createdAt": "2026-11-25T07:12:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z",
+                     *       "slug": "petstore",
+                     *       "sourceURL": "https://specs.example.com/petstore/1.1.0/openapi.yaml",
+                     *       "processingState": "complete",
+                     *       "visibility": "public",
+                     *       "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *       "lastProcessedAt": "2026-11-25T07:14:00.000Z",
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore",
+                     *         "app": "https://docs.example.com/app/o/demo/openapi/petstore",
+                     *         "published": "https://docs.example.com/openapi/demo/petstore"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpec"];
                 };
             };
@@ -11275,9 +11959,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
@@ -11290,6 +11980,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "openapi-spec-version",
+                     *           "id": "0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *           "createdAt": "2026-11-25T07:14:00.000Z",
+                     *           "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "openapi-spec-version",
+                     *           "id": "0Vby0wtH00Ab3Cd5Ef7Gh9",
+                     *           "createdAt": "2026-11-25T07:12:00.000Z",
+                     *           "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpecVersionList"];
                 };
             };
@@ -11370,9 +12085,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
@@ -11385,6 +12106,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "openapi-spec-version",
+                     *       "id": "0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *       "createdAt": "2026-11-25T07:14:00.000Z",
+                     *       "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpecVersion"];
                 };
             };
@@ -11465,9 +12197,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
             };
             cookie?: never;
@@ -11480,6 +12218,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "filesystem": {
+                     *         "openapi.yaml": {
+                     *           "openapi": "3.1.0",
+                     *           "info": {
+                     *             "title": "Petstore",
+                     *             "version": "1.1.0"
+                     *           },
+                     *           "paths": {
+                     *             "/pets": {
+                     *               "get": {
+                     *                 "operationId": "listPets",
+                     *                 "summary": "List the pets",
+                     *                 "responses": {
+                     *                   "200": {
+                     *                     "description": "The pets"
+                     *                   }
+                     *                 }
+                     *               }
+                     *             },
+                     *             "/pets/{petId}": {
+                     *               "get": {
+                     *                 "operationId": "getPet",
+                     *                 "summary": "Get a pet",
+                     *                 "parameters": [
+                     *                   {
+                     *                     "name": "petId",
+                     *                     "in": "path",
+                     *                     "required": true,
+                     *                     "schema": {
+                     *                       "type": "string"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "responses": {
+                     *                   "200": {
+                     *                     "description": "The pet"
+                     *                   }
+                     *                 }
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       },
+                     *       "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpecVersionContent"];
                 };
             };
@@ -11560,11 +12346,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
-                /** @description The unique id of the version. */
+                /**
+                 * @description The unique id of the version.
+                 * @example 0Vby0wtH00Ab3Cd5Ef7Gh9
+                 */
                 versionId: string;
             };
             cookie?: never;
@@ -11577,6 +12372,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "openapi-spec-version",
+                     *       "id": "0Vby0wtH00Ab3Cd5Ef7Gh9",
+                     *       "createdAt": "2026-11-25T07:12:00.000Z",
+                     *       "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9",
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpecVersion"];
                 };
             };
@@ -11657,11 +12463,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The slug of the OpenAPI specification. */
+                /**
+                 * @description The slug of the OpenAPI specification.
+                 * @example petstore
+                 */
                 specSlug: string;
-                /** @description The unique id of the version. */
+                /**
+                 * @description The unique id of the version.
+                 * @example 0Vby0wtH00Ab3Cd5Ef7Gh9
+                 */
                 versionId: string;
             };
             cookie?: never;
@@ -11674,6 +12489,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "filesystem": {
+                     *         "openapi.yaml": {
+                     *           "openapi": "3.1.0",
+                     *           "info": {
+                     *             "title": "Petstore",
+                     *             "version": "1.0.0"
+                     *           },
+                     *           "paths": {
+                     *             "/pets": {
+                     *               "get": {
+                     *                 "operationId": "listPets",
+                     *                 "summary": "List the pets",
+                     *                 "responses": {
+                     *                   "200": {
+                     *                     "description": "The pets"
+                     *                   }
+                     *                 }
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       },
+                     *       "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenAPISpecVersionContent"];
                 };
             };
@@ -12686,12 +13528,18 @@ export interface operations {
                 space?: string;
                 /** @description Only sites whose title contains this text (case-insensitive). */
                 title?: string;
-                /** @description Only published (true) or unpublished (false) sites. */
+                /**
+                 * @description Only published (true) or unpublished (false) sites.
+                 * @example true
+                 */
                 published?: boolean;
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -12704,6 +13552,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "site",
+                     *           "id": "0Vby0wsL004lyOuc4TD8HI",
+                     *           "type": "premium",
+                     *           "title": "Developer portal",
+                     *           "visibility": "public",
+                     *           "published": true,
+                     *           "siteSpaces": 4,
+                     *           "createdAt": "2026-11-25T07:03:00.000Z",
+                     *           "adaptiveContent": {
+                     *             "enabled": false
+                     *           },
+                     *           "agentsContext": "included",
+                     *           "features": [],
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *             "app": "https://docs.example.com/app/o/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteList"];
                 };
             };
@@ -12784,13 +13659,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "API portal",
+                 *       "type": "basic",
+                 *       "visibility": "unlisted",
+                 *       "spaces": [
+                 *         "0Vby0wra00cad2BNt16evV"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSiteRequest"];
             };
         };
@@ -12801,6 +13689,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site",
+                     *       "id": "0Vc32Mto00EqqCsj0ibkyx",
+                     *       "type": "basic",
+                     *       "title": "API portal",
+                     *       "visibility": "unlisted",
+                     *       "published": true,
+                     *       "siteSpaces": 1,
+                     *       "createdAt": "2026-11-25T07:17:00.000Z",
+                     *       "adaptiveContent": {
+                     *         "enabled": false
+                     *       },
+                     *       "agentsContext": "included",
+                     *       "features": [],
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/sites/0Vc32Mto00EqqCsj0ibkyx",
+                     *         "app": "https://docs.example.com/app/o/demo/sites/0Vc32Mto00EqqCsj0ibkyx",
+                     *         "published": "https://docs.example.com/app/public/sites/0Vc32Mto00EqqCsj0ibkyx"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Site"];
                 };
             };
@@ -12903,9 +13813,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -12918,6 +13834,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site",
+                     *       "id": "0Vby0wsL004lyOuc4TD8HI",
+                     *       "type": "premium",
+                     *       "title": "Developer portal",
+                     *       "visibility": "public",
+                     *       "published": true,
+                     *       "siteSpaces": 4,
+                     *       "createdAt": "2026-11-25T07:03:00.000Z",
+                     *       "adaptiveContent": {
+                     *         "enabled": false
+                     *       },
+                     *       "agentsContext": "included",
+                     *       "features": [],
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *         "app": "https://docs.example.com/app/o/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Site"];
                 };
             };
@@ -12998,9 +13936,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -13091,15 +14035,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "visibility": "unlisted",
+                 *       "basename": "developers",
+                 *       "adaptiveContent": {
+                 *         "enabled": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSiteRequest"];
             };
         };
@@ -13110,6 +14069,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site",
+                     *       "id": "0Vby0wsL004lyOuc4TD8HI",
+                     *       "type": "premium",
+                     *       "title": "Developer portal",
+                     *       "basename": "developers",
+                     *       "visibility": "unlisted",
+                     *       "published": true,
+                     *       "siteSpaces": 4,
+                     *       "createdAt": "2026-11-25T07:03:00.000Z",
+                     *       "adaptiveContent": {
+                     *         "enabled": true
+                     *       },
+                     *       "agentsContext": "included",
+                     *       "features": [
+                     *         {
+                     *           "id": "sites-adaptive-content",
+                     *           "plan": "premium",
+                     *           "frozen": false,
+                     *           "customizations": []
+                     *         }
+                     *       ],
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *         "app": "https://docs.example.com/app/o/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/developers"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Site"];
                 };
             };
@@ -13256,7 +14245,7 @@ export interface operations {
                      *         },
                      *         "additionalProperties": false
                      *       },
-                     *       "updatedAt": "2026-11-25T07:18:05.253Z"
+                     *       "updatedAt": "2026-11-25T07:04:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
@@ -13339,15 +14328,47 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "jsonSchema": {
+                 *         "$schema": "http://json-schema.org/draft-07/schema#",
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "isBeta": {
+                 *             "type": "boolean",
+                 *             "description": "Visitor is in the beta program"
+                 *           },
+                 *           "unsigned": {
+                 *             "type": "object",
+                 *             "description": "Claims the visitor sets without a signature",
+                 *             "properties": {
+                 *               "prefersDark": {
+                 *                 "type": "boolean",
+                 *                 "description": "Visitor prefers the dark theme"
+                 *               }
+                 *             },
+                 *             "additionalProperties": false
+                 *           }
+                 *         },
+                 *         "additionalProperties": false
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSiteAdaptiveSchemaRequest"];
             };
         };
@@ -13358,6 +14379,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-adaptive-schema",
+                     *       "jsonSchema": {
+                     *         "$schema": "http://json-schema.org/draft-07/schema#",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "isBeta": {
+                     *             "type": "boolean",
+                     *             "description": "Visitor is in the beta program"
+                     *           },
+                     *           "unsigned": {
+                     *             "type": "object",
+                     *             "description": "Claims the visitor sets without a signature",
+                     *             "properties": {
+                     *               "prefersDark": {
+                     *                 "type": "boolean",
+                     *                 "description": "Visitor prefers the dark theme"
+                     *               }
+                     *             },
+                     *             "additionalProperties": false
+                     *           }
+                     *         },
+                     *         "additionalProperties": false
+                     *       },
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
                 };
             };
@@ -13460,9 +14509,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -13475,6 +14530,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "description": "Visitor is in the beta program",
+                     *           "condition": "visitor.claims.isBeta == true"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AdaptiveConditionTemplateList"];
                 };
             };
@@ -13558,9 +14623,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -13573,6 +14644,256 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "published-content-site",
+                     *       "site": {
+                     *         "object": "site",
+                     *         "id": "0Vby0wsL004lyOuc4TD8HI",
+                     *         "type": "premium",
+                     *         "title": "Developer portal",
+                     *         "visibility": "public",
+                     *         "published": true,
+                     *         "siteSpaces": 4,
+                     *         "createdAt": "2026-11-25T07:03:00.000Z",
+                     *         "adaptiveContent": {
+                     *           "enabled": false
+                     *         },
+                     *         "agentsContext": "included",
+                     *         "features": [],
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/orgs/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *           "app": "https://docs.example.com/app/o/demo/sites/0Vby0wsL004lyOuc4TD8HI",
+                     *           "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI"
+                     *         }
+                     *       },
+                     *       "structure": {
+                     *         "type": "sections",
+                     *         "structure": [
+                     *           {
+                     *             "object": "site-section",
+                     *             "id": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *             "title": "Handbook",
+                     *             "default": true,
+                     *             "path": "handbook",
+                     *             "icon": "book-open",
+                     *             "siteSpaces": [
+                     *               {
+                     *                 "object": "site-space",
+                     *                 "id": "0Vby0wsL01r4GrrmzN3K3V",
+                     *                 "path": "developer-handbook",
+                     *                 "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *                 "space": {
+                     *                   "object": "space",
+                     *                   "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *                   "title": "Developer handbook",
+                     *                   "visibility": "private",
+                     *                   "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                   "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                   "editMode": "live",
+                     *                   "urls": {
+                     *                     "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *                     "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *                   },
+                     *                   "organization": "demo",
+                     *                   "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                   "revision": "0Vc32Kcr00WvKKoISzmAxl",
+                     *                   "comments": 0,
+                     *                   "changeRequests": 0,
+                     *                   "changeRequestsOpen": 0,
+                     *                   "changeRequestsDraft": 0,
+                     *                   "permissions": {
+                     *                     "view": true,
+                     *                     "access": true,
+                     *                     "admin": true,
+                     *                     "viewInviteLinks": true,
+                     *                     "edit": true,
+                     *                     "triggerGitSync": true,
+                     *                     "comment": true,
+                     *                     "merge": true,
+                     *                     "review": true,
+                     *                     "installIntegration": true
+                     *                   }
+                     *                 },
+                     *                 "title": "Developer handbook",
+                     *                 "default": true,
+                     *                 "hasAdvancedCustomizationFeature": true,
+                     *                 "urls": {
+                     *                   "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "object": "site-space",
+                     *                 "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *                 "path": "developer-handbook-fr",
+                     *                 "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *                 "space": {
+                     *                   "object": "space",
+                     *                   "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                   "title": "Developer handbook (fr)",
+                     *                   "visibility": "private",
+                     *                   "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                   "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                   "editMode": "live",
+                     *                   "urls": {
+                     *                     "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                     "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *                   },
+                     *                   "organization": "demo",
+                     *                   "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                   "language": "fr",
+                     *                   "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *                   "comments": 0,
+                     *                   "changeRequests": 0,
+                     *                   "changeRequestsOpen": 0,
+                     *                   "changeRequestsDraft": 0,
+                     *                   "permissions": {
+                     *                     "view": true,
+                     *                     "access": true,
+                     *                     "admin": true,
+                     *                     "viewInviteLinks": true,
+                     *                     "edit": true,
+                     *                     "triggerGitSync": true,
+                     *                     "comment": true,
+                     *                     "merge": true,
+                     *                     "review": true,
+                     *                     "installIntegration": true
+                     *                   }
+                     *                 },
+                     *                 "title": "Developer handbook (fr)",
+                     *                 "default": false,
+                     *                 "hasAdvancedCustomizationFeature": true,
+                     *                 "urls": {
+                     *                   "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook-fr"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "urls": {
+                     *               "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook"
+                     *             }
+                     *           },
+                     *           {
+                     *             "object": "site-section",
+                     *             "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *             "title": "API reference",
+                     *             "default": false,
+                     *             "path": "api-reference",
+                     *             "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *             "icon": "code",
+                     *             "siteSpaces": [
+                     *               {
+                     *                 "object": "site-space",
+                     *                 "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *                 "path": "api-reference",
+                     *                 "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *                 "space": {
+                     *                   "object": "space",
+                     *                   "id": "0Vby0wra00cad2BNt16evV",
+                     *                   "title": "API reference",
+                     *                   "visibility": "public",
+                     *                   "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                   "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                   "editMode": "live",
+                     *                   "urls": {
+                     *                     "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                     "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                     "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                   },
+                     *                   "organization": "demo",
+                     *                   "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                   "comments": 0,
+                     *                   "changeRequests": 0,
+                     *                   "changeRequestsOpen": 0,
+                     *                   "changeRequestsDraft": 0,
+                     *                   "permissions": {
+                     *                     "view": true,
+                     *                     "access": true,
+                     *                     "admin": true,
+                     *                     "viewInviteLinks": true,
+                     *                     "edit": true,
+                     *                     "triggerGitSync": true,
+                     *                     "comment": true,
+                     *                     "merge": true,
+                     *                     "review": true,
+                     *                     "installIntegration": true
+                     *                   }
+                     *                 },
+                     *                 "title": "API reference",
+                     *                 "default": true,
+                     *                 "hasAdvancedCustomizationFeature": true,
+                     *                 "urls": {
+                     *                   "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "urls": {
+                     *               "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *             }
+                     *           },
+                     *           {
+                     *             "object": "site-section",
+                     *             "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *             "title": "Release notes",
+                     *             "description": "What changed in each release.",
+                     *             "default": false,
+                     *             "path": "release-notes",
+                     *             "condition": "visitor.claims.isBeta == true",
+                     *             "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *             "icon": "megaphone",
+                     *             "siteSpaces": [
+                     *               {
+                     *                 "object": "site-space",
+                     *                 "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *                 "path": "release-notes",
+                     *                 "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *                 "space": {
+                     *                   "object": "space",
+                     *                   "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                   "title": "Release notes",
+                     *                   "emoji": "📣",
+                     *                   "visibility": "private",
+                     *                   "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                   "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                   "editMode": "live",
+                     *                   "urls": {
+                     *                     "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                     "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                   },
+                     *                   "organization": "demo",
+                     *                   "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                   "comments": 0,
+                     *                   "changeRequests": 0,
+                     *                   "changeRequestsOpen": 0,
+                     *                   "changeRequestsDraft": 0,
+                     *                   "permissions": {
+                     *                     "view": true,
+                     *                     "access": true,
+                     *                     "admin": true,
+                     *                     "viewInviteLinks": true,
+                     *                     "edit": true,
+                     *                     "triggerGitSync": true,
+                     *                     "comment": true,
+                     *                     "merge": true,
+                     *                     "review": true,
+                     *                     "installIntegration": true
+                     *                   }
+                     *                 },
+                     *                 "title": "Release notes",
+                     *                 "default": true,
+                     *                 "hasAdvancedCustomizationFeature": true,
+                     *                 "urls": {
+                     *                   "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "urls": {
+                     *               "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublishedContentSite"];
                 };
             };
@@ -13658,9 +14979,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -13673,6 +15000,139 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "site-section-group",
+                     *           "id": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "title": "Reference",
+                     *           "sections": [
+                     *             {
+                     *               "object": "site-section",
+                     *               "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *               "title": "API reference",
+                     *               "default": false,
+                     *               "path": "api-reference",
+                     *               "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *               "icon": "code",
+                     *               "siteSpaces": [
+                     *                 {
+                     *                   "object": "site-space",
+                     *                   "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *                   "path": "api-reference",
+                     *                   "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *                   "space": {
+                     *                     "object": "space",
+                     *                     "id": "0Vby0wra00cad2BNt16evV",
+                     *                     "title": "API reference",
+                     *                     "visibility": "public",
+                     *                     "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                     "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                     "editMode": "live",
+                     *                     "urls": {
+                     *                       "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                       "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                       "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                     },
+                     *                     "organization": "demo",
+                     *                     "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                     "comments": 0,
+                     *                     "changeRequests": 0,
+                     *                     "changeRequestsOpen": 0,
+                     *                     "changeRequestsDraft": 0,
+                     *                     "permissions": {
+                     *                       "view": true,
+                     *                       "access": true,
+                     *                       "admin": true,
+                     *                       "viewInviteLinks": true,
+                     *                       "edit": true,
+                     *                       "triggerGitSync": true,
+                     *                       "comment": true,
+                     *                       "merge": true,
+                     *                       "review": true,
+                     *                       "installIntegration": true
+                     *                     }
+                     *                   },
+                     *                   "title": "API reference",
+                     *                   "default": true,
+                     *                   "hasAdvancedCustomizationFeature": true,
+                     *                   "urls": {
+                     *                     "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *               }
+                     *             },
+                     *             {
+                     *               "object": "site-section",
+                     *               "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *               "title": "Release notes",
+                     *               "description": "What changed in each release.",
+                     *               "default": false,
+                     *               "path": "release-notes",
+                     *               "condition": "visitor.claims.isBeta == true",
+                     *               "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *               "icon": "megaphone",
+                     *               "siteSpaces": [
+                     *                 {
+                     *                   "object": "site-space",
+                     *                   "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *                   "path": "release-notes",
+                     *                   "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *                   "space": {
+                     *                     "object": "space",
+                     *                     "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                     "title": "Release notes",
+                     *                     "emoji": "📣",
+                     *                     "visibility": "private",
+                     *                     "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                     "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                     "editMode": "live",
+                     *                     "urls": {
+                     *                       "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                       "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                     },
+                     *                     "organization": "demo",
+                     *                     "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                     "comments": 0,
+                     *                     "changeRequests": 0,
+                     *                     "changeRequestsOpen": 0,
+                     *                     "changeRequestsDraft": 0,
+                     *                     "permissions": {
+                     *                       "view": true,
+                     *                       "access": true,
+                     *                       "admin": true,
+                     *                       "viewInviteLinks": true,
+                     *                       "edit": true,
+                     *                       "triggerGitSync": true,
+                     *                       "comment": true,
+                     *                       "merge": true,
+                     *                       "review": true,
+                     *                       "installIntegration": true
+                     *                     }
+                     *                   },
+                     *                   "title": "Release notes",
+                     *                   "default": true,
+                     *                   "hasAdvancedCustomizationFeature": true,
+                     *                   "urls": {
+                     *                     "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "icon": "book"
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSectionGroupList"];
                 };
             };
@@ -13753,15 +15213,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Guides",
+                 *       "icon": "book-open",
+                 *       "sections": [
+                 *         "0Vby0wvE00aR9sKe2LmQ7T"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSiteSectionGroupRequest"];
             };
         };
@@ -13772,6 +15247,119 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section-group",
+                     *       "id": "0Vc32NHl0093HDO0Dtk4R8",
+                     *       "title": "Guides",
+                     *       "sections": [
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *           "title": "Handbook",
+                     *           "default": true,
+                     *           "path": "handbook",
+                     *           "sectionGroup": "0Vc32NHl0093HDO0Dtk4R8",
+                     *           "icon": "book-open",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsL01r4GrrmzN3K3V",
+                     *               "path": "developer-handbook",
+                     *               "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *                 "title": "Developer handbook",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "revision": "0Vc32Kcr00WvKKoISzmAxl",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Developer handbook",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook"
+                     *               }
+                     *             },
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *               "path": "developer-handbook-fr",
+                     *               "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                 "title": "Developer handbook (fr)",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "language": "fr",
+                     *                 "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Developer handbook (fr)",
+                     *               "default": false,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook-fr"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "icon": "book-open"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
@@ -13883,11 +15471,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section group. */
+                /**
+                 * @description The unique id of the section group.
+                 * @example 0Vby0wvH00Gp2Nc7Wk5Jt4
+                 */
                 siteSectionGroupId: string;
             };
             cookie?: never;
@@ -13978,17 +15575,32 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section group. */
+                /**
+                 * @description The unique id of the section group.
+                 * @example 0Vby0wvH00Gp2Nc7Wk5Jt4
+                 */
                 siteSectionGroupId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Reference and changes",
+                 *       "icon": "books"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSiteSectionGroupRequest"];
             };
         };
@@ -13999,6 +15611,134 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section-group",
+                     *       "id": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *       "title": "Reference and changes",
+                     *       "sections": [
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *           "title": "API reference",
+                     *           "default": false,
+                     *           "path": "api-reference",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "code",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *               "path": "api-reference",
+                     *               "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wra00cad2BNt16evV",
+                     *                 "title": "API reference",
+                     *                 "visibility": "public",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                   "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "API reference",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "title": "Release notes",
+                     *           "description": "What changed in each release.",
+                     *           "default": false,
+                     *           "path": "release-notes",
+                     *           "condition": "visitor.claims.isBeta == true",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "megaphone",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *               "path": "release-notes",
+                     *               "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                 "title": "Release notes",
+                     *                 "emoji": "📣",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Release notes",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "icon": "books"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
@@ -14101,17 +15841,36 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section group. */
+                /**
+                 * @description The unique id of the section group.
+                 * @example 0Vby0wvH00Gp2Nc7Wk5Jt4
+                 */
                 siteSectionGroupId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "position": {
+                 *         "before": {
+                 *           "type": "site-section",
+                 *           "id": "0Vby0wvE00aR9sKe2LmQ7T"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveSiteSectionGroupRequest"];
             };
         };
@@ -14122,6 +15881,134 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section-group",
+                     *       "id": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *       "title": "Reference",
+                     *       "sections": [
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *           "title": "API reference",
+                     *           "default": false,
+                     *           "path": "api-reference",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "code",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *               "path": "api-reference",
+                     *               "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wra00cad2BNt16evV",
+                     *                 "title": "API reference",
+                     *                 "visibility": "public",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                   "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "API reference",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "title": "Release notes",
+                     *           "description": "What changed in each release.",
+                     *           "default": false,
+                     *           "path": "release-notes",
+                     *           "condition": "visitor.claims.isBeta == true",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "megaphone",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *               "path": "release-notes",
+                     *               "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                 "title": "Release notes",
+                     *                 "emoji": "📣",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Release notes",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "icon": "book"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
@@ -14233,17 +16120,31 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section group. */
+                /**
+                 * @description The unique id of the section group.
+                 * @example 0Vby0wvH00Gp2Nc7Wk5Jt4
+                 */
                 siteSectionGroupId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sectionId": "0Vby0wvE00aR9sKe2LmQ7T"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddSiteSectionToGroupRequest"];
             };
         };
@@ -14254,6 +16155,237 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section-group",
+                     *       "id": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *       "title": "Reference",
+                     *       "sections": [
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *           "title": "API reference",
+                     *           "default": false,
+                     *           "path": "api-reference",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "code",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *               "path": "api-reference",
+                     *               "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wra00cad2BNt16evV",
+                     *                 "title": "API reference",
+                     *                 "visibility": "public",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                   "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "API reference",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "title": "Release notes",
+                     *           "description": "What changed in each release.",
+                     *           "default": false,
+                     *           "path": "release-notes",
+                     *           "condition": "visitor.claims.isBeta == true",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "megaphone",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *               "path": "release-notes",
+                     *               "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                 "title": "Release notes",
+                     *                 "emoji": "📣",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Release notes",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *           "title": "Handbook",
+                     *           "default": true,
+                     *           "path": "handbook",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "book-open",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsL01r4GrrmzN3K3V",
+                     *               "path": "developer-handbook",
+                     *               "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *                 "title": "Developer handbook",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "revision": "0Vc32Kcr00WvKKoISzmAxl",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Developer handbook",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook"
+                     *               }
+                     *             },
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *               "path": "developer-handbook-fr",
+                     *               "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                 "title": "Developer handbook (fr)",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "language": "fr",
+                     *                 "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Developer handbook (fr)",
+                     *               "default": false,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook-fr"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "icon": "book"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSectionGroup"];
                 };
             };
@@ -14365,13 +16497,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section group. */
+                /**
+                 * @description The unique id of the section group.
+                 * @example 0Vby0wvH00Gp2Nc7Wk5Jt4
+                 */
                 siteSectionGroupId: string;
-                /** @description The unique id of the section. */
+                /**
+                 * @description The unique id of the section.
+                 * @example 0Vby0wvG00Mq6Rd1Tp8Hs3
+                 */
                 siteSectionId: string;
             };
             cookie?: never;
@@ -14469,9 +16613,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -14484,6 +16634,233 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *           "title": "Handbook",
+                     *           "default": true,
+                     *           "path": "handbook",
+                     *           "icon": "book-open",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsL01r4GrrmzN3K3V",
+                     *               "path": "developer-handbook",
+                     *               "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *                 "title": "Developer handbook",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "revision": "0Vc32Kcr00WvKKoISzmAxl",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Developer handbook",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook"
+                     *               }
+                     *             },
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *               "path": "developer-handbook-fr",
+                     *               "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                 "title": "Developer handbook (fr)",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "language": "fr",
+                     *                 "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Developer handbook (fr)",
+                     *               "default": false,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook-fr"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *           "title": "API reference",
+                     *           "default": false,
+                     *           "path": "api-reference",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "code",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *               "path": "api-reference",
+                     *               "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wra00cad2BNt16evV",
+                     *                 "title": "API reference",
+                     *                 "visibility": "public",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                   "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "API reference",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "title": "Release notes",
+                     *           "description": "What changed in each release.",
+                     *           "default": false,
+                     *           "path": "release-notes",
+                     *           "condition": "visitor.claims.isBeta == true",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "megaphone",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *               "path": "release-notes",
+                     *               "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                 "title": "Release notes",
+                     *                 "emoji": "📣",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Release notes",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSectionList"];
                 };
             };
@@ -14564,15 +16941,28 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spaceId": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                 *       "title": "Manuel",
+                 *       "icon": "language"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSiteSectionRequest"];
             };
         };
@@ -14583,6 +16973,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section",
+                     *       "id": "0Vc32NUQ00lUpHMjY3j0Y9",
+                     *       "title": "Manuel",
+                     *       "default": false,
+                     *       "path": "manuel",
+                     *       "icon": "language",
+                     *       "siteSpaces": [
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vc32NUi000p4e4MQhc3mk",
+                     *           "path": "developer-handbook-fr",
+                     *           "section": "0Vc32NUQ00lUpHMjY3j0Y9",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *             "title": "Developer handbook (fr)",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *             },
+                     *             "organization": "demo",
+                     *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "language": "fr",
+                     *             "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "Developer handbook (fr)",
+                     *           "default": true,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/manuel/developer-handbook-fr"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "urls": {
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/manuel"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSection"];
                 };
             };
@@ -14694,11 +17144,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section. */
+                /**
+                 * @description The unique id of the section.
+                 * @example 0Vby0wvG00Mq6Rd1Tp8Hs3
+                 */
                 siteSectionId: string;
             };
             cookie?: never;
@@ -14789,17 +17248,33 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section. */
+                /**
+                 * @description The unique id of the section.
+                 * @example 0Vby0wvE00aR9sKe2LmQ7T
+                 */
                 siteSectionId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Developer handbook",
+                 *       "path": "developer-handbook",
+                 *       "description": "How we build and ship."
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSiteSectionRequest"];
             };
         };
@@ -14810,6 +17285,111 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section",
+                     *       "id": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *       "title": "Developer handbook",
+                     *       "description": "How we build and ship.",
+                     *       "default": true,
+                     *       "path": "developer-handbook",
+                     *       "icon": "book-open",
+                     *       "siteSpaces": [
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vby0wsL01r4GrrmzN3K3V",
+                     *           "path": "developer-handbook",
+                     *           "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "title": "Developer handbook",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *             },
+                     *             "organization": "demo",
+                     *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "revision": "0Vc32Kcr00WvKKoISzmAxl",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "Developer handbook",
+                     *           "default": true,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/developer-handbook/developer-handbook"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *           "path": "developer-handbook-fr",
+                     *           "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *             "title": "Developer handbook (fr)",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *             },
+                     *             "organization": "demo",
+                     *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "language": "fr",
+                     *             "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "Developer handbook (fr)",
+                     *           "default": false,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/developer-handbook/developer-handbook-fr"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "urls": {
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/developer-handbook"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSection"];
                 };
             };
@@ -14921,17 +17501,36 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the section. */
+                /**
+                 * @description The unique id of the section.
+                 * @example 0Vby0wvG00Mq6Rd1Tp8Hs3
+                 */
                 siteSectionId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "position": {
+                 *         "before": {
+                 *           "type": "site-section",
+                 *           "siteSection": "0Vby0wvF00kTb3XyQw1Zc8"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveSiteSectionRequest"];
             };
         };
@@ -14942,6 +17541,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section",
+                     *       "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *       "title": "Release notes",
+                     *       "description": "What changed in each release.",
+                     *       "default": false,
+                     *       "path": "release-notes",
+                     *       "condition": "visitor.claims.isBeta == true",
+                     *       "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *       "icon": "megaphone",
+                     *       "siteSpaces": [
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *           "path": "release-notes",
+                     *           "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *             "title": "Release notes",
+                     *             "emoji": "📣",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:02:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *             },
+                     *             "organization": "demo",
+                     *             "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "Release notes",
+                     *           "default": true,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "urls": {
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSection"];
                 };
             };
@@ -15057,14 +17718,23 @@ export interface operations {
                 page?: string;
                 /** @description Maximum number of items in the page. */
                 limit?: number;
-                /** @description `true`: only the default site space; `false`: only the others; absent: all. */
+                /**
+                 * @description `true`: only the default site space; `false`: only the others; absent: all.
+                 * @example true
+                 */
                 default?: boolean;
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
@@ -15077,6 +17747,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vby0wsL01r4GrrmzN3K3V",
+                     *           "path": "developer-handbook",
+                     *           "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wpu00D991cSl5LhmQ",
+                     *             "title": "Developer handbook",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wpu00D991cSl5LhmQ"
+                     *             },
+                     *             "organization": "demo",
+                     *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "revision": "0Vc32Kcr00WvKKoISzmAxl",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "Developer handbook",
+                     *           "default": true,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *           "path": "api-reference",
+                     *           "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wra00cad2BNt16evV",
+                     *             "title": "API reference",
+                     *             "visibility": "public",
+                     *             "createdAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *               "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *             },
+                     *             "organization": "demo",
+                     *             "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "API reference",
+                     *           "default": true,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-space",
+                     *           "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *           "path": "release-notes",
+                     *           "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *             "title": "Release notes",
+                     *             "emoji": "📣",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-25T07:02:00.000Z",
+                     *             "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *             },
+                     *             "organization": "demo",
+                     *             "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": true,
+                     *               "viewInviteLinks": true,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": true,
+                     *               "review": true,
+                     *               "installIntegration": true
+                     *             }
+                     *           },
+                     *           "title": "Release notes",
+                     *           "default": true,
+                     *           "hasAdvancedCustomizationFeature": true,
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSpaceList"];
                 };
             };
@@ -15157,15 +17966,27 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spaceId": "0Vby0wra00cad2BNt16evV",
+                 *       "sectionId": "0Vby0wvE00aR9sKe2LmQ7T"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSiteSpaceRequest"];
             };
         };
@@ -15176,6 +17997,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-space",
+                     *       "id": "0Vc32NXF00QRxogw17iWHq",
+                     *       "path": "api-reference",
+                     *       "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *       "space": {
+                     *         "object": "space",
+                     *         "id": "0Vby0wra00cad2BNt16evV",
+                     *         "title": "API reference",
+                     *         "visibility": "public",
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *         "editMode": "live",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *           "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *           "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *         },
+                     *         "organization": "demo",
+                     *         "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *         "comments": 0,
+                     *         "changeRequests": 0,
+                     *         "changeRequestsOpen": 0,
+                     *         "changeRequestsDraft": 0,
+                     *         "permissions": {
+                     *           "view": true,
+                     *           "access": true,
+                     *           "admin": true,
+                     *           "viewInviteLinks": true,
+                     *           "edit": true,
+                     *           "triggerGitSync": true,
+                     *           "comment": true,
+                     *           "merge": true,
+                     *           "review": true,
+                     *           "installIntegration": true
+                     *         }
+                     *       },
+                     *       "title": "API reference",
+                     *       "default": false,
+                     *       "hasAdvancedCustomizationFeature": true,
+                     *       "urls": {
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/api-reference"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSpace"];
                 };
             };
@@ -15287,11 +18154,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the site space. */
+                /**
+                 * @description The unique id of the site space.
+                 * @example 0Vby0wsM01Ks8Dp3Vn6Qa7
+                 */
                 siteSpaceId: string;
             };
             cookie?: never;
@@ -15382,17 +18258,32 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the site space. */
+                /**
+                 * @description The unique id of the site space.
+                 * @example 0Vby0wsM01Ks8Dp3Vn6Qa7
+                 */
                 siteSpaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "fr",
+                 *       "condition": "visitor.claims.isBeta == true"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSiteSpaceRequest"];
             };
         };
@@ -15403,6 +18294,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-space",
+                     *       "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *       "path": "fr",
+                     *       "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *       "space": {
+                     *         "object": "space",
+                     *         "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *         "title": "Developer handbook (fr)",
+                     *         "visibility": "private",
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *         "editMode": "live",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *           "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *         },
+                     *         "organization": "demo",
+                     *         "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *         "language": "fr",
+                     *         "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *         "comments": 0,
+                     *         "changeRequests": 0,
+                     *         "changeRequestsOpen": 0,
+                     *         "changeRequestsDraft": 0,
+                     *         "permissions": {
+                     *           "view": true,
+                     *           "access": true,
+                     *           "admin": true,
+                     *           "viewInviteLinks": true,
+                     *           "edit": true,
+                     *           "triggerGitSync": true,
+                     *           "comment": true,
+                     *           "merge": true,
+                     *           "review": true,
+                     *           "installIntegration": true
+                     *         }
+                     *       },
+                     *       "title": "Developer handbook (fr)",
+                     *       "default": false,
+                     *       "condition": "visitor.claims.isBeta == true",
+                     *       "hasAdvancedCustomizationFeature": true,
+                     *       "urls": {
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/fr"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSpace"];
                 };
             };
@@ -15514,17 +18453,36 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
-                /** @description The unique id of the site space. */
+                /**
+                 * @description The unique id of the site space.
+                 * @example 0Vby0wsM01Ks8Dp3Vn6Qa7
+                 */
                 siteSpaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "position": {
+                 *         "before": {
+                 *           "type": "site-space",
+                 *           "siteSpace": "0Vby0wsL01r4GrrmzN3K3V"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveSiteSpaceRequest"];
             };
         };
@@ -15535,6 +18493,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-space",
+                     *       "id": "0Vby0wsM01Ks8Dp3Vn6Qa7",
+                     *       "path": "developer-handbook-fr",
+                     *       "section": "0Vby0wvE00aR9sKe2LmQ7T",
+                     *       "space": {
+                     *         "object": "space",
+                     *         "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *         "title": "Developer handbook (fr)",
+                     *         "visibility": "private",
+                     *         "createdAt": "2026-11-25T07:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *         "editMode": "live",
+                     *         "urls": {
+                     *           "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *           "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *         },
+                     *         "organization": "demo",
+                     *         "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *         "language": "fr",
+                     *         "revision": "0Vc32L1W01BX8lxHZXY4jK",
+                     *         "comments": 0,
+                     *         "changeRequests": 0,
+                     *         "changeRequestsOpen": 0,
+                     *         "changeRequestsDraft": 0,
+                     *         "permissions": {
+                     *           "view": true,
+                     *           "access": true,
+                     *           "admin": true,
+                     *           "viewInviteLinks": true,
+                     *           "edit": true,
+                     *           "triggerGitSync": true,
+                     *           "comment": true,
+                     *           "merge": true,
+                     *           "review": true,
+                     *           "installIntegration": true
+                     *         }
+                     *       },
+                     *       "title": "Developer handbook (fr)",
+                     *       "default": false,
+                     *       "hasAdvancedCustomizationFeature": true,
+                     *       "urls": {
+                     *         "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/handbook/developer-handbook-fr"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteSpace"];
                 };
             };
@@ -15646,15 +18651,35 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the site. */
+                /**
+                 * @description The unique id of the site.
+                 * @example 0Vby0wsL004lyOuc4TD8HI
+                 */
                 siteId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "item": {
+                 *         "type": "site-section-group",
+                 *         "id": "0Vby0wvH00Gp2Nc7Wk5Jt4"
+                 *       },
+                 *       "position": {
+                 *         "before": {
+                 *           "type": "site-section",
+                 *           "id": "0Vby0wvE00aR9sKe2LmQ7T"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SortSiteStructureRequest"];
             };
         };
@@ -15665,6 +18690,134 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "site-section-group",
+                     *       "id": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *       "title": "Reference",
+                     *       "sections": [
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *           "title": "API reference",
+                     *           "default": false,
+                     *           "path": "api-reference",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "code",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsN01Lt9Eq4Wo7Rb8",
+                     *               "path": "api-reference",
+                     *               "section": "0Vby0wvF00kTb3XyQw1Zc8",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wra00cad2BNt16evV",
+                     *                 "title": "API reference",
+                     *                 "visibility": "public",
+                     *                 "createdAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wra00cad2BNt16evV",
+                     *                   "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32Kcx009UL2HKCFGNd3",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "API reference",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference/api-reference"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/api-reference"
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "site-section",
+                     *           "id": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *           "title": "Release notes",
+                     *           "description": "What changed in each release.",
+                     *           "default": false,
+                     *           "path": "release-notes",
+                     *           "condition": "visitor.claims.isBeta == true",
+                     *           "sectionGroup": "0Vby0wvH00Gp2Nc7Wk5Jt4",
+                     *           "icon": "megaphone",
+                     *           "siteSpaces": [
+                     *             {
+                     *               "object": "site-space",
+                     *               "id": "0Vby0wsP01Mu1Fr5Xp8Sc9",
+                     *               "path": "release-notes",
+                     *               "section": "0Vby0wvG00Mq6Rd1Tp8Hs3",
+                     *               "space": {
+                     *                 "object": "space",
+                     *                 "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                 "title": "Release notes",
+                     *                 "emoji": "📣",
+                     *                 "visibility": "private",
+                     *                 "createdAt": "2026-11-25T07:02:00.000Z",
+                     *                 "updatedAt": "2026-11-25T07:02:00.000Z",
+                     *                 "editMode": "live",
+                     *                 "urls": {
+                     *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *                   "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *                 },
+                     *                 "organization": "demo",
+                     *                 "revision": "0Vc32L3O01vF3h8lWsj88Y",
+                     *                 "comments": 0,
+                     *                 "changeRequests": 0,
+                     *                 "changeRequestsOpen": 0,
+                     *                 "changeRequestsDraft": 0,
+                     *                 "permissions": {
+                     *                   "view": true,
+                     *                   "access": true,
+                     *                   "admin": true,
+                     *                   "viewInviteLinks": true,
+                     *                   "edit": true,
+                     *                   "triggerGitSync": true,
+                     *                   "comment": true,
+                     *                   "merge": true,
+                     *                   "review": true,
+                     *                   "installIntegration": true
+                     *                 }
+                     *               },
+                     *               "title": "Release notes",
+                     *               "default": true,
+                     *               "hasAdvancedCustomizationFeature": true,
+                     *               "urls": {
+                     *                 "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes/release-notes"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "urls": {
+                     *             "published": "https://docs.example.com/app/public/sites/0Vby0wsL004lyOuc4TD8HI/release-notes"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "icon": "book"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SiteStructureItem"];
                 };
             };
@@ -16861,7 +20014,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
@@ -16874,6 +20030,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "object": "translation",
+                     *           "id": "0Vby0wtT00zLF7DjOE3e2x",
+                     *           "status": "completed",
+                     *           "source": {
+                     *             "space": "0Vby0wpu00D991cSl5LhmQ"
+                     *           },
+                     *           "language": "fr",
+                     *           "result": {
+                     *             "space": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *             "revision": "0Vc32L1W01BX8lxHZXY4jK"
+                     *           },
+                     *           "createdAt": "2026-11-25T07:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *           "stats": {
+                     *             "runs": 1,
+                     *             "totalWords": 42,
+                     *             "totalPages": 4,
+                     *             "totalDuration": 0,
+                     *             "latestRunDuration": 0,
+                     *             "latestPages": 4,
+                     *             "latestWords": 42
+                     *           },
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "edit": true
+                     *           },
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/orgs/demo/translations/0Vby0wtT00zLF7DjOE3e2x"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TranslationList"];
                 };
             };
@@ -16954,13 +20148,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "language": "de",
+                 *       "source": {
+                 *         "space": "0Vby0wpu00D991cSl5LhmQ"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTranslationRequest"];
             };
         };
@@ -16971,6 +20176,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "translation",
+                     *       "id": "0Vc32Nj700n1nNCISkwnF2",
+                     *       "status": "pending",
+                     *       "source": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ"
+                     *       },
+                     *       "language": "de",
+                     *       "createdAt": "2026-11-25T07:17:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z",
+                     *       "stats": {
+                     *         "runs": 0,
+                     *         "totalWords": 0,
+                     *         "totalPages": 0,
+                     *         "totalDuration": 0
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/translations/0Vc32Nj700n1nNCISkwnF2"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Translation"];
                 };
             };
@@ -17073,9 +20304,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the translation. */
+                /**
+                 * @description The unique id of the translation.
+                 * @example 0Vby0wtT00zLF7DjOE3e2x
+                 */
                 translationId: string;
             };
             cookie?: never;
@@ -17088,6 +20325,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "translation",
+                     *       "id": "0Vby0wtT00zLF7DjOE3e2x",
+                     *       "status": "completed",
+                     *       "source": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ"
+                     *       },
+                     *       "language": "fr",
+                     *       "result": {
+                     *         "space": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *         "revision": "0Vc32L1W01BX8lxHZXY4jK"
+                     *       },
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *       "stats": {
+                     *         "runs": 1,
+                     *         "totalWords": 42,
+                     *         "totalPages": 4,
+                     *         "totalDuration": 0,
+                     *         "latestRunDuration": 0,
+                     *         "latestPages": 4,
+                     *         "latestWords": 42
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/translations/0Vby0wtT00zLF7DjOE3e2x"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Translation"];
                 };
             };
@@ -17168,15 +20438,48 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the translation. */
+                /**
+                 * @description The unique id of the translation.
+                 * @example 0Vby0wtT00zLF7DjOE3e2x
+                 */
                 translationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "instructions": {
+                 *         "object": "document",
+                 *         "data": {
+                 *           "schemaVersion": 1
+                 *         },
+                 *         "nodes": [
+                 *           {
+                 *             "object": "block",
+                 *             "type": "paragraph",
+                 *             "nodes": [
+                 *               {
+                 *                 "object": "text",
+                 *                 "leaves": [
+                 *                   {
+                 *                     "object": "leaf",
+                 *                     "text": "Keep product names in English; address the reader formally (vous)."
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTranslationRequest"];
             };
         };
@@ -17187,6 +20490,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "translation",
+                     *       "id": "0Vby0wtT00zLF7DjOE3e2x",
+                     *       "status": "completed",
+                     *       "source": {
+                     *         "space": "0Vby0wpu00D991cSl5LhmQ"
+                     *       },
+                     *       "language": "fr",
+                     *       "instructions": {
+                     *         "object": "document",
+                     *         "data": {
+                     *           "schemaVersion": 1
+                     *         },
+                     *         "nodes": [
+                     *           {
+                     *             "object": "block",
+                     *             "type": "paragraph",
+                     *             "nodes": [
+                     *               {
+                     *                 "object": "text",
+                     *                 "leaves": [
+                     *                   {
+                     *                     "object": "leaf",
+                     *                     "text": "Keep product names in English; address the reader formally (vous)."
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "result": {
+                     *         "space": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *         "revision": "0Vc32L1W01BX8lxHZXY4jK"
+                     *       },
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:17:00.000Z",
+                     *       "stats": {
+                     *         "runs": 1,
+                     *         "totalWords": 42,
+                     *         "totalPages": 4,
+                     *         "totalDuration": 0,
+                     *         "latestRunDuration": 0,
+                     *         "latestPages": 4,
+                     *         "latestWords": 42
+                     *       },
+                     *       "permissions": {
+                     *         "view": true,
+                     *         "edit": true
+                     *       },
+                     *       "urls": {
+                     *         "location": "https://docs.example.com/v1/orgs/demo/translations/0Vby0wtT00zLF7DjOE3e2x"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Translation"];
                 };
             };
@@ -17289,9 +20648,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the translation. */
+                /**
+                 * @description The unique id of the translation.
+                 * @example 0Vby0wtT00zLF7DjOE3e2x
+                 */
                 translationId: string;
             };
             cookie?: never;
@@ -17382,9 +20747,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The unique id of the organization. */
+                /**
+                 * @description The unique id of the organization.
+                 * @example demo
+                 */
                 organizationId: string;
-                /** @description The unique id of the translation. */
+                /**
+                 * @description The unique id of the translation.
+                 * @example 0Vby0wtT00zLF7DjOE3e2x
+                 */
                 translationId: string;
             };
             cookie?: never;
