@@ -9,7 +9,7 @@
 // while in development mode: its `installation_setup` event went to the tunnel, which answered with the
 // installation's external id.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { IDS, made, ORGANIZATION, type WorldMaker, type WorldPart } from './world.ts';
+import { done, IDS, made, ORGANIZATION, type WorldMaker, type WorldPart } from './world.ts';
 
 /** Ids the examples use for the records this part makes. */
 const PUBLISHING_IDS = {
@@ -100,11 +100,6 @@ const serveTunnel: RequestListener = (req: IncomingMessage, res: ServerResponse)
 };
 
 const org = { organizationId: ORGANIZATION };
-
-/** Fails with the answer's error when a call without an answer body (204) was refused. */
-function answered(answer: { error?: unknown; response: Response }, what: string): void {
-  if (!answer.response.ok) throw new Error(`the examples' world: ${what} was refused (${answer.response.status}): ${JSON.stringify(answer.error)}`);
-}
 
 async function buildTranslation(maker: WorldMaker): Promise<void> {
   const admin = maker.as();
@@ -255,7 +250,7 @@ async function buildIntegration(maker: WorldMaker): Promise<void> {
     'the status board integration',
   );
   const tunnelUrl = maker.outside('https://tunnel.example.com/events');
-  answered(await admin.PUT('/v1/integrations/{integrationName}/dev', { params: { path: named }, body: { tunnelUrl, all: false } }), 'development mode of the status board');
+  done(await admin.PUT('/v1/integrations/{integrationName}/dev', { params: { path: named }, body: { tunnelUrl, all: false } }), 'development mode of the status board');
   const installation = made(
     await admin.POST('/v1/integrations/{integrationName}/installations', { params: { path: named }, body: { organization: ORGANIZATION } }),
     'the status board installed in demo',
