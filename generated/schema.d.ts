@@ -8356,7 +8356,7 @@ export interface operations {
                      *           "id": "0Vby0wuB00Ev3Nt6Se8Tu1",
                      *           "integrationId": "status-board",
                      *           "installationId": "0Vby0wuA00In5St7Al9Lt2",
-                     *           "createdAt": "2026-11-26T07:17:00.000Z",
+                     *           "createdAt": "2026-11-26T07:29:00.000Z",
                      *           "payload": {
                      *             "eventId": "0Vby0wuB00Ev3Nt6Se8Tu1",
                      *             "type": "installation_setup",
@@ -8476,7 +8476,7 @@ export interface operations {
                      *         "id": "0Vby0wuB00Ev3Nt6Se8Tu1",
                      *         "integrationId": "status-board",
                      *         "installationId": "0Vby0wuA00In5St7Al9Lt2",
-                     *         "createdAt": "2026-11-26T07:17:00.000Z",
+                     *         "createdAt": "2026-11-26T07:29:00.000Z",
                      *         "payload": {
                      *           "eventId": "0Vby0wuB00Ev3Nt6Se8Tu1",
                      *           "type": "installation_setup",
@@ -8489,22 +8489,22 @@ export interface operations {
                      *         "logs": [
                      *           {
                      *             "message": "installation_setup event of installation 0Vby0wuA00In5St7Al9Lt2 (organization demo)",
-                     *             "timestamp": "2026-11-26T07:17:00.000Z",
+                     *             "timestamp": "2026-11-26T07:29:00.000Z",
                      *             "level": "debug"
                      *           },
                      *           {
                      *             "message": "queued for delivery to the development tunnel https://tunnel.example.com/events",
-                     *             "timestamp": "2026-11-26T07:17:00.000Z",
+                     *             "timestamp": "2026-11-26T07:29:00.000Z",
                      *             "level": "info"
                      *           },
                      *           {
                      *             "message": "delivered to https://tunnel.example.com/events: HTTP 200",
-                     *             "timestamp": "2026-11-26T07:17:00.000Z",
+                     *             "timestamp": "2026-11-26T07:29:00.000Z",
                      *             "level": "info"
                      *           },
                      *           {
                      *             "message": "the integration updated its installation: externalIds",
-                     *             "timestamp": "2026-11-26T07:17:00.000Z",
+                     *             "timestamp": "2026-11-26T07:29:00.000Z",
                      *             "level": "info"
                      *           }
                      *         ]
@@ -8627,8 +8627,8 @@ export interface operations {
                      *           "site_selection": "all",
                      *           "spaces": 4,
                      *           "configuration": {},
-                     *           "createdAt": "2026-11-26T07:17:00.000Z",
-                     *           "updatedAt": "2026-11-26T07:17:00.000Z",
+                     *           "createdAt": "2026-11-26T07:29:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:29:00.000Z",
                      *           "urls": {
                      *             "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vby0wuA00In5St7Al9Lt2",
                      *             "app": "https://docs.example.com/app/o/demo/integrations/status-board",
@@ -8758,8 +8758,8 @@ export interface operations {
                      *       "site_selection": "all",
                      *       "spaces": 0,
                      *       "configuration": {},
-                     *       "createdAt": "2026-11-26T07:19:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/integrations/status-board/installations/0Vc32MRQ00Q5IUCEbC23Tt",
                      *         "app": "https://docs.example.com/app/o/partner/integrations/status-board",
@@ -11162,14 +11162,14 @@ export interface operations {
                      *         {
                      *           "object": "openapi-spec",
                      *           "id": "0Vby0wtG00Vld7fAR4aSfL",
-                     *           "createdAt": "2026-11-26T07:14:00.000Z",
-                     *           "updatedAt": "2026-11-26T07:16:00.000Z",
+                     *           "createdAt": "2026-11-26T07:26:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:28:00.000Z",
                      *           "slug": "petstore",
                      *           "sourceURL": "https://specs.example.com/petstore/1.1.0/openapi.yaml",
                      *           "processingState": "complete",
                      *           "visibility": "private",
                      *           "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
-                     *           "lastProcessedAt": "2026-11-26T07:16:00.000Z",
+                     *           "lastProcessedAt": "2026-11-26T07:28:00.000Z",
                      *           "permissions": {
                      *             "view": true,
                      *             "edit": true
@@ -11295,8 +11295,8 @@ export interface operations {
                      * @example {
                      *       "object": "openapi-spec",
                      *       "id": "0Vc32Meb00oJUYOgg1d2k1",
-                     *       "createdAt": "2026-11-26T07:19:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "slug": "inventory",
                      *       "sourceURL": "https://specs.example.com/inventory/openapi.yaml",
                      *       "processingState": "pending",
@@ -11447,14 +11447,14 @@ export interface operations {
                      * @example {
                      *       "object": "openapi-spec",
                      *       "id": "0Vby0wtG00Vld7fAR4aSfL",
-                     *       "createdAt": "2026-11-26T07:14:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:16:00.000Z",
+                     *       "createdAt": "2026-11-26T07:26:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:28:00.000Z",
                      *       "slug": "petstore",
                      *       "sourceURL": "https://specs.example.com/petstore/1.1.0/openapi.yaml",
                      *       "processingState": "complete",
                      *       "visibility": "private",
                      *       "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
-                     *       "lastProcessedAt": "2026-11-26T07:16:00.000Z",
+                     *       "lastProcessedAt": "2026-11-26T07:28:00.000Z",
                      *       "permissions": {
                      *         "view": true,
                      *         "edit": true
@@ -11581,13 +11581,13 @@ export interface operations {
                      * @example {
                      *       "object": "openapi-spec",
                      *       "id": "0Vby0wtG00Vld7fAR4aSfL",
-                     *       "createdAt": "2026-11-26T07:14:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:26:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "slug": "petstore",
                      *       "processingState": "pending",
                      *       "visibility": "private",
                      *       "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
-                     *       "lastProcessedAt": "2026-11-26T07:16:00.000Z",
+                     *       "lastProcessedAt": "2026-11-26T07:28:00.000Z",
                      *       "permissions": {
                      *         "view": true,
                      *         "edit": true
@@ -11833,14 +11833,14 @@ export interface operations {
                      * @example {
                      *       "object": "openapi-spec",
                      *       "id": "0Vby0wtG00Vld7fAR4aSfL",
-                     *       "createdAt": "2026-11-26T07:14:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:26:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "slug": "petstore",
                      *       "sourceURL": "https://specs.example.com/petstore/1.1.0/openapi.yaml",
                      *       "processingState": "complete",
                      *       "visibility": "public",
                      *       "lastVersion": "0Vby0wtJ00Bc4De6Fg8Hj1",
-                     *       "lastProcessedAt": "2026-11-26T07:16:00.000Z",
+                     *       "lastProcessedAt": "2026-11-26T07:28:00.000Z",
                      *       "permissions": {
                      *         "view": true,
                      *         "edit": true
@@ -11986,7 +11986,7 @@ export interface operations {
                      *         {
                      *           "object": "openapi-spec-version",
                      *           "id": "0Vby0wtJ00Bc4De6Fg8Hj1",
-                     *           "createdAt": "2026-11-26T07:16:00.000Z",
+                     *           "createdAt": "2026-11-26T07:28:00.000Z",
                      *           "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1",
                      *           "urls": {
                      *             "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1"
@@ -11995,7 +11995,7 @@ export interface operations {
                      *         {
                      *           "object": "openapi-spec-version",
                      *           "id": "0Vby0wtH00Ab3Cd5Ef7Gh9",
-                     *           "createdAt": "2026-11-26T07:14:00.000Z",
+                     *           "createdAt": "2026-11-26T07:26:00.000Z",
                      *           "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9",
                      *           "urls": {
                      *             "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9"
@@ -12110,7 +12110,7 @@ export interface operations {
                      * @example {
                      *       "object": "openapi-spec-version",
                      *       "id": "0Vby0wtJ00Bc4De6Fg8Hj1",
-                     *       "createdAt": "2026-11-26T07:16:00.000Z",
+                     *       "createdAt": "2026-11-26T07:28:00.000Z",
                      *       "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtJ00Bc4De6Fg8Hj1"
@@ -12376,7 +12376,7 @@ export interface operations {
                      * @example {
                      *       "object": "openapi-spec-version",
                      *       "id": "0Vby0wtH00Ab3Cd5Ef7Gh9",
-                     *       "createdAt": "2026-11-26T07:14:00.000Z",
+                     *       "createdAt": "2026-11-26T07:26:00.000Z",
                      *       "url": "https://docs.example.com/openapi/demo/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/orgs/demo/openapi/petstore/versions/0Vby0wtH00Ab3Cd5Ef7Gh9"
@@ -13563,7 +13563,7 @@ export interface operations {
                      *           "visibility": "public",
                      *           "published": true,
                      *           "siteSpaces": 4,
-                     *           "createdAt": "2026-11-26T07:05:00.000Z",
+                     *           "createdAt": "2026-11-26T07:17:00.000Z",
                      *           "adaptiveContent": {
                      *             "enabled": false
                      *           },
@@ -13698,7 +13698,7 @@ export interface operations {
                      *       "visibility": "unlisted",
                      *       "published": true,
                      *       "siteSpaces": 1,
-                     *       "createdAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
                      *       "adaptiveContent": {
                      *         "enabled": false
                      *       },
@@ -13843,7 +13843,7 @@ export interface operations {
                      *       "visibility": "public",
                      *       "published": true,
                      *       "siteSpaces": 4,
-                     *       "createdAt": "2026-11-26T07:05:00.000Z",
+                     *       "createdAt": "2026-11-26T07:17:00.000Z",
                      *       "adaptiveContent": {
                      *         "enabled": false
                      *       },
@@ -14079,7 +14079,7 @@ export interface operations {
                      *       "visibility": "unlisted",
                      *       "published": true,
                      *       "siteSpaces": 4,
-                     *       "createdAt": "2026-11-26T07:05:00.000Z",
+                     *       "createdAt": "2026-11-26T07:17:00.000Z",
                      *       "adaptiveContent": {
                      *         "enabled": true
                      *       },
@@ -14245,7 +14245,7 @@ export interface operations {
                      *         },
                      *         "additionalProperties": false
                      *       },
-                     *       "updatedAt": "2026-11-26T07:06:00.000Z"
+                     *       "updatedAt": "2026-11-26T07:18:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
@@ -14404,7 +14404,7 @@ export interface operations {
                      *         },
                      *         "additionalProperties": false
                      *       },
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z"
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SiteAdaptiveSchema"];
@@ -14655,7 +14655,7 @@ export interface operations {
                      *         "visibility": "public",
                      *         "published": true,
                      *         "siteSpaces": 4,
-                     *         "createdAt": "2026-11-26T07:05:00.000Z",
+                     *         "createdAt": "2026-11-26T07:17:00.000Z",
                      *         "adaptiveContent": {
                      *           "enabled": false
                      *         },
@@ -14689,7 +14689,7 @@ export interface operations {
                      *                   "title": "Developer handbook",
                      *                   "visibility": "private",
                      *                   "createdAt": "2026-11-25T07:00:00.000Z",
-                     *                   "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                   "updatedAt": "2026-11-26T07:09:00.000Z",
                      *                   "editMode": "live",
                      *                   "urls": {
                      *                     "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -14697,10 +14697,17 @@ export interface operations {
                      *                   },
                      *                   "organization": "demo",
                      *                   "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                   "gitSync": {
+                     *                     "repoName": "demo/developer-handbook",
+                     *                     "installationProvider": "git",
+                     *                     "integration": "git-sync",
+                     *                     "url": "https://git.example.com/demo/developer-handbook.git",
+                     *                     "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *                   },
                      *                   "revision": "0Vc32Kcr00WvKKoISzmAxl",
-                     *                   "comments": 0,
-                     *                   "changeRequests": 0,
-                     *                   "changeRequestsOpen": 0,
+                     *                   "comments": 2,
+                     *                   "changeRequests": 2,
+                     *                   "changeRequestsOpen": 1,
                      *                   "changeRequestsDraft": 0,
                      *                   "permissions": {
                      *                     "view": true,
@@ -14732,8 +14739,8 @@ export interface operations {
                      *                   "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *                   "title": "Developer handbook (fr)",
                      *                   "visibility": "private",
-                     *                   "createdAt": "2026-11-26T07:02:00.000Z",
-                     *                   "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *                   "createdAt": "2026-11-26T07:14:00.000Z",
+                     *                   "updatedAt": "2026-11-26T07:14:00.000Z",
                      *                   "editMode": "live",
                      *                   "urls": {
                      *                     "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -14852,8 +14859,8 @@ export interface operations {
                      *                   "title": "Release notes",
                      *                   "emoji": "📣",
                      *                   "visibility": "private",
-                     *                   "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                   "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                   "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                   "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                   "editMode": "live",
                      *                   "urls": {
                      *                     "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -15088,8 +15095,8 @@ export interface operations {
                      *                     "title": "Release notes",
                      *                     "emoji": "📣",
                      *                     "visibility": "private",
-                     *                     "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                     "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                     "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                     "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                     "editMode": "live",
                      *                     "urls": {
                      *                       "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -15273,7 +15280,7 @@ export interface operations {
                      *                 "title": "Developer handbook",
                      *                 "visibility": "private",
                      *                 "createdAt": "2026-11-25T07:00:00.000Z",
-                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:09:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -15281,10 +15288,17 @@ export interface operations {
                      *                 },
                      *                 "organization": "demo",
                      *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "gitSync": {
+                     *                   "repoName": "demo/developer-handbook",
+                     *                   "installationProvider": "git",
+                     *                   "integration": "git-sync",
+                     *                   "url": "https://git.example.com/demo/developer-handbook.git",
+                     *                   "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *                 },
                      *                 "revision": "0Vc32Kcr00WvKKoISzmAxl",
-                     *                 "comments": 0,
-                     *                 "changeRequests": 0,
-                     *                 "changeRequestsOpen": 0,
+                     *                 "comments": 2,
+                     *                 "changeRequests": 2,
+                     *                 "changeRequestsOpen": 1,
                      *                 "changeRequestsDraft": 0,
                      *                 "permissions": {
                      *                   "view": true,
@@ -15316,8 +15330,8 @@ export interface operations {
                      *                 "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *                 "title": "Developer handbook (fr)",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:02:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:14:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:14:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -15697,8 +15711,8 @@ export interface operations {
                      *                 "title": "Release notes",
                      *                 "emoji": "📣",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -15967,8 +15981,8 @@ export interface operations {
                      *                 "title": "Release notes",
                      *                 "emoji": "📣",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -16241,8 +16255,8 @@ export interface operations {
                      *                 "title": "Release notes",
                      *                 "emoji": "📣",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -16299,7 +16313,7 @@ export interface operations {
                      *                 "title": "Developer handbook",
                      *                 "visibility": "private",
                      *                 "createdAt": "2026-11-25T07:00:00.000Z",
-                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:09:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -16307,10 +16321,17 @@ export interface operations {
                      *                 },
                      *                 "organization": "demo",
                      *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "gitSync": {
+                     *                   "repoName": "demo/developer-handbook",
+                     *                   "installationProvider": "git",
+                     *                   "integration": "git-sync",
+                     *                   "url": "https://git.example.com/demo/developer-handbook.git",
+                     *                   "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *                 },
                      *                 "revision": "0Vc32Kcr00WvKKoISzmAxl",
-                     *                 "comments": 0,
-                     *                 "changeRequests": 0,
-                     *                 "changeRequestsOpen": 0,
+                     *                 "comments": 2,
+                     *                 "changeRequests": 2,
+                     *                 "changeRequestsOpen": 1,
                      *                 "changeRequestsDraft": 0,
                      *                 "permissions": {
                      *                   "view": true,
@@ -16342,8 +16363,8 @@ export interface operations {
                      *                 "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *                 "title": "Developer handbook (fr)",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:02:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:14:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:14:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -16656,7 +16677,7 @@ export interface operations {
                      *                 "title": "Developer handbook",
                      *                 "visibility": "private",
                      *                 "createdAt": "2026-11-25T07:00:00.000Z",
-                     *                 "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:09:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -16664,10 +16685,17 @@ export interface operations {
                      *                 },
                      *                 "organization": "demo",
                      *                 "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *                 "gitSync": {
+                     *                   "repoName": "demo/developer-handbook",
+                     *                   "installationProvider": "git",
+                     *                   "integration": "git-sync",
+                     *                   "url": "https://git.example.com/demo/developer-handbook.git",
+                     *                   "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *                 },
                      *                 "revision": "0Vc32Kcr00WvKKoISzmAxl",
-                     *                 "comments": 0,
-                     *                 "changeRequests": 0,
-                     *                 "changeRequestsOpen": 0,
+                     *                 "comments": 2,
+                     *                 "changeRequests": 2,
+                     *                 "changeRequestsOpen": 1,
                      *                 "changeRequestsDraft": 0,
                      *                 "permissions": {
                      *                   "view": true,
@@ -16699,8 +16727,8 @@ export interface operations {
                      *                 "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *                 "title": "Developer handbook (fr)",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:02:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:14:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:14:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -16819,8 +16847,8 @@ export interface operations {
                      *                 "title": "Release notes",
                      *                 "emoji": "📣",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -16992,8 +17020,8 @@ export interface operations {
                      *             "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *             "title": "Developer handbook (fr)",
                      *             "visibility": "private",
-                     *             "createdAt": "2026-11-26T07:02:00.000Z",
-                     *             "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *             "createdAt": "2026-11-26T07:14:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:14:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -17306,7 +17334,7 @@ export interface operations {
                      *             "title": "Developer handbook",
                      *             "visibility": "private",
                      *             "createdAt": "2026-11-25T07:00:00.000Z",
-                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:09:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -17314,10 +17342,17 @@ export interface operations {
                      *             },
                      *             "organization": "demo",
                      *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "gitSync": {
+                     *               "repoName": "demo/developer-handbook",
+                     *               "installationProvider": "git",
+                     *               "integration": "git-sync",
+                     *               "url": "https://git.example.com/demo/developer-handbook.git",
+                     *               "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *             },
                      *             "revision": "0Vc32Kcr00WvKKoISzmAxl",
-                     *             "comments": 0,
-                     *             "changeRequests": 0,
-                     *             "changeRequestsOpen": 0,
+                     *             "comments": 2,
+                     *             "changeRequests": 2,
+                     *             "changeRequestsOpen": 1,
                      *             "changeRequestsDraft": 0,
                      *             "permissions": {
                      *               "view": true,
@@ -17349,8 +17384,8 @@ export interface operations {
                      *             "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *             "title": "Developer handbook (fr)",
                      *             "visibility": "private",
-                     *             "createdAt": "2026-11-26T07:02:00.000Z",
-                     *             "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *             "createdAt": "2026-11-26T07:14:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:14:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -17564,8 +17599,8 @@ export interface operations {
                      *             "title": "Release notes",
                      *             "emoji": "📣",
                      *             "visibility": "private",
-                     *             "createdAt": "2026-11-26T07:04:00.000Z",
-                     *             "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *             "createdAt": "2026-11-26T07:16:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:16:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -17761,7 +17796,7 @@ export interface operations {
                      *             "title": "Developer handbook",
                      *             "visibility": "private",
                      *             "createdAt": "2026-11-25T07:00:00.000Z",
-                     *             "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:09:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -17769,10 +17804,17 @@ export interface operations {
                      *             },
                      *             "organization": "demo",
                      *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "gitSync": {
+                     *               "repoName": "demo/developer-handbook",
+                     *               "installationProvider": "git",
+                     *               "integration": "git-sync",
+                     *               "url": "https://git.example.com/demo/developer-handbook.git",
+                     *               "updatedAt": "2026-11-26T07:14:00.000Z"
+                     *             },
                      *             "revision": "0Vc32Kcr00WvKKoISzmAxl",
-                     *             "comments": 0,
-                     *             "changeRequests": 0,
-                     *             "changeRequestsOpen": 0,
+                     *             "comments": 2,
+                     *             "changeRequests": 2,
+                     *             "changeRequestsOpen": 1,
                      *             "changeRequestsDraft": 0,
                      *             "permissions": {
                      *               "view": true,
@@ -17849,8 +17891,8 @@ export interface operations {
                      *             "title": "Release notes",
                      *             "emoji": "📣",
                      *             "visibility": "private",
-                     *             "createdAt": "2026-11-26T07:04:00.000Z",
-                     *             "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *             "createdAt": "2026-11-26T07:16:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:16:00.000Z",
                      *             "editMode": "live",
                      *             "urls": {
                      *               "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -18305,8 +18347,8 @@ export interface operations {
                      *         "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *         "title": "Developer handbook (fr)",
                      *         "visibility": "private",
-                     *         "createdAt": "2026-11-26T07:02:00.000Z",
-                     *         "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *         "createdAt": "2026-11-26T07:14:00.000Z",
+                     *         "updatedAt": "2026-11-26T07:14:00.000Z",
                      *         "editMode": "live",
                      *         "urls": {
                      *           "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -18504,8 +18546,8 @@ export interface operations {
                      *         "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *         "title": "Developer handbook (fr)",
                      *         "visibility": "private",
-                     *         "createdAt": "2026-11-26T07:02:00.000Z",
-                     *         "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *         "createdAt": "2026-11-26T07:14:00.000Z",
+                     *         "updatedAt": "2026-11-26T07:14:00.000Z",
                      *         "editMode": "live",
                      *         "urls": {
                      *           "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
@@ -18776,8 +18818,8 @@ export interface operations {
                      *                 "title": "Release notes",
                      *                 "emoji": "📣",
                      *                 "visibility": "private",
-                     *                 "createdAt": "2026-11-26T07:04:00.000Z",
-                     *                 "updatedAt": "2026-11-26T07:04:00.000Z",
+                     *                 "createdAt": "2026-11-26T07:16:00.000Z",
+                     *                 "updatedAt": "2026-11-26T07:16:00.000Z",
                      *                 "editMode": "live",
                      *                 "urls": {
                      *                   "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
@@ -20045,16 +20087,16 @@ export interface operations {
                      *             "space": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *             "revision": "0Vc32L1W01BX8lxHZXY4jK"
                      *           },
-                     *           "createdAt": "2026-11-26T07:02:00.000Z",
-                     *           "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *           "createdAt": "2026-11-26T07:14:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:14:00.000Z",
                      *           "stats": {
                      *             "runs": 1,
-                     *             "totalWords": 42,
-                     *             "totalPages": 4,
+                     *             "totalWords": 89,
+                     *             "totalPages": 6,
                      *             "totalDuration": 0,
                      *             "latestRunDuration": 0,
-                     *             "latestPages": 4,
-                     *             "latestWords": 42
+                     *             "latestPages": 6,
+                     *             "latestWords": 89
                      *           },
                      *           "permissions": {
                      *             "view": true,
@@ -20185,8 +20227,8 @@ export interface operations {
                      *         "space": "0Vby0wpu00D991cSl5LhmQ"
                      *       },
                      *       "language": "de",
-                     *       "createdAt": "2026-11-26T07:19:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "stats": {
                      *         "runs": 0,
                      *         "totalWords": 0,
@@ -20338,16 +20380,16 @@ export interface operations {
                      *         "space": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *         "revision": "0Vc32L1W01BX8lxHZXY4jK"
                      *       },
-                     *       "createdAt": "2026-11-26T07:02:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "createdAt": "2026-11-26T07:14:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
                      *       "stats": {
                      *         "runs": 1,
-                     *         "totalWords": 42,
-                     *         "totalPages": 4,
+                     *         "totalWords": 89,
+                     *         "totalPages": 6,
                      *         "totalDuration": 0,
                      *         "latestRunDuration": 0,
-                     *         "latestPages": 4,
-                     *         "latestWords": 42
+                     *         "latestPages": 6,
+                     *         "latestWords": 89
                      *       },
                      *       "permissions": {
                      *         "view": true,
@@ -20526,16 +20568,16 @@ export interface operations {
                      *         "space": "0Vby0wtU00Fr4Hb7Kc2Ld9",
                      *         "revision": "0Vc32L1W01BX8lxHZXY4jK"
                      *       },
-                     *       "createdAt": "2026-11-26T07:02:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:19:00.000Z",
+                     *       "createdAt": "2026-11-26T07:14:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "stats": {
                      *         "runs": 1,
-                     *         "totalWords": 42,
-                     *         "totalPages": 4,
+                     *         "totalWords": 89,
+                     *         "totalPages": 6,
                      *         "totalDuration": 0,
                      *         "latestRunDuration": 0,
-                     *         "latestPages": 4,
-                     *         "latestWords": 42
+                     *         "latestPages": 6,
+                     *         "latestWords": 89
                      *       },
                      *       "permissions": {
                      *         "view": true,
