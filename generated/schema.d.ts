@@ -7054,7 +7054,7 @@ export interface operations {
                      *             "url": "https://git.example.com/demo/developer-handbook.git",
                      *             "updatedAt": "2026-11-26T07:14:00.000Z"
                      *           },
-                     *           "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *           "revision": "0Vc3HPDY00c9jD3tcukPt9",
                      *           "comments": 2,
                      *           "changeRequests": 2,
                      *           "changeRequestsOpen": 1,
@@ -7071,9 +7071,42 @@ export interface operations {
                      *             "review": true,
                      *             "installIntegration": true
                      *           }
+                     *         },
+                     *         {
+                     *           "object": "space",
+                     *           "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *           "title": "Developer handbook (fr)",
+                     *           "visibility": "private",
+                     *           "createdAt": "2026-11-26T07:14:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *           "editMode": "live",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *             "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *           },
+                     *           "organization": "demo",
+                     *           "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "language": "fr",
+                     *           "revision": "0Vc3HPS901XjMemVOUIKDn",
+                     *           "comments": 0,
+                     *           "changeRequests": 0,
+                     *           "changeRequestsOpen": 0,
+                     *           "changeRequestsDraft": 0,
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "access": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "edit": true,
+                     *             "triggerGitSync": true,
+                     *             "comment": true,
+                     *             "merge": true,
+                     *             "review": true,
+                     *             "installIntegration": true
+                     *           }
                      *         }
                      *       ],
-                     *       "count": 1
+                     *       "count": 2
                      *     }
                      */
                     "application/json": components["schemas"]["SpaceList"];
@@ -10172,7 +10205,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 0
                      *         },
                      *         {
@@ -10191,7 +10224,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 0
                      *         },
                      *         {
@@ -10210,7 +10243,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 1
                      *         }
                      *       ],
@@ -10335,7 +10368,7 @@ export interface operations {
                      *       "disabled": false,
                      *       "joinedAt": "2026-11-25T07:00:00.000Z",
                      *       "sso": false,
-                     *       "spaces": 2,
+                     *       "spaces": 4,
                      *       "teams": 1
                      *     }
                      */
@@ -10574,7 +10607,7 @@ export interface operations {
                      *       "disabled": false,
                      *       "joinedAt": "2026-11-25T07:00:00.000Z",
                      *       "sso": false,
-                     *       "spaces": 2,
+                     *       "spaces": 4,
                      *       "teams": 0
                      *     }
                      */
@@ -10724,6 +10757,77 @@ export interface operations {
                      *           "permission": "edit",
                      *           "space": {
                      *             "object": "space",
+                     *             "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *             "title": "Release notes",
+                     *             "emoji": "📣",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-26T07:16:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:16:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *             },
+                     *             "organization": "demo",
+                     *             "revision": "0Vc3HPT601Hyx9krjj3xSU",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": false,
+                     *               "viewInviteLinks": false,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": false,
+                     *               "review": false,
+                     *               "installIntegration": false
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "permission": "edit",
+                     *           "space": {
+                     *             "object": "space",
+                     *             "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *             "title": "Developer handbook (fr)",
+                     *             "visibility": "private",
+                     *             "createdAt": "2026-11-26T07:14:00.000Z",
+                     *             "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *             "editMode": "live",
+                     *             "urls": {
+                     *               "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *               "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *             },
+                     *             "organization": "demo",
+                     *             "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *             "language": "fr",
+                     *             "revision": "0Vc3HPS901XjMemVOUIKDn",
+                     *             "comments": 0,
+                     *             "changeRequests": 0,
+                     *             "changeRequestsOpen": 0,
+                     *             "changeRequestsDraft": 0,
+                     *             "permissions": {
+                     *               "view": true,
+                     *               "access": true,
+                     *               "admin": false,
+                     *               "viewInviteLinks": false,
+                     *               "edit": true,
+                     *               "triggerGitSync": true,
+                     *               "comment": true,
+                     *               "merge": false,
+                     *               "review": false,
+                     *               "installIntegration": false
+                     *             }
+                     *           }
+                     *         },
+                     *         {
+                     *           "permission": "edit",
+                     *           "space": {
+                     *             "object": "space",
                      *             "id": "0Vby0wra00cad2BNt16evV",
                      *             "title": "API reference",
                      *             "visibility": "public",
@@ -10736,7 +10840,7 @@ export interface operations {
                      *               "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
                      *             },
                      *             "organization": "demo",
-                     *             "revision": "0Vc31Nke00CSsPF4k1M1PQ",
+                     *             "revision": "0Vc3HOzE00UzBuNFjQmD9G",
                      *             "comments": 0,
                      *             "changeRequests": 0,
                      *             "changeRequestsOpen": 0,
@@ -10778,7 +10882,7 @@ export interface operations {
                      *               "url": "https://git.example.com/demo/developer-handbook.git",
                      *               "updatedAt": "2026-11-26T07:14:00.000Z"
                      *             },
-                     *             "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *             "revision": "0Vc3HPDY00c9jD3tcukPt9",
                      *             "comments": 2,
                      *             "changeRequests": 2,
                      *             "changeRequestsOpen": 1,
@@ -10798,7 +10902,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "count": 2
+                     *       "count": 4
                      *     }
                      */
                     "application/json": components["schemas"]["MemberSpaceList"];
@@ -10919,7 +11023,7 @@ export interface operations {
                      *       "disabled": false,
                      *       "joinedAt": "2026-11-25T07:00:00.000Z",
                      *       "sso": true,
-                     *       "spaces": 2,
+                     *       "spaces": 4,
                      *       "teams": 1
                      *     }
                      */
@@ -12872,7 +12976,7 @@ export interface operations {
                      *       "ssoURL": "https://login.microsoftonline.com/4f1c2b8e-7d3a-4c55-9e21-0b6a7f3d9c10/saml2",
                      *       "entityID": "https://sts.windows.net/4f1c2b8e-7d3a-4c55-9e21-0b6a7f3d9c10/",
                      *       "defaultRole": "read",
-                     *       "createdAt": "2026-11-26T07:02:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
                      *       "status": "pending",
                      *       "service": {
                      *         "acsURL": "https://docs.example.com/app/o/demo/saml/0Vc31OEB00xtkBGF1w9N5B/acs",
@@ -13437,9 +13541,34 @@ export interface operations {
                      *               }
                      *             }
                      *           ]
+                     *         },
+                     *         {
+                     *           "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *           "title": "Developer handbook (fr)",
+                     *           "pages": [
+                     *             {
+                     *               "id": "0Vby0wsD00Lr9Yh1QcAk4U",
+                     *               "title": "⟦Cónfígúrátíón⟧",
+                     *               "path": "guides/configuration",
+                     *               "sections": [
+                     *                 {
+                     *                   "id": "configuration",
+                     *                   "title": "⟦Cónfígúrátíón⟧",
+                     *                   "path": "guides/configuration#configuration",
+                     *                   "body": "⟦Séttíngs áré réád fróm⟧ `docs.yaml`⟦. Báck tó⟧ [⟦Wélcómé⟧](../welcome).",
+                     *                   "urls": {
+                     *                     "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9/guides/configuration#configuration"
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "urls": {
+                     *                 "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9/guides/configuration"
+                     *               }
+                     *             }
+                     *           ]
                      *         }
                      *       ],
-                     *       "count": 1
+                     *       "count": 2
                      *     }
                      */
                     "application/json": components["schemas"]["SearchSpaceResultList"];
@@ -19016,7 +19145,7 @@ export interface operations {
                      *             "url": "https://git.example.com/demo/developer-handbook.git",
                      *             "updatedAt": "2026-11-26T07:14:00.000Z"
                      *           },
-                     *           "revision": "0Vc31NkV00POE4H6NGJEyJ",
+                     *           "revision": "0Vc3HPDY00c9jD3tcukPt9",
                      *           "comments": 2,
                      *           "changeRequests": 2,
                      *           "changeRequestsOpen": 1,
@@ -19048,7 +19177,72 @@ export interface operations {
                      *             "public": "https://docs.example.com/app/public/s/0Vby0wra00cad2BNt16evV"
                      *           },
                      *           "organization": "demo",
-                     *           "revision": "0Vc31Nke00CSsPF4k1M1PQ",
+                     *           "revision": "0Vc3HOzE00UzBuNFjQmD9G",
+                     *           "comments": 0,
+                     *           "changeRequests": 0,
+                     *           "changeRequestsOpen": 0,
+                     *           "changeRequestsDraft": 0,
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "access": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "edit": true,
+                     *             "triggerGitSync": true,
+                     *             "comment": true,
+                     *             "merge": true,
+                     *             "review": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "space",
+                     *           "id": "0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *           "title": "Developer handbook (fr)",
+                     *           "visibility": "private",
+                     *           "createdAt": "2026-11-26T07:14:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *           "editMode": "live",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wtU00Fr4Hb7Kc2Ld9",
+                     *             "app": "https://docs.example.com/app/s/0Vby0wtU00Fr4Hb7Kc2Ld9"
+                     *           },
+                     *           "organization": "demo",
+                     *           "parent": "0Vby0wpS00BV1HsL7l00XB",
+                     *           "language": "fr",
+                     *           "revision": "0Vc3HPS901XjMemVOUIKDn",
+                     *           "comments": 0,
+                     *           "changeRequests": 0,
+                     *           "changeRequestsOpen": 0,
+                     *           "changeRequestsDraft": 0,
+                     *           "permissions": {
+                     *             "view": true,
+                     *             "access": true,
+                     *             "admin": true,
+                     *             "viewInviteLinks": true,
+                     *             "edit": true,
+                     *             "triggerGitSync": true,
+                     *             "comment": true,
+                     *             "merge": true,
+                     *             "review": true,
+                     *             "installIntegration": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "object": "space",
+                     *           "id": "0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *           "title": "Release notes",
+                     *           "emoji": "📣",
+                     *           "visibility": "private",
+                     *           "createdAt": "2026-11-26T07:16:00.000Z",
+                     *           "updatedAt": "2026-11-26T07:16:00.000Z",
+                     *           "editMode": "live",
+                     *           "urls": {
+                     *             "location": "https://docs.example.com/v1/spaces/0Vby0wsK00Rn5Tq8VwXy2Z",
+                     *             "app": "https://docs.example.com/app/s/0Vby0wsK00Rn5Tq8VwXy2Z"
+                     *           },
+                     *           "organization": "demo",
+                     *           "revision": "0Vc3HPT601Hyx9krjj3xSU",
                      *           "comments": 0,
                      *           "changeRequests": 0,
                      *           "changeRequestsOpen": 0,
@@ -19067,7 +19261,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "count": 2
+                     *       "count": 4
                      *     }
                      */
                     "application/json": components["schemas"]["SpaceList"];
@@ -19186,8 +19380,8 @@ export interface operations {
                      *       "title": "Release notes",
                      *       "emoji": "📝",
                      *       "visibility": "private",
-                     *       "createdAt": "2026-11-26T07:02:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vc31fJs00X3rG2a7iDpx4",
@@ -19582,7 +19776,7 @@ export interface operations {
                      *       "title": "Support writers",
                      *       "members": 2,
                      *       "spaces": 0,
-                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
                      *       "permissions": {
                      *         "admin": true,
                      *         "view": true
@@ -21156,7 +21350,7 @@ export interface operations {
                      *       "emoji": "📘",
                      *       "visibility": "private",
                      *       "createdAt": "2026-11-25T07:00:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "locked",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vby0wpu00D991cSl5LhmQ",
@@ -21439,8 +21633,8 @@ export interface operations {
                      *           "location": "https://docs.example.com/v1/users/demo-admin"
                      *         }
                      *       },
-                     *       "createdAt": "2026-11-26T07:14:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "revision": "0Vc36inb00jt0J3zfmH7Ik",
                      *       "revisionInitial": "0Vc36inb00jt0J3zfmH7Ik",
                      *       "comments": 0,
@@ -21695,7 +21889,7 @@ export interface operations {
                      *         }
                      *       },
                      *       "createdAt": "2026-11-26T07:02:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:14:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "revision": "0Vc36ibK00OT1BzMMCrMgA",
                      *       "revisionInitial": "0Vc36iFc00LeURlOBVHiGd",
                      *       "comments": 1,
@@ -21862,7 +22056,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 0
                      *         },
                      *         {
@@ -21881,7 +22075,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 1
                      *         }
                      *       ],
@@ -22178,7 +22372,7 @@ export interface operations {
                      *           "location": "https://docs.example.com/v1/users/demo-admin"
                      *         }
                      *       },
-                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "postedAt": "2026-11-26T07:31:00.000Z",
                      *       "reactions": [],
                      *       "body": {
                      *         "markdown": "Ready to merge once the examples show real header values."
@@ -22522,7 +22716,7 @@ export interface operations {
                      *                   "location": "https://docs.example.com/v1/users/demo-admin"
                      *                 }
                      *               },
-                     *               "reactedAt": "2026-11-26T07:14:00.000Z"
+                     *               "reactedAt": "2026-11-26T07:31:00.000Z"
                      *             }
                      *           ]
                      *         }
@@ -22959,7 +23153,7 @@ export interface operations {
                      *           "location": "https://docs.example.com/v1/users/demo-admin"
                      *         }
                      *       },
-                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "postedAt": "2026-11-26T07:31:00.000Z",
                      *       "reactions": [],
                      *       "body": {
                      *         "markdown": "Sounds right to me."
@@ -25100,7 +25294,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 0
                      *         },
                      *         {
@@ -25119,7 +25313,7 @@ export interface operations {
                      *           "disabled": false,
                      *           "joinedAt": "2026-11-25T07:00:00.000Z",
                      *           "sso": false,
-                     *           "spaces": 2,
+                     *           "spaces": 4,
                      *           "teams": 1
                      *         }
                      *       ],
@@ -25439,7 +25633,7 @@ export interface operations {
                      *           "location": "https://docs.example.com/v1/users/demo-admin"
                      *         }
                      *       },
-                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "postedAt": "2026-11-26T07:31:00.000Z",
                      *       "reactions": [],
                      *       "body": {
                      *         "markdown": "Can the file also be named `docs.yml`?"
@@ -25789,7 +25983,7 @@ export interface operations {
                      *         "revision": "0Vc36inb00jt0J3zfmH7Ik"
                      *       },
                      *       "status": "resolved",
-                     *       "resolvedAt": "2026-11-26T07:14:00.000Z",
+                     *       "resolvedAt": "2026-11-26T07:31:00.000Z",
                      *       "resolvedBy": {
                      *         "object": "user",
                      *         "id": "demo-admin",
@@ -26189,7 +26383,7 @@ export interface operations {
                      *           "location": "https://docs.example.com/v1/users/demo-admin"
                      *         }
                      *       },
-                     *       "postedAt": "2026-11-26T07:14:00.000Z",
+                     *       "postedAt": "2026-11-26T07:31:00.000Z",
                      *       "reactions": [],
                      *       "body": {
                      *         "markdown": "Thanks: that answers it."
@@ -26511,7 +26705,7 @@ export interface operations {
                      *                   "location": "https://docs.example.com/v1/users/demo-admin"
                      *                 }
                      *               },
-                     *               "reactedAt": "2026-11-26T07:14:00.000Z"
+                     *               "reactedAt": "2026-11-26T07:31:00.000Z"
                      *             }
                      *           ]
                      *         }
@@ -28199,8 +28393,8 @@ export interface operations {
                      *       "id": "0Vc31OKl001c58dMVrqhVA",
                      *       "title": "Developer handbook (copy)",
                      *       "visibility": "private",
-                     *       "createdAt": "2026-11-26T07:02:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "createdAt": "2026-11-26T07:31:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vc31OKl001c58dMVrqhVA",
@@ -29056,7 +29250,7 @@ export interface operations {
                      *       "title": "API reference",
                      *       "visibility": "public",
                      *       "createdAt": "2026-11-25T07:00:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",
@@ -29219,7 +29413,7 @@ export interface operations {
                      *       "emoji": "🗂️",
                      *       "visibility": "private",
                      *       "createdAt": "2026-11-25T07:01:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vby0wt700Gd5Hs2KcNq6W",
@@ -29498,7 +29692,7 @@ export interface operations {
                      *       "title": "API reference",
                      *       "visibility": "public",
                      *       "createdAt": "2026-11-25T07:00:00.000Z",
-                     *       "updatedAt": "2026-11-26T07:02:00.000Z",
+                     *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
                      *         "location": "https://docs.example.com/v1/spaces/0Vby0wra00cad2BNt16evV",

@@ -10,8 +10,8 @@ import { httpOperations, operationName } from "../operations.js";
 
 /**
  * A rule that every operation has something, reported on the operation.
- * @param {{ name: string, description: string, has: (program: Program, operation: Operation) => boolean, add: string }} rule
- *   `add` is what to write, the end of the message.
+ * @param {{ name: string, description: string, has: (program: Program, operation: Operation) => boolean | string, add: string }} rule
+ *   `add` is what to write, the end of the message; `has` may give another end instead of false.
  */
 function everyOperationHas({ name, description, has, add }) {
   return createRule({
@@ -23,8 +23,9 @@ function everyOperationHas({ name, description, has, add }) {
       return {
         exit(program) {
           for (const { operation } of httpOperations(program)) {
-            if (has(program, operation)) continue;
-            context.reportDiagnostic({ target: operation, format: { operation: operationName(program, operation), missing: add } });
+            const found = has(program, operation);
+            if (found === true) continue;
+            context.reportDiagnostic({ target: operation, format: { operation: operationName(program, operation), missing: found || add } });
           }
         },
       };
@@ -56,6 +57,17 @@ export const operationSummaryRule = everyOperationHas({
 export const operationExampleRule = everyOperationHas({
   name: "operation-example",
   description: "Every operation has an @opExample: its parameters, its body where it takes one, and its success answer.",
-  has: (program, operation) => getOpExamples(program, operation).length > 0,
+  has: (program, operation) => {
+    const examples = getOpExamples(program, operation);
+    if (examples.length === 0) return false;
+    if (examples.some((example) => example.returnType === undefined)) {
+      return "has an example without its answer: add returnType: #{ … } (the success answer; #{ statusCode: 204 } for one without a body) to each @opExample.";
+    }
+    const required = [...operation.parameters.properties.values()].some((parameter) => !parameter.optional);
+    if (required && examples.some((example) => example.parameters === undefined)) {
+      return "has an example without its request: add parameters: #{ … } (its parameters, and its body under the body parameter's name) to each @opExample.";
+    }
+    return true;
+  },
   add: "has no example: add @opExample(#{ parameters: #{ … }, returnType: #{ … } }) with its parameters, its body where it takes one, and its success answer.",
 });

@@ -11,7 +11,9 @@
 // `EXAMPLES_UPDATE=1 npx vitest run --project sqlite test/api/examples.test.ts` writes, in place of each example's
 // answer the server answers otherwise, the server's answer (test/support/example-source.ts), as `vitest -u` writes
 // snapshots: for an answer that changes on purpose (a field added to a model). Read the diff before committing it, and
-// run `npm run generate`. An example's request is never written.
+// run `npm run generate`. An example's request is never written. Times and made ids always match, so an answer that
+// differs only in them is left as it is; `EXAMPLES_UPDATE=all` writes every answer, for a world that changed (its
+// times then follow the world's order again).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from '../support/databases.ts';
@@ -76,8 +78,9 @@ async function buildWorld(server: TestServer, outside: Map<string, string>): Pro
   return { ids, outside, end: server.clock.now().toISOString() };
 }
 
-/** The answers to write into spec/ (EXAMPLES_UPDATE=1), by operation id and example name. */
-const updates = process.env.EXAMPLES_UPDATE === '1' ? new Map<string, Map<string, ExampleAnswer>>() : undefined;
+/** The answers to write into spec/ (EXAMPLES_UPDATE=1, or `all`), by operation id and example name. */
+const updates = process.env.EXAMPLES_UPDATE === '1' || process.env.EXAMPLES_UPDATE === 'all' ? new Map<string, Map<string, ExampleAnswer>>() : undefined;
+const updateAll = process.env.EXAMPLES_UPDATE === 'all';
 
 /** Sends an example's request and compares the answer with the example's; the differences, one line each. */
 async function differences(client: DocsClient, world: World, example: OperationExample): Promise<string[]> {
@@ -115,7 +118,7 @@ async function differences(client: DocsClient, world: World, example: OperationE
   if (updates) {
     const answers = updates.get(example.operationId) ?? new Map<string, ExampleAnswer>();
     const headers = answerOf(Object.fromEntries(answer.response.headers)) as Record<string, string>;
-    updates.set(example.operationId, answers.set(example.name, { body: body === undefined ? undefined : answerOf(body), headers, differs: found.length > 0 }));
+    updates.set(example.operationId, answers.set(example.name, { body: body === undefined ? undefined : answerOf(body), headers, differs: updateAll || found.length > 0 }));
     return [];
   }
   return found;

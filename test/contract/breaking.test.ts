@@ -269,7 +269,7 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
       // A new operation.
       write(
         'spec/spaces.tsp',
-        `${read('spec/spaces.tsp')}\n/** Summaries of spaces. */\n@tag("Spaces")\ninterface SpaceSummaries {\n  /** Get the summary of a space. */\n  @summary("Get the summary of a space")\n  @operationId("getSpaceSummary")\n  @route("/v1/spaces/{spaceId}/summary")\n  @get\n  getSummary(...SpacePath): Space | ResourceErrors;\n}\n`,
+        `${read('spec/spaces.tsp')}\n/** The summary of a space. */\nmodel SpaceSummary {\n  /** Title of the space. */\n  title: string;\n}\n\n/** Summaries of spaces. */\n@tag("Spaces")\ninterface SpaceSummaries {\n  /** Get the summary of a space. */\n  @summary("Get the summary of a space")\n  @opExample(#{ parameters: #{ spaceId: "0Vby0wpu00D991cSl5LhmQ" }, returnType: #{ title: "Developer handbook" } })\n  @operationId("getSpaceSummary")\n  @route("/v1/spaces/{spaceId}/summary")\n  @get\n  getSummary(...SpacePath): SpaceSummary | ResourceErrors;\n}\n`,
       );
       await generate();
 

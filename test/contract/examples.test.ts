@@ -11,6 +11,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { describe, expect, test } from 'vitest';
+import { examplesOf } from '../support/examples.ts';
 import { openapiPath } from '../support/repo.ts';
 
 const Ajv2020 = Ajv2020Module.default;
@@ -107,19 +108,21 @@ describe('the examples of the contract', () => {
     expect(invalid, 'request examples the server would refuse').toEqual([]);
   });
 
-  test('the main responses have one', () => {
-    const main = [
-      'getOrganization', 'getMember', 'getCollection', 'createCollection', 'listSpaces', 'getSpace', 'createSpace', 'getTeam',
-      'getChangeRequest', 'createChangeRequest', 'getSpaceComment', 'createSpaceComment', 'getSpaceCommentReply', 'getSite',
-      'createSite', 'updateSiteSpace', 'getOpenAPISpec', 'getTranslation', 'getSamlProvider', 'getSiteAdaptiveSchema',
-    ];
-    const without = main.filter((id) => {
-      const { operation } = operations.find((candidate) => candidate.operation.operationId === id)!;
-      const [, response] = Object.entries(operation.responses as Record<string, Schema>).find(([status]) => status.startsWith('2'))!;
-      const media = response.content?.['application/json'] as Schema | undefined;
-      return !media || (media.example === undefined && !media.examples && !resolve(media.schema)?.examples);
+  test('every operation has one in the document: its required parameters, its body, its success answer', () => {
+    const incomplete = operations.flatMap(({ operation }) => {
+      const [example] = examplesOf(operation as never, '', '');
+      if (example === undefined) return [`${operation.operationId}: no example`];
+      const missing: string[] = [];
+      for (const parameter of (operation.parameters ?? []) as Schema[]) {
+        const value = parameter.in === 'path' || parameter.in === 'query' ? example.parameters[parameter.in as 'path' | 'query'][parameter.name] : undefined;
+        if (parameter.required && value === undefined) missing.push(`parameter ${parameter.name}`);
+      }
+      if (operation.requestBody?.required && example.body === undefined) missing.push('body');
+      const [, success] = Object.entries(operation.responses as Record<string, Schema>).find(([status]) => status.startsWith('2'))!;
+      if (success.content && example.response === undefined) missing.push('answer');
+      return missing.length > 0 ? [`${operation.operationId}: its example has no ${missing.join(', ')}`] : [];
     });
-    expect(without).toEqual([]);
+    expect(incomplete).toEqual([]);
   });
 
   test("each schema's examples are valid against it", () => {
