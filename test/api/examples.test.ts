@@ -180,7 +180,8 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
       await database?.drop();
     });
 
-    test.each(examples.map((example) => [title(example), example] as const))('%s', async (_title, example) => {
+    // Side by side: each example waits mostly on PostgreSQL (a database cloned, a server started on it).
+    test.concurrent.each(examples.map((example) => [title(example), example] as const))('%s', async (_title, example) => {
       const server = example.method === 'get' ? reads! : await serverOnWorld();
       try {
         server.clock.set(world.end);
