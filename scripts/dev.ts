@@ -1,5 +1,6 @@
 // `npm run dev`: the reference server with a developer's settings, serving each saved contract within seconds.
-//   - settings (each overridden by the environment): DOCS_API_TOKEN=dev-token, ALLOW_PRIVATE_NETWORKS=true,
+//   - settings (each overridden by the environment): DOCS_API_TOKEN=dev-token, ANSWER_FROM_CONTRACT=true (an operation
+//     added to spec/ is answered from its example until it is implemented: server/http/contract-answers.ts), ALLOW_PRIVATE_NETWORKS=true,
 //     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the system's temporary folder (where the conformance runner and tests
 //     create their repositories; set LOCAL_GIT_ROOT to reach your own),
 //     DATA_DIR=.data/dev (git-ignored), LOG_FORMAT=pretty; an empty database gets the demo organization (`demo`);
@@ -36,6 +37,7 @@ export const DEV_TOKEN = 'dev-token';
 export function devEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return {
     DOCS_API_TOKEN: DEV_TOKEN,
+    ANSWER_FROM_CONTRACT: 'true',
     ALLOW_PRIVATE_NETWORKS: 'true',
     ALLOW_LOCAL_GIT: 'true',
     LOCAL_GIT_ROOT: tmpdir(),
@@ -330,7 +332,7 @@ export function startDev(options: DevOptions = {}): DevServer {
   };
 
   say(
-    `starting the server with the development settings: DOCS_API_TOKEN=${env.DOCS_API_TOKEN}, ALLOW_PRIVATE_NETWORKS=${env.ALLOW_PRIVATE_NETWORKS}, ` +
+    `starting the server with the development settings: DOCS_API_TOKEN=${env.DOCS_API_TOKEN}, ANSWER_FROM_CONTRACT=${env.ANSWER_FROM_CONTRACT}, ALLOW_PRIVATE_NETWORKS=${env.ALLOW_PRIVATE_NETWORKS}, ` +
       `ALLOW_LOCAL_GIT=${env.ALLOW_LOCAL_GIT} (LOCAL_GIT_ROOT=${env.LOCAL_GIT_ROOT}), DATA_DIR=${env.DATA_DIR}`,
   );
   busy = (async () => {

@@ -1,8 +1,9 @@
 // Builds the Express app from the contract: the validator checks every request (and every response, unless
 // turned off), the routes are registered by walking the document's paths, and each route calls the handler of
 // its operation (http/operation-route.ts), inside a write transaction for anything but GET (unless the handler opens
-// its own: handlers/transactions.ts). HEAD is answered wherever GET is, by the GET's route (http/head.ts). Every
-// failure goes through one error writer.
+// its own: handlers/transactions.ts), or, for an operation not implemented yet, answers from the contract
+// (http/contract-answers.ts). HEAD is answered wherever GET is, by the GET's route (http/head.ts). Every failure goes
+// through one error writer.
 import { randomUUID } from 'node:crypto';
 import * as OpenApiValidator from 'express-openapi-validator';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -19,12 +20,14 @@ import type { Faults } from './http/faults.ts';
 import { installJsonAnswer } from './http/json-answer.ts';
 import { checkRequestJson } from './json-limits.ts';
 import { KeptLists } from './http/kept-lists.ts';
-import { type AnyHandler, operationRoute, type OperationRoute, type RouteSetting } from './http/operation-route.ts';
+import { type AnyHandler, contractAnswerRoute, operationRoute, type OperationRoute, type RouteSetting } from './http/operation-route.ts';
+import { type ContractAnswer, contractAnswer, contractAnswerPlan, type ContractAnswerPlan, markedContract } from './http/contract-answers.ts';
 import { integerParameters } from './http/parameters.ts';
 import { healthRoute } from './http/health.ts';
 import { withHead } from './http/head.ts';
 import { contractText, servedContract } from './http/served-contract.ts';
 import { bearerToken } from './handlers/bearer-token.ts';
+import { pendingOperations } from './handlers/pending.ts';
 import type { HandlerTable, OperationId } from './handlers/types.ts';
 import { jsonBody } from './http/request-body.ts';
 import { textInputCheck } from './http/text-input.ts';
@@ -52,28 +55,20 @@ export interface AppOptions {
   checks?: ContractChecks;
   /** Declared faults to answer with instead of the operation (the test harness's `server.faults`, http/faults.ts). */
   faults?: Faults;
+  /** The operations to answer from the contract (`contractAnswerPlan`); made from the handlers otherwise. */
+  contractAnswers?: ContractAnswerPlan;
 }
+
+/**
+ * Which operations `handlers` leaves to answers from the contract (none pending and handled), refusing, when the
+ * setting is off, a table that does not implement the whole contract (http/contract-answers.ts).
+ */
+export const planOf = (checks: ContractChecks, handlers: Partial<HandlerTable>, answerFromContract: boolean): ContractAnswerPlan =>
+  contractAnswerPlan(checks.operations, handlers, pendingOperations, answerFromContract);
 
 /** The kept list pages of the app of each context (for tests: their counts). */
 const keptListsByContext = new WeakMap<AppContext, KeptLists>();
 export const keptListsIn = (ctx: AppContext): KeptLists | undefined => keptListsByContext.get(ctx);
-
-/** Throws, naming them, when the document has operations without a handler or the table has extra handlers. */
-export function checkHandlers(contract: OpenApiDocument, handlers: Partial<HandlerTable>): void {
-  const ids = new Set(contractOperations(contract).map((operation) => operation.operationId));
-  const missing = [...ids].filter((id) => typeof handlers[id as OperationId] !== 'function');
-  const extra = Object.keys(handlers).filter((id) => !ids.has(id));
-  if (missing.length > 0 || extra.length > 0) {
-    throw new Error(
-      [
-        missing.length > 0 && `operations without a handler: ${missing.join(', ')}`,
-        extra.length > 0 && `handlers of no operation of the contract: ${extra.join(', ')}`,
-      ]
-        .filter(Boolean)
-        .join('; '),
-    );
-  }
-}
 
 /**
  * The validator's copy of the contract (it annotates the document it is given), with HEAD beside each GET
@@ -127,6 +122,8 @@ export interface ContractChecks {
   served: ReturnType<typeof servedContract>;
   takesBody: (req: Request) => boolean;
   checkText: (req: Request) => void;
+  /** The answer from the contract of an operation, made on first need. */
+  contractAnswer: (operation: ContractChecks['operations'][number]) => ContractAnswer;
 }
 
 /** The reader each app's token check uses (see `ContractChecks`). */
@@ -174,6 +171,7 @@ export function contractChecks(config: AppContext['config'], log: AppContext['lo
     validateFormats: true,
   });
   const operations = contractOperations(document);
+  const answers = new Map<string, ContractAnswer>();
   return {
     contract: document,
     operations,
@@ -182,6 +180,11 @@ export function contractChecks(config: AppContext['config'], log: AppContext['lo
     served: servedContract(document, config.publicUrl, contract ? undefined : contractText()),
     takesBody: operationsTakingABody(document),
     checkText: textInputCheck(document),
+    contractAnswer: (operation) => {
+      let answer = answers.get(operation.operationId);
+      if (!answer) answers.set(operation.operationId, (answer = contractAnswer(document, operation)));
+      return answer;
+    },
   };
 }
 
@@ -191,22 +194,24 @@ export function contractChecks(config: AppContext['config'], log: AppContext['lo
  */
 export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppOptions = {}): express.Express {
   const checks = options.checks ?? contractChecks(ctx.config, ctx.log, options.contract);
-  checkHandlers(checks.contract, handlers);
+  const plan = options.contractAnswers ?? planOf(checks, handlers, ctx.config.answerFromContract);
   const app = expressApp(ctx.config);
   // Reads outside any transaction: GETs, the token check, and handlers that open their own transactions.
   const reader = reading(ctx);
   readerOfApp.set(app, reader);
 
   app.use(everyRequest(ctx, checks.contract));
-  serverPages(app, ctx, checks);
+  serverPages(app, ctx, checks, plan);
   // Routes placed by the validator's route index, by `METHOD /path` (see `contractChain`).
   const placed = new Map<string, OperationRoute>();
   app.use(contractChain(ctx, checks, placed));
 
   const setting: RouteSetting = { ctx, reader, keptLists: keptListsOf(ctx, options.verifyKeptLists), faults: options.faults, onOperation: options.onOperation };
   for (const operation of checks.operations) {
-    const handler = handlers[operation.operationId as OperationId] as unknown as AnyHandler;
-    const route = operationRoute(operation, handler, checks.integers.get(operation.operationId)!, setting);
+    const integers = checks.integers.get(operation.operationId)!;
+    const route = plan.answered.has(operation.operationId)
+      ? contractAnswerRoute(operation, checks.contractAnswer(operation), integers, setting)
+      : operationRoute(operation, handlers[operation.operationId as OperationId] as unknown as AnyHandler, integers, setting);
     placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
     // HEAD as the GET (http/head.ts): the validator placed it as the HEAD copy of the operation; Express's route for
     // GET answers HEAD too, for what the validator's own lookup placed.
@@ -252,10 +257,17 @@ function everyRequest({ log, config }: AppContext, contract: OpenApiDocument): R
 
 /**
  * The server's own pages, outside the contract and without a token: its health, the contract it serves (with its own
- * address in `servers`) and the interactive reference of that contract.
+ * address in `servers`, and the operations answered from the contract marked) and the interactive reference of that
+ * contract.
  */
-function serverPages(app: express.Express, ctx: AppContext, { contract, served }: ContractChecks): void {
-  app.get('/health', healthRoute(ctx, contract));
+function serverPages(app: express.Express, ctx: AppContext, checks: ContractChecks, plan: ContractAnswerPlan): void {
+  const { contract } = checks;
+  const answered = checks.operations.filter((operation) => plan.answered.has(operation.operationId));
+  const served =
+    answered.length === 0
+      ? checks.served
+      : servedContract(markedContract(contract, plan, new Map(answered.map((operation) => [operation.operationId, checks.contractAnswer(operation)]))), ctx.config.publicUrl);
+  app.get('/health', healthRoute(ctx, contract, [...plan.answered.keys()]));
   app.get('/openapi.json', (_req: Request, res: Response) => {
     res.type('json').send(served.json());
   });

@@ -1,5 +1,6 @@
 // The command line of the server (`npm start -- …`, the `docs-platform-server` command of the server package): four
-// flags, each setting one configuration variable and winning over the environment, plus --help and --version.
+// flags, each setting one configuration variable and winning over the environment, a switch setting one to true, plus
+// --help and --version.
 // Every other setting is an environment variable (config.ts), so that a flag is never a second, different way to
 // say what a variable says.
 import { StartupError } from './config.ts';
@@ -11,6 +12,9 @@ export const FLAGS = [
   { flag: '--seed', variable: 'SEED_FILE', value: 'FILE' },
   { flag: '--token', variable: 'DOCS_API_TOKEN', value: 'TOKEN' },
 ] as const;
+
+/** The switches: each sets its variable to true, and takes no value. */
+export const SWITCHES = [{ flag: '--answer-from-contract', variable: 'ANSWER_FROM_CONTRACT' }] as const;
 
 export type CommandLine =
   | { action: 'help' }
@@ -26,10 +30,15 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const toggle = SWITCHES.find((entry) => entry.flag === arg);
+    if (toggle) {
+      variables[toggle.variable] = 'true';
+      continue;
+    }
     const flag = FLAGS.find((entry) => entry.flag === name);
     if (!flag) {
       throw new StartupError(
-        `unknown argument ${arg}: the flags are ${FLAGS.map((entry) => entry.flag).join(', ')}, --help and --version; everything else is an environment variable (see --help)`,
+        `unknown argument ${arg}: the flags are ${[...FLAGS, ...SWITCHES].map((entry) => entry.flag).join(', ')}, --help and --version; everything else is an environment variable (see --help)`,
       );
     }
     const value = inline ?? args[++index];

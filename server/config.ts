@@ -28,6 +28,11 @@ export interface Config {
   logLevel: LogLevel;
   /** Validate every response against the contract (on by default; a failure is a 500 and a log line). */
   validateResponses: boolean;
+  /**
+   * Answer the operations this server does not implement (no handler, or pending: handlers/pending.ts) from the
+   * contract, and serve the rest, instead of refusing to start (http/contract-answers.ts).
+   */
+  answerFromContract: boolean;
   /** JSON or YAML fixture of organizations, users, memberships and tokens loaded at start-up. */
   seedFile?: string;
   /** Largest request body accepted, in bytes; larger ones get 413. */
@@ -223,6 +228,14 @@ export const VARIABLES: readonly Variable[] = [
     default: 'true',
     description: 'validate every response against the contract (a violation is a 500 and a log line)',
     parse: (value) => bool('VALIDATE_RESPONSES', value, true),
+  }),
+  variable({
+    name: 'ANSWER_FROM_CONTRACT',
+    key: 'answerFromContract',
+    default: 'false (true in npm run dev)',
+    description:
+      'answer the operations of the contract this server does not implement yet (no handler, or pending) from the contract: their example, with the header x-contract-answer; false refuses to start while there are any',
+    parse: (value) => bool('ANSWER_FROM_CONTRACT', value, false),
   }),
   variable({
     name: 'SEED_FILE',

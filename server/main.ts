@@ -6,7 +6,7 @@
 import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FLAGS, parseCommandLine } from './command-line.ts';
+import { FLAGS, parseCommandLine, SWITCHES } from './command-line.ts';
 import { readConfig, StartupError, VARIABLES } from './config.ts';
 import { createLogger } from './http/access-log.ts';
 import { startServer } from './server.ts';
@@ -40,8 +40,11 @@ export function helpText(where: 'package' | 'clone' = installation()): string {
   const variables = VARIABLES.map(
     (entry) => `  ${entry.name.padEnd(width)}${entry.description}\n  ${' '.repeat(width)}(default: ${entry.default})`,
   );
-  const flagWidth = Math.max(...FLAGS.map((entry) => `${entry.flag} ${entry.value}`.length)) + 2;
-  const flags = FLAGS.map((entry) => `  ${`${entry.flag} ${entry.value}`.padEnd(flagWidth)}sets ${entry.variable}`);
+  const flagWidth = Math.max(...FLAGS.map((entry) => `${entry.flag} ${entry.value}`.length), ...SWITCHES.map((entry) => entry.flag.length)) + 2;
+  const flags = [
+    ...FLAGS.map((entry) => `  ${`${entry.flag} ${entry.value}`.padEnd(flagWidth)}sets ${entry.variable}`),
+    ...SWITCHES.map((entry) => `  ${entry.flag.padEnd(flagWidth)}sets ${entry.variable}=true`),
+  ];
   return [
     `${NAME} ${packageVersion()} (contract ${contractVersion()}): the reference server of the Documentation Platform Management API.`,
     '',

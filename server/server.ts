@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { type ContractChecks, contractChecks, createApp } from './app.ts';
+import { type ContractChecks, contractChecks, createApp, planOf } from './app.ts';
+import { answeredLine } from './http/contract-answers.ts';
 import { keepRevisionContents } from './content/revisions.ts';
 import { type Config, StartupError } from './config.ts';
 import { type AppContext, createContext, inWrite, type ResolvedConfig } from './context.ts';
@@ -305,8 +306,18 @@ async function startGeneration(
     await runner.start();
     let handlers = createHandlers();
     if (options.handlers) handlers = options.handlers(ctx, handlers);
+    const contractAnswers = planOf(shared.checks, handlers, config.answerFromContract);
+    // Said once per server: at its start (its first generation, the one that seeds), not at each reset.
+    if (seed) {
+      if (contractAnswers.answered.size > 0) log.warn({ answeredFromContract: Object.fromEntries(contractAnswers.answered) }, answeredLine(contractAnswers));
+      if (contractAnswers.extra.length > 0) log.warn({ handlers: contractAnswers.extra }, `handlers of no operation of the contract, not served: ${contractAnswers.extra.join(', ')}`);
+      if (contractAnswers.stalePending.length > 0) {
+        log.warn({ pending: contractAnswers.stalePending }, `server/handlers/pending.ts lists operations the contract does not have: ${contractAnswers.stalePending.join(', ')}`);
+      }
+    }
     app = createApp(ctx, handlers, {
       ...shared,
+      contractAnswers,
       extraRoutes: (routes) => registerRoutes(ctx, routes),
       onOperation: options.onOperation,
       verifyKeptLists: options.verifyKeptLists,

@@ -1,8 +1,10 @@
-// Handler types, derived from the generated `operations`: the handler table must have exactly one handler per
-// operation of the contract, taking its parameters and body and returning one of its success responses.
+// Handler types, derived from the generated `operations`: the handler table must have one handler per operation of
+// the contract but those pending (pending.ts), taking its parameters and body and returning one of its success
+// responses.
 import type { operations, Readable, Writable } from '../../generated/schema.d.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Scope } from '../context.ts';
+import type { PendingOperation } from './pending.ts';
 
 export type { Input, Model } from '../domain/contract.ts';
 
@@ -42,8 +44,11 @@ export interface HandlerRequest<K extends OperationId> {
  */
 export type Handler<K extends OperationId> = (request: HandlerRequest<K>, ctx: Scope) => Promise<HandlerResult<K>>;
 
-/** Exactly one handler per operation of the contract. */
-export type HandlerTable = { [K in OperationId]: Handler<K> };
+/**
+ * One handler per operation of the contract, but for the pending ones (pending.ts), which may have one (a handler
+ * `npm run scaffold` wrote) and are answered from the contract all the same until their entry goes.
+ */
+export type HandlerTable = { [K in Exclude<OperationId, PendingOperation>]: Handler<K> } & { [K in PendingOperation]?: Handler<K> };
 
 /** Handlers of one resource group: any subset of the table, each with its exact type. */
 export type HandlerGroup<K extends OperationId> = { [P in K]: Handler<P> };

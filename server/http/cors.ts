@@ -2,10 +2,12 @@
 // allows is derived from the contract, once: for a path of the contract, the methods it declares on that path (and
 // HEAD beside GET, which the server answers wherever GET is: http/head.ts); the
 // request headers it uses (Authorization for the bearer scheme, Content-Type for bodies, and every header parameter);
-// the response headers it declares are exposed to the page (Location, ...), with this server's x-request-id.
+// the response headers it declares are exposed to the page (Location, ...), with this server's x-request-id and
+// x-contract-answer (http/contract-answers.ts).
 // Off (no CORS_ORIGINS), nothing is installed and an OPTIONS request is answered as before (405).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from './contract.ts';
+import { CONTRACT_ANSWER_HEADER } from './contract-answers.ts';
 import { RouteIndex } from './validator.ts';
 
 /** Paths of this server outside the contract (docs, served contract, health): read only. */
@@ -27,7 +29,7 @@ export function corsPolicy(contract: OpenApiDocument): { requestHeaders: string[
     value.$ref ? pool?.[value.$ref.split('/').pop()!] : value;
 
   const requestHeaders = new Set<string>();
-  const exposedHeaders = new Set<string>(['x-request-id']);
+  const exposedHeaders = new Set<string>(['x-request-id', CONTRACT_ANSWER_HEADER]);
   for (const scheme of Object.values(components.securitySchemes ?? {})) {
     if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') requestHeaders.add('authorization');
     if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name) requestHeaders.add(scheme.name.toLowerCase());

@@ -16,9 +16,11 @@ export interface Health {
   database: 'reachable' | 'unreachable';
   /** The database engine: SQLite embedded, or PostgreSQL (DATABASE_URL). */
   engine: Engine;
+  /** The operations this server answers from the contract, not implemented yet (http/contract-answers.ts); only when there are some. */
+  answeredFromContract?: string[];
 }
 
-export function healthRoute(ctx: AppContext, contract: OpenApiDocument) {
+export function healthRoute(ctx: AppContext, contract: OpenApiDocument, answeredFromContract: readonly string[] = []) {
   const version = packageVersion();
   const contractVersion = String((contract.info as { version?: unknown } | undefined)?.version ?? '');
   return async (_req: Request, res: Response) => {
@@ -36,6 +38,7 @@ export function healthRoute(ctx: AppContext, contract: OpenApiDocument) {
       contractVersion,
       database: reachable ? 'reachable' : 'unreachable',
       engine: ctx.store.engine,
+      ...(answeredFromContract.length > 0 ? { answeredFromContract: [...answeredFromContract] } : {}),
     };
     res.set('cache-control', 'no-store').status(reachable ? 200 : 503).json(body);
   };

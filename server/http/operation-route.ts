@@ -1,13 +1,15 @@
 // The route of one operation of the contract: what runs after the validator accepted a request, around the handler.
 // A write runs its handler inside a write transaction (or, for a handler that opens its own, outside any:
 // handlers/transactions.ts); a read runs on the app's reader, and a list page read again while nothing changed is
-// sent as kept (http/kept-lists.ts).
+// sent as kept (http/kept-lists.ts). An operation not implemented yet is answered from the contract instead
+// (`contractAnswerRoute`, http/contract-answers.ts).
 import type { Request, Response } from 'express';
 import { bearerToken } from '../handlers/bearer-token.ts';
 import type { OperationId } from '../handlers/types.ts';
 import { opensOwnTransaction } from '../handlers/transactions.ts';
 import { type AppContext, type Scope, scoped } from '../context.ts';
 import type { ContractOperation } from './contract.ts';
+import { CONTRACT_ANSWER_HEADER, type ContractAnswer } from './contract-answers.ts';
 import { applyFault, type Faults } from './faults.ts';
 import { safeHeaders } from './headers.ts';
 import { type KeptLists, type ListAnswer, isListPage } from './kept-lists.ts';
@@ -57,12 +59,45 @@ export function operationRoute(
   const run = operation.method === 'get' ? readRun(handler, setting) : writeRun(operation, handler, setting);
   return async (req, res) => {
     if (onOperation) res.on('finish', () => onOperation(operation.operationId, res.statusCode, res.getHeader('content-type') as string | undefined));
-    checkIntegerParameters(req, integers);
-    if (faults) {
-      const fault = faults.take(operation.operationId as OperationId, req, () => bearerToken(req));
-      if (fault && (await applyFault(fault, req, res))) return;
-    }
+    if (await answeredBefore(operation, integers, faults, req, res)) return;
     await run(req, res, { params: req.params, query: req.query, body: req.body, caller: req.caller! });
+  };
+}
+
+/**
+ * What every route checks once the validator accepted a request, before its operation answers: the integer
+ * parameters' limits, then the harness's faults. True when a fault answered.
+ */
+async function answeredBefore(
+  operation: ContractOperation,
+  integers: ReturnType<typeof integerParameters>,
+  faults: Faults | undefined,
+  req: Request,
+  res: Response,
+): Promise<boolean> {
+  checkIntegerParameters(req, integers);
+  if (!faults) return false;
+  const fault = faults.take(operation.operationId as OperationId, req, () => bearerToken(req));
+  return fault !== undefined && (await applyFault(fault, req, res));
+}
+
+/**
+ * The route of an operation answered from the contract (http/contract-answers.ts): the same checks and faults as any
+ * route, then the contract's answer with its `x-contract-answer` header, outside any transaction. It is not reported
+ * to `onOperation`: it is not an implementation's answer, and covers nothing.
+ */
+export function contractAnswerRoute(
+  operation: ContractOperation,
+  answer: ContractAnswer,
+  integers: ReturnType<typeof integerParameters>,
+  { faults }: RouteSetting,
+): OperationRoute {
+  const headers = { ...safeHeaders(answer.headers), [CONTRACT_ANSWER_HEADER]: answer.source };
+  const json = answer.contentType === undefined || /[/+]json$/.test(answer.contentType);
+  return async (req, res) => {
+    if (await answeredBefore(operation, integers, faults, req, res)) return;
+    if (json) return send(res, { status: answer.status, headers, body: answer.body });
+    res.set(headers).status(answer.status).type(answer.contentType!).send(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
   };
 }
 

@@ -75,6 +75,12 @@ export interface DocsServerOptions {
   /** How long a child process may take to listen, in milliseconds (30 000). */
   startTimeoutMs?: number;
   /**
+   * Answer the operations the server does not implement yet from the contract (ANSWER_FROM_CONTRACT): their
+   * example, with the header `x-contract-answer`. Off by default: a server that does not implement the whole contract
+   * then refuses to start.
+   */
+  answerFromContract?: boolean;
+  /**
    * Record the declared responses the server answers, for `reportCoverage()`: `true` for the coverage folder of the
    * run (DOCS_SERVER_COVERAGE's, or `docs-platform-coverage`), or a folder. On when DOCS_SERVER_COVERAGE is set
    * (`startCoverage()` sets it); `false` turns it off.
@@ -182,6 +188,7 @@ async function start(options: DocsServerOptions, internals: object | undefined):
     DATA_DIR: ':memory:',
     LOG_LEVEL: 'warn',
     ...(options.seed !== undefined && seedObject === undefined ? { SEED_FILE: seedFilePath(options.seed as string | URL) } : {}),
+    ...(options.answerFromContract ? { ANSWER_FROM_CONTRACT: 'true' } : {}),
     ...options.env,
     DOCS_API_TOKEN: token,
   };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords } from '../../scripts/build-server.ts';
 import { SERVER_PACKAGE_NAME as PACKAGE_NAME_BUILT } from '../../scripts/build-server-package.ts';
-import { FLAGS } from '../../server/command-line.ts';
+import { FLAGS, parseCommandLine, SWITCHES } from '../../server/command-line.ts';
 import { readConfig, VARIABLES } from '../../server/config.ts';
 import { HOLDER_FILE, LOCK_FILE } from '../../server/data-dir.ts';
 import { startServer } from '../../server/server.ts';
@@ -327,7 +327,7 @@ describe('--help and --version', () => {
     const result = run(['--colour=80']);
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'docs-platform server failed to start: unknown argument --colour=80: the flags are --port, --data-dir, --seed, --token, --help and --version; everything else is an environment variable (see --help)',
+      'docs-platform server failed to start: unknown argument --colour=80: the flags are --port, --data-dir, --seed, --token, --answer-from-contract, --help and --version; everything else is an environment variable (see --help)',
     );
   });
 
@@ -339,6 +339,15 @@ describe('--help and --version', () => {
 });
 
 describe('flags', () => {
+  test('--answer-from-contract sets ANSWER_FROM_CONTRACT to true, taking no value; --help lists it', () => {
+    expect(SWITCHES.map((entry) => entry.flag)).toEqual(['--answer-from-contract']);
+    expect(parseCommandLine(['--answer-from-contract', '--port', '0'])).toEqual({ action: 'serve', variables: { ANSWER_FROM_CONTRACT: 'true', PORT: '0' } });
+    const command = parseCommandLine(['--answer-from-contract']);
+    expect(command.action === 'serve' && readConfig(command.variables).answerFromContract).toBe(true);
+    expect(readConfig({}).answerFromContract).toBe(false);
+    expect(helpText('clone')).toMatch(/^  --answer-from-contract +sets ANSWER_FROM_CONTRACT=true$/m);
+  });
+
   test('--port, --data-dir, --seed and --token set their variables, winning over the environment; --help lists them', async () => {
     const help = run(['--help']);
     for (const { flag, variable } of FLAGS) expect(help.stdout).toMatch(new RegExp(`^  ${flag} [A-Z]+ +sets ${variable}$`, 'm'));

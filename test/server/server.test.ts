@@ -8,9 +8,9 @@ import Database from 'better-sqlite3';
 import express, { type Request, type Response } from 'express';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { checkHandlers } from '../../server/app.ts';
 import { readConfig, SPEEDUPS } from '../../server/config.ts';
-import { loadContract } from '../../server/http/contract.ts';
+import { contractOperations, loadContract } from '../../server/http/contract.ts';
+import { contractAnswerPlan } from '../../server/http/contract-answers.ts';
 import { placedOperation } from '../../server/http/validator.ts';
 import { writeTogether } from '../../server/http/write-together.ts';
 import { readSeedFile } from '../../server/seed.ts';
@@ -163,14 +163,25 @@ describe('the contract on responses', () => {
     }
   });
 
-  test('start-up refuses a handler table that misses an operation or has an extra one', () => {
-    const contract = loadContract();
-    expect(() => checkHandlers(contract, {})).toThrow(/operations without a handler: .*listOrganizations/);
-    const complete = Object.fromEntries(
-      Object.values(contract.paths).flatMap((item) => Object.values(item).map((operation) => [operation.operationId, () => undefined])),
-    );
-    expect(() => checkHandlers(contract, complete)).not.toThrow();
-    expect(() => checkHandlers(contract, { ...complete, invented: () => undefined } as never)).toThrow(/invented/);
+  test('start-up refuses a handler table that misses an operation or has an extra one, naming the setting that serves the rest', () => {
+    const operations = contractOperations(loadContract());
+    const refusal = /Serve the rest and answer the operations not implemented from the contract with ANSWER_FROM_CONTRACT=true \(or --answer-from-contract\)/;
+    expect(() => contractAnswerPlan(operations, {}, {}, false)).toThrow(/operations without a handler: .*listOrganizations/);
+    expect(() => contractAnswerPlan(operations, {}, {}, false)).toThrow(refusal);
+    const complete = Object.fromEntries(operations.map((operation) => [operation.operationId, () => undefined]));
+    expect(contractAnswerPlan(operations, complete, {}, false)).toEqual({ answered: new Map(), extra: [], stalePending: [] });
+    expect(() => contractAnswerPlan(operations, { ...complete, invented: () => undefined }, {}, false)).toThrow(/handlers of no operation of the contract: invented/);
+    expect(() => contractAnswerPlan(operations, complete, { getTeam: 'not written' }, false)).toThrow(/operations pending \(server\/handlers\/pending\.ts\): getTeam\./);
+    // With the setting, the same tables are served: what is not implemented is answered from the contract.
+    const { getTeam: _getTeam, ...withoutGetTeam } = complete;
+    expect(contractAnswerPlan(operations, { ...withoutGetTeam, invented: () => undefined }, { listTeams: 'not written', gone: 'left the contract' }, true)).toEqual({
+      answered: new Map([
+        ['listTeams', 'pending: not written'],
+        ['getTeam', 'no handler'],
+      ]),
+      extra: ['invented'],
+      stalePending: ['gone'],
+    });
   });
 });
 

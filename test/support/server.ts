@@ -77,6 +77,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       {
         port,
         token: 'demo-token',
+        // A development context: an operation the contract has and the server does not implement yet (pending:
+        // server/handlers/pending.ts) is answered from the contract, and the rest is served and tested.
+        answerFromContract: true,
         env: {
           DATA_DIR: dataDir ?? ':memory:',
           LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
