@@ -4,15 +4,17 @@
 //   - the whole project type-checks (TypeScript 7's native tsc, incremental: later runs only re-check what changed);
 //   - the server's code awaits or handles every promise (`npm run lint`, eslint.config.js);
 //   - generated/openapi.yaml passes Redocly's recommended ruleset (redocly.yaml, test/support/lint.ts), but for the
-//     problems .redocly.lint-ignore.yaml ignores with their reasons.
+//     problems .redocly.lint-ignore.yaml ignores with their reasons;
+//   - every operation of the contract has a handler or an entry in server/handlers/pending.ts, and no handler or
+//     entry names an operation the contract does not have, each named with the command or the edit that fixes it.
 // The contract's own rules (spec-rules/) run in every compile of spec/, so in the `generated` check.
 // The checks run side by side, each one's output is printed under its name, and one summary line ends it.
-//   tsx scripts/check.ts [--only format|generated|typecheck|lint|openapi ...]   (`npm run lint:spec` is `--only format`)
+//   tsx scripts/check.ts [--only format|generated|typecheck|lint|openapi|operations ...]   (`npm run lint:spec` is `--only format`)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkFormatTypeSpec } from '@typespec/compiler';
 import { compareGenerated } from '../test/support/drift.ts';
@@ -140,7 +142,65 @@ export async function checkOpenApiLint(repo = root): Promise<CheckResult> {
   return { ok: true, summary: `generated/openapi.yaml passes Redocly's recommended rules (${ignored} problem(s) ignored with their reasons)` };
 }
 
-export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck, lint, openapi: () => checkOpenApiLint() } as const;
+/** What `checkOperations` reads: the contract's operations, the handlers of each handler module, the pending entries. */
+export interface OperationsInventory {
+  operations: { operationId: string; method: string; path: string }[];
+  /** The operation ids of each handler module's groups (`teamHandlers`…), by the module's path in the repository. */
+  handlers: Map<string, string[]>;
+  /** server/handlers/pending.ts: operation id → reason. */
+  pending: Readonly<Record<string, string>>;
+}
+
+/** The problems of an inventory, one line each with what fixes it, and the pending operations. */
+export function operationsProblems({ operations, handlers, pending }: OperationsInventory): { problems: string[]; pending: string[] } {
+  const ids = new Set(operations.map((operation) => operation.operationId));
+  const handled = new Set([...handlers.values()].flat());
+  const problems = [
+    ...operations
+      .filter((operation) => !handled.has(operation.operationId) && !Object.hasOwn(pending, operation.operationId))
+      .map(
+        ({ operationId, method, path: template }) =>
+          `${operationId} (${method.toUpperCase()} ${template}) has no handler: implement it (\`npm run scaffold -- ${operationId}\` writes a start), or list it in server/handlers/pending.ts with a reason`,
+      ),
+    ...Object.keys(pending)
+      .filter((id) => !ids.has(id))
+      .map((id) => `server/handlers/pending.ts lists ${id}, which is no operation of the contract: remove its entry`),
+    ...[...handlers].flatMap(([file, names]) =>
+      names.filter((id) => !ids.has(id)).map((id) => `${file} has a handler for ${id}, which is no operation of the contract: remove it (and its domain function, if nothing else uses it)`),
+    ),
+  ];
+  return { problems, pending: operations.map((operation) => operation.operationId).filter((id) => Object.hasOwn(pending, id)) };
+}
+
+/** The repository's inventory: generated/openapi.yaml, the exported `…Handlers` groups of server/handlers/, pending.ts. */
+export async function operationsInventory(repo = root): Promise<OperationsInventory> {
+  const { contractOperations, parseContractYaml } = await import('../server/http/contract.ts');
+  const operations = contractOperations(parseContractYaml(readFileSync(path.join(repo, 'generated/openapi.yaml'), 'utf8')));
+  const handlers = new Map<string, string[]>();
+  for (const file of readdirSync(path.join(repo, 'server/handlers')).filter((name) => name.endsWith('.ts')).sort()) {
+    const module = (await import(pathToFileURL(path.join(repo, 'server/handlers', file)).href)) as Record<string, unknown>;
+    const names = Object.entries(module)
+      .filter(([name, value]) => name.endsWith('Handlers') && typeof value === 'object' && value !== null)
+      .flatMap(([, value]) => Object.keys(value as object));
+    if (names.length > 0) handlers.set(`server/handlers/${file}`, names);
+  }
+  const { pendingOperations } = (await import(pathToFileURL(path.join(repo, 'server/handlers/pending.ts')).href)) as { pendingOperations: Record<string, string> };
+  return { operations, handlers, pending: pendingOperations };
+}
+
+/** Every operation of the contract is implemented or pending; nothing implemented or pending is outside the contract. */
+export async function checkOperations(): Promise<CheckResult> {
+  const inventory = await operationsInventory();
+  const { problems, pending } = operationsProblems(inventory);
+  const count = inventory.operations.length;
+  if (problems.length > 0) return { ok: false, summary: `${problems.length} operation(s) of the contract and handlers disagree`, details: problems.join('\n') };
+  if (pending.length > 0) {
+    return { ok: true, summary: `${count - pending.length} of ${count} operations have a handler; pending (answered from the contract, server/handlers/pending.ts): ${pending.join(', ')}` };
+  }
+  return { ok: true, summary: `every one of the ${count} operations has a handler` };
+}
+
+export const CHECKS = { format: () => checkSpecFormat(), generated: checkGenerated, typecheck, lint, openapi: () => checkOpenApiLint(), operations: checkOperations } as const;
 export type CheckName = keyof typeof CHECKS;
 
 /** Runs the checks side by side and prints each one's result in a block, then one summary line; true when all pass. */

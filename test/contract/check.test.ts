@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { checkOpenApiLint, checkSpecFormat, runChecks, typecheck } from '../../scripts/check.ts';
+import { checkOpenApiLint, checkOperations, checkSpecFormat, operationsInventory, operationsProblems, runChecks, typecheck } from '../../scripts/check.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'check-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -72,6 +72,41 @@ describe('the OpenAPI lint (Redocly\'s recommended rules)', () => {
       details: '[operation-summary] generated/openapi.yaml #/paths/~1v1~1orgs/get',
     });
   }, 60_000);
+});
+
+describe('the operations check', () => {
+  test("passes on the repository: every operation of the contract is a handler's or pending", async () => {
+    const inventory = await operationsInventory();
+    expect([...inventory.handlers.keys()]).toContain('server/handlers/teams.ts');
+    expect(inventory.handlers.get('server/handlers/teams.ts')).toContain('getTeam');
+    expect((await checkOperations()).ok).toBe(true);
+  });
+
+  test('names an operation with neither handler nor pending entry, a pending entry and a handler of no operation, each with its fix', () => {
+    const operations = [
+      { operationId: 'getTeam', method: 'get', path: '/v1/orgs/{organizationId}/teams/{teamId}' },
+      { operationId: 'getTeamStats', method: 'get', path: '/v1/orgs/{organizationId}/teams/{teamId}/stats' },
+      { operationId: 'listTeams', method: 'get', path: '/v1/orgs/{organizationId}/teams' },
+    ];
+    const result = operationsProblems({
+      operations,
+      handlers: new Map([['server/handlers/teams.ts', ['getTeam', 'renameTeamTwice']]]),
+      pending: { listTeams: 'the filters are not written yet', gone: 'removed from the contract' },
+    });
+    expect(result).toEqual({
+      problems: [
+        'getTeamStats (GET /v1/orgs/{organizationId}/teams/{teamId}/stats) has no handler: implement it (`npm run scaffold -- getTeamStats` writes a start), or list it in server/handlers/pending.ts with a reason',
+        'server/handlers/pending.ts lists gone, which is no operation of the contract: remove its entry',
+        'server/handlers/teams.ts has a handler for renameTeamTwice, which is no operation of the contract: remove it (and its domain function, if nothing else uses it)',
+      ],
+      pending: ['listTeams'],
+    });
+    // Pending with a handler (a scaffolded one) is pending all the same: not a problem.
+    expect(operationsProblems({ operations, handlers: new Map([['server/handlers/teams.ts', ['getTeam', 'getTeamStats', 'listTeams']]]), pending: { getTeamStats: 'scaffolded' } })).toEqual({
+      problems: [],
+      pending: ['getTeamStats'],
+    });
+  });
 });
 
 describe('runChecks', () => {
