@@ -1,6 +1,7 @@
 // npm run release -- <version> [--date YYYY-MM-DD] [--no-git]: cuts a release of the contract.
-//   1. refuses a version that is not MAJOR.MINOR.PATCH above the last release, and a contract that fails the gate
-//      (an undeclared breaking change without a major bump, a stale or invalid declaration);
+//   1. refuses a version that is not MAJOR.MINOR.PATCH above the last release, a contract that fails the gate
+//      (an undeclared breaking change without a major bump, a stale or invalid declaration), and a reference server
+//      that does not implement the whole contract yet (operations pending: server/handlers/pending.ts);
 //   2. sets @info(#{ version }) in spec/main.tsp and regenerates generated/ (the gate runs again on the result);
 //   3. records generated/releases/<version>/openapi.yaml (a byte copy) and the declarations it consumed
 //      (generated/releases/<version>/breaking-changes.yaml);
@@ -21,14 +22,16 @@ import { emptyDeclarations, listReleases, locations, readDeclarations, readDocum
 import { compareVersions, evaluateGate, parseVersion, type Declaration } from './gate.ts';
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';
 import { formatReport } from './report.ts';
+import { pendingOperations } from '../server/handlers/pending.ts';
 
 const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD] [--no-git]
 
 Cuts release <version> (MAJOR.MINOR.PATCH, above the last release) of the contract: sets info.version in
 spec/main.tsp, regenerates generated/, records generated/releases/<version>/, sets the packages' versions, writes the
 notes into CHANGELOG.md and empties spec/breaking-changes.yaml; then commits it ("Release <version>") and tags the
-commit v<version> (annotated). Refused when check:breaking would fail for the new version, and (but with --no-git)
-when the work tree has changes not committed or the tag exists.
+commit v<version> (annotated). Refused when check:breaking would fail for the new version, while operations are
+pending (server/handlers/pending.ts), and (but with --no-git) when the work tree has changes not committed or the tag
+exists.
 
   --no-git   record the release only: no commit, no tag (the commands to make them are printed)
 
@@ -66,6 +69,13 @@ const tag = `v${version}`;
 const where = locations();
 const last: Release | undefined = listReleases().at(-1);
 if (last && compareVersions(target, last.parsed) <= 0) refuse(`${version} is not greater than the last release ${last.version}`);
+
+const pending = Object.entries(pendingOperations as Readonly<Record<string, string>>);
+if (pending.length > 0) {
+  refuse(
+    `the reference server does not implement ${pending.length} operation(s) of the contract yet (server/handlers/pending.ts):\n${pending.map(([id, reason]) => `  - ${id}: ${reason}`).join('\n')}\nImplement them and remove their entries first.`,
+  );
+}
 
 const read = readDeclarations(where.declarations);
 if (read.problems.length > 0) {
