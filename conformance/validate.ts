@@ -31,7 +31,8 @@ export type ProblemKind =
   | 'unexpected-body'
   | 'error-envelope'
   | 'network'
-  | 'invalid-input-accepted';
+  | 'invalid-input-accepted'
+  | 'answered-from-contract';
 
 export interface Problem {
   kind: ProblemKind;
