@@ -1,7 +1,8 @@
 // `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited the ways editors save: each
 // way twice in a row, and each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
-// contract stays served; a server change restarts the server; the type-check reports beside the server in the same
-// `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
+// contract stays served; an operation added to the contract is answered from its example until a handler implements
+// it, and one removed leaves the rest served; a server change restarts the server; the type-check reports beside the
+// server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,35 @@ async function served(url: string, schema: string, property: string): Promise<st
   return document.components.schemas[schema]?.properties?.[property]?.description;
 }
 
+/** An operation added to spec/teams.tsp, with an example: what the server answers until a handler implements it. */
+const TEAM_STATS = `
+/** What a team holds: its members and the spaces it can access. */
+model TeamStats {
+  /** Number of members in the team. */
+  @minValue(0)
+  members: int32;
+
+  /** Number of spaces the team can access. */
+  @minValue(0)
+  spaces: int32;
+}
+
+/** Statistics of teams. */
+@tag("Teams")
+interface TeamStatistics {
+  /** Get the statistics of a team. */
+  @summary("Get the statistics of a team")
+  @opExample(#{
+    parameters: #{ organizationId: "demo", teamId: "0Vby0wqo00TPjFeKcwfHCB" },
+    returnType: #{ members: 3, spaces: 2 },
+  })
+  @operationId("getTeamStats")
+  @route("/v1/orgs/{organizationId}/teams/{teamId}/stats")
+  @get
+  getStats(...TeamPath): TeamStats | ResourceErrors;
+}
+`;
+
 const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
 
 describe('npm run dev', () => {
@@ -70,6 +100,7 @@ describe('npm run dev', () => {
     expect(scripts.dev).toBe('exec node --import tsx scripts/dev.ts');
     expect(devEnvironment({})).toMatchObject({
       DOCS_API_TOKEN: 'dev-token',
+      ANSWER_FROM_CONTRACT: 'true',
       ALLOW_PRIVATE_NETWORKS: 'true',
       ALLOW_LOCAL_GIT: 'true',
       LOCAL_GIT_ROOT: tmpdir(),
@@ -167,6 +198,55 @@ describe('npm run dev', () => {
       writeFileSync(spaces(), marked('fixed'));
       await titleServed('fixed');
     }, 120_000);
+
+    test('an operation added to spec/ is answered from its example on save, while the others answer for real; one removed leaves the rest served, its handler reported', async () => {
+      const teams = path.join(copy, 'spec/teams.tsp');
+      const before = readFileSync(teams, 'utf8');
+      const save = (text: string) => {
+        writeFileSync(`${teams}.saving`, text);
+        renameSync(`${teams}.saving`, teams);
+      };
+      const call = (method: string, address: string, body?: unknown) =>
+        fetch(`${url}${address}`, {
+          method,
+          headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      try {
+        const from = dev.output().length;
+        save(`${before}${TEAM_STATS}`);
+        const stats = '/v1/orgs/demo/teams/0Vby0wqo00TPjFeKcwfHCB/stats';
+        await until(async () => (await call('GET', stats)).status === 200);
+        const answer = await call('GET', stats);
+        expect(answer.headers.get('x-contract-answer')).toBe('example');
+        expect(await answer.json()).toEqual({ members: 3, spaces: 2 });
+        // Checked as any request: the token, then the parameters.
+        expect((await fetch(`${url}${stats}`)).status).toBe(401);
+        expect((await call('GET', `/v1/orgs/demo/teams/${'x'.repeat(129)}/stats`)).status).toBe(400);
+        await dev.waitFor(/answering from the contract, not implemented: getTeamStats \(no handler\)/, from);
+        // The rest answers for real: a team created is read back, without the header.
+        const created = (await (await call('PUT', '/v1/orgs/demo/teams', { title: 'Writers' })).json()) as { id: string };
+        const read = await call('GET', `/v1/orgs/demo/teams/${created.id}`);
+        expect(read.headers.get('x-contract-answer')).toBeNull();
+        expect(((await read.json()) as { title: string }).title).toBe('Writers');
+        const health = (await (await fetch(`${url}/health`)).json()) as { answeredFromContract?: string[] };
+        expect(health.answeredFromContract).toEqual(['getTeamStats']);
+
+        // deleteTeam removed from the contract: its handler is reported, the rest is served.
+        const removed = dev.output().length;
+        const withoutDelete = before.replace(/\n {2}\/\*\* Delete a team\.[^]*?\n {2}delete\(\.\.\.TeamPath\)[^\n]*\n/, '\n');
+        expect(withoutDelete).not.toContain('"deleteTeam"');
+        save(withoutDelete);
+        // A team that does not exist: deleted by the old server (204), refused by the new one (405).
+        await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 405);
+        await dev.waitFor(/handlers of no operation of the contract, not served: deleteTeam/, removed);
+        expect(((await (await call('GET', `/v1/orgs/demo/teams/${created.id}`)).json()) as { title: string }).title).toBe('Writers');
+        expect((await call('GET', stats)).status).toBe(404);
+      } finally {
+        save(before);
+      }
+      await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 204);
+    }, 180_000);
 
     test('a server file saved: the server restarts on it', async () => {
       const from = dev.output().length;
