@@ -6,15 +6,51 @@
 // over it, with one doc comment changed, and /openapi.json is read every 20 ms until it shows the change: save ->
 // served. First with the type-check of the previous save done, then saving again as soon as the last save is served
 // (its type-check still running, at a lower priority, beside). Then a TypeSpec error is saved: the time until its
-// `[dev]` line is printed. Alongside, dev's own lines give each save's compile time and the type-check's time.
+// `[dev]` line is printed. Then an operation is added to spec/teams.tsp (`ADDED_OPERATION`, with an example): the time
+// until it is answered from its example (server/http/contract-answers.ts), its path read every 20 ms; it is removed
+// again, untimed, before the next. Alongside, dev's own lines give each save's compile time and the type-check's time.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
-import { copyRepository } from './repo-copy.ts';
+import { DEV_TOKEN } from './dev.ts';
+import { copyEnvironment, copyRepository } from './repo-copy.ts';
 
 const POLL_MS = 20;
+
+/**
+ * An operation added to spec/teams.tsp (after its last line), with an example: what `npm run dev` answers from the
+ * contract until a handler implements it (the README's "Change the contract" adds it so: test/tooling/readme.test.ts).
+ * Its request (`path`, with the dev token) and the example's answer (`answer`).
+ */
+export const ADDED_OPERATION = {
+  tsp: `
+/** What a team holds. */
+model TeamStats {
+  /** Number of members in the team. */
+  @minValue(0)
+  members: int32;
+}
+
+/** Statistics of teams. */
+@tag("Teams")
+interface TeamStatistics {
+  /** Get the statistics of a team. */
+  @summary("Get the statistics of a team")
+  @opExample(#{
+    parameters: #{ organizationId: "demo", teamId: "0Vby0wqo00TPjFeKcwfHCB" },
+    returnType: #{ members: 3 },
+  })
+  @operationId("getTeamStats")
+  @route("/v1/orgs/{organizationId}/teams/{teamId}/stats")
+  @get
+  getStats(...TeamPath): TeamStats | ResourceErrors;
+}
+`,
+  path: '/v1/orgs/demo/teams/0Vby0wqo00TPjFeKcwfHCB/stats',
+  answer: { members: 3 },
+} as const;
 
 export interface SaveFigures {
   /** Save -> served, ms, each save with the previous save's type-check done. */
@@ -23,6 +59,8 @@ export interface SaveFigures {
   busy: number[];
   /** Save -> `[dev] TypeSpec:` error line printed, ms. */
   error: number[];
+  /** Save of an added operation -> answered from its example, ms. */
+  added: number[];
   /** The compile of each served save, s, as dev reports it. */
   compile: number[];
   /** The type-check after a contract change, s, as dev reports it. */
@@ -37,8 +75,7 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
   try {
     const copy = path.join(work, 'repository');
     copyRepository(copy);
-    // npm's own variables (set under `npm run bench`) would point the nested npm at this repository.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+    const env = copyEnvironment();
     dev = started(
       spawn('npm', ['run', 'dev'], {
         cwd: copy,
@@ -79,7 +116,7 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
       return document.components.schemas.Space.properties.title.description;
     };
 
-    const figures: SaveFigures = { quiet: [], busy: [], error: [], compile: [], typecheck: [] };
+    const figures: SaveFigures = { quiet: [], busy: [], error: [], added: [], compile: [], typecheck: [] };
     let round = 0;
     /** One save, timed until the change is served; then, when `settle`, until its type-check has reported. */
     const timedSave = async (settle: boolean) => {
@@ -113,6 +150,27 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
       figures.error.push(performance.now() - saved);
       await sleep(200);
     }
+    // An operation added, until answered from its example; removed, until gone (untimed).
+    const teams = path.join(copy, 'spec/teams.tsp');
+    const teamsText = readFileSync(teams, 'utf8');
+    const saveTeams = (text: string) => {
+      writeFileSync(`${teams}.saving`, text);
+      renameSync(`${teams}.saving`, teams);
+    };
+    const stats = () =>
+      fetch(`${url}${ADDED_OPERATION.path}`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } }).then(
+        (response) => (response.status === 200 && response.headers.get('x-contract-answer') === 'example' ? 'answered' : response.status === 404 ? 'gone' : 'other'),
+        () => 'other',
+      );
+    save(original);
+    for (let index = 0; index < saves; index++) {
+      const saved = performance.now();
+      saveTeams(`${teamsText}${ADDED_OPERATION.tsp}`);
+      while ((await stats()) !== 'answered') await Promise.race([sleep(POLL_MS), exited]);
+      figures.added.push(performance.now() - saved);
+      saveTeams(teamsText);
+      while ((await stats()) !== 'gone') await Promise.race([sleep(POLL_MS), exited]);
+    }
     return figures;
   } finally {
     if (dev) await stop(dev);
@@ -139,6 +197,7 @@ export function saveTable(figures: SaveFigures): string {
     row('save -> new contract served, saved again as soon as served (type-check running)', figures.busy, 1000),
     row('of which compiling spec/ (dev\'s own figure)', figures.compile, 1),
     row('save -> TypeSpec error printed', figures.error, 1000),
+    row('save -> an added operation answered from its example', figures.added, 1000),
     row('type-check after a contract change, beside the server', figures.typecheck, 1),
   ].join('\n');
 }

@@ -1,8 +1,8 @@
 // The server in a real browser: Debian's Chromium driven by playwright-core (which never downloads a browser of its
 // own). /docs lists every operation of the contract and "Try it out" calls this server with the token set through
 // "Authorize", with nothing loaded from anywhere else; and a page on another origin calls the API with the built
-// typed client, which works only when CORS_ORIGINS names that origin. Without /usr/bin/chromium these tests fail,
-// saying how to install it (`.ci/run` does).
+// typed client, which works only when CORS_ORIGINS names that origin; and a server answering an operation from the
+// contract says so on the page. Without /usr/bin/chromium these tests fail, saying how to install it (`.ci/run` does).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +14,7 @@ import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import type { HandlerTable } from '../../server/handlers/types.ts';
 import { CONTRACT_PATH, contractOperations, type OpenApiDocument } from '../../server/http/contract.ts';
 import { ACME } from '../support/fixture.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -187,6 +188,45 @@ describe('/docs', () => {
 
       expect(requested.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith('data:'))).toEqual([]);
       expect(problems).toEqual([]);
+      await page.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+});
+
+describe('/docs of a server answering an operation from the contract', () => {
+  test(
+    'says so in the description and at the operation, and "Try it out" shows the x-contract-answer header',
+    async () => {
+      const server = await startTestServer({
+        recordCoverage: false,
+        handlers: (_ctx, table) => Object.fromEntries(Object.entries(table).filter(([id]) => id !== 'getTeam')) as HandlerTable,
+      });
+      servers.push(server);
+      const page = await newPage();
+      await page.goto(`${server.url}/docs`);
+      await page.locator('.opblock').first().waitFor();
+      const description = await page.locator('.information-container .description').textContent();
+      expect(description).toContain('Not implemented by this server');
+      expect(description).toContain('getTeam (GET /v1/orgs/{organizationId}/teams/{teamId}): no handler');
+
+      await page.locator('.auth-wrapper button.authorize').click();
+      await page.locator('.modal-ux input').fill('admin');
+      await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
+      await page.locator('.modal-ux button.btn-done').click();
+
+      const block = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-operation-id', { hasText: /^getTeam$/ }) });
+      await scrollUntilShown(page, block);
+      expect(await block.locator('.opblock-summary-description').textContent()).toBe('Get a team (not implemented: answered from the contract)');
+      await block.locator('.opblock-summary').click();
+      expect(await block.locator('.opblock-description-wrapper').textContent()).toContain('Not implemented by this server (no handler)');
+      await block.locator('button.try-out__btn').click();
+      await block.locator('tr[data-param-name="organizationId"] input').fill(ACME);
+      await block.locator('tr[data-param-name="teamId"] input').fill('no-such-team');
+      await block.locator('button.execute').click();
+      const live = block.locator('.live-responses-table');
+      await expect.poll(() => live.locator('tbody .response-col_status').first().textContent(), { timeout: 15_000 }).toMatch(/^\s*200/);
+      expect(await live.locator('tbody .response-col_description').first().textContent()).toMatch(/x-contract-answer: (example|schema)/);
       await page.close();
     },
     BROWSER_TIMEOUT,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { DEV_TOKEN, devEnvironment } from '../../scripts/dev.ts';
+import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
 import { copyRepository } from '../../scripts/repo-copy.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'dev-'));
@@ -60,35 +61,6 @@ async function served(url: string, schema: string, property: string): Promise<st
   };
   return document.components.schemas[schema]?.properties?.[property]?.description;
 }
-
-/** An operation added to spec/teams.tsp, with an example: what the server answers until a handler implements it. */
-const TEAM_STATS = `
-/** What a team holds: its members and the spaces it can access. */
-model TeamStats {
-  /** Number of members in the team. */
-  @minValue(0)
-  members: int32;
-
-  /** Number of spaces the team can access. */
-  @minValue(0)
-  spaces: int32;
-}
-
-/** Statistics of teams. */
-@tag("Teams")
-interface TeamStatistics {
-  /** Get the statistics of a team. */
-  @summary("Get the statistics of a team")
-  @opExample(#{
-    parameters: #{ organizationId: "demo", teamId: "0Vby0wqo00TPjFeKcwfHCB" },
-    returnType: #{ members: 3, spaces: 2 },
-  })
-  @operationId("getTeamStats")
-  @route("/v1/orgs/{organizationId}/teams/{teamId}/stats")
-  @get
-  getStats(...TeamPath): TeamStats | ResourceErrors;
-}
-`;
 
 const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
 
@@ -214,12 +186,12 @@ describe('npm run dev', () => {
         });
       try {
         const from = dev.output().length;
-        save(`${before}${TEAM_STATS}`);
-        const stats = '/v1/orgs/demo/teams/0Vby0wqo00TPjFeKcwfHCB/stats';
+        save(`${before}${ADDED_OPERATION.tsp}`);
+        const stats = ADDED_OPERATION.path;
         await until(async () => (await call('GET', stats)).status === 200);
         const answer = await call('GET', stats);
         expect(answer.headers.get('x-contract-answer')).toBe('example');
-        expect(await answer.json()).toEqual({ members: 3, spaces: 2 });
+        expect(await answer.json()).toEqual(ADDED_OPERATION.answer);
         // Checked as any request: the token, then the parameters.
         expect((await fetch(`${url}${stats}`)).status).toBe(401);
         expect((await call('GET', `/v1/orgs/demo/teams/${'x'.repeat(129)}/stats`)).status).toBe(400);

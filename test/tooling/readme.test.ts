@@ -5,13 +5,21 @@
 // own name resolves to its built entry) against the last server started, with that start's variables. Every
 // command must exit 0. The server is the one built by `npm ci` (`dist/`, rebuilt by test/server/main.test.ts); `npm ci`
 // itself is not run here.
+// A block marked `<!-- readme-test: a copy of the repository -->` changes the repository: it runs in a copy
+// (scripts/repo-copy.ts), one command after another (a here-document is one command with its lines); a command
+// ending in `&` starts in the background (PORT=0, a fresh DATA_DIR), and the next run once it serves, with its address
+// in place of http://127.0.0.1:3000; `! command` is sh's own: it exits 0 when the command fails. What the README then
+// says to do by hand, the test does, and checks its outcome.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
+import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
+import { copyEnvironment, copyRepository } from '../../scripts/repo-copy.ts';
 
 const MARKER = '<!-- readme-test -->';
+const COPY_MARKER = '<!-- readme-test: a copy of the repository -->';
 const README_ADDRESS = 'http://127.0.0.1:3000';
 
 export interface Block {
@@ -21,14 +29,14 @@ export interface Block {
   line: number;
 }
 
-/** The fenced blocks that follow a `<!-- readme-test -->` line. */
-export function markedBlocks(markdown: string): Block[] {
+/** The fenced blocks that follow a `<!-- readme-test -->` line (or another marker's). */
+export function markedBlocks(markdown: string, marker = MARKER): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   for (let index = 0; index < lines.length; index++) {
-    if (lines[index]!.trim() !== MARKER) continue;
+    if (lines[index]!.trim() !== marker) continue;
     const fence = lines[index + 1]?.match(/^```(\w+)\s*$/);
-    if (!fence) throw new Error(`README line ${index + 1}: ${MARKER} must be followed by a fenced block`);
+    if (!fence) throw new Error(`README line ${index + 1}: ${marker} must be followed by a fenced block`);
     const end = lines.findIndex((text, at) => at > index + 1 && text.startsWith('```'));
     blocks.push({ lang: fence[1]!, code: lines.slice(index + 2, end).join('\n'), line: index + 2 });
     index = end;
@@ -69,10 +77,14 @@ interface Started {
   child: ChildProcess;
 }
 
-/** Runs the start line through sh as written (npm included), with PORT=0 and a fresh DATA_DIR, until it listens. */
-function start(line: string, env: Record<string, string>, index: string): Promise<Started> {
+/**
+ * Runs the start line through sh as written (npm included), with PORT=0 and a fresh DATA_DIR, until it listens (or,
+ * `npm run dev`, serves); in `cwd` and its environment when given.
+ */
+function start(line: string, env: Record<string, string>, index: string, where: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
   const child = spawn('sh', ['-c', line], {
-    env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${index}`) },
+    cwd: where.cwd,
+    env: { ...(where.env ?? process.env), PORT: '0', DATA_DIR: path.join(scratch, `data-${index}`) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: npm and the server stop together
   });
@@ -81,7 +93,7 @@ function start(line: string, env: Record<string, string>, index: string): Promis
   return new Promise((resolve, reject) => {
     const read = (chunk: Buffer) => {
       output += chunk;
-      const match = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const match = output.match(/(?:listening on|\[dev\] serving) (http:\/\/127\.0\.0\.1:\d+)/);
       if (match) resolve({ url: match[1]!, env, child });
     };
     child.stdout.on('data', read);
@@ -91,9 +103,14 @@ function start(line: string, env: Record<string, string>, index: string): Promis
 }
 
 /** Runs a command to its end: its exit code, its stdout, and stdout and stderr together (for messages). */
-function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  where: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; stdout: string; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: where.cwd, env: { ...(where.env ?? process.env), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -174,3 +191,99 @@ async function runGroup(group: Block[], groupIndex: number): Promise<string[]> {
   }
   return outputs;
 }
+
+/** A shell block as sh runs it: one command a line (comments and blank lines aside), a here-document with its lines. */
+export function shellCommands(code: string): string[] {
+  const lines = code.split('\n');
+  const commands: string[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    if (!line.trim() || line.trim().startsWith('#')) continue;
+    const document = /<<-?\s*'?(\w+)'?/.exec(line.replace(/\s+#.*$/, ''));
+    const end = document ? lines.findIndex((text, at) => at > index && text === document[1]) : index;
+    if (end < 0) throw new Error(`the here-document of \`${line}\` has no ${document![1]} line`);
+    commands.push(lines.slice(index, end + 1).join('\n'));
+    index = end;
+  }
+  return commands;
+}
+
+describe("the README's path of a contract change, in a copy of the repository", () => {
+  const copyBlocks = markedBlocks(readFileSync('README.md', 'utf8'), COPY_MARKER);
+  const copy = path.join(scratch, 'repository');
+  const environment = copyEnvironment();
+  const inCopy = { cwd: copy, env: environment };
+
+  test('its block: the commands, the here-document whole, the server in the background', () => {
+    expect(copyBlocks).toHaveLength(1);
+    expect(shellCommands("a &   # x\ncat > f <<'EOF'\none\n# two\nEOF\n# c\n! b")).toEqual(['a &   # x', "cat > f <<'EOF'\none\n# two\nEOF", '! b']);
+    // The README's operation is the one the save benchmark and `npm run dev`'s tests add (scripts/bench-save.ts).
+    const added = shellCommands(copyBlocks[0]!.code).find((command) => command.startsWith('cat >> spec/teams.tsp'));
+    expect(added?.split('\n').slice(1, -1).join('\n')).toBe(ADDED_OPERATION.tsp.replace(/\n$/, ''));
+  });
+
+  test('an operation added is answered on save, scaffolded, red and pending; written and its entry removed, it is green and nothing is pending', async () => {
+    copyRepository(copy);
+    const [block] = copyBlocks;
+    let dev: Started | undefined;
+    const outputs: string[] = [];
+    try {
+      for (const command of shellCommands(block!.code)) {
+        const line = dev ? command.replaceAll(README_ADDRESS, dev.url) : command;
+        const background = /^(.*?)\s&(\s+#.*)?$/.exec(line);
+        if (background) {
+          dev = await start(background[1]!, {}, 'copy', inCopy);
+          continue;
+        }
+        const result = await run('sh', ['-c', line], { FORCE_COLOR: '0' }, inCopy);
+        expect(result.code, `README line ${block!.line}: \`${command.split('\n')[0]}\`\n${result.output}`).toBe(0);
+        outputs.push(result.output);
+      }
+      const [, , curl, scaffolded, check, red, refused] = outputs;
+      // Answered from its example, on save.
+      expect(curl).toMatch(/^x-contract-answer: example\r?$/m);
+      expect(curl!.trimEnd().split('\n').at(-1)).toBe(JSON.stringify(ADDED_OPERATION.answer));
+      expect(scaffolded).toContain('test/api/get-team-stats.test.ts');
+      expect(check).toMatch(/check: all \d+ passed/);
+      expect(check).toContain('pending (answered from the contract, server/handlers/pending.ts): getTeamStats');
+      expect(red).toContain('getTeamStats is answered from the contract: it is pending.');
+      expect(red).toContain('pending, answered from the contract (server/handlers/pending.ts): getTeamStats');
+      expect(refused).toContain('release: refused: the reference server does not implement 1 operation(s) of the contract yet (server/handlers/pending.ts):\n  - getTeamStats: scaffolded');
+
+      // What the README says to do next: write the function, remove the entry.
+      const domain = path.join(copy, 'server/domain/teams.ts');
+      const written = readFileSync(domain, 'utf8').replace(
+        /export async function getTeamStats\([^)]*\): Promise<Model<'TeamStats'>> \{\n[^]*?\n\}\n/,
+        [
+          "export async function getTeamStats(ctx: Scope, caller: Caller, path: OperationPath<'getTeamStats'>): Promise<Model<'TeamStats'>> {",
+          '  const access = await teamAccess(ctx, caller, path.organizationId, path.teamId);',
+          "  requireTeam(access, 'view');",
+          '  return { members: (await presentTeam(ctx, access.team, access.organization, caller.user.id)).members };',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      expect(written).toContain('requireTeam(access, \'view\');\n  return { members');
+      writeFileSync(domain, written);
+      const pending = path.join(copy, 'server/handlers/pending.ts');
+      writeFileSync(pending, readFileSync(pending, 'utf8').replace(/\n {2}getTeamStats: [^\n]*/, '').replace(/= \{\n\} as const/, '= {} as const'));
+
+      const green = await run('npx', ['vitest', 'run', '--project', 'sqlite', 'test/api/get-team-stats.test.ts'], { FORCE_COLOR: '0' }, inCopy);
+      expect(green.code, green.output).toBe(0);
+      expect(green.output).toMatch(/operation coverage: 1\/\d+ operations answered with a success by the tests \(/);
+      const handled = await run(process.execPath, ['--import', 'tsx', 'scripts/check.ts', '--only', 'operations', '--only', 'typecheck'], {}, inCopy);
+      expect(handled.code, handled.output).toBe(0);
+      expect(handled.output).toMatch(/check operations {2}ok {4}every one of the \d+ operations has a handler/);
+      // npm run dev restarted on the change: the operation answers for real (the team is not in dev's database).
+      await vi.waitFor(
+        async () => {
+          const answer = await fetch(`${dev!.url}${ADDED_OPERATION.path}`, { headers: { authorization: 'Bearer dev-token' } });
+          expect([answer.status, answer.headers.get('x-contract-answer')]).toEqual([404, null]);
+        },
+        { timeout: 60_000, interval: 200 },
+      );
+    } finally {
+      if (dev) stop(dev.child);
+    }
+  }, 900_000);
+});

@@ -9,35 +9,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { copyRepository } from '../../scripts/repo-copy.ts';
+import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
+import { copyEnvironment, copyRepository } from '../../scripts/repo-copy.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'scaffold-'));
 const copy = path.join(scratch, 'repository');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const ADDED = `
-/** What a team holds. */
-model TeamStats {
-  /** Number of members in the team. */
-  @minValue(0)
-  members: int32;
-}
-
-/** Statistics of teams. */
-@tag("Teams")
-interface TeamStatistics {
-  /** Get the statistics of a team. */
-  @summary("Get the statistics of a team")
-  @opExample(#{
-    parameters: #{ organizationId: "demo", teamId: "0Vby0wqo00TPjFeKcwfHCB" },
-    returnType: #{ members: 3 },
-  })
-  @operationId("getTeamStats")
-  @route("/v1/orgs/{organizationId}/teams/{teamId}/stats")
-  @get
-  getStats(...TeamPath): TeamStats | ResourceErrors;
-}
-
+/** Operations added to spec/teams.tsp: `npm run dev`'s example one (a path only), and these. */
+const ADDED = `${ADDED_OPERATION.tsp}
 /** Pinned comments. */
 @tag("Comments")
 interface PinnedComments {
@@ -96,7 +76,7 @@ const SCAFFOLDED = ['getTeamStats', 'pinSpaceComment', 'createGlossaryTerm', 'cl
 
 /** Runs a command in the copy; its exit code and output. */
 function run(command: string, args: string[]): { status: number | null; output: string } {
-  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...copyEnvironment(), FORCE_COLOR: '0' } });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 const read = (file: string) => readFileSync(path.join(copy, file), 'utf8');
