@@ -232,7 +232,7 @@ export const VARIABLES: readonly Variable[] = [
   variable({
     name: 'ANSWER_FROM_CONTRACT',
     key: 'answerFromContract',
-    default: 'false (true in npm run dev)',
+    default: 'false',
     description:
       'answer the operations of the contract this server does not implement yet (no handler, or pending) from the contract: their example, with the header x-contract-answer; false refuses to start while there are any',
     parse: (value) => bool('ANSWER_FROM_CONTRACT', value, false),
