@@ -76,8 +76,8 @@ const SCAFFOLDED = ['getTeamStats', 'pinSpaceComment', 'createGlossaryTerm', 'cl
 
 /** Runs a command in the copy; its exit code and output. */
 function run(command: string, args: string[]): { status: number | null; output: string } {
-  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...copyEnvironment(), FORCE_COLOR: '0' } });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...copyEnvironment(), NO_COLOR: '1' } });
+  return { status: result.status, output: `${result.stdout}${result.stderr}`.replace(/\u001b\[[\d;]*m/g, '') };
 }
 const read = (file: string) => readFileSync(path.join(copy, file), 'utf8');
 
