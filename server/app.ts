@@ -60,8 +60,8 @@ export interface AppOptions {
 }
 
 /**
- * Which operations `handlers` leaves to answers from the contract (none pending and handled), refusing, when the
- * setting is off, a table that does not implement the whole contract (http/contract-answers.ts).
+ * Which operations are answered from the contract (those `handlers` has no handler for, and the pending ones),
+ * refusing, when the setting is off, a table that does not implement the whole contract (http/contract-answers.ts).
  */
 export const planOf = (checks: ContractChecks, handlers: Partial<HandlerTable>, answerFromContract: boolean): ContractAnswerPlan =>
   contractAnswerPlan(checks.operations, handlers, pendingOperations, answerFromContract);

@@ -310,6 +310,10 @@ async function startGeneration(
     // Said once per server: at its start (its first generation, the one that seeds), not at each reset.
     if (seed) {
       if (contractAnswers.answered.size > 0) log.warn({ answeredFromContract: Object.fromEntries(contractAnswers.answered) }, answeredLine(contractAnswers));
+      for (const operation of shared.checks.operations.filter((each) => contractAnswers.answered.has(each.operationId))) {
+        const { problem } = shared.checks.contractAnswer(operation);
+        if (problem) log.error({ operationId: operation.operationId }, `${problem}: it answers 500`);
+      }
       if (contractAnswers.extra.length > 0) log.warn({ handlers: contractAnswers.extra }, `handlers of no operation of the contract, not served: ${contractAnswers.extra.join(', ')}`);
       if (contractAnswers.stalePending.length > 0) {
         log.warn({ pending: contractAnswers.stalePending }, `server/handlers/pending.ts lists operations the contract does not have: ${contractAnswers.stalePending.join(', ')}`);

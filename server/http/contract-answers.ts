@@ -411,10 +411,24 @@ export interface ContractAnswer {
   contentType?: string;
   /** Where the body comes from: the operation's example, or its schema (also for a body-less answer without an example). */
   source: ContractAnswerSource;
+  /** Why no answer could be made (a schema no value meets): the answer is then a 500 saying so. */
+  problem?: string;
 }
 
-/** The answer to every request of `operation` that passes the contract's checks. */
+/**
+ * The answer to every request of `operation` that passes the contract's checks. An operation no answer can be made for
+ * (a schema no value meets) is answered 500, naming why, rather than keeping the rest of the contract from being served.
+ */
 export function contractAnswer(document: OpenApiDocument, operation: ContractOperation): ContractAnswer {
+  try {
+    return madeAnswer(document, operation);
+  } catch (error) {
+    const problem = `${operation.operationId} cannot be answered from the contract: ${error instanceof Error ? error.message : String(error)}`;
+    return { status: 500, headers: {}, body: { error: { code: 500, message: problem } }, contentType: 'application/json', source: 'schema', problem };
+  }
+}
+
+function madeAnswer(document: OpenApiDocument, operation: ContractOperation): ContractAnswer {
   const { status, response } = successResponse(document, operation);
   const examples = operationExamples(document, operation);
   const headers: Record<string, string> = {};

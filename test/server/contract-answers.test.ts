@@ -252,9 +252,23 @@ describe('values made from schemas', () => {
     });
   }
 
-  test('a schema no value can meet fails, naming why', () => {
+  test('a schema no value can meet fails, naming why; its operation answers 500 saying so', () => {
     expect(() => schemaValue(contract, { type: 'string', pattern: '^[a-z]{2}$', minLength: 5 })).toThrow(/no string of the pattern \^\[a-z\]\{2\}\$ from 5 to/);
     expect(() => schemaValue(contract, { type: 'integer', minimum: 5, maximum: 2 })).toThrow(/no number between 5 and 2/);
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/v1/codes': { get: { operationId: 'getCode', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'integer', minimum: 5, maximum: 2 } } } } } } } },
+    } as unknown as OpenApiDocument;
+    const problem = 'getCode cannot be answered from the contract: no number between 5 and 2';
+    expect(contractAnswer(document, { method: 'get', path: '/v1/codes', operationId: 'getCode' })).toEqual({
+      status: 500,
+      headers: {},
+      body: { error: { code: 500, message: problem } },
+      contentType: 'application/json',
+      source: 'schema',
+      problem,
+    });
   });
 });
 
