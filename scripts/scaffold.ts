@@ -95,6 +95,8 @@ interface Shape {
   answer: Node | undefined;
   /** The request body's schema; undefined without one. */
   body: Node | undefined;
+  /** Its parameters, references followed. */
+  parameters: Node[];
   pathNames: string[];
   queryNames: string[];
 }
@@ -123,6 +125,7 @@ function shapeOf(document: OpenApiDocument, operation: ContractOperation): Shape
     status: Number(status),
     answer: follow(object.responses[status])?.content?.['application/json']?.schema,
     body: follow(object.requestBody)?.content?.['application/json']?.schema,
+    parameters,
     pathNames: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name as string),
     queryNames: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name as string),
   };
@@ -133,12 +136,9 @@ function requestOf(document: OpenApiDocument, shape: Shape): { path: Record<stri
   const examples = operationExamples(document, shape.operation);
   const example = examples.find((candidate) => Object.keys(candidate.parameters.path).length > 0 || candidate.body !== undefined) ?? examples[0];
   const made = (parameter: Node) => schemaValue(document, (parameter.schema ?? {}) as Node, 'request');
-  const parameters = ((shape.object.parameters ?? []) as Node[]).map((parameter) =>
-    typeof parameter.$ref === 'string' ? (parameter.$ref.slice(2).split('/').reduce((at: Node, segment: string) => at[segment], document as Node) as Node) : parameter,
-  );
   const path: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
-  for (const parameter of parameters) {
+  for (const parameter of shape.parameters) {
     if (parameter.in === 'path') path[parameter.name] = example?.parameters.path[parameter.name] ?? made(parameter);
     if (parameter.in === 'query') {
       const value = example?.parameters.query[parameter.name] ?? (parameter.required ? made(parameter) : undefined);
