@@ -22,6 +22,7 @@ const ADDED = `${ADDED_OPERATION.tsp}
 @tag("Comments")
 interface PinnedComments {
   /** Pin a comment of a space. */
+  #suppress "docs-platform-spec-rules/operation-example" "The scaffold makes the request from the contract."
   @summary("Pin a comment of a space")
   @operationId("pinSpaceComment")
   @route("/v1/spaces/{spaceId}/comments/{commentId}/pin")
@@ -49,6 +50,7 @@ model CreateGlossaryTermRequest {
 @route("/v1/orgs/{organizationId}/glossary")
 interface Glossary {
   /** Add a term to the glossary. */
+  #suppress "docs-platform-spec-rules/operation-example" "The scaffold makes the request from the contract."
   @summary("Add a term to the glossary")
   @operationId("createGlossaryTerm")
   @post
@@ -66,6 +68,7 @@ interface Glossary {
 
   /** Empty the glossary. */
   @summary("Empty the glossary")
+  @opExample(#{ parameters: #{ organizationId: "demo" }, returnType: #{ statusCode: 204 } })
   @operationId("clearGlossary")
   @delete
   clear(...OrganizationPath): NoContentResponse | ResourceErrors;
