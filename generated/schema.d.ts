@@ -19357,8 +19357,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "title": "Release notes",
-                 *       "emoji": "📝",
-                 *       "parent": "0Vby0wpS00BV1HsL7l00XB"
+                 *       "emoji": "📝"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateSpaceRequest"];
@@ -19376,7 +19375,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "space",
-                     *       "id": "0Vc31fJs00X3rG2a7iDpx4",
+                     *       "id": "0Vc3Q4tA00Bi4O3topAbB3",
                      *       "title": "Release notes",
                      *       "emoji": "📝",
                      *       "visibility": "private",
@@ -19384,12 +19383,11 @@ export interface operations {
                      *       "updatedAt": "2026-11-26T07:31:00.000Z",
                      *       "editMode": "live",
                      *       "urls": {
-                     *         "location": "https://docs.example.com/v1/spaces/0Vc31fJs00X3rG2a7iDpx4",
-                     *         "app": "https://docs.example.com/app/s/0Vc31fJs00X3rG2a7iDpx4"
+                     *         "location": "https://docs.example.com/v1/spaces/0Vc3Q4tA00Bi4O3topAbB3",
+                     *         "app": "https://docs.example.com/app/s/0Vc3Q4tA00Bi4O3topAbB3"
                      *       },
                      *       "organization": "demo",
-                     *       "parent": "0Vby0wpS00BV1HsL7l00XB",
-                     *       "revision": "0Vc31fJs01KukUXXPF3WqE",
+                     *       "revision": "0Vc3Q4tA01fW8tjK720a96",
                      *       "comments": 0,
                      *       "changeRequests": 0,
                      *       "changeRequestsOpen": 0,

@@ -56,13 +56,13 @@ export const operationSummaryRule = everyOperationHas({
 
 export const operationExampleRule = everyOperationHas({
   name: "operation-example",
+  // An example's answer (`returnType`) is not asked for here: an example is written request first, and its answer
+  // written from the server's (test/api/examples.test.ts, EXAMPLES_UPDATE) needs the request compiled;
+  // test/contract/examples.test.ts fails on an operation whose emitted example has no answer.
   description: "Every operation has an @opExample: its parameters, its body where it takes one, and its success answer.",
   has: (program, operation) => {
     const examples = getOpExamples(program, operation);
     if (examples.length === 0) return false;
-    if (examples.some((example) => example.returnType === undefined)) {
-      return "has an example without its answer: add returnType: #{ … } (the success answer; #{ statusCode: 204 } for one without a body) to each @opExample.";
-    }
     const required = [...operation.parameters.properties.values()].some((parameter) => !parameter.optional);
     if (required && examples.some((example) => example.parameters === undefined)) {
       return "has an example without its request: add parameters: #{ … } (its parameters, and its body under the body parameter's name) to each @opExample.";

@@ -24,9 +24,17 @@ import { type ExampleAnswer, writeExampleAnswers } from '../support/example-sour
 import { answerDifferences, ExamplePairs, type OperationExample, operationExamples } from '../support/examples.ts';
 import { readOpenApi } from '../support/openapi.ts';
 import { openapiPath, repoRoot } from '../support/repo.ts';
+import { pendingOperations } from '../../server/handlers/pending.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
 
-const examples = operationExamples(readOpenApi(openapiPath));
+/**
+ * The examples of the operations the server implements. A pending operation (server/handlers/pending.ts) is answered
+ * from the contract, its example: comparing would prove nothing, so its examples wait for its implementation (named
+ * in the run as skipped).
+ */
+const all = operationExamples(readOpenApi(openapiPath));
+const pending = new Set<string>(Object.keys(pendingOperations));
+const examples = all.filter((example) => !pending.has(example.operationId));
 
 /** Where the examples' answers point: the address of the service the examples show. */
 const PUBLIC_URL = 'https://docs.example.com';
@@ -97,6 +105,9 @@ async function differences(client: DocsClient, world: World, example: OperationE
     params: toServer(example.parameters),
     ...(example.body === undefined ? {} : { body: toServer(example.body) }),
   });
+  // An operation the server answers from the contract (its handler missing) answers its example: that proves nothing.
+  const fromContract = answer.response.headers.get('x-contract-answer');
+  if (fromContract !== null) return [`the server answers ${example.operationId} from the contract (${fromContract}): it does not implement it yet`];
   if (answer.response.status !== example.status) {
     return [`status: the example has ${example.status}, the server ${answer.response.status} ${JSON.stringify(answer.error ?? '')}`];
   }
@@ -122,6 +133,10 @@ async function differences(client: DocsClient, world: World, example: OperationE
     return [];
   }
   return found;
+}
+
+for (const example of all.filter((candidate) => pending.has(candidate.operationId))) {
+  test.todo(`${example.operationId}: pending (answered from the contract until implemented)`);
 }
 
 const title = (example: OperationExample) => `${example.operationId}${example.name === 'default' ? '' : ` (${example.name})`}`;

@@ -163,16 +163,12 @@ describe('operation-example', () => {
     });
   });
 
-  test('names an operation whose example lacks its answer, or its request', async () => {
-    const tester = await ruleTester('operation-example');
-    await tester.expect(breaking([', returnType: #{ id: "t1", title: "Writers" } })', ' })'])).toEmitDiagnostics({
-      code: `${LIBRARY}/operation-example`,
-      message: /^Operation `getTeam` has an example without its answer: add returnType/,
-    });
-    await tester.expect(breaking(['@opExample(#{ parameters: #{ teamId: "t1" }, ', '@opExample(#{ '])).toEmitDiagnostics({
+  test('names an operation whose example lacks its request', async () => {
+    await (await ruleTester('operation-example')).expect(breaking(['@opExample(#{ parameters: #{ teamId: "t1" }, ', '@opExample(#{ '])).toEmitDiagnostics({
       code: `${LIBRARY}/operation-example`,
       message: /^Operation `getTeam` has an example without its request: add parameters/,
     });
+  });
   });
 });
 
