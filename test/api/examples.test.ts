@@ -22,8 +22,8 @@ import { startOutside, type Outside } from '../support/example-world/outside.ts'
 import { WORLD_PARTS } from '../support/example-world/parts.ts';
 import { type ExampleAnswer, writeExampleAnswers } from '../support/example-source.ts';
 import { answerDifferences, ExamplePairs, type OperationExample, operationExamples } from '../support/examples.ts';
-import { readOpenApi } from '../support/openapi.ts';
-import { openapiPath, repoRoot } from '../support/repo.ts';
+import { loadContract } from '../../server/http/contract.ts';
+import { repoRoot } from '../support/repo.ts';
 import { pendingOperations } from '../../server/handlers/pending.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
 
@@ -32,7 +32,7 @@ import { startTestServer, type TestServer, type TestServerOptions } from '../sup
  * from the contract, its example: comparing would prove nothing, so its examples wait for its implementation (named
  * in the run as skipped).
  */
-const all = operationExamples(readOpenApi(openapiPath));
+const all = operationExamples(loadContract());
 const pending = new Set<string>(Object.keys(pendingOperations));
 const examples = all.filter((example) => !pending.has(example.operationId));
 

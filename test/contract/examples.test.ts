@@ -11,7 +11,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { describe, expect, test } from 'vitest';
-import { examplesOf } from '../support/examples.ts';
+import { operationExamples as examplesOfOperation } from '../../server/http/contract-answers.ts';
 import { openapiPath } from '../support/repo.ts';
 
 const Ajv2020 = Ajv2020Module.default;
@@ -109,8 +109,8 @@ describe('the examples of the contract', () => {
   });
 
   test('every operation has one in the document: its required parameters, its body, its success answer', () => {
-    const incomplete = operations.flatMap(({ operation }) => {
-      const [example] = examplesOf(operation as never, '', '');
+    const incomplete = operations.flatMap(({ path, method, operation }) => {
+      const [example] = examplesOfOperation(document as never, { path, method: method as never, operationId: operation.operationId });
       if (example === undefined) return [`${operation.operationId}: no example`];
       const missing: string[] = [];
       for (const parameter of (operation.parameters ?? []) as Schema[]) {

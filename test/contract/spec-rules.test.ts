@@ -169,7 +169,6 @@ describe('operation-example', () => {
       message: /^Operation `getTeam` has an example without its request: add parameters/,
     });
   });
-  });
 });
 
 describe('list-paging', () => {

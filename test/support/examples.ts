@@ -1,9 +1,6 @@
 // The examples of the contract's operations (`@opExample` in spec/, emitted into generated/openapi.yaml) read back as
-// requests and answers, and the comparison of an example's answer with the server's.
-//
-// An example is named by its title (an untitled one is `default`); its request is the values its parameters and its
-// request body carry under that name, its answer the operation's success status and the body its success response
-// carries under that name (none for a 204).
+// requests and answers (as the server reads them to answer an operation from the contract), and the comparison of an
+// example's answer with the server's.
 //
 // The comparison is exact but for what a server makes when it answers: the values it makes at random (ids of what it
 // creates, tokens, signatures: "tokens" below, as test/support/engine-mirror.ts reads them) and the times it reads
@@ -11,72 +8,14 @@
 // example (request included): the same example token must meet the same server token everywhere, so an answer naming
 // another record than the example does is a difference, while a record the request creates may have any id of the
 // right form. A time (an ISO 8601 date-time in UTC) matches any time.
-import type { OpenApiDocument } from './openapi.ts';
+import { contractOperations, type OpenApiDocument } from '../../server/http/contract.ts';
+import { operationExamples as examplesOfOperation, type OperationExample } from '../../server/http/contract-answers.ts';
 
-export interface OperationExample {
-  operationId: string;
-  /** The example's title, `default` for an untitled one. */
-  name: string;
-  method: string;
-  /** The path template, such as `/v1/spaces/{spaceId}`. */
-  path: string;
-  parameters: { path: Record<string, unknown>; query: Record<string, unknown> };
-  body?: unknown;
-  /** The operation's success status. */
-  status: number;
-  /** The answer's body; absent for an answer without one. */
-  response?: unknown;
-}
+export type { OperationExample };
 
-type ExampleHolder = { example?: unknown; examples?: Record<string, { value?: unknown }> };
-type Parameter = ExampleHolder & { name: string; in: string };
-type Operation = {
-  operationId: string;
-  parameters?: Parameter[];
-  requestBody?: { content?: Record<string, ExampleHolder> };
-  responses: Record<string, { content?: Record<string, ExampleHolder> }>;
-};
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
-/** The values a holder carries, by example name. */
-function named(holder: ExampleHolder | undefined): Map<string, unknown> {
-  const values = new Map<string, unknown>();
-  if (!holder) return values;
-  if (holder.example !== undefined) values.set('default', holder.example);
-  for (const [name, example] of Object.entries(holder.examples ?? {})) values.set(name, example.value);
-  return values;
-}
-
-/** Every example of every operation of `document`, in the document's order. */
+/** Every example of every operation of `document` (read as the server reads them: http/contract-answers.ts). */
 export function operationExamples(document: OpenApiDocument): OperationExample[] {
-  const examples: OperationExample[] = [];
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const method of METHODS) {
-      const operation = (item as Record<string, Operation | undefined>)[method];
-      if (operation) examples.push(...examplesOf(operation, method, path));
-    }
-  }
-  return examples;
-}
-
-/** The examples of one operation (none when it has none). */
-export function examplesOf(operation: Operation, method: string, path: string): OperationExample[] {
-  const [status, success] = Object.entries(operation.responses).find(([code]) => code.startsWith('2'))!;
-  const responses = named(success.content?.['application/json']);
-  const bodies = named(operation.requestBody?.content?.['application/json']);
-  const parameters = (operation.parameters ?? []).map((parameter) => ({ parameter, values: named(parameter) }));
-  const names = new Set([...responses.keys(), ...bodies.keys(), ...parameters.flatMap(({ values }) => [...values.keys()])]);
-  return [...names].map((name) => {
-    const example: OperationExample = { operationId: operation.operationId, name, method, path, parameters: { path: {}, query: {} }, status: Number(status) };
-    for (const { parameter, values } of parameters) {
-      if (!values.has(name)) continue;
-      if (parameter.in === 'path' || parameter.in === 'query') example.parameters[parameter.in][parameter.name] = values.get(name);
-    }
-    if (bodies.has(name)) example.body = bodies.get(name);
-    if (responses.has(name)) example.response = responses.get(name);
-    return example;
-  });
+  return contractOperations(document).flatMap((operation) => examplesOfOperation(document, operation));
 }
 
 /**
