@@ -1,7 +1,8 @@
 // A lock on a file that the kernel releases when its holder ends, however it ends (a clean stop, a crash, `kill -9`,
 // a container stopped): SQLite's own file locks (POSIX advisory locks on the file; LockFileEx on Windows), taken by
 // holding the file, a SQLite database, in an exclusive transaction that is never committed. data-dir.ts locks
-// DATA_DIR with it; it lives here, with the rest of what runs SQL.
+// DATA_DIR with it; it lives here, with the rest of what runs SQL. Taking the lock writes nothing to the disk (the
+// transaction's journal is kept in memory), so a server starts on a full disk.
 import Database from 'better-sqlite3';
 
 /** A lock held until `release()` (or until the process ends). */
@@ -27,6 +28,9 @@ export function lockFile(file: string, waitMs: number): FileLock {
     throw new FileLockOpenError(`${file} cannot be opened`, { cause: error });
   }
   try {
+    // The exclusive transaction of an empty file writes its first page, which a journal on the disk would need room
+    // for: in memory, nothing is written (the transaction is never committed).
+    database.pragma('journal_mode = MEMORY');
     database.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     database.close();
