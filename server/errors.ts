@@ -13,7 +13,7 @@ export type FailureKind =
   | 'not-found'
   /** The request contradicts the resource's state: a duplicate, a move that changes nothing (409). */
   | 'conflict'
-  /** The database cannot be reached (503). */
+  /** The database cannot do it now: unreachable, closed, or its storage full (503, with `Retry-After`). */
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -34,3 +34,28 @@ export const unavailable = (message: string) => new DomainError('unavailable', m
 
 /** Whether `error` is a DomainError of this kind. */
 export const isFailure = (error: unknown, kind: FailureKind): error is DomainError => error instanceof DomainError && error.kind === kind;
+
+/** What the machine does to the store for a while (store/conditions.ts). */
+export type ConditionKind = 'database-unreachable' | 'storage-full';
+
+/**
+ * What a request or background work meets while the machine fails under the store (the database unreachable, the
+ * storage full: store/conditions.ts): `unavailable`, naming its condition, with the seconds after which trying again
+ * makes sense, and counted, once answered or given up for a later try, in the condition it belongs to (the line that
+ * logs the condition's end says how many requests it refused).
+ */
+export class Refusal extends DomainError {
+  constructor(
+    readonly condition: ConditionKind,
+    message: string,
+    readonly retryAfterSeconds: number,
+    private readonly count?: (by: 'request' | 'job') => void,
+  ) {
+    super('unavailable', message);
+  }
+
+  /** Counts this refusal in its condition: a request answered with it, or a job runner's step that will try again. */
+  counted(by: 'request' | 'job'): void {
+    this.count?.(by);
+  }
+}

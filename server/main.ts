@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { FLAGS, parseCommandLine, SWITCHES } from './command-line.ts';
 import { readConfig, StartupError, VARIABLES } from './config.ts';
 import { createLogger } from './http/access-log.ts';
-import { startServer } from './server.ts';
+import { logTokenFor, startServer } from './server.ts';
 import { controlledByHarness, harnessVariables, underHarness } from './testing/control.ts';
 import { coverageFolder } from './testing/coverage.ts';
 import { contractVersion, installation, packageVersion, REPO_ROOT } from './version.ts';
@@ -115,9 +115,7 @@ async function main(args: string[]) {
   );
   // The harness is sent the same message by controlledByHarness, once it answers the harness's messages.
   await tellParent(running.url, config.addressFile, !harness);
-  if (running.tokenFor) {
-    log.info(running.tokenFor, `DOCS_API_TOKEN is the token of ${running.tokenFor.user} (admin of ${running.tokenFor.organization})`);
-  }
+  if (running.tokenFor) logTokenFor(log, running.tokenFor);
   if (running.createdToken) {
     // Printed once: the database keeps only its hash.
     process.stdout.write(

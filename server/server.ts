@@ -25,7 +25,9 @@ import { applyFixture, checkSeed, readSeedFile, type SeedFixture, type SeedResul
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
-import { StoreOpenError } from './store/postgres/store.ts';
+import { redactedUrl, StoreOpenError } from './store/postgres/store.ts';
+import * as organizations from './store/organizations.ts';
+import { type ConditionKind, Refusal } from './errors.ts';
 
 export interface RunningServer {
   /** Address of the server, such as `http://127.0.0.1:41234`. */
@@ -157,7 +159,6 @@ async function serve(
       dbCacheMb: config.dbCacheMb,
       databaseUrl: config.databaseUrl,
       poolSize: config.databasePoolSize,
-      onError: (error, what) => log.warn({ err: error }, what),
     });
   } catch (error) {
     if (error instanceof StoreOpenError) throw new StartupError(error.message, { cause: error });
@@ -187,9 +188,9 @@ async function serve(
       },
     };
   }
-  let current = await startGeneration(store, config, log, options, { checks, faults }, async (ctx) => {
+  const startup = startGeneration(store, config, log, options, { checks, faults }, async (ctx) => {
     const seedFile = options.seed ? checkSeed(options.seed, 'the seed') : config.seedFile ? readSeedFile(config.seedFile) : undefined;
-    seeded = await inWrite(ctx, async (scope) => {
+    const seedWrites = () => inWrite(ctx, async (scope) => {
       // Values an earlier release stored that this contract refuses, rewritten once, after the migrations that
       // brought the database to this release (domain/stored-values.ts).
       if (applied.length > 0) {
@@ -202,10 +203,28 @@ async function serve(
       await purgeExpiredSpaces(scope);
       return seedDemo(scope, config.apiToken, seedFile);
     });
+    try {
+      seeded = await seedWrites();
+    } catch (error) {
+      // A restart on a full disk serves what the database holds, and writes its start-up writes once there is room.
+      // A first start has nothing to serve (and a token to print): it fails.
+      if (!(error instanceof Refusal && error.condition === 'storage-full' && (await organizations.any(store.reader)))) throw error;
+      deferStartupWrites(store, seedWrites, log);
+      return;
+    }
     if (seeded.tokenNotRegistered) log.warn(seeded.tokenNotRegistered);
     // The database as seeded, before any job runs: what reset() gives back.
     if (options.resettable) image = (store as SqliteStore).image();
   });
+  let current: Generation;
+  try {
+    current = await startup;
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    const where = config.databaseUrl === undefined ? `DATA_DIR ${config.dataDir}` : `DATABASE_URL ${redactedUrl(config.databaseUrl)}`;
+    const [why, fix] = error.condition === 'storage-full' ? ['its storage is full', 'free space'] : ['the database is unreachable', 'bring it back'];
+    throw new StartupError(`${where}: ${why}, and this start must write to it: ${fix}, then start again.`, { cause: error });
+  }
   http.serve(current.app);
 
   let closing: Promise<void> | undefined;
@@ -259,14 +278,74 @@ async function serve(
       return current.ctx;
     },
     server: http.server,
-    createdToken: seeded!.createdToken,
-    tokenFor: seeded!.tokenFor,
+    createdToken: seeded?.createdToken,
+    tokenFor: seeded?.tokenFor,
     close,
     reset,
     keep,
     faults,
   };
 }
+
+/** The line that says who DOCS_API_TOKEN was registered for. */
+export function logTokenFor(log: Logger, tokenFor: NonNullable<SeedResult['tokenFor']>): void {
+  log.info(tokenFor, `DOCS_API_TOKEN is the token of ${tokenFor.user} (admin of ${tokenFor.organization})`);
+}
+
+/**
+ * The start-up writes (the seed file, DOCS_API_TOKEN, values repaired, expired spaces purged) of a restart that met a
+ * full disk: done as soon as writes fit again (the store's `storage-full` condition ends), and tried again at each
+ * such end until they are done. Meanwhile the server serves what the database holds, tokens registered before
+ * included. Undo: let the refusal fail the start (the server then stays down until space is freed by hand).
+ */
+function deferStartupWrites(store: Store, write: () => Promise<SeedResult>, log: Logger): void {
+  log.warn('the start-up writes (SEED_FILE, DOCS_API_TOKEN) wait until the storage has room: they are done then, without a restart');
+  let writing = false;
+  const attempt = () => {
+    if (writing) return;
+    writing = true;
+    write()
+      .then(
+        (seeded) => {
+          stop();
+          log.info('the start-up writes are done');
+          if (seeded.tokenFor) logTokenFor(log, seeded.tokenFor);
+          if (seeded.tokenNotRegistered) log.warn(seeded.tokenNotRegistered);
+        },
+        (error: unknown) => {
+          if (error instanceof Refusal) return;
+          stop();
+          log.error({ err: error }, 'the start-up writes failed');
+        },
+      )
+      .finally(() => (writing = false));
+  };
+  const stop = store.conditions.watch({ ended: ({ kind }) => kind === 'storage-full' && attempt() });
+  // The condition may have ended already, between the refusal and now.
+  if (!store.conditions.has('storage-full')) attempt();
+}
+
+/** The store's conditions in the log: one line when one starts (error, with its cause), one when it ends. */
+function logConditions(store: Store, log: Logger): void {
+  store.conditions.watch({
+    started: ({ kind, cause }) => log.error({ condition: kind, cause }, CONDITION_STARTED[kind]),
+    ended: ({ kind, durationMs, refusedRequests, retriedJobSteps }) =>
+      log.info(
+        { condition: kind, durationMs, refusedRequests, retriedJobSteps },
+        `${CONDITION_ENDED[kind]} (after ${(durationMs / 1000).toFixed(1)} s, ${refusedRequests} request${refusedRequests === 1 ? '' : 's'} refused meanwhile)`,
+      ),
+  });
+}
+
+const CONDITION_STARTED: Record<ConditionKind, string> = {
+  'database-unreachable': 'the database is unreachable: requests that need it are answered 503 until it is back',
+  'storage-full': 'the storage is full: writes are answered 503 until space is freed; reads are served',
+};
+
+const CONDITION_ENDED: Record<ConditionKind, string> = {
+  'database-unreachable': 'the database is reachable again',
+  'storage-full': 'the storage has room again: writes are accepted',
+};
 
 /** What the server serves one database with: a context on its store, a job runner, the app, the purge of deleted spaces. */
 interface Generation {
@@ -289,6 +368,7 @@ async function startGeneration(
   seed?: (ctx: AppContext) => Promise<void>,
 ): Promise<Generation> {
   keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);
+  logConditions(store, log);
   let ctx: AppContext;
   try {
     ctx = await createContext({ store, config, clock: options.clock ?? systemClock, log });
@@ -333,7 +413,11 @@ async function startGeneration(
   }
 
   const sweep = setInterval(() => {
-    inWrite(ctx, purgeExpiredSpaces).catch((error) => log.error({ err: error }, 'purge failed'));
+    inWrite(ctx, purgeExpiredSpaces).catch((error) => {
+      // Refused by a condition of the store (logged as such): the next sweep purges what this one would have.
+      if (error instanceof Refusal) error.counted('job');
+      else log.error({ err: error }, 'purge failed');
+    });
   }, PURGE_INTERVAL_MS);
   sweep.unref();
 

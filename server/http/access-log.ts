@@ -1,7 +1,8 @@
 // The server's log: pino, as JSON lines or as one readable line per entry (LOG_FORMAT; unset, readable lines when
-// the log goes to a terminal and JSON lines otherwise); and the access log, one `info` line per request when it has
-// been answered (method, path, operation id, status, duration, request id, and on an error answer the reason the
-// client was given).
+// the log goes to a terminal and JSON lines otherwise); and the access log, one line per request when it has been
+// answered (method, path, operation id, status, duration, request id, and on an error answer the reason the client was
+// given): `info`, or `warn` for a 5xx (a request the server could not serve: a 503 while the database is unreachable or
+// its storage full, a 500's stack logged beside it by http/errors.ts).
 import type { NextFunction, Request, Response } from 'express';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config, LogFormat } from '../config.ts';
@@ -43,7 +44,8 @@ export function accessLog(log: Logger) {
         ms: Math.round((performance.now() - started) * 10) / 10,
         reason: res.statusCode >= 400 ? (res.locals[REASON] as string | undefined) : undefined,
       };
-      log.info(fields, 'request');
+      if (fields.status >= 500) log.warn(fields, 'request');
+      else log.info(fields, 'request');
     });
     next();
   };

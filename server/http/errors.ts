@@ -1,8 +1,10 @@
 // One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure: the
-// one place where what went wrong (a DomainError's kind, server/errors.ts) becomes an HTTP status.
+// one place where what went wrong (a DomainError's kind, server/errors.ts) becomes an HTTP status. Only a 500 (a
+// bug) is logged here, with its stack; a 503 (the database closed, unreachable, or its storage full) is expected of
+// the machine, and its access-log line (http/access-log.ts) says it, at warn, without a stack.
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
-import { DomainError, type FailureKind } from '../errors.ts';
+import { DomainError, type FailureKind, Refusal } from '../errors.ts';
 import { REASON } from './access-log.ts';
 
 /** The status of each kind of failure. */
@@ -15,7 +17,10 @@ export const FAILURE_STATUS = {
   unavailable: 503,
 } satisfies Record<FailureKind, number>;
 
-/** Extra headers of each kind of failure: a client told the database is unreachable may try again shortly. */
+/**
+ * Extra headers of each kind of failure: a client told the database is unavailable may try again shortly (a
+ * `Refusal` says when itself).
+ */
 const FAILURE_HEADERS: Partial<Record<FailureKind, Record<string, string>>> = { unavailable: { 'retry-after': '1' } };
 
 /** A validation error of express-openapi-validator: `errors` with a `path` such as `/body/title`. */
@@ -56,6 +61,10 @@ export function errorWriter(log: Logger): ErrorRequestHandler {
       status = FAILURE_STATUS[error.kind];
       message = error.message;
       headers = FAILURE_HEADERS[error.kind] ?? {};
+      if (error instanceof Refusal) {
+        headers = { 'retry-after': String(error.retryAfterSeconds) };
+        error.counted('request');
+      }
     } else if (error?.type === 'entity.too.large') {
       status = 413;
       message = `Request body too large: at most ${error.limit} bytes`;
@@ -69,7 +78,7 @@ export function errorWriter(log: Logger): ErrorRequestHandler {
       headers = (error as ValidatorError).headers ?? {};
     }
 
-    if (status >= 500) {
+    if (status === 500) {
       log.error({ err: error, requestId: req.id, method: req.method, url: req.originalUrl }, 'request failed');
     }
     // The access log's reason (http/access-log.ts).

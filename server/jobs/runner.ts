@@ -20,9 +20,16 @@
 // A job kind records its progress and outcome on its resource itself, and its `fail` hook lands any failure there too,
 // so that a failure never crashes the server. Nothing here runs a network call inside a transaction: a kind's `run`
 // waits on the network between its own writes.
+//
+// While the database is unreachable or its storage full (a condition of the store, store/conditions.ts, logged once
+// when it starts and once when it ends), what the runner does is refused and tried again, unlogged, counted in that
+// condition: a claim at the next poll, a heartbeat at the next beat. A job whose step was refused is not failed (it
+// did not fail: the machine did): it stays claimed, its lease runs out, and the next claim of any instance takes it
+// over, as after a restart (a resumable kind runs again, another fails as interrupted).
 import { hostname } from 'node:os';
 import type { AppContext, Jobs, Scope } from '../context.ts';
 import { inWrite } from '../context.ts';
+import { Refusal } from '../errors.ts';
 import { newId, newRandomId } from '../domain/ids.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as jobs from '../store/jobs.ts';
@@ -142,10 +149,17 @@ export class JobRunner implements Jobs {
     this.kinds.set(kind, definition as unknown as JobKind<never>);
   }
 
-  /** Takes over what a previous process left running (SQLite), then listens, polls and renews leases. */
+  /**
+   * Takes over what a previous process left running (SQLite; on a full disk, their leases run out instead), then
+   * listens, polls and renews leases.
+   */
   async start(): Promise<void> {
     const { store } = this.ctx;
-    if (store.exclusive) await store.write((db) => jobs.expireOthers(db, this.owner));
+    if (store.exclusive) {
+      await store.write((db) => jobs.expireOthers(db, this.owner)).catch((error: unknown) => {
+        if (!this.isRefusal(error)) throw error;
+      });
+    }
     store.onJobsQueued(() => this.kick());
     this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
     this.timer.unref();
@@ -163,7 +177,9 @@ export class JobRunner implements Jobs {
     }
     this.kicking = true;
     this.claiming = this.claimAndLaunch()
-      .catch((error) => this.ctx.log.error({ err: error }, 'claiming jobs failed'))
+      .catch((error) => {
+        if (!this.isRefusal(error)) this.ctx.log.error({ err: error }, 'claiming jobs failed');
+      })
       .finally(() => {
         this.kicking = false;
         if (this.again) {
@@ -221,12 +237,16 @@ export class JobRunner implements Jobs {
           this.lost(running);
           return;
         }
+        // Refused by the machine, not failed: its lease runs out and a claim takes it over (see the top of this file).
+        if (this.isRefusal(error)) return;
         const reason = error instanceof Error ? error.message : String(error);
         this.ctx.log.warn({ job: row.id, kind: row.kind, resource: row.resource, reason }, 'job failed');
         await inWrite(this.ctx, async (scope) => {
           if (await jobs.fail(scope.db, lease, reason, this.ctx.now())) await kind?.fail(scope, job as never, reason);
           else this.lost(running);
-        }).catch((writeError) => this.ctx.log.error({ err: writeError, job: row.id }, 'recording a job failure failed'));
+        }).catch((writeError) => {
+          if (!this.isRefusal(writeError)) this.ctx.log.error({ err: writeError, job: row.id }, 'recording a job failure failed');
+        });
       }
     })();
     this.running.set(row.id, running);
@@ -274,8 +294,15 @@ export class JobRunner implements Jobs {
       // A job whose outcome is being recorded meanwhile may have ended: only the others are lost.
       for (const job of beating) if (!kept.has(job.lease.id) && !job.ending) this.lost(job);
     } catch (error) {
-      this.ctx.log.warn({ err: error }, 'renewing the leases of running jobs failed');
+      if (!this.isRefusal(error)) this.ctx.log.warn({ err: error }, 'renewing the leases of running jobs failed');
     }
+  }
+
+  /** Whether `error` is a refusal of a condition of the store: counted there, and tried again later. */
+  private isRefusal(error: unknown): error is Refusal {
+    if (!(error instanceof Refusal)) return false;
+    error.counted('job');
+    return true;
   }
 
   private notifyIdle(): void {

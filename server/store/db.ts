@@ -8,6 +8,7 @@
 // engine behind `Specific` (specific.ts): the full-text index, lists bound as one parameter, the job claim.
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import { badRequest } from '../errors.ts';
+import type { StoreConditions } from './conditions.ts';
 import { jsonShapeProblem } from '../json-limits.ts';
 import { storableText } from '../text.ts';
 import type { Camelized, Schema } from './schema.ts';
@@ -244,7 +245,7 @@ export class Effects {
 /**
  * How an engine runs one compiled statement: the part of a `Db` each engine does its own way (SQLite through its
  * cache of prepared statements, synchronously; PostgreSQL through a pool or a transaction's client). A statement that
- * fails answers a rejected promise whose error is the store's (a lost connection: `unavailable`).
+ * fails answers a rejected promise whose error is the store's (a lost connection, a full disk: a `Refusal`).
  */
 export interface Driver {
   readonly engine: Engine;
@@ -367,6 +368,11 @@ export interface Store {
   readonly inTransaction: boolean;
   /** Resolves when a query succeeds; rejects with an `unavailable` DomainError otherwise (GET /health). */
   ping(): Promise<void>;
+  /**
+   * What the machine does to the store for a while (the database unreachable, the storage full): each failure of
+   * that sort is thrown as a `Refusal` (errors.ts) and reported here; watch it to hear when one starts and ends.
+   */
+  readonly conditions: StoreConditions;
   /**
    * Calls `listener` when another instance committed work for the job runner (PostgreSQL's LISTEN/NOTIFY); SQLite,
    * which one server owns, never calls it.

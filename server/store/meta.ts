@@ -9,3 +9,8 @@ export async function keep(db: Db, key: string, value: string): Promise<string> 
   const row = await db.first(q.selectFrom('meta').select('value').where('key', '=', key));
   return row!.value;
 }
+
+/** Writes `value` under `key`, replacing what was there. */
+export async function put(db: Db, key: string, value: string): Promise<void> {
+  await db.run(db.q.insertInto('meta').values({ key, value }).onConflict((conflict) => conflict.column('key').doUpdateSet({ value })));
+}

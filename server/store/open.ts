@@ -12,14 +12,12 @@ export interface StoreOptions {
   databaseUrl?: string;
   /** PostgreSQL: connections of the pool. */
   poolSize?: number;
-  /** PostgreSQL: failures the store handles itself, for the log. */
-  onError?: (error: unknown, what: string) => void;
 }
 
 /** The store, opened and migrated; `applied` names the migrations this opening applied. */
 export async function openStore(options: StoreOptions): Promise<{ store: Store; applied: string[] }> {
   if (options.databaseUrl !== undefined) {
-    const store = await PostgresStore.open({ url: options.databaseUrl, poolSize: options.poolSize, onError: options.onError });
+    const store = await PostgresStore.open({ url: options.databaseUrl, poolSize: options.poolSize });
     return { store, applied: store.applied };
   }
   const store = SqliteStore.open(options.dataDir, options.dbCacheMb);

@@ -311,7 +311,8 @@ describe('the time', () => {
     ['server/content/import.ts', 'the deadline of a website import, which waits on the network'],
     ['server/http/access-log.ts', 'how long a request took, for its log line'],
     ['server/domain/ids.ts', "a new record's id, which starts with when it was made: only writes make one"],
-    ['server/store/postgres/store.ts', 'when a migration was applied, written into schema_migrations'],
+    ['server/store/postgres/store.ts', 'when a migration was applied, written into schema_migrations; when a statement began, to tell a failure reported late from a new outage'],
+    ['server/store/conditions.ts', 'how long an outage or a full disk lasted, for its log line, and when it ended'],
   ]);
 
   test('is read through the context clock everywhere else in the server', () => {

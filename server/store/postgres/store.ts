@@ -3,6 +3,12 @@
 // (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations (postgres/migrations)
 // run once however many instances start together (an advisory lock). Instances tell each other of queued jobs
 // with LISTEN/NOTIFY.
+//
+// The database may go away at any moment (a crash, a restart, the network): every connection's failure, wherever it
+// shows (a query, a transaction's client between two queries, an idle client of the pool, the listening connection),
+// becomes the `database-unreachable` condition (conditions.ts) and never an exception nobody catches; a connection
+// that failed never returns to the pool; the store checks every quarter second whether the database is back, and
+// listens again as soon as it is.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type Migration, migrationsIn } from '../migrations.ts';
@@ -16,7 +22,9 @@ import {
   sql,
 } from 'kysely';
 import type pg from 'pg';
-import { unavailable } from '../../errors.ts';
+import { DomainError, unavailable } from '../../errors.ts';
+import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
+import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, type WriteOptions, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
@@ -99,9 +107,10 @@ export interface PostgresOptions {
   url: string;
   /** Connections of the pool (reads, and one per write transaction under way). */
   poolSize?: number;
-  /** Called with failures the store handles itself (the notification connection lost, an idle client's error). */
-  onError?: (error: unknown, what: string) => void;
 }
+
+/** How long a new connection may take before it counts as failed (the pool's, and the listening one's). */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A failure to open the database at start-up: the message says what failed, without the connection's password. */
 export class StoreOpenError extends Error {}
@@ -119,13 +128,20 @@ export function redactedUrl(url: string): string {
 
 /** Whether `error` says the database cannot be reached (a connection refused, lost, or a server shutting down). */
 export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof DomainError) return false;
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code !== undefined) {
-    if (/^(08|57P)/.test(code)) return true; // connection exceptions, operator intervention (shutdown)
-    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '3D000'].includes(code)) return true;
+    // Connection exceptions, operator intervention (a shutdown, a server starting up), too many connections.
+    if (/^(08|57P)/.test(code) || code === '53300') return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '3D000'].includes(code)) return true;
   }
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message ?? '');
+  // node-postgres's own: a connection lost or not made in time, a client that failed, a pool that waited too long for
+  // a free connection (every one of them stuck on a database that does not answer).
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect/i.test(message ?? '');
 }
+
+/** PostgreSQL's SQLSTATE for a disk full (`disk_full`): a write refused until the database's disk has room. */
+const DISK_FULL = '53100';
 
 /** Numbers as numbers: COUNT(*) and bigint columns arrive as text otherwise (every value here is far below 2^53). */
 function typeParsers(types: typeof pg.types): pg.CustomTypesConfig {
@@ -162,10 +178,11 @@ class PostgresDriver implements Driver {
 
   private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<pg.QueryResult> {
     if (!writing && WRITES.test(text)) throw writeRefused(text);
+    const began = performance.now();
     try {
       return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text), rowMode: 'array' });
     } catch (error) {
-      throw this.store.failure(error);
+      throw this.store.failure(error, began);
     }
   }
 
@@ -202,6 +219,12 @@ export class PostgresStore implements Store {
   private readonly jobListeners: (() => void)[] = [];
   private listener: pg.Client | undefined;
   private listening = false;
+  /** The next attempt to listen again, while one waits (see `listen`). */
+  private relisten: NodeJS.Timeout | undefined;
+  readonly conditions = new StoreConditions({
+    'database-unreachable': () => this.pool.query('SELECT count(*) AS n FROM meta').then(() => undefined),
+    'storage-full': () => this.write((db) => meta.put(db, STORAGE_CHECK_KEY, storageCheckValue())),
+  });
   /** Moves with each token announced by an instance, and each time the listening connection is made again. */
   private tokens = 0;
   private closed = false;
@@ -217,6 +240,16 @@ export class PostgresStore implements Store {
     private readonly options: PostgresOptions,
   ) {
     this.reader = new EngineDb(this, new PostgresDriver(this, pool));
+    // Once the database is back, listen again at once rather than at the next retry's time.
+    this.conditions.watch({
+      ended: ({ kind }) => {
+        if (kind === 'database-unreachable' && this.relisten !== undefined) {
+          clearTimeout(this.relisten);
+          this.relisten = undefined;
+          void this.listen(0);
+        }
+      },
+    });
   }
 
   /**
@@ -230,14 +263,15 @@ export class PostgresStore implements Store {
       max: options.poolSize ?? 10,
       types: typeParsers(pgModule.types),
       application_name: 'docs-platform-server',
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
     });
-    // An idle client that loses its connection (the server restarted) must not end the process: the next query
-    // gets a new connection, or fails as unavailable.
+    // An idle client that loses its connection (the database stopped) leaves the pool; the next query gets a new
+    // connection, or fails as unavailable.
     const store = new PostgresStore(pgModule, pool, options);
     pool.on('error', (error) => {
       store.countUnsure = true;
-      options.onError?.(error, 'an idle connection of the pool failed');
+      store.conditions.failed('database-unreachable', error);
     });
     try {
       store.applied = await store.migrate();
@@ -259,16 +293,47 @@ export class PostgresStore implements Store {
     return name;
   }
 
-  /** A failure of a query: one of the connection becomes `unavailable`; anything else is thrown as it was. */
-  failure(error: unknown): unknown {
-    if (!isConnectionFailure(error)) return error;
-    this.countUnsure = true;
-    return unavailable('the database is unreachable');
+  /**
+   * A failure of an operation that began at `began` (`performance.now()`): the connection's becomes the
+   * `database-unreachable` condition's refusal, a full disk the `storage-full` one's; anything else is thrown as it was.
+   */
+  failure(error: unknown, began: number): unknown {
+    if (isConnectionFailure(error)) {
+      this.countUnsure = true;
+      return this.conditions.failed('database-unreachable', error, began);
+    }
+    if ((error as { code?: unknown } | undefined)?.code === DISK_FULL) return this.conditions.failed('storage-full', error, began);
+    return error;
+  }
+
+  /**
+   * A client of the pool for work of its own (a transaction, the migrations), with what says whether it failed: a
+   * connection lost while the client is out of the pool is an 'error' event on it, which would end the process with
+   * no listener (the pool listens only to its idle clients). `release` ends the client when given an error or when its
+   * connection failed, and gives it back to the pool otherwise.
+   */
+  private async checkOut(): Promise<{ client: pg.PoolClient; failed(): unknown; release(error?: unknown): void }> {
+    const client = await this.pool.connect();
+    let lost: unknown;
+    const onError = (error: unknown) => {
+      lost ??= error;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      failed: () => lost,
+      release: (error) => {
+        client.removeListener('error', onError);
+        // The pool ends a client released with an error instead of keeping it.
+        const broken = error ?? lost;
+        client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)));
+      },
+    };
   }
 
   /** Applies the migrations the database has not seen, once, under an advisory lock that other instances wait on. */
   private async migrate(): Promise<string[]> {
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkOut();
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       try {
@@ -299,7 +364,7 @@ export class PostgresStore implements Store {
         await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
       }
     } finally {
-      client.release();
+      release();
     }
   }
 
@@ -395,12 +460,10 @@ export class PostgresStore implements Store {
   private async transaction<T>(work: (db: Db, effects: Effects) => Promise<T>, options: WriteOptions): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
     const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.failure(error);
-    }
+    const began = performance.now();
+    const { client, failed, release } = await this.checkOut().catch((error: unknown) => {
+      throw this.failure(error, began);
+    });
     let broken: unknown;
     // Every write holds the writers' lock shared (and its queue's lock, when it names one) from before its BEGIN
     // (a statement sent with BEGIN would take the transaction's snapshot before the wait) to its COMMIT, across its
@@ -433,10 +496,16 @@ export class PostgresStore implements Store {
             // The connection is gone: it must not return to the pool.
             broken = rollbackError;
           }
+          broken ??= failed();
           const code = (error as { code?: string }).code;
           if (broken === undefined && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
             if (attempt >= ALONE_AFTER && !alone) {
-              await client.query('SELECT pg_advisory_unlock_all()');
+              try {
+                await client.query('SELECT pg_advisory_unlock_all()');
+              } catch (unlockError) {
+                broken = unlockError;
+                throw this.failure(unlockError, began);
+              }
               locked = false;
               alone = true;
             } else {
@@ -445,7 +514,9 @@ export class PostgresStore implements Store {
             }
             continue;
           }
-          throw this.failure(error);
+          // A conflict whose connection is gone cannot be tried again: it fails as the connection did.
+          const conflictLost = broken !== undefined && code !== undefined && RETRYABLE.has(code);
+          throw this.failure(conflictLost ? broken : error, began);
         }
       }
     } finally {
@@ -456,7 +527,7 @@ export class PostgresStore implements Store {
           broken = error;
         }
       }
-      client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
+      release(broken);
     }
   }
 
@@ -466,6 +537,7 @@ export class PostgresStore implements Store {
    * it holds at least every write it counts; a write the page may have missed moves it before its client is answered.
    */
   async changeCount(): Promise<number> {
+    const began = performance.now();
     const move = this.countUnsure;
     this.countUnsure = false;
     try {
@@ -475,15 +547,17 @@ export class PostgresStore implements Store {
       });
       return rows[0]!.n;
     } catch (error) {
-      throw this.failure(error);
+      throw this.failure(error, began);
     }
   }
 
   async ping(): Promise<void> {
+    const began = performance.now();
     try {
       await this.pool.query('SELECT count(*) AS n FROM meta');
     } catch (error) {
-      throw unavailable(`the database is unreachable (${(error as Error).message})`);
+      const failure = this.failure(error, began);
+      throw failure instanceof DomainError ? failure : unavailable(`the database cannot be read (${(error as Error).message})`);
     }
   }
 
@@ -506,9 +580,16 @@ export class PostgresStore implements Store {
    */
   private async listen(failures: number): Promise<void> {
     if (this.closed) return;
-    const client = new this.pgModule.Client({ connectionString: this.options.url, application_name: 'docs-platform-server (announcements)' });
+    const client = new this.pgModule.Client({
+      connectionString: this.options.url,
+      application_name: 'docs-platform-server (announcements)',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     let failed = false;
-    const retry = (error: unknown) => {
+    // A failure is the database's condition (conditions.ts), logged there once; the connection is made again after a
+    // wait that grows with the failures, or at once when the store sees the database back.
+    const retry = (error: unknown, began = performance.now()) => {
       if (failed) return;
       failed = true;
       if (this.listener === client) this.listener = undefined;
@@ -516,26 +597,35 @@ export class PostgresStore implements Store {
       client.on('error', () => undefined);
       client.end().catch(() => undefined);
       if (this.closed) return;
-      this.options.onError?.(error, 'the connection that listens for announcements (queued jobs, given tokens) failed');
+      this.failure(error, began);
       const wait = Math.min(5000, 100 * 2 ** Math.min(failures, 6));
-      setTimeout(() => void this.listen(failures + 1), wait).unref();
+      this.relisten = setTimeout(() => {
+        this.relisten = undefined;
+        void this.listen(failures + 1);
+      }, wait);
+      this.relisten.unref();
     };
-    client.on('error', retry);
-    client.on('end', () => retry(new Error('the connection ended')));
+    client.on('error', (error) => retry(error));
+    client.on('end', () => retry(new Error('Connection terminated: the connection that listens for announcements ended')));
     client.on('notification', (message) => {
       if (message.channel === TOKENS_CHANNEL) this.tokens++;
       else for (const listener of this.jobListeners) listener();
     });
+    const began = performance.now();
     try {
       await client.connect();
       await client.query(`LISTEN ${JOBS_CHANNEL}; LISTEN ${TOKENS_CHANNEL}`);
+      if (this.closed) {
+        retry(new Error('the store closed'));
+        return;
+      }
       // Tokens given while no connection listened are unknown: what was remembered of them before is forgotten.
       this.tokens++;
       this.listener = client;
       // Jobs announced while the connection was down are found by the runner's poll; tell it to look now.
       if (failures > 0) for (const listener of this.jobListeners) listener();
     } catch (error) {
-      retry(error);
+      retry(error, began);
     }
   }
 
@@ -555,6 +645,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     await Promise.allSettled([...this.writes]);
     this.closed = true;
+    this.conditions.close();
+    clearTimeout(this.relisten);
     const listener = this.listener;
     this.listener = undefined;
     if (listener) {

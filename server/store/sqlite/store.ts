@@ -8,7 +8,12 @@
 // into objects by `rowOf` (db.ts), named as above the store: better-sqlite3 makes its row objects in C++ with V8's
 // `Object::New(names, values)`, whose objects are in dictionary mode (their properties in a hash table), and reading,
 // spreading and serialising those cost more (undo: drop `raw(true)` in `statement` and rename each row's keys).
-import { mkdirSync } from 'node:fs';
+//
+// A full disk (SQLITE_FULL, or an I/O error while the disk has no room) refuses the writes that need room, with the
+// `storage-full` condition's refusal (conditions.ts), and nothing else: reads are served from the file as it is, and
+// once the disk has room again (checked every second, by the free space and a write that fits) writes are accepted.
+import { mkdirSync, statfsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { type Migration, migrationsIn } from '../migrations.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +27,8 @@ import {
 } from 'kysely';
 import { unavailable } from '../../errors.ts';
 import { atTurnEnd } from '../../turn-end.ts';
+import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
+import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
@@ -32,6 +39,15 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** SQLite's page cache in MiB unless DB_CACHE_MB says otherwise (see `SqliteStore`). */
 export const DEFAULT_CACHE_MB = 2;
+
+/**
+ * Free bytes DATA_DIR's disk must have before the store tries whether writes fit again: a write fits in less (into the
+ * write-ahead log's existing pages) while the disk is still full, which would end the condition only to start it again.
+ */
+const ROOM_BYTES = 1024 * 1024;
+
+/** The free bytes a `statfs` of a folder tells this process it may use. */
+const freeBytes = (stats: { bavail: number; bsize: number }) => stats.bavail * stats.bsize;
 
 /** How many distinct SQL texts the connection keeps prepared (texts built at run time could otherwise grow it). */
 const STATEMENT_CACHE_SIZE = 1000;
@@ -147,6 +163,11 @@ export class SqliteStore implements Store {
   private readonly changes: Database.Statement;
   /** The migrations applied when the store opened. */
   readonly applied: string[];
+  readonly conditions = new StoreConditions({
+    // One process owns the file: it cannot become unreachable, only closed (`unavailable`, not a condition).
+    'database-unreachable': () => this.ping(),
+    'storage-full': () => this.checkRoom(),
+  });
 
   /**
    * `location`: a file, or `:memory:`. `cacheMb`: SQLite's page cache, in MiB. better-sqlite3 builds SQLite with a
@@ -234,10 +255,35 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  /** A failure of a query: a closed database is unavailable; anything else is a bug, as it was thrown. */
+  /**
+   * A failure of a statement: a closed database is unavailable, a full disk the `storage-full` condition's refusal;
+   * anything else is a bug, as it was thrown.
+   */
   failure(error: unknown): unknown {
     if (!this.connection.open) return unavailable('the database is closed');
+    if (this.isStorageFull(error)) return this.conditions.failed('storage-full', error);
     return error;
+  }
+
+  /** SQLITE_FULL, or an I/O error of a write while the disk has no room (SQLite says FULL only for some calls). */
+  private isStorageFull(error: unknown): boolean {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (code === 'SQLITE_FULL') return true;
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_IOERR') || this.location === ':memory:') return false;
+    try {
+      return freeBytes(statfsSync(path.dirname(this.location))) < ROOM_BYTES;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves once writes fit again: the disk has room, and a write of one row commits. */
+  private async checkRoom(): Promise<void> {
+    if (this.location !== ':memory:') {
+      const free = freeBytes(await statfs(path.dirname(this.location)));
+      if (free < ROOM_BYTES) throw new Error(`${free} bytes free`);
+    }
+    await this.write((db) => meta.put(db, STORAGE_CHECK_KEY, storageCheckValue()));
   }
 
   /**
@@ -259,8 +305,12 @@ export class SqliteStore implements Store {
         if (this.writing) throw new Error('Store.write called inside a write transaction');
         if (!this.connection.open) throw unavailable('the database is closed');
         const first = this.group === undefined;
-        if (first) this.open();
-        else this.control.savepoint.run();
+        try {
+          if (first) this.open();
+          else this.control.savepoint.run();
+        } catch (error) {
+          throw this.failure(error);
+        }
         this.writing = true;
         // The effects this write registers (Db.afterCommit): kept with the group's once it succeeds, dropped with its
         // savepoint when it fails.
@@ -328,10 +378,12 @@ export class SqliteStore implements Store {
       } catch {
         // Runs at the end of a turn, where a throw would end the process: the group fails with the commit's error.
       }
-      this.settle(error);
+      this.settle(this.failure(error));
       return;
     }
     this.settle();
+    // A write that fits while the storage is full may say it has room again: checked now rather than in a second.
+    this.conditions.recheck('storage-full');
   }
 
   /** Closes the group: its effects run and its writes resolve (committed), or they reject with `error` (rolled back). */
@@ -390,6 +442,7 @@ export class SqliteStore implements Store {
   /** Waits for the writes in progress and commits them, then closes the database. */
   async close(): Promise<void> {
     await this.tail;
+    this.conditions.close();
     this.commit();
     if (this.connection.open) this.connection.close();
   }
