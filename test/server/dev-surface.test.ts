@@ -114,6 +114,7 @@ describe('/health', () => {
       version: packageVersion,
       contractVersion: contract.info.version,
       database: 'reachable',
+      storage: 'ok',
       engine: ctx.server.running.ctx.store.engine,
     });
   });

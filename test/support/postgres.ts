@@ -20,6 +20,11 @@ export interface PostgresServer {
   url(name: string): string;
   /** Stops the server, keeping its data (a database that went away). */
   pause(): void;
+  /**
+   * Stops the server as a crash does (`pg_ctl -m immediate`: every session cut off mid-statement, no checkpoint, a
+   * recovery at the next start), keeping its data; `resume` starts it again.
+   */
+  crash(): void;
   /** Starts it again after `pause`. */
   resume(): void;
   stop(): void;
@@ -114,6 +119,7 @@ export function startPostgres(options: { port?: number; durable?: boolean; setti
     user,
     url: (name) => `postgres://${user}@localhost:${port}/${name}?host=${encodeURIComponent(socketDir)}`,
     pause: () => runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
+    crash: () => runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']),
     resume: start,
     stop() {
       if (stopped) return;
