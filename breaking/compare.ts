@@ -1,16 +1,19 @@
 // The comparison of two OpenAPI documents (3.0 or 3.1): a released one (base) and a later one (revision). Pure:
 // documents in, findings out. Operations are matched by method and path (parameter names aside), then by operation
-// id; each matched pair is compared (security, parameters, body, responses), and every schema it reaches is walked in
-// the direction it travels (request or response), `$ref`s followed, recursion cut, so a change in a shared component
-// is found once and reported with every operation it affects. Components removed while one of the same shape is
-// added are renames.
-import { isObject, type JsonObject } from './pointer.ts';
+// id; each matched pair is compared (here its place, id and deprecation; in compare/ its security, parameters, body
+// and responses), and every schema it reaches is walked in the direction it travels (request or response), `$ref`s
+// followed, recursion cut, so a change in a shared component is found once and reported with every operation it
+// affects. Components removed while one of the same shape is added are renames.
+import { child, isObject, type JsonObject } from './pointer.ts';
 import { type RuleId } from './rules.ts';
 import { forget } from './schema.ts';
 import { byPlace, emit, finish, type Context, type Finding } from './compare/findings.ts';
-import { compareOperation, operationsOf, type Operation } from './compare/operations.ts';
+import { operationsOf, type Operation } from './compare/operations.ts';
+import { compareSecurity, compareSecuritySchemes, securityContext, type SecurityContext } from './compare/security.ts';
+import { compareParameters } from './compare/parameters.ts';
+import { compareRequestBody } from './compare/requests.ts';
+import { compareResponses } from './compare/responses.ts';
 import { compareComponents, unchangedIn } from './compare/components.ts';
-import { compareSecuritySchemes, securityContext } from './compare/security.ts';
 
 export type { Finding, OperationRef } from './compare/findings.ts';
 
@@ -100,6 +103,43 @@ function compare(base: JsonObject, revision: JsonObject, options: CompareOptions
 
   const ignored = new Set(options.ignoreRules ?? []);
   return [...context.drafts.values()].filter((draft) => !ignored.has(draft.rule)).map(finish).sort(byPlace);
+}
+
+// ---- a matched pair of operations ------------------------------------------------------------------------------
+
+/** Two matched operations: their place, id and deprecation, then their security, parameters, body and answers. */
+function compareOperation(context: Context, security: SecurityContext, before: Operation, after: Operation): void {
+  const operation = after.ref;
+  const moved = before.key !== after.key;
+  if (moved) {
+    emit(context, {
+      rule: 'operation-path-changed',
+      path: after.pointer,
+      document: 'revision',
+      operation,
+      detail: `${before.ref.method} ${before.ref.path} → ${after.ref.method} ${after.ref.path}`,
+    });
+  } else if (before.hasId && after.hasId && before.ref.operationId !== after.ref.operationId) {
+    emit(context, {
+      rule: 'operation-id-changed',
+      path: child(after.pointer, 'operationId'),
+      document: 'revision',
+      operation,
+      detail: `operation id \`${before.ref.operationId}\` renamed \`${after.ref.operationId}\` (the same request and answer)`,
+      renamed: { from: before.ref.operationId, to: after.ref.operationId },
+    });
+  }
+  const wasDeprecated = before.node.deprecated === true;
+  const nowDeprecated = after.node.deprecated === true;
+  if (nowDeprecated && !wasDeprecated) {
+    emit(context, { rule: 'operation-deprecated', path: child(after.pointer, 'deprecated'), document: 'revision', operation, detail: 'deprecated' });
+  } else if (wasDeprecated && !nowDeprecated) {
+    emit(context, { rule: 'operation-undeprecated', path: after.pointer, document: 'revision', operation, detail: 'no longer deprecated' });
+  }
+  compareSecurity(context, security, before, after);
+  compareParameters(context, before, after, moved);
+  compareRequestBody(context, before, after);
+  compareResponses(context, before, after);
 }
 
 // ---- the document's schema dialect -----------------------------------------------------------------------------

@@ -5,8 +5,15 @@
 // containers the findings reach, and the memory to their entries, whatever the size of the document, where a tree
 // of the whole document costs many times its size. A YAML node this reading does not follow (an alias, a complex
 // key, a tag on a collection) ends the path there.
-import type { SourceLocation } from './locate.ts';
 import { segments } from './pointer.ts';
+
+/** A line in a file where a finding is shown: its TypeSpec declaration's (locate.ts), or its JSON path's (here). */
+export interface SourceLocation {
+  /** Relative to the repository (or to the working directory for documents elsewhere). */
+  file: string;
+  /** 1-based. */
+  line: number;
+}
 
 /** A container in the text: a flow one at its bracket, or a block mapping or sequence with its indentation. */
 type Container =

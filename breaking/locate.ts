@@ -10,16 +10,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Finding } from './compare.ts';
+import type { SourceLocation } from './lines.ts';
 import { segments } from './pointer.ts';
 
-export { documentLocator } from './lines.ts';
-
-export interface SourceLocation {
-  /** Relative to the repository (or to the working directory for documents elsewhere). */
-  file: string;
-  /** 1-based. */
-  line: number;
-}
+export { documentLocator, type SourceLocation } from './lines.ts';
 
 export type Locator = (finding: Finding) => SourceLocation | undefined;
 

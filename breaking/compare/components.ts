@@ -5,7 +5,8 @@ import { alikeComponents, alikeSchemas } from '../spelling.ts';
 import { dialectOf, type Located } from '../schema.ts';
 import { collate, emit, type Context, type OperationRef, type Raw } from './findings.ts';
 import { type Operation } from './operations.ts';
-import { compareSchema, newWalk } from './walk.ts';
+import { schemaWalk } from './schemas.ts';
+import { compareSchema } from './walk.ts';
 
 function schemasOf(document: JsonObject): JsonObject {
   return isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
@@ -69,7 +70,7 @@ function sameShape(context: Context, was: string, now: string): boolean {
   const b: Located = { node: schemasOf(context.revision)[now], path: schemaPointer(now) };
   for (const schemaContext of ['request-property', 'response-property'] as const) {
     const sink: Raw[] = [];
-    compareSchema(newWalk(context, schemaContext, sink), a, b, now);
+    compareSchema(schemaWalk(context, schemaContext, sink), a, b, now);
     if (sink.length > 0) return false;
   }
   return true;

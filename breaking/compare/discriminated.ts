@@ -7,7 +7,7 @@ import { child, isObject, type JsonObject } from '../pointer.ts';
 import { type SchemaKind } from '../rules.ts';
 import { normalize, refName, type Keyword, type Normalized } from '../schema.ts';
 import { compareNormalized, declared, place, schemaFinding, type Walk } from './walk.ts';
-import { pairMembers, type Member } from './unions.ts';
+import { pairMembers, type Member } from './members.ts';
 
 interface Tag {
   member: Member;

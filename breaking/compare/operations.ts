@@ -1,11 +1,7 @@
-// The operations of a document (method and path, parameter names aside), following `$ref`s to components, and the
-// comparison of two matched operations: their id, deprecation, security, parameters, body and answers.
+// The operations of a document (method and path, parameter names aside), and `$ref`s followed to components: what
+// the comparison of each part of an operation (security, parameters, body, answers) reads them with.
 import { child, isObject, resolvePointer, type JsonObject } from '../pointer.ts';
-import { emit, type Context, type OperationRef } from './findings.ts';
-import { compareSecurity, type SecurityContext } from './security.ts';
-import { compareParameters } from './parameters.ts';
-import { compareRequestBody } from './requests.ts';
-import { compareResponses } from './responses.ts';
+import { type OperationRef } from './findings.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -60,38 +56,4 @@ export function deref(document: unknown, node: unknown, path = ''): { node: unkn
     node = resolvePointer(document, node.$ref);
   }
   return { node, path };
-}
-
-export function compareOperation(context: Context, security: SecurityContext, before: Operation, after: Operation): void {
-  const operation = after.ref;
-  const moved = before.key !== after.key;
-  if (moved) {
-    emit(context, {
-      rule: 'operation-path-changed',
-      path: after.pointer,
-      document: 'revision',
-      operation,
-      detail: `${before.ref.method} ${before.ref.path} → ${after.ref.method} ${after.ref.path}`,
-    });
-  } else if (before.hasId && after.hasId && before.ref.operationId !== after.ref.operationId) {
-    emit(context, {
-      rule: 'operation-id-changed',
-      path: child(after.pointer, 'operationId'),
-      document: 'revision',
-      operation,
-      detail: `operation id \`${before.ref.operationId}\` renamed \`${after.ref.operationId}\` (the same request and answer)`,
-      renamed: { from: before.ref.operationId, to: after.ref.operationId },
-    });
-  }
-  const wasDeprecated = before.node.deprecated === true;
-  const nowDeprecated = after.node.deprecated === true;
-  if (nowDeprecated && !wasDeprecated) {
-    emit(context, { rule: 'operation-deprecated', path: child(after.pointer, 'deprecated'), document: 'revision', operation, detail: 'deprecated' });
-  } else if (wasDeprecated && !nowDeprecated) {
-    emit(context, { rule: 'operation-undeprecated', path: after.pointer, document: 'revision', operation, detail: 'no longer deprecated' });
-  }
-  compareSecurity(context, security, before, after);
-  compareParameters(context, before, after, moved);
-  compareRequestBody(context, before, after);
-  compareResponses(context, before, after);
 }

@@ -5,7 +5,7 @@ import { schemaRule } from '../rules.ts';
 import { normalize, type Located } from '../schema.ts';
 import { emit, type Context, type OperationRef } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
-import { compareEntry } from './walk.ts';
+import { compareEntry } from './schemas.ts';
 
 interface Parameter {
   name: string;

@@ -2,7 +2,7 @@
 import { child, isObject, type JsonObject } from '../pointer.ts';
 import { emit, type Context } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
-import { compareEntry } from './walk.ts';
+import { compareEntry } from './schemas.ts';
 
 function requestBodyOf(document: JsonObject, operation: Operation): { node: JsonObject; path: string } | undefined {
   if (operation.node.requestBody === undefined) return undefined;

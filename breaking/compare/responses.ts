@@ -4,7 +4,7 @@ import { emit, type Context, type OperationRef } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
 import { compareDeprecation } from './parameters.ts';
 import { contentOf } from './requests.ts';
-import { compareEntry } from './walk.ts';
+import { compareEntry } from './schemas.ts';
 
 function responsesOf(document: JsonObject, operation: Operation): Map<string, { node: JsonObject; path: string; listed: string }> {
   const result = new Map<string, { node: JsonObject; path: string; listed: string }>();

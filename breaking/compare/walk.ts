@@ -1,13 +1,11 @@
 // The walk through two schemas in the direction they travel: where a change is reported (the component, or the
-// place where a reference changed), each pair compared once per walk (recursion cut) and remembered across walks,
-// and the comparison of one pair: nullability, discriminator, unions, types, then constraints, objects and items.
-import { child, componentOf, isObject, resolvePointer, type JsonObject } from '../pointer.ts';
+// place where a reference changed), and each pair compared once per walk (recursion cut) and remembered across
+// walks. How one pair is compared, the walk carries (`comparePair`, from schemas.ts): the parts that compare a pair
+// (constraints, objects, unions) import this module to walk on, and it imports none of them.
+import { componentOf } from '../pointer.ts';
 import { directionOf, schemaRule, type Direction, type SchemaContext, type SchemaKind } from '../rules.ts';
-import { normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from '../schema.ts';
-import { emit, type Context, type Memo, type OperationRef, type Raw } from './findings.ts';
-import { compareConstraints } from './constraints.ts';
-import { compareObject } from './objects.ts';
-import { compareVariants } from './unions.ts';
+import { normalize, type Located, type Normalized } from '../schema.ts';
+import { type Context, type Memo, type Raw } from './findings.ts';
 
 /**
  * A walk through the schemas of one body, parameter, answer or header. `anchor` is set where the base and the
@@ -30,7 +28,12 @@ export interface Walk {
   tagProperty?: string;
   /** The tag property itself: its values are the union's tags, compared with the union. */
   tagged?: boolean;
+  /** How one pair of schemas is compared (compare/schemas.ts): how the walk goes on from each pair it meets. */
+  comparePair: ComparePair;
 }
+
+/** Compares one pair of schemas met by a walk (`tagProperty` and `tagged` are the walk's, taken off it). */
+export type ComparePair = (w: Walk, was: Normalized, now: Normalized, field: string, tagProperty: string | undefined, tagged: boolean | undefined) => void;
 
 /** The pairs of schemas a walk has compared, in order, each with its place in that order. */
 interface Visits {
@@ -46,38 +49,8 @@ interface WalkState {
   queries: string[];
 }
 
-export function newWalk(context: Context, schemaContext: SchemaContext, sink: Raw[]): Walk {
-  return { context, schemaContext, direction: directionOf(schemaContext), visits: { seen: new Map(), log: [] }, state: { earliest: Infinity, queries: [] }, sink };
-}
-
-/**
- * Compares the schemas of one body, parameter, answer or header, and gives the findings to `operation`. What such a
- * walk finds depends only on what it compares, so each is walked once and its findings given to every operation
- * that has it (most answers are the same `$ref`s).
- */
-export function compareEntry(context: Context, schemaContext: SchemaContext, operation: OperationRef, was: Located, now: Located, field: string): void {
-  // Written alike, reaching only components written alike: a walk would find nothing (most of a document, most of
-  // the time, and most of a comparison's time).
-  if (context.unchanged(was.node, now.node)) return;
-  // Most entries are a `$ref` to a component: the walk they share is found without reading them first.
-  const refA = bareReference(context.base, was.node);
-  const refB = bareReference(context.revision, now.node);
-  const quick = refA !== undefined && refB !== undefined && componentOf(refA) === componentOf(refB) ? [schemaContext, field, refA, refB, ''].join('\u0000') : undefined;
-  const known = quick === undefined ? undefined : context.walks.get(quick);
-  if (known) {
-    for (const raw of known) emit(context, { ...raw, operation });
-    return;
-  }
-  const a = normalize(context.base, was);
-  const b = normalize(context.revision, now);
-  const key = [schemaContext, field, a.id, b.id, samePlace(a, b) ? '' : `${a.origin}\u0000${b.origin}`].join('\u0000');
-  let found = context.walks.get(key);
-  if (!found) {
-    found = [];
-    compareNormalized(newWalk(context, schemaContext, found), a, b, field);
-    context.walks.set(key, found);
-  }
-  for (const raw of found) emit(context, { ...raw, operation });
+export function newWalk(context: Context, schemaContext: SchemaContext, sink: Raw[], comparePair: ComparePair): Walk {
+  return { context, schemaContext, direction: directionOf(schemaContext), visits: { seen: new Map(), log: [] }, state: { earliest: Infinity, queries: [] }, sink, comparePair };
 }
 
 export function schemaFinding(
@@ -123,7 +96,7 @@ function within(path: string, ancestor: string): boolean {
 }
 
 /** The same component on both sides (or both inline in the operation): a change there is the component's. */
-function samePlace(was: Normalized, now: Normalized): boolean {
+export function samePlace(was: Normalized, now: Normalized): boolean {
   return componentOf(was.path) === componentOf(now.path);
 }
 
@@ -157,18 +130,6 @@ export function declared(w: Walk, was: Normalized, now: Normalized, path: string
 function drawnWith(drawn: ReadonlySet<string> | undefined, sources: ReadonlySet<string>): ReadonlySet<string> {
   if (drawn && [...sources].every((source) => drawn.has(source))) return drawn;
   return new Set([...(drawn ?? []), ...sources]);
-}
-
-/**
- * The component a schema is, when it is nothing but a `$ref` to one that is not itself a reference: its walk is
- * then the component's (`normalize` gives the id `ref`).
- */
-function bareReference(document: JsonObject, node: unknown): string | undefined {
-  if (!isObject(node) || typeof node.$ref !== 'string') return undefined;
-  for (const key in node) if (key !== '$ref') return undefined;
-  const target = resolvePointer(document, node.$ref);
-  if (target === undefined || (isObject(target) && typeof target.$ref === 'string')) return undefined;
-  return node.$ref;
 }
 
 /** Whether two locations are written alike and reach only components written alike (`Context.unchanged`). */
@@ -221,7 +182,7 @@ export function compareNormalized(outer: Walk, was: Normalized, now: Normalized,
   const earliest = state.earliest;
   const queries = state.queries.length;
   state.earliest = Infinity;
-  compareBoth({ ...outer, anchor, parent: undefined, drawn, tagProperty: undefined, tagged: undefined }, was, now, field, tagProperty, tagged);
+  outer.comparePair({ ...outer, anchor, parent: undefined, drawn, tagProperty: undefined, tagged: undefined }, was, now, field, tagProperty, tagged);
   if (state.earliest >= start && outer.context.remember) {
     const entry: Memo = {
       raws: outer.sink.slice(found),
@@ -232,51 +193,4 @@ export function compareNormalized(outer: Walk, was: Normalized, now: Normalized,
     else outer.context.memo.set(memoKey, [entry]);
   }
   state.earliest = Math.min(earliest, state.earliest);
-}
-
-function compareBoth(w: Walk, was: Normalized, now: Normalized, field: string, tagProperty: string | undefined, tagged: boolean | undefined): void {
-  const here = place(w, now.path);
-
-  if (was.types && now.types && was.nullable !== now.nullable) {
-    if (now.nullable) schemaFinding(w, 'became-nullable', declared(w, was, now, now.nullablePath ?? now.path), field, 'now nullable');
-    else schemaFinding(w, 'became-not-nullable', here, field, 'no longer nullable');
-  }
-
-  const wasDiscriminator = isObject(was.discriminator?.value) ? was.discriminator.value.propertyName : undefined;
-  const nowDiscriminator = isObject(now.discriminator?.value) ? now.discriminator.value.propertyName : undefined;
-  if (wasDiscriminator !== undefined && nowDiscriminator !== undefined && wasDiscriminator !== nowDiscriminator) {
-    schemaFinding(w, 'discriminator-changed', declared(w, was, now, now.discriminator!.path), field, `discriminator \`${String(wasDiscriminator)}\` → \`${String(nowDiscriminator)}\``);
-  }
-
-  if (was.variants || now.variants) {
-    // Each alternative holds what the rest of its schema requires: comparing the alternatives compares it all.
-    compareVariants(w, was, now, field);
-    return;
-  }
-
-  const sameTypes = typesCover(was.types, now.types) && typesCover(now.types, was.types);
-  if (!sameTypes) {
-    const detail = `type ${showTypes(was.types)} → ${showTypes(now.types)}`;
-    const path = now.types ? declared(w, was, now, now.typesPath) : here;
-    if (w.direction === 'request') schemaFinding(w, typesCover(now.types, was.types) ? 'type-widened' : 'type-changed', path, field, detail);
-    else schemaFinding(w, typesCover(was.types, now.types) ? 'type-narrowed' : 'type-changed', path, field, detail);
-    if (!typesOverlap(was.types, now.types)) return;
-  }
-
-  compareConstraints(w, was, now, field, tagged);
-
-  const inner: Walk = { ...w, parent: here };
-  if (isObjectLike(was) || isObjectLike(now)) compareObject(inner, was, now, field, tagProperty);
-  if (was.items || now.items) {
-    compareSchema(
-      inner,
-      was.items ?? { node: {}, path: child(was.path, 'items') },
-      now.items ?? { node: {}, path: child(now.path, 'items') },
-      inside(w, field, '[]'),
-    );
-  }
-}
-
-function isObjectLike(schema: Normalized): boolean {
-  return schema.properties.size > 0 || schema.additional.kind !== 'open' || schema.required.size > 0;
 }
