@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareDocuments, type Finding } from './compare.ts';
+import { compareDocuments, type Finding } from './compare/index.ts';
 import { listReleases, locations, parseYaml, readDeclarations, relative, versionOf } from './files.ts';
 import { FORMATS, formatGithub, formatJunit, formatMarkdown, formatSarif, type Format } from './formats.ts';
 import { FAIL_ON, evaluateGate, parseVersion, type FailOn, type Verdict } from './gate.ts';

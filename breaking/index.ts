@@ -2,7 +2,7 @@
 // versions, and write them as a report or as release notes. Pure: documents in, findings out; the commands
 // (check.ts, changelog.ts, release.ts) do the file system. Rules, declarations and the release procedure are in
 // README.md beside this file.
-export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from './compare.ts';
+export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from './compare/index.ts';
 export {
   compareVersions,
   declarationFor,

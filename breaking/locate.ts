@@ -9,7 +9,7 @@
 // falls back to the nearest declaration that can, then to the document's line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Finding } from './compare.ts';
+import type { Finding } from './compare/index.ts';
 import type { SourceLocation } from './lines.ts';
 import { segments } from './pointer.ts';
 

@@ -2,7 +2,7 @@
 // declared reason), then the renames (the same wire, new names in the generated types), then the operations added
 // and removed, then every other change, grouped by the operation or component it belongs to. `npm run changelog`
 // prints them; `npm run release` writes them into CHANGELOG.md.
-import { compareDocuments, type OperationRef } from './compare.ts';
+import { compareDocuments, type OperationRef } from './compare/index.ts';
 import { evaluateGate, type Declaration, type Judged } from './gate.ts';
 import { isObject } from './pointer.ts';
 import { groupJudged, plural, summarizeOperations } from './report.ts';

@@ -17,7 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeF
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { compareDocuments } from './compare.ts';
+import { compareDocuments } from './compare/index.ts';
 import { emptyDeclarations, listReleases, locations, readDeclarations, readDocument, relative, type Release } from './files.ts';
 import { compareVersions, evaluateGate, parseVersion, type Declaration } from './gate.ts';
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';

@@ -1,21 +1,21 @@
 // The comparison of two OpenAPI documents (3.0 or 3.1): a released one (base) and a later one (revision). Pure:
 // documents in, findings out. Operations are matched by method and path (parameter names aside), then by operation
-// id; each matched pair is compared (here its place, id and deprecation; in compare/ its security, parameters, body
-// and responses), and every schema it reaches is walked in the direction it travels (request or response), `$ref`s
-// followed, recursion cut, so a change in a shared component is found once and reported with every operation it
-// affects. Components removed while one of the same shape is added are renames.
-import { child, isObject, type JsonObject } from './pointer.ts';
-import { type RuleId } from './rules.ts';
-import { forget } from './schema.ts';
-import { byPlace, emit, finish, type Context, type Finding } from './compare/findings.ts';
-import { operationsOf, type Operation } from './compare/operations.ts';
-import { compareSecurity, compareSecuritySchemes, securityContext, type SecurityContext } from './compare/security.ts';
-import { compareParameters } from './compare/parameters.ts';
-import { compareRequestBody } from './compare/requests.ts';
-import { compareResponses } from './compare/responses.ts';
-import { compareComponents, unchangedIn } from './compare/components.ts';
+// id; each matched pair is compared (here its place, id and deprecation; in the modules beside this one its
+// security, parameters, body and responses), and every schema it reaches is walked in the direction it travels
+// (request or response), `$ref`s followed, recursion cut, so a change in a shared component is found once and
+// reported with every operation it affects. Components removed while one of the same shape is added are renames.
+import { child, isObject, type JsonObject } from '../pointer.ts';
+import { type RuleId } from '../rules.ts';
+import { forget } from '../schema.ts';
+import { byPlace, emit, finish, type Context, type Finding } from './findings.ts';
+import { operationsOf, type Operation } from './operations.ts';
+import { compareSecurity, compareSecuritySchemes, securityContext, type SecurityContext } from './security.ts';
+import { compareParameters } from './parameters.ts';
+import { compareRequestBody } from './requests.ts';
+import { compareResponses } from './responses.ts';
+import { compareComponents, unchangedIn } from './components.ts';
 
-export type { Finding, OperationRef } from './compare/findings.ts';
+export type { Finding, OperationRef } from './findings.ts';
 
 export interface CompareOptions {
   /** Leave out findings of these rules. */
