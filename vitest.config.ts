@@ -8,8 +8,8 @@ import { defineConfig } from 'vitest/config';
  */
 export const API_SUITES = ['test/api/**/*.test.ts', 'test/conformance/conformance-property.test.ts'];
 
-export default defineConfig({
-  test: {
+/** The settings every run shares: `npm test`'s (below) and the quick tier's (vitest.quick.config.ts). */
+export const SHARED = {
     // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout.
     testTimeout: 30_000,
     // A beforeAll that starts servers (each file's own, on its own database) can take more than vitest's 10 s while
@@ -24,6 +24,11 @@ export default defineConfig({
     // their own databases and leaves no global state behind; the suite passes in any order of the files
     // (checked with --sequence.shuffle.files).
     isolate: false,
+};
+
+export default defineConfig({
+  test: {
+    ...SHARED,
     // Each project starts its own PostgreSQL server (test/support/postgres-setup.ts); the SQLite project, which runs
     // every test, also records which operations they exercise and checks that none is left out
     // (test/support/operation-coverage.ts).

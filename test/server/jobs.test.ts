@@ -15,7 +15,7 @@ import type { Store } from '../../server/store/db.ts';
 import * as jobs from '../../server/store/jobs.ts';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
-import { createTestDatabase } from '../support/databases.ts';
+import { createTestDatabase, runEngines } from '../support/databases.ts';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -62,7 +62,7 @@ const jobRow = (store: Store, id: string) =>
   store.reader.first(sql<{ status: string; owner: string | null; attempts: number; lease_until: number | null }>`
     SELECT status, owner, attempts, lease_until FROM jobs WHERE id = ${id}`);
 
-describe.each(['sqlite', 'postgres'] as const)('the job queue on %s', (engine) => {
+describe.each(runEngines())('the job queue on %s', (engine) => {
   test('a resource with a long queue holds back no other: while one instance runs its first job, another takes the next resource', async () => {
     const { store } = await openStore(engine);
     // 100 events of one integration share its resource; a Git sync of another space is queued after them.
@@ -215,7 +215,7 @@ const takeOver = (store: Store, id: string) =>
     { isolation: 'read committed' },
   );
 
-describe.each(['sqlite', 'postgres'] as const)('a job taken over by another instance, on %s', (engine) => {
+describe.each(runEngines())('a job taken over by another instance, on %s', (engine) => {
   test('writes nothing when it goes on: its write carries its lease and is refused; it is told, and no outcome is recorded', async () => {
     const { store } = await openStore(engine);
     // A lease long enough that no heartbeat comes before the job's write: the write itself finds out.

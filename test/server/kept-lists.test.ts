@@ -14,7 +14,7 @@ import { SqliteStore } from '../../server/store/sqlite/store.ts';
 import type { HandlerTable } from '../../server/handlers/types.ts';
 import { ok } from '../support/expect.ts';
 import { ACME, extendFixture } from '../support/fixture.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { createTestDatabase, postgresRuns, type TestDatabase } from '../support/databases.ts';
 import { startTestServer, type TestServer, useTestServer } from '../support/server.ts';
 import { repoRoot } from '../support/repo.ts';
 
@@ -114,7 +114,7 @@ describe('a list page read again while nothing changed', () => {
   });
 });
 
-describe('on PostgreSQL, with two instances on one database', () => {
+describe.runIf(postgresRuns())('on PostgreSQL, with two instances on one database', () => {
   let database: TestDatabase;
   let a: TestServer;
   let b: TestServer;

@@ -4,6 +4,15 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 
+/**
+ * Whether this run has a PostgreSQL server: every run but the quick tier's (vitest.quick.config.ts sets
+ * TEST_POSTGRES=off), whose tests of both engines then run on SQLite alone.
+ */
+export const postgresRuns = (): boolean => process.env.TEST_POSTGRES !== 'off';
+
+/** The engines a test of both engines runs on in this run. */
+export const runEngines = (): ('sqlite' | 'postgres')[] => (postgresRuns() ? ['sqlite', 'postgres'] : ['sqlite']);
+
 /** Which engine the test servers of this run use: TEST_ENGINE=postgres, or SQLite. */
 export const testEngine = (): 'sqlite' | 'postgres' => (process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite');
 

@@ -1,0 +1,41 @@
+import { defineConfig } from 'vitest/config';
+import { SHARED } from './vitest.config.ts';
+
+/**
+ * The quick tier, `npm run test:quick`: what a change to a handler, a domain rule, the store on SQLite, the client or
+ * the contract breaks, found in about a minute on two cores, before `npm test` (the whole suite, what CI runs). It runs
+ * the API suites on SQLite in process, the server's tests below the API, the client's, and the contract's checks;
+ * it leaves out PostgreSQL (TEST_POSTGRES=off: a test of both engines runs on SQLite alone), the packages, the other
+ * runtimes, the development loop, the browser, servers as processes (start-up, signals, instances, outages, a full
+ * disk) and the whole-repository tooling (the gate's release story in a copy, `npm run check`'s own test, lint runs).
+ * test/README.md gives what it caught of mistakes seeded in the server against the whole suite.
+ */
+export default defineConfig({
+  test: {
+    ...SHARED,
+    include: ['test/api/**/*.test.ts', 'test/server/**/*.test.ts', 'test/client/**/*.test.ts', 'test/contract/**/*.test.ts'],
+    exclude: [
+      // PostgreSQL's own.
+      'test/api/engines.test.ts',
+      'test/server/caller.test.ts',
+      'test/server/postgres-writes.test.ts',
+      'test/server/store-schema.test.ts',
+      'test/server/instances.test.ts',
+      'test/server/job-instances.test.ts',
+      'test/server/database-outage.test.ts',
+      // Servers as processes, and a mounted file system.
+      'test/server/main.test.ts',
+      'test/server/signals.test.ts',
+      'test/server/harness.test.ts',
+      'test/server/full-disk.test.ts',
+      'test/server/upgrade.test.ts',
+      'test/server/log-format.test.ts',
+      // Whole-repository tooling: compiles and commands in copies of the repository.
+      'test/contract/breaking.test.ts',
+      'test/contract/check.test.ts',
+      'test/contract/spec-rules.test.ts',
+    ],
+    // The drift check compiles spec/ (`npm run check` does it, and `npm test`): the quick tier reads generated/ as it is.
+    env: { TEST_POSTGRES: 'off', GENERATED_CHECKED: '1' },
+  },
+});
