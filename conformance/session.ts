@@ -565,7 +565,9 @@ export class Session {
 
   /**
    * Before a translation the run created is deleted: its runs finished (within the wait for background work), so that
-   * its result space is known and no run writes one after the deletion. The poll's answers put it on the ledger.
+   * its result space is known and no run writes one after the deletion. The poll's answers put it on the ledger. A
+   * translation without a `source` has nothing to translate: no run is queued for it (its status stays `pending`, the
+   * state a run would start from), so there is nothing to wait for.
    */
   private async settleTranslation(path: Record<string, unknown>): Promise<void> {
     const read = this.operation('getTranslation');
@@ -577,9 +579,10 @@ export class Session {
     let delay = 20;
     for (;;) {
       const answer = await this.send(read, state, { path: { organizationId, translationId }, query: {}, body: undefined }, 'poll', 'clean-up: the runs of the translation');
-      if (!answer || answer.status !== 200 || (answer.json as { status?: unknown } | undefined)?.status === 'completed') return;
+      const translation = answer?.json as { status?: unknown; source?: unknown } | undefined;
+      if (!answer || answer.status !== 200 || translation?.status === 'completed' || translation?.source === undefined) return;
       if (Date.now() + delay > deadline) {
-        this.note(`clean-up: translation ${translationId} still ${String((answer.json as { status?: unknown }).status)} after ${this.waitMs} ms: a result space its run writes after its deletion is left`);
+        this.note(`clean-up: translation ${translationId} still ${String(translation.status)} after ${this.waitMs} ms: a result space its run writes after its deletion is left`);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -5,6 +5,7 @@
 import { expect, test } from 'vitest';
 import { createDocsClient, paginate } from '../../client/index.ts';
 import { runConformance } from '../../conformance/runner.ts';
+import { Session } from '../../conformance/session.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
 
 // Allowed to reach the runner's address: every operation is exercised, so every way of creating something is taken.
@@ -49,4 +50,25 @@ test('after a full run, every list of the organizations reads as before it', { t
   expect(report.notExercised).toEqual([]);
   expect(report.leftBehind ?? []).toEqual([]);
   expect(await snapshot(server.url)).toEqual(before);
+});
+
+test('a translation without a source, which no run is queued for, is deleted at once: the clean-up waits only for runs', { timeout: 60_000 }, async () => {
+  // A translation with a source, whose run the clean-up waits for, and one without (the contract makes `source`
+  // optional; such a translation stays `pending` with no run to come), both made as the property phase makes them.
+  const session = new Session({ baseUrl: server.url, token: RUNNER_TOKEN });
+  const path = { organizationId: 'acme' };
+  const space = await session.exchange('createSpace', { path, query: {}, body: { title: 'Translated' } });
+  const translated = await session.exchange('createTranslation', { path, query: {}, body: { language: 'fr', source: { space: (space!.json as { id: string }).id } } });
+  const sourceless = await session.exchange('createTranslation', { path, query: {}, body: { language: 'de' } });
+  expect([space?.status, translated?.status, sourceless?.status]).toEqual([201, 201, 201]);
+  expect(sourceless!.json).toMatchObject({ status: 'pending' });
+  expect(sourceless!.json).not.toHaveProperty('source');
+  await session.sweep();
+  const report = session.report(new Date(), {});
+  expect(report.notes).toEqual([]);
+  expect(report.leftBehind ?? []).toEqual([]);
+  // The translation without a source was read once before its deletion, not polled for the --wait-ms.
+  const polls = (id: string) => report.calls.filter((call) => call.kind === 'poll' && call.url.endsWith(`/translations/${id}`)).length;
+  expect(polls((sourceless!.json as { id: string }).id)).toBe(1);
+  expect(polls((translated!.json as { id: string }).id)).toBeGreaterThanOrEqual(1);
 });
