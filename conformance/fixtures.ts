@@ -158,7 +158,7 @@ async function commitFiles(gitdir: string, ref: string, files: Record<string, st
     return git.writeTree({ fs, gitdir, tree: entries });
   };
   const tree = await writeTree('');
-  const author = { name: 'docs-conformance', email: 'docs-conformance@example.com', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
+  const author = { name: 'docs-conformance', email: 'docs-conformance@docs-conformance.example', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
   const commit = await git.writeCommit({ fs, gitdir, commit: { message: 'Conformance content\n', tree, parent: [], author, committer: author } });
   await git.writeRef({ fs, gitdir, ref, value: commit });
 }

@@ -363,7 +363,7 @@ export async function runScenario(s: Session, env: ScenarioEnvironment): Promise
       await s.call('listMemberSpaces', { path: me, query: {} });
       if (!s.operations.get('listMemberTeams')?.exercised) await s.call('listMemberTeams', { path: me, query: {} });
       await s.call('makeMemberSso', { path: me });
-      const domain = self.email?.split('@')[1] ?? org!.emailDomains[0] ?? 'example.com';
+      const domain = self.email?.split('@')[1] ?? org!.emailDomains[0] ?? 'docs-conformance.example';
       await s.call('listOrganizationsByEmailDomain', { path: { emailDomain: domain } });
     });
 

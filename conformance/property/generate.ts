@@ -13,6 +13,12 @@ export interface GenerateOptions {
   ids?: IdLookup;
   /** Top-level body fields always present (the round-trip of every field). */
   require?: string[];
+  /**
+   * The runner's own address as the implementation reaches it (`http://127.0.0.1:41234`): generated `uri` values are
+   * addresses under it (`/generated/…`, which it answers 404), so an implementation that fetches one calls the runner
+   * and no one else. Without it, they name hosts under a reserved top-level domain (RESERVED_TLDS).
+   */
+  origin?: string;
 }
 
 /** A request of an operation, as the property phase sends it. */
@@ -55,23 +61,51 @@ const idCandidates = (ids: IdLookup | undefined, name: string | undefined): stri
 };
 
 /**
- * Addresses for the `uri` and `url` formats: https, a domain, up to three path segments. Not `fc.webUrl()`: it builds
- * the reverse mapping of every percent-encodable character when first used, 0.7 s of each run of the runner.
+ * The top-level domains that never name a real host (RFC 2606, RFC 6761): every host name the runner makes up ends
+ * with one, so that a value it sends cannot make the implementation look up, or call, a host that exists.
+ */
+export const RESERVED_TLDS = ['invalid', 'test', 'example'] as const;
+
+/** A host name under a reserved top-level domain: fast-check's domains, their own top-level domain replaced. */
+const RESERVED_DOMAIN = fc.tuple(fc.domain(), fc.constantFrom(...RESERVED_TLDS)).map(([domain, tld]) => `${domain.slice(0, domain.lastIndexOf('.'))}.${tld}`);
+
+/**
+ * A value of `pattern` that starts with a host name (`docs.acme.io/guide`), with that name's top-level domain replaced
+ * by the first reserved one the pattern accepts there; a value whose pattern accepts none stays as it is.
+ */
+function withReservedHost(value: string, pattern: RegExp): string {
+  const host = /^((?:[a-z0-9-]+\.)+)[a-z0-9-]+(?=$|[/:?#])/i.exec(value);
+  if (!host) return value;
+  for (const tld of RESERVED_TLDS) {
+    const candidate = `${host[1]}${tld}${value.slice(host[0].length)}`;
+    if (pattern.test(candidate)) return candidate;
+  }
+  return value;
+}
+
+/**
+ * Addresses for the `uri` and `url` formats: up to three path segments under the runner's address, or under https
+ * and a reserved domain. Not `fc.webUrl()`: it builds the reverse mapping of every percent-encodable character when
+ * first used, 0.7 s of each run of the runner.
  */
 const URL_SEGMENT = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 1, maxLength: 12 });
-const WEB_URL = fc
-  .tuple(fc.domain(), fc.array(URL_SEGMENT, { maxLength: 3 }))
-  .map(([domain, segments]) => `https://${domain}/${segments.join('/')}`);
+const webUrl = (origin: string | undefined): fc.Arbitrary<string> =>
+  origin === undefined
+    ? fc.tuple(RESERVED_DOMAIN, fc.array(URL_SEGMENT, { maxLength: 3 })).map(([domain, segments]) => `https://${domain}/${segments.join('/')}`)
+    : fc.array(URL_SEGMENT, { maxLength: 3 }).map((segments) => `${origin}/generated/${segments.join('/')}`);
+
+/** Addresses for the `email` format: fast-check's, at a domain under a reserved top-level domain. */
+const EMAIL = fc.tuple(fc.emailAddress(), fc.constantFrom(...RESERVED_TLDS)).map(([address, tld]) => address.replace(/\.[^.@]+$/, `.${tld}`));
 
 /** Strings of a string schema: typical ones, and the boundary lengths. */
-function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
+function stringArbitrary(schema: Schema, options: GenerateOptions): fc.Arbitrary<string> {
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   if (format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((date) => date.toISOString());
   if (format === 'date') return fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
-  if (format === 'uri' || format === 'url') return WEB_URL;
-  if (format === 'email') return fc.emailAddress();
+  if (format === 'uri' || format === 'url') return webUrl(options.origin);
+  if (format === 'email') return EMAIL;
   if (format === 'uuid') return fc.uuid();
   if (typeof schema.pattern === 'string') {
     let pattern: RegExp | undefined;
@@ -80,7 +114,13 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
     } catch {
       pattern = undefined;
     }
-    if (pattern) return fc.stringMatching(pattern).filter((value) => value.length >= min && (max === undefined || value.length <= max));
+    if (pattern) {
+      const matching = pattern;
+      return fc
+        .stringMatching(matching)
+        .map((value) => withReservedHost(value, matching))
+        .filter((value) => value.length >= min && (max === undefined || value.length <= max));
+    }
   }
   const typical = fc.string({ minLength: min, maxLength: Math.max(min, Math.min(max ?? TYPICAL_LENGTH, TYPICAL_LENGTH)) });
   const boundaries = [...new Set([min, ...(max !== undefined ? [max] : [])])].filter((length) => length > 0 || min === 0);
@@ -110,7 +150,7 @@ export function arbitraryOf(contract: Contract, raw: Schema, options: GenerateOp
   switch (typeOf(schema)) {
     case 'string': {
       const ids = idCandidates(options.ids, name);
-      return ids ? fc.constantFrom(...ids) : stringArbitrary(schema);
+      return ids ? fc.constantFrom(...ids) : stringArbitrary(schema, options);
     }
     case 'integer':
       return numberArbitrary(schema, true);
