@@ -74,6 +74,9 @@ header), and checks each request against the contract (generated/openapi.yaml) a
 answer as an implementation's violation, with the checks the runner makes of answers. With a command after --,
 runs it with DOCS_API_URL set to the proxy's address and stops when it exits; without one, runs until SIGINT or
 SIGTERM. Then prints each violation, one line each, and the summary line on stderr, and writes the reports.
+Before the command starts, one HEAD request checks that something answers at --target. A run that fewer requests
+than --min-requests went through checked nothing: it fails, naming DOCS_API_URL, where the command's client must send
+its requests.
 
 Required:
   --target URL                address of the implementation, without /v1 (http://127.0.0.1:3000)
@@ -87,6 +90,7 @@ Options:
   --report FILE               write the report as JSON: violations, bodies not checked, and per operation the
                               declared statuses and those seen
   --junit FILE                write a JUnit XML report (a test case per operation seen, a failure per violation)
+  --min-requests N            fewer requests than N through the proxy fail the run (default 1)
   --verbose                   print every request and each violation as it happens
   --help                      print this help
 
@@ -97,10 +101,13 @@ request body schema). In each answer: the status is declared; content type, body
 envelope as declared for it.
 
 Exit codes:
-  0    no violation, and the command (when given) exited 0
-  1    a violation, of a client or of the implementation (an unreachable target is one: the client gets a 502)
+  0    no violation, at least --min-requests requests, and the command (when given) exited 0
+  1    a violation, of a client or of the implementation (an unreachable target is one: the client gets a 502); or
+       fewer requests than --min-requests (1 by default) went through the proxy
   2    usage error: no --target, an unknown option, a --contract the proxy cannot read, a --host/--port it cannot
        listen on
+  3    with a command: nothing answers at --target (refused, unknown host, no answer within 10 s); the command is
+       not run
   N    the command's exit code when it failed (128 + the signal's number when a signal ended it, 127 when it could
        not be started)
 `;
@@ -167,6 +174,7 @@ async function proxyMain(argv: string[]): Promise<void> {
         'max-body-bytes': { type: 'string' },
         report: { type: 'string' },
         junit: { type: 'string' },
+        'min-requests': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -190,6 +198,7 @@ async function proxyMain(argv: string[]): Promise<void> {
   };
   const port = integer(values.port, '--port', 65_535);
   const maxBodyBytes = integer(values['max-body-bytes'], '--max-body-bytes');
+  const minRequests = integer(values['min-requests'], '--min-requests');
   // With a command, a signal goes on to it (the proxy stops when it exits); without one, it stops the proxy. A second
   // signal exits at once.
   const stop = new AbortController();
@@ -206,6 +215,7 @@ async function proxyMain(argv: string[]): Promise<void> {
       ...(values.host ? { host: values.host } : {}),
       ...(values.contract ? { contract: values.contract } : {}),
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+      ...(minRequests !== undefined ? { minRequests } : {}),
       ...(values.report ? { report: values.report } : {}),
       ...(values.junit ? { junit: values.junit } : {}),
       ...(values.verbose ? { log: (line: string) => void process.stderr.write(`${line}\n`) } : {}),

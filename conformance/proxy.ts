@@ -92,6 +92,8 @@ export interface ProxyReport {
   coverage: Coverage;
   /** The command run against the proxy, and how it ended. */
   command?: { argv: string[]; exitCode: number | null; signal: string | null };
+  /** Requests the run had to see to count as checked (`--min-requests`; runProxyCommand's reports only). */
+  minRequests?: number;
 }
 
 export interface RunningProxy {
@@ -608,7 +610,8 @@ export function proxySummaryLine(report: ProxyReport): string {
 /**
  * The JUnit XML of a proxy report: a test case per operation requests were made for (and per method and path that
  * named no operation), in two suites, `request` (the client's side) and `answer` (the implementation's), each with a
- * failure per violation.
+ * failure per violation; and a failed case `requests` in a suite `traffic` when fewer requests than `minRequests`
+ * went through.
  */
 export function proxyJunit(report: ProxyReport): string {
   const results: CheckResult[] = [];
@@ -636,12 +639,21 @@ export function proxyJunit(report: ProxyReport): string {
       }
     }
   }
+  const tooFew = tooFewRequests(report);
+  if (tooFew !== undefined) results.push({ operationId: 'requests', checkId: 'traffic', ok: false, message: tooFew });
   return junitXml(results, { name: 'docs-conformance-proxy', durationMs: report.durationMs });
 }
 
 export interface ProxyCommandOptions extends ProxyOptions {
   /** The command to run against the proxy (its argv); without one, the proxy runs until `until` fires. */
   command?: string[];
+  /**
+   * Fewer requests than this through the proxy fail the run (default 1): a command whose client never used
+   * DOCS_API_URL was checked by nothing.
+   */
+  minRequests?: number;
+  /** How long the check that something answers at the target waits for an answer, in ms (default TARGET_CHECK_MS). */
+  targetCheckMs?: number;
   /** Without a command: stops the proxy when it fires (the CLI: SIGINT, SIGTERM). */
   until?: AbortSignal;
   /** Write the JSON report here. */
@@ -656,16 +668,53 @@ export interface ProxyCommandOptions extends ProxyOptions {
   forwardSignals?: NodeJS.Signals[];
 }
 
-/** The proxy as a command: exit code 0 (no violation), 1 (a violation), or the command's own when it failed. */
+/** How long the proxy waits for its target to answer its first request, by default. */
+export const TARGET_CHECK_MS = 10_000;
+
+/**
+ * Why nothing answers at `target`, or undefined when something does: one HEAD request to its address, which any HTTP
+ * answer passes (a 404 too). Refused connections, unknown hosts, TLS failures and silence are what it catches.
+ */
+export function unanswered(target: string, timeoutMs = TARGET_CHECK_MS): Promise<string | undefined> {
+  const url = new URL(target);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const request = send(url, { method: 'HEAD', headers: { 'user-agent': 'docs-conformance proxy' }, timeout: timeoutMs, agent: false }, (answer) => {
+      answer.resume();
+      resolve(undefined);
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    request.end();
+  });
+}
+
+/**
+ * The proxy as a command: exit code 0 (no violation), 1 (a violation, or fewer requests than `minRequests`), 3 (with
+ * a command: nothing answers at the target, and the command is not run), or the command's own when it failed.
+ */
 export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ exitCode: number; report: ProxyReport }> {
   const print = options.stderr ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const proxy = await startProxy(options);
   print(`docs-conformance proxy: ${proxy.url} -> ${proxy.target}`);
+  const withCommand = options.command !== undefined && options.command.length > 0;
+  const silent = await unanswered(proxy.target, options.targetCheckMs);
+  if (silent !== undefined) {
+    const line = `nothing answers at ${proxy.target} (${silent}): start the implementation there, or check --target`;
+    if (withCommand) {
+      // The command's requests would all get the proxy's 502: it is not run.
+      await proxy.close();
+      print(`docs-conformance proxy: ${line}; the command was not run`);
+      return { exitCode: 3, report: proxy.report() };
+    }
+    print(`docs-conformance proxy: warning: ${line} (the proxy answers 502 until it does)`);
+  }
+  const minRequests = options.minRequests ?? 1;
   let command: ProxyReport['command'];
   let commandCode = 0;
   let unstarted = false;
-  if (options.command && options.command.length > 0) {
-    const [file, ...args] = options.command;
+  if (withCommand) {
+    const [file, ...args] = options.command!;
     const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
       const child = spawn(file!, args, { stdio: 'inherit', env: { ...(options.env ?? process.env), DOCS_API_URL: proxy.url } });
       const forward = (signal: NodeJS.Signals) => child.kill(signal);
@@ -677,7 +726,7 @@ export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ e
       child.once('error', (error) => done({ code: null, signal: null, error }));
       child.once('exit', (code, signal) => done({ code, signal }));
     });
-    command = { argv: options.command, exitCode: outcome.code, signal: outcome.signal };
+    command = { argv: options.command!, exitCode: outcome.code, signal: outcome.signal };
     if (outcome.error) {
       print(`docs-conformance proxy: the command could not be started: ${outcome.error.message}`);
       unstarted = true;
@@ -691,14 +740,31 @@ export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ e
     await new Promise((resolve) => options.until!.addEventListener('abort', resolve, { once: true }));
   }
   await proxy.close();
-  const report = { ...proxy.report(), ...(command ? { command } : {}) };
+  const report: ProxyReport = { ...proxy.report(), ...(command ? { command } : {}), minRequests };
   if (options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, proxyJunit(report));
   for (const violation of report.violations) print(`✗ ${violationLine(violation)}`);
   for (const item of report.notChecked) print(`note: not checked (${item.side}): ${item.operationId ?? '(no operation)'} ${item.method} ${item.path} ${item.status || '-'}: ${item.reason}`);
   print(`docs-conformance proxy: ${coverageLine(report.coverage)}`);
   if (command && commandCode !== 0 && !unstarted) print(`docs-conformance proxy: the command ${command.signal ? `was ended by ${command.signal}` : `exited with ${command.exitCode ?? commandCode}`}`);
+  const tooFew = tooFewRequests(report);
+  if (tooFew !== undefined) print(`docs-conformance proxy: ${tooFew}`);
   print(proxySummaryLine(report));
-  const violated = report.violations.length > 0;
-  return { exitCode: commandCode !== 0 ? commandCode : violated ? 1 : 0, report };
+  const failed = report.violations.length > 0 || tooFew !== undefined;
+  return { exitCode: commandCode !== 0 ? commandCode : failed ? 1 : 0, report };
+}
+
+/**
+ * What is wrong with a run that saw fewer requests than its `minRequests`, in one line naming where the requests
+ * should have gone (DOCS_API_URL, with a command); undefined when it saw enough.
+ */
+export function tooFewRequests(report: ProxyReport): string | undefined {
+  const { requests } = report.summary;
+  const wanted = report.minRequests ?? 0;
+  if (requests >= wanted) return undefined;
+  const seen = requests === 0 ? 'no request went through the proxy' : `${requests} request${requests === 1 ? '' : 's'} went through the proxy, fewer than --min-requests ${wanted}`;
+  const where = report.command
+    ? `the command's client must send its requests to DOCS_API_URL (${report.url}, set in its environment), as createDocsClient({ baseUrl: process.env.DOCS_API_URL }) does`
+    : `send the requests to ${report.url}`;
+  return `${seen}, so nothing was checked: ${where}`;
 }

@@ -1,5 +1,6 @@
 // The runner's exit codes are told in three places, the command's --help, conformance/README.md and the project's
-// README: each says the same, code by code, word for word (Markdown's emphasis and code marks aside).
+// README: each says the same, code by code, word for word (Markdown's emphasis and code marks aside). The proxy's, in
+// `proxy --help` and conformance/README.md's "Proxy" section, likewise.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,14 +9,14 @@ import { repoRoot } from '../support/repo.ts';
 
 const plain = (text: string) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
 
-/** The `| **0** | … |` rows of the Markdown table that follows the README's first `| Code | When |` header. */
-function markdownCodes(file: string): Record<string, string> {
+/** The `| **0** | … |` rows of the Markdown table that follows the file's first `header` line. */
+function markdownCodes(file: string, header = '| Code | When |'): Record<string, string> {
   const lines = readFileSync(path.join(repoRoot, file), 'utf8').split('\n');
-  const start = lines.findIndex((line) => line.startsWith('| Code | When |'));
+  const start = lines.findIndex((line) => line.startsWith(header));
   expect(start, `${file} has an exit-code table`).toBeGreaterThan(-1);
   const codes: Record<string, string> = {};
   for (const line of lines.slice(start + 2)) {
-    const row = /^\| \*\*(\d+)\*\* \| (.*) \|$/.exec(line);
+    const row = /^\| \*\*(\d+|N)\*\* \| (.*) \|$/.exec(line);
     if (!row) break;
     codes[row[1]!] = plain(row[2]!);
   }
@@ -28,7 +29,7 @@ function helpCodes(help: string): Record<string, string> {
   const codes: Record<string, string> = {};
   let current: string | undefined;
   for (const line of lines.slice(lines.indexOf('Exit codes:') + 1)) {
-    const entry = /^ {2}(\d+) +(.*)$/.exec(line);
+    const entry = /^ {2}(\d+|N) +(.*)$/.exec(line);
     if (entry) {
       current = entry[1]!;
       codes[current] = entry[2]!;
@@ -47,4 +48,11 @@ test('--help, conformance/README.md and the README say the same about each exit 
   expect(Object.keys(fromHelp)).toEqual(['0', '1', '2', '3', '4', '130', '143']);
   expect(markdownCodes('conformance/README.md')).toEqual(fromHelp);
   expect(markdownCodes('README.md')).toEqual(fromHelp);
+});
+
+test("the proxy's --help and conformance/README.md say the same about each of its exit codes", () => {
+  const help = execFileSync(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', 'proxy', '--help'], { cwd: repoRoot, encoding: 'utf8' });
+  const fromHelp = helpCodes(help);
+  expect(Object.keys(fromHelp)).toEqual(['0', '1', '2', '3', 'N']);
+  expect(markdownCodes('conformance/README.md', '| Exit code | When |')).toEqual(fromHelp);
 });

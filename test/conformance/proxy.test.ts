@@ -3,7 +3,7 @@
 // plain node:http server that shows what passes through byte for byte), its violations on both sides, its streaming,
 // its command mode and reports, and its command line.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -442,6 +442,45 @@ describe('command mode and reports', () => {
     expect(failing.json.command).toMatchObject({ exitCode: 3 });
   });
 
+  test('a command that sends nothing through the proxy fails the run, naming DOCS_API_URL; --min-requests raises the bar', async () => {
+    const [silent, one, enough] = await Promise.all([
+      // A suite whose client goes straight to the implementation: every call answered, none through the proxy.
+      run(script(`const answer = await fetch(${JSON.stringify(reference.url)} + '/v1/orgs/acme', { headers: { authorization: 'Bearer ${TOKEN}' } }); process.exit(answer.status === 200 ? 0 : 9);`), 'silent'),
+      runProxyCommand({ target: reference.url, command: script(call('/v1/orgs/acme/spaces?limit=2')), minRequests: 2, stderr: () => undefined }),
+      runProxyCommand({
+        target: reference.url,
+        command: script(`for (const target of ['/v1/orgs/acme/spaces?limit=2', '/v1/orgs/acme']) await fetch(process.env.DOCS_API_URL + target, { headers: { authorization: 'Bearer ${TOKEN}' } });`),
+        minRequests: 2,
+        stderr: () => undefined,
+      }),
+    ]);
+    expect(silent.exitCode).toBe(1);
+    expect(silent.lines.at(-1)).toBe('docs-conformance proxy: 0 requests, 0 client violations, 0 implementation violations');
+    expect(silent.lines.at(-2)).toMatch(
+      /^docs-conformance proxy: no request went through the proxy, so nothing was checked: the command's client must send its requests to DOCS_API_URL \(http:\/\/127\.0\.0\.1:\d+, set in its environment\), as createDocsClient\(\{ baseUrl: process\.env\.DOCS_API_URL \}\) does$/,
+    );
+    expect(silent.json).toMatchObject({ minRequests: 1, summary: { requests: 0 } });
+    const traffic = parseJunit(silent.xml).testsuites.testsuite.find((suite) => suite.name === 'traffic');
+    expect(traffic?.testcase).toEqual([expect.objectContaining({ name: 'requests', failure: expect.objectContaining({ message: expect.stringContaining('DOCS_API_URL') }) })]);
+    expect(one.exitCode).toBe(1);
+    expect(one.report.summary.requests).toBe(1);
+    expect(enough.exitCode).toBe(0);
+    expect(enough.report.summary.requests).toBe(2);
+  });
+
+  test('with nothing answering at the target, the command is not run: exit 3 at once, naming the target', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const marker = path.join(scratch, 'ran');
+    const lines: string[] = [];
+    const { exitCode } = await runProxyCommand({ target, command: script(`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, '')`), stderr: (line) => lines.push(line) });
+    expect(exitCode).toBe(3);
+    expect(lines.at(-1)).toBe(`docs-conformance proxy: nothing answers at ${target} (ECONNREFUSED): start the implementation there, or check --target; the command was not run`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test('the coverage record: its table and summary, and records merged', () => {
     const contract = loadContract();
     const a = emptyCoverage(contract);
@@ -505,11 +544,17 @@ describe('the command line', () => {
   }
 
   test('--help, usage errors (exit 2, one line), and a command run through it', { timeout: 30_000 }, async () => {
-    const [help, noTarget, unknown, badPort, run] = await Promise.all([
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const [help, noTarget, unknown, badPort, badMinimum, silent, run] = await Promise.all([
       cli(['--help']),
       cli([]),
       cli(['--target', reference.url, '--colour']),
       cli(['--target', reference.url, '--port', '70000']),
+      cli(['--target', reference.url, '--min-requests', 'some']),
+      cli(['--target', nowhere, '--', process.execPath, '-e', 'process.stdout.write("ran")']),
       cli(['--target', reference.url, '--', process.execPath, '--input-type=module', '-e', `const answer = await fetch(process.env.DOCS_API_URL + '/v1/orgs/acme', { headers: { authorization: 'Bearer ${TOKEN}' } }); console.log(answer.status);`]),
     ]);
     expect(help.code).toBe(0);
@@ -519,11 +564,15 @@ describe('the command line', () => {
       [noTarget, '--target is required'],
       [unknown, "Unknown option '--colour'"],
       [badPort, '--port must be an integer from 0 to 65535'],
+      [badMinimum, '--min-requests must be an integer from 0 to'],
     ] as const) {
       expect(outcome.code).toBe(2);
       expect(outcome.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(outcome.stderr).toContain(message);
     }
+    expect(silent.code).toBe(3);
+    expect(silent.stdout).toBe('');
+    expect(silent.stderr.trimEnd().split('\n').at(-1)).toBe(`docs-conformance proxy: nothing answers at ${nowhere} (ECONNREFUSED): start the implementation there, or check --target; the command was not run`);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('200\n');
     const lines = run.stderr.trimEnd().split('\n');
