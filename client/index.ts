@@ -35,7 +35,10 @@ export interface RetryOptions {
 }
 
 export interface DocsClientOptions {
-  /** Address of the service, without `/v1`. */
+  /**
+   * Address of the service, without `/v1` (the paths begin with it): `https://api.example.com`. One ending with the
+   * start of the path called (`…/v1`) is warned about once, on the first such call (console.warn).
+   */
   baseUrl: string;
   /**
    * Access token sent as `Authorization: Bearer <token>`, or a function returning it (called for every request).
@@ -191,6 +194,25 @@ async function throwApiError(response: Response): Promise<never> {
   throw new ApiError(response, body);
 }
 
+/**
+ * Decision: a `baseUrl` that ends with the start of the contract's paths (`…/v1`, as in `/v1/orgs`) is most likely a
+ * mistake, whose every answer would be a 404 that says nothing of it; the client warns once, on the first such call,
+ * naming what to give instead, and still sends the request as asked, since a service may be mounted under such a path
+ * on purpose. To make it an error instead, throw where it warns.
+ */
+function prefixWarning(baseUrl: string): (schemaPath: string, url: string) => void {
+  let warned = false;
+  return (schemaPath, url) => {
+    const base = new URL(baseUrl, 'http://relative.invalid').pathname.split('/').filter(Boolean);
+    for (let count = base.length; count > 0 && !warned; count--) {
+      const tail = `/${base.slice(-count).join('/')}`;
+      if (!`${schemaPath}/`.startsWith(`${tail}/`)) continue;
+      warned = true;
+      console.warn(`docs-platform-contract: baseUrl ${baseUrl} ends with ${tail}, where the contract's paths begin: this request goes to ${url}. Give the address without ${tail}.`);
+    }
+  };
+}
+
 export function createDocsClient(options: DocsClientOptions & { throwOnError: true }): ThrowingDocsClient;
 export function createDocsClient(options: DocsClientOptions): DocsClient;
 export function createDocsClient(options: DocsClientOptions): DocsClient | ThrowingDocsClient {
@@ -198,8 +220,10 @@ export function createDocsClient(options: DocsClientOptions): DocsClient | Throw
     baseUrl: options.baseUrl,
     fetch: resilientFetch(options.fetch ?? ((...args) => globalThis.fetch(...args)), options),
   });
+  const warnOnce = prefixWarning(options.baseUrl);
   const middleware: Middleware = {
-    async onRequest({ request }) {
+    async onRequest({ request, schemaPath }) {
+      warnOnce(schemaPath, request.url);
       const token = typeof options.token === 'function' ? await options.token() : options.token;
       if (token !== undefined) request.headers.set('Authorization', `Bearer ${token}`);
       if (options.userAgent) request.headers.set('User-Agent', options.userAgent);

@@ -1,5 +1,5 @@
 // The typed client, against the real server (and against a scripted fetch for retries, timeouts and cancellation).
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ApiError, createDocsClient, paginate, type RetryAttempt } from '../../client/index.ts';
 import { ACME } from '../support/fixture.ts';
 import { useTestServer } from '../support/server.ts';
@@ -174,5 +174,31 @@ describe('timeouts and cancellation', () => {
     const pending = createDocsClient({ baseUrl: 'http://api.test', fetch }).GET('/v1/orgs', { signal: controller.signal });
     controller.abort(new Error('user left'));
     await expect(pending).rejects.toThrow('user left');
+  });
+});
+
+describe('baseUrl', () => {
+  test("one ending with the start of the contract's paths (/v1) is warned about once, naming the address to give", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const doubled = createDocsClient({ baseUrl: `${ctx.server.url}/v1`, token: 'reader' });
+      const first = await doubled.GET('/v1/orgs/{organizationId}', acme);
+      await doubled.GET('/v1/orgs');
+      expect(first.response.status).toBe(404);
+      expect(warn.mock.calls).toEqual([
+        [
+          `docs-platform-contract: baseUrl ${ctx.server.url}/v1 ends with /v1, where the contract's paths begin: ` +
+            `this request goes to ${ctx.server.url}/v1/v1/orgs/${ACME}. Give the address without /v1.`,
+        ],
+      ]);
+      // An address with a path of its own, and one without, are not warned about; their calls are answered.
+      const { fetch, requests } = scripted([200]);
+      await createDocsClient({ baseUrl: 'https://gateway.test/docs-api/', fetch }).GET('/v1/orgs');
+      expect(requests[0]!.url).toBe('https://gateway.test/docs-api/v1/orgs');
+      expect((await createDocsClient({ baseUrl: ctx.server.url, token: 'reader' }).GET('/v1/orgs')).response.status).toBe(200);
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
