@@ -49,3 +49,25 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   }
   return { action: 'serve', variables };
 }
+
+/**
+ * A start-up error's message in the words the user typed: an error about a variable that a flag (or a switch) set
+ * starts with the variable's name (`PORT 3000 is already in use …`, `SEED_FILE seed.yaml (/srv/seed.yaml): no such
+ * file`), which becomes the flag's (`--port 3000 …`, `--seed seed.yaml …`), and the values it suggests (`PORT=3001`)
+ * are given as the flag (`--port 3001`). `variables` are those the flags set (parseCommandLine's).
+ */
+export function asTyped(message: string, variables: Record<string, string>): string {
+  let text = message;
+  for (const { flag, variable } of FLAGS) {
+    if (!(variable in variables)) continue;
+    if (text.startsWith(`${variable} `)) text = `${flag} ${text.slice(variable.length + 1)}`;
+    text = text.replaceAll(`${variable}=`, `${flag} `);
+  }
+  // A switch stands for its variable set to true.
+  for (const { flag, variable } of SWITCHES) {
+    if (!(variable in variables)) continue;
+    text = text.replaceAll(`${variable}=true`, flag);
+    if (text.startsWith(`${variable} `)) text = `${flag} ${text.slice(variable.length + 1)}`;
+  }
+  return text;
+}

@@ -3,15 +3,18 @@
 // and the configuration variables (from the table in config.ts), `--version` the package and contract versions. A
 // failure to start that the user can fix is one line on stderr naming what to change, and exit code 1. Started by the
 // test harness (server/testing/), it also answers the harness over IPC (server/testing/control.ts).
-import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FLAGS, parseCommandLine, SWITCHES } from './command-line.ts';
-import { readConfig, StartupError, VARIABLES } from './config.ts';
+import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './command-line.ts';
+import { type Config, readConfig, StartupError, VARIABLES } from './config.ts';
+import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
+import { checkSeed, readSeedFile, type SeedFixture } from './seed.ts';
 import { logTokenFor, startServer } from './server.ts';
 import { controlledByHarness, harnessVariables, underHarness } from './testing/control.ts';
 import { coverageFolder } from './testing/coverage.ts';
+import { HARNESS_SEED_VARIABLE, SEED_OBJECT, START_FAILURE } from './testing/protocol.ts';
 import { contractVersion, installation, packageVersion, REPO_ROOT } from './version.ts';
 
 const NAME = 'docs-platform server';
@@ -92,17 +95,50 @@ async function tellParent(url: string, addressFile: string | undefined, ipc: boo
   }
 }
 
+/**
+ * Node's process warnings (a dependency's deprecation, the YAML reader's warning about a seed file) go to the log, as
+ * lines of its format at level warn, instead of Node's own lines on stderr (`(node:123) [DEP0169] …`) among them.
+ */
+function logWarnings(log: Logger): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    log.warn({ warning: { name: warning.name, ...(warning.code ? { code: warning.code } : {}) } }, `${warning.name}: ${warning.message}`);
+  });
+}
+
+/**
+ * The seed, read and checked before anything else is done (the database opened, migrated), named in its errors as it
+ * was given: SEED_FILE (`--seed` when the flag set it: asTyped), or the harness's seed file or seed object.
+ */
+function readSeed(config: Config, harness: boolean): SeedFixture | undefined {
+  const object = harness ? process.env[HARNESS_SEED_VARIABLE] : undefined;
+  if (object) return checkSeed(JSON.parse(readFileSync(object, 'utf8')), SEED_OBJECT);
+  if (config.seedFile === undefined) return undefined;
+  return harness ? readSeedFile(config.seedFile, `the seed file ${config.seedFile}`) : readSeedFile(config.seedFile);
+}
+
 async function main(args: string[]) {
   const command = parseCommandLine(args);
   if (command.action === 'help') return void process.stdout.write(helpText());
   if (command.action === 'version') return void process.stdout.write(versionText());
+  try {
+    await serve(command.variables);
+  } catch (error) {
+    throw error instanceof StartupError ? new StartupError(asTyped(error.message, command.variables), { cause: error }) : error;
+  }
+}
 
+/** Starts the server with the variables the flags set over the environment's (or the harness's). */
+async function serve(flags: Record<string, string>) {
   const harness = underHarness();
-  const config = readConfig({ ...(harness ? harnessVariables() : process.env), ...command.variables });
+  const config = readConfig({ ...(harness ? harnessVariables() : process.env), ...flags });
   const log = createLogger(config);
+  logWarnings(log);
+  const seed = readSeed(config, harness);
   // Under the harness, a server in memory keeps the image of its seeded database, for the harness's reset().
   const running = await startServer(config, {
     log,
+    ...(seed ? { seed } : {}),
     resettable: harness && config.dataDir === ':memory:' && config.databaseUrl === undefined,
     faults: harness,
     // Contract coverage of the harness's test run (testing/coverage.ts): the folder the harness gave.
@@ -161,7 +197,7 @@ export function runCommand(args: string[]): void {
   main(args).catch((error) => {
     // What a user can fix is one line; anything else is a bug, shown with its stack.
     const message = error instanceof StartupError ? error.message : (error?.stack ?? String(error));
-    process.stderr.write(`${NAME} failed to start: ${message}\n`);
+    process.stderr.write(`${START_FAILURE}${message}\n`);
     process.exit(1);
   });
 }

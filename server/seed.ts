@@ -1,6 +1,7 @@
 // Seeding: the fixture of SEED_FILE (users, tokens, organizations, memberships, teams, spaces with pages), and
 // the demo organization an empty database gets. The fixture format is documented in server/docs/seed-file.md.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { StartupError } from './config.ts';
 import { parse } from 'yaml';
 import { loadContract } from './http/contract.ts';
@@ -28,14 +29,35 @@ export type { SeedFixture, SeedPage } from './seed-format.ts';
 /** A SEED_FILE that cannot be applied (or cannot receive DOCS_API_TOKEN); the message names the file or the record. */
 export class SeedError extends StartupError {}
 
-export function readSeedFile(file: string): SeedFixture {
+/**
+ * A seed file read and checked against the contract. Its errors start with `given`, how the user named it (`SEED_FILE
+ * seed.yaml` by default; main.ts names the flag or the harness's option), then the path it resolves to when that is
+ * not what was given: `SEED_FILE seed.yaml (/srv/docs/seed.yaml): no such file`.
+ */
+export function readSeedFile(file: string, given = `SEED_FILE ${file}`): SeedFixture {
+  const resolved = path.resolve(file);
+  const where = resolved === file ? given : `${given} (${resolved})`;
+  let text: string;
+  try {
+    text = readFileSync(resolved, 'utf8');
+  } catch (error) {
+    throw new SeedError(`${where}: ${unreadable(error as NodeJS.ErrnoException)}`);
+  }
   let fixture: unknown;
   try {
-    fixture = parseSeed(readFileSync(file, 'utf8'));
+    fixture = parseSeed(text);
   } catch (error) {
-    throw new SeedError(`SEED_FILE ${file}: ${(error as Error).message}`);
+    throw new SeedError(`${where}: ${(error as Error).message}`);
   }
-  return checkSeed(fixture, `SEED_FILE ${file}`);
+  return checkSeed(fixture, where);
+}
+
+/** Why a seed file cannot be read, in words. */
+function unreadable(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'no such file';
+  if (error.code === 'EACCES' || error.code === 'EPERM') return 'not readable by this process (permission denied)';
+  if (error.code === 'EISDIR') return 'a folder, not a file';
+  return error.message;
 }
 
 /**

@@ -21,7 +21,7 @@ import { Faults } from './http/faults.ts';
 import { answerRecorder } from './testing/recorder.ts';
 import { loadContract } from './http/contract.ts';
 import { repairStoredValues } from './domain/stored-values.ts';
-import { applyFixture, checkSeed, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
+import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
 import type { Store } from './store/db.ts';
 import { openStore } from './store/open.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
@@ -61,7 +61,10 @@ export interface RunningServer {
 export interface StartOptions {
   clock?: Clock;
   log?: Logger;
-  /** The seed as an object, read as SEED_FILE's would be, in its place (the test harness's in-process server). */
+  /**
+   * The seed, in SEED_FILE's place, checked already (`readSeedFile`, `checkSeed`): main.ts reads SEED_FILE before
+   * anything else, the test harness's in-process server checks its seed object.
+   */
   seed?: SeedFixture;
   /** A fixture applied after the seed, which DOCS_API_TOKEN is not given to (the repository's tests pass theirs). */
   fixture?: SeedFixture;
@@ -189,7 +192,7 @@ async function serve(
     };
   }
   const startup = startGeneration(store, config, log, options, { checks, faults }, async (ctx) => {
-    const seedFile = options.seed ? checkSeed(options.seed, 'the seed') : config.seedFile ? readSeedFile(config.seedFile) : undefined;
+    const seedFile = options.seed ?? (config.seedFile ? readSeedFile(config.seedFile) : undefined);
     const seedWrites = () => inWrite(ctx, async (scope) => {
       // Values an earlier release stored that this contract refuses, rewritten once, after the migrations that
       // brought the database to this release (domain/stored-values.ts).

@@ -138,7 +138,8 @@ function readPageFile(text: string): {
     rest = rest.slice(front[0].length).replace(/^(?:[ \t]*\r?\n)+/, '');
     let data: unknown;
     try {
-      data = parseYaml(front[1]!);
+      // A warning about the page's front matter is not the server's: not made a process warning.
+      data = parseYaml(front[1]!, { logLevel: 'error' });
     } catch {
       data = undefined;
     }

@@ -68,7 +68,8 @@ export async function parseSpecText(source: string): Promise<ParsedSpec> {
   let document: unknown = json;
   if (document === undefined) {
     try {
-      document = parseYaml(text);
+      // A warning about the user's document (an unknown directive) is not the server's: not made a process warning.
+      document = parseYaml(text, { logLevel: 'error' });
     } catch (error) {
       throw new OpenAPISourceError('PARSE_ERROR', `not JSON or YAML: ${(error as Error).message}`);
     }

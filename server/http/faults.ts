@@ -104,7 +104,10 @@ export class Faults {
     const unknown = Object.keys(spec).filter((key) => !known.has(key));
     if (unknown.length > 0) throw new FaultError(`unknown field${unknown.length > 1 ? 's' : ''} of a fault: ${unknown.join(', ')}`);
     const declared = this.declared.get(spec.operation);
-    if (!declared) throw new FaultError(`operation: ${JSON.stringify(spec.operation)} is not an operation of the contract`);
+    if (!declared) {
+      const nearest = typeof spec.operation === 'string' ? nearestName(spec.operation, [...this.declared.keys()]) : undefined;
+      throw new FaultError(`operation: ${JSON.stringify(spec.operation)} is not an operation of the contract${nearest ? ` (did you mean ${nearest}?)` : ''}`);
+    }
     const name = spec.operation;
     if (spec.status === undefined && spec.delayMs === undefined && !spec.drop) {
       throw new FaultError(`${name}: a fault needs a status, a delayMs or drop: true`);
@@ -195,4 +198,27 @@ export async function applyFault(fault: FaultSpec, req: Request, res: Response):
   const message = fault.message ?? STATUS_MESSAGES[fault.status] ?? `Status ${fault.status} (a fault of the test harness)`;
   res.set(fault.headers ?? {}).status(fault.status).json({ error: { code: fault.status, message } });
   return true;
+}
+
+/**
+ * The name of `names` nearest to `name`, when one is near enough to be what was meant: the fewest single-character
+ * edits (Levenshtein's distance, case aside), at most a third of the name's length; the first of equals.
+ */
+function nearestName(name: string, names: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.name : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }

@@ -5,11 +5,14 @@
 // keepAliveTimeout, seconds), nor the server's timers (the job runner's and the purge's are unref'd where they start).
 import type { Socket } from 'node:net';
 import { readConfig } from '../config.ts';
+import { checkSeed } from '../seed.ts';
 import { type RunningServer, type StartOptions, startServer } from '../server.ts';
+import { SEED_OBJECT } from './protocol.ts';
 
 export async function startInProcess(variables: Record<string, string>, options: StartOptions = {}): Promise<RunningServer> {
   const config = readConfig(variables);
-  const running = await startServer(config, { resettable: config.dataDir === ':memory:' && config.databaseUrl === undefined, faults: true, ...options });
+  const seed = options.seed === undefined ? {} : { seed: checkSeed(options.seed, SEED_OBJECT) };
+  const running = await startServer(config, { resettable: config.dataDir === ':memory:' && config.databaseUrl === undefined, faults: true, ...options, ...seed });
   running.server.unref();
   running.server.on('connection', (socket: Socket) => socket.unref());
   return running;

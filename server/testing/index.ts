@@ -36,7 +36,7 @@ import type { DocsClient, DocsClientOptions, operations, ThrowingDocsClient } fr
 import type { SeedFixture } from '../seed-format.ts';
 import { COVERAGE_VARIABLE, coverageFolder } from './coverage.ts';
 import { loadClient, loadServer, serverCommand } from './locations.ts';
-import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_VARIABLE, type ToServer } from './protocol.ts';
+import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_SEED_VARIABLE, HARNESS_VARIABLE, START_FAILURE, type ToServer } from './protocol.ts';
 
 export type { SeedFixture as Seed, SeedPage } from '../seed-format.ts';
 export { type CoverageOptions, type CoverageReport, reportCoverage, startCoverage } from './coverage.ts';
@@ -264,17 +264,25 @@ let exitHook = false;
 const OUTPUT_KEPT = 16_384;
 
 async function startChild(variables: Record<string, string>, seed: SeedFixture | undefined, timeoutMs: number, coverage: string | undefined): Promise<Handle> {
-  // A seed object goes to the command as a seed file, read at start-up and removed once the server listens.
+  // A seed object goes to the command in a file, read at start-up (and named as the seed object in its errors, not by
+  // the file's path) and removed once the server listens.
   let seedDir: string | undefined;
+  let seedFile: string | undefined;
   if (seed) {
     seedDir = mkdtempSync(path.join(os.tmpdir(), 'docs-server-seed-'));
-    variables = { ...variables, SEED_FILE: path.join(seedDir, 'seed.json') };
-    writeFileSync(variables.SEED_FILE!, JSON.stringify(seed));
+    seedFile = path.join(seedDir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify(seed));
   }
   const { modulePath, execArgv } = serverCommand();
   const child = fork(modulePath, [], {
     execArgv,
-    env: { ...process.env, [HARNESS_VARIABLE]: 'ipc', [HARNESS_CONFIG_VARIABLE]: JSON.stringify(variables), [COVERAGE_VARIABLE]: coverage ?? '' },
+    env: {
+      ...process.env,
+      [HARNESS_VARIABLE]: 'ipc',
+      [HARNESS_CONFIG_VARIABLE]: JSON.stringify(variables),
+      [HARNESS_SEED_VARIABLE]: seedFile ?? '',
+      [COVERAGE_VARIABLE]: coverage ?? '',
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   children.add(child);
@@ -284,11 +292,12 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
       for (const running of children) running.kill('SIGTERM');
     });
   }
-  // What the server logs (at LOG_LEVEL, warn unless `env` says otherwise) goes to the test's stderr, and its last
-  // lines into the error of a start that fails.
+  // What the server logs (at LOG_LEVEL, warn unless `env` says otherwise) goes to the test's stderr once it listens
+  // (what it wrote before, then); the output of a start that fails is in the start's error instead, said once.
   let output = '';
+  let listening = false;
   const keep = (chunk: Buffer) => {
-    process.stderr.write(chunk);
+    if (listening) process.stderr.write(chunk);
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
   };
   child.stdout!.on('data', keep);
@@ -301,7 +310,17 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
       resolve();
     }),
   );
-  const failure = (what: string) => new Error(`docs-platform-server ${what}${output.trim() ? `:\n${output.trim()}` : ''}`);
+  /**
+   * The error of a start that failed: the command's own line (`… failed to start: why`) when it wrote one, then the
+   * rest of what it wrote; else what happened, with what it wrote.
+   */
+  const failure = (what: string) => {
+    const lines = output.trim().split('\n').filter(Boolean);
+    const reason = lines.find((line) => line.startsWith(START_FAILURE));
+    const rest = lines.filter((line) => line !== reason);
+    const head = reason ? `docs-platform-server failed to start: ${reason.slice(START_FAILURE.length)}` : `docs-platform-server ${what}`;
+    return new Error(`${head}${rest.length > 0 ? `:\n${rest.join('\n')}` : ''}`);
+  };
 
   let url: string;
   try {
@@ -310,6 +329,8 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
       child.on('message', (message: FromServer) => {
         if (message.type === 'listening') {
           clearTimeout(timer);
+          listening = true;
+          if (output) process.stderr.write(output);
           resolve(message.url);
         }
       });

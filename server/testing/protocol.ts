@@ -11,6 +11,18 @@ export const HARNESS_VARIABLE = 'DOCS_SERVER_HARNESS';
  */
 export const HARNESS_CONFIG_VARIABLE = 'DOCS_SERVER_HARNESS_CONFIG';
 
+/**
+ * The path of a JSON file holding the seed object given to the harness (`startDocsServer({ seed })`): the server reads
+ * it in SEED_FILE's place, and names it SEED_OBJECT in its errors, not by the temporary file's path.
+ */
+export const HARNESS_SEED_VARIABLE = 'DOCS_SERVER_HARNESS_SEED';
+
+/** How the command's line on stderr starts when it cannot start (main.ts): the harness's error of the start is that line. */
+export const START_FAILURE = 'docs-platform server failed to start: ';
+
+/** What a seed object given to the harness is called in the errors about it. */
+export const SEED_OBJECT = 'the seed object';
+
 /** From the harness to the server: a fault is http/faults.ts's `FaultSpec`, checked by the server. */
 export type ToServer =
   | { type: 'reset'; id: number }

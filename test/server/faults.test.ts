@@ -123,7 +123,11 @@ for (const inProcess of [false, true]) {
         'docs-platform-server: fault refused: getSpace: status 409 is not an error status it declares (it declares 400, 401, 403, 404, 429, 500, 503)',
       );
       expect(await refused({ operation: 'getSpace', status: 200 })).toMatch(/status 200 is not an error status it declares/);
-      expect(await refused({ operation: 'getSpaces', status: 503 })).toBe('docs-platform-server: fault refused: operation: "getSpaces" is not an operation of the contract');
+      // A name near one of the contract's is suggested (a letter too many, another case, a transposition); none when none is near.
+      expect(await refused({ operation: 'getSpaces', status: 503 })).toBe('docs-platform-server: fault refused: operation: "getSpaces" is not an operation of the contract (did you mean getSpace?)');
+      expect(await refused({ operation: 'GetSpace', status: 503 })).toMatch(/"GetSpace" is not an operation of the contract \(did you mean getSpace\?\)$/);
+      expect(await refused({ operation: 'listSpcaes', status: 503 })).toMatch(/\(did you mean listSpaces\?\)$/);
+      expect(await refused({ operation: 'launchRocket', status: 503 })).toBe('docs-platform-server: fault refused: operation: "launchRocket" is not an operation of the contract');
       expect(await refused({ operation: 'getSpace' })).toMatch(/needs a status, a delayMs or drop: true$/);
       expect(await refused({ operation: 'getSpace', status: 503, drop: true })).toMatch(/a dropped connection has no status/);
       expect(await refused({ operation: 'getSpace', status: 503, times: 0 })).toMatch(/times must be a whole number from 1$/);

@@ -217,7 +217,7 @@ describe('as a child process', () => {
 
     // The seed's first organization has no admin to receive the admin token: the command's own one-line error.
     const failing = startDocsServer({ seed: noAdmin });
-    await expect(failing).rejects.toThrow(/docs-platform-server exited \(code 1\) before it listened:\n.*failed to start: DOCS_API_TOKEN cannot be registered/);
+    await expect(failing).rejects.toThrow(/^docs-platform-server failed to start: DOCS_API_TOKEN cannot be registered: the first organization of SEED_FILE \(solo\)/);
     // In the test's process, the same error, saying what failed.
     await expect(startDocsServer({ seed: noAdmin, inProcess: true })).rejects.toThrow(/^docs-platform-server \(in process\) failed to start: DOCS_API_TOKEN cannot be registered/);
   }, 60_000);
@@ -246,10 +246,24 @@ describe("the README's vitest example", () => {
     const result = await runToEnd(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run'], project, 120_000);
     expect(result.code, result.output).toBe(1);
     expect(result.output).toContain('Failed Suites 1');
-    expect(result.output).toMatch(/^Error: docs-platform-server exited \(code 1\) before it listened:$/m);
-    expect(result.output).toContain('DOCS_API_TOKEN cannot be registered');
+    expect(result.output).toMatch(/^Error: docs-platform-server failed to start: DOCS_API_TOKEN cannot be registered: /m);
+    // Said once: the server's own line is in the error, not also on stderr.
+    expect(result.output.split('DOCS_API_TOKEN cannot be registered').length - 1, result.output).toBe(1);
     // One error in all: none from afterAll (`server` is undefined there) or beforeEach.
     expect(result.output.match(/⎯\[\d+\/\d+\]⎯/g), result.output).toEqual(['⎯[1/1]⎯']);
     expect(result.output).not.toContain('TypeError');
+
+    // A seed object the contract refuses (a role it does not have): its error names the object's field, once, and no
+    // file the harness wrote it to.
+    writeFileSync(
+      path.join(project, 'test/readme.test.ts'),
+      example!.replace("from 'docs-platform-server/testing'", `from ${JSON.stringify(harness)}`).replace("role: 'read' }", "role: 'reader' }"),
+    );
+    const refused = await runToEnd(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run'], project, 120_000);
+    expect(refused.code, refused.output).toBe(1);
+    const problem = 'the seed object: organizations[0] (acme) › members[1] (bob): role must be one of "admin", "create", "review", "edit", "comment", "read", got "reader"';
+    expect(refused.output).toContain(`Error: docs-platform-server failed to start: ${problem}`);
+    expect(refused.output.split('organizations[0] (acme)').length - 1, refused.output).toBe(1);
+    expect(refused.output).not.toMatch(/docs-server-seed-|seed\.json/);
   }, 130_000);
 });

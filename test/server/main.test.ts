@@ -262,9 +262,10 @@ describe("the compile cache of the compiled server (Node's, in the user's cache 
 });
 
 /** Runs the compiled server (or the tsx entry) to its end and returns its exit code and output. */
-function run(args: string[], env: Record<string, string> = {}, entry: 'compiled' | 'tsx' = 'compiled') {
-  const command = entry === 'compiled' ? [process.execPath, ...startCommand.slice(1)] : [path.resolve('node_modules/.bin/tsx'), 'server/main.ts'];
+function run(args: string[], env: Record<string, string> = {}, entry: 'compiled' | 'tsx' = 'compiled', cwd?: string) {
+  const command = entry === 'compiled' ? [process.execPath, ...startCommand.slice(1).map((word) => (word.endsWith('.js') ? path.resolve(word) : word))] : [path.resolve('node_modules/.bin/tsx'), path.resolve('server/main.ts')];
   const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
+    ...(cwd ? { cwd } : {}),
     env: { ...baseEnv, PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', ...env },
     encoding: 'utf8',
     timeout: 30_000,
@@ -273,8 +274,8 @@ function run(args: string[], env: Record<string, string> = {}, entry: 'compiled'
 }
 
 /** A start that fails: exit code 1, and exactly one line on stderr (no stack trace), which is returned. */
-function failure(env: Record<string, string>): string {
-  const result = run([], env);
+function failure(env: Record<string, string>, args: string[] = [], cwd?: string): string {
+  const result = run(args, env, 'compiled', cwd);
   expect(result.signal).toBeNull(); // it ended by itself, it did not hang until the timeout
   expect(result.status).toBe(1);
   const lines = result.stderr.trim().split('\n');
@@ -396,6 +397,35 @@ describe('the configuration table', () => {
 });
 
 describe('start-up errors are one line naming what to change', () => {
+  test('a seed file that cannot be read is named as given, --seed or SEED_FILE, with the path it resolves to, before the database is opened', () => {
+    const folder = mkdtempSync(path.join(dataDir, 'seed-'));
+    const data = path.join(folder, 'data');
+    expect(failure({ DATA_DIR: data }, ['--seed', 'nope.yaml'], folder)).toBe(`docs-platform server failed to start: --seed nope.yaml (${path.join(folder, 'nope.yaml')}): no such file`);
+    expect(failure({ DATA_DIR: data, SEED_FILE: 'nope.yaml' }, [], folder)).toBe(`docs-platform server failed to start: SEED_FILE nope.yaml (${path.join(folder, 'nope.yaml')}): no such file`);
+    mkdirSync(path.join(folder, 'seeds'));
+    expect(failure({ DATA_DIR: data }, [`--seed=${path.join(folder, 'seeds')}`], folder)).toBe(`docs-platform server failed to start: --seed ${path.join(folder, 'seeds')}: a folder, not a file`);
+    writeFileSync(path.join(folder, 'seed.yaml'), 'organizations:\n  - id: acme\n    title: A\n');
+    expect(failure({ DATA_DIR: data }, ['--seed', 'seed.yaml'], folder)).toBe(
+      `docs-platform server failed to start: --seed seed.yaml (${path.join(folder, 'seed.yaml')}): organizations[0] (acme): title must NOT have fewer than 2 characters, got "A"`,
+    );
+    // Nothing else was done: no DATA_DIR, no database, no migration.
+    expect(existsSync(data)).toBe(false);
+  });
+
+  test('an error about what a flag set names the flag, and suggests values as flags', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      expect(failure({ DATA_DIR: path.join(dataDir, 'flag-port') }, ['--port', String(port)])).toBe(
+        `docs-platform server failed to start: --port ${port} is already in use on 127.0.0.1: stop the other server, or choose another port (--port ${port + 1}, or --port 0 for any free port).`,
+      );
+    } finally {
+      blocker.close();
+    }
+    expect(failure({}, ['--port', 'eighty'])).toBe('docs-platform server failed to start: --port must be an integer from 0 to 65535, got "eighty"');
+  });
+
   test('a taken port names PORT and suggests another one', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -485,6 +515,36 @@ describe('start-up errors are one line naming what to change', () => {
     expect(lines[0]).toMatch(`docs-platform server failed to start: DATA_DIR ${together} is in use by another server (process ${serving.child.pid} on `);
     serving.child.kill('SIGTERM');
     expect(await serving.exit).toBe(0);
+  }, 60_000);
+});
+
+describe('the log', () => {
+  test("Node's process warnings are lines of the log (JSON), not Node's own lines among them; a user's OpenAPI source in YAML makes none", async () => {
+    // A YAML directive the reader does not know: a process warning of the YAML reader, in the operator's seed file.
+    const seedFile = path.join(dataDir, 'directive.yaml');
+    writeFileSync(seedFile, '%FUTURE directive\n---\nusers:\n  - { id: ann, displayName: Ann }\n');
+    const server = start({ DATA_DIR: path.join(dataDir, 'warnings'), SEED_FILE: seedFile, LOG_FORMAT: 'json' });
+    try {
+      const base = await server.url;
+      const headers = { authorization: 'Bearer main-token', 'content-type': 'application/json' };
+      // The same directive in a user's OpenAPI source: processed, and no warning of the server's.
+      const text = '%FUTURE directive\n---\nopenapi: 3.1.0\ninfo: { title: Pets, version: "1" }\npaths: {}\n';
+      const created = await fetch(`${base}/v1/orgs/demo/openapi`, { method: 'POST', headers, body: JSON.stringify({ slug: 'pets', source: { text } }) });
+      expect(created.status).toBe(201);
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const spec = (await (await fetch(`${base}/v1/orgs/demo/openapi/pets`, { headers })).json()) as { processingState: string };
+        if (spec.processingState !== 'pending' && spec.processingState !== 'processing') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+    const lines = server.output().trim().split('\n');
+    expect(lines.filter((line) => !line.startsWith('{')), server.output()).toEqual([]);
+    // The seed file's warning, once (the OpenAPI source's made none); a dependency's deprecation may be beside it.
+    const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string; warning?: { name: string } }).filter((line) => line.warning?.name === 'YAMLWarning');
+    expect(warnings).toEqual([expect.objectContaining({ level: 40, warning: { name: 'YAMLWarning', code: 'BAD_DIRECTIVE' }, msg: expect.stringMatching(/^YAMLWarning: .*FUTURE/) })]);
   }, 60_000);
 });
 
