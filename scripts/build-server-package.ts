@@ -26,7 +26,7 @@
 //   repository pins. npm still gives better-sqlite3 an install script, `node-gyp rebuild`, for its binding.gyp, and
 //   runs it on an install from a lockfile: the package's README tells the consumer to deny it (ALLOW_SCRIPTS_NOTE).
 // - engines: the root package.json's, as every package's (scripts/pack.ts); the command checks it when it starts
-//   (server/runtime-check.ts).
+//   (server/runtime-check.ts), and so does the harness when it is imported (server/testing/supported-node.ts).
 // - The client package, `docs-platform-contract`, is an optional peer dependency of exactly this version: the harness
 //   makes its `client` with it when it is installed (server/testing/index.ts).
 // To bundle a dependency after all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run

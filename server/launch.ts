@@ -11,11 +11,18 @@
 // exits, one folder for each Node version and set of V8 options, and checks each entry against the file it was made
 // from, so a rebuilt bundle is compiled afresh once. It is best effort: a folder that cannot be created or written
 // only leaves the bundle uncached, and deleting the folder is always safe.
-import './runtime-check.ts';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unsupportedNodeLine } from './runtime-check.ts';
+
+// First of all (what is imported above is Node's own, and this module's helpers): an unsupported Node ends here.
+const unsupported = unsupportedNodeLine('docs-platform-server', process.versions.node);
+if (unsupported !== undefined) {
+  process.stderr.write(`${unsupported}\n`);
+  process.exit(1);
+}
 
 /** The compile cache's folder when NODE_COMPILE_CACHE does not name one; undefined when there is no home to put it in. */
 function cacheFolder(): string | undefined {

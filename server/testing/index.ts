@@ -25,6 +25,7 @@
 //   `--seed` are: vitest and `node --test` run in the project's folder, the same for every test file. A file beside a
 //   test file is named by a `file:` URL (`new URL('./seed.yaml', import.meta.url)`), which says so where it is written;
 //   the harness does not guess its caller's file from a stack trace. A missing file fails the start, naming both.
+import './supported-node.ts';
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

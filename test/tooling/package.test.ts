@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
+import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
 import { readmeSizeProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -51,6 +52,29 @@ test("the commands' Node check is the packages' engines: Node 22 from 22.12, 24,
   expect(versions.filter((version) => supportsNode(version))).toEqual(['22.12.0', '22.23.3', '24.0.0', '24.21.0', '26.0.0', '26.10.0', '27.1.0']);
   expect(supportedNodeText()).toBe('Node 22 (22.12 or later), 24, or 26 or later');
 });
+
+test("npm ci in the repository refuses a Node the packages do not support, at once (.npmrc's engine-strict), installing nothing", async () => {
+  const bin = unsupportedNodeBin();
+  const version = execFileSync(path.join(bin, 'node'), ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+  // The repository's install as a clone has it: its manifest, lockfile and .npmrc, with the old Node first on PATH.
+  const clone = mkdtempSync(path.join(os.tmpdir(), 'package-test-old-node-'));
+  try {
+    for (const file of ['package.json', 'package-lock.json', '.npmrc']) cpSync(path.join(repoRoot, file), path.join(clone, file));
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+    const refused = await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: clone, env, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (failure: { code: number; stderr: string }) => failure,
+    );
+    expect(refused.code, refused.stderr).not.toBe(0);
+    expect(refused.stderr).toContain('EBADENGINE');
+    expect(refused.stderr).toContain(`Not compatible with your version of node/npm: ${rootManifest.name}@${rootManifest.version}`);
+    expect(refused.stderr).toContain(`Required: {"node":"${SUPPORTED_NODE}"}`);
+    expect(refused.stderr).toContain(`"node":"v${version}"`);
+    expect(existsSync(path.join(clone, 'node_modules'))).toBe(false);
+  } finally {
+    rmSync(clone, { recursive: true, force: true });
+  }
+}, 300_000);
 
 test('npm ci runs no install script of a dependency and compiles nothing: each is denied or allowed in allowScripts, for a reason docs/packages.md gives', async () => {
   // The packages with an install script: those the lockfile flags (their own preinstall, install or postinstall), and

