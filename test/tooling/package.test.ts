@@ -1,11 +1,12 @@
 // The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
 // has, no dist/) are copied to a temporary folder, where `npm run pack:client` and `npm run pack:conformance`
-// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs. A new project outside the
-// repository, made with the README's lines, installs both with npm (no warning), compiles the README's client
-// examples and type-checks a consumer's calls with strict tsc, runs them against the reference server, and runs the
-// installed `docs-conformance` against it too. The README's tarball sizes are compared with what was packed. Before
-// that, the repository's own install: every dependency's install script is denied (or allowed) in package.json's
-// allowScripts, for a reason docs/packages.md gives, and nothing was compiled.
+// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs. In an empty folder outside the
+// repository, the README's lines make a project and install the client as they are (no npm warning); the README's
+// client examples compile there under its settings with the TypeScript those lines installed, strict tsc type-checks
+// a consumer's calls and refuses wrong ones, they run against the reference server, and the installed
+// `docs-conformance` runs against it too. The README's tarball sizes are compared with what was packed. Before that,
+// the repository's own install: it refuses a Node the packages do not support, every dependency's install script is
+// denied (or allowed) in package.json's allowScripts, for a reason docs/packages.md gives, and nothing was compiled.
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -151,20 +152,18 @@ describe('installed from their tarballs', () => {
     ]);
     packOutput = packed.map((result) => result.stdout).join('');
     npmErrors.push(...packed.map((result) => result.stderr));
-    // The consumer's project, made as the README says: its `npm init` and `npm pkg` lines, as written.
+    // The consumer's project, made as the README says, in an empty folder: its lines as they are, with the tarball's
+    // path for /path/to/ (openapi-fetch, typescript and @types/node from the npm registry, or npm's cache).
     mkdirSync(consumer);
-    const setup = consumerProject().sh.split('\n').find((line) => line.startsWith('npm init'))!;
-    for (const command of setup.split('&&')) {
-      const [, ...args] = command.trim().split(/\s+/);
-      npmErrors.push((await npm(consumer, ...args)).stderr);
+    const installEnv = { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    for (const line of consumerProject().sh.split('\n').filter((text) => text.trim() && !text.startsWith('#'))) {
+      const result = await run('sh', ['-c', line.replaceAll('/path/to/', `${tarballs}/`).replaceAll('1.0.0', rootManifest.version)], { cwd: consumer, env: installEnv, timeout: 180_000 });
+      npmErrors.push(result.stderr);
     }
-    // openapi-fetch and @types/node come from the npm registry, or from npm's cache when it holds them.
-    const typesNode = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
-    const installed = await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', clientTarball, runnerTarball);
-    npmErrors.push(installed.stderr);
-    await npm(consumer, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `@types/node@${typesNode}`);
+    // The runner beside it, for the tests of its package below.
+    npmErrors.push((await run('npm', ['install', '--save-dev', runnerTarball], { cwd: consumer, env: installEnv, timeout: 120_000 })).stderr);
     server = await starting;
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await server?.close();
@@ -196,7 +195,7 @@ describe('installed from their tarballs', () => {
     expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
   });
 
-  test("the README's tarball sizes are what packing makes (within 10%: the client's tarball holds the README itself)", () => {
+  test("the README's tarball sizes are what packing makes (as npm run pack:… -- --update-readme writes them)", () => {
     // The server's: test/tooling/server-package.test.ts, which packs it.
     expect(readmeSizeProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
     expect(readmeSizeProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
@@ -205,8 +204,11 @@ describe('installed from their tarballs', () => {
     expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
   });
 
-  test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes", async () => {
-    const examples = blocksOf(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'), 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
+  test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes, with its TypeScript", async () => {
+    // The examples of its section "Use the client" (the test files of the server's sections are server-package.test.ts's).
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Use the client'), readme.indexOf('\n## ', readme.indexOf('\n## Use the client') + 1));
+    const examples = blocksOf(section, 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
     expect(examples.length).toBeGreaterThanOrEqual(1);
     // The schemas' types are exported and used as the README shows them.
     expect(examples.some((code) => /Readable<components\['schemas'\]/.test(code))).toBe(true);
@@ -214,7 +216,10 @@ describe('installed from their tarballs', () => {
     mkdirSync(folder);
     writeFileSync(path.join(folder, 'tsconfig.json'), consumerProject().json);
     examples.forEach((code, index) => writeFileSync(path.join(folder, `example-${index + 1}.ts`), code));
-    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--noEmit', '--pretty', 'false'], {
+    // The check the README names, with the TypeScript its lines installed.
+    expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8')).toMatch(/fails\s+`npx tsc --noEmit`/);
+    expect(readJson(path.join(consumer, 'package.json')).devDependencies).toMatchObject({ typescript: expect.any(String), '@types/node': expect.any(String) });
+    const tsc = await run('sh', ['-c', 'npx tsc --noEmit --pretty false'], {
       cwd: folder,
       env,
       timeout: 60_000,
@@ -242,8 +247,8 @@ describe('installed from their tarballs', () => {
     });
     expect(installed.bin).toBeUndefined();
     // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers (and its
-    // own @types/node, with undici-types, as the README's project installs it).
-    const own = ['@types', 'undici-types'];
+    // own TypeScript and @types/node, with undici-types, as the README's project installs them).
+    const own = ['@types', 'undici-types', 'typescript', '@typescript'];
     expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.') && !own.includes(name)).sort()).toEqual(
       [rootManifest.name, runnerManifest.name, 'openapi-fetch', 'openapi-typescript-helpers'].sort(),
     );

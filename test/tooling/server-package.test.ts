@@ -1,17 +1,20 @@
 // The server package as a consumer gets it, beside the client and the runner packages. The repository's files (those
 // a commit holds, as a clone has them) are copied to a temporary folder, where `npm run pack:client`, `npm run
 // pack:conformance` and `npm run pack:server` make the three tarballs (one line each; the server's sizes are the
-// README's package table's). A new project outside the repository denies better-sqlite3's install script with the
-// line the server package's README gives, installs the three tarballs with the README's own command (and vitest, from
-// the registry like their dependencies), and installs again from its lockfile (`npm ci`, as its CI would), then:
-// nothing was compiled and no install script ran; the server installed read-only starts, serves and stops without
-// writing into node_modules; its strict tsc checks the README's harness example; vitest runs that example and two test
-// files side by side, each with its own seeded server; node's test runner runs server/docs/harness.md's example; `npx
-// docs-platform-server --help` gives the package's usage; `npx docs-platform-server` starts as the README says and
-// the installed client calls it, on SQLite and on PostgreSQL, and the README's `npx docs-conformance` line passes
-// against it as written (every operation, exit 0); a harness's server is seen to end with the
-// process that started it, killed or not; and on a Node older than the packages support, both commands stop at once
-// in one line.
+// README's package table's). In an empty folder holding the tarballs, the README's lines run as they are: `npm init`
+// and its settings (an ES module project whose `npm test` is vitest's), the server package's README's line denying
+// better-sqlite3's install script, the install of the three tarballs and vitest (their dependencies and vitest from
+// the registry); then the project installs again from its lockfile (`npm ci`, as its CI would). Then: nothing was
+// compiled and no install script ran; the server installed read-only starts, serves and stops without writing into
+// node_modules; strict tsc checks the README's test files; the README's `npm test` runs its harness and faults
+// examples and two test files side by side, each with its own seeded server; node's test runner runs
+// server/docs/harness.md's example; `npx docs-platform-server --help` gives the package's usage; `npx
+// docs-platform-server` starts as the README says and the installed client calls it, on SQLite and on PostgreSQL, and
+// the README's `npx docs-conformance` line passes against it as written (every operation, exit 0); the README's proxy
+// line runs its `npm test` through the proxy (and fails a suite that sends nothing through it, a target where nothing
+// answers, and a seeded violation of either side); a harness's server is seen to end with the process that started
+// it, killed or not; and on a Node older than the packages support, both commands stop at once in one line, and so
+// does the README's `npm test`, with the harness's.
 //
 // better-sqlite3 13 holds its Node-API binaries in its package (prebuilds/): nothing is compiled. npm still gives it an
 // install script, `node-gyp rebuild`, for its binding.gyp, and runs it on an install from a lockfile (npm/cli#3341;
@@ -19,7 +22,7 @@
 // configuration, so that no setting of this machine (~/.npmrc's `nodedir`, which spares node-gyp its download of
 // Node's headers) hides a node-gyp run: one would fail, or print, here.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -53,6 +56,13 @@ function consumerBlocks(file: string): Map<string, string> {
   }
   return blocks;
 }
+
+/** The commands of a shell block: its lines but blank ones and comments, each without its trailing comment. */
+const shellLines = (block: string): string[] =>
+  block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'));
 
 /** Processes of this machine whose command line names `text`. */
 function processesNaming(text: string): string[] {
@@ -107,6 +117,8 @@ describe('the server package, installed from its tarball beside the client and t
   const installed = path.join(consumer, 'node_modules', SERVER_PACKAGE_NAME);
   const readme = consumerBlocks('README.md');
   const serverReadme = consumerBlocks('server/docs/harness.md');
+  /** The README's shell lines (`install.sh`), comments left out, with the version of these tarballs. */
+  const installLines = shellLines(readme.get('install.sh')!).map((line) => line.replaceAll('1.0.0', rootManifest.version));
   // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository, and
   // vitest's would make the consumer's vitest believe it runs inside this one. The user's npm configuration
   // (~/.npmrc) is left out too: what npm does and prints comes from the projects and their packages.
@@ -133,18 +145,16 @@ describe('the server package, installed from its tarball beside the client and t
     ]);
     serverPackOutput = packed[2].stdout + packed[2].stderr;
 
-    // The consumer: a project with vitest, where the server package's README's `npm pkg set allowScripts…` line, then
-    // the README's command, install the three tarballs; then `npm ci` installs them again from its lockfile.
+    // The consumer: an empty folder with the three tarballs, where the README's lines (install.sh) run as they are,
+    // up to the server's start (the tests below run it and the lines after it); then `npm ci` installs again from the
+    // lockfile, as the project's CI would.
     mkdirSync(consumer);
     for (const name of [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name]) copyFileSync(path.join(tarballs, tarballOf(name)), path.join(consumer, tarballOf(name)));
-    writeFileSync(
-      path.join(consumer, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { vitest: rootManifest.devDependencies.vitest } }),
-    );
     const packageReadme = execFileSync('tar', ['-xzOf', serverTarball, 'package/README.md'], { encoding: 'utf8' });
     const allowScripts = packageReadme.split('\n').filter((line) => line.startsWith('npm pkg set allowScripts'));
     expect(allowScripts).toEqual(['npm pkg set allowScripts.better-sqlite3=false --json']);
-    const install = readme.get('install.sh')!.split('\n').find((line) => line.startsWith('npm install'))!.replaceAll('1.0.0', rootManifest.version);
+    const setup = installLines.slice(0, installLines.findIndex((line) => line.includes('npx docs-platform-server')));
+    expect(setup.filter((line) => allowScripts.includes(line))).toEqual(allowScripts);
     const installEnv = {
       ...env,
       // Packages from npm's cache when it has them, from the registry otherwise.
@@ -162,8 +172,7 @@ describe('the server package, installed from its tarball beside the client and t
     writeFileSync(path.join(alone, 'package.json'), JSON.stringify({ name: 'server-alone', private: true, type: 'module' }));
     await Promise.all([
       (async () => {
-        for (const line of allowScripts) await npm(consumer, ...line.split(' ').slice(1));
-        await timed('the README\'s npm install', consumer, install);
+        for (const line of setup) await timed(line.startsWith('npm install') ? "the README's npm install" : `the README's ${line}`, consumer, line);
         rmSync(path.join(consumer, 'node_modules'), { recursive: true });
         await timed('npm ci', consumer, 'npm ci');
       })(),
@@ -288,7 +297,7 @@ describe('the server package, installed from its tarball beside the client and t
     expect(['express', 'express-openapi-validator', 'kysely', 'pino', 'pg', 'isomorphic-git', 'turndown', 'swagger-ui-dist', '@typespec/compiler', 'typescript', 'tsx'].filter(present)).toEqual([]);
   });
 
-  test("npm run pack:server prints one line for its tarball, whose sizes are the README's package table's (within 10%)", () => {
+  test("npm run pack:server prints one line for its tarball, whose sizes are the README's package table's", () => {
     const lines = serverPackOutput.split('\n').filter((line) => line.startsWith('pack: '));
     expect(lines, serverPackOutput).toEqual([expect.stringMatching(new RegExp(`^pack: ${serverTarball.replaceAll('.', '\\.')}: \\S+ [kM]B \\(\\S+ [kM]B unpacked\\), \\d+ files$`))]);
     expect(serverPackOutput.split('\n').filter((line) => /npm notice/.test(line)), serverPackOutput).toEqual([]);
@@ -297,6 +306,18 @@ describe('the server package, installed from its tarball beside the client and t
 
   test('the installs compile nothing and run no install script, print no warning, and take seconds', async () => {
     expect(installs.map((install) => install.what)).toEqual(expect.arrayContaining(["the README's npm install", 'npm ci', 'the server package alone']));
+    // The README's lines made the project: an ES module one, whose `npm test` is vitest's, with the three packages and vitest.
+    expect(readJson(path.join(consumer, 'package.json'))).toMatchObject({
+      type: 'module',
+      scripts: { test: 'vitest run' },
+      allowScripts: { 'better-sqlite3': false },
+      devDependencies: {
+        [rootManifest.name]: `file:${tarballOf(rootManifest.name)}`,
+        [SERVER_PACKAGE_NAME]: `file:${tarballOf(SERVER_PACKAGE_NAME)}`,
+        [runnerManifest.name]: `file:${tarballOf(runnerManifest.name)}`,
+        vitest: expect.any(String),
+      },
+    });
     expect(readJson(path.join(consumer, 'package.json')).allowScripts).toEqual({ 'better-sqlite3': false });
     for (const { what, output, seconds } of installs) {
       // npm runs an install script with `npm info run …` (or, in its warning, lists those it would run): none here,
@@ -350,7 +371,7 @@ describe('the server package, installed from its tarball beside the client and t
     }
   }, 60_000);
 
-  test("strict tsc accepts the README's test file, typed from the installed packages, and the harness's types as documented", async () => {
+  test("strict tsc accepts the README's harness and faults test files, typed from the installed packages, and the harness's types as documented", async () => {
     // The installed declarations of the harness: `Seed`, inferred from the seed format's schema, takes a null email
     // and refuses a field the format does not have; clientWith with throwOnError gives the throwing client.
     writeFileSync(
@@ -395,7 +416,7 @@ export async function throwing(server: DocsServer): Promise<string> {
           skipDefaultLibCheck: true,
           noEmit: true,
         },
-        include: ['test/readme.test.ts', 'harness-types.ts'],
+        include: ['test/readme.test.ts', 'test/faults.test.ts', 'harness-types.ts'],
       }),
     );
     const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd: consumer, env, timeout: 120_000 }).then(
@@ -448,30 +469,37 @@ test('what this file writes, the file running beside it does not see', async () 
     }
   }
 
-  test("vitest runs the README's harness and faults examples and two files side by side, each with its own server; no server outlives the run", async () => {
-    if (!existsSync(path.join(consumer, 'test/isolation-a.test.ts'))) writeIsolationFiles();
-    const vitest = await run(path.join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: consumer, env, timeout: 120_000 }).then(
-      (success) => ({ code: 0, output: success.stdout + success.stderr }),
-      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-    );
-    const report = readJson(path.join(consumer, 'vitest.json')) as { testResults: { name: string; status: string; assertionResults: { title: string; status: string }[] }[] };
-    const results = report.testResults.map((file) => ({ file: path.relative(consumer, file.name), status: file.status, tests: file.assertionResults.map((test) => `${test.status}: ${test.title}`) }));
-    expect(vitest.code, vitest.output).toBe(0);
-    expect(results.sort((a, b) => a.file.localeCompare(b.file))).toEqual([
-      { file: 'test/faults.test.ts', status: 'passed', tests: ["passed: getSpace answers 429, then 503, then drops the connection; the client's retry gets the space"] },
-      { file: 'test/isolation-a.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
-      { file: 'test/isolation-b.test.ts', status: 'passed', tests: ["passed: what this file writes, the file running beside it does not see"] },
-      { file: 'test/readme.test.ts', status: 'passed', tests: ['passed: a space created by the admin is read back by a reader', 'passed: each test starts from the seed'] },
-    ]);
-    expect(processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME))).toEqual([]);
-    // The README's globalSetup: one coverage line for the run, from the servers of every file, and its reports.
-    const coverageLines = vitest.output.split('\n').filter((line) => line.startsWith('docs-platform-server coverage:'));
-    expect(coverageLines, vitest.output).toEqual([
-      expect.stringMatching(/^docs-platform-server coverage: 3\/\d+ operations seen, 5\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md$/),
-    ]);
-    const coverage = readJson(path.join(consumer, 'docs-platform-coverage/coverage.json')) as { operations: Record<string, { seen: string[] }> };
-    expect(coverage.operations.getSpace!.seen).toEqual(['200', '429', '503']);
-    expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
+  test("npm test, as the README runs it: its harness and faults examples and two files side by side, each with its own server; no server outlives the run", async () => {
+    writeIsolationFiles();
+    try {
+      expect(shellLines(readme.get('test.sh')!)).toEqual(['npm test']);
+      const vitest = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }).then(
+        (success) => ({ code: 0, output: success.stdout + success.stderr }),
+        (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+      );
+      expect(vitest.code, vitest.output).toBe(0);
+      // A line per file: those of the harness passed, the README's suite over the network skipped (no DOCS_API_URL).
+      const files = vitest.output.split('\n').flatMap((line) => /^ ([✓↓×]) (test\/\S+) \((.*?)\)/.exec(line)?.slice(1).join(' ') ?? []).sort();
+      expect(files, vitest.output).toEqual([
+        '↓ test/api.test.ts 1 test | 1 skipped',
+        '✓ test/faults.test.ts 1 test',
+        '✓ test/isolation-a.test.ts 1 test',
+        '✓ test/isolation-b.test.ts 1 test',
+        '✓ test/readme.test.ts 2 tests',
+      ]);
+      expect(processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME))).toEqual([]);
+      // The README's globalSetup: one coverage line for the run, from the servers of every file, and its reports.
+      const coverageLines = vitest.output.split('\n').filter((line) => line.startsWith('docs-platform-server coverage:'));
+      expect(coverageLines, vitest.output).toEqual([
+        expect.stringMatching(/^docs-platform-server coverage: 3\/\d+ operations seen, 5\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md$/),
+      ]);
+      const coverage = readJson(path.join(consumer, 'docs-platform-coverage/coverage.json')) as { operations: Record<string, { seen: string[] }> };
+      expect(coverage.operations.getSpace!.seen).toEqual(['200', '429', '503']);
+      expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
+    } finally {
+      // The project is the README's again for the tests after this one.
+      for (const file of ['test/isolation-a.test.ts', 'test/isolation-b.test.ts', 'barrier']) rmSync(path.join(consumer, file), { recursive: true, force: true });
+    }
   }, 120_000);
 
   test("node's test runner runs server/docs/harness.md's example, with contract coverage as the page says", async () => {
@@ -540,7 +568,7 @@ try {
 
   /** Starts the README's npx line (port 0 for 3000) and resolves with its address once it listens. */
   function startNpx(variables: Record<string, string>) {
-    const line = readme.get('install.sh')!.split('\n').find((text) => text.includes('npx docs-platform-server'))!.replace(/\s+#.*$/, '');
+    const line = installLines.find((text) => text.includes('npx docs-platform-server'))!;
     expect(line).toBe('ALLOW_PRIVATE_ADDRESSES=127.0.0.1 npx docs-platform-server --port 3000 --token secret');
     const child = spawn('sh', ['-c', line.replace('--port 3000', '--port 0')], { cwd: consumer, env: { ...env, ...variables }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     started.push(child.pid!);
@@ -624,7 +652,7 @@ console.log(JSON.stringify({
       // whole contract, the Git export and import over HTTP and the website import included (the server reaches the
       // runner's address, 127.0.0.1, as ALLOW_PRIVATE_ADDRESSES in the README's line lets it), exit 0, a JUnit file
       // with no failure and nothing skipped.
-      const runnerLine = readme.get('install.sh')!.split('\n').find((text) => text.startsWith('npx docs-conformance'))!.replace(/\s+#.*$/, '');
+      const runnerLine = installLines.find((text) => text.startsWith('npx docs-conformance'))!;
       expect(runnerLine).toBe('npx docs-conformance --base-url http://127.0.0.1:3000 --token secret --junit conformance.xml');
       // PACKAGE_TEST_EXAMPLES=0 (.ci/run on its other runtimes, where the first has run the line whole) turns the
       // property phase off: every operation is still exercised by the scenarios, in a third of the time.
@@ -644,64 +672,89 @@ console.log(JSON.stringify({
     expect(existsSync(path.join(consumer, 'data/data.sqlite'))).toBe(true);
   }, 300_000); // a whole conformance run, as the README's line makes it: about a minute of it on a busy 2-core machine
 
-  test("the README's docs-conformance proxy runs a vitest suite against the npx server, and fails on a seeded violation of either side", async () => {
+  test("the README's proxy line runs its npm test through the proxy against the npx server; a suite that sends nothing, a target where nothing answers and a seeded violation of either side fail it", async () => {
     const server = startNpx({});
     // An implementation that breaks the contract: the npx server, but for GET a space, answered without its title.
     const broken = createServer((req, res) => {
-      void (async () => {
-        const answer = await fetch(`${await server.url}${req.url}`, { method: req.method, headers: { authorization: req.headers.authorization ?? '' } });
-        const body = await answer.text();
-        const headers = Object.fromEntries([...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)));
-        res.writeHead(answer.status, headers);
-        const space = req.method === 'GET' && /^\/v1\/spaces\/[^/]+$/.test(req.url ?? '') && answer.ok ? { ...JSON.parse(body), title: undefined } : undefined;
-        res.end(space ? JSON.stringify(space) : body);
-      })();
+      const sent: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => sent.push(chunk));
+      req.on('end', () => {
+        void (async () => {
+          const request = Buffer.concat(sent);
+          const headers = { authorization: req.headers.authorization ?? '', ...(request.length > 0 ? { 'content-type': req.headers['content-type'] ?? 'application/json' } : {}) };
+          const answer = await fetch(`${await server.url}${req.url}`, { method: req.method, headers, ...(request.length > 0 ? { body: request } : {}) });
+          const body = await answer.text();
+          res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))));
+          const space = req.method === 'GET' && /^\/v1\/spaces\/[^/]+$/.test(req.url ?? '') && answer.ok ? { ...JSON.parse(body), title: undefined } : undefined;
+          res.end(space ? JSON.stringify(space) : body);
+        })();
+      });
     });
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    const aside = path.join(scratch, 'aside');
+    mkdirSync(aside, { recursive: true });
     try {
       const url = await server.url;
-      mkdirSync(path.join(consumer, 'proxied'), { recursive: true });
-      writeFileSync(path.join(consumer, 'proxied.config.mjs'), `export default { test: { include: ['proxied/*.test.ts'] } };\n`);
-      writeFileSync(
-        path.join(consumer, 'proxied/spaces.test.ts'),
-        `import { createDocsClient } from 'docs-platform-contract';
-import { expect, test } from 'vitest';
-
-const docs = createDocsClient({ baseUrl: process.env.DOCS_API_URL!, token: 'secret' });
-
-test('a space written is read back', async () => {
-  const created = await docs.POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: 'demo' } }, body: { title: 'Proxied' } });
-  expect(created.response.status).toBe(201);
-  const read = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: created.data!.id } } });
-  expect(read.response.status).toBe(200);
-  if (process.env.SEED_MISTAKE === 'client') {
-    // A field the contract does not have, sent past the typed client: the implementation refuses it, the proxy names it.
-    const sent = await fetch(\`\${process.env.DOCS_API_URL}/v1/spaces/\${created.data!.id}\`, { method: 'PATCH', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"titel":"typo"}' });
-    expect(sent.status).toBe(400);
-  }
-});
-`,
-      );
-      const line = readme.get('proxy.sh')!.trim();
+      const line = shellLines(readme.get('proxy.sh')!)[0]!;
       expect(line).toBe('npx docs-conformance proxy --target http://127.0.0.1:3000 --report proxy.json --junit proxy.xml -- npm test');
       const proxied = (target: string, variables: Record<string, string> = {}) =>
-        run('sh', ['-c', line.replace('http://127.0.0.1:3000', target).replace('-- npm test', '-- npx vitest run --config proxied.config.mjs')], { cwd: consumer, env: { ...env, ...variables }, timeout: 120_000 }).then(
+        run('sh', ['-c', line.replace('http://127.0.0.1:3000', target)], { cwd: consumer, env: { ...env, NO_COLOR: '1', ...variables }, timeout: 120_000 }).then(
           (result) => ({ code: 0, output: result.stdout + result.stderr }),
           (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
         );
-      const report = () => readJson(path.join(consumer, 'proxy.json')) as { violations: { side: string; operationId?: string; pointer?: string }[] };
+      const report = () => readJson(path.join(consumer, 'proxy.json')) as { summary: { requests: number }; violations: { side: string; operationId?: string; pointer?: string }[] };
 
+      // As printed: the README's files, its suite over the network through the proxy (a create and a read), no violation.
       const good = await proxied(url);
       expect(good.code, good.output).toBe(0);
-      expect(good.output).toMatch(/^docs-conformance proxy: \d+ requests, 0 client violations, 0 implementation violations$/m);
+      expect(good.output).toMatch(/^ ✓ test\/api\.test\.ts \(1 test\)/m);
+      expect(good.output).toMatch(/^docs-conformance proxy: 2 requests, 0 client violations, 0 implementation violations$/m);
       expect(report().violations).toEqual([]);
       expect(readFileSync(path.join(consumer, 'proxy.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
 
-      const client = await proxied(url, { SEED_MISTAKE: 'client' });
-      expect(client.code, client.output).toBe(1);
-      expect(report().violations).toEqual([expect.objectContaining({ side: 'client', operationId: 'updateSpace' })]);
-      expect(client.output).toMatch(/titel/);
+      // Without the suite that uses DOCS_API_URL, the harness's files pass, but nothing went through the proxy: a failure naming it.
+      renameSync(path.join(consumer, 'test/api.test.ts'), path.join(aside, 'api.test.ts'));
+      try {
+        const unchecked = await proxied(url);
+        expect(unchecked.code, unchecked.output).toBe(1);
+        expect(unchecked.output).toMatch(/^ ✓ test\/readme\.test\.ts \(2 tests\)/m);
+        expect(unchecked.output).toMatch(/^docs-conformance proxy: no request went through the proxy, so nothing was checked: the command's client must send its requests to DOCS_API_URL \(http:\/\/127\.0\.0\.1:\d+, set in its environment\)/m);
+        expect(report().summary.requests).toBe(0);
+      } finally {
+        renameSync(path.join(aside, 'api.test.ts'), path.join(consumer, 'test/api.test.ts'));
+      }
 
+      // A target where nothing answers: stopped at once, before npm test.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+      await new Promise((resolve) => closed.close(resolve));
+      const unanswered = await proxied(nowhere);
+      expect(unanswered.code, unanswered.output).toBe(3);
+      expect(unanswered.output.trim().split('\n').at(-1)).toBe(`docs-conformance proxy: nothing answers at ${nowhere} (ECONNREFUSED): start the implementation there, or check --target; the command was not run`);
+      expect(unanswered.output).not.toContain('vitest');
+
+      // A client's mistake: a field the contract does not have, sent past the typed client by a file of the suite.
+      writeFileSync(
+        path.join(consumer, 'test/mistake.test.ts'),
+        `import { expect, test } from 'vitest';
+
+test('a PATCH with a misspelt field is refused', async () => {
+  const sent = await fetch(\`\${process.env.DOCS_API_URL}/v1/orgs/demo\`, { method: 'PATCH', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"titel":"typo"}' });
+  expect(sent.status).toBe(400);
+});
+`,
+      );
+      try {
+        const client = await proxied(url);
+        expect(client.code, client.output).toBe(1);
+        expect(report().violations).toEqual([expect.objectContaining({ side: 'client', operationId: 'updateOrganization', pointer: '/body/titel' })]);
+        expect(client.output).toMatch(/titel/);
+      } finally {
+        rmSync(path.join(consumer, 'test/mistake.test.ts'));
+      }
+
+      // The implementation's: the space answered without its title (the suite's own check fails too).
       const implementation = await proxied(`http://127.0.0.1:${(broken.address() as AddressInfo).port}`);
       expect(implementation.code, implementation.output).toBe(1);
       expect(report().violations).toEqual([expect.objectContaining({ side: 'implementation', operationId: 'getSpace' })]);
@@ -756,5 +809,14 @@ test('a space written is read back', async () => {
       runs.map(([command]) => ({ code: command === 'docs-conformance' ? 3 : 1, stdout: '', stderr: line(command!) })),
     );
     expect(existsSync(dataDir)).toBe(false);
+    // The README's npm test: the harness, loaded by the run's globalSetup, ends it with its line, before vitest fails
+    // on that Node in its own way (Map.groupBy) and before any server starts.
+    const tests = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...oldEnv, NO_COLOR: '1' }, timeout: 60_000 }).then(
+      (success) => ({ code: 0, output: success.stdout + success.stderr }),
+      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+    );
+    expect(tests.code, tests.output).toBe(1);
+    expect(tests.output).toContain(line('docs-platform-server/testing'));
+    expect(tests.output).not.toMatch(/Map\.groupBy|coverage:|TypeError/);
   }, 300_000);
 });
