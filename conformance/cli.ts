@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
-import { runProxyCommand } from './proxy.ts';
+import { runProxyCommand } from './proxy-command.ts';
 import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
@@ -153,7 +153,7 @@ function propertyOptions(values: { examples?: string; seed?: string; 'max-respon
   };
 }
 
-/** `docs-conformance proxy …`: its options, then runProxyCommand (proxy.ts); its usage errors are one line, exit 2. */
+/** `docs-conformance proxy …`: its options, then runProxyCommand (proxy-command.ts); its usage errors are one line, exit 2. */
 async function proxyMain(argv: string[]): Promise<void> {
   function usage(message: string): never {
     process.stderr.write(`docs-conformance proxy: ${message} (see docs-conformance proxy --help)\n`);

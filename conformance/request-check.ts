@@ -27,9 +27,9 @@ export type RequestProblemKind =
   | 'body-schema';
 
 /**
- * One thing wrong with a request (or, in proxy.ts, with an answer): `pointer` is a JSON pointer into the exchange seen
- * as `{path, query, headers, body}` (`/query/limit`, `/body/title`; `/status` for an answer's status) and `value` what
- * was found there (absent when the thing is missing).
+ * One thing wrong with a request (or, in proxy-checks.ts, with an answer): `pointer` is a JSON pointer into the
+ * exchange seen as `{path, query, headers, body}` (`/query/limit`, `/body/title`; `/status` for an answer's status) and
+ * `value` what was found there (absent when the thing is missing).
  */
 export interface Finding<Kind extends string = string> {
   kind: Kind;

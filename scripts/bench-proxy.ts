@@ -23,7 +23,7 @@ import { createServer as createNetServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ProxyReport } from '../conformance/proxy.ts';
+import type { ProxyReport } from '../conformance/proxy-report.ts';
 import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
 import { buildConformance, CONFORMANCE_BIN } from './build-conformance.ts';
 import { startNodeOptions } from './build-server.ts';

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient } from '../../client/index.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { coverageMarkdown, coverageSummary, emptyCoverage, mergeCoverage, recordAnswer } from '../../conformance/coverage.ts';
-import { type ProxyReport, type RunningProxy, runProxyCommand, startProxy } from '../../conformance/proxy.ts';
+import { type RunningProxy, startProxy } from '../../conformance/proxy.ts';
+import { runProxyCommand } from '../../conformance/proxy-command.ts';
+import type { ProxyReport } from '../../conformance/proxy-report.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
