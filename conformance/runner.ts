@@ -68,7 +68,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       const where = `${options.serveBind ?? host}${options.servePort !== undefined ? `:${options.servePort}` : ''}`;
       throw new UsageError(`cannot serve the website and tunnel on ${where} (${(error as Error).message}): check --serve-host, --serve-bind and --serve-port`);
     });
-    session.ownUrl = fixtures.url;
     // The property phase runs after the scenario's steps, before the resources they share are deleted (their ids
     // are the real ids it works with); after the whole scenario when no group had shared clean-up.
     const property = options.property === false ? undefined : (options.property ?? {});

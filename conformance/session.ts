@@ -183,11 +183,6 @@ export class Session {
   readonly baseUrl: string;
   /** The real ids of the run, by path parameter name (the property phase's path parameters). */
   readonly ids: IdPool;
-  /**
-   * The runner's own HTTP server as the implementation reaches it (fixtures.ts), once it serves: the property phase's
-   * generated addresses are under it, so that the implementation calls no host the runner made up.
-   */
-  ownUrl: string | undefined;
   /** Runs once, before the clean-up of the first top-level group that has clean-up (the scenario's shared resources). */
   beforeSharedCleanup: (() => Promise<void>) | undefined;
   /** What the implementation created for the run, by id (ledger.ts): deleted by `sweep()` at the end. */

@@ -13,12 +13,6 @@ export interface GenerateOptions {
   ids?: IdLookup;
   /** Top-level body fields always present (the round-trip of every field). */
   require?: string[];
-  /**
-   * The runner's own address as the implementation reaches it (`http://127.0.0.1:41234`): generated `uri` values are
-   * addresses under it (`/generated/…`, which it answers 404), so an implementation that fetches one calls the runner
-   * and no one else. Without it, they name hosts under a reserved top-level domain (RESERVED_TLDS).
-   */
-  origin?: string;
 }
 
 /** A request of an operation, as the property phase sends it. */
@@ -62,12 +56,14 @@ const idCandidates = (ids: IdLookup | undefined, name: string | undefined): stri
 
 /**
  * The top-level domains that never name a real host (RFC 2606, RFC 6761): every host name the runner makes up ends
- * with one, so that a value it sends cannot make the implementation look up, or call, a host that exists.
+ * with one, so that a value it sends cannot make the implementation call a host that exists. `invalid` first, and
+ * wherever a pattern allows it: a resolver answers it at once, as a name that does not exist (RFC 6761, section 6.4;
+ * the reference server does not even look it up).
  */
-export const RESERVED_TLDS = ['invalid', 'test', 'example'] as const;
+const RESERVED_TLDS = ['invalid', 'test', 'example'] as const;
 
-/** A host name under a reserved top-level domain: fast-check's domains, their own top-level domain replaced. */
-const RESERVED_DOMAIN = fc.tuple(fc.domain(), fc.constantFrom(...RESERVED_TLDS)).map(([domain, tld]) => `${domain.slice(0, domain.lastIndexOf('.'))}.${tld}`);
+/** A host name under `.invalid`: fast-check's domains, their own top-level domain replaced. */
+const INVALID_DOMAIN = fc.domain().map((domain) => `${domain.slice(0, domain.lastIndexOf('.'))}.invalid`);
 
 /**
  * A value of `pattern` that starts with a host name (`docs.acme.io/guide`), with that name's top-level domain replaced
@@ -84,27 +80,24 @@ function withReservedHost(value: string, pattern: RegExp): string {
 }
 
 /**
- * Addresses for the `uri` and `url` formats: up to three path segments under the runner's address, or under https
- * and a reserved domain. Not `fc.webUrl()`: it builds the reverse mapping of every percent-encodable character when
- * first used, 0.7 s of each run of the runner.
+ * Addresses for the `uri` and `url` formats: https, a host under `.invalid`, up to three path segments. Not
+ * `fc.webUrl()`: it builds the reverse mapping of every percent-encodable character when first used, 0.7 s of each
+ * run of the runner.
  */
 const URL_SEGMENT = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 1, maxLength: 12 });
-const webUrl = (origin: string | undefined): fc.Arbitrary<string> =>
-  origin === undefined
-    ? fc.tuple(RESERVED_DOMAIN, fc.array(URL_SEGMENT, { maxLength: 3 })).map(([domain, segments]) => `https://${domain}/${segments.join('/')}`)
-    : fc.array(URL_SEGMENT, { maxLength: 3 }).map((segments) => `${origin}/generated/${segments.join('/')}`);
+const WEB_URL = fc.tuple(INVALID_DOMAIN, fc.array(URL_SEGMENT, { maxLength: 3 })).map(([domain, segments]) => `https://${domain}/${segments.join('/')}`);
 
-/** Addresses for the `email` format: fast-check's, at a domain under a reserved top-level domain. */
-const EMAIL = fc.tuple(fc.emailAddress(), fc.constantFrom(...RESERVED_TLDS)).map(([address, tld]) => address.replace(/\.[^.@]+$/, `.${tld}`));
+/** Addresses for the `email` format: fast-check's, at a domain under `.invalid`. */
+const EMAIL = fc.emailAddress().map((address) => address.replace(/\.[^.@]+$/, '.invalid'));
 
 /** Strings of a string schema: typical ones, and the boundary lengths. */
-function stringArbitrary(schema: Schema, options: GenerateOptions): fc.Arbitrary<string> {
+function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   if (format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((date) => date.toISOString());
   if (format === 'date') return fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
-  if (format === 'uri' || format === 'url') return webUrl(options.origin);
+  if (format === 'uri' || format === 'url') return WEB_URL;
   if (format === 'email') return EMAIL;
   if (format === 'uuid') return fc.uuid();
   if (typeof schema.pattern === 'string') {
@@ -150,7 +143,7 @@ export function arbitraryOf(contract: Contract, raw: Schema, options: GenerateOp
   switch (typeOf(schema)) {
     case 'string': {
       const ids = idCandidates(options.ids, name);
-      return ids ? fc.constantFrom(...ids) : stringArbitrary(schema, options);
+      return ids ? fc.constantFrom(...ids) : stringArbitrary(schema);
     }
     case 'integer':
       return numberArbitrary(schema, true);

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { Contract, Operation, Schema } from '../contract.ts';
 import type { Answer, Session } from '../session.ts';
 import { CHECKS, type CheckId, CheckFailure, curlLine, type ExchangeRecord, isEnvelope, judgeAnswer } from './checks.ts';
-import { flatten, type GenerateOptions, type GeneratedRequest, invalidVariants, minimal, requestArbitrary, writableProperties } from './generate.ts';
+import { flatten, type GeneratedRequest, invalidVariants, minimal, requestArbitrary, writableProperties } from './generate.ts';
 import { pathNames } from './ids.ts';
 
 export interface PropertyOptions {
@@ -235,8 +235,6 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
   const selected = [...contract.operations.values()].filter((operation) => (!only || only.has(operation.operationId)) && !session.isExcluded(operation.operationId as never));
   const results = new Map<string, CheckResult>();
   const ids = (name: string) => session.ids.forField(name);
-  // Generated values: the run's real ids by field, and addresses under the runner's own (GenerateOptions.origin).
-  const generate: GenerateOptions = { ids, ...(session.ownUrl !== undefined ? { origin: session.ownUrl } : {}) };
   session.log(`# property phase: seed ${seed}, ${examples} examples per operation`);
   const started = Date.now();
 
@@ -345,7 +343,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     if (!maker) return undefined;
     const path = pick(maker.create, parents);
     const accepted = session.ids.acceptedBody(maker.create.operationId);
-    const generated = fc.sample(requestArbitrary(contract, maker.create, [path], generate), { numRuns: examples, seed: seedOf(seed, maker.create.operationId, 'make') });
+    const generated = fc.sample(requestArbitrary(contract, maker.create, [path], { ids }), { numRuns: examples, seed: seedOf(seed, maker.create.operationId, 'make') });
     const bodies = [...(accepted ? [accepted] : []), ...generated.map((request) => minimal(contract, maker.create, request).body)];
     for (const body of bodies) {
       const answer = await session.exchange(maker.create.operationId, { path, query: {}, ...(body !== undefined ? { body } : {}) });
@@ -373,7 +371,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
 
   for (const operation of options.roundTripAll ? [] : selected) {
     const paths = session.ids.pathsFor(operation);
-    const valid = requestArbitrary(contract, operation, paths, generate);
+    const valid = requestArbitrary(contract, operation, paths, { ids });
 
     // Reads: any valid request, boundary values included.
     if (operation.method === 'get') {
@@ -480,8 +478,8 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
     const { create, read, updates, remove } = family;
     const createPaths = session.ids.pathsFor(create);
     const readParam = pathNames(read.path).at(-1)!;
-    const createArbitrary = requestArbitrary(contract, create, createPaths, generate);
-    const updateArbitraries = updates.map((update) => ({ update, body: requestArbitrary(contract, update, [{}], generate) }));
+    const createArbitrary = requestArbitrary(contract, create, createPaths, { ids });
+    const updateArbitraries = updates.map((update) => ({ update, body: requestArbitrary(contract, update, [{}], { ids }) }));
     const members = [create, ...updates, remove!];
     const readSchema = successSchema(contract, read);
     const softDelete = readSchema ? 'deletedAt' in writablePropertiesOrAll(contract, readSchema) : false;
@@ -680,13 +678,13 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
       };
       /** Every field at once; else each field on top of the body the scenario had accepted (its other values real). */
       const roundTripOn = async (paths: Record<string, string>[], salt: string) => {
-        await check(operation, `round-trip-all${salt}`, requestArbitrary(contract, operation, paths, { ...generate, require: fields }), async (request) => {
+        await check(operation, `round-trip-all${salt}`, requestArbitrary(contract, operation, paths, { ids, require: fields }), async (request) => {
           if (verified.size === 0) await attempt(request);
         }, ['round-trip', ...ALWAYS]);
         const accepted = session.ids.acceptedBody(operation.operationId);
         if (verified.size < fields.length && accepted) {
           for (const field of fields.filter((name) => !verified.has(name))) {
-            await check(operation, `round-trip-${field}${salt}`, requestArbitrary(contract, operation, paths, { ...generate, require: [field] }), async (request) => {
+            await check(operation, `round-trip-${field}${salt}`, requestArbitrary(contract, operation, paths, { ids, require: [field] }), async (request) => {
               if (!verified.has(field)) await attempt({ ...request, body: { ...accepted, [field]: (request.body as Record<string, unknown>)[field] } });
             }, ['round-trip', ...ALWAYS]);
           }
@@ -733,7 +731,7 @@ export async function runPropertyPhase(session: Session, options: PropertyOption
       for (const operation of selected) {
         // Required query parameters as the generator makes them, so that only the body is wrong.
         const nothing = Object.fromEntries(pathNames(operation.path).map((name) => [name, none]));
-        const request = minimal(contract, operation, fc.sample(requestArbitrary(contract, operation, [nothing], generate), { numRuns: 1, seed: seedOf(seed, operation.operationId, 'framework') })[0]!);
+        const request = minimal(contract, operation, fc.sample(requestArbitrary(contract, operation, [nothing], { ids }), { numRuns: 1, seed: seedOf(seed, operation.operationId, 'framework') })[0]!);
         const url = session.url(operation, nothing, request.query);
         try {
           for (const { what, headers, body } of bodies) {

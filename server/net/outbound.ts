@@ -217,13 +217,25 @@ export function refusedHost(target: string, rule: AddressRule): string | undefin
   return `${host} is not a public address; only public addresses are called`;
 }
 
-/** The `lookup` of every connection: resolves, and fails when a name resolves to any refused address. */
+/**
+ * Whether a host name is under `.invalid`, which RFC 6761 (section 6.4) reserves never to name a host, and asks
+ * resolvers to answer at once, without a query, as a name that does not exist: what this server does.
+ */
+const isInvalidName = (hostname: string): boolean => /(^|\.)invalid\.?$/i.test(hostname);
+
+/**
+ * The `lookup` of every connection: resolves, and fails when a name resolves to any refused address; a name under
+ * `.invalid` fails at once, unresolved.
+ */
 function guardedLookup(rule: AddressRule, resolve: Resolver) {
   return (
     hostname: string,
     options: { family?: number | string; all?: boolean },
     callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ) => {
+    if (isInvalidName(hostname)) {
+      return callback(Object.assign(new Error(`${hostname} names no host (.invalid is reserved never to resolve, RFC 6761): not looked up`), { code: 'ENOTFOUND' }), []);
+    }
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
     resolve(hostname).then(
       (addresses) => {

@@ -301,6 +301,20 @@ describe('names are checked at connect time, against the addresses they resolve 
     expect(rebindHits).toBe(0);
   });
 
+  test('a name under .invalid is not looked up (RFC 6761): it fails at once as a name that does not exist, private networks allowed or not', async () => {
+    let lookups = 0;
+    const resolve = async () => {
+      lookups++;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    for (const rule of [allowed, { ...allowed, allowPrivateNetworks: false }]) {
+      const error = await failure(outboundFetch(`http://made-up.docs.invalid:${port()}/hello`, { ...rule, resolve }));
+      expect(error.failure).toBe('network');
+      expect(error.message).toContain('made-up.docs.invalid names no host (.invalid is reserved never to resolve, RFC 6761): not looked up');
+    }
+    expect(lookups).toBe(0);
+  });
+
   test('allowed private addresses are reached by name too', async () => {
     const response = await outboundFetch(`http://docs.example.test:${port()}/hello`, {
       ...allowed,
