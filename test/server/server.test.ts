@@ -2,6 +2,7 @@
 // checks, persistence across restarts, seeding and configuration.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -59,6 +60,27 @@ describe('errors', () => {
     expect(expectError(await patch({ title: 'A' }), 400)).toBe('body.title: must NOT have fewer than 2 characters');
     expect(expectError(await patch({ nickname: 'x' }), 400)).toBe('body.nickname: is not an allowed field (unknown property)');
     expect(expectError(await patch({ sso: 'yes' }), 400)).toBe('body.sso: must be boolean');
+  });
+
+  test('a body whose Content-Length is over the limit is refused at once, before a byte of it is read', async () => {
+    // The request's headers announce 64 MiB and the body never comes: the 413 cannot wait for it.
+    const url = new URL(ctx.server.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(`PATCH /v1/orgs/${ACME} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"title":"`);
+      });
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+        if (received.includes('\r\n\r\n') && received.endsWith('}')) {
+          socket.destroy();
+          resolve(received);
+        }
+      });
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('{"error":{"code":413,"message":"Request body too large: at most 2048 bytes"}}');
   });
 
   test('each answer carries a request id', async () => {
