@@ -1,16 +1,17 @@
 // How long a whole conformance run takes against the reference server as `npm start` runs it, every time, and what
-// the run leaves in the server's log: `npx tsx scripts/conformance-timing.ts` (RUNS, default 10). Measured, not
-// asserted: conformance/README.md ("How long a run takes") records its figures.
+// the run leaves in the server's log: `npx tsx scripts/conformance-timing.ts` (RUNS, default 10; Linux, for the
+// server's CPU time in /proc). Measured, not asserted: conformance/README.md ("How long a run takes") records its
+// figures.
 //
 // It builds the server (as `npm ci` does) and the runner's command (the bundle `npm run pack:conformance` packs),
 // starts the server with `npm start`'s command and the README's settings (DOCS_API_TOKEN=secret,
 // ALLOW_PRIVATE_ADDRESSES=127.0.0.1, a new DATA_DIR, the log at its default level), and runs the README's line
 // `docs-conformance --base-url … --token secret` RUNS times in a row against that one server, as a user would run it
-// again and again. Printed: a line per run (its seconds, exit code, last line and notes: a clean-up that waited on
-// background work says so in one), with the machine's load average then (the figures are those of a machine shared
-// with whatever else runs), then the least, median and most seconds; and, from the server's log, the lines
-// that are not the log's JSON (a raw warning of Node's) and the host names the server failed to look up (a host the
-// runner made up would be one).
+// again and again. Printed: a line per run (its seconds, the property phase's, the server's CPU seconds, the
+// machine's load average then, the exit code, the last line, and the notes: a clean-up that waited on background
+// work says so in one), then the least, median and most seconds; and, from the server's log, the lines that are not
+// the log's JSON (a raw warning of Node's) and the host names the server failed to look up (a host the runner made up
+// would be one).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -33,10 +34,18 @@ interface Run {
   notes: string[];
   /** The machine's load average over the last minute, when the run ended. */
   load: number;
+  /** CPU seconds the server spent during the run. */
+  serverCpu: number;
 }
 
-/** Starts the built server as `npm start` does; resolves with its address and a reader of its log so far. */
-async function startServer(dataDir: string): Promise<{ url: string; log: () => string; stopServer: () => Promise<void> }> {
+/** CPU seconds process `pid` has used so far (user and system; Linux's /proc, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Starts the built server as `npm start` does; resolves with its address, its pid and a reader of its log so far. */
+async function startServer(dataDir: string): Promise<{ url: string; pid: number; log: () => string; stopServer: () => Promise<void> }> {
   const [, ...args] = startCommandWords();
   const child = started(
     spawn(process.execPath, args, {
@@ -61,13 +70,14 @@ async function startServer(dataDir: string): Promise<{ url: string; log: () => s
       reject(new Error(`the server exited (${code}) before it listened:\n${log}`));
     });
   });
-  return { url, log: () => log, stopServer: () => stop(child) };
+  return { url, pid: child.pid!, log: () => log, stopServer: () => stop(child) };
 }
 
 /** One run of the runner's command against `url`, to its end. */
-function runOnce(url: string, report: string): Promise<Run> {
+function runOnce(url: string, serverPid: number, report: string): Promise<Run> {
   return new Promise((resolve) => {
     const begun = performance.now();
+    const serverBefore = cpuSeconds(serverPid);
     const child = started(spawn(process.execPath, [CONFORMANCE_BIN, '--base-url', url, '--token', TOKEN, '--report', report], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }));
     let stdout = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk));
@@ -82,6 +92,7 @@ function runOnce(url: string, report: string): Promise<Run> {
         last: lines.at(-1) ?? '',
         notes: lines.filter((line) => line.startsWith('note: ')),
         load: loadavg()[0]!,
+        serverCpu: cpuSeconds(serverPid) - serverBefore,
       });
     });
   });
@@ -101,10 +112,12 @@ async function main(): Promise<void> {
   const runs: Run[] = [];
   try {
     for (let index = 1; index <= RUNS; index++) {
-      const run = await runOnce(server.url, path.join(folder, `run-${index}.json`));
+      const run = await runOnce(server.url, server.pid, path.join(folder, `run-${index}.json`));
       runs.push(run);
       const notes = run.notes.length > 0 ? `\n  ${run.notes.join('\n  ')}` : '';
-      console.log(`run ${index}: ${run.seconds.toFixed(1)} s (property phase ${run.propertySeconds.toFixed(1)} s), load ${run.load.toFixed(1)}, exit ${run.code}, ${run.last}${notes}`);
+      console.log(
+        `run ${index}: ${run.seconds.toFixed(1)} s (property phase ${run.propertySeconds.toFixed(1)} s; server CPU ${run.serverCpu.toFixed(1)} s), load ${run.load.toFixed(1)}, exit ${run.code}, ${run.last}${notes}`,
+      );
     }
   } finally {
     await server.stopServer();
