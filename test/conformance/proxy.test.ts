@@ -234,18 +234,20 @@ describe('pass-through', () => {
     }
   });
 
-  test('a body of several MB passes through to the server, whose answer (413) comes back; it is reported as not checked', async () => {
-    const big = JSON.stringify({ title: 'x'.repeat(8 * 1024 * 1024) });
+  test('a body of several MB passes through to the server, whose answer (a 400: the title is too long) comes back; it is reported as not checked', async () => {
+    // Over the proxy's 4 MiB and within the server's 5 MiB: the server reads it whole (one over its limit it refuses
+    // by its Content-Length, before the proxy has passed it all on).
+    const big = JSON.stringify({ title: 'x'.repeat(4.5 * 1024 * 1024) });
     const send = (base: string) => fetch(`${base}/v1/orgs/acme/spaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: big });
     const direct = await send(reference.url);
     const notCheckedBefore = proxy.report().notChecked.length;
     const viaProxy = await send(proxy.url);
     expect(viaProxy.status).toBe(direct.status);
-    expect(viaProxy.status).toBe(413);
+    expect(viaProxy.status).toBe(400);
     expect(await viaProxy.json()).toEqual(await direct.json());
     await proxy.idle();
     const notChecked = proxy.report().notChecked.slice(notCheckedBefore);
-    expect(notChecked).toEqual([expect.objectContaining({ side: 'client', operationId: 'createSpace', status: 413 })]);
+    expect(notChecked).toEqual([expect.objectContaining({ side: 'client', operationId: 'createSpace', status: 400 })]);
     expect(notChecked[0]!.reason).toMatch(/larger than 4194304 bytes/);
   });
 
