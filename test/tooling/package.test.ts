@@ -195,7 +195,7 @@ describe('installed from their tarballs', () => {
     expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
   });
 
-  test("the README's tarball sizes are what packing makes (as npm run pack:… -- --update-readme writes them)", () => {
+  test("the README's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-readme writes them)", () => {
     // The server's: test/tooling/server-package.test.ts, which packs it.
     expect(readmeSizeProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
     expect(readmeSizeProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
