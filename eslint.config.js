@@ -13,8 +13,8 @@ import tseslint from 'typescript-eslint';
 export const LAYERS = [
   {
     name: 'app',
-    role: 'the process and HTTP: configuration read, Express and its middleware, the contract and its validator, the test harness',
-    folders: ['http', 'testing'],
+    role: 'the process and HTTP: configuration read, Express and its middleware, the contract and its validator, the speed mechanisms, the test harness',
+    folders: ['http', 'speed', 'testing'],
     modules: ['app.ts', 'server.ts', 'main.ts', 'launch.ts', 'command-line.ts', 'runtime-check.ts', 'package.ts', 'version.ts', 'data-dir.ts', 'seed.ts', 'seed-schema.ts', 'seed-format.ts'],
     imports: ['handlers', 'domain', 'store', 'foundation'],
   },

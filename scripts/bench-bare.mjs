@@ -2,7 +2,7 @@
 // very bytes the reference server answered it with (status, headers, body), recorded in the JSON file given as its
 // argument. It reads each request's body before answering, as any server must. With `express` as second argument
 // the same answers come from an Express app that parses JSON bodies (the framework alone, without validation or
-// handlers), served as the reference server serves its app (server/http/app-server.ts: requests and responses born
+// handlers), served as the reference server serves its app (server/speed/app-server.ts: requests and responses born
 // with the app's prototypes). Run as `node bench-bare.mjs FILE` or `node --import tsx bench-bare.mjs FILE express`;
 // it prints its port once it listens.
 import { readFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ const answer = (req, res) => {
 
 let server;
 if (process.argv[3] === 'express') {
-  const { appServer } = await import('../server/http/app-server.ts');
+  const { appServer } = await import('../server/speed/app-server.ts');
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

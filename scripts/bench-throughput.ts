@@ -212,7 +212,7 @@ async function startPrism(): Promise<Target | undefined> {
 
 async function startBare(recordedFile: string, framework?: 'express'): Promise<Target> {
   const port = await freePort();
-  // The Express baseline serves its app as the server does (server/http/app-server.ts, a TypeScript module: tsx).
+  // The Express baseline serves its app as the server does (server/speed/app-server.ts, a TypeScript module: tsx).
   const bare = [path.join(root, 'scripts/bench-bare.mjs'), recordedFile];
   const args = framework ? ['--import', 'tsx', ...bare, framework] : bare;
   const { child, output } = spawnServer(args, { PORT: String(port) });

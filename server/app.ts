@@ -17,7 +17,7 @@ import { docsRoutes } from './http/docs-page.ts';
 import { DomainError, unauthorized } from './errors.ts';
 import { errorWriter } from './http/errors.ts';
 import type { Faults } from './http/faults.ts';
-import { installJsonAnswer } from './http/json-answer.ts';
+import { installJsonAnswer } from './speed/json-answer.ts';
 import { checkRequestJson } from './json-limits.ts';
 import { KeptLists } from './http/kept-lists.ts';
 import { type AnyHandler, contractAnswerRoute, operationRoute, type OperationRoute, type RouteSetting } from './http/operation-route.ts';
@@ -31,7 +31,8 @@ import { pendingOperations } from './handlers/pending.ts';
 import type { HandlerTable, OperationId } from './handlers/types.ts';
 import { jsonBody } from './http/request-body.ts';
 import { textInputCheck } from './http/text-input.ts';
-import { openApiValidator, placedOperation, RouteIndex } from './http/validator.ts';
+import { RouteIndex } from './http/route-index.ts';
+import { openApiValidator, placedOperation } from './speed/validator.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -66,10 +66,10 @@ export interface Config {
 
 /**
  * The server's speed mechanisms that reach past a library's or Node's documented surface (docs/performance.md, "What
- * the speed rests on"), each of which SPEEDUPS_OFF can turn off: requests born with the app's prototypes
- * (http/app-server.ts), answers written at the end of the turn (http/write-together.ts), the app's `res.json`
- * (http/json-answer.ts), and the validator as one middleware with its route index (http/validator.ts; off, the
- * validator's own `middleware()`, which installs its path parameters on the first app only: not for the harness).
+ * the speed rests on"), all of them in server/speed/, each of which SPEEDUPS_OFF can turn off (`all` turns every one
+ * off: the server on its dependencies as published): requests born with the app's prototypes (speed/app-server.ts),
+ * answers written at the end of the turn (speed/write-together.ts), the app's `res.json` (speed/json-answer.ts), and
+ * the validator as one middleware with its route index (speed/validator.ts; off, the validator's own `middleware()`).
  */
 export const SPEEDUPS = ['app-prototypes', 'write-together', 'json-answer', 'validator-wrapper'] as const;
 export type Speedup = (typeof SPEEDUPS)[number];
@@ -320,7 +320,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'SPEEDUPS_OFF',
     key: 'speedupsOff',
     default: 'none',
-    description: `speed mechanisms to turn off, comma-separated, to measure what each buys (the bench's mechanisms part, docs/performance.md): ${SPEEDUPS.join(', ')}`,
+    description: `speed mechanisms to turn off, comma-separated, to measure what each buys (the bench's mechanisms part, docs/performance.md): ${SPEEDUPS.join(', ')}; or all`,
     parse: (value) => speedups('SPEEDUPS_OFF', value),
   }),
   variable({
@@ -361,6 +361,10 @@ function databaseUrl(name: string, value: string | undefined): string | undefine
 /** SPEEDUPS_OFF: names among `SPEEDUPS`, separated by commas. */
 function speedups(name: string, value: string | undefined): Speedup[] {
   const values = (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  if (values.includes('all')) {
+    if (values.length > 1) throw new ConfigError(`${name}: all stands alone (it turns every mechanism off), got "${value}"`);
+    return [...SPEEDUPS];
+  }
   const unknown = values.filter((item) => !(SPEEDUPS as readonly string[]).includes(item));
   if (unknown.length > 0) throw new ConfigError(`${name} must name mechanisms among ${SPEEDUPS.join(', ')}, separated by commas, got "${value}"`);
   return [...new Set(values)] as Speedup[];

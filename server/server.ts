@@ -13,7 +13,7 @@ import { purgeExpiredSpaces } from './domain/spaces.ts';
 import { createHandlers, registerRoutes } from './handlers/index.ts';
 import { registerJobKinds } from './jobs/kinds.ts';
 import { createLogger } from './http/access-log.ts';
-import { type AppServer, appServer } from './http/app-server.ts';
+import { type AppServer, appServer } from './speed/app-server.ts';
 import type { HandlerTable } from './handlers/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from './jobs/runner.ts';

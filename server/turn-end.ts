@@ -1,6 +1,6 @@
 // The end of a turn of the event loop: what the server defers until the requests that arrived together have all been
 // handled. Two stages, always in this order: the store commits the turn's writes (`commit`, store/db.ts), then the
-// turn's answers leave (`answer`, http/write-together.ts). So no answer leaves before the writes it may show are
+// turn's answers leave (`answer`, speed/write-together.ts). So no answer leaves before the writes it may show are
 // committed, whichever stage was asked for first in the turn.
 //
 // Both stages run in the check phase that follows the poll phase in which the requests were read, as two immediates:

@@ -8,7 +8,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from './contract.ts';
 import { CONTRACT_ANSWER_HEADER } from './contract-answers.ts';
-import { RouteIndex } from './validator.ts';
+import { RouteIndex } from './route-index.ts';
 
 /** Paths of this server outside the contract (docs, served contract, health): read only. */
 const OWN_PATHS = new Set(['/health', '/openapi.json', '/openapi.yaml', '/docs']);

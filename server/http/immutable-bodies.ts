@@ -4,7 +4,7 @@
 // The response check (the validator's, response validation on) runs a compiled schema over every answer. For an
 // answer kept and sent again, that is the same function over the same value: once it has accepted a frozen body, it
 // would accept it again. So each compiled response check is wrapped (`rememberingAccepted`, installed by
-// validator.ts's `compileWithoutDocument`) to remember the immutable bodies it accepted; any other body, and an
+// speed/validator.ts's `compileWithoutDocument`) to remember the immutable bodies it accepted; any other body, and an
 // immutable one it has not accepted, or has refused, is checked as before, every time.
 import { isImmutable } from '../answers.ts';
 

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { badRequest } from '../errors.ts';
 import { textProblem } from '../text.ts';
 import type { OpenApiDocument } from './contract.ts';
-import { RouteIndex } from './validator.ts';
+import { RouteIndex } from './route-index.ts';
 
 /** A check of a request's path parameters and query values, for the operations of `contract`. */
 export function textInputCheck(contract: OpenApiDocument): (req: Request) => void {

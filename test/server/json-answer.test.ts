@@ -1,4 +1,4 @@
-// server/http/json-answer.ts: the server's res.json answers with the very bytes Express's res.json gives (status,
+// server/speed/json-answer.ts: the server's res.json answers with the very bytes Express's res.json gives (status,
 // headers in their order and case, body), over a raw socket, for every kind of answer: plain JSON, a page fitPage
 // serialised, an answer kept as bytes, HEAD, conditional requests, a Content-Type or ETag set before, 204 and 304, no JSON at all; and
 // Express's settings that change the JSON. Only the Date header, which is the time, is left out.
@@ -6,8 +6,8 @@ import { createConnection } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type Request, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { appServer } from '../../server/http/app-server.ts';
-import { installJsonAnswer } from '../../server/http/json-answer.ts';
+import { appServer } from '../../server/speed/app-server.ts';
+import { installJsonAnswer } from '../../server/speed/json-answer.ts';
 import { immutableBody } from '../../server/http/immutable-bodies.ts';
 import { CONTINUE_AFTER } from '../../server/domain/paging.ts';
 import { fitPage } from '../../server/http/pagination.ts';

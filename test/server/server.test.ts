@@ -12,8 +12,8 @@ import { parse } from 'yaml';
 import { readConfig, SPEEDUPS } from '../../server/config.ts';
 import { contractOperations, loadContract } from '../../server/http/contract.ts';
 import { contractAnswerPlan } from '../../server/http/contract-answers.ts';
-import { placedOperation } from '../../server/http/validator.ts';
-import { writeTogether } from '../../server/http/write-together.ts';
+import { placedOperation } from '../../server/speed/validator.ts';
+import { writeTogether } from '../../server/speed/write-together.ts';
 import { readSeedFile } from '../../server/seed.ts';
 import { startServer } from '../../server/server.ts';
 import { ACME } from '../support/fixture.ts';
@@ -91,7 +91,7 @@ describe('errors', () => {
 
 describe('the framework', () => {
   test("requests and responses are born with the app's prototypes, so Express changes no prototype per request", async () => {
-    // What node:http hands the app, and what the app has made of it once the answer is sent (server/http/app-server.ts).
+    // What node:http hands the app, and what the app has made of it once the answer is sent (server/speed/app-server.ts).
     type Prototypes = [request: object, response: object];
     const seen: { before: Prototypes; after?: Prototypes; expressMethods: boolean }[] = [];
     const prototypes = (req: IncomingMessage, res: ServerResponse): Prototypes => [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];

@@ -1,4 +1,4 @@
-// The server's installation of express-openapi-validator (server/http/validator.ts): its route index attaches to
+// The server's installation of express-openapi-validator (server/speed/validator.ts): its route index attaches to
 // every request of every operation of the contract exactly what the validator's own lookup attaches, answers what
 // the index cannot place exactly as the validator does, and, once an operation has been seen, never runs the
 // validator's scan over the document's paths.
@@ -32,10 +32,10 @@ import {
   parameterAnalyses,
   responseContentChoices,
   parseContentTypesOnce,
-  RouteIndex,
   schemaCompilations,
   schemaPreprocessor,
-} from '../../server/http/validator.ts';
+} from '../../server/speed/validator.ts';
+import { RouteIndex } from '../../server/http/route-index.ts';
 import { checkContractSchema } from '../../scripts/build-server.ts';
 import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
 import pino from 'pino';

@@ -1,12 +1,12 @@
-// server/http/write-together.ts: what the server's connections write during a turn of the event loop is handed to
+// server/speed/write-together.ts: what the server's connections write during a turn of the event loop is handed to
 // the operating system at the end of that turn, and nothing else changes: every byte arrives, in order, through
 // backpressure, pipelining, connections destroyed during the turn, and node:http's own answers to what it cannot parse.
 import { once } from 'node:events';
 import { type AddressInfo, createConnection, createServer, type Server, type Socket } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, test } from 'vitest';
-import { appServer } from '../../server/http/app-server.ts';
-import { writeTogether } from '../../server/http/write-together.ts';
+import { appServer } from '../../server/speed/app-server.ts';
+import { writeTogether } from '../../server/speed/write-together.ts';
 import { checkPhase } from '../support/turns.ts';
 
 const servers: Server[] = [];

@@ -85,6 +85,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
           VALIDATE_RESPONSES: 'true',
           ALLOW_PRIVATE_NETWORKS: 'true',
+          // The speed mechanisms turned off for the run (`.ci/run` runs the API suites with all of them off).
+          ...(process.env.SPEEDUPS_OFF ? { SPEEDUPS_OFF: process.env.SPEEDUPS_OFF } : {}),
           ...(database ? { DATABASE_URL: database.url } : {}),
           ...env,
         },

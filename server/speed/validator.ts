@@ -38,8 +38,9 @@ import parameterUtilExports from 'express-openapi-validator/dist/middlewares/par
 import { RequestParameterMutator } from 'express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
-import { runChain } from './chain.ts';
-import { rememberingAccepted } from './immutable-bodies.ts';
+import { runChain } from '../http/chain.ts';
+import { rememberingAccepted } from '../http/immutable-bodies.ts';
+import { RouteIndex } from '../http/route-index.ts';
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
 
@@ -53,80 +54,6 @@ interface ValidatorInternals {
   multipartMiddleware(apiDoc: unknown): RequestHandler;
   requestValidationMiddleware(apiDoc: unknown): RequestHandler;
   responseValidationMiddleware(apiDoc: unknown, serial: number): RequestHandler;
-}
-
-interface Terminal {
-  template: string;
-  /** Names of the template's parameters, in order. */
-  names: string[];
-  methods: Set<string>;
-}
-
-interface IndexNode {
-  statics: Map<string, IndexNode>;
-  param?: IndexNode;
-  terminal?: Terminal;
-}
-
-export interface RouteMatch {
-  template: string;
-  methods: Set<string>;
-  /** The parameters, as they appear in the path (still percent-encoded). */
-  params: { name: string; raw: string }[];
-}
-
-/** The path templates of a document, found by segment: `/v1/spaces/abc` finds `/v1/spaces/{spaceId}`. */
-export class RouteIndex {
-  private readonly root: IndexNode = { statics: new Map() };
-
-  constructor(paths: Record<string, object>) {
-    for (const [template, item] of Object.entries(paths)) {
-      let node = this.root;
-      const names: string[] = [];
-      for (const segment of template.split('/')) {
-        const param = /^\{([^{}]+)\}$/.exec(segment);
-        if (param) {
-          names.push(param[1]!);
-          node = node.param ??= { statics: new Map() };
-        } else if (segment.includes('{')) {
-          // A parameter inside a segment: leave the whole template to the validator's own lookup.
-          node = { statics: new Map() };
-          break;
-        } else {
-          let next = node.statics.get(segment);
-          if (!next) node.statics.set(segment, (next = { statics: new Map() }));
-          node = next;
-        }
-      }
-      const methods = new Set(Object.keys(item).map((method) => method.toUpperCase()));
-      node.terminal = { template, names, methods };
-    }
-  }
-
-  /** The template `path` matches, static segments winning over parameters at each segment; undefined when none. */
-  find(path: string): RouteMatch | undefined {
-    const segments = path.split('/');
-    const raw: string[] = [];
-    const walk = (node: IndexNode, at: number): Terminal | undefined => {
-      if (at === segments.length) return node.terminal;
-      const segment = segments[at]!;
-      const next = node.statics.get(segment);
-      const found = next && walk(next, at + 1);
-      if (found) return found;
-      if (!node.param || segment === '') return undefined;
-      raw.push(segment);
-      const viaParam = walk(node.param, at + 1);
-      if (!viaParam) raw.pop();
-      return viaParam;
-    };
-    const terminal = walk(this.root, 0);
-    if (!terminal) return undefined;
-    return {
-      template: terminal.template,
-      methods: terminal.methods,
-      params: terminal.names.map((name, i) => ({ name, raw: raw[i]! })),
-    };
-  }
 }
 
 type OpenApiMetadata = Record<string, unknown> & { openApiRoute?: string; pathParams?: Record<string, string> };
@@ -157,7 +84,7 @@ export function schemaPreprocessor(...args: ConstructorParameters<typeof SchemaP
   const preprocessor = new SchemaPreprocessor(...args);
   const cache = (preprocessor as unknown as { resolvedSchemaCache?: unknown }).resolvedSchemaCache;
   if (!(cache instanceof Map)) {
-    throw new Error('express-openapi-validator: SchemaPreprocessor has no resolvedSchemaCache; follow its new version in server/http/validator.ts');
+    throw new Error('express-openapi-validator: SchemaPreprocessor has no resolvedSchemaCache; follow its new version in server/speed/validator.ts');
   }
   const schemas = (args[0].components?.schemas ?? {}) as Record<string, { $ref?: unknown }>;
   for (const [name, schema] of Object.entries(schemas)) {
@@ -214,7 +141,7 @@ export function skipUnusedSpecSchema(): void {
   };
   const Original = exported.OpenAPISchemaValidator;
   if (typeof Original !== 'function') {
-    throw new Error('express-openapi-validator: no OpenAPISchemaValidator in dist/framework/openapi.schema.validator.js; follow its new version in server/http/validator.ts');
+    throw new Error('express-openapi-validator: no OpenAPISchemaValidator in dist/framework/openapi.schema.validator.js; follow its new version in server/speed/validator.ts');
   }
   if (Original[SKIPS_UNUSED]) return;
   const replacement = function OpenAPISchemaValidator(opts: { validateApiSpec?: boolean }) {
@@ -325,7 +252,7 @@ export function analyseParametersOnce(): void {
   if (typeof dereferenceParameter !== 'function' || typeof normalizeParameter !== 'function' || typeof isObjectOrXOf !== 'function') {
     throw new Error(
       'express-openapi-validator: no dereferenceParameter and normalizeParameter in dist/middlewares/parsers/util.js, ' +
-        'or no isObjectOrXOf in RequestParameterMutator; follow its new version in server/http/validator.ts',
+        'or no isObjectOrXOf in RequestParameterMutator; follow its new version in server/speed/validator.ts',
     );
   }
   if (dereferenceParameter[ANALYSED_ONCE]) return;
@@ -373,7 +300,7 @@ export let originalContentType: { from: ContentTypeClass['from']; normalize: Val
 export function parseContentTypesOnce(): void {
   const ContentType = (validatorUtilExports as unknown as { ContentType?: ContentTypeClass }).ContentType;
   if (typeof ContentType?.from !== 'function' || typeof ContentType.prototype?.normalize !== 'function') {
-    throw new Error('express-openapi-validator: no ContentType.from in dist/middlewares/util.js; follow its new version in server/http/validator.ts');
+    throw new Error('express-openapi-validator: no ContentType.from in dist/middlewares/util.js; follow its new version in server/speed/validator.ts');
   }
   if (ContentType[PARSES_ONCE]) return;
   const { from } = ContentType;
@@ -446,7 +373,7 @@ export function chooseResponseContentOnce(): void {
   if (typeof find !== 'function' || typeof canValidate !== 'function') {
     throw new Error(
       'express-openapi-validator: no findResponseContent in dist/middlewares/util.js or no canValidateContentType in ' +
-        'its ResponseValidator; follow its new version in server/http/validator.ts',
+        'its ResponseValidator; follow its new version in server/speed/validator.ts',
     );
   }
   if (find[CHOOSES_ONCE]) return;
@@ -556,7 +483,7 @@ export function compileWithoutDocument(): void {
   const exported = validatorUtilExports as unknown as { useAjvCache?: UseAjvCache };
   const original = exported.useAjvCache;
   if (typeof original !== 'function') {
-    throw new Error('express-openapi-validator: no useAjvCache in dist/middlewares/util.js; follow its new version in server/http/validator.ts');
+    throw new Error('express-openapi-validator: no useAjvCache in dist/middlewares/util.js; follow its new version in server/speed/validator.ts');
   }
   if (original[COMPILES_ALONE]) return;
   const counts: SchemaCompilations = { alone: 0, withDocument: 0, reused: 0 };
@@ -627,7 +554,7 @@ export function compileWithoutDocument(): void {
 function withoutOptimizing(ajv: SchemaCompiler): void {
   const options = (ajv as { opts?: { code?: { optimize?: number | boolean } } }).opts;
   if (!options?.code || typeof options.code.optimize !== 'number') {
-    throw new Error("Ajv: no opts.code.optimize on the validator's instance; follow its new version in server/http/validator.ts");
+    throw new Error("Ajv: no opts.code.optimize on the validator's instance; follow its new version in server/speed/validator.ts");
   }
   options.code.optimize = 0;
 }
@@ -682,7 +609,7 @@ export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
   if (settings.$refParser?.mode !== 'dereference' && bundled(options.apiSpec)) {
     const framework = (loader as unknown as { framework?: { loadSpec?: unknown } }).framework;
     if (typeof framework?.loadSpec !== 'function') {
-      throw new Error('express-openapi-validator: OpenApiSpecLoader has no framework.loadSpec; follow its new version in server/http/validator.ts');
+      throw new Error('express-openapi-validator: OpenApiSpecLoader has no framework.loadSpec; follow its new version in server/speed/validator.ts');
     }
     framework.loadSpec = (document: unknown) => Promise.resolve(document);
   }
