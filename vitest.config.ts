@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SPEEDUPS_OFF_TIMEOUT } from './test/support/timeouts.ts';
 
 /**
  * The API suites: the behaviour of each resource group through the typed client, over HTTP (test/api/), and the
@@ -10,11 +11,12 @@ export const API_SUITES = ['test/api/**/*.test.ts', 'test/conformance/conformanc
 
 /** The settings every run shares: `npm test`'s (below) and the quick tier's (vitest.quick.config.ts). */
 export const SHARED = {
-    // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout.
-    testTimeout: 30_000,
+    // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout. With the
+    // speed mechanisms off (SPEEDUPS_OFF) every timeout is longer: test/support/timeouts.ts.
+    testTimeout: process.env.SPEEDUPS_OFF ? SPEEDUPS_OFF_TIMEOUT : 30_000,
     // A beforeAll that starts servers (each file's own, on its own database) can take more than vitest's 10 s while
     // the other files load the same cores; a start that fails still fails at once.
-    hookTimeout: 60_000,
+    hookTimeout: process.env.SPEEDUPS_OFF ? SPEEDUPS_OFF_TIMEOUT : 60_000,
     // A test file spends most of its time on the CPU (its in-process server), the rest waiting on processes it
     // started (servers, npm, tsc, PostgreSQL): one file more than the cores keeps them busy (on 2 cores, `npm test`
     // used 1.5 of them with two files at a time). Vitest's default, one less than the cores, runs one at a time here.

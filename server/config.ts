@@ -60,7 +60,7 @@ export interface Config {
   logFormat: LogFormat | 'auto';
   /** A file the server writes its address into once it listens, for the process that started it (absolute). */
   addressFile?: string;
-  /** Speed mechanisms turned off (SPEEDUPS_OFF), to measure what each buys: `npm run bench`'s `mechanisms` part. */
+  /** Speed mechanisms turned off (SPEEDUPS_OFF): to measure what each buys (`npm run bench`'s `mechanisms` part), or to run on the dependencies as published. */
   speedupsOff: Speedup[];
 }
 
@@ -356,6 +356,11 @@ function databaseUrl(name: string, value: string | undefined): string | undefine
     throw new ConfigError(`${name} must be a PostgreSQL address such as postgres://user:password@localhost:5432/docs, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
   }
   return value;
+}
+
+/** The speed mechanisms SPEEDUPS_OFF turns off in `env`. */
+export function speedupsOff(env: NodeJS.ProcessEnv = process.env): Speedup[] {
+  return speedups('SPEEDUPS_OFF', env.SPEEDUPS_OFF);
 }
 
 /** SPEEDUPS_OFF: names among `SPEEDUPS`, separated by commas. */

@@ -8,13 +8,14 @@ import { loadContract } from '../../conformance/contract.ts';
 import { invalidVariants } from '../../conformance/property/generate.ts';
 import { runConformance } from '../../conformance/runner.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
+import { timeout } from '../support/timeouts.ts';
 
 const TOKEN = RUNNER_TOKEN;
 const contract = loadContract();
 
 const server = runnerServer();
 
-test('every invalid input of every operation is a 400 naming the field, never a 5xx, and changes nothing', { timeout: 180_000 }, async () => {
+test('every invalid input of every operation is a 400 naming the field, never a 5xx, and changes nothing', { timeout: timeout(180_000) }, async () => {
   const report = await runConformance({
     baseUrl: server.url,
     token: TOKEN,

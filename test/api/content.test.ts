@@ -7,6 +7,7 @@ import { getRevision } from '../../server/content/revisions.ts';
 import { searchSections, sectionBodies, snippet, snippetsMade } from '../../server/content/search.ts';
 import { readMigrations, SqliteStore } from '../../server/store/sqlite/store.ts';
 import { immutableBodyChecks } from '../../server/http/immutable-bodies.ts';
+import { speedupsOff } from '../../server/config.ts';
 import type { SeedPage } from '../../server/seed.ts';
 import { editSpaceContent } from '../support/content.ts';
 import { ACME, standardFixture } from '../support/fixture.ts';
@@ -274,7 +275,8 @@ describe('GET /v1/spaces/{spaceId}/content/page/{pageId}', () => {
       await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}', page('synced', 'operations', { computed: false })),
     );
     expect(storedAgain).toEqual(stored);
-    expect(immutableBodyChecks().remembered).toBe(before.remembered + 1);
+    // The validator wrapper remembers a kept answer it accepted (server/http/immutable-bodies.ts); without it, nothing is.
+    expect(immutableBodyChecks().remembered).toBe(before.remembered + (speedupsOff().includes('validator-wrapper') ? 0 : 1));
   });
 
   test('rejects an unknown format with 400, answers 404 for an unknown page', async () => {

@@ -15,6 +15,7 @@ import { testEngine } from '../support/databases.ts';
 import { EngineMirror, TokenPairs } from '../support/engine-mirror.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { timeout } from '../support/timeouts.ts';
 
 const contract = loadServerContract();
 const settings = { fixture: runnerFixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT } };
@@ -42,7 +43,7 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
       unordered: (url) => /\/search\?/.test(url),
     });
 
-  test('the bad-input run: the same answer to each request', { timeout: 900_000 }, async () => {
+  test('the bad-input run: the same answer to each request', { timeout: timeout(900_000) }, async () => {
     const mirror = newMirror();
     const report = await runConformance({
       baseUrl: sqlite!.url,
@@ -58,7 +59,7 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
     expect(mirror.requests).toBeGreaterThan(2000);
   });
 
-  test('the round-trip run: the same answer to each request', { timeout: 900_000 }, async () => {
+  test('the round-trip run: the same answer to each request', { timeout: timeout(900_000) }, async () => {
     const mirror = newMirror();
     const report = await runConformance({
       baseUrl: sqlite!.url,
@@ -73,7 +74,7 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
     expect(mirror.requests).toBeGreaterThan(500);
   });
 
-  test('the hardening inputs: the same answer to each request, a 400 naming where for text the engines cannot both store', { timeout: 600_000 }, async () => {
+  test('the hardening inputs: the same answer to each request, a 400 naming where for text the engines cannot both store', { timeout: timeout(600_000) }, async () => {
     const mirror = newMirror();
     const call = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
       const response = await mirror.fetch(`${sqlite!.url}${path}`, {
@@ -153,7 +154,7 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
    * writes on each engine (the runs above, then writes that leave something of each behind): every row alike, the
    * ids each server made paired as the mirrors learnt them. test/server/store-schema.test.ts compares the triggers' names and tables; this, what they do.
    */
-  test('the counters and copies the triggers keep are the same on both engines after the same writes', { timeout: 120_000 }, async () => {
+  test('the counters and copies the triggers keep are the same on both engines after the same writes', { timeout: timeout(120_000) }, async () => {
     // Writes that leave what every trigger keeps behind them (the runs above clean up what they create), sent to both.
     const mirror = newMirror();
     const call = async (method: string, path: string, body?: object) => {

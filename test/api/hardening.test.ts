@@ -18,6 +18,7 @@ import { insertRows } from '../support/store.ts';
 import { listOperations, readOpenApi, resolve, type Parameter } from '../support/openapi.ts';
 import { openapiPath } from '../support/repo.ts';
 import { useTestServer } from '../support/server.ts';
+import { timeout } from '../support/timeouts.ts';
 
 /** Users who only comment, to react in numbers. */
 const REACTORS = Array.from({ length: 25 }, (_, index) => `reactor${index}`);
@@ -118,7 +119,7 @@ describe('integer query parameters', () => {
     expect(lists()).toHaveLength(38);
   });
 
-  test('Infinity, 1e400, -Infinity and 0x10 are a 400 naming query.limit on every list, where 5 works', { timeout: 120_000 }, async () => {
+  test('Infinity, 1e400, -Infinity and 0x10 are a 400 naming query.limit on every list, where 5 works', { timeout: timeout(120_000) }, async () => {
     const values = await pathValues();
     const failures: string[] = [];
     for (const list of lists()) {

@@ -13,6 +13,7 @@ import { testEngine } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
 import { extendFixture } from '../support/fixture.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { timeout } from '../support/timeouts.ts';
 
 const GAP = 1000;
 const RACE = 60;
@@ -339,14 +340,14 @@ async function groupSections(): Promise<OrderedList> {
 }
 
 describe('every ordered list of the API keeps the order a model list says', () => {
-  test('the spaces and collections of a collection', { timeout: 300_000 }, () => checkAgainstModel(collectionChildren));
-  test('the site spaces of a site', { timeout: 300_000 }, () => checkAgainstModel(siteSpaces));
-  test('the top level of a site: sections and section groups', { timeout: 300_000 }, () => checkAgainstModel(siteTopLevel));
-  test('the sections of a section group', { timeout: 300_000 }, () => checkAgainstModel(groupSections));
+  test('the spaces and collections of a collection', { timeout: timeout(300_000) }, () => checkAgainstModel(collectionChildren));
+  test('the site spaces of a site', { timeout: timeout(300_000) }, () => checkAgainstModel(siteSpaces));
+  test('the top level of a site: sections and section groups', { timeout: timeout(300_000) }, () => checkAgainstModel(siteTopLevel));
+  test('the sections of a section group', { timeout: timeout(300_000) }, () => checkAgainstModel(groupSections));
 });
 
 describe('positions that never run out', () => {
-  test(`${GAP} moves into one gap leave the collection in the order asked for`, { timeout: 600_000 }, async () => {
+  test(`${GAP} moves into one gap leave the collection in the order asked for`, { timeout: timeout(600_000) }, async () => {
     const first = gapSpaces[0]!;
     const moving = gapSpaces.slice(2, 2 + GAP);
     expect(await collectionOrder(admin(), 'gap')).toEqual(gapSpaces);
@@ -358,7 +359,7 @@ describe('positions that never run out', () => {
     expect(await collectionOrder(admin(), 'gap')).toEqual([first, ...[...moving].reverse(), 'gap-mid', 'gap-last']);
   });
 
-  test(`two writers${testEngine() === 'postgres' ? ' (two instances on one database)' : ''} moving items of one collection at once, each into a gap that closes`, { timeout: 600_000 }, async () => {
+  test(`two writers${testEngine() === 'postgres' ? ' (two instances on one database)' : ''} moving items of one collection at once, each into a gap that closes`, { timeout: timeout(600_000) }, async () => {
     // On PostgreSQL the second writer is another instance on the same database; SQLite has one server per database.
     const other =
       testEngine() === 'postgres'

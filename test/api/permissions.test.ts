@@ -6,6 +6,7 @@ import type { DocsClient } from '../../client/index.ts';
 import { ACME, extendFixture, GLOBEX, ROLE_USERS, type RoleUser } from '../support/fixture.ts';
 import { ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';
+import { timeout } from '../support/timeouts.ts';
 
 type Role = (typeof ROLE_USERS)[number];
 type Answer = { response: Response; data?: unknown; error?: unknown };
@@ -263,7 +264,7 @@ async function outcome(result: Answer | boolean): Promise<boolean | string> {
 }
 
 describe('permissions booleans against what the server does', () => {
-  test.each(ROLE_USERS)('%s', { timeout: 60_000 }, async (role) => {
+  test.each(ROLE_USERS)('%s', { timeout: timeout(60_000) }, async (role) => {
     const client = as(role);
     const disagreements: string[] = [];
     let compared = 0;

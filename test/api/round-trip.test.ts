@@ -8,13 +8,14 @@ import { loadContract } from '../../conformance/contract.ts';
 import { roundTripFields } from '../../conformance/property/phase.ts';
 import { runConformance } from '../../conformance/runner.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
+import { timeout } from '../support/timeouts.ts';
 
 const TOKEN = RUNNER_TOKEN;
 const contract = loadContract();
 
 const server = runnerServer();
 
-test('every field written by a create, update or put comes back as written', { timeout: 180_000 }, async () => {
+test('every field written by a create, update or put comes back as written', { timeout: timeout(180_000) }, async () => {
   const report = await runConformance({
     baseUrl: server.url,
     token: TOKEN,

@@ -15,6 +15,7 @@ import { Session } from '../../conformance/session.ts';
 import { ok } from '../support/expect.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { timeout } from '../support/timeouts.ts';
 
 const TOKEN = RUNNER_TOKEN;
 const fixture = runnerFixture;
@@ -183,7 +184,7 @@ async function resend(result: CheckResult): Promise<{ status: number; text: stri
 }
 
 describe('property phase', () => {
-  test('against the reference server with the default budget: no finding', { timeout: 120_000 }, async () => {
+  test('against the reference server with the default budget: no finding', { timeout: timeout(120_000) }, async () => {
     const report = await runConformance({ baseUrl: reference.url, token: TOKEN, property: { seed: 1 } });
     expect(report.property!.results.filter((result) => !result.ok)).toEqual([]);
     expect(report.violations).toEqual([]);
@@ -203,7 +204,7 @@ describe('property phase', () => {
     { fault: 'repeatsItem', operations: ['listSpaces'], checkId: 'pagination', examples: 1, reproduces: (answer) => answer.status === 200 },
     { fault: 'oversized', operations: ['getSpace'], checkId: 'response-size', examples: 1, reproduces: (answer) => answer.text.length > 200_000 },
   ];
-  test('the HTTP layer: an undeclared 415 for a body an operation does not take, an undeclared method answered 200 and a HEAD refused are reported', { timeout: 60_000 }, async () => {
+  test('the HTTP layer: an undeclared 415 for a body an operation does not take, an undeclared method answered 200 and a HEAD refused are reported', { timeout: timeout(60_000) }, async () => {
     for (const [planted, checkId, message] of [
       ['undeclared415', 'framework-answers', /^\[framework-answers\] a JSON body in latin1: .*415/],
       ['methodAnswered', 'method-not-allowed', /^\[method-not-allowed\] PUT \/v1\/spaces\/\{spaceId\} \(not declared\): answered 200, expected 405 or 404$/],
@@ -235,7 +236,7 @@ describe('property phase', () => {
   });
 
   for (const planted of cases) {
-    test(`a planted fault (${planted.fault}) is reported as ${planted.checkId}, and its shrunk request reproduces it`, { timeout: 60_000 }, async () => {
+    test(`a planted fault (${planted.fault}) is reported as ${planted.checkId}, and its shrunk request reproduces it`, { timeout: timeout(60_000) }, async () => {
       fault = planted.fault;
       try {
         const session = await sessionWithIds();
@@ -255,7 +256,7 @@ describe('property phase', () => {
     });
   }
 
-  test('the same seed makes the same requests', { timeout: 60_000 }, async () => {
+  test('the same seed makes the same requests', { timeout: timeout(60_000) }, async () => {
     const runs: string[][] = [];
     for (let run = 0; run < 2; run++) {
       const session = new Session({ baseUrl: reference.url, token: TOKEN });
