@@ -121,18 +121,22 @@ function addressRanges(name: string, value: string | undefined): string[] {
   return ranges;
 }
 
+/** The engines a variable is read on: `both`, or the one engine it concerns (ignored on the other). */
+export type VariableEngine = 'both' | 'SQLite' | 'PostgreSQL';
+
 /**
  * One configuration variable: its name in the environment, the field of `Config` it sets, its default as shown to
- * users, what it does, and its parser (which gets the value, `undefined` when unset or empty, and the whole
- * environment for the variables that depend on another). `readConfig` reads this table, `--help` prints it, and
- * `test/server/main.test.ts` checks that the configuration table of server/docs/running-and-configuration.md lists
- * exactly these variables with these defaults.
+ * users, the engines it is read on, what it does, and its parser (which gets the value, `undefined` when unset or
+ * empty, and the whole environment for the variables that depend on another). `readConfig` reads this table,
+ * `--help` prints it, and `test/server/main.test.ts` checks that the configuration table of
+ * server/docs/running-and-configuration.md lists exactly these variables with these defaults and engines.
  */
 export type Variable = {
   [K in keyof Config]-?: {
     name: string;
     key: K;
     default: string;
+    engine: VariableEngine;
     description: string;
     parse: (value: string | undefined, env: NodeJS.ProcessEnv) => Config[K];
   };
@@ -142,6 +146,7 @@ const variable = <K extends keyof Config>(entry: {
   name: string;
   key: K;
   default: string;
+  engine: VariableEngine;
   description: string;
   parse: (value: string | undefined, env: NodeJS.ProcessEnv) => Config[K];
 }): Variable => entry as unknown as Variable;
@@ -152,6 +157,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'PORT',
     key: 'port',
     default: '3000',
+    engine: 'both',
     description: 'port to listen on (0 picks a free one)',
     parse: (value) => int('PORT', value, 3000, 0, 65535),
   }),
@@ -159,6 +165,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'HOST',
     key: 'host',
     default: '127.0.0.1',
+    engine: 'both',
     description: 'interface to listen on (0.0.0.0 for every interface)',
     parse: (value) => value ?? '127.0.0.1',
   }),
@@ -166,13 +173,15 @@ export const VARIABLES: readonly Variable[] = [
     name: 'DATA_DIR',
     key: 'dataDir',
     default: './data',
-    description: 'folder of the database (created if missing; one server at a time); :memory: keeps everything in memory',
+    engine: 'both',
+    description: 'folder of the SQLite database (created if missing; one server at a time) and, on either engine, of the Git clones imports keep (repoCacheID); :memory: keeps everything in memory',
     parse: (value) => (value === ':memory:' ? ':memory:' : path.resolve(value ?? './data')),
   }),
   variable({
     name: 'DATABASE_URL',
     key: 'databaseUrl',
     default: 'none (SQLite in DATA_DIR)',
+    engine: 'PostgreSQL',
     description: 'postgres://user:password@host:port/database: run on PostgreSQL, shared by every instance, instead of SQLite',
     parse: (value) => databaseUrl('DATABASE_URL', value),
   }),
@@ -180,13 +189,15 @@ export const VARIABLES: readonly Variable[] = [
     name: 'DATABASE_POOL_SIZE',
     key: 'databasePoolSize',
     default: '10',
-    description: 'PostgreSQL: connections each instance keeps at most',
+    engine: 'PostgreSQL',
+    description: 'connections each instance keeps at most',
     parse: (value) => int('DATABASE_POOL_SIZE', value, 10, 1, 1000),
   }),
   variable({
     name: 'JOB_LEASE_MS',
     key: 'jobLeaseMs',
     default: '30000',
+    engine: 'both',
     description: 'how long a background job an instance claimed stays its own without a heartbeat, measured by the database clock (then another instance takes it over), in milliseconds',
     parse: (value) => int('JOB_LEASE_MS', value, 30_000, 300, 3_600_000),
   }),
@@ -194,6 +205,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'PUBLIC_URL',
     key: 'publicUrl',
     default: 'the listening address',
+    engine: 'both',
     description: 'base of every urls.location: the address clients reach the API at, without /v1',
     parse: (value) => baseUrl('PUBLIC_URL', value),
   }),
@@ -201,6 +213,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'APP_URL',
     key: 'appUrl',
     default: '<PUBLIC_URL>/app',
+    engine: 'both',
     description: 'base of every urls.app',
     parse: (value) => baseUrl('APP_URL', value),
   }),
@@ -208,6 +221,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'DOCS_API_TOKEN',
     key: 'apiToken',
     default: 'random, printed once',
+    engine: 'both',
     description: 'token of the demo admin, or of the first admin of the first organization of SEED_FILE',
     parse: (value) => value,
   }),
@@ -215,6 +229,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'LOG_LEVEL',
     key: 'logLevel',
     default: 'info',
+    engine: 'both',
     description: `pino level: ${LOG_LEVELS.join(', ')}`,
     parse: (value) => {
       const level = (value ?? 'info') as LogLevel;
@@ -226,6 +241,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'VALIDATE_RESPONSES',
     key: 'validateResponses',
     default: 'true',
+    engine: 'both',
     description: 'validate every response against the contract (a violation is a 500 and a log line)',
     parse: (value) => bool('VALIDATE_RESPONSES', value, true),
   }),
@@ -233,6 +249,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'ANSWER_FROM_CONTRACT',
     key: 'answerFromContract',
     default: 'false',
+    engine: 'both',
     description:
       'answer the operations of the contract this server does not implement yet (no handler, or pending) from the contract: their example, with the header x-contract-answer; false refuses to start while there are any',
     parse: (value) => bool('ANSWER_FROM_CONTRACT', value, false),
@@ -241,6 +258,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'SEED_FILE',
     key: 'seedFile',
     default: 'none',
+    engine: 'both',
     description: 'JSON or YAML fixture of organizations, users, memberships and tokens applied at every start',
     parse: (value) => value,
   }),
@@ -248,6 +266,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'BODY_LIMIT',
     key: 'bodyLimit',
     default: '5242880',
+    engine: 'both',
     description: 'largest request body in bytes; larger ones get 413',
     parse: (value) => int('BODY_LIMIT', value, 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   }),
@@ -255,13 +274,15 @@ export const VARIABLES: readonly Variable[] = [
     name: 'DB_CACHE_MB',
     key: 'dbCacheMb',
     default: '2',
-    description: "SQLite's page cache in MiB (the server's memory grows by up to this much as the database grows)",
+    engine: 'SQLite',
+    description: "the database's page cache in MiB (the server's memory grows by up to this much as the database grows)",
     parse: (value) => int('DB_CACHE_MB', value, 2, 1, 1024),
   }),
   variable({
     name: 'CONTENT_CACHE_MB',
     key: 'contentCacheMb',
     default: '32',
+    engine: 'both',
     description:
       "spaces' contents kept parsed in memory, in MiB of their JSON (about as much heap), and a quarter of it for answers made from a revision alone (whole contents, page trees, pages); a content above half of it is read from the database on every request",
     parse: (value) => int('CONTENT_CACHE_MB', value, 32, 0, 4096),
@@ -270,6 +291,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'LIST_CACHE_MB',
     key: 'listCacheMb',
     default: '4',
+    engine: 'both',
     description:
       'pages of lists kept in memory until the database next changes, in MiB of their JSON (a page read again by the same user is sent without being made again); 0 keeps none',
     parse: (value) => int('LIST_CACHE_MB', value, 4, 0, 1024),
@@ -278,6 +300,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'ALLOW_PRIVATE_NETWORKS',
     key: 'allowPrivateNetworks',
     default: 'false',
+    engine: 'both',
     description: 'allow outbound requests (imports, OpenAPI sources, Git, tunnels) to loopback and private addresses',
     parse: (value) => bool('ALLOW_PRIVATE_NETWORKS', value, false),
   }),
@@ -285,6 +308,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'ALLOW_PRIVATE_ADDRESSES',
     key: 'allowedAddresses',
     default: 'none',
+    engine: 'both',
     description: 'comma-separated addresses or CIDR ranges outbound requests may reach while ALLOW_PRIVATE_NETWORKS is false',
     parse: (value) => addressRanges('ALLOW_PRIVATE_ADDRESSES', value),
   }),
@@ -292,6 +316,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'OUTBOUND_TIMEOUT_MS',
     key: 'outboundTimeoutMs',
     default: '10000',
+    engine: 'both',
     description: 'timeout of every outbound request, in milliseconds',
     parse: (value) => int('OUTBOUND_TIMEOUT_MS', value, 10_000, 100, 600_000),
   }),
@@ -299,6 +324,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'ALLOW_LOCAL_GIT',
     key: 'allowLocalGit',
     default: 'false',
+    engine: 'both',
     description: 'allow Git import and export with local paths and file:// URLs, inside LOCAL_GIT_ROOT only',
     parse: (value) => bool('ALLOW_LOCAL_GIT', value, false),
   }),
@@ -306,6 +332,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'LOCAL_GIT_ROOT',
     key: 'localGitRoot',
     default: 'none',
+    engine: 'both',
     description: 'the folder local Git repositories must be in; required when ALLOW_LOCAL_GIT is true',
     parse: (value, env) => gitRoot(value, bool('ALLOW_LOCAL_GIT', env.ALLOW_LOCAL_GIT || undefined, false)),
   }),
@@ -313,6 +340,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'CORS_ORIGINS',
     key: 'corsOrigins',
     default: 'none (CORS off)',
+    engine: 'both',
     description: 'origins whose pages may call the API from a browser, comma-separated (https://app.example.com), or * for every origin',
     parse: (value) => corsOrigins('CORS_ORIGINS', value),
   }),
@@ -320,6 +348,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'SPEEDUPS_OFF',
     key: 'speedupsOff',
     default: 'none',
+    engine: 'both',
     description: `speed mechanisms to turn off, comma-separated, to measure what each buys (the bench's mechanisms part, docs/performance.md): ${SPEEDUPS.join(', ')}; or all`,
     parse: (value) => speedups('SPEEDUPS_OFF', value),
   }),
@@ -327,6 +356,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'LOG_FORMAT',
     key: 'logFormat',
     default: 'pretty on a terminal, json otherwise',
+    engine: 'both',
     description: 'json (pino JSON lines, for log collectors) or pretty (one readable line per entry); unset, pretty when standard output is a terminal',
     parse: (value) => {
       if (value === undefined) return 'auto';
@@ -338,6 +368,7 @@ export const VARIABLES: readonly Variable[] = [
     name: 'ADDRESS_FILE',
     key: 'addressFile',
     default: 'none',
+    engine: 'both',
     description: 'a file the server writes its address into (http://host:port and a newline) once it listens, for the process that started it; removed at a clean stop',
     parse: (value) => (value ? path.resolve(value) : undefined),
   }),

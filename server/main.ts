@@ -7,7 +7,7 @@ import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'n
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './command-line.ts';
-import { type Config, readConfig, StartupError, VARIABLES } from './config.ts';
+import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './config.ts';
 import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
 import { checkSeed, readSeedFile, type SeedFixture } from './seed.ts';
@@ -34,6 +34,9 @@ const USAGE = {
 /** How `--help`'s example of environment variables ends, for where the server runs from. */
 const EXAMPLE_COMMAND = { package: 'npx docs-platform-server', clone: 'npm start' } as const;
 
+/** `SQLite only; ` before the default of a variable read on one engine alone; nothing for one read on both. */
+export const engineNote = (entry: Variable): string => (entry.engine === 'both' ? '' : `${entry.engine} only; `);
+
 /**
  * The text of `--help`: usage, every configuration variable with its default, and where the docs are. The usage is
  * that of where the server runs from (`installation()`): the package's command, or a clone's scripts.
@@ -41,7 +44,7 @@ const EXAMPLE_COMMAND = { package: 'npx docs-platform-server', clone: 'npm start
 export function helpText(where: 'package' | 'clone' = installation()): string {
   const width = Math.max(...VARIABLES.map((entry) => entry.name.length)) + 2;
   const variables = VARIABLES.map(
-    (entry) => `  ${entry.name.padEnd(width)}${entry.description}\n  ${' '.repeat(width)}(default: ${entry.default})`,
+    (entry) => `  ${entry.name.padEnd(width)}${entry.description}\n  ${' '.repeat(width)}(${engineNote(entry)}default: ${entry.default})`,
   );
   const flagWidth = Math.max(...FLAGS.map((entry) => `${entry.flag} ${entry.value}`.length), ...SWITCHES.map((entry) => entry.flag.length)) + 2;
   const flags = [

@@ -16,7 +16,7 @@ import { FLAGS, parseCommandLine, SWITCHES } from '../../server/command-line.ts'
 import { readConfig, VARIABLES } from '../../server/config.ts';
 import { HOLDER_FILE, LOCK_FILE } from '../../server/data-dir.ts';
 import { startServer } from '../../server/server.ts';
-import { helpText } from '../../server/main.ts';
+import { engineNote, helpText } from '../../server/main.ts';
 import { contractVersion, installation, packageVersion, SERVER_PACKAGE_NAME } from '../../server/version.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
@@ -297,7 +297,7 @@ describe('--help and --version', () => {
       expect(result.stdout).not.toContain('npx docs-platform-server');
       for (const variable of VARIABLES) {
         expect(result.stdout).toMatch(new RegExp(`^  ${variable.name} +${escape(variable.description)}`, 'm'));
-        expect(result.stdout).toContain(`(default: ${variable.default})`);
+        expect(result.stdout).toContain(`(${engineNote(variable)}default: ${variable.default})`);
       }
       expect(result.stdout).toContain(path.resolve('server/README.md'));
       expect(result.stdout).not.toMatch(/listening on http/);
@@ -378,7 +378,7 @@ describe('flags', () => {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the configuration table', () => {
-  test('server/docs/running-and-configuration.md lists exactly the variables of server/config.ts, with the same defaults', () => {
+  test('server/docs/running-and-configuration.md lists exactly the variables of server/config.ts, with the same defaults and engines', () => {
     const readme = readFileSync('server/docs/running-and-configuration.md', 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'));
     const rows = section
@@ -386,8 +386,9 @@ describe('the configuration table', () => {
       .split('\n')
       .filter((line) => /^\| `[A-Z_]+` \|/.test(line))
       .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')))
-      .map(([, name, fallback]) => ({ name, default: fallback }));
-    expect(rows).toEqual(VARIABLES.map((variable) => ({ name: variable.name, default: variable.default })));
+      .map(([, name, fallback, engine]) => ({ name, default: fallback, engine }));
+    expect(section).toMatch(/^\| Variable \| Default \| Engine \| Meaning \|$/m);
+    expect(rows).toEqual(VARIABLES.map((variable) => ({ name: variable.name, default: variable.default, engine: variable.engine })));
   });
 
   test('every field of the configuration comes from a variable of the table', () => {
