@@ -1,16 +1,16 @@
 // The server package as a consumer gets it, beside the client and the runner packages. The repository's files (those
 // a commit holds, as a clone has them) are copied to a temporary folder, where `npm run pack:client`, `npm run
 // pack:conformance` and `npm run pack:server` make the three tarballs (one line each; the server's sizes are the
-// README's package table's). In an empty folder holding the tarballs, the README's lines run as they are: `npm init`
+// size table's, docs/packages.md). In an empty folder holding the tarballs, the README's lines run as they are: `npm init`
 // and its settings (an ES module project whose `npm test` is vitest's), the server package's README's line denying
 // better-sqlite3's install script, the install of the three tarballs and vitest (their dependencies and vitest from
 // the registry); then the project installs again from its lockfile (`npm ci`, as its CI would). Then: nothing was
 // compiled and no install script ran; the server installed read-only starts, serves and stops without writing into
-// node_modules; strict tsc checks the README's test files; the README's `npm test` runs its harness and faults
-// examples and two test files side by side, each with its own seeded server; node's test runner runs
+// node_modules; strict tsc checks the test files of the README and server/docs/harness.md; harness.md's `npm test` runs
+// the harness and faults examples and two test files side by side, each with its own seeded server; node's test runner runs
 // server/docs/harness.md's example; `npx docs-platform-server --help` gives the package's usage; `npx
 // docs-platform-server` starts as the README says and the installed client calls it, on SQLite and on PostgreSQL, and
-// the README's `npx docs-conformance` line passes against it as written (every operation, exit 0); the README's proxy
+// the README's `npx docs-conformance` line passes against it as written (every operation, exit 0); harness.md's proxy
 // line runs its `npm test` through the proxy (and fails a suite that sends nothing through it, a target where nothing
 // answers, and a seeded violation of either side); a harness's server is seen to end with the process that started
 // it, killed or not; and on a Node older than the packages support, both commands stop at once in one line, and so
@@ -40,7 +40,7 @@ import { supportedNodeText } from '../../server/runtime-check.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { repoRoot } from '../support/repo.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
-import { readmeSizeProblem } from '../support/tarball-sizes.ts';
+import { sizeTableProblem } from '../support/tarball-sizes.ts';
 
 const run = promisify(execFile);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -297,11 +297,11 @@ describe('the server package, installed from its tarball beside the client and t
     expect(['express', 'express-openapi-validator', 'kysely', 'pino', 'pg', 'isomorphic-git', 'turndown', 'swagger-ui-dist', '@typespec/compiler', 'typescript', 'tsx'].filter(present)).toEqual([]);
   });
 
-  test("npm run pack:server prints one line for its tarball, whose sizes are the README's package table's", () => {
+  test("npm run pack:server prints one line for its tarball, whose sizes are docs/packages.md's size table's", () => {
     const lines = serverPackOutput.split('\n').filter((line) => line.startsWith('pack: '));
     expect(lines, serverPackOutput).toEqual([expect.stringMatching(new RegExp(`^pack: ${serverTarball.replaceAll('.', '\\.')}: \\S+ [kM]B \\(\\S+ [kM]B unpacked\\), \\d+ files$`))]);
     expect(serverPackOutput.split('\n').filter((line) => /npm notice/.test(line)), serverPackOutput).toEqual([]);
-    expect(readmeSizeProblem(SERVER_PACKAGE_NAME, serverPackOutput, 'pack:server')).toBeUndefined();
+    expect(sizeTableProblem(SERVER_PACKAGE_NAME, serverPackOutput, 'pack:server')).toBeUndefined();
   });
 
   test('the installs compile nothing and run no install script, print no warning, and take seconds', async () => {
@@ -430,7 +430,7 @@ export async function throwing(server: DocsServer): Promise<string> {
   function writeIsolationFiles(): void {
     mkdirSync(path.join(consumer, 'barrier'), { recursive: true });
     // The README's vitest settings (vitest.config.mjs, written with its blocks) run these files side by side.
-    expect(readme.has('vitest.config.mjs')).toBe(true);
+    expect(serverReadme.has('vitest.config.mjs')).toBe(true);
     for (const [me, other] of [
       ['a', 'b'],
       ['b', 'a'],
@@ -472,7 +472,7 @@ test('what this file writes, the file running beside it does not see', async () 
   test("npm test, as the README runs it: its harness and faults examples and two files side by side, each with its own server; no server outlives the run", async () => {
     writeIsolationFiles();
     try {
-      expect(shellLines(readme.get('test.sh')!)).toEqual(['npm test']);
+      expect(shellLines(serverReadme.get('test.sh')!)).toEqual(['npm test']);
       const vitest = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }).then(
         (success) => ({ code: 0, output: success.stdout + success.stderr }),
         (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
@@ -695,7 +695,7 @@ console.log(JSON.stringify({
     mkdirSync(aside, { recursive: true });
     try {
       const url = await server.url;
-      const line = shellLines(readme.get('proxy.sh')!)[0]!;
+      const line = shellLines(serverReadme.get('proxy.sh')!)[0]!;
       expect(line).toBe('npx docs-conformance proxy --target http://127.0.0.1:3000 --report proxy.json --junit proxy.xml -- npm test');
       const proxied = (target: string, variables: Record<string, string> = {}) =>
         run('sh', ['-c', line.replace('http://127.0.0.1:3000', target)], { cwd: consumer, env: { ...env, NO_COLOR: '1', ...variables }, timeout: 120_000 }).then(
