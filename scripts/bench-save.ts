@@ -21,7 +21,7 @@ const POLL_MS = 20;
 
 /**
  * An operation added to spec/teams.tsp (after its last line), with an example: what `npm run dev` answers from the
- * contract until a handler implements it (the README's "Change the contract" adds it so: test/tooling/readme.test.ts).
+ * contract until a handler implements it (docs/changing-the-contract.md adds it so: test/tooling/readme.test.ts).
  * Its request (`path`, with the dev token) and the example's answer (`answer`).
  */
 export const ADDED_OPERATION = {

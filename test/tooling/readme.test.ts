@@ -5,10 +5,11 @@
 // own name resolves to its built entry) against the last server started, with that start's variables. Every
 // command must exit 0. The server is the one built by `npm ci` (`dist/`, rebuilt by test/server/main.test.ts); `npm ci`
 // itself is not run here.
-// A block marked `<!-- readme-test: a copy of the repository -->` changes the repository: it runs in a copy
+// A block marked `<!-- readme-test: a copy of the repository -->` (the README's path of a contract change, on its own
+// page: docs/changing-the-contract.md) changes the repository: it runs in a copy
 // (scripts/repo-copy.ts), one command after another (a here-document is one command with its lines); a command
 // ending in `&` starts in the background (PORT=0, a fresh DATA_DIR), and the next run once it serves, with its address
-// in place of http://127.0.0.1:3000; `! command` is sh's own: it exits 0 when the command fails. What the README then
+// in place of http://127.0.0.1:3000; `! command` is sh's own: it exits 0 when the command fails. What the page then
 // says to do by hand, the test does, and checks its outcome.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ const README_ADDRESS = 'http://127.0.0.1:3000';
 export interface Block {
   lang: string;
   code: string;
-  /** Line of the README where the block starts (1-based). */
+  /** Line of the Markdown file where the block starts (1-based). */
   line: number;
 }
 
@@ -36,7 +37,7 @@ export function markedBlocks(markdown: string, marker = MARKER): Block[] {
   for (let index = 0; index < lines.length; index++) {
     if (lines[index]!.trim() !== marker) continue;
     const fence = lines[index + 1]?.match(/^```(\w+)\s*$/);
-    if (!fence) throw new Error(`README line ${index + 1}: ${marker} must be followed by a fenced block`);
+    if (!fence) throw new Error(`line ${index + 1}: ${marker} must be followed by a fenced block`);
     const end = lines.findIndex((text, at) => at > index + 1 && text.startsWith('```'));
     blocks.push({ lang: fence[1]!, code: lines.slice(index + 2, end).join('\n'), line: index + 2 });
     index = end;
@@ -208,8 +209,10 @@ export function shellCommands(code: string): string[] {
   return commands;
 }
 
-describe("the README's path of a contract change, in a copy of the repository", () => {
-  const copyBlocks = markedBlocks(readFileSync('README.md', 'utf8'), COPY_MARKER);
+const CONTRACT_CHANGE = 'docs/changing-the-contract.md';
+
+describe(`${CONTRACT_CHANGE}'s path of a contract change, in a copy of the repository`, () => {
+  const copyBlocks = markedBlocks(readFileSync(CONTRACT_CHANGE, 'utf8'), COPY_MARKER);
   const copy = path.join(scratch, 'repository');
   const environment = copyEnvironment();
   const inCopy = { cwd: copy, env: environment };
@@ -217,7 +220,7 @@ describe("the README's path of a contract change, in a copy of the repository", 
   test('its block: the commands, the here-document whole, the server in the background', () => {
     expect(copyBlocks).toHaveLength(1);
     expect(shellCommands("a &   # x\ncat > f <<'EOF'\none\n# two\nEOF\n# c\n! b")).toEqual(['a &   # x', "cat > f <<'EOF'\none\n# two\nEOF", '! b']);
-    // The README's operation is the one the save benchmark and `npm run dev`'s tests add (scripts/bench-save.ts).
+    // The page's operation is the one the save benchmark and `npm run dev`'s tests add (scripts/bench-save.ts).
     const added = shellCommands(copyBlocks[0]!.code).find((command) => command.startsWith('cat >> spec/teams.tsp'));
     expect(added?.split('\n').slice(1, -1).join('\n')).toBe(ADDED_OPERATION.tsp.replace(/\n$/, ''));
   });
@@ -236,7 +239,7 @@ describe("the README's path of a contract change, in a copy of the repository", 
           continue;
         }
         const result = await run('sh', ['-c', line], { FORCE_COLOR: '0' }, inCopy);
-        expect(result.code, `README line ${block!.line}: \`${command.split('\n')[0]}\`\n${result.output}`).toBe(0);
+        expect(result.code, `${CONTRACT_CHANGE} line ${block!.line}: \`${command.split('\n')[0]}\`\n${result.output}`).toBe(0);
         outputs.push(result.output);
       }
       const [, , curl, scaffolded, check, red, refused] = outputs;
