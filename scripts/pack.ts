@@ -1,11 +1,11 @@
 // Makes the three packages' tarballs and prints one line for each (its file, size, unpacked size and file count, the
-// sizes as the README's package table gives them), not npm's notices.
+// sizes as docs/packages.md's size table gives them), not npm's notices.
 //   npm run pack:client        docs-platform-contract-<version>.tgz: the typed client (built first)
 //   npm run pack:conformance   docs-platform-conformance-<version>.tgz: the runner's command (bundled first)
 //   npm run pack:server        docs-platform-server-<version>.tgz: the server package (built first, by
 //                              scripts/build-server-package.ts, in dist/server-package/, packed from there as it is)
 //   … -- --pack-destination DIR   where the tarball goes (default: the current folder)
-//   … -- --update-readme          also writes the sizes into README.md's package table
+//   … -- --update-sizes           also writes the sizes into docs/packages.md's size table
 // Each package is staged in .tmp/pack/<name>/ with its built files, its README and its package.json without
 // `scripts` (and, for the client, without what only the repository uses: devDependencies, overrides,
 // allowScripts) and with the root package.json's `engines`, then packed by `npm pack` from there. A tarball's
@@ -13,7 +13,7 @@
 // scripts to review when a project installs the tarball: the staged package.json has none, so installing it prints
 // no warning. The repository's package.json keeps its `prepare`, which `npm ci` and a git install run to build dist/.
 // test/tooling/package.test.ts (client, runner) and server-package.test.ts (server) install the tarballs, and fail
-// when the README's sizes are not what this prints.
+// when docs/packages.md's sizes are not what this prints.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const README = path.join(root, 'README.md');
+const SIZE_TABLE = path.join(root, 'docs/packages.md');
 
 export type PackageName = 'client' | 'conformance' | 'server';
 
@@ -71,13 +71,13 @@ export interface Packed {
   entryCount: number;
 }
 
-/** Bytes as the README gives them: two significant digits, in kB or MB (1 kB = 1000 bytes, as npm counts). */
+/** Bytes as the size table gives them: two significant digits, in kB or MB (1 kB = 1000 bytes, as npm counts). */
 export function formatSize(bytes: number): string {
   const [value, unit] = bytes >= 1_000_000 ? [bytes / 1_000_000, 'MB'] : [bytes / 1000, 'kB'];
   return `${Number(value.toPrecision(2))} ${unit}`;
 }
 
-/** The size of a packed tarball, as its row of the README's package table gives it. */
+/** The size of a packed tarball, as its row of docs/packages.md's size table gives it. */
 export const sizeText = (packed: Packed): string => `${formatSize(packed.size)} (${formatSize(packed.unpackedSize)} unpacked)`;
 
 /**
@@ -133,17 +133,17 @@ function stagePackage(layout: PackageLayout): string {
   return stage;
 }
 
-/** README.md with the size of `packed` in the row of the package table that names `packageName`. */
-export function readmeWithSize(readme: string, packageName: string, packed: Packed): string {
+/** `page` (docs/packages.md) with the size of `packed` in the row of its size table that names `packageName`. */
+export function withTarballSize(page: string, packageName: string, packed: Packed): string {
   const row = new RegExp(`^(\\| \`${packageName}\`.*\\| )([^|]*)( \\|)$`, 'm');
-  if (!row.test(readme)) throw new Error(`pack: README.md has no row for \`${packageName}\` in its package table`);
-  return readme.replace(row, (_, start: string, _old: string, end: string) => `${start}${sizeText(packed)}${end}`);
+  if (!row.test(page)) throw new Error(`pack: docs/packages.md has no row for \`${packageName}\` in its size table`);
+  return page.replace(row, (_, start: string, _old: string, end: string) => `${start}${sizeText(packed)}${end}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { 'pack-destination': { type: 'string' }, 'update-readme': { type: 'boolean', default: false } },
+    options: { 'pack-destination': { type: 'string' }, 'update-sizes': { type: 'boolean', default: false } },
   });
   const name = positionals[0] as PackageName;
   if (!(name in PACKAGES)) {
@@ -153,8 +153,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const packed = pack(name, values['pack-destination'] ? path.resolve(values['pack-destination']) : process.cwd());
   const manifest = JSON.parse(readFileSync(path.join(PACKAGES[name].source, 'package.json'), 'utf8')) as { name: string };
   console.log(`pack: ${packed.file}: ${sizeText(packed)}, ${packed.entryCount} files`);
-  if (values['update-readme']) {
-    writeFileSync(README, readmeWithSize(readFileSync(README, 'utf8'), manifest.name, packed));
-    console.log(`pack: README.md gives ${manifest.name} as ${sizeText(packed)}`);
+  if (values['update-sizes']) {
+    writeFileSync(SIZE_TABLE, withTarballSize(readFileSync(SIZE_TABLE, 'utf8'), manifest.name, packed));
+    console.log(`pack: docs/packages.md gives ${manifest.name} as ${sizeText(packed)}`);
   }
 }

@@ -1,6 +1,6 @@
-// The README's package table against what packing made: each `npm run pack:…` prints one line per tarball
+// docs/packages.md's size table against what packing made: each `npm run pack:…` prints one line per tarball
 // (`pack: …/<name>-<version>.tgz: 1.8 MB (8.4 MB unpacked), 71 files`, scripts/pack.ts, two significant digits), and
-// the table's row of that package must give the same sizes, as `npm run pack:… -- --update-readme` writes them, give
+// the table's row of that package must give the same sizes, as `npm run pack:… -- --update-sizes` writes them, give
 // or take one in the last digit: the tests pack a copy of the repository whose node_modules is a link to this one's,
 // and esbuild names the bundled packages' modules by their real paths there, which makes the bundles a few kB larger
 // than a clone's (enough to cross a rounding step).
@@ -20,16 +20,16 @@ function sizes(text: string): [number, number] | undefined {
 const close = (claimed: number | undefined, made: number) => claimed !== undefined && Math.abs(claimed - made) <= 10 ** (Math.floor(Math.log10(made)) - 1) * 1.0001;
 
 /**
- * What is wrong with the README's size of package `name`, given what its pack script printed (`packOutput`), or
+ * What is wrong with the size table's size of package `name`, given what its pack script printed (`packOutput`), or
  * undefined when the table gives the sizes packing made. `script` names the pack script, for the message.
  */
-export function readmeSizeProblem(name: string, packOutput: string, script: string): string | undefined {
+export function sizeTableProblem(name: string, packOutput: string, script: string): string | undefined {
   const printed = new RegExp(`${name}-[\\d.]+\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
   if (!printed) return `${script} printed no line for ${name}:\n${packOutput}`;
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+  const page = readFileSync(path.join(repoRoot, 'docs/packages.md'), 'utf8');
+  const row = page.split('\n').find((line) => line.startsWith(`| \`${name}\``));
   const [claimedPacked, claimedUnpacked] = sizes(row ?? '') ?? [];
   const [madePacked, madeUnpacked] = sizes(printed)!;
   if (close(claimedPacked, madePacked) && close(claimedUnpacked, madeUnpacked)) return undefined;
-  return `README.md's package table gives ${name} as "${row?.split('|').at(-2)?.trim()}", packing made ${printed}: run npm run ${script} -- --update-readme`;
+  return `docs/packages.md's size table gives ${name} as "${row?.split('|').at(-2)?.trim()}", packing made ${printed}: run npm run ${script} -- --update-sizes`;
 }

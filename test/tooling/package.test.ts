@@ -18,7 +18,7 @@ import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/ru
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
-import { readmeSizeProblem } from '../support/tarball-sizes.ts';
+import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -195,10 +195,10 @@ describe('installed from their tarballs', () => {
     expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
   });
 
-  test("the README's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-readme writes them)", () => {
+  test("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them)", () => {
     // The server's: test/tooling/server-package.test.ts, which packs it.
-    expect(readmeSizeProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
-    expect(readmeSizeProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
+    expect(sizeTableProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
+    expect(sizeTableProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
     // One line per tarball: npm's notices (a line per file) are not printed.
     expect(packOutput.split('\n').filter((line) => line.startsWith('pack: '))).toHaveLength(2);
     expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
