@@ -95,8 +95,8 @@ export async function checkGenerated(): Promise<CheckResult> {
 
 /**
  * `tsc --noEmit` on the whole project, incremental (its state in .tmp/, which git ignores), with TypeScript 7's native
- * compiler (the `typescript-native` alias of `typescript@7`): the same verdicts as TypeScript 5 on this project, in a
- * quarter of the CPU cold and a third warm (README, Toolchain pins); `npm run dev` runs the same on each saved file.
+ * compiler (the `typescript-native` alias of `typescript@7`): the same verdicts as TypeScript 5 on this project, in far
+ * less CPU (docs/development.md, "Toolchain pins", gives the figures); `npm run dev` runs the same on each saved file.
  * TypeScript 5 stays for what needs its compiler API (openapi-typescript) and for the client's declarations. To undo:
  * run `node_modules/typescript/bin/tsc` here instead.
  */

@@ -15,7 +15,7 @@
 //     starts once the server serves. `npm run dev -- --no-typecheck` leaves it out.
 // The files are watched as editors save them (scripts/watch-tree.ts). Every line it prints starts with `[dev]`; the
 // server's own output follows as it comes. SIGINT and SIGTERM stop the server and then this process.
-// Measured by scripts/bench-save.ts (`BENCH_PARTS=save npm run bench`, README Benchmarks).
+// Measured by scripts/bench-save.ts (`BENCH_PARTS=save npm run bench`; docs/performance-figures.md, "The daily loop").
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';

@@ -56,7 +56,7 @@ function start(env: Record<string, string> = {}, args: string[] = []) {
 }
 
 describe('npm start', () => {
-  test('runs the compiled server, with a small young generation, a slowly growing heap and one V8 helper thread (RSS, README Benchmarks)', () => {
+  test('runs the compiled server, with a small young generation, a slowly growing heap and one V8 helper thread (docs/performance.md, Node flags)', () => {
     expect(startCommand).toEqual(['node', '--max-semi-space-size=2', '--heap-growing-percent=30', '--v8-pool-size=1', 'dist/server/main.js']);
   });
 
