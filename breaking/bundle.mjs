@@ -3,7 +3,7 @@
 // where `breaking/files.ts` finds the repository from its own place), beside `dist/breaking-check.json`, the files
 // it was built from with their size, time and SHA-256. `ensureBundle` builds it when it is missing or when one of
 // those files changed (a time or size that differs is confirmed by the hash, so a checkout that only touches files
-// does not rebuild), and returns its path; the check costs a `stat` per file (about 1 ms). Plain JavaScript, so that
+// does not rebuild), and returns its path; the check costs a `stat` per file. Plain JavaScript, so that
 // it runs before anything is compiled. `node breaking/bundle.mjs` builds it (for `prepare`, or by hand).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';

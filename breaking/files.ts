@@ -51,8 +51,8 @@ export function listReleases(root = repoRoot): Release[] {
 }
 
 /**
- * An OpenAPI document, read with js-yaml and YAML 1.2's core schema (what `yaml` reads): 4 to 6 times faster on
- * the contract's 480 kB, the same objects (test/contract/yaml-documents.test.ts); every command reads two or more.
+ * An OpenAPI document, read with js-yaml and YAML 1.2's core schema (what `yaml` reads): several times faster on a
+ * document the contract's size, the same objects (test/contract/yaml-documents.test.ts); every command reads two or more.
  */
 export function readDocument(file: string): Record<string, unknown> {
   const value: unknown = load(readFileSync(file, 'utf8'), { schema: CORE_SCHEMA });
@@ -63,8 +63,8 @@ export function readDocument(file: string): Record<string, unknown> {
 /**
  * The value of a YAML (or JSON) text as `readDocument` reads it, remembered by the SHA-256 of the text as JSON in
  * `node_modules/.cache/breaking-documents/` (a release never changes, the contract seldom does): reading it back is
- * about 20 times faster than parsing the YAML. Only documents of 50 kB or more are remembered (a smaller one parses
- * in a few milliseconds), not one that JSON cannot hold exactly (`.inf`, `.nan`); the newest 16 are kept;
+ * far faster than parsing the YAML (breaking/README.md, "How fast it answers"). Only documents of 50 kB or more are
+ * remembered (a smaller one parses quickly), not one that JSON cannot hold exactly (`.inf`, `.nan`); the newest 16 are kept;
  * `BREAKING_NO_CACHE=1` turns the cache off.
  */
 export function parseYaml(text: string, root = repoRoot): unknown {
@@ -119,7 +119,7 @@ export function versionOf(document: Record<string, unknown>): string | undefined
 
 /**
  * The declarations of a file; a missing file, or one of comments only, declares nothing. Read with js-yaml and YAML
- * 1.2's core schema, as documents are (what `yaml` reads, a fifth of the time on the first read of a process).
+ * 1.2's core schema, as documents are (what `yaml` reads, in a fraction of the time on the first read of a process).
  */
 export function readDeclarations(file: string): { declarations: Declaration[]; problems: string[] } {
   if (!existsSync(file)) return { declarations: [], problems: [] };

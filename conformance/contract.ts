@@ -107,8 +107,8 @@ export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT
 }
 
 function readContract(source: string | OpenApiDocument): Contract {
-  // js-yaml with YAML 1.2's core schema (what `yaml` reads): 4 to 6 times faster on the contract's 480 kB, the same
-  // objects (test/contract/yaml-documents.test.ts); each start of the command parses it.
+  // js-yaml with YAML 1.2's core schema (what `yaml` reads): several times faster on a document the contract's size,
+  // the same objects (test/contract/yaml-documents.test.ts); each start of the command parses it.
   const document = typeof source === 'string' ? (load(readFileSync(source, 'utf8'), { schema: CORE_SCHEMA }) as OpenApiDocument) : source;
   const resolveRef = (value: unknown, seen = 0): { value: unknown; pointer?: string } => {
     let pointer: string | undefined;

@@ -17,8 +17,7 @@
 // The bundle's whitespace and comments are left out (`minifyWhitespace`; names are kept, and the source map gives
 // positions in the sources), and it must hold no character above U+00FF: V8 keeps a script's source in memory for
 // as long as it runs, in one byte a character when every character fits, in two otherwise. Comments of packages
-// (typographic quotes) made the 3.8 MB bundle a 7.3 MB string, the largest object of a started server; without
-// them it is a 2.8 MB one (RSS after start-up about 97 -> 92 MB). `checkOneByteSource` fails the build on any such
+// (typographic quotes) would make the bundle a string of twice its size, the largest object of a started server. `checkOneByteSource` fails the build on any such
 // character left (a string or regular expression written with one: esbuild leaves regular expressions as written),
 // naming where it is; write it as an escape (`\u2019`).
 //
@@ -102,7 +101,7 @@ export async function buildServer(): Promise<void> {
     ...common,
     entryPoints: ['server/main.ts'],
     outfile: SERVER_BUNDLE,
-    // Packages are bundled too (module resolution and loading of some 400 files was a fifth of a start), but for
+    // Packages are bundled too (resolving and loading their hundreds of files was a large part of a start), but for
     // those that must stay files of node_modules: a native addon, and packages loaded on first use only.
     external: [...EXTERNAL],
     format: 'cjs',

@@ -1,5 +1,5 @@
 // The server process of `npm run dev`, started ahead of need. It loads the server's modules (through tsx: most of a
-// start from the sources, about 1.5 s of 2 on these machines), tells dev it is ready over IPC, and waits; told to
+// start from the sources), tells dev it is ready over IPC, and waits; told to
 // start, it runs the server's command (server/main.ts), as `npx tsx server/main.ts` does, and the server sends dev its
 // address over the same channel. dev keeps one waiting
 // beside the running server, so that a contract change restarts the server in the time of its start-up proper. A

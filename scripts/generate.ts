@@ -6,10 +6,10 @@
 //                                         out of date). For runs that read the document only, and pass through
 //                                         commands that regenerate: test/contract/breaking.test.ts sets it for the release
 //                                         and generate commands it runs in its copy of the repository (openapi-
-//                                         typescript is about 40% of a generate).
+//                                         typescript is a large part of a generate).
 // The TypeSpec compiler runs in this process through its API (`contractCompiler`), with the options `tsp compile`
-// reads from tspconfig.yaml; `npm run dev` keeps one loaded, so that a save compiles in about a second instead of the
-// four a `tsp compile` process takes. One step follows the emitter: the document's `jsonSchemaDialect`
+// reads from tspconfig.yaml; `npm run dev` keeps one loaded, so that a save compiles in a fraction of what a
+// `tsp compile` process takes, most of which is loading the compiler. One step follows the emitter: the document's `jsonSchemaDialect`
 // (`declareSchemaDialect`), for which the emitter has no option.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

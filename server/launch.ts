@@ -4,7 +4,7 @@
 // (scripts/build-server-package.ts).
 //
 // Before it loads the bundle, it turns on Node's compile cache (`module.enableCompileCache`): V8 then reads the code it
-// compiled for the bundle on an earlier start instead of compiling the 3 MB file again. The cache is kept in a folder
+// compiled for the bundle on an earlier start instead of compiling the whole file again. The cache is kept in a folder
 // of the user's, never beside the bundle (an install may be read-only): NODE_COMPILE_CACHE when it is set (Node then
 // turns the cache on itself, before this file runs), else `$XDG_CACHE_HOME/docs-platform-server`, else
 // `~/.cache/docs-platform-server`. NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node writes the cache when the process

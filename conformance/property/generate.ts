@@ -81,8 +81,8 @@ function withReservedHost(value: string, pattern: RegExp): string {
 
 /**
  * Addresses for the `uri` and `url` formats: https, a host under `.invalid`, up to three path segments. Not
- * `fc.webUrl()`: it builds the reverse mapping of every percent-encodable character when first used, 0.7 s of each
- * run of the runner.
+ * `fc.webUrl()`: it builds the reverse mapping of every percent-encodable character when first used, a noticeable
+ * part of each run of the runner.
  */
 const URL_SEGMENT = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 1, maxLength: 12 });
 const WEB_URL = fc.tuple(INVALID_DOMAIN, fc.array(URL_SEGMENT, { maxLength: 3 })).map(([domain, segments]) => `https://${domain}/${segments.join('/')}`);

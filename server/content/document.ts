@@ -43,8 +43,8 @@ export const DOCUMENT_SCHEMA_VERSION = 1;
 /**
  * Bounds on the structure of markdown parsed into a tree. Everything that reads markdown (Documents, links, PDFs,
  * translation, node previews) walks the tree recursively, and the parser's work on nested containers and on long
- * runs of emphasis and link delimiters grows with their square: 2000 nested list markers took seconds and
- * overflowed the stack.
+ * runs of emphasis and link delimiters grows with their square: a few thousand nested list markers were slow to parse
+ * and overflowed the stack.
  */
 export const MARKDOWN_LIMITS = {
   /** Most nested block containers (`>`, list items, two columns of indentation each) on a line. */
@@ -141,8 +141,8 @@ const GFM_SYNTAX_WITHOUT_AUTOLINK_LITERALS = [...GFM_SYNTAX, { disable: { null: 
  * Documents of recently converted markdown, by the markdown. Parsing is the slow part of reading a page or a list of
  * comments as Documents (micromark works through every character, with its constructs at each), and the same
  * markdown always gives the same Document, so the most recently used ones are kept, frozen (see `frozen`), up to
- * DOCUMENT_CACHE_CHARS characters of their markdown: a Document takes about 30 times its markdown's size in memory,
- * so that is at most about 8 MB.
+ * DOCUMENT_CACHE_CHARS characters of their markdown: a Document takes many times its markdown's size in memory, so
+ * the bound is in characters of markdown and small.
  */
 export const DOCUMENT_CACHE_CHARS = 256 * 1024;
 const documents = new RecentlyUsed<string, DocumentModel>(DOCUMENT_CACHE_CHARS, DOCUMENT_CACHE_CHARS / 8);
@@ -348,7 +348,7 @@ function sameMarks(a: Leaf, b: Leaf): boolean {
 /** The nodes with their keys, placed right after `object` and `type`. */
 function withKeys(blocks: Block[]): Block[] {
   // The next suffix of each base key: the k-th block with the same base gets `-k` without trying `-2` … `-(k-1)`
-  // again (a table of 3000 identical rows took seconds).
+  // again (which grows with the square of the repeats: a large table of identical rows was slow).
   const repeats = new Map<string, number>();
   const visit = <N extends Node>(node: N, fallback: string): N => {
     let key = fallback;

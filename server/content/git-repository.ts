@@ -89,8 +89,8 @@ const exists = (file: string) =>
 const isNotFound = (error: unknown) => (error as { code?: string }).code === 'NotFoundError';
 
 /**
- * isomorphic-git, loaded when the first repository is opened rather than at start-up, where it was a tenth of the
- * modules the server loads. Everything below that uses it runs on an opened repository.
+ * isomorphic-git, loaded when the first repository is opened rather than at start-up, where it would be a sizeable
+ * share of the modules the server loads. Everything below that uses it runs on an opened repository.
  */
 let git: typeof import('isomorphic-git').default;
 

@@ -178,7 +178,8 @@ class Writer {
 
 /**
  * The PDF of `pages` under a title, as a Buffer. `createdAt` is recorded as the PDF's creation date. pdfkit (with
- * its fonts) is loaded on the first PDF, not at start-up, where it was a quarter of the modules the server loads.
+ * its fonts) is loaded on the first PDF, not at start-up, where it would be a large share of the modules the server
+ * loads.
  */
 export async function renderPdf(input: { title: string; pages: PdfPage[]; createdAt: Date }): Promise<Buffer> {
   const { default: PDFDocument } = await import('pdfkit');

@@ -87,11 +87,10 @@ export function presentFile(ctx: AppContext, scope: ContentScope, file: StoredFi
  * written, and on a few facts of the reading (the key below); so it is made once, frozen, its JSON with it, and the
  * response check accepts it again without checking it again (see http/immutable-bodies.ts). The most recently read
  * are kept, per app (its addresses and file secret), up to `presentedCacheBytes` of JSON in all, a quarter of
- * CONTENT_CACHE_MB (8 MiB by default; the objects take about 1.3 times that again); an answer above half of it is
- * made for its request alone. Serialising and checking the same answer again was a large share of what reading
- * a space's content cost; kept, it costs about what reading a space does (docs/performance.md, "Immutable answers").
- * The bound was 4 MiB, a quarter of it for one answer: the content of a space of 5 000 pages (2.2 MB) was made for
- * each request.
+ * CONTENT_CACHE_MB (the objects take more heap again: server/docs/running-and-configuration.md); an answer above half
+ * of it is made for its request alone, so the bound must leave room for the content of the largest space a revision
+ * holds. Serialising and checking the same answer again was a large share of what reading a space's content cost;
+ * kept, it costs about what reading a space does (docs/performance.md, "Immutable answers").
  */
 export const presentedCacheBytes = (ctx: AppContext) => (ctx.config.contentCacheMb * 1024 * 1024) / 4;
 /** Per app, by its addresses (`ctx.urls`, shared by every scope of the app). */

@@ -41,8 +41,8 @@ export async function createRevision(
  * most recently read contents are kept, up to a bound in characters of their JSON text (about as many bytes of heap
  * once parsed): the server's is CONTENT_CACHE_MB (`keepRevisionContents`), REVISION_CACHE_CHARS elsewhere. One content
  * is kept when it is at most half the bound, so that reading it does not push out all the others; a larger one is
- * parsed on every read (with a bound of 8 MiB and a quarter of it, a space of 1 000 pages of 2 KB was, and every
- * request on its content paid for parsing it). The row is still read (but not its content) on every call, so
+ * parsed on every read, every request on its content paying for the whole parse (which is why the bound is set for
+ * the largest spaces, not the common ones). The row is still read (but not its content) on every call, so
  * a revision gone with its space is gone here too. What is handed out is frozen, all the way down: code that changed
  * a snapshot in place would throw (a TypeError) instead of changing it for every later reader; content is changed by
  * building a new RevisionContent (see content/model.ts).

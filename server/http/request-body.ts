@@ -18,7 +18,7 @@ function tooLarge(limit: number): Error {
 /**
  * Reads the JSON body of an operation that takes one (`express.json` with `limit`), refusing an untyped body. A body
  * whose Content-Length is over the limit is refused before a byte of it is read: express.json reads a body it refuses
- * to its end before it answers (16 MiB read to answer a 413), and the client sends it all meanwhile; answered at
+ * to its end before it answers (a body of any size read whole to answer a 413), and the client sends it all meanwhile; answered at
  * once, the client stops sending, and what was already on its way is discarded unread.
  */
 export function jsonBody(limit: number): RequestHandler {

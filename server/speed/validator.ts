@@ -3,7 +3,8 @@
 //
 // The validator's metadata middleware finds each request's route by compiling a path-to-regexp matcher for every
 // path of the document, in order, until one matches (`lookupRoute` in dist/middlewares/openapi.metadata.js), on
-// every request: with the contract's 102 paths that was a quarter of the CPU of a GET. The upstream pull request
+// every request: with the contract's paths that was a large share of the CPU of a GET (docs/performance.md, "The
+// validator as one middleware"). The upstream pull request
 // cdimascio/express-openapi-validator#1217 ("perf: cache route matchers") caches the compiled matchers, the scan
 // staying linear; once a release has it, this wrapper can go and `OpenApiValidator.middleware(options)` be used as is.
 //
@@ -99,7 +100,7 @@ export function schemaPreprocessor(...args: ConstructorParameters<typeof SchemaP
  * Whether `document` is already what json-schema-ref-parser's `bundle` makes of it, so that the validator's loader
  * can skip it: every `$ref` is a local JSON pointer (`#/...`) to an object that is not itself a `$ref`, which `bundle`
  * leaves as it is (it rewrites references to other files, and references to references). `bundle` crawled the
- * contract's 1 300 references at every start to give back the same document (test/server/validator.test.ts
+ * contract's references at every start to give back the same document (test/server/validator.test.ts
  * checks that it does).
  */
 export function bundled(document: unknown): boolean {
@@ -130,7 +131,7 @@ const SKIPS_UNUSED = Symbol('skips the schema it does not use');
 /**
  * Makes the validator's framework skip compiling the OpenAPI schema of the document's version when it will not use
  * it. `OpenAPIFramework.initialize` (dist/framework/index.js) builds an `OpenAPISchemaValidator` on every start,
- * compiling that schema with Ajv (a fifth of the CPU of a start), and uses it only with `validateApiSpec`; with
+ * compiling that schema with Ajv (a large part of the CPU of a start), and uses it only with `validateApiSpec`; with
  * `validateApiSpec: false` it is now an object that validates nothing, which nothing calls. The framework reads the
  * class from its module's exports when it builds it, so the export is replaced (once, for every validator of the
  * process): with `validateApiSpec` true, or absent, the validator's own class is built as before.
@@ -472,9 +473,9 @@ const SHARED_LIMIT = 20_000;
  * on the schema compiled; when all three are equal, another instance would compile the very same code. So a
  * compiled function is kept under the fingerprint of those three and given to any instance asking for it, under
  * any key: it runs synchronously and is read at once (`validate.errors`), so sharing it is safe. The key (operation,
- * status, media type) is left out: of the contract's 858 response schemas, 731 are the same `$ref` to the error
- * envelope, which each operation's first answer compiled again for each of its error statuses (a fresh server's
- * CPU over a conformance run without the property phase went from 4.0-4.1 to 2.9-3.0 s).
+ * status, media type) is left out: most of the contract's response schemas are the same `$ref` to the error
+ * envelope, which each operation's first answer compiled again for each of its error statuses (what that cost a
+ * conformance run: docs/performance.md, "The validator as one middleware").
  *
  * Both validators call the module's exported `useAjvCache` through its exports object, so the export is replaced
  * (once per process). The response checks it hands out remember the immutable bodies they accepted (`isResponseCheck`).

@@ -196,8 +196,8 @@ export class SqliteStore implements Store {
       this.connection.pragma('synchronous = NORMAL');
       // Statement journals (the pages a statement or a savepoint changed, kept to undo it alone) in memory: SQLite
       // keeps one in memory up to 64 KiB, then spills it to a temporary file, and under EXCLUSIVE locking that file
-      // stays open for the connection's life, so every later statement journal went through it (14 pwrite calls per
-      // create of a space). In memory, a create makes none of those system calls (docs/performance.md, "SQLite as its
+      // stays open for the connection's life, so every later statement journal went through it (a run of pwrite calls
+      // per create of a space). In memory, a create makes none of those system calls (docs/performance.md, "SQLite as its
       // only user"). The price is RAM while a statement runs (or a write, for one that runs in a
       // savepoint, see `write`): the former content of the pages it changes, on the order of the data it deletes or
       // rewrites, so the size of a space's rows for the largest cascade (purging a space).
