@@ -133,11 +133,22 @@ function stagePackage(layout: PackageLayout): string {
   return stage;
 }
 
+/** Where the size table is in `page` (docs/packages.md): its section "Sizes", from its heading to the next one. */
+export function sizesSection(page: string): { start: number; end: number } | undefined {
+  const start = page.indexOf('\n## Sizes\n');
+  if (start < 0) return undefined;
+  const next = page.indexOf('\n## ', start + 1);
+  return { start, end: next < 0 ? page.length : next };
+}
+
 /** `page` (docs/packages.md) with the size of `packed` in the row of its size table that names `packageName`. */
 export function withTarballSize(page: string, packageName: string, packed: Packed): string {
+  const section = sizesSection(page);
   const row = new RegExp(`^(\\| \`${packageName}\`.*\\| )([^|]*)( \\|)$`, 'm');
-  if (!row.test(page)) throw new Error(`pack: docs/packages.md has no row for \`${packageName}\` in its size table`);
-  return page.replace(row, (_, start: string, _old: string, end: string) => `${start}${sizeText(packed)}${end}`);
+  const table = section && page.slice(section.start, section.end);
+  if (!table || !row.test(table)) throw new Error(`pack: docs/packages.md has no row for \`${packageName}\` in its size table (its section "Sizes")`);
+  const sized = table.replace(row, (_, start: string, _old: string, end: string) => `${start}${sizeText(packed)}${end}`);
+  return `${page.slice(0, section.start)}${sized}${page.slice(section.end)}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -6,6 +6,7 @@
 // than a clone's (enough to cross a rounding step).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sizesSection } from '../../scripts/pack.ts';
 import { repoRoot } from './repo.ts';
 
 const bytes = (text: string) => Number(text.split(' ')[0]) * (text.endsWith('MB') ? 1e6 : 1e3);
@@ -27,7 +28,11 @@ export function sizeTableProblem(name: string, packOutput: string, script: strin
   const printed = new RegExp(`${name}-[\\d.]+\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
   if (!printed) return `${script} printed no line for ${name}:\n${packOutput}`;
   const page = readFileSync(path.join(repoRoot, 'docs/packages.md'), 'utf8');
-  const row = page.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+  const section = sizesSection(page);
+  const row = page
+    .slice(section?.start ?? page.length, section?.end)
+    .split('\n')
+    .find((line) => line.startsWith(`| \`${name}\``));
   const [claimedPacked, claimedUnpacked] = sizes(row ?? '') ?? [];
   const [madePacked, madeUnpacked] = sizes(printed)!;
   if (close(claimedPacked, madePacked) && close(claimedUnpacked, madeUnpacked)) return undefined;
