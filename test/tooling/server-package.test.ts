@@ -371,7 +371,7 @@ describe('the server package, installed from its tarball beside the client and t
     }
   }, 60_000);
 
-  test("strict tsc accepts the README's harness and faults test files, typed from the installed packages, and the harness's types as documented", async () => {
+  test("strict tsc accepts the harness and faults test files of the README and server/docs/harness.md, typed from the installed packages, and the harness's types as documented", async () => {
     // The installed declarations of the harness: `Seed`, inferred from the seed format's schema, takes a null email
     // and refuses a field the format does not have; clientWith with throwOnError gives the throwing client.
     writeFileSync(
@@ -429,7 +429,7 @@ export async function throwing(server: DocsServer): Promise<string> {
   /** Two test files that run at the same time (each waits for the other), each against a server of its own. */
   function writeIsolationFiles(): void {
     mkdirSync(path.join(consumer, 'barrier'), { recursive: true });
-    // The README's vitest settings (vitest.config.mjs, written with its blocks) run these files side by side.
+    // harness.md's vitest settings (vitest.config.mjs, written with its blocks) run these files side by side.
     expect(serverReadme.has('vitest.config.mjs')).toBe(true);
     for (const [me, other] of [
       ['a', 'b'],
@@ -469,7 +469,7 @@ test('what this file writes, the file running beside it does not see', async () 
     }
   }
 
-  test("npm test, as the README runs it: its harness and faults examples and two files side by side, each with its own server; no server outlives the run", async () => {
+  test("npm test, as server/docs/harness.md runs it: the harness and faults examples and two files side by side, each with its own server; no server outlives the run", async () => {
     writeIsolationFiles();
     try {
       expect(shellLines(serverReadme.get('test.sh')!)).toEqual(['npm test']);
@@ -478,7 +478,7 @@ test('what this file writes, the file running beside it does not see', async () 
         (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
       );
       expect(vitest.code, vitest.output).toBe(0);
-      // A line per file: those of the harness passed, the README's suite over the network skipped (no DOCS_API_URL).
+      // A line per file: those of the harness passed, harness.md's suite over the network skipped (no DOCS_API_URL).
       const files = vitest.output.split('\n').flatMap((line) => /^ ([✓↓×]) (test\/\S+) \((.*?)\)/.exec(line)?.slice(1).join(' ') ?? []).sort();
       expect(files, vitest.output).toEqual([
         '↓ test/api.test.ts 1 test | 1 skipped',
@@ -488,7 +488,7 @@ test('what this file writes, the file running beside it does not see', async () 
         '✓ test/readme.test.ts 2 tests',
       ]);
       expect(processesNaming(path.join(realpathSync(consumer), 'node_modules', SERVER_PACKAGE_NAME))).toEqual([]);
-      // The README's globalSetup: one coverage line for the run, from the servers of every file, and its reports.
+      // harness.md's globalSetup: one coverage line for the run, from the servers of every file, and its reports.
       const coverageLines = vitest.output.split('\n').filter((line) => line.startsWith('docs-platform-server coverage:'));
       expect(coverageLines, vitest.output).toEqual([
         expect.stringMatching(/^docs-platform-server coverage: 3\/\d+ operations seen, 5\/\d+ declared responses seen \(0\.\d %\): docs-platform-coverage\/coverage\.md$/),
@@ -672,7 +672,7 @@ console.log(JSON.stringify({
     expect(existsSync(path.join(consumer, 'data/data.sqlite'))).toBe(true);
   }, 300_000); // a whole conformance run, as the README's line makes it: about a minute of it on a busy 2-core machine
 
-  test("the README's proxy line runs its npm test through the proxy against the npx server; a suite that sends nothing, a target where nothing answers and a seeded violation of either side fail it", async () => {
+  test("server/docs/harness.md's proxy line runs its npm test through the proxy against the npx server; a suite that sends nothing, a target where nothing answers and a seeded violation of either side fail it", async () => {
     const server = startNpx({});
     // An implementation that breaks the contract: the npx server, but for GET a space, answered without its title.
     const broken = createServer((req, res) => {
@@ -704,7 +704,7 @@ console.log(JSON.stringify({
         );
       const report = () => readJson(path.join(consumer, 'proxy.json')) as { summary: { requests: number }; violations: { side: string; operationId?: string; pointer?: string }[] };
 
-      // As printed: the README's files, its suite over the network through the proxy (a create and a read), no violation.
+      // As printed: the consumer's files, harness.md's suite over the network through the proxy (a create and a read), no violation.
       const good = await proxied(url);
       expect(good.code, good.output).toBe(0);
       expect(good.output).toMatch(/^ ✓ test\/api\.test\.ts \(1 test\)/m);
@@ -809,7 +809,7 @@ test('a PATCH with a misspelt field is refused', async () => {
       runs.map(([command]) => ({ code: command === 'docs-conformance' ? 3 : 1, stdout: '', stderr: line(command!) })),
     );
     expect(existsSync(dataDir)).toBe(false);
-    // The README's npm test: the harness, loaded by the run's globalSetup, ends it with its line, before vitest fails
+    // harness.md's npm test: the harness, loaded by the run's globalSetup, ends it with its line, before vitest fails
     // on that Node in its own way (Map.groupBy) and before any server starts.
     const tests = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...oldEnv, NO_COLOR: '1' }, timeout: 60_000 }).then(
       (success) => ({ code: 0, output: success.stdout + success.stderr }),
