@@ -9,7 +9,7 @@ import { type Coverage, emptyCoverage, recordAnswer } from './coverage.ts';
 import type { NotChecked, ProxyOperationReport, ProxyViolation, Side } from './proxy-report.ts';
 import { violationLine } from './proxy-report.ts';
 import { byPointer, type Finding, headerValue, type RequestChecker, type RequestHead, type RequestProblemKind } from './request-check.ts';
-import { bodySchemaPointer, type Problem, type ProblemKind, type ResponseValidator } from './validate.ts';
+import { bodySchemaPointer, contractAnswerProblem, type Problem, type ProblemKind, type ResponseValidator } from './validate.ts';
 
 /** A copy of a body as it passes, kept up to a cap; past the cap only its size is counted. */
 export class Tee {
@@ -178,6 +178,8 @@ export class Traffic {
         } catch (error) {
           failed('implementation', error);
         }
+        const fromContract = contractAnswerProblem(asHeaders(seen.responseHeaders));
+        if (fromContract) found.push({ side: 'implementation', ...base, ...fromContract });
       }
     }
     for (const violation of found) {

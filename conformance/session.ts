@@ -9,7 +9,7 @@ import { deriveProbes } from './invalid.ts';
 import { type LeftBehind, Ledger } from './ledger.ts';
 import { IdPool } from './property/ids.ts';
 import type { CallInit, CheckResult, OperationId, SuccessBody } from './types.ts';
-import { dialectProblem, type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
+import { contractAnswerProblem, dialectProblem, type Problem, type ProblemKind, type ResponseValidator, validatorOf } from './validate.ts';
 
 /** What a session needs of the runner's options (ConformanceOptions, runner.ts, adds the property phase's). */
 export interface SessionOptions {
@@ -161,12 +161,6 @@ interface OperationState extends OperationReport {
 
 export const DEFAULTS = { serveHost: '127.0.0.1', template: 'getting-started', waitMs: 30_000, timeoutMs: 30_000 };
 
-/**
- * The header of an answer the reference server made from the contract, for an operation it does not implement yet
- * (server/http/contract-answers.ts): such an answer is the contract's example, not an implementation's, so it is a
- * finding (`answered-from-contract`), and the operation is not exercised.
- */
-export const CONTRACT_ANSWER_HEADER = 'x-contract-answer';
 
 export class Session {
   readonly contract: Contract;
@@ -538,10 +532,8 @@ export class Session {
       json = undefined;
     }
     const problems = this.validator.validate(operation, { status: response.status, headers: response.headers, text });
-    const fromContract = response.headers.get(CONTRACT_ANSWER_HEADER);
-    if (fromContract !== null) {
-      problems.push({ kind: 'answered-from-contract', message: `answered from the contract (${CONTRACT_ANSWER_HEADER}: ${fromContract}), not by an implementation: the operation is not implemented` });
-    }
+    const fromContract = contractAnswerProblem(response.headers);
+    if (fromContract) problems.push(fromContract);
     this.ledger.observe(operation, input.path, response.status, json);
     if (operation.operationId === 'createSite' && response.status === 201 && (input.body as { spaces?: unknown } | undefined)?.spaces === 'new') {
       await this.siteSpaces(input.path, json, 'createSite');

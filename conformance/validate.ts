@@ -39,6 +39,20 @@ export interface Problem {
   message: string;
 }
 
+/**
+ * The header of an answer the reference server made from the contract, for an operation it does not implement yet
+ * (server/http/contract-answers.ts): such an answer is the contract's example, not an implementation's, so both the
+ * runner (which then counts the operation as not exercised) and the proxy report it.
+ */
+export const CONTRACT_ANSWER_HEADER = 'x-contract-answer';
+
+/** The finding of an answer made from the contract, when `headers` say it is one. */
+export function contractAnswerProblem(headers: Headers): Problem | undefined {
+  const source = headers.get(CONTRACT_ANSWER_HEADER);
+  if (source === null) return undefined;
+  return { kind: 'answered-from-contract', message: `answered from the contract (${CONTRACT_ANSWER_HEADER}: ${source}), not by an implementation: the operation is not implemented` };
+}
+
 const CONTRACT_ID = 'urn:docs-platform:contract';
 
 /**

@@ -36,12 +36,13 @@ beforeAll(async () => {
       recordCoverage: false,
       // Response validation off, so that the wrong answers go out as they are.
       env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent' },
-      handlers: (_ctx, table) => ({
+      handlers: (_ctx, { listTeams: _answeredFromContract, ...table }) => ({
         ...table,
         // A status getSpace does not declare, and a list without its required `count`.
         getSpace: async () => ({ status: 418, body: { error: { code: 418, message: 'I am a teapot' } } }) as never,
         listSpaces: async () => ({ status: 200, body: { items: [] } }) as never,
-      }),
+        // listTeams has no handler: the server answers it from the contract (x-contract-answer).
+      }) as never,
     }),
   ]);
   [proxy, brokenProxy] = await Promise.all([startProxy({ target: reference.url }), startProxy({ target: broken.url })]);
@@ -184,6 +185,21 @@ describe('violations', () => {
     const coverage = brokenProxy.report().coverage.operations;
     expect(coverage.getSpace!.seen).toEqual([]);
     expect(coverage.listSpaces!.seen).toEqual(['200']);
+  });
+
+  test("an answer made from the contract, not by an implementation, is named, though it is valid", async () => {
+    const from = brokenProxy.violations.length;
+    const teams = await fetch(`${brokenProxy.url}/v1/orgs/acme/teams`, { headers: auth });
+    expect(teams.status).toBe(200);
+    expect(teams.headers.get('x-contract-answer')).toMatch(/^(example|schema)$/);
+    const found = await violationsSince(brokenProxy, from);
+    expect(found).toEqual([expect.objectContaining({ side: 'implementation', kind: 'answered-from-contract', operationId: 'listTeams', status: 200 })]);
+    expect(found[0]!.message).toMatch(/^answered from the contract \(x-contract-answer: (example|schema)\), not by an implementation/);
+    // What the reference server implements passes with no such finding.
+    const before = proxy.violations.length;
+    const real = await fetch(`${proxy.url}/v1/orgs/acme/teams`, { headers: auth });
+    expect([real.status, real.headers.get('x-contract-answer')]).toEqual([200, null]);
+    expect(await violationsSince(proxy, before)).toEqual([]);
   });
 
   test('an unreachable target answers the client 502 and is recorded, not a crash', async () => {
