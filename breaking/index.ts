@@ -16,7 +16,7 @@ export {
   type Verdict,
   type Version,
 } from './gate.ts';
-export { CHANGELOG_HEADER, notesBetween, prependNotes, renderFirstNotes, renderNotes, type NotesInput } from './notes.ts';
+export { CHANGELOG_HEADER, notesBetween, prependNotes, releasedNotes, renderFirstNotes, renderNotes, type NotesInput } from './notes.ts';
 export { formatReport, type ReportOptions } from './report.ts';
 export {
   RULES,

@@ -157,6 +157,15 @@ export function prependNotes(changelog: string | undefined, notes: string): stri
   return `${text.slice(0, first)}${heading}${release}\n${text.slice(first)}`;
 }
 
+/**
+ * The release notes a package carries: `changelog` with the entries under "Unreleased" left out (the heading stays,
+ * empty, on top). At a release's tag that section is empty (`prependNotes` moved it), so the packages published from
+ * the tag carry CHANGELOG.md as tagged; a package packed between releases carries the notes of the releases only.
+ */
+export function releasedNotes(changelog: string): string {
+  return changelog.replace(/^## Unreleased[ \t]*\n[\s\S]*?(?=^## |(?![\s\S]))/m, `${UNRELEASED}\n\n`);
+}
+
 /** Compares two documents and writes the notes: declared reasons shown, a higher major version noted. */
 export function notesBetween(input: {
   base: unknown;

@@ -12,6 +12,7 @@ import {
   notesBetween,
   parseDeclarations,
   prependNotes,
+  releasedNotes,
   renderNotes,
   schemaRule,
   type Finding,
@@ -1289,5 +1290,17 @@ describe('release notes', () => {
     expect(after.match(/A server package/g)).toHaveLength(1);
     // Nothing unreleased: the release's notes alone, under the heading.
     expect(prependNotes(after, '## 1.2.0\n\nThird.\n')).toContain('## Unreleased\n\n## 1.2.0\n\nThird.\n\n## 1.1.0');
+  });
+
+  test("the notes a package carries leave out what is not released yet; at a release's tag, they are the file as it is", () => {
+    const released = prependNotes(undefined, '## 1.0.0\n\nFirst.\n').replace('## 1.0.0', '## Unreleased\n\n## 1.0.0');
+    const pending = released.replace('## Unreleased\n\n', '## Unreleased\n\n- A server package.\n- A registry.\n\n');
+    expect(releasedNotes(pending)).toBe(released);
+    expect(releasedNotes(released)).toBe(released);
+    // The next release's file, as the release command writes it, is carried whole.
+    const tagged = prependNotes(pending, '## 1.1.0\n\nSecond.\n');
+    expect(releasedNotes(tagged)).toBe(tagged);
+    // Entries with no release below them yet: left out all the same.
+    expect(releasedNotes('# Changelog\n\n## Unreleased\n\n- A server package.\n')).toBe('# Changelog\n\n## Unreleased\n\n');
   });
 });
