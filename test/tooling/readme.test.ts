@@ -18,6 +18,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
 import { copyEnvironment, copyRepository } from '../../scripts/repo-copy.ts';
+import { implementAddedOperation } from '../support/added-operation.ts';
 
 const MARKER = '<!-- readme-test -->';
 const COPY_MARKER = '<!-- readme-test: a copy of the repository -->';
@@ -254,22 +255,7 @@ describe(`${CONTRACT_CHANGE}'s path of a contract change, in a copy of the repos
       expect(refused).toContain('release: refused: the reference server does not implement 1 operation(s) of the contract yet (server/handlers/pending.ts):\n  - getTeamStats: scaffolded');
 
       // What the README says to do next: write the function, remove the entry.
-      const domain = path.join(copy, 'server/domain/teams.ts');
-      const written = readFileSync(domain, 'utf8').replace(
-        /export async function getTeamStats\([^)]*\): Promise<Model<'TeamStats'>> \{\n[^]*?\n\}\n/,
-        [
-          "export async function getTeamStats(ctx: Scope, caller: Caller, path: OperationPath<'getTeamStats'>): Promise<Model<'TeamStats'>> {",
-          '  const access = await teamAccess(ctx, caller, path.organizationId, path.teamId);',
-          "  requireTeam(access, 'view');",
-          '  return { members: (await presentTeam(ctx, access.team, access.organization, caller.user.id)).members };',
-          '}',
-          '',
-        ].join('\n'),
-      );
-      expect(written).toContain('requireTeam(access, \'view\');\n  return { members');
-      writeFileSync(domain, written);
-      const pending = path.join(copy, 'server/handlers/pending.ts');
-      writeFileSync(pending, readFileSync(pending, 'utf8').replace(/\n {2}getTeamStats: [^\n]*/, '').replace(/= \{\n\} as const/, '= {} as const'));
+      implementAddedOperation(copy);
 
       const green = await run('npx', ['vitest', 'run', '--project', 'sqlite', 'test/api/get-team-stats.test.ts'], { FORCE_COLOR: '0' }, inCopy);
       expect(green.code, green.output).toBe(0);
