@@ -11,7 +11,8 @@
 //      `npm version` does: so it refuses, before writing anything, outside the top of a git work tree, with changes not
 //      committed (to tracked files, or files not tracked under spec/ or generated/), or when the tag exists.
 // On a refusal nothing is left changed. With --no-git it records the release without committing or tagging it
-// (nothing of git is checked) and prints the commands that do.
+// (nothing of git is checked) and prints the commands that do. The packages are published by a command of its own,
+// `npm run publish-release` (publish.ts), once the commit and the tag are reviewed and pushed.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +35,8 @@ pending (server/handlers/pending.ts), and (but with --no-git) when the work tree
 exists.
 
   --no-git   record the release only: no commit, no tag (the commands to make them are printed)
+
+Its packages are published after review: npm run publish-release -- <version>.
 
 See breaking/README.md.
 `;
@@ -228,7 +231,10 @@ const fixture =
 
 // 6. The commit and its tag.
 if (!useGit) {
-  process.stdout.write(`${recorded}Review it, commit it and tag the commit:\n${commands.map((command) => `  ${command}\n`).join('')}${fixture}`);
+  process.stdout.write(
+    `${recorded}Review it, commit it and tag the commit:\n${commands.map((command) => `  ${command}\n`).join('')}` +
+      `Then publish its packages from the tag: npm run publish-release -- ${version}\n${fixture}`,
+  );
 } else {
   for (const args of [['add', '--all', '--', ...changed], ['commit', '--quiet', '-m', message], ['tag', '--annotate', tag, '-m', message]]) {
     const run = git(...args);
@@ -241,6 +247,7 @@ if (!useGit) {
   const commit = git('rev-parse', '--short', 'HEAD').stdout.trim();
   process.stdout.write(
     `${recorded}Committed as ${commit} ("${message}") and tagged ${tag} (annotated). Review it (git show ${tag}); to take it back before ` +
-      `pushing: git tag -d ${tag} && git reset --soft HEAD~1. Push both: git push origin HEAD ${tag}\n${fixture}`,
+      `pushing: git tag -d ${tag} && git reset --soft HEAD~1. Push both: git push origin HEAD ${tag}\n` +
+      `Then publish its packages to the registry npm is configured with: npm run publish-release -- ${version}\n${fixture}`,
   );
 }

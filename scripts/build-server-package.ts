@@ -27,8 +27,12 @@
 //   runs it on an install from a lockfile: the package's README tells the consumer to deny it (ALLOW_SCRIPTS_NOTE).
 // - engines: the root package.json's, as every package's (scripts/pack.ts); the command checks it when it starts
 //   (server/runtime-check.ts), and so does the harness when it is imported (server/testing/supported-node.ts).
-// - The client package, `docs-platform-contract`, is an optional peer dependency of exactly this version: the harness
-//   makes its `client` with it when it is installed (server/testing/index.ts).
+// - The client package, `docs-platform-contract`, is an optional peer dependency of the same major version
+//   (`^MAJOR.0.0`): the harness makes its `client` with it when it is installed (server/testing/index.ts), and a
+//   consumer updates the two within the major in any order (a server of 1.1 beside a client of 1.0 serves every call
+//   that client makes: a minor release only adds to the contract).
+// - Not `private`: `npm run publish-release` publishes it (breaking/publish.ts). It carries the release notes,
+//   CHANGELOG.md without the entries not released yet, as the other two do (scripts/pack.ts).
 // To bundle a dependency after all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run
 // size:server` shows what that does to the package and to what a consumer installs.
 //
@@ -44,6 +48,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import ts from 'typescript';
+import { releasedNotes } from '../breaking/notes.ts';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
 import { thirdPartyLicenses } from './build-conformance.ts';
 import { BANNER, BUNDLE_URL, checkContractSchema, checkOneByteSource, EXTERNAL, sourceAddresses } from './build-server.ts';
@@ -84,7 +89,6 @@ export function serverManifest(): Record<string, unknown> {
   return {
     name: SERVER_PACKAGE_NAME,
     version: manifest.version,
-    private: true,
     description:
       'The reference server of the Documentation Platform Management API: the docs-platform-server command, and a harness that starts it, seeded and resettable, for test suites.',
     type: 'module',
@@ -94,13 +98,16 @@ export function serverManifest(): Record<string, unknown> {
       './package.json': './package.json',
     },
     license: manifest.license,
-    files: ['dist/', 'generated/', 'server/', 'vendor/', 'THIRD-PARTY-LICENSES.md'],
+    files: ['dist/', 'generated/', 'server/', 'vendor/', 'THIRD-PARTY-LICENSES.md', 'CHANGELOG.md'],
     engines: manifest.engines,
     dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, pinned(name)])),
-    peerDependencies: { [manifest.name]: manifest.version },
+    peerDependencies: { [manifest.name]: sameMajor(manifest.version) },
     peerDependenciesMeta: { [manifest.name]: { optional: true } },
   };
 }
+
+/** The range of the versions with the major of `version`: `^1.0.0` for 1.4.2. */
+export const sameMajor = (version: string): string => `^${version.split('.')[0]}.0.0`;
 
 /** Requires of vendored packages go to their file under vendor/ (relative to dist/server/, where the bundle is). */
 const vendored: Plugin = {
@@ -202,6 +209,7 @@ export async function buildServerPackage(): Promise<void> {
   writeFileSync(at('README.md'), packageReadme());
   for (const page of ['README.md', ...reference]) writeFileSync(at(page), linksInPackage(page, readFileSync(at(page), 'utf8')));
   copyFileSync(path.join(root, 'LICENSE'), at('LICENSE'));
+  writeFileSync(at('CHANGELOG.md'), releasedNotes(readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8')));
   writeFileSync(
     at('THIRD-PARTY-LICENSES.md'),
     thirdPartyLicenses(metafiles, 'dist/, server/ and vendor/ bundle these npm packages; vendor/swagger-ui-dist/ holds files of swagger-ui-dist, with its licenses.'),

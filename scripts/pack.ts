@@ -6,26 +6,36 @@
 //                              scripts/build-server-package.ts, in dist/server-package/, packed from there as it is)
 //   … -- --pack-destination DIR   where the tarball goes (default: the current folder)
 //   … -- --update-sizes           also writes the sizes into docs/packages.md's size table
-// Each package is staged in .tmp/pack/<name>/ with its built files, its README and its package.json without
-// `scripts` (and, for the client, without what only the repository uses: devDependencies, overrides,
-// allowScripts) and with the root package.json's `engines`, then packed by `npm pack` from there. A tarball's
+// Each package is staged in .tmp/pack/<name>/ with its built files, its README, the repository's LICENSE and
+// CHANGELOG.md (the release notes: the entries under "Unreleased" left out, breaking/notes.ts), and its package.json
+// without `scripts` and `private` (and, for the client, without what only the repository uses: devDependencies,
+// overrides, allowScripts) and with the root package.json's `engines`, then packed by `npm pack` from there. The
+// repository's package.json files keep `private: true`, so that `npm publish` in a clone refuses (it would publish the
+// repository's folder); the tarballs are what `npm run publish-release` publishes (breaking/publish.ts). A tarball's
 // `prepare` is never run (npm runs it for git and folder installs only), yet npm 11 lists it among the install
 // scripts to review when a project installs the tarball: the staged package.json has none, so installing it prints
 // no warning. The repository's package.json keeps its `prepare`, which `npm ci` and a git install run to build dist/.
-// test/tooling/package.test.ts (client, runner) and server-package.test.ts (server) install the tarballs, and fail
-// when docs/packages.md's sizes are not what this prints.
+// test/tooling/package.test.ts (client, runner) and server-package.test.ts (three, published) install the tarballs,
+// and fail when docs/packages.md's sizes are not what this prints.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { releasedNotes } from '../breaking/notes.ts';
+import { SERVER_PACKAGE_NAME } from '../server/version.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SIZE_TABLE = path.join(root, 'docs/packages.md');
 
 export type PackageName = 'client' | 'conformance' | 'server';
 
+/** The packages in the order a release publishes them: the client first, which the server names as its optional peer. */
+export const PACKAGE_NAMES: readonly PackageName[] = ['client', 'conformance', 'server'];
+
 interface PackageLayout {
+  /** Its name on the registry. */
+  npmName: () => string;
   /** The folder holding its package.json. */
   source: string;
   /** The script that builds its files. */
@@ -40,18 +50,21 @@ interface PackageLayout {
 
 const PACKAGES: Record<PackageName, PackageLayout> = {
   client: {
+    npmName: () => manifestName(path.join(root, 'package.json')),
     source: root,
     build: 'scripts/build-client.ts',
     files: ['README.md', 'dist/client', 'dist/generated/schema.d.ts'],
-    omit: ['scripts', 'devDependencies', 'overrides', 'allowScripts'],
+    omit: ['scripts', 'private', 'devDependencies', 'overrides', 'allowScripts'],
   },
   conformance: {
+    npmName: () => manifestName(path.join(root, 'conformance/package.json')),
     source: path.join(root, 'conformance'),
     build: 'scripts/build-conformance.ts',
     files: ['README.md', 'dist'],
-    omit: ['scripts'],
+    omit: ['scripts', 'private'],
   },
   server: {
+    npmName: () => SERVER_PACKAGE_NAME,
     source: path.join(root, 'dist/server-package'),
     build: 'scripts/build-server-package.ts',
     files: [],
@@ -59,6 +72,11 @@ const PACKAGES: Record<PackageName, PackageLayout> = {
     built: true,
   },
 };
+
+const manifestName = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { name: string }).name;
+
+/** A package's name on the registry: `docs-platform-contract`, `docs-platform-conformance`, `docs-platform-server`. */
+export const npmName = (name: PackageName): string => PACKAGES[name].npmName();
 
 export interface Packed {
   /** The tarball's file name, such as docs-platform-contract-1.0.0.tgz. */
@@ -124,8 +142,10 @@ function stagePackage(layout: PackageLayout): string {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   for (const file of layout.files) cpSync(path.join(layout.source, file), path.join(stage, file), { recursive: true });
-  // Every package is under the repository's license: its LICENSE file and its `license` field.
+  // Every package is under the repository's license (its LICENSE file and its `license` field) and carries the release
+  // notes, CHANGELOG.md without what is not released yet (its `files` lists it).
   cpSync(path.join(root, 'LICENSE'), path.join(stage, 'LICENSE'));
+  writeFileSync(path.join(stage, 'CHANGELOG.md'), releasedNotes(readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8')));
   const staged = Object.fromEntries(
     Object.entries({ ...manifest, license: rootLicense(), engines: rootEngines() }).filter(([field]) => !layout.omit.includes(field)),
   );

@@ -1,7 +1,7 @@
-// The README's added operation (scripts/bench-save.ts's ADDED_OPERATION, getTeamStats), taken the rest of the way in
-// a copy of the repository, as the README says to after `npm run scaffold -- getTeamStats`: its domain function
-// written, its entry in server/handlers/pending.ts removed. test/tooling/readme.test.ts follows the README's path to
-// it; test/tooling/server-package.test.ts releases and publishes the result.
+// The added operation of docs/changing-the-contract.md (scripts/bench-save.ts's ADDED_OPERATION, getTeamStats), taken
+// the rest of the way in a copy of the repository, as that page says to after `npm run scaffold -- getTeamStats`: its
+// domain function written, its entry in server/handlers/pending.ts removed. test/tooling/readme.test.ts follows the
+// page's path to it; test/tooling/server-package.test.ts releases and publishes the result.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 

@@ -1,23 +1,30 @@
 // The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
 // has, no dist/) are copied to a temporary folder, where `npm run pack:client` and `npm run pack:conformance`
-// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs. In an empty folder outside the
-// repository, the README's lines make a project and install the client as they are (no npm warning); the README's
-// client examples compile there under its settings with the TypeScript those lines installed, strict tsc type-checks
-// a consumer's calls and refuses wrong ones, they run against the reference server, and the installed
-// `docs-conformance` runs against it too. The README's tarball sizes are compared with what was packed. Before that,
+// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs, which are published to a real
+// registry (Verdaccio, test/support/registry.ts; the release command that publishes all three packages is
+// server-package.test.ts's). In an empty folder outside the repository, the README's lines make a project and install
+// the client by name as they are, the project's npm pointed at that registry by the README's line for a private one
+// (no npm warning); the README's client examples compile there under its settings with the TypeScript those lines
+// installed, strict tsc type-checks a consumer's calls and refuses wrong ones, they run against the reference server,
+// and the installed `docs-conformance` runs against it too. The README's tarball sizes are compared with what was
+// packed. Before that,
 // the repository's own install: it refuses a Node the packages do not support, every dependency's install script is
 // denied (or allowed) in package.json's allowScripts, for a reason docs/packages.md gives, and nothing was compiled.
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { releasedNotes } from '../../breaking/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
+import { copyRepository } from '../../scripts/repo-copy.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
+import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -117,7 +124,7 @@ test('npm ci runs no install script of a dependency and compiles nothing: each i
   expect(JSON.parse(loaded.stdout)).toEqual([expect.stringMatching(new RegExp(`^${repoRoot}/node_modules/better-sqlite3/prebuilds/(${process.platform}|linuxmusl)-${process.arch}\\.node$`))]);
 }, 120_000);
 
-describe('installed from their tarballs', () => {
+describe('published to a registry and installed by name', () => {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
   const clone = path.join(scratch, 'repository');
   const tarballs = path.join(scratch, 'tarballs');
@@ -136,15 +143,15 @@ describe('installed from their tarballs', () => {
   /** What the packing script printed. */
   let packOutput = '';
   let server: TestServer;
+  let registry: Registry;
+  const major = rootManifest.version.split('.')[0]!;
+  /** The README's lines for the consumer's project, as run: the registry's address for the private one's. */
+  let lines: string[] = [];
 
   beforeAll(async () => {
     const starting = startTestServer({ recordCoverage: false });
-    // The files a commit would hold: tracked, and new ones git does not ignore.
-    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
-      .split('\0')
-      .filter((file) => file && existsSync(path.join(repoRoot, file)));
-    for (const file of files) cpSync(path.join(repoRoot, file), path.join(clone, file));
-    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+    const registering = startRegistry({ folder: path.join(scratch, 'registry'), env });
+    copyRepository(clone);
     mkdirSync(tarballs);
     const packed = await Promise.all([
       npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
@@ -152,21 +159,32 @@ describe('installed from their tarballs', () => {
     ]);
     packOutput = packed.map((result) => result.stdout).join('');
     npmErrors.push(...packed.map((result) => result.stderr));
-    // The consumer's project, made as the README says, in an empty folder: its lines as they are, with the tarball's
-    // path for /path/to/ (openapi-fetch, typescript and @types/node from the npm registry, or npm's cache).
+    registry = await registering;
+    const publisher = await registry.login('publisher');
+    for (const tarball of [clientTarball, runnerTarball]) {
+      await run('npm', ['publish', tarball], { cwd: tarballs, env: { ...env, npm_config_userconfig: publisher }, timeout: 120_000 });
+    }
+    // The consumer's project, made as the README says, in an empty folder: its lines as they are, this registry's
+    // address for the private one's (the client from it; openapi-fetch, typescript and @types/node through it, from the
+    // npm registry or npm's cache).
     mkdirSync(consumer);
     const installEnv = { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
-    for (const line of consumerProject().sh.split('\n').filter((text) => text.trim() && !text.startsWith('#'))) {
-      const result = await run('sh', ['-c', line.replaceAll('/path/to/', `${tarballs}/`).replaceAll('1.0.0', rootManifest.version)], { cwd: consumer, env: installEnv, timeout: 180_000 });
+    lines = consumerProject()
+      .sh.split('\n')
+      .map((line) => line.replace(/\s+#.*$/, ''))
+      .filter((text) => text.trim() && !text.startsWith('#'))
+      .map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
+    for (const line of lines) {
+      const result = await run('sh', ['-c', line], { cwd: consumer, env: installEnv, timeout: 180_000 });
       npmErrors.push(result.stderr);
     }
     // The runner beside it, for the tests of its package below.
-    npmErrors.push((await run('npm', ['install', '--save-dev', runnerTarball], { cwd: consumer, env: installEnv, timeout: 120_000 })).stderr);
+    npmErrors.push((await run('npm', ['install', '--save-dev', `${runnerManifest.name}@^${major}`], { cwd: consumer, env: installEnv, timeout: 120_000 })).stderr);
     server = await starting;
   }, 300_000);
 
   afterAll(async () => {
-    await server?.close();
+    await Promise.all([server?.close(), registry?.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -176,21 +194,39 @@ describe('installed from their tarballs', () => {
       .filter(Boolean)
       .sort();
 
+  test("the README's lines install the client by name, of this release's major, from the registry the project's npm names", () => {
+    expect(lines).toContain(`npm config set registry ${registry.url} --location project`);
+    expect(lines).toContain(`npm install ${rootManifest.name}@^${major}`);
+    expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
+    expect((readJson(path.join(consumer, 'package.json')) as { dependencies: Record<string, string> }).dependencies).toEqual({ [rootManifest.name]: `^${rootManifest.version}` });
+    // What the registry served is what was packed: the lockfile's address and integrity of each.
+    const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
+    for (const [name, tarball] of [[rootManifest.name, clientTarball], [runnerManifest.name, runnerTarball]] as const) {
+      expect(locked[`node_modules/${name}`], name).toMatchObject({
+        resolved: `${registry.url}${name}/-/${path.basename(tarball)}`,
+        integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+      });
+    }
+  });
+
   test("npm run pack:client builds the client only: the package holds no server", () => {
     expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
     expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
   });
 
-  test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing) and the repository's engines", () => {
+  test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing), is not private, and has the repository's engines", () => {
     for (const name of [rootManifest.name, runnerManifest.name]) {
       const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
       expect(manifest.scripts, name).toBeUndefined();
       expect(manifest.devDependencies, name).toBeUndefined();
+      expect(manifest.private, name).toBeUndefined();
       // The Node versions of the repository, whatever the package's own package.json says (scripts/pack.ts).
       expect(manifest.engines, name).toEqual(readJson(path.join(repoRoot, 'package.json')).engines);
       // The repository's license, field and file.
       expect(manifest.license, name).toBe('MIT');
       expect(readFileSync(path.join(consumer, 'node_modules', name, 'LICENSE'), 'utf8'), name).toBe(readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8'));
+      // The release notes.
+      expect(readFileSync(path.join(consumer, 'node_modules', name, 'CHANGELOG.md'), 'utf8'), name).toBe(releasedNotes(readFileSync(path.join(repoRoot, 'CHANGELOG.md'), 'utf8')));
     }
     expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
   });
@@ -233,6 +269,7 @@ describe('installed from their tarballs', () => {
 
   test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
     expect(listing(clientTarball)).toEqual([
+      'package/CHANGELOG.md',
       'package/LICENSE',
       'package/README.md',
       'package/dist/client/index.d.ts',
@@ -361,6 +398,7 @@ export async function title(): Promise<string> {
     // Beside these, only the runner's data files (conformance/*.json), copied as they are.
     const files = listing(runnerTarball);
     expect(files.filter((file) => !/^package\/dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
+      'package/CHANGELOG.md',
       'package/LICENSE',
       'package/README.md',
       'package/dist/THIRD-PARTY-LICENSES.md',

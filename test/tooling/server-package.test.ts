@@ -1,10 +1,12 @@
-// The server package as a consumer gets it, beside the client and the runner packages. The repository's files (those
-// a commit holds, as a clone has them) are copied to a temporary folder, where `npm run pack:client`, `npm run
-// pack:conformance` and `npm run pack:server` make the three tarballs (one line each; the server's sizes are the
-// size table's, docs/packages.md). In an empty folder holding the tarballs, the README's lines run as they are: `npm init`
-// and its settings (an ES module project whose `npm test` is vitest's), the server package's README's line denying
-// better-sqlite3's install script, the install of the three tarballs and vitest (their dependencies and vitest from
-// the registry); then the project installs again from its lockfile (`npm ci`, as its CI would). Then: nothing was
+// The three packages as a consumer gets them: published to a registry by the release command, installed by name.
+// The repository's files (those a commit holds, as a clone has them) are copied to a temporary folder, a git repository
+// whose one commit is tagged as the release its package.json names; a real registry (Verdaccio, test/support/registry.ts)
+// starts on 127.0.0.1, and `npm run publish-release` publishes the three packages, built from that tag, to it (one
+// `pack:` line each, whose sizes are docs/packages.md's size table's). In an empty folder, the README's lines run as they
+// are: `npm init` and its settings (an ES module project whose `npm test` is vitest's), its line for a private
+// registry (the project's .npmrc naming this one), the server package's README's line denying better-sqlite3's install
+// script, the install of the three packages by name and vitest (the packages from the registry's storage, the rest
+// proxied by it); then the project installs again from its lockfile (`npm ci`, as its CI would). Then: nothing was
 // compiled and no install script ran; the server installed read-only starts, serves and stops without writing into
 // node_modules; strict tsc checks the test files of the README and server/docs/harness.md; harness.md's `npm test` runs
 // the harness and faults examples and two test files side by side, each with its own seeded server; node's test runner runs
@@ -14,7 +16,12 @@
 // line runs its `npm test` through the proxy (and fails a suite that sends nothing through it, a target where nothing
 // answers, and a seeded violation of either side); a harness's server is seen to end with the process that started
 // it, killed or not; and on a Node older than the packages support, both commands stop at once in one line, and so
-// does the README's `npm test`, with the harness's.
+// does the README's `npm test`, with the harness's. Last, the next minor release: the added operation of
+// docs/changing-the-contract.md, scaffolded and written, released by `npm run release` and published with `--tag next`
+// (a publisher who may not publish the server is stopped after the other two, told how to finish, and refused when
+// trying again; the release is finished as told, and a second publication of it refused, publishing nothing); the
+// consumer's `npm outdated` lists nothing until `latest` names it, then lists it, `npm update` takes it, the new
+// operation's types and answer are there, and the README's tests still pass.
 //
 // better-sqlite3 13 holds its Node-API binaries in its package (prebuilds/): nothing is compiled. npm still gives it an
 // install script, `node-gyp rebuild`, for its binding.gyp, and runs it on an install from a lockfile (npm/cli#3341;
@@ -22,7 +29,8 @@
 // configuration, so that no setting of this machine (~/.npmrc's `nodedir`, which spares node-gyp its download of
 // Node's headers) hides a node-gyp run: one would fail, or print, here.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -33,11 +41,16 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { releasedNotes } from '../../breaking/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
-import { DEPENDENCIES, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
+import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
+import { DEPENDENCIES, sameMajor, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
+import { copyRepository } from '../../scripts/repo-copy.ts';
 import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../../scripts/server-package-size.ts';
 import { supportedNodeText } from '../../server/runtime-check.ts';
+import { implementAddedOperation } from '../support/added-operation.ts';
 import { createTestDatabase } from '../support/databases.ts';
+import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { repoRoot } from '../support/repo.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
@@ -106,19 +119,21 @@ function changes(before: Map<string, string>, after: Map<string, string>): strin
   ].sort();
 }
 
-describe('the server package, installed from its tarball beside the client and the runner', () => {
+describe('the three packages, published by the release command and installed by name from a registry', () => {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'server-package-test-'));
   const clone = path.join(scratch, 'repository');
   const tarballs = path.join(scratch, 'tarballs');
   const consumer = path.join(scratch, 'consumer');
   const alone = path.join(scratch, 'server-alone');
-  const tarballOf = (name: string) => `${name}-${rootManifest.version}.tgz`;
-  const serverTarball = path.join(tarballs, tarballOf(SERVER_PACKAGE_NAME));
+  const version = rootManifest.version;
+  const major = version.split('.')[0]!;
+  const names = [rootManifest.name, runnerManifest.name, SERVER_PACKAGE_NAME];
+  const serverTarball = path.join(tarballs, `${SERVER_PACKAGE_NAME}-${version}.tgz`);
   const installed = path.join(consumer, 'node_modules', SERVER_PACKAGE_NAME);
   const readme = consumerBlocks('README.md');
   const serverReadme = consumerBlocks('server/docs/harness.md');
-  /** The README's shell lines (`install.sh`), comments left out, with the version of these tarballs. */
-  const installLines = shellLines(readme.get('install.sh')!).map((line) => line.replaceAll('1.0.0', rootManifest.version));
+  /** The README's shell lines (`install.sh`), comments left out. */
+  const installLines = shellLines(readme.get('install.sh')!);
   // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository, and
   // vitest's would make the consumer's vitest believe it runs inside this one. The user's npm configuration
   // (~/.npmrc) is left out too: what npm does and prints comes from the projects and their packages.
@@ -126,35 +141,54 @@ describe('the server package, installed from its tarball beside the client and t
   writeFileSync(userConfig, '');
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TINYPOOL)/i.test(name))), npm_config_userconfig: userConfig };
   const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 120_000 });
-  /** What `npm run pack:server` printed. */
-  let serverPackOutput = '';
+  let registry: Registry;
+  /** npm's user configuration for publishing as the user who may publish the three packages. */
+  let publisher = '';
+  /** What `npm run publish-release` printed. */
+  let publishOutput = '';
   /** Each install's command, what it printed and how long it took. */
   const installs: { what: string; output: string; seconds: number }[] = [];
 
-  beforeAll(async () => {
-    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
-      .split('\0')
-      .filter((file) => file && existsSync(path.join(repoRoot, file)));
-    for (const file of files) cpSync(path.join(repoRoot, file), path.join(clone, file));
-    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
-    mkdirSync(tarballs);
-    const packed = await Promise.all([
-      npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
-      npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
-      npm(clone, 'run', 'pack:server', '--', '--pack-destination', tarballs),
-    ]);
-    serverPackOutput = packed[2].stdout + packed[2].stderr;
+  /** git in the copy of the repository: its output; throws when it fails. */
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: clone, encoding: 'utf8' }).trim();
+  /** `npm run publish-release -- …` in the copy, as the user of `userConfig`: its exit code and output. */
+  const publishRelease = (userConfig: string, ...args: string[]) =>
+    run('npm', ['run', 'publish-release', '--', ...args], { cwd: clone, env: { ...env, npm_config_userconfig: userConfig }, timeout: 300_000 }).then(
+      (result) => ({ code: 0, output: result.stdout + result.stderr }),
+      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+    );
 
-    // The consumer: an empty folder with the three tarballs, where the README's lines (install.sh) run as they are,
-    // up to the server's start (the tests below run it and the lines after it); then `npm ci` installs again from the
-    // lockfile, as the project's CI would.
+  beforeAll(async () => {
+    // The release as its tag names it: the repository's files, committed in a git repository of their own and tagged.
+    copyRepository(clone);
+    git('init', '--quiet');
+    git('config', 'user.name', 'Release Test');
+    git('config', 'user.email', 'release-test@example.invalid');
+    git('add', '--all');
+    git('commit', '--quiet', '-m', `Release ${version}`);
+    git('tag', '--annotate', `v${version}`, '-m', `Release ${version}`);
+    // The registry: the server package may be published by `publisher` only (the last test publishes as another user).
+    registry = await startRegistry({ folder: path.join(scratch, 'registry'), env, publishers: { [SERVER_PACKAGE_NAME]: 'publisher' } });
+    publisher = await registry.login('publisher');
+    const published = await publishRelease(publisher, version);
+    publishOutput = published.output;
+    expect(published.code, publishOutput).toBe(0);
+    // The tarballs as the registry serves them.
+    mkdirSync(tarballs);
+    await run('npm', ['pack', ...names.map((name) => `${name}@${version}`), '--pack-destination', tarballs, '--registry', registry.url], { cwd: tarballs, env, timeout: 120_000 });
+
+    // The consumer: an empty folder, where the README's lines (install.sh) run as they are, this registry's address
+    // for the private one's, up to the server's start (the tests below run it and the lines after it); then `npm ci`
+    // installs again from the lockfile, as the project's CI would.
     mkdirSync(consumer);
-    for (const name of [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name]) copyFileSync(path.join(tarballs, tarballOf(name)), path.join(consumer, tarballOf(name)));
     const packageReadme = execFileSync('tar', ['-xzOf', serverTarball, 'package/README.md'], { encoding: 'utf8' });
     const allowScripts = packageReadme.split('\n').filter((line) => line.startsWith('npm pkg set allowScripts'));
     expect(allowScripts).toEqual(['npm pkg set allowScripts.better-sqlite3=false --json']);
-    const setup = installLines.slice(0, installLines.findIndex((line) => line.includes('npx docs-platform-server')));
+    const setup = installLines.slice(0, installLines.findIndex((line) => line.includes('npx docs-platform-server'))).map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
     expect(setup.filter((line) => allowScripts.includes(line))).toEqual(allowScripts);
+    expect(setup).toContain(`npm config set registry ${registry.url} --location project`);
+    // By name, of the major of this release.
+    expect(setup.find((line) => line.startsWith('npm install'))).toBe(`npm install --save-dev ${[rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => `${name}@^${major}`).join(' ')} vitest`);
     const installEnv = {
       ...env,
       // Packages from npm's cache when it has them, from the registry otherwise.
@@ -178,7 +212,7 @@ describe('the server package, installed from its tarball beside the client and t
       })(),
       (async () => {
         for (const line of allowScripts) await npm(alone, ...line.split(' ').slice(1));
-        await timed('the server package alone', alone, `npm install --save-dev ${serverTarball}`);
+        await timed('the server package alone', alone, `npm install --save-dev ${SERVER_PACKAGE_NAME}@^${major} --registry ${registry.url}`);
       })(),
     ]);
     for (const [name, code] of [...readme, ...serverReadme].filter(([name]) => !name.endsWith('.sh'))) {
@@ -189,7 +223,8 @@ describe('the server package, installed from its tarball beside the client and t
 
   /** Process groups of npx lines started, stopped after the tests whatever happened to them. */
   const started: number[] = [];
-  afterAll(() => {
+  afterAll(async () => {
+    await registry?.stop();
     for (const group of started) {
       try {
         process.kill(-group, 'SIGKILL');
@@ -216,7 +251,7 @@ describe('the server package, installed from its tarball beside the client and t
   test('the tarball holds the compiled server, its command, the harness and the contract: no sources, no toolchain', () => {
     const files = listing(serverTarball);
     const allowed = [
-      /^(package\.json|README\.md|LICENSE|THIRD-PARTY-LICENSES\.md)$/,
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|THIRD-PARTY-LICENSES\.md)$/,
       /^dist\/server\/(main\.js|server\.cjs|openapi\.json)$/,
       /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts|coverage\.d\.ts|coverage-format\.d\.ts)$/,
       /^generated\/openapi\.yaml$/,
@@ -257,27 +292,31 @@ describe('the server package, installed from its tarball beside the client and t
     expect(broken).toEqual([]);
   });
 
-  test("its manifest: the contract's version, a command, the harness's entry, two dependencies, the client as an optional peer of its version", () => {
+  test("its manifest: the contract's version, a command, the harness's entry, two dependencies, the client of its major as an optional peer", () => {
     const manifest = readJson(path.join(installed, 'package.json'));
     expect(manifest).toMatchObject({
       name: SERVER_PACKAGE_NAME,
       version: contractVersion,
-      private: true,
       type: 'module',
       bin: { [SERVER_PACKAGE_NAME]: './dist/server/main.js' },
       exports: { './testing': { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' } },
-      peerDependencies: { [rootManifest.name]: contractVersion },
+      peerDependencies: { [rootManifest.name]: `^${major}.0.0` },
       peerDependenciesMeta: { [rootManifest.name]: { optional: true } },
     });
+    expect(sameMajor(contractVersion)).toBe(`^${major}.0.0`);
+    // Published, so not private (the repository's own package.json files are: npm publish in a clone refuses).
+    expect(manifest.private).toBeUndefined();
+    expect(readJson(path.join(repoRoot, 'package.json')).private).toBe(true);
     // Every package supports the Node versions the repository does (Node 22 from 22.12, 24, 26 and later).
     const engines = Object.fromEntries(
       [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => [name, readJson(path.join(consumer, 'node_modules', name, 'package.json')).engines]),
     );
     expect(engines).toEqual({ [rootManifest.name]: rootManifest.engines, [SERVER_PACKAGE_NAME]: rootManifest.engines, [runnerManifest.name]: rootManifest.engines });
-    // Every package is under the repository's license: the field and the file.
+    // Every package is under the repository's license (the field and the file), and carries the release notes.
     for (const name of [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name]) {
       expect(readJson(path.join(consumer, 'node_modules', name, 'package.json')).license, name).toBe('MIT');
       expect(readFileSync(path.join(consumer, 'node_modules', name, 'LICENSE'), 'utf8'), name).toBe(readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8'));
+      expect(readFileSync(path.join(consumer, 'node_modules', name, 'CHANGELOG.md'), 'utf8'), name).toBe(releasedNotes(readFileSync(path.join(repoRoot, 'CHANGELOG.md'), 'utf8')));
     }
     expect(manifest.dependencies).toEqual(Object.fromEntries(DEPENDENCIES.map((name) => [name, rootManifest.devDependencies[name]])));
     expect({ client: rootManifest.version, runner: runnerManifest.version, server: manifest.version }).toEqual({
@@ -297,11 +336,18 @@ describe('the server package, installed from its tarball beside the client and t
     expect(['express', 'express-openapi-validator', 'kysely', 'pino', 'pg', 'isomorphic-git', 'turndown', 'swagger-ui-dist', '@typespec/compiler', 'typescript', 'tsx'].filter(present)).toEqual([]);
   });
 
-  test("npm run pack:server prints one line for its tarball, whose sizes are docs/packages.md's size table's", () => {
-    const lines = serverPackOutput.split('\n').filter((line) => line.startsWith('pack: '));
-    expect(lines, serverPackOutput).toEqual([expect.stringMatching(new RegExp(`^pack: ${serverTarball.replaceAll('.', '\\.')}: \\S+ [kM]B \\(\\S+ [kM]B unpacked\\), \\d+ files$`))]);
-    expect(serverPackOutput.split('\n').filter((line) => /npm notice/.test(line)), serverPackOutput).toEqual([]);
-    expect(sizeTableProblem(SERVER_PACKAGE_NAME, serverPackOutput, 'pack:server')).toBeUndefined();
+  test("npm run publish-release printed a line for each tarball, whose sizes are docs/packages.md's size table's, and published each to the registry as latest", async () => {
+    const lines = publishOutput.split('\n').filter((line) => line.startsWith('pack: '));
+    const packed = path.join(clone, '.tmp/publish', version);
+    expect(lines, publishOutput).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^pack: ${path.join(packed, `${name}-${version}`).replaceAll('.', '\\.')}\\.tgz: \\S+ [kM]B \\(\\S+ [kM]B unpacked\\), \\d+ files$`))));
+    expect(sizeTableProblem(SERVER_PACKAGE_NAME, publishOutput, 'pack:server')).toBeUndefined();
+    expect(publishOutput).toContain(`publish-release: published ${names.map((name) => `${name}@${version}`).join(', ')} to ${registry.url} with the dist-tag latest.`);
+    // What the registry has: the version, as latest, and nothing of the packing left in the clone.
+    for (const name of names) {
+      const { stdout } = await run('npm', ['view', name, 'dist-tags', 'versions', '--json', '--registry', registry.url], { cwd: scratch, env, timeout: 60_000 });
+      expect(JSON.parse(stdout), name).toEqual({ 'dist-tags': { latest: version }, versions: [version] });
+    }
+    expect(existsSync(packed)).toBe(false);
   });
 
   test('the installs compile nothing and run no install script, print no warning, and take seconds', async () => {
@@ -311,13 +357,15 @@ describe('the server package, installed from its tarball beside the client and t
       type: 'module',
       scripts: { test: 'vitest run' },
       allowScripts: { 'better-sqlite3': false },
-      devDependencies: {
-        [rootManifest.name]: `file:${tarballOf(rootManifest.name)}`,
-        [SERVER_PACKAGE_NAME]: `file:${tarballOf(SERVER_PACKAGE_NAME)}`,
-        [runnerManifest.name]: `file:${tarballOf(runnerManifest.name)}`,
-        vitest: expect.any(String),
-      },
+      devDependencies: { [rootManifest.name]: `^${version}`, [SERVER_PACKAGE_NAME]: `^${version}`, [runnerManifest.name]: `^${version}`, vitest: expect.any(String) },
     });
+    // The project's npm names the registry (the README's line for a private one), and the lockfile the packages it served.
+    expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
+    const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
+    for (const name of names) {
+      expect(locked[`node_modules/${name}`]?.resolved, name).toBe(`${registry.url}${name}/-/${name}-${version}.tgz`);
+      expect(locked[`node_modules/${name}`]?.integrity, name).toBe(`sha512-${createHash('sha512').update(readFileSync(path.join(tarballs, `${name}-${version}.tgz`))).digest('base64')}`);
+    }
     expect(readJson(path.join(consumer, 'package.json')).allowScripts).toEqual({ 'better-sqlite3': false });
     for (const { what, output, seconds } of installs) {
       // npm runs an install script with `npm info run …` (or, in its warning, lists those it would run): none here,
@@ -819,4 +867,134 @@ test('a PATCH with a misspelt field is refused', async () => {
     expect(tests.output).toContain(line('docs-platform-server/testing'));
     expect(tests.output).not.toMatch(/Map\.groupBy|coverage:|TypeError/);
   }, 300_000);
+
+  test('the next minor release, an operation added to the contract, published by the release commands under a dist-tag: npm outdated lists it once it is latest, npm update takes it, with the new types, and the tests still pass', async () => {
+    const next = `${major}.${Number(version.split('.')[1]) + 1}.0`;
+    // A consumer's test of the operation the release adds: typed from the client package, answered by the harness's server.
+    writeFileSync(
+      path.join(consumer, 'test/team-stats.test.ts'),
+      `import { afterAll, beforeAll, expect, test } from 'vitest';
+import { type DocsServer, startDocsServer } from 'docs-platform-server/testing';
+
+let server: DocsServer;
+beforeAll(async () => {
+  const acme = { id: 'acme', title: 'Acme', members: [{ user: 'ann', role: 'admin' as const }], teams: [{ id: 'writers', title: 'Writers', members: [{ user: 'ann' }] }] };
+  server = await startDocsServer({ seed: { users: [{ id: 'ann', displayName: 'Ann' }], organizations: [acme] } });
+});
+afterAll(() => server?.stop());
+
+test('the statistics of a team', async () => {
+  const { data } = await server.client.GET('/v1/orgs/{organizationId}/teams/{teamId}/stats', { params: { path: { organizationId: 'acme', teamId: 'writers' } } });
+  expect(data?.members).toBe(1);
+});
+`,
+    );
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, exactOptionalPropertyTypes: true, module: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [], skipLibCheck: true, noEmit: true },
+        include: ['test/team-stats.test.ts'],
+      }),
+    );
+    const tsc = () =>
+      run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd: consumer, env, timeout: 120_000 }).then(
+        () => '',
+        (failure: { stdout: string }) => failure.stdout,
+      );
+    // Before the release, the path is not one the installed client knows.
+    expect(await tsc()).toMatch(/^test\/team-stats\.test\.ts\(\d+,\d+\): error TS2345: Argument of type '"\/v1\/orgs\/\{organizationId\}\/teams\/\{teamId\}\/stats"'/m);
+
+    // The release, in the copy of the repository, as docs/changing-the-contract.md takes an added operation: the
+    // operation added to spec/, generated, scaffolded, written and committed; then `npm run release`, which commits and
+    // tags it.
+    appendFileSync(path.join(clone, 'spec/teams.tsp'), ADDED_OPERATION.tsp);
+    for (const args of [['run', 'generate'], ['run', 'scaffold', '--', 'getTeamStats']]) {
+      const failed = await npm(clone, ...args).then(
+        () => '',
+        (failure: { stdout: string; stderr: string }) => `npm ${args.join(' ')} failed:\n${failure.stdout}${failure.stderr}`,
+      );
+      expect(failed).toBe('');
+    }
+    implementAddedOperation(clone);
+    git('add', '--all');
+    git('commit', '--quiet', '-m', 'getTeamStats: the statistics of a team');
+    const released = await run('npm', ['run', 'release', '--', next], { cwd: clone, env, timeout: 300_000 }).then(
+      () => '',
+      (failure: { stdout: string; stderr: string }) => `npm run release failed:\n${failure.stdout}${failure.stderr}`,
+    );
+    expect(released).toBe('');
+    expect(git('describe', '--exact-match', 'HEAD')).toBe(`v${next}`);
+
+    // Published under the dist-tag `next` by a user the registry lets publish the client and the runner only: the two
+    // are published, the server is not, and the command says so and how to finish.
+    const newcomer = await registry.login('newcomer');
+    const view = async (name: string) => JSON.parse((await run('npm', ['view', name, 'versions', 'time', '--json', '--registry', registry.url], { cwd: scratch, env, timeout: 60_000 })).stdout) as { versions: string[]; time: Record<string, string> };
+    const stopped = await publishRelease(newcomer, next, '--tag', 'next');
+    expect(stopped.code, stopped.output).toBe(1);
+    const finish = path.join(clone, '.tmp/publish', next, `${SERVER_PACKAGE_NAME}-${next}.tgz`);
+    expect(stopped.output).toContain(
+      `publish-release: npm publish of ${SERVER_PACKAGE_NAME}@${next} to ${registry.url} failed (above). Published: ${rootManifest.name}@${next}, ${runnerManifest.name}@${next}; ` +
+        `not published: ${SERVER_PACKAGE_NAME}@${next}.\nFinish the release with the tarballs built from v${next}, once the cause is fixed:\n  npm publish ${finish} --tag next\n`,
+    );
+    // Again: refused before anything is built or published, naming what the registry has.
+    const before = await Promise.all(names.map(view));
+    const again = await publishRelease(newcomer, next, '--tag', 'next');
+    expect(again.code, again.output).toBe(1);
+    expect(again.output).toContain(
+      `publish-release: refused: ${registry.url} has ${rootManifest.name}@${next}, ${runnerManifest.name}@${next} already: a version is published once, so release a new version. Nothing was published.\n` +
+        `${SERVER_PACKAGE_NAME}@${next} is not there: a publication that stopped midway printed the npm publish commands that finish it.`,
+    );
+    expect(again.output).not.toMatch(/^pack: |npm notice/m);
+    expect(await Promise.all(names.map(view))).toEqual(before);
+    // Finished as the command said, by the user who may publish the server.
+    await run('sh', ['-c', `npm publish ${finish} --tag next`], { cwd: clone, env: { ...env, npm_config_userconfig: publisher }, timeout: 120_000 });
+    // The whole release published: a second publication of it is refused, naming the three, and publishes nothing.
+    const published = await Promise.all(names.map(view));
+    expect(published.map((entry) => entry.versions)).toEqual(names.map(() => [version, next]));
+    const twice = await publishRelease(publisher, next);
+    expect(twice.code, twice.output).toBe(1);
+    expect(twice.output).toContain(`publish-release: refused: ${registry.url} has ${names.map((name) => `${name}@${next}`).join(', ')} already: a version is published once, so release a new version. Nothing was published.\n`);
+    expect(twice.output).not.toMatch(/^pack: |npm notice/m);
+    expect(await Promise.all(names.map(view))).toEqual(published);
+
+    // Under `next`, the release is not one the consumer's ranges take: `latest`, which satisfies them, still names the
+    // previous one. Once `latest` names it (npm dist-tag add, as breaking/README.md says), npm outdated lists the
+    // three (exit 1), and npm update takes them within the README's ranges.
+    const outdated = () =>
+      run('npm', ['outdated', '--json'], { cwd: consumer, env, timeout: 60_000 }).then(
+        (result) => ({ code: 0, listed: JSON.parse(result.stdout) as unknown }),
+        (failure: { code: number; stdout: string }) => ({ code: failure.code, listed: JSON.parse(failure.stdout) as unknown }),
+      );
+    for (const name of names) {
+      const { stdout } = await run('npm', ['view', name, 'dist-tags', '--json', '--registry', registry.url], { cwd: scratch, env, timeout: 60_000 });
+      expect(JSON.parse(stdout), name).toEqual({ latest: version, next });
+    }
+    expect(await outdated()).toEqual({ code: 0, listed: {} });
+    for (const name of names) {
+      await run('npm', ['dist-tag', 'add', `${name}@${next}`, 'latest'], { cwd: scratch, env: { ...env, npm_config_userconfig: publisher }, timeout: 60_000 });
+    }
+    const listed = await outdated();
+    expect(listed.code).toBe(1);
+    expect(listed.listed).toMatchObject(Object.fromEntries(names.map((name) => [name, { current: version, wanted: next, latest: next }])));
+    const updated = await run('npm', ['update'], { cwd: consumer, env, timeout: 120_000 });
+    expect(updated.stderr.split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
+    for (const name of names) {
+      const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
+      expect(manifest.version, name).toBe(next);
+      // Its release notes start with this release's, which name the operation added.
+      const notes = readFileSync(path.join(consumer, 'node_modules', name, 'CHANGELOG.md'), 'utf8');
+      const section = notes.slice(notes.indexOf(`\n## ${next} (`), notes.indexOf(`\n## ${version} (`));
+      expect(section, name).toContain('getTeamStats');
+    }
+    // The new operation's types, and its answer from the server of the release; the README's tests pass beside it.
+    expect(await tsc()).toBe('');
+    const tests = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }).then(
+      (result) => ({ code: 0, output: result.stdout + result.stderr }),
+      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+    );
+    expect(tests.code, tests.output).toBe(0);
+    expect(tests.output).toMatch(/^ ✓ test\/team-stats\.test\.ts \(1 test\)/m);
+    expect(tests.output).toMatch(/^ ✓ test\/readme\.test\.ts \(2 tests\)/m);
+    expect(tests.output).toMatch(/^ ✓ test\/faults\.test\.ts \(1 test\)/m);
+  }, 600_000);
 });

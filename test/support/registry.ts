@@ -1,0 +1,113 @@
+// A real npm registry for the package tests: Verdaccio (a devDependency of the repository), on 127.0.0.1 and a free
+// port, with its configuration and storage in a folder the test gives (a temporary one), run as a child process that
+// ends when the test stops it, or when the test process ends however it ends (its standard input closes).
+//
+// What it serves: the three packages' names from its storage only, never proxied, so that what a project installs by
+// those names is what the test published there (`publish: $authenticated`, or the users `publishers` names); every
+// other name is proxied from the registry npm is configured with here (`npm config get registry`), as a team's own
+// registry does for the public one. So a consumer's project points npm at it for everything (the README's line for a
+// private registry, which writes the project's .npmrc), and gets the packages' dependencies, vitest and TypeScript
+// through it. npm can name a registry per package only by scope (`@scope:registry=`), which would mean scoped names;
+// an unscoped name has one registry, the project's. Proxied tarballs are not stored (`cache: false`): npm's own cache
+// holds them, by their integrity.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { repoRoot } from './repo.ts';
+
+/** The address the README's line for a private registry names (`npm config set registry …`): the tests put this one's. */
+export const PRIVATE_REGISTRY = 'https://npm.example.com/';
+
+/** The names only the registry's storage serves: the packages this repository publishes. */
+export const OWN_PACKAGES = ['docs-platform-contract', 'docs-platform-conformance', 'docs-platform-server'];
+
+export interface Registry {
+  /** Its address, `http://127.0.0.1:PORT/`. */
+  url: string;
+  /**
+   * Adds a user, as `npm adduser` does, and writes an npm user configuration (an `.npmrc`) in the registry's folder
+   * that names the registry and the user's token: npm publishes as that user with `npm_config_userconfig` set to it.
+   */
+  login(user: string): Promise<string>;
+  /** What it printed (its log, warnings and errors). */
+  output(): string;
+  /** Stops it. */
+  stop(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  /** Its configuration, storage and users' files go here. */
+  folder: string;
+  /** The environment `npm config get registry` reads the upstream registry in (the tests' own npm settings). */
+  env: NodeJS.ProcessEnv;
+  /** Who may publish each own package (a user, or `$authenticated`, the default). */
+  publishers?: Partial<Record<string, string>>;
+}
+
+export async function startRegistry({ folder, env, publishers = {} }: RegistryOptions): Promise<Registry> {
+  mkdirSync(folder, { recursive: true });
+  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { cwd: folder, env, encoding: 'utf8' }).trim();
+  const config = path.join(folder, 'config.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      storage: path.join(folder, 'storage'),
+      auth: { htpasswd: { file: path.join(folder, 'htpasswd'), max_users: 100 } },
+      uplinks: { upstream: { url: upstream, cache: false } },
+      packages: {
+        ...Object.fromEntries(OWN_PACKAGES.map((name) => [name, { access: '$all', publish: publishers[name] ?? '$authenticated', unpublish: 'nobody' }])),
+        '**': { access: '$all', publish: 'nobody', proxy: 'upstream' },
+      },
+      web: { enable: false },
+      log: { type: 'stdout', format: 'json', level: 'warn' },
+    }),
+  );
+  // Started through its programmatic API (runServer), which listens where it is told: port 0, a free one.
+  const script = `import { runServer } from 'verdaccio';
+const server = await runServer(process.argv[1]);
+server.listen(0, '127.0.0.1', () => console.log(\`registry listening on http://127.0.0.1:\${server.address().port}/\`));
+process.stdin.on('close', () => process.exit(0));
+process.stdin.resume();`;
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script, config], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let printed = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the registry did not listen within 60 s:\n${printed}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      printed += chunk;
+      const match = /registry listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(printed);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the registry exited before listening:\n${printed}`));
+    });
+  });
+
+  return {
+    url,
+    output: () => printed,
+    async login(user) {
+      const answer = await fetch(`${url}-/user/org.couchdb.user:${encodeURIComponent(user)}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: user, password: `${user}-password`, type: 'user', roles: [], date: new Date().toISOString() }),
+      });
+      const { token } = (await answer.json()) as { token?: string };
+      if (!answer.ok || !token) throw new Error(`the registry refused the user ${user}: ${answer.status}`);
+      const userConfig = path.join(folder, `${user}.npmrc`);
+      writeFileSync(userConfig, `registry=${url}\n${url.replace(/^http:/, '')}:_authToken=${token}\n`);
+      return userConfig;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
