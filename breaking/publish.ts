@@ -123,7 +123,12 @@ rmSync(destination, { recursive: true, force: true });
 mkdirSync(destination, { recursive: true });
 const tarballs: Packed[] = [];
 for (const name of PACKAGE_NAMES) {
-  const packed = pack(name, destination);
+  let packed: Packed;
+  try {
+    packed = pack(name, destination);
+  } catch (error) {
+    refuse(`packing ${npmName(name)} failed, so nothing was published:\n${error instanceof Error ? error.message : String(error)}`);
+  }
   if (!packed.filename.endsWith(`-${version}.tgz`)) refuse(`${packed.filename} is not version ${version}`);
   process.stdout.write(`pack: ${packed.file}: ${sizeText(packed)}, ${packed.entryCount} files\n`);
   tarballs.push(packed);
@@ -151,7 +156,10 @@ rmSync(destination, { recursive: true, force: true });
 const major = version.split('.')[0];
 process.stdout.write(
   `publish-release: published ${names.map((name) => `${name}@${version}`).join(', ')} to ${registry} with the dist-tag ${distTag}.\n` +
-    `Consumers take it with npm update, or install it with npm install ${names.map((name) => `${name}@^${major}`).join(' ')}\n`,
+    (distTag === 'latest'
+      ? `Consumers take it with npm update, or install it with npm install ${names.map((name) => `${name}@^${major}`).join(' ')}\n`
+      : `Consumers install it with npm install ${names.map((name) => `${name}@${distTag}`).join(' ')}; npm update takes it once latest names it:\n` +
+        names.map((name) => `  npm dist-tag add ${name}@${version} latest${registryArgs.map((arg) => ` ${arg}`).join('')}\n`).join('')),
 );
 
 /** Packages package-lock.json locks that node_modules does not hold at that version (optional ones absent aside). */

@@ -918,12 +918,28 @@ test('the statistics of a team', async () => {
     implementAddedOperation(clone);
     git('add', '--all');
     git('commit', '--quiet', '-m', 'getTeamStats: the statistics of a team');
+    // Not released yet: refused; so are the previous release from a later commit, and a dist-tag that is a version.
+    const refusals = [
+      [[next], 1, `publish-release: refused: there is no tag v${next}: a release is published after npm run release -- ${next} made it\n`],
+      [[version], 1, `publish-release: refused: the work tree is not the commit tagged v${version}, which the packages are built from: check it out first (git checkout v${version})\n`],
+      [[version, '--tag', next], 2, `publish-release: --tag ${next} is not a dist-tag (a name, not a version)\n`],
+    ] as const;
+    for (const [args, code, message] of refusals) {
+      const refused = await publishRelease(publisher, ...args);
+      expect({ code: refused.code, output: refused.output }).toEqual({ code, output: expect.stringContaining(message) });
+      expect(refused.output).not.toMatch(/^pack: |npm notice/m);
+    }
     const released = await run('npm', ['run', 'release', '--', next], { cwd: clone, env, timeout: 300_000 }).then(
       () => '',
       (failure: { stdout: string; stderr: string }) => `npm run release failed:\n${failure.stdout}${failure.stderr}`,
     );
     expect(released).toBe('');
     expect(git('describe', '--exact-match', 'HEAD')).toBe(`v${next}`);
+    writeFileSync(path.join(clone, 'notes.txt'), 'not committed\n');
+    const untracked = await publishRelease(publisher, next);
+    expect(untracked.code, untracked.output).toBe(1);
+    expect(untracked.output).toContain(`publish-release: refused: the work tree has changes to the commit tagged v${next} (git status), which the packages would be built with:\n  ?? notes.txt\n`);
+    rmSync(path.join(clone, 'notes.txt'));
 
     // Published under the dist-tag `next` by a user the registry lets publish the client and the runner only: the two
     // are published, the server is not, and the command says so and how to finish.
