@@ -127,7 +127,7 @@ describe('converted Documents are kept', () => {
     expect(() => (first.nodes as unknown[]).push(heading)).toThrow(TypeError);
   });
 
-  it('past the bound, the least recently used are converted again, with the same result; long markdown is never kept', () => {
+  it('past the bound, the least recently used are converted again, with the same result; long markdown is never kept', { timeout: 120_000 }, () => {
     const markdown = 'A paragraph to be pushed out.\n';
     const first = documentFromMarkdown(markdown);
     const filler = (n: number) => `${n} `.repeat(DOCUMENT_CACHE_CHARS / 8 / 2); // one eighth of the bound each
@@ -157,7 +157,7 @@ describe('parseMarkdown without GFM autolink literals where none can start', () 
     }
   });
 
-  it('gives the very tree GFM gives, and markdownLinks the same links without parsing where none can start, on the sections of this repository\'s documents and on their text without addresses', () => {
+  it('gives the very tree GFM gives, and markdownLinks the same links without parsing where none can start, on the sections of this repository\'s documents and on their text without addresses', { timeout: 120_000 }, () => {
     const serverPages = readdirSync('server/docs')
       .filter((file) => file.endsWith('.md'))
       .sort()

@@ -351,7 +351,7 @@ describe('seeding', () => {
     await expect(startServer(config)).rejects.toThrow(/no user ghost/);
   });
 
-  test('a SEED_FILE is checked against the contract, every record and field, before anything is stored: one line names the file, the record and the field', async () => {
+  test('a SEED_FILE is checked against the contract, every record and field, before anything is stored: one line names the file, the record and the field', { timeout: 120_000 }, async () => {
     const folder = tempFolder();
     const cases: [string, string][] = [
       ['organizations:\n  - { id: acme, title: O }\n', 'organizations[0] (acme): title must NOT have fewer than 2 characters, got "O"'],
