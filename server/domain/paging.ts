@@ -121,6 +121,32 @@ export class Cursors {
   }
 }
 
+/**
+ * The first `limit` rows that `keep` accepts of a list read in batches of `batch` rows (`read(after, n)`: up to `n`
+ * rows that sort after the key `after`, in the list's order): the `fetch` of `Cursors.page` for a list whose filter
+ * runs partly in JavaScript, reading only as far as the page needs. An infinite `limit` gives every row kept.
+ */
+export async function keptInBatches<Row>(options: {
+  after: Key | undefined;
+  limit: number;
+  batch: number;
+  read: (after: Key | undefined, limit: number) => Promise<Row[]>;
+  key: (row: Row) => Key;
+  keep: (row: Row) => boolean;
+}): Promise<Row[]> {
+  const kept: Row[] = [];
+  let after = options.after;
+  for (;;) {
+    const rows = await options.read(after, options.batch);
+    for (const row of rows) {
+      if (options.keep(row)) kept.push(row);
+      if (kept.length >= options.limit) return kept;
+    }
+    if (rows.length < options.batch) return kept;
+    after = options.key(rows.at(-1)!);
+  }
+}
+
 /** The identity of a list: its operation and every parameter that filters or orders it (not `page`/`limit`). */
 export function listId(operation: string, ...filters: unknown[]): string {
   return JSON.stringify([operation, ...filters]);

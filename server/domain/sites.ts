@@ -10,7 +10,7 @@ import { bool, type Db, fromJson, toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import { rowParser } from './enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
-import type { Page } from './paging.ts';
+import { type Key, keptInBatches, type Page } from './paging.ts';
 import type { Row } from '../store/schema.ts';
 
 /**
@@ -277,20 +277,12 @@ export function sitesPage(
     count: async () =>
       title === undefined ? sites.count(ctx.db, filters) : (await sites.titles(ctx.db, filters)).filter((row) => matches({ title: row })).length,
     fetch: async (key, limit) => {
-      if (title === undefined) return (await sites.page(ctx.db, filters, key, limit)).map(parseSiteRow);
-      // Read in batches, in order, keeping the sites whose title matches until the page is full.
-      const rows: SiteRow[] = [];
-      let after = key;
-      for (;;) {
-        const batch = await sites.page(ctx.db, filters, after, TITLE_BATCH);
-        for (const row of batch) {
-          if (matches(row)) rows.push(parseSiteRow(row));
-          if (rows.length >= limit) return rows;
-        }
-        if (batch.length < TITLE_BATCH) return rows;
-        const last = batch.at(-1)!;
-        after = [last.createdAt, last.id];
-      }
+      const read = (after: Key | undefined, batch: number) => sites.page(ctx.db, filters, after, batch);
+      const rows =
+        title === undefined
+          ? await read(key, limit)
+          : await keptInBatches({ after: key, limit, batch: TITLE_BATCH, read, key: (row) => [row.createdAt, row.id], keep: matches });
+      return rows.map(parseSiteRow);
     },
   });
 }

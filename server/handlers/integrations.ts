@@ -1,28 +1,18 @@
 // Integrations: publishing (global names, owned by an organization), installations in organizations, their events
 // (delivered to a development tunnel in development mode), the spaces and sites they cover, and block rendering.
 import type { Model } from '../domain/contract.ts';
+import { blockContentSecurityPolicy, renderBlock } from '../domain/integration-blocks.ts';
+import { eventTrace, presentEvent, presentInstallation, presentIntegration, presentIntegrationSites, presentIntegrationSpaces } from '../domain/integration-presenters.ts';
 import {
-  blockContentSecurityPolicy,
-  disableDevMode,
-  enableDevMode,
-  eventTrace,
-  installIntegration,
-  integrationAccess,
   integrationEvent,
   integrationEventsPage,
   integrationInstallationsPage,
   integrationSitesPage,
   integrationSpacesPage,
   integrationsPage,
-  presentEvent,
-  presentInstallation,
-  presentIntegration,
-  presentIntegrationSites,
-  presentIntegrationSpaces,
-  publishIntegration,
-  renderBlock,
-  unpublishIntegration,
-} from '../domain/integrations.ts';
+} from '../domain/integration-lists.ts';
+import { disableDevMode, enableDevMode, installIntegration, publishIntegration, unpublishIntegration } from '../domain/integration-publishing.ts';
+import { integrationAccess } from '../domain/integrations.ts';
 import { listId } from '../domain/paging.ts';
 import type { HandlerGroup } from './types.ts';
 

@@ -2,7 +2,7 @@
 // specifications processed from their source, translations run, integration events delivered, Git imports and
 // exports. Each kind's work is the domain's; the runner (runner.ts) claims, runs and retries it.
 import { GIT_EXPORT_JOB, GIT_IMPORT_JOB, gitJobKind } from '../content/git-sync.ts';
-import { registerIntegrationJobs } from '../domain/integrations.ts';
+import { registerIntegrationJobs } from '../domain/integration-events.ts';
 import { registerOpenAPIJobs } from '../domain/openapi.ts';
 import { registerTranslationJobs } from '../domain/translations.ts';
 import type { JobRunner } from './runner.ts';

@@ -20,13 +20,21 @@ export function get(db: Db, name: string): Promise<IntegrationRecord | undefined
   return db.first(db.q.selectFrom('integrations').selectAll().where('name', '=', name));
 }
 
-/** The public integrations, and the private ones of these organizations, by name. */
-export function visible(db: Db, privateOf: readonly string[]): Promise<IntegrationRecord[]> {
-  return db.all(
-    db.q.selectFrom('integrations').selectAll()
-      .where((eb) => eb.or([eb('visibility', '=', 'public'), eb.and([eb('visibility', '=', 'private'), db.specific.among('organization_id', privateOf)])]))
-      .orderBy('name'),
-  );
+/** The catalog a caller sees: the public integrations, and the private ones of the organizations `privateOf`. */
+function catalog(db: Db, privateOf: readonly string[]) {
+  return db.q.selectFrom('integrations')
+    .where((eb) => eb.or([eb('visibility', '=', 'public'), eb.and([eb('visibility', '=', 'private'), db.specific.among('organization_id', privateOf)])]));
+}
+
+export async function countCatalog(db: Db, privateOf: readonly string[]): Promise<number> {
+  return (await db.first(catalog(db, privateOf).select((eb) => eb.fn.countAll<number>().as('n'))))?.n ?? 0;
+}
+
+/** A page of the catalog by name, after `key`. */
+export function catalogPage(db: Db, privateOf: readonly string[], key: Key | undefined, limit: number): Promise<IntegrationRecord[]> {
+  let query = catalog(db, privateOf).selectAll();
+  if (key) query = query.where(after(['name'], key));
+  return db.all(query.orderBy('name').limit(limit));
 }
 
 export async function insert(db: Db, row: Camelized<Insertable<IntegrationsTable>>): Promise<void> {
@@ -47,12 +55,31 @@ export function getInstallation(db: Db, id: string): Promise<InstallationRecord 
   return db.first(db.q.selectFrom('integration_installations').selectAll().where('id', '=', id));
 }
 
-/** The installations of an integration in a scope, oldest first. */
-export function installations(db: Db, name: string, scope: InstallationScope): Promise<InstallationRecord[]> {
-  return db.all(
-    db.q.selectFrom('integration_installations').selectAll().where('integration_name', '=', name)
-      .where(inScope(db, 'organization_id', scope)).orderBy('created_at').orderBy('id'),
-  );
+/** The installations of an integration in a scope, optionally those with an external id. */
+function installationsOf(db: Db, name: string, scope: InstallationScope, externalId: string | undefined) {
+  let query = db.q.selectFrom('integration_installations').where('integration_name', '=', name).where(inScope(db, 'organization_id', scope));
+  if (externalId !== undefined) {
+    query = query.where(
+      sql<boolean>`EXISTS (SELECT 1 FROM ${db.specific.jsonStrings('integration_installations.external_ids', 'external_id')} WHERE ${sql.ref('external_id.value')} = ${externalId})`,
+    );
+  }
+  return query;
+}
+
+/** The installations of an integration in a scope, optionally those with an external id, oldest first. */
+export function installations(db: Db, name: string, scope: InstallationScope, externalId?: string): Promise<InstallationRecord[]> {
+  return db.all(installationsOf(db, name, scope, externalId).selectAll().orderBy('created_at').orderBy('id'));
+}
+
+export async function countInstallations(db: Db, name: string, scope: InstallationScope, externalId?: string): Promise<number> {
+  return (await db.first(installationsOf(db, name, scope, externalId).select((eb) => eb.fn.countAll<number>().as('n'))))?.n ?? 0;
+}
+
+/** A page of the installations of an integration in a scope (optionally with an external id), oldest first, after `key`. */
+export function pageOfInstallations(db: Db, name: string, scope: InstallationScope, externalId: string | undefined, key: Key | undefined, limit: number): Promise<InstallationRecord[]> {
+  let query = installationsOf(db, name, scope, externalId).selectAll();
+  if (key) query = query.where(after(['created_at', 'id'], key));
+  return db.all(query.orderBy('created_at').orderBy('id').limit(limit));
 }
 
 export async function isInstalled(db: Db, name: string, organizationId: string): Promise<boolean> {

@@ -292,6 +292,13 @@ describe('GET /v1/integrations', () => {
     expect(second.items.map((item) => item.name)).toEqual(['globex-minimal', 'status-board']);
     expect(second.next).toBeUndefined();
     expectError(await list('reader', { limit: 2, page: first.next!.page, owner: ACME }), 400, 'page');
+    // Filtered on the integrations' fields (blocks): counted and paged as the list filtered has them.
+    const filtered = ok(await list('admin', { blocks: false, limit: 2 }));
+    expect(filtered).toMatchObject({ count: 3 });
+    expect(filtered.items.map((item) => item.name)).toEqual(['acme-private', 'globex-by-hostname']);
+    const rest = ok(await list('admin', { blocks: false, limit: 2, page: filtered.next!.page }));
+    expect(rest.items.map((item) => item.name)).toEqual(['globex-minimal']);
+    expect(rest.next).toBeUndefined();
   });
 
   test('rejects invalid filters with 400, and needs a token', async () => {
