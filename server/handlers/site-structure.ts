@@ -1,6 +1,6 @@
 // The structure of a site: sections, section groups and site spaces (spaces attached to the site), and their order.
-// Changes, order and defaults live in domain/site-structure.ts; every change reloads the structure, which stores its
-// defaults.
+// Order and defaults live in domain/site-structure.ts, the changes in domain/site-structure-changes.ts; every change
+// reloads the structure, which stores its defaults.
 import type { Caller } from '../auth/caller.ts';
 import type { Scope } from '../context.ts';
 import type { Model } from '../domain/contract.ts';
@@ -13,27 +13,25 @@ import {
   deleteGroup,
   deleteSection,
   deleteSiteSpace,
-  hasItem,
-  isDefaultSiteSpace,
-  type ItemRef,
-  loadStructure,
-  moveItem,
+  removeSectionFromGroup,
+  requireGroup,
+  requireSection,
+  requireSiteSpace,
+  updateGroup,
+  updateSection,
+  updateSiteSpace,
+} from '../domain/site-structure-changes.ts';
+import {
   presentGroup,
   presentGroups,
   presentSectionNow,
   presentSections,
   presentSiteSpaceNow,
   presentSiteSpaces,
-  removeSectionFromGroup,
-  requireGroup,
-  requireSection,
-  requireSiteSpace,
   shownSiteSpaces,
   structureView,
-  updateGroup,
-  updateSection,
-  updateSiteSpace,
-} from '../domain/site-structure.ts';
+} from '../domain/site-structure-presenters.ts';
+import { hasItem, isDefaultSiteSpace, type ItemRef, loadStructure, moveItem } from '../domain/site-structure.ts';
 import { manageableSite, type SiteAccess, siteAccess } from '../domain/sites.ts';
 import { listId } from '../domain/paging.ts';
 import { badRequest } from '../errors.ts';

@@ -1,5 +1,7 @@
 // Sites: creation with attached spaces, settings, the adaptive schema of visitor claims, and the published view.
-import { createSite, loadStructure, presentPublishedStructure, structureView, updateSite } from '../domain/site-structure.ts';
+import { createSite, updateSite } from '../domain/site-settings.ts';
+import { presentPublishedStructure, structureView } from '../domain/site-structure-presenters.ts';
+import { loadStructure } from '../domain/site-structure.ts';
 import {
   adaptiveConditionTemplates,
   deleteSite,
