@@ -10,6 +10,7 @@
 // site spaces) goes with it. Derived from the contract: a 201 answer whose schema is an item's is a new item.
 import type { Contract, Operation, Schema } from './contract.ts';
 import { pathNames } from './property/ids.ts';
+import { keyField } from './property/shapes.ts';
 
 /** A kind of item the organization lists: its schema, its GET and DELETE, its key. */
 interface Kind {
@@ -41,12 +42,6 @@ export interface LeftBehind {
   status: number;
   reason: string;
 }
-
-/** The field of an answer holding the key a path parameter names (`spaceId` → `id`, `specSlug` → `slug`). */
-const keyField = (parameter: string): string => {
-  const words = parameter.split(/(?=[A-Z])/);
-  return words.length > 1 ? words.at(-1)!.toLowerCase() : parameter;
-};
 
 /** The `$ref` of an operation's JSON success schema (`#/components/schemas/Space`), if it has one. */
 function successRef(contract: Contract, operation: Operation): string | undefined {

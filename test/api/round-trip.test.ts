@@ -5,7 +5,7 @@
 // its response but dropped by the server fails it.
 import { expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
-import { roundTripFields } from '../../conformance/property/phase.ts';
+import { roundTripFields } from '../../conformance/property/shapes.ts';
 import { runConformance } from '../../conformance/runner.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
 import { timeout } from '../support/timeouts.ts';
