@@ -19,7 +19,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, type IncomingMessage, request, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -27,11 +26,11 @@ import type { ProxyReport } from '../conformance/proxy-report.ts';
 import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
 import { buildConformance, CONFORMANCE_BIN } from './build-conformance.ts';
 import { startNodeOptions } from './build-server.ts';
-import { cpuMs, fixture } from './bench-throughput.ts';
+import { BENCH_TOKEN, fixture } from './bench-fixture.ts';
+import { answered, cpuMs, freePort, type Measure, median, rotated } from './bench-measure.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRISM = '@stoplight/prism-cli@5.16.0';
-const TOKEN = 'bench-token';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -68,7 +67,7 @@ const MISTAKES: (BenchRequest & { side: 'client' | 'implementation'; tellApart?:
 ];
 
 const headersOf = (request: BenchRequest): Record<string, string> => ({
-  ...(request.anonymous ? {} : { authorization: `Bearer ${TOKEN}` }),
+  ...(request.anonymous ? {} : { authorization: `Bearer ${BENCH_TOKEN}` }),
   ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
 });
 
@@ -79,31 +78,6 @@ interface Target {
   child?: ChildProcess;
   /** Collected output (Prism's log). */
   output?: () => string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Waits until `url` answers (any status); fails when the process exits first or the time runs out. */
-async function answered(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (exited) throw new Error(`${url}: the process exited before answering:\n${output()}`);
-    if (performance.now() > deadline) throw new Error(`${url}: no answer within ${timeoutMs / 1000} s:\n${output()}`);
-    try {
-      await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 }
 
 function collect(child: ChildProcess): () => string {
@@ -171,14 +145,6 @@ function rssMb(child: ChildProcess): number | undefined {
   }
 }
 
-interface Measure {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** CPU of the proxy's processes per request, µs. */
-  cpuUs?: number;
-}
-
 async function load(target: Target, bench: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
   const before = target.child ? cpuMs(target.child) : undefined;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -229,14 +195,6 @@ async function sequentialMs(target: Target, bench: BenchRequest): Promise<number
   }
   return median(times);
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
-const rotated = <T>(items: readonly T[], by: number): T[] => [...items.slice(by % items.length), ...items.slice(0, by % items.length)];
 
 /**
  * A target that passes every request on to the reference server, except two it answers wrongly on purpose: the space

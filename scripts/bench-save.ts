@@ -14,6 +14,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
+import { median } from './bench-measure.ts';
 import { DEV_TOKEN } from './dev.ts';
 import { copyEnvironment, copyRepository } from './repo-copy.ts';
 
@@ -177,12 +178,6 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
     removeTemporary(work);
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /** The figures as the bench prints them: one row per case, in seconds. */
 export function saveTable(figures: SaveFigures): string {

@@ -6,11 +6,12 @@
 // memory over 100 000 requests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
+import { removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
+import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS } from './bench-fixture.ts';
+import { answered, cpuMs, freePort, type Measure, median, medians, rotated, TICKS_PER_SECOND } from './bench-measure.ts';
 import type { BenchSettings } from './bench-settings.ts';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.ts';
@@ -18,7 +19,6 @@ import { startNodeOptions } from './build-server.ts';
 import { SPEEDUPS } from '../server/config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const token = 'bench-token';
 /** What the bench was asked to do (bench-settings.ts), given to `throughput`. */
 let settings: BenchSettings;
 
@@ -32,96 +32,10 @@ const serverCommand = () => [
   ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
 ];
 
-/** The benches' seed: an admin with the bench token, a space of 30 pages, 60 more spaces to list. */
-export const fixture = {
-  users: [{ id: 'bench-admin', displayName: 'Bench Admin', email: 'admin@bench.example', tokens: [token] }],
-  organizations: [
-    {
-      id: 'bench',
-      title: 'Bench',
-      members: [{ user: 'bench-admin', role: 'admin' }],
-      spaces: [
-        {
-          id: 'bench-space',
-          title: 'Handbook',
-          pages: Array.from({ length: 30 }, (_, i) => ({
-            id: `page-${i}`,
-            title: `Page ${i}`,
-            markdown: `# Page ${i}\n\nSome text with **emphasis** and a [link](https://example.com).\n\n- one\n- two\n`,
-          })),
-        },
-        ...Array.from({ length: 60 }, (_, i) => ({ id: `listed-${i}`, title: `Listed space ${i}` })),
-      ],
-    },
-  ],
-};
-
-interface BenchRequest {
-  name: string;
-  method: 'GET' | 'POST' | 'PATCH';
-  path: string;
-  body?: unknown;
-}
-
-/** The six main requests (reads and writes of spaces, content and comments), which the memory part cycles through. */
-const MAIN_REQUESTS: BenchRequest[] = [
-  { name: 'GET a space', method: 'GET', path: '/v1/spaces/bench-space' },
-  { name: 'GET its content (30 pages)', method: 'GET', path: '/v1/spaces/bench-space/content' },
-  { name: 'GET a list page (50 spaces)', method: 'GET', path: '/v1/orgs/bench/spaces?limit=50' },
-  { name: 'POST a space', method: 'POST', path: '/v1/orgs/bench/spaces', body: { title: 'Bench space' } },
-  { name: 'PATCH a space', method: 'PATCH', path: '/v1/spaces/listed-0', body: { title: 'Patched space' } },
-  {
-    name: 'POST a comment',
-    method: 'POST',
-    path: '/v1/spaces/bench-space/comments',
-    body: { page: 'page-0', body: { markdown: 'Is this **right**?' } },
-  },
-];
-
-/**
- * The throughput part's requests: the six, and two more reads of the same content, each answered by an operation of
- * its own (its parameters, its answer's schema): one page, as stored (markdown) and as a document (its tree).
- */
-const REQUESTS: BenchRequest[] = [
-  ...MAIN_REQUESTS,
-  { name: 'GET a page', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3' },
-  { name: 'GET a page as a document', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3?format=document' },
-];
-
-const headersOf = (request: BenchRequest): Record<string, string> => ({
-  authorization: `Bearer ${token}`,
-  ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-});
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 interface Target {
   name: string;
   url: string;
   child: ChildProcess;
-}
-
-/** Waits until `url` answers (any status), or fails when the process exits first or `timeoutMs` have passed. */
-async function answered(url: string, child: ChildProcess, output: () => string, timeoutMs = Infinity): Promise<void> {
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (exited) throw new Error(`the server exited before answering:\n${output()}`);
-    if (performance.now() > deadline) throw new Error(`no answer within ${timeoutMs / 1000} s:\n${output()}`);
-    try {
-      await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
 }
 
 function spawnServer(args: string[], env: Record<string, string>, cwd = root, node = process.execPath) {
@@ -221,46 +135,6 @@ async function startBare(recordedFile: string, framework?: 'express'): Promise<T
   return { name: framework ? 'bare Express' : 'bare node:http', url, child };
 }
 
-interface Measure {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** CPU time the target's processes spent per request answered, in µs (undefined without /proc). */
-  cpuUs?: number;
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU time (user and system) spent so far by the target's processes, in ms, from /proc: the server's own process, or
- * for one started in a process group of its own (Prism, through npm) every process of that group. Undefined where
- * there is no /proc (not Linux).
- */
-export function cpuMs(child: ChildProcess): number | undefined {
-  const times = (stat: string) => {
-    // The fields after the command's name, which is in parentheses and may hold spaces: state is field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pgid: Number(fields[2]), ticks: Number(fields[11]) + Number(fields[12]) };
-  };
-  try {
-    if (!leadsGroup(child)) return (times(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).ticks * 1000) / TICKS_PER_SECOND;
-    let ticks = 0;
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const member = times(readFileSync(`/proc/${entry}/stat`, 'utf8'));
-        if (member.pgid === child.pid) ticks += member.ticks;
-      } catch {
-        // The process ended meanwhile.
-      }
-    }
-    return (ticks * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * autocannon's run of `options`. An answer that is not 2xx fails the bench, naming `label`; errors (a connection
  * reset or refused, a timeout) are a warning that says which, so that a rare one can be looked into.
@@ -299,29 +173,6 @@ async function load(target: Target, request: BenchRequest, options: { duration?:
   const answered = result.requests.total;
   const cpuUs = before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) * 1000) / answered;
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ...(cpuUs === undefined ? {} : { cpuUs }) };
-}
-
-/** `items` starting at `by` (modulo their number), the ones before it moved to the end. */
-const rotated = <T>(items: readonly T[], by: number): T[] => {
-  const start = items.length === 0 ? 0 : by % items.length;
-  return [...items.slice(start), ...items.slice(0, start)];
-};
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
-/** The medians of a target's runs of one request (CPU only when every run measured it). */
-function medians(runs: Measure[]): Measure {
-  const cpu = runs.map((m) => m.cpuUs).filter((us) => us !== undefined);
-  return {
-    rps: median(runs.map((m) => m.rps)),
-    p50: median(runs.map((m) => m.p50)),
-    p99: median(runs.map((m) => m.p99)),
-    ...(cpu.length === runs.length ? { cpuUs: median(cpu) } : {}),
-  };
 }
 
 function rssMb(pid: number): number {
