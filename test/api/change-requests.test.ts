@@ -493,10 +493,10 @@ describe('PATCH /v1/spaces/{spaceId}/change-requests/{changeRequestId}', () => {
   });
 });
 
-describe('POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', () => {
-  const merge = (as: Parameters<typeof ctx.server.as>[0], spaceId: string, id: string | number) =>
-    ctx.server.as(as).POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', cr(spaceId, id));
+const merge = (as: Parameters<typeof ctx.server.as>[0], spaceId: string, id: string | number) =>
+  ctx.server.as(as).POST('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', cr(spaceId, id));
 
+describe('POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', () => {
   test('merges page by page: changes of the change request and of the main content since its base both land', async () => {
     const spaceId = await newSpace();
     const created = await createChangeRequest(spaceId, 'Improve the docs');
@@ -577,7 +577,9 @@ describe('POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', ()
     expect(await getChangeRequest(spaceId, created.id)).toMatchObject({ status: 'open', outdated: true });
     expect((await getChangeRequest(spaceId, created.id)).revisionMerged).toBeUndefined();
   });
+});
 
+describe('POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge: conflicts of structure, refusals and access', () => {
   test('a page moved differently on both sides is a conflict', async () => {
     const spaceId = await newSpace();
     const created = await createChangeRequest(spaceId, 'Move');

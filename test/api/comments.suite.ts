@@ -193,6 +193,26 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
   const idsOf = (list: { items: { id: string }[] }) => list.items.map((item) => item.id);
   const unknown = (): Where => (base.changeRequestId() ? { changeRequestId: 'nope' } : { spaceId: 'nope' });
 
+  const suite: Suite = { ctx, base, editContent, post, idsOf, unknown };
+  describePosting(suite);
+  describeReading(suite);
+  describeChanging(suite);
+  describeReplies(suite);
+  describePagesAndCommenters(suite);
+}
+
+/** What the groups of describeCommentOperations share: the server, the base, and their helpers. */
+interface Suite {
+  ctx: Ctx;
+  base: Base;
+  editContent: ReturnType<typeof contentEditor>;
+  post: (who?: Who, body?: Partial<CreateBody>) => Promise<Model<'Comment'>>;
+  idsOf: (list: { items: { id: string }[] }) => string[];
+  unknown: () => Where;
+}
+
+/** The tests of posting a comment, and the official client posting one. */
+function describePosting({ base, post, idsOf, unknown }: Suite): void {
   describe('POST comments', () => {
     test('posts a comment on a block of a page, and reads it back', async () => {
       const created = await base.create('commenter', {
@@ -323,7 +343,10 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       expectError(await base.listReplies('editor', posted.id), 404);
     });
   });
+}
 
+/** The tests of reading the comments and one comment. */
+function describeReading({ ctx, base, post, idsOf, unknown }: Suite): void {
   describe('GET comments', () => {
     test("each comment and reply of a page is what reading it alone gives: its replies, its reactions, no other's", async () => {
       // A page whose comments have different replies and reactions: a list reads those for the whole page at once.
@@ -463,7 +486,10 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       expectError(await base.get('reader', reply.id), 404);
     });
   });
+}
 
+/** The tests of changing and deleting a comment. */
+function describeChanging({ ctx, base, post, unknown }: Suite): void {
   describe('PUT a comment', () => {
     test('edits the body and sets editedAt', async () => {
       const comment = await post('commenter');
@@ -592,7 +618,10 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       ok(await base.get('reader', comment.id));
     });
   });
+}
 
+/** The tests of replies. */
+function describeReplies({ ctx, base, post }: Suite): void {
   describe('replies', () => {
     test('posting a reply answers 201, reads back, and the replies count follows', async () => {
       const comment = await post('commenter');
@@ -701,7 +730,10 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       expect(ok(await base.get('reader', comment.id)).replies).toBe(1);
     });
   });
+}
 
+/** The tests of a comment's target page, and the commenters. */
+function describePagesAndCommenters({ base, editContent, post, unknown }: Suite): void {
   describe('target page', () => {
     test('becomes outdated when the page changes, and stays shown (outdated) when the page is gone', async () => {
       const comment = await post('commenter', { page: base.page('scratch') });
@@ -763,5 +795,4 @@ export function describeCommentOperations(ctx: Ctx, base: Base): void {
       expectError(await base.commenters('anonymous'), 401);
     });
   });
-
 }

@@ -640,7 +640,9 @@ describe('content of a change request', () => {
     expect(inChangeRequest.items[0]!.targetReference).toMatchObject({ kind: 'page', page: 'install' });
     expectError(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/backlinks', page('manual', 'install')), 404);
   });
+});
 
+describe('content of a change request: its broken links, and who may read it', () => {
   test("counts each open or draft change request's broken links, two on the same revision twice, archived ones not", async () => {
     const stats = async () => ({
       home: ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/content/page/{pageId}/links', page('manual', 'home'))).stats.broken,

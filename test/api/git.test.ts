@@ -429,7 +429,9 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(await storedPages(operation!.revisionId!, 'preview')).toEqual(HANDBOOK_SHAPE);
     expect((await getRevision(db(), operation!.revisionId!, 'preview'))!.parents).toEqual([before.revision]);
   });
+});
 
+describe('POST /v1/spaces/{spaceId}/git/import: repositories as they are written', () => {
   test('reads a repository written by hand: part headings, link pages, front matter, assets and external files', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000002000000030806000000', 'hex');
     const repo = await handwrittenRepository('handmade', {
@@ -562,7 +564,9 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
       { title: 'Zeta', type: 'document', markdown: '', pages: [] },
     ]);
   });
+});
 
+describe('POST /v1/spaces/{spaceId}/git/import: failures, bad input and access', () => {
   test('a failing import (a missing repository or branch) is recorded, changes nothing, and the server keeps serving', async () => {
     const before = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('broken')));
     ok(

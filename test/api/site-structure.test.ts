@@ -568,7 +568,9 @@ describe('section groups', () => {
     expectError(await add(three.id, 'nope'), 404);
     expect((await groupsOf(siteId)).find((item) => item.id === other.id)!.sections).toEqual([]);
   });
+});
 
+describe('section groups: sections taken out, groups moved and deleted', () => {
   test('removing a section from its group puts it just after the group; 204 also when it is not there', async () => {
     const siteId = await newSite();
     const [one, two, three] = [

@@ -266,150 +266,150 @@ describe('pass-through', () => {
     expect(notChecked).toEqual([expect.objectContaining({ side: 'client', operationId: 'createSpace', status: 400 })]);
     expect(notChecked[0]!.reason).toMatch(/larger than 4194304 bytes/);
   });
+});
 
-  describe('against a plain node:http target', () => {
-    let target: Server;
-    let targetUrl = '';
-    let connections = 0;
-    let seen: { rawHeaders: string[]; headers: IncomingHttpHeaders } | undefined;
-    /** Resolves when the target has received the first bytes of the streamed request's body. */
-    let firstBytes: Promise<void>;
-    let sawFirstBytes!: () => void;
-    let releaseAnswer!: () => void;
-    let plain: RunningProxy;
+describe('pass-through: against a plain node:http target', () => {
+  let target: Server;
+  let targetUrl = '';
+  let connections = 0;
+  let seen: { rawHeaders: string[]; headers: IncomingHttpHeaders } | undefined;
+  /** Resolves when the target has received the first bytes of the streamed request's body. */
+  let firstBytes: Promise<void>;
+  let sawFirstBytes!: () => void;
+  let releaseAnswer!: () => void;
+  let plain: RunningProxy;
 
-    beforeAll(async () => {
-      firstBytes = new Promise((resolve) => (sawFirstBytes = resolve));
-      const answerReleased = new Promise<void>((resolve) => (releaseAnswer = resolve));
-      target = createServer((req, res) => {
-        seen = { rawHeaders: req.rawHeaders, headers: req.headers };
-        res.sendDate = false;
-        if (req.url === '/v1/spaces/streamed') {
-          // Streams its answer: the head and a first part at once, the rest when the test says.
-          let received = 0;
-          req.on('data', (chunk: Buffer) => {
-            if (received === 0) sawFirstBytes();
-            received += chunk.length;
-          });
-          req.on('end', () => {
-            res.writeHead(200, { 'Content-Type': 'application/json' });
-            res.write('{"received":');
-            void answerReleased.then(() => res.end(`${received}}`));
-          });
-          return;
-        }
-        if (req.url === '/v1/spaces/hanging') {
-          // Never ends its answer.
-          req.resume();
+  beforeAll(async () => {
+    firstBytes = new Promise((resolve) => (sawFirstBytes = resolve));
+    const answerReleased = new Promise<void>((resolve) => (releaseAnswer = resolve));
+    target = createServer((req, res) => {
+      seen = { rawHeaders: req.rawHeaders, headers: req.headers };
+      res.sendDate = false;
+      if (req.url === '/v1/spaces/streamed') {
+        // Streams its answer: the head and a first part at once, the rest when the test says.
+        let received = 0;
+        req.on('data', (chunk: Buffer) => {
+          if (received === 0) sawFirstBytes();
+          received += chunk.length;
+        });
+        req.on('end', () => {
           res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.write('{"title":');
-          return;
-        }
+          res.write('{"received":');
+          void answerReleased.then(() => res.end(`${received}}`));
+        });
+        return;
+      }
+      if (req.url === '/v1/spaces/hanging') {
+        // Never ends its answer.
         req.resume();
-        res.writeHead(200, [
-          ['Content-Type', 'application/json'],
-          ['X-Custom', 'one'],
-          ['Set-Cookie', 'a=1'],
-          ['Set-Cookie', 'b=2'],
-          ['Content-Length', '2'],
-        ].flat());
-        res.end('{}');
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"title":');
+        return;
+      }
+      req.resume();
+      res.writeHead(200, [
+        ['Content-Type', 'application/json'],
+        ['X-Custom', 'one'],
+        ['Set-Cookie', 'a=1'],
+        ['Set-Cookie', 'b=2'],
+        ['Content-Length', '2'],
+      ].flat());
+      res.end('{}');
+    });
+    target.on('connection', () => connections++);
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    plain = await startProxy({ target: targetUrl });
+  });
+
+  afterAll(async () => {
+    await plain?.close();
+    target?.closeAllConnections();
+    await new Promise((resolve) => target?.close(resolve));
+  });
+
+  test('headers go through as they are, both ways: the proxy adds none, drops only hop-by-hop ones, names the target as Host', async () => {
+    const answer = await new Promise<{ rawHeaders: string[]; body: string }>((resolve, reject) => {
+      const outgoing = request(`${plain.url}/v1/orgs/acme?x=1`, {
+        // Given as a list (to send one header twice), so without the Host node:http adds to an object's.
+        headers: [['Host', new URL(plain.url).host], ['Authorization', 'Bearer t'], ['X-Trace', 'a'], ['X-Trace', 'b'], ['Connection', 'keep-alive, X-Hop'], ['X-Hop', 'drop me'], ['Keep-Alive', 'timeout=5']].flat(),
+      }, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk));
+        response.on('end', () => resolve({ rawHeaders: response.rawHeaders, body }));
       });
-      target.on('connection', () => connections++);
-      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-      targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-      plain = await startProxy({ target: targetUrl });
+      outgoing.on('error', reject);
+      outgoing.end();
     });
+    expect(answer.body).toBe('{}');
+    const names = (raw: string[]) => raw.filter((_, index) => index % 2 === 0);
+    // The target's headers, in its order; node:http's own framing of the connection aside.
+    const end2end = answer.rawHeaders.filter((_, index, raw) => !['connection', 'keep-alive', 'transfer-encoding'].includes(raw[index - (index % 2)]!.toLowerCase()));
+    expect(end2end).toEqual(['Content-Type', 'application/json', 'X-Custom', 'one', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'Content-Length', '2']);
+    expect(names(answer.rawHeaders).map((name) => name.toLowerCase())).not.toContain('date');
+    expect(seen!.headers.host).toBe(new URL(targetUrl).host);
+    expect(seen!.headers['x-trace']).toBe('a, b');
+    expect(seen!.headers.authorization).toBe('Bearer t');
+    expect(seen!.headers['x-hop']).toBeUndefined();
+    expect(names(seen!.rawHeaders)).toEqual(['Host', 'Authorization', 'X-Trace', 'X-Trace', 'Connection']);
+    expect(seen!.headers.connection).toBe('keep-alive');
+  });
 
-    afterAll(async () => {
-      await plain?.close();
-      target?.closeAllConnections();
-      await new Promise((resolve) => target?.close(resolve));
-    });
-
-    test('headers go through as they are, both ways: the proxy adds none, drops only hop-by-hop ones, names the target as Host', async () => {
-      const answer = await new Promise<{ rawHeaders: string[]; body: string }>((resolve, reject) => {
-        const outgoing = request(`${plain.url}/v1/orgs/acme?x=1`, {
-          // Given as a list (to send one header twice), so without the Host node:http adds to an object's.
-          headers: [['Host', new URL(plain.url).host], ['Authorization', 'Bearer t'], ['X-Trace', 'a'], ['X-Trace', 'b'], ['Connection', 'keep-alive, X-Hop'], ['X-Hop', 'drop me'], ['Keep-Alive', 'timeout=5']].flat(),
-        }, (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => (body += chunk));
-          response.on('end', () => resolve({ rawHeaders: response.rawHeaders, body }));
+  test('request and answer bodies are streamed: the target sees the first bytes before the client has sent the rest, the client the first part of the answer before the target ends it', async () => {
+    const connectionsBefore = connections;
+    const part = Buffer.alloc(1024 * 1024, 'a');
+    const result = new Promise<{ status: number; firstPart: string; body: Promise<string> }>((resolve, reject) => {
+      const outgoing = request(`${plain.url}/v1/spaces/streamed`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
+        let body = '';
+        const ended = new Promise<string>((done) => response.on('end', () => done(body)));
+        response.once('data', (chunk: Buffer) => {
+          body += chunk;
+          resolve({ status: response.statusCode!, firstPart: chunk.toString(), body: ended });
+          response.on('data', (more: Buffer) => (body += more));
         });
-        outgoing.on('error', reject);
-        outgoing.end();
       });
-      expect(answer.body).toBe('{}');
-      const names = (raw: string[]) => raw.filter((_, index) => index % 2 === 0);
-      // The target's headers, in its order; node:http's own framing of the connection aside.
-      const end2end = answer.rawHeaders.filter((_, index, raw) => !['connection', 'keep-alive', 'transfer-encoding'].includes(raw[index - (index % 2)]!.toLowerCase()));
-      expect(end2end).toEqual(['Content-Type', 'application/json', 'X-Custom', 'one', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'Content-Length', '2']);
-      expect(names(answer.rawHeaders).map((name) => name.toLowerCase())).not.toContain('date');
-      expect(seen!.headers.host).toBe(new URL(targetUrl).host);
-      expect(seen!.headers['x-trace']).toBe('a, b');
-      expect(seen!.headers.authorization).toBe('Bearer t');
-      expect(seen!.headers['x-hop']).toBeUndefined();
-      expect(names(seen!.rawHeaders)).toEqual(['Host', 'Authorization', 'X-Trace', 'X-Trace', 'Connection']);
-      expect(seen!.headers.connection).toBe('keep-alive');
-    });
-
-    test('request and answer bodies are streamed: the target sees the first bytes before the client has sent the rest, the client the first part of the answer before the target ends it', async () => {
-      const connectionsBefore = connections;
-      const part = Buffer.alloc(1024 * 1024, 'a');
-      const result = new Promise<{ status: number; firstPart: string; body: Promise<string> }>((resolve, reject) => {
-        const outgoing = request(`${plain.url}/v1/spaces/streamed`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
-          let body = '';
-          const ended = new Promise<string>((done) => response.on('end', () => done(body)));
-          response.once('data', (chunk: Buffer) => {
-            body += chunk;
-            resolve({ status: response.statusCode!, firstPart: chunk.toString(), body: ended });
-            response.on('data', (more: Buffer) => (body += more));
-          });
-        });
-        outgoing.on('error', reject);
-        outgoing.write('{"title":"');
+      outgoing.on('error', reject);
+      outgoing.write('{"title":"');
+      outgoing.write(part);
+      // The rest only once the target has seen the beginning: a proxy that held the body would wait forever.
+      void firstBytes.then(() => {
         outgoing.write(part);
-        // The rest only once the target has seen the beginning: a proxy that held the body would wait forever.
-        void firstBytes.then(() => {
-          outgoing.write(part);
-          outgoing.end('"}');
-        });
+        outgoing.end('"}');
       });
-      const timeout = (ms: number, what: string) => new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms));
-      await Promise.race([firstBytes, timeout(5_000, 'the target never saw the first bytes')]);
-      // The answer's first part arrives while the target still holds the rest back.
-      const answer = await Promise.race([result, timeout(5_000, 'the first part of the answer never came')]);
-      expect(answer.status).toBe(200);
-      expect(answer.firstPart).toBe('{"received":');
-      releaseAnswer();
-      expect(await answer.body).toBe(`{"received":${2 * part.length + '{"title":"'.length + 2}}`);
-      // The proxy's connection to the target was the one of the test before: kept alive.
-      expect(connections).toBe(connectionsBefore);
-      expect(connections).toBe(1);
     });
+    const timeout = (ms: number, what: string) => new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms));
+    await Promise.race([firstBytes, timeout(5_000, 'the target never saw the first bytes')]);
+    // The answer's first part arrives while the target still holds the rest back.
+    const answer = await Promise.race([result, timeout(5_000, 'the first part of the answer never came')]);
+    expect(answer.status).toBe(200);
+    expect(answer.firstPart).toBe('{"received":');
+    releaseAnswer();
+    expect(await answer.body).toBe(`{"received":${2 * part.length + '{"title":"'.length + 2}}`);
+    // The proxy's connection to the target was the one of the test before: kept alive.
+    expect(connections).toBe(connectionsBefore);
+    expect(connections).toBe(1);
+  });
 
-    test('a client that goes away mid-answer is not taken for a failure of the target: that answer is not checked', async () => {
-      const from = plain.violations.length;
-      const notCheckedBefore = plain.report().notChecked.length;
-      await new Promise<void>((resolve, reject) => {
-        const outgoing = request(`${plain.url}/v1/spaces/hanging`, { headers: auth }, (response) => {
-          response.once('data', () => {
-            outgoing.destroy();
-            resolve();
-          });
+  test('a client that goes away mid-answer is not taken for a failure of the target: that answer is not checked', async () => {
+    const from = plain.violations.length;
+    const notCheckedBefore = plain.report().notChecked.length;
+    await new Promise<void>((resolve, reject) => {
+      const outgoing = request(`${plain.url}/v1/spaces/hanging`, { headers: auth }, (response) => {
+        response.once('data', () => {
+          outgoing.destroy();
+          resolve();
         });
-        outgoing.on('error', () => undefined);
-        outgoing.on('close', resolve);
-        outgoing.on('timeout', () => reject(new Error('no answer')));
-        outgoing.end();
       });
-      await plain.idle();
-      expect(plain.violations.slice(from)).toEqual([]);
-      expect(plain.report().notChecked.slice(notCheckedBefore)).toEqual([
-        expect.objectContaining({ side: 'implementation', operationId: 'getSpace', status: 200, reason: 'the client closed the connection before the answer ended' }),
-      ]);
+      outgoing.on('error', () => undefined);
+      outgoing.on('close', resolve);
+      outgoing.on('timeout', () => reject(new Error('no answer')));
+      outgoing.end();
     });
+    await plain.idle();
+    expect(plain.violations.slice(from)).toEqual([]);
+    expect(plain.report().notChecked.slice(notCheckedBefore)).toEqual([
+      expect.objectContaining({ side: 'implementation', operationId: 'getSpace', status: 200, reason: 'the client closed the connection before the answer ended' }),
+    ]);
   });
 });
 

@@ -765,7 +765,9 @@ describe('reading schemas', () => {
       ['request-property-variant-added', '`spaces`: new alternative string "new"'],
     ]);
   });
+});
 
+describe('reading schemas: nullability, maps, arrays, recursion, shared components, direction', () => {
   test('nullable written as a type list, as anyOf with null, and as the emitter writes it (anyOf + siblings) compare equal', () => {
     const spellings = [
       { type: ['string', 'null'], maxLength: 10 },

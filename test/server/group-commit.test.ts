@@ -118,7 +118,9 @@ describe('SqliteStore.write: group commit', () => {
     store.reader.afterCommit(effect('reader'));
     expect(happened).toEqual(['reader ran, committed']);
   });
+});
 
+describe('SqliteStore.write: group commit, when a write or the commit fails, a write spans turns, and on close', () => {
   test('the first write of a turn failing undoes its changes, and the writes after it still commit', async () => {
     const results = await outcomes([
       store.write(async () => {
