@@ -81,80 +81,81 @@ describe('the gate on the real contract', () => {
   }, COMMANDS);
 });
 
+// The story of the describe below: its copy of the repository, the commands run in it, and what it declares.
+let copy: string;
+/** Every directory made (the copy and its forks), removed at the end. */
+const made: string[] = [];
+const at = (file: string, root = copy) => path.join(root, file);
+const read = (file: string, root = copy) => readFileSync(at(file, root), 'utf8');
+const write = (file: string, text: string, root = copy) => writeFileSync(at(file, root), text);
+/** Replaces `from` (which must be there) in a file of the copy. */
+const edit = (file: string, from: string | RegExp, to: string) => {
+  const text = read(file);
+  expect(typeof from === 'string' ? text.includes(from) : from.test(text), `${file} holds ${from}`).toBe(true);
+  write(file, text.replace(from, to));
+};
+/** The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (see the top). */
+const command = (script: string, args: string[] = [], root = copy) => run(root, script, args, { GENERATE_OPENAPI_ONLY: '1' });
+const generate = async () => {
+  const result = await command('scripts/generate.ts');
+  expect(result.status, result.output).toBe(0);
+};
+const release = (...args: string[]) => command('breaking/release.ts', args);
+/** git in the copy (or in `root`): its output, trimmed; throws when it fails. */
+const git = (args: string[], root = copy) => {
+  const run = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout.trim();
+};
+const notesOf = (...args: string[]) => command('breaking/changelog.ts', args);
+const check = (...args: string[]) => command('breaking/check.ts', args);
+const checkIn = (root: string) => command('breaking/check.ts', [], root);
+const lineWith = (output: string, ...parts: string[]) => output.split('\n').find((line) => parts.every((part) => line.includes(part)));
+let header = '';
+/** Writes the declarations file of the copy (or of `root`): its comment header, then `entries`. */
+const declarations = (entries: object[], root = copy) =>
+  write('spec/breaking-changes.yaml', `${header}${entries.length > 0 ? stringify(entries) : '[]\n'}`, root);
+/** A new directory holding the files of `from`, node_modules linked. */
+const copyOf = (from: string, entries: string[]) => {
+  const to = mkdtempSync(path.join(tmpdir(), 'breaking-e2e-'));
+  made.push(to);
+  for (const entry of entries) cpSync(path.join(from, entry), path.join(to, entry), { recursive: true });
+  symlinkSync(path.join(repoRoot, 'node_modules'), path.join(to, 'node_modules'), 'dir');
+  return to;
+};
+const COPIED = ['spec', 'scripts', 'breaking', 'generated', 'tspconfig.yaml', 'package.json', 'package-lock.json', 'conformance/package.json'];
+/** A copy of the copy as it is now, for judging another state of it beside it. */
+const fork = () => copyOf(copy, [...COPIED, ...(existsSync(at('CHANGELOG.md')) ? ['CHANGELOG.md'] : [])]);
+/**
+ * The state of the variant with the source declaration left out, where the major-version step starts: its fork,
+ * the files that state is made of, and its check (the major-version step's failing check too). The major release
+ * runs in that fork as soon as the check is done, beside the steps before it (they read other copies).
+ */
+let withoutSource: { root: string; files: string[]; result: Result; release: Promise<Result> } | undefined;
+const STATE = ['spec/main.tsp', 'spec/breaking-changes.yaml', 'generated/openapi.yaml', 'package.json'];
+
+const DECLARED = {
+  title: {
+    rule: 'request-property-max-length-decreased',
+    schema: 'CreateSpaceRequest',
+    path: '#/components/schemas/CreateSpaceRequest/properties/title',
+    reason: 'Titles longer than 100 characters were cut in every view.',
+  },
+  revision: {
+    rule: 'response-property-became-optional',
+    schema: 'Space',
+    path: '#/components/schemas/Space/properties/revision',
+    reason: 'A space still being imported has no revision yet.',
+  },
+  source: {
+    rule: 'request-property-enum-value-added',
+    schema: 'ImportSource',
+    path: '#/components/schemas/ImportSource',
+    reason: 'The server imports Git sources in the same change.',
+  },
+};
+
 describe('releases, the gate and the notes, in a copy of the repository', () => {
-  let copy: string;
-  /** Every directory made (the copy and its forks), removed at the end. */
-  const made: string[] = [];
-  const at = (file: string, root = copy) => path.join(root, file);
-  const read = (file: string, root = copy) => readFileSync(at(file, root), 'utf8');
-  const write = (file: string, text: string, root = copy) => writeFileSync(at(file, root), text);
-  /** Replaces `from` (which must be there) in a file of the copy. */
-  const edit = (file: string, from: string | RegExp, to: string) => {
-    const text = read(file);
-    expect(typeof from === 'string' ? text.includes(from) : from.test(text), `${file} holds ${from}`).toBe(true);
-    write(file, text.replace(from, to));
-  };
-  /** The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (see the top). */
-  const command = (script: string, args: string[] = [], root = copy) => run(root, script, args, { GENERATE_OPENAPI_ONLY: '1' });
-  const generate = async () => {
-    const result = await command('scripts/generate.ts');
-    expect(result.status, result.output).toBe(0);
-  };
-  const release = (...args: string[]) => command('breaking/release.ts', args);
-  /** git in the copy (or in `root`): its output, trimmed; throws when it fails. */
-  const git = (args: string[], root = copy) => {
-    const run = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
-    return run.stdout.trim();
-  };
-  const notesOf = (...args: string[]) => command('breaking/changelog.ts', args);
-  const check = (...args: string[]) => command('breaking/check.ts', args);
-  const checkIn = (root: string) => command('breaking/check.ts', [], root);
-  const lineWith = (output: string, ...parts: string[]) => output.split('\n').find((line) => parts.every((part) => line.includes(part)));
-  let header = '';
-  /** Writes the declarations file of the copy (or of `root`): its comment header, then `entries`. */
-  const declarations = (entries: object[], root = copy) =>
-    write('spec/breaking-changes.yaml', `${header}${entries.length > 0 ? stringify(entries) : '[]\n'}`, root);
-  /** A new directory holding the files of `from`, node_modules linked. */
-  const copyOf = (from: string, entries: string[]) => {
-    const to = mkdtempSync(path.join(tmpdir(), 'breaking-e2e-'));
-    made.push(to);
-    for (const entry of entries) cpSync(path.join(from, entry), path.join(to, entry), { recursive: true });
-    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(to, 'node_modules'), 'dir');
-    return to;
-  };
-  const COPIED = ['spec', 'scripts', 'breaking', 'generated', 'tspconfig.yaml', 'package.json', 'package-lock.json', 'conformance/package.json'];
-  /** A copy of the copy as it is now, for judging another state of it beside it. */
-  const fork = () => copyOf(copy, [...COPIED, ...(existsSync(at('CHANGELOG.md')) ? ['CHANGELOG.md'] : [])]);
-  /**
-   * The state of the variant with the source declaration left out, where the major-version step starts: its fork,
-   * the files that state is made of, and its check (the major-version step's failing check too). The major release
-   * runs in that fork as soon as the check is done, beside the steps before it (they read other copies).
-   */
-  let withoutSource: { root: string; files: string[]; result: Result; release: Promise<Result> } | undefined;
-  const STATE = ['spec/main.tsp', 'spec/breaking-changes.yaml', 'generated/openapi.yaml', 'package.json'];
-
-  const DECLARED = {
-    title: {
-      rule: 'request-property-max-length-decreased',
-      schema: 'CreateSpaceRequest',
-      path: '#/components/schemas/CreateSpaceRequest/properties/title',
-      reason: 'Titles longer than 100 characters were cut in every view.',
-    },
-    revision: {
-      rule: 'response-property-became-optional',
-      schema: 'Space',
-      path: '#/components/schemas/Space/properties/revision',
-      reason: 'A space still being imported has no revision yet.',
-    },
-    source: {
-      rule: 'request-property-enum-value-added',
-      schema: 'ImportSource',
-      path: '#/components/schemas/ImportSource',
-      reason: 'The server imports Git sources in the same change.',
-    },
-  };
-
   beforeAll(() => {
     copy = copyOf(repoRoot, COPIED);
     // The story starts before any release, whatever the repository has recorded since.
@@ -173,6 +174,12 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     for (const dir of made) rmSync(dir, { recursive: true, force: true });
   });
 
+  releasesAndTheirRefusals();
+  theGateAndTheNotes();
+});
+
+/** The releases of the story, and what a release refuses. */
+function releasesAndTheirRefusals(): void {
   test(
     'the first release records the emitted document, sets the versions, starts the changelog',
     async () => {
@@ -309,7 +316,10 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     },
     COMPILE,
   );
+}
 
+/** The gate on each change of the story until it is declared, and the notes of the unreleased changes. */
+function theGateAndTheNotes(): void {
   test('each breaking change fails until it is declared; a declaration that matches nothing fails too', async () => {
     const all = Object.values(DECLARED);
     const stale = { rule: 'request-property-removed', schema: 'CreateSpaceRequest', path: '#/components/schemas/CreateSpaceRequest/properties/emoji', reason: 'Never used.' };
@@ -434,4 +444,4 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
     },
     COMPILE,
   );
-});
+}

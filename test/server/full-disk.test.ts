@@ -104,14 +104,7 @@ describe.skipIf(!isRoot)('SQLite on a disk that fills up', () => {
       else refused(first, space);
       if (spec.response.status === 503 || space.response.status === 503) break;
     }
-    /** The disk's last bytes taken by a file. */
-    const fill = () => {
-      try {
-        for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
-      } catch (error) {
-        expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
-      }
-    };
+    const fill = () => fillDisk(filler);
     fill();
 
     /** The spaces deleted, which lists no longer show. */
@@ -193,22 +186,36 @@ describe.skipIf(!isRoot)('SQLite on a disk that fills up', () => {
     // The start-up writes were made: at the start when they fitted, or else once there was room.
     await eventually(async () => (logLines(second).some((line) => line.msg.startsWith('DOCS_API_TOKEN is the token of')) ? true : undefined));
 
-    // One line when the condition starts, one when it ends (the first process was stopped before); nothing else at
-    // error level; each refused request a warn-level access-log line without a stack.
-    for (const instance of [first, second]) {
-      const lines = logLines(instance);
-      const conditionLines = lines.filter((line) => line.condition === 'storage-full');
-      const expected = instance === first ? [50] : [50, 30];
-      expect(conditionLines.map((line) => line.level)).toEqual(expected);
-      expect(conditionLines[0]).toMatchObject({ cause: expect.stringMatching(/SQLITE_FULL|SQLITE_IOERR/) });
-      expect(lines.filter((line) => line.level >= 50 && line.condition === undefined)).toEqual([]);
-      const refusedLines = lines.filter((line) => line.msg === 'request' && line.status === 503);
-      expect(refusedLines.length).toBe(refusals.get(instance));
-      expect(refusedLines.filter((line) => line.level !== 40 || line.err !== undefined)).toEqual([]);
-    }
-    expect(logLines(second).find((line) => line.condition === 'storage-full' && line.level === 30)).toMatchObject({
-      durationMs: expect.any(Number),
-      refusedRequests: refusals.get(second),
-    });
+    expectConditionLogged(first, second, refusals);
   }, 120_000);
 });
+
+/** The disk's last bytes taken by `file`. */
+function fillDisk(file: string): void {
+  try {
+    for (;;) appendFileSync(file, Buffer.alloc(64 * 1024));
+  } catch (error) {
+    expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+  }
+}
+
+/** What the two instances logged of the full disk, `refusals` their 503s. */
+function expectConditionLogged(first: Instance, second: Instance, refusals: Map<Instance, number>): void {
+  // One line when the condition starts, one when it ends (the first process was stopped before); nothing else at
+  // error level; each refused request a warn-level access-log line without a stack.
+  for (const instance of [first, second]) {
+    const lines = logLines(instance);
+    const conditionLines = lines.filter((line) => line.condition === 'storage-full');
+    const expected = instance === first ? [50] : [50, 30];
+    expect(conditionLines.map((line) => line.level)).toEqual(expected);
+    expect(conditionLines[0]).toMatchObject({ cause: expect.stringMatching(/SQLITE_FULL|SQLITE_IOERR/) });
+    expect(lines.filter((line) => line.level >= 50 && line.condition === undefined)).toEqual([]);
+    const refusedLines = lines.filter((line) => line.msg === 'request' && line.status === 503);
+    expect(refusedLines.length).toBe(refusals.get(instance));
+    expect(refusedLines.filter((line) => line.level !== 40 || line.err !== undefined)).toEqual([]);
+  }
+  expect(logLines(second).find((line) => line.condition === 'storage-full' && line.level === 30)).toMatchObject({
+    durationMs: expect.any(Number),
+    refusedRequests: refusals.get(second),
+  });
+}

@@ -33,11 +33,13 @@ const common = (database: TestDatabase) => ({
   ...LOCAL_GIT,
 });
 
-describe('two instances on one PostgreSQL database', () => {
-  let database: TestDatabase;
-  let a: Instance;
-  let b: Instance;
+/** Two instances started together on an empty database (the describe below), and that database. */
+let database: TestDatabase;
+let a: Instance;
+let b: Instance;
+const as = (instance: Instance) => instance.client(RUNNER_TOKEN);
 
+describe('two instances on one PostgreSQL database', () => {
   beforeAll(async () => {
     // An empty database: the two instances starting together race to migrate it.
     database = await createTestDatabase({ empty: true });
@@ -47,8 +49,6 @@ describe('two instances on one PostgreSQL database', () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await database?.drop();
   });
-
-  const as = (instance: Instance) => instance.client(RUNNER_TOKEN);
 
   test('started together on an empty database, they applied each migration once, and each names its engine', async () => {
     const applied = await query<{ version: number; n: number }>(database.url, 'SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version');
@@ -131,6 +131,11 @@ describe('two instances on one PostgreSQL database', () => {
     expect(jobs.every((job) => job.status === 'done' && job.attempts === 1)).toBe(true);
   });
 
+  whileOneWaitsOrRunsTheRunner();
+});
+
+/** The tests of the two instances while one waits on the network, and while the conformance runner runs against one. */
+function whileOneWaitsOrRunsTheRunner(): void {
   test('no transaction stays open while an instance waits on the network (a website import, an OpenAPI fetch)', async () => {
     const spec = JSON.stringify({ openapi: '3.1.0', info: { title: 'Held', version: '1' }, paths: { '/held': { get: { responses: { '200': { description: 'Held' } } } } } });
     const remote = await heldServer({
@@ -195,7 +200,7 @@ describe('two instances on one PostgreSQL database', () => {
     }
     expect(writes).toBeGreaterThan(0);
   }, 240_000);
-});
+}
 
 /**
  * A Git server over HTTP (git http-backend) on 127.0.0.1 whose first `hold` requests get no answer until released:
