@@ -20,28 +20,30 @@ import { timeout } from '../support/timeouts.ts';
 const contract = loadServerContract();
 const settings = { fixture: runnerFixture, recordCoverage: false, env: { VALIDATE_RESPONSES: 'false', LOG_LEVEL: 'silent', ...LOCAL_GIT } };
 
+/** The two servers of the describe below, started side by side: one on each engine. */
+let sqlite: TestServer | undefined;
+let postgres: TestServer | undefined;
+
+/**
+ * Both servers' background work done (within 20 s) before each request, so that both answer from the same state;
+ * search results in any order, each engine ranking by its own relevance
+ * (server/docs/behaviour-content-change-requests-comments.md, Content).
+ */
+const pairs = new TokenPairs();
+const newMirror = () =>
+  new EngineMirror(sqlite!.url, postgres!.url, {
+    pairs,
+    before: () => Promise.race([Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]), sleep(20_000)]),
+    unordered: (url) => /\/search\?/.test(url),
+  });
+
 describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every request alike', () => {
-  let sqlite: TestServer | undefined;
-  let postgres: TestServer | undefined;
   beforeAll(async () => {
     [sqlite, postgres] = await Promise.all([startTestServer({ ...settings, engine: 'sqlite' }), startTestServer({ ...settings, engine: 'postgres' })]);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([sqlite?.close(), postgres?.close()]);
   });
-
-  /**
-   * Both servers' background work done (within 20 s) before each request, so that both answer from the same state;
-   * search results in any order, each engine ranking by its own relevance
-   * (server/docs/behaviour-content-change-requests-comments.md, Content).
-   */
-  const pairs = new TokenPairs();
-  const newMirror = () =>
-    new EngineMirror(sqlite!.url, postgres!.url, {
-      pairs,
-      before: () => Promise.race([Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]), sleep(20_000)]),
-      unordered: (url) => /\/search\?/.test(url),
-    });
 
   test('the bad-input run: the same answer to each request', { timeout: timeout(900_000) }, async () => {
     const mirror = newMirror();
@@ -74,6 +76,77 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
     expect(mirror.requests).toBeGreaterThan(500);
   });
 
+  hardeningInputs();
+
+  test('the counters and copies the triggers keep are the same on both engines after the same writes', { timeout: timeout(120_000) }, async () => {
+    // Writes that leave what every trigger keeps behind them (the runs above clean up what they create), sent to both.
+    const mirror = newMirror();
+    const call = async (method: string, path: string, body?: object) => {
+      const response = await mirror.fetch(`${sqlite!.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${RUNNER_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
+      return text === '' ? undefined : (JSON.parse(text) as { id: string });
+    };
+    const collection = (await call('POST', '/v1/orgs/acme/collections', { title: 'Kept' }))!.id;
+    const spaces: string[] = [];
+    for (const title of ['Kept one', 'Kept two', 'Kept three', 'Kept four']) spaces.push((await call('POST', '/v1/orgs/acme/spaces', { title, parent: collection }))!.id);
+    const [one, two, three, four] = spaces as [string, string, string, string];
+    // Comments: added, resolved, removed.
+    const comments: string[] = [];
+    for (const markdown of ['First', 'Second', 'Third']) comments.push((await call('POST', `/v1/spaces/${one}/comments`, { body: { markdown } }))!.id);
+    await call('PUT', `/v1/spaces/${one}/comments/${comments[1]}`, { resolved: true });
+    await call('DELETE', `/v1/spaces/${one}/comments/${comments[2]}`);
+    await call('POST', `/v1/spaces/${two}/comments`, { body: { markdown: 'On two' } });
+    // Change requests: opened, drafted, archived, and a comment on one.
+    const open = (await call('POST', `/v1/spaces/${one}/change-requests`, { subject: 'Open' }))!.id;
+    const draft = (await call('POST', `/v1/spaces/${one}/change-requests`, { subject: 'Draft' }))!.id;
+    await call('PATCH', `/v1/spaces/${one}/change-requests/${draft}`, { status: 'draft' });
+    const archived = (await call('POST', `/v1/spaces/${two}/change-requests`, { subject: 'Archived' }))!.id;
+    await call('PATCH', `/v1/spaces/${two}/change-requests/${archived}`, { status: 'archived' });
+    await call('POST', `/v1/spaces/${one}/change-requests/${open}/comments`, { body: { markdown: 'On the change' } });
+    // Live spaces: one deleted, one deleted and restored, one moved to the other organization out of a site.
+    await call('DELETE', `/v1/spaces/${three}`);
+    await call('DELETE', `/v1/spaces/${two}`);
+    await call('POST', `/v1/spaces/${two}/restore`);
+    const site = (await call('POST', '/v1/orgs/acme/sites', { title: 'Kept' }))!.id;
+    await call('POST', `/v1/orgs/acme/sites/${site}/site-spaces`, { spaceId: one });
+    await call('POST', `/v1/orgs/acme/sites/${site}/site-spaces`, { spaceId: four });
+    await call('POST', `/v1/spaces/${four}/transfer`, { organization: 'globex' });
+    // The copy of an organization's email domains.
+    await call('PATCH', '/v1/orgs/globex', { emailDomains: ['globex.test', 'kept.test'] });
+    expect(mirror.serverErrors).toEqual([]);
+    expect(mirror.differences).toEqual([]);
+    await Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]);
+
+    const KEPT = {
+      space_counters: 'SELECT space_id, comments, change_requests, change_requests_open, change_requests_draft FROM space_counters',
+      organization_space_counts: 'SELECT organization_id, live_spaces FROM organization_space_counts',
+      organization_email_domains: 'SELECT organization_id, domain FROM organization_email_domains',
+      members: 'SELECT organization_id, user_id, user_display_name FROM members',
+      site_spaces: 'SELECT site_id, space_id FROM site_spaces',
+    };
+    const rowsOf = async (server: TestServer, query: string, translate: (text: string) => string) => {
+      const rows = await server.running.ctx.store.reader.all(sql<Record<string, unknown>>`${sql.raw(query)}`);
+      // Each engine's types as one text: integers (PostgreSQL's bigint comes as a string), and NULL.
+      return rows.map((row) => translate(JSON.stringify(Object.values(row).map((value) => (value === null ? null : String(value)))))).sort();
+    };
+    for (const [table, query] of Object.entries(KEPT)) {
+      const [first, second] = await Promise.all([rowsOf(sqlite!, query, (text) => pairs.translate(text)), rowsOf(postgres!, query, (text) => text)]);
+      expect(first, table).toEqual(second);
+      expect(first.length, `${table} has rows to compare`).toBeGreaterThan(0);
+    }
+    // The writes above reached the counters: the first space's comments and change requests, counted alike.
+    const counters = await sqlite!.running.ctx.store.reader.all(sql<{ comments: number; change_requests: number }>`SELECT comments, change_requests FROM space_counters WHERE space_id = ${one}`);
+    expect(counters.map((row) => [Number(row.comments) > 0, Number(row.changeRequests)])).toEqual([[true, 2]]);
+  });
+});
+
+/** The hardening inputs, on both servers through one mirror. */
+function hardeningInputs(): void {
   test('the hardening inputs: the same answer to each request, a 400 naming where for text the engines cannot both store', { timeout: timeout(600_000) }, async () => {
     const mirror = newMirror();
     const call = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
@@ -154,72 +227,7 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
    * writes on each engine (the runs above, then writes that leave something of each behind): every row alike, the
    * ids each server made paired as the mirrors learnt them. test/server/store-schema.test.ts compares the triggers' names and tables; this, what they do.
    */
-  test('the counters and copies the triggers keep are the same on both engines after the same writes', { timeout: timeout(120_000) }, async () => {
-    // Writes that leave what every trigger keeps behind them (the runs above clean up what they create), sent to both.
-    const mirror = newMirror();
-    const call = async (method: string, path: string, body?: object) => {
-      const response = await mirror.fetch(`${sqlite!.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${RUNNER_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await response.text();
-      expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
-      return text === '' ? undefined : (JSON.parse(text) as { id: string });
-    };
-    const collection = (await call('POST', '/v1/orgs/acme/collections', { title: 'Kept' }))!.id;
-    const spaces: string[] = [];
-    for (const title of ['Kept one', 'Kept two', 'Kept three', 'Kept four']) spaces.push((await call('POST', '/v1/orgs/acme/spaces', { title, parent: collection }))!.id);
-    const [one, two, three, four] = spaces as [string, string, string, string];
-    // Comments: added, resolved, removed.
-    const comments: string[] = [];
-    for (const markdown of ['First', 'Second', 'Third']) comments.push((await call('POST', `/v1/spaces/${one}/comments`, { body: { markdown } }))!.id);
-    await call('PUT', `/v1/spaces/${one}/comments/${comments[1]}`, { resolved: true });
-    await call('DELETE', `/v1/spaces/${one}/comments/${comments[2]}`);
-    await call('POST', `/v1/spaces/${two}/comments`, { body: { markdown: 'On two' } });
-    // Change requests: opened, drafted, archived, and a comment on one.
-    const open = (await call('POST', `/v1/spaces/${one}/change-requests`, { subject: 'Open' }))!.id;
-    const draft = (await call('POST', `/v1/spaces/${one}/change-requests`, { subject: 'Draft' }))!.id;
-    await call('PATCH', `/v1/spaces/${one}/change-requests/${draft}`, { status: 'draft' });
-    const archived = (await call('POST', `/v1/spaces/${two}/change-requests`, { subject: 'Archived' }))!.id;
-    await call('PATCH', `/v1/spaces/${two}/change-requests/${archived}`, { status: 'archived' });
-    await call('POST', `/v1/spaces/${one}/change-requests/${open}/comments`, { body: { markdown: 'On the change' } });
-    // Live spaces: one deleted, one deleted and restored, one moved to the other organization out of a site.
-    await call('DELETE', `/v1/spaces/${three}`);
-    await call('DELETE', `/v1/spaces/${two}`);
-    await call('POST', `/v1/spaces/${two}/restore`);
-    const site = (await call('POST', '/v1/orgs/acme/sites', { title: 'Kept' }))!.id;
-    await call('POST', `/v1/orgs/acme/sites/${site}/site-spaces`, { spaceId: one });
-    await call('POST', `/v1/orgs/acme/sites/${site}/site-spaces`, { spaceId: four });
-    await call('POST', `/v1/spaces/${four}/transfer`, { organization: 'globex' });
-    // The copy of an organization's email domains.
-    await call('PATCH', '/v1/orgs/globex', { emailDomains: ['globex.test', 'kept.test'] });
-    expect(mirror.serverErrors).toEqual([]);
-    expect(mirror.differences).toEqual([]);
-    await Promise.all([sqlite!.running.ctx.jobs.idle(), postgres!.running.ctx.jobs.idle()]);
-
-    const KEPT = {
-      space_counters: 'SELECT space_id, comments, change_requests, change_requests_open, change_requests_draft FROM space_counters',
-      organization_space_counts: 'SELECT organization_id, live_spaces FROM organization_space_counts',
-      organization_email_domains: 'SELECT organization_id, domain FROM organization_email_domains',
-      members: 'SELECT organization_id, user_id, user_display_name FROM members',
-      site_spaces: 'SELECT site_id, space_id FROM site_spaces',
-    };
-    const rowsOf = async (server: TestServer, query: string, translate: (text: string) => string) => {
-      const rows = await server.running.ctx.store.reader.all(sql<Record<string, unknown>>`${sql.raw(query)}`);
-      // Each engine's types as one text: integers (PostgreSQL's bigint comes as a string), and NULL.
-      return rows.map((row) => translate(JSON.stringify(Object.values(row).map((value) => (value === null ? null : String(value)))))).sort();
-    };
-    for (const [table, query] of Object.entries(KEPT)) {
-      const [first, second] = await Promise.all([rowsOf(sqlite!, query, (text) => pairs.translate(text)), rowsOf(postgres!, query, (text) => text)]);
-      expect(first, table).toEqual(second);
-      expect(first.length, `${table} has rows to compare`).toBeGreaterThan(0);
-    }
-    // The writes above reached the counters: the first space's comments and change requests, counted alike.
-    const counters = await sqlite!.running.ctx.store.reader.all(sql<{ comments: number; change_requests: number }>`SELECT comments, change_requests FROM space_counters WHERE space_id = ${one}`);
-    expect(counters.map((row) => [Number(row.comments) > 0, Number(row.changeRequests)])).toEqual([[true, 2]]);
-  });
-});
+}
 
 function expectNamed2(answer: { status: number; text: string }, where: string): void {
   expect(answer.status, answer.text).toBe(400);

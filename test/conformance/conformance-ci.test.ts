@@ -156,6 +156,57 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(Number(parsed.testsuites.skipped)).toBe(3);
   });
 
+  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 150_000 }, async () => {
+    const interrupted = (signal: NodeJS.Signals, afterGroup: string) =>
+      cli(['--base-url', server.url, '--token', SIGNAL_TOKEN], (stderr, child) => {
+        if (stderr.includes(`docs-conformance: ${afterGroup}: `) && child.signalCode === null && !stderr.includes(signal)) child.kill(signal);
+      });
+    const [int, term] = await Promise.all([interrupted('SIGINT', 'content'), interrupted('SIGTERM', 'spaces')]);
+    expect(int.code, int.stdout + int.stderr).toBe(130);
+    expect(term.code, term.stdout + term.stderr).toBe(143);
+    expect(int.stdout).toContain('interrupted by SIGINT');
+    expect(term.stdout).toContain('interrupted by SIGTERM');
+
+    // Read back through the API: nothing named by the runner is left in its organization.
+    const client = createDocsClient({ baseUrl: server.url, token: SIGNAL_TOKEN, throwOnError: true });
+    const org = { params: { path: { organizationId: 'initech' } } };
+    const spaces = (await client.GET('/v1/orgs/{organizationId}/spaces', org)).data.items;
+    const collections = (await client.GET('/v1/orgs/{organizationId}/collections', org)).data.items;
+    const sites = (await client.GET('/v1/orgs/{organizationId}/sites', org)).data.items;
+    const teams = (await client.GET('/v1/orgs/{organizationId}/teams', org)).data.items;
+    const saml = (await client.GET('/v1/orgs/{organizationId}/saml', org)).data.items;
+    // Both runs got past creating the shared spaces and collections before their signal.
+    expect(int.stderr).toMatch(/^docs-conformance: spaces: [1-9]/m);
+    expect([...spaces, ...collections, ...sites, ...teams].map((item) => item.title).filter((title) => title.startsWith('Conformance'))).toEqual([]);
+    expect(saml).toEqual([]);
+  });
+
+  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 90_000 }, async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const [wrongToken, unreachable, notTheApi] = await Promise.all([
+      cli(['--base-url', server.url, '--token', 'not-a-token']),
+      cli(['--base-url', `http://127.0.0.1:${closedPort}`, '--token', TOKEN]),
+      cli(['--base-url', `${server.url}/v1`, '--token', TOKEN]),
+    ]);
+    for (const [run, cause] of [
+      [wrongToken, /^docs-conformance: the token was refused: GET \/v1\/orgs\?limit=1000 answered 401 \(.+\): check --token$/],
+      [unreachable, new RegExp(`^docs-conformance: cannot reach http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\): check --base-url`)],
+      [notTheApi, /^docs-conformance: .* does not answer like the API: .* answered 404.*check --base-url/],
+    ] as const) {
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr.trimEnd()).toMatch(cause);
+    }
+  });
+});
+
+describe('the JUnit writer', () => {
   test('the JUnit writer escapes what XML cannot hold and gives the request and the answer of each failure', () => {
     const nasty = 'a <b> & "c" \'d\' \u0000\u0007 \ud800 ]]> 👍';
     const xml = junitXml([
@@ -218,55 +269,6 @@ describe.concurrent('the runner against a server that refuses private networks',
     // Without the run's duration, the report's time is the sum of its suites'; without calls, every time is 0.
     expect(parse(junitXml(results, { calls })).testsuites.time).toBe('0.502');
     expect(parse(junitXml(results)).testsuites.testsuite.flatMap((suite) => [suite.time, ...suite.testcase.map((testcase) => testcase.time)])).toEqual(Array(9).fill('0.000'));
-  });
-
-  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 150_000 }, async () => {
-    const interrupted = (signal: NodeJS.Signals, afterGroup: string) =>
-      cli(['--base-url', server.url, '--token', SIGNAL_TOKEN], (stderr, child) => {
-        if (stderr.includes(`docs-conformance: ${afterGroup}: `) && child.signalCode === null && !stderr.includes(signal)) child.kill(signal);
-      });
-    const [int, term] = await Promise.all([interrupted('SIGINT', 'content'), interrupted('SIGTERM', 'spaces')]);
-    expect(int.code, int.stdout + int.stderr).toBe(130);
-    expect(term.code, term.stdout + term.stderr).toBe(143);
-    expect(int.stdout).toContain('interrupted by SIGINT');
-    expect(term.stdout).toContain('interrupted by SIGTERM');
-
-    // Read back through the API: nothing named by the runner is left in its organization.
-    const client = createDocsClient({ baseUrl: server.url, token: SIGNAL_TOKEN, throwOnError: true });
-    const org = { params: { path: { organizationId: 'initech' } } };
-    const spaces = (await client.GET('/v1/orgs/{organizationId}/spaces', org)).data.items;
-    const collections = (await client.GET('/v1/orgs/{organizationId}/collections', org)).data.items;
-    const sites = (await client.GET('/v1/orgs/{organizationId}/sites', org)).data.items;
-    const teams = (await client.GET('/v1/orgs/{organizationId}/teams', org)).data.items;
-    const saml = (await client.GET('/v1/orgs/{organizationId}/saml', org)).data.items;
-    // Both runs got past creating the shared spaces and collections before their signal.
-    expect(int.stderr).toMatch(/^docs-conformance: spaces: [1-9]/m);
-    expect([...spaces, ...collections, ...sites, ...teams].map((item) => item.title).filter((title) => title.startsWith('Conformance'))).toEqual([]);
-    expect(saml).toEqual([]);
-  });
-
-  test('preflight: a wrong token and an unreachable address stop at once, with exit 3 and the cause in one line', { timeout: 90_000 }, async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
-    const [wrongToken, unreachable, notTheApi] = await Promise.all([
-      cli(['--base-url', server.url, '--token', 'not-a-token']),
-      cli(['--base-url', `http://127.0.0.1:${closedPort}`, '--token', TOKEN]),
-      cli(['--base-url', `${server.url}/v1`, '--token', TOKEN]),
-    ]);
-    for (const [run, cause] of [
-      [wrongToken, /^docs-conformance: the token was refused: GET \/v1\/orgs\?limit=1000 answered 401 \(.+\): check --token$/],
-      [unreachable, new RegExp(`^docs-conformance: cannot reach http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\): check --base-url`)],
-      [notTheApi, /^docs-conformance: .* does not answer like the API: .* answered 404.*check --base-url/],
-    ] as const) {
-      expect(run.code, run.stderr).toBe(3);
-      expect(run.stdout).toBe('');
-      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(run.stderr.trimEnd()).toMatch(cause);
-    }
   });
 });
 
