@@ -64,190 +64,188 @@ async function served(url: string, schema: string, property: string): Promise<st
 
 const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
 
-describe('npm run dev', () => {
-  test('is scripts/dev.ts, run by exec so that signals reach it, with the developer settings under the environment', () => {
-    const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
-    // Not through the tsx command: it SIGKILLs its child when the child does not answer a signal within 30 ms, which a
-    // dev busy compiling the contract cannot, and the server would be left running.
-    expect(scripts.dev).toBe('exec node --import tsx scripts/dev.ts');
-    expect(devEnvironment({})).toMatchObject({
-      DOCS_API_TOKEN: 'dev-token',
-      ANSWER_FROM_CONTRACT: 'true',
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      ALLOW_LOCAL_GIT: 'true',
-      LOCAL_GIT_ROOT: tmpdir(),
-      DATA_DIR: path.resolve('.data/dev'),
-    });
-    expect(devEnvironment({ PORT: '4000', DOCS_API_TOKEN: 'mine' })).toMatchObject({ PORT: '4000', DOCS_API_TOKEN: 'mine' });
-    expect(readFileSync('.gitignore', 'utf8').split('\n')).toContain('.data/');
+test('is scripts/dev.ts, run by exec so that signals reach it, with the developer settings under the environment', () => {
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+  // Not through the tsx command: it SIGKILLs its child when the child does not answer a signal within 30 ms, which a
+  // dev busy compiling the contract cannot, and the server would be left running.
+  expect(scripts.dev).toBe('exec node --import tsx scripts/dev.ts');
+  expect(devEnvironment({})).toMatchObject({
+    DOCS_API_TOKEN: 'dev-token',
+    ANSWER_FROM_CONTRACT: 'true',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    ALLOW_LOCAL_GIT: 'true',
+    LOCAL_GIT_ROOT: tmpdir(),
+    DATA_DIR: path.resolve('.data/dev'),
   });
-
-  describe('saving the contract the ways editors do', () => {
-    let dev: Dev;
-    let url: string;
-    const spaces = () => path.join(copy, 'spec/spaces.tsp');
-    const original = () => readFileSync(path.join(copy, 'spec/spaces.tsp'), 'utf8');
-    let text = '';
-    /** spec/spaces.tsp with the Space title's doc comment ending in `mark`. */
-    const marked = (mark: string) => text.replace('/** Title of the space. */', `/** Title of the space. ${mark} */`);
-    const titleServed = (mark: string) => until(async () => (await served(url, 'Space', 'title')) === `Title of the space. ${mark}`);
-
-    beforeAll(async () => {
-      text = original();
-      expect(text).toContain('/** Title of the space. */');
-      // The server's log shows warnings only, so not where it listens: dev learns its address over IPC.
-      dev = startDev('saves', ['--no-typecheck'], { LOG_LEVEL: 'warn' });
-      url = (await dev.waitFor(/\[dev\] serving (http:\/\/127\.0\.0\.1:\d+), API reference (\S+)\/docs \(token dev-token/))[1]!;
-      await dev.waitFor(/\[dev\] watching spec\/ and server\//);
-    }, 90_000);
-
-    test('serves the demo organization to dev-token, and names the API reference', async () => {
-      const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
-      expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id)).toEqual(['demo']);
-      expect(dev.output()).toContain(`API reference ${url}/docs`);
-      expect(dev.output()).not.toMatch(/listening on/);
-    });
-
-    const ways: [string, (file: string, content: string) => void][] = [
-      ['written in place', (file, content) => writeFileSync(file, content)],
-      [
-        'a temporary file renamed over it (vim, sed -i, safe write)',
-        (file, content) => {
-          writeFileSync(`${file}.tmp4913`, content);
-          renameSync(`${file}.tmp4913`, file);
-        },
-      ],
-      [
-        'deleted and created again',
-        (file, content) => {
-          unlinkSync(file);
-          writeFileSync(file, content);
-        },
-      ],
-    ];
-    for (const [way, save] of ways) {
-      test(`${way}, twice in a row: both changes are served`, async () => {
-        for (const round of [1, 2]) {
-          const from = dev.output().length;
-          const mark = `${way.split(' ')[0]}-${round}`;
-          save(spaces(), marked(mark));
-          await titleServed(mark);
-          // The new server answers as soon as it listens, a moment before dev hears so and says it: wait for the line.
-          await dev.waitFor(/\[dev\] changed: spec\/spaces\.tsp; compiling the contract…\n[^]*\[dev\] serving the new contract on/, from);
-        }
-      }, 120_000);
-    }
-
-    test('a new file in a new folder, imported, then renamed over; swap and backup files are ignored', async () => {
-      mkdirSync(path.join(copy, 'spec/extra'));
-      const glossary = path.join(copy, 'spec/extra/glossary.tsp');
-      const term = (mark: string) => `namespace DocsPlatform;\n\n/** A term of a glossary. */\nmodel GlossaryTerm {\n  /** The term. ${mark} */\n  name: string;\n}\n`;
-      writeFileSync(glossary, term('new'));
-      const main = path.join(copy, 'spec/main.tsp');
-      writeFileSync(main, readFileSync(main, 'utf8').replace(/^(import "\.\/spaces\.tsp";)$/m, '$1\nimport "./extra/glossary.tsp";'));
-      await until(async () => (await served(url, 'GlossaryTerm', 'name')) === 'The term. new');
-      writeFileSync(`${glossary}.new`, term('changed'));
-      renameSync(`${glossary}.new`, glossary);
-      await until(async () => (await served(url, 'GlossaryTerm', 'name')) === 'The term. changed');
-
-      const from = dev.output().length;
-      for (const name of ['.spaces.tsp.swp', 'spaces.tsp~', '4913', '.#spaces.tsp']) writeFileSync(path.join(copy, 'spec', name), 'model {');
-      writeFileSync(spaces(), marked('after-swap-files'));
-      await titleServed('after-swap-files');
-      const changed = dev.output().slice(from).match(/\[dev\] changed: .*/g);
-      expect(changed).toEqual(['[dev] changed: spec/spaces.tsp; compiling the contract…']);
-    }, 120_000);
-
-    test('a TypeSpec error is printed within the same moment, and the last good contract stays served until it is fixed', async () => {
-      const good = await served(url, 'Space', 'title');
-      expect(good).toMatch(/^Title of the space\. /);
-      const from = dev.output().length;
-      // Optional, so that the models' examples stay valid: the unknown type is the only error.
-      writeFileSync(spaces(), marked('broken').replace('model Space {', 'model Space {\n  broken?: NoSuchType;'));
-      const error = await dev.waitFor(/\[dev\] TypeSpec: 1 error\(s\), nothing written \([\d.]+ s\):\n(.*)\n\[dev\] the server keeps serving the last good contract/, from);
-      expect(error[1]).toMatch(/^spec\/spaces\.tsp:\d+:\d+ - error invalid-ref: Unknown identifier NoSuchType$/);
-      expect(await served(url, 'Space', 'title')).toBe(good);
-      writeFileSync(spaces(), marked('fixed'));
-      await titleServed('fixed');
-    }, 120_000);
-
-    test('an operation added to spec/ is answered from its example on save, while the others answer for real; one removed leaves the rest served, its handler reported', async () => {
-      const teams = path.join(copy, 'spec/teams.tsp');
-      const before = readFileSync(teams, 'utf8');
-      const save = (text: string) => {
-        writeFileSync(`${teams}.saving`, text);
-        renameSync(`${teams}.saving`, teams);
-      };
-      const call = (method: string, address: string, body?: unknown) =>
-        fetch(`${url}${address}`, {
-          method,
-          headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      try {
-        const from = dev.output().length;
-        save(`${before}${ADDED_OPERATION.tsp}`);
-        const stats = ADDED_OPERATION.path;
-        await until(async () => (await call('GET', stats)).status === 200);
-        const answer = await call('GET', stats);
-        expect(answer.headers.get('x-contract-answer')).toBe('example');
-        expect(await answer.json()).toEqual(ADDED_OPERATION.answer);
-        // Checked as any request: the token, then the parameters.
-        expect((await fetch(`${url}${stats}`)).status).toBe(401);
-        expect((await call('GET', `/v1/orgs/demo/teams/${'x'.repeat(129)}/stats`)).status).toBe(400);
-        await dev.waitFor(/answering from the contract, not implemented: getTeamStats \(no handler\)/, from);
-        // The rest answers for real: a team created is read back, without the header.
-        const created = (await (await call('PUT', '/v1/orgs/demo/teams', { title: 'Writers' })).json()) as { id: string };
-        const read = await call('GET', `/v1/orgs/demo/teams/${created.id}`);
-        expect(read.headers.get('x-contract-answer')).toBeNull();
-        expect(((await read.json()) as { title: string }).title).toBe('Writers');
-        const health = (await (await fetch(`${url}/health`)).json()) as { answeredFromContract?: string[] };
-        expect(health.answeredFromContract).toEqual(['getTeamStats']);
-
-        // deleteTeam removed from the contract: its handler is reported, the rest is served.
-        const removed = dev.output().length;
-        const withoutDelete = before.replace(/\n {2}\/\*\* Delete a team\.[^]*?\n {2}delete\(\.\.\.TeamPath\)[^\n]*\n/, '\n');
-        expect(withoutDelete).not.toContain('"deleteTeam"');
-        save(withoutDelete);
-        // A team that does not exist: deleted by the old server (204), refused by the new one (405).
-        await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 405);
-        await dev.waitFor(/handlers of no operation of the contract, not served: deleteTeam/, removed);
-        expect(((await (await call('GET', `/v1/orgs/demo/teams/${created.id}`)).json()) as { title: string }).title).toBe('Writers');
-        expect((await call('GET', stats)).status).toBe(404);
-      } finally {
-        save(before);
-      }
-      await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 204);
-    }, 180_000);
-
-    test('a server file saved: the server restarts on it', async () => {
-      const from = dev.output().length;
-      const file = path.join(copy, 'server/errors.ts');
-      writeFileSync(`${file}.tmp`, `${readFileSync(file, 'utf8')}\n// saved\n`);
-      renameSync(`${file}.tmp`, file);
-      await dev.waitFor(/\[dev\] changed: server\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);
-      const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
-      expect(response.status).toBe(200);
-    }, 60_000);
-
-    afterAll(() => stop(dev.child));
-  });
-
-  test('the type-check runs beside the server and reports in the [dev] stream', async () => {
-    const dev = startDev('types');
-    await dev.waitFor(/\[dev\] serving http/);
-    // The first check is of the whole project; later ones of what changed.
-    await dev.waitFor(/\[dev\] types: the project type-checks \([\d.]+ s\)/, 0, 240_000);
-    const from = dev.output().length;
-    const file = path.join(copy, 'server/dev-check.ts');
-    writeFileSync(file, "export const count: number = 'seven';\n");
-    const report = await dev.waitFor(/\[dev\] types: 1 type error\(s\) \([\d.]+ s\):\n(.*)/, from, 120_000);
-    expect(report[1]).toMatch(/^server\/dev-check\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\.$/);
-    // The server restarted on the change all the same: the type-check does not hold it back.
-    await dev.waitFor(/\[dev\] serving the changed server on/, from);
-    const fixed = dev.output().length;
-    unlinkSync(file);
-    await dev.waitFor(/\[dev\] types: the project type-checks/, fixed, 120_000);
-    await stop(dev.child);
-  }, 420_000);
+  expect(devEnvironment({ PORT: '4000', DOCS_API_TOKEN: 'mine' })).toMatchObject({ PORT: '4000', DOCS_API_TOKEN: 'mine' });
+  expect(readFileSync('.gitignore', 'utf8').split('\n')).toContain('.data/');
 });
+
+describe('saving the contract the ways editors do', () => {
+  let dev: Dev;
+  let url: string;
+  const spaces = () => path.join(copy, 'spec/spaces.tsp');
+  const original = () => readFileSync(path.join(copy, 'spec/spaces.tsp'), 'utf8');
+  let text = '';
+  /** spec/spaces.tsp with the Space title's doc comment ending in `mark`. */
+  const marked = (mark: string) => text.replace('/** Title of the space. */', `/** Title of the space. ${mark} */`);
+  const titleServed = (mark: string) => until(async () => (await served(url, 'Space', 'title')) === `Title of the space. ${mark}`);
+
+  beforeAll(async () => {
+    text = original();
+    expect(text).toContain('/** Title of the space. */');
+    // The server's log shows warnings only, so not where it listens: dev learns its address over IPC.
+    dev = startDev('saves', ['--no-typecheck'], { LOG_LEVEL: 'warn' });
+    url = (await dev.waitFor(/\[dev\] serving (http:\/\/127\.0\.0\.1:\d+), API reference (\S+)\/docs \(token dev-token/))[1]!;
+    await dev.waitFor(/\[dev\] watching spec\/ and server\//);
+  }, 90_000);
+
+  test('serves the demo organization to dev-token, and names the API reference', async () => {
+    const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
+    expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id)).toEqual(['demo']);
+    expect(dev.output()).toContain(`API reference ${url}/docs`);
+    expect(dev.output()).not.toMatch(/listening on/);
+  });
+
+  const ways: [string, (file: string, content: string) => void][] = [
+    ['written in place', (file, content) => writeFileSync(file, content)],
+    [
+      'a temporary file renamed over it (vim, sed -i, safe write)',
+      (file, content) => {
+        writeFileSync(`${file}.tmp4913`, content);
+        renameSync(`${file}.tmp4913`, file);
+      },
+    ],
+    [
+      'deleted and created again',
+      (file, content) => {
+        unlinkSync(file);
+        writeFileSync(file, content);
+      },
+    ],
+  ];
+  for (const [way, save] of ways) {
+    test(`${way}, twice in a row: both changes are served`, async () => {
+      for (const round of [1, 2]) {
+        const from = dev.output().length;
+        const mark = `${way.split(' ')[0]}-${round}`;
+        save(spaces(), marked(mark));
+        await titleServed(mark);
+        // The new server answers as soon as it listens, a moment before dev hears so and says it: wait for the line.
+        await dev.waitFor(/\[dev\] changed: spec\/spaces\.tsp; compiling the contract…\n[^]*\[dev\] serving the new contract on/, from);
+      }
+    }, 120_000);
+  }
+
+  test('a new file in a new folder, imported, then renamed over; swap and backup files are ignored', async () => {
+    mkdirSync(path.join(copy, 'spec/extra'));
+    const glossary = path.join(copy, 'spec/extra/glossary.tsp');
+    const term = (mark: string) => `namespace DocsPlatform;\n\n/** A term of a glossary. */\nmodel GlossaryTerm {\n  /** The term. ${mark} */\n  name: string;\n}\n`;
+    writeFileSync(glossary, term('new'));
+    const main = path.join(copy, 'spec/main.tsp');
+    writeFileSync(main, readFileSync(main, 'utf8').replace(/^(import "\.\/spaces\.tsp";)$/m, '$1\nimport "./extra/glossary.tsp";'));
+    await until(async () => (await served(url, 'GlossaryTerm', 'name')) === 'The term. new');
+    writeFileSync(`${glossary}.new`, term('changed'));
+    renameSync(`${glossary}.new`, glossary);
+    await until(async () => (await served(url, 'GlossaryTerm', 'name')) === 'The term. changed');
+
+    const from = dev.output().length;
+    for (const name of ['.spaces.tsp.swp', 'spaces.tsp~', '4913', '.#spaces.tsp']) writeFileSync(path.join(copy, 'spec', name), 'model {');
+    writeFileSync(spaces(), marked('after-swap-files'));
+    await titleServed('after-swap-files');
+    const changed = dev.output().slice(from).match(/\[dev\] changed: .*/g);
+    expect(changed).toEqual(['[dev] changed: spec/spaces.tsp; compiling the contract…']);
+  }, 120_000);
+
+  test('a TypeSpec error is printed within the same moment, and the last good contract stays served until it is fixed', async () => {
+    const good = await served(url, 'Space', 'title');
+    expect(good).toMatch(/^Title of the space\. /);
+    const from = dev.output().length;
+    // Optional, so that the models' examples stay valid: the unknown type is the only error.
+    writeFileSync(spaces(), marked('broken').replace('model Space {', 'model Space {\n  broken?: NoSuchType;'));
+    const error = await dev.waitFor(/\[dev\] TypeSpec: 1 error\(s\), nothing written \([\d.]+ s\):\n(.*)\n\[dev\] the server keeps serving the last good contract/, from);
+    expect(error[1]).toMatch(/^spec\/spaces\.tsp:\d+:\d+ - error invalid-ref: Unknown identifier NoSuchType$/);
+    expect(await served(url, 'Space', 'title')).toBe(good);
+    writeFileSync(spaces(), marked('fixed'));
+    await titleServed('fixed');
+  }, 120_000);
+
+  test('an operation added to spec/ is answered from its example on save, while the others answer for real; one removed leaves the rest served, its handler reported', async () => {
+    const teams = path.join(copy, 'spec/teams.tsp');
+    const before = readFileSync(teams, 'utf8');
+    const save = (text: string) => {
+      writeFileSync(`${teams}.saving`, text);
+      renameSync(`${teams}.saving`, teams);
+    };
+    const call = (method: string, address: string, body?: unknown) =>
+      fetch(`${url}${address}`, {
+        method,
+        headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    try {
+      const from = dev.output().length;
+      save(`${before}${ADDED_OPERATION.tsp}`);
+      const stats = ADDED_OPERATION.path;
+      await until(async () => (await call('GET', stats)).status === 200);
+      const answer = await call('GET', stats);
+      expect(answer.headers.get('x-contract-answer')).toBe('example');
+      expect(await answer.json()).toEqual(ADDED_OPERATION.answer);
+      // Checked as any request: the token, then the parameters.
+      expect((await fetch(`${url}${stats}`)).status).toBe(401);
+      expect((await call('GET', `/v1/orgs/demo/teams/${'x'.repeat(129)}/stats`)).status).toBe(400);
+      await dev.waitFor(/answering from the contract, not implemented: getTeamStats \(no handler\)/, from);
+      // The rest answers for real: a team created is read back, without the header.
+      const created = (await (await call('PUT', '/v1/orgs/demo/teams', { title: 'Writers' })).json()) as { id: string };
+      const read = await call('GET', `/v1/orgs/demo/teams/${created.id}`);
+      expect(read.headers.get('x-contract-answer')).toBeNull();
+      expect(((await read.json()) as { title: string }).title).toBe('Writers');
+      const health = (await (await fetch(`${url}/health`)).json()) as { answeredFromContract?: string[] };
+      expect(health.answeredFromContract).toEqual(['getTeamStats']);
+
+      // deleteTeam removed from the contract: its handler is reported, the rest is served.
+      const removed = dev.output().length;
+      const withoutDelete = before.replace(/\n {2}\/\*\* Delete a team\.[^]*?\n {2}delete\(\.\.\.TeamPath\)[^\n]*\n/, '\n');
+      expect(withoutDelete).not.toContain('"deleteTeam"');
+      save(withoutDelete);
+      // A team that does not exist: deleted by the old server (204), refused by the new one (405).
+      await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 405);
+      await dev.waitFor(/handlers of no operation of the contract, not served: deleteTeam/, removed);
+      expect(((await (await call('GET', `/v1/orgs/demo/teams/${created.id}`)).json()) as { title: string }).title).toBe('Writers');
+      expect((await call('GET', stats)).status).toBe(404);
+    } finally {
+      save(before);
+    }
+    await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 204);
+  }, 180_000);
+
+  test('a server file saved: the server restarts on it', async () => {
+    const from = dev.output().length;
+    const file = path.join(copy, 'server/errors.ts');
+    writeFileSync(`${file}.tmp`, `${readFileSync(file, 'utf8')}\n// saved\n`);
+    renameSync(`${file}.tmp`, file);
+    await dev.waitFor(/\[dev\] changed: server\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);
+    const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
+    expect(response.status).toBe(200);
+  }, 60_000);
+
+  afterAll(() => stop(dev.child));
+});
+
+test('the type-check runs beside the server and reports in the [dev] stream', async () => {
+  const dev = startDev('types');
+  await dev.waitFor(/\[dev\] serving http/);
+  // The first check is of the whole project; later ones of what changed.
+  await dev.waitFor(/\[dev\] types: the project type-checks \([\d.]+ s\)/, 0, 240_000);
+  const from = dev.output().length;
+  const file = path.join(copy, 'server/dev-check.ts');
+  writeFileSync(file, "export const count: number = 'seven';\n");
+  const report = await dev.waitFor(/\[dev\] types: 1 type error\(s\) \([\d.]+ s\):\n(.*)/, from, 120_000);
+  expect(report[1]).toMatch(/^server\/dev-check\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\.$/);
+  // The server restarted on the change all the same: the type-check does not hold it back.
+  await dev.waitFor(/\[dev\] serving the changed server on/, from);
+  const fixed = dev.output().length;
+  unlinkSync(file);
+  await dev.waitFor(/\[dev\] types: the project type-checks/, fixed, 120_000);
+  await stop(dev.child);
+}, 420_000);
