@@ -16,7 +16,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { releasedNotes } from '../../breaking/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { copyRepository } from '../../scripts/repo-copy.ts';
@@ -124,199 +124,199 @@ test('npm ci runs no install script of a dependency and compiles nothing: each i
   expect(JSON.parse(loaded.stdout)).toEqual([expect.stringMatching(new RegExp(`^${repoRoot}/node_modules/better-sqlite3/prebuilds/(${process.platform}|linuxmusl)-${process.arch}\\.node$`))]);
 }, 120_000);
 
-describe('published to a registry and installed by name', () => {
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
-  const clone = path.join(scratch, 'repository');
-  const tarballs = path.join(scratch, 'tarballs');
-  const consumer = path.join(scratch, 'consumer');
-  const clientTarball = path.join(tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
-  const runnerTarball = path.join(tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
-  // npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository; the
-  // user's npm configuration (~/.npmrc) is left out too, so that every warning npm prints comes from the project or
-  // its packages.
-  const userConfig = path.join(scratch, 'npmrc');
-  writeFileSync(userConfig, '');
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), npm_config_userconfig: userConfig };
-  const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 60_000 });
-  /** What npm printed to stderr, per command, to check for warnings. */
-  const npmErrors: string[] = [];
-  /** What the packing script printed. */
-  let packOutput = '';
-  let server: TestServer;
-  let registry: Registry;
-  const major = rootManifest.version.split('.')[0]!;
-  /** The README's lines for the consumer's project, as run: the registry's address for the private one's. */
-  let lines: string[] = [];
+// The tests below share one setting-up: published to a registry and installed by name.
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
+const clone = path.join(scratch, 'repository');
+const tarballs = path.join(scratch, 'tarballs');
+const consumer = path.join(scratch, 'consumer');
+const clientTarball = path.join(tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
+const runnerTarball = path.join(tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
+// npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository; the
+// user's npm configuration (~/.npmrc) is left out too, so that every warning npm prints comes from the project or
+// its packages.
+const userConfig = path.join(scratch, 'npmrc');
+writeFileSync(userConfig, '');
+const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), npm_config_userconfig: userConfig };
+const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 60_000 });
+/** What npm printed to stderr, per command, to check for warnings. */
+const npmErrors: string[] = [];
+/** What the packing script printed. */
+let packOutput = '';
+let server: TestServer;
+let registry: Registry;
+const major = rootManifest.version.split('.')[0]!;
+/** The README's lines for the consumer's project, as run: the registry's address for the private one's. */
+let lines: string[] = [];
 
-  beforeAll(async () => {
-    const starting = startTestServer({ recordCoverage: false });
-    const registering = startRegistry({ folder: path.join(scratch, 'registry'), env });
-    copyRepository(clone);
-    mkdirSync(tarballs);
-    const packed = await Promise.all([
-      npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
-      npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
-    ]);
-    packOutput = packed.map((result) => result.stdout).join('');
-    npmErrors.push(...packed.map((result) => result.stderr));
-    registry = await registering;
-    const publisher = await registry.login('publisher');
-    for (const tarball of [clientTarball, runnerTarball]) {
-      await run('npm', ['publish', tarball], { cwd: tarballs, env: { ...env, npm_config_userconfig: publisher }, timeout: 120_000 });
-    }
-    // The consumer's project, made as the README says, in an empty folder: its lines as they are, this registry's
-    // address for the private one's (the client from it; openapi-fetch, typescript and @types/node through it, from the
-    // npm registry or npm's cache).
-    mkdirSync(consumer);
-    const installEnv = { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
-    lines = consumerProject()
-      .sh.split('\n')
-      .map((line) => line.replace(/\s+#.*$/, ''))
-      .filter((text) => text.trim() && !text.startsWith('#'))
-      .map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
-    for (const line of lines) {
-      const result = await run('sh', ['-c', line], { cwd: consumer, env: installEnv, timeout: 180_000 });
-      npmErrors.push(result.stderr);
-    }
-    // The runner beside it, for the tests of its package below.
-    npmErrors.push((await run('npm', ['install', '--save-dev', `${runnerManifest.name}@^${major}`], { cwd: consumer, env: installEnv, timeout: 120_000 })).stderr);
-    server = await starting;
-  }, 300_000);
+beforeAll(async () => {
+  const starting = startTestServer({ recordCoverage: false });
+  const registering = startRegistry({ folder: path.join(scratch, 'registry'), env });
+  copyRepository(clone);
+  mkdirSync(tarballs);
+  const packed = await Promise.all([
+    npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
+    npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
+  ]);
+  packOutput = packed.map((result) => result.stdout).join('');
+  npmErrors.push(...packed.map((result) => result.stderr));
+  registry = await registering;
+  const publisher = await registry.login('publisher');
+  for (const tarball of [clientTarball, runnerTarball]) {
+    await run('npm', ['publish', tarball], { cwd: tarballs, env: { ...env, npm_config_userconfig: publisher }, timeout: 120_000 });
+  }
+  // The consumer's project, made as the README says, in an empty folder: its lines as they are, this registry's
+  // address for the private one's (the client from it; openapi-fetch, typescript and @types/node through it, from the
+  // npm registry or npm's cache).
+  mkdirSync(consumer);
+  const installEnv = { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  lines = consumerProject()
+    .sh.split('\n')
+    .map((line) => line.replace(/\s+#.*$/, ''))
+    .filter((text) => text.trim() && !text.startsWith('#'))
+    .map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
+  for (const line of lines) {
+    const result = await run('sh', ['-c', line], { cwd: consumer, env: installEnv, timeout: 180_000 });
+    npmErrors.push(result.stderr);
+  }
+  // The runner beside it, for the tests of its package below.
+  npmErrors.push((await run('npm', ['install', '--save-dev', `${runnerManifest.name}@^${major}`], { cwd: consumer, env: installEnv, timeout: 120_000 })).stderr);
+  server = await starting;
+}, 300_000);
 
-  afterAll(async () => {
-    await Promise.all([server?.close(), registry?.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
-  });
+afterAll(async () => {
+  await Promise.all([server?.close(), registry?.stop()]);
+  rmSync(scratch, { recursive: true, force: true });
+});
 
-  const listing = (tarball: string) =>
-    execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .sort();
+const listing = (tarball: string) =>
+  execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .sort();
 
-  test("the README's lines install the client by name, of this release's major, from the registry the project's npm names", () => {
-    expect(lines).toContain(`npm config set registry ${registry.url} --location project`);
-    expect(lines).toContain(`npm install ${rootManifest.name}@^${major}`);
-    expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
-    expect((readJson(path.join(consumer, 'package.json')) as { dependencies: Record<string, string> }).dependencies).toEqual({ [rootManifest.name]: `^${rootManifest.version}` });
-    // What the registry served is what was packed: the lockfile's address and integrity of each.
-    const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
-    for (const [name, tarball] of [[rootManifest.name, clientTarball], [runnerManifest.name, runnerTarball]] as const) {
-      expect(locked[`node_modules/${name}`], name).toMatchObject({
-        resolved: `${registry.url}${name}/-/${path.basename(tarball)}`,
-        integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
-      });
-    }
-  });
-
-  test("npm run pack:client builds the client only: the package holds no server", () => {
-    expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
-    expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
-  });
-
-  test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing), is not private, and has the repository's engines", () => {
-    for (const name of [rootManifest.name, runnerManifest.name]) {
-      const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
-      expect(manifest.scripts, name).toBeUndefined();
-      expect(manifest.devDependencies, name).toBeUndefined();
-      expect(manifest.private, name).toBeUndefined();
-      // The Node versions of the repository, whatever the package's own package.json says (scripts/pack.ts).
-      expect(manifest.engines, name).toEqual(readJson(path.join(repoRoot, 'package.json')).engines);
-      // The repository's license, field and file.
-      expect(manifest.license, name).toBe('MIT');
-      expect(readFileSync(path.join(consumer, 'node_modules', name, 'LICENSE'), 'utf8'), name).toBe(readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8'));
-      // The release notes.
-      expect(readFileSync(path.join(consumer, 'node_modules', name, 'CHANGELOG.md'), 'utf8'), name).toBe(releasedNotes(readFileSync(path.join(repoRoot, 'CHANGELOG.md'), 'utf8')));
-    }
-    expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
-  });
-
-  test("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them)", () => {
-    // The server's: test/tooling/server-package.test.ts, which packs it.
-    expect(sizeTableProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
-    expect(sizeTableProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
-    // One line per tarball: npm's notices (a line per file) are not printed.
-    expect(packOutput.split('\n').filter((line) => line.startsWith('pack: '))).toHaveLength(2);
-    expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
-  });
-
-  test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes, with its TypeScript", async () => {
-    // The examples of its section "Use the client" (the test files of the server's sections are server-package.test.ts's).
-    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('\n## Use the client'), readme.indexOf('\n## ', readme.indexOf('\n## Use the client') + 1));
-    const examples = blocksOf(section, 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
-    expect(examples.length).toBeGreaterThanOrEqual(1);
-    // The schemas' types are exported and used as the README shows them.
-    expect(examples.some((code) => /Readable<components\['schemas'\]/.test(code))).toBe(true);
-    const folder = path.join(consumer, 'readme');
-    mkdirSync(folder);
-    writeFileSync(path.join(folder, 'tsconfig.json'), consumerProject().json);
-    examples.forEach((code, index) => writeFileSync(path.join(folder, `example-${index + 1}.ts`), code));
-    // The check the README names, with the TypeScript its lines installed.
-    expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8')).toMatch(/fails\s+`npx tsc --noEmit`/);
-    expect(readJson(path.join(consumer, 'package.json')).devDependencies).toMatchObject({ typescript: expect.any(String), '@types/node': expect.any(String) });
-    const tsc = await run('sh', ['-c', 'npx tsc --noEmit --pretty false'], {
-      cwd: folder,
-      env,
-      timeout: 60_000,
-    }).then(
-      (success) => ({ code: 0, stdout: success.stdout }),
-      (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
-    );
-    expect(tsc.stdout).toBe('');
-    expect(tsc.code).toBe(0);
-  }, 60_000);
-
-  test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
-    expect(listing(clientTarball)).toEqual([
-      'package/CHANGELOG.md',
-      'package/LICENSE',
-      'package/README.md',
-      'package/dist/client/index.d.ts',
-      'package/dist/client/index.js',
-      'package/dist/generated/schema.d.ts',
-      'package/package.json',
-    ]);
-    const installed = readJson(path.join(consumer, 'node_modules', rootManifest.name, 'package.json'));
-    expect(installed.dependencies).toEqual({
-      'openapi-fetch': expect.any(String),
-      'openapi-typescript-helpers': expect.any(String),
+test("the README's lines install the client by name, of this release's major, from the registry the project's npm names", () => {
+  expect(lines).toContain(`npm config set registry ${registry.url} --location project`);
+  expect(lines).toContain(`npm install ${rootManifest.name}@^${major}`);
+  expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
+  expect((readJson(path.join(consumer, 'package.json')) as { dependencies: Record<string, string> }).dependencies).toEqual({ [rootManifest.name]: `^${rootManifest.version}` });
+  // What the registry served is what was packed: the lockfile's address and integrity of each.
+  const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
+  for (const [name, tarball] of [[rootManifest.name, clientTarball], [runnerManifest.name, runnerTarball]] as const) {
+    expect(locked[`node_modules/${name}`], name).toMatchObject({
+      resolved: `${registry.url}${name}/-/${path.basename(tarball)}`,
+      integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
     });
-    expect(installed.bin).toBeUndefined();
-    // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers (and its
-    // own TypeScript and @types/node, with undici-types, as the README's project installs them).
-    const own = ['@types', 'undici-types', 'typescript', '@typescript'];
-    expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.') && !own.includes(name)).sort()).toEqual(
-      [rootManifest.name, runnerManifest.name, 'openapi-fetch', 'openapi-typescript-helpers'].sort(),
-    );
-  });
+  }
+});
 
-  test('a consumer type-checks typed calls with strict tsc, which refuses wrong ones, and runs them against the reference server', async () => {
-    writeFileSync(
-      path.join(consumer, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noUncheckedIndexedAccess: true,
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          types: [],
-          // The package's declarations and openapi-fetch's are checked too; TypeScript's own (lib.dom.d.ts and the
-          // others) are not: checking them was a third of this tsc run.
-          skipLibCheck: false,
-          skipDefaultLibCheck: true,
-          outDir: 'out',
-          rootDir: '.',
-        },
-        files: ['consumer.ts', 'wrong.ts'],
-      }),
-    );
-    writeFileSync(
-      path.join(consumer, 'consumer.ts'),
-      `import { ApiError, createDocsClient, paginate, type components, type Readable } from 'docs-platform-contract';
+test("npm run pack:client builds the client only: the package holds no server", () => {
+  expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
+  expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
+});
+
+test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing), is not private, and has the repository's engines", () => {
+  for (const name of [rootManifest.name, runnerManifest.name]) {
+    const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
+    expect(manifest.scripts, name).toBeUndefined();
+    expect(manifest.devDependencies, name).toBeUndefined();
+    expect(manifest.private, name).toBeUndefined();
+    // The Node versions of the repository, whatever the package's own package.json says (scripts/pack.ts).
+    expect(manifest.engines, name).toEqual(readJson(path.join(repoRoot, 'package.json')).engines);
+    // The repository's license, field and file.
+    expect(manifest.license, name).toBe('MIT');
+    expect(readFileSync(path.join(consumer, 'node_modules', name, 'LICENSE'), 'utf8'), name).toBe(readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8'));
+    // The release notes.
+    expect(readFileSync(path.join(consumer, 'node_modules', name, 'CHANGELOG.md'), 'utf8'), name).toBe(releasedNotes(readFileSync(path.join(repoRoot, 'CHANGELOG.md'), 'utf8')));
+  }
+  expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
+});
+
+test("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them)", () => {
+  // The server's: test/tooling/server-package.test.ts, which packs it.
+  expect(sizeTableProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
+  expect(sizeTableProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
+  // One line per tarball: npm's notices (a line per file) are not printed.
+  expect(packOutput.split('\n').filter((line) => line.startsWith('pack: '))).toHaveLength(2);
+  expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
+});
+
+test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes, with its TypeScript", async () => {
+  // The examples of its section "Use the client" (the test files of the server's sections are server-package.test.ts's).
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Use the client'), readme.indexOf('\n## ', readme.indexOf('\n## Use the client') + 1));
+  const examples = blocksOf(section, 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
+  expect(examples.length).toBeGreaterThanOrEqual(1);
+  // The schemas' types are exported and used as the README shows them.
+  expect(examples.some((code) => /Readable<components\['schemas'\]/.test(code))).toBe(true);
+  const folder = path.join(consumer, 'readme');
+  mkdirSync(folder);
+  writeFileSync(path.join(folder, 'tsconfig.json'), consumerProject().json);
+  examples.forEach((code, index) => writeFileSync(path.join(folder, `example-${index + 1}.ts`), code));
+  // The check the README names, with the TypeScript its lines installed.
+  expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8')).toMatch(/fails\s+`npx tsc --noEmit`/);
+  expect(readJson(path.join(consumer, 'package.json')).devDependencies).toMatchObject({ typescript: expect.any(String), '@types/node': expect.any(String) });
+  const tsc = await run('sh', ['-c', 'npx tsc --noEmit --pretty false'], {
+    cwd: folder,
+    env,
+    timeout: 60_000,
+  }).then(
+    (success) => ({ code: 0, stdout: success.stdout }),
+    (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+  );
+  expect(tsc.stdout).toBe('');
+  expect(tsc.code).toBe(0);
+}, 60_000);
+
+test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
+  expect(listing(clientTarball)).toEqual([
+    'package/CHANGELOG.md',
+    'package/LICENSE',
+    'package/README.md',
+    'package/dist/client/index.d.ts',
+    'package/dist/client/index.js',
+    'package/dist/generated/schema.d.ts',
+    'package/package.json',
+  ]);
+  const installed = readJson(path.join(consumer, 'node_modules', rootManifest.name, 'package.json'));
+  expect(installed.dependencies).toEqual({
+    'openapi-fetch': expect.any(String),
+    'openapi-typescript-helpers': expect.any(String),
+  });
+  expect(installed.bin).toBeUndefined();
+  // Nothing of the server came with it: the consumer has the two packages, openapi-fetch and its helpers (and its
+  // own TypeScript and @types/node, with undici-types, as the README's project installs them).
+  const own = ['@types', 'undici-types', 'typescript', '@typescript'];
+  expect(readdirSync(path.join(consumer, 'node_modules')).filter((name) => !name.startsWith('.') && !own.includes(name)).sort()).toEqual(
+    [rootManifest.name, runnerManifest.name, 'openapi-fetch', 'openapi-typescript-helpers'].sort(),
+  );
+});
+
+test('a consumer type-checks typed calls with strict tsc, which refuses wrong ones, and runs them against the reference server', async () => {
+  writeFileSync(
+    path.join(consumer, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        types: [],
+        // The package's declarations and openapi-fetch's are checked too; TypeScript's own (lib.dom.d.ts and the
+        // others) are not: checking them was a third of this tsc run.
+        skipLibCheck: false,
+        skipDefaultLibCheck: true,
+        outDir: 'out',
+        rootDir: '.',
+      },
+      files: ['consumer.ts', 'wrong.ts'],
+    }),
+  );
+  writeFileSync(
+    path.join(consumer, 'consumer.ts'),
+    `import { ApiError, createDocsClient, paginate, type components, type Readable } from 'docs-platform-contract';
 
 export async function run(baseUrl: string) {
   const docs = createDocsClient({ baseUrl, token: 'reader' });
@@ -339,9 +339,9 @@ export async function run(baseUrl: string) {
   return { title: organization.title, members: roles.length, missing };
 }
 `,
-    );
-    // Each line marked "wrong" must fail tsc, and no other line.
-    const wrong = `import { createDocsClient } from 'docs-platform-contract';
+  );
+  // Each line marked "wrong" must fail tsc, and no other line.
+  const wrong = `import { createDocsClient } from 'docs-platform-contract';
 
 const docs = createDocsClient({ baseUrl: 'http://127.0.0.1:1' });
 const organization = { params: { path: { organizationId: '${ACME}' } } };
@@ -356,87 +356,86 @@ export async function title(): Promise<string> {
   return data.title; // wrong: data before checking error
 }
 `;
-    writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
-    const markedLines = wrong
-      .split('\n')
-      .flatMap((line, index) => (line.includes('// wrong') ? [index + 1] : []));
+  writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
+  const markedLines = wrong
+    .split('\n')
+    .flatMap((line, index) => (line.includes('// wrong') ? [index + 1] : []));
 
-    const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], {
-      cwd: consumer,
-      env,
-      timeout: 60_000,
-    }).then(
-      (success) => ({ code: 0, stdout: success.stdout }),
-      (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
-    );
-    const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
-    expect(tsc.code, tsc.stdout).not.toBe(0);
-    // consumer.ts, the package's declarations and openapi-fetch's: no error at all.
-    expect(errors.filter((line) => !line.startsWith('wrong.ts(')), tsc.stdout).toEqual([]);
-    const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
-    expect(linesWithErrors, tsc.stdout).toEqual(markedLines);
-    // The unknown field is refused where it is written, in a message that names it and the body's fields (the
-    // README's client section explains it).
-    const titel = wrong.split('\n')[markedLines[0]! - 1]!.indexOf('titel') + 1;
-    expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toEqual([
-      `wrong.ts(${markedLines[0]},${titel}): error TS2322: Type 'string' is not assignable to type 'string & UnknownBodyField<"titel", "title" | "emoji" | "parent" | "language" | "editMode">'.`,
-    ]);
-    // A misspelt parameter gets TypeScript's own suggestion.
-    expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), tsc.stdout).toBe(true);
+  const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], {
+    cwd: consumer,
+    env,
+    timeout: 60_000,
+  }).then(
+    (success) => ({ code: 0, stdout: success.stdout }),
+    (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+  );
+  const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
+  expect(tsc.code, tsc.stdout).not.toBe(0);
+  // consumer.ts, the package's declarations and openapi-fetch's: no error at all.
+  expect(errors.filter((line) => !line.startsWith('wrong.ts(')), tsc.stdout).toEqual([]);
+  const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
+  expect(linesWithErrors, tsc.stdout).toEqual(markedLines);
+  // The unknown field is refused where it is written, in a message that names it and the body's fields (the
+  // README's client section explains it).
+  const titel = wrong.split('\n')[markedLines[0]! - 1]!.indexOf('titel') + 1;
+  expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toEqual([
+    `wrong.ts(${markedLines[0]},${titel}): error TS2322: Type 'string' is not assignable to type 'string & UnknownBodyField<"titel", "title" | "emoji" | "parent" | "language" | "editMode">'.`,
+  ]);
+  // A misspelt parameter gets TypeScript's own suggestion.
+  expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), tsc.stdout).toBe(true);
 
-    // tsc emits consumer.js despite wrong.ts: run it against the reference server.
-    const answer = await run(
-      process.execPath,
-      ['--input-type=module', '-e', `const { run } = await import('./out/consumer.js'); console.log(JSON.stringify(await run(process.argv[1])));`, server.url],
-      { cwd: consumer, env, timeout: 30_000 },
-    );
-    expect(answer.stderr).toBe('');
-    expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
-  }, 120_000);
+  // tsc emits consumer.js despite wrong.ts: run it against the reference server.
+  const answer = await run(
+    process.execPath,
+    ['--input-type=module', '-e', `const { run } = await import('./out/consumer.js'); console.log(JSON.stringify(await run(process.argv[1])));`, server.url],
+    { cwd: consumer, env, timeout: 30_000 },
+  );
+  expect(answer.stderr).toBe('');
+  expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
+}, 120_000);
 
-  test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
-    // Beside these, only the runner's data files (conformance/*.json), copied as they are.
-    const files = listing(runnerTarball);
-    expect(files.filter((file) => !/^package\/dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
-      'package/CHANGELOG.md',
-      'package/LICENSE',
-      'package/README.md',
-      'package/dist/THIRD-PARTY-LICENSES.md',
-      'package/dist/docs-conformance.mjs',
-      'package/dist/generated/openapi.yaml',
-      'package/package.json',
-    ]);
-    const installed = path.join(consumer, 'node_modules', runnerManifest.name);
-    expect(readJson(path.join(installed, 'package.json')).dependencies).toBeUndefined();
-    expect(readFileSync(path.join(installed, 'dist/generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
-    // esbuild heads each bundled module with its path: the runner's and npm packages', no server module.
-    const modules = readFileSync(path.join(installed, 'dist/docs-conformance.mjs'), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
-    expect(modules).toContain('// conformance/runner.ts');
-    expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3)\//.test(line))).toEqual([]);
-  });
-
-  test('docs-conformance runs from the install, with nothing of the repository: --help, and a run against the reference server', async () => {
-    const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
-    const help = await run(bin, ['--help'], { cwd: consumer, env, timeout: 30_000 });
-    expect(help.stdout).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
-
-    // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
-    const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];
-    const excluded = [...loadContract().operations.keys()].filter((id) => !kept.includes(id));
-    const report = path.join(consumer, 'report.json');
-    const conformance = await run(bin, ['--base-url', server.url, '--token', 'admin', '--exclude', excluded.join(','), '--report', report], {
-      cwd: consumer,
-      env,
-      timeout: 60_000,
-    }).catch((failure: { code: number; stdout: string; stderr: string }) => failure);
-    const written = readJson(report) as { contract: string; summary: Record<string, number> };
-    expect(written.summary, conformance.stdout + conformance.stderr).toEqual({
-      operations: excluded.length + kept.length,
-      exercised: kept.length,
-      violations: 0,
-      excluded: excluded.length,
-    });
-    expect(written.contract).toBe(path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml'));
-    expect(conformance.stdout.trim().split('\n').at(-1)).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
-  }, 90_000);
+test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
+  // Beside these, only the runner's data files (conformance/*.json), copied as they are.
+  const files = listing(runnerTarball);
+  expect(files.filter((file) => !/^package\/dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
+    'package/CHANGELOG.md',
+    'package/LICENSE',
+    'package/README.md',
+    'package/dist/THIRD-PARTY-LICENSES.md',
+    'package/dist/docs-conformance.mjs',
+    'package/dist/generated/openapi.yaml',
+    'package/package.json',
+  ]);
+  const installed = path.join(consumer, 'node_modules', runnerManifest.name);
+  expect(readJson(path.join(installed, 'package.json')).dependencies).toBeUndefined();
+  expect(readFileSync(path.join(installed, 'dist/generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
+  // esbuild heads each bundled module with its path: the runner's and npm packages', no server module.
+  const modules = readFileSync(path.join(installed, 'dist/docs-conformance.mjs'), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
+  expect(modules).toContain('// conformance/runner.ts');
+  expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3)\//.test(line))).toEqual([]);
 });
+
+test('docs-conformance runs from the install, with nothing of the repository: --help, and a run against the reference server', async () => {
+  const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
+  const help = await run(bin, ['--help'], { cwd: consumer, env, timeout: 30_000 });
+  expect(help.stdout).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
+
+  // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
+  const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];
+  const excluded = [...loadContract().operations.keys()].filter((id) => !kept.includes(id));
+  const report = path.join(consumer, 'report.json');
+  const conformance = await run(bin, ['--base-url', server.url, '--token', 'admin', '--exclude', excluded.join(','), '--report', report], {
+    cwd: consumer,
+    env,
+    timeout: 60_000,
+  }).catch((failure: { code: number; stdout: string; stderr: string }) => failure);
+  const written = readJson(report) as { contract: string; summary: Record<string, number> };
+  expect(written.summary, conformance.stdout + conformance.stderr).toEqual({
+    operations: excluded.length + kept.length,
+    exercised: kept.length,
+    violations: 0,
+    excluded: excluded.length,
+  });
+  expect(written.contract).toBe(path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml'));
+  expect(conformance.stdout.trim().split('\n').at(-1)).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
+}, 90_000);
