@@ -636,7 +636,8 @@ async function databaseWork(server: PostgresServer, database: string, run: () =>
 
 /**
  * The store part: the same requests on the SQLite store and on the PostgreSQL store (one instance, then two sharing
- * the load on one database), and on BENCH_BASELINE's server (SQLite) when given, interleaved in one run. PostgreSQL is
+ * the load on one database), and on BENCH_BASELINE's server when given (on SQLite, and on PostgreSQL with a database of
+ * its own on the same PostgreSQL server), interleaved in one run. PostgreSQL is
  * started by the bench from Debian's binaries (as the tests start theirs), durable (fsync on), its commits not
  * waiting for the disk as SQLite's `synchronous = NORMAL`. Then what each request costs the database, which is what a
  * larger machine needs to give it: statements and transactions per request (round trips are the statements, less
@@ -653,6 +654,7 @@ async function storeComparison(dataDir: string): Promise<void> {
   try {
     if (settings.baseline) groups.push(single(await startReference('baseline (SQLite)', `${dataDir}-baseline`, {}, path.resolve(settings.baseline))));
     const sqlite = single(await startReference('SQLite', `${dataDir}-sqlite`));
+    let baselinePostgres: Group | undefined;
     groups.push(sqlite);
     postgres = startPostgres({ port: await freePort(), durable: true, settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track_utility=on'] });
     const admin = new pg.Client({ connectionString: postgres.url('postgres') });
@@ -663,6 +665,15 @@ async function storeComparison(dataDir: string): Promise<void> {
     await setup.connect();
     await setup.query('CREATE EXTENSION pg_stat_statements');
     await setup.end();
+    if (settings.baseline) {
+      const baselineAdmin = new pg.Client({ connectionString: postgres.url('postgres') });
+      await baselineAdmin.connect();
+      await baselineAdmin.query('CREATE DATABASE bench_baseline');
+      await baselineAdmin.end();
+      const baselineEnv = { DATABASE_URL: postgres.url('bench_baseline') };
+      baselinePostgres = single(await startReference('baseline (PostgreSQL)', `${dataDir}-baseline-pg`, baselineEnv, path.resolve(settings.baseline)));
+      groups.push(baselinePostgres);
+    }
     const env = { DATABASE_URL: postgres.url('bench') };
     const first = await startReference('PostgreSQL', `${dataDir}-pg1`, env);
     const one = single(first);
@@ -674,13 +685,13 @@ async function storeComparison(dataDir: string): Promise<void> {
 
     const results = await measuredInTurn(groups, loadGroup);
     console.log(`\nstore: ${settings.connections} connections, ${settings.runs} interleaved runs of ${settings.seconds} s each (median shown), PostgreSQL ${await postgresVersion(postgres)}`);
-    console.log(`${'request'.padEnd(30)}${groups.map((group) => `${group.name} req/s (p50/p99 ms)`.padStart(40)).join('')}${settings.baseline ? '  SQLite/baseline' : ''}  PG/SQLite  PG×2/PG`);
+    console.log(`${'request'.padEnd(30)}${groups.map((group) => `${group.name} req/s (p50/p99 ms)`.padStart(40)).join('')}${settings.baseline ? '  SQLite/baseline  PG/baseline' : ''}  PG/SQLite  PG×2/PG`);
     for (const request of REQUESTS) {
       const measures = groups.map((group) => medians(results.get(`${request.name}\n${group.name}`)!));
       const of = (group: Group) => measures[groups.indexOf(group)]!;
       console.log(
         `${request.name.padEnd(30)}${measures.map((m) => `${Math.round(m.rps)} (${m.p50}/${m.p99})`.padStart(40)).join('')}` +
-          `${settings.baseline ? (of(sqlite).rps / measures[0]!.rps).toFixed(3).padStart(17) : ''}` +
+          `${settings.baseline ? (of(sqlite).rps / measures[0]!.rps).toFixed(3).padStart(17) + (of(one).rps / of(baselinePostgres!).rps).toFixed(3).padStart(13) : ''}` +
           `${(of(one).rps / of(sqlite).rps).toFixed(3).padStart(11)}${(of(two).rps / of(one).rps).toFixed(2).padStart(9)}`,
       );
     }
@@ -689,6 +700,7 @@ async function storeComparison(dataDir: string): Promise<void> {
       const cpu = groups.map((group) => medians(results.get(`${request.name}\n${group.name}`)!).cpuUs);
       console.log(`${request.name.padEnd(30)}${cpu.map((us) => (us === undefined ? '-' : us.toFixed(0)).padStart(12)).join('')}`);
     }
+    ratiosOverRuns(results, REQUESTS, sqlite, one, baselinePostgres);
 
     console.log('\nPostgreSQL, per request (one instance, 2 000 requests of each kind): statements, transactions, database CPU µs');
     for (const request of REQUESTS) {
@@ -701,6 +713,28 @@ async function storeComparison(dataDir: string): Promise<void> {
   } finally {
     for (const child of children) await stop(child);
     postgres?.stop();
+  }
+}
+
+/**
+ * PostgreSQL against SQLite (one instance), and against the baseline's PostgreSQL when there is one, as ratios of each
+ * run's own figures (the targets of a run are measured one after the other, so they share that moment's machine): req/s
+ * PG/SQLite, and the server's CPU per request PG/SQLite and PG/baseline; the median, and the lowest and highest run.
+ */
+function ratiosOverRuns(results: Map<string, Measure[]>, requests: BenchRequest[], sqlite: Group, postgres: Group, baseline: Group | undefined): void {
+  const runsOf = (request: BenchRequest, group: Group) => results.get(`${request.name}\n${group.name}`)!;
+  const ratio = (request: BenchRequest, of: Group, to: Group, value: (measure: Measure) => number | undefined) => {
+    const [ofRuns, toRuns] = [runsOf(request, of), runsOf(request, to)];
+    const ratios = ofRuns.map((measure, run) => value(measure)! / value(toRuns[run]!)!).filter((r) => Number.isFinite(r));
+    if (ratios.length === 0) return '-';
+    return `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+  };
+  console.log(`ratios of each run (median, lowest–highest): req/s PG/SQLite; server CPU per request PG/SQLite${baseline ? ', PG/baseline PG' : ''}`);
+  for (const request of requests) {
+    console.log(
+      `${request.name.padEnd(30)}${ratio(request, postgres, sqlite, (m) => m.rps).padStart(22)}${ratio(request, postgres, sqlite, (m) => m.cpuUs).padStart(22)}` +
+        (baseline ? ratio(request, postgres, baseline, (m) => m.cpuUs).padStart(22) : ''),
+    );
   }
 }
 
