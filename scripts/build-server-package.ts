@@ -15,7 +15,7 @@
 // - Bundled into server.cjs, as for `npm start`: Express, express-openapi-validator, Kysely, pino, yaml, js-yaml and
 //   the other packages every start loads.
 // - Bundled each into a file of its own under vendor/, required on first use as `npm start` loads them from
-//   node_modules: pg (only with DATABASE_URL), isomorphic-git (Git sync), turndown and its GFM plugin (content
+//   node_modules: postgres, the postgres.js driver (only with DATABASE_URL), isomorphic-git (Git sync), turndown and its GFM plugin (content
 //   import). A start does not parse them, and the consumer installs none of their 60-odd packages.
 // - The worker bundles @readme/openapi-parser; the harness is one ES module; both are files the server starts.
 // - Copied: the assets of the /docs page from swagger-ui-dist (a dependency would bring @scarf/scarf and its
@@ -59,11 +59,9 @@ export const SERVER_PACKAGE_NAME = 'docs-platform-server';
 const at = (file: string) => path.join(SERVER_PACKAGE, file);
 
 /** Packages bundled each into vendor/<name>.cjs, loaded on first use. */
-const VENDORED = ['pg', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm'];
+const VENDORED = ['postgres', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm'];
 /** Packages the package depends on (installed by npm into the consumer's project). */
 export const DEPENDENCIES = ['better-sqlite3', 'pdfkit'];
-/** What pg requires only when asked for its native driver, which the server never is. */
-const NEVER_LOADED = ['pg-native'];
 /** The files of swagger-ui-dist the /docs page serves (server/http/docs-page.ts), and its licenses. */
 const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png', 'LICENSE', 'NOTICE', 'swagger-ui-bundle.js.LICENSE.txt'];
 
@@ -145,7 +143,7 @@ export async function buildServerPackage(): Promise<void> {
       ...common,
       entryPoints: ['server/package.ts'],
       outfile: at('dist/server/server.cjs'),
-      external: [...DEPENDENCIES, ...NEVER_LOADED],
+      external: DEPENDENCIES,
       format: 'cjs',
       banner: { js: BANNER },
       define: { 'import.meta.url': BUNDLE_URL },
@@ -155,7 +153,7 @@ export async function buildServerPackage(): Promise<void> {
       write: false,
     }),
   );
-  const unknown = EXTERNAL.filter((name) => ![...VENDORED, ...DEPENDENCIES, ...NEVER_LOADED, 'swagger-ui-dist'].includes(name));
+  const unknown = EXTERNAL.filter((name) => ![...VENDORED, ...DEPENDENCIES, 'swagger-ui-dist'].includes(name));
   if (unknown.length > 0) throw new Error(`build-server-package: decide whether to bundle or depend on ${unknown.join(', ')} (VENDORED or DEPENDENCIES)`);
   for (const output of server.outputFiles) {
     checkOneByteSource(output.text, 'the server package bundle');
@@ -166,7 +164,7 @@ export async function buildServerPackage(): Promise<void> {
   collect(await build({ ...common, entryPoints: ['server/launch.ts'], outfile: at('dist/server/main.js'), format: 'esm', banner: { js: '#!/usr/bin/env node' } }));
   chmodSync(at('dist/server/main.js'), 0o755);
   for (const name of VENDORED) {
-    collect(await build({ ...common, entryPoints: [name], outfile: at(`vendor/${name}.cjs`), format: 'cjs', external: NEVER_LOADED, minifyWhitespace: true }));
+    collect(await build({ ...common, entryPoints: [name], outfile: at(`vendor/${name}.cjs`), format: 'cjs', minifyWhitespace: true }));
   }
   collect(
     await build({

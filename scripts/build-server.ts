@@ -60,7 +60,7 @@ export const sourceAddresses: Plugin = {
  * Packages left in node_modules: better-sqlite3 (a native addon), and what the server loads on first use (`import()`
  * where needed: PDF export, Git repositories, HTML conversion), whose code a start should not even parse.
  */
-export const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'pdfkit', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm', 'swagger-ui-dist'];
+export const EXTERNAL = ['better-sqlite3', 'postgres', 'pdfkit', 'isomorphic-git', 'turndown', 'turndown-plugin-gfm', 'swagger-ui-dist'];
 
 export const BANNER = `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;`;
 

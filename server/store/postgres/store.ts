@@ -1,14 +1,8 @@
-// The shared engine: PostgreSQL (DATABASE_URL=postgres://…), through node-postgres, for several instances of the
-// server on one database. Reads run on the pool, one statement at a time; each write is a transaction of its own
-// (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations (postgres/migrations)
-// run once however many instances start together (an advisory lock). Instances tell each other of queued jobs
-// with LISTEN/NOTIFY.
-//
-// The database may go away at any moment (a crash, a restart, the network): every connection's failure, wherever it
-// shows (a query, a transaction's client between two queries, an idle client of the pool, the listening connection),
-// becomes the `database-unreachable` condition (conditions.ts) and never an exception nobody catches; a connection
-// that failed never returns to the pool; the store checks every quarter second whether the database is back, and
-// listens again as soon as it is.
+// The shared engine: PostgreSQL (DATABASE_URL=postgres://…), through postgres.js, for several instances of the
+// server on one database. Reads run on the pool's connections (connections.ts); each write is a transaction of its
+// own (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations
+// (postgres/migrations) run once however many instances start together (an advisory lock). Instances tell each other
+// of queued jobs with LISTEN/NOTIFY.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type Migration, migrationsIn } from '../migrations.ts';
@@ -21,11 +15,10 @@ import {
   PostgresQueryCompiler,
   sql,
 } from 'kysely';
-import type pg from 'pg';
-import { DomainError, unavailable } from '../../errors.ts';
-import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
-import * as meta from '../meta.ts';
-import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, type WriteOptions, writeRefused } from '../db.ts';
+import type postgres from 'postgres';
+import { unavailable } from '../../errors.ts';
+import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
+import { Connections, type Held, type Rows } from './connections.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -107,10 +100,9 @@ export interface PostgresOptions {
   url: string;
   /** Connections of the pool (reads, and one per write transaction under way). */
   poolSize?: number;
+  /** Called with failures the store handles itself (the notification connection lost, an idle client's error). */
+  onError?: (error: unknown, what: string) => void;
 }
-
-/** How long a new connection may take before it counts as failed (the pool's, and the listening one's). */
-const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A failure to open the database at start-up: the message says what failed, without the connection's password. */
 export class StoreOpenError extends Error {}
@@ -126,45 +118,63 @@ export function redactedUrl(url: string): string {
   }
 }
 
+/** postgres.js's codes of a connection lost, ended, or not made in time. */
+const CONNECTION_CODES = ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT'];
+
 /** Whether `error` says the database cannot be reached (a connection refused, lost, or a server shutting down). */
 export function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof DomainError) return false;
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code !== undefined) {
-    // Connection exceptions, operator intervention (a shutdown, a server starting up), too many connections.
-    if (/^(08|57P)/.test(code) || code === '53300') return true;
-    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '3D000'].includes(code)) return true;
+    if (/^(08|57P)/.test(code)) return true; // connection exceptions, operator intervention (shutdown)
+    if (CONNECTION_CODES.includes(code)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '3D000'].includes(code)) return true;
   }
-  // node-postgres's own: a connection lost or not made in time, a client that failed, a pool that waited too long for
-  // a free connection (every one of them stuck on a database that does not answer).
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect/i.test(message ?? '');
+  return /Connection terminated/i.test(message ?? '');
 }
 
-/** PostgreSQL's SQLSTATE for a disk full (`disk_full`): a write refused until the database's disk has room. */
-const DISK_FULL = '53100';
-
-/** Numbers as numbers: COUNT(*) and bigint columns arrive as text otherwise (every value here is far below 2^53). */
-function typeParsers(types: typeof pg.types): pg.CustomTypesConfig {
-  const asNumber = (text: string) => Number(text);
-  return {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-      if (oid === types.builtins.INT8 || oid === types.builtins.NUMERIC) return asNumber;
-      return types.getTypeParser(oid, format as 'text');
-    }) as pg.CustomTypesConfig['getTypeParser'],
-  };
+/**
+ * postgres.js's options for DATABASE_URL. A Unix socket is given as libpq and node-postgres take it, `?host=<folder>`,
+ * which postgres.js would send to the server as a setting: it is passed as the host instead (a folder: postgres.js
+ * connects to its socket).
+ */
+function connectionOptions(url: string): { url: string; host?: string } {
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host');
+  if (host === null) return { url };
+  parsed.searchParams.delete('host');
+  return { url: parsed.href, host };
 }
 
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
-
-/** The names of a result's columns as rows come up (`camelName`). */
-const namesOf = (fields: readonly pg.FieldDef[]) => fields.map((field) => camelName(field.name));
+/**
+ * One client of one connection (see connections.ts), for `url`: numbers as numbers (COUNT(*) and bigint columns
+ * arrive as text otherwise; every value here is far below 2^53), columns named as above the store (`camelName`),
+ * undefined bound as NULL, notices ignored. No lifetime: a transaction's connection must not end under it.
+ */
+function client(module: typeof postgres, url: string, name: string, onclose: () => void): postgres.Sql {
+  const { url: address, host } = connectionOptions(url);
+  return module(address, {
+    ...(host === undefined ? {} : { host }),
+    max: 1,
+    max_lifetime: null,
+    idle_timeout: 0,
+    connect_timeout: 10,
+    onnotice: () => undefined,
+    onclose,
+    connection: { application_name: name },
+    transform: { column: { from: camelName }, undefined: null },
+    types: { bigint: { to: 20, from: [20, 1700], serialize: (value: number) => String(value), parse: (text: string) => Number(text) } },
+  });
+}
 
 /** A statement that changes the database (refused through a reader). */
 const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
 
+/** Where a driver sends its statements: the pool (a reader's) or the connection of one transaction. */
+type Target = Pick<Connections, 'read'> | Pick<Held, 'query'>;
+
 /**
- * How PostgreSQL runs a statement: on the pool (a reader) or on the client of one transaction, prepared by name; rows
- * come as arrays and are made by `rowOf`, named as above the store.
+ * How PostgreSQL runs a statement: on the pool (a reader) or on the connection of one transaction, prepared by name on
+ * its connection; postgres.js makes its rows, named as above the store.
  */
 class PostgresDriver implements Driver {
   readonly engine = 'postgres';
@@ -173,33 +183,28 @@ class PostgresDriver implements Driver {
 
   constructor(
     private readonly store: PostgresStore,
-    private readonly target: Queryable,
+    private readonly target: Target,
   ) {}
 
-  private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<pg.QueryResult> {
+  private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<Rows> {
     if (!writing && WRITES.test(text)) throw writeRefused(text);
-    const began = performance.now();
     try {
-      return await this.target.query({ text, values: parameters as unknown[], name: this.store.statementName(text), rowMode: 'array' });
+      return await ('read' in this.target ? this.target.read(text, parameters, this.store.prepares(text)) : this.target.query(text, parameters, this.store.prepares(text)));
     } catch (error) {
-      throw this.store.failure(error, began);
+      throw this.store.failure(error);
     }
   }
 
   async all(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    const { rows, fields } = await this.execute(statement, writing);
-    if (rows.length === 0) return rows;
-    const names = namesOf(fields);
-    return rows.map((values: unknown[]) => rowOf(names, values));
+    return await this.execute(statement, writing);
   }
 
   async first(statement: Compiled, writing: boolean): Promise<unknown> {
-    const { rows, fields } = await this.execute(statement, writing);
-    return rows.length === 0 ? undefined : rowOf(namesOf(fields), rows[0] as unknown[]);
+    return (await this.execute(statement, writing))[0];
   }
 
   async run(statement: Compiled, writing: boolean): Promise<number> {
-    return (await this.execute(statement, writing)).rowCount ?? 0;
+    return (await this.execute(statement, writing)).count ?? 0;
   }
 }
 
@@ -215,16 +220,12 @@ export class PostgresStore implements Store {
   private countUnsure = false;
   readonly inTransaction = false;
   readonly reader: Db;
-  private readonly names = new Map<string, string>();
+  private readonly prepared = new Set<string>();
   private readonly jobListeners: (() => void)[] = [];
-  private listener: pg.Client | undefined;
+  /** The client whose connection LISTENs for announcements, once asked (`startListening`). */
+  private announcements: postgres.Sql | undefined;
+  /** Whether that connection listens for given tokens now (false after a failure, until it listens again). */
   private listening = false;
-  /** The next attempt to listen again, while one waits (see `listen`). */
-  private relisten: NodeJS.Timeout | undefined;
-  readonly conditions = new StoreConditions({
-    'database-unreachable': () => this.pool.query('SELECT count(*) AS n FROM meta').then(() => undefined),
-    'storage-full': () => this.write((db) => meta.put(db, STORAGE_CHECK_KEY, storageCheckValue())),
-  });
   /** Moves with each token announced by an instance, and each time the listening connection is made again. */
   private tokens = 0;
   private closed = false;
@@ -235,136 +236,89 @@ export class PostgresStore implements Store {
   applied: string[] = [];
 
   private constructor(
-    private readonly pgModule: typeof pg,
-    private readonly pool: pg.Pool,
+    private readonly module: typeof postgres,
+    private readonly connections: Connections,
     private readonly options: PostgresOptions,
   ) {
-    this.reader = new EngineDb(this, new PostgresDriver(this, pool));
-    // Once the database is back, listen again at once rather than at the next retry's time.
-    this.conditions.watch({
-      ended: ({ kind }) => {
-        if (kind === 'database-unreachable' && this.relisten !== undefined) {
-          clearTimeout(this.relisten);
-          this.relisten = undefined;
-          void this.listen(0);
-        }
-      },
-    });
+    this.reader = new EngineDb(this, new PostgresDriver(this, connections));
   }
 
   /**
-   * Connects to the database of `options.url` and migrates it. node-postgres is loaded here, on first use: a server
-   * on SQLite never loads it.
+   * Connects to the database of `options.url` and migrates it. postgres.js is loaded here, on first use: a server on
+   * SQLite never loads it.
    */
   static async open(options: PostgresOptions): Promise<PostgresStore> {
-    const pgModule = ((await import('pg')) as unknown as { default: typeof pg }).default;
-    const pool = new pgModule.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      types: typeParsers(pgModule.types),
-      application_name: 'docs-platform-server',
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-    });
-    // An idle client that loses its connection (the database stopped) leaves the pool; the next query gets a new
-    // connection, or fails as unavailable.
-    const store = new PostgresStore(pgModule, pool, options);
-    pool.on('error', (error) => {
-      store.countUnsure = true;
-      store.conditions.failed('database-unreachable', error);
-    });
+    const module = ((await import('postgres')) as unknown as { default: typeof postgres }).default;
+    // A connection lost while unused (the server restarted) is made again on its next use, or fails as unavailable;
+    // a write may have committed without moving the count of changes meanwhile.
+    let store: PostgresStore | undefined;
+    const connections = new Connections(options.poolSize ?? 10, (onclose) =>
+      client(module, options.url, 'docs-platform-server', () => {
+        if (store !== undefined) store.countUnsure = true;
+        onclose();
+      }),
+    );
+    store = new PostgresStore(module, connections, options);
     try {
       store.applied = await store.migrate();
     } catch (error) {
-      await pool.end().catch(() => undefined);
+      await connections.end(0);
       const reason = (error as Error).message || String(error);
       throw new StoreOpenError(`DATABASE_URL ${redactedUrl(options.url)}: cannot use the database (${reason})`, { cause: error });
     }
     return store;
   }
 
-  /** The name a SQL text is prepared under on each connection (PostgreSQL then parses and plans it once per connection). */
-  statementName(text: string): string | undefined {
-    let name = this.names.get(text);
-    if (name === undefined && this.names.size < NAMED_STATEMENTS) {
-      name = `s${this.names.size + 1}`;
-      this.names.set(text, name);
-    }
-    return name;
+  /**
+   * Whether a SQL text is prepared by name on each connection (PostgreSQL then parses and plans it once per
+   * connection): the first NAMED_STATEMENTS distinct texts are; beyond them, statements are sent unnamed.
+   */
+  prepares(text: string): boolean {
+    if (this.prepared.has(text)) return true;
+    if (this.prepared.size >= NAMED_STATEMENTS) return false;
+    this.prepared.add(text);
+    return true;
   }
 
-  /**
-   * A failure of an operation that began at `began` (`performance.now()`): the connection's becomes the
-   * `database-unreachable` condition's refusal, a full disk the `storage-full` one's; anything else is thrown as it was.
-   */
-  failure(error: unknown, began: number): unknown {
-    if (isConnectionFailure(error)) {
-      this.countUnsure = true;
-      return this.conditions.failed('database-unreachable', error, began);
-    }
-    if ((error as { code?: unknown } | undefined)?.code === DISK_FULL) return this.conditions.failed('storage-full', error, began);
-    return error;
-  }
-
-  /**
-   * A client of the pool for work of its own (a transaction, the migrations), with what says whether it failed: a
-   * connection lost while the client is out of the pool is an 'error' event on it, which would end the process with
-   * no listener (the pool listens only to its idle clients). `release` ends the client when given an error or when its
-   * connection failed, and gives it back to the pool otherwise.
-   */
-  private async checkOut(): Promise<{ client: pg.PoolClient; failed(): unknown; release(error?: unknown): void }> {
-    const client = await this.pool.connect();
-    let lost: unknown;
-    const onError = (error: unknown) => {
-      lost ??= error;
-    };
-    client.on('error', onError);
-    return {
-      client,
-      failed: () => lost,
-      release: (error) => {
-        client.removeListener('error', onError);
-        // The pool ends a client released with an error instead of keeping it.
-        const broken = error ?? lost;
-        client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)));
-      },
-    };
+  /** A failure of a query: one of the connection becomes `unavailable`; anything else is thrown as it was. */
+  failure(error: unknown): unknown {
+    if (!isConnectionFailure(error)) return error;
+    this.countUnsure = true;
+    // Announcements may have been missed meanwhile: what is remembered of tokens waits for the connection to listen again.
+    this.listening = false;
+    return unavailable('the database is unreachable');
   }
 
   /** Applies the migrations the database has not seen, once, under an advisory lock that other instances wait on. */
   private async migrate(): Promise<string[]> {
-    const { client, release } = await this.checkOut();
+    const held = await this.connections.hold();
     try {
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await held.control(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
       try {
-        await client.query(
+        await held.control(
           `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`,
         );
-        const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
+        const done = new Set((await held.query('SELECT version FROM schema_migrations', [], false)).map((row) => row.version as number));
         const applied: string[] = [];
         for (const migration of readPostgresMigrations()) {
           if (done.has(migration.version)) continue;
-          await client.query('BEGIN');
+          await held.control('BEGIN');
           try {
-            await client.query(migration.sql);
-            await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-              migration.version,
-              migration.name,
-              new Date().toISOString(),
-            ]);
-            await client.query('COMMIT');
+            await held.control(migration.sql);
+            await held.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()], false);
+            await held.control('COMMIT');
           } catch (error) {
-            await client.query('ROLLBACK').catch(() => undefined);
+            await held.control('ROLLBACK').catch(() => undefined);
             throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
           }
           applied.push(migration.name);
         }
         return applied;
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+        await held.control(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
       }
     } finally {
-      release();
+      held.release();
     }
   }
 
@@ -460,11 +414,9 @@ export class PostgresStore implements Store {
   private async transaction<T>(work: (db: Db, effects: Effects) => Promise<T>, options: WriteOptions): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
     const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
-    const began = performance.now();
-    const { client, failed, release } = await this.checkOut().catch((error: unknown) => {
-      throw this.failure(error, began);
-    });
-    let broken: unknown;
+    const held = await this.connections.hold();
+    // The connection cannot be used again as it is (a ROLLBACK or an unlock failed): it is closed, with its locks.
+    let broken = false;
     // Every write holds the writers' lock shared (and its queue's lock, when it names one) from before its BEGIN
     // (a statement sent with BEGIN would take the transaction's snapshot before the wait) to its COMMIT, across its
     // retries. A write that failed ALONE_AFTER times takes the writers' lock alone: it waits for the writes in
@@ -477,34 +429,32 @@ export class PostgresStore implements Store {
         try {
           if (!locked) {
             const queue = options.queue === undefined || alone ? '' : `, pg_advisory_lock(${queueKey(options.queue)})`;
-            await client.query(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queue}`);
+            await held.control(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queue}`);
             locked = true;
           }
-          await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+          await held.control(`BEGIN ISOLATION LEVEL ${isolation}`);
           // A handle per attempt: the effects of an attempt that is undone and run again go with it.
           const effects = new Effects();
-          const result = await work(new EngineDb(this, new PostgresDriver(this, client), effects), effects);
+          const result = await work(new EngineDb(this, new PostgresDriver(this, held), effects), effects);
           // The count of changes moves once the commit is visible, before the caller learns of it (see changeCount).
-          await client.query(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
+          await held.control(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
           locked = false;
           effects.run();
           return result;
         } catch (error) {
           try {
-            await client.query('ROLLBACK');
-          } catch (rollbackError) {
-            // The connection is gone: it must not return to the pool.
-            broken = rollbackError;
+            await held.control('ROLLBACK');
+          } catch {
+            broken = true;
           }
-          broken ??= failed();
           const code = (error as { code?: string }).code;
-          if (broken === undefined && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
+          if (!broken && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
             if (attempt >= ALONE_AFTER && !alone) {
               try {
-                await client.query('SELECT pg_advisory_unlock_all()');
+                await held.control('SELECT pg_advisory_unlock_all()');
               } catch (unlockError) {
-                broken = unlockError;
-                throw this.failure(unlockError, began);
+                broken = true;
+                throw this.failure(unlockError);
               }
               locked = false;
               alone = true;
@@ -514,20 +464,19 @@ export class PostgresStore implements Store {
             }
             continue;
           }
-          // A conflict whose connection is gone cannot be tried again: it fails as the connection did.
-          const conflictLost = broken !== undefined && code !== undefined && RETRYABLE.has(code);
-          throw this.failure(conflictLost ? broken : error, began);
+          throw this.failure(error);
         }
       }
     } finally {
-      if (locked && broken === undefined) {
+      if (locked && !broken) {
         try {
-          await client.query('SELECT pg_advisory_unlock_all()');
-        } catch (error) {
-          broken = error;
+          await held.control('SELECT pg_advisory_unlock_all()');
+        } catch {
+          broken = true;
         }
       }
-      release(broken);
+      if (broken) held.discard();
+      held.release();
     }
   }
 
@@ -537,27 +486,21 @@ export class PostgresStore implements Store {
    * it holds at least every write it counts; a write the page may have missed moves it before its client is answered.
    */
   async changeCount(): Promise<number> {
-    const began = performance.now();
     const move = this.countUnsure;
     this.countUnsure = false;
     try {
-      const { rows } = await this.pool.query<{ n: number }>({
-        text: move ? `SELECT nextval('store_changes') AS n` : 'SELECT last_value AS n FROM store_changes',
-        name: move ? 'store_changes_move' : 'store_changes_read',
-      });
-      return rows[0]!.n;
+      const rows = await this.connections.read(move ? `SELECT nextval('store_changes') AS n` : 'SELECT last_value AS n FROM store_changes', [], true);
+      return rows[0]!.n as number;
     } catch (error) {
-      throw this.failure(error, began);
+      throw this.failure(error);
     }
   }
 
   async ping(): Promise<void> {
-    const began = performance.now();
     try {
-      await this.pool.query('SELECT count(*) AS n FROM meta');
+      await this.connections.read('SELECT count(*) AS n FROM meta', [], true);
     } catch (error) {
-      const failure = this.failure(error, began);
-      throw failure instanceof DomainError ? failure : unavailable(`the database cannot be read (${(error as Error).message})`);
+      throw unavailable(`the database is unreachable (${(error as Error).message})`);
     }
   }
 
@@ -566,67 +509,34 @@ export class PostgresStore implements Store {
     this.startListening();
   }
 
-  private startListening(): void {
-    if (!this.listening && !this.closed) {
-      this.listening = true;
-      void this.listen(0);
-    }
-  }
-
   /**
-   * Keeps one connection of its own LISTENing for queued jobs and given tokens, connecting again when it is lost. A
-   * connection lost without an error event (a network that drops packets) goes unnoticed until TCP gives up: until
-   * then, tokens given by other instances may be missed, as they would be by a cache with a time to live.
+   * Keeps one connection of its own LISTENing for queued jobs and given tokens (postgres.js's `listen`, which connects
+   * again when the connection is lost, and says when it listens again). Tokens given while no connection listened are
+   * unknown: each time it listens again, what was remembered of them is forgotten, and the job runner is told to look
+   * for work announced meanwhile (its poll would find it later). A connection lost without the socket closing (a
+   * network that drops packets) goes unnoticed until TCP gives up: until then, tokens given by other instances may be
+   * missed, as they would be by a cache with a time to live.
    */
-  private async listen(failures: number): Promise<void> {
-    if (this.closed) return;
-    const client = new this.pgModule.Client({
-      connectionString: this.options.url,
-      application_name: 'docs-platform-server (announcements)',
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
+  private startListening(): void {
+    if (this.announcements !== undefined || this.closed) return;
+    const { url, host } = connectionOptions(this.options.url);
+    const announcements = this.module(url, {
+      ...(host === undefined ? {} : { host }),
+      max: 1,
+      connect_timeout: 10,
+      onnotice: () => undefined,
+      connection: { application_name: 'docs-platform-server (announcements)' },
     });
-    let failed = false;
-    // A failure is the database's condition (conditions.ts), logged there once; the connection is made again after a
-    // wait that grows with the failures, or at once when the store sees the database back.
-    const retry = (error: unknown, began = performance.now()) => {
-      if (failed) return;
-      failed = true;
-      if (this.listener === client) this.listener = undefined;
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      client.end().catch(() => undefined);
-      if (this.closed) return;
-      this.failure(error, began);
-      const wait = Math.min(5000, 100 * 2 ** Math.min(failures, 6));
-      this.relisten = setTimeout(() => {
-        this.relisten = undefined;
-        void this.listen(failures + 1);
-      }, wait);
-      this.relisten.unref();
+    this.announcements = announcements;
+    const jobsQueued = () => {
+      for (const listener of this.jobListeners) listener();
     };
-    client.on('error', (error) => retry(error));
-    client.on('end', () => retry(new Error('Connection terminated: the connection that listens for announcements ended')));
-    client.on('notification', (message) => {
-      if (message.channel === TOKENS_CHANNEL) this.tokens++;
-      else for (const listener of this.jobListeners) listener();
-    });
-    const began = performance.now();
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}; LISTEN ${TOKENS_CHANNEL}`);
-      if (this.closed) {
-        retry(new Error('the store closed'));
-        return;
-      }
-      // Tokens given while no connection listened are unknown: what was remembered of them before is forgotten.
+    const tokensHeard = () => {
       this.tokens++;
-      this.listener = client;
-      // Jobs announced while the connection was down are found by the runner's poll; tell it to look now.
-      if (failures > 0) for (const listener of this.jobListeners) listener();
-    } catch (error) {
-      retry(error, began);
-    }
+      this.listening = true;
+    };
+    announcements.listen(TOKENS_CHANNEL, () => this.tokens++, tokensHeard).catch((error: unknown) => this.options.onError?.(error, 'the connection that listens for announcements (queued jobs, given tokens) failed'));
+    announcements.listen(JOBS_CHANNEL, jobsQueued, jobsQueued).catch(() => undefined);
   }
 
   async announceJobs(db: Db): Promise<void> {
@@ -635,7 +545,7 @@ export class PostgresStore implements Store {
 
   tokensVersion(): number | undefined {
     this.startListening();
-    return this.listener === undefined ? undefined : this.tokens;
+    return this.listening ? this.tokens : undefined;
   }
 
   async announceTokens(db: Db): Promise<void> {
@@ -645,16 +555,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     await Promise.allSettled([...this.writes]);
     this.closed = true;
-    this.conditions.close();
-    clearTimeout(this.relisten);
-    const listener = this.listener;
-    this.listener = undefined;
-    if (listener) {
-      listener.removeAllListeners();
-      listener.on('error', () => undefined);
-      await listener.end().catch(() => undefined);
-    }
-    await this.pool.end().catch(() => undefined);
+    this.listening = false;
+    await Promise.all([this.announcements?.end({ timeout: 0 }).catch(() => undefined), this.connections.end(5)]);
   }
 }
 

@@ -1,0 +1,143 @@
+// The connections of one instance to PostgreSQL, through postgres.js: DATABASE_POOL_SIZE of them, each a postgres.js
+// client of one connection (`max: 1`, which postgres.js documents as running its statements in order), connected on
+// first use and again, by postgres.js, on the first use after it was lost.
+//
+// Reads go to a connection no transaction holds, the one with the fewest reads under way; a transaction holds one
+// connection from its first statement to its end, and learns when that connection was lost meanwhile (`Held`), since
+// postgres.js would otherwise run its next statement on a new connection, outside the transaction.
+import type postgres from 'postgres';
+
+/** What a statement answers: its rows (objects, named by the client's column transform) and what it changed. */
+export type Rows = postgres.RowList<Record<string, unknown>[]>;
+
+/** A client of one connection, as postgres.js makes it (`open` is told when its connection closes). */
+export type OpenClient = (onclose: () => void) => postgres.Sql;
+
+/** A connection of the pool: its client, what runs on it, and how many times it was lost. */
+class Connection {
+  sql: postgres.Sql;
+  /** Reads sent on it and not yet answered. */
+  reading = 0;
+  /** A transaction holds it. */
+  held = false;
+  /** Moves each time its connection closes. */
+  generation = 0;
+
+  constructor(private readonly open: OpenClient) {
+    this.sql = this.client();
+  }
+
+  private client(): postgres.Sql {
+    return this.open(() => this.generation++);
+  }
+
+  /**
+   * Closes the connection at once and starts a new client: for a connection left in a state no statement can undo (a
+   * transaction whose ROLLBACK failed). Its session's locks go with it.
+   */
+  replace(): void {
+    const old = this.sql;
+    this.generation++;
+    this.sql = this.client();
+    void old.end({ timeout: 0 }).catch(() => undefined);
+  }
+}
+
+/** The error of a statement of a transaction whose connection was lost since it began (a connection failure). */
+export function connectionLost(): Error {
+  return Object.assign(new Error('Connection terminated: the connection of the transaction was lost'), { code: 'CONNECTION_CLOSED' });
+}
+
+/** A connection held by one transaction: its statements run there, in order, while it is the connection it began on. */
+export class Held {
+  private readonly generation: number;
+
+  constructor(
+    private readonly connection: Connection,
+    /** Gives the connection back to the pool. */
+    readonly release: () => void,
+  ) {
+    this.generation = connection.generation;
+  }
+
+  /**
+   * Sends a statement at once, prepared by name on its connection when `prepare`; refused once the connection was lost,
+   * since postgres.js would run it on a new one.
+   */
+  async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
+    if (this.connection.generation !== this.generation) throw connectionLost();
+    return await send(this.connection.sql, text, parameters, prepare);
+  }
+
+  /** Statements of the store's own (BEGIN, COMMIT, locks), in the simple protocol: one text, several statements. */
+  async control(text: string): Promise<unknown> {
+    if (this.connection.generation !== this.generation) throw connectionLost();
+    return await this.connection.sql.unsafe(text);
+  }
+
+  /** The connection cannot be used again as it is: it is closed, and the next user gets a new one. */
+  discard(): void {
+    if (this.connection.generation === this.generation) this.connection.replace();
+  }
+}
+
+/** A statement with its parameters, prepared by name on its connection when `prepare`. */
+function send(sql: postgres.Sql, text: string, parameters: readonly unknown[], prepare: boolean): postgres.PendingQuery<Record<string, unknown>[]> {
+  return sql.unsafe(text, parameters as postgres.ParameterOrJSON<never>[], { prepare, simple: false } as postgres.UnsafeQueryOptions);
+}
+
+export class Connections {
+  private readonly all: Connection[];
+  /** Callers waiting for a connection no transaction holds. */
+  private waiting: (() => void)[] = [];
+
+  constructor(size: number, open: OpenClient) {
+    this.all = Array.from({ length: size }, () => new Connection(open));
+  }
+
+  /** A read: on the free connection with the fewest reads under way (waiting while transactions hold them all). */
+  async read(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
+    const connection = this.free() ?? (await this.freed());
+    connection.reading++;
+    try {
+      return await send(connection.sql, text, parameters, prepare);
+    } finally {
+      connection.reading--;
+    }
+  }
+
+  /** A connection for one transaction, until its `release`: the free one with the fewest reads under way. */
+  async hold(): Promise<Held> {
+    const connection = this.free() ?? (await this.freed());
+    connection.held = true;
+    return new Held(connection, () => {
+      connection.held = false;
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const wake of waiting) wake();
+    });
+  }
+
+  /** Closes every connection, once the statements sent on it are answered (at most `seconds` later). */
+  async end(seconds: number): Promise<void> {
+    await Promise.all(this.all.map((connection) => connection.sql.end({ timeout: seconds }).catch(() => undefined)));
+  }
+
+  private free(): Connection | undefined {
+    let best: Connection | undefined;
+    for (const connection of this.all) {
+      if (connection.held) continue;
+      if (connection.reading === 0) return connection;
+      if (best === undefined || connection.reading < best.reading) best = connection;
+    }
+    return best;
+  }
+
+  private async freed(): Promise<Connection> {
+    for (;;) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      const connection = this.free();
+      if (connection !== undefined) return connection;
+    }
+  }
+}
