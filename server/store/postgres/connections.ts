@@ -2,9 +2,13 @@
 // client of one connection (`max: 1`, which postgres.js documents as running its statements in order), connected on
 // first use and again, by postgres.js, on the first use after it was lost.
 //
-// Reads go to a connection no transaction holds, the one with the fewest reads under way; a transaction holds one
-// connection from its first statement to its end, and learns when that connection was lost meanwhile (`Held`), since
-// postgres.js would otherwise run its next statement on a new connection, outside the transaction.
+// A statement is sent without waiting for the answers of those before it on its connection (pipelining: PostgreSQL
+// answers them in order), and the statements one turn of the event loop sends on a connection leave in one write.
+// Reads go to the first connection that no transaction holds and that runs fewer than PIPELINE reads, so that the
+// reads of concurrent requests travel together (one write and one wake-up of the server and of PostgreSQL for many)
+// and further connections are used only as the load needs them. A transaction holds one connection from its first
+// statement to its end, and learns when that connection was lost meanwhile (`Held`), since postgres.js would
+// otherwise run its next statement on a new connection, outside the transaction.
 import type postgres from 'postgres';
 
 /** What a statement answers: its rows (objects, named by the client's column transform) and what it changed. */
@@ -86,6 +90,13 @@ function send(sql: postgres.Sql, text: string, parameters: readonly unknown[], p
   return sql.unsafe(text, parameters as postgres.ParameterOrJSON<never>[], { prepare, simple: false } as postgres.UnsafeQueryOptions);
 }
 
+/**
+ * Most reads under way on one connection before the next connection takes reads. Reads sent together share a write, a
+ * wake-up of PostgreSQL's backend and of this process for their answers; past this many, one slow read would hold
+ * back too many others queued behind it on its connection.
+ */
+const PIPELINE = 16;
+
 export class Connections {
   private readonly all: Connection[];
   /** Callers waiting for a connection no transaction holds. */
@@ -95,9 +106,9 @@ export class Connections {
     this.all = Array.from({ length: size }, () => new Connection(open));
   }
 
-  /** A read: on the free connection with the fewest reads under way (waiting while transactions hold them all). */
+  /** A read: on the first free connection with fewer than PIPELINE reads under way, or else the one with the fewest. */
   async read(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
-    const connection = this.free() ?? (await this.freed());
+    const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
     connection.reading++;
     try {
       return await send(connection.sql, text, parameters, prepare);
@@ -108,7 +119,7 @@ export class Connections {
 
   /** A connection for one transaction, until its `release`: the free one with the fewest reads under way. */
   async hold(): Promise<Held> {
-    const connection = this.free() ?? (await this.freed());
+    const connection = this.free(1) ?? (await this.freed(1));
     connection.held = true;
     return new Held(connection, () => {
       connection.held = false;
@@ -123,20 +134,21 @@ export class Connections {
     await Promise.all(this.all.map((connection) => connection.sql.end({ timeout: seconds }).catch(() => undefined)));
   }
 
-  private free(): Connection | undefined {
+  /** The first connection no transaction holds with fewer than `below` reads under way, or else the one with the fewest. */
+  private free(below: number): Connection | undefined {
     let best: Connection | undefined;
     for (const connection of this.all) {
       if (connection.held) continue;
-      if (connection.reading === 0) return connection;
+      if (connection.reading < below) return connection;
       if (best === undefined || connection.reading < best.reading) best = connection;
     }
     return best;
   }
 
-  private async freed(): Promise<Connection> {
+  private async freed(below: number): Promise<Connection> {
     for (;;) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
-      const connection = this.free();
+      const connection = this.free(below);
       if (connection !== undefined) return connection;
     }
   }

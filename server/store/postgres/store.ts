@@ -392,11 +392,18 @@ export class PostgresStore implements Store {
     const outcomes: Outcome[] = [];
     for (let i = 0; i < group.length; i++) {
       const write = group[i]!;
-      if (i > 0) await db.run(sql`SAVEPOINT grouped_write`);
+      // The savepoint goes with the write's first statement, in one write to the connection (see `transaction`).
+      const savepoint = i > 0 ? db.run(sql`SAVEPOINT grouped_write`) : undefined;
+      savepoint?.catch(() => undefined);
       // The effects this write registers go with its savepoint when it is undone.
       const mark = effects.mark();
       try {
-        outcomes.push({ ok: true, value: await write.work(db) });
+        try {
+          outcomes.push({ ok: true, value: await write.work(db) });
+        } finally {
+          // A savepoint that failed is what failed the write too.
+          await savepoint;
+        }
       } catch (error) {
         const conflict = RETRYABLE.has((error as { code?: string }).code ?? '');
         if (conflict || isConnectionFailure(error)) throw conflict && group.length > 1 ? new GroupConflict('a write of a group conflicted', { cause: error }) : error;
@@ -418,24 +425,36 @@ export class PostgresStore implements Store {
     // The connection cannot be used again as it is (a ROLLBACK or an unlock failed): it is closed, with its locks.
     let broken = false;
     // Every write holds the writers' lock shared (and its queue's lock, when it names one) from before its BEGIN
-    // (a statement sent with BEGIN would take the transaction's snapshot before the wait) to its COMMIT, across its
-    // retries. A write that failed ALONE_AFTER times takes the writers' lock alone: it waits for the writes in
-    // progress, runs while others wait, and so ends, however busy the other instances are (a long import among a
-    // stream of small writes that kept invalidating it).
+    // (a statement of the transaction would take its snapshot before the wait) to its COMMIT, across its retries. A
+    // write that failed ALONE_AFTER times takes the writers' lock alone: it waits for the writes in progress, runs
+    // while others wait, and so ends, however busy the other instances are (a long import among a stream of small
+    // writes that kept invalidating it).
     let locked = false;
     let alone = false;
     try {
       for (let attempt = 1; ; attempt++) {
+        // The lock and BEGIN are sent with the work's first statement, without waiting for their answers: PostgreSQL
+        // runs a connection's statements in order, so the transaction's snapshot, taken by its first statement, still
+        // follows the wait for the lock, and one round trip does for the three.
+        const begin: Promise<unknown>[] = [];
+        if (!locked) {
+          const queue = options.queue === undefined || alone ? '' : `, pg_advisory_lock(${queueKey(options.queue)})`;
+          begin.push(held.control(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queue}`));
+          locked = true;
+        }
+        begin.push(held.control(`BEGIN ISOLATION LEVEL ${isolation}`));
+        const begun = Promise.all(begin);
+        begun.catch(() => undefined);
         try {
-          if (!locked) {
-            const queue = options.queue === undefined || alone ? '' : `, pg_advisory_lock(${queueKey(options.queue)})`;
-            await held.control(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queue}`);
-            locked = true;
-          }
-          await held.control(`BEGIN ISOLATION LEVEL ${isolation}`);
           // A handle per attempt: the effects of an attempt that is undone and run again go with it.
           const effects = new Effects();
-          const result = await work(new EngineDb(this, new PostgresDriver(this, held), effects), effects);
+          let result: T;
+          try {
+            result = await work(new EngineDb(this, new PostgresDriver(this, held), effects), effects);
+          } finally {
+            // A lock or a BEGIN that failed is what failed the work too.
+            await begun;
+          }
           // The count of changes moves once the commit is visible, before the caller learns of it (see changeCount).
           await held.control(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
           locked = false;

@@ -1,0 +1,91 @@
+// The PostgreSQL store's connections (server/store/postgres/connections.ts): reads of concurrent requests share a
+// connection, sent together, and take another only as they grow in number; a transaction's lock and BEGIN travel with
+// its first statement, whose snapshot still follows the wait for the lock; a transaction whose connection is lost
+// between two statements fails as unavailable and commits nothing, however postgres.js connects again.
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PostgresStore, queueKey } from '../../server/store/postgres/store.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+
+let database: TestDatabase;
+let store: PostgresStore;
+let other: pg.Client;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  await other.query('CREATE TABLE scratch (id text PRIMARY KEY, value bigint NOT NULL)');
+  store = await PostgresStore.open({ url: database.url });
+});
+afterAll(async () => {
+  await store?.close();
+  await other?.end();
+  await database?.drop();
+});
+
+/** The process id of the database's backend that runs the statement: which connection it went on. */
+const backendOf = async () => (await store.reader.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!.pid;
+
+describe('reads', () => {
+  test('sent together, they share connections: 40 at once take 3, each answered with its own rows', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const row = await store.reader.first(sql<{ n: number; pid: number }>`SELECT ${i}::bigint AS n, pg_backend_pid() AS pid`);
+        return row!;
+      }),
+    );
+    expect(answers.map((answer) => answer.n)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(new Set(answers.map((answer) => answer.pid)).size).toBe(3);
+  });
+
+  test('one at a time, they stay on one connection', async () => {
+    const pids = new Set<number>();
+    for (let i = 0; i < 10; i++) pids.add(await backendOf());
+    expect(pids.size).toBe(1);
+  });
+});
+
+describe('a transaction', () => {
+  test("takes its snapshot after the wait for its queue's lock, though its lock, BEGIN and first statement are sent together", async () => {
+    await other.query(`INSERT INTO scratch (id, value) VALUES ('snapshot', 1)`);
+    // Another session holds the queue's lock: the write waits for it, its first statement sent already.
+    await other.query(`SELECT pg_advisory_lock(${queueKey('spaceId:snapshot')})`);
+    const seen = store.write(async (db) => (await db.first(sql<{ value: number }>`SELECT value FROM scratch WHERE id = 'snapshot'`))!.value, {
+      queue: 'spaceId:snapshot',
+    });
+    // The write waits on the lock (its backend is seen waiting), then the holder changes the row and lets go.
+    for (;;) {
+      const { rows } = await other.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      if (Number(rows[0]!.n) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await other.query(`UPDATE scratch SET value = 2 WHERE id = 'snapshot'`);
+    await other.query(`SELECT pg_advisory_unlock(${queueKey('spaceId:snapshot')})`);
+    expect(await seen).toBe(2);
+  });
+
+  test('whose connection is lost between two statements fails as unavailable, commits nothing, and the next one runs', async () => {
+    const outcome = store.write(async (db) => {
+      await db.run(sql`INSERT INTO scratch (id, value) VALUES ('lost-1', pg_backend_pid())`);
+      const { pid } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
+      await other.query('SELECT pg_terminate_backend($1)', [pid]);
+      // The connection is gone before the next statement: postgres.js would send it on a new connection, outside the
+      // transaction; the store refuses it.
+      for (;;) {
+        const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
+        if (rows.length === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await db.run(sql`INSERT INTO scratch (id, value) VALUES ('lost-2', 0)`);
+    });
+    await expect(outcome).rejects.toMatchObject({ kind: 'unavailable' });
+    expect((await other.query(`SELECT id FROM scratch WHERE id LIKE 'lost-%'`)).rows).toEqual([]);
+    await store.write((db) => db.run(sql`INSERT INTO scratch (id, value) VALUES ('after-lost', 0)`));
+    expect((await other.query(`SELECT id FROM scratch WHERE id = 'after-lost'`)).rows).toEqual([{ id: 'after-lost' }]);
+  });
+});
