@@ -1,6 +1,11 @@
 // The connections of one instance to PostgreSQL, through postgres.js: DATABASE_POOL_SIZE of them, each a postgres.js
 // client of one connection (`max: 1`, which postgres.js documents as running its statements in order), connected on
-// first use and again, by postgres.js, on the first use after it was lost.
+// first use. A client whose connection closed is ended and a new one takes its place, connected on its next use:
+// postgres.js would connect the same client again itself, but a connection it loses while a write to it waits for the
+// end of the turn keeps that write pending (postgres.js 3.4.9 clears its timer without forgetting it), so that it
+// never writes again, not even to the next connection: the client would hang until its connect timeout, on every
+// attempt. Its statements under way fail as a connection failure (CONNECTION_CLOSED, or CONNECTION_DESTROYED when
+// ended). Upstream: porsager/postgres#1208; once `closed()` resets that timer, the same client can connect again.
 //
 // A statement is sent without waiting for the answers of those before it on its connection (pipelining: PostgreSQL
 // answers them in order), and the statements one turn of the event loop sends on a connection leave in one write.
@@ -26,21 +31,25 @@ class Connection {
   held = false;
   /** Moves each time its connection closes. */
   generation = 0;
+  /** The pool is closing: a client that ends is not replaced. */
+  ending = false;
 
   constructor(private readonly open: OpenClient) {
     this.sql = this.client();
   }
 
   private client(): postgres.Sql {
-    return this.open(() => this.generation++);
+    const sql: postgres.Sql = this.open(() => this.replace(sql));
+    return sql;
   }
 
   /**
-   * Closes the connection at once and starts a new client: for a connection left in a state no statement can undo (a
-   * transaction whose ROLLBACK failed). Its session's locks go with it.
+   * Ends client `old`, at once, if it is still this connection's, and starts a new client: when its connection closed
+   * (see above), and for a connection left in a state no statement can undo (a transaction whose ROLLBACK failed),
+   * whose session's locks go with it.
    */
-  replace(): void {
-    const old = this.sql;
+  replace(old: postgres.Sql = this.sql): void {
+    if (old !== this.sql || this.ending) return;
     this.generation++;
     this.sql = this.client();
     void old.end({ timeout: 0 }).catch(() => undefined);
@@ -87,7 +96,21 @@ export class Held {
 
 /** A statement with its parameters, prepared by name on its connection when `prepare`. */
 function send(sql: postgres.Sql, text: string, parameters: readonly unknown[], prepare: boolean): postgres.PendingQuery<Record<string, unknown>[]> {
-  return sql.unsafe(text, parameters as postgres.ParameterOrJSON<never>[], { prepare, simple: false } as postgres.UnsafeQueryOptions);
+  const values = parameters.some(Array.isArray) ? parameters.map((value) => (Array.isArray(value) ? arrayLiteral(value) : value)) : parameters;
+  return sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare, simple: false } as postgres.UnsafeQueryOptions);
+}
+
+/**
+ * An array parameter (`ANY($1)`) as PostgreSQL's text form of an array, `{"a","b"}`, which the server parses as the
+ * array type it expects there. postgres.js would serialize arrays itself only with the array types it reads from
+ * pg_type on each new connection (`fetch_types`), a query it runs on its own whose failure, when the connection is lost
+ * right after it was made, nothing catches (the process would end): the clients are made without it.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  const items = values.map((value) =>
+    value === null || value === undefined ? 'NULL' : `"${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`,
+  );
+  return `{${items.join(',')}}`;
 }
 
 /**
@@ -131,6 +154,7 @@ export class Connections {
 
   /** Closes every connection, once the statements sent on it are answered (at most `seconds` later). */
   async end(seconds: number): Promise<void> {
+    for (const connection of this.all) connection.ending = true;
     await Promise.all(this.all.map((connection) => connection.sql.end({ timeout: seconds }).catch(() => undefined)));
   }
 

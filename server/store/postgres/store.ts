@@ -3,6 +3,12 @@
 // own (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations
 // (postgres/migrations) run once however many instances start together (an advisory lock). Instances tell each other
 // of queued jobs with LISTEN/NOTIFY.
+//
+// The database may go away at any moment (a crash, a restart, the network): every connection's failure, wherever it
+// shows (a statement, a transaction's connection between two statements, an idle connection closing, the listening
+// connection), becomes the `database-unreachable` condition (conditions.ts) and never an exception nobody catches; a
+// connection lost is made again on its next use (connections.ts); the store checks every quarter second whether the
+// database is back.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type Migration, migrationsIn } from '../migrations.ts';
@@ -16,7 +22,9 @@ import {
   sql,
 } from 'kysely';
 import type postgres from 'postgres';
-import { unavailable } from '../../errors.ts';
+import { DomainError, unavailable } from '../../errors.ts';
+import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
+import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
 import { Connections, type Held, type Rows } from './connections.ts';
 import type { Schema } from '../schema.ts';
@@ -100,9 +108,20 @@ export interface PostgresOptions {
   url: string;
   /** Connections of the pool (reads, and one per write transaction under way). */
   poolSize?: number;
-  /** Called with failures the store handles itself (the notification connection lost, an idle client's error). */
-  onError?: (error: unknown, what: string) => void;
 }
+
+/** How long a new connection may take before it counts as failed, in seconds. */
+const CONNECT_TIMEOUT_SECONDS = 10;
+
+/**
+ * Longest wait before the listening connection, once lost, is made again, in seconds: postgres.js waits longer after
+ * each failed attempt (50 ms, doubled each time), up to this, so that announcements are heard again within a second of
+ * the database's return.
+ */
+const RELISTEN_SECONDS = 1;
+/** How long a listening client may try before a connection's failure makes it anew (see `connectionClosed`). */
+const RELISTEN_AFTER_MS = 5000;
+const relistenWait = (attempts: number) => Math.min(RELISTEN_SECONDS, 0.05 * 2 ** attempts);
 
 /** A failure to open the database at start-up: the message says what failed, without the connection's password. */
 export class StoreOpenError extends Error {}
@@ -123,14 +142,19 @@ const CONNECTION_CODES = ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_D
 
 /** Whether `error` says the database cannot be reached (a connection refused, lost, or a server shutting down). */
 export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof DomainError) return false;
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code !== undefined) {
-    if (/^(08|57P)/.test(code)) return true; // connection exceptions, operator intervention (shutdown)
+    // Connection exceptions, operator intervention (a shutdown, a server starting up), too many connections.
+    if (/^(08|57P)/.test(code) || code === '53300') return true;
     if (CONNECTION_CODES.includes(code)) return true;
-    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '3D000'].includes(code)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '3D000'].includes(code)) return true;
   }
   return /Connection terminated/i.test(message ?? '');
 }
+
+/** PostgreSQL's SQLSTATE for a disk full (`disk_full`): a write refused until the database's disk has room. */
+const DISK_FULL = '53100';
 
 /**
  * postgres.js's options for DATABASE_URL. A Unix socket is given as libpq and node-postgres take it, `?host=<folder>`,
@@ -157,7 +181,9 @@ function client(module: typeof postgres, url: string, name: string, onclose: () 
     max: 1,
     max_lifetime: null,
     idle_timeout: 0,
-    connect_timeout: 10,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    // Array parameters are sent as text (connections.ts, `arrayLiteral`), so no query of pg_type on each connection.
+    fetch_types: false,
     onnotice: () => undefined,
     onclose,
     connection: { application_name: name },
@@ -188,10 +214,11 @@ class PostgresDriver implements Driver {
 
   private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<Rows> {
     if (!writing && WRITES.test(text)) throw writeRefused(text);
+    const began = performance.now();
     try {
       return await ('read' in this.target ? this.target.read(text, parameters, this.store.prepares(text)) : this.target.query(text, parameters, this.store.prepares(text)));
     } catch (error) {
-      throw this.store.failure(error);
+      throw this.store.failure(error, began);
     }
   }
 
@@ -226,6 +253,12 @@ export class PostgresStore implements Store {
   private announcements: postgres.Sql | undefined;
   /** Whether that connection listens for given tokens now (false after a failure, until it listens again). */
   private listening = false;
+  /** When that client was made (`performance.now()`). */
+  private listenStarted = 0;
+  readonly conditions = new StoreConditions({
+    'database-unreachable': () => this.connections.read('SELECT count(*) AS n FROM meta', [], true).then(() => undefined),
+    'storage-full': () => this.write((db) => meta.put(db, STORAGE_CHECK_KEY, storageCheckValue())),
+  });
   /** Moves with each token announced by an instance, and each time the listening connection is made again. */
   private tokens = 0;
   private closed = false;
@@ -249,13 +282,13 @@ export class PostgresStore implements Store {
    */
   static async open(options: PostgresOptions): Promise<PostgresStore> {
     const module = ((await import('postgres')) as unknown as { default: typeof postgres }).default;
-    // A connection lost while unused (the server restarted) is made again on its next use, or fails as unavailable;
+    // A connection lost while unused (the database stopped) is made again on its next use, or fails as unavailable;
     // a write may have committed without moving the count of changes meanwhile.
     let store: PostgresStore | undefined;
     const connections = new Connections(options.poolSize ?? 10, (onclose) =>
       client(module, options.url, 'docs-platform-server', () => {
-        if (store !== undefined) store.countUnsure = true;
         onclose();
+        store?.connectionClosed();
       }),
     );
     store = new PostgresStore(module, connections, options);
@@ -280,13 +313,34 @@ export class PostgresStore implements Store {
     return true;
   }
 
-  /** A failure of a query: one of the connection becomes `unavailable`; anything else is thrown as it was. */
-  failure(error: unknown): unknown {
-    if (!isConnectionFailure(error)) return error;
+  /**
+   * A failure of an operation that began at `began` (`performance.now()`): the connection's becomes the
+   * `database-unreachable` condition's refusal, a full disk the `storage-full` one's; anything else is thrown as it was.
+   */
+  failure(error: unknown, began: number): unknown {
+    if (isConnectionFailure(error)) {
+      this.connectionClosed();
+      return this.conditions.failed('database-unreachable', error, began);
+    }
+    if ((error as { code?: unknown } | undefined)?.code === DISK_FULL) return this.conditions.failed('storage-full', error, began);
+    return error;
+  }
+
+  /**
+   * A connection closed or failed: a write may have committed without moving the count of changes (see `changeCount`),
+   * and announcements may have been missed (the database restarted: the listening connection is lost too). The
+   * listening connection is made anew (`startListening`), unless the one made last has not listened yet and was made
+   * less than RELISTEN_AFTER_MS ago (it is still trying, during an outage).
+   */
+  private connectionClosed(): void {
+    if (this.closed) return;
     this.countUnsure = true;
-    // Announcements may have been missed meanwhile: what is remembered of tokens waits for the connection to listen again.
+    const announcements = this.announcements;
+    if (announcements === undefined || (!this.listening && performance.now() - this.listenStarted < RELISTEN_AFTER_MS)) return;
     this.listening = false;
-    return unavailable('the database is unreachable');
+    this.announcements = undefined;
+    void announcements.end({ timeout: 0 }).catch(() => undefined);
+    this.startListening();
   }
 
   /** Applies the migrations the database has not seen, once, under an advisory lock that other instances wait on. */
@@ -421,9 +475,12 @@ export class PostgresStore implements Store {
   private async transaction<T>(work: (db: Db, effects: Effects) => Promise<T>, options: WriteOptions): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
     const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
+    const began = performance.now();
     const held = await this.connections.hold();
     // The connection cannot be used again as it is (a ROLLBACK or an unlock failed): it is closed, with its locks.
     let broken = false;
+    /** What failed the ROLLBACK (the connection lost, most often). */
+    let lost: unknown;
     // Every write holds the writers' lock shared (and its queue's lock, when it names one) from before its BEGIN
     // (a statement of the transaction would take its snapshot before the wait) to its COMMIT, across its retries. A
     // write that failed ALONE_AFTER times takes the writers' lock alone: it waits for the writes in progress, runs
@@ -463,8 +520,9 @@ export class PostgresStore implements Store {
         } catch (error) {
           try {
             await held.control('ROLLBACK');
-          } catch {
+          } catch (rollbackError) {
             broken = true;
+            lost = rollbackError;
           }
           const code = (error as { code?: string }).code;
           if (!broken && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
@@ -473,7 +531,7 @@ export class PostgresStore implements Store {
                 await held.control('SELECT pg_advisory_unlock_all()');
               } catch (unlockError) {
                 broken = true;
-                throw this.failure(unlockError);
+                throw this.failure(unlockError, began);
               }
               locked = false;
               alone = true;
@@ -483,7 +541,9 @@ export class PostgresStore implements Store {
             }
             continue;
           }
-          throw this.failure(error);
+          // A conflict whose connection is gone cannot be tried again: it fails as the connection did.
+          const conflictLost = broken && code !== undefined && RETRYABLE.has(code);
+          throw this.failure(conflictLost ? lost : error, began);
         }
       }
     } finally {
@@ -505,21 +565,24 @@ export class PostgresStore implements Store {
    * it holds at least every write it counts; a write the page may have missed moves it before its client is answered.
    */
   async changeCount(): Promise<number> {
+    const began = performance.now();
     const move = this.countUnsure;
     this.countUnsure = false;
     try {
       const rows = await this.connections.read(move ? `SELECT nextval('store_changes') AS n` : 'SELECT last_value AS n FROM store_changes', [], true);
       return rows[0]!.n as number;
     } catch (error) {
-      throw this.failure(error);
+      throw this.failure(error, began);
     }
   }
 
   async ping(): Promise<void> {
+    const began = performance.now();
     try {
       await this.connections.read('SELECT count(*) AS n FROM meta', [], true);
     } catch (error) {
-      throw unavailable(`the database is unreachable (${(error as Error).message})`);
+      const failure = this.failure(error, began);
+      throw failure instanceof DomainError ? failure : unavailable(`the database cannot be read (${(error as Error).message})`);
     }
   }
 
@@ -532,7 +595,10 @@ export class PostgresStore implements Store {
    * Keeps one connection of its own LISTENing for queued jobs and given tokens (postgres.js's `listen`, which connects
    * again when the connection is lost, and says when it listens again). Tokens given while no connection listened are
    * unknown: each time it listens again, what was remembered of them is forgotten, and the job runner is told to look
-   * for work announced meanwhile (its poll would find it later). A connection lost without the socket closing (a
+   * for work announced meanwhile (its poll would find it later). postgres.js does not say when that connection is lost,
+   * and may not connect that client again (see connections.ts): whenever another connection of the store closes or
+   * fails, which a database that stopped or restarted does to all of them, the listening client is made anew
+   * (`connectionClosed`) and what is remembered of tokens waits for it to listen. A connection lost without the socket closing (a
    * network that drops packets) goes unnoticed until TCP gives up: until then, tokens given by other instances may be
    * missed, as they would be by a cache with a time to live.
    */
@@ -542,19 +608,25 @@ export class PostgresStore implements Store {
     const announcements = this.module(url, {
       ...(host === undefined ? {} : { host }),
       max: 1,
-      connect_timeout: 10,
+      connect_timeout: CONNECT_TIMEOUT_SECONDS,
+      backoff: relistenWait,
       onnotice: () => undefined,
       connection: { application_name: 'docs-platform-server (announcements)' },
     });
     this.announcements = announcements;
+    this.listenStarted = performance.now();
     const jobsQueued = () => {
       for (const listener of this.jobListeners) listener();
     };
     const tokensHeard = () => {
+      if (this.announcements !== announcements) return;
       this.tokens++;
       this.listening = true;
     };
-    announcements.listen(TOKENS_CHANNEL, () => this.tokens++, tokensHeard).catch((error: unknown) => this.options.onError?.(error, 'the connection that listens for announcements (queued jobs, given tokens) failed'));
+    const began = performance.now();
+    announcements.listen(TOKENS_CHANNEL, () => this.tokens++, tokensHeard).catch((error: unknown) => {
+      if (this.announcements === announcements) this.failure(error, began);
+    });
     announcements.listen(JOBS_CHANNEL, jobsQueued, jobsQueued).catch(() => undefined);
   }
 
@@ -575,6 +647,7 @@ export class PostgresStore implements Store {
     await Promise.allSettled([...this.writes]);
     this.closed = true;
     this.listening = false;
+    this.conditions.close();
     await Promise.all([this.announcements?.end({ timeout: 0 }).catch(() => undefined), this.connections.end(5)]);
   }
 }
