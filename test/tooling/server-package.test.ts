@@ -258,7 +258,7 @@ test('the tarball holds the compiled server, its command, the harness and the co
     /^server\/docs\/[\w-]+\.md$/,
     /^server\/domain\/openapi-validator\.worker\.js$/,
     /^server\/store\/(sqlite|postgres)\/migrations\/\d+_[\w-]+\.sql$/,
-    /^vendor\/(pg|isomorphic-git|turndown|turndown-plugin-gfm)\.cjs$/,
+    /^vendor\/(postgres|isomorphic-git|turndown|turndown-plugin-gfm)\.cjs$/,
     /^vendor\/swagger-ui-dist\/[\w.-]+$/,
   ];
   expect(files.filter((file) => !allowed.some((pattern) => pattern.test(file)))).toEqual([]);

@@ -281,7 +281,10 @@ export class PostgresStore implements Store {
    * SQLite never loads it.
    */
   static async open(options: PostgresOptions): Promise<PostgresStore> {
-    const module = ((await import('postgres')) as unknown as { default: typeof postgres }).default;
+    // postgres.js is an ES module: bundled as CommonJS into the server package (vendor/postgres.cjs), its function is
+    // the `default` of what that file exports, which an import gives as its own `default`.
+    const loaded = (await import('postgres')) as unknown as { default: typeof postgres | { default: typeof postgres } };
+    const module = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
     // A connection lost while unused (the database stopped) is made again on its next use, or fails as unavailable;
     // a write may have committed without moving the count of changes meanwhile.
     let store: PostgresStore | undefined;
