@@ -35,24 +35,30 @@ export async function createRevision(
 }
 
 /**
- * Parsed contents of revisions, by store. A revision never changes once written, yet reading one parsed its
- * whole JSON (every page's markdown) on every request that looked at a space's content or at the page of a comment:
- * a share of the CPU of a GET of a space's content or a POST of a comment that grew with the space. The
- * most recently read contents are kept, up to a bound in characters of their JSON text (about as many bytes of heap
- * once parsed): the server's is CONTENT_CACHE_MB (`keepRevisionContents`), REVISION_CACHE_CHARS elsewhere. One content
- * is kept when it is at most half the bound, so that reading it does not push out all the others; a larger one is
- * parsed on every read, every request on its content paying for the whole parse (which is why the bound is set for
- * the largest spaces, not the common ones). The row is still read (but not its content) on every call, so
- * a revision gone with its space is gone here too. What is handed out is frozen, all the way down: code that changed
- * a snapshot in place would throw (a TypeError) instead of changing it for every later reader; content is changed by
- * building a new RevisionContent (see content/model.ts).
+ * Parsed revisions, by store. A revision never changes once written, yet reading one parsed its whole JSON (every
+ * page's markdown) on every request that looked at a space's content or at the page of a comment: a share of the CPU
+ * of a GET of a space's content or a POST of a comment that grew with the space. The most recently read revisions are
+ * kept, up to a bound in characters of their content's JSON text (about as many bytes of heap once parsed): the
+ * server's is CONTENT_CACHE_MB (`keepRevisionContents`), REVISION_CACHE_CHARS elsewhere. One revision is kept when
+ * its content is at most half the bound, so that reading it does not push out all the others; a larger one is parsed
+ * on every read, every request on its content paying for the whole parse (which is why the bound is set for the
+ * largest spaces, not the common ones). `getRevision` still reads the row (but not its content) on every call, so a
+ * revision gone with its space is gone there too; `currentRevision`, whose caller has just read the space, reads
+ * nothing for a kept revision (a statement, and a round trip on PostgreSQL, per request on a space's content). What is
+ * handed out is frozen, all the way down: code that changed a snapshot in place would throw (a TypeError) instead of
+ * changing it for every later reader; content is changed by building a new RevisionContent (see content/model.ts).
  */
-const parsedContents = new WeakMap<Store, RecentlyUsed<string, RevisionContent>>();
+const keptRevisions = new WeakMap<Store, RecentlyUsed<string, RevisionRecord>>();
 export const REVISION_CACHE_CHARS = 32 * 1024 * 1024;
 
-/** Bounds the parsed contents kept for `store` to `chars` characters of JSON (what was kept is dropped). */
+/** Bounds the parsed revisions kept for `store` to `chars` characters of their contents' JSON (what was kept is dropped). */
 export function keepRevisionContents(store: Store, chars: number): void {
-  parsedContents.set(store, new RecentlyUsed(chars, chars / 2));
+  keptRevisions.set(store, new RecentlyUsed(chars, chars / 2));
+}
+
+function keptOf(store: Store): RecentlyUsed<string, RevisionRecord> {
+  if (!keptRevisions.has(store)) keepRevisionContents(store, REVISION_CACHE_CHARS);
+  return keptRevisions.get(store)!;
 }
 
 /**
@@ -63,20 +69,26 @@ export function keepRevisionContents(store: Store, chars: number): void {
 export async function getRevision(db: Db, id: string, spaceId: string): Promise<RevisionRecord | undefined> {
   const row = await revisions.meta(db, id);
   if (!row) return unwrittenRevision(db, id, spaceId);
-  return {
+  const kept = keptOf(db.store).get(id);
+  if (kept) return kept;
+  const text = await revisions.content(db, id);
+  const revision: RevisionRecord = frozen({
     id: row.id,
     spaceId: row.spaceId,
     ...(row.changeRequestId ? { changeRequestId: row.changeRequestId } : {}),
-    parents: fromJson(row.parents, []),
+    parents: fromJson<string[]>(row.parents, []),
     type: row.type as RevisionType,
     createdAt: row.createdAt,
-    content: await revisionContent(db, id),
-  };
+    content: fromJson<RevisionContent>(text, { pages: [], files: [], reusableContents: [], variables: {} }),
+  });
+  keptOf(db.store).set(id, revision, text?.length ?? 0);
+  return revision;
 }
 
 /** The current content of a space (its main content, not a change request's): its revision must exist. */
 export async function currentRevision(db: Db, space: { id: string; revisionId: string }): Promise<RevisionRecord> {
-  const revision = await getRevision(db, space.revisionId, space.id);
+  // The caller read the space: its revision exists while it does (revisions go with their space).
+  const revision = keptOf(db.store).get(space.revisionId) ?? (await getRevision(db, space.revisionId, space.id));
   if (!revision) throw new Error(`revision ${space.revisionId} of space ${space.id} does not exist`);
   return revision;
 }
@@ -111,18 +123,6 @@ export async function writeRevisionRow(db: Db, revision: RevisionRecord): Promis
   // conflict (PostgreSQL), writes the row again. Within one transaction the database says it is written.
   if (await revisions.clearUnwritten(db, revision.spaceId, revision.id)) await createRevision(db, revision);
   db.afterCommit(() => unwritten.delete(revision));
-}
-
-/** The content of an existing revision, parsed once and frozen (see `parsedContents`). */
-async function revisionContent(db: Db, id: string): Promise<RevisionContent> {
-  if (!parsedContents.has(db.store)) keepRevisionContents(db.store, REVISION_CACHE_CHARS);
-  const cache = parsedContents.get(db.store)!;
-  const kept = cache.get(id);
-  if (kept) return kept;
-  const text = await revisions.content(db, id);
-  const content = frozen(fromJson<RevisionContent>(text, { pages: [], files: [], reusableContents: [], variables: {} }));
-  cache.set(id, content, text?.length ?? 0);
-  return content;
 }
 
 /** Makes `revision` the current content of its space: moves `spaces.revision_id`, touches `updatedAt`, reindexes. */

@@ -7,7 +7,7 @@ import { ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context.ts';
 import { BODY_FORMATS, documentBlocks, markdownProblem } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
-import { getRevision } from '../content/revisions.ts';
+import { currentRevision, getRevision } from '../content/revisions.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
 import { fromJson } from '../store/db.ts';
@@ -506,7 +506,9 @@ export async function postComment(ctx: Scope, scope: CommentScope, caller: Calle
   let found: ReturnType<typeof findPage>;
   let content: RevisionContent | undefined;
   if (body.page !== undefined) {
-    content = (await getRevision(ctx.db, scope.revisionId, scope.access.space.id))?.content;
+    // A space's own comments are on its current revision, kept parsed once read (no statement for it then).
+    const revision = scope.changeRequest === undefined ? await currentRevision(ctx.db, scope.access.space) : await getRevision(ctx.db, scope.revisionId, scope.access.space.id);
+    content = revision?.content;
     found = content && findPage(content, body.page);
     if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
   }

@@ -74,6 +74,8 @@ export async function insertSpace(
   ctx: Scope,
   input: Input<'CreateSpaceRequest'> & { id?: string; organizationId: string; visibility?: SpaceRow['visibility'] },
   content?: RevisionContent,
+  /** Its position at the end of its parent, when read already (`lastPosition`); read here otherwise. */
+  position?: number,
 ): Promise<SpaceRow> {
   const now = ctx.now();
   // An id just made is nobody's yet: the search index holds no rows of it (a given id, a seed's, may be one whose
@@ -101,7 +103,7 @@ export async function insertSpace(
     shareKey: newSecret(16),
     gitSync: null,
     visitorAuth: null,
-    position: await lastPosition(ctx.db, input.organizationId, parent),
+    position: position ?? (await lastPosition(ctx.db, input.organizationId, parent)),
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -410,9 +412,10 @@ export async function createSpace(
   organizationId: string,
   input: Input<'CreateSpaceRequest'> | undefined,
 ): Promise<Model<'Space'>> {
-  const access = await organizationAccess(ctx, caller, organizationId);
+  // The end of the parent is read with the caller's access (one round trip on PostgreSQL), and used once it is checked.
+  const [access, position] = await Promise.all([organizationAccess(ctx, caller, organizationId), lastPosition(ctx.db, organizationId, input?.parent || null)]);
   await requireCreateIn(ctx.db, access.membership, await checkParent(ctx, organizationId, input?.parent, 'parent'));
-  const row = await insertSpace(ctx, { ...(input ?? {}), organizationId });
+  const row = await insertSpace(ctx, { ...(input ?? {}), organizationId }, undefined, position);
   return presentNewSpaceFor(ctx, row, access.membership);
 }
 

@@ -245,6 +245,8 @@ export class PostgresStore implements Store {
    * moves the count itself.
    */
   private countUnsure = false;
+  /** The read of the count of changes that this turn's callers of `changeCount` share, until it is sent. */
+  private countRead: Promise<number> | undefined;
   readonly inTransaction = false;
   readonly reader: Db;
   private readonly prepared = new Set<string>();
@@ -566,8 +568,22 @@ export class PostgresStore implements Store {
    * The count of the writes every instance committed: the sequence `store_changes`, which each write moves right after
    * its COMMIT (sent in one message with it, so done even if the instance dies meanwhile). A page made after reading
    * it holds at least every write it counts; a write the page may have missed moves it before its client is answered.
+   * The callers of one turn of the event loop share one read, sent at the end of the turn (setImmediate): it is sent
+   * after each of them asked, so it counts every write committed before any of their requests arrived.
    */
-  async changeCount(): Promise<number> {
+  changeCount(): Promise<number> {
+    if (this.countRead === undefined) {
+      this.countRead = new Promise<number>((resolve, reject) => {
+        setImmediate(() => {
+          this.countRead = undefined;
+          this.readCount().then(resolve, reject);
+        });
+      });
+    }
+    return this.countRead;
+  }
+
+  private async readCount(): Promise<number> {
     const began = performance.now();
     const move = this.countUnsure;
     this.countUnsure = false;
