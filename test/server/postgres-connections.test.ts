@@ -89,3 +89,29 @@ describe('a transaction', () => {
     expect((await other.query(`SELECT id FROM scratch WHERE id = 'after-lost'`)).rows).toEqual([{ id: 'after-lost' }]);
   });
 });
+
+describe('parameters and lost connections', () => {
+  test("an array parameter (ANY) is matched element by element, whatever its strings hold", async () => {
+    const ids = ['plain', 'with "quotes"', 'back\\slash', 'a,comma', '{braces}', ' spaced ', 'NULL', 'ünï'];
+    for (const [i, id] of ids.entries()) await other.query('INSERT INTO scratch (id, value) VALUES ($1, $2)', [`array:${id}`, i]);
+    const wanted = ids.map((id) => `array:${id}`);
+    const rows = await store.reader.all(sql<{ id: string }>`SELECT id FROM scratch WHERE id = ANY(${wanted}) ORDER BY value`);
+    expect(rows.map((row) => row.id)).toEqual(wanted);
+    const values = await store.reader.all(sql<{ value: number }>`SELECT value FROM scratch WHERE value = ANY(${[1, 3]}::bigint[]) AND id LIKE 'array:%' ORDER BY value`);
+    expect(values.map((row) => row.value)).toEqual([1, 3]);
+  });
+
+  test('a connection the database ends while unused is replaced: the next reads run on a new backend, at once', async () => {
+    const before = await backendOf();
+    await other.query('SELECT pg_terminate_backend($1)', [before]);
+    for (;;) {
+      const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [before]);
+      if (rows.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Reads sent together, as a burst of requests would.
+    const pids = await Promise.all(Array.from({ length: 20 }, () => backendOf()));
+    expect(pids.every((pid) => pid !== before)).toBe(true);
+  });
+});
