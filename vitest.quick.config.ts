@@ -19,6 +19,7 @@ export default defineConfig({
       'test/api/engines.test.ts',
       'test/server/caller.test.ts',
       'test/server/postgres-writes.test.ts',
+      'test/server/postgres-connections.test.ts',
       'test/server/store-schema.test.ts',
       'test/server/instances.test.ts',
       'test/server/job-instances.test.ts',

@@ -60,6 +60,15 @@ const fixture = {
         { id: 'blank', title: 'Blank' },
         { id: 'frozen', title: 'Frozen', pages: [{ id: 'ice', title: 'Ice', markdown: 'Cold.\n' }] },
         { id: 'synced', title: 'Synced', pages: [{ id: 'readme', title: 'Readme', markdown: 'Synced from Git.\n' }] },
+        {
+          id: 'kitchen',
+          title: 'Kitchen',
+          pages: [
+            { id: 'pantry', title: 'Pantry', markdown: `## Shelves\n\n${'Flour, rice, oats, beans, lentils and jars of jam line the shelves. '.repeat(12)}The kettle is elsewhere.\n` },
+            { id: 'kettles', title: 'Kettles', markdown: '## Choosing a kettle\n\nA kettle boils water: an electric kettle, a stovetop kettle.\n' },
+            { id: 'cups', title: 'Cups', markdown: '## Cups\n\nA cup for the tea the kettle made, and a saucer.\n' },
+          ],
+        },
       ],
     },
     standardFixture.organizations![1]!,
@@ -488,6 +497,14 @@ describe('GET /v1/spaces/{spaceId}/search', () => {
     words[50] = 'w50';
     words[98] = 'install';
     expect(snippet(`${words.join(' ')}.`, ['install'])).toBe(`…${words.slice(68).join(' ')}.`);
+  });
+
+  test('gives the best match first: the page about it before the pages that mention it, the shortest mention before the longest', async () => {
+    // Each engine ranks by its own relevance (server/docs/behaviour-content-change-requests-comments.md); a page
+    // titled with the word and saying it three times, a short page saying it once, and a long one saying it once
+    // are in that order on both.
+    const results = ok(await ctx.server.as('reader').GET('/v1/spaces/{spaceId}/search', { params: { path: { spaceId: 'kitchen' }, query: { query: 'kettle' } } }));
+    expect(results.items.map((item) => item.id)).toEqual(['kettles', 'cups', 'pantry']);
   });
 
   test('searches only the space it is asked about', async () => {
