@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { ok } from '../support/expect.ts';
-import { eventually, type Instance, query, startInstance } from '../support/instances.ts';
+import { eventually, type Instance, logLines, query, startInstance } from '../support/instances.ts';
 import { type PostgresServer, startPostgres } from '../support/postgres.ts';
 
 /** Outages in a row, and how long the database stays down in each. */
@@ -22,16 +22,6 @@ const BACK_WITHIN_MS = 20_000;
 const TOKEN = 'outage-token';
 const ORGANIZATION = 'demo';
 const SPEC_TEXT = JSON.stringify({ openapi: '3.1.0', info: { title: 'Pets', version: '1.0.0' }, paths: { '/pets': { get: { responses: { '200': { description: 'The pets' } } } } } });
-
-/** One JSON line of an instance's log. */
-type LogLine = { level: number; msg: string; condition?: string; status?: number; err?: unknown; [field: string]: unknown };
-
-const logLines = (instance: Instance): LogLine[] =>
-  instance
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
 
 /** The lines that logged an outage's start (error) or end (info). */
 const outageLines = (instance: Instance, level: 50 | 30) => logLines(instance).filter((line) => line.condition === 'database-unreachable' && line.level === level);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createDocsClient, paginate } from '../../client/index.ts';
 import { ok } from '../support/expect.ts';
-import { eventually, type Instance, startInstance } from '../support/instances.ts';
+import { eventually, type Instance, logLines, startInstance } from '../support/instances.ts';
 
 const isRoot = process.getuid?.() === 0;
 if (!isRoot) {
@@ -31,14 +31,6 @@ const BIG_SPEC = JSON.stringify({
   paths: { '/pets': { get: { responses: { '200': { description: 'The pets' } } } } },
 });
 const STORAGE_FULL = /the storage is full/;
-
-type LogLine = { level: number; msg: string; condition?: string; status?: number; err?: unknown; [field: string]: unknown };
-const logLines = (instance: Instance): LogLine[] =>
-  instance
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
 
 describe.skipIf(!isRoot)('SQLite on a disk that fills up', () => {
   const instances: Instance[] = [];

@@ -12,6 +12,17 @@ import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../../server/seed.ts';
 import { repoRoot } from './repo.ts';
 
+/** One JSON line of an instance's log (LOG_FORMAT=json). */
+export type LogLine = { level: number; msg: string; condition?: string; status?: number; err?: unknown; [field: string]: unknown };
+
+/** The JSON lines an instance logged so far. */
+export const logLines = (instance: Instance): LogLine[] =>
+  instance
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+
 export interface Instance {
   url: string;
   child: ChildProcess;
