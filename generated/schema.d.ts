@@ -9231,7 +9231,7 @@ export interface operations {
                      *       ],
                      *       "count": 4,
                      *       "next": {
-                     *         "page": "eyJrIjpbIjIwMjYtMTEtMjVUMDc6MTU6MDAuMDAwWiIsIjBWYzMyTTkyMDB4WXA1WHR4cWc1SnYiLCIyMDI2LTExLTI1VDA3OjAwOjAwLjAwMFoiLCIwVmJ5MHdyYTAwY2FkMkJOdDE2ZXZWIl0sImMiOjQsImwiOiJQMHNTT2k2czRCdHMxRmZyckhoeUtKIn0.4XoAESKUzwXyAzIkch8e5h"
+                     *         "page": "eyJrIjpbIjIwMjYtMTEtMjZUMDc6Mjk6MDAuMDAwWiIsIjBWYnkwd3VBMDBJbjVTdDdBbDlMdDIiLCIyMDI2LTExLTI1VDA3OjAwOjAwLjAwMFoiLCIwVmJ5MHdyYTAwY2FkMkJOdDE2ZXZWIl0sImMiOjQsImwiOiJQMHNTT2k2czRCdHMxRmZyckhoeUtKIn0.nvJQ-HexlXoGW5vQT45XgS"
                      *       }
                      *     }
                      */

@@ -21,7 +21,7 @@ import { ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../supp
 import { startOutside, type Outside } from '../support/example-world/outside.ts';
 import { WORLD_PARTS } from '../support/example-world/parts.ts';
 import { type ExampleAnswer, writeExampleAnswers } from '../support/example-source.ts';
-import { answerDifferences, ExamplePairs, type OperationExample, operationExamples } from '../support/examples.ts';
+import { answerDifferences, ExamplePairs, mapCursor, type OperationExample, operationExamples } from '../support/examples.ts';
 import { loadContract } from '../../server/http/contract.ts';
 import { repoRoot } from '../support/repo.ts';
 import { pendingOperations } from '../../server/handlers/pending.ts';
@@ -120,8 +120,12 @@ async function differences(client: DocsClient, world: World, example: OperationE
   // A request's own tokens (its path's ids) are paired first: the answer's must be the ones it named.
   answerDifferences(example.parameters, toServer(example.parameters), pairs);
   if (example.body !== undefined) answerDifferences(example.body, toServer(example.body), pairs);
+  // What the server answered, in the example's ids (a cursor's too: its key and list named by the example's).
+  const exampleOf = (part: unknown) => (typeof part === 'string' ? (pairs.exampleOf(part) ?? part) : part);
+  const cursorsOf = (_key: string, item: unknown) =>
+    typeof item === 'string' ? mapCursor(item, (data) => ({ ...data, k: data.k.map(exampleOf), l: exampleOf(data.l) as string })) : item;
   const answerOf = (value: unknown) => {
-    let text = JSON.stringify(value).replace(/[A-Za-z0-9_-]{16,}/g, (token) => pairs.exampleOf(token) ?? token);
+    let text = JSON.stringify(value, cursorsOf).replace(/[A-Za-z0-9_-]{16,}/g, (token) => pairs.exampleOf(token) ?? token);
     for (const [origin, served] of world.outside) text = text.replaceAll(served, origin);
     return JSON.parse(text) as unknown;
   };

@@ -96,6 +96,8 @@ export function answerDifferences(example: unknown, server: unknown, pairs: Exam
   const field = at === '' ? 'the body' : at;
   if (typeof example === 'string' && typeof server === 'string') {
     if (example === server) return [];
+    const [ourCursor, theirCursor] = [cursorData(example), cursorData(server)];
+    if (ourCursor && theirCursor) return cursorDifferences(ourCursor, theirCursor, pairs, field);
     if (TIME.test(example) && TIME.test(server)) return [];
     const ours = tokenized(example);
     const theirs = tokenized(server);
@@ -119,6 +121,59 @@ export function answerDifferences(example: unknown, server: unknown, pairs: Exam
   }
   if (example === server) return [];
   return [`${field}: the example has ${shown(example)}, the server ${shown(server)}`];
+}
+
+/**
+ * A page cursor as the server writes it (server/domain/paging.ts): its data as base64url JSON (the sort key of the
+ * page's last item, the list's count, a digest of the list), a dot, and its signature.
+ */
+interface CursorData {
+  k: unknown[];
+  c: unknown;
+  l: string;
+}
+const CURSOR = /^([A-Za-z0-9_-]{16,})\.([A-Za-z0-9_-]{16,})$/;
+
+/** The data of a page cursor, or undefined for any other string. */
+export function cursorData(text: string): CursorData | undefined {
+  const payload = CURSOR.exec(text)?.[1];
+  if (payload === undefined) return undefined;
+  try {
+    const data: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    return isObject(data) && Array.isArray(data.k) && typeof data.l === 'string' ? (data as unknown as CursorData) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `text` with each page cursor's data written again by `map` (the signature kept as it is). */
+export function mapCursor(text: string, map: (data: CursorData) => CursorData): string {
+  const data = cursorData(text);
+  if (data === undefined) return text;
+  return `${Buffer.from(JSON.stringify(map(data))).toString('base64url')}.${CURSOR.exec(text)![2]}`;
+}
+
+/** A record's id or a digest, as a cursor's key holds them: 22 characters the server made. */
+const MADE_IN_KEY = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * Two cursors compared by what they hold, not as tokens: the key of the page's last item (its times match any time,
+ * its ids and digests must pair with the records the rest of the answer names), the count exactly, and the list's
+ * digest paired (it is made from the request's ids). The signature is the server's own (made with its secret).
+ */
+function cursorDifferences(example: CursorData, server: CursorData, pairs: ExamplePairs, field: string): string[] {
+  const at = `${field} (a cursor)`;
+  if (example.k.length !== server.k.length) return [`${at}: the example's key is ${shown(example.k)}, the server's ${shown(server.k)}`];
+  const found = example.k.flatMap((part, index) => {
+    const theirs = server.k[index];
+    if (typeof part === 'string' && typeof theirs === 'string' && MADE_IN_KEY.test(part) && MADE_IN_KEY.test(theirs)) {
+      return pairs.pair(part, theirs) ? [] : [`${at}/k/${index}: the example's ${part} names ${pairs.exampleOf(theirs) ?? 'another record'} in the server's`];
+    }
+    return answerDifferences(part, theirs, pairs, `${at}/k/${index}`);
+  });
+  if (example.c !== server.c) found.push(`${at}: the example counts ${shown(example.c)}, the server ${shown(server.c)}`);
+  if (!pairs.pair(example.l, server.l)) found.push(`${at}: the example's list ${example.l} is another list than the server's`);
+  return found;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
