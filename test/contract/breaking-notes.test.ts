@@ -1,0 +1,108 @@
+// The release notes the breaking-change gate writes, on tiny documents built here: breaking changes first with
+// what to do and why, then added operations, renames and the other changes; each release above the previous ones,
+// taking the hand-written entries under Unreleased; and the notes a package carries, without what is not released.
+import { describe, expect, test } from 'vitest';
+import { compareDocuments, evaluateGate, notesBetween, prependNotes, releasedNotes, renderNotes } from '../../breaking/index.ts';
+import { doc, json, ok, ref, type Doc, type Schema } from '../support/breaking-documents.ts';
+
+describe('release notes', () => {
+  test('breaking changes come first with what to do and why, then added operations, then the other changes', () => {
+    const before = doc({ '/things': { post: { operationId: 'createThing', requestBody: { required: true, content: json(ref('ThingRequest')) }, responses: ok(ref('Thing')) } } }, {
+      ThingRequest: { type: 'object', properties: { title: { type: 'string', maxLength: 255 } } },
+      Thing: { type: 'object', properties: { title: { type: 'string' } } },
+    });
+    const after = structuredClone(before);
+    const schemas = (after.components as Doc).schemas as Record<string, Schema>;
+    (schemas.ThingRequest!.properties as Record<string, Schema>).title!.maxLength = 100;
+    (schemas.Thing!.properties as Record<string, Schema>).nickname = { type: 'string' };
+    (after.paths as Doc)['/things/{id}'] = { get: { operationId: 'getThing', responses: ok(ref('Thing')) } };
+    const judged = evaluateGate(compareDocuments(before, after), {
+      declarations: [{ rule: 'request-property-max-length-decreased', schema: 'ThingRequest', path: '#/components/schemas/ThingRequest/properties/title', reason: 'Titles were cut.' }],
+    }).judged;
+    const notes = renderNotes({ version: '1.1.0', date: '2026-02-03', previous: '1.0.0', judged });
+    expect(notes).toBe(
+      [
+        '## 1.1.0 (2026-02-03)',
+        '',
+        'Compared with 1.0.0: 1 breaking change, 1 new operation, 0 removed operations, 0 warnings, 1 other change.',
+        '',
+        '### Breaking changes',
+        '',
+        '#### `ThingRequest`, used by `createThing`',
+        '',
+        '- **Breaking for clients** (`request-property-max-length-decreased`): `ThingRequest.title`: maxLength 255 → 100.',
+        '  What to do: Send values no longer than the new maximum.',
+        '  Why: Titles were cut.',
+        '',
+        '### Added operations',
+        '',
+        '- `getThing` (GET /things/{id})',
+        '',
+        '### Changed',
+        '',
+        '#### `Thing`, used by `createThing`',
+        '',
+        '- **Change** (`response-property-added`): `Thing.nickname`: new optional field.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('renames have a section of their own; a change made by an allOf member is named by the field clients reach', () => {
+    const before = doc(
+      { '/things': { post: { operationId: 'createThing', requestBody: { required: true, content: json(ref('ThingRequest')) }, responses: ok(ref('Thing')) } } },
+      {
+        ThingRequest: { type: 'object', properties: { mode: { allOf: [ref('Mode')], description: 'The mode.' } } },
+        Thing: { type: 'object', properties: { urls: ref('Urls') } },
+        Mode: { type: 'string', enum: ['live', 'locked'] },
+        Urls: { type: 'object', properties: { app: { type: 'string' } } },
+      },
+    );
+    const after = JSON.parse(JSON.stringify(before).replaceAll('#/components/schemas/Urls', '#/components/schemas/Links')) as Doc;
+    const schemas = (after.components as Doc).schemas as Record<string, Schema>;
+    schemas.Links = schemas.Urls!;
+    delete schemas.Urls;
+    ((schemas.ThingRequest!.properties as Record<string, Schema>).mode!.allOf as unknown[]).push({ enum: ['live'] });
+    const notes = notesBetween({ base: before, revision: after, previous: '1.0.0', version: '1.1.0' });
+    expect(notes).toContain('Compared with 1.0.0: 1 breaking change, 0 new operations, 0 removed operations, 0 warnings, 0 other changes, 1 rename.');
+    const parts = [
+      '### Breaking changes',
+      '- **Breaking for clients** (`request-property-enum-value-removed`): `ThingRequest.mode`: value "locked" removed.',
+      '### Renamed (the same requests and answers; new names in the generated types)',
+      '#### `Links`, used by `createThing`',
+      "- **Breaking for typed clients' source** (`schema-renamed`): schema `Urls` renamed `Links` (the same shape); the generated types of 1 operation name it.",
+      '  What to do: Rename the type where your code names it',
+    ];
+    const positions = parts.map((part) => notes.indexOf(part));
+    expect(positions.every((position) => position >= 0), notes).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  test('a new release goes above the previous ones', () => {
+    const once = prependNotes(undefined, '## 1.0.0\n\nFirst.\n');
+    const twice = prependNotes(once, '## 1.1.0\n\nSecond.\n');
+    expect(twice.indexOf('## 1.1.0')).toBeLessThan(twice.indexOf('## 1.0.0'));
+    expect(twice.startsWith('# Changelog\n')).toBe(true);
+  });
+
+  test('the hand-written entries under Unreleased move into the release, and the heading stays on top, empty', () => {
+    const before = prependNotes(undefined, '## 1.0.0\n\nFirst.\n').replace('## 1.0.0', '## Unreleased\n\n- A server package.\n\n## 1.0.0');
+    const after = prependNotes(before, '## 1.1.0\n\nSecond.\n');
+    expect(after).toContain('## Unreleased\n\n## 1.1.0\n\nSecond.\n\n### Also in this release\n\n- A server package.\n\n## 1.0.0');
+    expect(after.match(/A server package/g)).toHaveLength(1);
+    // Nothing unreleased: the release's notes alone, under the heading.
+    expect(prependNotes(after, '## 1.2.0\n\nThird.\n')).toContain('## Unreleased\n\n## 1.2.0\n\nThird.\n\n## 1.1.0');
+  });
+
+  test("the notes a package carries leave out what is not released yet; at a release's tag, they are the file as it is", () => {
+    const released = prependNotes(undefined, '## 1.0.0\n\nFirst.\n').replace('## 1.0.0', '## Unreleased\n\n## 1.0.0');
+    const pending = released.replace('## Unreleased\n\n', '## Unreleased\n\n- A server package.\n- A registry.\n\n');
+    expect(releasedNotes(pending)).toBe(released);
+    expect(releasedNotes(released)).toBe(released);
+    // The next release's file, as the release command writes it, is carried whole.
+    const tagged = prependNotes(pending, '## 1.1.0\n\nSecond.\n');
+    expect(releasedNotes(tagged)).toBe(tagged);
+    // Entries with no release below them yet: left out all the same.
+    expect(releasedNotes('# Changelog\n\n## Unreleased\n\n- A server package.\n')).toBe('# Changelog\n\n## Unreleased\n\n');
+  });
+});
