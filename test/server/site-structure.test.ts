@@ -1,5 +1,6 @@
-// The parts of a site's structure that stand alone, below the API (test/api/site-structure.test.ts proves them
-// through it): the order and the defaults its rows give, and where a move puts an item among its siblings.
+// The parts of a site's structure that stand alone, below the API (test/api/site-structure.test.ts,
+// site-sections.test.ts, site-section-groups.test.ts and site-spaces.test.ts prove them through it): the order and the
+// defaults its rows give, and where a move puts an item among its siblings.
 import { describe, expect, test } from 'vitest';
 import { type GroupRow, type ItemRef, movedOrder, type SectionRow, type SiteSpaceRow, structureOf } from '../../server/domain/site-structure.ts';
 import type { SiteRow } from '../../server/domain/sites.ts';
