@@ -6,16 +6,12 @@ import { ACME } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
 import { at, GROUP, GROUP_MOVE, GROUP_SECTION, GROUP_SECTIONS, GROUPS, useSiteStructureServer } from '../support/site-structure.ts';
 
-const { as, admin, newSite, addSection, addGroup, groupsOf, outline } = useSiteStructureServer();
+const { as, admin, newSite, addSections, addGroup, groupsOf, outline } = useSiteStructureServer();
 
 describe('section groups', () => {
   test('a group is created in place of the first of its sections, with its sections in the order given', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const answer = await as('creator').POST(GROUPS, {
       ...at(siteId),
       body: { title: 'Reference', icon: 'shelf', sections: [three.id, two.id] },
@@ -41,7 +37,7 @@ describe('section groups', () => {
 
   test('creating rejects bad input with 400 and sections already grouped with 409, and changes nothing', async () => {
     const siteId = await newSite();
-    const [one, two] = [await addSection(siteId, 'guide'), await addSection(siteId, 'api')];
+    const [one, two] = await addSections(siteId, ['guide', 'api']);
     await addGroup(siteId, 'Taken', [two.id]);
     const before = [await outline(siteId), await groupsOf(siteId)];
     const post = (body: unknown) => admin().POST(GROUPS, { ...at(siteId), body: body as { title: string } });
@@ -84,11 +80,7 @@ describe('section groups', () => {
 
   test('adds a section at the end of a group; a section belongs to one group at most', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const group = await addGroup(siteId, 'Group', [two.id]);
     const other = await addGroup(siteId, 'Other');
     const add = (sectionId: string, id = group.id) =>
@@ -112,11 +104,7 @@ describe('section groups', () => {
 describe('section groups: sections taken out, groups moved and deleted', () => {
   test('removing a section from its group puts it just after the group; 204 also when it is not there', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const group = await addGroup(siteId, 'Group', [one.id, two.id]);
     const remove = (sectionId: string, groupId = group.id) =>
       as('creator').DELETE(GROUP_SECTION, at(siteId, { siteSectionGroupId: groupId, siteSectionId: sectionId }));
@@ -130,11 +118,7 @@ describe('section groups: sections taken out, groups moved and deleted', () => {
 
   test('moves a group among sections and groups; non-siblings are a 400 and a move that changes nothing a 409', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const group = await addGroup(siteId, 'Group', [three.id]);
     const other = await addGroup(siteId, 'Other', [two.id]);
     const move = (position: object, id = group.id) =>
@@ -153,11 +137,7 @@ describe('section groups: sections taken out, groups moved and deleted', () => {
 
   test('deleting a group leaves its sections in the site, where the group was; 204 again when gone', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const group = await addGroup(siteId, 'Group', [two.id, one.id]);
     expect(await outline(siteId)).toEqual(['api-reference (Group): api*', 'guide* (Group): guide*', 'blog: blog*']);
     const remove = () => as('creator').DELETE(GROUP, at(siteId, { siteSectionGroupId: group.id }));

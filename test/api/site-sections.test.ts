@@ -7,7 +7,7 @@ import { ACME } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
 import { at, SECTION, SECTION_MOVE, SECTIONS, useSiteStructureServer } from '../support/site-structure.ts';
 
-const { as, admin, newSite, addSection, addSiteSpace, addGroup, sectionsOf, siteSpacesOf, outline } = useSiteStructureServer();
+const { as, admin, newSite, addSection, addSections, addSiteSpace, addGroup, sectionsOf, siteSpacesOf, outline } = useSiteStructureServer();
 
 describe('POST .../sites/{siteId}/sections', () => {
   test('the first section takes in the root site spaces after its own space, which is its default', async () => {
@@ -79,11 +79,7 @@ describe('GET .../sites/{siteId}/sections', () => {
 
   test('lists the sections in the order of the structure, page by page', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const first = ok(
       await admin().GET(SECTIONS, { params: { path: { organizationId: ACME, siteId }, query: { limit: 2 } } }),
     );
@@ -198,7 +194,7 @@ describe('PATCH .../sections/{siteSectionId}', () => {
 describe('DELETE .../sections/{siteSectionId}', () => {
   test('removes the section with its site spaces; the next section becomes the default; 204 again when gone', async () => {
     const siteId = await newSite();
-    const [one, two] = [await addSection(siteId, 'guide'), await addSection(siteId, 'api')];
+    const [one, two] = await addSections(siteId, ['guide', 'api']);
     await addSection(siteId, 'blog');
     await addSiteSpace(siteId, 'faq', one.id);
     ok(await admin().POST(SECTION_MOVE, { ...at(siteId, { siteSectionId: two.id }), body: { position: {} } }));
@@ -230,11 +226,7 @@ describe('DELETE .../sections/{siteSectionId}', () => {
 describe('POST .../sections/{siteSectionId}/move (deprecated)', () => {
   test('moves a section before or after another; the default stays the default', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const move = (id: string, position: object) =>
       admin().POST(SECTION_MOVE, { ...at(siteId, { siteSectionId: id }), body: { position } });
     const moved = ok(await move(three.id, { before: { type: 'site-section', siteSection: one.id } }));
@@ -253,11 +245,7 @@ describe('POST .../sections/{siteSectionId}/move (deprecated)', () => {
 
   test('a move that changes nothing is a 409; references that are not siblings are a 400; nothing changes', async () => {
     const siteId = await newSite();
-    const [one, two, three] = [
-      await addSection(siteId, 'guide'),
-      await addSection(siteId, 'api'),
-      await addSection(siteId, 'blog'),
-    ];
+    const [one, two, three] = await addSections(siteId, ['guide', 'api', 'blog']);
     const group = await addGroup(siteId, 'Grouped', [three.id]);
     const before = await outline(siteId);
     const move = (id: string, position: object) =>

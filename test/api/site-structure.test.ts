@@ -22,7 +22,7 @@ import {
   useSiteStructureServer,
 } from '../support/site-structure.ts';
 
-const { as, admin, newSite, addSection, addSiteSpace, addGroup, siteSpacesOf, groupsOf, outline } = useSiteStructureServer();
+const { as, admin, newSite, addSection, addSections, addSiteSpace, addGroup, siteSpacesOf, groupsOf, outline } = useSiteStructureServer();
 
 describe('PATCH .../structure/sort', () => {
   const sort = (siteId: string, item: { type: string; id: string }, position: object) =>
@@ -68,7 +68,7 @@ describe('PATCH .../structure/sort', () => {
 
   test('rejects unknown items and non-siblings with 400, a move that changes nothing with 409, and changes nothing', async () => {
     const siteId = await newSite();
-    const [one, two] = [await addSection(siteId, 'guide'), await addSection(siteId, 'api')];
+    const [one, two] = await addSections(siteId, ['guide', 'api']);
     const before = await outline(siteId);
     expectError(await sort(siteId, { type: 'site-section', id: 'nope' }, {}), 400, 'item.id');
     expectError(await sort(siteId, { type: 'site-space', id: one.id }, {}), 400, 'item.id');

@@ -65,6 +65,12 @@ export function useSiteStructureServer() {
       201,
     );
   }
+  /** Sections on `spaceIds`, added one after the other. */
+  async function addSections(siteId: string, spaceIds: string[]) {
+    const sections = [];
+    for (const spaceId of spaceIds) sections.push(await addSection(siteId, spaceId));
+    return sections;
+  }
   async function addGroup(siteId: string, title: string, sections: string[] = []) {
     return ok(await admin().POST(GROUPS, { ...at(siteId), body: { title, sections } }), 201);
   }
@@ -102,5 +108,5 @@ export function useSiteStructureServer() {
     );
   }
 
-  return { ctx, as, admin, newSite, addSection, addSiteSpace, addGroup, sectionsOf, siteSpacesOf, groupsOf, outline };
+  return { ctx, as, admin, newSite, addSection, addSections, addSiteSpace, addGroup, sectionsOf, siteSpacesOf, groupsOf, outline };
 }
