@@ -224,16 +224,18 @@ describe('GET /v1/spaces/{spaceId}/change-requests', () => {
   });
 
   test('rejects bad filters and cursors with 400 naming the parameter', async () => {
+    // Two open change requests: a list of one a page has a next page, whose cursor belongs to its filters.
+    const spaceId = await newSpace();
+    await createChangeRequest(spaceId, 'One');
+    await createChangeRequest(spaceId, 'Two');
     const list = (query: Record<string, unknown>) =>
-      ctx.server
-        .as('admin')
-        .GET('/v1/spaces/{spaceId}/change-requests', { params: { path: { spaceId: 'handbook' }, query } });
+      ctx.server.as('admin').GET('/v1/spaces/{spaceId}/change-requests', { params: { path: { spaceId }, query } });
     expectError(await list({ status: 'closed' }), 400, 'status');
     expectError(await list({ orderBy: 'title' }), 400, 'orderBy');
     expectError(await list({ limit: 0 }), 400, 'limit');
     expectError(await list({ page: 'forged.cursor' }), 400, 'page');
     const first = ok(await list({ limit: 1, status: 'open' }));
-    if (first.next) expectError(await list({ limit: 1, status: 'draft', page: first.next.page }), 400, 'page');
+    expectError(await list({ limit: 1, status: 'draft', page: first.next!.page }), 400, 'page');
   });
 
   test('answers 404 for an unknown space, to a guest who cannot see it, and to another organization; 401 without a token', async () => {
