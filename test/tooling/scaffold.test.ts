@@ -1,9 +1,11 @@
 // `npm run scaffold -- <operationId>` (scripts/scaffold.ts) in a copy of the repository (scripts/repo-copy.ts) whose
 // contract gained operations of several shapes: one of an existing group (a path only), one of a group whose table
 // spans two unions (comments), and a group of their own (a body and a query, and a 204). Each lands in its group, its
-// domain module, the pending list and a test file; `npm run check`'s type-check, lint and operations check pass on the
-// result, and each new test fails, saying the operation is answered from the contract. Unknown ids are refused with the
-// nearest, and operations that have a handler. The whole path to green is the README's (test/tooling/readme.test.ts).
+// domain module, the pending list and a test file; `npm run check`'s type-check and operations check pass on the
+// result, and its lint on every file the scaffold wrote (the lint of the whole copy, `npm run check` as a whole, runs in
+// the README's path of a contract change, test/tooling/readme.test.ts: here it would lint again the files no scaffold
+// touched), and each new test fails, saying the operation is answered from the contract. Unknown ids are refused with
+// the nearest, and operations that have a handler. The whole path to green is the README's.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,11 +104,33 @@ describe('npm run scaffold', () => {
   }, 60_000);
 
   test('writes each operation into its group, its domain module, the pending list and a test; check passes and each test is red', () => {
+    const written = new Set<string>();
     for (const id of SCAFFOLDED) {
       const result = run('npm', ['run', '--silent', 'scaffold', '--', id]);
       expect(result.status, result.output).toBe(0);
       expect(result.output).toContain(`scaffold: ${id}\n`);
+      // Its lines `  <file>  <what it wrote there>`, up to "Next:".
+      for (const line of result.output.split('\n').slice(1)) {
+        if (line.startsWith('Next:')) break;
+        written.add(line.trim().split(/\s+/)[0]!);
+      }
     }
+    expect([...written].sort()).toEqual(
+      [
+        'server/domain/comments.ts',
+        'server/domain/glossary.ts',
+        'server/domain/teams.ts',
+        'server/handlers/comments.ts',
+        'server/handlers/glossary.ts',
+        'server/handlers/index.ts',
+        'server/handlers/pending.ts',
+        'server/handlers/teams.ts',
+        'test/api/clear-glossary.test.ts',
+        'test/api/create-glossary-term.test.ts',
+        'test/api/get-team-stats.test.ts',
+        'test/api/pin-space-comment.test.ts',
+      ].sort(),
+    );
     // Into the group of its tag, in the union of its siblings.
     expect(read('server/handlers/teams.ts')).toMatch(/type Operations = 'listTeams' \| .* \| 'getTeamStats';/);
     expect(read('server/handlers/teams.ts')).toContain("async getTeamStats({ params, caller }, ctx) {\n    return { status: 200, body: await getTeamStats(ctx, caller, params) };\n  },\n};");
@@ -127,8 +151,10 @@ describe('npm run scaffold', () => {
     expect(read('test/api/create-glossary-term.test.ts')).toContain("body: { name: 'string' }");
     expect(read('test/api/pin-space-comment.test.ts')).toContain('(not commentId: the seed cannot hold them; make them through the client before the');
 
-    const check = run(process.execPath, ['--import', 'tsx', 'scripts/check.ts', '--only', 'typecheck', '--only', 'lint', '--only', 'operations']);
+    const check = run(process.execPath, ['--import', 'tsx', 'scripts/check.ts', '--only', 'typecheck', '--only', 'operations']);
     expect(check.status, check.output).toBe(0);
+    const lint = run(process.execPath, ['node_modules/eslint/bin/eslint.js', ...written]);
+    expect(lint.status, lint.output).toBe(0);
     expect(check.output).toContain(`pending (answered from the contract, server/handlers/pending.ts): ${['clearGlossary', 'createGlossaryTerm', 'getTeamStats', 'pinSpaceComment'].join(', ')}`);
 
     const tests = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'sqlite', ...SCAFFOLDED.map((id) => `test/api/${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}.test.ts`)]);
