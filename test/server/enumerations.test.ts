@@ -97,7 +97,8 @@ beforeAll(async () => {
   writeFileSync(path.join(copy, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   const types = path.join(copy, 'generated/schema.d.ts');
   writeFileSync(types, widen(readFileSync(types, 'utf8'), enumerations.keys()));
-  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  // TypeScript 7's native compiler, as `npm run check` type-checks with (scripts/check.ts): the same errors, in a tenth of the time.
+  const tsc = path.join(root, 'node_modules/typescript-native/bin/tsc');
   try {
     await promisify(execFile)(process.execPath, [tsc, '--noEmit', '--pretty', 'false', '-p', copy], {
       cwd: copy,
