@@ -33,11 +33,11 @@ export default defineConfig({
     ...SHARED,
     // Each project starts its own PostgreSQL server (test/support/postgres-setup.ts); the SQLite project, which runs
     // every test, also records which operations they exercise and checks that none is left out
-    // (test/support/operation-coverage.ts).
+    // (test/support/operation-coverage.ts), and builds the server its tests start as a process (test/support/built-server.ts).
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts'] },
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts', 'test/support/built-server.ts'] },
       },
       {
         extends: true,

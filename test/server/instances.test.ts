@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { serverArguments } from '../support/built-server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
 import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
@@ -296,7 +297,7 @@ describe('a server whose PostgreSQL is unreachable', () => {
     await new Promise((resolve) => probe.close(resolve));
     // The server listens first (to learn its address), then migrates and seeds an empty database: the first request
     // it accepts comes in during that.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child = spawn(process.execPath, serverArguments(), {
       cwd: repoRoot,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database.url, DOCS_API_TOKEN: 'early-token' },
       stdio: 'ignore',

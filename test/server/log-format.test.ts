@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { readConfig } from '../../server/config.ts';
 import { createLogger, logFormatFor, prettyLine } from '../../server/http/access-log.ts';
+import { serverArguments } from '../support/built-server.ts';
 
 const time = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
 
@@ -55,16 +56,15 @@ describe('pretty lines', () => {
 describe('the server started', () => {
   const folder = mkdtempSync(path.join(tmpdir(), 'docs-log-format-'));
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
-  const tsx = path.resolve('node_modules/.bin/tsx');
   let runs = 0;
 
   /**
-   * Starts the server from the sources on a fresh DATA_DIR, under a pseudo-terminal (`script`) or with stdout a pipe,
+   * Starts the server as `npm start` does (built from the sources at the start of the run) on a fresh DATA_DIR, under a pseudo-terminal (`script`) or with stdout a pipe,
    * and stops it (its process group) once it has said where it listens and whose its token is: its stdout.
    */
   async function firstStart(terminal: boolean, env: Record<string, string> = {}): Promise<string> {
     const { LOG_FORMAT: _format, ...inherited } = process.env;
-    const command = `exec ${tsx} server/main.ts`;
+    const command = `exec ${[process.execPath, ...serverArguments()].join(' ')}`;
     const child = spawn(terminal ? 'script' : 'sh', terminal ? ['-qfec', command, '/dev/null'] : ['-c', command], {
       env: { ...inherited, PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(folder, `data-${++runs}`), DOCS_API_TOKEN: 'log-token', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
-// `npm start` as a process: the compiled server (dist/server/main.js, rebuilt here from the sources so that the test
-// sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
+// `npm start` as a process: the compiled server (dist/server/main.js, rebuilt from the sources at the start of the run
+// by test/support/built-server.ts, so that the test sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
 // keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and
 // `--version`; the one-line errors of a start that cannot happen (port taken, unusable or locked DATA_DIR, bad
 // configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against
@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildServer, checkOneByteSource, SERVER_BUNDLE, startCommandWords } from '../../scripts/build-server.ts';
+import { afterAll, describe, expect, test } from 'vitest';
+import { checkOneByteSource, SERVER_BUNDLE, startCommandWords } from '../../scripts/build-server.ts';
 import { SERVER_PACKAGE_NAME as PACKAGE_NAME_BUILT } from '../../scripts/build-server-package.ts';
 import { FLAGS, parseCommandLine, SWITCHES } from '../../server/command-line.ts';
 import { readConfig, VARIABLES } from '../../server/config.ts';
@@ -21,7 +21,6 @@ import { contractVersion, installation, packageVersion, SERVER_PACKAGE_NAME } fr
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docs-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-beforeAll(() => buildServer(), 60_000);
 
 /**
  * The environment of every server started here: the compile cache in a folder of the test's (not the user's

@@ -1,5 +1,5 @@
-// Instances of the server as separate processes, the way several are run behind a load balancer: each started from
-// the sources (`node --import tsx server/main.ts`, what `npm start` runs once built) with the environment given,
+// Instances of the server as separate processes, the way several are run behind a load balancer: each started as
+// `npm start` starts it (the compiled server, built from the sources at the start of the run: built-server.ts) with the environment given,
 // killed with any signal the test chooses. And what tests of them share: SQL on their database, waiting for what
 // they do in the background, a remote server that holds their requests.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../../server/seed.ts';
+import { serverArguments } from './built-server.ts';
 import { repoRoot } from './repo.ts';
 
 /** One JSON line of an instance's log (LOG_FORMAT=json). */
@@ -49,8 +50,7 @@ export function seedFile(dir: string, fixture: SeedFixture): string {
  * before the server (`--import`), such as skewed-clock.ts.
  */
 export function startInstance(env: Record<string, string>, options: { imports?: string[] } = {}): Promise<Instance> {
-  const imports = (options.imports ?? []).flatMap((module) => ['--import', module]);
-  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, 'server/main.ts'], {
+  const child = spawn(process.execPath, serverArguments(options.imports), {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -87,7 +87,7 @@ export function startInstance(env: Record<string, string>, options: { imports?: 
 
 /** Runs a server command to its end (a start that fails): its exit code and what it printed. */
 export function runServer(env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, serverArguments(), {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
