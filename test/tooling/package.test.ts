@@ -24,6 +24,7 @@ import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/ru
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
+import { contractVersion, listing, readJson, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -44,10 +45,6 @@ function consumerProject(): { sh: string; json: string } {
   if (!sh || !json) throw new Error('README.md: the consumer project needs a sh block and a json block, each after <!-- consumer-project -->');
   return { sh, json };
 }
-const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
-const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string };
-const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
 
 test("the client's and the runner's package versions are the contract's info.version", () => {
   // npm run release sets all three; a version changed by hand in one place only fails here.
@@ -55,7 +52,7 @@ test("the client's and the runner's package versions are the contract's info.ver
 });
 
 test("the commands' Node check is the packages' engines: Node 22 from 22.12, 24, 26 and later", () => {
-  expect(SUPPORTED_NODE).toBe((rootManifest as { engines?: { node?: string } }).engines?.node);
+  expect(SUPPORTED_NODE).toBe(rootManifest.engines.node);
   const versions = ['20.20.2', '22.11.0', '22.12.0', '22.23.3', '23.11.1', '24.0.0', '24.21.0', '25.2.1', '26.0.0', '26.10.0', '27.1.0'];
   expect(versions.filter((version) => supportsNode(version))).toEqual(['22.12.0', '22.23.3', '24.0.0', '24.21.0', '26.0.0', '26.10.0', '27.1.0']);
   expect(supportedNodeText()).toBe('Node 22 (22.12 or later), 24, or 26 or later');
@@ -169,11 +166,7 @@ beforeAll(async () => {
   // npm registry or npm's cache).
   mkdirSync(consumer);
   const installEnv = { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
-  lines = consumerProject()
-    .sh.split('\n')
-    .map((line) => line.replace(/\s+#.*$/, ''))
-    .filter((text) => text.trim() && !text.startsWith('#'))
-    .map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
+  lines = shellLines(consumerProject().sh).map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
   for (const line of lines) {
     const result = await run('sh', ['-c', line], { cwd: consumer, env: installEnv, timeout: 180_000 });
     npmErrors.push(result.stderr);
@@ -187,12 +180,6 @@ afterAll(async () => {
   await Promise.all([server?.close(), registry?.stop()]);
   rmSync(scratch, { recursive: true, force: true });
 });
-
-const listing = (tarball: string) =>
-  execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
-    .sort();
 
 test("the README's lines install the client by name, of this release's major, from the registry the project's npm names", () => {
   expect(lines).toContain(`npm config set registry ${registry.url} --location project`);
@@ -269,13 +256,13 @@ test("the README's client examples compile under its settings (strict, exactOpti
 
 test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
   expect(listing(clientTarball)).toEqual([
-    'package/CHANGELOG.md',
-    'package/LICENSE',
-    'package/README.md',
-    'package/dist/client/index.d.ts',
-    'package/dist/client/index.js',
-    'package/dist/generated/schema.d.ts',
-    'package/package.json',
+    'CHANGELOG.md',
+    'LICENSE',
+    'README.md',
+    'dist/client/index.d.ts',
+    'dist/client/index.js',
+    'dist/generated/schema.d.ts',
+    'package.json',
   ]);
   const installed = readJson(path.join(consumer, 'node_modules', rootManifest.name, 'package.json'));
   expect(installed.dependencies).toEqual({
@@ -295,22 +282,7 @@ test('a consumer type-checks typed calls with strict tsc, which refuses wrong on
   writeFileSync(
     path.join(consumer, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom'],
-        types: [],
-        // The package's declarations and openapi-fetch's are checked too; TypeScript's own (lib.dom.d.ts and the
-        // others) are not: checking them was a third of this tsc run.
-        skipLibCheck: false,
-        skipDefaultLibCheck: true,
-        outDir: 'out',
-        rootDir: '.',
-      },
+      compilerOptions: { ...strictCompilerOptions, outDir: 'out', rootDir: '.' },
       files: ['consumer.ts', 'wrong.ts'],
     }),
   );
@@ -361,28 +333,21 @@ export async function title(): Promise<string> {
     .split('\n')
     .flatMap((line, index) => (line.includes('// wrong') ? [index + 1] : []));
 
-  const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], {
-    cwd: consumer,
-    env,
-    timeout: 60_000,
-  }).then(
-    (success) => ({ code: 0, stdout: success.stdout }),
-    (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
-  );
-  const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
-  expect(tsc.code, tsc.stdout).not.toBe(0);
+  const checked = await tsc(consumer, env, 60_000);
+  const errors = checked.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
+  expect(checked.code, checked.stdout).not.toBe(0);
   // consumer.ts, the package's declarations and openapi-fetch's: no error at all.
-  expect(errors.filter((line) => !line.startsWith('wrong.ts(')), tsc.stdout).toEqual([]);
+  expect(errors.filter((line) => !line.startsWith('wrong.ts(')), checked.stdout).toEqual([]);
   const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
-  expect(linesWithErrors, tsc.stdout).toEqual(markedLines);
+  expect(linesWithErrors, checked.stdout).toEqual(markedLines);
   // The unknown field is refused where it is written, in a message that names it and the body's fields (the
   // README's client section explains it).
   const titel = wrong.split('\n')[markedLines[0]! - 1]!.indexOf('titel') + 1;
-  expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), tsc.stdout).toEqual([
+  expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`)), checked.stdout).toEqual([
     `wrong.ts(${markedLines[0]},${titel}): error TS2322: Type 'string' is not assignable to type 'string & UnknownBodyField<"titel", "title" | "emoji" | "parent" | "language" | "editMode">'.`,
   ]);
   // A misspelt parameter gets TypeScript's own suggestion.
-  expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), tsc.stdout).toBe(true);
+  expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), checked.stdout).toBe(true);
 
   // tsc emits consumer.js despite wrong.ts: run it against the reference server.
   const answer = await run(
@@ -397,14 +362,14 @@ export async function title(): Promise<string> {
 test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
   // Beside these, only the runner's data files (conformance/*.json), copied as they are.
   const files = listing(runnerTarball);
-  expect(files.filter((file) => !/^package\/dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
-    'package/CHANGELOG.md',
-    'package/LICENSE',
-    'package/README.md',
-    'package/dist/THIRD-PARTY-LICENSES.md',
-    'package/dist/docs-conformance.mjs',
-    'package/dist/generated/openapi.yaml',
-    'package/package.json',
+  expect(files.filter((file) => !/^dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
+    'CHANGELOG.md',
+    'LICENSE',
+    'README.md',
+    'dist/THIRD-PARTY-LICENSES.md',
+    'dist/docs-conformance.mjs',
+    'dist/generated/openapi.yaml',
+    'package.json',
   ]);
   const installed = path.join(consumer, 'node_modules', runnerManifest.name);
   expect(readJson(path.join(installed, 'package.json')).dependencies).toBeUndefined();

@@ -50,75 +50,13 @@ import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../..
 import { supportedNodeText } from '../../server/runtime-check.ts';
 import { implementAddedOperation } from '../support/added-operation.ts';
 import { createTestDatabase } from '../support/databases.ts';
+import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, shellLines, snapshot, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { repoRoot } from '../support/repo.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 
 const run = promisify(execFile);
-const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
-const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string; engines: Record<string, string>; devDependencies: Record<string, string> };
-const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
-
-/** The blocks of a Markdown file marked `<!-- consumer-test: FILE -->`: what the consumer project gets as FILE. */
-function consumerBlocks(file: string): Map<string, string> {
-  const blocks = new Map<string, string>();
-  for (const [, name, code] of readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/^<!-- consumer-test: (\S+) -->\n```\w+\n([\s\S]*?)\n```$/gm)) {
-    blocks.set(name!, `${code}\n`);
-  }
-  return blocks;
-}
-
-/** The commands of a shell block: its lines but blank ones and comments, each without its trailing comment. */
-const shellLines = (block: string): string[] =>
-  block
-    .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line && !line.startsWith('#'));
-
-/** Processes of this machine whose command line names `text`. */
-function processesNaming(text: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (command.includes(text)) found.push(`${pid}: ${command}`);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return found;
-}
-
-/** Waits for `check` to hold, up to a bound (not a time measured: a bound on how long a failure takes to show). */
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`still not so after 20 s: ${what}`);
-}
-
-/** Every file, folder and link under `folder`, each with its size and modification time. */
-function snapshot(folder: string): Map<string, string> {
-  const entries = new Map<string, string>();
-  for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
-    const stat = lstatSync(path.join(folder, file));
-    entries.set(file, `${stat.isDirectory() ? 'dir' : stat.size} ${stat.mtimeMs}`);
-  }
-  return entries;
-}
-
-/** What differs between two snapshots: `+ path` added, `- path` removed, `~ path` changed. */
-function changes(before: Map<string, string>, after: Map<string, string>): string[] {
-  return [
-    ...[...after.keys()].filter((file) => !before.has(file)).map((file) => `+ ${file}`),
-    ...[...before.keys()].filter((file) => !after.has(file)).map((file) => `- ${file}`),
-    ...[...after].filter(([file, state]) => before.has(file) && before.get(file) !== state).map(([file]) => `~ ${file}`),
-  ].sort();
-}
-
 // The tests below share one setting-up: the three packages, published by the release command and installed by name from a registry.
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'server-package-test-'));
 const clone = path.join(scratch, 'repository');
@@ -153,10 +91,7 @@ const installs: { what: string; output: string }[] = [];
 const git = (...args: string[]) => execFileSync('git', args, { cwd: clone, encoding: 'utf8' }).trim();
 /** `npm run publish-release -- …` in the copy, as the user of `userConfig`: its exit code and output. */
 const publishRelease = (userConfig: string, ...args: string[]) =>
-  run('npm', ['run', 'publish-release', '--', ...args], { cwd: clone, env: { ...env, npm_config_userconfig: userConfig }, timeout: 300_000 }).then(
-    (result) => ({ code: 0, output: result.stdout + result.stderr }),
-    (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-  );
+  outcome(run('npm', ['run', 'publish-release', '--', ...args], { cwd: clone, env: { ...env, npm_config_userconfig: userConfig }, timeout: 300_000 }));
 
 beforeAll(async () => {
   // The release as its tag names it: the repository's files, committed in a git repository of their own and tagged.
@@ -235,17 +170,6 @@ afterAll(async () => {
   // Thousands of files (the copy of the repository, two projects' node_modules): seconds on a busy machine.
   rmSync(scratch, { recursive: true, force: true });
 }, 60_000);
-
-/** chmod -R a-w, and back (u+w). */
-const makeReadOnly = (folder: string) => execFileSync('chmod', ['-R', 'a-w', folder]);
-const makeWritable = (folder: string) => execFileSync('chmod', ['-R', 'u+w', folder]);
-
-const listing = (tarball: string) =>
-  execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
-    .map((file) => file.replace(/^package\//, ''))
-    .sort();
 
 test('the tarball holds the compiled server, its command, the harness and the contract: no sources, no toolchain', () => {
   const files = listing(serverTarball);
@@ -446,28 +370,11 @@ export async function throwing(server: DocsServer): Promise<string> {
   writeFileSync(
     path.join(consumer, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom'],
-        types: [],
-        // The harness's and the client's declarations are checked too (vitest's with them); TypeScript's own are not.
-        skipLibCheck: false,
-        skipDefaultLibCheck: true,
-        noEmit: true,
-      },
+      compilerOptions: { ...strictCompilerOptions, noEmit: true },
       include: ['test/readme.test.ts', 'test/faults.test.ts', 'harness-types.ts'],
     }),
   );
-  const tsc = await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd: consumer, env, timeout: 120_000 }).then(
-    () => '',
-    (failure: { stdout: string }) => failure.stdout,
-  );
-  expect(tsc).toBe('');
+  expect(await tsc(consumer, env, 120_000)).toEqual({ code: 0, stdout: '' });
 }, 120_000);
 
 /** Two test files that run at the same time (each waits for the other), each against a server of its own. */
@@ -517,10 +424,7 @@ test("npm test, as server/docs/harness.md runs it: the harness and faults exampl
   writeIsolationFiles();
   try {
     expect(shellLines(serverReadme.get('test.sh')!)).toEqual(['npm test']);
-    const vitest = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }).then(
-      (success) => ({ code: 0, output: success.stdout + success.stderr }),
-      (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-    );
+    const vitest = await outcome(run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }));
     expect(vitest.code, vitest.output).toBe(0);
     // A line per file: those of the harness passed, harness.md's suite over the network skipped (no DOCS_API_URL).
     const files = vitest.output.split('\n').flatMap((line) => /^ ([✓↓×]) (test\/\S+) \((.*?)\)/.exec(line)?.slice(1).join(' ') ?? []).sort();
@@ -548,10 +452,7 @@ test("npm test, as server/docs/harness.md runs it: the harness and faults exampl
 
 test("node's test runner runs server/docs/harness.md's example, with contract coverage as the page says", async () => {
   // Coverage on by its variable (node's test processes inherit it), reported by a script after the run.
-  const result = await run(process.execPath, ['--test', 'node-test/spaces.test.mjs'], { cwd: consumer, env: { ...env, DOCS_SERVER_COVERAGE: '1' }, timeout: 60_000 }).then(
-    (success) => ({ code: 0, output: success.stdout + success.stderr }),
-    (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-  );
+  const result = await outcome(run(process.execPath, ['--test', 'node-test/spaces.test.mjs'], { cwd: consumer, env: { ...env, DOCS_SERVER_COVERAGE: '1' }, timeout: 60_000 }));
   expect(result.code, result.output).toBe(0);
   // The summary of node's reporter: TAP's `# pass 2`, or spec's `ℹ pass 2` (Node 23 and later).
   expect(result.output).toMatch(/^(#|ℹ) pass 2$/m);
@@ -742,10 +643,7 @@ test("server/docs/harness.md's proxy line runs its npm test through the proxy ag
     const line = shellLines(serverReadme.get('proxy.sh')!)[0]!;
     expect(line).toBe('npx docs-conformance proxy --target http://127.0.0.1:3000 --report proxy.json --junit proxy.xml -- npm test');
     const proxied = (target: string, variables: Record<string, string> = {}) =>
-      run('sh', ['-c', line.replace('http://127.0.0.1:3000', target)], { cwd: consumer, env: { ...env, NO_COLOR: '1', ...variables }, timeout: 120_000 }).then(
-        (result) => ({ code: 0, output: result.stdout + result.stderr }),
-        (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-      );
+      outcome(run('sh', ['-c', line.replace('http://127.0.0.1:3000', target)], { cwd: consumer, env: { ...env, NO_COLOR: '1', ...variables }, timeout: 120_000 }));
     const report = () => readJson(path.join(consumer, 'proxy.json')) as { summary: { requests: number }; violations: { side: string; operationId?: string; pointer?: string }[] };
 
     // As printed: the consumer's files, harness.md's suite over the network through the proxy (a create and a read), no violation.
@@ -855,10 +753,7 @@ test('on a Node the packages do not support, both commands (--help too) stop at 
   expect(existsSync(dataDir)).toBe(false);
   // harness.md's npm test: the harness, loaded by the run's globalSetup, ends it with its line, before vitest fails
   // on that Node in its own way (Map.groupBy) and before any server starts.
-  const tests = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...oldEnv, NO_COLOR: '1' }, timeout: 60_000 }).then(
-    (success) => ({ code: 0, output: success.stdout + success.stderr }),
-    (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-  );
+  const tests = await outcome(run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...oldEnv, NO_COLOR: '1' }, timeout: 60_000 }));
   expect(tests.code, tests.output).toBe(1);
   expect(tests.output).toContain(line('docs-platform-server/testing'));
   expect(tests.output).not.toMatch(/Map\.groupBy|coverage:|TypeError/);
@@ -892,13 +787,8 @@ test('the statistics of a team', async () => {
       include: ['test/team-stats.test.ts'],
     }),
   );
-  const tsc = () =>
-    run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd: consumer, env, timeout: 120_000 }).then(
-      () => '',
-      (failure: { stdout: string }) => failure.stdout,
-    );
   // Before the release, the path is not one the installed client knows.
-  expect(await tsc()).toMatch(/^test\/team-stats\.test\.ts\(\d+,\d+\): error TS2345: Argument of type '"\/v1\/orgs\/\{organizationId\}\/teams\/\{teamId\}\/stats"'/m);
+  expect((await tsc(consumer, env, 120_000)).stdout).toMatch(/^test\/team-stats\.test\.ts\(\d+,\d+\): error TS2345: Argument of type '"\/v1\/orgs\/\{organizationId\}\/teams\/\{teamId\}\/stats"'/m);
 
   // The release, in the copy of the repository, as docs/changing-the-contract.md takes an added operation: the
   // operation added to spec/, generated, scaffolded, written and committed; then `npm run release`, which commits and
@@ -999,11 +889,8 @@ test('the statistics of a team', async () => {
     expect(section, name).toContain('getTeamStats');
   }
   // The new operation's types, and its answer from the server of the release; the README's tests pass beside it.
-  expect(await tsc()).toBe('');
-  const tests = await run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }).then(
-    (result) => ({ code: 0, output: result.stdout + result.stderr }),
-    (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
-  );
+  expect(await tsc(consumer, env, 120_000)).toEqual({ code: 0, stdout: '' });
+  const tests = await outcome(run('sh', ['-c', 'npm test'], { cwd: consumer, env: { ...env, NO_COLOR: '1' }, timeout: 120_000 }));
   expect(tests.code, tests.output).toBe(0);
   expect(tests.output).toMatch(/^ ✓ test\/team-stats\.test\.ts \(1 test\)/m);
   expect(tests.output).toMatch(/^ ✓ test\/readme\.test\.ts \(2 tests\)/m);

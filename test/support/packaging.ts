@@ -1,0 +1,122 @@
+// What the tests of the published packages (test/tooling/package.test.ts and server-package.test.ts) share: the
+// repository's manifests, the files of a tarball, the Markdown blocks and shell lines a consumer project is made from,
+// the repository's tsc run in that project, a command's exit code and output, and what they read of the machine: its
+// processes, a folder's files and how they changed.
+import { execFile, execFileSync } from 'node:child_process';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { loadContract } from '../../conformance/contract.ts';
+import { repoRoot } from './repo.ts';
+
+const run = promisify(execFile);
+
+export const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+/** The contract's info.version, which every package's version is. */
+export const contractVersion = (loadContract().document as unknown as { info: { version: string } }).info.version;
+/** The repository's package.json: the client package's manifest. */
+export const rootManifest = readJson(path.join(repoRoot, 'package.json')) as { name: string; version: string; engines: Record<string, string>; devDependencies: Record<string, string> };
+/** The conformance runner package's manifest. */
+export const runnerManifest = readJson(path.join(repoRoot, 'conformance/package.json')) as { name: string; version: string };
+
+/** The files of a packed tarball, as paths inside the package (without tar's `package/`), sorted. */
+export const listing = (tarball: string) =>
+  execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((file) => file.replace(/^package\//, ''))
+    .sort();
+
+/** The blocks of a Markdown file marked `<!-- consumer-test: FILE -->`: what the consumer project gets as FILE. */
+export function consumerBlocks(file: string): Map<string, string> {
+  const blocks = new Map<string, string>();
+  for (const [, name, code] of readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/^<!-- consumer-test: (\S+) -->\n```\w+\n([\s\S]*?)\n```$/gm)) {
+    blocks.set(name!, `${code}\n`);
+  }
+  return blocks;
+}
+
+/** The commands of a shell block: its lines but blank ones and comments, each without its trailing comment. */
+export const shellLines = (block: string): string[] =>
+  block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'));
+
+/**
+ * The strict settings the consumer projects' tsconfig.json files start from. Every package's declarations are checked
+ * too (the client's, the harness's, openapi-fetch's, vitest's); TypeScript's own (lib.dom.d.ts and the others) are
+ * not: checking them was a third of such a tsc run.
+ */
+export const strictCompilerOptions = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  target: 'es2022',
+  lib: ['es2022', 'dom'],
+  types: [],
+  skipLibCheck: false,
+  skipDefaultLibCheck: true,
+};
+
+/** The repository's tsc on the project in `cwd` (its tsconfig.json): the exit code and what it printed (its diagnostics). */
+export const tsc = (cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
+  run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd, env, timeout }).then(
+    (success) => ({ code: 0, stdout: success.stdout }),
+    (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
+  );
+
+/** What a command run through `execFile` ended with: its exit code (0 when it succeeded) and its output, stdout then stderr. */
+export const outcome = (command: Promise<{ stdout: string; stderr: string }>): Promise<{ code: number; output: string }> =>
+  command.then(
+    (success) => ({ code: 0, output: success.stdout + success.stderr }),
+    (failure: { code: number; stdout: string; stderr: string }) => ({ code: failure.code, output: failure.stdout + failure.stderr }),
+  );
+
+/** Processes of this machine whose command line names `text`. */
+export function processesNaming(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (command.includes(text)) found.push(`${pid}: ${command}`);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
+}
+
+/** Waits for `check` to hold, up to a bound (not a time measured: a bound on how long a failure takes to show). */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`still not so after 20 s: ${what}`);
+}
+
+/** Every file, folder and link under `folder`, each with its size and modification time. */
+export function snapshot(folder: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+    const stat = lstatSync(path.join(folder, file));
+    entries.set(file, `${stat.isDirectory() ? 'dir' : stat.size} ${stat.mtimeMs}`);
+  }
+  return entries;
+}
+
+/** What differs between two snapshots: `+ path` added, `- path` removed, `~ path` changed. */
+export function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  return [
+    ...[...after.keys()].filter((file) => !before.has(file)).map((file) => `+ ${file}`),
+    ...[...before.keys()].filter((file) => !after.has(file)).map((file) => `- ${file}`),
+    ...[...after].filter(([file, state]) => before.has(file) && before.get(file) !== state).map(([file]) => `~ ${file}`),
+  ].sort();
+}
+
+/** chmod -R a-w, and back (u+w). */
+export const makeReadOnly = (folder: string) => execFileSync('chmod', ['-R', 'a-w', folder]);
+export const makeWritable = (folder: string) => execFileSync('chmod', ['-R', 'u+w', folder]);
