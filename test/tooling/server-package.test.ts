@@ -31,8 +31,6 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -50,10 +48,11 @@ import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../..
 import { supportedNodeText } from '../../server/runtime-check.ts';
 import { implementAddedOperation } from '../support/added-operation.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, shellLines, snapshot, strictCompilerOptions, tsc } from '../support/packaging.ts';
+import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, shellLines, snapshot, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { repoRoot } from '../support/repo.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
+import { aloneScript, brokenProxy, callScript, harnessTsconfig, harnessTypes, isolationTest, killedScript, misspeltPatchTest, teamStatsTest, teamStatsTsconfig, unansweredAddress } from '../support/server-package-consumer.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 
 const run = promisify(execFile);
@@ -342,38 +341,8 @@ test('the server installed read-only starts, serves and stops cleanly, and write
 test("strict tsc accepts the harness and faults test files of the README and server/docs/harness.md, typed from the installed packages, and the harness's types as documented", async () => {
   // The installed declarations of the harness: `Seed`, inferred from the seed format's schema, takes a null email
   // and refuses a field the format does not have; clientWith with throwOnError gives the throwing client.
-  writeFileSync(
-    path.join(consumer, 'harness-types.ts'),
-    `import { ApiError, type DocsClient, type ThrowingDocsClient } from 'docs-platform-contract';
-import type { DocsServer, Seed, SeedPage } from 'docs-platform-server/testing';
-export const seed: Seed = {
-  users: [{ id: 'ann', displayName: 'Ann', email: null, photoURL: null, tokens: ['ann-token'] }],
-  organizations: [{ title: 'Acme', members: [{ user: 'ann', role: null }], spaces: [{ title: 'Handbook', visibility: 'public' }] }],
-};
-export const page: SeedPage = { title: 'Welcome', pages: [{ title: 'Nested', markdown: '# Nested' }] };
-// @ts-expect-error a field the seed format does not have
-export const misspelt: Seed = { users: [{ displayName: 'Ann', mail: 'ann@acme.test' }] };
-// @ts-expect-error a role the contract does not have
-export const unknownRole: Seed = { organizations: [{ title: 'Acme', members: [{ user: 'ann', role: 'owner' }] }] };
-export async function throwing(server: DocsServer): Promise<string> {
-  const client: ThrowingDocsClient = server.clientWith('ann-token', { throwOnError: true, retry: false });
-  const plain: DocsClient = server.clientWith(undefined, { timeoutMs: 1000 });
-  void plain;
-  try {
-    return (await client.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'handbook' } } })).data.title;
-  } catch (error) {
-    return error instanceof ApiError ? String(error.status) : 'other';
-  }
-}
-`,
-  );
-  writeFileSync(
-    path.join(consumer, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: { ...strictCompilerOptions, noEmit: true },
-      include: ['test/readme.test.ts', 'test/faults.test.ts', 'harness-types.ts'],
-    }),
-  );
+  writeFileSync(path.join(consumer, 'harness-types.ts'), harnessTypes);
+  writeFileSync(path.join(consumer, 'tsconfig.json'), harnessTsconfig);
   expect(await tsc(consumer, env, 120_000)).toEqual({ code: 0, stdout: '' });
 }, 120_000);
 
@@ -388,34 +357,7 @@ function writeIsolationFiles(): void {
   ] as const) {
     writeFileSync(
       path.join(consumer, `test/isolation-${me}.test.ts`),
-      `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type DocsServer, startDocsServer } from 'docs-platform-server/testing';
-
-let server: DocsServer;
-beforeAll(async () => {
-  server = await startDocsServer({ seed: 'seed.yaml' });
-});
-afterAll(() => server.stop());
-
-const acme = { params: { path: { organizationId: 'acme' } } };
-
-test('what this file writes, the file running beside it does not see', async () => {
-  const created = await server.client.POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { title: 'written by ${me}' } });
-  expect(created.response.status).toBe(201);
-  writeFileSync('barrier/${me}', server.url);
-  for (let attempt = 0; !existsSync('barrier/${other}'); attempt++) {
-    if (attempt > 400) throw new Error('isolation-${other}.test.ts did not run beside this file');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  expect(readFileSync('barrier/${other}', 'utf8')).not.toBe(server.url);
-  const { data } = await server.client.GET('/v1/orgs/{organizationId}/spaces', acme);
-  expect(data?.items.map((space) => space.title).sort()).toEqual(['Handbook', 'written by ${me}']);
-  await server.reset();
-  const after = await server.client.GET('/v1/orgs/{organizationId}/spaces', acme);
-  expect(after.data?.items.map((space) => space.title)).toEqual(['Handbook']);
-});
-`,
+      isolationTest(me, other),
     );
   }
 }
@@ -466,12 +408,7 @@ test("node's test runner runs server/docs/harness.md's example, with contract co
 
 test('a killed test process takes its harness server with it', async () => {
   // The process starts a server through the harness, says where, and is killed by SIGKILL: no exit hook runs.
-  const script = `import { startDocsServer } from 'docs-platform-server/testing';
-const server = await startDocsServer();
-console.log(server.url);
-process.kill(process.pid, 'SIGKILL');
-`;
-  writeFileSync(path.join(consumer, 'killed.mjs'), script);
+  writeFileSync(path.join(consumer, 'killed.mjs'), killedScript);
   const child = spawn(process.execPath, ['killed.mjs'], { cwd: consumer, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk));
@@ -487,24 +424,7 @@ process.kill(process.pid, 'SIGKILL');
 
 test('without the client package, the server package installs and its harness runs; only `client` is missing, and says so', async () => {
   expect(readdirSync(path.join(alone, 'node_modules')).filter((name) => name.startsWith('docs-platform'))).toEqual([SERVER_PACKAGE_NAME]);
-  writeFileSync(
-    path.join(alone, 'alone.mjs'),
-    `import { startDocsServer } from 'docs-platform-server/testing';
-const server = await startDocsServer();
-try {
-  const health = await (await fetch(server.url + '/health')).json();
-  let missing = '';
-  try {
-    server.client;
-  } catch (error) {
-    missing = error.message;
-  }
-  console.log(JSON.stringify({ status: health.status, missing }));
-} finally {
-  await server.stop();
-}
-`,
-  );
+  writeFileSync(path.join(alone, 'alone.mjs'), aloneScript);
   const result = await run(process.execPath, ['alone.mjs'], { cwd: alone, env, timeout: 60_000 });
   const answer = JSON.parse(result.stdout) as { status: string; missing: string };
   expect(answer.status).toBe('ok');
@@ -558,33 +478,7 @@ test("npx docs-platform-server starts as the README says; the installed client c
     const url = await server.url;
     // The installed client: the demo organization, a space written and read back, a change request's PDF (pdfkit), an
     // OpenAPI specification processed (the validator's worker).
-    writeFileSync(
-      path.join(consumer, 'call.mjs'),
-      `import { createDocsClient } from 'docs-platform-contract';
-const docs = createDocsClient({ baseUrl: process.argv[2], token: 'secret', throwOnError: true });
-const demo = { params: { path: { organizationId: 'demo' } } };
-const organizations = (await docs.GET('/v1/orgs')).data.items.map((organization) => organization.id);
-const { data: space } = await docs.POST('/v1/orgs/{organizationId}/spaces', { ...demo, body: { title: 'From npx' } });
-const { data: read } = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: space.id } } });
-const { data: change } = await docs.POST('/v1/spaces/{spaceId}/change-requests', { params: { path: { spaceId: space.id } }, body: { subject: 'PDF' } });
-const { data: pdf } = await docs.GET('/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf', { params: { path: { spaceId: space.id, changeRequestId: change.id }, query: {} } });
-const file = await fetch(pdf.url, { headers: { authorization: 'Bearer secret' } });
-const text = JSON.stringify({ openapi: '3.0.3', info: { title: 'Store', version: '1' }, paths: { '/orders': { get: { responses: { '200': { description: 'The orders' } } } } } });
-await docs.POST('/v1/orgs/{organizationId}/openapi', { ...demo, body: { slug: 'pets', source: { text } } });
-let spec;
-for (let attempt = 0; attempt < 200; attempt++) {
-  spec = (await docs.GET('/v1/orgs/{organizationId}/openapi/{specSlug}', { params: { path: { organizationId: 'demo', specSlug: 'pets' } } })).data;
-  if (spec.processingState === 'complete') break;
-  await new Promise((resolve) => setTimeout(resolve, 100));
-}
-console.log(JSON.stringify({
-  organizations,
-  title: read.title,
-  pdf: [file.headers.get('content-type'), Buffer.from(await file.arrayBuffer()).subarray(0, 5).toString()],
-  openapi: [spec.processingState, spec.lastProcessErrorCode ?? null],
-}));
-`,
-    );
+    writeFileSync(path.join(consumer, 'call.mjs'), callScript);
     const called = await run(process.execPath, ['call.mjs', url], { cwd: consumer, env, timeout: 60_000 });
     expect(JSON.parse(called.stdout)).toEqual({
       organizations: ['demo'],
@@ -620,22 +514,7 @@ console.log(JSON.stringify({
 test("server/docs/harness.md's proxy line runs its npm test through the proxy against the npx server; a suite that sends nothing, a target where nothing answers and a seeded violation of either side fail it", async () => {
   const server = startNpx({});
   // An implementation that breaks the contract: the npx server, but for GET a space, answered without its title.
-  const broken = createServer((req, res) => {
-    const sent: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => sent.push(chunk));
-    req.on('end', () => {
-      void (async () => {
-        const request = Buffer.concat(sent);
-        const headers = { authorization: req.headers.authorization ?? '', ...(request.length > 0 ? { 'content-type': req.headers['content-type'] ?? 'application/json' } : {}) };
-        const answer = await fetch(`${await server.url}${req.url}`, { method: req.method, headers, ...(request.length > 0 ? { body: request } : {}) });
-        const body = await answer.text();
-        res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))));
-        const space = req.method === 'GET' && /^\/v1\/spaces\/[^/]+$/.test(req.url ?? '') && answer.ok ? { ...JSON.parse(body), title: undefined } : undefined;
-        res.end(space ? JSON.stringify(space) : body);
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+  const broken = await brokenProxy(server.url);
   const aside = path.join(scratch, 'aside');
   mkdirSync(aside, { recursive: true });
   try {
@@ -667,26 +546,14 @@ test("server/docs/harness.md's proxy line runs its npm test through the proxy ag
     }
 
     // A target where nothing answers: stopped at once, before npm test.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise((resolve) => closed.close(resolve));
+    const nowhere = await unansweredAddress();
     const unanswered = await proxied(nowhere);
     expect(unanswered.code, unanswered.output).toBe(3);
     expect(unanswered.output.trim().split('\n').at(-1)).toBe(`docs-conformance proxy: nothing answers at ${nowhere} (ECONNREFUSED): start the implementation there, or check --target; the command was not run`);
     expect(unanswered.output).not.toContain('vitest');
 
     // A client's mistake: a field the contract does not have, sent past the typed client by a file of the suite.
-    writeFileSync(
-      path.join(consumer, 'test/mistake.test.ts'),
-      `import { expect, test } from 'vitest';
-
-test('a PATCH with a misspelt field is refused', async () => {
-  const sent = await fetch(\`\${process.env.DOCS_API_URL}/v1/orgs/demo\`, { method: 'PATCH', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"titel":"typo"}' });
-  expect(sent.status).toBe(400);
-});
-`,
-    );
+    writeFileSync(path.join(consumer, 'test/mistake.test.ts'), misspeltPatchTest);
     try {
       const client = await proxied(url);
       expect(client.code, client.output).toBe(1);
@@ -697,7 +564,7 @@ test('a PATCH with a misspelt field is refused', async () => {
     }
 
     // The implementation's: the space answered without its title (the suite's own check fails too).
-    const implementation = await proxied(`http://127.0.0.1:${(broken.address() as AddressInfo).port}`);
+    const implementation = await proxied(broken.url);
     expect(implementation.code, implementation.output).toBe(1);
     expect(report().violations).toEqual([expect.objectContaining({ side: 'implementation', operationId: 'getSpace' })]);
     expect(implementation.output).toMatch(/title/);
@@ -762,31 +629,8 @@ test('on a Node the packages do not support, both commands (--help too) stop at 
 test('the next minor release, an operation added to the contract, published by the release commands under a dist-tag: npm outdated lists it once it is latest, npm update takes it, with the new types, and the tests still pass', async () => {
   const next = `${major}.${Number(version.split('.')[1]) + 1}.0`;
   // A consumer's test of the operation the release adds: typed from the client package, answered by the harness's server.
-  writeFileSync(
-    path.join(consumer, 'test/team-stats.test.ts'),
-    `import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type DocsServer, startDocsServer } from 'docs-platform-server/testing';
-
-let server: DocsServer;
-beforeAll(async () => {
-  const acme = { id: 'acme', title: 'Acme', members: [{ user: 'ann', role: 'admin' as const }], teams: [{ id: 'writers', title: 'Writers', members: [{ user: 'ann' }] }] };
-  server = await startDocsServer({ seed: { users: [{ id: 'ann', displayName: 'Ann' }], organizations: [acme] } });
-});
-afterAll(() => server?.stop());
-
-test('the statistics of a team', async () => {
-  const { data } = await server.client.GET('/v1/orgs/{organizationId}/teams/{teamId}/stats', { params: { path: { organizationId: 'acme', teamId: 'writers' } } });
-  expect(data?.members).toBe(1);
-});
-`,
-  );
-  writeFileSync(
-    path.join(consumer, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: { strict: true, exactOptionalPropertyTypes: true, module: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [], skipLibCheck: true, noEmit: true },
-      include: ['test/team-stats.test.ts'],
-    }),
-  );
+  writeFileSync(path.join(consumer, 'test/team-stats.test.ts'), teamStatsTest);
+  writeFileSync(path.join(consumer, 'tsconfig.json'), teamStatsTsconfig);
   // Before the release, the path is not one the installed client knows.
   expect((await tsc(consumer, env, 120_000)).stdout).toMatch(/^test\/team-stats\.test\.ts\(\d+,\d+\): error TS2345: Argument of type '"\/v1\/orgs\/\{organizationId\}\/teams\/\{teamId\}\/stats"'/m);
 
