@@ -16,6 +16,7 @@ import { ok } from '../support/expect.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { timeout } from '../support/timeouts.ts';
+import { testEngine } from '../support/databases.ts';
 
 const TOKEN = RUNNER_TOKEN;
 const fixture = runnerFixture;
@@ -235,8 +236,11 @@ describe('property phase', () => {
     ]);
   });
 
+  // What the runner finds of a fault planted in front of the server does not depend on the engine under it: these,
+  // and the repeatability of a seed, run on SQLite (the postgres project runs the phase against the server above).
+  const runnerOnly = test.skipIf(testEngine() === 'postgres');
   for (const planted of cases) {
-    test(`a planted fault (${planted.fault}) is reported as ${planted.checkId}, and its shrunk request reproduces it`, { timeout: timeout(60_000) }, async () => {
+    runnerOnly(`a planted fault (${planted.fault}) is reported as ${planted.checkId}, and its shrunk request reproduces it`, { timeout: timeout(60_000) }, async () => {
       fault = planted.fault;
       try {
         const session = await sessionWithIds();
@@ -256,7 +260,7 @@ describe('property phase', () => {
     });
   }
 
-  test('the same seed makes the same requests', { timeout: timeout(60_000) }, async () => {
+  runnerOnly('the same seed makes the same requests', { timeout: timeout(60_000) }, async () => {
     const runs: string[][] = [];
     for (let run = 0; run < 2; run++) {
       const session = new Session({ baseUrl: reference.url, token: TOKEN });
