@@ -4,6 +4,7 @@
 // passes NaN to autocannon. As for the server's own variables (server/config.ts), unset or empty takes the default.
 import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
+import { REQUESTS } from './bench-fixture.ts';
 
 /** The bench's parts, in the order it runs them. */
 export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'lists', 'revisions', 'ids', 'reset', 'save'] as const;
@@ -50,6 +51,11 @@ export interface BenchSettings {
    * installed for another Node, such as main on the Node it was built for); the bench's own Node when unset.
    */
   baselineNode?: string;
+  /**
+   * BENCH_REQUESTS: the names of the throughput and store parts' requests to measure (scripts/bench-fixture.ts),
+   * separated by commas, such as `PATCH a space,POST a comment`; all of them when unset.
+   */
+  requests?: string[];
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -135,6 +141,17 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
     ...(value('BENCH_BASELINE_NODE') === undefined ? {} : { baselineNode: value('BENCH_BASELINE_NODE') }),
   };
+  const requestsText = value('BENCH_REQUESTS');
+  if (requestsText !== undefined) {
+    const names = requestsText.split(',').map((name) => name.trim()).filter(Boolean);
+    const unknown = names.filter((name) => !REQUESTS.some((request) => request.name === name));
+    if (names.length === 0 || unknown.length > 0) {
+      const known = REQUESTS.map((request) => request.name).join(', ');
+      problems.push(`BENCH_REQUESTS must name requests among ${known}, separated by commas, got "${requestsText}"${unknown.length > 0 ? ` (no request "${unknown.join('", "')}")` : ''}`);
+    } else {
+      settings.requests = names;
+    }
+  }
   if (settings.baselineNode !== undefined && (settings.baseline === undefined || !existsSync(settings.baselineNode))) {
     problems.push(`BENCH_BASELINE_NODE must be a node binary, given with BENCH_BASELINE, got "${settings.baselineNode}"`);
   }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeTemporary, started, stop, temporaryDirectory } from './bench-cleanup.ts';
-import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS } from './bench-fixture.ts';
+import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS as ALL_REQUESTS } from './bench-fixture.ts';
 import { answered, cpuMs, freePort, type Measure, median, medians, rotated, TICKS_PER_SECOND } from './bench-measure.ts';
 import type { BenchSettings } from './bench-settings.ts';
 import pg from 'pg';
@@ -21,6 +21,10 @@ import { SPEEDUPS } from '../server/config.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What the bench was asked to do (bench-settings.ts), given to `throughput`. */
 let settings: BenchSettings;
+/** The throughput and store parts' requests: those BENCH_REQUESTS names, or all of them. */
+let REQUESTS: BenchRequest[] = ALL_REQUESTS;
+const chosenRequests = (chosen: BenchSettings) =>
+  chosen.requests === undefined ? ALL_REQUESTS : ALL_REQUESTS.filter((request) => chosen.requests!.includes(request.name));
 
 /**
  * The server as `npm start` runs it; `BENCH_SERVER=tsx` runs the TypeScript sources instead, and `BENCH_NODE_ARGS`
@@ -189,6 +193,7 @@ let seedFile = '';
  */
 export async function throughput(chosen: BenchSettings): Promise<void> {
   settings = chosen;
+  REQUESTS = chosenRequests(chosen);
   const { parts } = chosen;
   if (settings.server === 'dist' && !existsSync(path.join(root, 'dist/server/main.js'))) {
     throw new Error('dist/server/main.js is missing: run `npm run build:server`');
@@ -361,7 +366,7 @@ function spreadOverRuns(runsOf: (request: BenchRequest, target: Target) => Measu
  * LIST_CACHE_MB=0 as here, it is made anew. Interleaved with the server as started above and bare node:http.
  */
 async function listMadeAnew(on: Target, bare: Target): Promise<void> {
-  const request = REQUESTS.find((candidate) => candidate.path.includes('/spaces?limit='))!;
+  const request = ALL_REQUESTS.find((candidate) => candidate.path.includes('/spaces?limit='))!;
   const anew = await startReference('made on every read', path.join(workDir, 'anew'), { LIST_CACHE_MB: '0' });
   try {
     await load(anew, request, { amount: 500 });
@@ -602,7 +607,11 @@ function postgresCpuMs(server: PostgresServer): number {
 }
 
 /** What the database did for `count` requests of one kind: statements (pg_stat_statements), transactions, CPU. */
-async function databaseWork(server: PostgresServer, database: string, run: () => Promise<number>): Promise<{ statements: number; transactions: number; cpuUs: number }> {
+async function databaseWork(
+  server: PostgresServer,
+  database: string,
+  run: () => Promise<number>,
+): Promise<{ statements: number; transactions: number; cpuUs: number; texts: { query: string; calls: number; meanUs: number }[] }> {
   const client = new pg.Client({ connectionString: server.url(database) });
   await client.connect();
   try {
@@ -615,6 +624,7 @@ async function databaseWork(server: PostgresServer, database: string, run: () =>
     };
     // Statistics reach the views when a backend reports them: the counts are read after a pause, twice each side.
     await client.query('SELECT pg_stat_clear_snapshot()');
+    await client.query('SELECT pg_stat_statements_reset()');
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const before = await counts();
     const cpuBefore = postgresCpuMs(server);
@@ -623,11 +633,18 @@ async function databaseWork(server: PostgresServer, database: string, run: () =>
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await client.query('SELECT pg_stat_clear_snapshot()');
     const after = await counts();
+    // Each statement the requests sent, most called first: how many per request, and PostgreSQL's time for each.
+    const { rows: texts } = await client.query<{ query: string; calls: string; mean: number }>(
+      `SELECT query, calls, mean_exec_time AS mean FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'
+        ORDER BY calls DESC LIMIT 12`,
+    );
     // This client's own two statements and transactions of the second reading are not the server's.
     return {
       statements: (after.statements - before.statements - 3) / requests,
       transactions: (after.transactions - before.transactions - 3) / requests,
       cpuUs: ((cpuAfter - cpuBefore) * 1000) / requests,
+      texts: texts.map((row) => ({ query: row.query, calls: Number(row.calls) / requests, meanUs: row.mean * 1000 })),
     };
   } finally {
     await client.end();
@@ -709,6 +726,9 @@ async function storeComparison(dataDir: string): Promise<void> {
         return 2000;
       });
       console.log(`${request.name.padEnd(30)}${work.statements.toFixed(1).padStart(12)}${work.transactions.toFixed(1).padStart(14)}${work.cpuUs.toFixed(0).padStart(10)}`);
+      for (const statement of work.texts) {
+        console.log(`${''.padEnd(4)}${statement.calls.toFixed(2).padStart(6)} × ${statement.meanUs.toFixed(0).padStart(5)} µs  ${statement.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+      }
     }
   } finally {
     for (const child of children) await stop(child);

@@ -30,17 +30,17 @@ export async function nextNumber(db: Db, spaceId: string): Promise<number> {
 }
 
 export async function insert(db: Db, row: Omit<ChangeRequestRecord, 'revisionMergedAncestor' | 'revisionMerged'>): Promise<void> {
-  await db.run(db.q.insertInto('change_requests').values(columns<Insertable<ChangeRequestsTable>>(row)));
+  await db.send(db.q.insertInto('change_requests').values(columns<Insertable<ChangeRequestsTable>>(row)));
 }
 
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<ChangeRequestsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('change_requests').set(columns<Updateable<Omit<ChangeRequestsTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('change_requests').set(columns<Updateable<Omit<ChangeRequestsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Records that a user changed the content of a change request (nothing when already recorded). */
 export async function addContributor(db: Db, changeRequestId: string, userId: string): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.insertInto('change_request_contributors').values({ change_request_id: changeRequestId, user_id: userId })
       .onConflict((oc) => oc.columns(['change_request_id', 'user_id']).doNothing()),
   );
@@ -103,8 +103,8 @@ export async function storePdf(
   db: Db,
   pdf: Camelized<Insertable<ChangeRequestPdfsTable>>,
 ): Promise<void> {
-  await db.run(db.q.deleteFrom('change_request_pdfs').where('expires_at', '<=', pdf.createdAt));
-  await db.run(db.q.insertInto('change_request_pdfs').values(columns<Insertable<ChangeRequestPdfsTable>>(pdf)));
+  await db.send(db.q.deleteFrom('change_request_pdfs').where('expires_at', '<=', pdf.createdAt));
+  await db.send(db.q.insertInto('change_request_pdfs').values(columns<Insertable<ChangeRequestPdfsTable>>(pdf)));
 }
 
 /** The PDF with this id, unless its time is over. */

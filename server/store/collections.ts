@@ -57,18 +57,18 @@ export async function nextPositionInOrganization(db: Db, organizationId: string)
 }
 
 export async function insert(db: Db, collection: CollectionRecord): Promise<void> {
-  await db.run(db.q.insertInto('collections').values(columns<Insertable<CollectionsTable>>(collection)));
+  await db.send(db.q.insertInto('collections').values(columns<Insertable<CollectionsTable>>(collection)));
 }
 
 /** Changes columns of a collection. */
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<CollectionsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('collections').set(columns<Updateable<Omit<CollectionsTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('collections').set(columns<Updateable<Omit<CollectionsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Removes a collection; its nested collections go with it (cascade), its spaces are left at the top level. */
 export async function remove(db: Db, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom('collections').where('id', '=', id));
+  await db.send(db.q.deleteFrom('collections').where('id', '=', id));
 }
 
 /** How many collections an organization has (at the top level only, with `topLevelOnly`). */
@@ -103,14 +103,14 @@ export async function trashSpacesOfTree(db: Db, collectionId: string, deletedAt:
  * another organization, at `position`; teams of the old organization no longer grant access to those spaces.
  */
 export async function transferTree(db: Db, collectionId: string, organizationId: string, position: number, updatedAt: string): Promise<void> {
-  await db.run(db.q.updateTable('collections').set({ parent_id: null, position }).where('id', '=', collectionId));
-  await db.run(
+  await db.send(db.q.updateTable('collections').set({ parent_id: null, position }).where('id', '=', collectionId));
+  await db.send(
     sql`${withSubtree(collectionId)} DELETE FROM team_spaces
         WHERE space_id IN (SELECT id FROM spaces WHERE parent_id IN (SELECT id FROM subtree))`,
   );
-  await db.run(
+  await db.send(
     sql`${withSubtree(collectionId)} UPDATE spaces SET organization_id = ${organizationId}, updated_at = ${updatedAt}
         WHERE parent_id IN (SELECT id FROM subtree)`,
   );
-  await db.run(sql`${withSubtree(collectionId)} UPDATE collections SET organization_id = ${organizationId} WHERE id IN (SELECT id FROM subtree)`);
+  await db.send(sql`${withSubtree(collectionId)} UPDATE collections SET organization_id = ${organizationId} WHERE id IN (SELECT id FROM subtree)`);
 }

@@ -33,17 +33,17 @@ export function getReply(db: Db, parentId: string, id: string): Promise<CommentR
 const INSERT = prepared((q, p: Selectable<CommentsTable>) => q.insertInto('comments').values(p));
 
 export async function insert(db: Db, row: CommentRecord): Promise<void> {
-  await db.run(INSERT, columns<Selectable<CommentsTable>>(row));
+  await db.send(INSERT, columns<Selectable<CommentsTable>>(row));
 }
 
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<CommentsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('comments').set(columns<Updateable<Omit<CommentsTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('comments').set(columns<Updateable<Omit<CommentsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Removes a comment (with its replies and reactions: cascade) or a reply. */
 export async function remove(db: Db, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom('comments').where('id', '=', id));
+  await db.send(db.q.deleteFrom('comments').where('id', '=', id));
 }
 
 /** Filters of a list of the comments of a place. */
@@ -154,9 +154,9 @@ export async function hasReaction(db: Db, commentId: string, userId: string, emo
 
 /** A user's reaction (nothing when already there). */
 export async function addReaction(db: Db, reaction: Camelized<Insertable<CommentReactionsTable>>): Promise<void> {
-  await db.run(db.q.insertInto('comment_reactions').values(columns<Insertable<CommentReactionsTable>>(reaction)).onConflict((oc) => oc.columns(['comment_id', 'user_id', 'emoji']).doNothing()));
+  await db.send(db.q.insertInto('comment_reactions').values(columns<Insertable<CommentReactionsTable>>(reaction)).onConflict((oc) => oc.columns(['comment_id', 'user_id', 'emoji']).doNothing()));
 }
 
 export async function removeReaction(db: Db, commentId: string, userId: string, emoji: string): Promise<void> {
-  await db.run(db.q.deleteFrom('comment_reactions').where('comment_id', '=', commentId).where('user_id', '=', userId).where('emoji', '=', emoji));
+  await db.send(db.q.deleteFrom('comment_reactions').where('comment_id', '=', commentId).where('user_id', '=', userId).where('emoji', '=', emoji));
 }

@@ -188,10 +188,19 @@ export interface Db {
   run(query: Query<unknown>): Promise<number>;
   run<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<number>;
   /**
+   * Sends a statement of a write whose outcome the work does not wait for (an insert, an update or a delete whose
+   * count it does not need), and resolves at once: it runs in order with the write's other statements (a later read
+   * sees what it wrote), and if it fails, the write fails with its error and changes nothing, as if it had been
+   * awaited. PostgreSQL sends it with whatever the write sends next (its next statement, or its COMMIT), sparing a
+   * round trip; SQLite runs it there and then. Not for a statement whose failure the work handles itself.
+   */
+  send(query: Query<unknown>): Promise<void>;
+  send<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<void>;
+  /**
    * Runs `effect` once the write transaction of this handle has committed, before its caller learns of the commit: an
    * effect outside the database (a cache forgotten, a count kept in memory, work started) that must not happen for
-   * changes that are undone, nor twice for work run again. Never when the write fails or its savepoint is undone (a
-   * failing member of a group), never for an attempt PostgreSQL runs again after a conflict: only the attempt that
+   * changes that are undone, nor twice for work run again. Never when the write fails (a failing member of a group
+   * included), never for an attempt PostgreSQL runs again after a conflict: only the attempt that
    * commits runs its effects. On a handle outside a transaction (a reader), at once.
    */
   afterCommit(effect: () => void): void;
@@ -220,7 +229,7 @@ export class Effects {
     this.list.push(effect);
   }
 
-  /** Where the effects of a write about to run in a savepoint start: `undoTo` drops them when the savepoint is undone. */
+  /** Where the effects of a write of a group start: `undoTo` drops them when that write fails. */
   mark(): number {
     return this.list.length;
   }
@@ -260,6 +269,8 @@ export interface Driver {
   first(statement: Compiled, writing: boolean): Promise<unknown>;
   /** Runs a statement: the number of rows it changed. */
   run(statement: Compiled, writing: boolean): Promise<number>;
+  /** Runs a statement of a write without the work waiting for it (`Db.send`). */
+  send(statement: Compiled, writing: boolean): Promise<void>;
 }
 
 /** The error of a write through a reader: a bug, since it would not be part of any transaction. */
@@ -308,6 +319,14 @@ export class EngineDb implements Db {
   run(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<number> {
     try {
       return this.driver.run(compiled(query, this.q, values), this.writing);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  send(query: Query<unknown> | Prepared<object, unknown>, values?: object): Promise<void> {
+    try {
+      return this.driver.send(compiled(query, this.q, values), this.writing);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -4,11 +4,11 @@ import type { Db } from './db.ts';
 
 /** Stores a file's bytes (once per content) and names them as the content of file `fileId`. */
 export async function insert(db: Db, file: { fileId: string; sha256: string; bytes: Buffer; contentType: string; createdAt: string }): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.insertInto('file_blobs').values({ sha256: file.sha256, size: file.bytes.length, bytes: file.bytes, created_at: file.createdAt })
       .onConflict((oc) => oc.column('sha256').doNothing()),
   );
-  await db.run(db.q.insertInto('file_contents').values({ file_id: file.fileId, sha256: file.sha256, content_type: file.contentType }));
+  await db.send(db.q.insertInto('file_contents').values({ file_id: file.fileId, sha256: file.sha256, content_type: file.contentType }));
 }
 
 /** The SHA-256 of the content of each of these files that has one. */

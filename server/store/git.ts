@@ -10,7 +10,7 @@ export async function insert(
   db: Db,
   row: Pick<GitOperationRecord, 'id' | 'spaceId' | 'kind' | 'request' | 'credentials' | 'userId' | 'createdAt'>,
 ): Promise<void> {
-  await db.run(db.q.insertInto('git_operations').values(columns<Insertable<GitOperationsTable>>(row)));
+  await db.send(db.q.insertInto('git_operations').values(columns<Insertable<GitOperationsTable>>(row)));
 }
 
 export function get(db: Db, id: string): Promise<GitOperationRecord | undefined> {
@@ -23,7 +23,7 @@ export function ofSpace(db: Db, spaceId: string): Promise<GitOperationRecord[]> 
 }
 
 export async function markRunning(db: Db, id: string): Promise<void> {
-  await db.run(db.q.updateTable('git_operations').set({ status: 'running' }).where('id', '=', id));
+  await db.send(db.q.updateTable('git_operations').set({ status: 'running' }).where('id', '=', id));
 }
 
 /** Records the outcome of an operation and erases its credentials. */
@@ -32,7 +32,7 @@ export async function finish(
   id: string,
   outcome: { status: string; at: string; commit: string | null; revision: string | null; error: string | null },
 ): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.updateTable('git_operations')
       .set({ status: outcome.status, commit_oid: outcome.commit, revision_id: outcome.revision, error: outcome.error, finished_at: outcome.at, credentials: null })
       .where('id', '=', id),

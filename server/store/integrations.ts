@@ -38,17 +38,17 @@ export function catalogPage(db: Db, privateOf: readonly string[], key: Key | und
 }
 
 export async function insert(db: Db, row: Camelized<Insertable<IntegrationsTable>>): Promise<void> {
-  await db.run(db.q.insertInto('integrations').values(columns<Insertable<IntegrationsTable>>(row)));
+  await db.send(db.q.insertInto('integrations').values(columns<Insertable<IntegrationsTable>>(row)));
 }
 
 export async function update(db: Db, name: string, changes: Camelized<Updateable<Omit<IntegrationsTable, 'name'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('integrations').set(columns<Updateable<Omit<IntegrationsTable, 'name'>>>(changes)).where('name', '=', name));
+  await db.send(db.q.updateTable('integrations').set(columns<Updateable<Omit<IntegrationsTable, 'name'>>>(changes)).where('name', '=', name));
 }
 
 /** Removes an integration, its installations and their events (cascade). */
 export async function remove(db: Db, name: string): Promise<void> {
-  await db.run(db.q.deleteFrom('integrations').where('name', '=', name));
+  await db.send(db.q.deleteFrom('integrations').where('name', '=', name));
 }
 
 export function getInstallation(db: Db, id: string): Promise<InstallationRecord | undefined> {
@@ -100,12 +100,12 @@ export async function installedElsewhere(db: Db, name: string, organizationId: s
 }
 
 export async function insertInstallation(db: Db, row: Pick<InstallationRecord, 'id' | 'integrationName' | 'organizationId' | 'createdAt' | 'updatedAt'>): Promise<void> {
-  await db.run(db.q.insertInto('integration_installations').values(columns<Insertable<IntegrationInstallationsTable>>(row)));
+  await db.send(db.q.insertInto('integration_installations').values(columns<Insertable<IntegrationInstallationsTable>>(row)));
 }
 
 /** What an integration's answer changed of its installation (JSON texts; a missing one is kept). */
 export async function updateInstallation(db: Db, id: string, changes: { externalIds?: string; configuration?: string; updatedAt: string }): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.updateTable('integration_installations')
       .set({
         ...(changes.externalIds !== undefined ? { external_ids: changes.externalIds } : {}),
@@ -117,7 +117,7 @@ export async function updateInstallation(db: Db, id: string, changes: { external
 }
 
 export async function insertEvent(db: Db, row: Omit<EventRecord, 'seq'>): Promise<void> {
-  await db.run(db.q.insertInto('integration_events').values(columns<Insertable<IntegrationEventsTable>>(row)));
+  await db.send(db.q.insertInto('integration_events').values(columns<Insertable<IntegrationEventsTable>>(row)));
 }
 
 export function getEvent(db: Db, id: string): Promise<EventRecord | undefined> {
@@ -125,7 +125,7 @@ export function getEvent(db: Db, id: string): Promise<EventRecord | undefined> {
 }
 
 export async function setEventStatus(db: Db, id: string, status: string): Promise<void> {
-  await db.run(db.q.updateTable('integration_events').set({ status }).where('id', '=', id));
+  await db.send(db.q.updateTable('integration_events').set({ status }).where('id', '=', id));
 }
 
 /** Events waiting for their delivery to the development tunnel are shown once it is over. */
@@ -151,7 +151,7 @@ export function pageOfEvents(db: Db, name: string, scope: InstallationScope, key
 }
 
 export async function addLog(db: Db, log: Camelized<Insertable<Omit<IntegrationEventLogsTable, 'seq'>>>): Promise<void> {
-  await db.run(db.q.insertInto('integration_event_logs').values(columns<Insertable<IntegrationEventLogsTable>>(log)));
+  await db.send(db.q.insertInto('integration_event_logs').values(columns<Insertable<IntegrationEventLogsTable>>(log)));
 }
 
 /** The trace of an event, in the order it was written. */

@@ -59,7 +59,7 @@ export interface JobClaim {
 }
 
 export async function insert(db: Db, job: NewJob): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.insertInto('jobs').values({
       id: job.id,
       kind: job.kind,
@@ -226,7 +226,7 @@ export async function fail(db: Db, lease: Lease, reason: string, finishedAt: str
  * owner is gone, so that they are taken over at once.
  */
 export async function expireOthers(db: Db, owner: string): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.updateTable('jobs').set({ lease_until: 0 })
       .where('status', '=', 'running').where((eb) => eb.or([eb('owner', 'is', null), eb('owner', '<>', owner)])),
   );

@@ -42,14 +42,14 @@ export async function replace(
   index: { revisionId: string; appUrl: string; indexedAt: string; broken: number },
   links: readonly (LinkRecord & { revisionId: string })[],
 ): Promise<void> {
-  await db.run(db.q.deleteFrom('content_link_index').where('revision_id', '=', index.revisionId));
-  await db.run(
+  await db.send(db.q.deleteFrom('content_link_index').where('revision_id', '=', index.revisionId));
+  await db.send(
     db.q.insertInto('content_link_index').values({ revision_id: index.revisionId, app_url: index.appUrl, indexed_at: index.indexedAt, broken: index.broken }),
   );
   // In batches: a statement binds a bounded number of parameters (9 a link).
   for (let start = 0; start < links.length; start += 500) {
     const batch = links.slice(start, start + 500).map((link) => columns<Insertable<ContentLinksTable>>(link));
-    await db.run(db.q.insertInto('content_links').values(batch));
+    await db.send(db.q.insertInto('content_links').values(batch));
   }
 }
 

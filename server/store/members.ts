@@ -47,7 +47,7 @@ export async function adminCount(db: Db, organizationId: string): Promise<number
 }
 
 export async function remove(db: Db, organizationId: string, userId: string): Promise<void> {
-  await db.run(db.q.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId));
+  await db.send(db.q.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId));
 }
 
 /** Changes columns of a member. */
@@ -57,7 +57,7 @@ export async function update(
   userId: string,
   changes: Partial<Pick<MemberRow, 'role' | 'lastSeenAt' | 'sso' | 'disabled'>>,
 ): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.updateTable('members').set(columns<Updateable<MembersTable>>(changes)).where('organization_id', '=', organizationId).where('user_id', '=', userId),
   );
 }
@@ -119,7 +119,7 @@ export function page(db: Db, filters: MemberFilters, by: MemberSort, order: Sort
 
 /** Makes a user a member of an organization, unless already one (then nothing changes). */
 export async function insertIfMissing(db: Db, member: { organizationId: string; userId: string; role: string | null; joinedAt: string }): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.insertInto('members').values(columns<Insertable<MembersTable>>(member)).onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing()),
   );
 }

@@ -5,12 +5,12 @@ import type { Db } from './db.ts';
 /** The value named `key`: the one kept, or else `value`, kept from now on (by whichever instance gets there first). */
 export async function keep(db: Db, key: string, value: string): Promise<string> {
   const { q } = db;
-  await db.run(q.insertInto('meta').values({ key, value }).onConflict((conflict) => conflict.column('key').doNothing()));
+  await db.send(q.insertInto('meta').values({ key, value }).onConflict((conflict) => conflict.column('key').doNothing()));
   const row = await db.first(q.selectFrom('meta').select('value').where('key', '=', key));
   return row!.value;
 }
 
 /** Writes `value` under `key`, replacing what was there. */
 export async function put(db: Db, key: string, value: string): Promise<void> {
-  await db.run(db.q.insertInto('meta').values({ key, value }).onConflict((conflict) => conflict.column('key').doUpdateSet({ value })));
+  await db.send(db.q.insertInto('meta').values({ key, value }).onConflict((conflict) => conflict.column('key').doUpdateSet({ value })));
 }

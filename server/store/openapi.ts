@@ -25,7 +25,7 @@ export function get(db: Db, id: string): Promise<SpecRecord | undefined> {
 }
 
 export async function insert(db: Db, spec: { id: string; organizationId: string; slug: string; createdAt: string; updatedAt: string }): Promise<void> {
-  await db.run(db.q.insertInto('openapi_specs').values(columns<Insertable<OpenapiSpecsTable>>(spec)));
+  await db.send(db.q.insertInto('openapi_specs').values(columns<Insertable<OpenapiSpecsTable>>(spec)));
 }
 
 /** Changes columns of a spec; resolves to whether it exists. */
@@ -35,7 +35,7 @@ export async function update(db: Db, id: string, changes: Camelized<Updateable<O
 
 /** Removes a spec and its versions (cascade). */
 export async function remove(db: Db, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom('openapi_specs').where('id', '=', id));
+  await db.send(db.q.deleteFrom('openapi_specs').where('id', '=', id));
 }
 
 export async function count(db: Db, organizationId: string): Promise<number> {
@@ -60,7 +60,7 @@ export function getVersion(db: Db, specId: string, versionId: string): Promise<V
 export async function insertVersion(db: Db, version: Omit<VersionRecord, 'number'>): Promise<void> {
   const last = await db.first(db.q.selectFrom('openapi_spec_versions').select((eb) => eb.fn.max('number').as('n')).where('spec_id', '=', version.specId));
   const row = columns<Omit<Insertable<OpenapiSpecVersionsTable>, 'number'>>(version);
-  await db.run(db.q.insertInto('openapi_spec_versions').values({ ...row, number: (last?.n ?? 0) + 1 }));
+  await db.send(db.q.insertInto('openapi_spec_versions').values({ ...row, number: (last?.n ?? 0) + 1 }));
 }
 
 export async function countVersions(db: Db, specId: string): Promise<number> {

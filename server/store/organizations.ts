@@ -41,12 +41,12 @@ export async function hostnameTaken(db: Db, hostname: string, exceptId: string):
 /** Changes columns of an organization. */
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<OrganizationsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('organizations').set(columns<Updateable<Omit<OrganizationsTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('organizations').set(columns<Updateable<Omit<OrganizationsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Removes an invite link of an organization. */
 export async function removeInviteLink(db: Db, organizationId: string, inviteId: string): Promise<void> {
-  await db.run(db.q.deleteFrom('invite_links').where('id', '=', inviteId).where('organization_id', '=', organizationId));
+  await db.send(db.q.deleteFrom('invite_links').where('id', '=', inviteId).where('organization_id', '=', organizationId));
 }
 
 /** The organizations that list this email domain (kept by triggers in organization_email_domains), by creation. */
@@ -73,7 +73,7 @@ export async function any(db: Db): Promise<boolean> {
 
 /** A new organization, with the defaults of the schema for what is not given. */
 export async function insert(db: Db, organization: { id: string; title: string; createdAt: string; type: string; emailDomains: string }): Promise<void> {
-  await db.run(db.q.insertInto('organizations').values(columns<Insertable<OrganizationsTable>>(organization)));
+  await db.send(db.q.insertInto('organizations').values(columns<Insertable<OrganizationsTable>>(organization)));
 }
 
 /** The organization with this id, or else with this hostname. */

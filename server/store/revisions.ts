@@ -11,7 +11,7 @@ export async function insert(
   db: Db,
   row: RevisionMetaRow & { content: string },
 ): Promise<void> {
-  await db.run(db.q.insertInto('revisions').values(columns<Insertable<RevisionsTable>>(row)));
+  await db.send(db.q.insertInto('revisions').values(columns<Insertable<RevisionsTable>>(row)));
 }
 
 /** A revision's row without its content. */
@@ -46,5 +46,5 @@ export async function clearUnwritten(db: Db, spaceId: string, id: string): Promi
 
 /** Makes a revision the current content of its space. */
 export async function makeCurrent(db: Db, spaceId: string, revisionId: string, updatedAt: string): Promise<void> {
-  await db.run(db.q.updateTable('spaces').set({ revision_id: revisionId, updated_at: updatedAt }).where('id', '=', spaceId));
+  await db.send(db.q.updateTable('spaces').set({ revision_id: revisionId, updated_at: updatedAt }).where('id', '=', spaceId));
 }

@@ -30,14 +30,14 @@ export function all(db: Db, organizationId: string): Promise<SamlProviderRecord[
 }
 
 export async function insert(db: Db, row: SamlProviderRecord): Promise<void> {
-  await db.run(db.q.insertInto('saml_providers').values(columns<Insertable<SamlProvidersTable>>(row)));
+  await db.send(db.q.insertInto('saml_providers').values(columns<Insertable<SamlProvidersTable>>(row)));
 }
 
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<SamlProvidersTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('saml_providers').set(columns<Updateable<Omit<SamlProvidersTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('saml_providers').set(columns<Updateable<Omit<SamlProvidersTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 export async function remove(db: Db, organizationId: string, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom('saml_providers').where('id', '=', id).where('organization_id', '=', organizationId));
+  await db.send(db.q.deleteFrom('saml_providers').where('id', '=', id).where('organization_id', '=', organizationId));
 }

@@ -14,12 +14,12 @@ export async function indexedRevision(db: Db, spaceId: string): Promise<string |
 
 /** Names the revision the index now holds the space's rows of (null: none). */
 export async function setIndexedRevision(db: Db, spaceId: string, revisionId: string | null): Promise<void> {
-  await db.run(db.q.updateTable('spaces').set({ search_revision_id: revisionId }).where('id', '=', spaceId));
+  await db.send(db.q.updateTable('spaces').set({ search_revision_id: revisionId }).where('id', '=', spaceId));
 }
 
 /** Records that the index holds nothing of these spaces. */
 export async function clearIndexedRevisions(db: Db, spaceIds: readonly string[]): Promise<void> {
-  await db.run(db.q.updateTable('spaces').set({ search_revision_id: null }).where(db.specific.among('id', spaceIds)));
+  await db.send(db.q.updateTable('spaces').set({ search_revision_id: null }).where(db.specific.among('id', spaceIds)));
 }
 
 export const addSections = (db: Db, sections: readonly SearchSection[]): Promise<void> => db.specific.search.add(db, sections);

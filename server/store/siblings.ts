@@ -62,7 +62,7 @@ export async function renumber(db: Db, of: Omit<Siblings, 'excludeId'>): Promise
   let written = 0;
   for (const [index, child] of children.entries()) {
     if (child.position === index + 1) continue;
-    await db.run(child.kind === 'space' ? SET_SPACE_POSITION : SET_COLLECTION_POSITION, { id: child.id, position: index + 1 });
+    await db.send(child.kind === 'space' ? SET_SPACE_POSITION : SET_COLLECTION_POSITION, { id: child.id, position: index + 1 });
     written++;
   }
   return written;

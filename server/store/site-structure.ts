@@ -51,47 +51,47 @@ export function siteSpacesOf(db: Db, siteId: string, sectionId: string | null): 
 
 /** Sets the position of an item among its siblings. */
 export async function setPosition(db: Db, kind: ItemKind, id: string, position: number): Promise<void> {
-  await db.run(db.q.updateTable(ITEM_TABLES[kind]).set({ position }).where('id', '=', id));
+  await db.send(db.q.updateTable(ITEM_TABLES[kind]).set({ position }).where('id', '=', id));
 }
 
 export async function insertSection(db: Db, row: Pick<SectionRecord, 'id' | 'siteId' | 'title' | 'path' | 'icon' | 'position' | 'createdAt'>): Promise<void> {
-  await db.run(db.q.insertInto('site_sections').values(columns<Insertable<SiteSectionsTable>>(row)));
+  await db.send(db.q.insertInto('site_sections').values(columns<Insertable<SiteSectionsTable>>(row)));
 }
 
 export async function insertGroup(db: Db, row: GroupRecord): Promise<void> {
-  await db.run(db.q.insertInto('site_section_groups').values(columns<Insertable<SiteSectionGroupsTable>>(row)));
+  await db.send(db.q.insertInto('site_section_groups').values(columns<Insertable<SiteSectionGroupsTable>>(row)));
 }
 
 export async function insertSiteSpace(db: Db, row: Omit<SiteSpaceRecord, 'condition'>): Promise<void> {
-  await db.run(db.q.insertInto('site_spaces').values(columns<Insertable<SiteSpacesTable>>(row)));
+  await db.send(db.q.insertInto('site_spaces').values(columns<Insertable<SiteSpacesTable>>(row)));
 }
 
 export async function updateSection(db: Db, id: string, changes: Camelized<Updateable<Omit<SiteSectionsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('site_sections').set(columns<Updateable<Omit<SiteSectionsTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('site_sections').set(columns<Updateable<Omit<SiteSectionsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 export async function updateGroup(db: Db, id: string, changes: Camelized<Updateable<Omit<SiteSectionGroupsTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('site_section_groups').set(columns<Updateable<Omit<SiteSectionGroupsTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('site_section_groups').set(columns<Updateable<Omit<SiteSectionGroupsTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 export async function updateSiteSpace(db: Db, id: string, changes: Camelized<Updateable<Omit<SiteSpacesTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('site_spaces').set(columns<Updateable<Omit<SiteSpacesTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('site_spaces').set(columns<Updateable<Omit<SiteSpacesTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /** Moves the site spaces of the site's root level into a section. */
 export async function moveRootSiteSpaces(db: Db, siteId: string, sectionId: string): Promise<void> {
-  await db.run(db.q.updateTable('site_spaces').set({ section_id: sectionId }).where('site_id', '=', siteId).where('section_id', 'is', null));
+  await db.send(db.q.updateTable('site_spaces').set({ section_id: sectionId }).where('site_id', '=', siteId).where('section_id', 'is', null));
 }
 
 /** Takes the sections of a group out of it. */
 export async function ungroup(db: Db, groupId: string): Promise<void> {
-  await db.run(db.q.updateTable('site_sections').set({ group_id: null }).where('group_id', '=', groupId));
+  await db.send(db.q.updateTable('site_sections').set({ group_id: null }).where('group_id', '=', groupId));
 }
 
 /** Removes an item of a site (a section takes its site spaces with it). */
 export async function remove(db: Db, kind: ItemKind, siteId: string, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom(ITEM_TABLES[kind]).where('id', '=', id).where('site_id', '=', siteId));
+  await db.send(db.q.deleteFrom(ITEM_TABLES[kind]).where('id', '=', id).where('site_id', '=', siteId));
 }

@@ -76,13 +76,13 @@ export function page(db: Db, filters: SiteFilters, key: Key | undefined, limit: 
 }
 
 export async function insert(db: Db, site: { id: string; organizationId: string; type: string; title: string; visibility: string; adaptiveSchema: string; shareKey: string; createdAt: string }): Promise<void> {
-  await db.run(db.q.insertInto('sites').values(columns<Insertable<SitesTable>>(site)));
+  await db.send(db.q.insertInto('sites').values(columns<Insertable<SitesTable>>(site)));
 }
 
 /** Changes columns of a site. */
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<SitesTable, 'id'>>>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db.run(db.q.updateTable('sites').set(columns<Updateable<Omit<SitesTable, 'id'>>>(changes)).where('id', '=', id));
+  await db.send(db.q.updateTable('sites').set(columns<Updateable<Omit<SitesTable, 'id'>>>(changes)).where('id', '=', id));
 }
 
 /**
@@ -92,7 +92,7 @@ export async function update(db: Db, id: string, changes: Camelized<Updateable<O
 export async function remove(db: Db, organizationId: string, siteId: string): Promise<boolean> {
   const deleted = await db.run(db.q.deleteFrom('sites').where('id', '=', siteId).where('organization_id', '=', organizationId));
   if (deleted === 0) return false;
-  await db.run(
+  await db.send(
     db.q.updateTable('organizations').set({ default_content_site: null }).where('id', '=', organizationId).where('default_content_site', '=', siteId),
   );
   return true;

@@ -99,7 +99,7 @@ export async function insert(
   row: SpaceRecord,
   revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
 ): Promise<void> {
-  await db.run(INSERT, {
+  await db.send(INSERT, {
     ...columns<Insertable<SpacesTable>>(row),
     search_revision_id: revisions.searchRevisionId,
     unwritten_revision_id: revisions.unwrittenRevisionId,
@@ -115,13 +115,13 @@ const UPDATE = prepared((q, { id, ...changes }: Updateable<Omit<SpacesTable, 'id
 
 /** Changes columns of a space. */
 export async function update(db: Db, id: string, changes: SpaceChanges): Promise<void> {
-  await db.run(UPDATE, { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id });
+  await db.send(UPDATE, { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id });
 }
 
 
 /** Permanently removes a space and, by cascade, everything in it. */
 export async function remove(db: Db, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom('spaces').where('id', '=', id));
+  await db.send(db.q.deleteFrom('spaces').where('id', '=', id));
 }
 
 /** Ids of the spaces deleted before `cutoff`. */
@@ -167,7 +167,7 @@ export function livePage(db: Db, organizationId: string, order: SortOrder, key: 
 
 /** Takes the space away from every team (teams are per organization: a transferred space leaves them). */
 export async function removeFromTeams(db: Db, spaceId: string): Promise<void> {
-  await db.run(db.q.deleteFrom('team_spaces').where('space_id', '=', spaceId));
+  await db.send(db.q.deleteFrom('team_spaces').where('space_id', '=', spaceId));
 }
 
 /** The titles of these spaces, by id. */

@@ -20,5 +20,5 @@ export async function values(db: Db, { table, column }: CheckedColumn): Promise<
 export async function set(db: Db, { table, column }: CheckedColumn, id: string, value: string | null): Promise<void> {
   const changes: Record<string, string | null> = { [column]: value };
   if (table === 'teams' && value !== null) changes.title_folded = value.toLowerCase();
-  await db.run(db.q.updateTable(table).set(changes as never).where('id', '=', id));
+  await db.send(db.q.updateTable(table).set(changes as never).where('id', '=', id));
 }

@@ -19,16 +19,16 @@ export function get(db: Db, organizationId: string, teamId: string): Promise<Tea
 }
 
 export async function insert(db: Db, team: TeamRecord): Promise<void> {
-  await db.run(db.q.insertInto('teams').values({ ...columns<Omit<Insertable<TeamsTable>, 'title_folded'>>(team), title_folded: team.title.toLowerCase() }));
+  await db.send(db.q.insertInto('teams').values({ ...columns<Omit<Insertable<TeamsTable>, 'title_folded'>>(team), title_folded: team.title.toLowerCase() }));
 }
 
 export async function rename(db: Db, teamId: string, title: string): Promise<void> {
-  await db.run(db.q.updateTable('teams').set({ title, title_folded: title.toLowerCase() }).where('id', '=', teamId));
+  await db.send(db.q.updateTable('teams').set({ title, title_folded: title.toLowerCase() }).where('id', '=', teamId));
 }
 
 /** Removes a team, its memberships and its space grants (cascade). */
 export async function remove(db: Db, teamId: string): Promise<void> {
-  await db.run(db.q.deleteFrom('teams').where('id', '=', teamId));
+  await db.send(db.q.deleteFrom('teams').where('id', '=', teamId));
 }
 
 /** Filters of a list of an organization's teams: those a user owns, those whose title contains some text. */
@@ -67,19 +67,19 @@ export async function roleOf(db: Db, teamId: string, userId: string): Promise<st
 
 /** Adds a member to a team (nothing when already one). */
 export async function addMember(db: Db, teamId: string, userId: string, role: string): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.insertInto('team_members').values({ team_id: teamId, user_id: userId, role }).onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing()),
   );
 }
 
 /** Gives a team access to a space (nothing when it has it). */
 export async function addSpace(db: Db, teamId: string, spaceId: string): Promise<void> {
-  await db.run(db.q.insertInto('team_spaces').values({ team_id: teamId, space_id: spaceId }).onConflict((oc) => oc.columns(['team_id', 'space_id']).doNothing()));
+  await db.send(db.q.insertInto('team_spaces').values({ team_id: teamId, space_id: spaceId }).onConflict((oc) => oc.columns(['team_id', 'space_id']).doNothing()));
 }
 
 /** Takes a user out of every team of an organization. */
 export async function removeFromOrganizationTeams(db: Db, organizationId: string, userId: string): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.deleteFrom('team_members').where('user_id', '=', userId)
       .where('team_id', 'in', (eb) => eb.selectFrom('teams').select('id').where('organization_id', '=', organizationId)),
   );

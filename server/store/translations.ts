@@ -14,7 +14,7 @@ export async function insert(
   db: Db,
   row: Pick<TranslationRecord, 'id' | 'organizationId' | 'language' | 'sourceSpaceId' | 'sourceLanguage' | 'instructions' | 'createdAt' | 'updatedAt'>,
 ): Promise<void> {
-  await db.run(db.q.insertInto('translations').values(columns<Insertable<TranslationsTable>>(row)));
+  await db.send(db.q.insertInto('translations').values(columns<Insertable<TranslationsTable>>(row)));
 }
 
 /** Changes columns of a translation; resolves to whether it exists. */
@@ -28,7 +28,7 @@ export async function recordRun(
   id: string,
   run: { status: string; resultSpaceId: string; resultRevisionId: string; words: number; pages: number; duration: number; updatedAt: string },
 ): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.updateTable('translations')
       .set((eb) => ({
         status: run.status,
@@ -48,7 +48,7 @@ export async function recordRun(
 }
 
 export async function remove(db: Db, id: string): Promise<void> {
-  await db.run(db.q.deleteFrom('translations').where('id', '=', id));
+  await db.send(db.q.deleteFrom('translations').where('id', '=', id));
 }
 
 export async function count(db: Db, organizationId: string): Promise<number> {

@@ -30,7 +30,7 @@ const BY_TOKEN_HASH = prepared((q, p: { hash: string }) =>
 
 /** Stores a token's hash for a user, replacing what the hash named before. */
 export async function putToken(db: Db, token: { hash: string; userId: string; label: string | null; createdAt: string }): Promise<void> {
-  await db.run(
+  await db.send(
     db.q.insertInto('tokens')
       .values({ hash: token.hash, user_id: token.userId, label: token.label, created_at: token.createdAt })
       .onConflict((conflict) => conflict.column('hash').doUpdateSet({ user_id: token.userId, label: token.label, created_at: token.createdAt })),
@@ -43,5 +43,5 @@ export async function exists(db: Db, id: string): Promise<boolean> {
 }
 
 export async function insert(db: Db, user: UserRow & { createdAt: string }): Promise<void> {
-  await db.run(db.q.insertInto('users').values(columns<Insertable<UsersTable>>(user)));
+  await db.send(db.q.insertInto('users').values(columns<Insertable<UsersTable>>(user)));
 }

@@ -1,7 +1,9 @@
 // Writes on PostgreSQL that name the same queue (WriteOptions.queue) commit together, one transaction and one flush
-// for a group of them, each after the first in a savepoint of its own: a write that fails is undone alone and gets
-// its own error, the others commit; a write that conflicts with another transaction breaks the group up, and each then
-// runs on its own. Writes of no queue run each in a transaction of its own.
+// for a group of them, one after the other without savepoints: a write that fails before it changed anything is left
+// out with its own error while the others commit in the group; one that fails after it changed something, or that
+// conflicts with another transaction, breaks the group up, and each then runs on its own. Writes of no queue run each
+// in a transaction of its own. A statement sent without waiting (Db.send) runs in order with the write's others, and
+// its failure is the write's.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -87,6 +89,103 @@ describe('writes of one queue', () => {
     await Promise.all(names.map((name) => store.write(insert(name))));
     const written = await rows('alone-');
     expect(new Set(written.map((row) => row.txid)).size).toBe(names.length);
+  });
+});
+
+/** Writes of one queue that start while the first waits for `open`: all of them are in the first's group. */
+function gatedGroup<T>(queue: string, works: ((db: Db) => Promise<T>)[]): { open: () => void; outcomes: Promise<PromiseSettledResult<T>[]> } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const writes = works.map((work, i) =>
+    store.write(async (db) => {
+      if (i === 0) await gate;
+      return await work(db);
+    }, { queue }),
+  );
+  return { open, outcomes: Promise.allSettled(writes) };
+}
+
+const outcomeOf = <T>(outcome: PromiseSettledResult<T>) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code?: string; message: string }).code ?? (outcome.reason as Error).message);
+
+describe('a group without savepoints', () => {
+  test('a write that fails before it changed anything is left out, and the others commit in the one transaction', async () => {
+    const names = ['clean-0', 'clean-1', 'clean-2', 'clean-3', 'clean-4'];
+    const { open, outcomes } = gatedGroup(
+      'spaceId:clean',
+      names.map((name, i) => async (db: Db) => {
+        await db.first(sql`SELECT count(*) AS n FROM scratch`);
+        if (i === 1 || i === 3) throw notFound(name);
+        return await insert(name)(db);
+      }),
+    );
+    open();
+    expect((await outcomes).map(outcomeOf)).toEqual(['clean-0', 'clean-1 not found', 'clean-2', 'clean-3 not found', 'clean-4']);
+    const written = await rows('clean-');
+    expect(written.map((row) => row.id)).toEqual(['clean-0', 'clean-2', 'clean-4']);
+    // Left out without undoing anything: the group was not broken up.
+    expect(new Set(written.map((row) => row.txid)).size).toBe(1);
+  });
+
+  test('a write that fails after it changed something breaks the group up: each write then runs in a transaction of its own', async () => {
+    const names = ['dirty-0', 'dirty-1', 'dirty-2'];
+    const { open, outcomes } = gatedGroup(
+      'spaceId:dirty',
+      names.map((name, i) => async (db: Db) => {
+        await insert(name)(db);
+        if (i === 1) throw notFound(name);
+        return name;
+      }),
+    );
+    open();
+    expect((await outcomes).map(outcomeOf)).toEqual(['dirty-0', 'dirty-1 not found', 'dirty-2']);
+    const written = await rows('dirty-');
+    expect(written.map((row) => row.id)).toEqual(['dirty-0', 'dirty-2']);
+    expect(new Set(written.map((row) => row.txid)).size).toBe(2);
+  });
+});
+
+describe('statements sent without waiting (Db.send)', () => {
+  test('run in order with the write\'s others: a read after them sees what they wrote, and they commit with the write', async () => {
+    const seen = await store.write(async (db) => {
+      await db.send(sql`INSERT INTO scratch (id, txid) VALUES ('sent-a', txid_current())`);
+      await db.send(sql`UPDATE scratch SET id = 'sent-b' WHERE id = 'sent-a'`);
+      return await db.all(sql<{ id: string }>`SELECT id FROM scratch WHERE id LIKE 'sent-%'`);
+    });
+    expect(seen).toEqual([{ id: 'sent-b' }]);
+    expect((await rows('sent-')).map((row) => row.id)).toEqual(['sent-b']);
+  });
+
+  test('one that fails fails the write with its own error, not the aborted transaction\'s that the statements after it meet, and changes nothing', async () => {
+    let attempts = 0;
+    const failing = store.write(async (db) => {
+      attempts++;
+      await db.send(sql`INSERT INTO scratch (id, txid) VALUES ('unsent-a', txid_current())`);
+      await db.send(sql`INSERT INTO scratch (id, txid) VALUES ('unsent-b', NULL)`);
+      return await db.first(sql`SELECT count(*) AS n FROM scratch`);
+    });
+    await expect(failing).rejects.toMatchObject({ code: '23502' });
+    // The same when the failing statement is the write's last, answered only with its COMMIT.
+    await expect(store.write(async (db) => db.send(sql`INSERT INTO scratch (id, txid) VALUES ('unsent-c', NULL)`))).rejects.toMatchObject({ code: '23502' });
+    expect(attempts).toBe(1);
+    expect(await rows('unsent-')).toEqual([]);
+  });
+
+  test('one that fails in a group fails its own write only: the others commit', async () => {
+    const names = ['group-sent-0', 'group-sent-1', 'group-sent-2', 'group-sent-3'];
+    const { open, outcomes } = gatedGroup(
+      'spaceId:group-sent',
+      names.map((name, i) => async (db: Db) => {
+        await db.send(sql`INSERT INTO scratch (id, txid) VALUES (${name}, ${i === 2 ? null : sql`txid_current()`})`);
+        return name;
+      }),
+    );
+    open();
+    expect((await outcomes).map(outcomeOf)).toEqual(['group-sent-0', 'group-sent-1', '23502', 'group-sent-3']);
+    expect((await rows('group-sent-')).map((row) => row.id)).toEqual(['group-sent-0', 'group-sent-1', 'group-sent-3']);
+  });
+
+  test('a reader refuses them, as every write outside Store.write', async () => {
+    await expect(store.reader.send(sql`INSERT INTO scratch (id, txid) VALUES ('reader-sent', 0)`)).rejects.toThrow(/Store\.write/);
   });
 });
 

@@ -83,6 +83,15 @@ describe('the bench settings', () => {
     });
   });
 
+  test('BENCH_REQUESTS picks requests by name; one it does not have is named, with those it has', () => {
+    expect(benchSettings({ BENCH_REQUESTS: 'PATCH a space, GET a space' }).requests).toEqual(['PATCH a space', 'GET a space']);
+    expect(benchSettings({}).requests).toBeUndefined();
+    expect(problems({ BENCH_REQUESTS: 'PATCH a space,PUT a space' })).toEqual([
+      expect.stringMatching(/^BENCH_REQUESTS must name requests among GET a space, .*POST a comment.*, got "PATCH a space,PUT a space" \(no request "PUT a space"\)$/),
+    ]);
+    expect(problems({ BENCH_REQUESTS: ' , ' })).toEqual([expect.stringMatching(/^BENCH_REQUESTS must name requests among .*, got " , "$/)]);
+  });
+
   test('a part it does not have is named, with the parts it has', () => {
     expect(problems({ BENCH_PARTS: 'throughput,idz' })).toEqual([
       'BENCH_PARTS must name parts among throughput, prism, startup, memory, store, mechanisms, lists, revisions, ids, reset, save, separated by commas, got "throughput,idz" (no part "idz")',

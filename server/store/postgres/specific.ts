@@ -33,7 +33,7 @@ const search = {
     );
     // Bound parameters are limited to 65 535 a statement: 8 a section.
     for (let start = 0; start < rows.length; start += 4000) {
-      await db.run(
+      await db.send(
         sql`INSERT INTO content_search (space_id, page_id, page_path, page_title, section_id, title, body, words)
             VALUES ${sql.join(rows.slice(start, start + 4000))}`,
       );
@@ -42,11 +42,11 @@ const search = {
 
   async removePages(db: Db, spaceId: string, pageIds: readonly string[]): Promise<void> {
     if (pageIds.length === 0) return;
-    await db.run(sql`DELETE FROM content_search WHERE space_id = ${spaceId} AND page_id = ANY(${pageIds})`);
+    await db.send(sql`DELETE FROM content_search WHERE space_id = ${spaceId} AND page_id = ANY(${pageIds})`);
   },
 
   async removeSpaces(db: Db, spaceIds: readonly string[]): Promise<void> {
-    await db.run(sql`DELETE FROM content_search WHERE ${postgresSpecific.among('space_id', spaceIds)}`);
+    await db.send(sql`DELETE FROM content_search WHERE ${postgresSpecific.among('space_id', spaceIds)}`);
   },
 
   async sections(db: Db, scope: SearchScope, words: SearchWords, max: number): Promise<SectionHit[]> {

@@ -22,7 +22,7 @@ import {
   sql,
 } from 'kysely';
 import type postgres from 'postgres';
-import { DomainError, unavailable } from '../../errors.ts';
+import { DomainError, Refusal, unavailable } from '../../errors.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
@@ -74,9 +74,8 @@ export function queueKey(queue: string): string {
 }
 
 /**
- * Most writes of one queue that share a transaction (see `PostgresStore.grouped`). Each after the first runs in a
- * savepoint of its own, kept to the commit: PostgreSQL keeps 64 subtransactions of a transaction in shared memory and
- * slows every snapshot beyond that.
+ * Most writes of one queue that share a transaction (see `PostgresStore.grouped`): a group waits for its last write,
+ * and one that breaks up runs each of its writes again on its own.
  */
 const MOST_GROUPED = 32;
 
@@ -87,18 +86,27 @@ interface GroupedWrite {
   reject(error: unknown): void;
 }
 
-/** What a write of a group did: its result, or the error that undid it alone (its savepoint rolled back). */
+/** What a write of a group did: its result, or the error it failed with before it changed anything. */
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** The first write of a group failed: its transaction is rolled back, and the group goes on without it. */
-class FirstFailed extends Error {
-  constructor(readonly error: unknown) {
-    super('the first write of a group failed');
-  }
-}
-
-/** A write of a group met a conflict with another transaction: the group is undone, and each write runs on its own. */
+/**
+ * A write of a group met a conflict with another transaction, or failed after it changed something: the group is
+ * undone, and each of its writes runs on its own.
+ */
 class GroupConflict extends Error {}
+
+/** A failure that every write would meet alone too (the database unreachable, its disk full): a group fails with it. */
+const failsEveryWrite = (error: unknown) => error instanceof Refusal || isConnectionFailure(error);
+
+/**
+ * The error of a write whose statement sent without waiting (`Db.send`) failed: its own, but in a group one that does
+ * not retry undoes the group (`GroupConflict`), for each write to meet its own outcome alone.
+ */
+function sentFailed(failure: unknown, grouped: boolean): unknown {
+  const code = (failure as { code?: string }).code;
+  const retried = code !== undefined && RETRYABLE.has(code);
+  return grouped && !retried && !failsEveryWrite(failure) ? new GroupConflict('a statement of a group failed', { cause: failure }) : failure;
+}
 
 /** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
 const NAMED_STATEMENTS = 2000;
@@ -198,6 +206,47 @@ const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
 /** Where a driver sends its statements: the pool (a reader's) or the connection of one transaction. */
 type Target = Pick<Connections, 'read'> | Pick<Held, 'query'>;
 
+/** A statement that only reads: a SELECT (one sent with `run` or `send` counts as a write whatever it says). */
+const READS = /^\s*select\b/i;
+
+/**
+ * The statements of one attempt of a write transaction: those sent without the work waiting for them (`Db.send`),
+ * which the commit waits for, and what it takes to tell whether a write of a group changed anything.
+ */
+class Session {
+  /** Statements sent and not answered yet. */
+  private readonly pending = new Set<Promise<unknown>>();
+  /** Statements sent that may write (every one but a SELECT read with `all` or `first`). */
+  writes = 0;
+  /** Statements that failed. */
+  failures = 0;
+  /**
+   * The first failure of a statement sent with `send`: the transaction is aborted from there on (every later
+   * statement fails with 25P02, and its COMMIT rolls back), so this is what failed the write.
+   */
+  sentFailure: unknown;
+
+  /** Follows `statement` until it is answered; `sent`: the work does not wait for it. */
+  track<T>(statement: Promise<T>, writes: boolean, sent: boolean): Promise<T> {
+    if (writes) this.writes++;
+    this.pending.add(statement);
+    statement.then(
+      () => this.pending.delete(statement),
+      (error: unknown) => {
+        this.pending.delete(statement);
+        this.failures++;
+        if (sent && this.failures === 1) this.sentFailure = error;
+      },
+    );
+    return statement;
+  }
+
+  /** Resolves once every statement sent so far is answered, failed or not. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+}
+
 /**
  * How PostgreSQL runs a statement: on the pool (a reader) or on the connection of one transaction, prepared by name on
  * its connection; postgres.js makes its rows, named as above the store.
@@ -207,9 +256,11 @@ class PostgresDriver implements Driver {
   readonly q = postgresQueries;
   readonly specific = postgresSpecific;
 
+  /** `session`: the statements of the transaction whose connection `target` is; none for a reader. */
   constructor(
     private readonly store: PostgresStore,
     private readonly target: Target,
+    private readonly session?: Session,
   ) {}
 
   private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<Rows> {
@@ -222,16 +273,35 @@ class PostgresDriver implements Driver {
     }
   }
 
+  /**
+   * Runs a statement, followed by the transaction's session when there is one. `writes`: it may change the database
+   * (`run`, `send`, or anything but a SELECT); `sent`: the work does not wait for it (`send`).
+   */
+  private statement(statement: Compiled, writing: boolean, writes = false, sent = false): Promise<Rows> {
+    const answer = this.execute(statement, writing);
+    return this.session === undefined ? answer : this.session.track(answer, writes || !READS.test(statement.sql), sent);
+  }
+
   async all(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    return await this.execute(statement, writing);
+    return await this.statement(statement, writing);
   }
 
   async first(statement: Compiled, writing: boolean): Promise<unknown> {
-    return (await this.execute(statement, writing))[0];
+    return (await this.statement(statement, writing))[0];
   }
 
   async run(statement: Compiled, writing: boolean): Promise<number> {
-    return (await this.execute(statement, writing)).count ?? 0;
+    return (await this.statement(statement, writing, true)).count ?? 0;
+  }
+
+  /**
+   * In a transaction, the statement is sent (with whatever the work sends next in this turn of the event loop) and
+   * followed by the session, whose commit waits for it; outside one, it is a write refused.
+   */
+  send(statement: Compiled, writing: boolean): Promise<void> {
+    if (this.session === undefined || !writing) return this.run(statement, writing).then(() => undefined);
+    this.statement(statement, writing, true, true).catch(() => undefined);
+    return Promise.resolve();
   }
 }
 
@@ -393,11 +463,12 @@ export class PostgresStore implements Store {
   /**
    * A write of a queue joins the writes of that queue waiting in this process, and they commit together: writes of one
    * queue run one after another anyway (its lock), and each transaction's commit waits for the disk, so one commit for
-   * a group is what lets a burst of writes to one resource go faster than one flush each. The first write of a group
-   * runs as the transaction's own work, each later one in a savepoint: a write that fails is undone alone and its
-   * caller gets its error, while the others commit. A write that meets a conflict with another transaction undoes the
-   * group, and each of its writes then runs on its own, with its own retries. Callers learn their outcome after the
-   * commit, as with a write of its own.
+   * a group is what lets a burst of writes to one resource go faster than one flush each. The writes run one after the
+   * other in the transaction, without savepoints (a savepoint is a statement more per write, and a subtransaction for
+   * PostgreSQL to keep): a write that fails before it changed anything (a refusal after its reads, the most common
+   * failure) is simply left out, and its caller gets its error while the others commit; a write that fails after it
+   * changed something, or that meets a conflict with another transaction, undoes the group, and each of its writes
+   * then runs on its own, with its own retries. Callers learn their outcome after the commit, as with a write of its own.
    */
   private grouped<T>(work: (db: Db) => Promise<T>, queue: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -418,58 +489,46 @@ export class PostgresStore implements Store {
     const close = () => {
       if (this.groups.get(queue) === group) this.groups.delete(queue);
     };
-    for (;;) {
-      let outcomes: Outcome[];
-      try {
-        outcomes = await this.transaction((db, effects) => this.runWrites(db, effects, group, close), { queue });
-      } catch (error) {
-        if (error instanceof FirstFailed) {
-          group.shift()!.reject(error.error);
-          if (group.length > 0) continue;
-          close();
-          return;
-        }
-        close();
-        if (group.length === 1 || !(error instanceof GroupConflict)) {
-          for (const write of group) write.reject(error);
-          return;
-        }
-        for (const write of group) this.transaction(write.work, { queue }).then(write.resolve, write.reject);
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.transaction((db, effects, session) => this.runWrites(db, effects, session, group, close), { queue, grouped: true });
+    } catch (error) {
+      close();
+      if (group.length === 1 || !(error instanceof GroupConflict)) {
+        for (const write of group) write.reject(error instanceof GroupConflict ? error.cause : error);
         return;
       }
-      group.forEach((write, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) write.resolve(outcome.value);
-        else write.reject(outcome.error);
-      });
+      for (const write of group) this.transaction(write.work, { queue }).then(write.resolve, write.reject);
       return;
     }
+    group.forEach((write, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error);
+    });
   }
 
   /** The writes of a group, in one transaction (see `grouped`); `close` ends the group once the last has run. */
-  private async runWrites(db: Db, effects: Effects, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
+  private async runWrites(db: Db, effects: Effects, session: Session, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (let i = 0; i < group.length; i++) {
       const write = group[i]!;
-      // The savepoint goes with the write's first statement, in one write to the connection (see `transaction`).
-      const savepoint = i > 0 ? db.run(sql`SAVEPOINT grouped_write`) : undefined;
-      savepoint?.catch(() => undefined);
-      // The effects this write registers go with its savepoint when it is undone.
+      // The effects this write registers go with it when it fails.
       const mark = effects.mark();
+      const { writes, failures } = session;
       try {
-        try {
-          outcomes.push({ ok: true, value: await write.work(db) });
-        } finally {
-          // A savepoint that failed is what failed the write too.
-          await savepoint;
-        }
+        outcomes.push({ ok: true, value: await write.work(db) });
       } catch (error) {
-        const conflict = RETRYABLE.has((error as { code?: string }).code ?? '');
-        if (conflict || isConnectionFailure(error)) throw conflict && group.length > 1 ? new GroupConflict('a write of a group conflicted', { cause: error }) : error;
-        if (i === 0) throw new FirstFailed(error);
-        await db.run(sql`ROLLBACK TO SAVEPOINT grouped_write`);
-        effects.undoTo(mark);
-        outcomes.push({ ok: false, error });
+        // Whether it changed anything, or left the transaction aborted, is known once every statement sent is answered.
+        await session.settled();
+        if (session.writes === writes && session.failures === failures) {
+          effects.undoTo(mark);
+          outcomes.push({ ok: false, error });
+          continue;
+        }
+        const cause = session.sentFailure ?? error;
+        if (group.length > 1 && !failsEveryWrite(cause)) throw new GroupConflict('a write of a group failed after it changed something', { cause });
+        throw cause;
       }
     }
     // No write joins once the last has run: the group commits as it is (a later write starts the next group).
@@ -477,7 +536,15 @@ export class PostgresStore implements Store {
     return outcomes;
   }
 
-  private async transaction<T>(work: (db: Db, effects: Effects) => Promise<T>, options: WriteOptions): Promise<T> {
+  /**
+   * Runs `work` in a transaction of its own, tried again when it conflicts with another. `grouped`: the work is a
+   * group's (`runWrites`), which a statement sent without waiting (`Db.send`) that failed undoes as a whole, for each
+   * of its writes to run on its own.
+   */
+  private async transaction<T>(
+    work: (db: Db, effects: Effects, session: Session) => Promise<T>,
+    options: WriteOptions & { grouped?: boolean },
+  ): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
     const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
     const began = performance.now();
@@ -507,28 +574,39 @@ export class PostgresStore implements Store {
         begin.push(held.control(`BEGIN ISOLATION LEVEL ${isolation}`));
         const begun = Promise.all(begin);
         begun.catch(() => undefined);
+        // A handle and a session per attempt: the effects of an attempt that is undone and run again go with it.
+        const session = new Session();
         try {
-          // A handle per attempt: the effects of an attempt that is undone and run again go with it.
           const effects = new Effects();
           let result: T;
           try {
-            result = await work(new EngineDb(this, new PostgresDriver(this, held), effects), effects);
+            result = await work(new EngineDb(this, new PostgresDriver(this, held, session), effects), effects, session);
           } finally {
             // A lock or a BEGIN that failed is what failed the work too.
             await begun;
           }
+          // The COMMIT leaves with the statements the work sent without waiting for them (`Db.send`), in one round trip;
+          // if one of them failed, the transaction was aborted there and PostgreSQL answers the COMMIT by rolling back.
           // The count of changes moves once the commit is visible, before the caller learns of it (see changeCount).
-          await held.control(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
+          const commit = held.control(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
+          commit.catch(() => undefined);
+          await session.settled();
+          await commit;
           locked = false;
+          if (session.sentFailure !== undefined) throw sentFailed(session.sentFailure, options.grouped === true);
           effects.run();
           return result;
-        } catch (error) {
+        } catch (thrown) {
           try {
             await held.control('ROLLBACK');
           } catch (rollbackError) {
             broken = true;
             lost = rollbackError;
           }
+          // A statement sent without waiting that failed aborted the transaction: what the work met after it (25P02,
+          // the transaction aborted) follows from it.
+          await session.settled();
+          const error = session.sentFailure !== undefined && !(thrown instanceof GroupConflict) ? sentFailed(session.sentFailure, options.grouped === true) : thrown;
           const code = (error as { code?: string }).code;
           if (!broken && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
             if (attempt >= ALONE_AFTER && !alone) {
@@ -650,7 +728,7 @@ export class PostgresStore implements Store {
   }
 
   async announceJobs(db: Db): Promise<void> {
-    await db.run(sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`);
+    await db.send(sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`);
   }
 
   tokensVersion(): number | undefined {
@@ -659,7 +737,7 @@ export class PostgresStore implements Store {
   }
 
   async announceTokens(db: Db): Promise<void> {
-    await db.run(sql`SELECT pg_notify(${TOKENS_CHANNEL}, '')`);
+    await db.send(sql`SELECT pg_notify(${TOKENS_CHANNEL}, '')`);
   }
 
   async close(): Promise<void> {

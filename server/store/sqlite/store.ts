@@ -141,6 +141,11 @@ class SqliteDriver implements Driver {
       return Promise.reject(this.store.failure(error));
     }
   }
+
+  /** SQLite runs every statement at once: a statement sent is a statement run. */
+  async send(statement: Compiled, writing: boolean): Promise<void> {
+    await this.run(statement, writing);
+  }
 }
 
 export class SqliteStore implements Store {
