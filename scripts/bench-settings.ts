@@ -21,6 +21,11 @@ export interface BenchSettings {
   seconds: number;
   /** BENCH_RUNS: interleaved runs of the throughput part (medians shown; the spread over them from 2). */
   runs: number;
+  /**
+   * BENCH_WARMUP: requests of each type sent to each target of the throughput and store parts before they are measured
+   * (the JIT still compiles the server's code for a while: a longer warm-up measures a server that has run longer).
+   */
+  warmup: number;
   /** BENCH_CONNECTIONS: autocannon's connections. */
   connections: number;
   /** BENCH_MEMORY_REQUESTS: requests of each memory run, sent in 10 parts with the RSS read after each. */
@@ -128,6 +133,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     nodeArgs: value('BENCH_NODE_ARGS')?.split(' ').filter(Boolean) ?? [],
     seconds,
     runs: whole('BENCH_RUNS', 2, 1, 100),
+    warmup: whole('BENCH_WARMUP', 500, 1, 10_000_000),
     connections: whole('BENCH_CONNECTIONS', 10, 1, 1000),
     memoryRequests: whole('BENCH_MEMORY_REQUESTS', 100_000, 10),
     memoryPages: whole('BENCH_MEMORY_PAGES', 4_900, 1, REVISION_LIMITS.pages),

@@ -241,7 +241,7 @@ async function mechanisms(dataDir: string): Promise<void> {
 }
 
 /**
- * Every target warmed on every request (the JIT, the validator's compiled schemas), then measured BENCH_RUNS times on
+ * Every target warmed on every request (the JIT, the validator's compiled schemas: BENCH_WARMUP requests of each), then measured BENCH_RUNS times on
  * each request, each target in turn going first: a target measured right after another carries what that one left
  * behind (the cores' caches, a mock's processes still winding down), so a fixed order would always handicap the same
  * one. The runs of each, by `request name\ntarget name`. `measure` loads one target (`load` for a server,
@@ -251,7 +251,7 @@ async function measuredInTurn<T extends { name: string }>(
   targets: T[],
   measure: (target: T, request: BenchRequest, options: { duration?: number; amount?: number }) => Promise<Measure>,
 ): Promise<Map<string, Measure[]>> {
-  for (const request of REQUESTS) for (const target of targets) await measure(target, request, { amount: 500 });
+  for (const request of REQUESTS) for (const target of targets) await measure(target, request, { amount: settings.warmup });
   const results = new Map<string, Measure[]>();
   for (let run = 0; run < settings.runs; run++) {
     for (const [index, request] of REQUESTS.entries()) {

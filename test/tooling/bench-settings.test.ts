@@ -27,6 +27,7 @@ describe('the bench settings', () => {
       nodeArgs: [],
       seconds: 5,
       runs: 2,
+      warmup: 500,
       connections: 10,
       memoryRequests: 100_000,
       memoryPages: 4_900,
@@ -39,7 +40,7 @@ describe('the bench settings', () => {
       saves: 5,
     };
     expect(benchSettings({})).toEqual(defaults);
-    const names = ['PARTS', 'SERVER', 'NODE_ARGS', 'SECONDS', 'RUNS', 'CONNECTIONS', 'MEMORY_REQUESTS', 'MEMORY_PAGES'];
+    const names = ['PARTS', 'SERVER', 'NODE_ARGS', 'SECONDS', 'RUNS', 'WARMUP', 'CONNECTIONS', 'MEMORY_REQUESTS', 'MEMORY_PAGES'];
     names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES');
     const empty = Object.fromEntries(names.map((name) => [`BENCH_${name}`, '']));
     expect(benchSettings(empty)).toEqual(defaults);
@@ -53,6 +54,7 @@ describe('the bench settings', () => {
         BENCH_NODE_ARGS: '--cpu-prof  --cpu-prof-dir=/tmp/p',
         BENCH_SECONDS: '2.5',
         BENCH_RUNS: '3',
+        BENCH_WARMUP: '4000',
         BENCH_CONNECTIONS: '50',
         BENCH_MEMORY_REQUESTS: '1000',
         BENCH_MEMORY_PAGES: '5000',
@@ -70,6 +72,7 @@ describe('the bench settings', () => {
       nodeArgs: ['--cpu-prof', '--cpu-prof-dir=/tmp/p'],
       seconds: 2.5,
       runs: 3,
+      warmup: 4000,
       connections: 50,
       memoryRequests: 1000,
       memoryPages: 5000,
