@@ -295,11 +295,12 @@ class PostgresDriver implements Driver {
   }
 
   /**
-   * In a transaction, the statement is sent (with whatever the work sends next in this turn of the event loop) and
-   * followed by the session, whose commit waits for it; outside one, it is a write refused.
+   * In a transaction (a driver with a session is a writer's), the statement is sent (with whatever the work sends next
+   * in this turn of the event loop) and followed by the session, whose commit waits for it; through a reader, it is a
+   * write refused.
    */
   send(statement: Compiled, writing: boolean): Promise<void> {
-    if (this.session === undefined || !writing) return this.run(statement, writing).then(() => undefined);
+    if (this.session === undefined) return this.run(statement, writing).then(() => undefined);
     this.statement(statement, writing, true, true).catch(() => undefined);
     return Promise.resolve();
   }
