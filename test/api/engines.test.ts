@@ -5,6 +5,8 @@
 // every string included, and every writable field written and read back), then the hardening inputs: integer
 // spellings on every list, and text the engines cannot both store in every path parameter, query parameter and body
 // of every operation, on real resources. The file starts both engines itself, so the postgres project skips it.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -147,6 +149,58 @@ describe.skipIf(testEngine() === 'postgres')('SQLite and PostgreSQL answer every
     // The writes above reached the counters: the first space's comments and change requests, counted alike.
     const counters = await sqlite!.running.ctx.store.reader.all(sql<{ comments: number; change_requests: number }>`SELECT comments, change_requests FROM space_counters WHERE space_id = ${one}`);
     expect(counters.map((row) => [Number(row.comments) > 0, Number(row.changeRequests)])).toEqual([[true, 2]]);
+  });
+});
+
+/**
+ * How the mirror compares page cursors, on two servers answering what each test gives: by what they hold (the ids in
+ * the key paired with those the answers name, the count, the list), whatever letters their signatures are made of.
+ */
+describe.skipIf(testEngine() === 'postgres')('the mirror compares page cursors by what they hold', () => {
+  const TIME = '2026-03-01T09:00:00.000Z';
+  const LIST = 'PXFqDFEinsoUfurYfBNlqJ';
+  const cursor = (data: { k: unknown[]; c: number; l: string }, signature: string) => `${Buffer.from(JSON.stringify(data)).toString('base64url')}.${signature}`;
+  // Ids as each server makes them, for the same two records; signatures of letters only, as one in 40 is.
+  const FIRST = { one: '0Vc5fvs700emAt83X9wvgi', two: '0Vc5fvsA00pKw31s1ozxVh', signature: 'QxdHElA__JMADyuUg_nptk' };
+  const SECOND = { one: '0Vc5fvsO00WMB3lSdx5klJ', two: '0Vc5fvsQ00tF7je1fdD9rq', signature: 'KpmoomDYdoUqfeuCmunEEx' };
+  const OTHER = '0Vc5fvsS00g8kmHM37w9hJ';
+
+  /** A server answering a page of the list (its first page, or the one after `ids.one`), keeping the addresses sent. */
+  async function listServer(ids: { one: string; two: string; signature: string }, next: string) {
+    const received: string[] = [];
+    const server = createServer((request, response) => {
+      received.push(request.url!);
+      const body = request.url!.includes('page=') ? { items: [{ id: ids.two }], count: 2 } : { items: [{ id: ids.one }], count: 2, next: { page: next } };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  /** The mirror's differences on the first page and the next one, with the second server's `next` for the first. */
+  async function differences(second: string) {
+    const firstCursor = cursor({ k: [TIME, FIRST.one], c: 2, l: LIST }, FIRST.signature);
+    const servers = await Promise.all([listServer(FIRST, firstCursor), listServer(SECOND, second)]);
+    try {
+      const mirror = new EngineMirror(servers[0].url, servers[1].url, { settle: { tries: 0, waitMs: 0 } });
+      await mirror.fetch(`${servers[0].url}/v1/things?limit=1`);
+      await mirror.fetch(`${servers[0].url}/v1/things?limit=1&page=${firstCursor}`);
+      return { differences: mirror.differences, sent: servers[1].received };
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
+  }
+
+  test('a cursor naming the paired record, signed with letters only, is the same, and is sent translated', async () => {
+    const secondCursor = cursor({ k: [TIME, SECOND.one], c: 2, l: LIST }, SECOND.signature);
+    expect(await differences(secondCursor)).toEqual({ differences: [], sent: ['/v1/things?limit=1', `/v1/things?limit=1&page=${secondCursor}`] });
+  });
+
+  test('a cursor naming another record, or counting otherwise, differs at once', async () => {
+    for (const data of [{ k: [TIME, OTHER], c: 2, l: LIST }, { k: [TIME, SECOND.one], c: 3, l: LIST }]) {
+      const found = await differences(cursor(data, SECOND.signature));
+      expect(found.differences[0]).toMatch(/^GET \/v1\/things\?limit=1: body\.next\.page: \{"k"/);
+    }
   });
 });
 

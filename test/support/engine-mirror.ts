@@ -4,15 +4,16 @@
 // client (the conformance runner) drives both while it sees one.
 //
 // What legitimately differs between two servers is made equal first: each server's base URL, and the values each one
-// makes at random (ids, page cursors, share keys, signatures, commit ids). Those are learnt from the answers: where two
-// answers differ only in opaque tokens at the same places, the tokens are paired, once and for all (a token paired
-// with another one later is a difference); requests are translated with the pairs. Background work finishes at each
-// server's pace: a GET whose answers differ is sent again to both, for a while, before the difference counts.
+// makes at random (ids, share keys, signatures, commit ids: tokens, told from words as test/support/examples.ts tells
+// them, by a digit or by changing case often: a random 22-character signature holds no digit about once in 40). Those
+// are learnt from the answers: where two answers differ only in tokens at the same places, the tokens are paired, once
+// and for all (a token paired with another one later is a difference); requests are translated with the pairs. A page
+// cursor is compared by what it holds rather than as tokens: the key of the page's last item (the ids in it must be the
+// paired ids the rest of the answers name), the list's count and the list, whatever letters its signature is made of.
+// Background work finishes at each server's pace: a GET whose answers differ is sent again to both, for a while, before
+// the difference counts.
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** A value a server makes at random: 16 or more letters, digits, `-` or `_`, holding a digit. */
-const TOKEN = /[A-Za-z0-9_-]{16,}/g;
-const isToken = (text: string) => /\d/.test(text);
+import { type CursorData, cursorData, isToken, MADE_IN_KEY, TOKEN } from './examples.ts';
 
 interface Answer {
   status: number;
@@ -131,7 +132,10 @@ export class EngineMirror {
 
   private same(a: unknown, b: unknown, at: string): string | undefined {
     if (typeof a === 'string' && typeof b === 'string') {
-      return this.sameText(a, b) ? undefined : `${at}: ${JSON.stringify(a).slice(0, 200)} ≠ ${JSON.stringify(b).slice(0, 200)}`;
+      if (this.sameText(a, b)) return undefined;
+      // A cursor is shown by what it holds, the only part of it compared.
+      const shown = (text: string) => JSON.stringify(cursorData(text) ?? text).slice(0, 200);
+      return `${at}: ${shown(a)} ≠ ${shown(b)}`;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
       if (a.length !== b.length) return `${at}: ${a.length} items ≠ ${b.length}`;
@@ -157,18 +161,47 @@ export class EngineMirror {
   private sameText(a: string, b: string): boolean {
     if (a === b) return true;
     if (b.replace(TOKEN, (token) => this.toFirst.get(token) ?? token) === a) return true;
+    const [cursorA, cursorB] = [cursorData(a), cursorData(b)];
+    if (cursorA !== undefined && cursorB !== undefined) return this.sameCursor(a, cursorA, b, cursorB);
     const tokensA = a.match(TOKEN) ?? [];
     const tokensB = b.match(TOKEN) ?? [];
     if (tokensA.length !== tokensB.length || a.replace(TOKEN, '\u0001') !== b.replace(TOKEN, '\u0001')) return false;
-    const pairs: [string, string][] = [];
-    for (let i = 0; i < tokensA.length; i++) {
-      const [x, y] = [tokensA[i]!, tokensB[i]!];
-      if (x === y) continue;
-      if (!isToken(x) || !isToken(y)) return false;
-      if ((this.toSecond.get(x) ?? y) !== y || (this.toFirst.get(y) ?? x) !== x) return false;
-      pairs.push([x, y]);
+    const pairs = tokensA.map((x, i): [string, string] => [x, tokensB[i]!]);
+    if (pairs.some(([x, y]) => x !== y && (!isToken(x) || !isToken(y)))) return false;
+    return this.pair(pairs);
+  }
+
+  /**
+   * Whether two page cursors (server/domain/paging.ts: base64url JSON of the sort key of the page's last item, the
+   * list's count and a digest of the list, a dot, and a signature made with the server's secret) hold the same: each
+   * value of the key as any text of the answers, its ids and digests (22 characters the server made) paired with the
+   * ids the rest of the answers name, the count exactly, the list's digest paired. Their data and signatures are then
+   * paired as tokens, whatever letters they are made of, so that a request carrying a cursor is translated.
+   */
+  private sameCursor(a: string, first: CursorData, b: string, second: CursorData): boolean {
+    if (first.c !== second.c || first.k.length !== second.k.length) return false;
+    const pairs: [string, string][] = [[first.l, second.l]];
+    for (const [index, x] of first.k.entries()) {
+      const y = second.k[index];
+      if (typeof x === 'string' && typeof y === 'string' && MADE_IN_KEY.test(x) && MADE_IN_KEY.test(y)) pairs.push([x, y]);
+      else if (typeof x === 'string' && typeof y === 'string' ? !this.sameText(x, y) : x !== y) return false;
     }
+    const [dataA, signatureA] = a.split('.') as [string, string];
+    const [dataB, signatureB] = b.split('.') as [string, string];
+    return this.pair([...pairs, [dataA, dataB], [signatureA, signatureB]]);
+  }
+
+  /** Pairs each token of the first server's with the second's, unless one of them has another partner: then none. */
+  private pair(pairs: [string, string][]): boolean {
+    const toSecond = new Map<string, string>();
+    const toFirst = new Map<string, string>();
     for (const [x, y] of pairs) {
+      if (x === y) continue;
+      if ((this.toSecond.get(x) ?? toSecond.get(x) ?? y) !== y || (this.toFirst.get(y) ?? toFirst.get(y) ?? x) !== x) return false;
+      toSecond.set(x, y);
+      toFirst.set(y, x);
+    }
+    for (const [x, y] of toSecond) {
       this.toSecond.set(x, y);
       this.toFirst.set(y, x);
     }

@@ -23,9 +23,9 @@ export function operationExamples(document: OpenApiDocument): OperationExample[]
  * often (a random 32-character signature holds no digit about once in 230; a word such as `audienceControlledSite`
  * changes case four times, a random string of that length about sixteen).
  */
-const TOKEN = /[A-Za-z0-9_-]{16,}/g;
+export const TOKEN = /[A-Za-z0-9_-]{16,}/g;
 const caseChanges = (text: string) => [...text].filter((character, index) => index > 0 && /[a-z]/.test(text[index - 1]!) !== /[a-z]/.test(character) && /[A-Za-z]/.test(character) && /[A-Za-z]/.test(text[index - 1]!)).length;
-const isToken = (text: string) => /\d/.test(text) || caseChanges(text) >= 8;
+export const isToken = (text: string) => /\d/.test(text) || caseChanges(text) >= 8;
 /** A time as the contract writes it: an ISO 8601 date-time in UTC. */
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -127,7 +127,7 @@ export function answerDifferences(example: unknown, server: unknown, pairs: Exam
  * A page cursor as the server writes it (server/domain/paging.ts): its data as base64url JSON (the sort key of the
  * page's last item, the list's count, a digest of the list), a dot, and its signature.
  */
-interface CursorData {
+export interface CursorData {
   k: unknown[];
   c: unknown;
   l: string;
@@ -154,7 +154,7 @@ export function mapCursor(text: string, map: (data: CursorData) => CursorData): 
 }
 
 /** A record's id or a digest, as a cursor's key holds them: 22 characters the server made. */
-const MADE_IN_KEY = /^[A-Za-z0-9_-]{22}$/;
+export const MADE_IN_KEY = /^[A-Za-z0-9_-]{22}$/;
 
 /**
  * Two cursors compared by what they hold, not as tokens: the key of the page's last item (its times match any time,
