@@ -14,6 +14,7 @@ import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS as ALL_R
 import { answered, cpuMs, freePort, type Measure, median, medians, rotated, TICKS_PER_SECOND } from './bench-measure.ts';
 import type { BenchSettings } from './bench-settings.ts';
 import pg from 'pg';
+import { roundTrips } from './bench-round-trips.ts';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.ts';
 import { startNodeOptions } from './build-server.ts';
 import { SPEEDUPS } from '../server/config.ts';
@@ -730,6 +731,7 @@ async function storeComparison(dataDir: string): Promise<void> {
         console.log(`${''.padEnd(4)}${statement.calls.toFixed(2).padStart(6)} × ${statement.meanUs.toFixed(0).padStart(5)} µs  ${statement.query.replace(/\s+/g, ' ').slice(0, 110)}`);
       }
     }
+    await roundTrips(postgres);
   } finally {
     for (const child of children) await stop(child);
     postgres?.stop();

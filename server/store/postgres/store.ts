@@ -169,7 +169,7 @@ const DISK_FULL = '53100';
  * which postgres.js would send to the server as a setting: it is passed as the host instead (a folder: postgres.js
  * connects to its socket).
  */
-function connectionOptions(url: string): { url: string; host?: string } {
+export function connectionOptions(url: string): { url: string; host?: string } {
   const parsed = new URL(url);
   const host = parsed.searchParams.get('host');
   if (host === null) return { url };
