@@ -4,6 +4,15 @@
 // transaction, and with it every other write of the server, for as long as it waits: such a handler is marked with
 // `ownTransaction`, does its waiting first, and writes inside a `Store.write` of its own, checking again there what
 // it checked before waiting.
+//
+// A handler may also have a first try (`withFirstTry`) that waits for no answer of the database before its commit: its
+// statements leave with `Db.later`, so that on PostgreSQL the writes of a group go in one round trip instead of one
+// each. The route runs the first try in the write transaction, and once that has committed, asks it for its answer;
+// a first try whose write changed nothing (its statements check access themselves, for the common case only) answers
+// undefined, and the route then runs the handler in a write of its own: what it refuses, and how, stays the
+// handler's. Without the first try, the handler alone gives the same answers.
+import type { Scope } from '../context.ts';
+import type { HandlerRequest, HandlerResult, OperationId } from './types.ts';
 
 const marked = new WeakSet<object>();
 
@@ -15,3 +24,22 @@ export function ownTransaction<H extends (...args: never[]) => unknown>(handler:
 
 /** Whether `handler` was marked by `ownTransaction`. */
 export const opensOwnTransaction = (handler: unknown): boolean => typeof handler === 'function' && marked.has(handler);
+
+/** A first try (see above): its answer once its write has committed, or undefined to run the handler instead. */
+export type FirstTry<K extends OperationId> = (request: HandlerRequest<K>, ctx: Scope) => () => Promise<HandlerResult<K> | undefined>;
+
+/** Each handler's first try, typed for the route, which calls it with the request the handler takes. */
+type AnyFirstTry = (request: unknown, ctx: Scope) => () => Promise<{ status: number } | undefined>;
+const firstTries = new WeakMap<object, AnyFirstTry>();
+
+/** Gives `handler` its first try (see above); returns it. */
+export function withFirstTry<K extends OperationId, H extends (request: HandlerRequest<K>, ctx: Scope) => Promise<HandlerResult<K>>>(
+  handler: H,
+  firstTry: FirstTry<K>,
+): H {
+  firstTries.set(handler, firstTry as unknown as AnyFirstTry);
+  return handler;
+}
+
+/** The first try `withFirstTry` gave `handler`, if any. */
+export const firstTryOf = (handler: unknown): AnyFirstTry | undefined => (typeof handler === 'function' ? firstTries.get(handler) : undefined);

@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import { bearerToken } from '../handlers/bearer-token.ts';
 import type { OperationId } from '../handlers/types.ts';
-import { opensOwnTransaction } from '../handlers/transactions.ts';
+import { firstTryOf, opensOwnTransaction } from '../handlers/transactions.ts';
 import { type AppContext, type Scope, scoped } from '../context.ts';
 import type { ContractOperation } from './contract.ts';
 import { CONTRACT_ANSWER_HEADER, type ContractAnswer } from './contract-answers.ts';
@@ -106,12 +106,19 @@ type Run = (req: Request, res: Response, request: unknown) => Promise<void>;
 /** A write: in a write transaction, queued behind the resource its path names first (on PostgreSQL). */
 function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, reader }: RouteSetting): Run {
   const ownWrite = opensOwnTransaction(handler);
+  const firstTry = firstTryOf(handler);
   // The resource a write is queued behind on PostgreSQL (Store.write's `queue`): the first one its path names, the
   // organization of /v1/orgs/{organizationId}/spaces or the space of /v1/spaces/{spaceId}/change-requests, whose
   // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.
   const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
   return async (req, res, request) => {
     const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
+    if (firstTry !== undefined) {
+      // A first try that changed nothing answers undefined: the handler answers, in a write of its own.
+      const answer = await ctx.store.write(async (db) => firstTry(request, scoped(ctx, db)), { queue });
+      const tried = await answer();
+      if (tried !== undefined) return send(res, answerOf(tried));
+    }
     // Work the request queued starts once its write has committed (`enqueue`, jobs/runner.ts).
     const result = ownWrite ? await handler(request, reader) : await ctx.store.write((db) => handler(request, scoped(ctx, db)), { queue });
     send(res, answerOf(result));

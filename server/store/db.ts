@@ -197,6 +197,14 @@ export interface Db {
   send(query: Query<unknown>): Promise<void>;
   send<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<void>;
   /**
+   * Sends a statement of a write as `send` does (in order with the others, its failure the write's), keeping its rows
+   * (an `UPDATE … RETURNING`) for the work to read once the write has committed (`Later.rows`): a write whose
+   * statements all leave this way waits for no answer of PostgreSQL before its COMMIT, so that the writes of a group
+   * go in one round trip (see `Store.write`). Read before the commit, its rows cost the round trip `all` would.
+   */
+  later<Row>(query: Query<Row>): Later<Camelized<Row>>;
+  later<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Later<Camelized<Row>>;
+  /**
    * Runs `effect` once the write transaction of this handle has committed, before its caller learns of the commit: an
    * effect outside the database (a cache forgotten, a count kept in memory, work started) that must not happen for
    * changes that are undone, nor twice for work run again. Never when the write fails (a failing member of a group
@@ -271,6 +279,20 @@ export interface Driver {
   run(statement: Compiled, writing: boolean): Promise<number>;
   /** Runs a statement of a write without the work waiting for it (`Db.send`). */
   send(statement: Compiled, writing: boolean): Promise<void>;
+  /** Runs a statement of a write without the work waiting for it, answering its rows (`Db.later`). */
+  later(statement: Compiled, writing: boolean): Promise<unknown[]>;
+}
+
+/** The rows of a statement sent with `Db.later`, read once its write has committed. */
+export class Later<Row> {
+  constructor(private readonly answer: Promise<unknown[]>) {
+    // Its failure is the write's (as with `send`): the write reports it, whoever reads these rows.
+    answer.catch(() => undefined);
+  }
+
+  rows(): Promise<Row[]> {
+    return this.answer as Promise<Row[]>;
+  }
 }
 
 /** The error of a write through a reader: a bug, since it would not be part of any transaction. */
@@ -329,6 +351,14 @@ export class EngineDb implements Db {
       return this.driver.send(compiled(query, this.q, values), this.writing);
     } catch (error) {
       return Promise.reject(error);
+    }
+  }
+
+  later<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Later<Camelized<Row>> {
+    try {
+      return new Later(this.driver.later(compiled(query, this.q, values), this.writing));
+    } catch (error) {
+      return new Later(Promise.reject(error));
     }
   }
 

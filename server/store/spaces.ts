@@ -1,8 +1,8 @@
 // Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { camelName, columns, type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
-import type { Camelized, SpacesTable } from './schema.ts';
+import type { Camelized, Schema, SpacesTable } from './schema.ts';
 
 /** A space's row, as the API's code reads it (the two search and revision columns are the store's business). */
 export type SpaceRecord = Camelized<Omit<Selectable<SpacesTable>, 'search_revision_id' | 'unwritten_revision_id'>>;
@@ -70,23 +70,37 @@ const FOR_USER = prepared((q, p: { id: string; userId: string }) =>
 export async function getForUser(db: Db, id: string, userId: string): Promise<SpaceForUser | undefined> {
   const row = await db.first(FOR_USER, { id, userId });
   if (row === undefined) return undefined;
-  // The space's columns copied by name: an object rest (`{ memberRole, ...space } = row`) takes V8's slow path.
+  return {
+    space: spaceOf(row),
+    member: row.memberUserId === null ? undefined : { role: row.memberRole, disabled: row.memberDisabled! },
+    counters: countersFrom(row),
+  };
+}
+
+/** The space's columns of a row that holds more, copied by name: an object rest (`{ memberRole, ...space } = row`) takes V8's slow path. */
+function spaceOf(row: SpaceRecord): SpaceRecord {
   const space = {} as Record<string, unknown>;
   for (const name of NAMES) space[name] = row[name];
-  return {
-    space: space as SpaceRecord,
-    member: row.memberUserId === null ? undefined : { role: row.memberRole, disabled: row.memberDisabled! },
-    counters:
-      row.countersSpaceId === null
-        ? undefined
-        : {
-            spaceId: row.countersSpaceId,
-            comments: row.countersComments!,
-            changeRequests: row.countersChangeRequests!,
-            changeRequestsOpen: row.countersChangeRequestsOpen!,
-            changeRequestsDraft: row.countersChangeRequestsDraft!,
-          },
-  };
+  return space as SpaceRecord;
+}
+
+/** The counters read with a space (`counters_…` columns), undefined when it has no row of them. */
+function countersFrom(row: {
+  countersSpaceId: string | null;
+  countersComments: number | null;
+  countersChangeRequests: number | null;
+  countersChangeRequestsOpen: number | null;
+  countersChangeRequestsDraft: number | null;
+}): SpaceCounters | undefined {
+  return row.countersSpaceId === null
+    ? undefined
+    : {
+        spaceId: row.countersSpaceId,
+        comments: row.countersComments!,
+        changeRequests: row.countersChangeRequests!,
+        changeRequestsOpen: row.countersChangeRequestsOpen!,
+        changeRequestsDraft: row.countersChangeRequestsDraft!,
+      };
 }
 
 /**
@@ -118,6 +132,61 @@ export async function update(db: Db, id: string, changes: SpaceChanges): Promise
   await db.send(UPDATE, { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id });
 }
 
+// As UPDATE, for a live space of an organization the user administers (an enabled member of role admin), returning the
+// space (`counters`: and its counters, as scalar subqueries; see `Specific.readsReturned`).
+type AdminUpdate = Updateable<Omit<SpacesTable, 'id'>> & { id: string; userId: string };
+const updatedByAdmin = (q: Kysely<Schema>, { id, userId, ...changes }: AdminUpdate) =>
+  q
+    .updateTable('spaces')
+    .set(changes)
+    .where('spaces.id', '=', id)
+    .where('spaces.deleted_at', 'is', null)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('members')
+          .select('members.user_id')
+          .whereRef('members.organization_id', '=', 'spaces.organization_id')
+          .where('members.user_id', '=', userId)
+          .where('members.role', '=', 'admin')
+          .where('members.disabled', '=', 0),
+      ),
+    )
+    .returning(COLUMNS.map((column) => `spaces.${column}` as const));
+const UPDATE_BY_ADMIN = prepared(updatedByAdmin);
+const UPDATE_BY_ADMIN_COUNTED = prepared((q, parameters: AdminUpdate) =>
+  updatedByAdmin(q, parameters).returning(({ selectFrom }) => {
+    const counter = () => selectFrom('space_counters').whereRef('space_counters.space_id', '=', 'spaces.id');
+    return [
+      counter().select('space_counters.space_id').as('counters_space_id'),
+      counter().select('space_counters.comments').as('counters_comments'),
+      counter().select('space_counters.change_requests').as('counters_change_requests'),
+      counter().select('space_counters.change_requests_open').as('counters_change_requests_open'),
+      counter().select('space_counters.change_requests_draft').as('counters_change_requests_draft'),
+    ];
+  }),
+);
+
+/**
+ * Changes columns of a live space when `userId` administers its organization (`role` admin, not disabled), with
+ * statements sent without waiting (`Db.later`): once the write has committed, the space as changed and its counters,
+ * or undefined when it changed nothing (no such live space, or no such admin).
+ */
+export function updateByAdmin(db: Db, id: string, userId: string, changes: SpaceChanges): () => Promise<Omit<SpaceForUser, 'member'> | undefined> {
+  const parameters = { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id, userId };
+  if (db.specific.readsReturned) {
+    const updated = db.later(UPDATE_BY_ADMIN_COUNTED, parameters);
+    return async () => {
+      const [row] = await updated.rows();
+      return row === undefined ? undefined : { space: spaceOf(row), counters: countersFrom(row) };
+    };
+  }
+  const updated = db.later(UPDATE_BY_ADMIN, parameters);
+  const counters = db.later(COUNTERS_OF, { spaceId: id });
+  return async () => {
+    const [space] = await updated.rows();
+    return space === undefined ? undefined : { space, counters: (await counters.rows())[0] };
+  };
+}
 
 /** Permanently removes a space and, by cascade, everything in it. */
 export async function remove(db: Db, id: string): Promise<void> {

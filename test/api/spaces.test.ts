@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { emptyContent } from '../../server/content/model.ts';
 import { DAY } from '../../server/domain/clock.ts';
 import { sql } from 'kysely';
@@ -215,6 +215,52 @@ describe('PATCH /v1/spaces/{spaceId}', () => {
     expectError(await ctx.server.as('editor').PATCH('/v1/spaces/{spaceId}', { ...space('handbook'), body: { title: 'X' } }), 403);
     expectError(await ctx.server.as('outsider').PATCH('/v1/spaces/{spaceId}', { ...space('handbook'), body: { title: 'X' } }), 404);
     expectError(await ctx.server.as('anonymous').PATCH('/v1/spaces/{spaceId}', { ...space('handbook'), body: { title: 'X' } }), 401);
+  });
+
+  // An admin of the organization is answered by the first try, one write that checks access itself; anyone else by
+  // the handler, in a second write, once the first changed nothing (handlers/transactions.ts).
+  test('an admin of the organization is answered from one write; anyone else as the handler answers, after a first try that changed nothing', async () => {
+    const writes = vi.spyOn(ctx.server.running.ctx.store, 'write');
+    const patch = (as: 'admin' | 'editor', spaceId: string, title: string) => ctx.server.as(as).PATCH('/v1/spaces/{spaceId}', { ...space(spaceId), body: { title } });
+    try {
+      const { id } = await createSpace('First try');
+      // Its counters are read with the update: one comment.
+      ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/comments', { ...space(id), body: { body: { markdown: 'Counted' } } }), 201);
+      writes.mockClear();
+      const renamed = ok(await patch('admin', id, 'Renamed once'));
+      expect(writes).toHaveBeenCalledTimes(1);
+      expect(renamed).toEqual(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(id))));
+      expect(renamed).toMatchObject({ title: 'Renamed once', comments: 1, permissions: { admin: true } });
+
+      // An editor made admin of the space by its default level: the handler's answer, as that editor sees it.
+      ok(await ctx.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space(id), body: { defaultLevel: 'admin' } }));
+      writes.mockClear();
+      const byEditor = ok(await patch('editor', id, 'Renamed by an editor'));
+      expect(writes).toHaveBeenCalledTimes(2);
+      expect(byEditor).toEqual(ok(await ctx.server.as('editor').GET('/v1/spaces/{spaceId}', space(id))));
+      expect(byEditor.title).toBe('Renamed by an editor');
+
+      // Refusals are the handler's: 403 for an editor without the level, 404 for a space in the trash or unknown.
+      ok(await ctx.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space(id), body: { defaultLevel: 'read' } }));
+      expectError(await patch('editor', id, 'Refused'), 403);
+      expect((await ctx.server.as('admin').DELETE('/v1/spaces/{spaceId}', space(id))).response.status).toBe(204);
+      writes.mockClear();
+      expectError(await patch('admin', id, 'In the trash'), 404);
+      expect(writes).toHaveBeenCalledTimes(2);
+      expectError(await patch('admin', 'no-such-space', 'Unknown'), 404);
+      expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(id))).title).toBe('Renamed by an editor');
+    } finally {
+      writes.mockRestore();
+    }
+  });
+
+  test('concurrent changes of one space each answer the space as their own change left it, and the last one stays', async () => {
+    const { id } = await createSpace('Busy');
+    const titles = Array.from({ length: 12 }, (_, i) => `Busy ${i}`);
+    const answers = await Promise.all(titles.map((title) => ctx.server.as('admin').PATCH('/v1/spaces/{spaceId}', { ...space(id), body: { title } })));
+    expect(answers.map((answer) => ok(answer).title)).toEqual(titles);
+    const last = answers.map((answer) => ok(answer)).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).at(-1)!;
+    expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(id)))).toEqual(last);
   });
 });
 

@@ -3,7 +3,7 @@
 // out with its own error while the others commit in the group; one that fails after it changed something, or that
 // conflicts with another transaction, breaks the group up, and each then runs on its own. Writes of no queue run each
 // in a transaction of its own. A statement sent without waiting (Db.send) runs in order with the write's others, and
-// its failure is the write's.
+// its failure is the write's; one whose rows are read after the commit (Db.later) too.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -186,6 +186,38 @@ describe('statements sent without waiting (Db.send)', () => {
 
   test('a reader refuses them, as every write outside Store.write', async () => {
     await expect(store.reader.send(sql`INSERT INTO scratch (id, txid) VALUES ('reader-sent', 0)`)).rejects.toThrow(/Store\.write/);
+  });
+});
+
+describe('statements whose rows are read after the commit (Db.later)', () => {
+  test('writes of a queue that wait for no answer commit together, each reading what its own statement returned', async () => {
+    await other.query(`INSERT INTO scratch (id, txid) VALUES ('later-row', 0)`);
+    const writes = Array.from({ length: 8 }, () =>
+      store.write(async (db) => db.later(sql<{ txid: string; tx: string }>`UPDATE scratch SET txid = txid + 1 WHERE id = 'later-row' RETURNING txid, txid_current() AS tx`), {
+        queue: 'spaceId:later',
+      }),
+    );
+    const returned = await Promise.all((await Promise.all(writes)).map(async (later) => (await later.rows())[0]!));
+    expect(returned.map((row) => Number(row.txid))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(new Set(returned.map((row) => row.tx)).size).toBeLessThan(writes.length);
+    expect(await rows('later-row')).toEqual([{ id: 'later-row', txid: '8' }]);
+  });
+
+  test('one that fails fails its write with its own error and changes nothing; the others of its group commit', async () => {
+    const names = ['later-0', 'later-1', 'later-2'];
+    const outcomes = await Promise.allSettled(
+      names.map((name, i) =>
+        store.write(async (db) => db.later(sql`INSERT INTO scratch (id, txid) VALUES (${name}, ${i === 1 ? null : sql`txid_current()`}) RETURNING id`), {
+          queue: 'spaceId:later-failing',
+        }),
+      ),
+    );
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'committed' : (outcome.reason as { code?: string }).code))).toEqual(['committed', '23502', 'committed']);
+    expect((await rows('later-')).map((row) => row.id)).toEqual(['later-0', 'later-2', 'later-row']);
+  });
+
+  test('a reader refuses them, as every write outside Store.write', async () => {
+    await expect(store.reader.later(sql`INSERT INTO scratch (id, txid) VALUES ('reader-later', 0) RETURNING id`).rows()).rejects.toThrow(/Store\.write/);
   });
 });
 

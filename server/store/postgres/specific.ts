@@ -82,6 +82,8 @@ export const postgresSpecific: Specific<Db> = {
   jsonStrings: (column, alias) =>
     sql`LATERAL (SELECT value COLLATE "C" AS value FROM jsonb_array_elements_text(${sql.ref(column)}::jsonb) AS value) AS ${sql.id(alias)}`,
 
+  readsReturned: true,
+
   search,
 
   // clock_timestamp(), not now(): the time of the statement itself, not of the start of its transaction.

@@ -304,6 +304,11 @@ class PostgresDriver implements Driver {
     this.statement(statement, writing, true, true).catch(() => undefined);
     return Promise.resolve();
   }
+
+  /** As `send`, its rows kept (`Db.later`); through a reader, a write refused. */
+  later(statement: Compiled, writing: boolean): Promise<unknown[]> {
+    return this.session === undefined ? this.all(statement, writing) : this.statement(statement, writing, true, true);
+  }
 }
 
 export class PostgresStore implements Store {
@@ -338,6 +343,8 @@ export class PostgresStore implements Store {
   private readonly writes = new Set<Promise<unknown>>();
   /** Per write queue, the group of writes that may still join this process's next transaction on it. */
   private readonly groups = new Map<string, GroupedWrite[]>();
+  /** Per write queue, the last group this process started on it, until it ends (see `grouped`). */
+  private readonly running = new Map<string, Promise<void>>();
   /** The migrations applied when the store opened. */
   applied: string[] = [];
 
@@ -470,6 +477,11 @@ export class PostgresStore implements Store {
    * failure) is simply left out, and its caller gets its error while the others commit; a write that fails after it
    * changed something, or that meets a conflict with another transaction, undoes the group, and each of its writes
    * then runs on its own, with its own retries. Callers learn their outcome after the commit, as with a write of its own.
+   *
+   * A group starts once the group of its queue before it in this process has ended, and takes the writes that came
+   * meanwhile: a write that waits for no answer before its commit (`Db.later`) would otherwise end its group at once,
+   * and each such write would be a transaction of its own, waiting in PostgreSQL for the lock of its queue. Writes
+   * that wait for their reads keep their group open while they run, and gather the writes that come meanwhile anyway.
    */
   private grouped<T>(work: (db: Db) => Promise<T>, queue: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -482,7 +494,14 @@ export class PostgresStore implements Store {
       }
       const started = [write];
       this.groups.set(queue, started);
-      void this.runGroup(queue, started);
+      const start = () => this.runGroup(queue, started);
+      const before = this.running.get(queue);
+      const run = before === undefined ? start() : before.then(start, start);
+      this.running.set(queue, run);
+      const forget = () => {
+        if (this.running.get(queue) === run) this.running.delete(queue);
+      };
+      run.then(forget, forget);
     });
   }
 

@@ -93,6 +93,8 @@ export const sqliteSpecific: Specific<Db> = {
 
   jsonStrings: (column, alias) => sql`json_each(${sql.ref(column)}) AS ${sql.id(alias)}`,
 
+  readsReturned: false,
+
   search,
 
   // The machine's clock, read by SQLite: one server owns the database, so it is the only clock there is.

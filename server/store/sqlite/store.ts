@@ -146,6 +146,10 @@ class SqliteDriver implements Driver {
   async send(statement: Compiled, writing: boolean): Promise<void> {
     await this.run(statement, writing);
   }
+
+  later(statement: Compiled, writing: boolean): Promise<unknown[]> {
+    return this.all(statement, writing);
+  }
 }
 
 export class SqliteStore implements Store {
