@@ -12,7 +12,7 @@ import type { Input, Model } from './contract.ts';
 import type { Page } from './paging.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import * as spaces from '../store/spaces.ts';
-import { contentRoles, getCollectionRow, requireCreateIn, viewsAllContent } from './collections.ts';
+import { contentRole, contentRoles, getCollectionRow, requireCreateIn, viewsAllContent } from './collections.ts';
 import { rowParser } from './enums.ts';
 import { newId, newSecret } from './ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
@@ -77,47 +77,53 @@ export async function insertSpace(
   /** Its position at the end of its parent, when read already (`lastPosition`); read here otherwise. */
   position?: number,
 ): Promise<SpaceRow> {
-  const now = ctx.now();
   // An id just made is nobody's yet: the search index holds no rows of it (a given id, a seed's, may be one whose
   // rows an earlier space left there, which indexSpaceContent replaces).
   const fresh = input.id === undefined;
-  const id = input.id ?? newId();
-  // The first revision's id goes into the space's row at once; its row, when it has one, follows (it refers to the
-  // space).
-  const revisionId = newId();
   const unwritten = fresh && content === undefined;
   const parent = input.parent || null; // "" is the top level, as checkParent reads it
   // The row as stored, made here rather than read back (a SELECT and its parse for what this function already knows);
   // test/api/spaces.test.ts compares it with the stored row, column by column.
-  const row: SpaceRow = {
-    id,
+  const row: SpaceRow = { ...newSpaceRow(ctx, input), parentId: parent, position: position ?? (await lastPosition(ctx.db, input.organizationId, parent)) };
+  const { id, revisionId } = row;
+  await spaces.insert(ctx.db, row, { searchRevisionId: fresh ? revisionId : null, unwrittenRevisionId: unwritten ? revisionId : null });
+  // An empty revision has no pages to index.
+  if (!unwritten) {
+    const first = content ?? emptyContent();
+    await createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content: first, createdAt: row.createdAt });
+    // A fresh space's pages are added to an index that holds nothing of it.
+    if (fresh) await indexNewSpace(ctx.db, id, first);
+    else await indexSpaceContent(ctx.db, id, revisionId, first);
+  }
+  return row;
+}
+
+/**
+ * A new space's row but for its place (parent and position): its id (given, or new), its first revision's id (whose
+ * row, when it has one, follows the space's, as it refers to it), its settings or their defaults, a new share key.
+ */
+function newSpaceRow(
+  ctx: Scope,
+  input: Input<'CreateSpaceRequest'> & { id?: string; organizationId: string; visibility?: SpaceRow['visibility'] },
+): Omit<SpaceRow, 'parentId' | 'position'> {
+  const now = ctx.now();
+  return {
+    id: input.id ?? newId(),
     organizationId: input.organizationId,
-    parentId: parent,
     title: input.title ?? 'Untitled',
     emoji: input.emoji ?? null,
     visibility: input.visibility ?? 'private',
     editMode: input.editMode ?? 'live',
     language: input.language ?? null,
     defaultLevel: null,
-    revisionId: revisionId,
+    revisionId: newId(),
     shareKey: newSecret(16),
     gitSync: null,
     visitorAuth: null,
-    position: position ?? (await lastPosition(ctx.db, input.organizationId, parent)),
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
   };
-  await spaces.insert(ctx.db, row, { searchRevisionId: fresh ? revisionId : null, unwrittenRevisionId: unwritten ? revisionId : null });
-  // An empty revision has no pages to index.
-  if (!unwritten) {
-    const first = content ?? emptyContent();
-    await createRevision(ctx.db, { id: revisionId, spaceId: id, parents: [], type: 'edits', content: first, createdAt: now });
-    // A fresh space's pages are added to an index that holds nothing of it.
-    if (fresh) await indexNewSpace(ctx.db, id, first);
-    else await indexSpaceContent(ctx.db, id, revisionId, first);
-  }
-  return row;
 }
 
 /** The role of a member on a space; see contentRoles. */
@@ -417,6 +423,32 @@ export async function createSpace(
   await requireCreateIn(ctx.db, access.membership, await checkParent(ctx, organizationId, input?.parent, 'parent'));
   const row = await insertSpace(ctx, { ...(input ?? {}), organizationId }, undefined, position);
   return presentNewSpaceFor(ctx, row, access.membership);
+}
+
+/**
+ * `createSpace` without waiting for the database (a first try, handlers/transactions.ts), for a space at the top level
+ * of the organization (no `parent`): one insert that checks itself that the caller may create content there (an
+ * admin, or a member of role create) and takes the end of the top level as its position. Once the write has committed:
+ * the space as the caller sees it, or undefined when it inserted nothing (not such a member, or no such
+ * organization), for `createSpace` to answer, refusals included.
+ */
+export function createSpaceAtTop(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  input: Input<'CreateSpaceRequest'> | undefined,
+): () => Promise<Model<'Space'> | undefined> {
+  const row = newSpaceRow(ctx, { ...(input ?? {}), organizationId });
+  // A new id's space: its first revision is unwritten (empty), and the index holds nothing of it (see insertSpace).
+  const revisions = { searchRevisionId: row.revisionId, unwrittenRevisionId: row.revisionId };
+  const inserted = spaces.insertAtTopByCreator(ctx.db, row, revisions, caller.user.id);
+  return async () => {
+    const found = await inserted();
+    if (found === undefined) return undefined;
+    const space = parseSpaceRow(found.space);
+    const membership = membershipFrom({ role: found.role, disabled: 0 }, organizationId);
+    return presentSpaceWith(ctx, space, spacePermissions(contentRole(membership, null), space), NO_COUNTS);
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import { organizationAccess } from '../domain/organizations.ts';
 import { listId } from '../domain/paging.ts';
 import {
   createSpace,
+  createSpaceAtTop,
   deleteSpace,
   duplicateSpace,
   liveSpacesPage,
@@ -16,6 +17,7 @@ import {
   updateSpaceAsAdmin,
 } from '../domain/spaces.ts';
 import { withFirstTry } from './transactions.ts';
+import type { Model } from '../domain/contract.ts';
 import type { Handler, HandlerGroup } from './types.ts';
 
 type Operations =
@@ -28,6 +30,8 @@ type Operations =
   | 'restoreSpace'
   | 'moveSpace'
   | 'transferSpace';
+
+const created = (space: Model<'Space'>) => ({ status: 201 as const, body: space, headers: { location: space.urls.location } });
 
 export const spaceHandlers: HandlerGroup<Operations> = {
   async listSpaces({ params, query, caller }, ctx) {
@@ -43,10 +47,19 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     return { status: 200, body: { ...page, items: await presentSpacesFor(ctx, page.items, access.membership) } };
   },
 
-  async createSpace({ params, body, caller }, ctx) {
-    const space = await createSpace(ctx, caller, params.organizationId, body);
-    return { status: 201, body: space, headers: { location: space.urls.location } };
-  },
+  // Its first try: a space at the top level, by a member who may create content there, without waiting for the
+  // database (handlers/transactions.ts).
+  createSpace: withFirstTry<'createSpace', Handler<'createSpace'>>(
+    async ({ params, body, caller }, ctx) => created(await createSpace(ctx, caller, params.organizationId, body)),
+    ({ params, body, caller }, ctx) => {
+      const inserted = createSpaceAtTop(ctx, caller, params.organizationId, body);
+      return async () => {
+        const space = await inserted();
+        return space === undefined ? undefined : created(space);
+      };
+    },
+    ({ body }) => !body?.parent,
+  ),
 
   async getSpace({ params, query, caller }, ctx) {
     const access = await spaceAccess(ctx, caller, params.spaceId, { shareKey: query.shareKey, includeDeleted: true });

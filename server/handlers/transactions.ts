@@ -28,16 +28,24 @@ export const opensOwnTransaction = (handler: unknown): boolean => typeof handler
 /** A first try (see above): its answer once its write has committed, or undefined to run the handler instead. */
 export type FirstTry<K extends OperationId> = (request: HandlerRequest<K>, ctx: Scope) => () => Promise<HandlerResult<K> | undefined>;
 
-/** Each handler's first try, typed for the route, which calls it with the request the handler takes. */
-type AnyFirstTry = (request: unknown, ctx: Scope) => () => Promise<{ status: number } | undefined>;
+/** A first try as the route calls it, and which requests it is for. */
+export interface AnyFirstTry {
+  run: (request: unknown, ctx: Scope) => () => Promise<{ status: number } | undefined>;
+  applies: (request: unknown) => boolean;
+}
+
 const firstTries = new WeakMap<object, AnyFirstTry>();
 
-/** Gives `handler` its first try (see above); returns it. */
+/**
+ * Gives `handler` its first try (see above), for the requests `applies` accepts (all by default; the others go to the
+ * handler without a first try); returns the handler.
+ */
 export function withFirstTry<K extends OperationId, H extends (request: HandlerRequest<K>, ctx: Scope) => Promise<HandlerResult<K>>>(
   handler: H,
   firstTry: FirstTry<K>,
+  applies: (request: HandlerRequest<K>) => boolean = () => true,
 ): H {
-  firstTries.set(handler, firstTry as unknown as AnyFirstTry);
+  firstTries.set(handler, { run: firstTry as unknown as AnyFirstTry['run'], applies: applies as AnyFirstTry['applies'] });
   return handler;
 }
 

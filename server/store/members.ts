@@ -1,6 +1,6 @@
 // Members of organizations (`members`, one row per organization and user; role NULL is a guest).
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import { columns, type Db, prepared } from './db.ts';
+import { columns, type Db, type Later, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
 import type { Camelized, MembersTable } from './schema.ts';
 
@@ -10,6 +10,11 @@ export type MemberRow = Camelized<Selectable<MembersTable>>;
 /** The role and state of a user in an organization, when a member. */
 export function roleOf(db: Db, organizationId: string, userId: string): Promise<{ role: string | null; disabled: number } | undefined> {
   return db.first(ROLE_OF, { organizationId, userId });
+}
+
+/** `roleOf`, sent without waiting (`Db.later`): read once the write has committed. */
+export function roleOfLater(db: Db, organizationId: string, userId: string): Later<{ role: string | null; disabled: number }> {
+  return db.later(ROLE_OF, { organizationId, userId });
 }
 
 const ROLE_OF = prepared((q, p: { organizationId: string; userId: string }) =>

@@ -85,6 +85,19 @@ export function sibling(db: Db, of: Siblings, id: string): Promise<Sibling | und
   );
 }
 
+/**
+ * The position after the last of the organization's top level (1 when it has none), as an expression: what
+ * `lastPosition` reads, plus one, computed by the statement that takes it (an insert that waits for no read).
+ */
+export function nextTopPosition(organizationId: string): RawBuilder<number> {
+  const of = { organizationId, parentId: null };
+  return sql<number>`(SELECT COALESCE(MAX(position), 0) + 1 FROM (
+      SELECT * FROM (SELECT position FROM spaces WHERE ${among('spaces', of)} ORDER BY position DESC LIMIT 1) AS space
+      UNION ALL
+      SELECT * FROM (SELECT position FROM collections WHERE ${among('collections', of)} ORDER BY position DESC LIMIT 1) AS collection
+    ) AS last)`;
+}
+
 /** The highest position among the siblings (undefined: none), read from the position indexes. */
 export async function lastPosition(db: Db, of: Siblings): Promise<number | undefined> {
   // A prepared query binds values only: the top level (no parent) and no item left out are told by their absence.

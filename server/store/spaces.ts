@@ -1,6 +1,9 @@
 // Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
 import { camelName, columns, type Db, prepared } from './db.ts';
+import { roleOfLater } from './members.ts';
+import { nextTopPosition } from './siblings.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
 import type { Camelized, Schema, SpacesTable } from './schema.ts';
 
@@ -121,6 +124,70 @@ export async function insert(
 }
 
 const INSERT = prepared((q, p: Insertable<SpacesTable>) => q.insertInto('spaces').values(p));
+
+// A new space at the end of its organization's top level, for a user who may create content there (an enabled member
+// of role admin or create): one row of `members` selects the values, none inserts nothing. Returns the space
+// (`role`: and the user's role, as a scalar subquery; see `Specific.readsReturned`).
+type CreatorInsert = Omit<Insertable<SpacesTable>, 'position' | 'parent_id'> & { user_id: string };
+const insertedByCreator = (q: Kysely<Schema>, { user_id, ...row }: CreatorInsert) =>
+  q
+    .insertInto('spaces')
+    .columns([...(Object.keys(row) as (keyof typeof row)[]), 'parent_id', 'position'])
+    .expression(({ selectFrom, val }) =>
+      selectFrom('members')
+        .select([
+          ...Object.entries(row).map(([column, value]) => val(value).as(column)),
+          sql<null>`NULL`.as('parent_id'),
+          nextTopPosition(row.organization_id).as('position'),
+        ])
+        .where('members.organization_id', '=', row.organization_id)
+        .where('members.user_id', '=', user_id)
+        .where('members.role', 'in', ['admin', 'create'])
+        .where('members.disabled', '=', 0),
+    )
+    .returning(COLUMNS);
+const INSERT_BY_CREATOR = prepared(insertedByCreator);
+const INSERT_BY_CREATOR_WITH_ROLE = prepared((q, parameters: CreatorInsert) =>
+  insertedByCreator(q, parameters).returning(({ selectFrom }) =>
+    selectFrom('members')
+      .select('members.role')
+      .whereRef('members.organization_id', '=', 'spaces.organization_id')
+      .where('members.user_id', '=', parameters.user_id)
+      .as('member_role'),
+  ),
+);
+
+/**
+ * Inserts a new space at the end of its organization's top level when `userId` may create content there (an enabled
+ * member of role admin or create), with statements sent without waiting (`Db.later`): once the write has committed,
+ * the space as stored and the user's role, or undefined when it inserted nothing (no such member).
+ */
+export function insertAtTopByCreator(
+  db: Db,
+  row: Omit<SpaceRecord, 'position' | 'parentId'>,
+  revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
+  userId: string,
+): () => Promise<{ space: SpaceRecord; role: string | null } | undefined> {
+  const parameters = {
+    ...columns<Omit<Insertable<SpacesTable>, 'position' | 'parent_id'>>(row),
+    search_revision_id: revisions.searchRevisionId,
+    unwritten_revision_id: revisions.unwrittenRevisionId,
+    user_id: userId,
+  };
+  if (db.specific.readsReturned) {
+    const inserted = db.later(INSERT_BY_CREATOR_WITH_ROLE, parameters);
+    return async () => {
+      const [found] = await inserted.rows();
+      return found === undefined ? undefined : { space: spaceOf(found), role: found.memberRole };
+    };
+  }
+  const inserted = db.later(INSERT_BY_CREATOR, parameters);
+  const member = roleOfLater(db, row.organizationId, userId);
+  return async () => {
+    const [space] = await inserted.rows();
+    return space === undefined ? undefined : { space, role: (await member.rows())[0]?.role ?? null };
+  };
+}
 
 type SpaceChanges = Camelized<Updateable<Omit<SpacesTable, 'id'>>>;
 

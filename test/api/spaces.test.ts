@@ -70,6 +70,55 @@ describe('insertSpace', () => {
 });
 
 describe('POST /v1/orgs/{organizationId}/spaces', () => {
+  // A member who may create content at the top level is answered by the first try, one insert that checks that itself
+  // and takes the end of the top level; a space in a collection has no first try; anyone else is answered by the
+  // handler, in a second write, once the first inserted nothing (handlers/transactions.ts).
+  test('a creator at the top level is answered from one write, the space stored as the handler stores it; anyone else as the handler answers', async () => {
+    const app = ctx.server.running.ctx;
+    const writes = vi.spyOn(app.store, 'write');
+    const create = (as: 'admin' | 'creator' | 'editor' | 'outsider', body: { title: string; parent?: string }) =>
+      ctx.server.as(as).POST('/v1/orgs/{organizationId}/spaces', { ...acme, body });
+    const stored = async (id: string) => (await app.store.reader.first<{ position: number; parentId: string | null; unwrittenRevisionId: string | null; searchRevisionId: string | null; revisionId: string }>(sql`SELECT * FROM spaces WHERE id = ${id}`))!;
+    try {
+      const before = await app.store.reader.first<{ last: number }>(
+        sql`SELECT MAX(position) AS last FROM (SELECT position FROM spaces WHERE organization_id = ${ACME} AND parent_id IS NULL AND deleted_at IS NULL UNION ALL SELECT position FROM collections WHERE organization_id = ${ACME} AND parent_id IS NULL) AS top`,
+      );
+      writes.mockClear();
+      const byAdmin = ok(await create('admin', { title: 'Top by an admin' }), 201);
+      expect(writes).toHaveBeenCalledTimes(1);
+      const byCreator = ok(await create('creator', { title: 'Top by a creator' }), 201);
+      expect(writes).toHaveBeenCalledTimes(2);
+      expect(byAdmin).toEqual(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space(byAdmin.id))));
+      expect(byCreator).toEqual(ok(await ctx.server.as('creator').GET('/v1/spaces/{spaceId}', space(byCreator.id))));
+      expect(byCreator.permissions).toMatchObject({ admin: false, edit: true });
+      // At the end of the top level, one after the other; the first revision unwritten, as insertSpace leaves it.
+      const [first, second] = [await stored(byAdmin.id), await stored(byCreator.id)];
+      expect([first.position, second.position]).toEqual([Number(before!.last ?? 0) + 1, Number(before!.last ?? 0) + 2]);
+      expect(first).toMatchObject({ parentId: null, unwrittenRevisionId: first.revisionId, searchRevisionId: first.revisionId });
+
+      // In a collection: no first try.
+      writes.mockClear();
+      expect(ok(await create('creator', { title: 'In a collection', parent: 'guides' }), 201).parent).toBe('guides');
+      expect(writes).toHaveBeenCalledTimes(1);
+      // Refusals are the handler's, after a first try that inserted nothing.
+      writes.mockClear();
+      expectError(await create('editor', { title: 'Refused' }), 403);
+      expectError(await create('outsider', { title: 'Not found' }), 404);
+      expect(writes).toHaveBeenCalledTimes(4);
+    } finally {
+      writes.mockRestore();
+    }
+  });
+
+  test('concurrent creates at the top level each take a place of their own at the end, one after the other', async () => {
+    const titles = Array.from({ length: 10 }, (_, i) => `Concurrent ${i}`);
+    const made = (await Promise.all(titles.map((title) => createSpace(title)))).map((answer) => answer.id);
+    const app = ctx.server.running.ctx;
+    const positions = await Promise.all(made.map(async (id) => Number((await app.store.reader.first<{ position: number }>(sql`SELECT position FROM spaces WHERE id = ${id}`))!.position)));
+    const sorted = [...positions].sort((a, b) => a - b);
+    expect(sorted).toEqual(sorted.map((_, i) => sorted[0]! + i));
+  });
+
   test('creates a space with every optional field, answers 201 with its Location, and reads back the same', async () => {
     const answer = await ctx.server.as('creator').POST('/v1/orgs/{organizationId}/spaces', {
       ...acme,
