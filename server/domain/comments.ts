@@ -4,10 +4,10 @@
 // have `changeRequestId` null.
 import { type Caller, findUsers } from '../auth/caller.ts';
 import { ROLE_RANKS } from '../auth/roles.ts';
-import type { Scope } from '../context.ts';
+import { type AppContext, reading, type Scope } from '../context.ts';
 import { BODY_FORMATS, documentBlocks, markdownProblem } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
-import { currentRevision, getRevision } from '../content/revisions.ts';
+import { currentRevision, getRevision, lastKnownCurrentRevision } from '../content/revisions.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import type { Input, Model } from './contract.ts';
 import { fromJson } from '../store/db.ts';
@@ -17,7 +17,7 @@ import { rowParser } from './enums.ts';
 import { newId, sha256 } from './ids.ts';
 import type { MemberRow } from './members.ts';
 import type { Key } from './paging.ts';
-import { requireSpace, type SpaceAccess, spaceAccess } from './spaces.ts';
+import { requireSpace, type SpaceAccess, spaceAccess, spaceAccessLater } from './spaces.ts';
 import { presentUser, presentUserById } from './users.ts';
 import type { Row } from '../store/schema.ts';
 
@@ -104,7 +104,14 @@ export type NewComment = Pick<CommentRow, 'spaceId' | 'changeRequestId' | 'poste
  * this row with the stored one, column by column (a column added to the table and not here shows there).
  */
 export async function insertComment(ctx: Scope, comment: NewComment): Promise<CommentRow> {
-  const row: CommentRow = {
+  const row = newCommentRow(ctx, comment);
+  await comments.insert(ctx.db, row);
+  return row;
+}
+
+/** The row of a comment or reply posted now: a new id, the time, its state (open, not edited). */
+function newCommentRow(ctx: AppContext, comment: NewComment): CommentRow {
+  return {
     id: newId(),
     spaceId: comment.spaceId,
     changeRequestId: comment.changeRequestId,
@@ -123,8 +130,6 @@ export async function insertComment(ctx: Scope, comment: NewComment): Promise<Co
     pageDigest: comment.pageDigest ?? null,
     nodePreview: comment.nodePreview ?? null,
   };
-  await comments.insert(ctx.db, row);
-  return row;
 }
 
 /**
@@ -503,14 +508,38 @@ const reacts = (changes: ReactionChanges) => Boolean(changes.addedReactions?.len
 export async function postComment(ctx: Scope, scope: CommentScope, caller: Caller, body: Input<'CreateCommentRequest'>): Promise<Model<'Comment'>> {
   requireSpace(scope.access, 'comment');
   // Without a page, the comment is on the space (or the change request) as a whole.
-  let found: ReturnType<typeof findPage>;
   let content: RevisionContent | undefined;
   if (body.page !== undefined) {
     // A space's own comments are on its current revision, kept parsed once read (no statement for it then).
     const revision = scope.changeRequest === undefined ? await currentRevision(ctx.db, scope.access.space) : await getRevision(ctx.db, scope.revisionId, scope.access.space.id);
     content = revision?.content;
+  }
+  const comment = newComment(
+    { spaceId: scope.access.space.id, changeRequestId: scope.changeRequest?.id ?? null, revisionId: scope.revisionId },
+    content,
+    caller,
+    body,
+  );
+  const row = await insertRow(ctx, comment);
+  const present = new CommentPresenter(ctx, scope, caller);
+  if (content) present.knowContent(scope.revisionId, content);
+  return present.comment(row, true);
+}
+
+/**
+ * The comment `body` posts on `place`'s revision, whose content is `content` (read when the comment names a page):
+ * its page and block checked there, 400 naming the field otherwise.
+ */
+function newComment(
+  place: { spaceId: string; changeRequestId: string | null; revisionId: string },
+  content: RevisionContent | undefined,
+  caller: Caller,
+  body: Input<'CreateCommentRequest'>,
+): NewComment {
+  let found: ReturnType<typeof findPage>;
+  if (body.page !== undefined) {
     found = content && findPage(content, body.page);
-    if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${scope.revisionId}`);
+    if (!found) throw badRequest(`body.page: no page ${body.page} in revision ${place.revisionId}`);
   }
   let preview: string | undefined;
   if (body.node !== undefined) {
@@ -518,10 +547,8 @@ export async function postComment(ctx: Scope, scope: CommentScope, caller: Calle
     preview = nodePreview(found.page, body.node);
     if (preview === undefined) throw badRequest(`body.node: no block ${body.node} in page ${body.page}`);
   }
-  const row = await insertRow(ctx, {
-    spaceId: scope.access.space.id,
-    changeRequestId: scope.changeRequest?.id ?? null,
-    revisionId: scope.revisionId,
+  return {
+    ...place,
     pageId: found?.page.id ?? null,
     nodeId: body.node ?? null,
     tableCell: body.tableCell ? JSON.stringify(body.tableCell) : null,
@@ -529,10 +556,46 @@ export async function postComment(ctx: Scope, scope: CommentScope, caller: Calle
     body: body.body.markdown,
     pageDigest: found ? pageDigest(found.page) : null,
     nodePreview: preview ?? null,
-  });
-  const present = new CommentPresenter(ctx, scope, caller);
-  if (content) present.knowContent(scope.revisionId, content);
-  return present.comment(row, true);
+  };
+}
+
+/**
+ * `postComment` on a space's own comments without waiting for the database (a first try, handlers/transactions.ts),
+ * prepared from what this instance knows of the space: its current revision as `currentRevision` last read it, kept
+ * parsed here. One insert checks itself that the space is live, that this revision is still its current one, and that
+ * the caller may comment there by their own role (an enabled member of role comment or above); the caller's access to
+ * the space, for the answer, is read after it in the same write. Undefined when it cannot be tried: no such revision
+ * known here, or a comment `postComment` refuses (its page, its block, its body: 400s the handler gives).
+ */
+export function postSpaceCommentFirst(
+  ctx: AppContext,
+  caller: Caller,
+  spaceId: string,
+  body: Input<'CreateCommentRequest'>,
+): ((scope: Scope) => () => Promise<Model<'Comment'> | undefined>) | undefined {
+  const revision = lastKnownCurrentRevision(ctx.store, spaceId);
+  if (revision === undefined) return undefined;
+  let comment: NewComment;
+  try {
+    comment = newComment({ spaceId, changeRequestId: null, revisionId: revision.id }, revision.content, caller, body);
+    checkMarkdown(comment.body);
+  } catch {
+    return undefined;
+  }
+  return (scope) => {
+    const row = newCommentRow(scope, comment);
+    const inserted = comments.insertByCommenter(scope.db, row, caller.user.id);
+    const access = spaceAccessLater(scope, caller, spaceId);
+    return async () => {
+      if (!(await inserted())) return undefined;
+      // After the commit: what the presenter reads (nothing, for a comment just posted on known content) is read by the reader.
+      const after = reading(ctx);
+      const commentScope: CommentScope = { access: await access(after), revisionId: revision.id, location: ctx.urls.api(`/v1/spaces/${spaceId}/comments`) };
+      const present = new CommentPresenter(after, commentScope, caller);
+      present.knowContent(revision.id, revision.content);
+      return present.comment(row, true);
+    };
+  };
 }
 
 /** Changes the comment `commentId` of the scope as the caller may: its body, whether it is resolved, their reactions. */

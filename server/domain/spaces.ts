@@ -202,10 +202,28 @@ export async function spaceAccess(
   spaceId: string,
   options: { shareKey?: string; includeDeleted?: boolean } = {},
 ): Promise<SpaceAccess> {
+  // The space, the caller's membership of its organization and its counters, in one query.
+  return accessFrom(ctx, spaceId, await spaces.getForUser(ctx.db, spaceId, caller.user.id), options);
+}
+
+/**
+ * `spaceAccess` with its read sent without waiting (`Db.later`), for a write's first try: once the write has committed,
+ * the caller's access as that read found it, worked out with `after` (a scope outside the write: the reader).
+ */
+export function spaceAccessLater(ctx: Scope, caller: Caller, spaceId: string): (after: Scope) => Promise<SpaceAccess> {
+  const found = spaces.getForUserLater(ctx.db, spaceId, caller.user.id);
+  return async (after) => accessFrom(after, spaceId, await found(), {});
+}
+
+/** The caller's access to the space `spaceId` from its read (see spaceAccess). */
+async function accessFrom(
+  ctx: Scope,
+  spaceId: string,
+  found: spaces.SpaceForUser | undefined,
+  options: { shareKey?: string; includeDeleted?: boolean },
+): Promise<SpaceAccess> {
   // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
   const missing = () => notFound(`space ${spaceId}`);
-  // The space, the caller's membership of its organization and its counters, in one query.
-  const found = await spaces.getForUser(ctx.db, spaceId, caller.user.id);
   if (!found) throw missing();
   const space = parseSpaceRow(found.space);
   const counts = countsOf(found.counters);

@@ -51,14 +51,16 @@ export const spaceHandlers: HandlerGroup<Operations> = {
   // database (handlers/transactions.ts).
   createSpace: withFirstTry<'createSpace', Handler<'createSpace'>>(
     async ({ params, body, caller }, ctx) => created(await createSpace(ctx, caller, params.organizationId, body)),
-    ({ params, body, caller }, ctx) => {
-      const inserted = createSpaceAtTop(ctx, caller, params.organizationId, body);
-      return async () => {
-        const space = await inserted();
-        return space === undefined ? undefined : created(space);
-      };
-    },
-    ({ body }) => !body?.parent,
+    ({ params, body, caller }) =>
+      body?.parent
+        ? undefined
+        : (scope) => {
+            const inserted = createSpaceAtTop(scope, caller, params.organizationId, body);
+            return async () => {
+              const space = await inserted();
+              return space === undefined ? undefined : created(space);
+            };
+          },
   ),
 
   async getSpace({ params, query, caller }, ctx) {
@@ -74,13 +76,14 @@ export const spaceHandlers: HandlerGroup<Operations> = {
   // Its first try: an admin of the organization's change, without waiting for the database (handlers/transactions.ts).
   updateSpace: withFirstTry<'updateSpace', Handler<'updateSpace'>>(
     async ({ params, body, caller }, ctx) => ({ status: 200, body: await updateSpace(ctx, caller, params.spaceId, body) }),
-    ({ params, body, caller }, ctx) => {
-      const updated = updateSpaceAsAdmin(ctx, caller, params.spaceId, body);
-      return async () => {
-        const space = await updated();
-        return space === undefined ? undefined : { status: 200, body: space };
-      };
-    },
+    ({ params, body, caller }) =>
+      (scope) => {
+        const updated = updateSpaceAsAdmin(scope, caller, params.spaceId, body);
+        return async () => {
+          const space = await updated();
+          return space === undefined ? undefined : { status: 200, body: space };
+        };
+      },
   ),
 
   async duplicateSpace({ params, caller }, ctx) {

@@ -7,11 +7,12 @@
 //
 // A handler may also have a first try (`withFirstTry`) that waits for no answer of the database before its commit: its
 // statements leave with `Db.later`, so that on PostgreSQL the writes of a group go in one round trip instead of one
-// each. The route runs the first try in the write transaction, and once that has committed, asks it for its answer;
-// a first try whose write changed nothing (its statements check access themselves, for the common case only) answers
-// undefined, and the route then runs the handler in a write of its own: what it refuses, and how, stays the
-// handler's. Without the first try, the handler alone gives the same answers.
-import type { Scope } from '../context.ts';
+// each. The route prepares the first try outside any transaction (it may decline: a request it does not cover), runs
+// it in the write transaction, and once that has committed, asks it for its answer; a first try whose write changed
+// nothing (its statements check access themselves, for the common case only) answers undefined. Either way the route
+// then runs the handler in a write of its own: what it refuses, and how, stays the handler's. Without the first try,
+// the handler alone gives the same answers.
+import type { AppContext, Scope } from '../context.ts';
 import type { HandlerRequest, HandlerResult, OperationId } from './types.ts';
 
 const marked = new WeakSet<object>();
@@ -25,27 +26,27 @@ export function ownTransaction<H extends (...args: never[]) => unknown>(handler:
 /** Whether `handler` was marked by `ownTransaction`. */
 export const opensOwnTransaction = (handler: unknown): boolean => typeof handler === 'function' && marked.has(handler);
 
-/** A first try (see above): its answer once its write has committed, or undefined to run the handler instead. */
-export type FirstTry<K extends OperationId> = (request: HandlerRequest<K>, ctx: Scope) => () => Promise<HandlerResult<K> | undefined>;
+/**
+ * A first try (see above), prepared from the request outside any transaction (without the database: what the
+ * instance knows, the request's own checks): undefined when it cannot be tried, for the handler to answer alone;
+ * otherwise its work in the write, which answers, once the write has committed, its answer or undefined.
+ */
+export type FirstTry<K extends OperationId> = (
+  request: HandlerRequest<K>,
+  ctx: AppContext,
+) => ((scope: Scope) => () => Promise<HandlerResult<K> | undefined>) | undefined;
 
-/** A first try as the route calls it, and which requests it is for. */
-export interface AnyFirstTry {
-  run: (request: unknown, ctx: Scope) => () => Promise<{ status: number } | undefined>;
-  applies: (request: unknown) => boolean;
-}
+/** A first try as the route calls it. */
+export type AnyFirstTry = (request: unknown, ctx: AppContext) => ((scope: Scope) => () => Promise<{ status: number } | undefined>) | undefined;
 
 const firstTries = new WeakMap<object, AnyFirstTry>();
 
-/**
- * Gives `handler` its first try (see above), for the requests `applies` accepts (all by default; the others go to the
- * handler without a first try); returns the handler.
- */
+/** Gives `handler` its first try (see above); returns the handler. */
 export function withFirstTry<K extends OperationId, H extends (request: HandlerRequest<K>, ctx: Scope) => Promise<HandlerResult<K>>>(
   handler: H,
   firstTry: FirstTry<K>,
-  applies: (request: HandlerRequest<K>) => boolean = () => true,
 ): H {
-  firstTries.set(handler, { run: firstTry as unknown as AnyFirstTry['run'], applies: applies as AnyFirstTry['applies'] });
+  firstTries.set(handler, firstTry as unknown as AnyFirstTry);
   return handler;
 }
 

@@ -113,9 +113,10 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
   const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
   return async (req, res, request) => {
     const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
-    if (firstTry?.applies(request)) {
-      // A first try that changed nothing answers undefined: the handler answers, in a write of its own.
-      const answer = await ctx.store.write(async (db) => firstTry.run(request, scoped(ctx, db)), { queue });
+    // A first try that declines, or whose write changed nothing, leaves the answer to the handler, in a write of its own.
+    const work = firstTry?.(request, ctx);
+    if (work !== undefined) {
+      const answer = await ctx.store.write(async (db) => work(scoped(ctx, db)), { queue });
       const tried = await answer();
       if (tried !== undefined) return send(res, answerOf(tried));
     }

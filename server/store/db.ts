@@ -200,7 +200,8 @@ export interface Db {
    * Sends a statement of a write as `send` does (in order with the others, its failure the write's), keeping its rows
    * (an `UPDATE … RETURNING`) for the work to read once the write has committed (`Later.rows`): a write whose
    * statements all leave this way waits for no answer of PostgreSQL before its COMMIT, so that the writes of a group
-   * go in one round trip (see `Store.write`). Read before the commit, its rows cost the round trip `all` would.
+   * go in one round trip (see `Store.write`). Read before the commit, its rows cost the round trip `all` would. SQLite
+   * runs it there and then, and its failure is thrown at once.
    */
   later<Row>(query: Query<Row>): Later<Camelized<Row>>;
   later<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Later<Camelized<Row>>;
@@ -279,7 +280,10 @@ export interface Driver {
   run(statement: Compiled, writing: boolean): Promise<number>;
   /** Runs a statement of a write without the work waiting for it (`Db.send`). */
   send(statement: Compiled, writing: boolean): Promise<void>;
-  /** Runs a statement of a write without the work waiting for it, answering its rows (`Db.later`). */
+  /**
+   * Runs a statement of a write without the work waiting for it, answering its rows (`Db.later`): its failure must fail
+   * the write, as a `send`'s does (a driver that runs it at once throws it).
+   */
   later(statement: Compiled, writing: boolean): Promise<unknown[]>;
 }
 
@@ -355,11 +359,8 @@ export class EngineDb implements Db {
   }
 
   later<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Later<Camelized<Row>> {
-    try {
-      return new Later(this.driver.later(compiled(query, this.q, values), this.writing));
-    } catch (error) {
-      return new Later(Promise.reject(error));
-    }
+    // What fails here (SQLite runs the statement at once) is thrown to the work, and fails the write.
+    return new Later(this.driver.later(compiled(query, this.q, values), this.writing));
   }
 
   afterCommit(effect: () => void): void {

@@ -1,7 +1,7 @@
 // Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
-import { camelName, columns, type Db, prepared } from './db.ts';
+import { camelName, columns, type Db, type Prepared, prepared } from './db.ts';
 import { roleOfLater } from './members.ts';
 import { nextTopPosition } from './siblings.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
@@ -72,11 +72,23 @@ const FOR_USER = prepared((q, p: { id: string; userId: string }) =>
  */
 export async function getForUser(db: Db, id: string, userId: string): Promise<SpaceForUser | undefined> {
   const row = await db.first(FOR_USER, { id, userId });
-  if (row === undefined) return undefined;
-  return {
-    space: spaceOf(row),
-    member: row.memberUserId === null ? undefined : { role: row.memberRole, disabled: row.memberDisabled! },
-    counters: countersFrom(row),
+  return row === undefined ? undefined : forUserOf(row);
+}
+
+type ForUserRow = typeof FOR_USER extends Prepared<{ id: string; userId: string }, infer Row> ? Camelized<Row> : never;
+
+const forUserOf = (row: ForUserRow): SpaceForUser => ({
+  space: spaceOf(row),
+  member: row.memberUserId === null ? undefined : { role: row.memberRole, disabled: row.memberDisabled! },
+  counters: countersFrom(row),
+});
+
+/** `getForUser`, sent without waiting (`Db.later`): read once the write has committed. */
+export function getForUserLater(db: Db, id: string, userId: string): () => Promise<SpaceForUser | undefined> {
+  const read = db.later(FOR_USER, { id, userId });
+  return async () => {
+    const [row] = await read.rows();
+    return row === undefined ? undefined : forUserOf(row);
   };
 }
 

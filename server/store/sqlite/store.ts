@@ -102,18 +102,27 @@ class SqliteDriver implements Driver {
 
   constructor(private readonly store: SqliteStore) {}
 
-  all({ sql, parameters }: Compiled, writing: boolean): Promise<unknown[]> {
+  all(statement: Compiled, writing: boolean): Promise<unknown[]> {
+    try {
+      return Promise.resolve(this.rows(statement, writing));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** The rows of a statement, there and then; what fails is thrown (the store's error). */
+  private rows({ sql, parameters }: Compiled, writing: boolean): unknown[] {
     try {
       const { statement, columns } = this.store.statement(sql);
       if (columns === undefined) {
         if (!writing) throw writeRefused(sql);
         statement.run(parameters as unknown[]);
-        return Promise.resolve([]);
+        return [];
       }
       const rows = statement.all(parameters as unknown[]) as unknown[][];
-      return Promise.resolve(rows.map((values) => rowOf(columns, values)));
+      return rows.map((values) => rowOf(columns, values));
     } catch (error) {
-      return Promise.reject(this.store.failure(error));
+      throw this.store.failure(error);
     }
   }
 
@@ -147,8 +156,9 @@ class SqliteDriver implements Driver {
     await this.run(statement, writing);
   }
 
+  /** Runs there and then: its failure is thrown into the work, and fails the write (`Db.later`). */
   later(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    return this.all(statement, writing);
+    return Promise.resolve(this.rows(statement, writing));
   }
 }
 
