@@ -90,12 +90,16 @@ export function sibling(db: Db, of: Siblings, id: string): Promise<Sibling | und
  * `lastPosition` reads, plus one, computed by the statement that takes it (an insert that waits for no read).
  */
 export function nextTopPosition(organizationId: string): RawBuilder<number> {
-  const of = { organizationId, parentId: null };
-  return sql<number>`(SELECT COALESCE(MAX(position), 0) + 1 FROM (
+  return sql<number>`(SELECT COALESCE(MAX(position), 0) + 1 FROM ${lastOfEach({ organizationId, parentId: null })})`;
+}
+
+/** The last position of the spaces and of the collections among the siblings (a row each, none when there are none). */
+function lastOfEach(of: Omit<Siblings, 'parentId'> & { parentId?: string | null }): RawBuilder<unknown> {
+  return sql`(
       SELECT * FROM (SELECT position FROM spaces WHERE ${among('spaces', of)} ORDER BY position DESC LIMIT 1) AS space
       UNION ALL
       SELECT * FROM (SELECT position FROM collections WHERE ${among('collections', of)} ORDER BY position DESC LIMIT 1) AS collection
-    ) AS last)`;
+    ) AS last`;
 }
 
 /** The highest position among the siblings (undefined: none), read from the position indexes. */
@@ -112,9 +116,5 @@ export async function lastPosition(db: Db, of: Siblings): Promise<number | undef
 // Compiled once per shape: under a parent or at the top level, with or without an item left out (a create, a move).
 const LAST_POSITION = prepared(
   (_q, of: { organizationId: string; parentId?: string; excludeId?: string }) =>
-    sql<{ position: number | null }>`SELECT MAX(position) AS position FROM (
-        SELECT * FROM (SELECT position FROM spaces WHERE ${among('spaces', of)} ORDER BY position DESC LIMIT 1) AS space
-        UNION ALL
-        SELECT * FROM (SELECT position FROM collections WHERE ${among('collections', of)} ORDER BY position DESC LIMIT 1) AS collection
-      ) AS last`,
+    sql<{ position: number | null }>`SELECT MAX(position) AS position FROM ${lastOfEach(of)}`,
 );
