@@ -40,6 +40,12 @@ export async function insert(db: Db, row: CommentRecord): Promise<void> {
 // own role (an enabled member of role comment or above): one row of `spaces` joined with `members` selects the
 // values, none inserts nothing.
 type CommenterInsert = Selectable<CommentsTable> & { user_id: string };
+/**
+ * The roles whose members may comment on any space of their organization by their own role (the domain's
+ * `comment` permission, which a space's default level only raises), as the statement checks them: compared with the
+ * domain's rule by test/api/comments.test.ts.
+ */
+export const COMMENTER_ROLES = ['admin', 'create', 'review', 'edit', 'comment'] as const;
 const insertedByCommenter = (q: Kysely<Schema>, { user_id, ...row }: CommenterInsert) =>
   q
     .insertInto('comments')
@@ -52,7 +58,7 @@ const insertedByCommenter = (q: Kysely<Schema>, { user_id, ...row }: CommenterIn
         .where('spaces.deleted_at', 'is', null)
         .where('spaces.revision_id', '=', row.revision_id)
         .where('members.user_id', '=', user_id)
-        .where('members.role', 'in', ['admin', 'create', 'review', 'edit', 'comment'])
+        .where('members.role', 'in', COMMENTER_ROLES)
         .where('members.disabled', '=', 0),
     );
 const INSERT_BY_COMMENTER = prepared(insertedByCommenter);

@@ -141,6 +141,13 @@ const INSERT = prepared((q, p: Insertable<SpacesTable>) => q.insertInto('spaces'
 // of role admin or create): one row of `members` selects the values, none inserts nothing. Returns the space
 // (`role`: and the user's role, as a scalar subquery; see `Specific.readsReturned`).
 type CreatorInsert = Omit<Insertable<SpacesTable>, 'position' | 'parent_id'> & { user_id: string };
+/**
+ * The roles whose members may create content at an organization's top level (the domain's `createContent`) and the one
+ * that administers every space (`contentRole`): the domain's rules, written here as the statements check them, and
+ * compared with those rules by test/api/spaces.test.ts.
+ */
+export const CREATOR_ROLES = ['admin', 'create'] as const;
+export const ADMIN_ROLE = 'admin';
 const insertedByCreator = (q: Kysely<Schema>, { user_id, ...row }: CreatorInsert) =>
   q
     .insertInto('spaces')
@@ -154,7 +161,7 @@ const insertedByCreator = (q: Kysely<Schema>, { user_id, ...row }: CreatorInsert
         ])
         .where('members.organization_id', '=', row.organization_id)
         .where('members.user_id', '=', user_id)
-        .where('members.role', 'in', ['admin', 'create'])
+        .where('members.role', 'in', CREATOR_ROLES)
         .where('members.disabled', '=', 0),
     )
     .returning(COLUMNS);
@@ -226,7 +233,7 @@ const updatedByAdmin = (q: Kysely<Schema>, { id, userId, ...changes }: AdminUpda
           .select('members.user_id')
           .whereRef('members.organization_id', '=', 'spaces.organization_id')
           .where('members.user_id', '=', userId)
-          .where('members.role', '=', 'admin')
+          .where('members.role', '=', ADMIN_ROLE)
           .where('members.disabled', '=', 0),
       ),
     )

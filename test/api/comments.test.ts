@@ -8,6 +8,9 @@ import { frozen, type StoredPage } from '../../server/content/model.ts';
 import { insertComment, pageDigest } from '../../server/domain/comments.ts';
 import { sql } from 'kysely';
 import { inWrite } from '../../server/context.ts';
+import { atLeast, type Role, ROLES } from '../../server/auth/roles.ts';
+import { contentRole } from '../../server/domain/collections.ts';
+import { COMMENTER_ROLES } from '../../server/store/comments.ts';
 
 const ctx = useTestServer({ fixture: commentFixture('handbook') });
 const base = spaceBase(ctx, 'handbook');
@@ -56,6 +59,13 @@ describe('the first try of a comment on a space', () => {
     } finally {
       writes.mockRestore();
     }
+  });
+});
+
+describe('the roles the first try of a comment checks in SQL', () => {
+  test("are the domain's: those that may comment on any space by their own role", () => {
+    const member = (role: Role) => ({ organizationId: 'acme', role, disabled: false });
+    expect(ROLES.filter((role) => atLeast(contentRole(member(role), null), 'comment'))).toEqual([...COMMENTER_ROLES]);
   });
 });
 

@@ -4,6 +4,10 @@ import { DAY } from '../../server/domain/clock.ts';
 import { sql } from 'kysely';
 import { inWrite } from '../../server/context.ts';
 import { insertSpace } from '../../server/domain/spaces.ts';
+import { contentRole } from '../../server/domain/collections.ts';
+import { organizationPermissions } from '../../server/domain/organizations.ts';
+import { type Role, ROLES } from '../../server/auth/roles.ts';
+import { ADMIN_ROLE, CREATOR_ROLES } from '../../server/store/spaces.ts';
 import { ACME, extendFixture, GLOBEX } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';
@@ -34,6 +38,14 @@ const space = (spaceId: string) => ({ params: { path: { spaceId } } });
 async function createSpace(title: string, body: Record<string, unknown> = {}) {
   return ok(await ctx.server.as('admin').POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { title, ...body } }), 201);
 }
+
+describe('the roles the first tries check in SQL', () => {
+  test("are the domain's: creating content at the top level, and administering every space", () => {
+    const member = (role: Role) => ({ organizationId: ACME, role, disabled: false });
+    expect(ROLES.filter((role) => organizationPermissions(member(role)).createContent)).toEqual([...CREATOR_ROLES]);
+    expect(ROLES.filter((role) => contentRole(member(role), null) === 'admin')).toEqual([ADMIN_ROLE]);
+  });
+});
 
 describe('insertSpace', () => {
   test("answers the row as stored, every column: the defaults it writes are the schema's", async () => {
