@@ -135,7 +135,7 @@ declare const unknownBodyField: unique symbol;
 /**
  * The type a body field the operation does not declare must have: no value has it, and the compiler's error names
  * it, with the fields declared where it was written: `Type 'string' is not assignable to type 'string &
- * UnknownBodyField<"titel", "title" | "emoji" | …>'`.
+ * UnknownBodyField<"titel", "editMode" | "emoji" | …>'`.
  */
 interface UnknownBodyField<Field extends PropertyKey, Declared extends PropertyKey> {
   readonly [unknownBodyField]: never;

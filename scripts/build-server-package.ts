@@ -72,6 +72,7 @@ interface Manifest {
   engines: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  peerDependencies: { typescript: string };
 }
 
 const readManifest = (): Manifest => JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
@@ -99,8 +100,9 @@ export function serverManifest(): Record<string, unknown> {
     files: ['dist/', 'generated/', 'server/', 'vendor/', 'THIRD-PARTY-LICENSES.md', 'CHANGELOG.md'],
     engines: manifest.engines,
     dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, pinned(name)])),
-    peerDependencies: { [manifest.name]: sameMajor(manifest.version) },
-    peerDependenciesMeta: { [manifest.name]: { optional: true } },
+    // The client package, and the TypeScript the declarations hold on (the client's range: docs/packages.md, "TypeScript").
+    peerDependencies: { [manifest.name]: sameMajor(manifest.version), typescript: manifest.peerDependencies.typescript },
+    peerDependenciesMeta: { [manifest.name]: { optional: true }, typescript: { optional: true } },
   };
 }
 
@@ -286,11 +288,15 @@ function writeDeclarations(): void {
     './coverage.ts': './coverage.js',
     '../../conformance/coverage-format.ts': './coverage-format.js',
   };
+  // A side-effect import of a module of ours (`import './supported-node.ts';`) runs code and declares nothing: the
+  // bundle runs it, and the declarations leave it out (TypeScript 7 checks that the module it names is there).
   const rewrite = (text: string) =>
-    text.replace(/(from |import\()'([^']+)'/g, (whole, keyword: string, specifier: string) => {
-      if (specifier.startsWith('.') && !(specifier in specifiers)) throw new Error(`build-server-package: declarations import ${specifier}, which the package does not have`);
-      return specifier in specifiers ? `${keyword}'${specifiers[specifier]}'` : whole;
-    });
+    text
+      .replace(/^import '\.[^']*';\n/gm, '')
+      .replace(/(from |import\()'([^']+)'/g, (whole, keyword: string, specifier: string) => {
+        if (specifier.startsWith('.') && !(specifier in specifiers)) throw new Error(`build-server-package: declarations import ${specifier}, which the package does not have`);
+        return specifier in specifiers ? `${keyword}'${specifiers[specifier]}'` : whole;
+      });
   for (const [from, to] of [
     ['server/testing/index.d.ts', 'dist/testing/index.d.ts'],
     ['server/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],

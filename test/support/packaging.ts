@@ -1,6 +1,6 @@
 // What the tests of the published packages (test/tooling/package.test.ts and server-package.test.ts) share: the
 // repository's manifests, the files of a tarball, the Markdown blocks and shell lines a consumer project is made from,
-// the repository's tsc run in that project, a command's exit code and output, and what they read of the machine: its
+// the consumer TypeScripts' tsc runs in that project, a command's exit code and output, and what they read of the machine: its
 // processes, a folder's files and how they changed.
 import { execFile, execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
@@ -61,12 +61,34 @@ export const strictCompilerOptions = {
   skipDefaultLibCheck: true,
 };
 
-/** The repository's tsc on the project in `cwd` (its tsconfig.json): the exit code and what it printed (its diagnostics). */
-export const tsc = (cwd: string, env: NodeJS.ProcessEnv, timeout: number) =>
-  run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd, env, timeout }).then(
+/**
+ * The TypeScript releases a consumer project is type-checked with, by their package in the repository's node_modules:
+ * TypeScript 7, which `npm install typescript` installs today, and the oldest the packages support
+ * (docs/packages.md, "TypeScript"). Both are pinned in package.json.
+ */
+export const CONSUMER_TYPESCRIPTS = ['typescript-native', 'typescript-oldest'] as const;
+export type ConsumerTypeScript = (typeof CONSUMER_TYPESCRIPTS)[number];
+/** The release of a consumer TypeScript, as its package.json gives it: `7.0.2`. */
+export const typescriptRelease = (typescript: ConsumerTypeScript): string =>
+  (readJson(path.join(repoRoot, 'node_modules', typescript, 'package.json')) as { version: string }).version;
+
+type Checked = { code: number; stdout: string };
+/** One TypeScript's tsc on the project in `cwd` (its tsconfig.json): the exit code and what it printed (its diagnostics). */
+export const tscWith = (typescript: ConsumerTypeScript, cwd: string, env: NodeJS.ProcessEnv, timeout: number): Promise<Checked> =>
+  run(process.execPath, [path.join(repoRoot, 'node_modules', typescript, 'bin/tsc'), '-p', '.', '--pretty', 'false'], { cwd, env, timeout }).then(
     (success) => ({ code: 0, stdout: success.stdout }),
     (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
   );
+
+/** tsc of each consumer TypeScript on the project in `cwd`, side by side: each one's outcome by its release. */
+export async function tsc(cwd: string, env: NodeJS.ProcessEnv, timeout: number): Promise<Record<string, Checked>> {
+  const outcomes = await Promise.all(CONSUMER_TYPESCRIPTS.map((typescript) => tscWith(typescript, cwd, env, timeout)));
+  return Object.fromEntries(CONSUMER_TYPESCRIPTS.map((typescript, index) => [typescriptRelease(typescript), outcomes[index]!]));
+}
+
+/** What `tsc` gives when every consumer TypeScript accepts the project: exit code 0 and nothing printed, for each. */
+export const everyTypeScriptAccepts = (): Record<string, Checked> =>
+  Object.fromEntries(CONSUMER_TYPESCRIPTS.map((typescript) => [typescriptRelease(typescript), { code: 0, stdout: '' }]));
 
 /** What a command run through `execFile` ended with: its exit code (0 when it succeeded) and its output, stdout then stderr. */
 export const outcome = (command: Promise<{ stdout: string; stderr: string }>): Promise<{ code: number; output: string }> =>
