@@ -4,51 +4,125 @@
 //   tools around it (the conformance runner, the gate, the scripts, the tests): a call whose promise is dropped would
 //   run outside the transaction or the step it was written for, or fail unseen;
 // - no function over 150 lines and no module over 800 (FUNCTION_SIZE and MODULE_SIZE below);
-// - the server's layers (LAYERS below): a module imports from its own layer and from the layers its layer names, no
-//   other. server/docs/code.md's table of the layers is checked against LAYERS (test/tooling/layers.test.ts).
+// - the server's layers (LAYERS below): a module imports from its own layer and from the layers its layer names, all
+//   below it. server/docs/code.md's table of the layers is checked against LAYERS, and the repository's folders
+//   against REPOSITORY_LAYERS (test/tooling/layers.test.ts).
 import tseslint from 'typescript-eslint';
 
 /**
- * The server's layers, from the outside in. Each names its folders (under server/, with every folder below them), its
- * modules at server/'s top level, and the layers it may import from besides itself: the handlers reach the store only
- * through the domain. Type-only imports count: a layer that names another's types depends on it.
+ * The server's layers, from the outside in: each is one or more folders under server/ (every folder below them
+ * included), and imports only from the layers it names, all of them below it. server/main.ts, the command's entry, is
+ * the one module outside a folder. Type-only imports count: a layer that names another's types depends on it.
  */
 export const LAYERS = [
   {
-    name: 'app',
-    role: 'the process and HTTP: configuration read, Express and its middleware, the contract and its validator, the speed mechanisms, the test harness',
-    folders: ['http', 'speed', 'testing'],
-    modules: ['app.ts', 'server.ts', 'main.ts', 'launch.ts', 'command-line.ts', 'runtime-check.ts', 'package.ts', 'version.ts', 'data-dir.ts', 'seed.ts', 'seed-schema.ts', 'seed-format.ts'],
-    imports: ['handlers', 'domain', 'store', 'foundation'],
+    name: 'testing',
+    role: "the test harness (`docs-platform-server/testing`): starts the server in process or as a child, its coverage report",
+    folders: ['testing'],
+    modules: [],
+    imports: ['start', 'handlers', 'speed', 'http', 'domain', 'content', 'jobs', 'auth', 'context', 'store', 'shared', 'net'],
+  },
+  {
+    name: 'start',
+    role: 'the process: the command and its flags, start-up and shutdown, the Express app put together, seeding, the background job kinds, the harness\'s side of its IPC channel',
+    folders: ['start'],
+    modules: ['main.ts'],
+    imports: ['handlers', 'speed', 'http', 'domain', 'content', 'jobs', 'auth', 'context', 'store', 'shared', 'net'],
   },
   {
     name: 'handlers',
     role: "HTTP shapes only: an operation's parameters and body in, its status and body out, through the domain",
     folders: ['handlers'],
     modules: [],
-    imports: ['domain', 'foundation'],
+    imports: ['http', 'domain', 'content', 'jobs', 'auth', 'context', 'shared', 'net'],
+  },
+  {
+    name: 'speed',
+    role: 'the speed mechanisms over Express and the validator: the HTTP server, the JSON writer, the validator fast path, writes sent together',
+    folders: ['speed'],
+    modules: [],
+    imports: ['http', 'context', 'store', 'shared', 'net'],
+  },
+  {
+    name: 'http',
+    role: 'the contract and HTTP: routes and their rules, the handler types, validation, errors, pagination, the list-page cache, example answers, /health and /docs',
+    folders: ['http'],
+    modules: [],
+    imports: ['domain', 'content', 'jobs', 'auth', 'context', 'store', 'shared', 'net'],
   },
   {
     name: 'domain',
-    role: 'the rules: permissions, the effects of each operation, content, background jobs, and what they present',
-    folders: ['domain', 'auth', 'content', 'jobs'],
-    modules: ['context.ts', 'answers.ts'],
-    imports: ['store', 'foundation'],
+    role: 'the rules: permissions, the effects of each operation, and what they present',
+    folders: ['domain'],
+    modules: [],
+    imports: ['content', 'jobs', 'auth', 'context', 'store', 'shared', 'net'],
+  },
+  {
+    name: 'content',
+    role: "a space's content as documents: the model, Markdown, edits, merges, search, imports, Git files, PDF",
+    folders: ['content'],
+    modules: [],
+    imports: ['jobs', 'auth', 'context', 'store', 'shared', 'net'],
+  },
+  {
+    name: 'jobs',
+    role: 'the background job runner: queued work that survives restarts',
+    folders: ['jobs'],
+    modules: [],
+    imports: ['auth', 'context', 'store', 'shared', 'net'],
+  },
+  {
+    name: 'auth',
+    role: 'who the caller is (tokens) and what their roles allow',
+    folders: ['auth'],
+    modules: [],
+    imports: ['context', 'store', 'shared', 'net'],
+  },
+  {
+    name: 'context',
+    role: 'what a request and a job share: the store and its handle for one unit of work, the configuration, the clock, the log',
+    folders: ['context'],
+    modules: [],
+    imports: ['store', 'shared', 'net'],
   },
   {
     name: 'store',
-    role: 'SQL: the two engines, their migrations, and one module per table group',
+    role: 'SQL: the two engines, their migrations, one module per table group, and the parsers of stored values',
     folders: ['store'],
     modules: [],
-    imports: ['foundation'],
+    imports: ['shared', 'net'],
   },
   {
-    name: 'foundation',
-    role: 'what every layer may use: errors, text, JSON limits, the turn end, configuration, outbound requests',
+    name: 'shared',
+    role: 'what every layer may use: errors, ids, the clock, text, JSON limits, contract types, paging cursors, configuration, deep freeze',
+    folders: ['shared'],
+    modules: [],
+    imports: ['net'],
+  },
+  {
+    name: 'net',
+    role: 'outbound requests: every request the server makes to another host',
     folders: ['net'],
-    modules: ['errors.ts', 'text.ts', 'json-limits.ts', 'turn-end.ts', 'config.ts'],
+    modules: [],
     imports: [],
   },
+];
+
+/**
+ * The repository's folders as layers, from the outside in, as LAYERS are server/'s: a folder's code imports only from
+ * the folders its entry names (test/tooling/layers.test.ts reads every import).
+ */
+export const REPOSITORY_LAYERS = [
+  { folder: 'test', role: 'the tests and what they share (test/support/)', imports: ['bench', 'scripts', 'release', 'breaking', 'server', 'conformance', 'client', 'spec-rules', 'generated'] },
+  { folder: 'bench', role: 'the benchmarks (`npm run bench`) and timing tools', imports: ['scripts', 'release', 'breaking', 'server', 'conformance', 'client', 'generated'] },
+  { folder: 'scripts', role: 'build, generate, check, scaffold and the development loop', imports: ['release', 'breaking', 'server', 'conformance', 'client', 'spec-rules', 'generated'] },
+  { folder: 'release', role: 'releases: release notes, the changelog, the release command, packing, publishing, the upgrade check and its fixtures', imports: ['breaking', 'server', 'conformance', 'client', 'generated'] },
+  { folder: 'breaking', role: 'the breaking-change gate', imports: ['generated'] },
+  { folder: 'server', role: 'the reference server and its test harness', imports: ['conformance', 'client', 'generated'] },
+  { folder: 'conformance', role: 'the conformance runner and its proxy', imports: ['client', 'generated'] },
+  { folder: 'client', role: 'the typed client', imports: ['generated'] },
+  { folder: 'spec-rules', role: "the contract's TypeSpec linter rules", imports: [] },
+  { folder: 'generated', role: 'what `npm run generate` writes from spec/', imports: [] },
 ];
 
 /** `no-restricted-imports` for the files of `layer` at `depth` folders below server/: every layer it may not import from. */
@@ -72,7 +146,7 @@ const layerConfigs = LAYERS.filter((layer) => layer.imports.length < LAYERS.leng
 });
 
 /** The folders linted: all of the repository's code but what is generated (generated/) or built (dist/, conformance/dist/). */
-const FOLDERS = ['server', 'client', 'conformance', 'breaking', 'scripts', 'spec-rules', 'test'];
+const FOLDERS = ['server', 'client', 'conformance', 'breaking', 'release', 'bench', 'scripts', 'spec-rules', 'test'];
 const CODE = [`{${FOLDERS.join(',')}}/**/*.{ts,mts,cts,js,mjs}`, 'vitest.config.ts', 'vitest.quick.config.ts'];
 
 /**

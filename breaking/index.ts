@@ -1,5 +1,5 @@
 // The breaking-change library: compare two OpenAPI 3.1 documents, judge the findings against declarations and
-// versions, and write them as a report or as release notes. Pure: documents in, findings out; the commands
+// versions, and write them as a report (release notes: release/notes.ts). Pure: documents in, findings out; the commands
 // (check.ts, changelog.ts, release.ts) do the file system. Rules, declarations and the release procedure are in
 // README.md beside this file.
 export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from './compare/index.ts';
@@ -16,7 +16,6 @@ export {
   type Verdict,
   type Version,
 } from './gate.ts';
-export { CHANGELOG_HEADER, notesBetween, prependNotes, releasedNotes, renderFirstNotes, renderNotes, type NotesInput } from './notes.ts';
 export { formatReport, type ReportOptions } from './report.ts';
 export {
   RULES,

@@ -115,7 +115,7 @@ Exit codes:
 const EXIT = { passed: 0, failed: 1, usage: 2, preflight: 3, skipped: 4, SIGINT: 130, SIGTERM: 143 } as const;
 
 // The Node versions the package supports (its `engines`, the root package.json's: Node 22 from 22.12, 24, 26 and
-// later; server/runtime-check.ts makes the server's command the same check). On another Node the command, `--help`
+// later; server/start/runtime-check.ts makes the server's command the same check). On another Node the command, `--help`
 // too, ends here with one line and exit code 3 (the run could not start), before reading its arguments (the modules it
 // imports only define things). test/tooling/server-package.test.ts runs the installed command on an older Node.
 {

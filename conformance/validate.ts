@@ -41,7 +41,7 @@ export interface Problem {
 
 /**
  * The header of an answer the reference server made from the contract, for an operation it does not implement yet
- * (server/http/contract-answers.ts): such an answer is the contract's example, not an implementation's, so both the
+ * (server/http/example-answers.ts): such an answer is the contract's example, not an implementation's, so both the
  * runner (which then counts the operation as not exercised) and the proxy report it.
  */
 export const CONTRACT_ANSWER_HEADER = 'x-contract-answer';

@@ -1,5 +1,5 @@
 // Builds the server package, `docs-platform-server`, in dist/server-package/, which `npm run pack:server` then packs
-// (scripts/pack.ts): the compiled server and its command, the test harness (`docs-platform-server/testing`), the
+// (release/pack.ts): the compiled server and its command, the test harness (`docs-platform-server/testing`), the
 // contract the server implements, and what the server reads at run time. No TypeSpec, no test tooling, no sources.
 //
 // The folder has the repository's layout, so that the server finds its files as it does in a clone (build-server.ts
@@ -25,14 +25,14 @@
 //   package's `imports` (`#standard-fonts/…`), which a bundle cannot resolve. Their versions are those this
 //   repository pins. npm still gives better-sqlite3 an install script, `node-gyp rebuild`, for its binding.gyp, and
 //   runs it on an install from a lockfile: the package's README tells the consumer to deny it (ALLOW_SCRIPTS_NOTE).
-// - engines: the root package.json's, as every package's (scripts/pack.ts); the command checks it when it starts
-//   (server/runtime-check.ts), and so does the harness when it is imported (server/testing/supported-node.ts).
+// - engines: the root package.json's, as every package's (release/pack.ts); the command checks it when it starts
+//   (server/start/runtime-check.ts), and so does the harness when it is imported (server/testing/supported-node.ts).
 // - The client package, `docs-platform-contract`, is an optional peer dependency of the same major version
 //   (`^MAJOR.0.0`): the harness makes its `client` with it when it is installed (server/testing/index.ts), and a
 //   consumer updates the two within the major in any order (a server of 1.1 beside a client of 1.0 serves every call
 //   that client makes: a minor release only adds to the contract).
-// - Not `private`: `npm run publish-release` publishes it (breaking/publish.ts). It carries the release notes,
-//   CHANGELOG.md without the entries not released yet, as the other two do (scripts/pack.ts).
+// - Not `private`: `npm run publish-release` publishes it (release/publish.ts). It carries the release notes,
+//   CHANGELOG.md without the entries not released yet, as the other two do (release/pack.ts).
 // To bundle a dependency after all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run
 // size:server` shows what that does to the package and to what a consumer installs.
 //
@@ -48,7 +48,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import ts from 'typescript';
-import { releasedNotes } from '../breaking/notes.ts';
+import { releasedNotes } from '../release/notes.ts';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
 import { thirdPartyLicenses } from './build-conformance.ts';
 import { BANNER, BUNDLE_URL, checkContractSchema, checkOneByteSource, EXTERNAL, sourceAddresses } from './build-server.ts';
@@ -143,7 +143,7 @@ export async function buildServerPackage(): Promise<void> {
   const server = collect(
     await build({
       ...common,
-      entryPoints: ['server/package.ts'],
+      entryPoints: ['server/testing/package-entry.ts'],
       outfile: at('dist/server/server.cjs'),
       external: DEPENDENCIES,
       format: 'cjs',
@@ -163,7 +163,7 @@ export async function buildServerPackage(): Promise<void> {
     writeFileSync(output.path, output.contents);
   }
   // The launcher: `npm start`'s entry, with a shebang.
-  collect(await build({ ...common, entryPoints: ['server/launch.ts'], outfile: at('dist/server/main.js'), format: 'esm', banner: { js: '#!/usr/bin/env node' } }));
+  collect(await build({ ...common, entryPoints: ['server/start/launch.ts'], outfile: at('dist/server/main.js'), format: 'esm', banner: { js: '#!/usr/bin/env node' } }));
   chmodSync(at('dist/server/main.js'), 0o755);
   for (const name of VENDORED) {
     collect(await build({ ...common, entryPoints: [name], outfile: at(`vendor/${name}.cjs`), format: 'cjs', minifyWhitespace: true }));
@@ -283,8 +283,8 @@ function writeDeclarations(): void {
   if (errors.length > 0) throw new Error(`build-server-package: declarations:\n${ts.formatDiagnosticsWithColorAndContext(errors, ts.createCompilerHost(options))}`);
   const specifiers: Record<string, string> = {
     '../../client/index.ts': 'docs-platform-contract',
-    '../seed-format.ts': './seed-format.js',
-    '../generated/schema.d.ts': 'docs-platform-contract',
+    '../start/seed-format.ts': './seed-format.js',
+    '../../generated/schema.d.ts': 'docs-platform-contract',
     './coverage.ts': './coverage.js',
     '../../conformance/coverage-format.ts': './coverage-format.js',
   };
@@ -299,7 +299,7 @@ function writeDeclarations(): void {
       });
   for (const [from, to] of [
     ['server/testing/index.d.ts', 'dist/testing/index.d.ts'],
-    ['server/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],
+    ['server/start/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],
     ['server/testing/coverage.d.ts', 'dist/testing/coverage.d.ts'],
     ['conformance/coverage-format.d.ts', 'dist/testing/coverage-format.d.ts'],
   ] as const) {

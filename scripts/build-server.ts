@@ -3,7 +3,7 @@
 // `npm ci` leaves a startable server). Running compiled JavaScript spares every start the run-time TypeScript
 // transpilation of tsx (seconds); tsx stays for development and the tests.
 //
-// `npm start` runs dist/server/main.js, built from server/launch.ts, which turns on Node's compile cache in a folder of
+// `npm start` runs dist/server/main.js, built from server/start/launch.ts, which turns on Node's compile cache in a folder of
 // the user's (never under dist/: the build's files are all a run reads there, and an install may be read-only) and
 // loads the bundle. The bundle is CommonJS: Node caches the code of a CommonJS file as it does an ES module's, and the
 // server package's build maps the requires of its vendored packages (scripts/build-server-package.ts). The build
@@ -12,7 +12,7 @@
 // It also writes the contract as JSON (dist/server/openapi.json), which start-up reads instead of parsing the YAML
 // as long as the YAML has not changed since (server/http/contract.ts). The contract is first checked against the
 // OpenAPI schema as express-openapi-validator checks it at start-up (`validateApiSpec`); the build fails on a
-// document the validator would refuse, and a start from the copy skips the check (server/app.ts).
+// document the validator would refuse, and a start from the copy skips the check (server/start/app.ts).
 //
 // The bundle's whitespace and comments are left out (`minifyWhitespace`; names are kept, and the source map gives
 // positions in the sources), and it must hold no character above U+00FF: V8 keeps a script's source in memory for
@@ -35,7 +35,7 @@ import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } fr
 import { packingTheClient } from './npm-lifecycle.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** What `npm start` runs (built from server/launch.ts). */
+/** What `npm start` runs (built from server/start/launch.ts). */
 export const SERVER_ENTRY = path.join(root, 'dist/server/main.js');
 const outDir = path.dirname(SERVER_ENTRY);
 /** The bundle of the server, which SERVER_ENTRY loads. */
@@ -115,7 +115,7 @@ export async function buildServer(): Promise<void> {
     minifyWhitespace: true,
   });
   for (const output of server.outputFiles) if (output.path.endsWith('.cjs')) checkOneByteSource(output.text, path.relative(root, output.path));
-  const launcher = await build({ ...common, entryPoints: ['server/launch.ts'], outfile: SERVER_ENTRY, format: 'esm' });
+  const launcher = await build({ ...common, entryPoints: ['server/start/launch.ts'], outfile: SERVER_ENTRY, format: 'esm' });
   mkdirSync(outDir, { recursive: true });
   const contract = readFileSync(CONTRACT_PATH, 'utf8');
   const document = parseContractYaml(contract) as { openapi?: unknown };

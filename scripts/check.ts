@@ -1,10 +1,10 @@
 // `npm run check`: the fast checks of the contract and the code, the first thing `npm test` runs.
 //   - spec/ formatted (the files that are not, and `npm run format:spec` to fix them);
-//   - generated/ exactly what spec/ compiles to (test/support/drift.ts, as the contract test uses it);
+//   - generated/ exactly what spec/ compiles to (scripts/generated-drift.ts, as the contract test uses it);
 //   - the whole project type-checks (TypeScript 7's native tsc, incremental: later runs only re-check what changed);
 //   - the code of every folder awaits or handles every promise, and no function or module outgrows its size
 //     (`npm run lint`, eslint.config.js);
-//   - generated/openapi.yaml passes Redocly's recommended ruleset (redocly.yaml, test/support/lint.ts), but for the
+//   - generated/openapi.yaml passes Redocly's recommended ruleset (redocly.yaml, scripts/lint-contract.ts), but for the
 //     problems .redocly.lint-ignore.yaml ignores with their reasons;
 //   - every operation of the contract has a handler or an entry in server/handlers/pending.ts, and no handler or
 //     entry names an operation the contract does not have, each named with the command or the edit that fixes it.
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkFormatTypeSpec } from '@typespec/compiler';
-import { compareGenerated } from '../test/support/drift.ts';
+import { compareGenerated } from './generated-drift.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
@@ -128,7 +128,7 @@ export async function lint(): Promise<CheckResult> {
  */
 export async function checkOpenApiLint(repo = root): Promise<CheckResult> {
   // Loaded here: Redocly takes a while to load, which the other checks do not need.
-  const { lintOpenApi } = await import('../test/support/lint.ts');
+  const { lintOpenApi } = await import('./lint-contract.ts');
   const { problems, stale, ignored } = await lintOpenApi(repo);
   if (problems.length > 0) {
     return {

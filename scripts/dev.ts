@@ -1,6 +1,6 @@
 // `npm run dev`: the reference server with a developer's settings, serving each saved contract within seconds.
 //   - settings (each overridden by the environment): DOCS_API_TOKEN=dev-token, ANSWER_FROM_CONTRACT=true (an operation
-//     added to spec/ is answered from its example until it is implemented: server/http/contract-answers.ts), ALLOW_PRIVATE_NETWORKS=true,
+//     added to spec/ is answered from its example until it is implemented: server/http/example-answers.ts), ALLOW_PRIVATE_NETWORKS=true,
 //     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the system's temporary folder (where the conformance runner and tests
 //     create their repositories; set LOCAL_GIT_ROOT to reach your own),
 //     DATA_DIR=.data/dev (git-ignored), LOG_FORMAT=pretty; an empty database gets the demo organization (`demo`);
@@ -15,7 +15,7 @@
 //     starts once the server serves. `npm run dev -- --no-typecheck` leaves it out.
 // The files are watched as editors save them (scripts/watch-tree.ts). Every line it prints starts with `[dev]`; the
 // server's own output follows as it comes. SIGINT and SIGTERM stop the server and then this process.
-// Measured by scripts/bench-save.ts (`BENCH_PARTS=save npm run bench`; docs/performance-figures.md, "The daily loop").
+// Measured by bench/save.ts (`BENCH_PARTS=save npm run bench`; docs/performance-figures.md, "The daily loop").
 // Its parts: the server processes (dev-processes.ts), the type-check (dev-typecheck.ts), the changes collected and
 // handled in turn (dev-changes.ts); here, what a change does.
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTRACT_ANSWER_HEADER, operationExamples, schemaValue } from '../server/http/contract-answers.ts';
+import { CONTRACT_ANSWER_HEADER, operationExamples, schemaValue } from '../server/http/example-answers.ts';
 import { type ContractOperation, contractOperations, type OpenApiDocument, parseContractYaml } from '../server/http/contract.ts';
 import { operationsInventory } from './check.ts';
 
@@ -308,8 +308,8 @@ function testSource(document: OpenApiDocument, shape: Shape, domainFile: string)
       '// ',
     ),
     "import { expect, test } from 'vitest';",
-    "import { CONTRACT_ANSWER_HEADER } from '../../server/http/contract-answers.ts';",
-    "import type { SeedFixture } from '../../server/seed.ts';",
+    "import { CONTRACT_ANSWER_HEADER } from '../../server/http/example-answers.ts';",
+    "import type { SeedFixture } from '../../server/start/seed.ts';",
     "import { useTestServer } from '../support/server.ts';",
     '',
     ...commentLines(
@@ -382,8 +382,8 @@ export async function scaffold(operationId: string, repo = root): Promise<Writte
     throw new ScaffoldError(`${domainFile} already exports ${operationId}: rename it, or write the handler of ${operationId} by hand`);
   }
   domainText = withImport(domainText, '../auth/caller.ts', ['Caller'], true);
-  domainText = withImport(domainText, '../context.ts', ['Scope'], true);
-  domainText = withImport(domainText, './contract.ts', [...new Set(domain.types)], true);
+  domainText = withImport(domainText, '../context/context.ts', ['Scope'], true);
+  domainText = withImport(domainText, '../shared/contract.ts', [...new Set(domain.types)], true);
   const handler = handlerSource(shape);
   const handlerText = group.existing
     ? addHandler(read(group.file), group.file, shape, operations, `../domain/${group.stem}.ts`, handler)

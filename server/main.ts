@@ -2,20 +2,19 @@
 // (command-line.ts), opens the database, seeds it, listens; SIGTERM/SIGINT close it cleanly. `--help` prints the flags
 // and the configuration variables (from the table in config.ts), `--version` the package and contract versions. A
 // failure to start that the user can fix is one line on stderr naming what to change, and exit code 1. Started by the
-// test harness (server/testing/), it also answers the harness over IPC (server/testing/control.ts).
+// test harness (server/testing/), it also answers the harness over IPC (server/start/harness-control.ts).
 import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './command-line.ts';
-import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './config.ts';
+import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './start/command-line.ts';
+import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './shared/config.ts';
 import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
-import { checkSeed, readSeedFile, type SeedFixture } from './seed.ts';
-import { logTokenFor, startServer } from './server.ts';
-import { controlledByHarness, harnessVariables, underHarness } from './testing/control.ts';
-import { coverageFolder } from './testing/coverage.ts';
-import { HARNESS_SEED_VARIABLE, SEED_OBJECT, START_FAILURE } from './testing/protocol.ts';
-import { contractVersion, installation, packageVersion, REPO_ROOT } from './version.ts';
+import { checkSeed, readSeedFile, type SeedFixture } from './start/seed.ts';
+import { logTokenFor, startServer } from './start/server.ts';
+import { controlledByHarness, harnessVariables, underHarness } from './start/harness-control.ts';
+import { coverageFolder, HARNESS_SEED_VARIABLE, SEED_OBJECT, START_FAILURE } from './start/harness-protocol.ts';
+import { contractVersion, installation, packageVersion, REPO_ROOT } from './http/version.ts';
 
 const NAME = 'docs-platform server';
 
@@ -79,7 +78,7 @@ export function versionText(): string {
 /**
  * Tells the process that started the server where it listens, without its log (whose level or format may hide the
  * line): with an IPC channel (`spawn(…, { stdio: [..., 'ipc'] })` or `fork`), one message `{ type: 'listening',
- * url }` (the message the test harness gets too, server/testing/protocol.ts); with ADDRESS_FILE, the address and a newline, written to a temporary file renamed into place, so a reader
+ * url }` (the message the test harness gets too, server/start/harness-protocol.ts); with ADDRESS_FILE, the address and a newline, written to a temporary file renamed into place, so a reader
  * never sees half of it. The file is removed when the process exits.
  */
 async function tellParent(url: string, addressFile: string | undefined, ipc: boolean): Promise<void> {

@@ -6,7 +6,7 @@
 //   spec: <slug>}}`) of the organization, from its latest processed version: its operations, or its models with
 //   `props.doc: "models"`.
 // A page whose computation is unknown keeps its stored markdown.
-import type { Scope } from '../context.ts';
+import type { Scope } from '../context/context.ts';
 import { fromJson } from '../store/db.ts';
 import * as openapi from '../store/openapi.ts';
 import { pageBody, type RevisionContent, type StoredPage, walkPages } from './model.ts';

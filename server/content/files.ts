@@ -2,8 +2,8 @@
 // addresses they are downloaded from. A revision lists its files (model.ts's StoredFile); their bytes live here,
 // by file id, so that every revision carrying a file (and every copy of a space) serves the same bytes.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../context.ts';
-import { newId } from '../domain/ids.ts';
+import type { AppContext } from '../context/context.ts';
+import { newId } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
 import * as files from '../store/files.ts';
 import type { StoredFile } from './model.ts';

@@ -9,9 +9,16 @@ import { STATUS_CODES } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommitObject, HttpClient, TreeEntry } from 'isomorphic-git';
-import type { GitCredentials, GitLocation } from '../domain/git.ts';
 import { OutboundError, type OutboundOptions, type OutboundResponse } from '../net/outbound.ts';
 import { SUMMARY_FILE } from './git-layout.ts';
+
+export interface GitCredentials {
+  username: string;
+  password: string;
+}
+
+/** Where a repository is: a folder of this machine, or an HTTP(S) remote addressed without credentials. */
+export type GitLocation = { kind: 'local'; path: string } | { kind: 'http'; url: string };
 
 /** A failure to explain to the user as it is. */
 export class GitSyncError extends Error {}

@@ -26,13 +26,13 @@
 import { performance } from 'node:perf_hooks';
 import type TurndownService from 'turndown';
 import { type HTMLElement, parse as parseHtml } from 'node-html-parser';
-import type { AppContext, Scope } from '../context.ts';
-import { badRequest } from '../errors.ts';
+import type { AppContext, Scope } from '../context/context.ts';
+import { badRequest } from '../shared/errors.ts';
 import { OutboundError, type OutboundResponse, outboundFor } from '../net/outbound.ts';
 import { newPage, slugify, unique } from './edit.ts';
 import { sameStoredFile, storeFile } from './files.ts';
 import { type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
-import { storableText } from '../text.ts';
+import { storableText } from '../shared/text.ts';
 
 export const IMPORT_LIMITS = {
   pages: 50,

@@ -13,11 +13,12 @@
 // - otherwise the link is `broken`: an image, or a path with an extension other than `.md`, is a missing file;
 //   anything else a missing page. A bare `#anchor` refers to the page itself and is not indexed.
 // A link page (type `link`) links to its target address.
-import { inWrite, type Scope } from '../context.ts';
-import type { Model } from '../domain/contract.ts';
+import { inWrite, type Scope } from '../context/context.ts';
+import type { Model } from '../shared/contract.ts';
 import * as links from '../store/links.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
-import { frozen, pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
+import { frozen } from '../shared/deep-freeze.ts';
+import { pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
 import { getRevision, writeRevisionRow } from './revisions.ts';
 
 export type LinkStatus = Model<'LinkStatus'>;

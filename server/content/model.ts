@@ -3,8 +3,8 @@
 // Git import, translation) builds a new RevisionContent and stores it with createRevision. A revision read with
 // getRevision is parsed once and shared by later reads, frozen: build changed content anew (spread, map), never in
 // place (content/revisions.ts).
-import { badRequest } from '../errors.ts';
-import type { Model } from '../domain/contract.ts';
+import { badRequest } from '../shared/errors.ts';
+import type { Model } from '../shared/contract.ts';
 
 export type PageType = Model<'PageType'>;
 export type RevisionType = Model<'RevisionType'>;
@@ -93,18 +93,6 @@ export interface RevisionRecord {
   type: RevisionType;
   createdAt: string;
   content: RevisionContent;
-}
-
-/**
- * `value`, frozen with everything it holds (parsed JSON and trees built from it: objects and arrays, no cycles):
- * what several readers share (revisions, Documents) is handed out this way, so that none can change it for the others.
- */
-export function frozen<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const item of Object.values(value)) frozen(item);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 export const emptyContent = (): RevisionContent => ({ pages: [], files: [], reusableContents: [], variables: {} });

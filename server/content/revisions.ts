@@ -2,9 +2,10 @@
 import type { Db, Store } from '../store/db.ts';
 import { fromJson, toJson } from '../store/db.ts';
 import * as revisions from '../store/revisions.ts';
-import { newId } from '../domain/ids.ts';
-import { RecentlyUsed } from '../domain/recently-used.ts';
-import { emptyContent, frozen, type RevisionContent, type RevisionRecord, type RevisionType } from './model.ts';
+import { newId } from '../shared/ids.ts';
+import { RecentlyUsed } from '../shared/recently-used.ts';
+import { frozen } from '../shared/deep-freeze.ts';
+import { emptyContent, type RevisionContent, type RevisionRecord, type RevisionType } from './model.ts';
 import { indexSpaceContent } from './search.ts';
 
 export async function createRevision(

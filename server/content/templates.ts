@@ -10,7 +10,7 @@
 // | `knowledge-base`  | computed page "Knowledge base" (`builtin:toc`) over its children "How-to   | `cover`: its cover  |
 // |                   | guides" and "Troubleshooting"                                              | image               |
 // | `changelog`       | "Changelog" with a first entry dated today                                 | none                |
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../shared/errors.ts';
 import { newPage, slugify, unique } from './edit.ts';
 import { findFile, pageBody, type RevisionContent, type StoredFile, type StoredPage } from './model.ts';
 

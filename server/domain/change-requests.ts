@@ -3,19 +3,19 @@
 // comments) address change requests through `changeRequestAccess` and change their content through
 // `commitChangeRequestContent`.
 import { type Caller, findUsers } from '../auth/caller.ts';
-import { inWrite, type Scope } from '../context.ts';
+import { inWrite, type Scope } from '../context/context.ts';
 import { describeConflicts, mergeContent } from '../content/merge.ts';
 import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
 import { pagesForPdf, renderPdf } from '../content/pdf.ts';
 import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { storePdf } from './change-request-pdfs.ts';
-import type { Input, Model } from './contract.ts';
-import type { Page } from './paging.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import type { Page } from '../shared/paging.ts';
 import type { Db } from '../store/db.ts';
 import * as changeRequests from '../store/change-requests.ts';
-import { rowParser } from './enums.ts';
-import { newId } from './ids.ts';
+import { rowParser } from '../store/enums.ts';
+import { newId } from '../shared/ids.ts';
 import { getSpaceRow, requireSpace, spaceAccess, type SpaceAccess } from './spaces.ts';
 import { presentUser } from './users.ts';
 import type { Row } from '../store/schema.ts';

@@ -1,15 +1,15 @@
 // Collections: rows, inherited default levels, the caller's permissions, and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, higher, type Membership, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
-import type { AppContext, Scope } from '../context.ts';
+import type { AppContext, Scope } from '../context/context.ts';
 import { removeSpacesFromIndex } from '../content/search.ts';
-import { badRequest, conflict, forbidden, isFailure, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
-import { parseEnum, rowParser } from './enums.ts';
-import { newId } from './ids.ts';
+import { badRequest, conflict, forbidden, isFailure, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import { parseEnum, rowParser } from '../store/enums.ts';
+import { newId } from '../shared/ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
 import { getOrganizationRow, organizationAccess, organizationPermissions } from './organizations.ts';
-import type { Page } from './paging.ts';
+import type { Page } from '../shared/paging.ts';
 import type { Db } from '../store/db.ts';
 import * as collections from '../store/collections.ts';
 import type { Row } from '../store/schema.ts';

@@ -4,19 +4,19 @@
 // have `changeRequestId` null.
 import { type Caller, findUsers } from '../auth/caller.ts';
 import { ROLE_RANKS } from '../auth/roles.ts';
-import { type AppContext, reading, type Scope } from '../context.ts';
+import { type AppContext, reading, type Scope } from '../context/context.ts';
 import { BODY_FORMATS, documentBlocks, markdownProblem } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
 import { currentRevision, getRevision, lastKnownCurrentRevision } from '../content/revisions.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
+import { badRequest, forbidden, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
 import { fromJson } from '../store/db.ts';
 import * as comments from '../store/comments.ts';
 import { type ChangeRequestRow, changeRequestAccess } from './change-requests.ts';
-import { rowParser } from './enums.ts';
-import { newId, sha256 } from './ids.ts';
+import { rowParser } from '../store/enums.ts';
+import { newId, sha256 } from '../shared/ids.ts';
 import type { MemberRow } from './members.ts';
-import type { Key } from './paging.ts';
+import type { Key } from '../shared/paging.ts';
 import { requireSpace, type SpaceAccess, spaceAccess, spaceAccessLater } from './spaces.ts';
 import { presentUser, presentUserById } from './users.ts';
 import type { Row } from '../store/schema.ts';
@@ -560,7 +560,7 @@ function newComment(
 }
 
 /**
- * `postComment` on a space's own comments without waiting for the database (a first try, handlers/transactions.ts),
+ * `postComment` on a space's own comments without waiting for the database (a first try, http/route-rules.ts),
  * prepared from what this instance knows of the space: its current revision as `currentRevision` last read it, kept
  * parsed here. One insert checks itself that the space is live, that this revision is still its current one, and that
  * the caller may comment there by their own role (an enabled member of role comment or above); the caller's access to

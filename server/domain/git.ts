@@ -6,26 +6,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Caller } from '../auth/caller.ts';
-import type { Scope } from '../context.ts';
-import { badRequest } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
+import type { Scope } from '../context/context.ts';
+import { badRequest } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as git from '../store/git.ts';
 import * as spaces from '../store/spaces.ts';
-import { rowParser } from './enums.ts';
+import { rowParser } from '../store/enums.ts';
 import { requireSpace, spaceAccess, type SpaceRow } from './spaces.ts';
 import type { Row } from '../store/schema.ts';
+import type { GitCredentials, GitLocation } from '../content/git-repository.ts';
 
 /** Name of the integration that synchronises spaces with Git, as Git info shows it. */
 export const GIT_INTEGRATION = 'git-sync';
 
-export interface GitCredentials {
-  username: string;
-  password: string;
-}
+export type { GitCredentials, GitLocation };
 
-/** Where a repository is: a folder of this machine, or an HTTP(S) remote addressed without credentials. */
-export type GitLocation = { kind: 'local'; path: string } | { kind: 'http'; url: string };
 
 export type GitRequest = Input<'ImportGitRequest'> | Input<'ExportGitRequest'>;
 export type GitOperationKind = 'import' | 'export';

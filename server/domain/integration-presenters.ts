@@ -1,8 +1,8 @@
 // How the API shows integrations, their installations, the spaces and sites those cover, and their events.
 import type { Caller } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
-import type { Scope } from '../context.ts';
-import type { Model } from './contract.ts';
+import type { Scope } from '../context/context.ts';
+import type { Model } from '../shared/contract.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import { type EventRow, type InstallationRow, integrationPermissions, type IntegrationRow } from './integrations.ts';

@@ -4,14 +4,14 @@
 // to a development tunnel in integration-events.ts, the rendering of their blocks in integration-blocks.ts.
 import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf, ROLE_RANKS } from '../auth/roles.ts';
-import type { Scope } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
-import type { Model } from './contract.ts';
+import type { Scope } from '../context/context.ts';
+import { badRequest, forbidden, notFound } from '../shared/errors.ts';
+import type { Model } from '../shared/contract.ts';
 import type { Db } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import * as members from '../store/members.ts';
 import * as organizations from '../store/organizations.ts';
-import { parseEnum, rowParser } from './enums.ts';
+import { parseEnum, rowParser } from '../store/enums.ts';
 import { organizationPermissions, parseOrganizationRow } from './organizations.ts';
 import type { Row } from '../store/schema.ts';
 

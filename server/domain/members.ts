@@ -2,11 +2,11 @@
 // and of a member's teams, and how the API shows them (a Member, also in lists of commenters).
 import { type Caller, findUsers } from '../auth/caller.ts';
 import { type Membership, type Role, ROLE_RANKS } from '../auth/roles.ts';
-import type { Scope } from '../context.ts';
-import { conflict, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
-import { rowParser } from './enums.ts';
-import type { Page } from './paging.ts';
+import type { Scope } from '../context/context.ts';
+import { conflict, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import { rowParser } from '../store/enums.ts';
+import type { Page } from '../shared/paging.ts';
 import { bool } from '../store/db.ts';
 import * as members from '../store/members.ts';
 import * as teams from '../store/teams.ts';

@@ -3,13 +3,13 @@
 // OpenAPISourceErrors carrying the spec's processing error code.
 import { Worker } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
-import type { AppContext } from '../context.ts';
-import { jsonShapeProblem } from '../json-limits.ts';
-import type { Model } from './contract.ts';
+import type { AppContext } from '../context/context.ts';
+import { jsonShapeProblem } from '../shared/json-limits.ts';
+import type { Model } from '../shared/contract.ts';
 import { OutboundError, outboundFor } from '../net/outbound.ts';
 import { MAX_STORED_JSON_DEPTH } from '../store/db.ts';
-import { sha256 } from './ids.ts';
-import { storableText } from '../text.ts';
+import { sha256 } from '../shared/ids.ts';
+import { storableText } from '../shared/text.ts';
 
 export type ProcessErrorCode = NonNullable<Model<'OpenAPISpec'>['lastProcessErrorCode']>;
 

@@ -15,7 +15,7 @@
 // revision's tree, which every write makes whole. `test/api/ordering.test.ts` checks every ordered list of the API
 // against a model list.
 import type { Db } from '../store/db.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../shared/errors.ts';
 import * as siblings from '../store/siblings.ts';
 
 /** A position after every sibling: read from the position indexes, without reading the siblings. */

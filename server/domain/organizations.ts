@@ -3,11 +3,11 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, DEFAULT_ROLE_RANKS, type Membership, membershipOf, type Role } from '../auth/roles.ts';
 import { type PageHits, presentPages } from '../content/search-results.ts';
-import type { AppContext, Scope } from '../context.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
-import { rowParser } from './enums.ts';
-import type { Page } from './paging.ts';
+import type { AppContext, Scope } from '../context/context.ts';
+import { badRequest, conflict, forbidden, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import { rowParser } from '../store/enums.ts';
+import type { Page } from '../shared/paging.ts';
 import { bool, fromJson, toJson } from '../store/db.ts';
 import * as organizations from '../store/organizations.ts';
 import * as sites from '../store/sites.ts';

@@ -3,12 +3,12 @@
 import { X509Certificate } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import { DEFAULT_ROLE_RANKS, type Role } from '../auth/roles.ts';
-import type { AppContext, Scope } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
-import { rowParser } from './enums.ts';
-import { newId } from './ids.ts';
-import type { Page } from './paging.ts';
+import type { AppContext, Scope } from '../context/context.ts';
+import { badRequest, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import { rowParser } from '../store/enums.ts';
+import { newId } from '../shared/ids.ts';
+import type { Page } from '../shared/paging.ts';
 import * as saml from '../store/saml.ts';
 import { organizationAccess, type OrganizationAccess, requireOrganization } from './organizations.ts';
 import { getTeamRow, presentTeam } from './teams.ts';

@@ -2,13 +2,13 @@
 // section and site space: these two site operations build on the structure (site-structure.ts), so they live here
 // rather than in sites.ts (which the structure builds on).
 import type { Caller } from '../auth/caller.ts';
-import type { Scope } from '../context.ts';
-import { badRequest, conflict } from '../errors.ts';
-import type { Input } from './contract.ts';
+import type { Scope } from '../context/context.ts';
+import { badRequest, conflict } from '../shared/errors.ts';
+import type { Input } from '../shared/contract.ts';
 import { toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import * as structures from '../store/site-structure.ts';
-import { newId, newSecret } from './ids.ts';
+import { newId, newSecret } from '../shared/ids.ts';
 import { attachableSpace, checkPath, insertSiteSpace, loadStructure } from './site-structure.ts';
 import { EMPTY_ADAPTIVE_SCHEMA, getSiteRow, manageableSite, organizationSites, type SiteAccess } from './sites.ts';
 import { insertSpace, type SpaceRow } from './spaces.ts';

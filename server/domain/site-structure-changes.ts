@@ -2,11 +2,11 @@
 // created, changed and deleted. Each change takes the structure as it was loaded for a caller who may manage the site (see loadStructure: inside
 // the write, with its defaults stored), checks the change against it, and stores it. Changes that attach a space
 // take the caller's access, whose membership must let them view that space.
-import type { Scope } from '../context.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
-import type { Input } from './contract.ts';
+import type { Scope } from '../context/context.ts';
+import { badRequest, conflict, notFound } from '../shared/errors.ts';
+import type { Input } from '../shared/contract.ts';
 import * as structures from '../store/site-structure.ts';
-import { newId } from './ids.ts';
+import { newId } from '../shared/ids.ts';
 import {
   attachableSpace,
   checkPath,

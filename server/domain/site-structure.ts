@@ -8,14 +8,14 @@
 // Defaults: the stored default of a container when it is still there, else its first item in order. Loading the
 // structure inside a write stores these, so a later reorder never changes which item is the default.
 import type { Membership } from '../auth/roles.ts';
-import type { Scope } from '../context.ts';
-import { badRequest, conflict } from '../errors.ts';
-import type { Model } from './contract.ts';
+import type { Scope } from '../context/context.ts';
+import { badRequest, conflict } from '../shared/errors.ts';
+import type { Model } from '../shared/contract.ts';
 import type { Db } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import * as structures from '../store/site-structure.ts';
-import { unreachable } from './enums.ts';
-import { newId } from './ids.ts';
+import { unreachable } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
 import { getSiteRow, type SiteRow } from './sites.ts';
 import { getSpaceRow, parseSpaceRow, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
 import type { Row } from '../store/schema.ts';

@@ -2,19 +2,19 @@
 // purged), and how the API shows them.
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipFrom, membershipOf, type Role, ROLE_RANKS } from '../auth/roles.ts';
-import type { AppContext, Scope } from '../context.ts';
+import type { AppContext, Scope } from '../context/context.ts';
 import { emptyContent, type RevisionContent } from '../content/model.ts';
 import { createRevision, currentRevision, setCurrentRevision } from '../content/revisions.ts';
 import { indexNewSpace, indexSpaceContent, removeSpaceFromIndex } from '../content/search.ts';
-import { DAY } from './clock.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
-import type { Page } from './paging.ts';
+import { DAY } from '../shared/clock.ts';
+import { badRequest, conflict, forbidden, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import type { Page } from '../shared/paging.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import * as spaces from '../store/spaces.ts';
 import { contentRole, contentRoles, getCollectionRow, requireCreateIn, viewsAllContent } from './collections.ts';
-import { rowParser } from './enums.ts';
-import { newId, newSecret } from './ids.ts';
+import { rowParser } from '../store/enums.ts';
+import { newId, newSecret } from '../shared/ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
 import { organizationAccess, requireOrganization } from './organizations.ts';
 import type { Row } from '../store/schema.ts';
@@ -444,7 +444,7 @@ export async function createSpace(
 }
 
 /**
- * `createSpace` without waiting for the database (a first try, handlers/transactions.ts), for a space at the top level
+ * `createSpace` without waiting for the database (a first try, http/route-rules.ts), for a space at the top level
  * of the organization (no `parent`): one insert that checks itself that the caller may create content there (an
  * admin, or a member of role create) and takes the end of the top level as its position. Once the write has committed:
  * the space as the caller sees it, or undefined when it inserted nothing (not such a member, or no such
@@ -512,7 +512,7 @@ export async function updateSpace(ctx: Scope, caller: Caller, spaceId: string, i
 }
 
 /**
- * `updateSpace` without waiting for the database (a first try, handlers/transactions.ts): one update that checks the
+ * `updateSpace` without waiting for the database (a first try, http/route-rules.ts): one update that checks the
  * caller's access itself, for an admin of the space's organization, who administers every space of it (`contentRole`).
  * Once the write has committed: the space as that caller sees it, or undefined when the update changed nothing (no
  * such live space, or a caller who is not such an admin, such as a member made admin of the space by a default level),

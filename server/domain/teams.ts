@@ -2,15 +2,15 @@
 // shows them.
 import type { Caller } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
-import type { Scope } from '../context.ts';
+import type { Scope } from '../context/context.ts';
 import { organizationAccess, type OrganizationAccess, organizationPermissions, requireOrganization } from './organizations.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
-import type { Input, Model } from './contract.ts';
-import type { Page } from './paging.ts';
+import { badRequest, forbidden, notFound } from '../shared/errors.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import type { Page } from '../shared/paging.ts';
 import type { Db } from '../store/db.ts';
 import * as teams from '../store/teams.ts';
-import { parseEnum } from './enums.ts';
-import { newId } from './ids.ts';
+import { parseEnum } from '../store/enums.ts';
+import { newId } from '../shared/ids.ts';
 import type { Row } from '../store/schema.ts';
 
 /** A team's row without the folded title the store keeps for its filters. */

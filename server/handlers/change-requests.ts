@@ -1,7 +1,7 @@
 // Change requests: creation (numbered per space), review states, merge into the main content and update from it
 // (three-way, page by page), and PDF export of their content.
 import type { Express, Request, Response } from 'express';
-import { type AppContext, reading } from '../context.ts';
+import { type AppContext, reading } from '../context/context.ts';
 import { findPdf, pdfPath } from '../domain/change-request-pdfs.ts';
 import {
   changeRequestAccess,
@@ -14,9 +14,9 @@ import {
   updateChangeRequest,
   updateChangeRequestFromMain,
 } from '../domain/change-requests.ts';
-import { listId } from '../domain/paging.ts';
+import { listId } from '../shared/paging.ts';
 import { spaceAccess } from '../domain/spaces.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../shared/errors.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =

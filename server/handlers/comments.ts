@@ -2,7 +2,7 @@
 // of it), listing, editing, resolving, reactions, replies, and the members who commented. The operations are the
 // same under both bases; only the scope differs (see domain/comments.ts).
 import type { Caller } from '../auth/caller.ts';
-import type { Scope } from '../context.ts';
+import type { Scope } from '../context/context.ts';
 import {
   changeRequestCommentScope,
   type CommentChanges,
@@ -25,10 +25,10 @@ import {
   updateComment,
   updateReply,
 } from '../domain/comments.ts';
-import type { Input, Model } from '../domain/contract.ts';
+import type { Input, Model } from '../shared/contract.ts';
 import { presentMembers } from '../domain/members.ts';
-import { listId } from '../domain/paging.ts';
-import { withFirstTry } from './transactions.ts';
+import { listId } from '../shared/paging.ts';
+import { withFirstTry } from '../http/route-rules.ts';
 import type { Handler, HandlerGroup, QueryParams } from './types.ts';
 
 /** Per `CommentStatusFilter`: the status listed, or every status. */
@@ -159,7 +159,7 @@ const changeRequest = (ctx: Scope, caller: Caller, params: { spaceId: string; ch
 export const commentHandlers: HandlerGroup<SpaceOperations | ChangeRequestOperations> = {
   listSpaceComments: async ({ params, query, caller }, ctx) => operations.list(ctx, await space(ctx, caller, params), query, caller),
   // Its first try: a comment on a space whose current revision this instance knows, by a member who may comment by
-  // their own role, without waiting for the database (handlers/transactions.ts).
+  // their own role, without waiting for the database (http/route-rules.ts).
   createSpaceComment: withFirstTry<'createSpaceComment', Handler<'createSpaceComment'>>(
     async ({ params, body, caller }, ctx) => operations.create(ctx, await space(ctx, caller, params), body, caller),
     ({ params, body, caller }, ctx) => {

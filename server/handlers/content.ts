@@ -2,7 +2,7 @@
 // files, links, search, website import and templates. Every write makes a new revision.
 import type { Express, Request, Response } from 'express';
 import type { Caller } from '../auth/caller.ts';
-import { type AppContext, inWrite, reading, type Scope } from '../context.ts';
+import { type AppContext, inWrite, reading, type Scope } from '../context/context.ts';
 import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { readFileContent, verifyFileSignature } from '../content/files.ts';
@@ -19,7 +19,7 @@ import {
   presentPageList,
   presentPageRead,
   presentRevision,
-} from '../content/present.ts';
+} from '../domain/content-presenters.ts';
 import { commitSpaceContent, currentRevision } from '../content/revisions.ts';
 import { searchSections } from '../content/search.ts';
 import { groupByPage, presentPages } from '../content/search-results.ts';
@@ -31,12 +31,12 @@ import {
   commitChangeRequestContent,
   isClosed,
 } from '../domain/change-requests.ts';
-import type { Input, Model } from '../domain/contract.ts';
-import { unreachable } from '../domain/enums.ts';
-import { listId } from '../domain/paging.ts';
+import type { Input, Model } from '../shared/contract.ts';
+import { unreachable } from '../shared/errors.ts';
+import { listId } from '../shared/paging.ts';
 import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
-import { conflict, notFound } from '../errors.ts';
-import { ownTransaction } from './transactions.ts';
+import { conflict, notFound } from '../shared/errors.ts';
+import { ownTransaction } from '../http/route-rules.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =
@@ -96,7 +96,7 @@ function editable(target: Target): Target {
 }
 
 /**
- * An import, which waits on the network (handlers/transactions.ts). `importable` checks the caller and the target and
+ * An import, which waits on the network (http/route-rules.ts). `importable` checks the caller and the target and
  * gives the target: before the fetch, so that a refused request fetches nothing, and again inside the write
  * transaction, where what was fetched goes into the target's content as it is at that moment and `commit` stores
  * the result as a revision. Nothing is fetched inside the transaction.

@@ -1,8 +1,8 @@
 // Git synchronisation of a space: import and export answer 204 at once and run as background jobs, one space's in
 // the order of their `timestamp`; Git info shows the repository last synchronised.
 import type { Caller } from '../auth/caller.ts';
-import type { Scope } from '../context.ts';
-import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../content/git-sync.ts';
+import type { Scope } from '../context/context.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../domain/git-sync.ts';
 import {
   checkUrlPrefix,
   deleteGitLegacyInstallation,
@@ -14,9 +14,9 @@ import {
   presentGitInfo,
   projectDirectory,
 } from '../domain/git.ts';
-import { newId } from '../domain/ids.ts';
+import { newId } from '../shared/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../shared/errors.ts';
 import type { HandlerGroup } from './types.ts';
 import { enqueue } from '../jobs/runner.ts';
 import { refusedHost } from '../net/outbound.ts';

@@ -1,6 +1,6 @@
 // The handler table: one handler per operation of the contract, assembled from the resource groups.
 import type { Express } from 'express';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../context/context.ts';
 import type { HandlerTable } from './types.ts';
 import { changeRequestHandlers, changeRequestRoutes } from './change-requests.ts';
 import { collectionHandlers } from './collections.ts';

@@ -2,7 +2,7 @@
 // fetch, parse, validate, store a version); versions are served as documents outside `/v1` at their `url`.
 import type { Express, Request, Response } from 'express';
 import { callerOfToken } from '../auth/caller.ts';
-import { type AppContext, reading } from '../context.ts';
+import { type AppContext, reading } from '../context/context.ts';
 import {
   createOpenAPISpec,
   deleteOpenAPISpec,
@@ -18,8 +18,8 @@ import {
   servedVersion,
   setOpenAPISpecVisibility,
 } from '../domain/openapi.ts';
-import { listId } from '../domain/paging.ts';
-import { bearerToken } from './bearer-token.ts';
+import { listId } from '../shared/paging.ts';
+import { bearerToken } from '../http/bearer-token.ts';
 import type { HandlerGroup } from './types.ts';
 
 

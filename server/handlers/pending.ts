@@ -1,5 +1,5 @@
 // The operations of the contract this server does not implement yet, each with why. One list, read by the server (an
-// operation listed here is answered from the contract, server/http/contract-answers.ts, and only where that is turned
+// operation listed here is answered from the contract, server/http/example-answers.ts, and only where that is turned
 // on: ANSWER_FROM_CONTRACT), by the type of the handler table (handlers/types.ts: a handler is required for every
 // operation but these), by `npm run check` (an operation with neither a handler nor an entry here fails it), by the
 // operation coverage of `npm test`, and by `npm run release`, which refuses while any is listed. An operation stays

@@ -2,9 +2,9 @@
 // Order and defaults live in domain/site-structure.ts, the changes in domain/site-structure-changes.ts; every change
 // reloads the structure, which stores its defaults.
 import type { Caller } from '../auth/caller.ts';
-import type { Scope } from '../context.ts';
-import type { Model } from '../domain/contract.ts';
-import { unreachable } from '../domain/enums.ts';
+import type { Scope } from '../context/context.ts';
+import type { Model } from '../shared/contract.ts';
+import { unreachable } from '../shared/errors.ts';
 import {
   addSectionToGroup,
   createGroup,
@@ -33,8 +33,8 @@ import {
 } from '../domain/site-structure-presenters.ts';
 import { hasItem, isDefaultSiteSpace, type ItemRef, loadStructure, moveItem } from '../domain/site-structure.ts';
 import { manageableSite, type SiteAccess, siteAccess } from '../domain/sites.ts';
-import { listId } from '../domain/paging.ts';
-import { badRequest } from '../errors.ts';
+import { listId } from '../shared/paging.ts';
+import { badRequest } from '../shared/errors.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =

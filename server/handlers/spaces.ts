@@ -1,6 +1,6 @@
 // Spaces: creation, settings, lifecycle (delete keeps a space restorable for 7 days), duplication and placement.
 import { organizationAccess } from '../domain/organizations.ts';
-import { listId } from '../domain/paging.ts';
+import { listId } from '../shared/paging.ts';
 import {
   createSpace,
   createSpaceAtTop,
@@ -16,8 +16,8 @@ import {
   updateSpace,
   updateSpaceAsAdmin,
 } from '../domain/spaces.ts';
-import { withFirstTry } from './transactions.ts';
-import type { Model } from '../domain/contract.ts';
+import { withFirstTry } from '../http/route-rules.ts';
+import type { Model } from '../shared/contract.ts';
 import type { Handler, HandlerGroup } from './types.ts';
 
 type Operations =
@@ -48,7 +48,7 @@ export const spaceHandlers: HandlerGroup<Operations> = {
   },
 
   // Its first try: a space at the top level, by a member who may create content there, without waiting for the
-  // database (handlers/transactions.ts).
+  // database (http/route-rules.ts).
   createSpace: withFirstTry<'createSpace', Handler<'createSpace'>>(
     async ({ params, body, caller }, ctx) => created(await createSpace(ctx, caller, params.organizationId, body)),
     ({ params, body, caller }) =>
@@ -73,7 +73,7 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     return { status: 204 };
   },
 
-  // Its first try: an admin of the organization's change, without waiting for the database (handlers/transactions.ts).
+  // Its first try: an admin of the organization's change, without waiting for the database (http/route-rules.ts).
   updateSpace: withFirstTry<'updateSpace', Handler<'updateSpace'>>(
     async ({ params, body, caller }, ctx) => ({ status: 200, body: await updateSpace(ctx, caller, params.spaceId, body) }),
     ({ params, body, caller }) =>

@@ -25,7 +25,7 @@ let fromBuild = false;
 /**
  * Whether `loadContract()` gave the build's copy of the contract: scripts/build-server.ts writes it only once the
  * document has passed the schema check express-openapi-validator makes at start-up (`validateApiSpec`), so a start
- * from that copy can skip the check (server/app.ts).
+ * from that copy can skip the check (server/start/app.ts).
  */
 export const contractCheckedByBuild = (): boolean => fromBuild;
 

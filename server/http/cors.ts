@@ -3,11 +3,11 @@
 // HEAD beside GET, which the server answers wherever GET is: http/head.ts); the
 // request headers it uses (Authorization for the bearer scheme, Content-Type for bodies, and every header parameter);
 // the response headers it declares are exposed to the page (Location, ...), with this server's x-request-id and
-// x-contract-answer (http/contract-answers.ts).
+// x-contract-answer (http/example-answers.ts).
 // Off (no CORS_ORIGINS), nothing is installed and an OPTIONS request is answered as before (405).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from './contract.ts';
-import { CONTRACT_ANSWER_HEADER } from './contract-answers.ts';
+import { CONTRACT_ANSWER_HEADER } from './example-answers.ts';
 import { RouteIndex } from './route-index.ts';
 
 /** Paths of this server outside the contract (docs, served contract, health): read only. */

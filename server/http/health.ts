@@ -4,9 +4,9 @@
 // writes refused until space is freed: a restart would not help, so a health check must not cause one). The body
 // names the engine (sqlite or postgres).
 import type { Request, Response } from 'express';
-import type { AppContext } from '../context.ts';
-import { Refusal } from '../errors.ts';
-import { packageVersion } from '../version.ts';
+import type { AppContext } from '../context/context.ts';
+import { Refusal } from '../shared/errors.ts';
+import { packageVersion } from './version.ts';
 import type { Engine } from '../store/db.ts';
 import type { OpenApiDocument } from './contract.ts';
 
@@ -21,7 +21,7 @@ export interface Health {
   storage: 'ok' | 'full';
   /** The database engine: SQLite embedded, or PostgreSQL (DATABASE_URL). */
   engine: Engine;
-  /** The operations this server answers from the contract, not implemented yet (http/contract-answers.ts); only when there are some. */
+  /** The operations this server answers from the contract, not implemented yet (http/example-answers.ts); only when there are some. */
   answeredFromContract?: string[];
 }
 

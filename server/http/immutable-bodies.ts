@@ -1,4 +1,4 @@
-// Answers made from data that never changes (a revision's content, see content/present.ts): made once, frozen all
+// Answers made from data that never changes (a revision's content, see domain/content-presenters.ts): made once, frozen all
 // the way down, serialised once, and checked against a response schema once.
 //
 // The response check (the validator's, response validation on) runs a compiled schema over every answer. For an
@@ -6,9 +6,9 @@
 // would accept it again. So each compiled response check is wrapped (`rememberingAccepted`, installed by
 // speed/validator.ts's `compileWithoutDocument`) to remember the immutable bodies it accepted; any other body, and an
 // immutable one it has not accepted, or has refused, is checked as before, every time.
-import { isImmutable } from '../answers.ts';
+import { isImmutable } from '../shared/response-bodies.ts';
 
-export { immutableBody, immutableBodySize } from '../answers.ts';
+export { immutableBody, immutableBodySize } from '../shared/response-bodies.ts';
 
 /** The response checks (compiled functions) that accepted each immutable body. */
 const accepted = new WeakMap<object, WeakSet<object>>();

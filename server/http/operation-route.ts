@@ -1,18 +1,18 @@
 // The route of one operation of the contract: what runs after the validator accepted a request, around the handler.
 // A write runs its handler inside a write transaction (or, for a handler that opens its own, outside any:
-// handlers/transactions.ts); a read runs on the app's reader, and a list page read again while nothing changed is
-// sent as kept (http/kept-lists.ts). An operation not implemented yet is answered from the contract instead
-// (`contractAnswerRoute`, http/contract-answers.ts).
+// http/route-rules.ts); a read runs on the app's reader, and a list page read again while nothing changed is
+// sent as kept (http/list-page-cache.ts). An operation not implemented yet is answered from the contract instead
+// (`contractAnswerRoute`, http/example-answers.ts).
 import type { Request, Response } from 'express';
-import { bearerToken } from '../handlers/bearer-token.ts';
-import type { OperationId } from '../handlers/types.ts';
-import { firstTryOf, opensOwnTransaction } from '../handlers/transactions.ts';
-import { type AppContext, type Scope, scoped } from '../context.ts';
+import { bearerToken } from './bearer-token.ts';
+import type { OperationId } from '../shared/contract.ts';
+import { firstTryOf, opensOwnTransaction } from './route-rules.ts';
+import { type AppContext, type Scope, scoped } from '../context/context.ts';
 import type { ContractOperation } from './contract.ts';
-import { CONTRACT_ANSWER_HEADER, type ContractAnswer } from './contract-answers.ts';
+import { CONTRACT_ANSWER_HEADER, type ContractAnswer } from './example-answers.ts';
 import { applyFault, type Faults } from './faults.ts';
 import { safeHeaders } from './headers.ts';
-import { type KeptLists, type ListAnswer, isListPage } from './kept-lists.ts';
+import { type ListPageCache, type ListAnswer, isListPage } from './list-page-cache.ts';
 import { fitPage } from './pagination.ts';
 import { checkIntegerParameters, type integerParameters } from './parameters.ts';
 
@@ -26,7 +26,7 @@ export interface RouteSetting {
   ctx: AppContext;
   /** Reads outside any transaction: GETs and handlers that open their own transactions. */
   reader: Scope;
-  keptLists: KeptLists;
+  listPageCache: ListPageCache;
   faults?: Faults;
   onOperation?: (operationId: string, status: number, contentType: string | undefined) => void;
 }
@@ -82,7 +82,7 @@ async function answeredBefore(
 }
 
 /**
- * The route of an operation answered from the contract (http/contract-answers.ts): the same checks and faults as any
+ * The route of an operation answered from the contract (http/example-answers.ts): the same checks and faults as any
  * route, then the contract's answer with its `x-contract-answer` header, outside any transaction. It is not reported
  * to `onOperation`: it is not an implementation's answer, and covers nothing.
  */
@@ -127,33 +127,33 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
 }
 
 /** A read, on the app's reader; a list page read again while the database is unchanged is sent as kept. */
-function readRun(handler: AnyHandler, { reader, keptLists }: RouteSetting): Run {
+function readRun(handler: AnyHandler, { reader, listPageCache }: RouteSetting): Run {
   // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
   // operation that answers anything else pays nothing for them.
   let lists: boolean | undefined;
   return async (req, res, request) => {
     // Per user and address: a handler sees nothing else of the request.
-    const key = lists !== false && keptLists.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
+    const key = lists !== false && listPageCache.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
     let changes: number | undefined;
     if (key !== undefined) {
       // The count of changes: SQLite's at no cost, PostgreSQL's with one statement.
-      const count = keptLists.changeCount();
+      const count = listPageCache.changeCount();
       changes = typeof count === 'number' ? count : await count;
     }
-    const kept = lists && key !== undefined ? keptLists.find(key, changes!) : undefined;
-    if (kept && !keptLists.verifying) return send(res, kept);
-    const before = key === undefined ? undefined : keptLists.moment(changes!);
+    const kept = lists && key !== undefined ? listPageCache.find(key, changes!) : undefined;
+    if (kept && !listPageCache.verifying) return send(res, kept);
+    const before = key === undefined ? undefined : listPageCache.moment(changes!);
     const answer = answerOf(await handler(request, reader));
     if (kept) {
-      keptLists.check(key!, kept, answer as ListAnswer);
+      listPageCache.check(key!, kept, answer as ListAnswer);
       return send(res, kept);
     }
     if (key !== undefined) {
       const page = isListPage(answer.body);
       lists ??= page;
       if (page) {
-        const after = keptLists.momentAfter(before);
-        keptLists.keep(key, before, after instanceof Promise ? await after : after, answer as ListAnswer);
+        const after = listPageCache.momentAfter(before);
+        listPageCache.keep(key, before, after instanceof Promise ? await after : after, answer as ListAnswer);
       }
     }
     send(res, answer);

@@ -27,10 +27,10 @@
 // did not fail: the machine did): it stays claimed, its lease runs out, and the next claim of any instance takes it
 // over, as after a restart (a resumable kind runs again, another fails as interrupted).
 import { hostname } from 'node:os';
-import type { AppContext, Jobs, Scope } from '../context.ts';
-import { inWrite } from '../context.ts';
-import { Refusal } from '../errors.ts';
-import { newId, newRandomId } from '../domain/ids.ts';
+import type { AppContext, Jobs, Scope } from '../context/context.ts';
+import { inWrite } from '../context/context.ts';
+import { Refusal } from '../shared/errors.ts';
+import { newId, newRandomId } from '../shared/ids.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as jobs from '../store/jobs.ts';
 

@@ -12,7 +12,7 @@
 // Its connections write what a turn of the event loop answered at the end of that turn (write-together.ts).
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Speedup } from '../config.ts';
+import type { Speedup } from '../shared/config.ts';
 import { writeTogether } from './write-together.ts';
 
 export interface AppServer {

@@ -17,7 +17,7 @@
 // (see `serialized` in pagination.ts). The validator's response check wraps this res.json per response, so it still
 // checks the body itself.
 import type { Express, Response } from 'express';
-import { serialized, serializedText } from '../answers.ts';
+import { serialized, serializedText } from '../shared/response-bodies.ts';
 
 /** Whether the app's settings change the JSON Express makes of a body (`json spaces`, `json replacer`, `json escape`). */
 const customJson = (settings: Record<string, unknown>) =>

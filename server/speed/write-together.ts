@@ -19,7 +19,7 @@
 // once: node:http answers a request it cannot parse by a write and a `destroy()` in one go (400, 431), and
 // net.Socket sends what it was given before it closes.
 import type { Socket } from 'node:net';
-import { atTurnEnd } from '../turn-end.ts';
+import { atTurnEnd } from '../shared/turn-end.ts';
 
 type Write = (this: Socket, ...args: never[]) => void;
 

@@ -8,7 +8,7 @@
 // always (a small write may still fit on an almost full disk), so a condition only says what happened, for the log and
 // for /health.
 import { randomUUID } from 'node:crypto';
-import { type ConditionKind, Refusal } from '../errors.ts';
+import { type ConditionKind, Refusal } from '../shared/errors.ts';
 
 export type { ConditionKind };
 

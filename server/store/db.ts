@@ -7,10 +7,10 @@
 // its group commit and PostgreSQL its transactions and retries. What cannot be written once sits in one module per
 // engine behind `Specific` (specific.ts): the full-text index, lists bound as one parameter, the job claim.
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../shared/errors.ts';
 import type { StoreConditions } from './conditions.ts';
-import { jsonShapeProblem } from '../json-limits.ts';
-import { storableText } from '../text.ts';
+import { jsonShapeProblem } from '../shared/json-limits.ts';
+import { storableText } from '../shared/text.ts';
 import type { Camelized, Schema } from './schema.ts';
 import type { Specific } from './specific.ts';
 
@@ -406,7 +406,7 @@ export interface Store {
   write<T>(work: (db: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
    * A number that grows whenever the database may have changed, for caches of answers made from the database (list
-   * pages, http/kept-lists.ts). SQLite: the count of rows written through this process's connection (by requests,
+   * pages, http/list-page-cache.ts). SQLite: the count of rows written through this process's connection (by requests,
    * jobs, tests or anything else, committed or rolled back), which sees every change, read at no cost. PostgreSQL:
    * a count of the writes every instance committed (a sequence each write moves just after its commit, in the same
    * round trip), read from the database; changes made by other means than the server are not counted.

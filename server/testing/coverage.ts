@@ -15,22 +15,12 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { type Coverage, coverageLine, coverageMarkdown, coverageSummary, type CoverageSummary, mergeCoverage, responsesPercent } from '../../conformance/coverage-format.ts';
 
+import { COVERAGE_VARIABLE, coverageFolder, DEFAULT_COVERAGE_FOLDER, recordsFolder } from '../start/harness-protocol.ts';
+
 export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
 
-/** The variable that turns coverage on: a folder, or `1`/`true` for `docs-platform-coverage`. */
-export const COVERAGE_VARIABLE = 'DOCS_SERVER_COVERAGE';
 /** The lowest share of declared responses seen, in percent, below which `reportCoverage()` fails. */
 export const COVERAGE_THRESHOLD_VARIABLE = 'DOCS_SERVER_COVERAGE_THRESHOLD';
-const DEFAULT_FOLDER = 'docs-platform-coverage';
-
-/** The coverage folder `value` names (absolute), or undefined when it does not turn coverage on. */
-export function coverageFolder(value: string | boolean | undefined = process.env[COVERAGE_VARIABLE]): string | undefined {
-  if (value === undefined || value === false || value === '' || value === '0' || value === 'false') return undefined;
-  return path.resolve(value === true || value === '1' || value === 'true' ? DEFAULT_FOLDER : value);
-}
-
-/** Where a server's records go. */
-export const recordsFolder = (folder: string): string => path.join(folder, 'records');
 
 export interface CoverageOptions {
   /** The coverage folder: DOCS_SERVER_COVERAGE's, or `docs-platform-coverage` in the working directory. */
@@ -42,7 +32,7 @@ export interface CoverageOptions {
  * DOCS_SERVER_COVERAGE), and removes the records a run that did not report left behind. Returns the folder.
  */
 export function startCoverage(options: CoverageOptions = {}): string {
-  const folder = options.folder ? path.resolve(options.folder) : (coverageFolder() ?? path.resolve(DEFAULT_FOLDER));
+  const folder = options.folder ? path.resolve(options.folder) : (coverageFolder() ?? path.resolve(DEFAULT_COVERAGE_FOLDER));
   rmSync(recordsFolder(folder), { recursive: true, force: true });
   process.env[COVERAGE_VARIABLE] = folder;
   return folder;
@@ -61,7 +51,7 @@ export interface CoverageReport extends CoverageSummary {
  * of declared responses seen is below the threshold (`threshold`, or DOCS_SERVER_COVERAGE_THRESHOLD).
  */
 export function reportCoverage(options: CoverageOptions & { threshold?: number; log?: (line: string) => void } = {}): CoverageReport {
-  const folder = options.folder ? path.resolve(options.folder) : (coverageFolder() ?? path.resolve(DEFAULT_FOLDER));
+  const folder = options.folder ? path.resolve(options.folder) : (coverageFolder() ?? path.resolve(DEFAULT_COVERAGE_FOLDER));
   const threshold = options.threshold ?? thresholdOf(process.env[COVERAGE_THRESHOLD_VARIABLE]);
   const records = recordsFolder(folder);
   let files: string[] = [];

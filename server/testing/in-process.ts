@@ -4,10 +4,10 @@
 // socket, nor the connections it accepts (a client's kept-alive connection would hold it for node:http's
 // keepAliveTimeout, seconds), nor the server's timers (the job runner's and the purge's are unref'd where they start).
 import type { Socket } from 'node:net';
-import { readConfig } from '../config.ts';
-import { checkSeed } from '../seed.ts';
-import { type RunningServer, type StartOptions, startServer } from '../server.ts';
-import { SEED_OBJECT } from './protocol.ts';
+import { readConfig } from '../shared/config.ts';
+import { checkSeed } from '../start/seed.ts';
+import { type RunningServer, type StartOptions, startServer } from '../start/server.ts';
+import { SEED_OBJECT } from '../start/harness-protocol.ts';
 
 export async function startInProcess(variables: Record<string, string>, options: StartOptions = {}): Promise<RunningServer> {
   const config = readConfig(variables);

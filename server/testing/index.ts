@@ -34,12 +34,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DocsClient, DocsClientOptions, operations, ThrowingDocsClient } from '../../client/index.ts';
-import type { SeedFixture } from '../seed-format.ts';
-import { COVERAGE_VARIABLE, coverageFolder } from './coverage.ts';
+import type { SeedFixture } from '../start/seed-format.ts';
 import { loadClient, loadServer, serverCommand } from './locations.ts';
-import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_SEED_VARIABLE, HARNESS_VARIABLE, START_FAILURE, type ToServer } from './protocol.ts';
+import { COVERAGE_VARIABLE, coverageFolder, type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_SEED_VARIABLE, HARNESS_VARIABLE, START_FAILURE, type ToServer } from '../start/harness-protocol.ts';
 
-export type { SeedFixture as Seed, SeedPage } from '../seed-format.ts';
+export type { SeedFixture as Seed, SeedPage } from '../start/seed-format.ts';
 export { type CoverageOptions, type CoverageReport, reportCoverage, startCoverage } from './coverage.ts';
 export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
 

@@ -8,7 +8,7 @@ import type { ClientModule, InProcessModule, ServerCommand } from './modules.ts'
 /** The package's `docs-platform-server` command, as npx runs it. */
 export const serverCommand = (): ServerCommand => ({ modulePath: fileURLToPath(new URL('../server/main.js', import.meta.url)), execArgv: [] });
 
-/** The package's bundle of the server, whose exports include `startInProcess` (server/package.ts). */
+/** The package's bundle of the server, whose exports include `startInProcess` (server/testing/package-entry.ts). */
 export const loadServer = async (): Promise<InProcessModule> => createRequire(import.meta.url)('../server/server.cjs') as InProcessModule;
 
 const CLIENT_PACKAGE = 'docs-platform-contract';

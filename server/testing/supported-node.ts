@@ -4,7 +4,7 @@
 // before anything else of the test run fails on that Node in its own way. The line goes to stderr and the process
 // exits (code 1), as the commands do: a thrown error would be the test runner's to show, and vitest 5 on Node 20 fails
 // while it shows one (`Map.groupBy is not a function`), so that the reason would never be seen.
-import { unsupportedNodeLine } from '../runtime-check.ts';
+import { unsupportedNodeLine } from '../start/runtime-check.ts';
 
 const unsupported = unsupportedNodeLine('docs-platform-server/testing', process.versions.node);
 if (unsupported !== undefined) {

@@ -12,7 +12,7 @@ import { expectError, ok } from '../support/expect.ts';
 import { standardFixture, type RoleUser } from '../support/fixture.ts';
 import type { TestServer } from '../support/server.ts';
 import { sql } from 'kysely';
-import { inWrite } from '../../server/context.ts';
+import { inWrite } from '../../server/context/context.ts';
 
 export type Who = RoleUser | 'anonymous';
 type Ctx = { readonly server: TestServer };

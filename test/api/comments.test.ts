@@ -4,10 +4,11 @@ import { describe, expect, test, vi } from 'vitest';
 import { commentFixture, contentEditor, describeCommentOperations, spaceBase } from './comments.suite.ts';
 import { expectError, ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';
-import { frozen, type StoredPage } from '../../server/content/model.ts';
+import type { StoredPage } from '../../server/content/model.ts';
+import { frozen } from '../../server/shared/deep-freeze.ts';
 import { insertComment, pageDigest } from '../../server/domain/comments.ts';
 import { sql } from 'kysely';
-import { inWrite } from '../../server/context.ts';
+import { inWrite } from '../../server/context/context.ts';
 import { atLeast, type Role, ROLES } from '../../server/auth/roles.ts';
 import { contentRole } from '../../server/domain/collections.ts';
 import { COMMENTER_ROLES } from '../../server/store/comments.ts';
@@ -21,7 +22,7 @@ describe('comments of a space', () => {
 
 // A comment on a space whose current revision this instance knows, by a member who may comment by their own role, is
 // answered by the first try: one insert that checks that itself, and that the revision is still the space's current
-// one. Otherwise the handler answers, in a write of its own (handlers/transactions.ts).
+// one. Otherwise the handler answers, in a write of its own (http/route-rules.ts).
 describe('the first try of a comment on a space', () => {
   const editContent = contentEditor(ctx);
 

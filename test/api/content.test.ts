@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
-import { reading } from '../../server/context.ts';
+import { reading } from '../../server/context/context.ts';
 import type { RevisionContent } from '../../server/content/model.ts';
 import { linkGroups } from '../../server/content/links.ts';
 import { getRevision } from '../../server/content/revisions.ts';
 import { searchSections, sectionBodies, snippet, snippetsMade } from '../../server/content/search.ts';
 import { readMigrations, SqliteStore } from '../../server/store/sqlite/store.ts';
 import { immutableBodyChecks } from '../../server/http/immutable-bodies.ts';
-import { speedupsOff } from '../../server/config.ts';
-import type { SeedPage } from '../../server/seed.ts';
+import { speedupsOff } from '../../server/shared/config.ts';
+import type { SeedPage } from '../../server/start/seed.ts';
 import { editSpaceContent } from '../support/content.ts';
 import { ACME, standardFixture } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
@@ -267,7 +267,7 @@ describe('GET /v1/spaces/{spaceId}/content/page/{pageId}', () => {
     expect(stored.markdown).toBe('Stored.\n');
 
     // A new version of the specification shows on the next read, though the space's revision is the same: such a
-    // page is made for each read, never kept with its revision (content/present.ts, `presentPageRead`).
+    // page is made for each read, never kept with its revision (domain/content-presenters.ts, `presentPageRead`).
     const before = immutableBodyChecks();
     ok(
       await ctx.server.as('admin').PUT('/v1/orgs/{organizationId}/openapi/{specSlug}', {

@@ -1,8 +1,8 @@
 import { describe, expect, test, vi } from 'vitest';
 import { emptyContent } from '../../server/content/model.ts';
-import { DAY } from '../../server/domain/clock.ts';
+import { DAY } from '../../server/shared/clock.ts';
 import { sql } from 'kysely';
-import { inWrite } from '../../server/context.ts';
+import { inWrite } from '../../server/context/context.ts';
 import { insertSpace } from '../../server/domain/spaces.ts';
 import { contentRole } from '../../server/domain/collections.ts';
 import { organizationPermissions } from '../../server/domain/organizations.ts';
@@ -84,7 +84,7 @@ describe('insertSpace', () => {
 describe('POST /v1/orgs/{organizationId}/spaces', () => {
   // A member who may create content at the top level is answered by the first try, one insert that checks that itself
   // and takes the end of the top level; a space in a collection has no first try; anyone else is answered by the
-  // handler, in a second write, once the first inserted nothing (handlers/transactions.ts).
+  // handler, in a second write, once the first inserted nothing (http/route-rules.ts).
   test('a creator at the top level is answered from one write, the space stored as the handler stores it; anyone else as the handler answers', async () => {
     const app = ctx.server.running.ctx;
     const writes = vi.spyOn(app.store, 'write');
@@ -279,7 +279,7 @@ describe('PATCH /v1/spaces/{spaceId}', () => {
   });
 
   // An admin of the organization is answered by the first try, one write that checks access itself; anyone else by
-  // the handler, in a second write, once the first changed nothing (handlers/transactions.ts).
+  // the handler, in a second write, once the first changed nothing (http/route-rules.ts).
   test('an admin of the organization is answered from one write; anyone else as the handler answers, after a first try that changed nothing', async () => {
     const writes = vi.spyOn(ctx.server.running.ctx.store, 'write');
     const patch = (as: 'admin' | 'editor', spaceId: string, title: string) => ctx.server.as(as).PATCH('/v1/spaces/{spaceId}', { ...space(spaceId), body: { title } });

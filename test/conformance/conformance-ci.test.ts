@@ -15,7 +15,7 @@ import { createDocsClient } from '../../client/index.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { junitXml } from '../../conformance/junit.ts';
 import type { Report } from '../../conformance/runner.ts';
-import type { SeedFixture } from '../../server/seed.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 import { repoRoot } from '../support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerOrganizations, runnerUser } from '../support/runner.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

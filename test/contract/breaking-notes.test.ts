@@ -2,7 +2,8 @@
 // what to do and why, then added operations, renames and the other changes; each release above the previous ones,
 // taking the hand-written entries under Unreleased; and the notes a package carries, without what is not released.
 import { describe, expect, test } from 'vitest';
-import { compareDocuments, evaluateGate, notesBetween, prependNotes, releasedNotes, renderNotes } from '../../breaking/index.ts';
+import { compareDocuments, evaluateGate } from '../../breaking/index.ts';
+import { notesBetween, prependNotes, releasedNotes, renderNotes } from '../../release/notes.ts';
 import { doc, json, ok, ref, type Doc, type Schema } from '../support/breaking-documents.ts';
 
 describe('release notes', () => {

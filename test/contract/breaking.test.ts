@@ -100,14 +100,14 @@ const generate = async () => {
   const result = await command('scripts/generate.ts');
   expect(result.status, result.output).toBe(0);
 };
-const release = (...args: string[]) => command('breaking/release.ts', args);
+const release = (...args: string[]) => command('release/release.ts', args);
 /** git in the copy (or in `root`): its output, trimmed; throws when it fails. */
 const git = (args: string[], root = copy) => {
   const run = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
   return run.stdout.trim();
 };
-const notesOf = (...args: string[]) => command('breaking/changelog.ts', args);
+const notesOf = (...args: string[]) => command('release/changelog.ts', args);
 const check = (...args: string[]) => command('breaking/check.ts', args);
 const checkIn = (root: string) => command('breaking/check.ts', [], root);
 const lineWith = (output: string, ...parts: string[]) => output.split('\n').find((line) => parts.every((part) => line.includes(part)));
@@ -335,7 +335,7 @@ function theGateAndTheNotes(): void {
     const files = STATE.map((file) => read(file, roots[source]!));
     const checks = roots.map(checkIn);
     // In a fork, which is no git repository: recorded only.
-    const majorRelease = checks[source]!.then(() => command('breaking/release.ts', ['2.0.0', '--date', '2026-02-01', '--no-git'], roots[source]!));
+    const majorRelease = checks[source]!.then(() => command('release/release.ts', ['2.0.0', '--date', '2026-02-01', '--no-git'], roots[source]!));
     const results = await Promise.all(checks);
     withoutSource = { root: roots[source]!, files, result: results[source]!, release: majorRelease };
 

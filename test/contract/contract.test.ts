@@ -11,8 +11,8 @@ import {
   parseEndpointOperations,
 } from '../support/api-document.ts';
 import { findUndocumented } from '../support/documentation.ts';
-import { compareGenerated, generateInto } from '../support/drift.ts';
-import { lintOpenApi } from '../support/lint.ts';
+import { compareGenerated, generateInto } from '../../scripts/generated-drift.ts';
+import { lintOpenApi } from '../../scripts/lint-contract.ts';
 import {
   listOperations,
   readOpenApi,

@@ -11,7 +11,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { describe, expect, test } from 'vitest';
-import { operationExamples as examplesOfOperation } from '../../server/http/contract-answers.ts';
+import { operationExamples as examplesOfOperation } from '../../server/http/example-answers.ts';
 import { openapiPath } from '../support/repo.ts';
 
 const Ajv2020 = Ajv2020Module.default;

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type Coverage, reportCoverage, startCoverage, startDocsServer } from '../../server/testing/index.ts';
-import { COVERAGE_VARIABLE } from '../../server/testing/coverage.ts';
-import { answerRecorder } from '../../server/testing/recorder.ts';
+import { COVERAGE_VARIABLE, recordsFolder } from '../../server/start/harness-protocol.ts';
+import { answerRecorder } from '../../server/http/coverage-recorder.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'coverage-'));
 const before = process.env[COVERAGE_VARIABLE];
@@ -98,7 +98,7 @@ test('a status that declares several media types is recorded per media type', ()
     },
   };
   const folder = path.join(scratch, 'media');
-  const recorder = answerRecorder(contract, folder);
+  const recorder = answerRecorder(contract, recordsFolder(folder));
   recorder.answered('getX', 200, 'text/markdown; charset=utf-8');
   recorder.answered('getX', 404, 'application/json');
   recorder.answered('getX', 500, 'application/json'); // not declared: not recorded

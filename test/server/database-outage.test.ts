@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { ok } from '../support/expect.ts';
 import { eventually, type Instance, logLines, query, startInstance } from '../support/instances.ts';
-import { type PostgresServer, startPostgres } from '../support/postgres.ts';
+import { type PostgresServer, startPostgres } from '../../scripts/postgres-server.ts';
 
 /** Outages in a row, and how long the database stays down in each. */
 const OUTAGES = 10;

@@ -1,10 +1,10 @@
 // Answers made once from a revision (which never changes) and sent again: frozen, serialised once, and checked by
-// the response check once (server/http/immutable-bodies.ts, server/content/present.ts). What a reader sees must be
+// the response check once (server/http/immutable-bodies.ts, server/domain/content-presenters.ts). What a reader sees must be
 // what making the answer anew would give, whatever changed around the revision since.
 import { describe, expect, test } from 'vitest';
-import { presentedCacheBytes } from '../../server/content/present.ts';
+import { presentedCacheBytes } from '../../server/domain/content-presenters.ts';
 import { immutableBody, immutableBodyChecks, rememberingAccepted } from '../../server/http/immutable-bodies.ts';
-import { serialized } from '../../server/answers.ts';
+import { serialized } from '../../server/shared/response-bodies.ts';
 import { editSpaceContent } from '../support/content.ts';
 import { standardFixture } from '../support/fixture.ts';
 import { ok } from '../support/expect.ts';

@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
 import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
 import { eventually, heldServer, type Instance, query, runServer, seedFile, startInstance } from '../support/instances.ts';
-import { startPostgres } from '../support/postgres.ts';
+import { startPostgres } from '../../scripts/postgres-server.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { repoRoot } from '../support/repo.ts';
 import { spawn } from 'node:child_process';

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import type { SeedFixture } from '../../server/seed.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
 import { eventually, heldServer, type Instance, query, seedFile, startInstance } from '../support/instances.ts';

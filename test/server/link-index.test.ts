@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { ensureLinkIndex, extractLinks, LINK_ANCESTRY_DEPTH, pagesParsedForLinks, revisionLinks } from '../../server/content/links.ts';
 import type { RevisionContent, StoredPage } from '../../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../../server/content/revisions.ts';
-import { type AppContext, reading } from '../../server/context.ts';
+import { type AppContext, reading } from '../../server/context/context.ts';
 import { getSpaceRow } from '../../server/domain/spaces.ts';
 import { extendFixture, storedPage } from '../support/fixture.ts';
 import { ok } from '../support/expect.ts';

@@ -3,7 +3,7 @@
 // the lists of two organizations alike but for their size (2 items of each kind against 12), as each caller sees
 // them; a statement run per item shows as a difference. (`npm run bench`'s lists part measures the pages' times.)
 import { beforeAll, describe, expect, test } from 'vitest';
-import type { SeedFixture } from '../../server/seed.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 import { ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';

@@ -1,4 +1,4 @@
-// The seed format's type (`Seed` of the test harness, server/seed-format.ts) is inferred from the schema the server
+// The seed format's type (`Seed` of the test harness, server/start/seed-format.ts) is inferred from the schema the server
 // checks seeds with (SEED_SCHEMA): here each shape below is given both to tsc, as a `Seed` under strict options
 // (exactOptionalPropertyTypes included), and to the server's check (seed-schema.ts), and both must take the accepted
 // ones and refuse the wrong ones.
@@ -6,7 +6,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { loadContract } from '../../server/http/contract.ts';
-import { seedChecker } from '../../server/seed-schema.ts';
+import { seedChecker } from '../../server/start/seed-schema.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

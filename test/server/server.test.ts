@@ -9,13 +9,13 @@ import Database from 'better-sqlite3';
 import express, { type Request, type Response } from 'express';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { readConfig, SPEEDUPS } from '../../server/config.ts';
+import { readConfig, SPEEDUPS } from '../../server/shared/config.ts';
 import { contractOperations, loadContract } from '../../server/http/contract.ts';
-import { contractAnswerPlan } from '../../server/http/contract-answers.ts';
+import { contractAnswerPlan } from '../../server/http/example-answers.ts';
 import { placedOperation } from '../../server/speed/validator.ts';
 import { writeTogether } from '../../server/speed/write-together.ts';
-import { readSeedFile } from '../../server/seed.ts';
-import { startServer } from '../../server/server.ts';
+import { readSeedFile } from '../../server/start/seed.ts';
+import { startServer } from '../../server/start/server.ts';
 import { ACME } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
 import { startTestServer, type TestServer, useTestServer } from '../support/server.ts';
@@ -366,7 +366,7 @@ describe('seeding', () => {
       ['organizations:\n  - { id: acme, title: Acme, teams: [{ id: writers, title: "" }] }\n', 'organizations[0] (acme) › teams[0] (writers): title must NOT have fewer than 1 characters, got ""'],
       ['organizations:\n  - { id: acme, title: Acme, colour: red }\n', 'organizations[0] (acme): colour is not a field of the seed format'],
       [`organizations:\n  - { id: ${'a'.repeat(129)}, title: Acme }\n`, `organizations[0] (${'a'.repeat(40)}…): id must NOT have more than 128 characters`],
-      // Text both engines store alike (server/text.ts): no NUL, no unpaired surrogate, in any string of the file.
+      // Text both engines store alike (server/shared/text.ts): no NUL, no unpaired surrogate, in any string of the file.
       ['organizations:\n  - { id: acme, title: "Ac\\0me" }\n', 'organizations[0] (acme): title must not contain the character U+0000 (NUL)'],
       [
         '{"organizations": [{"id": "acme", "title": "Acme", "spaces": [{"id": "handbook", "title": "Handbook", "pages": [{"title": "Intro", "markdown": "a\\ud800b"}]}]}]}',

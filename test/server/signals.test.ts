@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { copyRepository } from '../../scripts/repo-copy.ts';
-import { HOLDER_FILE, lockDataDir } from '../../server/data-dir.ts';
+import { HOLDER_FILE, lockDataDir } from '../../server/start/data-dir.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'signals-'));

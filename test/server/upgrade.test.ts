@@ -1,6 +1,6 @@
 // Upgrades keep every record: for each release with a fixture (test/fixtures/releases/<version>/: the database that
 // release's server wrote, and every GET it answered; see the README there), this tree's server opens a copy,
-// migrates it and answers each GET again with response validation on (scripts/upgrade-check.ts): every answer is the
+// migrates it and answers each GET again with response validation on (release/upgrade-check.ts): every answer is the
 // release's status within the contract (nothing refused), with every field the release answered (nothing lost), but
 // for the values the contract refuses, which come back in the migrated form CHANGELOG.md describes.
 import { spawnSync } from 'node:child_process';
@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { listReleases } from '../../breaking/files.ts';
-import type { FixtureManifest } from '../../scripts/release-fixture.ts';
-import { checkUpgrade, fixtureVersions, RELEASE_FIXTURES } from '../../scripts/upgrade-check.ts';
+import type { FixtureManifest } from '../../release/release-fixture.ts';
+import { checkUpgrade, fixtureVersions, RELEASE_FIXTURES } from '../../release/upgrade-check.ts';
 import { startTestServer } from '../support/server.ts';
 
 describe('upgrades from each release', () => {
@@ -62,7 +62,7 @@ describe('the upgrade check finds what an upgrade loses', () => {
   test('npm run release refuses while a fixture does not upgrade, or the last release has none, and changes nothing', () => {
     const version = fixtureVersions()[0]!;
     const release = (fixtures: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'breaking/release.ts', '99.0.0'], {
+      spawnSync(process.execPath, ['--import', 'tsx', 'release/release.ts', '99.0.0'], {
         encoding: 'utf8',
         env: { ...process.env, UPGRADE_FIXTURES: fixtures },
       });

@@ -1,4 +1,4 @@
-// The added operation of docs/changing-the-contract.md (scripts/bench-save.ts's ADDED_OPERATION, getTeamStats), taken
+// The added operation of docs/changing-the-contract.md (bench/save.ts's ADDED_OPERATION, getTeamStats), taken
 // the rest of the way in a copy of the repository, as that page says to after `npm run scaffold -- getTeamStats`: its
 // domain function written, its entry in server/handlers/pending.ts removed. test/tooling/readme.test.ts follows the
 // page's path to it; test/tooling/server-package.test.ts releases and publishes the result.

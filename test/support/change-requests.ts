@@ -11,12 +11,12 @@ import {
   commitChangeRequestContent,
   getChangeRequestRow,
 } from '../../server/domain/change-requests.ts';
-import { seedPages, type SeedPage } from '../../server/seed.ts';
+import { seedPages, type SeedPage } from '../../server/start/seed.ts';
 import { editSpaceContent } from './content.ts';
 import { ACME, standardFixture } from './fixture.ts';
 import { ok } from './expect.ts';
 import { useTestServer } from './server.ts';
-import { inWrite } from '../../server/context.ts';
+import { inWrite } from '../../server/context/context.ts';
 
 const HANDBOOK_PAGES: SeedPage[] = [
   { id: 'intro', title: 'Introduction', markdown: '# Introduction\n\nWelcome aboard.\n' },

@@ -1,5 +1,5 @@
 // Content written from a test as an edit would write it, where the API has no operation that writes it directly.
-import type { AppContext } from '../../server/context.ts';
+import type { AppContext } from '../../server/context/context.ts';
 import type { RevisionContent, RevisionRecord } from '../../server/content/model.ts';
 import { commitSpaceContent, getRevision } from '../../server/content/revisions.ts';
 import { getSpaceRow } from '../../server/domain/spaces.ts';

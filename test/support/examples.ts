@@ -9,11 +9,11 @@
 // another record than the example does is a difference, while a record the request creates may have any id of the
 // right form. A time (an ISO 8601 date-time in UTC) matches any time.
 import { contractOperations, type OpenApiDocument } from '../../server/http/contract.ts';
-import { operationExamples as examplesOfOperation, type OperationExample } from '../../server/http/contract-answers.ts';
+import { operationExamples as examplesOfOperation, type OperationExample } from '../../server/http/example-answers.ts';
 
 export type { OperationExample };
 
-/** Every example of every operation of `document` (read as the server reads them: http/contract-answers.ts). */
+/** Every example of every operation of `document` (read as the server reads them: http/example-answers.ts). */
 export function operationExamples(document: OpenApiDocument): OperationExample[] {
   return contractOperations(document).flatMap((operation) => examplesOfOperation(document, operation));
 }
@@ -124,7 +124,7 @@ export function answerDifferences(example: unknown, server: unknown, pairs: Exam
 }
 
 /**
- * A page cursor as the server writes it (server/domain/paging.ts): its data as base64url JSON (the sort key of the
+ * A page cursor as the server writes it (server/shared/paging.ts): its data as base64url JSON (the sort key of the
  * page's last item, the list's count, a digest of the list), a dot, and its signature.
  */
 export interface CursorData {

@@ -1,7 +1,7 @@
 // The fixture most server tests start from: organization `acme` with one user per role (their token is their
 // id), a guest, and organization `globex` whose admin must see nothing of acme.
 import type { StoredPage } from '../../server/content/model.ts';
-import type { SeedFixture } from '../../server/seed.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 
 export const ROLE_USERS = ['admin', 'creator', 'reviewer', 'editor', 'commenter', 'reader', 'guest'] as const;
 export type RoleUser = (typeof ROLE_USERS)[number] | 'outsider';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
-import type { SeedFixture } from '../../server/seed.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 import { serverArguments } from './built-server.ts';
 import { repoRoot } from './repo.ts';
 

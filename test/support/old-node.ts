@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { supportsNode } from '../../server/runtime-check.ts';
+import { supportsNode } from '../../server/start/runtime-check.ts';
 import { repoRoot } from './repo.ts';
 
 /**

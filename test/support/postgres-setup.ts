@@ -1,9 +1,9 @@
-// Global setup: one PostgreSQL server for the test run (test/support/postgres.ts), with a template database migrated
+// Global setup: one PostgreSQL server for the test run (scripts/postgres-server.ts), with a template database migrated
 // once; each test server on PostgreSQL gets a database of its own, cloned from the template (test/support/databases.ts).
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
-import { startPostgres } from './postgres.ts';
+import { startPostgres } from '../../scripts/postgres-server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,7 +3,7 @@
 // folder, where the runner creates them).
 import os from 'node:os';
 import { afterAll, beforeAll } from 'vitest';
-import type { SeedFixture } from '../../server/seed.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
 export const RUNNER_TOKEN = 'runner-token';

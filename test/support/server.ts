@@ -6,8 +6,8 @@ import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
-import { ManualClock } from '../../server/domain/clock.ts';
-import type { RunningServer, StartOptions } from '../../server/server.ts';
+import { ManualClock } from '../../server/shared/clock.ts';
+import type { RunningServer, StartOptions } from '../../server/start/server.ts';
 import { type DocsServer, startDocsServerWith } from '../../server/testing/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from './databases.ts';
 import { type RoleUser, standardFixture } from './fixture.ts';
@@ -68,8 +68,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...startOptions,
     clock,
     fixture: options.fixture ?? standardFixture,
-    // Every list page sent from memory is made again and compared (server/http/kept-lists.ts).
-    verifyKeptLists: options.verifyKeptLists ?? true,
+    // Every list page sent from memory is made again and compared (server/http/list-page-cache.ts).
+    verifyListPageCache: options.verifyListPageCache ?? true,
     ...(recordCoverage === false ? {} : { onOperation: recordOperation }),
   };
   const start = async (port = 0) =>

@@ -1,7 +1,7 @@
 // Rows written or read by a test directly in the server's store, where the API has no operation for it (bulk rows,
 // rows as stored): Kysely's builders and `sql` template compile for the engine in use, so this works on both.
 import type { Insertable } from 'kysely';
-import type { AppContext } from '../../server/context.ts';
+import type { AppContext } from '../../server/context/context.ts';
 import type { Schema } from '../../server/store/schema.ts';
 
 /** Inserts `rows` into `table` in one write, in statements of `chunk` rows (below both engines' parameter limits). */

@@ -1,12 +1,12 @@
 // docs/packages.md's size table against what packing made: each `npm run pack:…` prints one line per tarball
-// (`pack: …/<name>-<version>.tgz: 1.8 MB (8.4 MB unpacked), 71 files`, scripts/pack.ts, two significant digits), and
+// (`pack: …/<name>-<version>.tgz: 1.8 MB (8.4 MB unpacked), 71 files`, release/pack.ts, two significant digits), and
 // the table's row of that package must give the same sizes, as `npm run pack:… -- --update-sizes` writes them, give
 // or take one in the last digit: the tests pack a copy of the repository whose node_modules is a link to this one's,
 // and esbuild names the bundled packages' modules by their real paths there, which makes the bundles a few kB larger
 // than a clone's (enough to cross a rounding step).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sizesSection } from '../../scripts/pack.ts';
+import { sizesSection } from '../../release/pack.ts';
 import { repoRoot } from './repo.ts';
 
 const bytes = (text: string) => Number(text.split(' ')[0]) * (text.endsWith('MB') ? 1e6 : 1e3);

@@ -76,7 +76,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20
 function startBench(name: string, part = 'startup'): { bench: ChildProcess; temp: string; output: () => string } {
   const temp = path.join(scratch, name);
   mkdirSync(temp);
-  const bench = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench.ts'], {
+  const bench = spawn(process.execPath, ['--import', 'tsx', 'bench/bench.ts'], {
     env: { ...process.env, BENCH_PARTS: part, BENCH_SERVER: 'tsx', TMPDIR: temp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

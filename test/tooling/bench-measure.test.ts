@@ -1,9 +1,9 @@
-// What the benches that load a server process share (scripts/bench-measure.ts): the medians of interleaved runs, the
+// What the benches that load a server process share (bench/measure.ts): the medians of interleaved runs, the
 // order targets take in each run, the wait for a process's first answer, and the CPU a process spent. The benches
 // themselves run by `npm run bench`, which no test runs (their figures are measured, not asserted).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, test } from 'vitest';
-import { answered, cpuMs, freePort, median, medians, rotated } from '../../scripts/bench-measure.ts';
+import { answered, cpuMs, freePort, median, medians, rotated } from '../../bench/measure.ts';
 
 describe('median, medians and rotated', () => {
   test('the middle value of an odd count, the mean of the two middle ones of an even count, in any order', () => {

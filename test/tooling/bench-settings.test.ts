@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BENCH_PARTS, BenchSettingsError, benchSettings } from '../../scripts/bench-settings.ts';
+import { BENCH_PARTS, BenchSettingsError, benchSettings } from '../../bench/settings.ts';
 
 /** The error benchSettings throws for `env`, one line per variable. */
 function problems(env: NodeJS.ProcessEnv): string[] {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { DEV_TOKEN, devEnvironment } from '../../scripts/dev.ts';
-import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
+import { ADDED_OPERATION } from '../../bench/save.ts';
 import { copyRepository } from '../../scripts/repo-copy.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'dev-'));
@@ -221,7 +221,7 @@ describe('saving the contract the ways editors do', () => {
 
   test('a server file saved: the server restarts on it', async () => {
     const from = dev.output().length;
-    const file = path.join(copy, 'server/errors.ts');
+    const file = path.join(copy, 'server/shared/errors.ts');
     writeFileSync(`${file}.tmp`, `${readFileSync(file, 'utf8')}\n// saved\n`);
     renameSync(`${file}.tmp`, file);
     await dev.waitFor(/\[dev\] changed: server\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);

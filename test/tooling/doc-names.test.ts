@@ -1,7 +1,7 @@
 // The documentation names files and code that exist. In README.md, docs/*.md, server/README.md and server/docs/*.md:
 // - every inline-code span that reads as a path of the repository names a file or folder that exists. A span is such
 //   a path when it is made of path characters only (no space, no scheme, no `<…>`, `*` or `{…}` placeholder) and
-//   either starts with a folder or file of the repository's top level (`server/http/validator.ts`, `scripts/bench.ts`,
+//   either starts with a folder or file of the repository's top level (`server/http/validator.ts`, `bench/bench.ts`,
 //   `test/…`, `eslint.config.js`), or, on the server's pages, of server/'s (`http/validator.ts`, `config.ts`), or
 //   ends in a source file's extension (`.ts`, `.js`…). On the server's pages a path is looked for under server/, then
 //   from the top; elsewhere from the top. A bare source file name (`seed-format.ts`, `db.ts` in a table's row about
@@ -196,17 +196,17 @@ describe('files and code the documentation names', () => {
   test('a renamed file, folder, function or member is named with its line; addresses, packages, variables and commands pass', () => {
     const files: Record<string, string> = {
       'package.json': '{}',
-      'scripts/bench.ts': 'export async function bench() {}\n',
-      'server/config.ts': 'export const VARIABLES = [];\nexport class Store {\n  async write(work) {}\n}\n',
+      'bench/bench.ts': 'export async function bench() {}\n',
+      'server/shared/config.ts': 'export const VARIABLES = [];\nexport class Store {\n  async write(work) {}\n}\n',
       'server/http/validator.ts': 'function openApiValidator() {}\nexport { openApiValidator };\n',
       'server/store/db.ts': 'export interface Db {}\n',
       'server/content/model.ts': 'export type Page = object;\n',
       'generated/releases/1.0.0/openapi.yaml': 'openapi: 3.1.0\n',
       'README.md': [
         '# Top',
-        'Run `scripts/bench.ts`, read `server/http/validator.ts`, `server/http/` and `package.json`; `scripts/gone.ts` and `generated/versions/1.1.0/` are not there.',
+        'Run `bench/bench.ts`, read `server/http/validator.ts`, `server/http/` and `package.json`; `scripts/gone.ts` and `generated/versions/1.1.0/` are not there.',
         'Not paths: `/v1/orgs`, `https://example.com/a.ts`, `express-openapi-validator`, `docs-platform-server/testing`, `DATA_DIR`, `npm run bench`, `dist/server/main.js`, `seed.yaml`, `migrations/NNN_name.sql`, `.tsp`, `generated/releases/1.1.0/`.',
-        '`bench` in `scripts/bench.ts` and `benchmark` in `scripts/bench.ts`; `field` (`scripts/bench.ts`) is not a citation.',
+        '`bench` in `bench/bench.ts` and `benchmark` in `bench/bench.ts`; `field` (`bench/bench.ts`) is not a citation.',
       ].join('\n\n'),
       'server/README.md': [
         '# Server',
@@ -225,14 +225,14 @@ describe('files and code the documentation names', () => {
       expect(untrueNames(repo, 'README.md')).toEqual([
         'README.md:3: `scripts/gone.ts`: no such file or folder (looked for scripts/gone.ts)',
         'README.md:3: `generated/versions/1.1.0/`: no such file or folder (looked for generated/versions/1.1.0)',
-        'README.md:7: `benchmark` in `scripts/bench.ts`: scripts/bench.ts declares no benchmark',
+        'README.md:7: `benchmark` in `bench/bench.ts`: bench/bench.ts declares no benchmark',
       ]);
       expect(untrueNames(repo, 'server/README.md')).toEqual([
         'server/README.md:3: `http/validators.ts`: no such file or folder (looked for server/http/validators.ts, http/validators.ts)',
         'server/README.md:3: `store/sqlite/store.ts`: no such file or folder (looked for server/store/sqlite/store.ts, store/sqlite/store.ts)',
         'server/README.md:3: `store.ts`: no file of that name',
         'server/README.md:3: `server/store/dbs.ts`: no such file or folder (looked for server/server/store/dbs.ts, server/store/dbs.ts)',
-        'server/README.md:5: `Store.read` in `config.ts`: server/config.ts declares no Store.read',
+        'server/README.md:5: `Store.read` in `config.ts`: server/shared/config.ts declares no Store.read',
         'server/README.md:5: `validator` in `http/validator.ts`: server/http/validator.ts declares no validator',
       ]);
     } finally {

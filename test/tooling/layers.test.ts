@@ -1,17 +1,18 @@
-// The server's layers (eslint.config.js, LAYERS): every module of server/ is in one layer; the lint rule made from
-// LAYERS refuses an import from each layer a layer may not import from and accepts the others, through ESLint's own
-// API on the repository's configuration (what `npm run lint`, part of `npm run check`, runs); and the table of the
-// layers in server/docs/code.md is LAYERS, row for row.
+// The layers (eslint.config.js): every module of server/ is in one layer of LAYERS, each layer imports only from
+// layers below it, and every import of the server's code follows them; the lint rule made from LAYERS refuses an
+// import from each layer a layer may not import from and accepts the others, through ESLint's own API on the
+// repository's configuration (what `npm run lint`, part of `npm run check`, runs); the repository's folders follow
+// REPOSITORY_LAYERS, import by import; and the table of the layers in server/docs/code.md is LAYERS, row for row.
 // What crosses the layers: no module above the store names a column (a snake_case property or key: the store hands
 // rows up camelCase, store/db.ts; the only snake_case names left are the contract's own), and no module outside server/store/ casts
-// to a row type (`as SpaceRow`): a row read from the store is checked by its parser (`parseSpaceRow`, domain/enums.ts).
+// to a row type (`as SpaceRow`): a row read from the store is checked by its parser (`parseSpaceRow`, store/enums.ts).
 // Both are read from each file's syntax tree, so comments and the text of strings never count.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { LAYERS } from '../../eslint.config.js';
+import { LAYERS, REPOSITORY_LAYERS } from '../../eslint.config.js';
 import { repoRoot } from '../support/repo.ts';
 
 type Layer = (typeof LAYERS)[number];
@@ -99,7 +100,47 @@ function rowCasts(file: string, text: string): string[] {
 
 const textOf = (module: string) => readFileSync(path.join(server, module), 'utf8');
 
+/** The relative imports of a source file (static, re-exports, type-only, literal import()), as paths from the repository's root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(repoRoot, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    let specifier: string | undefined;
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) specifier = node.moduleSpecifier.text;
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) specifier = node.arguments[0].text;
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) specifier = node.argument.literal.text;
+    if (specifier?.startsWith('.')) found.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs)$/;
+/** The code files of a folder of the repository, from the root, without what is built or installed. */
+const codeIn = (folder: string): string[] =>
+  (readdirSync(path.join(repoRoot, folder), { recursive: true, encoding: 'utf8' }) as string[])
+    .map((file) => `${folder}/${file.split(path.sep).join('/')}`)
+    .filter((file) => CODE_FILE.test(file) && !/(^|\/)(node_modules|dist)\//.test(file));
+
 describe("the server's layers", () => {
+  test('each layer imports only from layers below it, and every import of server/ follows LAYERS', () => {
+    LAYERS.forEach((layer, index) => {
+      for (const name of layer.imports) expect(LAYERS.findIndex((other) => other.name === name), `${layer.name} imports ${name}`).toBeGreaterThan(index);
+    });
+    const wrong: string[] = [];
+    for (const module of modules) {
+      const [from] = layerOf(module);
+      for (const target of importsOf(`server/${module}`)) {
+        if (!target.startsWith('server/')) continue;
+        const [to] = layerOf(target.slice('server/'.length));
+        if (from && to && to !== from && !from.imports.includes(to.name)) wrong.push(`server/${module} (${from.name}) -> ${target} (${to.name})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   test('every module of server/ is in exactly one layer', () => {
     expect(modules.length).toBeGreaterThan(100);
     expect(modules.filter((module) => layerOf(module).length !== 1)).toEqual([]);
@@ -190,7 +231,7 @@ describe("the server's layers", () => {
 
   test('no module outside server/store/ casts to a row type: rows read from the store are parsed', () => {
     const found = modules.filter((module) => !module.startsWith('store/')).flatMap((module) => rowCasts(`server/${module}`, textOf(module)));
-    expect(found, 'casts to row types outside server/store/ (check the row with its parser, rowParser in server/domain/enums.ts)').toEqual([]);
+    expect(found, 'casts to row types outside server/store/ (check the row with its parser, rowParser in server/store/enums.ts)').toEqual([]);
   });
 
   test("server/docs/code.md's table of the layers is LAYERS", () => {
@@ -205,7 +246,40 @@ describe("the server's layers", () => {
       .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
     const list = (items: string[], quote: boolean) => (items.length === 0 ? '—' : items.map((item) => (quote ? `\`${item}\`` : item)).join(', '));
     expect(rows).toEqual(
-      LAYERS.map((layer) => [`\`${layer.name}\``, list(layer.folders.map((folder) => `${folder}/`), true), list(layer.modules, true), list(layer.imports, false)]),
+      LAYERS.map((layer) => [`\`${layer.name}\``, list(layer.folders.map((folder) => `${folder}/`), true), list(layer.modules, true), list(layer.imports, false), layer.role]),
     );
+  });
+});
+
+describe("the repository's folders", () => {
+  test('every folder with code is a layer of REPOSITORY_LAYERS, each importing only from folders below it', () => {
+    const names = REPOSITORY_LAYERS.map((layer) => layer.folder);
+    REPOSITORY_LAYERS.forEach((layer, index) => {
+      for (const name of layer.imports) expect(names.indexOf(name), `${layer.folder} imports ${name}`).toBeGreaterThan(index);
+    });
+    const ignored = new Set(['node_modules', 'coverage', 'data', 'spec', 'docs', '.ci', '.git', '.tmp', '.data']);
+    const withCode = readdirSync(repoRoot, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !ignored.has(entry.name) && codeIn(entry.name).length > 0)
+      .map((entry) => entry.name);
+    expect(withCode.filter((folder) => !names.includes(folder))).toEqual([]);
+  });
+
+  test('every import of every code file follows REPOSITORY_LAYERS', () => {
+    const layerOfFolder = new Map(REPOSITORY_LAYERS.map((layer) => [layer.folder, layer]));
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const layer of REPOSITORY_LAYERS) {
+      for (const file of codeIn(layer.folder)) {
+        for (const target of importsOf(file)) {
+          checked++;
+          // A file at the top (eslint.config.js, the vitest configurations) is configuration, which any folder may read.
+          if (!target.includes('/')) continue;
+          const folder = target.split('/')[0]!;
+          if (folder !== layer.folder && !(layerOfFolder.has(folder) && layer.imports.includes(folder))) wrong.push(`${file} -> ${target}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+    expect(wrong).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
 // has, no dist/) are copied to a temporary folder, where `npm run pack:client` and `npm run pack:conformance`
-// (scripts/pack.ts: build, stage without scripts, `npm pack`) make the tarballs, which are published to a real
+// (release/pack.ts: build, stage without scripts, `npm pack`) make the tarballs, which are published to a real
 // registry (Verdaccio, test/support/registry.ts; the release command that publishes all three packages is
 // server-package.test.ts's). In an empty folder outside the repository, the README's lines make a project and install
 // the client by name as they are, the project's npm pointed at that registry by the README's line for a private one
@@ -17,10 +17,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { releasedNotes } from '../../breaking/notes.ts';
+import { releasedNotes } from '../../release/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { copyRepository } from '../../scripts/repo-copy.ts';
-import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/runtime-check.ts';
+import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/start/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -207,7 +207,7 @@ test("the tarballs' package.json has no scripts (installing them prints no npm w
     expect(manifest.scripts, name).toBeUndefined();
     expect(manifest.devDependencies, name).toBeUndefined();
     expect(manifest.private, name).toBeUndefined();
-    // The Node versions of the repository, whatever the package's own package.json says (scripts/pack.ts).
+    // The Node versions of the repository, whatever the package's own package.json says (release/pack.ts).
     expect(manifest.engines, name).toEqual(readJson(path.join(repoRoot, 'package.json')).engines);
     // The repository's license, field and file.
     expect(manifest.license, name).toBe('MIT');

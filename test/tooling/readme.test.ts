@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
+import { ADDED_OPERATION } from '../../bench/save.ts';
 import { copyEnvironment, copyRepository } from '../../scripts/repo-copy.ts';
 import { implementAddedOperation } from '../support/added-operation.ts';
 
@@ -223,7 +223,7 @@ describe(`${CONTRACT_CHANGE}'s path of a contract change, in a copy of the repos
   test('its block: the commands, the here-document whole, the server in the background', () => {
     expect(copyBlocks).toHaveLength(1);
     expect(shellCommands("a &   # x\ncat > f <<'EOF'\none\n# two\nEOF\n# c\n! b")).toEqual(['a &   # x', "cat > f <<'EOF'\none\n# two\nEOF", '! b']);
-    // The page's operation is the one the save benchmark and `npm run dev`'s tests add (scripts/bench-save.ts).
+    // The page's operation is the one the save benchmark and `npm run dev`'s tests add (bench/save.ts).
     const added = shellCommands(copyBlocks[0]!.code).find((command) => command.startsWith('cat >> spec/teams.tsp'));
     expect(added?.split('\n').slice(1, -1).join('\n')).toBe(ADDED_OPERATION.tsp.replace(/\n$/, ''));
   });

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ADDED_OPERATION } from '../../scripts/bench-save.ts';
+import { ADDED_OPERATION } from '../../bench/save.ts';
 import { copyEnvironment, copyRepository } from '../../scripts/repo-copy.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'scaffold-'));

@@ -25,8 +25,8 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { unavailable } from '../../errors.ts';
-import { atTurnEnd } from '../../turn-end.ts';
+import { unavailable } from '../../shared/errors.ts';
+import { atTurnEnd } from '../../shared/turn-end.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, writeRefused } from '../db.ts';

@@ -14,8 +14,8 @@
 // is made, so that lists ordered by time are in one order on every run.
 import type { RequestListener } from 'node:http';
 import type { DocsClient } from '../../../client/index.ts';
-import type { ManualClock } from '../../../server/domain/clock.ts';
-import type { SeedFixture } from '../../../server/seed.ts';
+import type { ManualClock } from '../../../server/shared/clock.ts';
+import type { SeedFixture } from '../../../server/start/seed.ts';
 
 export const WORLD_START = '2026-11-25T07:00:00.000Z';
 
