@@ -1,0 +1,101 @@
+// What a request or an answer used of the contract, as a usage record keeps it (usage-format.ts): the fields of a JSON
+// value as pointers (`*` for every item of an array and every key of a map), with the values of enumerated ones.
+import type { Contract, Operation, Schema } from './contract.ts';
+import { type OperationUsage, type ResponseUsage, emptyOperationUsage } from './usage-format.ts';
+
+type Scalar = string | number | boolean;
+/** The fields of a value: each pointer, with the values seen where the schema declares an enum. */
+export type Fields = Map<string, Scalar[] | undefined>;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The schemas `schema` stands for at this place: itself and what its allOf, oneOf and anyOf hold, references followed. */
+function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>()): Schema[] {
+  if (!schema) return [];
+  const resolved = contract.resolve(schema);
+  if (seen.has(resolved)) return [];
+  seen.add(resolved);
+  return [resolved, ...[...(resolved.allOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])].flatMap((part) => alternatives(contract, part, seen))];
+}
+
+const declaresEnum = (schemas: Schema[]) => schemas.some((schema) => Array.isArray(schema.enum) || 'const' in schema);
+
+/** Adds the fields of `value`, under `pointer`, read against `schema`, to `fields`. */
+export function fieldsOf(contract: Contract, value: unknown, schema: Schema | undefined, fields: Fields = new Map(), pointer = ''): Fields {
+  const schemas = alternatives(contract, schema);
+  if (pointer !== '') {
+    const values = fields.get(pointer);
+    const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    fields.set(pointer, scalar && declaresEnum(schemas) ? [...new Set([...(values ?? []), value])] : values);
+  }
+  if (Array.isArray(value)) {
+    const items = schemas.flatMap((each) => (each.items ? [each.items as Schema] : []));
+    for (const item of value) fieldsOf(contract, item, items[0] ? { anyOf: items } : undefined, fields, `${pointer}/*`);
+  } else if (isObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      const declared = schemas.flatMap((each) => (each.properties?.[key] ? [each.properties[key]] : []));
+      const map = schemas.flatMap((each) => (isObject(each.additionalProperties) ? [each.additionalProperties as Schema] : []));
+      // A key of a map (additionalProperties) is any key: `*`.
+      const [segment, itemSchemas] = declared.length > 0 || map.length === 0 ? [escape(key), declared] : ['*', map];
+      fieldsOf(contract, item, itemSchemas.length > 0 ? { anyOf: itemSchemas } : undefined, fields, `${pointer}/${segment}`);
+    }
+  }
+  return fields;
+}
+
+/** One exchange as a recorder sees it: what was sent, and what came back. */
+export interface Exchange {
+  operation: Operation;
+  /** Parameters sent, by place and name (a header's name in lower case). */
+  parameters: { in: 'path' | 'query' | 'header' | 'cookie'; name: string; value: unknown }[];
+  /** The request's media type and parsed JSON body, when it had one. */
+  request?: { mediaType: string; body: unknown };
+  status: number;
+  /** The answer's media type (without parameters) and parsed JSON body, when it had one. */
+  response?: { mediaType: string; body: unknown };
+}
+
+const sorted = (values: Scalar[] | undefined) => values && [...values].sort((a, b) => String(a).localeCompare(String(b)));
+
+/** The response schema the contract declares for `status` and `mediaType` (the status, its class `4XX`, or `default`). */
+function responseSchema(contract: Contract, operation: Operation, status: number, mediaType: string): Schema | undefined {
+  const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => operation.responses[candidate]);
+  const declared = key ? operation.responses[key] : undefined;
+  if (!declared) return undefined;
+  const response = contract.resolve(pointerTarget(contract, declared.pointer)) as { content?: Record<string, { schema?: Schema }> };
+  return response.content?.[mediaType]?.schema;
+}
+
+function pointerTarget(contract: Contract, pointer: string): unknown {
+  let at: unknown = contract.document;
+  for (const segment of pointer.replace(/^#?\//, '').split('/')) at = isObject(at) ? at[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  return at;
+}
+
+/** The usage of one exchange, to merge into a record (usage-format.ts, `mergeOperationUsage`). */
+export function usageOf(contract: Contract, exchange: Exchange): OperationUsage {
+  const usage = emptyOperationUsage();
+  usage.calls = 1;
+  for (const parameter of exchange.parameters) {
+    const declared = exchange.operation.parameters.find((each) => each.in === parameter.in && each.name.toLowerCase() === parameter.name.toLowerCase());
+    const key = `${parameter.in}.${declared?.name ?? parameter.name}`;
+    const schemas = alternatives(contract, declared?.schema);
+    const values = (Array.isArray(parameter.value) ? parameter.value : [parameter.value]).filter((value): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value));
+    usage.parameters[key] = declaresEnum(schemas) || schemas.some((schema) => declaresEnum(alternatives(contract, schema.items as Schema | undefined))) ? { values: sorted([...new Set(values)]) } : {};
+  }
+  if (exchange.request) {
+    usage.mediaTypes = [exchange.request.mediaType];
+    for (const [pointer, values] of fieldsOf(contract, exchange.request.body, exchange.operation.body?.schema)) usage.body[pointer] = values ? { values: sorted(values) } : {};
+  }
+  const key = exchange.response ? `${exchange.status} ${exchange.response.mediaType}` : String(exchange.status);
+  const answered: ResponseUsage = { present: [] };
+  if (exchange.response) {
+    const fields = fieldsOf(contract, exchange.response.body, responseSchema(contract, exchange.operation, exchange.status, exchange.response.mediaType));
+    answered.present = [...fields.keys()].sort();
+    const values = Object.fromEntries([...fields].flatMap(([pointer, seen]) => (seen ? [[pointer, sorted(seen)!]] : [])));
+    if (Object.keys(values).length > 0) answered.values = values;
+  }
+  usage.responses[key] = answered;
+  return usage;
+}

@@ -1,0 +1,172 @@
+// A consumer's usage record: what one consumer's tests used of the contract, per operation (docs/consumers.md gives
+// the format). Records of one consumer merge by union, across test files and workers; reading one checks its format
+// and version and fails on anything else. No imports: the runner's bundle and the server's harness share it.
+
+/** The format's name and the version this code writes and reads. */
+export const USAGE_FORMAT = 'docs-platform-usage';
+export const USAGE_VERSION = 1;
+
+/** The values seen of an enumerated field or parameter (those the contract declares an enum for), sorted. */
+export interface Used {
+  values?: (string | number | boolean)[];
+}
+
+export interface ResponseUsage {
+  /** Response fields present in what the consumer received, as JSON pointers (`*` for every item of an array). */
+  present: string[];
+  /** Response fields the consumer's code read (the typed client's recording mode only), as pointers. */
+  read?: string[];
+  /** Values received of enumerated response fields, by pointer. */
+  values?: Record<string, (string | number | boolean)[]>;
+}
+
+export interface OperationUsage {
+  /** Requests sent. */
+  calls: number;
+  /** Parameters sent, as `path.spaceId`, `query.limit`, `header.if-match`. */
+  parameters: Record<string, Used>;
+  /** Request body fields sent, as JSON pointers (`*` for every item of an array), with the media type in `mediaTypes`. */
+  body: Record<string, Used>;
+  /** Request media types sent. */
+  mediaTypes: string[];
+  /** What came back, by status and media type: `200 application/json`, `204`. */
+  responses: Record<string, ResponseUsage>;
+}
+
+export interface UsageRecord {
+  format: typeof USAGE_FORMAT;
+  version: typeof USAGE_VERSION;
+  /** Who used it: the consumer's package name by default, its version, and its git commit where there is one. */
+  consumer: { name: string; version?: string; commit?: string };
+  /** The contract the record was made against: its info.version and the SHA-256 of its document. */
+  contract: { version: string; sha256?: string };
+  /** What wrote it: the harness, the proxy, the client's recording mode (several once merged). */
+  recordedBy: ('harness' | 'proxy' | 'client')[];
+  operations: Record<string, OperationUsage>;
+}
+
+/** A record that cannot be read: names where it came from and what is wrong. */
+export class UsageRecordError extends Error {
+  constructor(source: string, problem: string) {
+    super(`${source}: ${problem}`);
+    this.name = 'UsageRecordError';
+  }
+}
+
+export function emptyUsage(consumer: UsageRecord['consumer'], contract: UsageRecord['contract'], recordedBy: UsageRecord['recordedBy'][number]): UsageRecord {
+  return { format: USAGE_FORMAT, version: USAGE_VERSION, consumer, contract, recordedBy: [recordedBy], operations: {} };
+}
+
+export const emptyOperationUsage = (): OperationUsage => ({ calls: 0, parameters: {}, body: {}, mediaTypes: [], responses: {} });
+
+const sortedUnion = <T extends string | number | boolean>(a: readonly T[] = [], b: readonly T[] = []): T[] =>
+  [...new Set([...a, ...b])].sort((x, y) => String(x).localeCompare(String(y)));
+
+function mergeUsed(into: Record<string, Used>, from: Record<string, Used>): void {
+  for (const [key, used] of Object.entries(from)) {
+    const current = (into[key] ??= {});
+    if (used.values || current.values) current.values = sortedUnion(current.values, used.values);
+  }
+}
+
+function mergeResponse(into: ResponseUsage, from: ResponseUsage): void {
+  into.present = sortedUnion(into.present, from.present);
+  if (from.read || into.read) into.read = sortedUnion(into.read, from.read);
+  if (from.values) {
+    into.values ??= {};
+    for (const [pointer, values] of Object.entries(from.values)) into.values[pointer] = sortedUnion(into.values[pointer], values);
+  }
+}
+
+/** Adds `from`'s usage of an operation to `into`'s. */
+export function mergeOperationUsage(into: OperationUsage, from: OperationUsage): void {
+  into.calls += from.calls;
+  mergeUsed(into.parameters, from.parameters);
+  mergeUsed(into.body, from.body);
+  into.mediaTypes = sortedUnion(into.mediaTypes, from.mediaTypes);
+  for (const [key, response] of Object.entries(from.responses)) {
+    const current = (into.responses[key] ??= { present: [] });
+    mergeResponse(current, response);
+  }
+}
+
+/**
+ * The union of records of one consumer (its name; the version and commit of the first that has them) made against one
+ * contract version: records of two workers, two test files, or the harness's and the client's. Records of another
+ * consumer or contract version are refused, named.
+ */
+export function mergeUsage(first: UsageRecord, ...others: UsageRecord[]): UsageRecord {
+  const merged: UsageRecord = structuredClone(first);
+  for (const record of others) {
+    if (record.consumer.name !== merged.consumer.name) throw new UsageRecordError('merge', `records of two consumers, ${merged.consumer.name} and ${record.consumer.name}`);
+    if (record.contract.version !== merged.contract.version) {
+      throw new UsageRecordError('merge', `records of ${merged.consumer.name} against two contract versions, ${merged.contract.version} and ${record.contract.version}`);
+    }
+    merged.consumer.version ??= record.consumer.version;
+    merged.consumer.commit ??= record.consumer.commit;
+    merged.contract.sha256 ??= record.contract.sha256;
+    merged.recordedBy = sortedUnion(merged.recordedBy, record.recordedBy);
+    for (const [operationId, usage] of Object.entries(record.operations)) {
+      mergeOperationUsage((merged.operations[operationId] ??= emptyOperationUsage()), usage);
+    }
+  }
+  return merged;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isScalar = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** Each problem of `value` as a usage record, as `where: what`. */
+function problemsOf(value: unknown): string[] {
+  if (!isObject(value)) return ['the record is not a JSON object'];
+  const problems: string[] = [];
+  if (!isObject(value.consumer) || typeof value.consumer.name !== 'string' || value.consumer.name === '') problems.push('consumer.name: missing');
+  if (!isObject(value.contract) || typeof value.contract.version !== 'string') problems.push('contract.version: missing');
+  if (!isStrings(value.recordedBy)) problems.push('recordedBy: not a list of names');
+  if (!isObject(value.operations)) return [...problems, 'operations: not an object'];
+  for (const [operationId, usage] of Object.entries(value.operations)) {
+    const at = `operations.${operationId}`;
+    if (!isObject(usage)) {
+      problems.push(`${at}: not an object`);
+      continue;
+    }
+    if (typeof usage.calls !== 'number' || !Number.isInteger(usage.calls) || usage.calls < 0) problems.push(`${at}.calls: not a count`);
+    for (const part of ['parameters', 'body'] as const) {
+      const used = usage[part];
+      if (!isObject(used)) problems.push(`${at}.${part}: not an object`);
+      else for (const [key, entry] of Object.entries(used)) if (!isObject(entry) || (entry.values !== undefined && !(Array.isArray(entry.values) && entry.values.every(isScalar)))) problems.push(`${at}.${part}.${key}: not a use`);
+    }
+    if (!isStrings(usage.mediaTypes)) problems.push(`${at}.mediaTypes: not a list of media types`);
+    if (!isObject(usage.responses)) problems.push(`${at}.responses: not an object`);
+    else {
+      for (const [key, response] of Object.entries(usage.responses)) {
+        if (!isObject(response) || !isStrings(response.present) || (response.read !== undefined && !isStrings(response.read))) problems.push(`${at}.responses.${key}: not a response's use`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * The usage record in `text` (a file's content, from `source`: a path or a URL), checked: a broken file, another
+ * format, a version this code does not read (a newer one: upgrade the package that reads it) or a malformed record is
+ * a UsageRecordError naming the source and every problem; never a record read in part.
+ */
+export function parseUsageRecord(text: string, source: string): UsageRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageRecordError(source, `not JSON (${(error as Error).message})`);
+  }
+  if (!isObject(value) || value.format !== USAGE_FORMAT) throw new UsageRecordError(source, `not a usage record (its "format" is not "${USAGE_FORMAT}")`);
+  if (typeof value.version !== 'number' || !Number.isInteger(value.version)) throw new UsageRecordError(source, 'its "version" is not a whole number');
+  if (value.version > USAGE_VERSION) {
+    throw new UsageRecordError(source, `written in version ${value.version} of the format; this reads version ${USAGE_VERSION}: upgrade the package that reads it`);
+  }
+  if (value.version < USAGE_VERSION) throw new UsageRecordError(source, `written in version ${value.version} of the format, which is no longer read: record it again`);
+  const problems = problemsOf(value);
+  if (problems.length > 0) throw new UsageRecordError(source, `not a valid usage record:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  return value as unknown as UsageRecord;
+}
