@@ -84,7 +84,10 @@ const edit = (file: string, from: string | RegExp, to: string) => {
   expect(typeof from === 'string' ? text.includes(from) : from.test(text), `${file} holds ${from}`).toBe(true);
   write(file, text.replace(from, to));
 };
-/** The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (test/README.md, "The gate end to end"). */
+/**
+ * The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (test/README.md, "The gate
+ * end to end").
+ */
 const command = (script: string, args: string[] = [], root = copy) => run(root, script, args, { GENERATE_OPENAPI_ONLY: '1' });
 const generate = async () => {
   const result = await command('scripts/generate.ts');
