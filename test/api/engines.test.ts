@@ -1,10 +1,8 @@
-// One answer per input, whatever the engine: a server on SQLite and one on PostgreSQL get the same requests, and every
-// answer of one must be the answer of the other (status and body; the values each server makes at random paired up,
-// test/support/engine-mirror.ts), with no 5xx from either. The requests: the bad-input and round-trip runs of the
-// conformance runner together (every invalid variant of every operation, NUL characters and unpaired surrogates in
-// every string included, and every writable field written and read back), then the hardening inputs: integer
-// spellings on every list, and text the engines cannot both store in every path parameter, query parameter and body
-// of every operation, on real resources. The file starts both engines itself, so the postgres project skips it.
+// One answer per input, whatever the engine: a server on SQLite and one on PostgreSQL get the same requests (the
+// runner's bad-input and round-trip runs, then the hardening inputs), and every answer of one must be the answer of
+// the other (status and body, the values each makes at random paired up), with no 5xx from either. The file starts
+// both engines itself, so the postgres project skips it.
+// The requests and the comparison: test/README.md, "Two engines, one answer".
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,19 +1,8 @@
-// Every example of the contract is what the reference server answers. The contract's operations carry examples
-// (`@opExample` in spec/: parameters, body, and the success answer), which reach generated/openapi.yaml, the docs page,
-// and the answers a server gives for an operation it does not implement yet. Each example's request is sent, by the
-// demo organization's admin, to a server holding the world the examples are written in (test/support/example-world/),
-// as it is before any example ran; the answer must be the example's: the status exactly, and every field exactly,
-// but for what the server makes when it answers (the ids of what it creates, tokens, times: test/support/examples.ts).
-//
-// On SQLite the world is built once and each example starts from a copy of it (`reset()`); on PostgreSQL it is built
-// once in a database of its own, and each example runs on a server of its own on a clone of that database.
-//
-// `EXAMPLES_UPDATE=1 npx vitest run --project sqlite test/api/examples.test.ts` writes, in place of each example's
-// answer the server answers otherwise, the server's answer (test/support/example-source.ts), as `vitest -u` writes
-// snapshots: for an answer that changes on purpose (a field added to a model). Read the diff before committing it, and
-// run `npm run generate`. An example's request is never written. Times and made ids always match, so an answer that
-// differs only in them is left as it is; `EXAMPLES_UPDATE=all` writes every answer, for a world that changed (its
-// times then follow the world's order again).
+// Every example of the contract (`@opExample` in spec/) is what the reference server answers: its request, sent by
+// the demo organization's admin to a server holding the examples' world (test/support/example-world/) as it is before
+// any example ran, gets the example's answer, the status and every field exactly but for what the server makes when
+// it answers (ids, tokens, times). EXAMPLES_UPDATE=1 writes the server's answers into spec/.
+// How, and how to update: test/README.md, "The contract's examples, answered".
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from '../support/databases.ts';

@@ -1,11 +1,8 @@
-// Every answer the server can give is declared by its operation. The statuses a handler answers are checked by the
-// suites of each resource group (with response validation on); this file walks every operation of the contract with
-// the requests whose answer comes from the framework before any handler runs: a body in a charset other than UTF-8,
-// a body that is not JSON, a body without a Content-Type, malformed JSON, a body over BODY_LIMIT, an unknown content
-// encoding, an undecodable path escape, an unknown query parameter, no token and a wrong one, an empty query value.
-// Each status must be declared by the operation, with the error envelope. A method a path does not declare is a 405
-// naming the declared ones (`Allow`), and a path outside the contract a 404: neither is an operation, so neither has
-// a declaration to match.
+// Every answer the server can give is declared by its operation: every operation of the contract gets the requests
+// the framework answers before any handler runs (bodies, encodings, escapes, query parameters and tokens it refuses),
+// and each status must be declared by the operation, with the error envelope; a method a path does not declare is a
+// 405 naming the declared ones, and a path outside the contract a 404.
+// The requests, and why 405 and 404 are apart: test/README.md, "Answers the framework gives".
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { describe, expect, test } from 'vitest';

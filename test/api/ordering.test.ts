@@ -1,11 +1,7 @@
 // Order that never degrades, through the API, on both engines: every ordered list of the API against a model list
-// (fast-check's model-based commands: inserts, which go last, moves before, after and to the end, and deletes), read
-// back after each command in the order the API lists it; 1 000 moves into one gap of a collection; and two writers
-// moving items of one collection at once (on PostgreSQL, two instances on one database), each into a gap that closes
-// many times. The lists: the spaces and collections of a collection (one order: moveSpace, moveCollection), the site
-// spaces of a container (moveSiteSpace), the top level of a site's structure, sections and groups (sortSiteStructure,
-// moveSiteSectionGroup), and the sections of a group (moveSiteSection). The pages of a space have no move: their
-// order is their revision's tree, written whole. ORDERING_SEED replays a run of the model-based part.
+// (fast-check's model-based commands), many moves into one gap, and two writers moving items of one collection at
+// once (on PostgreSQL, two instances on one database). ORDERING_SEED replays a run of the model-based part.
+// The commands and the lists: test/README.md, "Order through the API".
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { DocsClient } from '../../client/index.ts';

@@ -1,9 +1,7 @@
-// The conformance runner as CI meets it: against a reference server that refuses private networks (its default),
-// content comes from the Git import of the runner's repository and only the operations that need the runner's
-// address stay unexercised, each with its reason and a one-line hint; the JUnit report parses, names each operation and
-// check and times each (seconds, from the requests' durations); SIGINT and SIGTERM
-// delete what the run created and exit 130/143; an unreachable base URL or a wrong token stops at the preflight with
-// exit 3 and one line.
+// The conformance runner as CI meets it: against a reference server that refuses private networks, with content from
+// the Git import of the runner's repository; its JUnit report; SIGINT and SIGTERM deleting what the run created; an
+// unreachable base URL or a wrong token stopped at the preflight in one line.
+// The details: test/README.md, "The runner as CI meets it".
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,10 +1,7 @@
 // A single change drawn from the rule catalogue, applied to the real contract at random (fast-check), gives exactly
-// its rule, at its path, with its severity, in every context the changed schema travels in: bounds, formats,
-// patterns, null, defaults, deprecation, fields removed, added, made required, optional or read-only, enum values
-// and allOf members that restrict them, renamed schemas and operation ids, error statuses and query parameters
-// removed. What each change must give is worked out independently of the comparison (support/breaking-contract.ts).
-// A failure prints fast-check's seed and path; BREAKING_SEED=<seed> replays a run, BREAKING_RUNS=<n> multiplies the
-// number of runs.
+// its rule, at its path, with its severity, in every context the changed schema travels in; what each change must
+// give is worked out independently of the comparison (support/breaking-contract.ts).
+// The changes drawn, and replaying a failure: test/README.md, "Random changes to the real contract".
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';

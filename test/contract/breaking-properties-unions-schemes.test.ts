@@ -1,9 +1,7 @@
 // Discriminated unions built from the real contract's objects, each changed once at random (fast-check), give exactly
-// the rule of the change, at its path, with its severity: a tag renamed, added or moved by the mapping, a member
-// added or removed, and no change for the implicit mapping written out, tags written as const and members reordered.
-// The contract's security scheme, renamed, rewritten or redefined at random, is compared by its definition.
-// A failure prints fast-check's seed and path; BREAKING_SEED=<seed> replays a run, BREAKING_RUNS=<n> multiplies the
-// number of runs.
+// the rule of the change, at its path, with its severity; the contract's security scheme, renamed, rewritten or
+// redefined at random, is compared by its definition.
+// The changes drawn, and replaying a failure: test/README.md, "Random changes to the real contract".
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';

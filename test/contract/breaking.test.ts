@@ -1,18 +1,8 @@
 // The breaking-change gate, the release command and the release notes, end to end on the real contract: in a
-// temporary copy of the repository (spec/, scripts/, breaking/, generated/, package files; node_modules linked), a
-// git repository of its own, changes are made in spec/, compiled with the project's own generate script, and judged
-// by the real commands; the first release commits and tags itself there.
-// TypeSpec compiles are slow, so the copy goes through one story with three compiles: the first release, a
-// variant with the issue's three breaking changes beside two additive ones, and a major release of it with two of
-// them declared.
-// Where the time goes, and what keeps it down (each command is a process that loads its TypeScript and parses two
-// 480 kB YAML documents, 1.5 s; a compile is 4 s): the commands in the copy run with GENERATE_OPENAPI_ONLY=1, so
-// that generate (on its own, and inside release) emits openapi.yaml, which the tests read, and not schema.d.ts,
-// which they do not (openapi-typescript was a third of each compile); the commands run as `node --import tsx`,
-// which is what the tsx command starts in a second process (0.3 s a run); the runs of one step that read the same
-// state run side by side; the declaration states of one step are judged side by side in copies of the copy
-// (`fork`), so that every run still reads spec/breaking-changes.yaml as the commands do; and one run serves the two
-// steps that judge the same state.
+// temporary copy of the repository, a git repository of its own, changes made in spec/ are compiled by the project's
+// generate script and judged by the real commands, through one story of three compiles (a first release, a variant
+// with breaking and additive changes, a major release declaring some of them).
+// Where its time goes and what keeps it down: test/README.md, "The gate end to end".
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,7 +84,10 @@ const edit = (file: string, from: string | RegExp, to: string) => {
   expect(typeof from === 'string' ? text.includes(from) : from.test(text), `${file} holds ${from}`).toBe(true);
   write(file, text.replace(from, to));
 };
-/** The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (see the top). */
+/**
+ * The commands of the story, in the copy (or in `root`): generate writes openapi.yaml only (test/README.md, "The gate
+ * end to end").
+ */
 const command = (script: string, args: string[] = [], root = copy) => run(root, script, args, { GENERATE_OPENAPI_ONLY: '1' });
 const generate = async () => {
   const result = await command('scripts/generate.ts');

@@ -1,10 +1,7 @@
-// The contract's examples (TypeSpec `@example` on models, `@opExample` on operations; emitted as `examples` of the
-// component schemas and `example` of media types): every request body has one to start from, the main responses
-// have one, and each is valid against its schema in the generated document (Ajv, JSON Schema 2020-12 as OpenAPI 3.1
-// uses it, with formats). A request example is checked as a request: read-only fields are neither required nor
-// allowed, as the server's validator has it. The body a client starts from is what /docs' "Try it out" fills in:
-// the media type's example, else the schema's first example, else an object made of its writable properties'
-// examples (test/tooling/browser.test.ts sends one from the page).
+// The contract's examples (`@example` on models, `@opExample` on operations): every request body has one to start
+// from, the main responses have one, and each is valid against its schema in the generated document (Ajv, JSON
+// Schema 2020-12, formats on), a request example checked as a request (read-only fields neither required nor allowed).
+// What a body to start from is: test/README.md, "Examples valid against their schemas".
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';

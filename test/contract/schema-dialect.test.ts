@@ -1,10 +1,7 @@
-// The emitted document declares the JSON Schema dialect of its schemas (`jsonSchemaDialect`, written by
-// scripts/generate.ts: spec/README.md), and a validator that follows the declaration reads the schemas as written:
-// a real answer of the server (port 0, response validation on) passes, the same answer with a field the contract
-// does not declare is refused (`unevaluatedProperties`), at the top and inside a nested object. A validator that
-// reads the schemas as draft-07, which is what Prism does with a 3.1 document that declares no dialect, lets the
-// unknown field through: that is what the declaration is for. The conformance runner reads the dialect declared,
-// and refuses a contract declaring one it does not read.
+// The emitted document declares the JSON Schema dialect of its schemas (`jsonSchemaDialect`), and a validator that
+// follows it reads the schemas as written: a real answer of the server passes, and with a field the contract does not
+// declare is refused (`unevaluatedProperties`), at the top and nested; the runner refuses a dialect it does not read.
+// Why the declaration matters: test/README.md, "The schema dialect".
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,9 +1,8 @@
-// The full-text index cannot look its rows up by space (FTS5 keeps space_id unindexed), so content_search_spaces
-// (migrations 120 and 190) records the space and page of every row, and a space's rows are removed through it.
-// After every kind of write that indexes or removes a space's content, it lists exactly the index's rows, search
-// answers as before, and the migrations' backfill of an existing database gives the same. A new revision indexes
-// again only the pages that differ from the revision the index holds, and the index then holds what indexing the
+// content_search_spaces, the full-text index's rows by space and page: after every kind of write that indexes or
+// removes a space's content it lists exactly the index's rows, search answers as before, and the migrations' backfill
+// gives the same; a new revision indexes again only the pages that differ, and the index then holds what indexing the
 // whole content gives.
+// Why the table exists: test/README.md, "The search index by space".
 import { sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
 import type { RevisionContent } from '../../server/content/model.ts';

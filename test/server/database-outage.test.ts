@@ -1,9 +1,8 @@
-// PostgreSQL crashing (`pg_ctl -m immediate`) again and again under two instances of the server, on a machine whose
-// every core is kept busy, while clients write through both: after each return every instance answers again within
-// seconds, without a restart; every write either instance acknowledged is in the database, and the background work
-// it queued is done; every answer while the database is down is a 503 with `Retry-After` whose message names the cause;
-// and each instance logs each outage in two lines, when it starts (error, with its cause) and when it ends (with its
-// length and the requests it refused), the refused requests being warn-level access-log lines without a stack.
+// PostgreSQL crashing again and again under two instances of the server, every core kept busy, while clients write
+// through both: each instance answers again after each return without a restart, nothing acknowledged is lost,
+// every answer while the database is down is a 503 with `Retry-After` naming the cause, each outage logged in two
+// lines.
+// What each of these means exactly: test/README.md, "The machine failing under the server".
 import { type ChildProcess, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -1,10 +1,7 @@
-// Every enumeration of the contract that the server branches on is branched on exhaustively: a copy of the
-// type-checked sources (server, client, runner) whose generated types give every enumeration one member more must
-// fail `tsc`, with errors naming each enumeration's branching places (the import handler for `ImportSource`).
-// Enumerations the server only stores and returns are listed, with the reason, in server/docs/code.md ("Enumerations
-// passed through"); a listed one that gets branched on, or an unlisted one that does not, fails this test.
-// One `tsc` run over one copy where all enumerations are widened at once: the new members are distinct
-// (`zz-new-<Name>`), so each error names the enumeration it comes from.
+// Every enumeration of the contract that the server branches on is branched on exhaustively: the type-checked
+// sources, with every enumeration given one member more, must fail `tsc` at each enumeration's branching places;
+// those the server only stores and returns are the ones server/docs/code.md lists ("Enumerations passed through").
+// How one `tsc` run checks them all: test/README.md, "Enumerations branched on exhaustively".
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

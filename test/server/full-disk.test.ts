@@ -1,10 +1,7 @@
-// The server on SQLite whose DATA_DIR's disk fills up: a real small filesystem (a 40 MB tmpfs, mounted here, so the
-// test needs root: CI runs as root, and `.ci/run` makes a skip there a failure). Writes are filled in through the API
-// until refused, then the disk's last bytes by a file. While it is full: writes (a DELETE included) are 503 with
-// `Retry-After` and a message naming the full storage, reads are 200, /health says `degraded`, storage `full`; a
-// restart starts and serves reads; once the file is removed, writes are accepted again without a restart, and
-// nothing acknowledged is lost. Each process logs the condition in one line when it starts and one when it ends (with
-// the requests it refused), the refused requests being warn-level access-log lines without a stack.
+// The server on SQLite whose DATA_DIR's disk fills up (a small tmpfs the test mounts, so it needs root): while full,
+// writes are 503 with `Retry-After` naming the full storage and reads are served, a restart serves reads; once there
+// is room, writes are accepted again without a restart, and nothing acknowledged is lost.
+// How the disk fills, what is logged, why CI fails a skip: test/README.md, "The machine failing under the server".
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

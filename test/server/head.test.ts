@@ -1,9 +1,7 @@
-// HEAD wherever the contract declares GET (server/http/head.ts), over raw sockets against the real server (port 0,
-// response validation on): the same status and headers as the GET, Content-Length included, and not one byte of
-// body; with the GET's authentication and validation (401, 400, 404 as the GET); a list page kept in memory answered
-// alike; a 405 names HEAD beside GET in its Allow, and a path without GET refuses HEAD as it refuses GET. Every GET
-// operation of the contract is asked on ids that name nothing; the conformance runner's check `head` asks them all on
-// real ids (test/conformance/).
+// HEAD wherever the contract declares GET (server/http/head.ts), over raw sockets against the real server: the GET's
+// status and headers, Content-Length included, and not one byte of body; the GET's authentication and validation; a
+// 405 names HEAD beside GET, and a path without GET refuses HEAD as it refuses GET.
+// What is asked, and what the runner asks: test/README.md, "HEAD on every GET".
 import { createConnection } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { contractOperations, loadContract } from '../../server/http/contract.ts';

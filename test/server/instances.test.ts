@@ -1,9 +1,8 @@
-// Several instances of the server on one PostgreSQL database behave as one: started together they migrate once;
-// numbers and positions allocated by bursts of concurrent writes through both have no duplicates; every write one
-// acknowledged is read back from the other; a background job runs exactly once; a job whose instance is killed with
-// SIGKILL is taken over by the other; the conformance runner passes against one while the other takes writes. And a
-// server on PostgreSQL fails to start in one line when the database cannot be reached, answers 503 while it is down,
-// and recovers when it returns.
+// Several instances of the server on one PostgreSQL database behave as one: one migration, no duplicate from
+// concurrent writes, every acknowledged write read back from the other, a job run once and taken over from a killed
+// instance; and a server whose database cannot be reached fails to start in one line, or answers 503 until it
+// returns.
+// The cases, and the other jobs tests: test/README.md, "Several instances and their jobs".
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -1,10 +1,7 @@
-// Background jobs stay single across instances on one PostgreSQL database, whatever happens to an instance. One
-// whose host clock is ten minutes ahead neither takes over another's live job nor makes its own lease last longer
-// (leases are measured by the database's clock). One paused with SIGSTOP past its lease, then resumed, has lost its
-// job to the other, which finishes it; the late writes of the paused one do not land, and the job's outcome is
-// written once. And 100 queued events of one integration do not hold back a Git sync of another space queued after
-// them: an idle instance runs it while the busy one delivers the first event, and the events then go out one at a
-// time, each once.
+// Background jobs stay single across instances on one PostgreSQL database, whatever happens to an instance (a host
+// clock ahead, a pause past its lease), and a long queue of one integration's events holds back no Git sync of
+// another space.
+// The cases: test/README.md, "Several instances and their jobs".
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

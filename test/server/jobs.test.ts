@@ -1,9 +1,6 @@
-// The job queue and its runner below the API, on both engines. A claim takes the first job of each resource, so a
-// long queue of one resource holds back no other; on PostgreSQL it locks the rows it takes and no other. Leases are
-// the database's time plus the lease, whatever the host's clock says. A job another instance took over is told (its
-// signal) and writes nothing (its writes carry its lease), and the runner records no outcome for it. Several
-// instances are several owners here, claiming through the store; test/server/job-instances.test.ts runs them as
-// processes.
+// The job queue and its runner below the API, on both engines: a claim takes the first job of each resource, leases
+// are the database's time, and a job another instance took over writes nothing and gets no outcome recorded.
+// Why each holds, and where instances run as processes: test/README.md, "Several instances and their jobs".
 import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';

@@ -1,12 +1,7 @@
-// What keeps a request's cost from growing with the data around it, checked on the schema and on the rule the lists
-// rely on (`npm run bench`'s lists part measures the pages themselves as lists grow; test/conformance/conformance.test.ts checks
-// the plans of the queries a conformance run makes):
-// - every foreign key's column leads an index: deleting a row applies the foreign keys of the rows referring to it,
-//   and SQLite finds those rows by the referring column, else by reading the whole referring table, once per row
-//   deleted (purging a space deletes its change requests, each of which read every comment of the server);
-// - a member views every collection and every space of the organization, or none: lists of them are keyset queries,
-//   with no check of each row;
-// - a member carries its user's display name (migration 160), so members sorted by name are read in an index's order.
+// What keeps a request's cost from growing with the data around it, checked on the schema and on the rules the lists
+// rely on: every foreign key's column leads an index, a member views all of an organization's collections and spaces
+// or none, and a member carries its user's display name.
+// Why each matters, and where the costs are measured: test/README.md, "What keeps a request's cost flat".
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';

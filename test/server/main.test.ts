@@ -1,9 +1,7 @@
-// `npm start` as a process: the compiled server (dist/server/main.js, rebuilt from the sources at the start of the run
-// by test/support/built-server.ts, so that the test sees them) listens, serves the demo organization to DOCS_API_TOKEN, and closes cleanly on SIGTERM and SIGINT,
-// keeping what was written, and killed (SIGKILL) while it writes keeps every write it answered; `--help` and
-// `--version`; the one-line errors of a start that cannot happen (port taken, unusable or locked DATA_DIR, bad
-// configuration, SEED_FILE without an admin for DOCS_API_TOKEN); the table of configuration variables against
-// server/docs/running-and-configuration.md's; the compile cache, kept in the user's cache folder and never under dist/.
+// `npm start` as a process (dist/server/main.js, built at the start of the run): it serves, closes cleanly on
+// SIGTERM and SIGINT, keeps every write it answered when killed; `--help`, `--version`, the one-line errors of a
+// start that cannot happen, the configuration variables against the docs' table, and the compile cache.
+// The cases: test/README.md, "The server as a process".
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,9 +1,7 @@
-// Outbound HTTPS, as users meet it: every feature that calls out (website import, OpenAPI source fetch, integration
-// event delivery, Git over HTTPS) against a local TLS server whose certificate a test CA signed, trusted by the
-// server through NODE_EXTRA_CA_CERTS (read by Node at start-up, so the server is a child process started the way
-// the README says, from its sources); and against two certificates it must refuse: a self-signed one, and one the
-// CA signed for another name. The refused servers see a failed handshake and never an HTTP request.
-// The CA and the certificates are made here with Debian's openssl.
+// Outbound HTTPS as users meet it: every feature that calls out, against a local TLS server whose certificate a
+// test CA signed (trusted through NODE_EXTRA_CA_CERTS), and refusing a self-signed certificate and one signed for
+// another name before any HTTP request.
+// The features, and how the server and certificates are made: test/README.md, "Outbound TLS".
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';

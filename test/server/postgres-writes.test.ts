@@ -1,9 +1,7 @@
 // Writes on PostgreSQL that name the same queue (WriteOptions.queue) commit together, one transaction and one flush
-// for a group of them, one after the other without savepoints: a write that fails before it changed anything is left
-// out with its own error while the others commit in the group; one that fails after it changed something, or that
-// conflicts with another transaction, breaks the group up, and each then runs on its own. Writes of no queue run each
-// in a transaction of its own. A statement sent without waiting (Db.send) runs in order with the write's others, and
-// its failure is the write's; one whose rows are read after the commit (Db.later) too.
+// for the group, without savepoints; a failing write is left out alone or breaks the group up; writes of no queue
+// run each on its own; statements sent without waiting (Db.send, Db.later) run in order with the write's others.
+// The rules, case by case: test/README.md, "Writes grouped on PostgreSQL".
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';

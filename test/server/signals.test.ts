@@ -1,9 +1,7 @@
-// Signals sent to the outermost process stop the server cleanly, however it was started: `npm start` and
-// `npm run dev` through npm (npm 11 runs a script with `sh -c`; the scripts `exec` their command, so the signal npm
-// forwards reaches node, not only the shell), SIGTERM or SIGINT to npm's own pid, or SIGINT to the whole process group
-// as Ctrl-C in a terminal sends it. Cleanly: npm exits, no process of the group is left, DATA_DIR's lock is released,
-// the port is free. test/server/main.test.ts signals the built command (`node dist/server/main.js`) itself; `npm exec`
-// (and so `npx docs-platform-server`), below, runs it through a shell that passes no signal on.
+// Signals sent to the outermost process stop the server cleanly, however it was started (`npm start`, `npm run dev`,
+// `npm exec`): to npm's own pid, or to the whole process group as Ctrl-C sends it; npm exits, no process of the
+// group is left, DATA_DIR's lock is released, the port is free.
+// Why this works through npm: test/README.md, "The server as a process".
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

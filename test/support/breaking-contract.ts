@@ -1,9 +1,7 @@
 // The real contract as the random tests of the breaking-change comparison (contract/breaking-properties-*.test.ts)
 // change it: its copy, fast-check's settings, the contexts each component and property travels in, and what a schema
-// change must give there. The contexts come from a walk of the document written here, independently of the
-// comparison; the severities are written out by direction rather than read from the rules.
-// BREAKING_SEED=<seed> replays a run (a failure prints fast-check's seed and path), BREAKING_RUNS=<n> multiplies the
-// number of runs (for a longer search than npm test affords).
+// change must give there, all written here independently of the comparison.
+// Why, and replaying a run: test/README.md, "Random changes to the real contract".
 import type { Finding, SchemaContext, Severity } from '../../breaking/index.ts';
 import { readDocument } from '../../breaking/files.ts';
 import { child, isObject, resolvePointer } from '../../breaking/pointer.ts';

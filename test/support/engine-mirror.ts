@@ -1,17 +1,7 @@
-// Two servers answering the same requests, one on SQLite and one on PostgreSQL, compared request by request. A
-// mirror is a fetch: each request goes to the first server, then, translated, to the second, and the two answers must
-// be the same (status, and the JSON body, or the type of any other body); the first server's answer is returned, so a
-// client (the conformance runner) drives both while it sees one.
-//
-// What legitimately differs between two servers is made equal first: each server's base URL, and the values each one
-// makes at random (ids, share keys, signatures, commit ids: tokens, told from words as test/support/examples.ts tells
-// them, by a digit or by changing case often: a random 22-character signature holds no digit about once in 40). Those
-// are learnt from the answers: where two answers differ only in tokens at the same places, the tokens are paired, once
-// and for all (a token paired with another one later is a difference); requests are translated with the pairs. A page
-// cursor is compared by what it holds rather than as tokens: the key of the page's last item (the ids in it must be the
-// paired ids the rest of the answers name), the list's count and the list, whatever letters its signature is made of.
-// Background work finishes at each server's pace: a GET whose answers differ is sent again to both, for a while, before
-// the difference counts.
+// Two servers answering the same requests, one on SQLite and one on PostgreSQL, compared request by request: a fetch
+// that sends each request to the first server, then, translated, to the second, requires the same answer of both,
+// and returns the first's, so a client (the conformance runner) drives both while it sees one.
+// What is made equal before comparing, and how: test/README.md, "Two engines, one answer".
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CursorData, cursorData, isToken, MADE_IN_KEY, TOKEN } from './examples.ts';
 

@@ -1,13 +1,8 @@
 // The examples of the contract's operations (`@opExample` in spec/, emitted into generated/openapi.yaml) read back as
 // requests and answers (as the server reads them to answer an operation from the contract), and the comparison of an
-// example's answer with the server's.
-//
-// The comparison is exact but for what a server makes when it answers: the values it makes at random (ids of what it
-// creates, tokens, signatures: "tokens" below, as test/support/engine-mirror.ts reads them) and the times it reads
-// from its clock. A token of the example is paired with the server's token at the same place, once for the whole
-// example (request included): the same example token must meet the same server token everywhere, so an answer naming
-// another record than the example does is a difference, while a record the request creates may have any id of the
-// right form. A time (an ISO 8601 date-time in UTC) matches any time.
+// example's answer with the server's: exact but for the values the server makes at random, paired with the example's,
+// and the times it reads from its clock.
+// The pairing's rules: test/README.md, "The contract's examples, answered".
 import { contractOperations, type OpenApiDocument } from '../../server/http/contract.ts';
 import { operationExamples as examplesOfOperation, type OperationExample } from '../../server/http/example-answers.ts';
 

@@ -1,15 +1,7 @@
-// A real npm registry for the package tests: Verdaccio (a devDependency of the repository), on 127.0.0.1 and a free
-// port, with its configuration and storage in a folder the test gives (a temporary one), run as a child process that
-// ends when the test stops it, or when the test process ends however it ends (its standard input closes).
-//
-// What it serves: the three packages' names from its storage only, never proxied, so that what a project installs by
-// those names is what the test published there (`publish: $authenticated`, or the users `publishers` names); every
-// other name is proxied from the registry npm is configured with here (`npm config get registry`), as a team's own
-// registry does for the public one. So a consumer's project points npm at it for everything (the README's line for a
-// private registry, which writes the project's .npmrc), and gets the packages' dependencies, vitest and TypeScript
-// through it. npm can name a registry per package only by scope (`@scope:registry=`), which would mean scoped names;
-// an unscoped name has one registry, the project's. Proxied tarballs are not stored (`cache: false`): npm's own cache
-// holds them, by their integrity.
+// A real npm registry for the package tests: Verdaccio, on 127.0.0.1 and a free port, its configuration and storage
+// in a folder the test gives, a child process that ends with the test; the three packages served from its storage
+// only, every other name proxied from npm's configured registry.
+// Why it serves what it serves: test/README.md, "The registry the package tests publish to".
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

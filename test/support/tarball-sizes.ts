@@ -1,9 +1,6 @@
 // docs/packages.md's size table against what packing made: each `npm run pack:…` prints one line per tarball
-// (`pack: …/<name>-<version>.tgz: 1.8 MB (8.4 MB unpacked), 71 files`, release/pack.ts, two significant digits), and
-// the table's row of that package must give the same sizes, as `npm run pack:… -- --update-sizes` writes them, give
-// or take one in the last digit: the tests pack a copy of the repository whose node_modules is a link to this one's,
-// and esbuild names the bundled packages' modules by their real paths there, which makes the bundles a few kB larger
-// than a clone's (enough to cross a rounding step).
+// (release/pack.ts), and the table's row of that package must give the same sizes, give or take one in the last digit.
+// Why the tolerance: test/README.md, "Tarball sizes".
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sizesSection } from '../../release/pack.ts';

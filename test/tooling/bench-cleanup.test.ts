@@ -1,9 +1,6 @@
-// `npm run bench` stops the servers it started, and removes its data, however it ends: here by a signal sent to the
-// bench process alone, while a server it spawned itself runs (SIGHUP), and while `npm start` runs in a process group
-// of its own (SIGTERM). (An error, such as EPIPE when what reads its output has gone, ends it through the same exit
-// handler.) The bench runs its start-up part on the TypeScript sources (`BENCH_SERVER=tsx`, so that nothing is
-// built) in a temporary directory of its own (TMPDIR); its ids part, which times SQLite alone, removes its database
-// the same way.
+// `npm run bench` stops the servers it started, and removes its data, however it ends: a signal to the bench process
+// alone while a server it spawned runs (SIGHUP), and while `npm start` runs in a process group of its own (SIGTERM).
+// How the bench runs here: test/README.md, "The bench's clean-up".
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,10 +1,6 @@
-// No measured figure in a source comment: a comment says what is true of the code and why, and a measurement (a time,
-// a speed-up, a before and after, a share of the CPU, a count of what the contract holds today) goes stale with the
-// next change of the code, the contract or the machine. Measurements live in docs/performance*.md (and the READMEs'
-// timing sections), which say when and how they were taken; a comment points there. A constant's meaning is not a
-// measurement ("at most 4 MiB", "every 20 ms", "30 s by default"): the patterns below look for what only a measurement
-// says; what a comment quotes (a code span, a quotation) is an example or a title, not a claim. Comments are found with
-// TypeScript's parser, so strings, regular expressions and code never count.
+// No measured figure in a source comment: a comment says what is true of the code and why; a measurement lives in
+// docs/performance*.md (and the READMEs' timing sections), which say when and how it was taken.
+// Why, and what counts as a measurement: test/README.md, "No measured figure in a comment".
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

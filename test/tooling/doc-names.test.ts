@@ -1,21 +1,7 @@
-// The documentation names files and code that exist. In README.md, docs/*.md, server/README.md and server/docs/*.md:
-// - every inline-code span that reads as a path of the repository names a file or folder that exists. A span is such
-//   a path when it is made of path characters only (no space, no scheme, no `<…>`, `*` or `{…}` placeholder) and
-//   either starts with a folder or file of the repository's top level (`server/http/validator.ts`, `bench/bench.ts`,
-//   `test/…`, `eslint.config.js`), or, on the server's pages, of server/'s (`http/validator.ts`, `config.ts`), or
-//   ends in a source file's extension (`.ts`, `.js`…). On the server's pages a path is looked for under server/, then
-//   from the top; elsewhere from the top. A bare source file name (`seed-format.ts`, `db.ts` in a table's row about
-//   its folder) must be the name of a file of the repository (on the server's pages: of server/ or the top level).
-//   A version in a path stands for any (`generated/releases/1.1.0/`): the folder before it must exist.
-//   Not paths: addresses (`/v1/orgs`, `https://…`), package names (`express-openapi-validator`,
-//   `docs-platform-server/testing`), variables, commands, and what the build makes or npm installs (`dist/…`,
-//   `node_modules/…`).
-// - every name of code cited as "`name` in `file.ts`" (the form the pages use: `VARIABLES` in `config.ts`,
-//   `SqliteStore.write` in `store/sqlite/store.ts`) names an identifier the file declares (a function, class,
-//   interface, type, enum, const, let, var or namespace, or one it exports by name), and for `A.b` a member `b`
-//   the file writes too. Other forms ("`name` (`file.ts`)") are not checked: they also name tables, fields and
-//   columns.
-// So a renamed file, folder, function or constant fails here until the pages say what is true.
+// The documentation names files and code that exist: in README.md, docs/*.md, server/README.md and server/docs/*.md,
+// every inline-code span that reads as a path of the repository names what exists, and every "`name` in `file.ts`"
+// a declaration of that file. So a renamed file, folder, function or constant fails here until the pages follow.
+// What reads as a path, and what is not checked: test/README.md, "Names the documentation gives".
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

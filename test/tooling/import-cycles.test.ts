@@ -1,9 +1,6 @@
-// No import cycles among the TypeScript sources of server/, client/, conformance/, breaking/, scripts/ and test/. An
-// import counts whatever it brings: values, types only (`import type`), a re-export (`export … from`), or a module
-// loaded later with a literal `import('…')`: each is a dependency a reader has to follow, and a cycle means neither
-// module can be understood, tested or moved without the other. A cycle is broken by moving what both need into a
-// module below them (as conformance/session.ts holds what the runner's phases need, and server/testing/modules.ts
-// what the harness's locations give it).
+// No import cycles among the TypeScript sources of server/, client/, conformance/, breaking/, scripts/ and test/,
+// whatever an import brings (values, types only, a re-export, a module loaded later with a literal `import('…')`).
+// Why, and how a cycle is broken: test/README.md, "No import cycles".
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

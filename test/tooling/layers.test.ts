@@ -1,12 +1,7 @@
-// The layers (eslint.config.js): every module of server/ is in one layer of LAYERS, each layer imports only from
-// layers below it, and every import of the server's code follows them; the lint rule made from LAYERS refuses an
-// import from each layer a layer may not import from and accepts the others, through ESLint's own API on the
-// repository's configuration (what `npm run lint`, part of `npm run check`, runs); the repository's folders follow
-// REPOSITORY_LAYERS, import by import; and the table of the layers in server/docs/code.md is LAYERS, row for row.
-// What crosses the layers: no module above the store names a column (a snake_case property or key: the store hands
-// rows up camelCase, store/db.ts; the only snake_case names left are the contract's own), and no module outside server/store/ casts
-// to a row type (`as SpaceRow`): a row read from the store is checked by its parser (`parseSpaceRow`, store/enums.ts).
-// Both are read from each file's syntax tree, so comments and the text of strings never count.
+// The layers (eslint.config.js): every module of server/ in one layer of LAYERS, importing only from layers below;
+// the lint rule made from LAYERS; the repository's folders following REPOSITORY_LAYERS; server/docs/code.md's table;
+// and no module above the store naming a column, none outside server/store/ casting to a row type.
+// What each check reads, and why: test/README.md, "The layers".
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';

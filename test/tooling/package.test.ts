@@ -1,15 +1,7 @@
-// The two packages as consumers get them. The repository's files (those a commit holds: what a clone from a git URL
-// has, no dist/) are copied to a temporary folder, where `npm run pack:client` and `npm run pack:conformance`
-// (release/pack.ts: build, stage without scripts, `npm pack`) make the tarballs, which are published to a real
-// registry (Verdaccio, test/support/registry.ts; the release command that publishes all three packages is
-// server-package.test.ts's). In an empty folder outside the repository, the README's lines make a project and install
-// the client by name as they are, the project's npm pointed at that registry by the README's line for a private one
-// (no npm warning); the README's client examples compile there under its settings with the TypeScript those lines
-// installed, strict tsc type-checks a consumer's calls and refuses wrong ones, they run against the reference server,
-// and the installed `docs-conformance` runs against it too. The README's tarball sizes are compared with what was
-// packed. Before that,
-// the repository's own install: it refuses a Node the packages do not support, every dependency's install script is
-// denied (or allowed) in package.json's allowScripts, for a reason docs/packages.md gives, and nothing was compiled.
+// The two packages (the client and the conformance runner) as consumers get them: packed from a copy of the
+// repository's committed files, published to a real registry, installed by name in a new project by the README's
+// lines, their examples compiled and run there; and before that, the repository's own install.
+// Every step and what it checks: test/README.md, "The packages as consumers get them".
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,16 +1,7 @@
-// The README's path works as written: its fenced blocks marked `<!-- readme-test -->` are run, so that they cannot
-// drift from the project. In a shell block, a line ending in `npm start` starts the server (as written, plus PORT=0
-// and a DATA_DIR in a temporary folder) and the next lines run against it, once it listens, with its address in
-// place of http://127.0.0.1:3000; a TypeScript block runs with tsx (inside the repository, so that the package's
-// own name resolves to its built entry) against the last server started, with that start's variables. Every
-// command must exit 0. The server is the one built by `npm ci` (`dist/`, rebuilt by test/server/main.test.ts); `npm ci`
-// itself is not run here.
-// A block marked `<!-- readme-test: a copy of the repository -->` (the README's path of a contract change, on its own
-// page: docs/changing-the-contract.md) changes the repository: it runs in a copy
-// (scripts/repo-copy.ts), one command after another (a here-document is one command with its lines); a command
-// ending in `&` starts in the background (PORT=0, a fresh DATA_DIR), and the next run once it serves, with its address
-// in place of http://127.0.0.1:3000; `! command` is sh's own: it exits 0 when the command fails. What the page then
-// says to do by hand, the test does, and checks its outcome.
+// The README's path works as written: its fenced blocks marked `<!-- readme-test -->` are run against the server they
+// start, so that they cannot drift from the project; a block marked `<!-- readme-test: a copy of the repository -->`
+// (docs/changing-the-contract.md) runs in a copy, and the test does what the page says to do by hand.
+// How each kind of block runs: test/README.md, "The README's path, run".
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,11 +1,8 @@
-// `npm run scaffold -- <operationId>` (scripts/scaffold.ts) in a copy of the repository (scripts/repo-copy.ts) whose
-// contract gained operations of several shapes: one of an existing group (a path only), one of a group whose table
-// spans two unions (comments), and a group of their own (a body and a query, and a 204). Each lands in its group, its
-// domain module, the pending list and a test file; `npm run check`'s type-check and operations check pass on the
-// result, and its lint on every file the scaffold wrote (the lint of the whole copy, `npm run check` as a whole, runs in
-// the README's path of a contract change, test/tooling/readme.test.ts: here it would lint again the files no scaffold
-// touched), and each new test fails, saying the operation is answered from the contract. Unknown ids are refused with
-// the nearest, and operations that have a handler. The whole path to green is the README's.
+// `npm run scaffold -- <operationId>` (scripts/scaffold.ts) in a copy of the repository whose contract gained
+// operations of several shapes: each lands in its group, its domain module, the pending list and a test file, the
+// result passes `npm run check`'s type-check, operations check and lint of the files written, each new test fails;
+// unknown ids and operations with a handler are refused.
+// The shapes, and why only the scaffold's files are linted: test/README.md, "The scaffold".
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

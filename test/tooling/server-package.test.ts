@@ -1,33 +1,7 @@
-// The three packages as a consumer gets them: published to a registry by the release command, installed by name.
-// The repository's files (those a commit holds, as a clone has them) are copied to a temporary folder, a git repository
-// whose one commit is tagged as the release its package.json names; a real registry (Verdaccio, test/support/registry.ts)
-// starts on 127.0.0.1, and `npm run publish-release` publishes the three packages, built from that tag, to it (one
-// `pack:` line each, whose sizes are docs/packages.md's size table's). In an empty folder, the README's lines run as they
-// are: `npm init` and its settings (an ES module project whose `npm test` is vitest's), its line for a private
-// registry (the project's .npmrc naming this one), the server package's README's line denying better-sqlite3's install
-// script, the install of the three packages by name and vitest (the packages from the registry's storage, the rest
-// proxied by it); then the project installs again from its lockfile (`npm ci`, as its CI would). Then: nothing was
-// compiled and no install script ran; the server installed read-only starts, serves and stops without writing into
-// node_modules; strict tsc checks the test files of the README and server/docs/harness.md; harness.md's `npm test` runs
-// the harness and faults examples and two test files side by side, each with its own seeded server; node's test runner runs
-// server/docs/harness.md's example; `npx docs-platform-server --help` gives the package's usage; `npx
-// docs-platform-server` starts as the README says and the installed client calls it, on SQLite and on PostgreSQL, and
-// the README's `npx docs-conformance` line passes against it as written (every operation, exit 0); harness.md's proxy
-// line runs its `npm test` through the proxy (and fails a suite that sends nothing through it, a target where nothing
-// answers, and a seeded violation of either side); a harness's server is seen to end with the process that started
-// it, killed or not; and on a Node older than the packages support, both commands stop at once in one line, and so
-// does the README's `npm test`, with the harness's. Last, the next minor release: the added operation of
-// docs/changing-the-contract.md, scaffolded and written, released by `npm run release` and published with `--tag next`
-// (a publisher who may not publish the server is stopped after the other two, told how to finish, and refused when
-// trying again; the release is finished as told, and a second publication of it refused, publishing nothing); the
-// consumer's `npm outdated` lists nothing until `latest` names it, then lists it, `npm update` takes it, the new
-// operation's types and answer are there, and the README's tests still pass.
-//
-// better-sqlite3 13 holds its Node-API binaries in its package (prebuilds/): nothing is compiled. npm still gives it an
-// install script, `node-gyp rebuild`, for its binding.gyp, and runs it on an install from a lockfile (npm/cli#3341;
-// docs/packages.md, "Install scripts"): the consumer's `allowScripts` denies it. npm runs here with an empty user
-// configuration, so that no setting of this machine (~/.npmrc's `nodedir`, which spares node-gyp its download of
-// Node's headers) hides a node-gyp run: one would fail, or print, here.
+// The three packages as a consumer gets them: released and published to a real registry by the release command,
+// installed by name in a new project by the README's lines, and used there as the README and server/docs/harness.md
+// say, on both engines and on a Node too old; then the next minor release, published and taken by `npm update`.
+// Every step, and why npm runs with an empty configuration: test/README.md, "The release as consumers get it".
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';

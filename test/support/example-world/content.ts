@@ -1,14 +1,6 @@
-// The examples' world, made through the API: content, change requests, comments and Git.
-//
-// The developer handbook (seeded) gets its content changes through change requests, as its writers work: Ada imports
-// the rate-limits page of the company's website into "Document the rate limits" (left open, with Grace's review
-// comment and Ada's reply), and the deployment guide into "Add the deployment guide", which Grace merges (so the
-// handbook holds the guide and its pipeline diagram, and the open change request is behind the main content). Readers
-// comment on the handbook's pages. The handbook is then exported to the team's Git repository, which keeps it
-// synchronised.
-//
-// Outside the server: the website the pages come from (https://www.example.com) and the Git server holding the
-// handbook's repository (https://git.example.com, `git http-backend` over a bare repository in a temporary folder).
+// The examples' world, made through the API: content, change requests, comments and Git, with the website and the
+// Git server it needs outside the server.
+// The story it tells: test/README.md, "The examples' world".
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';

@@ -1,13 +1,6 @@
 // The examples' world, made through the API: sites and their structure, OpenAPI specifications, translations and
 // integrations.
-//
-// The handbook is translated into French. The demo organization publishes a developer portal: a premium site with the
-// sections "Handbook" (the developer handbook and its French translation, as two site spaces), "API reference" and
-// "Release notes" (a space of its own, shown to beta visitors), the last two in the section group "Reference";
-// visitors' claims hold `isBeta`. Its OpenAPI specification `petstore` was fetched from the specifications' site for
-// releases 1.0.0 and 1.1.0 (two versions). The integration `status-board` (public, owned by demo) is installed in demo
-// while in development mode: its `installation_setup` event went to the tunnel, which answered with the
-// installation's external id.
+// The story it tells: test/README.md, "The examples' world".
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { done, IDS, made, ORGANIZATION, type WorldMaker, type WorldPart } from './world.ts';
 

@@ -1,17 +1,8 @@
 // The world the contract's examples are written in (`@opExample` in spec/, checked by test/api/examples.test.ts): the
-// demo organization as a reader of the API document would picture it, with members, a collection, spaces and pages,
-// and, made through the API, everything the seed format cannot hold (change requests, comments, sites, OpenAPI
-// specifications, integrations…). Every example of the contract is the answer a server that holds this world gives to
-// the example's request, sent by the demo organization's admin.
-//
-// Records of the seed keep the ids the seed gives them, which the examples use as they are. A record made through the
-// API gets an id of the server's; each part records it beside the id the examples use (`made`), and the test sends
-// the example's requests with the server's ids and reads its answers with the example's. Addresses outside the
-// server (a website to import, a Git repository) are named in the examples by reserved names (`*.example.com`) and
-// served by the test on 127.0.0.1 (`outside`).
-//
-// The world is built at fixed times: the clock starts at `WORLD_START` and moves on by a minute before each record
-// is made, so that lists ordered by time are in one order on every run.
+// demo organization, seeded, and made through the API what the seed format cannot hold; the ids the server makes
+// paired with the examples' (`made`), the addresses outside it served on 127.0.0.1 (`outside`), its records made at
+// fixed times (`WORLD_START`).
+// The world and its rules: test/README.md, "The examples' world".
 import type { RequestListener } from 'node:http';
 import type { DocsClient } from '../../../client/index.ts';
 import type { ManualClock } from '../../../server/shared/clock.ts';
