@@ -1,10 +1,7 @@
-// The baselines of `npm run bench`: a bare node:http server answering, for each request the benchmark sends, the
-// very bytes the reference server answered it with (status, headers, body), recorded in the JSON file given as its
-// argument. It reads each request's body before answering, as any server must. With `express` as second argument
-// the same answers come from an Express app that parses JSON bodies (the framework alone, without validation or
-// handlers), served as the reference server serves its app (server/speed/app-server.ts: requests and responses born
-// with the app's prototypes). Run as `node bench-bare.mjs FILE` or `node --import tsx bench-bare.mjs FILE express`;
-// it prints its port once it listens.
+// The baselines of `npm run bench`: a bare node:http server answering each request of the benchmark with the very
+// bytes the reference server answered it with, recorded in the JSON file given as its argument; with `express` as
+// second argument, an Express app answering them (the framework alone). Run as `node bench/bare.mjs FILE` or
+// `node --import tsx bench/bare.mjs FILE express`; it prints its port once it listens. More: bench/README.md.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import express from 'express';

@@ -1,14 +1,8 @@
-// Benchmarks of the reference server (`npm run bench`). First its throughput against bare node:http, its start-up
-// time and its memory under load (bench-throughput.ts), on the compiled server `npm start` runs (rebuilt first).
-// Then the cost of one page of a list as the collection grows, through the real stack (HTTP, validation of requests
-// and responses), and the memory the server holds: keyset pagination should keep a page's cost flat however long
-// the list; the numbers show whether it does. Then the same for a space's content as it grows to the most pages and
-// files a revision holds. Then what the order of new ids costs an insert in SQLite alone (`ids`), and the test
-// harness's reset() with test files side by side (`reset`, bench-reset.ts). Last, the time from saving a .tsp file
-// to `npm run dev` serving it (`save`, bench-save.ts). `BENCH_PARTS`
-// (throughput, prism, startup, memory, store, mechanisms, lists, revisions, ids, reset, save) chooses parts; `prism` adds the Prism mock to the
-// throughput part. The BENCH_* variables are read first (bench-settings.ts): one it cannot use stops it, exit 2,
-// before it builds or starts anything.
+// `npm run bench`: benchmarks of the reference server, part by part (`BENCH_PARTS`, all by default): throughput,
+// start-up and memory on the compiled server `npm start` runs, the store, the speed mechanisms, lists and revisions as
+// they grow, the order of new ids, the harness's reset, the daily loop. The BENCH_* variables are read first
+// (settings.ts): one it cannot use stops it, exit 2, before it builds or starts anything. Each part: bench/README.md
+// and docs/performance.md ("Running the bench").
 import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/shared/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';

@@ -1,5 +1,5 @@
 // The bench's processes and temporary data, and their end however the bench ends: every part that starts a server
-// (bench-throughput.ts) or writes a database (bench.ts's `ids`) goes through here, so that nothing it started or
+// (throughput.ts) or writes a database (bench.ts's `ids`) goes through here, so that nothing it started or
 // wrote outlives it (`test/tooling/bench-cleanup.test.ts`).
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,17 +1,7 @@
 // How long a whole conformance run takes against the reference server as `npm start` runs it, every time, and what
 // the run leaves in the server's log: `npx tsx bench/conformance-timing.ts` (RUNS, default 10; Linux, for the
-// server's CPU time in /proc). Measured, not asserted: conformance/README.md ("How long a run takes") records its
-// figures.
-//
-// It builds the server (as `npm ci` does) and the runner's command (the bundle `npm run pack:conformance` packs),
-// starts the server with `npm start`'s command and the README's settings (DOCS_API_TOKEN=secret,
-// ALLOW_PRIVATE_ADDRESSES=127.0.0.1, a new DATA_DIR, the log at its default level), and runs the README's line
-// `docs-conformance --base-url … --token secret` RUNS times in a row against that one server, as a user would run it
-// again and again. Printed: a line per run (its seconds, the property phase's, the server's CPU seconds, the
-// machine's load average then, the exit code, the last line, and the notes: a clean-up that waited on background
-// work says so in one), then the least, median and most seconds; and, from the server's log, the lines that are not
-// the log's JSON (a raw warning of Node's) and the host names the server failed to look up (a host the runner made up
-// would be one).
+// server's CPU time in /proc). Measured, not asserted. What it runs and prints: bench/README.md; its figures:
+// conformance/README.md ("How long a run takes").
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

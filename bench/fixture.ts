@@ -1,5 +1,5 @@
 // What the server benches run on: the seed (an admin with the bench token, a space of 30 pages, 60 more spaces to
-// list), and the requests of the throughput and memory parts (bench-throughput.ts); the proxy part (bench-proxy.ts)
+// list), and the requests of the throughput and memory parts (throughput.ts); the proxy part (proxy.ts)
 // seeds the same.
 
 /** The token of the seed's admin, which every bench request sends. */

@@ -1,12 +1,7 @@
-// How long the gate's command takes from the command line, as breaking/README.md reports it:
-// `node bench/gate-timing.mjs [runs] [-- command…]` runs each command `runs` times (default 11), the commands in turn
-// (so that a change in the machine's load falls on all of them alike), and prints the median and the fastest wall
-// time, the median CPU time (user + system) and the median peak memory (from /usr/bin/time when the machine has
-// it). Without a command it times `npm run check:breaking`, `node breaking/check.mjs`, the same with no cached
-// document (`BREAKING_NO_CACHE=1`), `node breaking/check.mjs --help`, and `node -e 0` (Node's own start).
-// `node bench/gate-timing.mjs [runs] --formats <base> <revision>` times the command on two documents in the formats
-// `json`, `github` and `sarif`, and each one's wall time against `json`'s (the formats that locate lines).
-// hyperfine gives the same figures where it is installed; this needs nothing but Node.
+// How long the gate's command takes from the command line, as breaking/README.md ("How fast it answers") reports it:
+// `node bench/gate-timing.mjs [runs] [-- command…]` runs each command `runs` times (default 11), the commands in turn,
+// and prints the median and fastest wall time, the median CPU time and peak memory; `--formats <base> <revision>`
+// times the formats that locate lines against `json`. What it times without a command: bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';

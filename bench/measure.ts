@@ -1,4 +1,4 @@
-// What the benches that load a server process share (bench-throughput.ts, bench-proxy.ts): a free port, the wait for
+// What the benches that load a server process share (throughput.ts, proxy.ts): a free port, the wait for
 // a process's first answer, the CPU its processes spent (from /proc), and the medians of interleaved runs.
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

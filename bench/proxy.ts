@@ -1,21 +1,7 @@
 // The cost and the findings of the validating proxy (`docs-conformance proxy`, conformance/proxy.ts) beside Prism's
-// proxy (`prism proxy`), the validating proxy users reach for: `npx tsx bench/proxy.ts`.
-//
-// 1. Overhead. The reference server as `npm start` runs it (compiled, its own process) is loaded with the same
-//    requests (a space, a list page, a create) directly, through the built `docs-conformance proxy` command, and
-//    through `prism proxy generated/openapi.yaml <server> --errors=false`, each as a process of its own, interleaved
-//    (each target in turn goes first) so that the machine's noise hits all alike. Printed: requests per second and
-//    latency under autocannon load, the latency of one request at a time and what each proxy adds to it, and the CPU
-//    each proxy's processes spend per request.
-// 2. Findings. The same seeded mistakes go through both proxies, in front of a target that passes everything on to
-//    the reference server but answers two requests wrongly on purpose (an undeclared status, a body without a
-//    required field); the client's mistakes are a body field the contract does not declare, query parameters of the
-//    wrong type, out of range or undeclared, an unknown path and a missing token. Printed: what each proxy reported
-//    for each (docs-conformance: its JSON report; Prism: its `sl-violations` answer header and its log).
-//
-// Prism is fetched by `npm exec` into npm's cache the first time (as the `prism` part of `npm run bench` does); it is
-// no dependency of this project. Settings: BENCH_SECONDS (per measurement, default 3), BENCH_RUNS (interleaved runs,
-// default 2), BENCH_CONNECTIONS (default 10).
+// proxy (`prism proxy`): `npx tsx bench/proxy.ts`. Overhead: the reference server loaded directly and through each
+// proxy, interleaved; findings: the same seeded mistakes through both. What it sends and prints, and its settings:
+// bench/README.md; its figures: docs/performance-harness-and-proxy.md.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, type IncomingMessage, request, type Server } from 'node:http';

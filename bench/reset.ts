@@ -1,9 +1,8 @@
-// The test harness's reset() as test files use it, one file alone and several side by side: each "file" is a process
-// that starts a server with the harness (docs-platform-server/testing, its default child process, or in process),
-// then runs rounds of a test's work (two spaces created, the list read) followed by the `beforeEach` reset, timed.
-// The files start their rounds together, once all of their servers listen.
+// The test harness's reset() as test files use it, one file alone and several side by side: each file a process with
+// a server of the harness's (a child process, or in process) running rounds of a test's work, each followed by the
+// `beforeEach` reset, timed. More: bench/README.md.
 //   npx tsx bench/reset.ts               BENCH_RESETS rounds (40 by default) per file, 1 and 4 files
-//   BENCH_PARTS=reset npm run bench              the same, as a part of the bench
+//   BENCH_PARTS=reset npm run bench      the same, as a part of the bench
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';

@@ -1,14 +1,8 @@
 // The daily loop, measured: the time from saving a .tsp file to `npm run dev` serving the new contract.
-//   npx tsx bench/save.ts          BENCH_SAVES saves (5 by default) of each case
+//   npx tsx bench/save.ts                  BENCH_SAVES saves (5 by default) of each case
 //   BENCH_PARTS=save npm run bench         the same, as a part of the bench
-// In a copy of the repository (scripts/repo-copy.ts), `npm run dev` runs as a developer runs it, type-check on. Once
-// it has settled (its first type-check reported), spec/spaces.tsp is saved as editors save, a temporary file renamed
-// over it, with one doc comment changed, and /openapi.json is read every 20 ms until it shows the change: save ->
-// served. First with the type-check of the previous save done, then saving again as soon as the last save is served
-// (its type-check still running, at a lower priority, beside). Then a TypeSpec error is saved: the time until its
-// `[dev]` line is printed. Then an operation is added to spec/teams.tsp (`ADDED_OPERATION`, with an example): the time
-// until it is answered from its example (server/http/example-answers.ts), its path read every 20 ms; it is removed
-// again, untimed, before the next. Alongside, dev's own lines give each save's compile time and the type-check's time.
+// In a copy of the repository, `npm run dev` runs as a developer runs it. The cases it times: bench/README.md; its
+// figures: docs/performance-figures.md ("The daily loop").
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,9 +1,7 @@
-// The throughput part of `npm run bench`: the reference server as `npm start` runs it (compiled, its own process),
-// with response validation on and off, against a bare node:http server answering the very same bytes
-// (bench/bare.mjs) and an Express app answering them too (the framework's own cost), and, with the `prism`
-// part, the stateless Prism mock of the same document, under autocannon load, interleaved in one run so that the
-// machine's noise hits all of them alike. Then the time from `npm start` to the first answer, and the server's
-// memory over 100 000 requests.
+// The throughput part of `npm run bench`: the reference server as `npm start` runs it, response validation on and
+// off, against a bare node:http server answering the very same bytes (bare.mjs), an Express app answering them and,
+// with the `prism` part, the Prism mock, under autocannon load, interleaved in one run; then the time from `npm
+// start` to the first answer, and the server's memory under load. More: bench/README.md.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +18,7 @@ import { startNodeOptions } from '../scripts/build-server.ts';
 import { SPEEDUPS } from '../server/shared/config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** What the bench was asked to do (bench-settings.ts), given to `throughput`. */
+/** What the bench was asked to do (settings.ts), given to `throughput`. */
 let settings: BenchSettings;
 /** The throughput and store parts' requests: those BENCH_REQUESTS names, or all of them. */
 let REQUESTS: BenchRequest[] = ALL_REQUESTS;

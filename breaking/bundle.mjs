@@ -1,10 +1,7 @@
-// The gate's commands compiled once, so that they start without a TypeScript loader: `breaking/check.ts` bundled
-// with its dependencies (js-yaml, yaml) by esbuild into `dist/breaking-check.mjs` (one level below the repository,
-// where `breaking/files.ts` finds the repository from its own place), beside `dist/breaking-check.json`, the files
-// it was built from with their size, time and SHA-256. `ensureBundle` builds it when it is missing or when one of
-// those files changed (a time or size that differs is confirmed by the hash, so a checkout that only touches files
-// does not rebuild), and returns its path; the check costs a `stat` per file. Plain JavaScript, so that
-// it runs before anything is compiled. `node breaking/bundle.mjs` builds it (for `prepare`, or by hand).
+// The gate's commands compiled once, so that they start without a TypeScript loader: breaking/check.ts bundled by
+// esbuild into dist/breaking-check.mjs, beside dist/breaking-check.json (the files it was built from, with size, time
+// and SHA-256). `ensureBundle` builds it when it is missing or stale and returns its path. Plain JavaScript, so that it
+// runs before anything is compiled; `node breaking/bundle.mjs` builds it. Why: breaking/README.md ("How fast it answers").
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // The breaking-change library: compare two OpenAPI 3.1 documents, judge the findings against declarations and
 // versions, and write them as a report (release notes: release/notes.ts). Pure: documents in, findings out; the commands
-// (check.ts, changelog.ts, release.ts) do the file system. Rules, declarations and the release procedure are in
-// README.md beside this file.
+// (check.ts here, changelog.ts and release.ts in release/) do the file system. Rules and declarations are in README.md
+// beside this file, the release procedure in release/README.md.
 export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from './compare/index.ts';
 export {
   compareVersions,

@@ -1,10 +1,6 @@
 // Where a JSON path is in a document's text (JSON, or YAML in block or flow style), for the formats that point at
-// lines: the line of the deepest part of the path the text holds. Nothing is parsed into a tree: each path is
-// followed from the top, and a container along it is read once, its entries' places noted and their contents
-// skipped (a bracket count in JSON and flow style, the indentation in block style). So the time goes to the
-// containers the findings reach, and the memory to their entries, whatever the size of the document, where a tree
-// of the whole document costs many times its size. A YAML node this reading does not follow (an alias, a complex
-// key, a tag on a collection) ends the path there.
+// lines: the line of the deepest part of the path the text holds, found by reading the text along the path, without
+// parsing it into a tree. How, why, and what ends a path: breaking/README.md ("The gate").
 import { segments } from './pointer.ts';
 
 /** A line in a file where a finding is shown: its TypeSpec declaration's (locate.ts), or its JSON path's (here). */

@@ -1,12 +1,6 @@
 // Where a finding is in the files a person edits, for CI annotations: the TypeSpec declaration it comes from when the
-// revision is this repository's contract, else the line of its JSON path in the document (YAML or JSON).
-//
-// TypeSpec declarations are found by reading spec/*.tsp, not by compiling: a compile takes seconds, several times what
-// check:breaking may take in all (breaking/README.md, "How fast it answers"). Components are named after their models (`model SpaceList is List<Space>` emits
-// `SpaceList`), operations carry an explicit `@operationId`, so a declaration is found by its name; a property by
-// its name inside the model's body, or inside the model it `is`, `extends` or spreads; an enum value among the
-// members. What cannot be found this way (an inline schema nested in a property, a name written by a template)
-// falls back to the nearest declaration that can, then to the document's line.
+// revision is this repository's contract (found by reading spec/*.tsp, not by compiling), else the line of its JSON
+// path in the document (lines.ts). How declarations are found, and why: breaking/README.md ("Decisions").
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Finding } from './compare/index.ts';

@@ -1,13 +1,7 @@
 // Numbers as a validator sees them, for comparing numeric constraints by the values they accept rather than by how
-// they are written. Values are exact fractions (decimal literals are exact as written: `0.1` is 1/10), so that
-// `multipleOf: 0.01` and bounds compare without floating-point error.
-//
-// - Integers take a step of 1: `exclusiveMinimum: 0` accepts what `minimum: 1` accepts (and `minimum: 0.5` too);
-//   OpenAPI 3.0's `minimum: 0, exclusiveMinimum: true` is read as `exclusiveMinimum: 0` first (schema.ts), so it
-//   is the same.
-// - `multipleOf` is a step as well: on integers, `multipleOf: 1` (or `0.5`) changes nothing and `multipleOf: 1.5`
-//   is a step of 3; `multipleOf: 5, minimum: 1` accepts what `minimum: 5` accepts. Several `multipleOf` (allOf
-//   members) make one step, their least common multiple.
+// they are written: exact fractions of their decimal spelling (`0.1` is 1/10), integers and `multipleOf` as steps,
+// bounds snapped to what a step accepts, several `multipleOf` one step (their least common multiple). The rules, with
+// examples: breaking/README.md ("How documents are compared", Numbers).
 
 export interface Fraction {
   /** Numerator and denominator, reduced; the denominator is positive. */

@@ -1,9 +1,6 @@
-// Every rule of the comparison: its id, its severity, what it means and what a client (or an implementation) must
-// do about it. Schema rules exist once per context (request body, request parameter, response body, response
-// header), with the severity the direction gives them: a request that accepts less breaks clients, a request that
-// accepts more breaks implementations; a response that may carry more breaks clients, one that must carry less
-// (or more of what is required) breaks implementations. A new name for the same thing (a schema, an operation id, a
-// path parameter) changes nothing on the wire but breaks the source of typed clients: its own severity.
+// Every rule of the comparison: its id, its severity, what it means and what a client (or an implementation) must do
+// about it. Schema rules exist once per context (request body, request parameter, response body, response header),
+// with the severity their direction gives them (breaking/README.md, "Severities" and "Rules").
 
 export type Severity = 'breaking-client' | 'breaking-source' | 'breaking-implementation' | 'warning' | 'non-breaking';
 

@@ -1,13 +1,7 @@
 // One level of a schema, read as a validator reads it, so that equivalent spellings compare equal and a constraint
-// counts wherever it is written. `$ref` is followed; `allOf` members (and a `$ref`'s siblings in 3.1, and the one
-// non-null member of a union) are intersected keyword by keyword: types and enums intersected, formats, patterns
-// and other validation keywords all kept (each must hold), the tighter bound kept, properties that several members
-// declare conjoined, `required` united, `additionalProperties`/`unevaluatedProperties` applied to the properties
-// they really see, items conjoined, unions distributed over the rest. `null` is read out of `type`, `enum`,
-// `const`, `nullable` (3.0) and unions into one flag. Every keyword remembers the location that declared it, so a
-// finding points at the schema that holds the changed keyword. Children (properties, items, map values, union
-// alternatives) stay unnormalised locations: the comparison descends into them lazily, which is what lets it walk
-// recursive schemas.
+// counts wherever it is written: `$ref` followed, `allOf` members intersected keyword by keyword, `null` read into one
+// flag. Every keyword remembers the location that declared it; children stay unnormalised locations, walked lazily.
+// How, and why: breaking/README.md ("How documents are compared").
 import { canonical, child, componentOf, isObject, resolvePointer, type JsonObject } from './pointer.ts';
 
 /**

@@ -1,12 +1,6 @@
 // Whether two schemas (or parameters, headers, answers, bodies) are written alike as far as a comparison reads them:
-// the same JSON, but for what the comparison never reads (descriptions, titles, examples, `$comment`,
-// `externalDocs`, `xml`, extensions) and for the emitter's property wrapper `{allOf: [{$ref}], …}`, which in
-// OpenAPI 3.1 means the `$ref` with siblings it is compared with. Two nodes written alike, reaching only components
-// written alike, compare equal without being walked (compare/components.ts). Keys may come in any order (no reading depends
-// on it); lists keep theirs; values that are data (`enum`, `const`, `default`, `required`, a discriminator's
-// mapping) are compared as data, whatever keys they hold. Only the keyword positions of JSON Schema and OpenAPI
-// are read as such: a property named `description` is a property. Both nodes are read once, side by side, and the
-// first difference ends it.
+// two nodes written alike, reaching only components written alike, compare equal without being walked
+// (compare/components.ts). What counts and what does not: breaking/README.md ("How documents are compared").
 
 /** Keywords the comparison never reads (nor does any rule): left out. */
 const IGNORED = new Set(['description', 'title', '$comment', 'examples', 'example', 'externalDocs', 'xml']);

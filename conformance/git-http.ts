@@ -1,19 +1,7 @@
-// Git's smart HTTP protocol (version 0/1, stateless), server side, for the runner's bare repository: an
-// implementation under test clones, fetches and pushes it at `<runner>/git/repository.git` like any Git host, so its
-// Git import and export are checked wherever it can reach the runner. Written here on isomorphic-git's public API
-// (refs, objects, packObjects, indexPack) because isomorphic-git has no server side and the runner, an npm package
-// with no dependencies, cannot count on a `git` binary (`git http-backend`) where it runs.
-//
-// What it speaks (gitprotocol-http, gitprotocol-pack, gitprotocol-capabilities):
-// - `GET …/info/refs?service=git-upload-pack|git-receive-pack`: the refs, with the capabilities `side-band-64k`,
-//   `ofs-delta` (accepted in pushes), `shallow`, `no-thin`, `report-status`, `delete-refs` and `symref=HEAD:…`;
-// - `POST …/git-upload-pack`: wants and haves; answers `ACK <oid>` for the first common object (or `NAK`), then,
-//   once the client says `done`, a pack of every object reachable from the wants and not from the common haves;
-//   without `done` the negotiation round ends there (stateless: the client sends its haves again with the next);
-// - `POST …/git-receive-pack`: ref updates and a pack; the pack is indexed, each update applied when the ref still
-//   holds the old id the client saw (else `ng <ref> fetch first`), and the status reported.
-// Shallow fetches (`deepen <depth>`) are served; not `deepen-since`/`deepen-not`, not protocol version 2, no
-// authentication: the repository is the runner's, for the run.
+// Git's smart HTTP protocol (version 0/1, stateless), server side, for the runner's bare repository: an implementation
+// under test clones, fetches and pushes it at `<runner>/git/repository.git` like any Git host, so its Git import and
+// export are checked wherever it can reach the runner. Written on isomorphic-git's public API (refs, objects,
+// packObjects, indexPack). What it speaks, and why not `git http-backend`: conformance/README.md ("Git over HTTP").
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,13 +1,7 @@
-// What the run made the implementation create, by id, so that the run leaves nothing behind. The groups delete what
-// they create, but the implementation also creates things on the runner's behalf that no group names: the space
-// of a site created with `spaces: "new"`, a duplicate, a translation's result space, and whatever the invalid inputs
-// and the property phase's generated requests (random titles) made. The session shows the ledger every answer; at
-// the end of the run (runner.ts) every item still on it is deleted by its id, and what could not be is reported.
-//
-// An item is what the organization's lists show: a resource whose item path (a GET with a schema of its own, and a
-// DELETE, on the same path) has no parameter but the organization's and its own key: spaces, collections, sites,
-// teams, SAML providers, OpenAPI specifications, translations. Whatever lives under one of them (comments, sections,
-// site spaces) goes with it. Derived from the contract: a 201 answer whose schema is an item's is a new item.
+// What the run made the implementation create, by id, so that the run leaves nothing behind: the session puts on the
+// ledger every item of the organization's lists an answer shows (derived from the contract: a 201 whose schema is an
+// item's), and at the end of the run (runner.ts) every item still on it is deleted by its id, what could not be
+// reported. What counts as an item, and why: conformance/README.md ("Everything else it deletes, by id").
 import type { Contract, Operation, Schema } from './contract.ts';
 import { pathNames } from './property/ids.ts';
 import { keyField } from './property/shapes.ts';

@@ -1,9 +1,7 @@
-// The validating proxy (`docs-conformance proxy --target URL`): an HTTP server that forwards every request to the
-// target and every answer back, unchanged and streamed (proxy-exchange.ts), while it checks each request against the
-// contract (a client's violation) and each answer with the runner's own response validator (an implementation's
-// violation; proxy-checks.ts). Bodies are copied aside for checking up to a size cap as they pass; a larger one is
-// passed on whole and reported as not checked. Its report and the lines and JUnit made of it: proxy-report.ts; the
-// proxy as a command, running a command against it (DOCS_API_URL) or until a signal: proxy-command.ts.
+// The validating proxy (`docs-conformance proxy --target URL`): forwards every request to the target and every answer
+// back, unchanged and streamed (proxy-exchange.ts), checking each request against the contract (a client's violation)
+// and each answer with the runner's response validator (an implementation's; proxy-checks.ts), bodies up to a size
+// cap. Its report: proxy-report.ts; the proxy as a command: proxy-command.ts; what it checks: conformance/README.md.
 import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { type Contract, loadContract, type OpenApiDocument } from './contract.ts';

@@ -1,9 +1,7 @@
-// Checks of a request against the contract, for the validating proxy (proxy.ts): which operation it is (its method
-// and path against the document's path templates), its path, query and header parameters (required ones present,
-// no undeclared query parameter, each value within its schema once read as the type its schema names), its
-// credentials when the operation declares security, and its body (present when required, absent when none is
-// declared, in a declared content type, JSON within the request body schema). Schemas are compiled with Ajv in the
-// 2020-12 dialect with formats, as validate.ts compiles the response schemas, from the same document by JSON pointer.
+// Checks of a request against the contract, for the validating proxy (proxy.ts): its operation (method and path
+// against the path templates), its path, query and header parameters, its credentials when the operation declares
+// security, and its body; schemas compiled with Ajv (2020-12, with formats) from the same document by JSON pointer,
+// as validate.ts compiles the response schemas. What each check refuses: conformance/README.md ("Proxy").
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';

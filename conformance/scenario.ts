@@ -1,11 +1,7 @@
 // The scenario: every operation of the contract, in an order where each step has what it needs, with only a token
-// that is admin of one organization. Each step names an operationId and gives that operation's typed parameters;
-// the runner builds the request from the contract. Groups of steps stop at the first failure their later steps
-// depend on, and always delete what they created (the runner's `group`, try/finally); the resources shared by several
-// groups are deleted at the very end.
-//
-// The groups live in scenario/, by what they work on; they share a `Scenario` (scenario/context.ts), on which a
-// group leaves what it made for the later ones (the spaces, the collections, the caller's user).
+// that is admin of one organization. Each step names an operationId and its typed parameters; the runner builds the
+// request. The groups (scenario/, by what they work on, sharing a `Scenario`: scenario/context.ts) stop at the first
+// failure their later steps depend on and always delete what they made; shared resources go at the very end.
 import { randomBytes } from 'node:crypto';
 import { type Session, StepFailed } from './session.ts';
 import { content, changeRequests, search, spaceComments } from './scenario/content.ts';

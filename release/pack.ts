@@ -1,22 +1,8 @@
-// Makes the three packages' tarballs and prints one line for each (its file, size, unpacked size and file count, the
-// sizes as docs/packages.md's size table gives them), not npm's notices.
-//   npm run pack:client        docs-platform-contract-<version>.tgz: the typed client (built first)
-//   npm run pack:conformance   docs-platform-conformance-<version>.tgz: the runner's command (bundled first)
-//   npm run pack:server        docs-platform-server-<version>.tgz: the server package (built first, by
-//                              scripts/build-server-package.ts, in dist/server-package/, packed from there as it is)
-//   … -- --pack-destination DIR   where the tarball goes (default: the current folder)
-//   … -- --update-sizes           also writes the sizes into docs/packages.md's size table
-// Each package is staged in .tmp/pack/<name>/ with its built files, its README, the repository's LICENSE and
-// CHANGELOG.md (the release notes: the entries under "Unreleased" left out, release/notes.ts), and its package.json
-// without `scripts` and `private` (and, for the client, without what only the repository uses: devDependencies,
-// overrides, allowScripts) and with the root package.json's `engines`, then packed by `npm pack` from there. The
-// repository's package.json files keep `private: true`, so that `npm publish` in a clone refuses (it would publish the
-// repository's folder); the tarballs are what `npm run publish-release` publishes (release/publish.ts). A tarball's
-// `prepare` is never run (npm runs it for git and folder installs only), yet npm 11 lists it among the install
-// scripts to review when a project installs the tarball: the staged package.json has none, so installing it prints
-// no warning. The repository's package.json keeps its `prepare`, which `npm ci` and a git install run to build dist/.
-// test/tooling/package.test.ts (client, runner) and server-package.test.ts (three, published) install the tarballs,
-// and fail when docs/packages.md's sizes are not what this prints.
+// Makes the three packages' tarballs and prints one line for each (file, size, unpacked size and file count, the
+// sizes as docs/packages.md's size table gives them), not npm's notices:
+//   npm run pack:client | pack:conformance | pack:server   [-- --pack-destination DIR] [-- --update-sizes]
+// The client and the runner are staged in .tmp/pack/<name>/, the server package is built whole; `npm pack` packs each.
+// What a tarball holds, and why its package.json has no `scripts` or `private`: release/README.md ("Packing").
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

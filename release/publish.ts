@@ -1,14 +1,7 @@
 // npm run publish-release -- <version> [--tag <dist-tag>] [--registry <url>]: publishes release <version> of the three
-// packages to the registry npm is configured with (the user's .npmrc, npm_config_registry, or --registry).
-//   1. refuses unless the work tree is the release's tagged commit, v<version>, as committed (HEAD is the tag's commit,
-//      nothing changed or untracked), the release is recorded (generated/releases/<version>/) and the packages say
-//      <version>, and node_modules holds what package-lock.json locks: the packages are built from the tagged commit;
-//   2. asks the registry for the versions of all three, and refuses, publishing nothing, when it has <version> of any;
-//   3. builds and packs the three (release/pack.ts) into .tmp/publish/<version>/;
-//   4. publishes them, the client first (the server names it as its optional peer), each with the dist-tag (`latest`
-//      unless --tag names another). On a failure after the first, it names what was published and prints the `npm
-//      publish` commands that publish the rest from the tarballs it kept.
-// See breaking/README.md ("Publishing") for why this is a command of its own, after the release's review.
+// packages, built from its tagged commit, to the registry npm is configured with. It refuses unless the work tree is
+// that commit, and when the registry has <version> of any; it publishes the client first, and a failure midway prints
+// the commands that finish it. The steps, and why a command of its own: release/README.md ("Publishing").
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';

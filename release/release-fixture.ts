@@ -1,19 +1,7 @@
 // npm run fixture:release -- <version> [--ref REF]: writes test/fixtures/releases/<version>/, the database of a
-// released server that test/server/upgrade.test.ts opens with this tree's server (see test/fixtures/releases/README.md).
-//
-//   1. checks out the release's sources in a temporary git worktree: REF, else the tag v<version>, else the commit
-//      that recorded generated/releases/<version>/ (what `npm run release` writes);
-//   2. runs that server from its sources (tsx), with this tree's node_modules when the release pins the same
-//      versions of every package both name (checked), else after an `npm ci` of its own;
-//   3. gives it a seed file holding values that release stored without checking them against its contract (an
-//      organization titled "O", an empty space title, a team title over 255 characters, a user email that is no
-//      address), then writes a rich set of records through its API with this tree's typed client: collections,
-//      spaces with content from a template, a locked space, a deleted space, a change request (commented, merged),
-//      space comments with replies and reactions, a team, a SAML provider, a site with sections, a group and site
-//      spaces, an OpenAPI specification (processed), a translation (run), a published and installed integration;
-//   4. reads everything back through every GET operation, walking from the organizations down, and records each
-//      request with the release's answer (`reads.json`);
-//   5. stops the server cleanly and copies its database (`data.sqlite`, the write-ahead log checkpointed into it).
+// released server that test/server/upgrade.test.ts opens with this tree's server: that release's server, run from its
+// sources in a temporary git worktree, is seeded with values it stored unchecked, given a rich set of records through
+// its API, and read back through every GET (`reads.json`). The steps: release/README.md ("Upgrade fixtures").
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,18 +1,7 @@
-// npm run release -- <version> [--date YYYY-MM-DD] [--no-git]: cuts a release of the contract.
-//   1. refuses a version that is not MAJOR.MINOR.PATCH above the last release, a contract that fails the gate
-//      (an undeclared breaking change without a major bump, a stale or invalid declaration), and a reference server
-//      that does not implement the whole contract yet (operations pending: server/handlers/pending.ts);
-//   2. sets @info(#{ version }) in spec/main.tsp and regenerates generated/ (the gate runs again on the result);
-//   3. records generated/releases/<version>/openapi.yaml (a byte copy) and the declarations it consumed
-//      (generated/releases/<version>/breaking-changes.yaml);
-//   4. sets the version of package.json (and package-lock.json) and of the runner's conformance/package.json;
-//   5. writes the release's notes at the top of CHANGELOG.md and empties spec/breaking-changes.yaml;
-//   6. commits what it wrote ("Release <version>") and tags that commit `v<version>`, an annotated tag, as
-//      `npm version` does: so it refuses, before writing anything, outside the top of a git work tree, with changes not
-//      committed (to tracked files, or files not tracked under spec/ or generated/), or when the tag exists.
-// On a refusal nothing is left changed. With --no-git it records the release without committing or tagging it
-// (nothing of git is checked) and prints the commands that do. The packages are published by a command of its own,
-// `npm run publish-release` (publish.ts), once the commit and the tag are reviewed and pushed.
+// npm run release -- <version> [--date YYYY-MM-DD] [--no-git]: cuts a release of the contract. It refuses a contract
+// the gate fails, a last release's database that does not upgrade and operations still pending; then sets the version
+// in spec/ and the packages, records generated/releases/<version>/, writes the notes into CHANGELOG.md, commits and
+// tags `v<version>`. On a refusal nothing is left changed. The steps, and why it commits and tags: release/README.md.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,9 +1,7 @@
-// The upgrade check: a database written by the server of a release (test/fixtures/releases/<version>/, made by
-// release/release-fixture.ts) is opened by this tree's server, migrated, and every GET the release answered is sent
-// again, with response validation on. Problems are answers that are not the release's status (a 500 is a value the
-// contract refuses), fields the release answered that are gone or changed (nothing lost), and values the migration
-// was to rewrite (domain/stored-values.ts) that did not come back in their migrated form. test/server/upgrade.test.ts runs
-// it on every fixture; `npm run release` refuses a release while it finds a problem.
+// The upgrade check: a database written by the server of a release (test/fixtures/releases/<version>/) is opened by
+// this tree's server, migrated, and every GET the release answered is sent again, with response validation on. A
+// problem is a status other than the release's, a field gone or changed, or a value the migration was to rewrite
+// (domain/stored-values.ts) not in its migrated form. test/server/upgrade.test.ts and `npm run release` run it.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,16 +1,7 @@
-// Builds the runner's package (conformance/package.json, `docs-platform-conformance`): conformance/cli.ts and
-// everything it imports, its npm dependencies included (yaml, ajv, ajv-formats, isomorphic-git, lz-string…), bundled
-// by esbuild into one ES module, conformance/dist/docs-conformance.mjs, with the contract it checks against beside it
-// (conformance/dist/generated/openapi.yaml), the runner's data files (conformance/dist/conformance/*.json) and the
-// licenses of the bundled packages (conformance/dist/THIRD-PARTY-LICENSES.md). The installed command then needs nothing but Node: the package has no
-// dependencies, and a dependency the runner gains is bundled without touching its package.json. npm runs it as the
-// runner package's `prepare` (so `npm pack ./conformance` packs a fresh build); `npm run build:conformance` runs it
-// by hand.
-//
-// Files the runner reads beside its sources (the default contract, `../generated/openapi.yaml` from
-// conformance/contract.ts) are found from `import.meta.url`. In the bundle, each source file's `import.meta.url` is
-// replaced by the address its file would have under dist/ (conformance/contract.ts → dist/conformance/contract.ts),
-// so those paths land in dist/, where the files they name are copied.
+// Builds the runner's package (conformance/package.json, `docs-platform-conformance`): conformance/cli.ts and its npm
+// dependencies bundled by esbuild into conformance/dist/docs-conformance.mjs, beside the contract, the runner's data
+// files and the bundled packages' licenses, so that the installed command needs nothing but Node. npm runs it as the
+// package's `prepare`. How, and why: docs/packages.md ("The runner package").
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,43 +1,8 @@
 // Builds the server package, `docs-platform-server`, in dist/server-package/, which `npm run pack:server` then packs
 // (release/pack.ts): the compiled server and its command, the test harness (`docs-platform-server/testing`), the
-// contract the server implements, and what the server reads at run time. No TypeSpec, no test tooling, no sources.
-//
-// The folder has the repository's layout, so that the server finds its files as it does in a clone (build-server.ts
-// replaces each source file's `import.meta.url` by its address relative to the bundle): dist/server/server.cjs beside
-// its launcher dist/server/main.js (the `docs-platform-server` command), the contract at generated/openapi.yaml (and
-// its JSON copy dist/server/openapi.json), the migrations under server/store/, the OpenAPI validator's worker under
-// server/domain/, server/README.md (the reference `--help` names) with its pages, server/docs/, and the package's own
-// package.json, whose version `--version` prints. In the package's Markdown files (those and its README), a link to a
-// file of the repository that the package does not hold (docs/performance.md, spec/README.md) becomes its text and
-// that file's path in the repository: every link left resolves inside the package.
-//
-// What is bundled and what stays a dependency, and why:
-// - Bundled into server.cjs, as for `npm start`: Express, express-openapi-validator, Kysely, pino, yaml, js-yaml and
-//   the other packages every start loads.
-// - Bundled each into a file of its own under vendor/, required on first use as `npm start` loads them from
-//   node_modules: postgres, the postgres.js driver (only with DATABASE_URL), isomorphic-git (Git sync), turndown and its GFM plugin (content
-//   import). A start does not parse them, and the consumer installs none of their 60-odd packages.
-// - The worker bundles @readme/openapi-parser; the harness is one ES module; both are files the server starts.
-// - Copied: the assets of the /docs page from swagger-ui-dist (a dependency would bring @scarf/scarf and its
-//   install-time analytics).
-// - Dependencies: better-sqlite3, a native addon whose package holds its Node-API binaries (prebuilds/, one per
-//   platform for every Node), so that nothing is compiled; pdfkit, which reads its fonts at run time through its own
-//   package's `imports` (`#standard-fonts/…`), which a bundle cannot resolve. Their versions are those this
-//   repository pins. npm still gives better-sqlite3 an install script, `node-gyp rebuild`, for its binding.gyp, and
-//   runs it on an install from a lockfile: the package's README tells the consumer to deny it (ALLOW_SCRIPTS_NOTE).
-// - engines: the root package.json's, as every package's (release/pack.ts); the command checks it when it starts
-//   (server/start/runtime-check.ts), and so does the harness when it is imported (server/testing/supported-node.ts).
-// - The client package, `docs-platform-contract`, is an optional peer dependency of the same major version
-//   (`^MAJOR.0.0`): the harness makes its `client` with it when it is installed (server/testing/index.ts), and a
-//   consumer updates the two within the major in any order (a server of 1.1 beside a client of 1.0 serves every call
-//   that client makes: a minor release only adds to the contract).
-// - Not `private`: `npm run publish-release` publishes it (release/publish.ts). It carries the release notes,
-//   CHANGELOG.md without the entries not released yet, as the other two do (release/pack.ts).
-// To bundle a dependency after all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run
-// size:server` shows what that does to the package and to what a consumer installs.
-//
-// The licenses of everything bundled or copied are in THIRD-PARTY-LICENSES.md. The package's README is the section
-// "Develop and test against the server" of README.md.
+// contract and what the server reads at run time; no TypeSpec, test tooling or sources. Its layout, and what is
+// bundled and what stays a dependency and why: docs/packages.md ("The server package"). To bundle a dependency after
+// all (or unbundle one), move it between VENDORED and DEPENDENCIES below; `npm run size:server` shows the effect.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

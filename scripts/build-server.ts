@@ -1,30 +1,7 @@
 // Builds what `npm start` runs: server/main.ts and everything it imports, bundled by esbuild into one CommonJS file,
-// dist/server/server.cjs, with the packages left as imports of node_modules (npm runs it as part of `prepare`, so
-// `npm ci` leaves a startable server). Running compiled JavaScript spares every start the run-time TypeScript
-// transpilation of tsx (seconds); tsx stays for development and the tests.
-//
-// `npm start` runs dist/server/main.js, built from server/start/launch.ts, which turns on Node's compile cache in a folder of
-// the user's (never under dist/: the build's files are all a run reads there, and an install may be read-only) and
-// loads the bundle. The bundle is CommonJS: Node caches the code of a CommonJS file as it does an ES module's, and the
-// server package's build maps the requires of its vendored packages (scripts/build-server-package.ts). The build
-// writes no cache and starts nothing: a start compiles the bundle once, and its exit leaves the cache for the next.
-//
-// It also writes the contract as JSON (dist/server/openapi.json), which start-up reads instead of parsing the YAML
-// as long as the YAML has not changed since (server/http/contract.ts). The contract is first checked against the
-// OpenAPI schema as express-openapi-validator checks it at start-up (`validateApiSpec`); the build fails on a
-// document the validator would refuse, and a start from the copy skips the check (server/start/app.ts).
-//
-// The bundle's whitespace and comments are left out (`minifyWhitespace`; names are kept, and the source map gives
-// positions in the sources), and it must hold no character above U+00FF: V8 keeps a script's source in memory for
-// as long as it runs, in one byte a character when every character fits, in two otherwise. Comments of packages
-// (typographic quotes) would make the bundle a string of twice its size, the largest object of a started server. `checkOneByteSource` fails the build on any such
-// character left (a string or regular expression written with one: esbuild leaves regular expressions as written),
-// naming where it is; write it as an escape (`\u2019`).
-//
-// Files the server reads beside its sources (the migrations, generated/openapi.yaml, the OpenAPI validator's worker)
-// are found from `import.meta.url`, which in a bundle is the bundle's address. Each source file's `import.meta.url`
-// is therefore replaced by its own address in the source tree, computed from the bundle's: every such path resolves
-// as it does under tsx, whatever file computes it.
+// dist/server/server.cjs, the packages left as imports of node_modules (npm runs it in `prepare`), and the contract
+// as JSON beside it, checked as the validator checks it at start-up. Why compiled and CommonJS, why no character
+// above U+00FF, and how each file's `import.meta.url` stays true: docs/development.md ("The server's build").
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,15 +1,7 @@
-// `npm run check`: the fast checks of the contract and the code, the first thing `npm test` runs.
-//   - spec/ formatted (the files that are not, and `npm run format:spec` to fix them);
-//   - generated/ exactly what spec/ compiles to (scripts/generated-drift.ts, as the contract test uses it);
-//   - the whole project type-checks (TypeScript 7's native tsc, incremental: later runs only re-check what changed);
-//   - the code of every folder awaits or handles every promise, and no function or module outgrows its size
-//     (`npm run lint`, eslint.config.js);
-//   - generated/openapi.yaml passes Redocly's recommended ruleset (redocly.yaml, scripts/lint-contract.ts), but for the
-//     problems .redocly.lint-ignore.yaml ignores with their reasons;
-//   - every operation of the contract has a handler or an entry in server/handlers/pending.ts, and no handler or
-//     entry names an operation the contract does not have, each named with the command or the edit that fixes it.
-// The contract's own rules (spec-rules/) run in every compile of spec/, so in the `generated` check.
-// The checks run side by side, each one's output is printed under its name, and one summary line ends it.
+// `npm run check`: the fast checks of the contract and the code, the first thing `npm test` runs: spec/ formatted,
+// generated/ what spec/ compiles to, the type-check, the lint, Redocly's lint of the contract, every operation handled
+// or pending. They run side by side, each one's output under its name, one summary line last. Each check and what
+// fixes it: docs/development.md ("The checks").
 //   tsx scripts/check.ts [--only format|generated|typecheck|lint|openapi|operations ...]   (`npm run lint:spec` is `--only format`)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

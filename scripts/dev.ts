@@ -1,23 +1,8 @@
-// `npm run dev`: the reference server with a developer's settings, serving each saved contract within seconds.
-//   - settings (each overridden by the environment): DOCS_API_TOKEN=dev-token, ANSWER_FROM_CONTRACT=true (an operation
-//     added to spec/ is answered from its example until it is implemented: server/http/example-answers.ts), ALLOW_PRIVATE_NETWORKS=true,
-//     ALLOW_LOCAL_GIT=true with LOCAL_GIT_ROOT the system's temporary folder (where the conformance runner and tests
-//     create their repositories; set LOCAL_GIT_ROOT to reach your own),
-//     DATA_DIR=.data/dev (git-ignored), LOG_FORMAT=pretty; an empty database gets the demo organization (`demo`);
-//   - a spec/ change: the TypeSpec compiler, kept loaded in this process with the files it parsed, compiles spec/
-//     (about a second); a TypeSpec error is printed and the server keeps serving the last good contract; a contract
-//     that compiles to another generated/openapi.yaml is written, and a server process that loaded its modules
-//     while the last one served (scripts/dev-server.ts) takes over (half a second). Then generated/schema.d.ts is
-//     regenerated, and the type-check (below) reports on it while the server already serves;
-//   - a server/ change: restart, afresh (the server runs from the sources, through tsx);
-//   - the type-check: TypeScript 7's tsc on the whole project (incremental, its state shared with `npm run check`), at a
-//     lower CPU priority beside the server; each result is one `[dev] types:` line with the errors under it. It
-//     starts once the server serves. `npm run dev -- --no-typecheck` leaves it out.
-// The files are watched as editors save them (scripts/watch-tree.ts). Every line it prints starts with `[dev]`; the
-// server's own output follows as it comes. SIGINT and SIGTERM stop the server and then this process.
-// Measured by bench/save.ts (`BENCH_PARTS=save npm run bench`; docs/performance-figures.md, "The daily loop").
-// Its parts: the server processes (dev-processes.ts), the type-check (dev-typecheck.ts), the changes collected and
-// handled in turn (dev-changes.ts); here, what a change does.
+// `npm run dev`: the reference server with a developer's settings (server/docs/running-and-configuration.md,
+// "Development mode"), serving each saved contract within seconds: spec/ compiled in this process, a server process
+// started ahead taking over, then generated/ and the type-check following. Its parts: the server processes
+// (dev-processes.ts), the type-check (dev-typecheck.ts), the changes handled in turn (dev-changes.ts); here, what a
+// change does. How and why: docs/development.md ("The dev loop").
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,16 +1,8 @@
 // Regenerates generated/ from spec/: TypeSpec emits openapi.yaml, openapi-typescript turns it into schema.d.ts.
 //   npm run generate                      writes generated/
 //   tsx scripts/generate.ts --out <dir>   writes the same files into <dir> (the drift check uses this)
-//   GENERATE_OPENAPI_ONLY=1               compiles and writes openapi.yaml only: schema.d.ts is neither made nor
-//                                         written (the one in the output directory stays as it was, so it may be
-//                                         out of date). For runs that read the document only, and pass through
-//                                         commands that regenerate: test/contract/breaking.test.ts sets it for the release
-//                                         and generate commands it runs in its copy of the repository (openapi-
-//                                         typescript is a large part of a generate).
-// The TypeSpec compiler runs in this process through its API (`contractCompiler`), with the options `tsp compile`
-// reads from tspconfig.yaml; `npm run dev` keeps one loaded, so that a save compiles in a fraction of what a
-// `tsp compile` process takes, most of which is loading the compiler. One step follows the emitter: the document's `jsonSchemaDialect`
-// (`declareSchemaDialect`), for which the emitter has no option.
+//   GENERATE_OPENAPI_ONLY=1               openapi.yaml only (docs/development.md, "Generating")
+// The compiler runs in this process through its API (`contractCompiler`), which `npm run dev` keeps loaded.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,17 +1,7 @@
-// `npm run scaffold -- <operationId>`: the start of an operation of the contract that no handler implements yet
-// (after spec/ changed and generated/ followed: `npm run dev` or `npm run generate`), in the server's layers
-// (server/docs/code.md) and typed from the generated contract:
-//   - its handler, in the handler group whose operations share its tag (server/handlers/<group>.ts: its `Operations`
-//     union and its table), calling its domain function with the request's path parameters, query, body and caller;
-//     a group of its own (registered in server/handlers/index.ts) when no group has its tag;
-//   - its domain function, in server/domain/<group>.ts, which fails "not written yet" until it is written;
-//   - its entry in server/handlers/pending.ts: the server answers it from the contract until the entry goes, however
-//     far the domain function has come;
-//   - test/api/<operation-id>.test.ts: the operation's example request (or one made from the contract), sent through
-//     the typed client to a test server seeded with the records its path names, failing until the answer is the
-//     implementation's (no `x-contract-answer`), with the success status and the fields of the example's answer.
-// `npm run check` passes once it is written, and the test is red. Refused: an id the contract does not have (the
-// nearest ones are suggested), an operation that already has a handler, a test file that exists.
+// `npm run scaffold -- <operationId>`: the start of an operation of the contract that no handler implements yet, in
+// the server's layers and typed from the generated contract: its handler, its domain function (failing "not written
+// yet"), its entry in server/handlers/pending.ts and a test that is red until the operation answers for real. What
+// each is, and what it refuses: server/docs/code.md ("Operations not implemented yet").
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

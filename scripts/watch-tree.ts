@@ -1,15 +1,6 @@
-// Watches the files of a folder tree as editors save them, for `npm run dev`.
-//
-// Node 20's recursive fs.watch on Linux watches each file by its inode: after a save that writes a temporary file and
-// renames it over the original (vim, JetBrains' safe write, `sed -i`, most atomic writers), it keeps watching the
-// old inode, and later saves of that file go unseen. Here every folder of the tree has a watcher of its own
-// (`fs.watch` on the folder, not recursive), which reports any name that appears, changes or goes in it, whatever
-// the inode behind the name; a new folder gets its watcher when it appears, a removed one loses it.
-//
-// An event only says that something happened to a name. The file is then read, and reported only when its content
-// differs from the last content seen (or it appeared, or went): the temporary files of an atomic save, a save that
-// changes nothing and the several events of one write come to one report, or none. Files whose names `accept`
-// refuses, and editors' own files (swap and backup files, lock files, safe-write temporaries), are never reported.
+// Watches the files of a folder tree as editors save them, for `npm run dev`: a watcher for each folder (not Node's
+// recursive one, which loses a file an atomic save replaced), and a report only when a file's content changed, it
+// appeared or it went; editors' own files are never reported. Why: docs/development.md ("The dev loop").
 import { createHash } from 'node:crypto';
 import { type FSWatcher, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import path from 'node:path';

@@ -1,9 +1,7 @@
 // The comparison of two OpenAPI documents (3.0 or 3.1): a released one (base) and a later one (revision). Pure:
-// documents in, findings out. Operations are matched by method and path (parameter names aside), then by operation
-// id; each matched pair is compared (here its place, id and deprecation; in the modules beside this one its
-// security, parameters, body and responses), and every schema it reaches is walked in the direction it travels
-// (request or response), `$ref`s followed, recursion cut, so a change in a shared component is found once and
-// reported with every operation it affects. Components removed while one of the same shape is added are renames.
+// documents in, findings out. Operations are matched by method and path, then by id; each pair is compared here (its
+// place, id and deprecation) and in the modules beside (security, parameters, body, responses), every schema walked
+// in the direction it travels. The rules of the comparison: breaking/README.md ("How documents are compared").
 import { child, isObject, type JsonObject } from '../pointer.ts';
 import { type RuleId } from '../rules.ts';
 import { forget } from '../schema.ts';

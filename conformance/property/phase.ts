@@ -1,11 +1,8 @@
-// The property-based phase: after the scenario's steps (before its shared resources are deleted), for every
-// operation of the contract, requests generated from its schemas (fast-check) with the run's real ids, boundary
-// values and invalid values, judged by the checks of checks.ts. A failure is shrunk to a minimal request, printed as
-// a curl line, and becomes a `property` violation. `seed` reproduces the generated requests exactly.
-//
-// The checks live in modules of their own, each on the run they share (run.ts): the invalid values
-// (invalid-values.ts), HEAD (head.ts), round-trip and use after delete (round-trip.ts), pagination (pagination.ts),
-// the HTTP layer's own answers (framework.ts); what they read off the contract is in shapes.ts.
+// The property-based phase: after the scenario's steps, for every operation of the contract, requests generated from
+// its schemas (fast-check) with the run's real ids, boundary values and invalid values, judged by the checks of
+// checks.ts; a failure is shrunk to a minimal request, printed as a curl line, a `property` violation; `seed`
+// reproduces the requests. The checks' modules (invalid-values.ts, head.ts, round-trip.ts, pagination.ts,
+// framework.ts) share run.ts; what they read off the contract is in shapes.ts.
 import fc from 'fast-check';
 import type { Operation } from '../contract.ts';
 import type { Session } from '../session.ts';

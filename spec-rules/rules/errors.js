@@ -1,10 +1,8 @@
 // @ts-check
 // The errors every operation declares (spec/README.md, "Errors"), so that the client types them, the server's answers
-// validate and the conformance runner expects them:
-//   - common-errors: 400 and 401 on every operation; 413 and 415 on every operation that takes a body;
-//   - resource-errors: 403 and 404 on every operation that addresses a resource, which is every operation with a path
-//     parameter. One whose path parameter is a value rather than a resource (a lookup of public records by a value that
-//     need not exist) says so with `#suppress "docs-platform-spec-rules/resource-errors" "<why>"`.
+// validate and the conformance runner expects them: common-errors (400 and 401 on every operation; 413 and 415 when it
+// takes a body) and resource-errors (403 and 404 when a path parameter addresses a resource; one that names a value
+// says so with `#suppress "docs-platform-spec-rules/resource-errors" "<why>"`).
 /** @import { HttpOperation } from "@typespec/http" */
 import { createRule, paramMessage } from "@typespec/compiler";
 import { httpOperations, operationName } from "../operations.js";

@@ -680,7 +680,7 @@ test('the next minor release, an operation added to the contract, published by t
   expect(await Promise.all(names.map(view))).toEqual(published);
 
   // Under `next`, the release is not one the consumer's ranges take: `latest`, which satisfies them, still names the
-  // previous one. Once `latest` names it (npm dist-tag add, as breaking/README.md says), npm outdated lists the
+  // previous one. Once `latest` names it (npm dist-tag add, as release/README.md says), npm outdated lists the
   // three (exit 1), and npm update takes them within the README's ranges.
   const outdated = () =>
     run('npm', ['outdated', '--json'], { cwd: consumer, env, timeout: 60_000 }).then(
