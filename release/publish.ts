@@ -20,7 +20,7 @@ registry has <version> of any of them. Run it after the release's commit and tag
   --tag <dist-tag>    the dist-tag the three get (default: latest)
   --registry <url>    the registry to publish to, instead of npm's configured one
 
-See breaking/README.md.
+See release/README.md.
 `;
 
 function usage(message: string): never {

@@ -27,7 +27,7 @@ exists.
 
 Its packages are published after review: npm run publish-release -- <version>.
 
-See breaking/README.md.
+See release/README.md.
 `;
 
 function usage(message: string): never {
