@@ -301,14 +301,16 @@ export async function run(baseUrl: string) {
   })) {
     roles.push(member.role);
   }
+  const space = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
+  const notFound: 404 | undefined = space.status === 404 ? space.error.error.code : undefined;
   const strict = createDocsClient({ baseUrl, token: 'reader', throwOnError: true });
   let missing = 0;
   try {
     await strict.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
   } catch (failure) {
-    if (failure instanceof ApiError) missing = failure.status;
+    if (failure instanceof ApiError && failure.status === 404) missing = failure.body.error.code;
   }
-  return { title: organization.title, members: roles.length, missing };
+  return { title: organization.title, members: roles.length, notFound, missing };
 }
 `,
   );
@@ -326,6 +328,11 @@ export const calls = [
 export async function title(): Promise<string> {
   const { data } = await docs.GET('/v1/orgs/{organizationId}', organization);
   return data.title; // wrong: data before checking error
+}
+export async function missingTitle(): Promise<string | undefined> {
+  const result = await docs.GET('/v1/orgs/{organizationId}', organization);
+  if (result.status === 404) return result.data.title; // wrong: the data of an error status
+  return undefined;
 }
 `;
   writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
@@ -350,6 +357,8 @@ export async function title(): Promise<string> {
     if (release.startsWith('7.')) expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ')).toContain(`UnknownBodyField<"titel", ${declared![1]}>`);
     // A misspelt parameter gets TypeScript's own suggestion.
     expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), `${release}: ${checked.stdout}`).toBe(true);
+    // The status narrows the result: a 404 has no data.
+    expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[5]},`)), `${release}: ${checked.stdout}`).toEqual([expect.stringContaining("error TS18048: 'result.data' is possibly 'undefined'.")]);
   }
 
   // tsc emits consumer.js despite wrong.ts: run it against the reference server.
@@ -359,7 +368,7 @@ export async function title(): Promise<string> {
     { cwd: consumer, env, timeout: 30_000 },
   );
   expect(answer.stderr).toBe('');
-  expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
+  expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, notFound: 404, missing: 404 });
 }, 120_000);
 
 test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
