@@ -24,7 +24,7 @@ import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/ru
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
-import { contractVersion, listing, readJson, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
+import { consumerBlocks, contractVersion, listing, readJson, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -186,6 +186,10 @@ test("the README's lines install the client by name, of this release's major, fr
   expect(lines).toContain(`npm install ${rootManifest.name}@^${major}`);
   expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
   expect((readJson(path.join(consumer, 'package.json')) as { dependencies: Record<string, string> }).dependencies).toEqual({ [rootManifest.name]: `^${rootManifest.version}` });
+  // The server's section, run after these lines in the same folder, installs the client by the same line, a
+  // dependency too (server-package.test.ts runs it): npm would otherwise move it to devDependencies, with a warning.
+  const serverLines = shellLines(consumerBlocks('README.md').get('install.sh')!);
+  expect(serverLines.filter((line) => line.includes(rootManifest.name))).toEqual([`npm install ${rootManifest.name}@^${major}`]);
   // What the registry served is what was packed: the lockfile's address and integrity of each.
   const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
   for (const [name, tarball] of [[rootManifest.name, clientTarball], [runnerManifest.name, runnerTarball]] as const) {
