@@ -1,9 +1,10 @@
 // The typed client of the Documentation Platform Management API: openapi-fetch over the generated `paths`, with
-// bearer authentication, retries, timeouts, typed errors and pagination. No per-endpoint code: every path, method,
-// parameter and body type comes from generated/schema.d.ts. Runs in Node and in browsers (no Node-only imports).
-import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+// bearer authentication, retries, timeouts, typed errors, a `status` that narrows each answer, and pagination. No
+// per-endpoint code: every path, method, parameter, body, status and header type comes from generated/schema.d.ts.
+// Runs in Node and in browsers (no Node-only imports).
+import createClient, { type Client, type MaybeOptionalInit, type Middleware, type ParseAsResponse } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, Readable, RequiredKeysOf } from 'openapi-typescript-helpers';
-import type { components, paths } from '../generated/schema.d.ts';
+import type { components, operations, paths } from '../generated/schema.d.ts';
 
 export type { components, operations, paths } from '../generated/schema.d.ts';
 /** A schema as the service answers it (`Readable<components['schemas']['Space']>`) or as a request sends it (`Writable`). */
@@ -59,20 +60,63 @@ export interface DocsClientOptions {
 
 type ErrorBody = components['schemas']['ErrorEnvelope'];
 
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+type NumberOf<Text> = Text extends `${infer Status extends number}` ? Status : never;
+/** The statuses of an answer that is not a success (300 to 599; fetch follows redirects). */
+type NotOkStatus = NumberOf<`${3 | 4 | 5}${Digit}${Digit}`>;
+/**
+ * A status the operation does not declare: an error answer all the same (a proxy's 502, a status a later release
+ * declares). A union of number literals, so that comparing `status` with a declared one leaves it out.
+ */
+export type UndeclaredStatus<Declared = never> = Exclude<NotOkStatus, Declared>;
+
+type Answers<Operation> = Operation extends { responses: infer Declared } ? Declared : never;
+type ContentOf<Answer> = Answer extends { content: infer Content } ? Content[keyof Content & MediaType] : undefined;
+/** An error envelope's `code` is the answer's status (the contract's ErrorDetail says so; the runner checks it). */
+type WithCode<Body, Status> = Body extends { error: { code: number } } ? Body & { error: { code: Status } } : Body;
+/** Declared headers by their lowercase name (the index signature left out). */
+type Named<Headers> = { [Name in keyof Headers as string extends Name ? never : Name extends string ? Lowercase<Name> : never]: Headers[Name] };
+type HeadersOf<Answer> = Answer extends { headers: infer Headers } ? Headers : {};
+/** A header's text: a declared number arrives as its digits; an optional header may be absent. */
+type HeaderText<Value> = (Value extends number ? `${number}` : string) | (undefined extends Value ? null : never);
+
+/** Response headers, those the contract declares for the status typed (by any case of their name, as `get` reads them). */
+export interface DeclaredHeaders<Declared> extends Headers {
+  get<Name extends string>(name: Name): Lowercase<Name> extends keyof Named<Declared> ? HeaderText<Named<Declared>[Lowercase<Name>]> : string | null;
+}
+
+/** The Response of an answer, its status and its declared headers typed. */
+export interface DeclaredResponse<Status extends number, Declared = {}> extends Response {
+  readonly status: Status;
+  readonly headers: DeclaredHeaders<Declared>;
+}
+
 /** An error answer of the API: its status, the envelope's code and message, and the response itself. */
-export class ApiError extends Error {
-  readonly status: number;
+export class ApiError<Status extends number = number, Body = ErrorBody | undefined, Answered extends Response = Response> extends Error {
+  /** `instanceof ApiError` narrows to one of the error answers the contract declares, by `status`, or an undeclared one. */
+  declare static [Symbol.hasInstance]: (value: unknown) => value is AnyApiError;
+  readonly status: Status;
   readonly code: number;
   constructor(
-    readonly response: Response,
-    readonly body: ErrorBody | undefined,
+    readonly response: Answered,
+    readonly body: Body,
   ) {
-    super(body?.error?.message ?? `${response.status} ${response.statusText}`);
+    const envelope = body as ErrorBody | undefined;
+    super(envelope?.error?.message ?? `${response.status} ${response.statusText}`);
     this.name = 'ApiError';
-    this.status = response.status;
-    this.code = body?.error?.code ?? response.status;
+    this.status = response.status as Status;
+    this.code = envelope?.error?.code ?? response.status;
   }
 }
+
+type EveryAnswers = Answers<operations[keyof operations]>;
+type KeyOfEach<Union> = Union extends unknown ? keyof Union : never;
+type EveryErrorStatus = Extract<KeyOfEach<EveryAnswers>, NotOkStatus>;
+type AnswerAt<Status extends number> = Extract<EveryAnswers, Record<Status, unknown>>[Status];
+/** An ApiError of each error status any operation declares, and of the undeclared ones (whose body may not be JSON). */
+type AnyApiError =
+  | { [Status in EveryErrorStatus]: ApiError<Status, WithCode<Readable<ContentOf<AnswerAt<Status>>>, Status>, DeclaredResponse<Status, HeadersOf<AnswerAt<Status>>>> }[EveryErrorStatus]
+  | ApiError<UndeclaredStatus<EveryErrorStatus>, Readable<ErrorBody> | undefined, DeclaredResponse<UndeclaredStatus<EveryErrorStatus>>>;
 
 const RETRIED_STATUSES = [429, 502, 503, 504];
 const IDEMPOTENT = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'];
@@ -161,20 +205,39 @@ type Exact<T, Shape> = Shape extends readonly (infer Item)[]
 type BodyOf<Init> = Init extends { body?: infer Body } ? Body : never;
 type Checked<Init, Declared> = Init & ([BodyOf<Init>] extends [never] ? unknown : { body?: Exact<BodyOf<Init>, NonNullable<BodyOf<Declared>>> });
 
+type Answer<Operation, Status> = Answers<Operation>[Status & keyof Answers<Operation>];
+type ResponseOf<Operation, Status extends number> = DeclaredResponse<Status, HeadersOf<Answer<Operation, Status>>>;
+type OkStatus<Operation> = Exclude<keyof Answers<Operation> & number, NotOkStatus>;
+type ErrorStatus<Operation> = Extract<keyof Answers<Operation>, NotOkStatus>;
+type SuccessBody<Operation, Init, Status> = ParseAsResponse<Readable<ContentOf<Answer<Operation, Status>>>, Init>;
+
+/**
+ * What a call of an operation resolves to (`ResultOf<operations['getSpace']>`): an answer per status it declares, and
+ * one for the error statuses it does not; `status` tells them apart, and narrows `data`, `error` and `response`.
+ */
+export type ResultOf<Operation, Init = {}> =
+  | { [Status in OkStatus<Operation>]: { status: Status; data: SuccessBody<Operation, Init, Status>; error?: never; response: ResponseOf<Operation, Status> } }[OkStatus<Operation>]
+  | { [Status in ErrorStatus<Operation>]: { status: Status; data?: never; error: WithCode<Readable<ContentOf<Answer<Operation, Status>>>, Status>; response: ResponseOf<Operation, Status> } }[ErrorStatus<Operation>]
+  | {
+      status: UndeclaredStatus<ErrorStatus<Operation>>;
+      data?: never;
+      /** The envelope, which the API sends with every error (a proxy's page that is not JSON arrives as its text). */
+      error: Readable<ContentOf<Answer<Operation, ErrorStatus<Operation>>>>;
+      response: DeclaredResponse<UndeclaredStatus<ErrorStatus<Operation>>>;
+    };
+
+/** What a call of the throwing client resolves to: a declared success (an error answer throws ApiError). */
+export type SuccessOf<Operation, Init = {}> = {
+  [Status in OkStatus<Operation>]: { status: Status; data: Data<NonNullable<SuccessBody<Operation, Init, Status>>>; response: ResponseOf<Operation, Status> };
+}[OkStatus<Operation>];
+
 type Method<Mode extends 'value' | 'throw', M extends HttpMethod> = <
   Path extends PathsWithMethod<paths, M>,
   Init extends MaybeOptionalInit<paths[Path], M>,
 >(
   url: Path,
   ...init: InitParam<Checked<Init, MaybeOptionalInit<paths[Path], M>>>
-) => Promise<
-  Mode extends 'value'
-    ? FetchResponse<paths[Path][M] & Record<string | number, any>, Init, MediaType>
-    : {
-        data: Data<NonNullable<FetchResponse<paths[Path][M] & Record<string | number, any>, Init, MediaType>['data']>>;
-        response: Response;
-      }
->;
+) => Promise<Mode extends 'value' ? ResultOf<paths[Path][M], Init> : SuccessOf<paths[Path][M], Init>>;
 
 type Methods = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH';
 type TypedClient<Mode extends 'value' | 'throw'> = Omit<Client<paths>, Methods | 'OPTIONS' | 'HEAD' | 'TRACE' | 'request'> & {
@@ -232,6 +295,14 @@ export function createDocsClient(options: DocsClientOptions): DocsClient | Throw
     onResponse: options.throwOnError ? ({ response }) => (response.ok ? undefined : throwApiError(response)) : undefined,
   };
   client.use(middleware);
+  // Each result carries its status, which the types above narrow `data` and `error` by.
+  for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const) {
+    const call = client[method] as (...args: unknown[]) => Promise<{ response: Response }>;
+    (client as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+      const result = await call(...args);
+      return { ...result, status: result.response.status };
+    };
+  }
   return client as unknown as DocsClient;
 }
 

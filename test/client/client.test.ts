@@ -2,7 +2,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { ApiError, createDocsClient, paginate, type RetryAttempt } from '../../client/index.ts';
 import { ACME } from '../support/fixture.ts';
-import { useTestServer } from '../support/server.ts';
+import { startTestServer, useTestServer } from '../support/server.ts';
 
 const ctx = useTestServer();
 const acme = { params: { path: { organizationId: ACME } } };
@@ -61,6 +61,55 @@ describe('errors', () => {
     expect(failure).toBeInstanceOf(ApiError);
     expect(failure).toMatchObject({ status: 403, code: 403, message: expect.stringContaining('admin') });
     expect((failure as ApiError).response.status).toBe(403);
+  });
+});
+
+describe('status', () => {
+  test('each result carries its answer\'s status: a read (200), a create (201, with its Location), a delete (204)', async () => {
+    const admin = createDocsClient({ baseUrl: ctx.server.url, token: 'admin' });
+    const read = await admin.GET('/v1/orgs/{organizationId}', acme);
+    expect([read.status, read.status === 200 && read.data.title]).toEqual([200, 'Acme']);
+    const created = await admin.POST('/v1/orgs/{organizationId}/spaces', { ...acme, body: { title: 'Statuses' } });
+    if (created.status !== 201) throw new Error(`createSpace answered ${created.status}`);
+    expect(created.response.status).toBe(201);
+    expect(created.response.headers.get('Location')).toMatch(new RegExp(`/v1/spaces/${created.data.id}$`));
+    const removed = await admin.DELETE('/v1/spaces/{spaceId}', { params: { path: { spaceId: created.data.id } } });
+    expect([removed.status, removed.data, removed.error]).toEqual([204, undefined, undefined]);
+  });
+
+  test('a declared error: its status with its envelope; thrown, ApiError\'s status and body; a page\'s, paginate\'s', async () => {
+    const outsider = await createDocsClient({ baseUrl: ctx.server.url, token: 'outsider' }).GET('/v1/orgs/{organizationId}', acme);
+    expect([outsider.status, outsider.status === 404 && outsider.error.error.code, outsider.data]).toEqual([404, 404, undefined]);
+    const strict = createDocsClient({ baseUrl: ctx.server.url, token: 'reader', throwOnError: true });
+    const refused = await strict.PATCH('/v1/orgs/{organizationId}', { ...acme, body: { title: 'Nope' } }).catch((failure: unknown) => failure);
+    if (!(refused instanceof ApiError)) throw refused;
+    expect([refused.status, refused.status === 403 && refused.body.error.code, refused.response.status]).toEqual([403, 403, 403]);
+    const pages = paginate(createDocsClient({ baseUrl: ctx.server.url, token: 'outsider' }), '/v1/orgs/{organizationId}/members', acme);
+    const failed = await pages.next().catch((failure: unknown) => failure);
+    if (!(failed instanceof ApiError)) throw failed;
+    expect([failed.status, failed.status === 404 && failed.body.error.message]).toEqual([404, `organization ${ACME} not found`]);
+  });
+
+  test('an undeclared status (a proxy\'s 502, after the retries) is an error answer with that status', async () => {
+    const { fetch } = scripted([502]);
+    const result = await createDocsClient({ baseUrl: 'http://api.test', fetch, retry: { attempts: 2, baseDelayMs: 1 } }).GET('/v1/orgs');
+    expect([result.status, result.status === 502 && result.error.error.code, result.data]).toEqual([502, 502, undefined]);
+  });
+
+  test('no answer (the server gone): no status, the call rejects with fetch\'s error after the retries, in every mode', async () => {
+    const gone = await startTestServer({ recordCoverage: false });
+    await gone.close();
+    const attempts: RetryAttempt[] = [];
+    const retry = { attempts: 2, baseDelayMs: 1, onRetry: (attempt: RetryAttempt) => attempts.push(attempt) };
+    const refused = { name: 'TypeError', message: 'fetch failed', cause: expect.objectContaining({ code: 'ECONNREFUSED' }) };
+    await expect(createDocsClient({ baseUrl: gone.url, token: 'reader', retry }).GET('/v1/orgs')).rejects.toMatchObject(refused);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.response])).toEqual([[1, undefined]]);
+    const strict = createDocsClient({ baseUrl: gone.url, token: 'reader', retry: false, throwOnError: true });
+    const failure = await strict.GET('/v1/orgs').catch((error: unknown) => error);
+    expect(failure).toMatchObject(refused);
+    expect(failure).not.toBeInstanceOf(ApiError);
+    const pages = paginate(createDocsClient({ baseUrl: gone.url, token: 'reader', retry: false }), '/v1/orgs/{organizationId}/members', acme);
+    await expect(pages.next()).rejects.toMatchObject(refused);
   });
 });
 

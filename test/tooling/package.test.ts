@@ -16,7 +16,7 @@ import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/st
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
-import { contractVersion, listing, readJson, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
+import { consumerBlocks, contractVersion, listing, readJson, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -178,6 +178,10 @@ test("the README's lines install the client by name, of this release's major, fr
   expect(lines).toContain(`npm install ${rootManifest.name}@^${major}`);
   expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
   expect((readJson(path.join(consumer, 'package.json')) as { dependencies: Record<string, string> }).dependencies).toEqual({ [rootManifest.name]: `^${rootManifest.version}` });
+  // The server's section, run after these lines in the same folder, installs the client by the same line, a
+  // dependency too (server-package.test.ts runs it): npm would otherwise move it to devDependencies, with a warning.
+  const serverLines = shellLines(consumerBlocks('README.md').get('install.sh')!);
+  expect(serverLines.filter((line) => line.includes(rootManifest.name))).toEqual([`npm install ${rootManifest.name}@^${major}`]);
   // What the registry served is what was packed: the lockfile's address and integrity of each.
   const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
   for (const [name, tarball] of [[rootManifest.name, clientTarball], [runnerManifest.name, runnerTarball]] as const) {
@@ -293,14 +297,16 @@ export async function run(baseUrl: string) {
   })) {
     roles.push(member.role);
   }
+  const space = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
+  const notFound: 404 | undefined = space.status === 404 ? space.error.error.code : undefined;
   const strict = createDocsClient({ baseUrl, token: 'reader', throwOnError: true });
   let missing = 0;
   try {
     await strict.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
   } catch (failure) {
-    if (failure instanceof ApiError) missing = failure.status;
+    if (failure instanceof ApiError && failure.status === 404) missing = failure.body.error.code;
   }
-  return { title: organization.title, members: roles.length, missing };
+  return { title: organization.title, members: roles.length, notFound, missing };
 }
 `,
   );
@@ -318,6 +324,11 @@ export const calls = [
 export async function title(): Promise<string> {
   const { data } = await docs.GET('/v1/orgs/{organizationId}', organization);
   return data.title; // wrong: data before checking error
+}
+export async function missingTitle(): Promise<string | undefined> {
+  const result = await docs.GET('/v1/orgs/{organizationId}', organization);
+  if (result.status === 404) return result.data.title; // wrong: the data of an error status
+  return undefined;
 }
 `;
   writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
@@ -342,6 +353,8 @@ export async function title(): Promise<string> {
     if (release.startsWith('7.')) expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ')).toContain(`UnknownBodyField<"titel", ${declared![1]}>`);
     // A misspelt parameter gets TypeScript's own suggestion.
     expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), `${release}: ${checked.stdout}`).toBe(true);
+    // The status narrows the result: a 404 has no data.
+    expect(errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[5]},`)), `${release}: ${checked.stdout}`).toEqual([expect.stringContaining("error TS18048: 'result.data' is possibly 'undefined'.")]);
   }
 
   // tsc emits consumer.js despite wrong.ts: run it against the reference server.
@@ -351,7 +364,7 @@ export async function title(): Promise<string> {
     { cwd: consumer, env, timeout: 30_000 },
   );
   expect(answer.stderr).toBe('');
-  expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, missing: 404 });
+  expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, notFound: 404, missing: 404 });
 }, 120_000);
 
 test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {

@@ -95,8 +95,11 @@ beforeAll(async () => {
   const setup = installLines.slice(0, installLines.findIndex((line) => line.includes('npx docs-platform-server'))).map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
   expect(setup.filter((line) => allowScripts.includes(line))).toEqual(allowScripts);
   expect(setup).toContain(`npm config set registry ${registry.url} --location project`);
-  // By name, of the major of this release.
-  expect(setup.find((line) => line.startsWith('npm install'))).toBe(`npm install --save-dev ${[rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => `${name}@^${major}`).join(' ')} vitest`);
+  // By name, of the major of this release: the client a dependency, as the README's client section has it.
+  expect(setup.filter((line) => line.startsWith('npm install'))).toEqual([
+    `npm install ${rootManifest.name}@^${major}`,
+    `npm install --save-dev ${[SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => `${name}@^${major}`).join(' ')} vitest`,
+  ]);
   const installEnv = {
     ...env,
     // Packages from npm's cache when it has them, from the registry otherwise.
@@ -248,13 +251,12 @@ test("npm run publish-release printed a line for each tarball, whose sizes are d
 
 test('the installs compile nothing and run no install script, and print no warning', async () => {
   expect(installs.map((install) => install.what)).toEqual(expect.arrayContaining(["the README's npm install", 'npm ci', 'the server package alone']));
-  // The README's lines made the project: an ES module one, whose `npm test` is vitest's, with the three packages and vitest.
-  expect(readJson(path.join(consumer, 'package.json'))).toMatchObject({
-    type: 'module',
-    scripts: { test: 'vitest run' },
-    allowScripts: { 'better-sqlite3': false },
-    devDependencies: { [rootManifest.name]: `^${version}`, [SERVER_PACKAGE_NAME]: `^${version}`, [runnerManifest.name]: `^${version}`, vitest: expect.any(String) },
-  });
+  // The README's lines made the project: an ES module one, whose `npm test` is vitest's, with the three packages and
+  // vitest: the client its one dependency, the others development ones.
+  const project = readJson(path.join(consumer, 'package.json'));
+  expect(project).toMatchObject({ type: 'module', scripts: { test: 'vitest run' }, allowScripts: { 'better-sqlite3': false } });
+  expect(project.dependencies).toEqual({ [rootManifest.name]: `^${version}` });
+  expect(project.devDependencies).toEqual({ [SERVER_PACKAGE_NAME]: `^${version}`, [runnerManifest.name]: `^${version}`, vitest: expect.any(String) });
   // The project's npm names the registry (the README's line for a private one), and the lockfile the packages it served.
   expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
   const locked = (readJson(path.join(consumer, 'package-lock.json')) as { packages: Record<string, { resolved?: string; integrity?: string }> }).packages;
