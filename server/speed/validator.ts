@@ -460,8 +460,9 @@ const SHARED_LIMIT = 20_000;
  * and the response validator (`buildValidators` of dist/middlewares/openapi.response.validator.js) put the
  * document's `paths` and `components` into every schema they compile, once per operation and response code, "for
  * resolution with multi-file" documents; Ajv then walks all of it (`getSchemaRefs`, a traversal of every key) before
- * compiling. With this contract that made the first request of each operation slow, most of a test file's
- * time (docs/performance.md, "The validator as one middleware"), and took tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added
+ * compiling. With this contract that made the first request of each operation slow, most of a test file's time, and
+ * heavy in memory (docs/performance.md and server/docs/design.md, "The validator as one middleware"). Their `$ref`s
+ * (`#/components/schemas/...`) do not need them: the validator has added
  * each component schema to the same Ajv under that very key (`createAjv`, dist/framework/ajv/index.js), and Ajv
  * resolves a `$ref` by its registered schemas before looking inside the root, so the code it generates is the same.
  * A schema that does not compile alone (a `$ref` elsewhere in a document) is compiled with the document, as before.

@@ -1,10 +1,11 @@
 // No measured figure in a source comment: a comment says what is true of the code and why, and a measurement (a time,
 // a speed-up, a before and after, a share of the CPU, a count of what the contract holds today) goes stale with the
 // next change of the code, the contract or the machine. Measurements live in docs/performance*.md (and the READMEs'
-// timing sections), which say when and how they were taken; a comment points there. A constant's meaning is not a
-// measurement ("at most 4 MiB", "every 20 ms", "30 s by default"): the patterns below look for what only a measurement
-// says; what a comment quotes (a code span, a quotation) is an example or a title, not a claim. Comments are found with
-// TypeScript's parser, so strings, regular expressions and code never count.
+// timing sections), which say when and how they were taken; a comment points there. An approximate quantity ("tens of
+// MB", "hundreds of ms", "a few KB") is a measurement too, rounded. A constant's meaning is not a measurement ("at most
+// 4 MiB", "every 20 ms", "30 s by default"): the patterns below look for what only a measurement says; what a comment
+// quotes (a code span, a quotation) is an example or a title, not a claim. Comments are found with TypeScript's
+// parser, so strings, regular expressions and code never count.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,24 @@ const MEASUREMENTS: { pattern: RegExp; what: string }[] = [
   { pattern: /\b(?:a|one|two) (?:thirds?|quarter|fifth|tenth) of (?:the|a|its|what) (?:CPU|time|start|compile|request|GET|POST)\b/, what: 'a share of a cost' },
   { pattern: /\bcontract's \d[\d ]*\d? (?:references|response schemas|schemas|paths|operations)\b/, what: "a count of the contract's parts" },
   { pattern: /\b(?:took|takes|costs?) (?:about )?\d[\d.]*\s?(?:µs|ms|s|seconds|MB)\b/, what: 'a measured cost' },
+  {
+    // A count word with a unit of time, size or rate: "tens of MB", "a few hundred ms", "several seconds".
+    pattern:
+      /\b(?:[Tt]ens|[Dd]ozens|[Hh]undreds|[Tt]housands|[Mm]illions|[Aa] few|[Aa] couple|[Ss]everal)(?: (?:hundred|thousand|million))?(?: of)? (?:ns|µs|us|ms|s|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|B|bytes|[kKMGT]i?B|kilobytes|megabytes|gigabytes|req\/s|requests per second)(?![\w/])/,
+    what: 'an approximate quantity',
+  },
 ];
+
+/**
+ * Approximate quantities in comments outside server/, there when the pattern for them was added and left to whoever
+ * edits those files next ("file: words found"). Any other finding fails; remove an entry once its file no longer has it.
+ */
+const AWAITING = new Set([
+  'breaking/files.ts: "a few milliseconds"',
+  'conformance/proxy.ts: "a few seconds"',
+  'scripts/dev-changes.ts: "a few milliseconds"',
+  'scripts/dev.ts: "a few milliseconds"',
+]);
 
 /** The comments of a source file (`name` gives its kind: .ts, .mjs…), with the line each starts on. */
 export function commentsOf(name: string, text: string): { line: number; text: string }[] {
@@ -67,6 +85,10 @@ describe('source comments', () => {
       'const slash = /\\/\\/ 2 -> 3 µs/;',
       'const template = `${slash} // 5 -> 6 µs`;',
       '// prints `maxLength 255 → 100`, as "How to make Express 2x faster" says',
+      '// kept parsed, which takes tens of MB and a few hundred ms',
+      '/* read again several',
+      ' * seconds later */',
+      '// sites hold tens of items, about as many bytes as characters; a few requests at a time, within "a few ms"',
     ].join('\n');
     expect(measuredFigures('f.ts', text)).toEqual([
       'f.ts:1: a time in microseconds: "2 µs"',
@@ -74,6 +96,8 @@ describe('source comments', () => {
       'f.ts:2: a before and after: "8.4 -> 3"',
       'f.ts:2: a speed-up: "4 to 6 times faster"',
       'f.ts:2: a share of a cost: "a fifth of the CPU"',
+      'f.ts:12: an approximate quantity: "tens of MB"',
+      'f.ts:13: an approximate quantity: "several seconds"',
     ]);
   });
 
@@ -83,6 +107,6 @@ describe('source comments', () => {
       .filter((file) => /\.(?:ts|mts|cts|mjs|cjs|js)$/.test(file) && !file.endsWith('.d.ts'));
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((file) => measuredFigures(file, readFileSync(path.join(repoRoot, file), 'utf8')));
-    expect(found).toEqual([]);
+    expect(found.filter((finding) => !AWAITING.has(finding.replace(/:\d+: [^:]+: /, ': ')))).toEqual([]);
   });
 });
