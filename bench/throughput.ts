@@ -117,7 +117,7 @@ async function startPrism(): Promise<Target | undefined> {
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
   try {
-    // Installing it the first time and loading the document take tens of seconds.
+    // Installing it the first time and loading the document take a while.
     await answered(`${url}/v1/orgs`, child, () => output, 180_000);
     return { name: 'Prism mock', url, child };
   } catch (error) {
@@ -444,7 +444,7 @@ async function startup(dataDir: string): Promise<void> {
 
 /**
  * RSS of the server (validation on) over 100 000 requests cycling through the benchmark's requests, read after each
- * tenth of them. RSS moves by tens of MB with the size of V8's old generation between its full collections (the live
+ * tenth of them. RSS moves with the size of V8's old generation between its full collections (the live
  * heap does not move), so one reading proves little: the readings of each half are shown, with their medians. Then
  * the same with large spaces beside them (see largeSpacesRun).
  */

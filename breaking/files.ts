@@ -69,7 +69,7 @@ export function readDocument(file: string): Record<string, unknown> {
  */
 export function parseYaml(text: string, root = repoRoot): unknown {
   const modules = path.join(root, 'node_modules');
-  // Small documents parse in a few milliseconds: only large ones (the contract, its releases) are worth a file.
+  // Small documents parse fast: only large ones (the contract, its releases) are worth a file.
   const useCache = text.length >= 50_000 && process.env.BREAKING_NO_CACHE !== '1' && existsSync(modules);
   const dir = path.join(modules, '.cache', 'breaking-documents');
   const file = path.join(dir, `${createHash('sha256').update(CACHE_FORMAT).update(text).digest('hex')}.json`);

@@ -40,7 +40,7 @@ export interface RunningProxy {
   report(): ProxyReport;
   /** Resolves when every exchange under way has been checked and recorded. */
   idle(): Promise<void>;
-  /** Stops listening, lets the exchanges under way finish (a few seconds at most), then closes every connection. */
+  /** Stops listening, lets the exchanges under way finish, then closes every connection. */
   close(): Promise<void>;
 }
 

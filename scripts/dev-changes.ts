@@ -1,5 +1,5 @@
 // The changes `npm run dev` acts on: the files saved, by kind, collected until `debounceMs` pass without another (the
-// events of one save come within a few milliseconds), then handled together. Handling runs one batch at a time, in
+// events of one save come close together), then handled together. Handling runs one batch at a time, in
 // the order of the work queued: changes that come while a batch is handled make the next batch.
 export type Batch<Kind extends string> = Record<Kind, Set<string>>;
 

@@ -38,7 +38,7 @@ export interface DevOptions {
   env?: NodeJS.ProcessEnv;
   /** Run the type-check beside the server (default true). */
   typecheck?: boolean;
-  /** Quiet time after a change before acting on it: the events of one save come within a few milliseconds. */
+  /** Quiet time after a change before acting on it: the events of one save come close together. */
   debounceMs?: number;
   /** Where the lines go (default stdout). */
   print?: (text: string) => void;

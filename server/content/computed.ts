@@ -1,11 +1,6 @@
-// Computed pages (type `computed`): their content is produced when the page is read (unless `computed=false`),
-// from what `computed.type` names. The computations this server knows:
-// - `builtin:toc`: a nested list of links to the pages under the computed page, or to every other page of the
-//   content when it has none;
-// - `builtin:openapi`: the reference of the OpenAPI specification `dependencies.spec` (`{ref: {kind: 'openapi',
-//   spec: <slug>}}`) of the organization, from its latest processed version: its operations, or its models with
-//   `props.doc: "models"`.
-// A page whose computation is unknown keeps its stored markdown.
+// Computed pages (type `computed`): their content is produced when the page is read (unless `computed=false`), from
+// what `computed.type` names, `builtin:toc` or `builtin:openapi`; a page whose computation is unknown keeps its stored
+// markdown (server/docs/behaviour-content-change-requests-comments.md, "Computed pages").
 import type { Scope } from '../context/context.ts';
 import { fromJson } from '../store/db.ts';
 import * as openapi from '../store/openapi.ts';

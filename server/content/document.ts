@@ -1,17 +1,6 @@
-// Markdown (the stored representation of a page) as a Document: a tree of Blocks, Inlines and Text nodes.
-//
-// Node types:
-//   blocks   paragraph, heading-1 … heading-6, blockquote, list-unordered, list-ordered (data.start),
-//            list-item (data.checked for task items), code (data.syntax: the language, data.meta), table
-//            (data.aligns), table-row (data.header on the first row), table-cell, image (void; data.src, alt,
-//            title), hr (void), html (void; data.html), footnote (data.identifier)
-//   inlines  link (data.url, data.title, data.ref: a `url` content reference), image (void; data.src, alt, title),
-//            footnote-ref (void; data.identifier)
-//   text     leaves of text with marks: bold, italic, strikethrough, code
-//
-// Keys are deterministic: a block's key is a hash of its type and text (with `-2`, `-3`… for repeated blocks, in
-// document order), so the same markdown always gives the same keys and a block keeps its key when other blocks
-// change. Inline and text keys are their parent's key plus their index (`<parent>.<index>`).
+// Markdown (the stored representation of a page) as a Document: a tree of blocks, inlines and text leaves with marks,
+// each keyed deterministically, so that the same markdown always gives the same keys and a block keeps its key when
+// other blocks change (server/docs/behaviour-content-change-requests-comments.md, "Documents").
 import { createHash } from 'node:crypto';
 import type {
   BlockContent,

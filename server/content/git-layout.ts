@@ -1,10 +1,6 @@
-// How the content of a space is laid out in a Git repository, both ways, relative to the project directory:
-// - a page with a file: `<page path>.md`, or `<page path>/README.md` when it has children; the file starts with
-//   `# <title>` (after an optional front matter with description, emoji, icon, hidden), then the markdown;
-// - `SUMMARY.md`: the table of contents, a nested list in page order: `* [Title](file.md)` for a page with a file,
-//   `* Title` (no link) for a group, `* [Title](https://…)` for a link page;
-// - the files of the revision: `.gitbook/assets/<name>`.
-// Reading a repository without SUMMARY.md falls back to its folders: README.md first, then files and folders by name.
+// How the content of a space is laid out in a Git repository, both ways, relative to the project directory: SUMMARY.md
+// for the table of contents, a markdown file per page, the revision's files under `.gitbook/assets/`; a repository
+// without SUMMARY.md is read by its folders (server/docs/behaviour-openapi-integrations-git.md, "Layout" and "Import").
 import path from 'node:path';
 import type { List, ListItem, Nodes, Paragraph, PhrasingContent, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';

@@ -1,28 +1,7 @@
-// The website importer (`source: "website"`): fetches the page at the address, follows its links under the same
-// address prefix, converts the pages from HTML to markdown, downloads their images as files, and builds new
-// content holding them as one tree of pages.
-//
-// - Prefix: the start address as a folder (`…/docs` and `…/docs/` give `…/docs/`), or the folder holding it when
-//   its last segment has an extension (`…/docs/intro.html` gives `…/docs/`).
-//   A link is followed when it is on the same origin and under the prefix, and looks like a page (no extension, or
-//   .html, .htm, .xhtml, .php, .asp, .aspx, .jsp); query strings and anchors are ignored.
-// - Bounds: 50 pages, 3 link hops from the start page, 50 images; a page at most 2 MiB, an image at most 5 MiB;
-//   4 requests at a time, each within OUTBOUND_TIMEOUT_MS; the whole crawl within 3 × OUTBOUND_TIMEOUT_MS. What the
-//   bounds leave out is counted in `totalResources` and not in `importedResources`, as are linked pages and images
-//   that fail to load.
-// - Two steps: `fetchWebsite` crawls, outside any transaction (other writes go on meanwhile), and touches no state;
-//   `importFetchedWebsite` then builds the new content from what was fetched and stores its files, synchronously,
-//   inside the request's write transaction.
-// - The start page must load: an unreachable address, a timeout, an HTTP error status or an answer that is not
-//   HTML is a 400 naming `url`.
-// - Pages: the start page becomes a top-level page whose slug is the prefix's last folder (the host name for a
-//   site root); the other pages nest under it by their path below the prefix (folders without a page of their own
-//   become group pages). Titles come from the first `<h1>`, else `<title>`; content from `<main>`, else
-//   `<article>`, else `<body>`, without scripts, styles, navigation, header and footer.
-// - Links between imported pages become paths in the space (`/docs/guides/install`); other links become absolute
-//   addresses. Downloaded images become files of the revision, referred to by file name.
-// - An import adds its tree to the content, or replaces the top-level page with the same slug (and everything
-//   under it): importing the same site again updates it, and pages keep their ids where their path is unchanged.
+// The website importer (`source: "website"`): crawls the pages under the start address's prefix within fixed bounds,
+// outside any transaction (`fetchWebsite`), then converts them from HTML to markdown and builds new content holding
+// them as one tree of pages, their images as files, inside the request's write (`importFetchedWebsite`)
+// (server/docs/behaviour-content-change-requests-comments.md, "Import").
 import { performance } from 'node:perf_hooks';
 import type TurndownService from 'turndown';
 import { type HTMLElement, parse as parseHtml } from 'node-html-parser';

@@ -1,18 +1,7 @@
-// The link index: every link and image of every page of a revision, resolved against that revision and
-// classified. Revisions are immutable, so a revision is indexed once, the first time its links are asked for, into
-// `content_links`; space links, page links, page backlinks and file backlinks are all read from there.
-//
-// How markdown refers to content:
-// - an address with a scheme (`https://…`, `mailto:…`) is external (`ok`), or `in-app` when it is under the
-//   server's app address (APP_URL);
-// - any other address is a path in the revision: `/guides/install` from the top of the space, anything else
-//   relative to the directory of the linking page, as on a website (from `guides/install`, `setup` is
-//   `guides/setup` and `../faq` is `faq`); a trailing `/`, a `.md` extension, `?query` and `#anchor` are ignored;
-// - the path names a page when it is a page's path; otherwise it names a file when its last segment is the name
-//   of a file of the revision (`![Logo](logo.png)`, `../assets/logo.png`);
-// - otherwise the link is `broken`: an image, or a path with an extension other than `.md`, is a missing file;
-//   anything else a missing page. A bare `#anchor` refers to the page itself and is not indexed.
-// A link page (type `link`) links to its target address.
+// The link index: every link and image of every page of a revision, resolved against that revision and classified (a
+// page, a file, external, in-app or broken), indexed once per revision into `content_links`, from which space links,
+// page links and backlinks are read (server/docs/behaviour-content-change-requests-comments.md, "How markdown refers to
+// content" and "Links").
 import { inWrite, type Scope } from '../context/context.ts';
 import type { Model } from '../shared/contract.ts';
 import * as links from '../store/links.ts';

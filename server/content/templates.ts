@@ -1,15 +1,6 @@
-// Built-in templates: each adds pages at the top level of the content (a slug already taken gets `-2`, `-3`…)
-// and may use files of the content, named in `params.contentRefs`.
-//
-// | id                | adds                                                                      | contentRefs         |
-// |-------------------|---------------------------------------------------------------------------|---------------------|
-// | `getting-started` | group "Getting started": Introduction, Quickstart, FAQ (linked together); | `logo`: shown on    |
-// |                   | sets the variable `product` to the space title unless it is set            | Introduction        |
-// | `api-reference`   | "API reference" with Authentication, Errors and Pagination sections, and   | `spec`: linked as   |
-// |                   | its child page "Endpoints"                                                 | the specification   |
-// | `knowledge-base`  | computed page "Knowledge base" (`builtin:toc`) over its children "How-to   | `cover`: its cover  |
-// |                   | guides" and "Troubleshooting"                                              | image               |
-// | `changelog`       | "Changelog" with a first entry dated today                                 | none                |
+// Built-in templates (`getting-started`, `api-reference`, `knowledge-base`, `changelog`): each adds pages at the top
+// level of the content (a slug already taken gets `-2`, `-3`…) and may use files of the content named in
+// `params.contentRefs` (server/docs/behaviour-content-change-requests-comments.md, "Templates").
 import { badRequest } from '../shared/errors.ts';
 import { newPage, slugify, unique } from './edit.ts';
 import { findFile, pageBody, type RevisionContent, type StoredFile, type StoredPage } from './model.ts';

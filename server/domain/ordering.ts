@@ -1,19 +1,7 @@
-// Order among siblings. Spaces and collections with the same parent (a collection, or the organization's top
-// level) share one order, kept as REAL positions, ties broken by id: an item placed between two others takes the
-// midpoint of their positions, one placed first or last the position next to the end's, one more or one less.
-//
-// Positions never run out: halving a gap of 1 leaves a midpoint strictly between its ends about 52 times (a double's
-// 53 bits); when the gap has none left (or its ends share one position), the parent's children are renumbered 1, 2,
-// 3… in their order, in the same transaction, and the item takes the midpoint of the new gap. A renumbering writes
-// every child of the parent once, so it costs a write per sibling every ~50 moves into one gap, and nothing
-// otherwise: moves and creates read one sibling on each side of the place, through the position indexes. Several
-// instances writing to one list stay in order because each write is a serializable transaction on PostgreSQL: two
-// moves or a renumbering that read what the other writes cannot both commit, and the one that must retry reads the
-// order again (store/postgres/store.ts). The site structure's lists (sections and groups, a group's sections, site
-// spaces) are short (at most 100 and 500 items) and are written whole, 1, 2, 3…, at every move
-// (domain/site-structure.ts), so their positions never get closer than 1; the pages of a space are the order of its
-// revision's tree, which every write makes whole. `test/api/ordering.test.ts` checks every ordered list of the API
-// against a model list.
+// Order among siblings: the spaces and collections of one parent share one order, kept as REAL positions, ties broken
+// by id. An item placed between two takes the midpoint of their positions, one placed first or last the position next
+// to the end's; when a gap has no midpoint left, the parent's children are renumbered 1, 2, 3… in the same transaction
+// (server/docs/wire-behaviour.md, "Order").
 import type { Db } from '../store/db.ts';
 import { badRequest } from '../shared/errors.ts';
 import * as siblings from '../store/siblings.ts';

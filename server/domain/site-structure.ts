@@ -1,12 +1,7 @@
-// The structure of a site: sections, section groups and site spaces, their order and their defaults. The whole
-// structure of a site is loaded at once (sites hold tens of items, not thousands), so ordering and defaults are
-// computed in one place. The changes made to it are in site-structure-changes.ts, creating a site and changing its
-// settings in site-settings.ts, how the API shows it in site-structure-presenters.ts.
-//
-// Order: sections outside a group and section groups share the top level; sections in a group are ordered within
-// it; site spaces are ordered within their section, or at the root level of a site without sections.
-// Defaults: the stored default of a container when it is still there, else its first item in order. Loading the
-// structure inside a write stores these, so a later reorder never changes which item is the default.
+// The structure of a site: sections, section groups and site spaces, their order and their defaults, loaded whole (at
+// most 100 sections, 100 groups and 500 site spaces) so that both are computed in one place. Its changes are in
+// site-structure-changes.ts, its settings in site-settings.ts, how the API shows it in site-structure-presenters.ts
+// (server/docs/behaviour-organizations-spaces-sites.md, "Defaults" and "Order").
 import type { Membership } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
 import { badRequest, conflict } from '../shared/errors.ts';

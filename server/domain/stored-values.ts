@@ -1,15 +1,7 @@
-// Stored values brought within the contract after an upgrade. A value stored under an earlier release (written by a
-// seed file that was not checked against the contract then, or under bounds a later contract tightened) would make
-// every answer holding it a response-validation 500. After the migrations of an opening that applied any, each
-// checked column's values are validated against the contract's schema of the field they are answered as, and each
-// refused value is rewritten to a valid form (CHANGELOG.md lists them for each release):
-//
-// - a title shorter than its minimum gets its record's id appended in parentheses (`O` → `O (o)`), or becomes
-//   `Untitled` when empty and the minimum is 1; a title longer than its maximum is cut to it;
-// - a user's `email` or `photoURL` that is not an address of its format is dropped (both are optional).
-//
-// test/server/upgrade.test.ts opens a database written by the last release's server, with such values in it, and reads
-// every record back with response validation on.
+// Stored values brought within the contract after an upgrade: after the migrations of an opening that applied any, each
+// checked column's values are validated against the contract's schema of the field they are answered as, and a refused
+// value is rewritten to a valid form, so that no answer holding it is a response-validation 500 (server/docs/store.md,
+// "Upgrades keep every record").
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Db } from '../store/db.ts';

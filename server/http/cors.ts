@@ -1,10 +1,6 @@
-// CORS, on when CORS_ORIGINS is set: pages from those origins may call the API from a browser. What a preflight
-// allows is derived from the contract, once: for a path of the contract, the methods it declares on that path (and
-// HEAD beside GET, which the server answers wherever GET is: http/head.ts); the
-// request headers it uses (Authorization for the bearer scheme, Content-Type for bodies, and every header parameter);
-// the response headers it declares are exposed to the page (Location, ...), with this server's x-request-id and
-// x-contract-answer (http/example-answers.ts).
-// Off (no CORS_ORIGINS), nothing is installed and an OPTIONS request is answered as before (405).
+// CORS, on when CORS_ORIGINS is set: what a preflight allows (the methods the contract declares on the path, HEAD
+// beside GET, the request headers the contract uses) and the response headers exposed to the page are derived from the
+// contract once; off, nothing is installed (server/docs/own-pages-cors-logs.md, "CORS").
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from './contract.ts';
 import { CONTRACT_ANSWER_HEADER } from './example-answers.ts';

@@ -1,24 +1,7 @@
-// Answers from the contract: what the server answers for an operation of the contract it does not implement yet (one
-// without a handler, or listed in handlers/pending.ts), when ANSWER_FROM_CONTRACT is on (`npm run dev`, the test
-// harness's `answerFromContract`, `--answer-from-contract`). The request passes every check any request passes (the
-// token, the parameters, the body, the harness's faults); the answer is the operation's success status with the
-// example of its success response (`@opExample` in spec/), or, for an operation without one, a value made from the
-// response's schema, with the header `x-contract-answer: example` (or `schema`). Nothing is read or written: no
-// transaction, no database. The response check applies to these answers as to any other.
-//
-// Decisions, and how to undo them:
-// - The header says where the answer comes from, so that a client, a test and the conformance runner can tell it from
-//   an implementation's (the runner reports such an operation as answered from the contract, not as exercised). It
-//   is not in the contract: only this server sends it, as only this server has /health.
-// - A value made from a schema is the same every time (no randomness: a test that reads it twice sees one value),
-//   valid against the schema (formats and patterns included), and made to be read: a component's own example where
-//   it has one, the first value of an enumeration, fixed values for each format, "string" fitted to its bounds, the
-//   smallest number allowed, one item per array, every property the schema declares (those that would recurse left
-//   out when optional). A pattern's value is randexp's, drawn with a fixed seed: the first string it draws at the
-//   fewest repetitions, or the first of a fixed sequence of draws that also meets the string's bounds.
-// - Without the setting, a server whose contract has operations without a handler, or whose pending list is not
-//   empty, refuses to start, naming them and the setting (a released server implements every operation); handlers
-//   of no operation of the contract likewise. With it, those handlers are reported and the rest is served.
+// Answers from the contract for the operations not implemented yet (no handler, or listed in handlers/pending.ts), when
+// ANSWER_FROM_CONTRACT is on: the request passes every check, and the answer is the success response's example, or a
+// value made from its schema, with `x-contract-answer: example` (or `schema`); nothing is read or written
+// (server/docs/design.md, "Answers from the contract").
 import RandExpModule from 'randexp';
 import { StartupError } from '../shared/config.ts';
 import type { ContractOperation, OpenApiDocument } from './contract.ts';

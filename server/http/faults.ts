@@ -1,18 +1,7 @@
-// Declared faults on demand (the test harness's `server.faults`): make an operation answer one of the error statuses
-// the contract declares for it, answer late, or drop the connection, for the next N matching requests. A consumer
-// tests their retries, backoff, timeouts and error handling against the server's real state: a request a fault does
-// not take is served as always.
-//
-// Decisions, and how to undo them:
-// - Only what the contract declares: an operation id of the contract, and an error status (4xx, 5xx) that operation
-//   declares; anything else is refused when the fault is added, naming what the operation declares. An answer the
-//   contract does not allow would test a client against a server no implementation may be.
-// - The answer is the contract's error envelope with the status as its code, and the headers the status declares as
-//   required: `Retry-After` (429, 503) is 1 second unless the fault gives it; another required header must be given.
-// - A fault applies once the request passed the contract's checks and the token check (a 400 or 401 comes first, as
-//   from the implementation), before the operation runs: a fault's request changes nothing.
-// - Faults are kept in order; a request takes the first that matches it (operation, then `when`) and has times left.
-//   Without `times`, a fault applies until `clear()` or the harness's `reset()`.
+// Declared faults on demand (the test harness's `server.faults`): for the next N matching requests, an operation
+// answers an error status its contract declares, answers late, or drops the connection, once the request passed the
+// contract's and the token's checks and before the operation runs; what the contract does not declare is refused when
+// added (server/docs/harness.md, "Faults on demand").
 import type { Request, Response } from 'express';
 import type { OpenApiDocument } from './contract.ts';
 

@@ -1,10 +1,6 @@
-// HEAD wherever the contract declares GET. HTTP (RFC 9110, section 9.3.2) gives HEAD the meaning of GET without the
-// body, and a general-purpose server answers it wherever it answers GET: load balancers' health checks, link
-// checkers, caches and `curl -I` send it. It is a rule of the server's HTTP layer, not a part of the contract (which
-// declares no `head` operation: see server/docs/wire-behaviour.md): the document the validator reads gets a HEAD
-// operation beside each GET, a copy of the GET's, so that a HEAD is authenticated, validated and answered (status,
-// headers, and its body checked by the response validator) exactly as its GET, and a 405 names HEAD beside GET in
-// its `Allow`; the app routes it to the GET's handler, and node:http sends the answer's headers without its body.
+// HEAD wherever the contract declares GET (RFC 9110, section 9.3.2), a rule of the server's HTTP layer, not of the
+// contract: the validator's document gets a copy of each GET operation as HEAD, so a HEAD is checked and answered as
+// its GET, and node:http sends the answer's headers without its body (server/docs/wire-behaviour.md, "HEAD").
 import type { OpenApiDocument } from './contract.ts';
 
 /**

@@ -1,11 +1,6 @@
-// Answers made from data that never changes (a revision's content, see domain/content-presenters.ts): made once, frozen all
-// the way down, serialised once, and checked against a response schema once.
-//
-// The response check (the validator's, response validation on) runs a compiled schema over every answer. For an
-// answer kept and sent again, that is the same function over the same value: once it has accepted a frozen body, it
-// would accept it again. So each compiled response check is wrapped (`rememberingAccepted`, installed by
-// speed/validator.ts's `compileWithoutDocument`) to remember the immutable bodies it accepted; any other body, and an
-// immutable one it has not accepted, or has refused, is checked as before, every time.
+// Answers made from data that never changes (a revision's content, domain/content-presenters.ts): made once, frozen all
+// the way down, serialised once, and accepted by the response check once, each compiled response check being wrapped
+// (`rememberingAccepted`) to remember the immutable bodies it accepted (server/docs/design.md, "Immutable answers").
 import { isImmutable } from '../shared/response-bodies.ts';
 
 export { immutableBody, immutableBodySize } from '../shared/response-bodies.ts';

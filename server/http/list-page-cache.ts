@@ -1,37 +1,7 @@
-// Pages of lists kept until the database next changes: a page read again, by the same user, with the same address,
-// while nothing was written, is sent as it was made, without reading the database or serialising it again.
-//
-// A list page is made afresh from rows that change (a space's title, its counters, the caller's permissions), so it
-// cannot be kept as a revision's content is (http/immutable-bodies.ts). What it depends on is known, though: a
-// handler sees the path, the query, the body and the caller (app.ts passes it nothing else, no headers), and
-// otherwise reads the database, the clock and what never changes while the server runs (its configuration, its
-// secrets, revisions). So its answer is the same as long as the database and the clock are, and a page is kept when
-// the making of it could not have seen anything else:
-//
-// - no clock was read while it was made (`countingClock`, which counts every read of the server's time, by any
-//   request or job): most lists never read it; those that do are made afresh every time;
-// - no write transaction was open, before or after (a page made from changes not yet committed is never kept: they
-//   could still be rolled back);
-// - the database changed nothing while it was made, whoever wrote (another request, a job, a GET that writes such
-//   as the first read of a space's links, which is kept from its next read on).
-//
-// A kept page is valid while the store's count of changes has not moved (`Store.changeCount`): any write drops every
-// kept page. On SQLite it is the count of rows written on the server's one connection (`total_changes()`: every row
-// written, committed or rolled back, by requests, jobs or anything else), read at no cost. On PostgreSQL, which every
-// instance writes to, it is a count of committed writes kept in the database (a sequence each write moves just after
-// its commit, in the same round trip), read with one statement per list request instead of the several that make a
-// page: a page made after reading the count holds at least every write counted, and a write it may have missed moves
-// the count before its client is answered, so no instance sends a page older than a write a client was told is done.
-// Per user (the caller's id) and address (path and query string as sent). They are bounded by LIST_CACHE_MB, in MiB
-// of their JSON, the most recently read kept; 0 keeps none.
-//
-// A page is kept as its JSON text. The first time it is sent again, that text is parsed into a body of its own (the
-// handler's objects may be shared with other code) made immutable (frozen, its bytes encoded once): sent through
-// res.json like any answer, it is checked by the response check once, then remembered as accepted.
-//
-// `verify` (tests start the server with it): every page sent from memory is also made afresh, and a page that
-// differs from the kept one, by status, headers or bytes, fails the request with a 500 and an error in the log. So
-// every test that reads a list twice checks that keeping it was right.
+// Pages of lists kept until the database next changes: a page read again by the same user at the same address, while
+// nothing was written, is sent as it was made. A page is kept only when its making read no clock, had no write
+// transaction open and saw the store's count of changes stay put; `verify` makes each page sent from memory afresh and
+// compares them (server/docs/design.md, "List pages kept until the database changes").
 import { RecentlyUsed } from '../shared/recently-used.ts';
 import { immutableBody } from './immutable-bodies.ts';
 import { CONTINUE_AFTER } from '../shared/paging.ts';

@@ -1,17 +1,7 @@
-// Which handlers open their write transactions themselves. The app runs every other handler of a request that is
-// not a GET inside one write transaction (`Store.write`), which makes the request all or nothing. A handler that
-// must wait on the network first (a website import crawls for up to three outbound timeouts) would hold that
-// transaction, and with it every other write of the server, for as long as it waits: such a handler is marked with
-// `ownTransaction`, does its waiting first, and writes inside a `Store.write` of its own, checking again there what
-// it checked before waiting.
-//
-// A handler may also have a first try (`withFirstTry`) that waits for no answer of the database before its commit: its
-// statements leave with `Db.later`, so that on PostgreSQL the writes of a group go in one round trip instead of one
-// each. The route prepares the first try outside any transaction (it may decline: a request it does not cover), runs
-// it in the write transaction, and once that has committed, asks it for its answer; a first try whose write changed
-// nothing (its statements check access themselves, for the common case only) answers undefined. Either way the route
-// then runs the handler in a write of its own: what it refuses, and how, stays the handler's. Without the first try,
-// the handler alone gives the same answers.
+// How a route runs a handler other than in the app's one write transaction per request: `ownTransaction` marks a
+// handler that waits on the network first and then writes in a `Store.write` of its own; `withFirstTry` gives a handler
+// a first try whose statements wait for no answer before the commit, the handler running after it when it declines or
+// changed nothing (server/docs/design.md, "How a route runs a handler").
 import type { AppContext, Scope } from '../context/context.ts';
 import type { HandlerRequest, HandlerResult, OperationId } from './handler.ts';
 

@@ -1,31 +1,7 @@
-// The background job runner. The domain queues jobs with `enqueue` inside a write transaction; once that commits (an
-// effect of the write, Db.afterCommit: a write that queued nothing costs nothing, one that is undone starts nothing),
-// a notification from another instance (PostgreSQL) or the poll starts them. Jobs of one resource run one at a time, in
-// order; jobs of different resources run side by side, up to a limit per instance, and a resource with a long queue
-// holds back no other (store/jobs.ts: a claim considers the first job of each resource).
-//
-// Several instances may share the database (PostgreSQL). A job is claimed by exactly one of them (store/jobs.ts,
-// `claim`) for a lease the claimer renews while the job runs (a heartbeat, every third of the lease); a job whose
-// lease ran out, because its instance died, lost the database or was paused, is taken over by the next claim, of any
-// instance: run again when its kind is resumable, and otherwise marked failed with a reason. Leases are measured by
-// the database's clock, so hosts whose clocks disagree agree on them. A starting instance only ever takes over jobs
-// whose lease ran out, never another's live job. With SQLite, which one server owns, the jobs the previous process
-// left running are taken over at start.
-//
-// A job that was taken over may still be running where it was first claimed (a paused process that resumed, a
-// database that came back). That instance learns it from its next heartbeat or its next write, and then aborts the
-// job's `signal`; and every write the job makes carries its lease (the context's `fence`, checked in the write's own
-// transaction), so a write of a claim that is no longer the job's is refused and undone: one claim of a job writes.
-//
-// A job kind records its progress and outcome on its resource itself, and its `fail` hook lands any failure there too,
-// so that a failure never crashes the server. Nothing here runs a network call inside a transaction: a kind's `run`
-// waits on the network between its own writes.
-//
-// While the database is unreachable or its storage full (a condition of the store, store/conditions.ts, logged once
-// when it starts and once when it ends), what the runner does is refused and tried again, unlogged, counted in that
-// condition: a claim at the next poll, a heartbeat at the next beat. A job whose step was refused is not failed (it
-// did not fail: the machine did): it stays claimed, its lease runs out, and the next claim of any instance takes it
-// over, as after a restart (a resumable kind runs again, another fails as interrupted).
+// The background job runner: jobs the domain queues with `enqueue` in a write start once it commits, one at a time per
+// resource and side by side across resources, each claimed by one instance for a lease its heartbeat renews; a job
+// whose lease ran out is taken over, and a write of a claim that is no longer the job's is refused
+// (server/docs/design.md, "The job runner").
 import { hostname } from 'node:os';
 import type { AppContext, Jobs, Scope } from '../context/context.ts';
 import { inWrite } from '../context/context.ts';

@@ -1,14 +1,7 @@
 // Outbound HTTP(S) for the work the server does on a user's behalf (content import, OpenAPI sources, integration
-// tunnels, Git over HTTP): every request has a timeout and a size limit, follows a bounded number of redirects,
-// and is refused when it would connect to an address that is not global unicast (loopback, private, link-local,
-// shared, documentation, multicast…), unless ALLOW_PRIVATE_NETWORKS is on or the address is one the operator
-// allowed (ALLOW_PRIVATE_ADDRESSES).
-//
-// Where the check happens: each request opens its own connection. A name is resolved by a lookup that refuses it
-// when any of its addresses is refused; then, once connected, the address of the peer (`socket.remoteAddress`, the
-// one actually connected to) is checked again before a byte is written, so an address literal, a name that
-// resolves differently at connect time (DNS rebinding) or any other path to a refused address ends there. Redirects
-// are followed here, one hop at a time, each hop going through the same connection and the same check.
+// tunnels, Git over HTTP): a timeout, a size limit, redirects followed here one hop at a time, and only global unicast
+// addresses unless ALLOW_PRIVATE_NETWORKS or ALLOW_PRIVATE_ADDRESSES opens one, checked when a name is looked up and
+// again on the connected socket (server/docs/security.md, "Outbound requests").
 import { type LookupAddress, promises as dns } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';

@@ -1,16 +1,7 @@
-// Text that both engines store alike. PostgreSQL refuses the character U+0000 (NUL) in every text value, where
-// SQLite keeps it; and neither stores an unpaired surrogate (half of a UTF-16 pair, U+D800 to U+DFFF alone, which a
-// JSON string may spell as `\ud800`): both drivers write it as U+FFFD, so what was sent would not come back. So:
-//
-// - what a client sends (path parameters, query values, strings and property names of a JSON body) holding either is
-//   refused with a 400 naming where (`textProblem`, through http/text-input.ts and json-limits.ts): a rule of the API,
-//   written in the contract (spec/main.tsp, BadRequestError);
-// - a seed file holding either fails the start in one line naming the record and the field (seed-schema.ts);
-// - text read from outside (website pages, Git files, fetched OpenAPI sources) has each replaced by U+FFFD as it is
-//   read (`storableText`): an import is not refused for a stray byte of someone else's page;
-// - the store replaces them too in every string it binds to a statement, on both engines (`storableText`, in
-//   store/sqlite/store.ts and store/postgres/store.ts), so that no path missed above reaches PostgreSQL's refusal:
-//   the same input is stored the same on both engines, never a 500 on one of them.
+// Text that both engines store alike: no U+0000 (NUL), which PostgreSQL refuses in text, and no unpaired surrogate,
+// which neither engine stores. `textProblem` names where a request's text holds either (a 400, a rule of the contract);
+// `storableText` replaces each with U+FFFD in text read from outside and in every string the store binds
+// (server/docs/limits.md, "Text").
 
 const hasWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

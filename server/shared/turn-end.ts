@@ -1,11 +1,6 @@
-// The end of a turn of the event loop: what the server defers until the requests that arrived together have all been
-// handled. Two stages, always in this order: the store commits the turn's writes (`commit`, store/db.ts), then the
-// turn's answers leave (`answer`, speed/write-together.ts). So no answer leaves before the writes it may show are
-// committed, whichever stage was asked for first in the turn.
-//
-// Both stages run in the check phase that follows the poll phase in which the requests were read, as two immediates:
-// node runs the promise continuations between them, so the answers of the writes just committed (written by the
-// routes awaiting those commits) leave with the rest of the turn's answers.
+// The end of a turn of the event loop: `atTurnEnd` defers a task until the requests that arrived together have all been
+// handled, in two stages, every `commit` (the store's, store/db.ts) before any `answer` (speed/write-together.ts), so
+// no answer leaves before the writes it may show are committed (server/docs/design.md, "The end of a turn").
 
 type Stage = 'commit' | 'answer';
 

@@ -1,15 +1,7 @@
-// The node:http server that serves the Express app, built so that Express never changes an object's prototype.
-//
-// Express gives every request and response its app's methods by changing their prototypes on arrival
-// (`Object.setPrototypeOf(req, app.request)` and the same for `res`, in `app.handle`). V8 then moves each object to a
-// map of its own, and every property access on them that follows (Express's, the validator's, the handlers', node's
-// own) goes through slow lookups: about half of the CPU of a GET of a space. Here node:http creates each request and
-// response with the app's prototypes already (its `IncomingMessage` and `ServerResponse` options), and the app's
-// `request` and `response` are those prototypes, so the change Express makes is to the prototype the object already
-// has, which V8 skips. Express's own tracker of the idea: expressjs/express#5998 ("How to make Express 2x faster").
-// Sub-apps (none here) would still change prototypes on the requests they serve.
-//
-// Its connections write what a turn of the event loop answered at the end of that turn (write-together.ts).
+// The node:http server that serves the Express app, built so that Express never changes an object's prototype: each
+// request and response is created with the app's prototypes already, so V8 keeps their property access fast. Its
+// connections write what a turn answered at the end of that turn (write-together.ts) (server/docs/design.md, "Requests
+// born with the app's prototypes").
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Speedup } from '../shared/config.ts';

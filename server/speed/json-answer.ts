@@ -1,21 +1,6 @@
-// The app's `res.json`: JSON answers written by the server itself, with the very status, headers and bytes
-// Express's `res.json` gives them, for less work per answer.
-//
-// Express's res.json serialises the body and calls res.send, which parses the Content-Type again to add its charset
-// (the content-type and mime-types packages), copies the text into a Buffer to measure it, checks freshness, and
-// writes headers and body as two chunks (a writev). Here the text is measured where it is and given to node:http as
-// a string, which sends headers and body in one write. A small answer's CPU shows the difference (docs/performance.md,
-// "What the speed rests on"); for a large body, such as a space's content, the copies saved weigh less.
-//
-// That is only for the answers whose bytes cannot differ: a body with JSON, no Content-Type set before, no ETag or
-// Last-Modified on the response and no If-None-Match or If-Modified-Since on the request (the cases where Express may
-// answer 304), a status other than 204 and 304 (whose headers and body Express strips), and an app that makes no
-// ETags and has none of the `json spaces`, `json replacer` and `json escape` settings (the server's app). Anything
-// else goes to Express's own res.json, as before. test/server/json-answer.test.ts compares both, byte for byte.
-//
-// A page fitPage has serialised goes out as that JSON, and an answer kept and sent again as its bytes, encoded once
-// (see `serialized` in pagination.ts). The validator's response check wraps this res.json per response, so it still
-// checks the body itself.
+// The app's `res.json`: JSON answers written by the server itself, with the very status, headers and bytes Express's
+// `res.json` gives them, in one write and without copying the text, wherever those bytes cannot differ; any other
+// answer goes to Express's own (server/docs/design.md, "The app's res.json").
 import type { Express, Response } from 'express';
 import { serialized, serializedText } from '../shared/response-bodies.ts';
 

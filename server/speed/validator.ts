@@ -1,28 +1,7 @@
-// express-openapi-validator as the server installs it, with a route lookup whose cost does not grow with the
-// number of paths in the document.
-//
-// The validator's metadata middleware finds each request's route by compiling a path-to-regexp matcher for every
-// path of the document, in order, until one matches (`lookupRoute` in dist/middlewares/openapi.metadata.js), on
-// every request: with the contract's paths that was a large share of the CPU of a GET (docs/performance.md, "The
-// validator as one middleware"). The upstream pull request
-// cdimascio/express-openapi-validator#1217 ("perf: cache route matchers") caches the compiled matchers, the scan
-// staying linear; once a release has it, this wrapper can go and `OpenApiValidator.middleware(options)` be used as is.
-//
-// Here the route is found in an index of the document's path templates (a map lookup per path segment, static
-// segments before parameters, the order in which the validator sorts its routes), and the validator's own metadata
-// middleware runs for the first request of each operation only. What it attaches to the request (`req.openapi`: the
-// route, the operation's schema, the response schemas) depends on the operation alone, but for the path parameters:
-// it is kept and given to the operation's later requests with their own parameters, decoded as the validator
-// decodes them. Every other middleware of the validator (security, multipart, request and response validation) runs
-// as it is, built by the validator's own factories, all of them inside one middleware (`openApiValidator`); a request
-// the index placed is marked (`placedOperation`) so that the app can hand it to its operation without Express's
-// routing. Two start-up costs of the validator are avoided without changing what it builds: compiling every
-// referenced schema to resolve a `$ref` (`schemaPreprocessor`) and bundling a document that needs no bundling
-// (`bundled`).
-// A request the index does not place exactly (an unknown path or method, a trailing slash, another letter case,
-// an undecodable escape, an ignored path) goes through the validator's own lookup, so its 404, 405 and 400 answers
-// are unchanged. test/server/validator.test.ts checks, for every operation of the contract, that both lookups attach the
-// same thing.
+// express-openapi-validator as the server installs it: its middlewares run as one (`openApiValidator`), and a route
+// index places each request by its path's segments instead of the validator's scan of every path, its metadata
+// middleware running once per operation; a request the index does not place exactly goes through the validator's own
+// lookup (server/docs/design.md, "The validator as one middleware").
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidator from 'express-openapi-validator';
@@ -460,8 +439,9 @@ const SHARED_LIMIT = 20_000;
  * and the response validator (`buildValidators` of dist/middlewares/openapi.response.validator.js) put the
  * document's `paths` and `components` into every schema they compile, once per operation and response code, "for
  * resolution with multi-file" documents; Ajv then walks all of it (`getSchemaRefs`, a traversal of every key) before
- * compiling. With this contract that made the first request of each operation slow, most of a test file's
- * time (docs/performance.md, "The validator as one middleware"), and took tens of MB. Their `$ref`s (`#/components/schemas/...`) do not need them: the validator has added
+ * compiling. With this contract that made the first request of each operation slow, most of a test file's time, and
+ * heavy in memory (docs/performance.md and server/docs/design.md, "The validator as one middleware"). Their `$ref`s
+ * (`#/components/schemas/...`) do not need them: the validator has added
  * each component schema to the same Ajv under that very key (`createAjv`, dist/framework/ajv/index.js), and Ajv
  * resolves a `$ref` by its registered schemas before looking inside the root, so the code it generates is the same.
  * A schema that does not compile alone (a `$ref` elsewhere in a document) is compiled with the document, as before.

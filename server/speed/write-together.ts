@@ -1,23 +1,7 @@
-// Answers leave together: what the server writes to its connections during one turn of the event loop is handed to
-// the operating system at the end of that turn, one connection after the other, instead of each at once.
-//
-// Why: node:http handles in one turn every request that arrived together (one `epoll_wait`), and writes each answer
-// as soon as it is made. A client on the same machine (an integration suite, the conformance runner, a benchmark's
-// load) is usually asleep waiting for answers, so each write wakes it, and on a virtual machine a wake-up across
-// cores is costly: the kernel charges it to the writer. Measured under load, answers that leave together bring the
-// system time a request costs down to a bare node:http server's, and the server answers more requests per second
-// with the same latencies (docs/performance.md, "Answers written at the end of the turn"). The first answers of a
-// turn wait for the turn's other requests (a turn's worth of handler time); a lone request waits only for the rest of
-// its own turn.
-//
-// How: each connection's `_write` and `_writev` (net.Socket's, which hand bytes to libuv) are held until the end of
-// the turn (a task per held write at the turn's `answer` stage, see turn-end.ts: after the poll phase in which
-// the requests were handled, and after the store has committed the turn's writes).
-// A Writable lets `_write` complete later: what is written meanwhile is kept by the stream and goes out with the next
-// `_writev`, in order, so headers, bodies, pipelined answers and `end` keep their order and backpressure works as
-// before. A connection destroyed during the turn first hands over what it holds, as it would have had it written at
-// once: node:http answers a request it cannot parse by a write and a `destroy()` in one go (400, 431), and
-// net.Socket sends what it was given before it closes.
+// Answers leave together: what the server writes to its connections during one turn of the event loop is handed to the
+// operating system at the end of that turn (the `answer` stage of turn-end.ts), one connection after the other, so that
+// a client waiting on several answers is woken once; order, backpressure and a destroy during the turn are kept
+// (server/docs/design.md, "Answers written at the end of the turn").
 import type { Socket } from 'node:net';
 import { atTurnEnd } from '../shared/turn-end.ts';
 

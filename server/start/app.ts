@@ -1,9 +1,7 @@
-// Builds the Express app from the contract: the validator checks every request (and every response, unless
-// turned off), the routes are registered by walking the document's paths, and each route calls the handler of
-// its operation (http/operation-route.ts), inside a write transaction for anything but GET (unless the handler opens
-// its own: http/route-rules.ts), or, for an operation not implemented yet, answers from the contract
-// (http/example-answers.ts). HEAD is answered wherever GET is, by the GET's route (http/head.ts). Every failure goes
-// through one error writer.
+// Builds the Express app from the contract: the validator checks every request (and response, unless turned off); a
+// route per operation calls its handler (http/operation-route.ts), in a write transaction for anything but GET
+// (http/route-rules.ts), or answers from the contract (http/example-answers.ts); HEAD goes to the GET's route
+// (http/head.ts); every failure goes through one error writer (server/docs/code.md, "Code layout").
 import { randomUUID } from 'node:crypto';
 import * as OpenApiValidator from 'express-openapi-validator';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';

@@ -1,16 +1,6 @@
-// The entry of the compiled server: `npm start` runs dist/server/main.js, built from this file, which loads the bundle
-// of the server (dist/server/server.cjs, built from main.ts: scripts/build-server.ts) and calls its `runCommand` with
-// the arguments. The server package's command is this file too, beside that package's bundle
-// (scripts/build-server-package.ts).
-//
-// Before it loads the bundle, it turns on Node's compile cache (`module.enableCompileCache`): V8 then reads the code it
-// compiled for the bundle on an earlier start instead of compiling the whole file again. The cache is kept in a folder
-// of the user's, never beside the bundle (an install may be read-only): NODE_COMPILE_CACHE when it is set (Node then
-// turns the cache on itself, before this file runs), else `$XDG_CACHE_HOME/docs-platform-server`, else
-// `~/.cache/docs-platform-server`. NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node writes the cache when the process
-// exits, one folder for each Node version and set of V8 options, and checks each entry against the file it was made
-// from, so a rebuilt bundle is compiled afresh once. It is best effort: a folder that cannot be created or written
-// only leaves the bundle uncached, and deleting the folder is always safe.
+// The entry of the compiled server (dist/server/main.js, run by `npm start`, and the server package's command): checks
+// the Node version, turns on Node's compile cache in the user's cache folder, then loads the server's bundle and calls
+// its `runCommand` with the arguments (server/docs/running-and-configuration.md, "Running it").
 import module from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';

@@ -1,15 +1,6 @@
-// The Node versions the packages run on, and the one line a command (or the test harness) gives on another Node.
-// `launch.ts` (the entry of `npm start` and of the server package's `docs-platform-server` command) checks before it
-// loads anything of the server, so that on an older Node the command, `--help` and `--version` included, ends at once
-// with exit code 1 and that line on stderr, rather than running on a Node nothing is tested on (better-sqlite3 13
-// itself asks for Node 22) and failing later, with a stack trace, if at all. The test harness's first module
-// (testing/supported-node.ts) makes its import fail with that line, before anything else of a test run fails.
-//
-// SUPPORTED_NODE is the `engines.node` of every package (the root package.json, which release/pack.ts and
-// scripts/build-server-package.ts copy into the packed manifests); test/tooling/package.test.ts fails when they
-// differ, and test/tooling/server-package.test.ts runs the installed commands and the harness on an older Node. The
-// module imports nothing and uses nothing Node 20 lacks, so that an old Node gets as far as this check; the runner's
-// command (conformance/cli.ts, which bundles nothing of the server) makes the same check.
+// The Node versions the packages run on (`SUPPORTED_NODE`, every package's `engines.node`), and the one line a command
+// or the test harness gives on another Node, before it loads anything else. It imports nothing and uses nothing Node 20
+// lacks, so that an old Node gets as far as this check (server/docs/design.md, "Supported Node versions").
 
 /** The Node versions the packages support: their `engines.node`, clauses `^X.Y.Z` or `>=X.Y.Z` joined by `||`. */
 export const SUPPORTED_NODE = '^22.12.0 || ^24.0.0 || >=26.0.0';

@@ -1,12 +1,7 @@
-// The seed format (SEED_FILE, or an object given to the test harness): users, tokens, organizations, memberships,
-// teams, collections and spaces with pages. One source: `SEED_SCHEMA`, the JSON Schema the server checks every seed
-// against (seed-schema.ts compiles it, with the contract for its references), and `SeedFixture`, the type inferred
-// from that schema here, so that what the type accepts and what the server accepts cannot differ. Each field refers to
-// the contract's schema of the field it becomes (`contract#/components/schemas/Organization/properties/title`), and
-// its type is that field's type in the generated schema.d.ts; a reference to a schema or a field the contract does not
-// have fails tsc. No import but the contract's types, so that the server package's declarations of its test harness
-// (server/testing/, dist/testing/seed-format.d.ts) carry the format without the server's own modules. Documented in
-// server/docs/seed-file.md; applied by seed.ts.
+// The seed format (SEED_FILE, or an object given to the test harness): `SEED_SCHEMA`, the JSON Schema the server checks
+// every seed against (seed-schema.ts), and `SeedFixture`, the type inferred from it, each field typed as the contract's
+// field it becomes, so that the type and the server accept the same seeds. It imports only the contract's types
+// (server/docs/seed-file.md).
 import type { components, Readable } from '../../generated/schema.d.ts';
 
 type Schemas = components['schemas'];

@@ -1,11 +1,6 @@
-// A seed file checked against the contract before anything of it is stored: every record, every field, with the seed
-// format's schema (SEED_SCHEMA, seed-format.ts, from which the format's type is inferred too). The seed
-// format (server/docs/seed-file.md) is not a schema of the contract, but each of its fields becomes a field the
-// API answers: an organization's `title` is read back as `Organization.title`, a space's `visibility` as
-// `Space.visibility`. So each field is checked against the schema of the field it becomes (the response schema,
-// which every answer is validated against), and each id against `ResourceId` (what a client can send in a path).
-// A value the contract refuses would otherwise be stored and make every read of its record a 500. Every string is
-// also text both engines store alike (text.ts): no NUL, no unpaired surrogate.
+// A seed file checked against the contract before anything of it is stored: each field against the contract's schema of
+// the field it becomes (the response schema every answer is validated against), each id against `ResourceId`, every
+// string as text both engines store alike (server/docs/seed-file.md).
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { OpenApiDocument } from '../http/contract.ts';

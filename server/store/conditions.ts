@@ -1,12 +1,7 @@
-// What the machine does to the store for a while: the database unreachable (PostgreSQL stopped, restarting, or out of
-// reach) and the storage full (SQLite's disk, or PostgreSQL's). Each engine reports here the failures it meets
-// (`failed`), and gets back the error to throw: a `Refusal` (errors.ts), answered 503 with `Retry-After` and a
-// message that names the cause. The first failure of a kind starts a condition, which the watchers hear of once (the
-// server logs it); the store then checks by itself, every CHECK_EVERY_MS of that kind, whether it is over (`checks`:
-// a query, or a write where there is room), and the watchers hear of its end once, with how long it lasted and how
-// many requests and background steps it refused meanwhile. Requests are never refused in advance: each is tried as
-// always (a small write may still fit on an almost full disk), so a condition only says what happened, for the log and
-// for /health.
+// What the machine does to the store for a while, the database unreachable or the storage full: each engine reports its
+// failures here (`failed`) and throws the `Refusal` it gets back (a 503 with `Retry-After`); a condition starts at the
+// first failure, is checked by the store until it is over, and is logged once at each end. Nothing is refused in
+// advance (server/docs/store.md, "When the machine fails under it").
 import { randomUUID } from 'node:crypto';
 import { type ConditionKind, Refusal } from '../shared/errors.ts';
 

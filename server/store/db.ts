@@ -1,11 +1,7 @@
-// The database as the rest of the server reaches it. The store (this folder) is the only code that writes SQL: one
-// module per resource group (spaces.ts, jobs.ts, ...), each a set of typed functions that say what they do, over a
-// `Db`, the handle of one unit of work. Above the store, nothing imports a database driver or Kysely.
-//
-// Queries are written once, with Kysely as a query builder only (`db.q`, compiled for the engine, never executed by
-// Kysely): the engine runs the compiled SQL itself (sqlite/store.ts, postgres/store.ts), which is where SQLite keeps
-// its group commit and PostgreSQL its transactions and retries. What cannot be written once sits in one module per
-// engine behind `Specific` (specific.ts): the full-text index, lists bound as one parameter, the job claim.
+// The database as the rest of the server reaches it: `Db`, the handle of one unit of work, over which each module of
+// the store (one per resource group) is a set of typed functions. Queries are written once, with Kysely as a builder
+// only (`db.q`), and run by each engine; what cannot be written once is behind `Specific` (server/docs/store.md,
+// "Queries are written once").
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import { badRequest } from '../shared/errors.ts';
 import type { StoreConditions } from './conditions.ts';

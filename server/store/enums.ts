@@ -1,12 +1,7 @@
-// Branching on a value of a contract enumeration, exhaustively (server/docs/code.md, "Writing handlers"). Enumeration
-// types come from the generated schemas (`Model<'SpaceVisibility'>`); a value the contract adds later must fail
-// `tsc` at every place that branches on it, which these two forms guarantee:
-//
-// - a table `Record<Enum, …>` (`satisfies Record<…>` on a literal): a missing key is a type error;
-// - a `switch` whose `default` calls `unreachable(value)`: an unhandled case leaves `value` not `never`.
-//
-// Values read back from the database (TEXT columns) are parsed at the row → domain boundary with `parseEnum`, so
-// the domain never holds a value outside its enumeration.
+// Branching on a value of a contract enumeration, exhaustively: a table `Record<Enum, …>`, or a `switch` whose
+// `default` calls `unreachable(value)`, so that a value the contract adds fails `tsc` where it is branched on; and
+// `parseEnum` and `rowParser`, which parse stored values at the row → domain boundary (server/docs/code.md, "Writing
+// handlers").
 
 import { columnName } from './db.ts';
 

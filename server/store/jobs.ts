@@ -1,15 +1,7 @@
 // The job queue (table `jobs`): jobs queued in the transaction of the write that starts them, claimed by an instance
-// for a lease it renews while they run, then marked done or failed.
-//
-// Leases are measured by the database's clock (`specific.clockMs`), never by the host's: the instances' hosts may
-// disagree about the time, the database is one. A lease is also a fencing token: a claim counts the job's attempts,
-// and (job, owner, attempts) names one claim of it. Whatever the job writes goes with a check of its lease in the same
-// transaction (`hold`), which refuses the write once another claim took the job over; the claim's own updates of a
-// job row, and that check, lock the row, so the two are ordered.
-//
-// A claim takes, in the queue's order (order_key, created_at, id), the running jobs whose lease ran out (taken over)
-// and then the first queued job of each resource that no instance runs: one resource's queue, however long, is one
-// candidate, so it never holds back the others. It locks the rows it takes and no other.
+// for a lease it renews while they run (measured by the database's clock, and a fencing token that `hold` checks in
+// each write of the job), then marked done or failed. A claim takes the first queued job of each resource, so no
+// resource's queue holds back another's (server/docs/store.md, "Claims are fair").
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
 

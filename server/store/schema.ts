@@ -1,9 +1,7 @@
-// The tables of the database as the store's queries see them (Kysely's types): one interface per table, a column's
-// type being what both engines give back (TEXT: string, INTEGER and REAL: number, BLOB: Buffer). `Generated<>` marks
-// a column with a default, which an INSERT may leave out. The schema itself is made by the migrations of each
-// engine (sqlite/migrations, postgres/migrations); test/server/store-schema.test.ts checks that both make these tables.
-//
-// The full-text index is not here: each engine keeps its own (sqlite/specific.ts, postgres/specific.ts).
+// The tables of the database as the store's queries see them (Kysely's types): one interface per table, a column typed
+// as both engines give it back (TEXT a string, INTEGER and REAL a number, BLOB a Buffer), `Generated<>` for one with a
+// default. Each engine's migrations make the schema; the full-text index is each engine's own (server/docs/store.md,
+// "Migrations").
 import type { Generated, Selectable } from 'kysely';
 
 export interface ChangeRequestContributorsTable {

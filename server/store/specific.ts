@@ -1,14 +1,7 @@
-// What the two engines do each their own way, behind one interface: sqlite/specific.ts and postgres/specific.ts are
-// its two implementations, and the only places where a query is written twice. Everything else in the store is
-// written once, with Kysely.
-//
-// - Lists bound as one parameter (`among`, `strings`): SQLite reads a JSON array with json_each, PostgreSQL an array.
-// - JSON arrays held in a column (`jsonStrings`): json_each against jsonb_array_elements_text.
-// - The full-text index of spaces' content (`search`): SQLite's FTS5 against PostgreSQL's tsvector.
-// - Whether what an update reads beside its row goes in its RETURNING (`readsReturned`), a matter of cost only.
-// - What the job queue needs of the engine (jobs.ts): the database's clock, which every lease is measured by; a lock
-//   per resource for the length of a claim; row locks that skip what another transaction holds. SQLite, which one
-//   server owns and writes one transaction at a time, needs neither lock.
+// What the two engines do each their own way, behind one interface (sqlite/specific.ts, postgres/specific.ts): lists
+// bound as one parameter, JSON arrays in a column, the full-text index, `readsReturned`, and what the job queue needs
+// (the database's clock, a lock per resource, row locks that skip); everything else in the store is written once
+// (server/docs/store.md, "Queries are written once").
 import { type RawBuilder, sql, type SqlBool } from 'kysely';
 
 /** A section of a page, as the full-text index holds it. */

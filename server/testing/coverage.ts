@@ -1,16 +1,7 @@
-// Contract coverage of a consumer's suite, across its test files and workers: while coverage is on, every server the
-// harness starts (in process or as a child) records the declared responses it answered, in a file of its own under
-// `<folder>/records/` (recorder.ts), written when it stops and when its process exits; `reportCoverage()` merges them
-// into `<folder>/coverage.json` and `<folder>/coverage.md` (coverage-format.ts, the conformance runner's format too) and
-// prints one line. `startCoverage()` turns it on for the run (a vitest globalSetup, or node's --test-global-setup).
-//
-// Decisions, and how to undo them:
-// - On when asked: `startCoverage()`, the harness option `coverage`, or DOCS_SERVER_COVERAGE (a folder, or `1` for
-//   the default, `docs-platform-coverage` in the working directory). Off, nothing is recorded or written.
-// - Records are files, one per server: workers of any test runner are processes or threads that share nothing else,
-//   and a file per server needs no lock. The report removes the records it merged, so a run never counts another's.
-// - The threshold is of declared responses seen, in percent (DOCS_SERVER_COVERAGE_THRESHOLD, or `threshold`):
-//   below it, `reportCoverage()` throws after printing its line, which fails the run.
+// Contract coverage of a consumer's suite, across its test files and workers: while it is on, every server the harness
+// starts records the declared responses it answered in a file of its own (http/coverage-recorder.ts);
+// `reportCoverage()` merges them into `coverage.json` and `coverage.md` and prints one line; `startCoverage()` turns it
+// on for the run (server/docs/harness.md, "Contract coverage").
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Coverage, coverageLine, coverageMarkdown, coverageSummary, type CoverageSummary, mergeCoverage, responsesPercent } from '../../conformance/coverage-format.ts';

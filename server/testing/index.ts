@@ -1,30 +1,7 @@
-// The test harness of the reference server (`docs-platform-server/testing` in the server package): a test suite
-// starts a server on 127.0.0.1, on a free port, in memory, seeded with what it needs (a seed object or file), and gets
-// its address, an admin token and a typed client for it; `reset()` puts the database back as seeded between tests,
-// `stop()` ends it. The repository's own tests start their servers through it too (test/support/server.ts).
-//
-// Decisions, and how to undo them:
-// - A child process by default: the server's work does not share the test's event loop, and what a test does to its
-//   own process (fake timers, a mocked fetch, a global it changes) cannot reach the server. The child is the
-//   package's `docs-platform-server` command, as npx runs it, so tests see the server users run. It ends when the
-//   test run ends, however that happens: the command leaves when its IPC channel to this process closes (control.ts),
-//   which the operating system does when this process ends, even by SIGKILL; a normal exit also sends it SIGTERM.
-//   `inProcess: true` runs it in this process instead (faster to start, and the repository's tests use it for what
-//   only in-process code can give: a manual clock, breaking handlers on purpose).
-// - Reset swaps the database for a copy of the image taken once the server had seeded it (server.ts, `reset()`),
-//   behind the same socket: the address, the token and the clients' connections stay; ids and timestamps of seeded
-//   records are those of the start. It needs the database in memory (the default here).
-// - The client is the client package's (`docs-platform-contract`), an optional peer dependency of the server package:
-//   the command and the harness work without it (npx installs nothing more), and a project that installs it gets
-//   `client` typed from the same contract; without it, reading `client` throws, naming the package to install.
-// - The server's configuration comes from the harness alone (below) and `env`, never from the test run's environment,
-//   so that a DATABASE_URL or a PORT set for something else does not reach it.
-// - Faults on demand (`faults`, server/http/faults.ts) are what the contract declares, checked by the server in both
-//   modes (a child is sent them over IPC), so that the types and the server refuse the same faults.
-// - A seed file's path is resolved against the working directory, as `fs`, vitest's own options and the command's
-//   `--seed` are: vitest and `node --test` run in the project's folder, the same for every test file. A file beside a
-//   test file is named by a `file:` URL (`new URL('./seed.yaml', import.meta.url)`), which says so where it is written;
-//   the harness does not guess its caller's file from a stack trace. A missing file fails the start, naming both.
+// The test harness of the reference server (`docs-platform-server/testing`): `startDocsServer` starts a server on
+// 127.0.0.1, on a free port, in memory, seeded, in a child process unless `inProcess`, and gives its address, an admin
+// token and a typed client; `reset()` puts the database back as seeded, `stop()` ends it. The repository's own tests
+// start their servers through it too (server/docs/harness.md).
 import './supported-node.ts';
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 // No measured figure in a source comment: a comment says what is true of the code and why; a measurement lives in
 // docs/performance*.md (and the READMEs' timing sections), which say when and how it was taken.
-// Why, and what counts as a measurement: test/README.md, "No measured figure in a comment".
+// An approximate quantity ("tens of MB") counts too. Why, and what counts: test/README.md, "No measured figure in a comment".
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { repoRoot } from '../support/repo.ts';
 
 /** The source folders whose comments are checked. */
-const FOLDERS = ['server', 'conformance', 'breaking', 'scripts', 'client', 'spec-rules'];
+const FOLDERS = ['server', 'conformance', 'breaking', 'release', 'bench', 'scripts', 'client', 'spec-rules'];
 
 /** What a measured figure looks like in prose, each with what it catches. */
 const MEASUREMENTS: { pattern: RegExp; what: string }[] = [
@@ -21,6 +21,12 @@ const MEASUREMENTS: { pattern: RegExp; what: string }[] = [
   { pattern: /\b(?:a|one|two) (?:thirds?|quarter|fifth|tenth) of (?:the|a|its|what) (?:CPU|time|start|compile|request|GET|POST)\b/, what: 'a share of a cost' },
   { pattern: /\bcontract's \d[\d ]*\d? (?:references|response schemas|schemas|paths|operations)\b/, what: "a count of the contract's parts" },
   { pattern: /\b(?:took|takes|costs?) (?:about )?\d[\d.]*\s?(?:µs|ms|s|seconds|MB)\b/, what: 'a measured cost' },
+  {
+    // A count word with a unit of time, size or rate: "tens of MB", "a few hundred ms", "several seconds".
+    pattern:
+      /\b(?:[Tt]ens|[Dd]ozens|[Hh]undreds|[Tt]housands|[Mm]illions|[Aa] few|[Aa] couple|[Ss]everal)(?: (?:hundred|thousand|million))?(?: of)? (?:ns|µs|us|ms|s|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|B|bytes|[kKMGT]i?B|kilobytes|megabytes|gigabytes|req\/s|requests per second)(?![\w/])/,
+    what: 'an approximate quantity',
+  },
 ];
 
 /** The comments of a source file (`name` gives its kind: .ts, .mjs…), with the line each starts on. */
@@ -63,6 +69,10 @@ describe('source comments', () => {
       'const slash = /\\/\\/ 2 -> 3 µs/;',
       'const template = `${slash} // 5 -> 6 µs`;',
       '// prints `maxLength 255 → 100`, as "How to make Express 2x faster" says',
+      '// kept parsed, which takes tens of MB and a few hundred ms',
+      '/* read again several',
+      ' * seconds later */',
+      '// sites hold tens of items, about as many bytes as characters; a few requests at a time, within "a few ms"',
     ].join('\n');
     expect(measuredFigures('f.ts', text)).toEqual([
       'f.ts:1: a time in microseconds: "2 µs"',
@@ -70,6 +80,8 @@ describe('source comments', () => {
       'f.ts:2: a before and after: "8.4 -> 3"',
       'f.ts:2: a speed-up: "4 to 6 times faster"',
       'f.ts:2: a share of a cost: "a fifth of the CPU"',
+      'f.ts:12: an approximate quantity: "tens of MB"',
+      'f.ts:13: an approximate quantity: "several seconds"',
     ]);
   });
 

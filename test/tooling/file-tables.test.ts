@@ -1,16 +1,6 @@
-// Every file table of the documentation lists every file of its folder. The rule, exactly:
-// - A file table is a Markdown table whose first line comes directly under a line `<!-- files: FOLDER [FOLDER…] -->`
-//   (FOLDERs separated by spaces, each a path from the repository's root: `conformance`, `server/http server/domain`),
-//   in README.md, docs/*.md, any folder's README.md (test/README.md included) or server/docs/*.md, outside
-//   node_modules, dist and generated. A marker in a fenced code block is an example, not a marker.
-// - It names, each in an inline-code span of the table, every code file (.ts .mts .js .mjs .cjs, not .d.ts) and every
-//   subfolder directly in each FOLDER: by its name (`index.ts`, `compare/`), by its path from the root
-//   (`conformance/cli.ts`) or by its path from any FOLDER of the marker that holds it (with `conformance
-//   conformance/property`, `property/run.ts`); a subfolder is also named by a path inside it (`scenario/context.ts`).
-//   A trailing `/` and a leading `./` do not matter. Files are those git tracks and new ones it does not ignore (so
-//   not a build's output). Naming more is allowed (a loose `main.ts`, `package.json`, a file of a subfolder).
-// - It fails naming each file or subfolder a table leaves out, on a marker naming a folder that does not exist, and
-//   on a marker with no table directly under it.
+// Every file table of the documentation lists every file of its folder: a Markdown table directly under a line
+// `<!-- files: FOLDER [FOLDER…] -->` names, in inline code, every code file and subfolder directly in each FOLDER
+// (by name, or by a path from the root or from a FOLDER). The rule in full: test/README.md, "File tables".
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

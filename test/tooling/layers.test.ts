@@ -170,7 +170,7 @@ describe("the server's layers", () => {
     }
     // A handler reaching the store, the case the layers exist for.
     expect(checked).toContain(`${moduleIn(LAYERS.find((layer) => layer.name === 'handlers')!, 1)} -> store`);
-  }, 60_000);
+  }, 180_000);
 
   test('the finders see column names and row casts in code, not in comments or strings, and name their lines', () => {
     const handler = [

@@ -1,19 +1,7 @@
-// The connections of one instance to PostgreSQL, through postgres.js: DATABASE_POOL_SIZE of them, each a postgres.js
-// client of one connection (`max: 1`, which postgres.js documents as running its statements in order), connected on
-// first use. A client whose connection closed is ended and a new one takes its place, connected on its next use:
-// postgres.js would connect the same client again itself, but a connection it loses while a write to it waits for the
-// end of the turn keeps that write pending (postgres.js 3.4.9 clears its timer without forgetting it), so that it
-// never writes again, not even to the next connection: the client would hang until its connect timeout, on every
-// attempt. Its statements under way fail as a connection failure (CONNECTION_CLOSED, or CONNECTION_DESTROYED when
-// ended). Upstream: porsager/postgres#1208; once `closed()` resets that timer, the same client can connect again.
-//
-// A statement is sent without waiting for the answers of those before it on its connection (pipelining: PostgreSQL
-// answers them in order), and the statements one turn of the event loop sends on a connection leave in one write.
-// Reads go to the first connection that no transaction holds and that runs fewer than PIPELINE reads, so that the
-// reads of concurrent requests travel together (one write and one wake-up of the server and of PostgreSQL for many)
-// and further connections are used only as the load needs them. A transaction holds one connection from its first
-// statement to its end, and learns when that connection was lost meanwhile (`Held`), since postgres.js would
-// otherwise run its next statement on a new connection, outside the transaction.
+// The connections of one instance to PostgreSQL: DATABASE_POOL_SIZE postgres.js clients of one connection each,
+// connected on first use and replaced when their connection closes. Statements are pipelined, reads go to the first
+// connection no transaction holds that runs fewer than PIPELINE reads, and a transaction holds its connection to its
+// end (server/docs/design.md, "PostgreSQL connections").
 import type postgres from 'postgres';
 
 /** What a statement answers: its rows (objects, named by the client's column transform) and what it changed. */

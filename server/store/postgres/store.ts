@@ -1,14 +1,8 @@
-// The shared engine: PostgreSQL (DATABASE_URL=postgres://…), through postgres.js, for several instances of the
-// server on one database. Reads run on the pool's connections (connections.ts); each write is a transaction of its
-// own (SERIALIZABLE by default), run again when it conflicts with another instance's. Migrations
-// (postgres/migrations) run once however many instances start together (an advisory lock). Instances tell each other
-// of queued jobs with LISTEN/NOTIFY.
-//
-// The database may go away at any moment (a crash, a restart, the network): every connection's failure, wherever it
-// shows (a statement, a transaction's connection between two statements, an idle connection closing, the listening
-// connection), becomes the `database-unreachable` condition (conditions.ts) and never an exception nobody catches; a
-// connection lost is made again on its next use (connections.ts); the store checks every quarter second whether the
-// database is back.
+// The shared engine: PostgreSQL (DATABASE_URL), through postgres.js, for several instances of the server on one
+// database: each write a transaction of its own (SERIALIZABLE by default) run again on a conflict, migrations once
+// under an advisory lock, queued jobs announced with LISTEN/NOTIFY; any connection's failure becomes the
+// `database-unreachable` condition, never an uncaught exception (server/docs/store.md, "Two engines" and "PostgreSQL
+// going away").
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type Migration, migrationsIn } from '../migrations.ts';

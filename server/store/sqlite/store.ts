@@ -1,17 +1,7 @@
-// The embedded engine: one SQLite file under DATA_DIR (WAL), or `:memory:` in tests, through better-sqlite3. One
-// connection, owned by this process (DATA_DIR is locked: data-dir.ts): writes are serialised, and those of one turn of
-// the event loop commit together (group commit, `write`). Versioned migrations (sqlite/migrations) run when it opens.
-//
-// better-sqlite3 is synchronous: a query runs when it is called, and the promise the store gives back is already
-// settled. Each SQL text is prepared once and its statement reused (a bounded cache): preparing parses and plans the
-// SQL, which on every call showed in a GET's profile. Rows are read as arrays (better-sqlite3's `raw` mode) and made
-// into objects by `rowOf` (db.ts), named as above the store: better-sqlite3 makes its row objects in C++ with V8's
-// `Object::New(names, values)`, whose objects are in dictionary mode (their properties in a hash table), and reading,
-// spreading and serialising those cost more (undo: drop `raw(true)` in `statement` and rename each row's keys).
-//
-// A full disk (SQLITE_FULL, or an I/O error while the disk has no room) refuses the writes that need room, with the
-// `storage-full` condition's refusal (conditions.ts), and nothing else: reads are served from the file as it is, and
-// once the disk has room again (checked every second, by the free space and a write that fits) writes are accepted.
+// The embedded engine: one SQLite file under DATA_DIR (WAL), or `:memory:` in tests, through better-sqlite3, on one
+// connection this process owns. Writes are serialised and those of one turn commit together (group commit, `write`);
+// statements are prepared once, rows read as arrays; a full disk refuses only the writes that need room
+// (server/docs/design.md, "The SQLite engine").
 import { mkdirSync, statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { type Migration, migrationsIn } from '../migrations.ts';
