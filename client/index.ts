@@ -76,20 +76,18 @@ type ContentOf<Answer> = Answer extends { content: infer Content } ? Content[key
 type WithCode<Body, Status> = Body extends { error: { code: number } } ? Body & { error: { code: Status } } : Body;
 /** Declared headers by their lowercase name (the index signature left out). */
 type Named<Headers> = { [Name in keyof Headers as string extends Name ? never : Name extends string ? Lowercase<Name> : never]: Headers[Name] };
-type HeadersOf<Answer> = Answer extends { headers: infer Headers } ? Headers : {};
+/** The headers an answer declares: `{}` when it declares none (so that such answers share their response type). */
+type HeadersOf<Answer> = Answer extends { headers: infer Headers } ? (keyof Named<Headers> extends never ? {} : Named<Headers>) : {};
 /** A header's text: a declared number arrives as its digits; an optional header may be absent. */
 type HeaderText<Value> = (Value extends number ? `${number}` : string) | (undefined extends Value ? null : never);
 
 /** Response headers, those the contract declares for the status typed (by any case of their name, as `get` reads them). */
 export interface DeclaredHeaders<Declared> extends Headers {
-  get<Name extends string>(name: Name): Lowercase<Name> extends keyof Named<Declared> ? HeaderText<Named<Declared>[Lowercase<Name>]> : string | null;
+  get<Name extends string>(name: Name): Lowercase<Name> extends keyof Declared ? HeaderText<Declared[Lowercase<Name>]> : string | null;
 }
 
-/** The Response of an answer, its status and its declared headers typed. */
-export interface DeclaredResponse<Status extends number, Declared = {}> extends Response {
-  readonly status: Status;
-  readonly headers: DeclaredHeaders<Declared>;
-}
+/** The Response of an answer, its status and its declared headers typed (first, so that their `get` is the one called). */
+export type DeclaredResponse<Status extends number, Declared = {}> = { readonly status: Status; readonly headers: DeclaredHeaders<Declared> } & Response;
 
 /** An error answer of the API: its status, the envelope's code and message, and the response itself. */
 export class ApiError<Status extends number = number, Body = ErrorBody | undefined, Answered extends Response = Response> extends Error {
@@ -211,20 +209,29 @@ type OkStatus<Operation> = Exclude<keyof Answers<Operation> & number, NotOkStatu
 type ErrorStatus<Operation> = Extract<keyof Answers<Operation>, NotOkStatus>;
 type SuccessBody<Operation, Init, Status> = ParseAsResponse<Readable<ContentOf<Answer<Operation, Status>>>, Init>;
 
+// The answers of a result, by their types' identity: the same status, body and response in two operations is one type.
+interface Succeeded<Status, Body, Answered> {
+  status: Status;
+  data: Body;
+  error?: never;
+  response: Answered;
+}
+interface Failed<Status, Body, Answered> {
+  status: Status;
+  data?: never;
+  error: Body;
+  response: Answered;
+}
+
 /**
  * What a call of an operation resolves to (`ResultOf<operations['getSpace']>`): an answer per status it declares, and
  * one for the error statuses it does not; `status` tells them apart, and narrows `data`, `error` and `response`.
  */
 export type ResultOf<Operation, Init = {}> =
-  | { [Status in OkStatus<Operation>]: { status: Status; data: SuccessBody<Operation, Init, Status>; error?: never; response: ResponseOf<Operation, Status> } }[OkStatus<Operation>]
-  | { [Status in ErrorStatus<Operation>]: { status: Status; data?: never; error: WithCode<Readable<ContentOf<Answer<Operation, Status>>>, Status>; response: ResponseOf<Operation, Status> } }[ErrorStatus<Operation>]
-  | {
-      status: UndeclaredStatus<ErrorStatus<Operation>>;
-      data?: never;
-      /** The envelope, which the API sends with every error (a proxy's page that is not JSON arrives as its text). */
-      error: Readable<ContentOf<Answer<Operation, ErrorStatus<Operation>>>>;
-      response: DeclaredResponse<UndeclaredStatus<ErrorStatus<Operation>>>;
-    };
+  | { [Status in OkStatus<Operation>]: Succeeded<Status, SuccessBody<Operation, Init, Status>, ResponseOf<Operation, Status>> }[OkStatus<Operation>]
+  | { [Status in ErrorStatus<Operation>]: Failed<Status, WithCode<Readable<ContentOf<Answer<Operation, Status>>>, Status>, ResponseOf<Operation, Status>> }[ErrorStatus<Operation>]
+  // The envelope, which the API sends with every error (a proxy's page that is not JSON arrives as its text).
+  | Failed<UndeclaredStatus<ErrorStatus<Operation>>, Readable<ContentOf<Answer<Operation, ErrorStatus<Operation>>>>, DeclaredResponse<UndeclaredStatus<ErrorStatus<Operation>>>>;
 
 /** What a call of the throwing client resolves to: a declared success (an error answer throws ApiError). */
 export type SuccessOf<Operation, Init = {}> = {

@@ -75,8 +75,11 @@ export const NEEDS_GIT =
   'ALLOW_PRIVATE_ADDRESSES with its address), its local path (only for an implementation on the same machine that ' +
   'accepts local repositories; the reference server: ALLOW_LOCAL_GIT=true), or --git-url';
 
-/** One line saying what to change when the implementation refused the runner's address. */
+/**
+ * One line saying what to change when the implementation refused the runner's address: for the reference server,
+ * the setting the README starts it with, ALLOW_PRIVATE_ADDRESSES, with that address.
+ */
 export const addressHint = (url: string) =>
   `the implementation refused to fetch from the runner at ${url}: give an address it can reach with --serve-host ` +
-  `(and --serve-bind), or let it reach private addresses (the reference server: ALLOW_PRIVATE_NETWORKS=true, or ` +
+  `(and --serve-bind), or let it reach this one (the reference server: start it with ` +
   `ALLOW_PRIVATE_ADDRESSES=${new URL(url).hostname.replace(/^\[|\]$/g, '')})`;

@@ -113,7 +113,9 @@ describe.concurrent('the runner against a server that refuses private networks',
     const hints = run.stdout.split('\n').filter((line) => line.startsWith('hint: '));
     expect(hints).toHaveLength(1);
     expect(hints[0]).toContain('--serve-host');
-    expect(hints[0]).toContain('ALLOW_PRIVATE_NETWORKS=true');
+    // The reference server's setting as the README gives it, with the runner's address.
+    expect(hints[0]).toContain('ALLOW_PRIVATE_ADDRESSES=127.0.0.1)');
+    expect(hints[0]).not.toContain('ALLOW_PRIVATE_NETWORKS');
     expect(run.stdout).toContain('  importSpaceContent: needs the implementation to reach the runner');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`conformance: ${OPERATIONS - 3}/${OPERATIONS} operations exercised, 0 violations`);
     for (const group of ['setup', 'collections', 'content', 'change requests', 'sites', 'git', 'shared resources']) {

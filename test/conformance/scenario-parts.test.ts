@@ -32,7 +32,9 @@ describe('pickPage', () => {
 
 describe('addressHint', () => {
   test('names the runner’s address and the host to allow, an IPv6 host without its brackets', () => {
-    expect(addressHint('http://10.0.0.5:4100/site')).toContain('ALLOW_PRIVATE_ADDRESSES=10.0.0.5)');
+    // The setting the README starts the reference server with, and no other.
+    expect(addressHint('http://10.0.0.5:4100/site')).toContain('start it with ALLOW_PRIVATE_ADDRESSES=10.0.0.5)');
+    expect(addressHint('http://10.0.0.5:4100/site')).not.toMatch(/ALLOW_PRIVATE_NETWORKS/);
     const v6 = addressHint('http://[fd00::1]:4100/site');
     expect(v6).toContain('the runner at http://[fd00::1]:4100/site');
     expect(v6).toContain('ALLOW_PRIVATE_ADDRESSES=fd00::1)');
