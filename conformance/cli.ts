@@ -3,7 +3,9 @@
 // progress line per group on stderr. Exit codes: EXIT_CODES below, which conformance/README.md and the root README
 // repeat word for word (test/conformance/exit-codes.test.ts compares them).
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { consumerIdentity } from './consumer.ts';
 import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
 import { runProxyCommand } from './proxy-command.ts';
@@ -91,6 +93,9 @@ Options:
                               declared statuses and those seen
   --junit FILE                write a JUnit XML report (a test case per operation seen, a failure per violation)
   --min-requests N            fewer requests than N through the proxy fail the run (default 1)
+  --usage FILE                write what the consumer used of the contract, its usage record (or set
+                              DOCS_CONFORMANCE_USAGE); merged into the record the file already holds
+  --consumer NAME             the consumer the usage record names (default: package.json's name in this folder)
   --verbose                   print every request and each violation as it happens
   --help                      print this help
 
@@ -175,6 +180,8 @@ async function proxyMain(argv: string[]): Promise<void> {
         report: { type: 'string' },
         junit: { type: 'string' },
         'min-requests': { type: 'string' },
+        usage: { type: 'string' },
+        consumer: { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -199,6 +206,15 @@ async function proxyMain(argv: string[]): Promise<void> {
   const port = integer(values.port, '--port', 65_535);
   const maxBodyBytes = integer(values['max-body-bytes'], '--max-body-bytes');
   const minRequests = integer(values['min-requests'], '--min-requests');
+  const usageFile = values.usage ?? (process.env.DOCS_CONFORMANCE_USAGE || undefined);
+  let consumer: ReturnType<typeof consumerIdentity> | undefined;
+  if (usageFile) {
+    try {
+      consumer = consumerIdentity(process.cwd(), values.consumer);
+    } catch (error) {
+      usage(`--usage: ${(error as Error).message} (--consumer NAME)`);
+    }
+  }
   // With a command, a signal goes on to it (the proxy stops when it exits); without one, it stops the proxy. A second
   // signal exits at once.
   const stop = new AbortController();
@@ -218,6 +234,7 @@ async function proxyMain(argv: string[]): Promise<void> {
       ...(minRequests !== undefined ? { minRequests } : {}),
       ...(values.report ? { report: values.report } : {}),
       ...(values.junit ? { junit: values.junit } : {}),
+      ...(usageFile && consumer ? { usage: path.resolve(usageFile), consumer } : {}),
       ...(values.verbose ? { log: (line: string) => void process.stderr.write(`${line}\n`) } : {}),
       ...(command ? { command, forwardSignals: ['SIGINT', 'SIGTERM'] as NodeJS.Signals[] } : { until: stop.signal }),
     });

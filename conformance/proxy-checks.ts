@@ -6,6 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { type Contract, declaredResponse, type Operation, pointerSegment } from './contract.ts';
 import { type Coverage, emptyCoverage, recordAnswer } from './coverage.ts';
+import { httpExchange, usageOf } from './usage-fields.ts';
+import { emptyOperationUsage, mergeOperationUsage, type UsageRecord } from './usage-format.ts';
 import type { NotChecked, ProxyOperationReport, ProxyViolation, Side } from './proxy-report.ts';
 import { violationLine } from './proxy-report.ts';
 import { byPointer, type Finding, headerValue, type RequestChecker, type RequestHead, type RequestProblemKind } from './request-check.ts';
@@ -134,9 +136,14 @@ export class Traffic {
     /** The largest body checked. */
     private readonly cap: number,
     private readonly log: ((line: string) => void) | undefined,
+    /** What the consumer used, when its usage is recorded (usage-format.ts). */
+    readonly usage?: UsageRecord,
   ) {
     this.coverage = emptyCoverage(contract);
+    this.contract = contract;
   }
+
+  private readonly contract: Contract;
 
   /** Checks an exchange that is over, and records it. */
   record(exchange: ExchangeSummary, seen: Seen): void {
@@ -180,6 +187,7 @@ export class Traffic {
         }
         const fromContract = contractAnswerProblem(asHeaders(seen.responseHeaders));
         if (fromContract) found.push({ side: 'implementation', ...base, ...fromContract });
+        if (this.usage) this.recordUsage(operation, status, seen);
       }
     }
     for (const violation of found) {
@@ -187,6 +195,29 @@ export class Traffic {
       this.log?.(`  ✗ ${violationLine(violation)}`);
     }
     this.log?.(`→ ${method} ${path} ${status || '-'}${operation ? ` ${operation.operationId}` : ''} (${Math.round(performance.now() - exchange.started)} ms)`);
+  }
+
+  /** Adds what the exchange used to the usage record (its bodies as far as they were kept). */
+  private recordUsage(operation: Operation, status: number, seen: Seen): void {
+    const match = this.checker.match(seen.head.method, seen.head.pathname);
+    const text = (tee: Tee, encoding: string | undefined) => {
+      const decoded = bodyText(tee, encoding, this.cap);
+      return 'text' in decoded ? decoded.text : undefined;
+    };
+    const responseHeaders = asHeaders(seen.responseHeaders);
+    const exchange = httpExchange(
+      operation,
+      match?.pathParams ?? {},
+      {
+        search: seen.head.search,
+        headers: seen.requestHeaders,
+        contentType: headerValue(seen.requestHeaders['content-type']),
+        text: seen.requestComplete ? text(seen.requestTee, headerValue(seen.requestHeaders['content-encoding'])) : undefined,
+      },
+      status,
+      { contentType: responseHeaders.get('content-type') ?? undefined, text: seen.head.method.toUpperCase() === 'HEAD' ? undefined : text(seen.responseTee, responseHeaders.get('content-encoding') ?? undefined) },
+    );
+    mergeOperationUsage((this.usage!.operations[operation.operationId] ??= emptyOperationUsage()), usageOf(this.contract, exchange));
   }
 
   private answerFindings(operation: Operation, method: string, status: number, headerList: [string, string][], tee: Tee, base: Omit<NotChecked, 'side' | 'reason'>): Finding<ProblemKind>[] {

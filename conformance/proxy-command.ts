@@ -2,13 +2,14 @@
 // answers at the target, then runs a command against the proxy (DOCS_API_URL) or runs until a signal, writes the
 // reports and sums up, and fails a run that too few requests went through.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { constants } from 'node:os';
 import { coverageLine } from './coverage.ts';
 import { type ProxyOptions, startProxy } from './proxy.ts';
 import { type ProxyReport, proxyJunit, proxySummaryLine, tooFewRequests, violationLine } from './proxy-report.ts';
+import { mergeUsage, parseUsageRecord, type UsageRecord } from './usage-format.ts';
 
 export interface ProxyCommandOptions extends ProxyOptions {
   /** The command to run against the proxy (its argv); without one, the proxy runs until `until` fires. */
@@ -26,6 +27,11 @@ export interface ProxyCommandOptions extends ProxyOptions {
   report?: string;
   /** Write a JUnit XML report here. */
   junit?: string;
+  /**
+   * Write the consumer's usage record here (`consumer` names it): merged into the record the file holds, of the same
+   * consumer and contract version, so that several runs make one record; a file that is not such a record fails.
+   */
+  usage?: string;
   /** Receives the lines the command prints (default: process.stderr). */
   stderr?: (line: string) => void;
   /** Environment of the command (default: process.env); DOCS_API_URL is set to the proxy's address. */
@@ -109,6 +115,8 @@ export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ e
   const report: ProxyReport = { ...proxy.report(), ...(command ? { command } : {}), minRequests };
   if (options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, proxyJunit(report));
+  const usage = proxy.usage();
+  if (options.usage && usage) writeUsage(options.usage, usage);
   for (const violation of report.violations) print(`✗ ${violationLine(violation)}`);
   for (const item of report.notChecked) print(`note: not checked (${item.side}): ${item.operationId ?? '(no operation)'} ${item.method} ${item.path} ${item.status || '-'}: ${item.reason}`);
   print(`docs-conformance proxy: ${coverageLine(report.coverage)}`);
@@ -118,4 +126,10 @@ export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ e
   print(proxySummaryLine(report));
   const failed = report.violations.length > 0 || tooFew !== undefined;
   return { exitCode: commandCode !== 0 ? commandCode : failed ? 1 : 0, report };
+}
+
+/** Writes `usage` into `file`, merged into the record the file holds (usage-format.ts: a broken or foreign one throws). */
+export function writeUsage(file: string, usage: UsageRecord): void {
+  const merged = existsSync(file) ? mergeUsage(parseUsageRecord(readFileSync(file, 'utf8'), file), usage) : usage;
+  writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
 }

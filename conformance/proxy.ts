@@ -10,6 +10,8 @@ import { forwardExchange, type Upstream } from './proxy-exchange.ts';
 import type { ProxyReport, ProxyViolation } from './proxy-report.ts';
 import { requestCheckerOf } from './request-check.ts';
 import { UsageError } from './session.ts';
+import { contractIdentity } from './consumer.ts';
+import { emptyUsage, type UsageRecord } from './usage-format.ts';
 import { dialectProblem, validatorOf } from './validate.ts';
 
 /** The largest body (of a request or an answer) the proxy keeps to check: the runner's `--max-response-bytes` default. */
@@ -28,6 +30,8 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Receives a line per request and per violation as they happen (the CLI's --verbose). */
   log?: (line: string) => void;
+  /** Record what this consumer used of the contract (`usage()`; docs/consumers.md). */
+  consumer?: UsageRecord['consumer'];
 }
 
 export interface RunningProxy {
@@ -38,6 +42,8 @@ export interface RunningProxy {
   /** Requests answered so far. */
   readonly requests: number;
   report(): ProxyReport;
+  /** What the consumer used, when `consumer` was given: its usage record so far. */
+  usage(): UsageRecord | undefined;
   /** Resolves when every exchange under way has been checked and recorded. */
   idle(): Promise<void>;
   /** Stops listening, lets the exchanges under way finish, then closes every connection. */
@@ -71,7 +77,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // sent on a connection the target is closing.
   const agent = secure ? new HttpsAgent({ keepAlive: true, timeout: 4_000 }) : new HttpAgent({ keepAlive: true, timeout: 4_000 });
   const checker = requestCheckerOf(contract);
-  const traffic = new Traffic(contract, checker, validatorOf(contract), cap, options.log);
+  const usage = options.consumer ? emptyUsage(options.consumer, contractIdentity(contract), 'proxy') : undefined;
+  const traffic = new Traffic(contract, checker, validatorOf(contract), cap, options.log, usage);
   const upstream: Upstream = { target, prefix: target.pathname.replace(/\/+$/, ''), agent, checker, traffic, cap };
 
   const startedAt = new Date();
@@ -123,6 +130,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         coverage: structuredClone(coverage),
       };
     },
+    usage: () => (traffic.usage ? structuredClone(traffic.usage) : undefined),
     async idle() {
       while (pending.size > 0) await Promise.all([...pending]);
     },

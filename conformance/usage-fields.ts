@@ -99,3 +99,37 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
   usage.responses[key] = answered;
   return usage;
 }
+
+const JSON_MEDIA = /^application\/(.+\+)?json$/;
+const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]!.trim().toLowerCase() || undefined;
+/** A JSON body as sent (undefined when it is not JSON, or not whole: the usage keeps its media type only). */
+function jsonBody(contentType: string | undefined, text: string | undefined): { mediaType: string; body: unknown } | undefined {
+  const mediaType = mediaTypeOf(contentType);
+  if (!mediaType || text === undefined || text === '') return undefined;
+  if (!JSON_MEDIA.test(mediaType)) return { mediaType, body: undefined };
+  try {
+    return { mediaType, body: JSON.parse(text) as unknown };
+  } catch {
+    return { mediaType, body: undefined };
+  }
+}
+
+/** An exchange as HTTP carried it: the operation and path parameters matched, the request's query and headers, the bodies' texts. */
+export function httpExchange(
+  operation: Operation,
+  pathParams: Record<string, string>,
+  request: { search: string; headers: Record<string, string | string[] | undefined>; contentType?: string; text?: string },
+  status: number,
+  response: { contentType?: string; text?: string },
+): Exchange {
+  const parameters: Exchange['parameters'] = Object.entries(pathParams).map(([name, value]) => ({ in: 'path', name, value }));
+  const query = new URLSearchParams(request.search);
+  for (const name of new Set(query.keys())) parameters.push({ in: 'query', name, value: query.getAll(name) });
+  for (const declared of operation.parameters) {
+    const value = declared.in === 'header' ? request.headers[declared.name.toLowerCase()] : undefined;
+    if (value !== undefined) parameters.push({ in: 'header', name: declared.name, value });
+  }
+  const sent = jsonBody(request.contentType, request.text);
+  const answered = jsonBody(response.contentType, response.text);
+  return { operation, parameters, ...(sent ? { request: sent } : {}), status, ...(answered ? { response: answered } : {}) };
+}

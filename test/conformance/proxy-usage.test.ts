@@ -1,0 +1,85 @@
+// The validating proxy records what a consumer used (`consumer`, `docs-conformance proxy --usage`): per operation
+// called, parameters, body fields and the response fields it received, merged across runs into one record.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createDocsClient } from '../../client/index.ts';
+import { consumerIdentity } from '../../conformance/consumer.ts';
+import { startProxy } from '../../conformance/proxy.ts';
+import { writeUsage } from '../../conformance/proxy-command.ts';
+import { parseUsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+let reference: TestServer;
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'proxy-usage-'));
+
+beforeAll(async () => {
+  reference = await startTestServer({ recordCoverage: false });
+});
+
+afterAll(async () => {
+  await reference?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A consumer's calls through a proxy that records its usage; the record once the proxy is closed. */
+async function consumerRun(name: string, calls: (docs: ReturnType<typeof createDocsClient>) => Promise<void>) {
+  const proxy = await startProxy({ target: reference.url, consumer: { name, version: '1.2.0' } });
+  try {
+    await calls(createDocsClient({ baseUrl: proxy.url, token: 'admin', retry: false }));
+    await proxy.idle();
+    return proxy.usage()!;
+  } finally {
+    await proxy.close();
+  }
+}
+
+test('the proxy records each operation called: its parameters, body fields, statuses, and the response fields received', async () => {
+  const usage = await consumerRun('search-service', async (docs) => {
+    const created = await docs.POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: 'acme' } }, body: { title: 'Used', editMode: 'live' } });
+    await docs.GET('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: 'acme' }, query: { limit: 2 } } });
+    await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: created.data!.id } } });
+    await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
+  });
+  expect(usage).toMatchObject({ format: 'docs-platform-usage', version: USAGE_VERSION, consumer: { name: 'search-service', version: '1.2.0' }, recordedBy: ['proxy'] });
+  expect(usage.contract.version).toMatch(/^\d+\.\d+\.\d+$/);
+  expect(Object.keys(usage.operations).sort()).toEqual(['createSpace', 'getSpace', 'listSpaces']);
+  const create = usage.operations.createSpace!;
+  expect(create.calls).toBe(1);
+  expect(create.parameters).toEqual({ 'path.organizationId': {} });
+  // The edit mode is an enumeration: its value is kept; the title is not.
+  expect(create.body).toEqual({ '/title': {}, '/editMode': { values: ['live'] } });
+  expect(create.mediaTypes).toEqual(['application/json']);
+  expect(Object.keys(create.responses)).toEqual(['201 application/json']);
+  expect(create.responses['201 application/json']!.present).toEqual(expect.arrayContaining(['/id', '/title', '/visibility', '/urls/location']));
+  expect(usage.operations.listSpaces!.parameters).toEqual({ 'path.organizationId': {}, 'query.limit': {} });
+  expect(usage.operations.listSpaces!.responses['200 application/json']!.present).toEqual(expect.arrayContaining(['/items', '/items/*', '/items/*/id']));
+  const read = usage.operations.getSpace!;
+  expect(read.calls).toBe(2);
+  expect(Object.keys(read.responses).sort()).toEqual(['200 application/json', '404 application/json']);
+  expect(read.responses['404 application/json']!.present).toEqual(expect.arrayContaining(['/error', '/error/code', '/error/message']));
+});
+
+test('runs of one consumer written to one file merge; a broken file or another consumer\'s is refused, the file unchanged', async () => {
+  const file = path.join(scratch, 'usage.json');
+  writeUsage(file, await consumerRun('billing', async (docs) => void (await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: 'acme' } } }))));
+  writeUsage(file, await consumerRun('billing', async (docs) => void (await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: 'acme' } } }))));
+  const merged = parseUsageRecord(readFileSync(file, 'utf8'), file);
+  expect(merged.operations.getOrganization!.calls).toBe(2);
+  const other = await consumerRun('search', async (docs) => void (await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: 'acme' } } })));
+  const before = readFileSync(file, 'utf8');
+  expect(() => writeUsage(file, other)).toThrow('records of two consumers, billing and search');
+  expect(readFileSync(file, 'utf8')).toBe(before);
+  writeFileSync(file, '{"format":"docs-platform-usage"');
+  expect(() => writeUsage(file, other)).toThrow(`${file}: not JSON`);
+});
+
+test("a consumer is its package.json's name and version unless named, and names the commit of its git checkout", () => {
+  writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'docs-portal', version: '3.1.4' }));
+  expect(consumerIdentity(scratch)).toMatchObject({ name: 'docs-portal', version: '3.1.4' });
+  expect(consumerIdentity(scratch, 'portal-e2e')).toEqual(expect.objectContaining({ name: 'portal-e2e' }));
+  expect(consumerIdentity(scratch, 'portal-e2e').version).toBeUndefined();
+  rmSync(path.join(scratch, 'package.json'));
+  expect(() => consumerIdentity(scratch)).toThrow('no consumer name');
+});
