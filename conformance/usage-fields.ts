@@ -11,19 +11,28 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The schemas `schema` stands for at this place: itself and what its allOf, oneOf and anyOf hold, references followed. */
-function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>()): Schema[] {
+function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>(), names?: Set<string>): Schema[] {
   if (!schema) return [];
+  const component = typeof schema.$ref === 'string' ? COMPONENT.exec(schema.$ref)?.[1] : undefined;
+  if (component) names?.add(component.replace(/~1/g, '/').replace(/~0/g, '~'));
   const resolved = contract.resolve(schema);
   if (seen.has(resolved)) return [];
   seen.add(resolved);
-  return [resolved, ...[...(resolved.allOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])].flatMap((part) => alternatives(contract, part, seen))];
+  return [resolved, ...[...(resolved.allOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])].flatMap((part) => alternatives(contract, part, seen, names))];
 }
+
+const COMPONENT = /^#\/components\/schemas\/([^/]+)$/;
 
 const declaresEnum = (schemas: Schema[]) => schemas.some((schema) => Array.isArray(schema.enum) || 'const' in schema);
 
-/** Adds the fields of `value`, under `pointer`, read against `schema`, to `fields`. */
-export function fieldsOf(contract: Contract, value: unknown, schema: Schema | undefined, fields: Fields = new Map(), pointer = ''): Fields {
-  const schemas = alternatives(contract, schema);
+/** Where the contract's component schemas are in a value: pointer → the components declared there. */
+export type Components = Map<string, Set<string>>;
+
+/** Adds the fields of `value`, under `pointer`, read against `schema`, to `fields` (and the components met, to `components`). */
+export function fieldsOf(contract: Contract, value: unknown, schema: Schema | undefined, fields: Fields = new Map(), pointer = '', components: Components = new Map()): Fields {
+  const names = new Set<string>();
+  const schemas = alternatives(contract, schema, new Set(), names);
+  if (names.size > 0) components.set(pointer, new Set([...(components.get(pointer) ?? []), ...names]));
   if (pointer !== '') {
     const values = fields.get(pointer);
     const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -31,14 +40,14 @@ export function fieldsOf(contract: Contract, value: unknown, schema: Schema | un
   }
   if (Array.isArray(value)) {
     const items = schemas.flatMap((each) => (each.items ? [each.items as Schema] : []));
-    for (const item of value) fieldsOf(contract, item, items[0] ? { anyOf: items } : undefined, fields, `${pointer}/*`);
+    for (const item of value) fieldsOf(contract, item, items[0] ? { anyOf: items } : undefined, fields, `${pointer}/*`, components);
   } else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       const declared = schemas.flatMap((each) => (each.properties?.[key] ? [each.properties[key]] : []));
       const map = schemas.flatMap((each) => (isObject(each.additionalProperties) ? [each.additionalProperties as Schema] : []));
       // A key of a map (additionalProperties) is any key: `*`.
       const [segment, itemSchemas] = declared.length > 0 || map.length === 0 ? [escape(key), declared] : ['*', map];
-      fieldsOf(contract, item, itemSchemas.length > 0 ? { anyOf: itemSchemas } : undefined, fields, `${pointer}/${segment}`);
+      fieldsOf(contract, item, itemSchemas.length > 0 ? { anyOf: itemSchemas } : undefined, fields, `${pointer}/${segment}`, components);
     }
   }
   return fields;
@@ -84,15 +93,20 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
     const values = (Array.isArray(parameter.value) ? parameter.value : [parameter.value]).filter((value): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value));
     usage.parameters[key] = declaresEnum(schemas) || schemas.some((schema) => declaresEnum(alternatives(contract, schema.items as Schema | undefined))) ? { values: sorted([...new Set(values)]) } : {};
   }
+  const listed = (components: Components) => Object.fromEntries([...components].map(([pointer, names]) => [pointer, [...names].sort()]));
   if (exchange.request) {
     usage.mediaTypes = [exchange.request.mediaType];
-    for (const [pointer, values] of fieldsOf(contract, exchange.request.body, exchange.operation.body?.schema)) usage.body[pointer] = values ? { values: sorted(values) } : {};
+    const components: Components = new Map();
+    for (const [pointer, values] of fieldsOf(contract, exchange.request.body, exchange.operation.body?.schema, new Map(), '', components)) usage.body[pointer] = values ? { values: sorted(values) } : {};
+    if (components.size > 0) usage.bodySchemas = listed(components);
   }
   const key = exchange.response ? `${exchange.status} ${exchange.response.mediaType}` : String(exchange.status);
   const answered: ResponseUsage = { present: [] };
   if (exchange.response) {
-    const fields = fieldsOf(contract, exchange.response.body, responseSchema(contract, exchange.operation, exchange.status, exchange.response.mediaType));
+    const components: Components = new Map();
+    const fields = fieldsOf(contract, exchange.response.body, responseSchema(contract, exchange.operation, exchange.status, exchange.response.mediaType), new Map(), '', components);
     answered.present = [...fields.keys()].sort();
+    if (components.size > 0) answered.schemas = listed(components);
     const values = Object.fromEntries([...fields].flatMap(([pointer, seen]) => (seen ? [[pointer, sorted(seen)!]] : [])));
     if (Object.keys(values).length > 0) answered.values = values;
   }

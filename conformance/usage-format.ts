@@ -18,6 +18,8 @@ export interface ResponseUsage {
   read?: string[];
   /** Values received of enumerated response fields, by pointer. */
   values?: Record<string, (string | number | boolean)[]>;
+  /** The component schemas the contract declares at each pointer (`/items/*`: `Space`), to place a change of one. */
+  schemas?: Record<string, string[]>;
 }
 
 export interface OperationUsage {
@@ -29,6 +31,8 @@ export interface OperationUsage {
   body: Record<string, Used>;
   /** Request media types sent. */
   mediaTypes: string[];
+  /** The component schemas the contract declares at each pointer of the request body sent. */
+  bodySchemas?: Record<string, string[]>;
   /** What came back, by status and media type: `200 application/json`, `204`. */
   responses: Record<string, ResponseUsage>;
 }
@@ -69,13 +73,20 @@ function mergeUsed(into: Record<string, Used>, from: Record<string, Used>): void
   }
 }
 
+function mergeLists<T extends string | number | boolean>(into: Record<string, T[]> | undefined, from: Record<string, T[]> | undefined): Record<string, T[]> | undefined {
+  if (!from) return into;
+  const merged = into ?? {};
+  for (const [pointer, values] of Object.entries(from)) merged[pointer] = sortedUnion(merged[pointer], values);
+  return merged;
+}
+
 function mergeResponse(into: ResponseUsage, from: ResponseUsage): void {
   into.present = sortedUnion(into.present, from.present);
   if (from.read || into.read) into.read = sortedUnion(into.read, from.read);
-  if (from.values) {
-    into.values ??= {};
-    for (const [pointer, values] of Object.entries(from.values)) into.values[pointer] = sortedUnion(into.values[pointer], values);
-  }
+  const values = mergeLists(into.values, from.values);
+  if (values) into.values = values;
+  const schemas = mergeLists(into.schemas, from.schemas);
+  if (schemas) into.schemas = schemas;
 }
 
 /** Adds `from`'s usage of an operation to `into`'s. */
@@ -84,6 +95,8 @@ export function mergeOperationUsage(into: OperationUsage, from: OperationUsage):
   mergeUsed(into.parameters, from.parameters);
   mergeUsed(into.body, from.body);
   into.mediaTypes = sortedUnion(into.mediaTypes, from.mediaTypes);
+  const bodySchemas = mergeLists(into.bodySchemas, from.bodySchemas);
+  if (bodySchemas) into.bodySchemas = bodySchemas;
   for (const [key, response] of Object.entries(from.responses)) {
     const current = (into.responses[key] ??= { present: [] });
     mergeResponse(current, response);

@@ -57,11 +57,14 @@ describe('the usage of an exchange', () => {
       calls: 1,
       parameters: { 'path.spaceId': {}, 'query.view': { values: ['full'] } },
       body: { '/title': {}, '/visibility': { values: ['public'] } },
+      // Where the contract's components are, so that a change of one is placed in what was sent and received.
+      bodySchemas: { '': ['SpaceChange'], '/visibility': ['Visibility'] },
       mediaTypes: ['application/json'],
       responses: {
         '200 application/json': {
           present: ['/id', '/labels', '/labels/*', '/owners', '/owners/*', '/owners/*/name', '/visibility'],
           values: { '/visibility': ['public'] },
+          schemas: { '': ['Space'], '/visibility': ['Visibility'] },
         },
       },
     });
