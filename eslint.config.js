@@ -117,7 +117,7 @@ export const REPOSITORY_LAYERS = [
   { folder: 'bench', role: 'the benchmarks (`npm run bench`) and timing tools', imports: ['scripts', 'release', 'breaking', 'server', 'conformance', 'client', 'generated'] },
   { folder: 'scripts', role: 'build, generate, check, scaffold and the development loop', imports: ['release', 'breaking', 'server', 'conformance', 'client', 'spec-rules', 'generated'] },
   { folder: 'release', role: 'releases: release notes, the changelog, the release command, packing, publishing, the upgrade check and its fixtures', imports: ['breaking', 'server', 'conformance', 'client', 'generated'] },
-  { folder: 'breaking', role: 'the breaking-change gate', imports: ['generated'] },
+  { folder: 'breaking', role: 'the breaking-change gate (it reads consumers\' usage records in conformance\'s format)', imports: ['conformance', 'generated'] },
   { folder: 'server', role: 'the reference server and its test harness', imports: ['conformance', 'client', 'generated'] },
   { folder: 'conformance', role: 'the conformance runner and its proxy', imports: ['client', 'generated'] },
   { folder: 'client', role: 'the typed client', imports: ['generated'] },

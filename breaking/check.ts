@@ -14,6 +14,7 @@ import { FAIL_ON, evaluateGate, parseVersion, type FailOn, type Verdict } from '
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
 import { isObject } from './pointer.ts';
 import { formatReport } from './report.ts';
+import { consumersOf, consumersSentence, readUsageRecords } from './consumers.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
@@ -33,7 +34,12 @@ Options:
   --as-version <version>         judge the revision as if its info.version were this (npm run release uses it)
   --fail-on <level>              client: fail only on what breaks clients (on the wire or in typed source);
                                  implementation (default): also on what breaks implementations;
-                                 warning: also on warnings
+                                 warning: also on warnings; consumers: only on what breaks a known consumer
+                                 (--consumers), every finding still reported
+  --consumers <folder|file|URL>  consumers' usage records (docs/consumers.md), a folder of them, a file or an
+                                 http(s) URL; repeat for more: each finding names the consumers it breaks, or says
+                                 it breaks none, and a change allowed by policy that touches what a consumer uses
+                                 is a warning naming it
   --format <format>              text (default), json, markdown, junit, sarif, or github (workflow annotations)
   --json                         the same as --format json
   -h, --help                     this text
@@ -44,7 +50,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let values: Record<string, string | boolean | undefined>;
+let values: Record<string, string | boolean | string[] | undefined>;
 try {
   ({ values } = parseArgs({
     options: {
@@ -53,6 +59,7 @@ try {
       declarations: { type: 'string' },
       'as-version': { type: 'string' },
       'fail-on': { type: 'string' },
+      consumers: { type: 'string', multiple: true },
       format: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -68,8 +75,17 @@ if (values.help) {
 
 const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
 if (!FORMATS.includes(format)) fail(`--format ${String(values.format)}: expected one of ${FORMATS.join(', ')}`);
-const failOn = (values['fail-on'] ?? 'implementation') as FailOn;
-if (!FAIL_ON.includes(failOn)) fail(`--fail-on ${String(values['fail-on'])}: expected one of ${FAIL_ON.join(', ')}`);
+const failOnConsumers = values['fail-on'] === 'consumers';
+const failOn = (failOnConsumers ? 'implementation' : (values['fail-on'] ?? 'implementation')) as FailOn;
+if (!FAIL_ON.includes(failOn)) fail(`--fail-on ${String(values['fail-on'])}: expected one of ${[...FAIL_ON, 'consumers'].join(', ')}`);
+const consumerSources = (values.consumers as string[] | undefined) ?? [];
+if (failOnConsumers && consumerSources.length === 0) fail('--fail-on consumers needs --consumers: the usage records of the consumers');
+let records: Awaited<ReturnType<typeof readUsageRecords>> = [];
+try {
+  records = await readUsageRecords(consumerSources);
+} catch (error) {
+  fail(`--consumers: ${error instanceof Error ? error.message : String(error)}`);
+}
 
 const where = locations();
 
@@ -185,6 +201,23 @@ const verdict = evaluateGate(findings, {
   declarations: read.declarations,
   failOn,
 });
+
+// The consumers each finding touches (--consumers): named in its message, in every format, and in the JSON entry.
+if (consumerSources.length > 0) {
+  for (const entry of verdict.judged) {
+    const breaking = entry.finding.severity.startsWith('breaking');
+    const hits = consumersOf(entry.finding, records);
+    const sentence = breaking || entry.finding.rule.startsWith('response-') ? consumersSentence(hits, breaking) : '';
+    if (sentence) entry.finding.message = `${entry.finding.message} ${sentence}`;
+    Object.assign(entry, { consumers: hits });
+    // --fail-on consumers: a breaking change no known consumer uses passes (it is still reported, and noted).
+    if (failOnConsumers && entry.fails && hits.length === 0) entry.fails = false;
+  }
+  if (failOnConsumers) {
+    verdict.undeclared = verdict.judged.filter((entry) => entry.fails).map((entry) => entry.finding);
+    verdict.passed = verdict.undeclared.length === 0 && verdict.stale.length === 0 && verdict.problems.length === 0;
+  }
+}
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line
 // (for what was removed, the line in the base document, when it is a file).

@@ -1,0 +1,119 @@
+// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts): by their usage records, a
+// removed field breaks the consumer that received (or read) it alone, a removed operation no one calls breaks no
+// known consumer, a new enum value of a field a consumer read is a warning naming it; `--fail-on consumers`.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, test } from 'vitest';
+import { consumersOf, fieldPlace } from '../../breaking/consumers.ts';
+import { compareDocuments } from '../../breaking/index.ts';
+import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/usage-format.ts';
+import { repoRoot } from '../support/repo.ts';
+
+const run = promisify(execFile);
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'breaking-consumers-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const document = (spaceProperties: Record<string, unknown>, withList: boolean) => ({
+  openapi: '3.1.0',
+  info: { title: 'Docs', version: '1.0.0' },
+  paths: {
+    '/spaces/{spaceId}': {
+      get: {
+        operationId: 'getSpace',
+        parameters: [{ name: 'spaceId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'The space.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Space' } } } } },
+      },
+    },
+    ...(withList
+      ? { '/things': { get: { operationId: 'listThings', responses: { '200': { description: 'Things.', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } } } } } }
+      : {}),
+  },
+  components: { schemas: { Space: { type: 'object', required: ['id'], properties: spaceProperties } } },
+});
+const base = document({ id: { type: 'string' }, title: { type: 'string' }, status: { type: 'string', enum: ['draft', 'live'] } }, true);
+const revision = document({ id: { type: 'string' }, status: { type: 'string', enum: ['draft', 'live', 'archived'] } }, false);
+
+/** A consumer that called getSpace and received `present` (and, with the client's recording, read `read`). */
+function consumer(name: string, recordedBy: UsageRecord['recordedBy'][number], present: string[], read?: string[]): UsageRecord {
+  const record = emptyUsage({ name, version: '1.0.0' }, { version: '1.0.0' }, recordedBy);
+  const usage = emptyOperationUsage();
+  usage.calls = 3;
+  usage.parameters['path.spaceId'] = {};
+  usage.responses['200 application/json'] = { present, ...(read ? { read } : {}), schemas: { '': ['Space'] } };
+  record.operations.getSpace = usage;
+  return record;
+}
+const records = [
+  consumer('harness-consumer', 'harness', ['/id']),
+  consumer('proxy-consumer', 'proxy', ['/id', '/title']),
+  consumer('client-consumer', 'client', ['/id', '/title', '/status'], ['/status']),
+];
+const findings = compareDocuments(base, revision);
+const named = (rule: string) => consumersOf(findings.find((finding) => finding.rule === rule)!, records).map((hit) => hit.consumer);
+
+describe('the consumers a finding touches', () => {
+  test('a field as the gate names it is a component and a pointer below it', () => {
+    expect(fieldPlace('SpaceList.items[].title')).toEqual({ component: 'SpaceList', pointer: '/items/*/title' });
+    expect(fieldPlace('Space.labels.*')).toEqual({ component: 'Space', pointer: '/labels/*' });
+    expect(fieldPlace('request body.title')).toEqual({ component: undefined, pointer: '/title' });
+  });
+
+  test('a removed response field breaks the consumer that received it, not one whose code read other fields', () => {
+    expect(findings.map((finding) => finding.rule).sort()).toEqual(expect.arrayContaining(['operation-removed', 'response-property-removed']));
+    expect(named('response-property-removed')).toEqual(['proxy-consumer']);
+    const [hit] = consumersOf(findings.find((finding) => finding.rule === 'response-property-removed')!, records);
+    expect(hit).toEqual({ consumer: 'proxy-consumer', operationId: 'getSpace', evidence: 'response field /title received' });
+  });
+
+  test('an operation no consumer calls breaks none; a new enum value of a field read is for the consumer that read it', () => {
+    expect(named('operation-removed')).toEqual([]);
+    const added = findings.find((finding) => finding.rule.startsWith('response-property-enum'))!;
+    expect(consumersOf(added, records)).toEqual([{ consumer: 'client-consumer', operationId: 'getSpace', evidence: 'response field /status read' }]);
+  });
+});
+
+describe('npm run check:breaking -- --consumers', () => {
+  const folder = path.join(scratch, 'consumers');
+  mkdirSync(folder);
+  for (const record of records) writeFileSync(path.join(folder, `${record.consumer.name}.json`), JSON.stringify(record));
+  writeFileSync(path.join(scratch, 'base.json'), JSON.stringify(base));
+  writeFileSync(path.join(scratch, 'revision.json'), JSON.stringify(revision));
+  const check = (...args: string[]) =>
+    run(process.execPath, [path.join(repoRoot, 'breaking/check.mjs'), '--base', path.join(scratch, 'base.json'), '--revision', path.join(scratch, 'revision.json'), ...args], { cwd: repoRoot }).then(
+      (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+      (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
+    );
+
+  test('each finding names the consumers it breaks, or none, in text, JSON and GitHub annotations', async () => {
+    const text = await check('--consumers', folder);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('It breaks proxy-consumer (getSpace: response field /title received).');
+    expect(text.stdout).toContain('It breaks no known consumer.');
+    expect(text.stdout).toContain('Warning for consumers: client-consumer (getSpace: response field /status read).');
+    const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { judged: { finding: { rule: string }; consumers: { consumer: string }[] }[] };
+    const byRule = Object.fromEntries(json.judged.map((entry) => [entry.finding.rule, entry.consumers.map((hit) => hit.consumer)]));
+    expect(byRule['response-property-removed']).toEqual(['proxy-consumer']);
+    expect(byRule['operation-removed']).toEqual([]);
+    const github = await check('--consumers', folder, '--format', 'github');
+    expect(github.stdout).toMatch(/^::error .*It breaks proxy-consumer/m);
+  }, 60_000);
+
+  test('--fail-on consumers fails only when a known consumer breaks; a record that cannot be read is exit 2', async () => {
+    expect((await check('--consumers', folder, '--fail-on', 'consumers')).code).toBe(1);
+    // Without the consumer that received the title, nothing known breaks: it passes, every finding still reported.
+    const others = path.join(scratch, 'others');
+    mkdirSync(others);
+    for (const record of records.filter((each) => each.consumer.name !== 'proxy-consumer')) writeFileSync(path.join(others, `${record.consumer.name}.json`), JSON.stringify(record));
+    const passing = await check('--consumers', others, '--fail-on', 'consumers');
+    expect(passing.code, passing.stdout).toBe(0);
+    expect(passing.stdout).toContain('It breaks no known consumer.');
+    writeFileSync(path.join(others, 'broken.json'), '{"format":"docs-platform-usage","version":99}');
+    const broken = await check('--consumers', others);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(`written in version 99 of the format; this reads version 1`);
+    expect((await check('--fail-on', 'consumers')).code).toBe(2);
+  }, 60_000);
+});
