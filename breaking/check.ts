@@ -14,7 +14,8 @@ import { FAIL_ON, evaluateGate, parseVersion, type FailOn, type Verdict } from '
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
 import { isObject } from './pointer.ts';
 import { formatReport } from './report.ts';
-import { consumersOf, consumersSentence, readUsageRecords } from './consumers.ts';
+import { readUsageRecords } from '../conformance/usage-sources.ts';
+import { consumersOf, consumersSentence } from './consumers.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 

@@ -1,8 +1,6 @@
 // Which known consumers a finding of the gate touches, from their usage records (docs/consumers.md): those that call
 // an operation it affects and, for a field, parameter or status, used that one. `--consumers` of check.ts.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { type OperationUsage, parseUsageRecord, type UsageRecord } from '../conformance/usage-format.ts';
+import type { OperationUsage, UsageRecord } from '../conformance/usage-format.ts';
 import type { Finding } from './compare/index.ts';
 
 /** One consumer a finding touches, and the use that shows it. */
@@ -11,27 +9,6 @@ export interface ConsumerHit {
   operationId: string;
   /** What of the operation it used: `calls it`, `response field /items/*\/title`, `sends query.limit`. */
   evidence: string;
-}
-
-/** The usage records a `--consumers` source names: a folder of `.json` records, a record file, or an http(s) URL. */
-export async function readUsageRecords(sources: string[]): Promise<UsageRecord[]> {
-  const records: UsageRecord[] = [];
-  for (const source of sources) {
-    if (/^https?:\/\//.test(source)) {
-      const answer = await fetch(source, { signal: AbortSignal.timeout(30_000) }).catch((error: Error) => {
-        throw new Error(`${source}: ${error.message}`);
-      });
-      if (!answer.ok) throw new Error(`${source}: answered ${answer.status}`);
-      records.push(parseUsageRecord(await answer.text(), source));
-    } else if (statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
-      for (const file of readdirSync(source).filter((name) => name.endsWith('.json')).sort()) {
-        records.push(parseUsageRecord(readFileSync(path.join(source, file), 'utf8'), path.join(source, file)));
-      }
-    } else {
-      records.push(parseUsageRecord(readFileSync(source, 'utf8'), source));
-    }
-  }
-  return records;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { canIDeployMain } from './can-i-deploy-command.ts';
 import { consumerIdentity } from './consumer.ts';
 import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
@@ -13,6 +14,7 @@ import { outcome, PreflightError, type Report, runConformance, summaryLine, Usag
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
        docs-conformance proxy --target URL [options] [-- command args...]   (a validating proxy: proxy --help)
+       docs-conformance can-i-deploy --usage FILE --contract FILE       (a consumer against a contract: can-i-deploy --help)
 
 Checks a running implementation of the Documentation Platform Management API against the contract
 (generated/openapi.yaml): runs a scenario that calls every operation, sends invalid inputs derived from the
@@ -247,6 +249,10 @@ async function proxyMain(argv: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'proxy') return proxyMain(process.argv.slice(3));
+  if (process.argv[2] === 'can-i-deploy') {
+    process.exitCode = await canIDeployMain(process.argv.slice(3), (text) => void process.stdout.write(text), (text) => void process.stderr.write(text));
+    return;
+  }
   let values;
   try {
     ({ values } = parseArgs({

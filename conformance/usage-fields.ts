@@ -11,7 +11,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The schemas `schema` stands for at this place: itself and what its allOf, oneOf and anyOf hold, references followed. */
-function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>(), names?: Set<string>): Schema[] {
+export function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>(), names?: Set<string>): Schema[] {
   if (!schema) return [];
   const component = typeof schema.$ref === 'string' ? COMPONENT.exec(schema.$ref)?.[1] : undefined;
   if (component) names?.add(component.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -68,7 +68,7 @@ export interface Exchange {
 const sorted = (values: Scalar[] | undefined) => values && [...values].sort((a, b) => String(a).localeCompare(String(b)));
 
 /** The response schema the contract declares for `status` and `mediaType` (the status, its class `4XX`, or `default`). */
-function responseSchema(contract: Contract, operation: Operation, status: number, mediaType: string): Schema | undefined {
+export function responseSchema(contract: Contract, operation: Operation, status: number, mediaType: string): Schema | undefined {
   const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => operation.responses[candidate]);
   const declared = key ? operation.responses[key] : undefined;
   if (!declared) return undefined;
