@@ -4,10 +4,10 @@
 // (settings.ts): one it cannot use stops it, exit 2, before it builds or starts anything. Each part: bench/README.md
 // and docs/performance.md ("Running the bench").
 import { readFileSync } from 'node:fs';
-import { readConfig } from '../server/shared/config.ts';
+import { readConfig } from '../server/common/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
 import { commitSpaceContent } from '../server/content/revisions.ts';
-import { newId, newRandomId } from '../server/shared/ids.ts';
+import { newId, newRandomId } from '../server/common/ids.ts';
 import { startServer } from '../server/start/server.ts';
 import { SqliteStore } from '../server/store/sqlite/store.ts';
 import { BenchSettingsError, benchSettings } from './settings.ts';

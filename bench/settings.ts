@@ -1,7 +1,7 @@
 // What `npm run bench` is asked to do, read from its BENCH_* variables once, before it builds or starts anything. A
 // value it cannot use (a part it does not have, a count that is not a whole number, a size a revision cannot hold)
 // stops it at once with every such variable named, instead of a run that measures nothing, crashes minutes in, or
-// passes NaN to autocannon. As for the server's own variables (server/shared/config.ts), unset or empty takes the default.
+// passes NaN to autocannon. As for the server's own variables (server/common/config.ts), unset or empty takes the default.
 import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 import { REQUESTS } from './fixture.ts';

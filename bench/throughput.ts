@@ -15,7 +15,7 @@ import pg from 'pg';
 import { roundTrips } from './round-trips.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';
-import { SPEEDUPS } from '../server/shared/config.ts';
+import { SPEEDUPS } from '../server/common/config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What the bench was asked to do (settings.ts), given to `throughput`. */
@@ -210,7 +210,7 @@ export async function throughput(chosen: BenchSettings): Promise<void> {
 
 /**
  * The mechanisms part: what each speed mechanism that reaches past a documented surface buys (SPEEDUPS_OFF,
- * server/shared/config.ts), on the Node this bench runs on. The server with all of them on, then one server for each with
+ * server/common/config.ts), on the Node this bench runs on. The server with all of them on, then one server for each with
  * that one off, measured interleaved (each in turn first); per request, the server's CPU per request with the
  * mechanism off against all on: the share of the CPU the mechanism saves.
  */

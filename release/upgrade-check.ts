@@ -5,7 +5,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readConfig } from '../server/shared/config.ts';
+import { readConfig } from '../server/common/config.ts';
 import { startServer } from '../server/start/server.ts';
 import type { FixtureManifest } from './release-fixture.ts';
 

@@ -373,7 +373,7 @@ export async function scaffold(operationId: string, repo = root): Promise<Writte
   }
   domainText = withImport(domainText, '../auth/caller.ts', ['Caller'], true);
   domainText = withImport(domainText, '../context/context.ts', ['Scope'], true);
-  domainText = withImport(domainText, '../shared/contract.ts', [...new Set(domain.types)], true);
+  domainText = withImport(domainText, '../common/contract.ts', [...new Set(domain.types)], true);
   const handler = handlerSource(shape);
   const handlerText = group.existing
     ? addHandler(read(group.file), group.file, shape, operations, `../domain/${group.stem}.ts`, handler)

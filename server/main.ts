@@ -7,7 +7,7 @@ import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'n
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './start/command-line.ts';
-import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './shared/config.ts';
+import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './common/config.ts';
 import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
 import { checkSeed, readSeedFile, type SeedFixture } from './start/seed.ts';

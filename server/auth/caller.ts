@@ -1,6 +1,6 @@
 // Who is calling: the user behind the bearer token. Tokens are stored as SHA-256 hashes only.
 import type { Scope } from '../context/context.ts';
-import { newSecret, sha256 } from '../shared/ids.ts';
+import { newSecret, sha256 } from '../common/ids.ts';
 import type { Db, Store } from '../store/db.ts';
 import * as users from '../store/users.ts';
 

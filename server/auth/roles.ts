@@ -1,6 +1,6 @@
 // Roles, from most to least privileged, and the caller's role in an organization. `null` is a guest: a member
 // without a role. Not being a member at all is `undefined`: such callers see nothing of the organization (404).
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { parseEnum } from '../store/enums.ts';
 import type { Db } from '../store/db.ts';
 import * as members from '../store/members.ts';

@@ -15,9 +15,9 @@ import type {
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import { RecentlyUsed } from '../shared/recently-used.ts';
-import type { Model } from '../shared/contract.ts';
-import { frozen } from '../shared/deep-freeze.ts';
+import { RecentlyUsed } from '../common/recently-used.ts';
+import type { Model } from '../common/contract.ts';
+import { frozen } from '../common/deep-freeze.ts';
 
 export type DocumentModel = Model<'Document'>;
 type Block = Model<'Block'>;

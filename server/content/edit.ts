@@ -1,5 +1,5 @@
 // Helpers to build new content from a revision's: new pages, slugs and file names that do not collide.
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import type { StoredPage } from './model.ts';
 import { anchorOf } from './search.ts';
 

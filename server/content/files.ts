@@ -3,7 +3,7 @@
 // by file id, so that every revision carrying a file (and every copy of a space) serves the same bytes.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context/context.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import type { Db } from '../store/db.ts';
 import * as files from '../store/files.ts';
 import type { StoredFile } from './model.ts';

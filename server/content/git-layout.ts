@@ -7,11 +7,11 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import { markdownProblem, parseMarkdown } from './document.ts';
 import { pageBody, type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
 import { anchorOf } from './search.ts';
-import { storableText } from '../shared/text.ts';
+import { storableText } from '../common/text.ts';
 
 export const SUMMARY_FILE = 'SUMMARY.md';
 export const ASSETS_DIR = '.gitbook/assets';

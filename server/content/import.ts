@@ -6,12 +6,12 @@ import { performance } from 'node:perf_hooks';
 import type TurndownService from 'turndown';
 import { type HTMLElement, parse as parseHtml } from 'node-html-parser';
 import type { AppContext, Scope } from '../context/context.ts';
-import { badRequest } from '../shared/errors.ts';
+import { badRequest } from '../common/errors.ts';
 import { OutboundError, type OutboundResponse, outboundFor } from '../net/outbound.ts';
 import { newPage, slugify, unique } from './edit.ts';
 import { sameStoredFile, storeFile } from './files.ts';
 import { type RevisionContent, type StoredFile, type StoredPage, walkPages } from './model.ts';
-import { storableText } from '../shared/text.ts';
+import { storableText } from '../common/text.ts';
 
 export const IMPORT_LIMITS = {
   pages: 50,

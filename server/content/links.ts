@@ -3,10 +3,10 @@
 // page links and backlinks are read (server/docs/behaviour-content-change-requests-comments.md, "How markdown refers to
 // content" and "Links").
 import { inWrite, type Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import * as links from '../store/links.ts';
 import { type LinkRelation, markdownLinks } from './markdown.ts';
-import { frozen } from '../shared/deep-freeze.ts';
+import { frozen } from '../common/deep-freeze.ts';
 import { pageBody, type RevisionContent, type RevisionRecord, type StoredPage, uniquePages, walkPages } from './model.ts';
 import { getRevision, writeRevisionRow } from './revisions.ts';
 

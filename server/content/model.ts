@@ -3,8 +3,8 @@
 // Git import, translation) builds a new RevisionContent and stores it with createRevision. A revision read with
 // getRevision is parsed once and shared by later reads, frozen: build changed content anew (spread, map), never in
 // place (content/revisions.ts).
-import { badRequest } from '../shared/errors.ts';
-import type { Model } from '../shared/contract.ts';
+import { badRequest } from '../common/errors.ts';
+import type { Model } from '../common/contract.ts';
 
 export type PageType = Model<'PageType'>;
 export type RevisionType = Model<'RevisionType'>;

@@ -2,9 +2,9 @@
 import type { Db, Store } from '../store/db.ts';
 import { fromJson, toJson } from '../store/db.ts';
 import * as revisions from '../store/revisions.ts';
-import { newId } from '../shared/ids.ts';
-import { RecentlyUsed } from '../shared/recently-used.ts';
-import { frozen } from '../shared/deep-freeze.ts';
+import { newId } from '../common/ids.ts';
+import { RecentlyUsed } from '../common/recently-used.ts';
+import { frozen } from '../common/deep-freeze.ts';
 import { emptyContent, type RevisionContent, type RevisionRecord, type RevisionType } from './model.ts';
 import { indexSpaceContent } from './search.ts';
 

@@ -2,7 +2,7 @@
 // space), in the order of each group's best match. Hits are grouped first and presented for a page of results
 // only, as the text shown for each section (the words around the match) is most of what a search costs.
 import type { Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { type SectionHit, sectionBodies } from './search.ts';
 
 /** The matching sections of one page, best first. */

@@ -1,7 +1,7 @@
 // Built-in templates (`getting-started`, `api-reference`, `knowledge-base`, `changelog`): each adds pages at the top
 // level of the content (a slug already taken gets `-2`, `-3`…) and may use files of the content named in
 // `params.contentRefs` (server/docs/behaviour-content-change-requests-comments.md, "Templates").
-import { badRequest } from '../shared/errors.ts';
+import { badRequest } from '../common/errors.ts';
 import { newPage, slugify, unique } from './edit.ts';
 import { findFile, pageBody, type RevisionContent, type StoredFile, type StoredPage } from './model.ts';
 

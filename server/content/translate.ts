@@ -6,7 +6,7 @@ import type { Nodes } from 'mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import type { AppContext } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { parseMarkdown } from './document.ts';
 import type { RevisionContent, StoredPage } from './model.ts';
 

@@ -2,10 +2,10 @@
 // `AppContext` is the server's; a `Scope` is the same with the database handle of one unit of work (a request, a
 // job's step), which is what every function that reads or writes the database takes.
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config.ts';
-import { type Clock, countingClock } from '../shared/clock.ts';
-import { newSecret } from '../shared/ids.ts';
-import { Cursors } from '../shared/paging.ts';
+import type { Config } from '../common/config.ts';
+import { type Clock, countingClock } from '../common/clock.ts';
+import { newSecret } from '../common/ids.ts';
+import { Cursors } from '../common/paging.ts';
 import type { Db, Store } from '../store/db.ts';
 import * as meta from '../store/meta.ts';
 
@@ -32,7 +32,7 @@ export interface Jobs {
  * made by the first start, read by the others.
  */
 export interface Secrets {
-  /** Signs list cursors (shared/paging.ts). */
+  /** Signs list cursors (common/paging.ts). */
   cursors: string;
   /** Signs the visitor claims of `ping` (members). */
   visitorClaims: string;

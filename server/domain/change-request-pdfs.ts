@@ -1,6 +1,6 @@
 // Generated PDFs of change requests: stored with an unguessable id, served at their own address (no token needed:
 // the address is the secret, as for a download link) for one hour, then removed.
-import { newRandomId } from '../shared/ids.ts';
+import { newRandomId } from '../common/ids.ts';
 import type { Db } from '../store/db.ts';
 import * as changeRequests from '../store/change-requests.ts';
 

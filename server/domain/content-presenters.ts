@@ -1,10 +1,10 @@
 // How the API shows content: revisions, pages, files, references and links, for the space's main content or a
 // change request's.
 import type { AppContext } from '../context/context.ts';
-import { RecentlyUsed } from '../shared/recently-used.ts';
+import { RecentlyUsed } from '../common/recently-used.ts';
 import { SPACE_VISIBILITIES, type SpaceRow } from './spaces.ts';
-import { immutableBody, immutableBodySize } from '../shared/response-bodies.ts';
-import type { Model } from '../shared/contract.ts';
+import { immutableBody, immutableBodySize } from '../common/response-bodies.ts';
+import type { Model } from '../common/contract.ts';
 import { readsBeyondRevision } from '../content/computed.ts';
 import { fileDownloadUrl } from '../content/files.ts';
 import type { LinkGroup, LinkTarget } from '../content/links.ts';

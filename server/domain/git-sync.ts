@@ -14,10 +14,10 @@ import {
   recordGitSync,
   redact,
 } from './git.ts';
-import { sha256 } from '../shared/ids.ts';
+import { sha256 } from '../common/ids.ts';
 import { EDIT_MODES, getSpaceRow, type SpaceRow } from './spaces.ts';
 import { findUser } from '../auth/caller.ts';
-import type { Input } from '../shared/contract.ts';
+import type { Input } from '../common/contract.ts';
 import type { Job, JobKind } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import type { Db } from '../store/db.ts';

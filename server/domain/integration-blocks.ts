@@ -1,9 +1,9 @@
 // The rendering of an integration's blocks: a block's element tree for a render request, its markdown with the
 // request's props substituted.
 import LZString from 'lz-string';
-import { badRequest } from '../shared/errors.ts';
-import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../shared/json-limits.ts';
-import type { Model } from '../shared/contract.ts';
+import { badRequest } from '../common/errors.ts';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../common/json-limits.ts';
+import type { Model } from '../common/contract.ts';
 import { fromJson } from '../store/db.ts';
 import type { IntegrationRow } from './integrations.ts';
 

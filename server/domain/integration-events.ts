@@ -1,13 +1,13 @@
 // The events of integrations' installations: recorded with the trace of their handling, and in development mode
 // delivered to the integration's tunnel by a background job, whose answer may update the installation.
 import { inWrite, reading, type Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
-import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../shared/json-limits.ts';
+import type { Model } from '../common/contract.ts';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../common/json-limits.ts';
 import { enqueue, type JobKind, type JobRunner } from '../jobs/runner.ts';
 import { outboundFor } from '../net/outbound.ts';
 import { fromJson, toJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import { type EventRow, getIntegrationRow, type InstallationRow, type IntegrationRow, parseEventRow } from './integrations.ts';
 
 type LogLevel = Model<'IntegrationEventLog'>['level'];

@@ -4,8 +4,8 @@
 import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import { notFound } from '../shared/errors.ts';
-import type { Model } from '../shared/contract.ts';
+import { notFound } from '../common/errors.ts';
+import type { Model } from '../common/contract.ts';
 import { fromJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import * as sites from '../store/sites.ts';
@@ -24,7 +24,7 @@ import {
   parseIntegrationRow,
 } from './integrations.ts';
 import { organizationPermissions } from './organizations.ts';
-import { type Key, keptInBatches, type Page } from '../shared/paging.ts';
+import { type Key, keptInBatches, type Page } from '../common/paging.ts';
 import { parseSiteRow, type SiteRow, sitePermissions } from './sites.ts';
 import { liveSpaceCount, parseSpaceRow, type SpaceRow } from './spaces.ts';
 

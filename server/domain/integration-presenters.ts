@@ -2,7 +2,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import { type EventRow, type InstallationRow, integrationPermissions, type IntegrationRow } from './integrations.ts';

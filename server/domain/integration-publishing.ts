@@ -4,12 +4,12 @@ import { isIP } from 'node:net';
 import type { Caller } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import { badRequest, conflict } from '../shared/errors.ts';
-import type { Input } from '../shared/contract.ts';
+import { badRequest, conflict } from '../common/errors.ts';
+import type { Input } from '../common/contract.ts';
 import { type AddressRule, isRefusedAddress } from '../net/outbound.ts';
 import { toJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import {
   callerMemberships,
   callerOrganization,

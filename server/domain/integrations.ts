@@ -5,8 +5,8 @@
 import type { Caller } from '../auth/caller.ts';
 import { type Membership, membershipOf, ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import { badRequest, forbidden, notFound } from '../shared/errors.ts';
-import type { Model } from '../shared/contract.ts';
+import { badRequest, forbidden, notFound } from '../common/errors.ts';
+import type { Model } from '../common/contract.ts';
 import type { Db } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import * as members from '../store/members.ts';

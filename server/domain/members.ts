@@ -3,10 +3,10 @@
 import { type Caller, findUsers } from '../auth/caller.ts';
 import { type Membership, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import { conflict, notFound } from '../shared/errors.ts';
-import type { Input, Model } from '../shared/contract.ts';
+import { conflict, notFound } from '../common/errors.ts';
+import type { Input, Model } from '../common/contract.ts';
 import { rowParser } from '../store/enums.ts';
-import type { Page } from '../shared/paging.ts';
+import type { Page } from '../common/paging.ts';
 import { bool } from '../store/db.ts';
 import * as members from '../store/members.ts';
 import * as teams from '../store/teams.ts';

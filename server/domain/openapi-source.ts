@@ -4,12 +4,12 @@
 import { Worker } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
 import type { AppContext } from '../context/context.ts';
-import { jsonShapeProblem } from '../shared/json-limits.ts';
-import type { Model } from '../shared/contract.ts';
+import { jsonShapeProblem } from '../common/json-limits.ts';
+import type { Model } from '../common/contract.ts';
 import { OutboundError, outboundFor } from '../net/outbound.ts';
 import { MAX_STORED_JSON_DEPTH } from '../store/db.ts';
-import { sha256 } from '../shared/ids.ts';
-import { storableText } from '../shared/text.ts';
+import { sha256 } from '../common/ids.ts';
+import { storableText } from '../common/text.ts';
 
 export type ProcessErrorCode = NonNullable<Model<'OpenAPISpec'>['lastProcessErrorCode']>;
 

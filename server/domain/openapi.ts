@@ -3,17 +3,17 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
 import { type AppContext, inWrite, type Scope } from '../context/context.ts';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../shared/errors.ts';
-import type { Input, Model } from '../shared/contract.ts';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../common/errors.ts';
+import type { Input, Model } from '../common/contract.ts';
 import { enqueue, type JobRunner } from '../jobs/runner.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import { queueState } from '../store/jobs.ts';
 import * as openapi from '../store/openapi.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import { rowParser } from '../store/enums.ts';
 import { fetchSourceText, OpenAPISourceError, type ParsedSpec, parseSpecText, type ProcessErrorCode } from './openapi-source.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
-import type { Page } from '../shared/paging.ts';
+import type { Page } from '../common/paging.ts';
 import type { Row } from '../store/schema.ts';
 
 /** Per `OpenAPISpecVisibility`: whether the spec's documents are served to anyone, without a token. */

@@ -3,7 +3,7 @@
 // to the end's; when a gap has no midpoint left, the parent's children are renumbered 1, 2, 3… in the same transaction
 // (server/docs/wire-behaviour.md, "Order").
 import type { Db } from '../store/db.ts';
-import { badRequest } from '../shared/errors.ts';
+import { badRequest } from '../common/errors.ts';
 import * as siblings from '../store/siblings.ts';
 
 /** A position after every sibling: read from the position indexes, without reading the siblings. */

@@ -3,12 +3,12 @@
 // rather than in sites.ts (which the structure builds on).
 import type { Caller } from '../auth/caller.ts';
 import type { Scope } from '../context/context.ts';
-import { badRequest, conflict } from '../shared/errors.ts';
-import type { Input } from '../shared/contract.ts';
+import { badRequest, conflict } from '../common/errors.ts';
+import type { Input } from '../common/contract.ts';
 import { toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import * as structures from '../store/site-structure.ts';
-import { newId, newSecret } from '../shared/ids.ts';
+import { newId, newSecret } from '../common/ids.ts';
 import { attachableSpace, checkPath, insertSiteSpace, loadStructure } from './site-structure.ts';
 import { EMPTY_ADAPTIVE_SCHEMA, getSiteRow, manageableSite, organizationSites, type SiteAccess } from './sites.ts';
 import { insertSpace, type SpaceRow } from './spaces.ts';

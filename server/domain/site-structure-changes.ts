@@ -3,10 +3,10 @@
 // the write, with its defaults stored), checks the change against it, and stores it. Changes that attach a space
 // take the caller's access, whose membership must let them view that space.
 import type { Scope } from '../context/context.ts';
-import { badRequest, conflict, notFound } from '../shared/errors.ts';
-import type { Input } from '../shared/contract.ts';
+import { badRequest, conflict, notFound } from '../common/errors.ts';
+import type { Input } from '../common/contract.ts';
 import * as structures from '../store/site-structure.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import {
   attachableSpace,
   checkPath,

@@ -2,7 +2,7 @@
 // spaces, with the spaces they hold, and the structure visitors reach.
 import type { Membership } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { type GroupRow, isDefaultSiteSpace, type SectionRow, type SiteSpaceRow, type Structure } from './site-structure.ts';
 import { isPublished, publishedAddress, type SiteAccess, type SitePermissions, SITE_TYPES } from './sites.ts';
 import { presentSpacesFor } from './spaces.ts';

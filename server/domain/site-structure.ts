@@ -4,13 +4,13 @@
 // (server/docs/behaviour-organizations-spaces-sites.md, "Defaults" and "Order").
 import type { Membership } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
-import { badRequest, conflict } from '../shared/errors.ts';
-import type { Model } from '../shared/contract.ts';
+import { badRequest, conflict } from '../common/errors.ts';
+import type { Model } from '../common/contract.ts';
 import type { Db } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import * as structures from '../store/site-structure.ts';
-import { unreachable } from '../shared/errors.ts';
-import { newId } from '../shared/ids.ts';
+import { unreachable } from '../common/errors.ts';
+import { newId } from '../common/ids.ts';
 import { getSiteRow, type SiteRow } from './sites.ts';
 import { getSpaceRow, parseSpaceRow, spacePermissions, spaceRole, type SpaceRow } from './spaces.ts';
 import type { Row } from '../store/schema.ts';

@@ -4,13 +4,13 @@
 import type { Caller } from '../auth/caller.ts';
 import { atLeast, type Membership, membershipOf } from '../auth/roles.ts';
 import type { AppContext, Scope } from '../context/context.ts';
-import { badRequest, forbidden, notFound } from '../shared/errors.ts';
-import type { Input, Model } from '../shared/contract.ts';
+import { badRequest, forbidden, notFound } from '../common/errors.ts';
+import type { Input, Model } from '../common/contract.ts';
 import { bool, type Db, fromJson, toJson } from '../store/db.ts';
 import * as sites from '../store/sites.ts';
 import { rowParser } from '../store/enums.ts';
 import { organizationAccess, organizationPermissions } from './organizations.ts';
-import { type Key, keptInBatches, type Page } from '../shared/paging.ts';
+import { type Key, keptInBatches, type Page } from '../common/paging.ts';
 import type { Row } from '../store/schema.ts';
 
 /**

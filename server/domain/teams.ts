@@ -4,13 +4,13 @@ import type { Caller } from '../auth/caller.ts';
 import { membershipOf } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
 import { organizationAccess, type OrganizationAccess, organizationPermissions, requireOrganization } from './organizations.ts';
-import { badRequest, forbidden, notFound } from '../shared/errors.ts';
-import type { Input, Model } from '../shared/contract.ts';
-import type { Page } from '../shared/paging.ts';
+import { badRequest, forbidden, notFound } from '../common/errors.ts';
+import type { Input, Model } from '../common/contract.ts';
+import type { Page } from '../common/paging.ts';
 import type { Db } from '../store/db.ts';
 import * as teams from '../store/teams.ts';
 import { parseEnum } from '../store/enums.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import type { Row } from '../store/schema.ts';
 
 /** A team's row without the folded title the store keeps for its filters. */

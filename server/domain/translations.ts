@@ -8,16 +8,16 @@ import { type AppContext, inWrite, reading, type Scope } from '../context/contex
 import { nodeText } from '../content/document.ts';
 import { commitSpaceContent, currentRevision } from '../content/revisions.ts';
 import { type Language, type TranslatedContent, translateContent, translatorOf } from '../content/translate.ts';
-import { badRequest, DomainError, forbidden, notFound } from '../shared/errors.ts';
-import type { Input, Model } from '../shared/contract.ts';
+import { badRequest, DomainError, forbidden, notFound } from '../common/errors.ts';
+import type { Input, Model } from '../common/contract.ts';
 import { rowParser } from '../store/enums.ts';
 import { enqueue, type Job, type JobRunner } from '../jobs/runner.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import { queueState } from '../store/jobs.ts';
 import * as translations from '../store/translations.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import { organizationAccess, organizationPermissions, type OrganizationAccess } from './organizations.ts';
-import type { Key } from '../shared/paging.ts';
+import type { Key } from '../common/paging.ts';
 import { EDIT_MODES, getSpaceRow, insertSpace, spaceAccess, type SpaceRow } from './spaces.ts';
 import type { Row } from '../store/schema.ts';
 

@@ -1,7 +1,7 @@
 import type { UserRecord } from '../auth/caller.ts';
 import { findUser } from '../auth/caller.ts';
 import type { AppContext, Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 
 /** A user as the API shows it. `urls.location` is the user's address under `/v1/users` (not an operation). */
 export function presentUser(ctx: AppContext, user: UserRecord): Model<'User'> {

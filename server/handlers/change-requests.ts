@@ -14,9 +14,9 @@ import {
   updateChangeRequest,
   updateChangeRequestFromMain,
 } from '../domain/change-requests.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import { spaceAccess } from '../domain/spaces.ts';
-import { notFound } from '../shared/errors.ts';
+import { notFound } from '../common/errors.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =

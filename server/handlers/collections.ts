@@ -12,7 +12,7 @@ import {
   updateCollection,
 } from '../domain/collections.ts';
 import { organizationAccess } from '../domain/organizations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import { collectionSpacesPage, presentSpacesFor } from '../domain/spaces.ts';
 import type { HandlerGroup } from './types.ts';
 

@@ -25,9 +25,9 @@ import {
   updateComment,
   updateReply,
 } from '../domain/comments.ts';
-import type { Input, Model } from '../shared/contract.ts';
+import type { Input, Model } from '../common/contract.ts';
 import { presentMembers } from '../domain/members.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import { withFirstTry } from '../http/route-rules.ts';
 import type { Handler, HandlerGroup, QueryParams } from './types.ts';
 

@@ -31,11 +31,11 @@ import {
   commitChangeRequestContent,
   isClosed,
 } from '../domain/change-requests.ts';
-import type { Input, Model } from '../shared/contract.ts';
-import { unreachable } from '../shared/errors.ts';
-import { listId } from '../shared/paging.ts';
+import type { Input, Model } from '../common/contract.ts';
+import { unreachable } from '../common/errors.ts';
+import { listId } from '../common/paging.ts';
 import { getSpaceRow, requireSpace, type SpaceAccess, spaceAccess } from '../domain/spaces.ts';
-import { conflict, notFound } from '../shared/errors.ts';
+import { conflict, notFound } from '../common/errors.ts';
 import { ownTransaction } from '../http/route-rules.ts';
 import type { HandlerGroup } from './types.ts';
 

@@ -14,9 +14,9 @@ import {
   presentGitInfo,
   projectDirectory,
 } from '../domain/git.ts';
-import { newId } from '../shared/ids.ts';
+import { newId } from '../common/ids.ts';
 import { requireSpace, spaceAccess } from '../domain/spaces.ts';
-import { badRequest } from '../shared/errors.ts';
+import { badRequest } from '../common/errors.ts';
 import type { HandlerGroup } from './types.ts';
 import { enqueue } from '../jobs/runner.ts';
 import { refusedHost } from '../net/outbound.ts';

@@ -1,6 +1,6 @@
 // Integrations: publishing (global names, owned by an organization), installations in organizations, their events
 // (delivered to a development tunnel in development mode), the spaces and sites they cover, and block rendering.
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { blockContentSecurityPolicy, renderBlock } from '../domain/integration-blocks.ts';
 import { eventTrace, presentEvent, presentInstallation, presentIntegration, presentIntegrationSites, presentIntegrationSpaces } from '../domain/integration-presenters.ts';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../domain/integration-lists.ts';
 import { disableDevMode, enableDevMode, installIntegration, publishIntegration, unpublishIntegration } from '../domain/integration-publishing.ts';
 import { integrationAccess } from '../domain/integrations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import type { HandlerGroup } from './types.ts';
 
 

@@ -14,7 +14,7 @@ import {
   requireMemberRow,
 } from '../domain/members.ts';
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import { liveSpacesPage, presentSpaces, spacePermissions } from '../domain/spaces.ts';
 import type { HandlerGroup } from './types.ts';
 

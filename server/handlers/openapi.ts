@@ -18,7 +18,7 @@ import {
   servedVersion,
   setOpenAPISpecVisibility,
 } from '../domain/openapi.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import { bearerToken } from '../http/bearer-token.ts';
 import type { HandlerGroup } from './types.ts';
 

@@ -3,7 +3,7 @@ import { membershipOf } from '../auth/roles.ts';
 import { searchSections } from '../content/search.ts';
 import { groupByPage, type PageHits } from '../content/search-results.ts';
 import { viewsAllContent } from '../domain/collections.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import {
   deleteInviteLink,
   memberOrganizationsPage,
@@ -14,7 +14,7 @@ import {
   requireOrganization,
   updateOrganization,
 } from '../domain/organizations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =

@@ -1,7 +1,7 @@
 // SAML identity providers of an organization (admins only), and the SSO sign-in options its members see.
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import { organizationAccess } from '../domain/organizations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import {
   createSamlProvider,
   deleteSamlProvider,

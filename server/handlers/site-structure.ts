@@ -3,8 +3,8 @@
 // reloads the structure, which stores its defaults.
 import type { Caller } from '../auth/caller.ts';
 import type { Scope } from '../context/context.ts';
-import type { Model } from '../shared/contract.ts';
-import { unreachable } from '../shared/errors.ts';
+import type { Model } from '../common/contract.ts';
+import { unreachable } from '../common/errors.ts';
 import {
   addSectionToGroup,
   createGroup,
@@ -33,8 +33,8 @@ import {
 } from '../domain/site-structure-presenters.ts';
 import { hasItem, isDefaultSiteSpace, type ItemRef, loadStructure, moveItem } from '../domain/site-structure.ts';
 import { manageableSite, type SiteAccess, siteAccess } from '../domain/sites.ts';
-import { listId } from '../shared/paging.ts';
-import { badRequest } from '../shared/errors.ts';
+import { listId } from '../common/paging.ts';
+import { badRequest } from '../common/errors.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =

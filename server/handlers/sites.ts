@@ -14,7 +14,7 @@ import {
   sitesPage,
   updateAdaptiveSchema,
 } from '../domain/sites.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations =

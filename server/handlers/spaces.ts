@@ -1,6 +1,6 @@
 // Spaces: creation, settings, lifecycle (delete keeps a space restorable for 7 days), duplication and placement.
 import { organizationAccess } from '../domain/organizations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import {
   createSpace,
   createSpaceAtTop,
@@ -17,7 +17,7 @@ import {
   updateSpaceAsAdmin,
 } from '../domain/spaces.ts';
 import { withFirstTry } from '../http/route-rules.ts';
-import type { Model } from '../shared/contract.ts';
+import type { Model } from '../common/contract.ts';
 import type { Handler, HandlerGroup } from './types.ts';
 
 type Operations =

@@ -1,6 +1,6 @@
 // Teams of an organization: listing (with the owner and title filters), creation, renaming and deletion.
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import { createTeam, deleteTeam, presentTeam, presentTeams, renameTeam, requireTeam, teamAccess, teamsPage } from '../domain/teams.ts';
 import type { HandlerGroup } from './types.ts';
 

@@ -1,6 +1,6 @@
 // Translations of a space's content into another language. Creating a translation with a source queues its first
 // run; POST run queues another. Runs happen in the background (the `translation-run` job, see domain/translations.ts).
-import { listId } from '../shared/paging.ts';
+import { listId } from '../common/paging.ts';
 import {
   createTranslation,
   deleteTranslation,

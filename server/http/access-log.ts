@@ -5,7 +5,7 @@
 // its storage full, a 500's stack logged beside it by http/errors.ts).
 import type { NextFunction, Request, Response } from 'express';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import type { Config, LogFormat } from '../shared/config.ts';
+import type { Config, LogFormat } from '../common/config.ts';
 
 /** Fields of an access-log line (its message is `request`). */
 export interface AccessLogFields {

@@ -1,10 +1,10 @@
 // One error envelope, `{"error": {"code", "message"}}`, and the one middleware that writes it for every failure: the
-// one place where what went wrong (a DomainError's kind, server/shared/errors.ts) becomes an HTTP status. Only a 500 (a
+// one place where what went wrong (a DomainError's kind, server/common/errors.ts) becomes an HTTP status. Only a 500 (a
 // bug) is logged here, with its stack; a 503 (the database closed, unreachable, or its storage full) is expected of
 // the machine, and its access-log line (http/access-log.ts) says it, at warn, without a stack.
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
-import { DomainError, type FailureKind, Refusal } from '../shared/errors.ts';
+import { DomainError, type FailureKind, Refusal } from '../common/errors.ts';
 import { REASON } from './access-log.ts';
 
 /** The status of each kind of failure. */

@@ -3,7 +3,7 @@
 // value made from its schema, with `x-contract-answer: example` (or `schema`); nothing is read or written
 // (server/docs/design.md, "Answers from the contract").
 import RandExpModule from 'randexp';
-import { StartupError } from '../shared/config.ts';
+import { StartupError } from '../common/config.ts';
 import type { ContractOperation, OpenApiDocument } from './contract.ts';
 
 /** The response header of an answer from the contract: `example` or `schema`, where its body comes from. */

@@ -1,11 +1,11 @@
 // What a route hands a handler and takes back, derived from the generated `operations`: an operation's parameters,
 // body and caller in, one of its success responses out (handlers/ writes them; handlers/types.ts has their table).
 import type { Readable, Writable } from '../../generated/schema.d.ts';
-import type { OperationId, operations } from '../shared/contract.ts';
+import type { OperationId, operations } from '../common/contract.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Scope } from '../context/context.ts';
 
-export type { Input, Model } from '../shared/contract.ts';
+export type { Input, Model } from '../common/contract.ts';
 
 export type { OperationId };
 

@@ -5,7 +5,7 @@
 // names the engine (sqlite or postgres).
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context/context.ts';
-import { Refusal } from '../shared/errors.ts';
+import { Refusal } from '../common/errors.ts';
 import { packageVersion } from './version.ts';
 import type { Engine } from '../store/db.ts';
 import type { OpenApiDocument } from './contract.ts';

@@ -1,9 +1,9 @@
 // Answers made from data that never changes (a revision's content, domain/content-presenters.ts): made once, frozen all
 // the way down, serialised once, and accepted by the response check once, each compiled response check being wrapped
 // (`rememberingAccepted`) to remember the immutable bodies it accepted (server/docs/design.md, "Immutable answers").
-import { isImmutable } from '../shared/response-bodies.ts';
+import { isImmutable } from '../common/response-bodies.ts';
 
-export { immutableBody, immutableBodySize } from '../shared/response-bodies.ts';
+export { immutableBody, immutableBodySize } from '../common/response-bodies.ts';
 
 /** The response checks (compiled functions) that accepted each immutable body. */
 const accepted = new WeakMap<object, WeakSet<object>>();

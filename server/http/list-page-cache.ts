@@ -2,10 +2,10 @@
 // nothing was written, is sent as it was made. A page is kept only when its making read no clock, had no write
 // transaction open and saw the store's count of changes stay put; `verify` makes each page sent from memory afresh and
 // compares them (server/docs/design.md, "List pages kept until the database changes").
-import { RecentlyUsed } from '../shared/recently-used.ts';
+import { RecentlyUsed } from '../common/recently-used.ts';
 import { immutableBody } from './immutable-bodies.ts';
-import { CONTINUE_AFTER } from '../shared/paging.ts';
-import { serializedText } from '../shared/response-bodies.ts';
+import { CONTINUE_AFTER } from '../common/paging.ts';
+import { serializedText } from '../common/response-bodies.ts';
 
 export interface ListAnswer {
   status: number;

@@ -5,7 +5,7 @@
 // (`contractAnswerRoute`, http/example-answers.ts).
 import type { Request, Response } from 'express';
 import { bearerToken } from './bearer-token.ts';
-import type { OperationId } from '../shared/contract.ts';
+import type { OperationId } from '../common/contract.ts';
 import { firstTryOf, opensOwnTransaction } from './route-rules.ts';
 import { type AppContext, type Scope, scoped } from '../context/context.ts';
 import type { ContractOperation } from './contract.ts';

@@ -1,7 +1,7 @@
 // Pages of lists as sent: a page whose JSON would pass PAGE_BYTES is shortened (`fitPage`), and the JSON of a page
-// already serialised is sent as it is. Cursors and pages themselves are made in shared/paging.ts.
-import { serialized } from '../shared/response-bodies.ts';
-import { CONTINUE_AFTER, type Page } from '../shared/paging.ts';
+// already serialised is sent as it is. Cursors and pages themselves are made in common/paging.ts.
+import { serialized } from '../common/response-bodies.ts';
+import { CONTINUE_AFTER, type Page } from '../common/paging.ts';
 
 /** Largest JSON of the items of a page of a list, in bytes; a page always holds at least one item. */
 export const PAGE_BYTES = 4 * 1024 * 1024;

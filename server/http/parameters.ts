@@ -5,7 +5,7 @@
 // the contract is checked here, once, on the raw text the client sent.
 import { parse as parseQuery } from 'node:querystring';
 import type { Request } from 'express';
-import { badRequest } from '../shared/errors.ts';
+import { badRequest } from '../common/errors.ts';
 import type { OpenApiDocument } from './contract.ts';
 
 /** An integer written as JSON writes it: an optional minus sign, then digits without a leading zero. */

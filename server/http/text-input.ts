@@ -1,10 +1,10 @@
-// Path parameters and query values hold text both engines store alike (server/shared/text.ts): a NUL, which a URL can only
+// Path parameters and query values hold text both engines store alike (server/common/text.ts): a NUL, which a URL can only
 // carry percent-encoded (`%00`: Node's parser refuses a raw one), is a 400 naming the parameter, before the validator
 // or any handler sees the request. An unpaired surrogate cannot come through a URL (an escape that is not UTF-8 is
 // already a 400, or U+FFFD in a query value); JSON bodies are checked by json-limits.ts.
 import type { Request } from 'express';
-import { badRequest } from '../shared/errors.ts';
-import { textProblem } from '../shared/text.ts';
+import { badRequest } from '../common/errors.ts';
+import { textProblem } from '../common/text.ts';
 import type { OpenApiDocument } from './contract.ts';
 import { RouteIndex } from './route-index.ts';
 

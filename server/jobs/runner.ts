@@ -5,8 +5,8 @@
 import { hostname } from 'node:os';
 import type { AppContext, Jobs, Scope } from '../context/context.ts';
 import { inWrite } from '../context/context.ts';
-import { Refusal } from '../shared/errors.ts';
-import { newId, newRandomId } from '../shared/ids.ts';
+import { Refusal } from '../common/errors.ts';
+import { newId, newRandomId } from '../common/ids.ts';
 import { type Db, fromJson, toJson } from '../store/db.ts';
 import * as jobs from '../store/jobs.ts';
 

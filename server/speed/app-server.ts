@@ -4,7 +4,7 @@
 // born with the app's prototypes").
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Speedup } from '../shared/config.ts';
+import type { Speedup } from '../common/config.ts';
 import { writeTogether } from './write-together.ts';
 
 export interface AppServer {

@@ -2,7 +2,7 @@
 // `res.json` gives them, in one write and without copying the text, wherever those bytes cannot differ; any other
 // answer goes to Express's own (server/docs/design.md, "The app's res.json").
 import type { Express, Response } from 'express';
-import { serialized, serializedText } from '../shared/response-bodies.ts';
+import { serialized, serializedText } from '../common/response-bodies.ts';
 
 /** Whether the app's settings change the JSON Express makes of a body (`json spaces`, `json replacer`, `json escape`). */
 const customJson = (settings: Record<string, unknown>) =>

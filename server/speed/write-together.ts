@@ -3,7 +3,7 @@
 // a client waiting on several answers is woken once; order, backpressure and a destroy during the turn are kept
 // (server/docs/design.md, "Answers written at the end of the turn").
 import type { Socket } from 'node:net';
-import { atTurnEnd } from '../shared/turn-end.ts';
+import { atTurnEnd } from '../common/turn-end.ts';
 
 type Write = (this: Socket, ...args: never[]) => void;
 

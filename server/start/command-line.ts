@@ -3,7 +3,7 @@
 // --help and --version.
 // Every other setting is an environment variable (config.ts), so that a flag is never a second, different way to
 // say what a variable says.
-import { StartupError } from '../shared/config.ts';
+import { StartupError } from '../common/config.ts';
 
 /** The flags that set a variable, in the order --help lists them. */
 export const FLAGS = [

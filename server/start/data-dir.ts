@@ -4,7 +4,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { StartupError } from '../shared/config.ts';
+import { StartupError } from '../common/config.ts';
 import { FileLockBusyError, FileLockOpenError, lockFile, type FileLock } from '../store/sqlite/file-lock.ts';
 
 /** The lock file in DATA_DIR: held locked by the server that runs on the folder (see lockDataDir). */

@@ -5,7 +5,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { OpenApiDocument } from '../http/contract.ts';
 import { SEED_SCHEMA } from './seed-format.ts';
-import { textProblem } from '../shared/text.ts';
+import { textProblem } from '../common/text.ts';
 
 // ajv-formats is CommonJS: its function is the default export's default under ES module interop, or the export itself.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;

@@ -2,7 +2,7 @@
 // the demo organization an empty database gets. The fixture format is documented in server/docs/seed-file.md.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { StartupError } from '../shared/config.ts';
+import { StartupError } from '../common/config.ts';
 import { parse } from 'yaml';
 import { loadContract } from '../http/contract.ts';
 import { seedChecker } from './seed-schema.ts';
@@ -14,7 +14,7 @@ import type { Scope } from '../context/context.ts';
 import type { StoredPage } from '../content/model.ts';
 import { emptyContent } from '../content/model.ts';
 import { anchorOf } from '../content/search.ts';
-import { newId, newSecret } from '../shared/ids.ts';
+import { newId, newSecret } from '../common/ids.ts';
 import * as collections from '../store/collections.ts';
 import { toJson } from '../store/db.ts';
 import * as members from '../store/members.ts';

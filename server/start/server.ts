@@ -6,9 +6,9 @@ import type { Logger } from 'pino';
 import { type ContractChecks, contractChecks, createApp, planOf } from './app.ts';
 import { answeredLine } from '../http/example-answers.ts';
 import { keepRevisionContents } from '../content/revisions.ts';
-import { type Config, StartupError } from '../shared/config.ts';
+import { type Config, StartupError } from '../common/config.ts';
 import { type AppContext, createContext, inWrite, type ResolvedConfig } from '../context/context.ts';
-import { type Clock, systemClock } from '../shared/clock.ts';
+import { type Clock, systemClock } from '../common/clock.ts';
 import { purgeExpiredSpaces } from '../domain/spaces.ts';
 import { createHandlers, registerRoutes } from '../handlers/index.ts';
 import { registerJobKinds } from './job-kinds.ts';
@@ -28,7 +28,7 @@ import { openStore } from '../store/open.ts';
 import { SqliteStore } from '../store/sqlite/store.ts';
 import { redactedUrl, StoreOpenError } from '../store/postgres/store.ts';
 import * as organizations from '../store/organizations.ts';
-import { type ConditionKind, Refusal } from '../shared/errors.ts';
+import { type ConditionKind, Refusal } from '../common/errors.ts';
 
 export interface RunningServer {
   /** Address of the server, such as `http://127.0.0.1:41234`. */

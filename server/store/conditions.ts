@@ -3,7 +3,7 @@
 // first failure, is checked by the store until it is over, and is logged once at each end. Nothing is refused in
 // advance (server/docs/store.md, "When the machine fails under it").
 import { randomUUID } from 'node:crypto';
-import { type ConditionKind, Refusal } from '../shared/errors.ts';
+import { type ConditionKind, Refusal } from '../common/errors.ts';
 
 export type { ConditionKind };
 

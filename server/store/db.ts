@@ -3,10 +3,10 @@
 // only (`db.q`), and run by each engine; what cannot be written once is behind `Specific` (server/docs/store.md,
 // "Queries are written once").
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
-import { badRequest } from '../shared/errors.ts';
+import { badRequest } from '../common/errors.ts';
 import type { StoreConditions } from './conditions.ts';
-import { jsonShapeProblem } from '../shared/json-limits.ts';
-import { storableText } from '../shared/text.ts';
+import { jsonShapeProblem } from '../common/json-limits.ts';
+import { storableText } from '../common/text.ts';
 import type { Camelized, Schema } from './schema.ts';
 import type { Specific } from './specific.ts';
 

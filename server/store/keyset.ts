@@ -1,5 +1,5 @@
 // Keyset pagination in queries: a page continues after the sort key of the last row of the previous page
-// (shared/paging.ts makes the cursors). The columns of a key are sorted all ascending or all descending, and end
+// (common/paging.ts makes the cursors). The columns of a key are sorted all ascending or all descending, and end
 // with a unique column, so that "after" is a row comparison an index answers.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 

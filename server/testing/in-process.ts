@@ -4,7 +4,7 @@
 // socket, nor the connections it accepts (a client's kept-alive connection would hold it for node:http's
 // keepAliveTimeout, seconds), nor the server's timers (the job runner's and the purge's are unref'd where they start).
 import type { Socket } from 'node:net';
-import { readConfig } from '../shared/config.ts';
+import { readConfig } from '../common/config.ts';
 import { checkSeed } from '../start/seed.ts';
 import { type RunningServer, type StartOptions, startServer } from '../start/server.ts';
 import { SEED_OBJECT } from '../start/harness-protocol.ts';

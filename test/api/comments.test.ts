@@ -5,7 +5,7 @@ import { commentFixture, contentEditor, describeCommentOperations, spaceBase } f
 import { expectError, ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';
 import type { StoredPage } from '../../server/content/model.ts';
-import { frozen } from '../../server/shared/deep-freeze.ts';
+import { frozen } from '../../server/common/deep-freeze.ts';
 import { insertComment, pageDigest } from '../../server/domain/comments.ts';
 import { sql } from 'kysely';
 import { inWrite } from '../../server/context/context.ts';

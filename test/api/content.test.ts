@@ -7,7 +7,7 @@ import { getRevision } from '../../server/content/revisions.ts';
 import { searchSections, sectionBodies, snippet, snippetsMade } from '../../server/content/search.ts';
 import { readMigrations, SqliteStore } from '../../server/store/sqlite/store.ts';
 import { immutableBodyChecks } from '../../server/http/immutable-bodies.ts';
-import { speedupsOff } from '../../server/shared/config.ts';
+import { speedupsOff } from '../../server/common/config.ts';
 import type { SeedPage } from '../../server/start/seed.ts';
 import { editSpaceContent } from '../support/content.ts';
 import { ACME, standardFixture } from '../support/fixture.ts';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from 'kysely';
-import { readConfig } from '../../server/shared/config.ts';
+import { readConfig } from '../../server/common/config.ts';
 import { listGitOperations } from '../../server/domain/git.ts';
 import { standardFixture } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';

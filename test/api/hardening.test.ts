@@ -8,8 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { newPage } from '../../server/content/edit.ts';
 import { commitSpaceContent, getRevision } from '../../server/content/revisions.ts';
 import { getSpaceRow } from '../../server/domain/spaces.ts';
-import { DomainError } from '../../server/shared/errors.ts';
-import { MAX_JSON_DEPTH } from '../../server/shared/json-limits.ts';
+import { DomainError } from '../../server/common/errors.ts';
+import { MAX_JSON_DEPTH } from '../../server/common/json-limits.ts';
 import { PAGE_BYTES } from '../../server/http/pagination.ts';
 import { toJson } from '../../server/store/db.ts';
 import { expectError, ok } from '../support/expect.ts';
@@ -201,7 +201,7 @@ describe('header values stored from clients: an integration’s content security
 
   test('a bad value already in the database does not break a render: it is sent percent-encoded, on one line', async () => {
     ok(await as('admin').POST('/v1/integrations/{integrationName}', { ...integration, body: { title: 'Walled', blocks: [block] } }));
-    // The store writes a NUL as U+FFFD on both engines (server/shared/text.ts): PostgreSQL's text holds none.
+    // The store writes a NUL as U+FFFD on both engines (server/common/text.ts): PostgreSQL's text holds none.
     const stored = `default-src 'self'\r\nx-injected: 1 😀\uFFFD`;
     await write(sql`UPDATE integrations SET content_security_policy = ${stored.replace('\uFFFD', '\u0000')} WHERE name = 'walled'`);
     const request = LZString.compressToEncodedURIComponent(JSON.stringify({ blockId: 'status' }));

@@ -1,8 +1,8 @@
 // A page of a list is serialised once: fitPage keeps the JSON it makes of the page's items and the app's res.json
 // sends the page's JSON made from it. That JSON is exactly what JSON.stringify gives, and what goes over the wire.
 import { describe, expect, test } from 'vitest';
-import { serialized } from '../../server/shared/response-bodies.ts';
-import { CONTINUE_AFTER } from '../../server/shared/paging.ts';
+import { serialized } from '../../server/common/response-bodies.ts';
+import { CONTINUE_AFTER } from '../../server/common/paging.ts';
 import { fitPage } from '../../server/http/pagination.ts';
 import { ok } from '../support/expect.ts';
 import { extendFixture } from '../support/fixture.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
 import { emptyContent } from '../../server/content/model.ts';
-import { DAY } from '../../server/shared/clock.ts';
+import { DAY } from '../../server/common/clock.ts';
 import { sql } from 'kysely';
 import { inWrite } from '../../server/context/context.ts';
 import { insertSpace } from '../../server/domain/spaces.ts';

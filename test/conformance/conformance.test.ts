@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../conformance/contract.ts';
 import { passed, type Report, runConformance, summaryLine } from '../../conformance/runner.ts';
 import { bodySchemaPointer, validatorOf } from '../../conformance/validate.ts';
-import { notFound } from '../../server/shared/errors.ts';
+import { notFound } from '../../server/common/errors.ts';
 import { type Connection, SqliteStore } from '../../server/store/sqlite/store.ts';
 import { repoRoot } from '../support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';

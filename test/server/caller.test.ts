@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { callerOfToken, issueToken } from '../../server/auth/caller.ts';
 import type { Scope } from '../../server/context/context.ts';
-import { sha256 } from '../../server/shared/ids.ts';
+import { sha256 } from '../../server/common/ids.ts';
 import type { Store } from '../../server/store/db.ts';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';

@@ -4,9 +4,9 @@
 // from where its cursor says, not by hashing every item before it. The work is counted here (reads of the pages'
 // ids, presentations, key computations), never timed; `npm run bench` does not cover revisions this large.
 import { describe, expect, test } from 'vitest';
-import { frozen } from '../../server/shared/deep-freeze.ts';
+import { frozen } from '../../server/common/deep-freeze.ts';
 import { findFile, findPage, type RevisionContent, type StoredFile, type StoredPage } from '../../server/content/model.ts';
-import { Cursors, type Key } from '../../server/shared/paging.ts';
+import { Cursors, type Key } from '../../server/common/paging.ts';
 
 /** Pages whose `id` counts its reads, in `groups` groups of `perGroup` documents, and as many files, likewise. */
 function countedContent(groups: number, perGroup: number) {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, test, vi } from 'vitest';
-import { readConfig, ConfigError } from '../../server/shared/config.ts';
+import { readConfig, ConfigError } from '../../server/common/config.ts';
 import { createLogger, prettyLine } from '../../server/http/access-log.ts';
 import { CONTRACT_PATH, contractOperations, loadContract, parseContractYaml } from '../../server/http/contract.ts';
 import { cors } from '../../server/http/cors.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readConfig } from '../../server/shared/config.ts';
+import { readConfig } from '../../server/common/config.ts';
 import { loadContract } from '../../server/http/contract.ts';
 import { parseSpaceRow } from '../../server/domain/spaces.ts';
 import { startServer } from '../../server/start/server.ts';

@@ -1,4 +1,4 @@
-// The SQLite store's group commit (SqliteStore.write, server/store/sqlite/store.ts) and the end of a turn it commits at (server/shared/turn-end.ts): the writes
+// The SQLite store's group commit (SqliteStore.write, server/store/sqlite/store.ts) and the end of a turn it commits at (server/common/turn-end.ts): the writes
 // of one turn of the event loop share one transaction, committed before any of the turn's answers leave; each write
 // still succeeds or fails alone; a commit that fails fails every write of its group, and none is reported as done.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
-import { atTurnEnd } from '../../server/shared/turn-end.ts';
+import { atTurnEnd } from '../../server/common/turn-end.ts';
 import { extendFixture } from '../support/fixture.ts';
 import { ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';

@@ -1,7 +1,7 @@
 // Identifiers and secrets: record ids that sort by creation time, random alphanumeric strings of the asked length, and
 // base64url secrets of the asked number of bytes, all drawn from one pool of CSPRNG bytes, each byte used once.
 import { describe, expect, test, vi } from 'vitest';
-import { newId, newRandomId, newSecret } from '../../server/shared/ids.ts';
+import { newId, newRandomId, newSecret } from '../../server/common/ids.ts';
 import { base62 as number } from '../support/ids.ts';
 
 describe('newRandomId', () => {

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { presentedCacheBytes } from '../../server/domain/content-presenters.ts';
 import { immutableBody, immutableBodyChecks, rememberingAccepted } from '../../server/http/immutable-bodies.ts';
-import { serialized } from '../../server/shared/response-bodies.ts';
+import { serialized } from '../../server/common/response-bodies.ts';
 import { editSpaceContent } from '../support/content.ts';
 import { standardFixture } from '../support/fixture.ts';
 import { ok } from '../support/expect.ts';

@@ -8,8 +8,8 @@ import { installationUpdate } from '../../server/domain/integration-events.ts';
 import { type IntegrationFilters, matchesFilters } from '../../server/domain/integration-lists.ts';
 import { checkTunnelUrl } from '../../server/domain/integration-publishing.ts';
 import type { IntegrationRow } from '../../server/domain/integrations.ts';
-import { DomainError } from '../../server/shared/errors.ts';
-import { MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../../server/shared/json-limits.ts';
+import { DomainError } from '../../server/common/errors.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_KEY_LENGTH } from '../../server/common/json-limits.ts';
 
 /** An integration as stored, with `fields` (JSON columns given as values). */
 function integration(fields: Partial<Omit<IntegrationRow, 'blocks' | 'categories' | 'scopes' | 'contentSources'>> & { blocks?: unknown[]; categories?: string[]; scopes?: string[]; contentSources?: unknown[] } = {}): IntegrationRow {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { createContext, type AppContext, inWrite, type ResolvedConfig } from '../../server/context/context.ts';
-import { systemClock } from '../../server/shared/clock.ts';
+import { systemClock } from '../../server/common/clock.ts';
 import { enqueue, JobRunner } from '../../server/jobs/runner.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
 

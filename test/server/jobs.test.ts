@@ -6,7 +6,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type AppContext, createContext, inWrite, type ResolvedConfig } from '../../server/context/context.ts';
-import { systemClock } from '../../server/shared/clock.ts';
+import { systemClock } from '../../server/common/clock.ts';
 import { enqueue, type Job, JobRunner } from '../../server/jobs/runner.ts';
 import type { Store } from '../../server/store/db.ts';
 import * as jobs from '../../server/store/jobs.ts';

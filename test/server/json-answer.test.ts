@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { appServer } from '../../server/speed/app-server.ts';
 import { installJsonAnswer } from '../../server/speed/json-answer.ts';
 import { immutableBody } from '../../server/http/immutable-bodies.ts';
-import { CONTINUE_AFTER } from '../../server/shared/paging.ts';
+import { CONTINUE_AFTER } from '../../server/common/paging.ts';
 import { fitPage } from '../../server/http/pagination.ts';
 
 interface Case {

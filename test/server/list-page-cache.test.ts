@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listPageCacheIn } from '../../server/start/app.ts';
 import { ListPageCache, type ListAnswer } from '../../server/http/list-page-cache.ts';
 import { immutableBodyChecks } from '../../server/http/immutable-bodies.ts';
-import { CONTINUE_AFTER } from '../../server/shared/paging.ts';
+import { CONTINUE_AFTER } from '../../server/common/paging.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
 import type { HandlerTable } from '../../server/handlers/types.ts';
 import { ok } from '../support/expect.ts';
@@ -306,11 +306,11 @@ describe('the time', () => {
   // A page is kept when it read no clock: that holds only if every read of the time in the server goes through
   // `ctx.clock`. These read it otherwise, each for something that is never part of a list page.
   const ALLOWED = new Map([
-    ['server/shared/clock.ts', 'the system clock itself'],
+    ['server/common/clock.ts', 'the system clock itself'],
     ['server/start/data-dir.ts', "when the lock of DATA_DIR was taken, written into the lock file"],
     ['server/content/import.ts', 'the deadline of a website import, which waits on the network'],
     ['server/http/access-log.ts', 'how long a request took, for its log line'],
-    ['server/shared/ids.ts', "a new record's id, which starts with when it was made: only writes make one"],
+    ['server/common/ids.ts', "a new record's id, which starts with when it was made: only writes make one"],
     ['server/store/postgres/store.ts', 'when a migration was applied, written into schema_migrations; when a statement began, to tell a failure reported late from a new outage'],
     ['server/store/conditions.ts', 'how long an outage or a full disk lasted, for its log line, and when it ended'],
   ]);

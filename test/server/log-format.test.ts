@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { readConfig } from '../../server/shared/config.ts';
+import { readConfig } from '../../server/common/config.ts';
 import { createLogger, logFormatFor, prettyLine } from '../../server/http/access-log.ts';
 import { serverArguments } from '../support/built-server.ts';
 

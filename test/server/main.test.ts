@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { checkOneByteSource, SERVER_BUNDLE, startCommandWords } from '../../scripts/build-server.ts';
 import { SERVER_PACKAGE_NAME as PACKAGE_NAME_BUILT } from '../../scripts/build-server-package.ts';
 import { FLAGS, parseCommandLine, SWITCHES } from '../../server/start/command-line.ts';
-import { readConfig, VARIABLES } from '../../server/shared/config.ts';
+import { readConfig, VARIABLES } from '../../server/common/config.ts';
 import { HOLDER_FILE, LOCK_FILE } from '../../server/start/data-dir.ts';
 import { startServer } from '../../server/start/server.ts';
 import { engineNote, helpText } from '../../server/main.ts';
@@ -375,7 +375,7 @@ describe('flags', () => {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the configuration table', () => {
-  test('server/docs/running-and-configuration.md lists exactly the variables of server/shared/config.ts, with the same defaults and engines', () => {
+  test('server/docs/running-and-configuration.md lists exactly the variables of server/common/config.ts, with the same defaults and engines', () => {
     const readme = readFileSync('server/docs/running-and-configuration.md', 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'));
     const rows = section

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readConfig } from '../../server/shared/config.ts';
+import { readConfig } from '../../server/common/config.ts';
 import { listGitOperations } from '../../server/domain/git.ts';
 import {
   isGlobalUnicast,

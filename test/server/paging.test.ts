@@ -1,7 +1,7 @@
 // keptInBatches: a page of a list whose filter runs in JavaScript, read from the store in batches in the list's
-// order (server/shared/paging.ts); the API lists that use it are proven in test/api (sites, integrations).
+// order (server/common/paging.ts); the API lists that use it are proven in test/api (sites, integrations).
 import { describe, expect, test } from 'vitest';
-import { type Key, keptInBatches } from '../../server/shared/paging.ts';
+import { type Key, keptInBatches } from '../../server/common/paging.ts';
 
 /** A list of the numbers 1..`size` in order, read after a key as a store's keyset page is, recording each read. */
 function numbers(size: number) {

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { notFound } from '../../server/shared/errors.ts';
+import { notFound } from '../../server/common/errors.ts';
 import type { Db } from '../../server/store/db.ts';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

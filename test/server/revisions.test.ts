@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createRevision, getRevision, keepRevisionContents, writeRevisionRow } from '../../server/content/revisions.ts';
 import type { RevisionContent } from '../../server/content/model.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
-import { readConfig } from '../../server/shared/config.ts';
+import { readConfig } from '../../server/common/config.ts';
 
 let store: SqliteStore;
 beforeEach(() => {

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import express, { type Request, type Response } from 'express';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { readConfig, SPEEDUPS } from '../../server/shared/config.ts';
+import { readConfig, SPEEDUPS } from '../../server/common/config.ts';
 import { contractOperations, loadContract } from '../../server/http/contract.ts';
 import { contractAnswerPlan } from '../../server/http/example-answers.ts';
 import { placedOperation } from '../../server/speed/validator.ts';
@@ -366,7 +366,7 @@ describe('seeding', () => {
       ['organizations:\n  - { id: acme, title: Acme, teams: [{ id: writers, title: "" }] }\n', 'organizations[0] (acme) › teams[0] (writers): title must NOT have fewer than 1 characters, got ""'],
       ['organizations:\n  - { id: acme, title: Acme, colour: red }\n', 'organizations[0] (acme): colour is not a field of the seed format'],
       [`organizations:\n  - { id: ${'a'.repeat(129)}, title: Acme }\n`, `organizations[0] (${'a'.repeat(40)}…): id must NOT have more than 128 characters`],
-      // Text both engines store alike (server/shared/text.ts): no NUL, no unpaired surrogate, in any string of the file.
+      // Text both engines store alike (server/common/text.ts): no NUL, no unpaired surrogate, in any string of the file.
       ['organizations:\n  - { id: acme, title: "Ac\\0me" }\n', 'organizations[0] (acme): title must not contain the character U+0000 (NUL)'],
       [
         '{"organizations": [{"id": "acme", "title": "Acme", "spaces": [{"id": "handbook", "title": "Handbook", "pages": [{"title": "Intro", "markdown": "a\\ud800b"}]}]}]}',

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { type GroupRow, type ItemRef, movedOrder, type SectionRow, type SiteSpaceRow, structureOf } from '../../server/domain/site-structure.ts';
 import type { SiteRow } from '../../server/domain/sites.ts';
-import { DomainError } from '../../server/shared/errors.ts';
+import { DomainError } from '../../server/common/errors.ts';
 
 const CREATED = '2024-01-01T00:00:00.000Z';
 const LATER = '2024-01-02T00:00:00.000Z';

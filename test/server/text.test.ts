@@ -1,4 +1,4 @@
-// Text both engines store alike (server/shared/text.ts): what is refused in requests (a NUL, an unpaired surrogate), and what
+// Text both engines store alike (server/common/text.ts): what is refused in requests (a NUL, an unpaired surrogate), and what
 // the store does with such text when it reaches it by another way: written as U+FFFD on both engines, where
 // PostgreSQL refused the statement and SQLite kept the NUL.
 import { sql } from 'kysely';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Store } from '../../server/store/db.ts';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
-import { storableText, textProblem } from '../../server/shared/text.ts';
+import { storableText, textProblem } from '../../server/common/text.ts';
 import { createTestDatabase, postgresRuns, type TestDatabase } from '../support/databases.ts';
 
 describe('text both engines store alike', () => {

@@ -162,7 +162,7 @@ export class EngineMirror {
   }
 
   /**
-   * Whether two page cursors (server/shared/paging.ts: base64url JSON of the sort key of the page's last item, the
+   * Whether two page cursors (server/common/paging.ts: base64url JSON of the sort key of the page's last item, the
    * list's count and a digest of the list, a dot, and a signature made with the server's secret) hold the same: each
    * value of the key as any text of the answers, its ids and digests (22 characters the server made) paired with the
    * ids the rest of the answers name, the count exactly, the list's digest paired. Their data and signatures are then

@@ -119,7 +119,7 @@ export function answerDifferences(example: unknown, server: unknown, pairs: Exam
 }
 
 /**
- * A page cursor as the server writes it (server/shared/paging.ts): its data as base64url JSON (the sort key of the
+ * A page cursor as the server writes it (server/common/paging.ts): its data as base64url JSON (the sort key of the
  * page's last item, the list's count, a digest of the list), a dot, and its signature.
  */
 export interface CursorData {

@@ -1,4 +1,4 @@
-// Reading a record id (server/shared/ids.ts) as its digits say, independently of the code that writes it: base 62 in
+// Reading a record id (server/common/ids.ts) as its digits say, independently of the code that writes it: base 62 in
 // ASCII order, the first 8 characters the time in milliseconds, the next 2 the id's number within that millisecond.
 
 const ORDERED = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

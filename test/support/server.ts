@@ -6,7 +6,7 @@ import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
-import { ManualClock } from '../../server/shared/clock.ts';
+import { ManualClock } from '../../server/common/clock.ts';
 import type { RunningServer, StartOptions } from '../../server/start/server.ts';
 import { type DocsServer, startDocsServerWith } from '../../server/testing/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from './databases.ts';

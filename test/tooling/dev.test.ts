@@ -221,7 +221,7 @@ describe('saving the contract the ways editors do', () => {
 
   test('a server file saved: the server restarts on it', async () => {
     const from = dev.output().length;
-    const file = path.join(copy, 'server/shared/errors.ts');
+    const file = path.join(copy, 'server/common/errors.ts');
     writeFileSync(`${file}.tmp`, `${readFileSync(file, 'utf8')}\n// saved\n`);
     renameSync(`${file}.tmp`, file);
     await dev.waitFor(/\[dev\] changed: server\/shared\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);

@@ -183,7 +183,7 @@ describe('files and code the documentation names', () => {
     const files: Record<string, string> = {
       'package.json': '{}',
       'bench/bench.ts': 'export async function bench() {}\n',
-      'server/shared/config.ts': 'export const VARIABLES = [];\nexport class Store {\n  async write(work) {}\n}\n',
+      'server/common/config.ts': 'export const VARIABLES = [];\nexport class Store {\n  async write(work) {}\n}\n',
       'server/http/validator.ts': 'function openApiValidator() {}\nexport { openApiValidator };\n',
       'server/store/db.ts': 'export interface Db {}\n',
       'server/content/model.ts': 'export type Page = object;\n',
@@ -218,7 +218,7 @@ describe('files and code the documentation names', () => {
         'server/README.md:3: `store/sqlite/store.ts`: no such file or folder (looked for server/store/sqlite/store.ts, store/sqlite/store.ts)',
         'server/README.md:3: `store.ts`: no file of that name',
         'server/README.md:3: `server/store/dbs.ts`: no such file or folder (looked for server/server/store/dbs.ts, server/store/dbs.ts)',
-        'server/README.md:5: `Store.read` in `config.ts`: server/shared/config.ts declares no Store.read',
+        'server/README.md:5: `Store.read` in `config.ts`: server/common/config.ts declares no Store.read',
         'server/README.md:5: `validator` in `http/validator.ts`: server/http/validator.ts declares no validator',
       ]);
     } finally {

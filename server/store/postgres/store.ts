@@ -16,7 +16,7 @@ import {
   sql,
 } from 'kysely';
 import type postgres from 'postgres';
-import { DomainError, Refusal, unavailable } from '../../shared/errors.ts';
+import { DomainError, Refusal, unavailable } from '../../common/errors.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { type SearchScope, type SearchSection, type SearchWords, SECTION_HIT_COLUMNS, type SectionHit, type Specific } from '../specific.ts';
-import { storableText } from '../../shared/text.ts';
+import { storableText } from '../../common/text.ts';
 
 /**
  * A list of strings bound as one parameter, JSON text read by json_each: each string as the store binds any other

@@ -15,8 +15,8 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { unavailable } from '../../shared/errors.ts';
-import { atTurnEnd } from '../../shared/turn-end.ts';
+import { unavailable } from '../../common/errors.ts';
+import { atTurnEnd } from '../../common/turn-end.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, writeRefused } from '../db.ts';
