@@ -1,11 +1,9 @@
 // can-i-deploy: whether a contract still has, and still accepts, everything consumers' usage records say they use
 // (docs/consumers.md, "can-i-deploy"). Each use that is gone or no longer accepted is named; nothing else is judged.
 import { load, CORE_SCHEMA } from 'js-yaml';
-import { type Contract, loadContract, type OpenApiDocument, type Operation, type Schema } from './contract.ts';
+import { type Contract, declaredResponse, loadContract, type OpenApiDocument, type Operation, type Schema } from './contract.ts';
 import { alternatives, responseSchema } from './usage-fields.ts';
-import type { OperationUsage, UsageRecord } from './usage-format.ts';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isObject, type OperationUsage, type UsageRecord } from './usage-format.ts';
 
 /** The schemas found at `pointer` (`/items/*\/title`) below `schema`; empty when the contract no longer has it there. */
 function schemasAt(contract: Contract, schema: Schema | undefined, pointer: string): Schema[] {
@@ -50,13 +48,13 @@ function missingUses(contract: Contract, operationId: string, operation: Operati
   }
   for (const [key, response] of Object.entries(usage.responses)) {
     const [status, mediaType] = key.split(' ') as [string, string | undefined];
-    const declared = [status, `${status[0]}XX`, 'default'].find((candidate) => operation.responses[candidate]);
+    const declared = declaredResponse(operation, Number(status))?.response;
     if (!declared) {
       gone.push(`${operationId}: status ${status} is no longer declared`);
       continue;
     }
     if (!mediaType) continue;
-    if (!operation.responses[declared]!.contentTypes.includes(mediaType)) {
+    if (!declared.contentTypes.includes(mediaType)) {
       gone.push(`${operationId}: ${status} is no longer answered as ${mediaType}`);
       continue;
     }

@@ -1,14 +1,12 @@
 // What a request or an answer used of the contract, as a usage record keeps it (usage-format.ts): the fields of a JSON
 // value as pointers (`*` for every item of an array and every key of a map), with the values of enumerated ones.
-import type { Contract, Operation, Schema } from './contract.ts';
-import { type OperationUsage, type ResponseUsage, emptyOperationUsage } from './usage-format.ts';
+import { at, type Contract, declaredResponse, type Operation, pointerSegment, type Schema } from './contract.ts';
+import { type OperationUsage, type ResponseUsage, emptyOperationUsage, isObject } from './usage-format.ts';
 
 type Scalar = string | number | boolean;
 /** The fields of a value: each pointer, with the values seen where the schema declares an enum. */
 export type Fields = Map<string, Scalar[] | undefined>;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The schemas `schema` stands for at this place: itself and what its allOf, oneOf and anyOf hold, references followed. */
 export function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>(), names?: Set<string>): Schema[] {
@@ -46,7 +44,7 @@ export function fieldsOf(contract: Contract, value: unknown, schema: Schema | un
       const declared = schemas.flatMap((each) => (each.properties?.[key] ? [each.properties[key]] : []));
       const map = schemas.flatMap((each) => (isObject(each.additionalProperties) ? [each.additionalProperties as Schema] : []));
       // A key of a map (additionalProperties) is any key: `*`.
-      const [segment, itemSchemas] = declared.length > 0 || map.length === 0 ? [escape(key), declared] : ['*', map];
+      const [segment, itemSchemas] = declared.length > 0 || map.length === 0 ? [pointerSegment(key), declared] : ['*', map];
       fieldsOf(contract, item, itemSchemas.length > 0 ? { anyOf: itemSchemas } : undefined, fields, `${pointer}/${segment}`, components);
     }
   }
@@ -69,17 +67,10 @@ const sorted = (values: Scalar[] | undefined) => values && [...values].sort((a, 
 
 /** The response schema the contract declares for `status` and `mediaType` (the status, its class `4XX`, or `default`). */
 export function responseSchema(contract: Contract, operation: Operation, status: number, mediaType: string): Schema | undefined {
-  const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => operation.responses[candidate]);
-  const declared = key ? operation.responses[key] : undefined;
+  const declared = declaredResponse(operation, status)?.response;
   if (!declared) return undefined;
-  const response = contract.resolve(pointerTarget(contract, declared.pointer)) as { content?: Record<string, { schema?: Schema }> };
+  const response = contract.resolve(at(contract.document, declared.pointer)) as { content?: Record<string, { schema?: Schema }> };
   return response.content?.[mediaType]?.schema;
-}
-
-function pointerTarget(contract: Contract, pointer: string): unknown {
-  let at: unknown = contract.document;
-  for (const segment of pointer.replace(/^#?\//, '').split('/')) at = isObject(at) ? at[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-  return at;
 }
 
 /** The usage of one exchange, to merge into a record (usage-format.ts, `mergeOperationUsage`). */
