@@ -124,7 +124,7 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
         if ((await title().catch(() => '')) === `Title of the space. ${mark}`) break;
       }
       const ms = performance.now() - saved;
-      figures.compile.push(Number((await line(/\[dev\] generated\/openapi\.yaml written \(([\d.]+) s\)/, from))[1]));
+      figures.compile.push(Number((await line(/\[dev\] generated\/openapi\.yaml written \(([\d.]+) s,/, from))[1]));
       if (settle) {
         // The check that follows the new schema.d.ts (not one started before it).
         const written = from + (await line(/\[dev\] generated\/schema\.d\.ts written/, from)).index!;

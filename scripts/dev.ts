@@ -181,15 +181,17 @@ class DevLoop {
       say(`spec/ compiles to generated/openapi.yaml as it is (${seconds(since)}): nothing to restart`);
       return false;
     }
-    replaceFile(OPENAPI, compiled.openapi);
-    say(`generated/openapi.yaml written (${seconds(since)}); restarting the server…`);
-    await this.restart(since, 'the new contract', serverChanged);
-    // The types follow, beside the server: the type-check sees the new schema.d.ts and reports.
+    // generated/ is written whole before the new contract is served: whoever sees it answered (a scaffold, a check,
+    // an editor) reads types that match it. The types cost under a second here; the type-check follows the server.
+    const compiledIn = seconds(since);
     const types = await schemaTypes(compiled.openapi);
     if (types !== readFileSync(SCHEMA, 'utf8')) {
       replaceFile(SCHEMA, types);
-      say(`generated/schema.d.ts written${this.typecheck ? '; type-checking beside the server…' : ''}`);
+      say(`generated/schema.d.ts written (${seconds(since)})${this.typecheck ? '; type-checking it beside the server' : ''}`);
     }
+    replaceFile(OPENAPI, compiled.openapi);
+    say(`generated/openapi.yaml written (${compiledIn}, its types with it); restarting the server…`);
+    await this.restart(since, 'the new contract', serverChanged);
     return true;
   }
 }

@@ -224,7 +224,7 @@ describe('saving the contract the ways editors do', () => {
     const file = path.join(copy, 'server/common/errors.ts');
     writeFileSync(`${file}.tmp`, `${readFileSync(file, 'utf8')}\n// saved\n`);
     renameSync(`${file}.tmp`, file);
-    await dev.waitFor(/\[dev\] changed: server\/shared\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);
+    await dev.waitFor(/\[dev\] changed: server\/common\/errors\.ts; restarting…\n[^]*\[dev\] serving the changed server on/, from);
     const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
     expect(response.status).toBe(200);
   }, 60_000);
