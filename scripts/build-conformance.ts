@@ -13,11 +13,13 @@ export const CONFORMANCE_PACKAGE = path.join(root, 'conformance');
 const outDir = path.join(CONFORMANCE_PACKAGE, 'dist');
 export const CONFORMANCE_BIN = path.join(outDir, 'docs-conformance.mjs');
 /**
- * Files of the repository the bundle may read at run time, copied to the same path under dist/: the contract, and
- * the data files of conformance/ (JSON other than package.json), whether a source reads or imports them.
+ * Files of the repository the bundle may read at run time, copied to the same path under dist/: the contract, the
+ * releases' documents, and the data files of conformance/ (JSON other than package.json), whether a source reads or imports them.
  */
 const assets = (): string[] => [
   'generated/openapi.yaml',
+  // The recorded releases' documents: `can-i-deploy --contract <version>` reads them.
+  ...readdirSync(path.join(root, 'generated/releases')).map((version) => `generated/releases/${version}/openapi.yaml`),
   ...readdirSync(CONFORMANCE_PACKAGE, { recursive: true, encoding: 'utf8' })
     .map((file) => file.split(path.sep).join('/'))
     .filter((file) => file.endsWith('.json') && file !== 'package.json' && !/^(dist|node_modules)\//.test(file))

@@ -377,6 +377,7 @@ test('the runner package is one bundled command with its contract, without depen
     'dist/THIRD-PARTY-LICENSES.md',
     'dist/docs-conformance.mjs',
     'dist/generated/openapi.yaml',
+    ...readdirSync(path.join(repoRoot, 'generated/releases')).map((version) => `dist/generated/releases/${version}/openapi.yaml`),
     'package.json',
   ]);
   const installed = path.join(consumer, 'node_modules', runnerManifest.name);
@@ -392,6 +393,12 @@ test('docs-conformance runs from the install, with nothing of the repository: --
   const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
   const help = await run(bin, ['--help'], { cwd: consumer, env, timeout: 30_000 });
   expect(help.stdout).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
+  // can-i-deploy finds a release by its version among those the package carries.
+  const [release] = readdirSync(path.join(repoRoot, 'generated/releases'));
+  const usage = path.join(consumer, 'empty-usage.json');
+  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 1, consumer: { name: 'empty' }, contract: { version: release }, recordedBy: ['client'], operations: {} }));
+  const deploy = await run(bin, ['can-i-deploy', '--usage', usage, '--contract', release!], { cwd: consumer, env, timeout: 30_000 });
+  expect(deploy.stdout).toBe(`can-i-deploy: empty can deploy against ${release}\n`);
 
   // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
   const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];
