@@ -171,9 +171,25 @@ function operationsOf(contract: Contract): Map<string, Operation> {
   return index;
 }
 
-/** This process's recorders, by folder, consumer and contract; each written when the process exits. */
+/** This module's recorders, by folder, consumer and contract. */
 const recorders = new Map<string, Recorder>();
 const contractIds = new Map<Contract, number>();
+
+/**
+ * Every recorder of the process, whichever copy of this module made it (a test runner loads it again for each test
+ * file, in a context of its own), kept on `process`, which they share: written by one `exit` listener and by
+ * `flushUsage()`.
+ */
+const everyRecorder: Set<Recorder> = (() => {
+  const holder = process as unknown as { [key: symbol]: Set<Recorder> | undefined };
+  const key = Symbol.for('docs-platform-conformance/recording');
+  let set = holder[key];
+  if (!set) {
+    const made = (set = holder[key] = new Set<Recorder>());
+    process.once('exit', () => void [...made].forEach((recorder) => recorder.write()));
+  }
+  return set;
+})();
 
 function recorderFor(folder: string, options: RecordingOptions): Recorder {
   const contract = loadContract(options.contract as string | OpenApiDocument | undefined);
@@ -182,9 +198,9 @@ function recorderFor(folder: string, options: RecordingOptions): Recorder {
   const key = JSON.stringify([folder, consumer, contractIds.get(contract)]);
   let recorder = recorders.get(key);
   if (!recorder) {
-    if (recorders.size === 0) process.once('exit', () => void flushUsage());
     recorder = new Recorder(contract, folder, consumer);
     recorders.set(key, recorder);
+    everyRecorder.add(recorder);
   }
   return recorder;
 }
@@ -236,7 +252,7 @@ function recordedCall(recorder: Recorder, method: string, call: (url: string, in
 
 /** Writes every record of this process that changed since it was last written, now; returns their files. */
 export function flushUsage(): string[] {
-  return [...recorders.values()].flatMap((recorder) => recorder.write() ?? []);
+  return [...everyRecorder].flatMap((recorder) => recorder.write() ?? []);
 }
 
 export interface UsageFolderOptions {
