@@ -299,6 +299,7 @@ export function mergeUsageRecords(options: UsageFolderOptions & { file?: string;
   writeWhole(file, merged);
   for (const name of names) rmSync(path.join(records, name), { force: true });
   const calls = Object.values(merged.operations).reduce((sum, usage) => sum + usage.calls, 0);
-  log(`docs-platform-conformance usage: ${merged.consumer.name} used ${Object.keys(merged.operations).length} operations in ${calls} calls: ${where}`);
+  const operations = Object.keys(merged.operations).length;
+  log(`docs-platform-conformance usage: ${merged.consumer.name} used ${operations} operation${operations === 1 ? '' : 's'} in ${calls} call${calls === 1 ? '' : 's'}: ${where}`);
   return merged;
 }

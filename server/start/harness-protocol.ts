@@ -60,8 +60,8 @@ export const USAGE_CONSUMER_VARIABLE = 'DOCS_SERVER_USAGE_CONSUMER';
 /** The usage folder `value` names (absolute), or undefined when it does not turn the usage record on. */
 export const usageFolder = (value: string | boolean | undefined = process.env[USAGE_VARIABLE]): string | undefined => folderOf(value, DEFAULT_USAGE_FOLDER);
 
-/** Where a server's usage records go (beside coverage's, should both be given one folder). */
-export const usageRecordsFolder = (folder: string): string => path.join(folder, 'usage-records');
+/** Where a server's usage records go: where the typed client's recording mode writes its own, so that one merge reads both. */
+export const usageRecordsFolder = (folder: string): string => path.join(folder, 'records');
 
 /** What a server records usage with: the folder, and the consumer, named by the harness's process. */
 export interface HarnessUsage {

@@ -1,7 +1,8 @@
 // The consumer's usage record through the harness (server/testing/usage.ts, http/usage-recorder.ts): servers started
 // through it, as a child process and in process (two workers' record files), record what the typed client's requests
 // used; the report merges them into one record of the consumer, exactly what was used; a record it cannot read fails
-// the report; off, nothing is written; the proxy's record of the same traffic is the same.
+// the report; off, nothing is written; the proxy's record of the same traffic is the same; the typed client's records
+// merge with them.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { consumerIdentity, contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { startProxy } from '../../conformance/proxy.ts';
+import { flushUsage, recordingClient } from '../../conformance/recording.ts';
 import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
 import { USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageRecordsFolder } from '../../server/start/harness-protocol.ts';
 import { type DocsServer, reportUsage, startDocsServer, startUsage } from '../../server/testing/index.ts';
@@ -198,6 +200,28 @@ describe('the usage record through the harness', () => {
     expect(lines[0]).toMatch(/^docs-platform-server usage: no server recorded a request \(was the usage record on when they started\?\)/);
     expect(existsSync(path.join(folder, 'usage.json'))).toBe(false);
   }, 60_000);
+});
+
+describe('the usage record of a suite that records through the harness and the typed client', () => {
+  test("the typed client's recording mode writes beside the harness's servers: one merge, one record of both", async () => {
+    const folder = path.join(scratch, 'both');
+    startUsage({ folder, consumer: 'search-service' });
+    const server = await startDocsServer({ seed, inProcess: true });
+    try {
+      const recorded = recordingClient(createDocsClient({ baseUrl: server.url, token: server.token, retry: false }), { folder, consumer: 'search-service' });
+      const answer = await recorded.GET('/v1/orgs/{organizationId}', { params: { path: acme } });
+      expect(answer.data!.title).toBe('Acme');
+      flushUsage();
+    } finally {
+      await server.stop();
+    }
+    const { record } = reportUsage({ folder, log: () => undefined });
+    expect(record!.recordedBy).toEqual(['client', 'harness']);
+    // The harness saw the call too; the client alone knows what the code read.
+    expect(record!.operations.getOrganization!.calls).toBe(2);
+    expect(record!.operations.getOrganization!.responses['200 application/json']!.read).toEqual(['/title']);
+  }, 60_000);
+
 });
 
 /**
