@@ -1,6 +1,6 @@
 // `docs-conformance can-i-deploy`: a consumer's usage record against a contract (exit 0 when everything it uses is
 // there and accepted, 1 naming each use that is not, 2 on a record or contract that cannot be read), or every
-// consumer's record against contracts, as a table a CI job can post (docs/consumers.md, "can-i-deploy").
+// consumer's record against contracts, as a table a CI job can post (docs/consumers.md, docs/contract-consumers.md).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { canIDeploy, contractFrom, deployTable } from './can-i-deploy.ts';
