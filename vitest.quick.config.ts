@@ -28,6 +28,7 @@ export default defineConfig({
       'test/server/main.test.ts',
       'test/server/signals.test.ts',
       'test/server/harness.test.ts',
+      'test/server/harness-usage.test.ts',
       'test/server/full-disk.test.ts',
       'test/server/upgrade.test.ts',
       'test/server/log-format.test.ts',
