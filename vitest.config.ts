@@ -33,11 +33,12 @@ export default defineConfig({
     ...SHARED,
     // Each project starts its own PostgreSQL server (test/support/postgres-setup.ts); the SQLite project, which runs
     // every test, also records which operations they exercise and checks that none is left out
-    // (test/support/operation-coverage.ts), and builds the server its tests start as a process (test/support/built-server.ts).
+    // (test/support/operation-coverage.ts), builds the server its tests start as a process (test/support/built-server.ts),
+    // and gives the package tests a folder where the release they share is made once (test/support/package-run.ts).
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts', 'test/support/built-server.ts'] },
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts', 'test/support/built-server.ts', 'test/support/package-run.ts'] },
       },
       {
         extends: true,

@@ -17,41 +17,39 @@ import { releasedNotes } from '../../release/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { ADDED_OPERATION } from '../../bench/save.ts';
 import { DEPENDENCIES, sameMajor, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
-import { copyRepository } from '../../scripts/repo-copy.ts';
 import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../../scripts/server-package-size.ts';
 import { supportedNodeText } from '../../server/start/runtime-check.ts';
 import { implementAddedOperation } from '../support/added-operation.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, shellLines, snapshot, tsc, everyTypeScriptAccepts } from '../support/packaging.ts';
-import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
+import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
+import { packageEnvironment, PUBLISHER, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { repoRoot } from '../support/repo.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { aloneScript, brokenProxy, callScript, harnessTsconfig, harnessTypes, isolationTest, killedScript, misspeltPatchTest, teamStatsTest, teamStatsTsconfig, unansweredAddress } from '../support/server-package-consumer.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 
 const run = promisify(execFile);
-// The tests below share one setting-up: the three packages, published by the release command and installed by name from a registry.
+// The tests below share one setting-up: the three packages, published by the release command (the run's shared
+// release, support/published-release.ts) and installed by name from a registry of this file's on its storage.
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'server-package-test-'));
-const clone = path.join(scratch, 'repository');
-const tarballs = path.join(scratch, 'tarballs');
 const consumer = path.join(scratch, 'consumer');
 const alone = path.join(scratch, 'server-alone');
 const version = rootManifest.version;
 const major = version.split('.')[0]!;
 const names = [rootManifest.name, runnerManifest.name, SERVER_PACKAGE_NAME];
-const serverTarball = path.join(tarballs, `${SERVER_PACKAGE_NAME}-${version}.tgz`);
 const installed = path.join(consumer, 'node_modules', SERVER_PACKAGE_NAME);
 const readme = consumerBlocks('README.md');
 const serverReadme = consumerBlocks('server/docs/harness.md');
 /** The README's shell lines (`install.sh`), comments left out. */
 const installLines = shellLines(readme.get('install.sh')!);
-// npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository, and
-// vitest's would make the consumer's vitest believe it runs inside this one. The user's npm configuration
-// (~/.npmrc) is left out too: what npm does and prints comes from the projects and their packages.
-const userConfig = path.join(scratch, 'npmrc');
-writeFileSync(userConfig, '');
-const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TINYPOOL)/i.test(name))), npm_config_userconfig: userConfig, npm_config_update_notifier: 'false' };
+// npm's own variables and vitest's left out, and the user's npm configuration (~/.npmrc): support/published-release.ts.
+const env = packageEnvironment(path.join(scratch, 'npmrc'));
 const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 120_000 });
+/** The copy of the repository the release was made in (the last test releases the next one there), and its tarballs. */
+let clone = '';
+let tarballs = '';
+let serverTarball = '';
 let registry: Registry;
 /** npm's user configuration for publishing as the user who may publish the three packages. */
 let publisher = '';
@@ -67,23 +65,12 @@ const publishRelease = (userConfig: string, ...args: string[]) =>
   outcome(run('npm', ['run', 'publish-release', '--', ...args], { cwd: clone, env: { ...env, npm_config_userconfig: userConfig }, timeout: 300_000 }));
 
 beforeAll(async () => {
-  // The release as its tag names it: the repository's files, committed in a git repository of their own and tagged.
-  copyRepository(clone);
-  git('init', '--quiet');
-  git('config', 'user.name', 'Release Test');
-  git('config', 'user.email', 'release-test@example.invalid');
-  git('add', '--all');
-  git('commit', '--quiet', '-m', `Release ${version}`);
-  git('tag', '--annotate', `v${version}`, '-m', `Release ${version}`);
+  const release = await publishedRelease();
+  ({ clone, tarballs, publishOutput } = release);
+  serverTarball = path.join(tarballs, `${SERVER_PACKAGE_NAME}-${version}.tgz`);
   // The registry: the server package may be published by `publisher` only (the last test publishes as another user).
-  registry = await startRegistry({ folder: path.join(scratch, 'registry'), env, publishers: { [SERVER_PACKAGE_NAME]: 'publisher' } });
-  publisher = await registry.login('publisher');
-  const published = await publishRelease(publisher, version);
-  publishOutput = published.output;
-  expect(published.code, publishOutput).toBe(0);
-  // The tarballs as the registry serves them.
-  mkdirSync(tarballs);
-  await run('npm', ['pack', ...names.map((name) => `${name}@${version}`), '--pack-destination', tarballs, '--registry', registry.url], { cwd: tarballs, env, timeout: 120_000 });
+  registry = await startReleaseRegistry(release, { folder: path.join(scratch, 'registry'), env, publishers: { [SERVER_PACKAGE_NAME]: PUBLISHER } });
+  publisher = await registry.login(PUBLISHER);
 
   // The consumer: an empty folder, where the README's lines (install.sh) run as they are, this registry's address
   // for the private one's, up to the server's start (the tests below run it and the lines after it); then `npm ci`
@@ -129,7 +116,7 @@ beforeAll(async () => {
     mkdirSync(path.dirname(path.join(consumer, name)), { recursive: true });
     writeFileSync(path.join(consumer, name), code);
   }
-}, 300_000);
+}, 900_000); // the shared release, when this file makes it or waits for it, then the installs
 
 /** Process groups of npx lines started, stopped after the tests whatever happened to them. */
 const started: number[] = [];
