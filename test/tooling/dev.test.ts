@@ -1,5 +1,5 @@
-// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited the ways editors save: each
-// way twice in a row, and each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
+// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited as editors save (in place,
+// renamed over, deleted and created), each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
 // contract stays served; an operation added to the contract is answered from its example until a handler implements
 // it, and one removed leaves the rest served; a server change restarts the server; the type-check reports beside the
 // server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
@@ -62,6 +62,18 @@ async function served(url: string, schema: string, property: string): Promise<st
   return document.components.schemas[schema]?.properties?.[property]?.description;
 }
 
+/** A save as vim, sed -i and safe writes make it: a temporary file renamed over the file. */
+function renamedOver(file: string, content: string): void {
+  writeFileSync(`${file}.tmp4913`, content);
+  renameSync(`${file}.tmp4913`, file);
+}
+
+/** A save that deletes the file and creates it again. */
+function recreated(file: string, content: string): void {
+  unlinkSync(file);
+  writeFileSync(file, content);
+}
+
 const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
 
 test('is scripts/dev.ts, run by exec so that signals reach it, with the developer settings under the environment', () => {
@@ -107,26 +119,15 @@ describe('saving the contract the ways editors do', () => {
     expect(dev.output()).not.toMatch(/listening on/);
   });
 
-  const ways: [string, (file: string, content: string) => void][] = [
-    ['written in place', (file, content) => writeFileSync(file, content)],
-    [
-      'a temporary file renamed over it (vim, sed -i, safe write)',
-      (file, content) => {
-        writeFileSync(`${file}.tmp4913`, content);
-        renameSync(`${file}.tmp4913`, file);
-      },
-    ],
-    [
-      'deleted and created again',
-      (file, content) => {
-        unlinkSync(file);
-        writeFileSync(file, content);
-      },
-    ],
+  // Each way an editor saves, as the watcher sees it, is test/tooling/watch-tree.test.ts's (each twice); here, what dev
+  // does with a save: the two that replace the file (the next tests write in place), the first twice in a row.
+  const ways: [string, (file: string, content: string) => void, number][] = [
+    ['a temporary file renamed over it (vim, sed -i, safe write), twice in a row', renamedOver, 2],
+    ['deleted and created again', recreated, 1],
   ];
-  for (const [way, save] of ways) {
-    test(`${way}, twice in a row: both changes are served`, async () => {
-      for (const round of [1, 2]) {
+  for (const [way, save, rounds] of ways) {
+    test(`${way}: each change is served`, async () => {
+      for (let round = 1; round <= rounds; round++) {
         const from = dev.output().length;
         const mark = `${way.split(' ')[0]}-${round}`;
         save(spaces(), marked(mark));
