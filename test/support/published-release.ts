@@ -25,8 +25,9 @@ export interface PublishedRelease {
   clone: string;
   /** The three tarballs as the registry serves them, `<name>-<version>.tgz`. */
   tarballs: string;
-  /** What `npm run publish-release -- <version>` printed (it exited 0). */
+  /** What `npm run publish-release -- <version>` printed (it exited 0), and the address of the registry it published to then. */
   publishOutput: string;
+  publishedTo: string;
   /** What `npm run pack:client` and `npm run pack:conformance` printed on stdout, and on stderr, before it. */
   packOutput: string;
   packErrors: string;
@@ -135,6 +136,7 @@ async function makeRelease(folder: string): Promise<PublishedRelease> {
       clone,
       tarballs,
       publishOutput: published.output,
+      publishedTo: registry.url,
       packOutput: pack.stdout + packRunner.stdout,
       packErrors: pack.stderr + packRunner.stderr,
       afterPackClient,

@@ -53,8 +53,9 @@ let serverTarball = '';
 let registry: Registry;
 /** npm's user configuration for publishing as the user who may publish the three packages. */
 let publisher = '';
-/** What `npm run publish-release` printed. */
+/** What `npm run publish-release` printed, and the registry it published to. */
 let publishOutput = '';
+let publishedTo = '';
 /** Each install's command, what it printed and how long it took. */
 const installs: { what: string; output: string }[] = [];
 
@@ -66,7 +67,7 @@ const publishRelease = (userConfig: string, ...args: string[]) =>
 
 beforeAll(async () => {
   const release = await publishedRelease();
-  ({ clone, tarballs, publishOutput } = release);
+  ({ clone, tarballs, publishOutput, publishedTo } = release);
   serverTarball = path.join(tarballs, `${SERVER_PACKAGE_NAME}-${version}.tgz`);
   // The registry: the server package may be published by `publisher` only (the last test publishes as another user).
   registry = await startReleaseRegistry(release, { folder: path.join(scratch, 'registry'), env, publishers: { [SERVER_PACKAGE_NAME]: PUBLISHER } });
@@ -227,7 +228,8 @@ test("npm run publish-release printed a line for each tarball, whose sizes are d
   const packed = path.join(clone, '.tmp/publish', version);
   expect(lines, publishOutput).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^pack: ${path.join(packed, `${name}-${version}`).replaceAll('.', '\\.')}\\.tgz: \\S+ [kM]B \\(\\S+ [kM]B unpacked\\), \\d+ files$`))));
   expect(sizeTableProblem(SERVER_PACKAGE_NAME, publishOutput, 'pack:server')).toBeUndefined();
-  expect(publishOutput).toContain(`publish-release: published ${names.map((name) => `${name}@${version}`).join(', ')} to ${registry.url} with the dist-tag latest.`);
+  // To the registry the shared release was made with (this file's serves a copy of its storage).
+  expect(publishOutput).toContain(`publish-release: published ${names.map((name) => `${name}@${version}`).join(', ')} to ${publishedTo} with the dist-tag latest.`);
   // What the registry has: the version, as latest, and nothing of the packing left in the clone.
   for (const name of names) {
     const { stdout } = await run('npm', ['view', name, 'dist-tags', 'versions', '--json', '--registry', registry.url], { cwd: scratch, env, timeout: 60_000 });
