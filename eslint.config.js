@@ -170,7 +170,7 @@ export default tseslint.config(
     files: CODE,
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: true },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     // The code names other rules of typescript-eslint in places (for editors that run its full set): not reported here.

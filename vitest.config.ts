@@ -9,6 +9,16 @@ import { SPEEDUPS_OFF_TIMEOUT } from './test/support/timeouts.ts';
  */
 export const API_SUITES = ['test/api/**/*.test.ts', 'test/conformance/conformance-property.test.ts'];
 
+/**
+ * The bad-input and round-trip runs of the conformance runner (test/api/bad-input.test.ts, round-trip.test.ts):
+ * test/api/engines.test.ts sends the same runs to a server on each engine, holding their checks on SQLite's answers
+ * and comparing PostgreSQL's with them, so a run with engines.test.ts leaves the two files out (the quick tier runs
+ * them). ENGINES_TEST=off leaves engines.test.ts out instead, and the two run on SQLite: .ci/run on its other
+ * runtimes, where what engines.test.ts compares does not change.
+ */
+const enginesOff = process.env.ENGINES_TEST === 'off';
+export const HELD_BY_ENGINES = ['test/api/bad-input.test.ts', 'test/api/round-trip.test.ts'];
+
 /** The settings every run shares: `npm test`'s (below) and the quick tier's (vitest.quick.config.ts). */
 export const SHARED = {
     // The contract checks parse and lint the whole document; the drift test sets its own, longer timeout. With the
@@ -32,12 +42,18 @@ export default defineConfig({
   test: {
     ...SHARED,
     // Each project starts its own PostgreSQL server (test/support/postgres-setup.ts); the SQLite project, which runs
-    // every test, also records which operations they exercise and checks that none is left out
-    // (test/support/operation-coverage.ts), and builds the server its tests start as a process (test/support/built-server.ts).
+    // every test (but those engines.test.ts holds: HELD_BY_ENGINES), also records which operations they exercise and checks that none is left out
+    // (test/support/operation-coverage.ts), builds the server its tests start as a process (test/support/built-server.ts),
+    // and gives the package tests a folder where the release they share is made once (test/support/package-run.ts).
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts', 'test/support/built-server.ts'] },
+        test: {
+          name: 'sqlite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...(enginesOff ? ['test/api/engines.test.ts'] : HELD_BY_ENGINES)],
+          globalSetup: ['test/support/operation-coverage.ts', 'test/support/postgres-setup.ts', 'test/support/built-server.ts', 'test/support/package-run.ts'],
+        },
       },
       {
         extends: true,
@@ -46,7 +62,7 @@ export default defineConfig({
           include: API_SUITES,
           // Their run on PostgreSQL is test/api/engines.test.ts's: the same requests (the runner's seed) sent to both
           // engines, every answer of PostgreSQL compared with SQLite's, and the same checks held on the answers.
-          exclude: [...configDefaults.exclude, 'test/api/bad-input.test.ts', 'test/api/round-trip.test.ts'],
+          exclude: [...configDefaults.exclude, ...HELD_BY_ENGINES],
           env: { TEST_ENGINE: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
         },

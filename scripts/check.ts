@@ -104,9 +104,13 @@ export async function typecheck(project = root): Promise<CheckResult> {
   return { ok: true, summary: 'the project type-checks' };
 }
 
-/** eslint on every folder (eslint.config.js): no promise dropped, none where a plain value is expected; the sizes. */
+/**
+ * eslint on every folder (eslint.config.js): no promise dropped, none where a plain value is expected; the sizes.
+ * Cached in .tmp/, a file's entry kept while its content is the same (not its modification time, which a copy of the
+ * repository or a checkout changes): a copy starts from this cache (scripts/repo-copy.ts).
+ */
 export async function lint(): Promise<CheckResult> {
-  const run = await runCommand(bin('eslint'), ['--cache', '--cache-location', '.tmp/eslintcache', '.']);
+  const run = await runCommand(bin('eslint'), ['--cache', '--cache-strategy', 'content', '--cache-location', '.tmp/eslintcache', '.']);
   if (run.code !== 0) {
     const problems = run.output.match(/✖ (\d+) problems?/)?.[1] ?? 'some';
     return { ok: false, summary: `${problems} lint problem(s): every promise awaited or handled, functions and modules within their sizes (npm run lint)`, details: run.output.trim() };

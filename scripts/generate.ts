@@ -3,7 +3,8 @@
 //   tsx scripts/generate.ts --out <dir>   writes the same files into <dir> (the drift check uses this)
 //   GENERATE_OPENAPI_ONLY=1               openapi.yaml only (docs/development.md, "Generating")
 // The compiler runs in this process through its API (`contractCompiler`), which `npm run dev` keeps loaded.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,88 @@ export function declareSchemaDialect(openapi: string): string {
  * parsed again (what the TypeSpec language server does between keystrokes).
  */
 export function contractCompiler(root = repoRoot): (stagingDir: string) => Promise<ContractCompilation> {
+  const compile = typespecCompiler(root);
+  return async (stagingDir) => {
+    const kept = keptContract(root);
+    if (kept.openapi !== undefined) {
+      writeFileSync(path.join(stagingDir, 'openapi.yaml'), kept.openapi);
+      return { openapi: kept.openapi, diagnostics: '' };
+    }
+    const compiled = await compile(stagingDir);
+    if (compiled.openapi !== undefined) kept.keep(compiled.openapi);
+    return compiled;
+  };
+}
+
+/**
+ * Where compiled contracts are kept: DOCS_CONTRACT_CACHE, or a folder of the machine's temporary one. A contract is
+ * kept by a hash of what it is compiled from (spec/, tspconfig.yaml, spec-rules/, the lockfile, which pins the
+ * compiler and its emitters, and this script), so that a revision of the contract is compiled once, by whichever of
+ * `npm run generate`, `npm run check` and `npm run dev`, in the repository or a copy of it, needs it first; only a
+ * compilation without a diagnostic is kept. DOCS_CONTRACT_CACHE=off compiles every time.
+ */
+const contractCache = () => process.env.DOCS_CONTRACT_CACHE || path.join(tmpdir(), 'docs-platform-contracts');
+/** How many compiled contracts (and generated types) are kept; the least recently used go first. */
+const KEPT_CONTRACTS = 40;
+
+/** A hash of the files under `folders` (relative to `root`; files too), by path and content, node_modules left out. */
+export function filesHash(root: string, entries: string[]): string {
+  const hash = createHash('sha256');
+  for (const entry of entries) {
+    const full = path.join(root, entry);
+    if (!existsSync(full)) continue;
+    const files = statSync(full).isDirectory()
+      ? (readdirSync(full, { recursive: true, encoding: 'utf8' }) as string[])
+          .filter((file) => !file.split(path.sep).includes('node_modules') && statSync(path.join(full, file)).isFile())
+          .map((file) => path.join(entry, file))
+      : [entry];
+    for (const file of files.sort()) hash.update(`${file.split(path.sep).join('/')}\0`).update(readFileSync(path.join(root, file))).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** What the contract of `root` is compiled from, hashed. */
+export const contractInputs = (root: string) =>
+  filesHash(root, ['spec', 'tspconfig.yaml', 'spec-rules', 'package-lock.json']) + createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+
+/** The cache's entry `name`: its text when kept (and marked used), and how to keep a text under it. */
+function cacheEntry(name: string): { text?: string; keep(text: string): void } {
+  const folder = contractCache();
+  if (folder === 'off') return { keep: () => undefined };
+  const file = path.join(folder, name);
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // not kept
+  }
+  return {
+    text,
+    keep(kept) {
+      try {
+        mkdirSync(folder, { recursive: true });
+        const temporary = `${file}.${process.pid}.${Date.now()}`;
+        writeFileSync(temporary, kept);
+        renameSync(temporary, file);
+        const entries = readdirSync(folder).map((entry) => ({ entry, used: statSync(path.join(folder, entry)).mtimeMs })).sort((a, b) => b.used - a.used);
+        for (const { entry } of entries.slice(KEPT_CONTRACTS)) rmSync(path.join(folder, entry), { force: true });
+      } catch {
+        // a cache that cannot be written is no cache: the next run compiles again
+      }
+    },
+  };
+}
+
+/** The compiled contract of `root` as kept, if it is, and how to keep it once compiled. */
+function keptContract(root: string): { openapi?: string; keep(openapi: string): void } {
+  const entry = cacheEntry(`${contractInputs(root)}.openapi.yaml`);
+  return { openapi: entry.text, keep: entry.keep };
+}
+
+/** The TypeSpec compiler of `root`'s contract, kept loaded: each call compiles spec/ now (contractCompiler's, without the cache). */
+function typespecCompiler(root: string): (stagingDir: string) => Promise<ContractCompilation> {
   const entrypoint = path.join(root, 'spec/main.tsp');
   const sources = new Map<string, SourceFile>();
   const host: CompilerHost = {
@@ -86,11 +169,16 @@ export function contractCompiler(root = repoRoot): (stagingDir: string) => Promi
   };
 }
 
-/** generated/schema.d.ts for the text of generated/openapi.yaml. */
+/** generated/schema.d.ts for the text of generated/openapi.yaml; kept as compiled contracts are (contractCompiler). */
 export async function schemaTypes(openapi: string): Promise<string> {
+  const maker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi-types.ts');
+  const entry = cacheEntry(`${createHash('sha256').update(openapi).update(readFileSync(maker)).update(readFileSync(path.join(repoRoot, 'package-lock.json'))).digest('hex')}.schema.d.ts`);
+  if (entry.text !== undefined) return entry.text;
   // Loaded only here: openapi-typescript takes a while to load.
   const { generateTypes } = await import('./openapi-types.ts');
-  return generateTypes(load(openapi, { schema: CORE_SCHEMA }) as Parameters<typeof generateTypes>[0]);
+  const types = await generateTypes(load(openapi, { schema: CORE_SCHEMA }) as Parameters<typeof generateTypes>[0]);
+  entry.keep(types);
+  return types;
 }
 
 async function main() {

@@ -169,8 +169,15 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
     let database: TestDatabase | undefined;
     let reads: TestServer | undefined;
     let world: World;
+    /** The database each server answers from, by server: named in a difference, with the world's end. */
+    const databases = new Map<TestServer, string>();
     // A server of its own on a clone of the world's database, which holds every record already: no fixture to apply.
-    const serverOnWorld = async () => startTestServer({ ...settings, fixture: {}, engine: 'postgres', database: await createTestDatabase({ template: database!.name }) });
+    const serverOnWorld = async () => {
+      const clone = await createTestDatabase({ template: database!.name });
+      const server = await startTestServer({ ...settings, fixture: {}, engine: 'postgres', database: clone });
+      databases.set(server, clone.name);
+      return server;
+    };
     beforeAll(async () => {
       database = await createTestDatabase();
       // The world's database outlives its server: each example's database is a clone of it.
@@ -180,7 +187,8 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
       } finally {
         await server.close();
       }
-      // Reads change nothing: one server answers them all.
+      // Reads change nothing another example's answer shows (they write what the server keeps for itself: a
+      // revision's link index on first ask, a PDF's address, a token's last use): one server answers them all.
       reads = await serverOnWorld();
     }, 120_000);
     afterAll(async () => {
@@ -194,7 +202,8 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
       try {
         server.clock.set(world.end);
         const client = createDocsClient({ baseUrl: server.url, token: ADMIN_TOKEN });
-        expect(await differences(client, world, example)).toEqual([]);
+        const where = `${server === reads ? 'the shared reads server' : 'a server of its own'}, on database ${databases.get(server)} (a clone of ${database!.name}, the world built by ${world.end})`;
+        expect(await differences(client, world, example), where).toEqual([]);
       } finally {
         if (server !== reads) await server.close();
       }

@@ -146,14 +146,24 @@ function whileOneWaitsOrRunsTheRunner(): void {
       const space = ok(await as(a).POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ORGANIZATION } }, body: { title: 'Held' } }), 201);
       const importing = as(a).POST('/v1/spaces/{spaceId}/content/import', { params: { path: { spaceId: space.id } }, body: { url: `${remote.url}/site`, source: 'website' } });
       ok(await as(b).POST('/v1/orgs/{organizationId}/openapi', { params: { path: { organizationId: ORGANIZATION } }, body: { slug: 'held', source: { url: `${remote.url}/held.json` } } }), 201);
-      // Both wait on the remote server: the import in A's request, the fetch in a job of either instance.
+      // Both wait on the remote server: the import in A's request, the fetch in a job of either instance. Every
+      // transaction open then ends while they still wait; one held across the wait would stay open (the same
+      // connection, the same start) until the remote server answers.
       await eventually(async () => (remote.held() >= 2 ? true : undefined));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const open = await query(
-        database.url,
-        `SELECT pid, state, left(query, 100) AS query FROM pg_stat_activity
-         WHERE datname = current_database() AND xact_start < now() - interval '500 milliseconds' AND pid <> pg_backend_pid()`,
-      );
+      type Open = { pid: number; started: string; state: string; query: string };
+      const transactions = () =>
+        query<Open>(
+          database.url,
+          `SELECT pid, xact_start::text AS started, state, left(query, 100) AS query FROM pg_stat_activity
+           WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()`,
+        );
+      const openWhileHeld = await transactions();
+      let open: Open[] = [];
+      await eventually(async () => {
+        open = (await transactions()).filter((transaction) => openWhileHeld.some((held) => held.pid === transaction.pid && held.started === transaction.started));
+        return open.length === 0 ? true : undefined;
+      }, 5_000).catch(() => undefined);
+      expect(remote.held()).toBeGreaterThanOrEqual(2);
       expect(open).toEqual([]);
       // Writes through both go on meanwhile.
       for (const instance of [a, b]) {

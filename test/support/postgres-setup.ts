@@ -1,5 +1,6 @@
 // Global setup: one PostgreSQL server for the test run (scripts/postgres-server.ts), with a template database migrated
 // once; each test server on PostgreSQL gets a database of its own, cloned from the template (test/support/databases.ts).
+// A run without PostgreSQL (TEST_POSTGRES=off, as databases.ts reads it) starts none.
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
@@ -16,6 +17,10 @@ declare module 'vitest' {
 export const TEMPLATE_DATABASE = 'docs_template';
 
 export default async function setup(project: TestProject) {
+  if (process.env.TEST_POSTGRES === 'off') {
+    project.provide('postgresUrl', '');
+    return;
+  }
   const server = startPostgres({ port: 5433 + Math.floor(Math.random() * 1000) });
   try {
     const admin = new pg.Client({ connectionString: server.url('postgres') });

@@ -1,5 +1,5 @@
-// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited the ways editors save: each
-// way twice in a row, and each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
+// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited as editors save (in place,
+// renamed over, deleted and created), each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
 // contract stays served; an operation added to the contract is answered from its example until a handler implements
 // it, and one removed leaves the rest served; a server change restarts the server; the type-check reports beside the
 // server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
@@ -29,10 +29,10 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Starts `node --import tsx scripts/dev.ts` (npm run dev's command) in the copy; `output()` is everything it printed, `lines(from)` what came after `from`. */
-function startDev(name: string, args: string[] = [], env: Record<string, string> = {}) {
+/** Starts `node --import tsx scripts/dev.ts` (npm run dev's command) in a copy; `output()` is everything it printed, `lines(from)` what came after `from`. */
+function startDev(name: string, args: string[] = [], env: Record<string, string> = {}, cwd = copy) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts', ...args], {
-    cwd: copy,
+    cwd,
     env: { ...process.env, PORT: '0', DATA_DIR: path.join(scratch, `data-${name}`), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,6 +60,18 @@ async function served(url: string, schema: string, property: string): Promise<st
     components: { schemas: Record<string, { properties?: Record<string, { description?: string }> }> };
   };
   return document.components.schemas[schema]?.properties?.[property]?.description;
+}
+
+/** A save as vim, sed -i and safe writes make it: a temporary file renamed over the file. */
+function renamedOver(file: string, content: string): void {
+  writeFileSync(`${file}.tmp4913`, content);
+  renameSync(`${file}.tmp4913`, file);
+}
+
+/** A save that deletes the file and creates it again. */
+function recreated(file: string, content: string): void {
+  unlinkSync(file);
+  writeFileSync(file, content);
 }
 
 const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
@@ -107,26 +119,15 @@ describe('saving the contract the ways editors do', () => {
     expect(dev.output()).not.toMatch(/listening on/);
   });
 
-  const ways: [string, (file: string, content: string) => void][] = [
-    ['written in place', (file, content) => writeFileSync(file, content)],
-    [
-      'a temporary file renamed over it (vim, sed -i, safe write)',
-      (file, content) => {
-        writeFileSync(`${file}.tmp4913`, content);
-        renameSync(`${file}.tmp4913`, file);
-      },
-    ],
-    [
-      'deleted and created again',
-      (file, content) => {
-        unlinkSync(file);
-        writeFileSync(file, content);
-      },
-    ],
+  // Each way an editor saves, as the watcher sees it, is test/tooling/watch-tree.test.ts's (each twice); here, what dev
+  // does with a save: the two that replace the file (the next tests write in place), the first twice in a row.
+  const ways: [string, (file: string, content: string) => void, number][] = [
+    ['a temporary file renamed over it (vim, sed -i, safe write), twice in a row', renamedOver, 2],
+    ['deleted and created again', recreated, 1],
   ];
-  for (const [way, save] of ways) {
-    test(`${way}, twice in a row: both changes are served`, async () => {
-      for (const round of [1, 2]) {
+  for (const [way, save, rounds] of ways) {
+    test(`${way}: each change is served`, async () => {
+      for (let round = 1; round <= rounds; round++) {
         const from = dev.output().length;
         const mark = `${way.split(' ')[0]}-${round}`;
         save(spaces(), marked(mark));
@@ -233,12 +234,16 @@ describe('saving the contract the ways editors do', () => {
 });
 
 test('the type-check runs beside the server and reports in the [dev] stream', async () => {
-  const dev = startDev('types');
+  // A copy of its own, as the repository is (the saves above changed generated/, which most of the project imports):
+  // the first check, of the whole project, starts from the repository's state (scripts/repo-copy.ts).
+  const own = path.join(scratch, 'types');
+  copyRepository(own);
+  const dev = startDev('types', [], {}, own);
   await dev.waitFor(/\[dev\] serving http/);
   // The first check is of the whole project; later ones of what changed.
   await dev.waitFor(/\[dev\] types: the project type-checks \([\d.]+ s\)/, 0, 240_000);
   const from = dev.output().length;
-  const file = path.join(copy, 'server/dev-check.ts');
+  const file = path.join(own, 'server/dev-check.ts');
   writeFileSync(file, "export const count: number = 'seven';\n");
   const report = await dev.waitFor(/\[dev\] types: 1 type error\(s\) \([\d.]+ s\):\n(.*)/, from, 120_000);
   expect(report[1]).toMatch(/^server\/dev-check\.ts\(1,14\): error TS2322: Type 'string' is not assignable to type 'number'\.$/);

@@ -11,13 +11,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { releasedNotes } from '../../release/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
-import { copyRepository } from '../../scripts/repo-copy.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/start/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
 import { consumerBlocks, contractVersion, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
-import { PRIVATE_REGISTRY, type Registry, startRegistry } from '../support/registry.ts';
+import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
+import { packageEnvironment, type PublishedRelease, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -50,7 +50,9 @@ test("the commands' Node check is the packages' engines: Node 22 from 22.12, 24,
   expect(supportedNodeText()).toBe('Node 22 (22.12 or later), 24, or 26 or later');
 });
 
-test("npm ci in the repository refuses a Node the packages do not support, at once (.npmrc's engine-strict), installing nothing", async () => {
+// What an unsupported Node does is the same whichever Node runs these tests: .ci/run's other runtimes
+// (PACKAGE_TESTS=runtime, test/README.md) leave it to the first.
+test.skipIf(process.env.PACKAGE_TESTS === 'runtime')("npm ci in the repository refuses a Node the packages do not support, at once (.npmrc's engine-strict), installing nothing", async () => {
   const bin = unsupportedNodeBin();
   const version = execFileSync(path.join(bin, 'node'), ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
   // The repository's install as a clone has it: its manifest, lockfile and .npmrc, with the old Node first on PATH.
@@ -113,20 +115,15 @@ test('npm ci runs no install script of a dependency and compiles nothing: each i
   expect(JSON.parse(loaded.stdout)).toEqual([expect.stringMatching(new RegExp(`^${repoRoot}/node_modules/better-sqlite3/prebuilds/(${process.platform}|linuxmusl)-${process.arch}\\.node$`))]);
 }, 120_000);
 
-// The tests below share one setting-up: published to a registry and installed by name.
+// The tests below share one setting-up: the run's shared release (support/published-release.ts), served by a
+// registry of this file's, and installed by name.
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'package-test-'));
-const clone = path.join(scratch, 'repository');
-const tarballs = path.join(scratch, 'tarballs');
 const consumer = path.join(scratch, 'consumer');
-const clientTarball = path.join(tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
-const runnerTarball = path.join(tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
-// npm's own variables (set when the tests run under `npm test`) would point the nested npm at this repository; the
-// user's npm configuration (~/.npmrc) is left out too, so that every warning npm prints comes from the project or
-// its packages; npm's notice of a newer npm, which speaks of the machine, is turned off.
-const userConfig = path.join(scratch, 'npmrc');
-writeFileSync(userConfig, '');
-const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), npm_config_userconfig: userConfig, npm_config_update_notifier: 'false' };
-const npm = (cwd: string, ...args: string[]) => run('npm', args, { cwd, env, timeout: 60_000 });
+let release: PublishedRelease;
+let clientTarball = '';
+let runnerTarball = '';
+// npm's own variables and vitest's left out, and the user's npm configuration (~/.npmrc): support/published-release.ts.
+const env = packageEnvironment(path.join(scratch, 'npmrc'));
 /** What npm printed to stderr, per command, to check for warnings. */
 const npmErrors: string[] = [];
 /** What the packing script printed. */
@@ -139,20 +136,12 @@ let lines: string[] = [];
 
 beforeAll(async () => {
   const starting = startTestServer({ recordCoverage: false });
-  const registering = startRegistry({ folder: path.join(scratch, 'registry'), env });
-  copyRepository(clone);
-  mkdirSync(tarballs);
-  const packed = await Promise.all([
-    npm(clone, 'run', 'pack:client', '--', '--pack-destination', tarballs),
-    npm(clone, 'run', 'pack:conformance', '--', '--pack-destination', tarballs),
-  ]);
-  packOutput = packed.map((result) => result.stdout).join('');
-  npmErrors.push(...packed.map((result) => result.stderr));
-  registry = await registering;
-  const publisher = await registry.login('publisher');
-  for (const tarball of [clientTarball, runnerTarball]) {
-    await run('npm', ['publish', tarball], { cwd: tarballs, env: { ...env, npm_config_userconfig: publisher }, timeout: 120_000 });
-  }
+  release = await publishedRelease();
+  clientTarball = path.join(release.tarballs, `${rootManifest.name}-${rootManifest.version}.tgz`);
+  runnerTarball = path.join(release.tarballs, `${runnerManifest.name}-${runnerManifest.version}.tgz`);
+  packOutput = release.packOutput;
+  npmErrors.push(release.packErrors);
+  registry = await startReleaseRegistry(release, { folder: path.join(scratch, 'registry'), env });
   // The consumer's project, made as the README says, in an empty folder: its lines as they are, this registry's
   // address for the private one's (the client from it; openapi-fetch, typescript and @types/node through it, from the
   // npm registry or npm's cache).
@@ -166,7 +155,7 @@ beforeAll(async () => {
   // The runner beside it, for the tests of its package below.
   npmErrors.push((await run('npm', ['install', '--save-dev', `${runnerManifest.name}@^${major}`], { cwd: consumer, env: installEnv, timeout: 120_000 })).stderr);
   server = await starting;
-}, 300_000);
+}, 900_000); // the shared release, when this file makes it or waits for it, then the installs
 
 afterAll(async () => {
   await Promise.all([server?.close(), registry?.stop()]);
@@ -193,8 +182,7 @@ test("the README's lines install the client by name, of this release's major, fr
 });
 
 test("npm run pack:client builds the client only: the package holds no server", () => {
-  expect(existsSync(path.join(clone, 'dist/client/index.js'))).toBe(true);
-  expect(existsSync(path.join(clone, 'dist/server'))).toBe(false);
+  expect(release.afterPackClient).toEqual({ client: true, server: false });
 });
 
 test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing), is not private, and has the repository's engines", () => {

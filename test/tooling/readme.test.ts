@@ -208,7 +208,8 @@ const CONTRACT_CHANGE = 'docs/changing-the-contract.md';
 describe(`${CONTRACT_CHANGE}'s path of a contract change, in a copy of the repository`, () => {
   const copyBlocks = markedBlocks(readFileSync(CONTRACT_CHANGE, 'utf8'), COPY_MARKER);
   const copy = path.join(scratch, 'repository');
-  const environment = copyEnvironment();
+  // The page's vitest runs are of the sqlite project: no PostgreSQL server for them (test/support/postgres-setup.ts).
+  const environment = { ...copyEnvironment(), TEST_POSTGRES: 'off' };
   const inCopy = { cwd: copy, env: environment };
 
   test('its block: the commands, the here-document whole, the server in the background', () => {

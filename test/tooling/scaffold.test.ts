@@ -76,9 +76,9 @@ interface Glossary {
 
 const SCAFFOLDED = ['getTeamStats', 'pinSpaceComment', 'createGlossaryTerm', 'clearGlossary'];
 
-/** Runs a command in the copy; its exit code and output. */
+/** Runs a command in the copy; its exit code and output. Its vitest runs are of the sqlite project: no PostgreSQL server for them. */
 function run(command: string, args: string[]): { status: number | null; output: string } {
-  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...copyEnvironment(), NO_COLOR: '1' } });
+  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...copyEnvironment(), NO_COLOR: '1', TEST_POSTGRES: 'off' } });
   return { status: result.status, output: `${result.stdout}${result.stderr}`.replace(/\u001b\[[\d;]*m/g, '') };
 }
 const read = (file: string) => readFileSync(path.join(copy, file), 'utf8');

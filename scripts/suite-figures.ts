@@ -1,0 +1,110 @@
+// Writes docs/development.md's figures of the suite (its section "How long the suite takes"): the fresh-clone times of
+// `npm test` and `.ci/run`, read from `.ci/run`'s output, and the ten slowest test files, read from a vitest JSON report
+// (test/support/timings-reporter.ts's, which `.ci/run` writes to .tmp/vitest-report.json).
+//   tsx scripts/suite-figures.ts --ci-log FILE [--ci-log FILE …] [--report FILE] [--date YYYY-MM-DD] [--print]
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const FIGURES_PAGE = path.join(root, 'docs/development.md');
+const START = '<!-- suite-figures: written by scripts/suite-figures.ts -->';
+const END = '<!-- /suite-figures -->';
+
+/** One run of `.ci/run`, from its step lines (`::: .ci/run: <step> (<seconds> s)`). */
+export interface CiRun {
+  /** The whole run, to its `passed` line. */
+  total: number;
+  /** `npm test` on the first runtime: from its step line to the next. */
+  npmTest: number;
+}
+
+/** The times of a `.ci/run` output; throws when it did not pass or has no `npm test` step. */
+export function ciRun(output: string): CiRun {
+  const steps = [...output.matchAll(/^::: \.ci\/run: (.*) \((\d+) s\)$/gm)].map((match) => ({ step: match[1]!, at: Number(match[2]) }));
+  const passed = steps.find((step) => step.step === 'passed');
+  const npmTest = steps.findIndex((step) => step.step.startsWith('npm test on Node'));
+  if (!passed) throw new Error('suite-figures: the .ci/run output has no `passed` step: give the output of a run that passed');
+  if (npmTest < 0 || !steps[npmTest + 1]) throw new Error('suite-figures: the .ci/run output has no `npm test on Node` step followed by another');
+  return { total: passed.at, npmTest: steps[npmTest + 1]!.at - steps[npmTest]!.at };
+}
+
+/** A file's time in a vitest JSON report: its whole time when the report has it (timings-reporter.ts), else first test to last. */
+interface ReportFile {
+  name: string;
+  project?: string;
+  duration?: number;
+  startTime: number;
+  endTime: number;
+  assertionResults: unknown[];
+}
+
+export interface FileTime {
+  file: string;
+  project: string | undefined;
+  seconds: number;
+  tests: number;
+}
+
+/** The files of a vitest JSON report by their time, slowest first; names from the repository's test/ (wherever it ran). */
+export function fileTimes(report: { testResults: ReportFile[] }): FileTime[] {
+  return report.testResults
+    .map((result) => ({
+      file: result.name.slice(result.name.lastIndexOf('/test/') + 1),
+      project: result.project,
+      seconds: (result.duration ?? result.endTime - result.startTime) / 1000,
+      tests: result.assertionResults.length,
+    }))
+    .sort((a, b) => b.seconds - a.seconds);
+}
+
+/** `low` or `low to high`, rounded to whole units. */
+const span = (values: number[], unit: (value: number) => string) => {
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return unit(low) === unit(high) ? unit(low) : `${unit(low)} to ${unit(high)}`;
+};
+const minutes = (seconds: number) => `${Math.round(seconds / 6) / 10} min`;
+
+/** The section's text: the times of the runs given and the ten slowest files of the report. */
+export function figuresText(runs: CiRun[], files: FileTime[], date: string): string {
+  const lines = [
+    START,
+    `Measured on ${date}, from a fresh clone on this 2-core machine (\`bash .ci/run\` in a clone, ${runs.length} run${runs.length === 1 ? '' : 's'}): ` +
+      `\`.ci/run\` ${span(runs.map((run) => run.total), minutes)}, of which \`npm test\` ${span(runs.map((run) => run.npmTest), minutes)}.`,
+  ];
+  if (files.length > 0) {
+    lines.push('', 'The ten slowest files of `npm test` (vitest\'s time of each, hooks included; files run three at a time):', '', '| File | Project | Tests | s |', '|---|---|---|---|');
+    for (const file of files.slice(0, 10)) lines.push(`| \`${file.file}\` | ${file.project ?? ''} | ${file.tests} | ${Math.round(file.seconds)} |`);
+  }
+  lines.push(END);
+  return lines.join('\n');
+}
+
+/** `page` with its figures section replaced by `text`; throws when the page has no such section. */
+export function withFigures(page: string, text: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`suite-figures: ${path.relative(root, FIGURES_PAGE)} has no section between ${START} and ${END}`);
+  return `${page.slice(0, start)}${text}${page.slice(end + END.length)}`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: { 'ci-log': { type: 'string', multiple: true }, report: { type: 'string' }, date: { type: 'string' }, print: { type: 'boolean', default: false } },
+  });
+  const logs = values['ci-log'] ?? [];
+  if (logs.length === 0) {
+    console.error('suite-figures: give the output of at least one `bash .ci/run` run in a fresh clone: --ci-log FILE');
+    process.exit(2);
+  }
+  const runs = logs.map((file) => ciRun(readFileSync(file, 'utf8')));
+  const files = values.report ? fileTimes(JSON.parse(readFileSync(values.report, 'utf8')) as { testResults: ReportFile[] }) : [];
+  const text = figuresText(runs, files, values.date ?? new Date().toISOString().slice(0, 10));
+  if (values.print) console.log(text);
+  else {
+    writeFileSync(FIGURES_PAGE, withFigures(readFileSync(FIGURES_PAGE, 'utf8'), text));
+    console.log(`suite-figures: wrote ${path.relative(root, FIGURES_PAGE)} (${runs.length} run(s), ${Math.min(files.length, 10)} files)`);
+  }
+}

@@ -1,0 +1,49 @@
+// scripts/suite-figures.ts: docs/development.md's figures of the suite, read from `.ci/run`'s step lines and a vitest
+// JSON report (test/support/timings-reporter.ts's), and written into the page's section between its markers.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { ciRun, figuresText, fileTimes, FIGURES_PAGE, withFigures } from '../../scripts/suite-figures.ts';
+import { repoRoot } from '../support/repo.ts';
+
+const CI_OUTPUT = `::: .ci/run: npm ci on Node v24.21.0 (3 s)
+added 900 packages
+::: .ci/run: npm test on Node v24.21.0 (41 s)
+ Test Files  200 passed (200)
+::: .ci/run: API suites on SQLite, the speed mechanisms' guards and the packages on Node v22.23.3 (521 s)
+::: .ci/run: API suites on SQLite with SPEEDUPS_OFF=all, the speed mechanisms' guards and the packages on Node v26.10.0 (700 s)
+::: .ci/run: passed (880 s)
+`;
+
+test("a .ci/run output gives the whole run's time and npm test's, from its step lines; one that did not pass is refused", () => {
+  expect(ciRun(CI_OUTPUT)).toEqual({ total: 880, npmTest: 480 });
+  expect(() => ciRun(CI_OUTPUT.replace(/^::: \.ci\/run: passed.*$/m, ''))).toThrow(/no `passed` step/);
+  expect(() => ciRun('::: .ci/run: passed (9 s)\n')).toThrow(/no `npm test on Node` step/);
+});
+
+test("a vitest JSON report gives each file's time, slowest first: its whole time when the report has it, else first test to last", () => {
+  const report = {
+    testResults: [
+      { name: '/tmp/clone/test/api/spaces.test.ts', project: 'postgres', startTime: 1000, endTime: 4000, duration: 9000, assertionResults: [{}, {}] },
+      { name: '/tmp/clone/test/tooling/dev.test.ts', startTime: 0, endTime: 61_000, assertionResults: [{}] },
+    ],
+  };
+  expect(fileTimes(report)).toEqual([
+    { file: 'test/tooling/dev.test.ts', project: undefined, seconds: 61, tests: 1 },
+    { file: 'test/api/spaces.test.ts', project: 'postgres', seconds: 9, tests: 2 },
+  ]);
+  const text = figuresText([ciRun(CI_OUTPUT), { total: 940, npmTest: 455 }], fileTimes(report), '2026-11-27');
+  expect(text).toContain('2 runs): `.ci/run` 14.7 min to 15.7 min, of which `npm test` 7.6 min to 8 min.');
+  expect(text).toContain('| `test/tooling/dev.test.ts` |  | 1 | 61 |\n| `test/api/spaces.test.ts` | postgres | 2 | 9 |');
+});
+
+test("the section is written between its markers in docs/development.md, and only there", () => {
+  const page = readFileSync(FIGURES_PAGE, 'utf8');
+  expect(path.relative(repoRoot, FIGURES_PAGE)).toBe('docs/development.md');
+  const text = figuresText([ciRun(CI_OUTPUT)], [], '2026-11-27');
+  const written = withFigures(page, text);
+  expect(written).toContain(text);
+  expect(withFigures(written, text)).toBe(written);
+  expect(written.replace(text, '')).toBe(page.replace(/<!-- suite-figures: [^]*?<!-- \/suite-figures -->/, ''));
+  expect(() => withFigures('# A page without the section\n', text)).toThrow(/has no section/);
+});
