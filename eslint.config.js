@@ -17,7 +17,7 @@ import tseslint from 'typescript-eslint';
 export const LAYERS = [
   {
     name: 'testing',
-    role: "the test harness (`docs-platform-server/testing`): starts the server in process or as a child, its coverage report",
+    role: "the test harness (`docs-platform-server/testing`): starts the server in process or as a child, its coverage report and usage record",
     folders: ['testing'],
     modules: [],
     imports: ['start', 'handlers', 'speed', 'http', 'domain', 'content', 'jobs', 'auth', 'context', 'store', 'common', 'net'],

@@ -1,8 +1,8 @@
 // `npm run bench`: benchmarks of the reference server, part by part (`BENCH_PARTS`, all by default): throughput,
 // start-up and memory on the compiled server `npm start` runs, the store, the speed mechanisms, lists and revisions as
-// they grow, the order of new ids, the harness's reset, the daily loop. The BENCH_* variables are read first
-// (settings.ts): one it cannot use stops it, exit 2, before it builds or starts anything. Each part: bench/README.md
-// and docs/performance.md ("Running the bench").
+// they grow, the order of new ids, the harness's reset, the daily loop, the typed client's recording mode. The BENCH_*
+// variables are read first (settings.ts): one it cannot use stops it, exit 2, before it builds or starts anything.
+// Each part: bench/README.md and docs/performance.md ("Running the bench").
 import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/common/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
@@ -14,6 +14,7 @@ import { BenchSettingsError, benchSettings } from './settings.ts';
 import { removeTemporary, temporaryDirectory } from './cleanup.ts';
 import { benchReset, resetTable } from './reset.ts';
 import { benchSave, saveTable } from './save.ts';
+import { benchClient, clientTable } from './client-recording.ts';
 import { groupedPages, pageText, throughput } from './throughput.ts';
 import { buildServer } from '../scripts/build-server.ts';
 
@@ -34,6 +35,10 @@ if (parts.includes('reset')) {
 if (parts.includes('save')) {
   console.log(`\nThe daily loop (bench/save.ts): ${settings.saves} saves of each case\n`);
   console.log(saveTable(await benchSave(settings.saves)));
+}
+if (parts.includes('client')) {
+  console.log(`\nThe typed client's recording mode (bench/client-recording.ts)\n`);
+  console.log(clientTable(await benchClient()));
 }
 
 /** The settings, or the variables it cannot use on stderr and exit 2. */

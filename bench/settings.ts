@@ -7,7 +7,7 @@ import { REVISION_LIMITS } from '../server/content/model.ts';
 import { REQUESTS } from './fixture.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'lists', 'revisions', 'ids', 'reset', 'save'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {

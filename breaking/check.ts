@@ -37,7 +37,7 @@ Options:
                                  implementation (default): also on what breaks implementations;
                                  warning: also on warnings; consumers: only on what breaks a known consumer
                                  (--consumers), every finding still reported
-  --consumers <folder|file|URL>  consumers' usage records (docs/consumers.md), a folder of them, a file or an
+  --consumers <folder|file|URL>  consumers' usage records (docs/contract-consumers.md), a folder of them, a file or an
                                  http(s) URL; repeat for more: each finding names the consumers it breaks, or says
                                  it breaks none, and a change allowed by policy that touches what a consumer uses
                                  is a warning naming it

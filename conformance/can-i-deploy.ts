@@ -1,7 +1,9 @@
 // can-i-deploy: whether a contract still has, and still accepts, everything consumers' usage records say they use
 // (docs/consumers.md, "can-i-deploy"). Each use that is gone or no longer accepted is named; nothing else is judged.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { load, CORE_SCHEMA } from 'js-yaml';
-import { type Contract, declaredResponse, loadContract, type OpenApiDocument, type Operation, type Schema } from './contract.ts';
+import { type Contract, DEFAULT_CONTRACT, declaredResponse, loadContract, type OpenApiDocument, type Operation, type Schema } from './contract.ts';
 import { alternatives, responseSchema } from './usage-fields.ts';
 import { isObject, type OperationUsage, type UsageRecord } from './usage-format.ts';
 
@@ -71,11 +73,43 @@ export function canIDeploy(record: UsageRecord, contract: Contract): string[] {
   return Object.entries(record.operations).flatMap(([operationId, usage]) => missingUses(contract, operationId, contract.operations.get(operationId), usage));
 }
 
-/** A contract from a file path or an http(s) URL (YAML or JSON). */
-export async function contractFrom(source: string): Promise<Contract> {
-  if (!/^https?:\/\//.test(source)) return loadContract(source);
-  const answer = await fetch(source, { signal: AbortSignal.timeout(30_000) });
-  if (!answer.ok) throw new Error(`${source}: answered ${answer.status}`);
+/** The releases this package carries: generated/releases/<version>/openapi.yaml, as the toolkit records them. */
+export const PACKAGE_RELEASES = path.resolve(path.dirname(DEFAULT_CONTRACT), 'releases');
+
+const RELEASE_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+const isUrl = (source: string) => /^https?:\/\//.test(source);
+
+/** The versions recorded in a folder of releases, oldest first. */
+function recordedVersions(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((version) => RELEASE_VERSION.test(version) && existsSync(path.join(folder, version, 'openapi.yaml')))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Where a contract is: a file path, an http(s) URL, or a bare release version (`1.2.0`), looked up in `releases` (a
+ * folder or a URL holding `<version>/openapi.yaml`, as generated/releases/ does), by default the releases this
+ * package carries.
+ */
+export function contractSource(source: string, releases: string = PACKAGE_RELEASES): string {
+  if (!RELEASE_VERSION.test(source) || existsSync(source)) return source;
+  if (isUrl(releases)) return `${releases.replace(/\/+$/, '')}/${source}/openapi.yaml`;
+  const file = path.join(releases, source, 'openapi.yaml');
+  if (existsSync(file)) return file;
+  const known = recordedVersions(releases);
+  throw new Error(`no release ${source} in ${releases}${known.length > 0 ? ` (it has ${known.join(', ')})` : ' (no release recorded there)'}`);
+}
+
+/** A contract from a file path, an http(s) URL (YAML or JSON) or a release version (`contractSource`). */
+export async function contractFrom(source: string, releases?: string): Promise<Contract> {
+  const where = contractSource(source, releases);
+  if (!isUrl(where)) return loadContract(where);
+  const answer = await fetch(where, { signal: AbortSignal.timeout(30_000) });
+  if (!answer.ok) throw new Error(`${where}: answered ${answer.status}`);
   return loadContract(load(await answer.text(), { schema: CORE_SCHEMA }) as OpenApiDocument);
 }
 

@@ -14,7 +14,7 @@ import { outcome, PreflightError, type Report, runConformance, summaryLine, Usag
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
        docs-conformance proxy --target URL [options] [-- command args...]   (a validating proxy: proxy --help)
-       docs-conformance can-i-deploy --usage FILE --contract FILE       (a consumer against a contract: can-i-deploy --help)
+       docs-conformance can-i-deploy --usage FILE --contract VERSION    (a consumer against a contract: can-i-deploy --help)
 
 Checks a running implementation of the Documentation Platform Management API against the contract
 (generated/openapi.yaml): runs a scenario that calls every operation, sends invalid inputs derived from the

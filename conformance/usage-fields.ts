@@ -28,27 +28,93 @@ export type Components = Map<string, Set<string>>;
 
 /** Adds the fields of `value`, under `pointer`, read against `schema`, to `fields` (and the components met, to `components`). */
 export function fieldsOf(contract: Contract, value: unknown, schema: Schema | undefined, fields: Fields = new Map(), pointer = '', components: Components = new Map()): Fields {
-  const names = new Set<string>();
-  const schemas = alternatives(contract, schema, new Set(), names);
-  if (names.size > 0) components.set(pointer, new Set([...(components.get(pointer) ?? []), ...names]));
+  const shape = shapeOf(contract, schema);
+  if (shape.components.length > 0) {
+    const met = components.get(pointer);
+    if (met) for (const name of shape.components) met.add(name);
+    else components.set(pointer, new Set(shape.components));
+  }
   if (pointer !== '') {
     const values = fields.get(pointer);
     const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-    fields.set(pointer, scalar && declaresEnum(schemas) ? [...new Set([...(values ?? []), value])] : values);
+    fields.set(pointer, scalar && shape.enumerated ? [...new Set([...(values ?? []), value])] : values);
   }
   if (Array.isArray(value)) {
-    const items = schemas.flatMap((each) => (each.items ? [each.items as Schema] : []));
-    for (const item of value) fieldsOf(contract, item, items[0] ? { anyOf: items } : undefined, fields, `${pointer}/*`, components);
+    const items = shape.items();
+    for (const item of value) fieldsOf(contract, item, items, fields, `${pointer}/*`, components);
   } else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
-      const declared = schemas.flatMap((each) => (each.properties?.[key] ? [each.properties[key]] : []));
-      const map = schemas.flatMap((each) => (isObject(each.additionalProperties) ? [each.additionalProperties as Schema] : []));
-      // A key of a map (additionalProperties) is any key: `*`.
-      const [segment, itemSchemas] = declared.length > 0 || map.length === 0 ? [pointerSegment(key), declared] : ['*', map];
-      fieldsOf(contract, item, itemSchemas.length > 0 ? { anyOf: itemSchemas } : undefined, fields, `${pointer}/${segment}`, components);
+      const place = shape.field(key);
+      fieldsOf(contract, item, place.schema, fields, `${pointer}/${place.segment}`, components);
     }
   }
   return fields;
+}
+
+/** Where a field is below a place: its pointer segment, the schema declared for it, and whether it is declared by name. */
+export interface FieldPlace {
+  segment: string;
+  schema: Schema | undefined;
+  declared: boolean;
+}
+
+/**
+ * What the contract declares at a place whose schema is `schema`, worked out once per schema: its alternatives, the
+ * components they name, whether it is an enumeration, the schema of an array's items, and where each field of an
+ * object is (a key of a map, additionalProperties, which is any key, is `*`). The schemas it gives its items and
+ * fields are the same objects each time, so that what is below them is worked out once too.
+ */
+export interface Shape {
+  schemas: Schema[];
+  components: string[];
+  enumerated: boolean;
+  items(): Schema | undefined;
+  field(key: string): FieldPlace;
+}
+
+const shapes = new WeakMap<Contract, WeakMap<Schema, Shape>>();
+
+export function shapeOf(contract: Contract, schema: Schema | undefined): Shape {
+  const known = schema && shapes.get(contract)?.get(schema);
+  if (known) return known;
+  const names = new Set<string>();
+  const schemas = alternatives(contract, schema, new Set(), names);
+  let items: Schema | undefined | null = null;
+  let map: FieldPlace | undefined | null = null;
+  const declared = new Map<string, FieldPlace>();
+  const shape: Shape = {
+    schemas,
+    components: [...names],
+    enumerated: declaresEnum(schemas),
+    items() {
+      if (items === null) {
+        const declaredItems = schemas.flatMap((each) => (each.items ? [each.items as Schema] : []));
+        items = declaredItems[0] ? { anyOf: declaredItems } : undefined;
+      }
+      return items;
+    },
+    field(key) {
+      const place = declared.get(key);
+      if (place) return place;
+      const found = schemas.flatMap((each) => (each.properties && Object.hasOwn(each.properties, key) ? [each.properties[key]!] : []));
+      if (found.length > 0) {
+        const named = { segment: pointerSegment(key), schema: { anyOf: found }, declared: true };
+        declared.set(key, named);
+        return named;
+      }
+      if (map === null) {
+        const maps = schemas.flatMap((each) => (isObject(each.additionalProperties) ? [each.additionalProperties as Schema] : []));
+        map = maps.length > 0 ? { segment: '*', schema: { anyOf: maps }, declared: false } : undefined;
+      }
+      return map ?? { segment: pointerSegment(key), schema: undefined, declared: false };
+    },
+  };
+  if (schema) {
+    let byContract = shapes.get(contract);
+    if (!byContract) shapes.set(contract, (byContract = new WeakMap()));
+    byContract.set(schema, shape);
+  }
+  return shape;
 }
 
 /** One exchange as a recorder sees it: what was sent, and what came back. */

@@ -1,5 +1,5 @@
 // Usage records from where teams keep them: a folder of records (one `.json` file per consumer), a record file, or an
-// http(s) URL of any static file host or artifact store (docs/consumers.md, "Where records live, and the gate").
+// http(s) URL of any static file host or artifact store (docs/contract-consumers.md, "Where records live, and the gate").
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseUsageRecord, type UsageRecord } from './usage-format.ts';

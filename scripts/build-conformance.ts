@@ -1,23 +1,29 @@
 // Builds the runner's package (conformance/package.json, `docs-platform-conformance`): conformance/cli.ts and its npm
-// dependencies bundled by esbuild into conformance/dist/docs-conformance.mjs, beside the contract, the runner's data
-// files and the bundled packages' licenses, so that the installed command needs nothing but Node. npm runs it as the
-// package's `prepare`. How, and why: docs/packages.md ("The runner package").
+// dependencies bundled by esbuild into conformance/dist/docs-conformance.mjs, and the client's recording mode
+// (`docs-platform-conformance/recording`) into dist/recording.mjs with its declarations, beside the contract, the
+// runner's data files and the bundled packages' licenses: nothing but Node needed. npm runs it as the package's
+// `prepare`. How, and why: docs/packages.md ("The runner package").
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CONFORMANCE_PACKAGE = path.join(root, 'conformance');
 const outDir = path.join(CONFORMANCE_PACKAGE, 'dist');
 export const CONFORMANCE_BIN = path.join(outDir, 'docs-conformance.mjs');
+/** The client's recording mode, `docs-platform-conformance/recording` (conformance/package.json's `exports`). */
+export const RECORDING_MODULE = path.join(outDir, 'recording.mjs');
 /**
- * Files of the repository the bundle may read at run time, copied to the same path under dist/: the contract, and
- * the data files of conformance/ (JSON other than package.json), whether a source reads or imports them.
+ * Files of the repository the bundle may read at run time, copied to the same path under dist/: the contract, the
+ * releases' documents, and the data files of conformance/ (JSON other than package.json), whether a source reads or imports them.
  */
 const assets = (): string[] => [
   'generated/openapi.yaml',
+  // The recorded releases' documents: `can-i-deploy --contract <version>` reads them.
+  ...readdirSync(path.join(root, 'generated/releases')).map((version) => `generated/releases/${version}/openapi.yaml`),
   ...readdirSync(CONFORMANCE_PACKAGE, { recursive: true, encoding: 'utf8' })
     .map((file) => file.split(path.sep).join('/'))
     .filter((file) => file.endsWith('.json') && file !== 'package.json' && !/^(dist|node_modules)\//.test(file))
@@ -38,37 +44,74 @@ const distAddresses: Plugin = {
   },
 };
 
-/** Builds conformance/dist/: the bundled command and the files it reads. */
+/** CommonJS dependencies (ajv, isomorphic-git) call require() for Node's modules: the ES module's own. */
+const ESM_REQUIRE = ["import { createRequire as __createRequire } from 'node:module';", 'const require = __createRequire(import.meta.url);'];
+
+/** Builds conformance/dist/: the bundled command, the recording module and its declarations, and the files they read. */
 export async function buildConformance(): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
-  const { metafile } = await build({
+  const common: BuildOptions & { metafile: true } = {
     absWorkingDir: root,
-    entryPoints: ['conformance/cli.ts'],
-    outfile: CONFORMANCE_BIN,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // CommonJS dependencies (ajv, isomorphic-git) call require() for Node's modules: give the ES module one.
-    banner: {
-      js: [
-        '#!/usr/bin/env node',
-        "import { createRequire as __createRequire } from 'node:module';",
-        'const require = __createRequire(import.meta.url);',
-      ].join('\n'),
-    },
     // The packages' licenses go to THIRD-PARTY-LICENSES.md, whole.
     legalComments: 'none',
     metafile: true,
     plugins: [distAddresses],
     logLevel: 'warning',
-  });
+  };
+  const command = await build({ ...common, entryPoints: ['conformance/cli.ts'], outfile: CONFORMANCE_BIN, banner: { js: ['#!/usr/bin/env node', ...ESM_REQUIRE].join('\n') } });
   chmodSync(CONFORMANCE_BIN, 0o755);
+  const recording = await build({ ...common, entryPoints: ['conformance/recording.ts'], outfile: RECORDING_MODULE, banner: { js: ESM_REQUIRE.join('\n') } });
+  writeRecordingDeclarations();
   for (const asset of assets()) {
     mkdirSync(path.dirname(path.join(outDir, asset)), { recursive: true });
     copyFileSync(path.join(root, asset), path.join(outDir, asset));
   }
-  writeFileSync(path.join(outDir, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses([metafile]));
+  writeFileSync(path.join(outDir, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses([command.metafile, recording.metafile], 'dist/docs-conformance.mjs and dist/recording.mjs bundle these npm packages.'));
+}
+
+/**
+ * dist/recording.d.ts and the usage record's types it names, dist/usage-format.d.ts, emitted by tsc from
+ * conformance/recording.ts. They name nothing of Node's or of the client's package (a client is taken by its methods),
+ * so that a consumer's project needs neither @types/node nor a version of the client in step to compile them.
+ */
+function writeRecordingDeclarations(): void {
+  const options: ts.CompilerOptions = {
+    declaration: true,
+    emitDeclarationOnly: true,
+    stripInternal: true,
+    strict: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    allowImportingTsExtensions: true,
+    verbatimModuleSyntax: true,
+    types: ['node'],
+    rootDir: root,
+    outDir: path.join(root, '.tmp/conformance-declarations'),
+  };
+  const written = new Map<string, string>();
+  const program = ts.createProgram([path.join(root, 'conformance/recording.ts')], options);
+  const result = program.emit(undefined, (file, text) => written.set(path.relative(options.outDir!, file), text));
+  const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (errors.length > 0) throw new Error(`build-conformance: declarations:\n${ts.formatDiagnosticsWithColorAndContext(errors, ts.createCompilerHost(options))}`);
+  const specifiers: Record<string, string> = { './usage-format.ts': './usage-format.js' };
+  for (const [from, to] of [
+    ['conformance/recording.d.ts', 'recording.d.ts'],
+    ['conformance/usage-format.d.ts', 'usage-format.d.ts'],
+  ] as const) {
+    const text = written.get(from);
+    if (text === undefined) throw new Error(`build-conformance: tsc emitted no ${from}`);
+    const rewritten = text.replace(/(from |import\()'([^']+)'/g, (_, keyword: string, specifier: string) => {
+      if (!(specifier in specifiers)) throw new Error(`build-conformance: ${from} imports ${specifier}, which the package does not have`);
+      return `${keyword}'${specifiers[specifier]}'`;
+    });
+    writeFileSync(path.join(outDir, to), rewritten);
+  }
 }
 
 /** Each npm package the bundles hold, with its version, its license and its license file; `what` heads the list. */

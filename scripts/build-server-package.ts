@@ -221,8 +221,9 @@ function copy(file: string, to = path.relative(root, file)): void {
 }
 
 /**
- * The harness's declarations, dist/testing/index.d.ts, seed-format.d.ts, coverage.d.ts and coverage-format.d.ts, emitted by tsc from server/testing/index.ts
- * (what is marked @internal left out), with the client's and the contract's types taken from the client package.
+ * The harness's declarations in dist/testing/ (index.d.ts, seed-format.d.ts, coverage.d.ts, coverage-format.d.ts,
+ * usage.d.ts, usage-format.d.ts), emitted by tsc from server/testing/index.ts (what is marked @internal left out),
+ * with the client's and the contract's types taken from the client package.
  */
 function writeDeclarations(): void {
   const entry = path.join(root, 'server/testing/index.ts');
@@ -252,6 +253,8 @@ function writeDeclarations(): void {
     '../../generated/schema.d.ts': 'docs-platform-contract',
     './coverage.ts': './coverage.js',
     '../../conformance/coverage-format.ts': './coverage-format.js',
+    './usage.ts': './usage.js',
+    '../../conformance/usage-format.ts': './usage-format.js',
   };
   // A side-effect import of a module of ours (`import './supported-node.ts';`) runs code and declares nothing: the
   // bundle runs it, and the declarations leave it out (TypeScript 7 checks that the module it names is there).
@@ -267,6 +270,8 @@ function writeDeclarations(): void {
     ['server/start/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],
     ['server/testing/coverage.d.ts', 'dist/testing/coverage.d.ts'],
     ['conformance/coverage-format.d.ts', 'dist/testing/coverage-format.d.ts'],
+    ['server/testing/usage.d.ts', 'dist/testing/usage.d.ts'],
+    ['conformance/usage-format.d.ts', 'dist/testing/usage-format.d.ts'],
   ] as const) {
     const text = written.get(from);
     if (text === undefined) throw new Error(`build-server-package: tsc emitted no ${from}`);

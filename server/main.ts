@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
 import { checkSeed, readSeedFile, type SeedFixture } from './start/seed.ts';
 import { logTokenFor, startServer } from './start/server.ts';
-import { controlledByHarness, harnessVariables, underHarness } from './start/harness-control.ts';
+import { controlledByHarness, harnessUsage, harnessVariables, underHarness } from './start/harness-control.ts';
 import { coverageFolder, HARNESS_SEED_VARIABLE, SEED_OBJECT, START_FAILURE } from './start/harness-protocol.ts';
 import { contractVersion, installation, packageVersion, REPO_ROOT } from './http/version.ts';
 
@@ -145,6 +145,8 @@ async function serve(flags: Record<string, string>) {
     faults: harness,
     // Contract coverage of the harness's test run (testing/coverage.ts): the folder the harness gave.
     coverage: harness ? coverageFolder() : undefined,
+    // The consumer's usage record (testing/usage.ts): the folder and consumer the harness gave.
+    usage: harness ? harnessUsage() : undefined,
   });
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },

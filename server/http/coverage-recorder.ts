@@ -1,10 +1,8 @@
 // The server's side of contract coverage (coverage.ts): the declared responses of each operation, from the contract
 // the server serves, and those it answered, written as a record of its own into the coverage folder when the server
 // stops and when its process exits.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { OpenApiDocument } from './contract.ts';
+import { recordWriter } from './record-file.ts';
 import type { Coverage } from '../../conformance/coverage-format.ts';
 
 export interface AnswerRecorder {
@@ -26,33 +24,20 @@ function declaredResponses(contract: OpenApiDocument): Map<string, Map<string, s
   return declared;
 }
 
-/** The records of this process's servers, written when it exits (one hook, however many servers it started). */
-const unwritten = new Set<() => void>();
-let exitHook = false;
-
 export function answerRecorder(contract: OpenApiDocument, records: string): AnswerRecorder {
   const declared = declaredResponses(contract);
   const seen = new Map<string, Set<string>>();
-  const file = path.join(records, `${process.pid}-${randomBytes(8).toString('hex')}.json`);
   let changed = false;
-  const write = () => {
-    if (!changed) return;
+  const write = recordWriter(records, () => {
+    if (!changed) return undefined;
+    changed = false;
     const coverage: Coverage = { operations: {} };
     for (const [operationId, responses] of declared) {
       const keys = [...responses].flatMap(([status, types]) => (types.length > 1 ? types.map((type) => `${status} ${type}`) : [status]));
       coverage.operations[operationId] = { declared: keys, seen: keys.filter((key) => seen.get(operationId)?.has(key)) };
     }
-    mkdirSync(path.dirname(file), { recursive: true });
-    // Whole or not at all: the report may read the folder while a server of another worker writes.
-    writeFileSync(`${file}.tmp`, JSON.stringify(coverage));
-    renameSync(`${file}.tmp`, file);
-    changed = false;
-  };
-  unwritten.add(write);
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', () => unwritten.forEach((pending) => pending()));
-  }
+    return JSON.stringify(coverage);
+  });
   return {
     answered(operationId, status, contentType) {
       const responses = declared.get(operationId);

@@ -3,6 +3,7 @@
 // answered the operation as if no body had been sent, so a create stored its defaults and told the client it had
 // succeeded. A request without a body (no Content-Length, `Content-Length: 0`, or a chunked body that turns out
 // empty) is a request without a body, whatever its headers, and goes on as one.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 
 /** The error of a body without a Content-Type: the error writer (http/errors.ts) answers it as a 415. */
@@ -16,13 +17,14 @@ function tooLarge(limit: number): Error {
 }
 
 /**
- * Reads the JSON body of an operation that takes one (`express.json` with `limit`), refusing an untyped body. A body
+ * Reads the JSON body of an operation that takes one (`express.json` with `limit`, and `verify`, which is given the
+ * body as it came, when there is one: the harness's usage record), refusing an untyped body. A body
  * whose Content-Length is over the limit is refused before a byte of it is read: express.json reads a body it refuses
  * to its end before it answers (a body of any size read whole to answer a 413), and the client sends it all meanwhile; answered at
  * once, the client stops sending, and what was already on its way is discarded unread.
  */
-export function jsonBody(limit: number): RequestHandler {
-  const json = express.json({ limit });
+export function jsonBody(limit: number, verify?: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): RequestHandler {
+  const json = express.json({ limit, ...(verify ? { verify } : {}) });
   return (req: Request, res: Response, next: NextFunction) => {
     if (Number(req.headers['content-length']) > limit) return next(tooLarge(limit));
     if (req.headers['content-type']) return json(req, res, next);

@@ -29,6 +29,7 @@ import { pendingOperations } from '../handlers/pending.ts';
 import type { HandlerTable, OperationId } from '../handlers/types.ts';
 import { jsonBody } from '../http/request-body.ts';
 import { textInputCheck } from '../http/text-input.ts';
+import type { UsageRecorder } from '../http/usage-recorder.ts';
 import { RouteIndex } from '../http/route-index.ts';
 import { openApiValidator, placedOperation } from '../speed/validator.ts';
 
@@ -56,6 +57,8 @@ export interface AppOptions {
   faults?: Faults;
   /** The operations to answer from the contract (`contractAnswerPlan`); made from the handlers otherwise. */
   contractAnswers?: ContractAnswerPlan;
+  /** Records what each request for an operation used of the contract (the test harness's usage record). */
+  usage?: UsageRecorder;
 }
 
 /**
@@ -199,11 +202,11 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   const reader = reading(ctx);
   readerOfApp.set(app, reader);
 
-  app.use(everyRequest(ctx, checks.contract));
+  app.use(everyRequest(ctx, checks.contract, options.usage));
   serverPages(app, ctx, checks, plan);
   // Routes placed by the validator's route index, by `METHOD /path` (see `contractChain`).
   const placed = new Map<string, OperationRoute>();
-  app.use(contractChain(ctx, checks, placed));
+  app.use(contractChain(ctx, checks, placed, options.usage));
 
   const setting: RouteSetting = { ctx, reader, listPageCache: listPageCacheOf(ctx, options.verifyListPageCache), faults: options.faults, onOperation: options.onOperation };
   for (const operation of checks.operations) {
@@ -238,11 +241,12 @@ function expressApp(config: AppContext['config']): express.Express {
 }
 
 /**
- * What every request passes through first, in one layer of Express's router (server/http/chain.ts): its id, its
- * access-log line and CORS.
+ * What every request passes through first, in one layer of Express's router (server/http/chain.ts): the usage
+ * recorder when there is one, its id, its access-log line and CORS.
  */
-function everyRequest({ log, config }: AppContext, contract: OpenApiDocument): RequestHandler {
+function everyRequest({ log, config }: AppContext, contract: OpenApiDocument, usage: UsageRecorder | undefined): RequestHandler {
   const handlers: RequestHandler[] = [
+    ...(usage ? [usage.watch] : []),
     (req: Request, res: Response, next: NextFunction) => {
       req.id = randomUUID();
       res.set('x-request-id', req.id);
@@ -298,8 +302,8 @@ function listPageCacheOf(ctx: AppContext, verify: boolean | undefined): ListPage
  * Express's routes), instead of Express trying each route's pattern in turn; anything else goes through Express's
  * routes.
  */
-function contractChain({ config }: AppContext, { takesBody, checkText, validator }: ContractChecks, placed: Map<string, OperationRoute>): RequestHandler {
-  const json = jsonBody(config.bodyLimit); // a body without a Content-Type is a 415 (http/request-body.ts)
+function contractChain({ config }: AppContext, { takesBody, checkText, validator }: ContractChecks, placed: Map<string, OperationRoute>, usage: UsageRecorder | undefined): RequestHandler {
+  const json = jsonBody(config.bodyLimit, usage?.sent); // a body without a Content-Type is a 415 (http/request-body.ts)
   return chained(
     // The body is read only for an operation that declares one: any other request's body is discarded unread,
     // whatever its type, encoding or size, so those operations never answer the 415, 413 or malformed-JSON 400 of

@@ -4,13 +4,16 @@
 // however it ends (its tests finished, a signal, a crash, SIGKILL: the operating system closes the socket), so the
 // server never outlives the test run that started it.
 import type { RunningServer } from './server.ts';
-import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_VARIABLE, type ToServer } from './harness-protocol.ts';
+import { type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_USAGE_VARIABLE, HARNESS_VARIABLE, type HarnessUsage, type ToServer } from './harness-protocol.ts';
 
 /** Whether this process is a server the harness started (its variable, and an IPC channel to it). */
 export const underHarness = (): boolean => process.env[HARNESS_VARIABLE] === 'ipc' && typeof process.send === 'function';
 
 /** The configuration variables the harness gave (protocol.ts), instead of the environment's. */
 export const harnessVariables = (): Record<string, string> => JSON.parse(process.env[HARNESS_CONFIG_VARIABLE] ?? '{}') as Record<string, string>;
+
+/** The usage record the harness asked for (its folder and consumer), or undefined when it asked for none. */
+export const harnessUsage = (): HarnessUsage | undefined => (process.env[HARNESS_USAGE_VARIABLE] ? (JSON.parse(process.env[HARNESS_USAGE_VARIABLE]) as HarnessUsage) : undefined);
 
 /** Answers the harness for `running`; `shutdown` closes the server and ends the process (main.ts). */
 export function controlledByHarness(running: RunningServer, shutdown: (why: Record<string, string>) => void): void {

@@ -39,11 +39,35 @@ export type FromServer = { type: 'listening'; url: string } | { type: 'done'; id
 export const COVERAGE_VARIABLE = 'DOCS_SERVER_COVERAGE';
 export const DEFAULT_COVERAGE_FOLDER = 'docs-platform-coverage';
 
-/** The coverage folder `value` names (absolute), or undefined when it does not turn coverage on. */
-export function coverageFolder(value: string | boolean | undefined = process.env[COVERAGE_VARIABLE]): string | undefined {
+/** The folder a variable's or an option's `value` names (absolute; `fallback` for `1` or `true`), or undefined: off. */
+function folderOf(value: string | boolean | undefined, fallback: string): string | undefined {
   if (value === undefined || value === false || value === '' || value === '0' || value === 'false') return undefined;
-  return path.resolve(value === true || value === '1' || value === 'true' ? DEFAULT_COVERAGE_FOLDER : value);
+  return path.resolve(value === true || value === '1' || value === 'true' ? fallback : value);
 }
+
+/** The coverage folder `value` names (absolute), or undefined when it does not turn coverage on. */
+export const coverageFolder = (value: string | boolean | undefined = process.env[COVERAGE_VARIABLE]): string | undefined => folderOf(value, DEFAULT_COVERAGE_FOLDER);
 
 /** Where a server's records go. */
 export const recordsFolder = (folder: string): string => path.join(folder, 'records');
+
+/** The variable that turns the consumer's usage record on: a folder, or `1`/`true` for `docs-platform-usage`. */
+export const USAGE_VARIABLE = 'DOCS_SERVER_USAGE';
+export const DEFAULT_USAGE_FOLDER = 'docs-platform-usage';
+/** The consumer the usage record names, instead of the name of the package.json in the working directory. */
+export const USAGE_CONSUMER_VARIABLE = 'DOCS_SERVER_USAGE_CONSUMER';
+
+/** The usage folder `value` names (absolute), or undefined when it does not turn the usage record on. */
+export const usageFolder = (value: string | boolean | undefined = process.env[USAGE_VARIABLE]): string | undefined => folderOf(value, DEFAULT_USAGE_FOLDER);
+
+/** Where a server's usage records go: where the typed client's recording mode writes its own, so that one merge reads both. */
+export const usageRecordsFolder = (folder: string): string => path.join(folder, 'records');
+
+/** What a server records usage with: the folder, and the consumer, named by the harness's process. */
+export interface HarnessUsage {
+  folder: string;
+  consumer: { name: string; version?: string; commit?: string };
+}
+
+/** The harness's usage setting, as JSON, given to a server it starts as a child process (empty: off). */
+export const HARNESS_USAGE_VARIABLE = 'DOCS_SERVER_HARNESS_USAGE';

@@ -19,7 +19,8 @@ import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './d
 import { JobRunner } from '../jobs/runner.ts';
 import { Faults } from '../http/faults.ts';
 import { answerRecorder } from '../http/coverage-recorder.ts';
-import { recordsFolder } from './harness-protocol.ts';
+import { type UsageRecorder, usageRecorder } from '../http/usage-recorder.ts';
+import { type HarnessUsage, recordsFolder, usageRecordsFolder } from './harness-protocol.ts';
 import { loadContract } from '../http/contract.ts';
 import { repairStoredValues } from '../domain/stored-values.ts';
 import { applyFixture, readSeedFile, type SeedFixture, type SeedResult, seedDemo } from './seed.ts';
@@ -84,6 +85,8 @@ export interface StartOptions {
   faults?: boolean;
   /** Record the declared responses answered into this coverage folder (the test harness, testing/coverage.ts). */
   coverage?: string;
+  /** Record what the consumer used of the contract into this usage folder (the test harness, testing/usage.ts). */
+  usage?: HarnessUsage;
 }
 
 /** How often deleted spaces older than 7 days are purged. */
@@ -181,6 +184,7 @@ async function serve(
   // Built once: a reset's app reuses them (app.ts).
   const checks = contractChecks(config, log);
   const faults = options.faults ? new Faults(checks.contract) : undefined;
+  const usage = options.usage === undefined ? undefined : usageRecorder(checks.contract, usageRecordsFolder(options.usage.folder), options.usage.consumer);
   const recorder = options.coverage === undefined ? undefined : answerRecorder(checks.contract, recordsFolder(options.coverage));
   if (recorder) {
     const also = options.onOperation;
@@ -192,7 +196,7 @@ async function serve(
       },
     };
   }
-  const startup = startGeneration(store, config, log, options, { checks, faults }, async (ctx) => {
+  const startup = startGeneration(store, config, log, options, { checks, faults, usage }, async (ctx) => {
     const seedFile = options.seed ?? (config.seedFile ? readSeedFile(config.seedFile) : undefined);
     const seedWrites = () => inWrite(ctx, async (scope) => {
       // Values an earlier release stored that this contract refuses, rewritten once, after the migrations that
@@ -241,6 +245,7 @@ async function serve(
       });
       await Promise.all([current.stop(), retiring]);
       recorder?.write();
+      usage?.write();
       lock?.release();
     })());
 
@@ -258,7 +263,7 @@ async function serve(
         if (!image) throw new Error('reset() needs a server started with resettable, whose database is in memory (DATA_DIR=:memory:, without DATABASE_URL)');
         if (closing) throw new Error('reset() of a server that is closing');
         faults?.clear();
-        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options, { checks, faults });
+        const next = await startGeneration(new SqliteStore(':memory:', config.dbCacheMb, image), config, log, options, { checks, faults, usage });
         const previous = current;
         current = next;
         http.replace(next.app);
@@ -368,7 +373,7 @@ async function startGeneration(
   config: ResolvedConfig,
   log: Logger,
   options: StartOptions,
-  shared: { checks: ContractChecks; faults?: Faults },
+  shared: { checks: ContractChecks; faults?: Faults; usage?: UsageRecorder },
   seed?: (ctx: AppContext) => Promise<void>,
 ): Promise<Generation> {
   keepRevisionContents(store, config.contentCacheMb * 1024 * 1024);

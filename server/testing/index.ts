@@ -13,11 +13,25 @@ import { fileURLToPath } from 'node:url';
 import type { DocsClient, DocsClientOptions, operations, ThrowingDocsClient } from '../../client/index.ts';
 import type { SeedFixture } from '../start/seed-format.ts';
 import { loadClient, loadServer, serverCommand } from './locations.ts';
-import { COVERAGE_VARIABLE, coverageFolder, type FromServer, HARNESS_CONFIG_VARIABLE, HARNESS_SEED_VARIABLE, HARNESS_VARIABLE, START_FAILURE, type ToServer } from '../start/harness-protocol.ts';
+import {
+  COVERAGE_VARIABLE,
+  coverageFolder,
+  type FromServer,
+  HARNESS_CONFIG_VARIABLE,
+  HARNESS_SEED_VARIABLE,
+  HARNESS_USAGE_VARIABLE,
+  HARNESS_VARIABLE,
+  type HarnessUsage,
+  START_FAILURE,
+  type ToServer,
+  usageFolder,
+} from '../start/harness-protocol.ts';
+import { harnessUsage } from './usage.ts';
 
 export type { SeedFixture as Seed, SeedPage } from '../start/seed-format.ts';
 export { type CoverageOptions, type CoverageReport, reportCoverage, startCoverage } from './coverage.ts';
 export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
+export { type OperationUsage, type ResponseUsage, reportUsage, startUsage, type UsageOptions, type UsageRecord, type UsageReport, type Used } from './usage.ts';
 
 /**
  * The options of a client the harness makes (`clientWith`): the client package's (`createDocsClient`'s), less the
@@ -63,6 +77,12 @@ export interface DocsServerOptions {
    * (`startCoverage()` sets it); `false` turns it off.
    */
   coverage?: boolean | string;
+  /**
+   * Record what the consumer's requests use of the contract, for `reportUsage()`: `true` for the usage folder of the
+   * run (DOCS_SERVER_USAGE's, or `docs-platform-usage`), or a folder. On when DOCS_SERVER_USAGE is set (`startUsage()`
+   * sets it); `false` turns it off.
+   */
+  usage?: boolean | string;
 }
 
 /** An operation id of the contract, such as `getSpace`. */
@@ -171,9 +191,11 @@ async function start(options: DocsServerOptions, internals: object | undefined):
   };
   const client = await loadClient().catch((error: unknown) => error as Error);
   const coverage = options.coverage === undefined ? coverageFolder() : options.coverage === false ? undefined : coverageFolder(options.coverage);
+  const usageIn = options.usage === undefined ? usageFolder() : options.usage === false ? undefined : usageFolder(options.usage);
+  const usage = usageIn === undefined ? undefined : harnessUsage(usageIn);
   const handle = options.inProcess
-    ? await startInProcess(variables, { ...(seedObject ? { seed: seedObject } : {}), ...(coverage ? { coverage } : {}), ...internals })
-    : await startChild(variables, seedObject, options.startTimeoutMs ?? 30_000, coverage);
+    ? await startInProcess(variables, { ...(seedObject ? { seed: seedObject } : {}), ...(coverage ? { coverage } : {}), ...(usage ? { usage } : {}), ...internals })
+    : await startChild(variables, seedObject, options.startTimeoutMs ?? 30_000, { coverage, usage });
   function clientWith(clientToken: DocsClientOptions['token'], clientOptions: DocsServerClientOptions & { throwOnError: true }): ThrowingDocsClient;
   function clientWith(clientToken: DocsClientOptions['token'], clientOptions?: DocsServerClientOptions): DocsClient;
   function clientWith(clientToken: DocsClientOptions['token'], clientOptions: DocsServerClientOptions = {}): DocsClient | ThrowingDocsClient {
@@ -240,7 +262,13 @@ let exitHook = false;
 /** The last 16 kB of a child's output, for the message of a failure. */
 const OUTPUT_KEPT = 16_384;
 
-async function startChild(variables: Record<string, string>, seed: SeedFixture | undefined, timeoutMs: number, coverage: string | undefined): Promise<Handle> {
+/** What the servers record for the run's reports: the coverage folder, the usage folder and consumer. */
+interface Recording {
+  coverage: string | undefined;
+  usage: HarnessUsage | undefined;
+}
+
+async function startChild(variables: Record<string, string>, seed: SeedFixture | undefined, timeoutMs: number, { coverage, usage }: Recording): Promise<Handle> {
   // A seed object goes to the command in a file, read at start-up (and named as the seed object in its errors, not by
   // the file's path) and removed once the server listens.
   let seedDir: string | undefined;
@@ -259,6 +287,7 @@ async function startChild(variables: Record<string, string>, seed: SeedFixture |
       [HARNESS_CONFIG_VARIABLE]: JSON.stringify(variables),
       [HARNESS_SEED_VARIABLE]: seedFile ?? '',
       [COVERAGE_VARIABLE]: coverage ?? '',
+      [HARNESS_USAGE_VARIABLE]: usage ? JSON.stringify(usage) : '',
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

@@ -1,6 +1,9 @@
 // can-i-deploy (conformance/can-i-deploy.ts): a consumer's usage record against a contract exits 0 when all it uses is
-// there and accepted, 1 naming each use that is not, 2 on a record it cannot read; and the consumers × contracts table.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// there and accepted, 1 naming each use that is not, 2 on a record it cannot read; the consumers × contracts table; a
+// contract named by its release version.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
@@ -104,3 +107,42 @@ test('the provider: every consumer against each contract, as a Markdown table an
   });
 });
 
+
+test('a contract named by its release version: from a folder or a URL of releases, or the releases the package carries', async () => {
+  const releases = path.join(scratch, 'releases');
+  for (const [version, file] of [['1.0.0', files.released], ['1.1.0', files.noTitle]] as const) {
+    mkdirSync(path.join(releases, version), { recursive: true });
+    writeFileSync(path.join(releases, version, 'openapi.yaml'), readFileSync(file));
+  }
+  expect((await deploy('--usage', reader, '--contract', '1.0.0', '--releases', releases)).code).toBe(0);
+  const gone = await deploy('--usage', reader, '--contract', '1.1.0', '--releases', releases);
+  expect(gone).toMatchObject({ code: 1, out: expect.stringContaining('can-i-deploy: reader cannot deploy against 1.1.0 (1 use gone)') });
+  const unknown = await deploy('--usage', reader, '--contract', '2.0.0', '--releases', releases);
+  expect(unknown).toMatchObject({ code: 2, err: `can-i-deploy: no release 2.0.0 in ${releases} (it has 1.0.0, 1.1.0)\n` });
+
+  // Over HTTP, as a static host serves a folder of releases.
+  const server = http.createServer((request, response) => {
+    const file = path.join(scratch, decodeURIComponent(new URL(request.url!, 'http://x').pathname));
+    if (!file.startsWith(releases) || !existsSync(file)) return void response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': 'application/yaml' }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/releases/`;
+    const table = await deploy('--consumers', consumers, '--contract', '1.0.0', '--contract', '1.1.0', '--releases', base);
+    expect(table).toMatchObject({ code: 1, out: expect.stringContaining('| reader | ✓ | ✗ 1 use gone |') });
+    const missing = await deploy('--usage', reader, '--contract', '3.0.0', '--releases', base);
+    expect(missing).toMatchObject({ code: 2, err: `can-i-deploy: ${base}3.0.0/openapi.yaml: answered 404\n` });
+  } finally {
+    server.close();
+  }
+
+  // Without --releases: the releases recorded with the package (here, the repository's generated/releases/).
+  const [first] = readdirSync('generated/releases');
+  const ghost = emptyUsage({ name: 'ghost' }, { version: first! }, 'client');
+  ghost.operations.noSuchOperation = { calls: 1, parameters: {}, body: {}, mediaTypes: [], responses: { '204': { present: [] } } };
+  const ghostFile = path.join(scratch, 'ghost.json');
+  writeFileSync(ghostFile, JSON.stringify(ghost));
+  const own = await deploy('--usage', ghostFile, '--contract', first!);
+  expect(own).toMatchObject({ code: 1, out: `✗ noSuchOperation: the operation is gone\ncan-i-deploy: ghost cannot deploy against ${first} (1 use gone)\n` });
+});

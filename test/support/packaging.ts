@@ -1,7 +1,7 @@
 // What the tests of the published packages (test/tooling/package.test.ts and server-package.test.ts) share: the
 // repository's manifests, the files of a tarball, the Markdown blocks and shell lines a consumer project is made from,
-// the consumer TypeScripts' tsc runs in that project, a command's exit code and output, and what they read of the machine: its
-// processes, a folder's files and how they changed.
+// the consumer TypeScripts' tsc runs in that project, a consumer module of the client's recording mode, a command's
+// exit code and output, and what they read of the machine: its processes, a folder's files and how they changed.
 import { execFile, execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -142,3 +142,27 @@ export function changes(before: Map<string, string>, after: Map<string, string>)
 /** chmod -R a-w, and back (u+w). */
 export const makeReadOnly = (folder: string) => execFileSync('chmod', ['-R', 'a-w', folder]);
 export const makeWritable = (folder: string) => execFileSync('chmod', ['-R', 'u+w', folder]);
+
+/**
+ * A consumer's module that records with the client's recording mode (`docs-platform-conformance/recording`) by the
+ * packages' names and types: package.test.ts compiles it with its consumer files, then runs `record(url, folder)`.
+ */
+export const RECORDING_CONSUMER = `import { createDocsClient, paginate, type DocsClient, type ThrowingDocsClient } from 'docs-platform-contract';
+import { flushUsage, mergeUsageRecords, recordingClient, type UsageRecord } from 'docs-platform-conformance/recording';
+
+export async function record(baseUrl: string, folder: string): Promise<UsageRecord | undefined> {
+  const options = { folder, consumer: 'package-consumer' };
+  // The same types as the clients it wraps.
+  const docs: DocsClient = recordingClient(createDocsClient({ baseUrl, token: 'reader' }), options);
+  const strict: ThrowingDocsClient = recordingClient(createDocsClient({ baseUrl, token: 'reader', throwOnError: true }), options);
+  const { data } = await strict.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: 'acme' } } });
+  const names = [data.title];
+  for await (const member of paginate(docs, '/v1/orgs/{organizationId}/members', { params: { path: { organizationId: 'acme' }, query: { limit: 3 } } })) {
+    names.push(member.user.displayName);
+  }
+  const missing = await docs.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId: 'no-such-space' } } });
+  if (missing.status !== 404 || missing.error.error.code !== 404 || names.length !== 8) throw new Error('unexpected answers');
+  flushUsage();
+  return mergeUsageRecords({ folder, log: () => undefined });
+}
+`;

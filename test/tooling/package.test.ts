@@ -15,7 +15,7 @@ import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/st
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
-import { consumerBlocks, contractVersion, listing, readJson, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
+import { consumerBlocks, contractVersion, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
 import { packageEnvironment, type PublishedRelease, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
@@ -265,7 +265,7 @@ test('a consumer type-checks typed calls with strict tsc, which refuses wrong on
     path.join(consumer, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { ...strictCompilerOptions, outDir: 'out', rootDir: '.' },
-      files: ['consumer.ts', 'wrong.ts'],
+      files: ['consumer.ts', 'wrong.ts', 'recording.ts'],
     }),
   );
   writeFileSync(
@@ -318,6 +318,7 @@ export async function missingTitle(): Promise<string | undefined> {
 }
 `;
   writeFileSync(path.join(consumer, 'wrong.ts'), wrong);
+  writeFileSync(path.join(consumer, 'recording.ts'), RECORDING_CONSUMER);
   const markedLines = wrong
     .split('\n')
     .flatMap((line, index) => (line.includes('// wrong') ? [index + 1] : []));
@@ -326,7 +327,7 @@ export async function missingTitle(): Promise<string | undefined> {
   for (const [release, checked] of Object.entries(await tsc(consumer, env, 60_000))) {
     const errors = checked.stdout.split('\n').filter((line) => /: error TS\d+/.test(line));
     expect(checked.code, `${release}: ${checked.stdout}`).not.toBe(0);
-    // consumer.ts, the package's declarations and openapi-fetch's: no error at all.
+    // consumer.ts, recording.ts, the packages' declarations and openapi-fetch's: no error at all.
     expect(errors.filter((line) => !line.startsWith('wrong.ts(')), `${release}: ${checked.stdout}`).toEqual([]);
     const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
     expect(linesWithErrors, `${release}: ${checked.stdout}`).toEqual(markedLines);
@@ -353,7 +354,7 @@ export async function missingTitle(): Promise<string | undefined> {
   expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, notFound: 404, missing: 404 });
 }, 120_000);
 
-test('the runner package is one bundled command with its contract, without dependencies and nothing of the server', () => {
+test("the runner package is its bundled command and the client's recording module with its types, with its contract, without dependencies and nothing of the server or the client", () => {
   // Beside these, only the runner's data files (conformance/*.json), copied as they are.
   const files = listing(runnerTarball);
   expect(files.filter((file) => !/^dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([
@@ -363,21 +364,53 @@ test('the runner package is one bundled command with its contract, without depen
     'dist/THIRD-PARTY-LICENSES.md',
     'dist/docs-conformance.mjs',
     'dist/generated/openapi.yaml',
+    ...readdirSync(path.join(repoRoot, 'generated/releases')).map((version) => `dist/generated/releases/${version}/openapi.yaml`),
+    'dist/recording.d.ts',
+    'dist/recording.mjs',
+    'dist/usage-format.d.ts',
     'package.json',
   ]);
   const installed = path.join(consumer, 'node_modules', runnerManifest.name);
-  expect(readJson(path.join(installed, 'package.json')).dependencies).toBeUndefined();
+  const manifest = readJson(path.join(installed, 'package.json'));
+  expect(manifest.dependencies).toBeUndefined();
+  expect(manifest.exports).toEqual({ './recording': { types: './dist/recording.d.ts', default: './dist/recording.mjs' }, './package.json': './package.json' });
   expect(readFileSync(path.join(installed, 'dist/generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
-  // esbuild heads each bundled module with its path: the runner's and npm packages', no server module.
-  const modules = readFileSync(path.join(installed, 'dist/docs-conformance.mjs'), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
-  expect(modules).toContain('// conformance/runner.ts');
-  expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3)\//.test(line))).toEqual([]);
+  // esbuild heads each bundled module with its path: the runner's and npm packages', no server or client module.
+  for (const [bundle, entry] of [['docs-conformance.mjs', 'runner.ts'], ['recording.mjs', 'recording.ts']]) {
+    const modules = readFileSync(path.join(installed, 'dist', bundle!), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
+    expect(modules, bundle).toContain(`// conformance/${entry}`);
+    expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3|openapi-fetch)\//.test(line)), bundle).toEqual([]);
+  }
+});
+
+test("the client's recording mode, `docs-platform-conformance/recording`, compiled with the client's types above, records from the install against the reference server", async () => {
+  // recording.ts was compiled with consumer.ts by both TypeScripts, without an error (the test above).
+  const folder = path.join(consumer, 'usage');
+  const recorded = await run(
+    process.execPath,
+    ['--input-type=module', '-e', `const { record } = await import('./out/recording.js'); console.log(JSON.stringify(await record(process.argv[1], process.argv[2])));`, server.url, folder],
+    { cwd: consumer, env, timeout: 30_000 },
+  );
+  expect(recorded.stderr).toBe('');
+  const record = JSON.parse(recorded.stdout) as { consumer: { name: string }; contract: { version: string }; recordedBy: string[]; operations: Record<string, { calls: number; responses: Record<string, { read?: string[] }> }> };
+  expect(record).toMatchObject({ consumer: { name: 'package-consumer' }, contract: { version: contractVersion }, recordedBy: ['client'] });
+  expect(record.operations.getOrganization!.responses['200 application/json']!.read).toEqual(['/title']);
+  expect(record.operations.listMembers!.calls).toBe(3);
+  expect(record.operations.listMembers!.responses['200 application/json']!.read).toEqual(['/items', '/items/*', '/items/*/user', '/items/*/user/displayName', '/next', '/next/page']);
+  expect(record.operations.getSpace!.responses['404 application/json']!.read).toEqual(['/error', '/error/code']);
+  expect(readJson(path.join(folder, 'usage.json'))).toEqual(record);
 });
 
 test('docs-conformance runs from the install, with nothing of the repository: --help, and a run against the reference server', async () => {
   const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
   const help = await run(bin, ['--help'], { cwd: consumer, env, timeout: 30_000 });
   expect(help.stdout).toContain('Usage: docs-conformance --base-url URL --token TOKEN');
+  // can-i-deploy finds a release by its version among those the package carries.
+  const [release] = readdirSync(path.join(repoRoot, 'generated/releases'));
+  const usage = path.join(consumer, 'empty-usage.json');
+  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 1, consumer: { name: 'empty' }, contract: { version: release }, recordedBy: ['client'], operations: {} }));
+  const deploy = await run(bin, ['can-i-deploy', '--usage', usage, '--contract', release!], { cwd: consumer, env, timeout: 30_000 });
+  expect(deploy.stdout).toBe(`can-i-deploy: empty can deploy against ${release}\n`);
 
   // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
   const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];

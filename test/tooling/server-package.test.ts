@@ -15,6 +15,7 @@ import { gfm } from 'micromark-extension-gfm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { releasedNotes } from '../../release/notes.ts';
 import { loadContract } from '../../conformance/contract.ts';
+import { parseUsageRecord } from '../../conformance/usage-format.ts';
 import { ADDED_OPERATION } from '../../bench/save.ts';
 import { DEPENDENCIES, sameMajor, SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
 import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../../scripts/server-package-size.ts';
@@ -139,7 +140,7 @@ test('the tarball holds the compiled server, its command, the harness and the co
   const allowed = [
     /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|THIRD-PARTY-LICENSES\.md)$/,
     /^dist\/server\/(main\.js|server\.cjs|openapi\.json)$/,
-    /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts|coverage\.d\.ts|coverage-format\.d\.ts)$/,
+    /^dist\/testing\/(index\.js|index\.d\.ts|seed-format\.d\.ts|coverage\.d\.ts|coverage-format\.d\.ts|usage\.d\.ts|usage-format\.d\.ts)$/,
     /^generated\/openapi\.yaml$/,
     /^server\/README\.md$/,
     /^server\/docs\/[\w-]+\.md$/,
@@ -349,6 +350,17 @@ test("npm test, as server/docs/harness.md runs it: the harness and faults exampl
     const coverage = readJson(path.join(consumer, 'docs-platform-coverage/coverage.json')) as { operations: Record<string, { seen: string[] }> };
     expect(coverage.operations.getSpace!.seen).toEqual(['200', '429', '503']);
     expect(readFileSync(path.join(consumer, 'docs-platform-coverage/coverage.md'), 'utf8')).toMatch(/^\| `getSpace` \| ✓ \|/m);
+    // harness.md's second globalSetup: one usage line, and the project's record of what every file's requests used,
+    // the operations coverage saw answered (none was refused by the validator).
+    const usageLines = vitest.output.split('\n').filter((line) => line.startsWith('docs-platform-server usage:'));
+    expect(usageLines, vitest.output).toEqual([
+      expect.stringMatching(/^docs-platform-server usage: consumer called 3 operations \(\d+ requests\) of contract \d+\.\d+\.\d+: docs-platform-usage\/usage\.json$/),
+    ]);
+    const usage = parseUsageRecord(readFileSync(path.join(consumer, 'docs-platform-usage/usage.json'), 'utf8'), 'usage.json');
+    expect(usage).toMatchObject({ consumer: { name: 'consumer', version: '1.0.0' }, recordedBy: ['harness'] });
+    const answered = Object.entries(coverage.operations).flatMap(([operationId, entry]) => (entry.seen.length > 0 ? [operationId] : []));
+    expect(Object.keys(usage.operations).sort()).toEqual(answered.sort());
+    expect(Object.keys(usage.operations.getSpace!.responses).sort()).toEqual(['200 application/json', '429 application/json', '503 application/json']);
   } finally {
     // The project is the README's again for the tests after this one.
     for (const file of ['test/isolation-a.test.ts', 'test/isolation-b.test.ts', 'barrier']) rmSync(path.join(consumer, file), { recursive: true, force: true });

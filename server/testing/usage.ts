@@ -1,0 +1,98 @@
+// The consumer's usage record of its suite, across its test files and workers: while it is on, every server the harness
+// starts records what each request used of the contract in a file of its own (http/usage-recorder.ts); `reportUsage()`
+// merges them into one record of the consumer (conformance/usage-format.ts) and prints one line; `startUsage()` turns
+// it on for the run (server/docs/harness.md, "Usage record").
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { consumerIdentity } from '../../conformance/consumer.ts';
+import { mergeUsage, parseUsageRecord, type UsageRecord } from '../../conformance/usage-format.ts';
+import { DEFAULT_USAGE_FOLDER, USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageFolder, usageRecordsFolder } from '../start/harness-protocol.ts';
+
+export type { OperationUsage, ResponseUsage, UsageRecord, Used } from '../../conformance/usage-format.ts';
+
+export interface UsageOptions {
+  /** The usage folder: DOCS_SERVER_USAGE's, or `docs-platform-usage` in the working directory. */
+  folder?: string;
+}
+
+const folderOf = (options: UsageOptions) => (options.folder ? path.resolve(options.folder) : (usageFolder() ?? path.resolve(DEFAULT_USAGE_FOLDER)));
+
+/**
+ * Turns the usage record on for the servers this process and the workers it starts afterwards start (it sets
+ * DOCS_SERVER_USAGE, and DOCS_SERVER_USAGE_CONSUMER when `consumer` names the consumer), and removes the records a run
+ * that did not report left behind. Returns the folder.
+ */
+export function startUsage(options: UsageOptions & { consumer?: string } = {}): string {
+  const folder = folderOf(options);
+  rmSync(usageRecordsFolder(folder), { recursive: true, force: true });
+  process.env[USAGE_VARIABLE] = folder;
+  if (options.consumer !== undefined) process.env[USAGE_CONSUMER_VARIABLE] = options.consumer;
+  return folder;
+}
+
+let consumer: { named: string | undefined; identity: UsageRecord['consumer'] } | undefined;
+
+/**
+ * @internal What a server records usage with (start/harness-protocol.ts, `HarnessUsage`), for a `folder` the harness
+ * was given: the consumer is DOCS_SERVER_USAGE_CONSUMER, or the package.json in the working directory (its name and
+ * version), with the commit of its git checkout; found once per process.
+ */
+export function harnessUsage(folder: string): { folder: string; consumer: UsageRecord['consumer'] } {
+  const named = process.env[USAGE_CONSUMER_VARIABLE] || undefined;
+  if (consumer === undefined || consumer.named !== named) {
+    try {
+      consumer = { named, identity: consumerIdentity(process.cwd(), named) };
+    } catch (error) {
+      throw new Error(`docs-platform-server/testing: the usage record names its consumer: ${(error as Error).message} (or set ${USAGE_CONSUMER_VARIABLE}, or startUsage({ consumer }))`);
+    }
+  }
+  return { folder, consumer: consumer.identity };
+}
+
+export interface UsageReport {
+  /** The consumer's record, as written; undefined when no server recorded a request. */
+  record: UsageRecord | undefined;
+  /** The file written (`usage.json` in the usage folder, or `file`), when one was. */
+  file: string | undefined;
+  /** The line printed. */
+  line: string;
+}
+
+/**
+ * Merges the records of the servers that ran into one usage record of the consumer, writes it whole into `file`
+ * (`usage.json` in the usage folder by default; replaced), removes them, prints one line (`log`, console.log by
+ * default) and returns it. A record that cannot be read (a broken file, a newer format, another consumer's) throws,
+ * naming it, and leaves the records where they are.
+ */
+export function reportUsage(options: UsageOptions & { file?: string; log?: (line: string) => void } = {}): UsageReport {
+  const folder = folderOf(options);
+  const records = usageRecordsFolder(folder);
+  let files: string[] = [];
+  try {
+    files = readdirSync(records)
+      .filter((file) => file.endsWith('.json'))
+      .sort();
+  } catch {
+    // no server recorded anything
+  }
+  const log = options.log ?? console.log;
+  const [first, ...others] = files.map((file) => parseUsageRecord(readFileSync(path.join(records, file), 'utf8'), path.join(records, file)));
+  if (first === undefined) {
+    const line = `docs-platform-server usage: no server recorded a request (was the usage record on when they started?): ${path.relative(process.cwd(), folder) || '.'}`;
+    log(line);
+    return { record: undefined, file: undefined, line };
+  }
+  const record = mergeUsage(first, ...others);
+  const file = options.file ? path.resolve(options.file) : path.join(folder, 'usage.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(record, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+  rmSync(records, { recursive: true, force: true });
+  const calls = Object.values(record.operations).reduce((sum, usage) => sum + usage.calls, 0);
+  const operations = Object.keys(record.operations).length;
+  const line =
+    `docs-platform-server usage: ${record.consumer.name} called ${operations} operation${operations === 1 ? '' : 's'} (${calls} request${calls === 1 ? '' : 's'}) ` +
+    `of contract ${record.contract.version}: ${path.relative(process.cwd(), file) || file}`;
+  log(line);
+  return { record, file, line };
+}
