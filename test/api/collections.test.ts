@@ -7,6 +7,7 @@ import { expectError, ok } from '../support/expect.ts';
 import { useTestServer } from '../support/server.ts';
 import { sql } from 'kysely';
 import { insertRows } from '../support/store.ts';
+import { timeout } from '../support/timeouts.ts';
 
 const INITECH = 'initech';
 
@@ -453,7 +454,9 @@ describe('POST /v1/collections/{collectionId}/transfer', () => {
     expect(await spacesOf(GLOBEX)).toBe(before);
     expect(await app.store.reader.first(sql`SELECT COUNT(*) AS n FROM spaces WHERE id LIKE 'big-%' AND deleted_at IS NOT NULL`)).toEqual({ n: many });
     await app.store.write((db) => db.run(sql`DELETE FROM spaces WHERE id LIKE 'big-%'`));
-  });
+    // Its own bound: the rows it writes, moves and deletes take PostgreSQL a good part of the default one on a machine
+    // busy with the whole suite.
+  }, timeout(120_000));
 
   test('transferring to the organization it is in is a 409', async () => {
     expectError(await transfer('archive', ACME), 409, 'organization');
