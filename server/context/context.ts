@@ -87,19 +87,36 @@ export function scoped(ctx: AppContext, db: Db): Scope {
 
 /**
  * Runs `work` with a scope of its own write transaction (see Store.write). In a background job's context the
- * transaction first checks the job's lease (`fence`): a job another instance took over writes nothing.
+ * transaction first checks the job's lease (`fence`): a job another instance took over writes nothing. From a
+ * request's reads (`inRead`), the write is part of them: they see it once it has committed (WriteOptions.reading).
  */
-export function inWrite<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>): Promise<T> {
+export function inWrite<T>(ctx: AppContext | Scope, work: (scope: Scope) => Promise<T>): Promise<T> {
   const { fence } = ctx;
-  if (fence === undefined) return ctx.store.write((db) => work(scoped(ctx, db)));
+  const options = 'db' in ctx && ctx.db !== ctx.store.reader ? { reading: ctx.db } : {};
+  if (fence === undefined) return ctx.store.write((db) => work(scoped(ctx, db)), options);
   return ctx.store.write(async (db) => {
     await fence(db);
     return work(scoped(ctx, db));
-  });
+  }, options);
 }
 
-/** `ctx` with the store's reader: reads outside any transaction. */
-export const reading = (ctx: AppContext): Scope => scoped(ctx, ctx.store.reader);
+/**
+ * Runs `work` with a scope whose reads all see one committed state (Store.read): the reads of one request. On SQLite
+ * the scope is the app's reader (`reading`).
+ */
+export function inRead<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>): Promise<T> {
+  return ctx.store.read((db) => work(db === ctx.store.reader ? reading(ctx) : scoped(ctx, db)));
+}
+
+/** The scope of each context with the store's reader, made once. */
+const readers = new WeakMap<AppContext, Scope>();
+
+/** `ctx` with the store's reader: reads outside any transaction, each statement at its own moment (a job's). */
+export function reading(ctx: AppContext): Scope {
+  let scope = readers.get(ctx);
+  if (scope === undefined) readers.set(ctx, (scope = scoped(ctx, ctx.store.reader)));
+  return scope;
+}
 
 /** Characters encodeURIComponent leaves as they are, and the segment separator. */
 const URL_SAFE = /^[A-Za-z0-9\-_.!~*'()/]*$/;

@@ -78,6 +78,7 @@ export const changeRequestHandlers: HandlerGroup<Operations> = {
 
 /** Routes of this group outside `/v1`: generated PDFs, at the address getChangeRequestPdf answers. */
 export function changeRequestRoutes(ctx: AppContext, app: Express): void {
+  // One statement: one moment of the database, without a read of its own.
   const reader = reading(ctx);
   app.get(pdfPath(':id'), async (req: Request, res: Response) => {
     const pdf = await findPdf(reader.db, String(req.params.id), ctx.clock.now());

@@ -2,7 +2,7 @@
 // files, links, search, website import and templates. Every write makes a new revision.
 import type { Express, Request, Response } from 'express';
 import type { Caller } from '../auth/caller.ts';
-import { type AppContext, inWrite, reading, type Scope } from '../context/context.ts';
+import { type AppContext, inRead, inWrite, type Scope } from '../context/context.ts';
 import { computePageMarkdown } from '../content/computed.ts';
 import { BODY_FORMATS } from '../content/document.ts';
 import { readFileContent, verifyFileSignature } from '../content/files.ts';
@@ -107,7 +107,8 @@ async function importInto(
   importable: (scope: Scope) => Promise<Target>,
   commit: (scope: Scope, target: Target, content: RevisionContent) => Promise<{ id: string }>,
 ) {
-  await importable(ctx);
+  // Checked first in a read of its own (the request waits on the network next), and again in the write.
+  await inRead(ctx, importable);
   const apply = await fetchImport(ctx, body);
   return inWrite(ctx, async (scope) => {
     const target = await importable(scope);
@@ -355,13 +356,11 @@ export const contentHandlers: HandlerGroup<Operations> = {
  * `downloadURL` of files). A wrong signature, a purged space or a file without stored content is a 404.
  */
 export function contentRoutes(ctx: AppContext, app: Express): void {
-  const { db } = reading(ctx);
   app.get('/files/:spaceId/:fileId', async (req: Request, res: Response) => {
     const { spaceId, fileId } = req.params as { spaceId: string; fileId: string };
-    const content =
-      verifyFileSignature(ctx, spaceId, fileId, req.query.sig) && (await getSpaceRow(db, spaceId))
-        ? await readFileContent(db, fileId)
-        : undefined;
+    const content = verifyFileSignature(ctx, spaceId, fileId, req.query.sig)
+      ? await inRead(ctx, async ({ db }) => ((await getSpaceRow(db, spaceId)) ? await readFileContent(db, fileId) : undefined))
+      : undefined;
     if (!content) throw notFound(`file ${fileId}`);
     res
       .set({

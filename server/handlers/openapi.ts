@@ -2,7 +2,7 @@
 // fetch, parse, validate, store a version); versions are served as documents outside `/v1` at their `url`.
 import type { Express, Request, Response } from 'express';
 import { callerOfToken } from '../auth/caller.ts';
-import { type AppContext, reading } from '../context/context.ts';
+import { type AppContext, inRead } from '../context/context.ts';
 import {
   createOpenAPISpec,
   deleteOpenAPISpec,
@@ -102,13 +102,14 @@ export const openAPISpecHandlers: HandlerGroup<Operations> = {
  * spec's documents need no token; a private one's need the Bearer token of a member who may view it.
  */
 export function openAPISpecRoutes(app: AppContext, express: Express): void {
-  const ctx = reading(app);
   const serve = async (req: Request, res: Response) => {
     const { organizationId, specSlug, versionId } = req.params as Record<string, string>;
-    const served = await servedVersion(ctx, organizationId!, specSlug!, versionId ?? 'latest', async () => {
-      const token = bearerToken(req);
-      return token ? await callerOfToken(ctx, token) : undefined;
-    });
+    const served = await inRead(app, (ctx) =>
+      servedVersion(ctx, organizationId!, specSlug!, versionId ?? 'latest', async () => {
+        const token = bearerToken(req);
+        return token ? await callerOfToken(ctx, token) : undefined;
+      }),
+    );
     res.type(served.contentType).send(served.text);
   };
   express.get('/openapi/:organizationId/:specSlug', serve);

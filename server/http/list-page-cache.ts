@@ -139,6 +139,16 @@ export class ListPageCache {
     this.counts.kept++;
   }
 
+  /**
+   * For `verify`: whether the count of changes is still `changes`, read again after a kept page was made again. Where
+   * the count moves only on commits (PostgreSQL), a page holds at least the writes counted when it was read, and may
+   * hold a write committed after that read: a page made again while a write committed is not compared.
+   */
+  unchangedSince(changes: number): boolean | Promise<boolean> {
+    const now = this.options.changes();
+    return typeof now === 'number' ? now === changes : now.then((count) => count === changes);
+  }
+
   /** For `verify`: throws when `fresh`, the page made again, differs from the `kept` one that was sent. */
   check(key: string, kept: CachedListAnswer, fresh: ListAnswer): void {
     this.counts.verified++;

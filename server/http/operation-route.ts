@@ -1,13 +1,13 @@
 // The route of one operation of the contract: what runs after the validator accepted a request, around the handler.
 // A write runs its handler inside a write transaction (or, for a handler that opens its own, outside any:
-// http/route-rules.ts); a read runs on the app's reader, and a list page read again while nothing changed is
-// sent as kept (http/list-page-cache.ts). An operation not implemented yet is answered from the contract instead
+// http/route-rules.ts); a read runs in a read of its own, one snapshot of the database (`inRead`), and a list page
+// read again while nothing changed is sent as kept (http/list-page-cache.ts). An operation not implemented yet is answered from the contract instead
 // (`contractAnswerRoute`, http/example-answers.ts).
 import type { Request, Response } from 'express';
 import { bearerToken } from './bearer-token.ts';
 import type { OperationId } from '../common/contract.ts';
 import { firstTryOf, opensOwnTransaction } from './route-rules.ts';
-import { type AppContext, type Scope, scoped } from '../context/context.ts';
+import { type AppContext, inRead, type Scope, scoped } from '../context/context.ts';
 import type { ContractOperation } from './contract.ts';
 import { CONTRACT_ANSWER_HEADER, type ContractAnswer } from './example-answers.ts';
 import { applyFault, type Faults } from './faults.ts';
@@ -24,7 +24,7 @@ export type OperationRoute = (req: Request, res: Response) => Promise<void>;
 /** What the routes of one app share. */
 export interface RouteSetting {
   ctx: AppContext;
-  /** Reads outside any transaction: GETs and handlers that open their own transactions. */
+  /** Reads outside any transaction: handlers that open their own transactions. */
   reader: Scope;
   listPageCache: ListPageCache;
   faults?: Faults;
@@ -126,8 +126,8 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
   };
 }
 
-/** A read, on the app's reader; a list page read again while the database is unchanged is sent as kept. */
-function readRun(handler: AnyHandler, { reader, listPageCache }: RouteSetting): Run {
+/** A read, in a read of its own (one snapshot); a list page read again while the database is unchanged is sent as kept. */
+function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run {
   // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
   // operation that answers anything else pays nothing for them.
   let lists: boolean | undefined;
@@ -143,9 +143,10 @@ function readRun(handler: AnyHandler, { reader, listPageCache }: RouteSetting): 
     const kept = lists && key !== undefined ? listPageCache.find(key, changes!) : undefined;
     if (kept && !listPageCache.verifying) return send(res, kept);
     const before = key === undefined ? undefined : listPageCache.moment(changes!);
-    const answer = answerOf(await handler(request, reader));
+    const answer = answerOf(await inRead(ctx, (scope) => handler(request, scope)));
     if (kept) {
-      listPageCache.check(key!, kept, answer as ListAnswer);
+      const unchanged = listPageCache.unchangedSince(changes!);
+      if (unchanged === true || (unchanged !== false && (await unchanged))) listPageCache.check(key!, kept, answer as ListAnswer);
       return send(res, kept);
     }
     if (key !== undefined) {

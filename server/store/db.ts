@@ -381,6 +381,12 @@ export interface WriteOptions {
    * time whatever this says.
    */
   queue?: string;
+  /**
+   * The reads this write is part of (a request's, `Store.read`: a read that indexes a revision's links, or stores the
+   * PDF it made). PostgreSQL runs the write on that read's connection, after ending its transaction, and the read's
+   * next statement begins another, which sees the write; SQLite's reads see it anyway.
+   */
+  reading?: Db;
 }
 
 /** The database: reads, write transactions, and what the server needs to know of it. */
@@ -391,8 +397,20 @@ export interface Store {
    * left running died with it; PostgreSQL is shared by every instance.
    */
   readonly exclusive: boolean;
-  /** Reads outside any transaction (a GET's): SQLite's connection, PostgreSQL's pool. */
+  /**
+   * Reads outside any transaction (a background job's): SQLite's connection, PostgreSQL's pool, where each statement
+   * sees the moment it runs at. A request reads through `read`.
+   */
   readonly reader: Db;
+  /**
+   * Runs `work` with a handle whose statements all see one committed state of the database: the reads of one request
+   * (a GET's, a file's bytes), so that an answer made of several statements (a list and its count, a site's structure)
+   * is never made of two moments. PostgreSQL: a read-only REPEATABLE READ transaction on a connection held from the
+   * first statement, which carries its BEGIN, to the end of `work`. SQLite: its one connection, whose statements run in
+   * the server's thread one at a time. The handle refuses writes, as `reader` does (a write of the request goes through
+   * `write` with `reading`).
+   */
+  read<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /**
    * Runs `work` in a write transaction and resolves once its changes are committed; when `work` throws, its changes
    * are undone and the promise rejects, so a failed request changes nothing. On PostgreSQL `work` runs again when

@@ -1,10 +1,12 @@
-// The PostgreSQL store's connections (server/store/postgres/connections.ts): reads of concurrent requests share a
-// connection, sent together, and take another only as they grow in number; a transaction's lock and BEGIN travel with
-// its first statement, whose snapshot still follows the wait for the lock; a transaction whose connection is lost
-// between two statements fails as unavailable and commits nothing, however postgres.js connects again.
+// The PostgreSQL store's connections (server/store/postgres/connections.ts): reads outside a request share a
+// connection, sent together, and take another only as they grow in number; a request's reads see one snapshot, taken
+// by their first statement, and see a write they make; a transaction's lock and BEGIN travel with its first
+// statement, whose snapshot still follows the wait for the lock; a transaction whose connection is lost between two
+// statements fails as unavailable and commits nothing, however postgres.js connects again.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Db } from '../../server/store/db.ts';
 import { PostgresStore, queueKey } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
@@ -44,6 +46,51 @@ describe('reads', () => {
     const pids = new Set<number>();
     for (let i = 0; i < 10; i++) pids.add(await backendOf());
     expect(pids.size).toBe(1);
+  });
+});
+
+describe("a request's reads", () => {
+  const valueOf = async (db: Db, id: string) => (await db.first(sql<{ value: number }>`SELECT value FROM scratch WHERE id = ${id}`))?.value;
+
+  test('see the snapshot their first statement took, on one connection, whatever commits meanwhile', async () => {
+    await other.query(`INSERT INTO scratch (id, value) VALUES ('read', 1)`);
+    const seen = await store.read(async (db) => {
+      const first = await valueOf(db, 'read');
+      await other.query(`UPDATE scratch SET value = 2 WHERE id = 'read'`);
+      const { pid: one } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
+      const [second, { pid: two }] = await Promise.all([valueOf(db, 'read'), db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`).then((row) => row!)]);
+      return { first, second, same: one === two };
+    });
+    expect(seen).toEqual({ first: 1, second: 1, same: true });
+    // The next request's reads take a snapshot of their own.
+    expect(await store.read((db) => valueOf(db, 'read'))).toBe(2);
+  });
+
+  test('in a read-only transaction that ends with them: a write through them is refused, and no transaction is left open', async () => {
+    await expect(store.read((db) => db.all(sql`INSERT INTO scratch (id, value) VALUES ('refused', 1)`))).rejects.toThrow(/Store\.write/);
+    // A write the store cannot tell from a read (a function that writes) is refused by PostgreSQL.
+    await expect(store.read((db) => db.all(sql`SELECT nextval('store_changes')`))).rejects.toThrow(/read-only transaction/);
+    await store.read((db) => valueOf(db, 'read'));
+    const { rows } = await other.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND application_name = 'docs-platform-server'`,
+    );
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  test('see a write they make, on their own connection, and hold one connection however many requests read', async () => {
+    const seen = await store.read(async (db) => {
+      const before = await valueOf(db, 'read-write');
+      const { pid } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
+      const writer = await store.write(async (write) => {
+        await write.run(sql`INSERT INTO scratch (id, value) VALUES ('read-write', 7)`);
+        return (await write.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!.pid;
+      }, { reading: db });
+      return { before, after: await valueOf(db, 'read-write'), sameConnection: writer === pid };
+    });
+    expect(seen).toEqual({ before: undefined, after: 7, sameConnection: true });
+    // More requests reading at once than the pool has connections: each waits for one, none waits forever.
+    const values = await Promise.all(Array.from({ length: 30 }, () => store.read((db) => valueOf(db, 'read-write'))));
+    expect(values).toEqual(Array.from({ length: 30 }, () => 7));
   });
 });
 

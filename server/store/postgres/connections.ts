@@ -1,7 +1,7 @@
 // The connections of one instance to PostgreSQL: DATABASE_POOL_SIZE postgres.js clients of one connection each,
-// connected on first use and replaced when their connection closes. Statements are pipelined, reads go to the first
-// connection no transaction holds that runs fewer than PIPELINE reads, and a transaction holds its connection to its
-// end (server/docs/design.md, "PostgreSQL connections").
+// connected on first use and replaced when their connection closes. Statements are pipelined, reads outside a request
+// go to the first connection no transaction holds that runs fewer than PIPELINE reads, and a transaction (a write's,
+// a request's reads: `Snapshot`) holds its connection to its end (server/docs/design.md, "PostgreSQL connections").
 import type postgres from 'postgres';
 
 /** What a statement answers: its rows (objects, named by the client's column transform) and what it changed. */
@@ -79,6 +79,76 @@ export class Held {
   /** The connection cannot be used again as it is: it is closed, and the next user gets a new one. */
   discard(): void {
     if (this.connection.generation === this.generation) this.connection.replace();
+  }
+}
+
+/** How a request's reads begin: one snapshot for all of them, and no write. */
+const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY';
+
+/**
+ * The connection of one request's reads (`PostgresStore.read`), held from its first statement to the end of its work.
+ * That statement leaves with the BEGIN of a read-only REPEATABLE READ transaction, in one round trip, and takes the
+ * snapshot every later statement sees: the reads of a request see one committed state. At the end the COMMIT is sent
+ * and the connection given back at once (the next user's statements follow the COMMIT on it). A write the request makes
+ * while it reads (`lend`) runs on the same connection, after the read's transaction; its next statement begins another
+ * transaction, whose snapshot holds that write.
+ */
+export class Snapshot {
+  /** The connection, once a statement asked for it. */
+  private held: Promise<Held> | undefined;
+  /** The BEGIN of the transaction open on it, while one is. */
+  private begun: Promise<unknown> | undefined;
+  /** A write of the request runs on the connection (`lend`). */
+  private lent = false;
+  private ended = false;
+
+  constructor(private readonly connections: Connections) {}
+
+  /** A statement of the request's reads, in its transaction (begun with the first). */
+  async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
+    if (this.ended) throw new Error(`a read after the end of its request: ${text.slice(0, 80)}`);
+    const held = await (this.held ??= this.connections.hold());
+    if (this.begun === undefined) {
+      this.begun = held.control(BEGIN_READ);
+      this.begun.catch(() => undefined);
+    }
+    // A BEGIN that failed fails the statement too: it would have run outside the snapshot.
+    const [, rows] = await Promise.all([this.begun, held.query(text, parameters, prepare)]);
+    return rows;
+  }
+
+  /** The connection for a write of this request: the read's transaction ends there (see above). */
+  async lend(): Promise<Held> {
+    const held = await (this.held ??= this.connections.hold());
+    this.lent = true;
+    if (this.begun !== undefined) {
+      this.begun = undefined;
+      held.control('COMMIT').catch(() => undefined);
+    }
+    return held;
+  }
+
+  /**
+   * The write is done with the connection. `broken`: it cannot be used as it is (the write discarded it), so it goes
+   * back to the pool, and a later read holds another.
+   */
+  giveBack(held: Held, broken: boolean): void {
+    this.lent = false;
+    if (!broken && !this.ended) return;
+    this.held = undefined;
+    held.release();
+  }
+
+  /** The request is done: the COMMIT is sent, and the connection given back (by the write, if one still runs on it). */
+  end(): void {
+    this.ended = true;
+    if (this.lent) return;
+    const held = this.held;
+    this.held = undefined;
+    void held?.then((connection) => {
+      if (this.begun !== undefined) connection.control('COMMIT').catch(() => undefined);
+      connection.release();
+    });
   }
 }
 

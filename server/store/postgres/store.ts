@@ -20,7 +20,7 @@ import { DomainError, Refusal, unavailable } from '../../common/errors.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
 import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
-import { Connections, type Held, type Rows } from './connections.ts';
+import { Connections, type Held, type Rows, Snapshot } from './connections.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -197,8 +197,8 @@ function client(module: typeof postgres, url: string, name: string, onclose: () 
 /** A statement that changes the database (refused through a reader). */
 const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
 
-/** Where a driver sends its statements: the pool (a reader's) or the connection of one transaction. */
-type Target = Pick<Connections, 'read'> | Pick<Held, 'query'>;
+/** Where a driver sends its statements: the pool (a reader's) or the connection of one transaction (a write's, a request's reads). */
+type Target = Pick<Connections, 'read'> | Pick<Held | Snapshot, 'query'>;
 
 /** A statement that only reads: a SELECT (one sent with `run` or `send` counts as a write whatever it says). */
 const READS = /^\s*select\b/i;
@@ -341,6 +341,8 @@ export class PostgresStore implements Store {
   private readonly running = new Map<string, Promise<void>>();
   /** The migrations applied when the store opened. */
   applied: string[] = [];
+  /** The connection of each request's reads, by their handle (see `read`). */
+  private readonly snapshots = new WeakMap<Db, Snapshot>();
 
   private constructor(
     private readonly module: typeof postgres,
@@ -453,9 +455,28 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** The reads of one request, on a connection of their own (see Store.read and `Snapshot`). */
+  async read<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    if (this.closed) throw unavailable('the database is closed');
+    const snapshot = new Snapshot(this.connections);
+    const db = new EngineDb(this, new PostgresDriver(this, snapshot));
+    this.snapshots.set(db, snapshot);
+    try {
+      return await work(db);
+    } finally {
+      snapshot.end();
+    }
+  }
+
   write<T>(work: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    // A write of a request's reads runs on their connection, alone (see WriteOptions.reading).
+    const snapshot = options.reading === undefined ? undefined : this.snapshots.get(options.reading);
     const done =
-      options.queue !== undefined && options.isolation !== 'read committed' ? this.grouped(work, options.queue) : this.transaction(work, options);
+      snapshot !== undefined
+        ? this.transaction(work, { ...options, snapshot })
+        : options.queue !== undefined && options.isolation !== 'read committed'
+          ? this.grouped(work, options.queue)
+          : this.transaction(work, options);
     this.writes.add(done);
     const forget = () => this.writes.delete(done);
     done.then(forget, forget);
@@ -557,12 +578,13 @@ export class PostgresStore implements Store {
    */
   private async transaction<T>(
     work: (db: Db, effects: Effects, session: Session) => Promise<T>,
-    options: WriteOptions & { grouped?: boolean },
+    options: WriteOptions & { grouped?: boolean; snapshot?: Snapshot },
   ): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
     const isolation = options.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
     const began = performance.now();
-    const held = await this.connections.hold();
+    const { snapshot } = options;
+    const held = snapshot === undefined ? await this.connections.hold() : await snapshot.lend();
     // The connection cannot be used again as it is (a ROLLBACK or an unlock failed): it is closed, with its locks.
     let broken = false;
     /** What failed the ROLLBACK (the connection lost, most often). */
@@ -652,7 +674,8 @@ export class PostgresStore implements Store {
         }
       }
       if (broken) held.discard();
-      held.release();
+      if (snapshot === undefined) held.release();
+      else snapshot.giveBack(held, broken);
     }
   }
 

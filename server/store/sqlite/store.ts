@@ -230,6 +230,11 @@ export class SqliteStore implements Store {
     this.writer = new EngineDb(this, driver, this.effects);
   }
 
+  /** A request's reads: the connection's, whose statements run one at a time in this thread (Store.read). */
+  read<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    return work(this.reader);
+  }
+
   /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
   static open(dataDir: string, cacheMb = DEFAULT_CACHE_MB): SqliteStore {
     return new SqliteStore(dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'data.sqlite'), cacheMb);
