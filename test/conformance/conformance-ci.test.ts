@@ -156,7 +156,7 @@ describe.concurrent('the runner against a server that refuses private networks',
     expect(Number(parsed.testsuites.skipped)).toBe(3);
   });
 
-  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 150_000 }, async () => {
+  test('SIGINT and SIGTERM delete what the run created, then exit 130 and 143', { timeout: 300_000 }, async () => {
     const interrupted = (signal: NodeJS.Signals, afterGroup: string) =>
       cli(['--base-url', server.url, '--token', SIGNAL_TOKEN], (stderr, child) => {
         if (stderr.includes(`docs-conformance: ${afterGroup}: `) && child.signalCode === null && !stderr.includes(signal)) child.kill(signal);

@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 describe('runConformance', () => {
-  test('against the reference server: every operation exercised, no violation', { timeout: 60_000 }, async () => {
+  test('against the reference server: every operation exercised, no violation', { timeout: 180_000 }, async () => {
     // A fixed seed: the suite must not depend on luck (test/conformance/conformance-property.test.ts explores other seeds' checks).
     const report = await runConformance({ baseUrl: reference.url, token: TOKEN, property: { seed: 7 } });
     expect(report.violations).toEqual([]);
