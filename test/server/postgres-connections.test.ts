@@ -170,15 +170,11 @@ describe('a transaction', () => {
     const outcome = store.write(async (db) => {
       await db.run(sql`INSERT INTO scratch (id, value) VALUES ('lost-1', pg_backend_pid())`);
       const { pid } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
+      const replaced = store.connectionsReplaced;
       await other.query('SELECT pg_terminate_backend($1)', [pid]);
-      // The connection is gone before the next statement: postgres.js would send it on a new connection, outside the
-      // transaction; the store refuses it.
-      for (;;) {
-        const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
-        if (rows.length === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The connection is gone before the next statement, and the pool has seen it close: postgres.js would send the
+      // statement on a new connection, outside the transaction; the store refuses it.
+      await vi.waitUntil(() => store.connectionsReplaced > replaced, { timeout: 10_000, interval: 5 });
       await db.run(sql`INSERT INTO scratch (id, value) VALUES ('lost-2', 0)`);
     });
     await expect(outcome).rejects.toMatchObject({ kind: 'unavailable' });
@@ -201,13 +197,10 @@ describe('parameters and lost connections', () => {
 
   test('a connection the database ends while unused is replaced: the next reads run on a new backend, at once', async () => {
     const before = await backendOf();
+    const replaced = store.connectionsReplaced;
     await other.query('SELECT pg_terminate_backend($1)', [before]);
-    for (;;) {
-      const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [before]);
-      if (rows.length === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the pool has seen the connection close.
+    await vi.waitUntil(() => store.connectionsReplaced > replaced, { timeout: 10_000, interval: 5 });
     // Reads sent together, as a burst of requests would.
     const pids = await Promise.all(Array.from({ length: 20 }, () => backendOf()));
     expect(pids.every((pid) => pid !== before)).toBe(true);

@@ -254,6 +254,11 @@ export class Connections {
     });
   }
 
+  /** How many times a connection of the pool closed and was replaced since the pool opened. */
+  get replaced(): number {
+    return this.all.reduce((sum, connection) => sum + connection.generation, 0);
+  }
+
   /** Closes every connection, once the statements sent on it are answered (at most `seconds` later). */
   async end(seconds: number): Promise<void> {
     for (const connection of this.all) connection.ending = true;

@@ -339,6 +339,11 @@ export class PostgresStore implements Store {
   /** The connection of each request's reads, by their handle (see `read`). */
   private readonly snapshots = new WeakMap<Db, Snapshot>();
 
+  /** How many times a connection of the pool closed and was replaced (a backend ended, the network lost). */
+  get connectionsReplaced(): number {
+    return this.connections.replaced;
+  }
+
   private constructor(
     private readonly module: typeof postgres,
     private readonly connections: Connections,
