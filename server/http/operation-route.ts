@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import { bearerToken } from './bearer-token.ts';
 import { membershipsAhead } from '../auth/roles.ts';
-import { notedOrganization } from '../store/organizations.ts';
+import { widerQueue } from '../store/organizations.ts';
 import type { OperationId } from '../common/contract.ts';
 import { opensOwnTransaction } from './route-rules.ts';
 import { type AppContext, inRead, type Scope, scoped } from '../context/context.ts';
@@ -119,10 +119,9 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
   return async (req, res, request) => {
     const userId = req.caller?.user.id;
     const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
-    // After a conflict, the organization of the record it names, when this instance knows it (WriteOptions.wider); at
-    // once for an operation whose writes conflicted before.
-    const organization = queue === undefined ? undefined : notedOrganization(ctx.store, queue);
-    const wider = organization === undefined ? undefined : `organizationId:${organization}`;
+    // After a conflict, the organization's queue of the record it names, or the queue of writes whose organization
+    // this instance does not know (WriteOptions.wider); at once for an operation whose writes conflicted before.
+    const wider = widerQueue(ctx.store, queue);
     const queued = conflicting && wider !== undefined ? { queue: wider } : { queue, wider, widened };
     // Work the request queued starts once its write has committed (`enqueue`, jobs/runner.ts).
     const result = ownWrite

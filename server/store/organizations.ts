@@ -27,6 +27,22 @@ export function noteOrganization(db: Db, key: string, organizationId: string): v
 /** The organization of the record `key` as this store last saw it (`noteOrganization`), if it did. */
 export const notedOrganization = (store: Store, key: string): string | undefined => noted.get(store)?.get(key);
 
+/**
+ * The queue every write that conflicted takes when the store does not know the organization of its record (an
+ * integration's installations are in other organizations): such writes then run one group at a time.
+ */
+export const CONFLICTED_QUEUE = 'writes:conflicted';
+
+/**
+ * The queue a write of `queue` takes after a conflict (WriteOptions.wider): its record's organization's, when the store
+ * noted it, or else CONFLICTED_QUEUE; none for a write of no queue or one queued behind its organization already.
+ */
+export function widerQueue(store: Store, queue: string | undefined): string | undefined {
+  if (queue === undefined || queue.startsWith('organizationId:')) return undefined;
+  const organization = notedOrganization(store, queue);
+  return organization === undefined ? CONFLICTED_QUEUE : `organizationId:${organization}`;
+}
+
 const GET = prepared((q, p: { id: string }) => q.selectFrom('organizations').selectAll().where('id', '=', p.id));
 
 export function get(db: Db, id: string): Promise<OrganizationRecord | undefined> {

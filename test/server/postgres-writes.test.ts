@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { notFound } from '../../server/common/errors.ts';
 import type { Db } from '../../server/store/db.ts';
+import { CONFLICTED_QUEUE, noteOrganization, widerQueue } from '../../server/store/organizations.ts';
 import { PostgresStore, queueKey } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
@@ -220,6 +221,14 @@ describe('a write that conflicted with another (WriteOptions.wider)', () => {
     );
     expect(held).toEqual([[queueKey('spaceId:conflicting')], [queueKey('organizationId:wider')]]);
     expect(widened).toHaveBeenCalledTimes(1);
+  });
+
+  test("a route's wider queue is its record's organization's when noted, else the queue of writes of no known organization", async () => {
+    expect(widerQueue(store, undefined)).toBeUndefined();
+    expect(widerQueue(store, 'organizationId:demo')).toBeUndefined();
+    expect(widerQueue(store, 'integrationName:never-seen')).toBe(CONFLICTED_QUEUE);
+    await store.write(async (db) => noteOrganization(db, 'spaceId:noted', 'demo'));
+    expect(widerQueue(store, 'spaceId:noted')).toBe('organizationId:demo');
   });
 });
 
