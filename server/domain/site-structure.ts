@@ -179,7 +179,14 @@ const sameItem = (a: ItemRef, b: ItemRef) => a.type === b.type && a.id === b.id;
 
 /** Stores `items` (siblings) in this order. */
 export async function writeOrder(db: Db, items: ItemRef[]): Promise<void> {
-  for (const [index, item] of items.entries()) await structures.setPosition(db, KINDS[item.type], item.id, index + 1);
+  const byKind = new Map<structures.ItemKind, Map<string, number>>();
+  for (const [index, item] of items.entries()) {
+    const kind = KINDS[item.type];
+    let positions = byKind.get(kind);
+    if (positions === undefined) byKind.set(kind, (positions = new Map()));
+    positions.set(item.id, index + 1);
+  }
+  for (const [kind, positions] of byKind) await structures.setPositions(db, kind, positions);
 }
 
 /** A position after every one of `siblings`. */
