@@ -12,11 +12,12 @@ export type MemberRole = { role: string | null; disabled: number };
 
 /**
  * The role and state of a user in an organization, when a member. Within a unit of work (a request's transaction or
- * reads), a user's memberships are read once, all of them in one statement (`membershipsOf`); through the store's
- * reader, each call reads.
+ * reads) on an engine where reading ahead saves round trips (`Specific.readsAhead`: PostgreSQL), a user's memberships
+ * are read once, all of them in one statement (`membershipsOf`); through the store's reader, and on SQLite, each call
+ * reads its one row.
  */
 export async function roleOf(db: Db, organizationId: string, userId: string): Promise<MemberRole | undefined> {
-  if (db === db.store.reader) return db.first(ROLE_OF, { organizationId, userId });
+  if (db === db.store.reader || !db.specific.readsAhead) return db.first(ROLE_OF, { organizationId, userId });
   asked.add(db);
   const known = await membershipsOf(db, userId);
   return known.complete || known.roles.has(organizationId) ? known.roles.get(organizationId) : db.first(ROLE_OF, { organizationId, userId });
