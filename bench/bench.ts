@@ -16,6 +16,7 @@ import { benchReset, resetTable } from './reset.ts';
 import { benchSave, saveTable } from './save.ts';
 import { benchClient, clientTable } from './client-recording.ts';
 import { groupedPages, pageText, throughput } from './throughput.ts';
+import { operations } from './operations.ts';
 import { buildServer } from '../scripts/build-server.ts';
 
 const settings = readSettings();
@@ -23,6 +24,11 @@ const { parts } = settings;
 if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store' || part === 'mechanisms')) {
   if (settings.server === 'dist') await buildServer();
   await throughput(settings);
+  console.log();
+}
+if (parts.includes('operations')) {
+  if (settings.server === 'dist') await buildServer();
+  await operations(settings);
   console.log();
 }
 if (parts.includes('lists')) await lists();

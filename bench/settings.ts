@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 import { REQUESTS } from './fixture.ts';
+import { benchedExamples } from './operation-requests.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -61,6 +62,13 @@ export interface BenchSettings {
    * separated by commas, such as `PATCH a space,POST a comment`; all of them when unset.
    */
   requests?: string[];
+  /**
+   * BENCH_OPERATIONS: the operations part's operations, by operationId, separated by commas (every operation the
+   * server implements when unset).
+   */
+  operations?: string[];
+  /** BENCH_FRESH: requests per measurement of a write that acts on a fresh record each time (the operations part). */
+  fresh: number;
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -144,6 +152,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     idRows: whole('BENCH_ID_ROWS', 100_000, 0, 100_000_000),
     resets: whole('BENCH_RESETS', 40, 1, 10_000),
     saves: whole('BENCH_SAVES', 5, 1, 100),
+    fresh: whole('BENCH_FRESH', 400, 10, 100_000),
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
     ...(value('BENCH_BASELINE_NODE') === undefined ? {} : { baselineNode: value('BENCH_BASELINE_NODE') }),
   };
@@ -156,6 +165,17 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
       problems.push(`BENCH_REQUESTS must name requests among ${known}, separated by commas, got "${requestsText}"${unknown.length > 0 ? ` (no request "${unknown.join('", "')}")` : ''}`);
     } else {
       settings.requests = names;
+    }
+  }
+  const operationsText = value('BENCH_OPERATIONS');
+  if (operationsText !== undefined) {
+    const names = operationsText.split(',').map((name) => name.trim()).filter(Boolean);
+    const known = new Set(benchedExamples().map((example) => example.operationId));
+    const unknown = names.filter((name) => !known.has(name));
+    if (names.length === 0 || unknown.length > 0) {
+      problems.push(`BENCH_OPERATIONS must name operations the server implements, by operationId, separated by commas, got "${operationsText}"${unknown.length > 0 ? ` (no operation "${unknown.join('", "')}")` : ''}`);
+    } else {
+      settings.operations = names;
     }
   }
   if (settings.baselineNode !== undefined && (settings.baseline === undefined || !existsSync(settings.baselineNode))) {

@@ -68,11 +68,12 @@ function keptOf(store: Store): RecentlyUsed<string, RevisionRecord> {
  * only through its own space.
  */
 export async function getRevision(db: Db, id: string, spaceId: string): Promise<RevisionRecord | undefined> {
-  const row = await revisions.meta(db, id);
-  if (!row) return unwrittenRevision(db, id, spaceId);
+  // Kept parsed: its row is read to know it is still there; otherwise its row and its content in one statement.
   const kept = keptOf(db.store).get(id);
+  const row = kept === undefined ? await revisions.withContent(db, id) : await revisions.meta(db, id);
+  if (!row) return unwrittenRevision(db, id, spaceId);
   if (kept) return kept;
-  const text = await revisions.content(db, id);
+  const text = (row as { content?: string }).content;
   const revision: RevisionRecord = frozen({
     id: row.id,
     spaceId: row.spaceId,
@@ -91,39 +92,7 @@ export async function currentRevision(db: Db, space: { id: string; revisionId: s
   // The caller read the space: its revision exists while it does (revisions go with their space).
   const revision = keptOf(db.store).get(space.revisionId) ?? (await getRevision(db, space.revisionId, space.id));
   if (!revision) throw new Error(`revision ${space.revisionId} of space ${space.id} does not exist`);
-  rememberCurrent(db.store, space.id, space.revisionId);
   return revision;
-}
-
-/**
- * Per store, the current revision of each space as `currentRevision` last saw it: a hint only (another request, or
- * another instance, may have moved it since), for a write that checks it in its own statement (a comment's first try).
- * At most MOST_LAST_CURRENT spaces, the oldest forgotten first.
- */
-const lastCurrent = new WeakMap<Store, Map<string, string>>();
-const MOST_LAST_CURRENT = 4096;
-
-function lastCurrentOf(store: Store): Map<string, string> {
-  let known = lastCurrent.get(store);
-  if (known === undefined) lastCurrent.set(store, (known = new Map()));
-  return known;
-}
-
-function rememberCurrent(store: Store, spaceId: string, revisionId: string): void {
-  const known = lastCurrentOf(store);
-  if (known.get(spaceId) === revisionId) return;
-  known.delete(spaceId);
-  if (known.size >= MOST_LAST_CURRENT) known.delete(known.keys().next().value!);
-  known.set(spaceId, revisionId);
-}
-
-/**
- * The revision of the space `spaceId` that was current when `currentRevision` last read it, when it is still kept
- * parsed here; undefined otherwise. Possibly no longer current: a write that relies on it checks it.
- */
-export function lastKnownCurrentRevision(store: Store, spaceId: string): RevisionRecord | undefined {
-  const id = lastCurrentOf(store).get(spaceId);
-  return id === undefined ? undefined : keptOf(store).get(id);
 }
 
 /**

@@ -100,12 +100,9 @@ export function inWrite<T>(ctx: AppContext | Scope, work: (scope: Scope) => Prom
   }, options);
 }
 
-/**
- * Runs `work` with a scope whose reads all see one committed state (Store.read): the reads of one request. On SQLite
- * the scope is the app's reader (`reading`).
- */
+/** Runs `work` with a scope whose reads all see one committed state (Store.read): the reads of one request. */
 export function inRead<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>): Promise<T> {
-  return ctx.store.read((db) => work(db === ctx.store.reader ? reading(ctx) : scoped(ctx, db)));
+  return ctx.store.read((db) => work(scoped(ctx, db)));
 }
 
 /** The scope of each context with the store's reader, made once. */

@@ -145,12 +145,14 @@ async function openCommentsOf(db: Db, changeRequestIds: readonly string[]): Prom
  */
 export async function presentChangeRequests(ctx: Scope, rows: readonly ChangeRequestRow[]): Promise<Model<'ChangeRequest'>[]> {
   if (rows.length === 0) return [];
-  const authors = await findUsers(ctx.db, rows.map((row) => row.createdBy));
-  const comments = await openCommentsOf(ctx.db, rows.map((row) => row.id));
-  const currentRevisions = new Map<string, string | undefined>();
-  for (const spaceId of new Set(rows.map((row) => row.spaceId))) {
-    currentRevisions.set(spaceId, (await getSpaceRow(ctx.db, spaceId))?.revisionId);
-  }
+  // Read together: one round trip on PostgreSQL.
+  const spaceIds = [...new Set(rows.map((row) => row.spaceId))];
+  const [authors, comments, spaces] = await Promise.all([
+    findUsers(ctx.db, rows.map((row) => row.createdBy)),
+    openCommentsOf(ctx.db, rows.map((row) => row.id)),
+    Promise.all(spaceIds.map((spaceId) => getSpaceRow(ctx.db, spaceId))),
+  ]);
+  const currentRevisions = new Map(spaceIds.map((spaceId, i) => [spaceId, spaces[i]?.revisionId]));
   return rows.map((row) => {
     const author = authors.get(row.createdBy);
     if (!author) throw new Error(`user ${row.createdBy} is referenced but does not exist`);

@@ -4,10 +4,10 @@
 // have `changeRequestId` null.
 import { type Caller, findUsers } from '../auth/caller.ts';
 import { ROLE_RANKS } from '../auth/roles.ts';
-import { type AppContext, reading, type Scope } from '../context/context.ts';
+import { type AppContext, type Scope } from '../context/context.ts';
 import { BODY_FORMATS, documentBlocks, markdownProblem } from '../content/document.ts';
 import { findPage, type RevisionContent, type StoredPage } from '../content/model.ts';
-import { currentRevision, getRevision, lastKnownCurrentRevision } from '../content/revisions.ts';
+import { currentRevision, getRevision } from '../content/revisions.ts';
 import { badRequest, forbidden, notFound } from '../common/errors.ts';
 import type { Input, Model } from '../common/contract.ts';
 import { fromJson } from '../store/db.ts';
@@ -17,7 +17,7 @@ import { rowParser } from '../store/enums.ts';
 import { newId, sha256 } from '../common/ids.ts';
 import type { MemberRow } from './members.ts';
 import type { Key } from '../common/paging.ts';
-import { requireSpace, type SpaceAccess, spaceAccess, spaceAccessLater } from './spaces.ts';
+import { requireSpace, type SpaceAccess, spaceAccess } from './spaces.ts';
 import { presentUser, presentUserById } from './users.ts';
 import type { Row } from '../store/schema.ts';
 
@@ -275,14 +275,21 @@ export class CommentPresenter {
 
   /** `posted`: the row was inserted by this request, so it has no replies and no reactions yet (nothing to count). */
   async comment(row: CommentRow, posted = false): Promise<Model<'Comment'>> {
+    // What it shows is read together: one round trip on PostgreSQL.
+    const [common, replies, target, resolvedBy] = await Promise.all([
+      this.common(row, `${this.scope.location}/${row.id}`, posted),
+      posted ? 0 : this.replyCount(row.id),
+      this.target(row),
+      row.resolvedBy ? this.user(row.resolvedBy) : undefined,
+    ]);
     return {
       object: 'comment',
-      ...(await this.common(row, `${this.scope.location}/${row.id}`, posted)),
-      replies: posted ? 0 : await this.replyCount(row.id),
-      target: await this.target(row),
+      ...common,
+      replies,
+      target,
       status: row.status,
       ...(row.resolvedAt ? { resolvedAt: row.resolvedAt } : {}),
-      ...(row.resolvedBy ? { resolvedBy: await this.user(row.resolvedBy) } : {}),
+      ...(resolvedBy ? { resolvedBy } : {}),
     };
   }
 
@@ -316,12 +323,13 @@ export class CommentPresenter {
   }
 
   private async common(row: CommentRow, location: string, posted: boolean) {
+    const [postedBy, reactions] = await Promise.all([this.user(row.postedBy), posted ? [] : this.reactions(row.id)]);
     return {
       id: row.id,
-      postedBy: await this.user(row.postedBy),
+      postedBy,
       postedAt: row.postedAt,
       ...(row.editedAt ? { editedAt: row.editedAt } : {}),
-      reactions: posted ? [] : await this.reactions(row.id),
+      reactions,
       body: BODY_FORMATS[this.format](row.body),
       urls: { location },
       permissions: commentPermissions(this.scope, row, this.caller),
@@ -556,45 +564,6 @@ function newComment(
     body: body.body.markdown,
     pageDigest: found ? pageDigest(found.page) : null,
     nodePreview: preview ?? null,
-  };
-}
-
-/**
- * `postComment` on a space's own comments without waiting for the database (a first try, http/route-rules.ts),
- * prepared from what this instance knows of the space: its current revision as `currentRevision` last read it, kept
- * parsed here. One insert checks itself that the space is live, that this revision is still its current one, and that
- * the caller may comment there by their own role (an enabled member of role comment or above); the caller's access to
- * the space, for the answer, is read after it in the same write. Undefined when it cannot be tried: no such revision
- * known here, or a comment `postComment` refuses (its page, its block, its body: 400s the handler gives).
- */
-export function postSpaceCommentFirst(
-  ctx: AppContext,
-  caller: Caller,
-  spaceId: string,
-  body: Input<'CreateCommentRequest'>,
-): ((scope: Scope) => () => Promise<Model<'Comment'> | undefined>) | undefined {
-  const revision = lastKnownCurrentRevision(ctx.store, spaceId);
-  if (revision === undefined) return undefined;
-  let comment: NewComment;
-  try {
-    comment = newComment({ spaceId, changeRequestId: null, revisionId: revision.id }, revision.content, caller, body);
-    checkMarkdown(comment.body);
-  } catch {
-    return undefined;
-  }
-  return (scope) => {
-    const row = newCommentRow(scope, comment);
-    const inserted = comments.insertByCommenter(scope.db, row, caller.user.id);
-    const access = spaceAccessLater(scope, caller, spaceId);
-    return async () => {
-      if (!(await inserted())) return undefined;
-      // After the commit: what the presenter reads (nothing, for a comment just posted on known content) is read by the reader.
-      const after = reading(ctx);
-      const commentScope: CommentScope = { access: await access(after), revisionId: revision.id, location: ctx.urls.api(`/v1/spaces/${spaceId}/comments`) };
-      const present = new CommentPresenter(after, commentScope, caller);
-      present.knowContent(revision.id, revision.content);
-      return present.comment(row, true);
-    };
   };
 }
 

@@ -47,14 +47,14 @@ export const membershipOfRow = (row: MemberRow): Membership => ({
  * three per member); `spaces` is their organization's count kept by triggers (a lookup, once per organization).
  */
 export async function presentMembers(ctx: Scope, rows: readonly MemberRow[]): Promise<Model<'Member'>[]> {
-  const users = await findUsers(ctx.db, rows.map((row) => row.userId));
-  const teams = await teamCountsOf(ctx, rows);
-  const spaces = new Map<string, number>();
-  for (const row of rows) {
-    if (viewsAllContent(membershipOfRow(row)) && !spaces.has(row.organizationId)) {
-      spaces.set(row.organizationId, await liveSpaceCount(ctx.db, row.organizationId));
-    }
-  }
+  // Read together: one round trip on PostgreSQL.
+  const counted = [...new Set(rows.filter((row) => viewsAllContent(membershipOfRow(row))).map((row) => row.organizationId))];
+  const [users, teams, counts] = await Promise.all([
+    findUsers(ctx.db, rows.map((row) => row.userId)),
+    teamCountsOf(ctx, rows),
+    Promise.all(counted.map((organizationId) => liveSpaceCount(ctx.db, organizationId))),
+  ]);
+  const spaces = new Map(counted.map((organizationId, i) => [organizationId, counts[i]!]));
   const spaceCount = (organizationId: string) => spaces.get(organizationId) ?? 0;
   return rows.map((row) => {
     const user = users.get(row.userId);

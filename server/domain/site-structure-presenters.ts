@@ -20,19 +20,23 @@ export interface StructureView {
   spaces: Map<string, Model<'Space'>>;
 }
 
-/** The view of a caller; visitors and the published view leave out site spaces of deleted spaces. */
+/**
+ * The view of a caller; visitors and the published view leave out site spaces of deleted spaces. The structure may be
+ * still loading (`loadStructure` not awaited): whether the site is published is read with it.
+ */
 export async function structureView(
   ctx: Scope,
-  structure: Structure,
+  structure: Structure | Promise<Structure>,
   access: SiteAccess,
   liveOnly = access.visitor,
 ): Promise<StructureView> {
+  const [loaded, published] = await Promise.all([structure, isPublished(ctx.db, access.site.id)]);
   return {
     ctx,
-    structure,
+    structure: loaded,
     membership: access.membership,
     permissions: access.permissions,
-    published: await isPublished(ctx.db, structure.site.id),
+    published,
     liveOnly,
     spaces: new Map(),
   };

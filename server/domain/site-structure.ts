@@ -57,18 +57,27 @@ const byPosition = <Row extends { position: number; createdAt: string; id: strin
  * The structure of a site as it is now, with the spaces its site spaces hold (read together: a list of site spaces or
  * sections shows them all); inside a write, its effective defaults are stored.
  */
-export async function loadStructure(ctx: Scope, { id }: { id: string }): Promise<Structure> {
-  const { db } = ctx;
-  const site = (await getSiteRow(db, id))!; // re-read: the stored defaults as they are now
-  const structure = structureOf({
-    site,
-    sections: await structures.sections(db, site.id),
-    groups: await structures.groups(db, site.id),
-    siteSpaces: await structures.siteSpaces(db, site.id),
-    spaces: (await structures.spacesOfSite(db, site.id)).map(parseSpaceRow),
-  });
-  if (db.writing) await storeDefaults(db, structure);
+export async function loadStructure(ctx: Scope, { id }: { id: string }, read: Promise<Structure | undefined> = readStructure(ctx.db, id)): Promise<Structure> {
+  const structure = await read;
+  if (structure === undefined) throw new Error(`site ${id} is gone`);
+  if (ctx.db.writing) await storeDefaults(ctx.db, structure);
   return structure;
+}
+
+/**
+ * The structure of the site `id` as it is stored, its rows read together (one round trip on PostgreSQL: a caller may
+ * send it with its access check, before it knows the site is there); undefined when there is no such site. The site is
+ * read again: its stored defaults as they are now.
+ */
+export async function readStructure(db: Db, id: string): Promise<Structure | undefined> {
+  const [site, sections, groups, siteSpaces, spaces] = await Promise.all([
+    getSiteRow(db, id),
+    structures.sections(db, id),
+    structures.groups(db, id),
+    structures.siteSpaces(db, id),
+    structures.spacesOfSite(db, id),
+  ]);
+  return site === undefined ? undefined : structureOf({ site, sections, groups, siteSpaces, spaces: spaces.map(parseSpaceRow) });
 }
 
 /** The rows of a site's structure, in any order, and the spaces its site spaces hold. */
@@ -170,7 +179,14 @@ const sameItem = (a: ItemRef, b: ItemRef) => a.type === b.type && a.id === b.id;
 
 /** Stores `items` (siblings) in this order. */
 export async function writeOrder(db: Db, items: ItemRef[]): Promise<void> {
-  for (const [index, item] of items.entries()) await structures.setPosition(db, KINDS[item.type], item.id, index + 1);
+  const byKind = new Map<structures.ItemKind, Map<string, number>>();
+  for (const [index, item] of items.entries()) {
+    const kind = KINDS[item.type];
+    let positions = byKind.get(kind);
+    if (positions === undefined) byKind.set(kind, (positions = new Map()));
+    positions.set(item.id, index + 1);
+  }
+  for (const [kind, positions] of byKind) await structures.setPositions(db, kind, positions);
 }
 
 /** A position after every one of `siblings`. */

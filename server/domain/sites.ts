@@ -90,9 +90,9 @@ export async function siteAccess(
   siteId: string,
   options: { shareKey?: string } = {},
 ): Promise<SiteAccess> {
-  const membership = await membershipOf(ctx.db, caller.user.id, organizationId);
+  // Read together: one round trip on PostgreSQL.
+  const [membership, row] = await Promise.all([membershipOf(ctx.db, caller.user.id, organizationId), getSiteRow(ctx.db, siteId)]);
   const permissions = sitePermissions(membership);
-  const row = await getSiteRow(ctx.db, siteId);
   const site = row?.organizationId === organizationId ? row : undefined;
   if (permissions.view) {
     if (!site) throw notFound(`site ${siteId}`);
@@ -157,9 +157,13 @@ export async function publishedSiteAccess(
 ): Promise<SiteAccess> {
   // Built when thrown: an Error captures a stack trace, a cost every successful call would pay.
   const missing = () => notFound(`published site ${siteId}`);
-  const site = await getSiteRow(ctx.db, siteId);
-  if (!site || site.organizationId !== organizationId || !(await isPublished(ctx.db, site.id))) throw missing();
-  const membership = await membershipOf(ctx.db, caller.user.id, organizationId);
+  // Read together: one round trip on PostgreSQL.
+  const [site, published, membership] = await Promise.all([
+    getSiteRow(ctx.db, siteId),
+    isPublished(ctx.db, siteId),
+    membershipOf(ctx.db, caller.user.id, organizationId),
+  ]);
+  if (!site || site.organizationId !== organizationId || !published) throw missing();
   const permissions = sitePermissions(membership);
   if (permissions.view) return { site, membership, permissions, visitor: false };
   const open = SITE_VISIBILITIES[site.visibility].open;

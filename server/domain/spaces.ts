@@ -12,7 +12,7 @@ import type { Input, Model } from '../common/contract.ts';
 import type { Page } from '../common/paging.ts';
 import { type Db, fromJson } from '../store/db.ts';
 import * as spaces from '../store/spaces.ts';
-import { contentRole, contentRoles, getCollectionRow, requireCreateIn, viewsAllContent } from './collections.ts';
+import { contentRoles, getCollectionRow, requireCreateIn, viewsAllContent } from './collections.ts';
 import { rowParser } from '../store/enums.ts';
 import { newId, newSecret } from '../common/ids.ts';
 import { lastPosition, positionAmong } from './ordering.ts';
@@ -206,15 +206,6 @@ export async function spaceAccess(
   return accessFrom(ctx, spaceId, await spaces.getForUser(ctx.db, spaceId, caller.user.id), options);
 }
 
-/**
- * `spaceAccess` with its read sent without waiting (`Db.later`), for a write's first try: once the write has committed,
- * the caller's access as that read found it, worked out with `after` (a scope outside the write: the reader).
- */
-export function spaceAccessLater(ctx: Scope, caller: Caller, spaceId: string): (after: Scope) => Promise<SpaceAccess> {
-  const found = spaces.getForUserLater(ctx.db, spaceId, caller.user.id);
-  return async (after) => accessFrom(after, spaceId, await found(), {});
-}
-
 /** The caller's access to the space `spaceId` from its read (see spaceAccess). */
 async function accessFrom(
   ctx: Scope,
@@ -336,7 +327,9 @@ function presentSpaceWith(ctx: AppContext, row: SpaceRow, permissions: SpacePerm
 
 /** The space as the given member sees it (for lists of spaces computed for another user than the caller). */
 export async function presentSpaceFor(ctx: Scope, row: SpaceRow, membership: Membership | undefined, counts?: SpaceCounts): Promise<Model<'Space'>> {
-  return presentSpace(ctx, row, spacePermissions(await spaceRole(ctx.db, membership, row), row), counts);
+  // Its role and its counters read together: one round trip on PostgreSQL.
+  const [role, read] = await Promise.all([spaceRole(ctx.db, membership, row), counts ?? spaceCounts(ctx.db, row.id)]);
+  return presentSpaceWith(ctx, row, spacePermissions(role, row), read);
 }
 
 /** A space just created, as the given member sees it: it has no comments or change requests yet. */
@@ -356,8 +349,9 @@ export async function presentSpaces(
 
 /** A page of spaces as the given member sees them (the collections' default levels read at once: `contentRoles`). */
 export async function presentSpacesFor(ctx: Scope, rows: SpaceRow[], membership: Membership | undefined): Promise<Model<'Space'>[]> {
-  const roles = await contentRoles(ctx.db, membership, rows);
-  return presentSpaces(ctx, rows, (row) => spacePermissions(roles(row), row));
+  // The levels and the counters read together: one round trip on PostgreSQL.
+  const [roles, counts] = await Promise.all([contentRoles(ctx.db, membership, rows), spaceCountsOf(ctx.db, rows.map((row) => row.id))]);
+  return rows.map((row) => presentSpaceWith(ctx, row, spacePermissions(roles(row), row), counts(row.id)));
 }
 
 /** Number of live spaces of an organization, as the triggers of migration 110_organization_space_counts keep it. */
@@ -444,32 +438,6 @@ export async function createSpace(
 }
 
 /**
- * `createSpace` without waiting for the database (a first try, http/route-rules.ts), for a space at the top level
- * of the organization (no `parent`): one insert that checks itself that the caller may create content there (an
- * admin, or a member of role create) and takes the end of the top level as its position. Once the write has committed:
- * the space as the caller sees it, or undefined when it inserted nothing (not such a member, or no such
- * organization), for `createSpace` to answer, refusals included.
- */
-export function createSpaceAtTop(
-  ctx: Scope,
-  caller: Caller,
-  organizationId: string,
-  input: Input<'CreateSpaceRequest'> | undefined,
-): () => Promise<Model<'Space'> | undefined> {
-  const row = newSpaceRow(ctx, { ...(input ?? {}), organizationId });
-  // A new id's space: its first revision is unwritten (empty), and the index holds nothing of it (see insertSpace).
-  const revisions = { searchRevisionId: row.revisionId, unwrittenRevisionId: row.revisionId };
-  const inserted = spaces.insertAtTopByCreator(ctx.db, row, revisions, caller.user.id);
-  return async () => {
-    const found = await inserted();
-    if (found === undefined) return undefined;
-    const space = parseSpaceRow(found.space);
-    const membership = membershipFrom({ role: found.role, disabled: 0 }, organizationId);
-    return presentSpaceWith(ctx, space, spacePermissions(contentRole(membership, null), space), NO_COUNTS);
-  };
-}
-
-/**
  * Puts a space in the trash, where its admins can restore it for 7 days. A space the caller does not find has
  * nothing to delete, and one in the trash already stays as it is: both succeed.
  */
@@ -509,23 +477,6 @@ export async function updateSpace(ctx: Scope, caller: Caller, spaceId: string, i
   // space's own row), as the caller sees it (their membership and the space's counters, which these changes leave
   // alone, were read with the space).
   return presentSpaceFor(ctx, { ...access.space, ...changes }, access.membership, access.counts);
-}
-
-/**
- * `updateSpace` without waiting for the database (a first try, http/route-rules.ts): one update that checks the
- * caller's access itself, for an admin of the space's organization, who administers every space of it (`contentRole`).
- * Once the write has committed: the space as that caller sees it, or undefined when the update changed nothing (no
- * such live space, or a caller who is not such an admin, such as a member made admin of the space by a default level),
- * for `updateSpace` to answer, refusals included.
- */
-export function updateSpaceAsAdmin(ctx: Scope, caller: Caller, spaceId: string, input: Input<'UpdateSpaceRequest'>): () => Promise<Model<'Space'> | undefined> {
-  const updated = spaces.updateByAdmin(ctx.db, spaceId, caller.user.id, spaceChanges(ctx, input));
-  return async () => {
-    const found = await updated();
-    if (found === undefined) return undefined;
-    const space = parseSpaceRow(found.space);
-    return presentSpaceWith(ctx, space, spacePermissions('admin', space), countsOf(found.counters));
-  };
 }
 
 /**

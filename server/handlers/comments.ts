@@ -15,7 +15,6 @@ import {
   deleteReply,
   type OutputFormat,
   postComment,
-  postSpaceCommentFirst,
   postReply,
   type ReplyChanges,
   replyListing,
@@ -28,8 +27,7 @@ import {
 import type { Input, Model } from '../common/contract.ts';
 import { presentMembers } from '../domain/members.ts';
 import { listId } from '../common/paging.ts';
-import { withFirstTry } from '../http/route-rules.ts';
-import type { Handler, HandlerGroup, QueryParams } from './types.ts';
+import type { HandlerGroup, QueryParams } from './types.ts';
 
 /** Per `CommentStatusFilter`: the status listed, or every status. */
 const STATUS_FILTERS = {
@@ -158,22 +156,7 @@ const changeRequest = (ctx: Scope, caller: Caller, params: { spaceId: string; ch
 
 export const commentHandlers: HandlerGroup<SpaceOperations | ChangeRequestOperations> = {
   listSpaceComments: async ({ params, query, caller }, ctx) => operations.list(ctx, await space(ctx, caller, params), query, caller),
-  // Its first try: a comment on a space whose current revision this instance knows, by a member who may comment by
-  // their own role, without waiting for the database (http/route-rules.ts).
-  createSpaceComment: withFirstTry<'createSpaceComment', Handler<'createSpaceComment'>>(
-    async ({ params, body, caller }, ctx) => operations.create(ctx, await space(ctx, caller, params), body, caller),
-    ({ params, body, caller }, ctx) => {
-      const work = postSpaceCommentFirst(ctx, caller, params.spaceId, body);
-      if (work === undefined) return undefined;
-      return (scope) => {
-        const posted = work(scope);
-        return async () => {
-          const comment = await posted();
-          return comment === undefined ? undefined : { status: 201, body: comment, headers: { location: comment.urls.location } };
-        };
-      };
-    },
-  ),
+  createSpaceComment: async ({ params, body, caller }, ctx) => operations.create(ctx, await space(ctx, caller, params), body, caller),
   getSpaceComment: async ({ params, query, caller }, ctx) =>
     operations.get(ctx, await space(ctx, caller, params), params.commentId, query.format, caller),
   updateSpaceComment: async ({ params, body, caller }, ctx) =>

@@ -31,7 +31,7 @@ import {
   shownSiteSpaces,
   structureView,
 } from '../domain/site-structure-presenters.ts';
-import { hasItem, isDefaultSiteSpace, type ItemRef, loadStructure, moveItem } from '../domain/site-structure.ts';
+import { hasItem, isDefaultSiteSpace, type ItemRef, loadStructure, moveItem, readStructure } from '../domain/site-structure.ts';
 import { manageableSite, type SiteAccess, siteAccess } from '../domain/sites.ts';
 import { listId } from '../common/paging.ts';
 import { badRequest } from '../common/errors.ts';
@@ -72,12 +72,24 @@ const siteSpaceRef = (reference?: { siteSpace: string }): ItemRef | undefined =>
 
 /** The site, for a caller who may change it, and its structure. */
 async function manage(ctx: Scope, params: SitePathParams, caller: Caller) {
+  // The structure's rows leave with the access check's (one round trip on PostgreSQL); its defaults are stored once
+  // the caller may manage the site.
+  const rows = readStructure(ctx.db, params.siteId);
+  rows.catch(() => undefined);
   const access = await manageableSite(ctx, caller, params.organizationId, params.siteId);
-  return { access, structure: await loadStructure(ctx, access.site) };
+  return { access, structure: await loadStructure(ctx, access.site, rows) };
+}
+
+/** The structure as the caller may read it: its rows read with the access check (one round trip on PostgreSQL). */
+async function read(ctx: Scope, params: SitePathParams, caller: Caller, shareKey?: string) {
+  const rows = readStructure(ctx.db, params.siteId);
+  rows.catch(() => undefined);
+  const access = await siteAccess(ctx, caller, params.organizationId, params.siteId, shareKey === undefined ? {} : { shareKey });
+  return structureView(ctx, loadStructure(ctx, access.site, rows), access);
 }
 
 /** The structure as it is now (after a change), seen by the caller. */
-const viewNow = async (ctx: Scope, access: SiteAccess) => structureView(ctx, await loadStructure(ctx, access.site), access);
+const viewNow = async (ctx: Scope, access: SiteAccess) => structureView(ctx, loadStructure(ctx, access.site), access);
 
 async function presentItem(
   ctx: Scope,
@@ -101,8 +113,7 @@ export const siteStructureHandlers: HandlerGroup<Operations> = {
   // ---- Sections ----
 
   async listSiteSections({ params, query, caller }, ctx) {
-    const access = await siteAccess(ctx, caller, params.organizationId, params.siteId, { shareKey: query.shareKey });
-    const view = await viewNow(ctx, access);
+    const view = await read(ctx, params, caller, query.shareKey);
     const page = ctx.cursors.pageOf({
       list: listId('listSiteSections', params.siteId),
       page: query.page,
@@ -153,8 +164,7 @@ export const siteStructureHandlers: HandlerGroup<Operations> = {
   // ---- Section groups ----
 
   async listSiteSectionGroups({ params, query, caller }, ctx) {
-    const access = await siteAccess(ctx, caller, params.organizationId, params.siteId);
-    const view = await viewNow(ctx, access);
+    const view = await read(ctx, params, caller);
     const page = ctx.cursors.pageOf({
       list: listId('listSiteSectionGroups', params.siteId),
       page: query.page,
@@ -209,8 +219,7 @@ export const siteStructureHandlers: HandlerGroup<Operations> = {
   // ---- Site spaces ----
 
   async listSiteSpaces({ params, query, caller }, ctx) {
-    const access = await siteAccess(ctx, caller, params.organizationId, params.siteId, { shareKey: query.shareKey });
-    const view = await viewNow(ctx, access);
+    const view = await read(ctx, params, caller, query.shareKey);
     const all = shownSiteSpaces(view).filter(
       (row) => query.default === undefined || isDefaultSiteSpace(view.structure, row) === query.default,
     );

@@ -81,7 +81,7 @@ export const siteHandlers: HandlerGroup<Operations> = {
 
   async getPublishedSite({ params, query, caller }, ctx) {
     const access = await publishedSiteAccess(ctx, caller, params.organizationId, params.siteId, query.shareKey);
-    const view = await structureView(ctx, await loadStructure(ctx, access.site), access, true);
+    const view = await structureView(ctx, loadStructure(ctx, access.site), access, true);
     return {
       status: 200,
       body: {

@@ -3,7 +3,6 @@ import { organizationAccess } from '../domain/organizations.ts';
 import { listId } from '../common/paging.ts';
 import {
   createSpace,
-  createSpaceAtTop,
   deleteSpace,
   duplicateSpace,
   liveSpacesPage,
@@ -14,11 +13,9 @@ import {
   spaceAccess,
   transferSpace,
   updateSpace,
-  updateSpaceAsAdmin,
 } from '../domain/spaces.ts';
-import { withFirstTry } from '../http/route-rules.ts';
 import type { Model } from '../common/contract.ts';
-import type { Handler, HandlerGroup } from './types.ts';
+import type { HandlerGroup } from './types.ts';
 
 type Operations =
   | 'listSpaces'
@@ -47,21 +44,9 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     return { status: 200, body: { ...page, items: await presentSpacesFor(ctx, page.items, access.membership) } };
   },
 
-  // Its first try: a space at the top level, by a member who may create content there, without waiting for the
-  // database (http/route-rules.ts).
-  createSpace: withFirstTry<'createSpace', Handler<'createSpace'>>(
-    async ({ params, body, caller }, ctx) => created(await createSpace(ctx, caller, params.organizationId, body)),
-    ({ params, body, caller }) =>
-      body?.parent
-        ? undefined
-        : (scope) => {
-            const inserted = createSpaceAtTop(scope, caller, params.organizationId, body);
-            return async () => {
-              const space = await inserted();
-              return space === undefined ? undefined : created(space);
-            };
-          },
-  ),
+  async createSpace({ params, body, caller }, ctx) {
+    return created(await createSpace(ctx, caller, params.organizationId, body));
+  },
 
   async getSpace({ params, query, caller }, ctx) {
     const access = await spaceAccess(ctx, caller, params.spaceId, { shareKey: query.shareKey, includeDeleted: true });
@@ -73,18 +58,9 @@ export const spaceHandlers: HandlerGroup<Operations> = {
     return { status: 204 };
   },
 
-  // Its first try: an admin of the organization's change, without waiting for the database (http/route-rules.ts).
-  updateSpace: withFirstTry<'updateSpace', Handler<'updateSpace'>>(
-    async ({ params, body, caller }, ctx) => ({ status: 200, body: await updateSpace(ctx, caller, params.spaceId, body) }),
-    ({ params, body, caller }) =>
-      (scope) => {
-        const updated = updateSpaceAsAdmin(scope, caller, params.spaceId, body);
-        return async () => {
-          const space = await updated();
-          return space === undefined ? undefined : { status: 200, body: space };
-        };
-      },
-  ),
+  async updateSpace({ params, body, caller }, ctx) {
+    return { status: 200, body: await updateSpace(ctx, caller, params.spaceId, body) };
+  },
 
   async duplicateSpace({ params, caller }, ctx) {
     return { status: 201, body: await duplicateSpace(ctx, caller, params.spaceId) };

@@ -5,8 +5,10 @@
 // (`contractAnswerRoute`, http/example-answers.ts).
 import type { Request, Response } from 'express';
 import { bearerToken } from './bearer-token.ts';
+import { membershipsAhead } from '../auth/roles.ts';
+import { widerQueue } from '../store/organizations.ts';
 import type { OperationId } from '../common/contract.ts';
-import { firstTryOf, opensOwnTransaction } from './route-rules.ts';
+import { opensOwnTransaction } from './route-rules.ts';
 import { type AppContext, inRead, type Scope, scoped } from '../context/context.ts';
 import type { ContractOperation } from './contract.ts';
 import { CONTRACT_ANSWER_HEADER, type ContractAnswer } from './example-answers.ts';
@@ -106,22 +108,30 @@ type Run = (req: Request, res: Response, request: unknown) => Promise<void>;
 /** A write: in a write transaction, queued behind the resource its path names first (on PostgreSQL). */
 function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, reader }: RouteSetting): Run {
   const ownWrite = opensOwnTransaction(handler);
-  const firstTry = firstTryOf(handler);
   // The resource a write is queued behind on PostgreSQL (Store.write's `queue`): the first one its path names, the
   // organization of /v1/orgs/{organizationId}/spaces or the space of /v1/spaces/{spaceId}/change-requests, whose
   // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.
   const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
+  const ahead = membershipsAhead();
+  // Whether a write of this operation conflicted with another and took its organization's queue (see below).
+  let conflicting = false;
+  const widened = () => (conflicting = true);
   return async (req, res, request) => {
+    const userId = req.caller?.user.id;
     const queue = queueParameter === undefined ? undefined : `${queueParameter}:${String(req.params[queueParameter])}`;
-    // A first try that declines, or whose write changed nothing, leaves the answer to the handler, in a write of its own.
-    const work = firstTry?.(request, ctx);
-    if (work !== undefined) {
-      const answer = await ctx.store.write(async (db) => work(scoped(ctx, db)), { queue });
-      const tried = await answer();
-      if (tried !== undefined) return send(res, answerOf(tried));
-    }
+    // After a conflict, the organization's queue of the record it names, or the queue of writes whose organization
+    // this instance does not know (WriteOptions.wider); at once for an operation whose writes conflicted before.
+    const wider = widerQueue(ctx.store, queue);
+    const queued = conflicting && wider !== undefined ? { queue: wider } : { queue, wider, widened };
     // Work the request queued starts once its write has committed (`enqueue`, jobs/runner.ts).
-    const result = ownWrite ? await handler(request, reader) : await ctx.store.write((db) => handler(request, scoped(ctx, db)), { queue });
+    const result = ownWrite
+      ? await handler(request, reader)
+      : await ctx.store.write(async (db) => {
+          ahead.before(db, userId);
+          const answered = await handler(request, scoped(ctx, db));
+          ahead.after(db);
+          return answered;
+        }, queued);
     send(res, answerOf(result));
   };
 }
@@ -131,9 +141,11 @@ function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run
   // Whether this operation answers pages of a list, known from its first answer: only those are kept, and an
   // operation that answers anything else pays nothing for them.
   let lists: boolean | undefined;
+  const ahead = membershipsAhead();
   return async (req, res, request) => {
+    const userId = req.caller?.user.id;
     // Per user and address: a handler sees nothing else of the request.
-    const key = lists !== false && listPageCache.enabled ? `${req.caller?.user.id ?? ''}\n${req.originalUrl}` : undefined;
+    const key = lists !== false && listPageCache.enabled ? `${userId ?? ''}\n${req.originalUrl}` : undefined;
     let changes: number | undefined;
     if (key !== undefined) {
       // The count of changes: SQLite's at no cost, PostgreSQL's with one statement.
@@ -143,7 +155,14 @@ function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run
     const kept = lists && key !== undefined ? listPageCache.find(key, changes!) : undefined;
     if (kept && !listPageCache.verifying) return send(res, kept);
     const before = key === undefined ? undefined : listPageCache.moment(changes!);
-    const answer = answerOf(await inRead(ctx, (scope) => handler(request, scope)));
+    const answer = answerOf(
+      await inRead(ctx, async (scope) => {
+        ahead.before(scope.db, userId);
+        const answered = await handler(request, scope);
+        ahead.after(scope.db);
+        return answered;
+      }),
+    );
     if (kept) {
       const unchanged = listPageCache.unchangedSince(changes!);
       if (unchanged === true || (unchanged !== false && (await unchanged))) listPageCache.check(key!, kept, answer as ListAnswer);

@@ -1,13 +1,16 @@
 // Collections: a tree per organization (`parent_id`), sharing one order among siblings with spaces (`position`).
 import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from 'kysely';
 import { columns, type Db } from './db.ts';
+import { noteOrganization } from './organizations.ts';
 import { after, type Key } from './keyset.ts';
 import type { Camelized, CollectionsTable } from './schema.ts';
 
 export type CollectionRecord = Camelized<Selectable<CollectionsTable>>;
 
-export function get(db: Db, id: string): Promise<CollectionRecord | undefined> {
-  return db.first(db.q.selectFrom('collections').selectAll().where('id', '=', id));
+export async function get(db: Db, id: string): Promise<CollectionRecord | undefined> {
+  const row = await db.first(db.q.selectFrom('collections').selectAll().where('id', '=', id));
+  if (row !== undefined) noteOrganization(db, `collectionId:${id}`, row.organizationId);
+  return row;
 }
 
 /**
@@ -57,6 +60,7 @@ export async function nextPositionInOrganization(db: Db, organizationId: string)
 }
 
 export async function insert(db: Db, collection: CollectionRecord): Promise<void> {
+  noteOrganization(db, `collectionId:${collection.id}`, collection.organizationId);
   await db.send(db.q.insertInto('collections').values(columns<Insertable<CollectionsTable>>(collection)));
 }
 

@@ -1,9 +1,9 @@
 // Comments and replies (a comment has `parent_id` NULL, a reply its comment's id; space-level rows have
 // `change_request_id` NULL), and their reactions.
-import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { columns, type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
-import type { Camelized, CommentReactionsTable, CommentsTable, Schema } from './schema.ts';
+import type { Camelized, CommentReactionsTable, CommentsTable } from './schema.ts';
 
 export type CommentRecord = Camelized<Selectable<CommentsTable>>;
 
@@ -34,54 +34,6 @@ const INSERT = prepared((q, p: Selectable<CommentsTable>) => q.insertInto('comme
 
 export async function insert(db: Db, row: CommentRecord): Promise<void> {
   await db.send(INSERT, columns<Selectable<CommentsTable>>(row));
-}
-
-// A comment on a live space whose current revision is still `revision_id`, for a user who may comment there by their
-// own role (an enabled member of role comment or above): one row of `spaces` joined with `members` selects the
-// values, none inserts nothing.
-type CommenterInsert = Selectable<CommentsTable> & { user_id: string };
-/**
- * The roles whose members may comment on any space of their organization by their own role (the domain's
- * `comment` permission, which a space's default level only raises), as the statement checks them: compared with the
- * domain's rule by test/api/comments.test.ts.
- */
-export const COMMENTER_ROLES = ['admin', 'create', 'review', 'edit', 'comment'] as const;
-const insertedByCommenter = (q: Kysely<Schema>, { user_id, ...row }: CommenterInsert) =>
-  q
-    .insertInto('comments')
-    .columns(Object.keys(row) as (keyof typeof row)[])
-    .expression(({ selectFrom, val }) =>
-      selectFrom('spaces')
-        .innerJoin('members', 'members.organization_id', 'spaces.organization_id')
-        .select(Object.entries(row).map(([column, value]) => val(value).as(column)))
-        .where('spaces.id', '=', row.space_id)
-        .where('spaces.deleted_at', 'is', null)
-        .where('spaces.revision_id', '=', row.revision_id)
-        .where('members.user_id', '=', user_id)
-        .where('members.role', 'in', COMMENTER_ROLES)
-        .where('members.disabled', '=', 0),
-    );
-const INSERT_BY_COMMENTER = prepared(insertedByCommenter);
-const INSERT_BY_COMMENTER_RETURNING = prepared((q, parameters: CommenterInsert) => insertedByCommenter(q, parameters).returning('comments.id'));
-const EXISTS = prepared((q, p: { id: string }) => q.selectFrom('comments').select('id').where('id', '=', p.id));
-
-/**
- * Inserts a comment of a space (its `revisionId` that space's current revision) when `userId` may comment there by
- * their own role (an enabled member of role comment or above), in a statement sent without waiting (`Db.later`):
- * once the write has committed, whether it inserted it (not when the space is gone or in the trash, its current
- * revision another, or the user no such member).
- */
-export function insertByCommenter(db: Db, row: CommentRecord, userId: string): () => Promise<boolean> {
-  const parameters = { ...columns<Selectable<CommentsTable>>(row), user_id: userId };
-  // Whether it inserted: its RETURNING on PostgreSQL; a read of the id after it on SQLite, whose RETURNING gathers the
-  // statement's output in a table of its own (see Specific.readsReturned).
-  if (db.specific.readsReturned) {
-    const inserted = db.later(INSERT_BY_COMMENTER_RETURNING, parameters);
-    return async () => (await inserted.rows()).length === 1;
-  }
-  db.later(INSERT_BY_COMMENTER, parameters);
-  const found = db.later(EXISTS, { id: row.id });
-  return async () => (await found.rows()).length === 1;
 }
 
 export async function update(db: Db, id: string, changes: Camelized<Updateable<Omit<CommentsTable, 'id'>>>): Promise<void> {

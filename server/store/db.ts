@@ -193,15 +193,6 @@ export interface Db {
   send(query: Query<unknown>): Promise<void>;
   send<Params extends object>(query: Prepared<Params, unknown>, parameters: Params): Promise<void>;
   /**
-   * Sends a statement of a write as `send` does (in order with the others, its failure the write's), keeping its rows
-   * (an `UPDATE … RETURNING`) for the work to read once the write has committed (`Later.rows`): a write whose
-   * statements all leave this way waits for no answer of PostgreSQL before its COMMIT, so that the writes of a group
-   * go in one round trip (see `Store.write`). Read before the commit, its rows cost the round trip `all` would. SQLite
-   * runs it there and then, and its failure is thrown at once.
-   */
-  later<Row>(query: Query<Row>): Later<Camelized<Row>>;
-  later<Params extends object, Row>(query: Prepared<Params, Row>, parameters: Params): Later<Camelized<Row>>;
-  /**
    * Runs `effect` once the write transaction of this handle has committed, before its caller learns of the commit: an
    * effect outside the database (a cache forgotten, a count kept in memory, work started) that must not happen for
    * changes that are undone, nor twice for work run again. Never when the write fails (a failing member of a group
@@ -276,23 +267,6 @@ export interface Driver {
   run(statement: Compiled, writing: boolean): Promise<number>;
   /** Runs a statement of a write without the work waiting for it (`Db.send`). */
   send(statement: Compiled, writing: boolean): Promise<void>;
-  /**
-   * Runs a statement of a write without the work waiting for it, answering its rows (`Db.later`): its failure must fail
-   * the write, as a `send`'s does (a driver that runs it at once throws it).
-   */
-  later(statement: Compiled, writing: boolean): Promise<unknown[]>;
-}
-
-/** The rows of a statement sent with `Db.later`, read once its write has committed. */
-export class Later<Row> {
-  constructor(private readonly answer: Promise<unknown[]>) {
-    // Its failure is the write's (as with `send`): the write reports it, whoever reads these rows.
-    answer.catch(() => undefined);
-  }
-
-  rows(): Promise<Row[]> {
-    return this.answer as Promise<Row[]>;
-  }
 }
 
 /** The error of a write through a reader: a bug, since it would not be part of any transaction. */
@@ -354,11 +328,6 @@ export class EngineDb implements Db {
     }
   }
 
-  later<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Later<Camelized<Row>> {
-    // What fails here (SQLite runs the statement at once) is thrown to the work, and fails the write.
-    return new Later(this.driver.later(compiled(query, this.q, values), this.writing));
-  }
-
   afterCommit(effect: () => void): void {
     if (this.effects === undefined) runEffects([effect]);
     else this.effects.add(effect);
@@ -381,6 +350,15 @@ export interface WriteOptions {
    * time whatever this says.
    */
   queue?: string;
+  /**
+   * PostgreSQL: the queue a write of `queue` that conflicted with another takes for its next attempts (the organization
+   * of the record `queue` names, such as `organizationId:demo` for `spaceId:abc`): writes of different records that
+   * conflict on what they share (an organization's counters, the order of siblings) then run one after another instead
+   * of failing again, while writes of different records that do not conflict still run side by side.
+   */
+  wider?: string;
+  /** Called when the write takes its `wider` queue, after a conflict (a caller may queue the next ones there at once). */
+  widened?: () => void;
   /**
    * The reads this write is part of (a request's, `Store.read`: a read that indexes a revision's links, or stores the
    * PDF it made). PostgreSQL runs the write on that read's connection, after ending its transaction, and the read's

@@ -1,25 +1,86 @@
 // Members of organizations (`members`, one row per organization and user; role NULL is a guest).
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import { columns, type Db, type Later, prepared } from './db.ts';
+import { columns, type Db, prepared } from './db.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
 import type { Camelized, MembersTable } from './schema.ts';
 
 /** A member row as stored; `user_display_name` is kept by triggers from the user's display name. */
 export type MemberRow = Camelized<Selectable<MembersTable>>;
 
-/** The role and state of a user in an organization, when a member. */
-export function roleOf(db: Db, organizationId: string, userId: string): Promise<{ role: string | null; disabled: number } | undefined> {
-  return db.first(ROLE_OF, { organizationId, userId });
-}
+/** A user's role and state in an organization. */
+export type MemberRole = { role: string | null; disabled: number };
 
-/** `roleOf`, sent without waiting (`Db.later`): read once the write has committed. */
-export function roleOfLater(db: Db, organizationId: string, userId: string): Later<{ role: string | null; disabled: number }> {
-  return db.later(ROLE_OF, { organizationId, userId });
+/**
+ * The role and state of a user in an organization, when a member. Within a unit of work (a request's transaction or
+ * reads) on an engine where reading ahead saves round trips (`Specific.readsAhead`: PostgreSQL), a user's memberships
+ * are read once, all of them in one statement (`membershipsOf`); through the store's reader, and on SQLite, each call
+ * reads its one row.
+ */
+export async function roleOf(db: Db, organizationId: string, userId: string): Promise<MemberRole | undefined> {
+  if (db === db.store.reader || !db.specific.readsAhead) return db.first(ROLE_OF, { organizationId, userId });
+  asked.add(db);
+  const known = await membershipsOf(db, userId);
+  return known.complete || known.roles.has(organizationId) ? known.roles.get(organizationId) : db.first(ROLE_OF, { organizationId, userId });
 }
 
 const ROLE_OF = prepared((q, p: { organizationId: string; userId: string }) =>
   q.selectFrom('members').select(['role', 'disabled']).where('organization_id', '=', p.organizationId).where('user_id', '=', p.userId),
 );
+
+/** Most memberships of a user read at once; a user with more has the others read one by one, as asked for. */
+const MOST_MEMBERSHIPS = 100;
+
+const ROLES_OF_USER = prepared((q, p: { userId: string; limit: number }) =>
+  q.selectFrom('members').select(['organization_id', 'role', 'disabled']).where('user_id', '=', p.userId).limit(p.limit),
+);
+
+/** A user's memberships as one unit of work read them: by organization, and whether that is all of them. */
+interface Memberships {
+  roles: Map<string, MemberRole>;
+  complete: boolean;
+}
+
+/** Per unit of work (its `Db`, never the store's reader), the memberships read of each user; forgotten when it writes members. */
+const readMemberships = new WeakMap<Db, Map<string, Promise<Memberships>>>();
+
+/**
+ * The memberships of `userId` as the unit of work of `db` reads them: read with the first call, and kept for the
+ * others until the unit writes a member (`forgetMemberships`). `readAhead` sends the read before anything asks for it.
+ */
+function membershipsOf(db: Db, userId: string): Promise<Memberships> {
+  let byUser = readMemberships.get(db);
+  if (byUser === undefined) readMemberships.set(db, (byUser = new Map()));
+  let read = byUser.get(userId);
+  if (read === undefined) {
+    read = db.all(ROLES_OF_USER, { userId, limit: MOST_MEMBERSHIPS }).then((rows) => ({
+      roles: new Map(rows.map((row) => [row.organizationId, { role: row.role, disabled: row.disabled }])),
+      complete: rows.length < MOST_MEMBERSHIPS,
+    }));
+    // Read ahead and never asked for, it fails with the unit of work, which reports the failure.
+    read.catch(() => undefined);
+    byUser.set(userId, read);
+  }
+  return read;
+}
+
+/**
+ * Sends the read of `userId`'s memberships now, for the unit of work of `db` (a request of that caller), where reading
+ * ahead costs no round trip of its own (`Specific.readsAhead`): PostgreSQL sends it with the unit's first statement.
+ */
+export function readAhead(db: Db, userId: string): void {
+  if (db.specific.readsAhead && db !== db.store.reader) void membershipsOf(db, userId);
+}
+
+/** The units of work that asked for a membership (`roleOf`). */
+const asked = new WeakSet<Db>();
+
+/** Whether the unit of work of `db` asked for a membership: whether reading them ahead for it was of use. */
+export const membershipsAsked = (db: Db): boolean => asked.has(db);
+
+/** The unit of work of `db` changed members: what it read of memberships is read again when next asked for. */
+function forgetMemberships(db: Db): void {
+  readMemberships.delete(db);
+}
 
 export function get(db: Db, organizationId: string, userId: string): Promise<MemberRow | undefined> {
   return db.first(db.q.selectFrom('members').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId));
@@ -52,6 +113,7 @@ export async function adminCount(db: Db, organizationId: string): Promise<number
 }
 
 export async function remove(db: Db, organizationId: string, userId: string): Promise<void> {
+  forgetMemberships(db);
   await db.send(db.q.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId));
 }
 
@@ -62,6 +124,7 @@ export async function update(
   userId: string,
   changes: Partial<Pick<MemberRow, 'role' | 'lastSeenAt' | 'sso' | 'disabled'>>,
 ): Promise<void> {
+  forgetMemberships(db);
   await db.send(
     db.q.updateTable('members').set(columns<Updateable<MembersTable>>(changes)).where('organization_id', '=', organizationId).where('user_id', '=', userId),
   );
@@ -124,6 +187,7 @@ export function page(db: Db, filters: MemberFilters, by: MemberSort, order: Sort
 
 /** Makes a user a member of an organization, unless already one (then nothing changes). */
 export async function insertIfMissing(db: Db, member: { organizationId: string; userId: string; role: string | null; joinedAt: string }): Promise<void> {
+  forgetMemberships(db);
   await db.send(
     db.q.insertInto('members').values(columns<Insertable<MembersTable>>(member)).onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing()),
   );

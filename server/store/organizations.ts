@@ -1,10 +1,47 @@
 // Organizations.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { columns, type Db, prepared } from './db.ts';
+import { columns, type Db, prepared, type Store } from './db.ts';
 import { after, type Key } from './keyset.ts';
 import type { Camelized, OrganizationsTable } from './schema.ts';
 
 export type OrganizationRecord = Camelized<Selectable<OrganizationsTable>>;
+
+/** Most records each store remembers the organization of (`noteOrganization`); the oldest are forgotten first. */
+const MOST_NOTED = 20_000;
+const noted = new WeakMap<Store, Map<string, string>>();
+
+/**
+ * Remembers that the record `key` (`spaceId:abc`, `collectionId:def`: a path parameter and its value) belongs to
+ * `organizationId`, as read or written through `db`: a hint for the queue a write of it takes after a conflict
+ * (WriteOptions.wider), never a rule (a space transferred since belongs to another).
+ */
+export function noteOrganization(db: Db, key: string, organizationId: string): void {
+  let known = noted.get(db.store);
+  if (known === undefined) noted.set(db.store, (known = new Map()));
+  if (known.get(key) === organizationId) return;
+  known.delete(key);
+  if (known.size >= MOST_NOTED) known.delete(known.keys().next().value!);
+  known.set(key, organizationId);
+}
+
+/** The organization of the record `key` as this store last saw it (`noteOrganization`), if it did. */
+export const notedOrganization = (store: Store, key: string): string | undefined => noted.get(store)?.get(key);
+
+/**
+ * The queue every write that conflicted takes when the store does not know the organization of its record (an
+ * integration's installations are in other organizations): such writes then run one group at a time.
+ */
+export const CONFLICTED_QUEUE = 'writes:conflicted';
+
+/**
+ * The queue a write of `queue` takes after a conflict (WriteOptions.wider): its record's organization's, when the store
+ * noted it, or else CONFLICTED_QUEUE; none for a write of no queue or one queued behind its organization already.
+ */
+export function widerQueue(store: Store, queue: string | undefined): string | undefined {
+  if (queue === undefined || queue.startsWith('organizationId:')) return undefined;
+  const organization = notedOrganization(store, queue);
+  return organization === undefined ? CONFLICTED_QUEUE : `organizationId:${organization}`;
+}
 
 const GET = prepared((q, p: { id: string }) => q.selectFrom('organizations').selectAll().where('id', '=', p.id));
 

@@ -23,10 +23,14 @@ const META = prepared((q, p: { id: string }) =>
   q.selectFrom('revisions').select(['id', 'space_id', 'change_request_id', 'parents', 'type', 'created_at']).where('id', '=', p.id),
 );
 
-/** A revision's content, as JSON text. */
-export async function content(db: Db, id: string): Promise<string | undefined> {
-  return (await db.first(db.q.selectFrom('revisions').select('content').where('id', '=', id)))?.content;
+/** A revision's row with its content (JSON text). */
+export function withContent(db: Db, id: string): Promise<(RevisionMetaRow & { content: string }) | undefined> {
+  return db.first(WITH_CONTENT, { id });
 }
+
+const WITH_CONTENT = prepared((q, p: { id: string }) =>
+  q.selectFrom('revisions').select(['id', 'space_id', 'change_request_id', 'parents', 'type', 'created_at', 'content']).where('id', '=', p.id),
+);
 
 /** When the space was made, if `id` is its unwritten first revision. */
 export async function unwrittenFirst(db: Db, spaceId: string, id: string): Promise<string | undefined> {

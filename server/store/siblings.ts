@@ -85,14 +85,6 @@ export function sibling(db: Db, of: Siblings, id: string): Promise<Sibling | und
   );
 }
 
-/**
- * The position after the last of the organization's top level (1 when it has none), as an expression: what
- * `lastPosition` reads, plus one, computed by the statement that takes it (an insert that waits for no read).
- */
-export function nextTopPosition(organizationId: string): RawBuilder<number> {
-  return sql<number>`(SELECT COALESCE(MAX(position), 0) + 1 FROM ${lastOfEach({ organizationId, parentId: null })})`;
-}
-
 /** The last position of the spaces and of the collections among the siblings (a row each, none when there are none). */
 function lastOfEach(of: Omit<Siblings, 'parentId'> & { parentId?: string | null }): RawBuilder<unknown> {
   return sql`(

@@ -1,11 +1,9 @@
 // Spaces, their counters (kept by triggers: space_counters, organization_space_counts) and the teams that reach them.
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { sql } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import { camelName, columns, type Db, type Prepared, prepared } from './db.ts';
-import { roleOfLater } from './members.ts';
-import { nextTopPosition } from './siblings.ts';
+import { noteOrganization } from './organizations.ts';
 import { after, type Key, type SortOrder } from './keyset.ts';
-import type { Camelized, Schema, SpacesTable } from './schema.ts';
+import type { Camelized, SpacesTable } from './schema.ts';
 
 /** A space's row, as the API's code reads it (the two search and revision columns are the store's business). */
 export type SpaceRecord = Camelized<Omit<Selectable<SpacesTable>, 'search_revision_id' | 'unwritten_revision_id'>>;
@@ -35,8 +33,10 @@ const NAMES = COLUMNS.map(camelName) as (keyof SpaceRecord)[];
 
 const GET = prepared((q, p: { id: string }) => q.selectFrom('spaces').select(COLUMNS).where('id', '=', p.id));
 
-export function get(db: Db, id: string): Promise<SpaceRecord | undefined> {
-  return db.first(GET, { id });
+export async function get(db: Db, id: string): Promise<SpaceRecord | undefined> {
+  const row = await db.first(GET, { id });
+  if (row !== undefined) noteOrganization(db, `spaceId:${id}`, row.organizationId);
+  return row;
 }
 
 /** What a request on a space reads first: the space, the caller's row of its organization, the space's counters. */
@@ -72,7 +72,9 @@ const FOR_USER = prepared((q, p: { id: string; userId: string }) =>
  */
 export async function getForUser(db: Db, id: string, userId: string): Promise<SpaceForUser | undefined> {
   const row = await db.first(FOR_USER, { id, userId });
-  return row === undefined ? undefined : forUserOf(row);
+  if (row === undefined) return undefined;
+  noteOrganization(db, `spaceId:${id}`, row.organizationId);
+  return forUserOf(row);
 }
 
 type ForUserRow = typeof FOR_USER extends Prepared<{ id: string; userId: string }, infer Row> ? Camelized<Row> : never;
@@ -82,15 +84,6 @@ const forUserOf = (row: ForUserRow): SpaceForUser => ({
   member: row.memberUserId === null ? undefined : { role: row.memberRole, disabled: row.memberDisabled! },
   counters: countersFrom(row),
 });
-
-/** `getForUser`, sent without waiting (`Db.later`): read once the write has committed. */
-export function getForUserLater(db: Db, id: string, userId: string): () => Promise<SpaceForUser | undefined> {
-  const read = db.later(FOR_USER, { id, userId });
-  return async () => {
-    const [row] = await read.rows();
-    return row === undefined ? undefined : forUserOf(row);
-  };
-}
 
 /** The space's columns of a row that holds more, copied by name: an object rest (`{ memberRole, ...space } = row`) takes V8's slow path. */
 function spaceOf(row: SpaceRecord): SpaceRecord {
@@ -128,6 +121,7 @@ export async function insert(
   row: SpaceRecord,
   revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
 ): Promise<void> {
+  noteOrganization(db, `spaceId:${row.id}`, row.organizationId);
   await db.send(INSERT, {
     ...columns<Insertable<SpacesTable>>(row),
     search_revision_id: revisions.searchRevisionId,
@@ -137,77 +131,6 @@ export async function insert(
 
 const INSERT = prepared((q, p: Insertable<SpacesTable>) => q.insertInto('spaces').values(p));
 
-// A new space at the end of its organization's top level, for a user who may create content there (an enabled member
-// of role admin or create): one row of `members` selects the values, none inserts nothing. Returns the space
-// (`role`: and the user's role, as a scalar subquery; see `Specific.readsReturned`).
-type CreatorInsert = Omit<Insertable<SpacesTable>, 'position' | 'parent_id'> & { user_id: string };
-/**
- * The roles whose members may create content at an organization's top level (the domain's `createContent`) and the one
- * that administers every space (`contentRole`): the domain's rules, written here as the statements check them, and
- * compared with those rules by test/api/spaces.test.ts.
- */
-export const CREATOR_ROLES = ['admin', 'create'] as const;
-export const ADMIN_ROLE = 'admin';
-const insertedByCreator = (q: Kysely<Schema>, { user_id, ...row }: CreatorInsert) =>
-  q
-    .insertInto('spaces')
-    .columns([...(Object.keys(row) as (keyof typeof row)[]), 'parent_id', 'position'])
-    .expression(({ selectFrom, val }) =>
-      selectFrom('members')
-        .select([
-          ...Object.entries(row).map(([column, value]) => val(value).as(column)),
-          sql<null>`NULL`.as('parent_id'),
-          nextTopPosition(row.organization_id).as('position'),
-        ])
-        .where('members.organization_id', '=', row.organization_id)
-        .where('members.user_id', '=', user_id)
-        .where('members.role', 'in', CREATOR_ROLES)
-        .where('members.disabled', '=', 0),
-    )
-    .returning(COLUMNS);
-const INSERT_BY_CREATOR = prepared(insertedByCreator);
-const INSERT_BY_CREATOR_WITH_ROLE = prepared((q, parameters: CreatorInsert) =>
-  insertedByCreator(q, parameters).returning(({ selectFrom }) =>
-    selectFrom('members')
-      .select('members.role')
-      .whereRef('members.organization_id', '=', 'spaces.organization_id')
-      .where('members.user_id', '=', parameters.user_id)
-      .as('member_role'),
-  ),
-);
-
-/**
- * Inserts a new space at the end of its organization's top level when `userId` may create content there (an enabled
- * member of role admin or create), with statements sent without waiting (`Db.later`): once the write has committed,
- * the space as stored and the user's role, or undefined when it inserted nothing (no such member).
- */
-export function insertAtTopByCreator(
-  db: Db,
-  row: Omit<SpaceRecord, 'position' | 'parentId'>,
-  revisions: { searchRevisionId: string | null; unwrittenRevisionId: string | null },
-  userId: string,
-): () => Promise<{ space: SpaceRecord; role: string | null } | undefined> {
-  const parameters = {
-    ...columns<Omit<Insertable<SpacesTable>, 'position' | 'parent_id'>>(row),
-    search_revision_id: revisions.searchRevisionId,
-    unwritten_revision_id: revisions.unwrittenRevisionId,
-    user_id: userId,
-  };
-  if (db.specific.readsReturned) {
-    const inserted = db.later(INSERT_BY_CREATOR_WITH_ROLE, parameters);
-    return async () => {
-      const [found] = await inserted.rows();
-      return found === undefined ? undefined : { space: spaceOf(found), role: found.memberRole };
-    };
-  }
-  const inserted = db.later(INSERT_BY_CREATOR, parameters);
-  const member = roleOfLater(db, row.organizationId, userId);
-  return async () => {
-    const [space] = await inserted.rows();
-    return space === undefined ? undefined : { space, role: (await member.rows())[0]?.role ?? null };
-  };
-}
-
 type SpaceChanges = Camelized<Updateable<Omit<SpacesTable, 'id'>>>;
 
 // Compiled once per set of columns changed (a PATCH sets those it was sent).
@@ -216,62 +139,6 @@ const UPDATE = prepared((q, { id, ...changes }: Updateable<Omit<SpacesTable, 'id
 /** Changes columns of a space. */
 export async function update(db: Db, id: string, changes: SpaceChanges): Promise<void> {
   await db.send(UPDATE, { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id });
-}
-
-// As UPDATE, for a live space of an organization the user administers (an enabled member of role admin), returning the
-// space (`counters`: and its counters, as scalar subqueries; see `Specific.readsReturned`).
-type AdminUpdate = Updateable<Omit<SpacesTable, 'id'>> & { id: string; userId: string };
-const updatedByAdmin = (q: Kysely<Schema>, { id, userId, ...changes }: AdminUpdate) =>
-  q
-    .updateTable('spaces')
-    .set(changes)
-    .where('spaces.id', '=', id)
-    .where('spaces.deleted_at', 'is', null)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('members')
-          .select('members.user_id')
-          .whereRef('members.organization_id', '=', 'spaces.organization_id')
-          .where('members.user_id', '=', userId)
-          .where('members.role', '=', ADMIN_ROLE)
-          .where('members.disabled', '=', 0),
-      ),
-    )
-    .returning(COLUMNS.map((column) => `spaces.${column}` as const));
-const UPDATE_BY_ADMIN = prepared(updatedByAdmin);
-const UPDATE_BY_ADMIN_COUNTED = prepared((q, parameters: AdminUpdate) =>
-  updatedByAdmin(q, parameters).returning(({ selectFrom }) => {
-    const counter = () => selectFrom('space_counters').whereRef('space_counters.space_id', '=', 'spaces.id');
-    return [
-      counter().select('space_counters.space_id').as('counters_space_id'),
-      counter().select('space_counters.comments').as('counters_comments'),
-      counter().select('space_counters.change_requests').as('counters_change_requests'),
-      counter().select('space_counters.change_requests_open').as('counters_change_requests_open'),
-      counter().select('space_counters.change_requests_draft').as('counters_change_requests_draft'),
-    ];
-  }),
-);
-
-/**
- * Changes columns of a live space when `userId` administers its organization (`role` admin, not disabled), with
- * statements sent without waiting (`Db.later`): once the write has committed, the space as changed and its counters,
- * or undefined when it changed nothing (no such live space, or no such admin).
- */
-export function updateByAdmin(db: Db, id: string, userId: string, changes: SpaceChanges): () => Promise<Omit<SpaceForUser, 'member'> | undefined> {
-  const parameters = { ...columns<Updateable<Omit<SpacesTable, 'id'>>>(changes), id, userId };
-  if (db.specific.readsReturned) {
-    const updated = db.later(UPDATE_BY_ADMIN_COUNTED, parameters);
-    return async () => {
-      const [row] = await updated.rows();
-      return row === undefined ? undefined : { space: spaceOf(row), counters: countersFrom(row) };
-    };
-  }
-  const updated = db.later(UPDATE_BY_ADMIN, parameters);
-  const counters = db.later(COUNTERS_OF, { spaceId: id });
-  return async () => {
-    const [space] = await updated.rows();
-    return space === undefined ? undefined : { space, counters: (await counters.rows())[0] };
-  };
 }
 
 /** Permanently removes a space and, by cascade, everything in it. */

@@ -1,5 +1,5 @@
 // What the two engines do each their own way, behind one interface (sqlite/specific.ts, postgres/specific.ts): lists
-// bound as one parameter, JSON arrays in a column, the full-text index, `readsReturned`, and what the job queue needs
+// bound as one parameter, JSON arrays in a column, the full-text index, and what the job queue needs
 // (the database's clock, a lock per resource, row locks that skip); everything else in the store is written once
 // (server/docs/store.md, "Queries are written once").
 import { type RawBuilder, sql, type SqlBool } from 'kysely';
@@ -64,12 +64,12 @@ export interface Specific<Db> {
   jsonStrings(column: string, alias: string): RawBuilder<{ value: string }>;
   readonly search: SearchIndex<Db>;
   /**
-   * Whether a row an UPDATE returns carries what is read with it (a space's counters: `updateByAdmin`, spaces.ts) as
-   * scalar subqueries of its RETURNING, rather than a statement of its own sent with it. PostgreSQL: yes, a statement
-   * more costs the server more than the subqueries cost the database. SQLite: no, those subqueries made the statement
-   * cost the server a tenth of a PATCH of a space more than two statements did.
+   * Whether a read sent before anything asks for it (the caller's memberships, with a request's first statement:
+   * `members.readAhead`) costs no round trip of its own. PostgreSQL: yes, it leaves with that statement and comes back
+   * with its answer. SQLite: no, it would run in the server's thread whether asked for or not; it is read when first
+   * asked for.
    */
-  readonly readsReturned: boolean;
+  readonly readsAhead: boolean;
   /**
    * The database's time, in milliseconds since the epoch (an integer): what job leases are measured by, so that the
    * clocks of the hosts of several instances never enter them.

@@ -1,14 +1,14 @@
 // Every example of the contract (`@opExample` in spec/) is what the reference server answers: its request, sent by
-// the demo organization's admin to a server holding the examples' world (test/support/example-world/) as it is before
+// the demo organization's admin to a server holding the examples' world (scripts/example-world/) as it is before
 // any example ran, gets the example's answer, the status and every field exactly but for what the server makes when
 // it answers (ids, tokens, times). EXAMPLES_UPDATE=1 writes the server's answers into spec/.
 // How, and how to update: test/README.md, "The contract's examples, answered".
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from '../support/databases.ts';
-import { ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../support/example-world/world.ts';
-import { startOutside, type Outside } from '../support/example-world/outside.ts';
-import { WORLD_PARTS } from '../support/example-world/parts.ts';
+import { ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../../scripts/example-world/world.ts';
+import { startOutside, type Outside } from '../../scripts/example-world/outside.ts';
+import { WORLD_PARTS } from '../../scripts/example-world/parts.ts';
 import { type ExampleAnswer, writeExampleAnswers } from '../support/example-source.ts';
 import { answerDifferences, ExamplePairs, mapCursor, type OperationExample, operationExamples } from '../support/examples.ts';
 import { loadContract } from '../../server/http/contract.ts';

@@ -14,7 +14,7 @@ import { readConfig } from '../../server/common/config.ts';
 import { listGitOperations } from '../../server/domain/git.ts';
 import { standardFixture } from '../support/fixture.ts';
 import { expectError, ok } from '../support/expect.ts';
-import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
+import { serveWithGitHttpBackend } from '../../scripts/git-http-backend.ts';
 import { commitsOf, EXPECTED_SUMMARY, filesAt, HANDBOOK_SHAPE, runnerOf, space, useGitServer } from '../support/git-sync.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -4,7 +4,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
 import { atTurnEnd } from '../../server/common/turn-end.ts';
@@ -198,24 +197,6 @@ describe('SqliteStore.write: group commit, when a write or the commit fails, a w
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('SqliteStore: statements whose rows are read after the commit (Db.later)', () => {
-  test('run there and then: their rows are there once the write has committed, and one that fails fails its write alone, changing nothing', async () => {
-    const [kept, failing, after] = await outcomes([
-      store.write(async (db) => db.later(sql<{ name: string }>`INSERT INTO t (name) VALUES ('later-a') RETURNING name`)),
-      store.write(async (db) => {
-        db.later(sql`INSERT INTO t (name) VALUES ('later-b')`);
-        // The same name again: the write fails with its error, its first insert undone with it.
-        return db.later(sql`INSERT INTO t (name) VALUES ('later-b')`);
-      }),
-      store.write(async (db) => db.later(sql<{ name: string }>`SELECT name FROM t WHERE name LIKE 'later-%'`)),
-    ]);
-    expect(await (kept as { value: { rows(): Promise<unknown[]> } }).value.rows()).toEqual([{ name: 'later-a' }]);
-    expect((failing as { error: string }).error).toMatch(/UNIQUE/);
-    expect(await (after as { value: { rows(): Promise<unknown[]> } }).value.rows()).toEqual([{ name: 'later-a' }]);
-    expect(names()).toEqual(['later-a']);
   });
 });
 

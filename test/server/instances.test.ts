@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serverArguments } from '../support/built-server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { ok } from '../support/expect.ts';
-import { serveWithGitHttpBackend } from '../support/git-http-backend.ts';
+import { serveWithGitHttpBackend } from '../../scripts/git-http-backend.ts';
 import { eventually, heldServer, type Instance, query, runServer, seedFile, startInstance } from '../support/instances.ts';
 import { startPostgres } from '../../scripts/postgres-server.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';

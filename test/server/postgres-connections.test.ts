@@ -5,7 +5,8 @@
 // statements fails as unavailable and commits nothing, however postgres.js connects again.
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import * as members from '../../server/store/members.ts';
 import type { Db } from '../../server/store/db.ts';
 import { PostgresStore, queueKey } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
@@ -66,15 +67,18 @@ describe("a request's reads", () => {
     expect(await store.read((db) => valueOf(db, 'read'))).toBe(2);
   });
 
-  test('in a read-only transaction that ends with them: a write through them is refused, and no transaction is left open', async () => {
+  test('in a read-only transaction that ends after them: a write through them is refused, and no transaction stays open', async () => {
     await expect(store.read((db) => db.all(sql`INSERT INTO scratch (id, value) VALUES ('refused', 1)`))).rejects.toThrow(/Store\.write/);
     // A write the store cannot tell from a read (a function that writes) is refused by PostgreSQL.
     await expect(store.read((db) => db.all(sql`SELECT nextval('store_changes')`))).rejects.toThrow(/read-only transaction/);
     await store.read((db) => valueOf(db, 'read'));
-    const { rows } = await other.query<{ n: string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND application_name = 'docs-platform-server'`,
-    );
-    expect(Number(rows[0]!.n)).toBe(0);
+    // Its COMMIT leaves with the next statement on its connection, or alone at the end of the turn.
+    const open = async () =>
+      Number((await other.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND application_name = 'docs-platform-server'`,
+      )).rows[0]!.n);
+    for (let tries = 0; tries < 50 && (await open()) > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await open()).toBe(0);
   });
 
   test('see a write they make, on their own connection, and hold one connection however many requests read', async () => {
@@ -94,7 +98,54 @@ describe("a request's reads", () => {
   });
 });
 
+describe("the caller's memberships", () => {
+  test('are read once per unit of work, all of them in one statement, and read again after it changes a member', async () => {
+    await other.query(`INSERT INTO users (id, display_name, created_at) VALUES ('ahead-user', 'Ahead', 'now')`);
+    for (const id of ['ahead-a', 'ahead-b']) {
+      await other.query(`INSERT INTO organizations (id, title, created_at, type) VALUES ($1, $1, 'now', 'business')`, [id]);
+      await other.query(`INSERT INTO members (organization_id, user_id, role, joined_at) VALUES ($1, 'ahead-user', 'read', 'now')`, [id]);
+    }
+    const seen = await store.write(async (db) => {
+      const reads = vi.spyOn(db, 'all');
+      const lookups = vi.spyOn(db, 'first');
+      members.readAhead(db, 'ahead-user');
+      const first = await Promise.all([members.roleOf(db, 'ahead-a', 'ahead-user'), members.roleOf(db, 'ahead-b', 'ahead-user'), members.roleOf(db, 'ahead-none', 'ahead-user')]);
+      const statements = reads.mock.calls.length + lookups.mock.calls.length;
+      await members.update(db, 'ahead-a', 'ahead-user', { role: 'admin' });
+      return { first, statements, after: await members.roleOf(db, 'ahead-a', 'ahead-user'), asked: members.membershipsAsked(db) };
+    });
+    expect(seen).toEqual({
+      first: [{ role: 'read', disabled: 0 }, { role: 'read', disabled: 0 }, undefined],
+      statements: 1,
+      after: { role: 'admin', disabled: 0 },
+      asked: true,
+    });
+  });
+});
+
 describe('a transaction', () => {
+  test('holds a connection of its own, though more transactions wait for one than the pool has', async () => {
+    // Two connections for twelve transactions: each release wakes every waiter, and one alone may take it.
+    const small = await PostgresStore.open({ url: database.url, poolSize: 2 });
+    try {
+      const seen = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          small.write(async (db) => {
+            const first = await db.first(sql<{ tx: string }>`SELECT txid_current()::text AS tx`);
+            await db.run(sql`INSERT INTO scratch (id, value) VALUES (${`pool-${i}`}, txid_current())`);
+            const second = await db.first(sql<{ tx: string }>`SELECT txid_current()::text AS tx`);
+            return [first!.tx, second!.tx];
+          }, { isolation: i % 2 === 0 ? 'read committed' : 'serializable' }),
+        ),
+      );
+      // Each in a transaction of its own: the same transaction from its first statement to its last, no other's.
+      expect(seen.every(([first, second]) => first === second)).toBe(true);
+      expect(new Set(seen.map(([first]) => first)).size).toBe(12);
+    } finally {
+      await small.close();
+    }
+  });
+
   test("takes its snapshot after the wait for its queue's lock, though its lock, BEGIN and first statement are sent together", async () => {
     await other.query(`INSERT INTO scratch (id, value) VALUES ('snapshot', 1)`);
     // Another session holds the queue's lock: the write waits for it, its first statement sent already.
@@ -119,15 +170,11 @@ describe('a transaction', () => {
     const outcome = store.write(async (db) => {
       await db.run(sql`INSERT INTO scratch (id, value) VALUES ('lost-1', pg_backend_pid())`);
       const { pid } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
+      const replaced = store.connectionsReplaced;
       await other.query('SELECT pg_terminate_backend($1)', [pid]);
-      // The connection is gone before the next statement: postgres.js would send it on a new connection, outside the
-      // transaction; the store refuses it.
-      for (;;) {
-        const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
-        if (rows.length === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The connection is gone before the next statement, and the pool has seen it close: postgres.js would send the
+      // statement on a new connection, outside the transaction; the store refuses it.
+      await vi.waitUntil(() => store.connectionsReplaced > replaced, { timeout: 10_000, interval: 5 });
       await db.run(sql`INSERT INTO scratch (id, value) VALUES ('lost-2', 0)`);
     });
     await expect(outcome).rejects.toMatchObject({ kind: 'unavailable' });
@@ -150,13 +197,10 @@ describe('parameters and lost connections', () => {
 
   test('a connection the database ends while unused is replaced: the next reads run on a new backend, at once', async () => {
     const before = await backendOf();
+    const replaced = store.connectionsReplaced;
     await other.query('SELECT pg_terminate_backend($1)', [before]);
-    for (;;) {
-      const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [before]);
-      if (rows.length === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the pool has seen the connection close.
+    await vi.waitUntil(() => store.connectionsReplaced > replaced, { timeout: 10_000, interval: 5 });
     // Reads sent together, as a burst of requests would.
     const pids = await Promise.all(Array.from({ length: 20 }, () => backendOf()));
     expect(pids.every((pid) => pid !== before)).toBe(true);

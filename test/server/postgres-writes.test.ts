@@ -1,13 +1,14 @@
 // Writes on PostgreSQL that name the same queue (WriteOptions.queue) commit together, one transaction and one flush
 // for the group, without savepoints; a failing write is left out alone or breaks the group up; writes of no queue
-// run each on its own; statements sent without waiting (Db.send, Db.later) run in order with the write's others.
+// run each on its own; statements sent without waiting (Db.send) run in order with the write's others.
 // The rules, case by case: test/README.md, "Writes grouped on PostgreSQL".
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { notFound } from '../../server/common/errors.ts';
 import type { Db } from '../../server/store/db.ts';
-import { PostgresStore } from '../../server/store/postgres/store.ts';
+import { CONFLICTED_QUEUE, noteOrganization, widerQueue } from '../../server/store/organizations.ts';
+import { PostgresStore, queueKey } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 let database: TestDatabase;
@@ -187,38 +188,6 @@ describe('statements sent without waiting (Db.send)', () => {
   });
 });
 
-describe('statements whose rows are read after the commit (Db.later)', () => {
-  test('writes of a queue that wait for no answer commit together, each reading what its own statement returned', async () => {
-    await other.query(`INSERT INTO scratch (id, txid) VALUES ('later-row', 0)`);
-    const writes = Array.from({ length: 8 }, () =>
-      store.write(async (db) => db.later(sql<{ txid: string; tx: string }>`UPDATE scratch SET txid = txid + 1 WHERE id = 'later-row' RETURNING txid, txid_current() AS tx`), {
-        queue: 'spaceId:later',
-      }),
-    );
-    const returned = await Promise.all((await Promise.all(writes)).map(async (later) => (await later.rows())[0]!));
-    expect(returned.map((row) => Number(row.txid))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(new Set(returned.map((row) => row.tx)).size).toBeLessThan(writes.length);
-    expect(await rows('later-row')).toEqual([{ id: 'later-row', txid: '8' }]);
-  });
-
-  test('one that fails fails its write with its own error and changes nothing; the others of its group commit', async () => {
-    const names = ['later-0', 'later-1', 'later-2'];
-    const outcomes = await Promise.allSettled(
-      names.map((name, i) =>
-        store.write(async (db) => db.later(sql`INSERT INTO scratch (id, txid) VALUES (${name}, ${i === 1 ? null : sql`txid_current()`}) RETURNING id`), {
-          queue: 'spaceId:later-failing',
-        }),
-      ),
-    );
-    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'committed' : (outcome.reason as { code?: string }).code))).toEqual(['committed', '23502', 'committed']);
-    expect((await rows('later-')).map((row) => row.id)).toEqual(['later-0', 'later-2', 'later-row']);
-  });
-
-  test('a reader refuses them, as every write outside Store.write', async () => {
-    await expect(store.reader.later(sql`INSERT INTO scratch (id, txid) VALUES ('reader-later', 0) RETURNING id`).rows()).rejects.toThrow(/Store\.write/);
-  });
-});
-
 describe('the reader', () => {
   test('refuses to write, as on SQLite: writes go through Store.write', async () => {
     await expect(store.reader.run(sql`INSERT INTO scratch (id, txid) VALUES (${'reader-1'}, 0)`)).rejects.toThrow(/Store\.write/);
@@ -230,6 +199,36 @@ describe('the reader', () => {
   test('answers rows with their columns named as above the store, camelCase, aliases too', async () => {
     expect(await store.reader.first(sql`SELECT id AS some_id, txid AS tx_id FROM scratch ORDER BY id LIMIT 1`)).toEqual({ someId: expect.any(String), txId: expect.any(Number) });
     expect(await store.reader.all(sql`SELECT 1 AS member_role WHERE false`)).toEqual([]);
+  });
+});
+
+describe('a write that conflicted with another (WriteOptions.wider)', () => {
+  test('takes its wider queue for its next attempts, and says so', async () => {
+    /** The queues whose locks this transaction's session holds, as queueKey names them. */
+    const queuesHeld = async (db: Db) =>
+      (await db.all(sql<{ classid: string; objid: string }>`SELECT classid::text, objid::text FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ExclusiveLock' AND pid = pg_backend_pid()`))
+        .map((lock) => BigInt.asIntN(64, (BigInt(lock.classid) << 32n) | BigInt(lock.objid)).toString());
+    const held: string[][] = [];
+    const widened = vi.fn();
+    let attempts = 0;
+    await store.write(
+      async (db) => {
+        held.push(await queuesHeld(db));
+        // A statement that fails as a conflict with another transaction does, the first time.
+        if (++attempts === 1) await db.run(sql`DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`);
+      },
+      { queue: 'spaceId:conflicting', wider: 'organizationId:wider', widened },
+    );
+    expect(held).toEqual([[queueKey('spaceId:conflicting')], [queueKey('organizationId:wider')]]);
+    expect(widened).toHaveBeenCalledTimes(1);
+  });
+
+  test("a route's wider queue is its record's organization's when noted, else the queue of writes of no known organization", async () => {
+    expect(widerQueue(store, undefined)).toBeUndefined();
+    expect(widerQueue(store, 'organizationId:demo')).toBeUndefined();
+    expect(widerQueue(store, 'integrationName:never-seen')).toBe(CONFLICTED_QUEUE);
+    await store.write(async (db) => noteOrganization(db, 'spaceId:noted', 'demo'));
+    expect(widerQueue(store, 'spaceId:noted')).toBe('organizationId:demo');
   });
 });
 

@@ -38,10 +38,11 @@ describe('the bench settings', () => {
       idRows: 100_000,
       resets: 40,
       saves: 5,
+      fresh: 400,
     };
     expect(benchSettings({})).toEqual(defaults);
     const names = ['PARTS', 'SERVER', 'NODE_ARGS', 'SECONDS', 'RUNS', 'WARMUP', 'CONNECTIONS', 'MEMORY_REQUESTS', 'MEMORY_PAGES'];
-    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES');
+    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES', 'FRESH', 'OPERATIONS');
     const empty = Object.fromEntries(names.map((name) => [`BENCH_${name}`, '']));
     expect(benchSettings(empty)).toEqual(defaults);
   });
@@ -65,6 +66,7 @@ describe('the bench settings', () => {
         BENCH_ID_ROWS: '0',
         BENCH_RESETS: '3',
         BENCH_SAVES: '2',
+        BENCH_FRESH: '50',
       }),
     ).toEqual({
       parts: ['throughput', 'prism', 'ids'],
@@ -83,6 +85,7 @@ describe('the bench settings', () => {
       idRows: 0,
       resets: 3,
       saves: 2,
+      fresh: 50,
     });
   });
 
@@ -95,9 +98,18 @@ describe('the bench settings', () => {
     expect(problems({ BENCH_REQUESTS: ' , ' })).toEqual([expect.stringMatching(/^BENCH_REQUESTS must name requests among .*, got " , "$/)]);
   });
 
+  test('BENCH_OPERATIONS picks operations by operationId; one the server does not implement is named', () => {
+    expect(benchSettings({ BENCH_OPERATIONS: 'getSpace, updateSpace' }).operations).toEqual(['getSpace', 'updateSpace']);
+    expect(benchSettings({}).operations).toBeUndefined();
+    expect(problems({ BENCH_OPERATIONS: 'getSpace,getSpaces' })).toEqual([
+      'BENCH_OPERATIONS must name operations the server implements, by operationId, separated by commas, got "getSpace,getSpaces" (no operation "getSpaces")',
+    ]);
+    expect(problems({ BENCH_FRESH: '5' })).toEqual(['BENCH_FRESH must be a whole number from 10 to 100000, got "5"']);
+  });
+
   test('a part it does not have is named, with the parts it has', () => {
     expect(problems({ BENCH_PARTS: 'throughput,idz' })).toEqual([
-      'BENCH_PARTS must name parts among throughput, prism, startup, memory, store, mechanisms, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
+      'BENCH_PARTS must name parts among throughput, prism, startup, memory, store, mechanisms, operations, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
     ]);
     expect(problems({ BENCH_PARTS: ' , ' })[0]).toMatch(/^BENCH_PARTS must name parts among .*, got " , "$/);
   });
@@ -162,7 +174,7 @@ describe('npm run bench with a variable it cannot use', () => {
       expect(code, stderr).toBe(2);
       const lines = stderr.split('\n').filter((line) => line.startsWith('npm run bench: '));
       expect(lines).toEqual([
-        expect.stringContaining('BENCH_PARTS must name parts among throughput, prism, startup, memory, store, mechanisms, lists, revisions, ids'),
+        expect.stringContaining('BENCH_PARTS must name parts among throughput, prism, startup, memory, store, mechanisms, operations, lists, revisions, ids'),
         'npm run bench: BENCH_RUNS must be a whole number from 1 to 100, got "many"',
       ]);
       // Nothing built or measured, no data made (the bench's data goes to docs-bench-* and bench-ids-* in TMPDIR;

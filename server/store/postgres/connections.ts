@@ -21,6 +21,11 @@ class Connection {
   generation = 0;
   /** The pool is closing: a client that ends is not replaced. */
   ending = false;
+  /**
+   * A request's read transaction is still open on it (`Snapshot.end`): its COMMIT leaves with the next statement sent
+   * on it, in the same write, or alone at the end of the turn when none is.
+   */
+  commitDue = false;
 
   constructor(private readonly open: OpenClient) {
     this.sql = this.client();
@@ -39,6 +44,7 @@ class Connection {
   replace(old: postgres.Sql = this.sql): void {
     if (old !== this.sql || this.ending) return;
     this.generation++;
+    this.commitDue = false;
     this.sql = this.client();
     void old.end({ timeout: 0 }).catch(() => undefined);
   }
@@ -67,13 +73,41 @@ export class Held {
    */
   async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     if (this.connection.generation !== this.generation) throw connectionLost();
+    settle(this.connection);
     return await send(this.connection.sql, text, parameters, prepare);
   }
 
-  /** Statements of the store's own (BEGIN, COMMIT, locks), in the simple protocol: one text, several statements. */
+  /**
+   * Statements of the store's own (BEGIN, COMMIT, locks), in the simple protocol: one text, several statements; the
+   * COMMIT of a request's reads still due on the connection goes first, in the same text.
+   */
   async control(text: string): Promise<unknown> {
     if (this.connection.generation !== this.generation) throw connectionLost();
-    return await this.connection.sql.unsafe(text);
+    const due = this.connection.commitDue;
+    this.connection.commitDue = false;
+    return await this.connection.sql.unsafe(due ? `COMMIT; ${text}` : text);
+  }
+
+  /**
+   * The read transaction open on the connection ends with whatever is sent on it next (`Connection.commitDue`), or at
+   * the end of this turn of the event loop; the connection goes back to the pool now.
+   */
+  releaseOpen(): void {
+    const { connection } = this;
+    if (connection.generation === this.generation) {
+      connection.commitDue = true;
+      setImmediate(() => {
+        if (!connection.commitDue || connection.held) return;
+        connection.commitDue = false;
+        connection.sql.unsafe('COMMIT').catch(() => undefined);
+      });
+    }
+    this.release();
+  }
+
+  /** The transaction open on the connection ends with the next statement sent on it (see `Connection.commitDue`). */
+  commitDue(): void {
+    if (this.connection.generation === this.generation) this.connection.commitDue = true;
   }
 
   /** The connection cannot be used again as it is: it is closed, and the next user gets a new one. */
@@ -121,9 +155,10 @@ export class Snapshot {
   async lend(): Promise<Held> {
     const held = await (this.held ??= this.connections.hold());
     this.lent = true;
+    // The read's transaction ends with the write's first statement (see `Connection.commitDue`).
     if (this.begun !== undefined) {
       this.begun = undefined;
-      held.control('COMMIT').catch(() => undefined);
+      held.commitDue();
     }
     return held;
   }
@@ -139,17 +174,27 @@ export class Snapshot {
     held.release();
   }
 
-  /** The request is done: the COMMIT is sent, and the connection given back (by the write, if one still runs on it). */
+  /**
+   * The request is done: the connection goes back to the pool (or is given back by the write, if one still runs on it),
+   * its COMMIT leaving with the next statement sent on it (see `Connection.commitDue`).
+   */
   end(): void {
     this.ended = true;
     if (this.lent) return;
     const held = this.held;
     this.held = undefined;
     void held?.then((connection) => {
-      if (this.begun !== undefined) connection.control('COMMIT').catch(() => undefined);
-      connection.release();
+      if (this.begun !== undefined) connection.releaseOpen();
+      else connection.release();
     });
   }
+}
+
+/** Sends the COMMIT due on `connection` (see `Connection.commitDue`), before what is sent next on it. */
+function settle(connection: Connection): void {
+  if (!connection.commitDue) return;
+  connection.commitDue = false;
+  connection.sql.unsafe('COMMIT').catch(() => undefined);
 }
 
 /** A statement with its parameters, prepared by name on its connection when `prepare`. */
@@ -190,8 +235,8 @@ export class Connections {
   /** A read: on the first free connection with fewer than PIPELINE reads under way, or else the one with the fewest. */
   async read(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
-    connection.reading++;
     try {
+      settle(connection);
       return await send(connection.sql, text, parameters, prepare);
     } finally {
       connection.reading--;
@@ -200,8 +245,7 @@ export class Connections {
 
   /** A connection for one transaction, until its `release`: the free one with the fewest reads under way. */
   async hold(): Promise<Held> {
-    const connection = this.free(1) ?? (await this.freed(1));
-    connection.held = true;
+    const connection = this.free(1, 'held') ?? (await this.freed(1, 'held'));
     return new Held(connection, () => {
       connection.held = false;
       const waiting = this.waiting;
@@ -210,27 +254,45 @@ export class Connections {
     });
   }
 
+  /** How many times a connection of the pool closed and was replaced since the pool opened. */
+  get replaced(): number {
+    return this.all.reduce((sum, connection) => sum + connection.generation, 0);
+  }
+
   /** Closes every connection, once the statements sent on it are answered (at most `seconds` later). */
   async end(seconds: number): Promise<void> {
     for (const connection of this.all) connection.ending = true;
     await Promise.all(this.all.map((connection) => connection.sql.end({ timeout: seconds }).catch(() => undefined)));
   }
 
-  /** The first connection no transaction holds with fewer than `below` reads under way, or else the one with the fewest. */
-  private free(below: number): Connection | undefined {
+  /**
+   * The first connection no transaction holds with fewer than `below` reads under way, or else the one with the fewest,
+   * taken there and then: `held` by a transaction, or with one more read under way (`reading`). Found and taken in one
+   * step: a connection found and taken a turn of the microtask queue later could be taken meanwhile by another caller
+   * woken by the same release, and two transactions would share it.
+   */
+  private free(below: number, take: 'held' | 'reading' = 'reading'): Connection | undefined {
     let best: Connection | undefined;
     for (const connection of this.all) {
       if (connection.held) continue;
-      if (connection.reading < below) return connection;
+      if (connection.reading < below) {
+        best = connection;
+        break;
+      }
       if (best === undefined || connection.reading < best.reading) best = connection;
+    }
+    if (best !== undefined) {
+      if (take === 'held') best.held = true;
+      else best.reading++;
     }
     return best;
   }
 
-  private async freed(below: number): Promise<Connection> {
+  /** Waits until a transaction gives its connection back, then takes one as `free` does. */
+  private async freed(below: number, take: 'held' | 'reading' = 'reading'): Promise<Connection> {
     for (;;) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
-      const connection = this.free(below);
+      const connection = this.free(below, take);
       if (connection !== undefined) return connection;
     }
   }

@@ -82,7 +82,7 @@ export const postgresSpecific: Specific<Db> = {
   jsonStrings: (column, alias) =>
     sql`LATERAL (SELECT value COLLATE "C" AS value FROM jsonb_array_elements_text(${sql.ref(column)}::jsonb) AS value) AS ${sql.id(alias)}`,
 
-  readsReturned: true,
+  readsAhead: true,
 
   search,
 

@@ -298,11 +298,6 @@ class PostgresDriver implements Driver {
     this.statement(statement, writing, true, true).catch(() => undefined);
     return Promise.resolve();
   }
-
-  /** As `send`, its rows kept (`Db.later`); through a reader, a write refused. */
-  later(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    return this.session === undefined ? this.all(statement, writing) : this.statement(statement, writing, true, true);
-  }
 }
 
 export class PostgresStore implements Store {
@@ -343,6 +338,11 @@ export class PostgresStore implements Store {
   applied: string[] = [];
   /** The connection of each request's reads, by their handle (see `read`). */
   private readonly snapshots = new WeakMap<Db, Snapshot>();
+
+  /** How many times a connection of the pool closed and was replaced (a backend ended, the network lost). */
+  get connectionsReplaced(): number {
+    return this.connections.replaced;
+  }
 
   private constructor(
     private readonly module: typeof postgres,
@@ -475,7 +475,7 @@ export class PostgresStore implements Store {
       snapshot !== undefined
         ? this.transaction(work, { ...options, snapshot })
         : options.queue !== undefined && options.isolation !== 'read committed'
-          ? this.grouped(work, options.queue)
+          ? this.grouped(work, options.queue, options)
           : this.transaction(work, options);
     this.writes.add(done);
     const forget = () => this.writes.delete(done);
@@ -494,11 +494,12 @@ export class PostgresStore implements Store {
    * then runs on its own, with its own retries. Callers learn their outcome after the commit, as with a write of its own.
    *
    * A group starts once the group of its queue before it in this process has ended, and takes the writes that came
-   * meanwhile: a write that waits for no answer before its commit (`Db.later`) would otherwise end its group at once,
-   * and each such write would be a transaction of its own, waiting in PostgreSQL for the lock of its queue. Writes
-   * that wait for their reads keep their group open while they run, and gather the writes that come meanwhile anyway.
+   * meanwhile: a write that waits for no answer before its commit (one that only sends its statements) would otherwise
+   * end its group at once, and each such write would be a transaction of its own, waiting in PostgreSQL for the lock of
+   * its queue. Writes that wait for their reads keep their group open while they run, and gather the writes that come
+   * meanwhile anyway.
    */
-  private grouped<T>(work: (db: Db) => Promise<T>, queue: string): Promise<T> {
+  private grouped<T>(work: (db: Db) => Promise<T>, queue: string, wider: Pick<WriteOptions, 'wider' | 'widened'>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) return reject(unavailable('the database is closed'));
       const write: GroupedWrite = { work, resolve: resolve as (value: unknown) => void, reject };
@@ -509,7 +510,7 @@ export class PostgresStore implements Store {
       }
       const started = [write];
       this.groups.set(queue, started);
-      const start = () => this.runGroup(queue, started);
+      const start = () => this.runGroup(queue, started, wider);
       const before = this.running.get(queue);
       const run = before === undefined ? start() : before.then(start, start);
       this.running.set(queue, run);
@@ -520,20 +521,20 @@ export class PostgresStore implements Store {
     });
   }
 
-  private async runGroup(queue: string, group: GroupedWrite[]): Promise<void> {
+  private async runGroup(queue: string, group: GroupedWrite[], wider: Pick<WriteOptions, 'wider' | 'widened'>): Promise<void> {
     const close = () => {
       if (this.groups.get(queue) === group) this.groups.delete(queue);
     };
     let outcomes: Outcome[];
     try {
-      outcomes = await this.transaction((db, effects, session) => this.runWrites(db, effects, session, group, close), { queue, grouped: true });
+      outcomes = await this.transaction((db, effects, session) => this.runWrites(db, effects, session, group, close), { queue, ...wider, grouped: true });
     } catch (error) {
       close();
       if (group.length === 1 || !(error instanceof GroupConflict)) {
         for (const write of group) write.reject(error instanceof GroupConflict ? error.cause : error);
         return;
       }
-      for (const write of group) this.transaction(write.work, { queue }).then(write.resolve, write.reject);
+      for (const write of group) this.transaction(write.work, { queue, ...wider }).then(write.resolve, write.reject);
       return;
     }
     group.forEach((write, i) => {
@@ -596,6 +597,8 @@ export class PostgresStore implements Store {
     // writes that kept invalidating it).
     let locked = false;
     let alone = false;
+    // The queue whose lock it holds: its own, or the wider one after a conflict (WriteOptions.wider).
+    let queue = options.queue;
     try {
       for (let attempt = 1; ; attempt++) {
         // The lock and BEGIN are sent with the work's first statement, without waiting for their answers: PostgreSQL
@@ -603,8 +606,8 @@ export class PostgresStore implements Store {
         // follows the wait for the lock, and one round trip does for the three.
         const begin: Promise<unknown>[] = [];
         if (!locked) {
-          const queue = options.queue === undefined || alone ? '' : `, pg_advisory_lock(${queueKey(options.queue)})`;
-          begin.push(held.control(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queue}`));
+          const queued = queue === undefined || alone ? '' : `, pg_advisory_lock(${queueKey(queue)})`;
+          begin.push(held.control(alone ? `SELECT pg_advisory_lock(${WRITERS_LOCK})` : `SELECT pg_advisory_lock_shared(${WRITERS_LOCK})${queued}`));
           locked = true;
         }
         begin.push(held.control(`BEGIN ISOLATION LEVEL ${isolation}`));
@@ -645,7 +648,8 @@ export class PostgresStore implements Store {
           const error = session.sentFailure !== undefined && !(thrown instanceof GroupConflict) ? sentFailed(session.sentFailure, options.grouped === true) : thrown;
           const code = (error as { code?: string }).code;
           if (!broken && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
-            if (attempt >= ALONE_AFTER && !alone) {
+            const widen = options.wider !== undefined && queue !== options.wider && !alone;
+            if ((attempt >= ALONE_AFTER && !alone) || widen) {
               try {
                 await held.control('SELECT pg_advisory_unlock_all()');
               } catch (unlockError) {
@@ -653,7 +657,10 @@ export class PostgresStore implements Store {
                 throw this.failure(unlockError, began);
               }
               locked = false;
-              alone = true;
+              if (widen) {
+                queue = options.wider;
+                options.widened?.();
+              } else alone = true;
             } else {
               // Conflicting writers retry at different moments: a random wait that grows with the attempts.
               await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));

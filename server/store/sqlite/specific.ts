@@ -93,7 +93,7 @@ export const sqliteSpecific: Specific<Db> = {
 
   jsonStrings: (column, alias) => sql`json_each(${sql.ref(column)}) AS ${sql.id(alias)}`,
 
-  readsReturned: false,
+  readsAhead: false,
 
   search,
 

@@ -145,11 +145,6 @@ class SqliteDriver implements Driver {
   async send(statement: Compiled, writing: boolean): Promise<void> {
     await this.run(statement, writing);
   }
-
-  /** Runs there and then: its failure is thrown into the work, and fails the write (`Db.later`). */
-  later(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    return Promise.resolve(this.rows(statement, writing));
-  }
 }
 
 export class SqliteStore implements Store {
@@ -158,7 +153,8 @@ export class SqliteStore implements Store {
   readonly changesCommittedOnly = false;
   readonly connection: Connection;
   readonly reader: Db;
-  private readonly writer: Db;
+  /** Runs the statements of every handle (`reader`, each write's, each request's reads). */
+  private readonly driver: SqliteDriver;
   /** What the writes of the open transaction registered to run once it commits (Db.afterCommit). */
   private readonly effects = new Effects();
   private readonly statements = new Map<string, CachedStatement>();
@@ -225,14 +221,16 @@ export class SqliteStore implements Store {
       rollbackTo: this.connection.prepare('ROLLBACK TO store_write'),
     };
     this.changes = this.connection.prepare('SELECT total_changes()').pluck();
-    const driver = new SqliteDriver(this);
-    this.reader = new EngineDb(this, driver);
-    this.writer = new EngineDb(this, driver, this.effects);
+    this.driver = new SqliteDriver(this);
+    this.reader = new EngineDb(this, this.driver);
   }
 
-  /** A request's reads: the connection's, whose statements run one at a time in this thread (Store.read). */
+  /**
+   * A request's reads: on the connection, whose statements run one at a time in this thread (Store.read), through a
+   * handle of their own (what a unit of work keeps of its reads is its own: members.ts).
+   */
   read<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    return work(this.reader);
+    return work(new EngineDb(this, this.driver));
   }
 
   /** Opens the database file `data.sqlite` in `dataDir` (or an in-memory one) and migrates it. */
@@ -330,7 +328,8 @@ export class SqliteStore implements Store {
         // savepoint when it fails.
         const mark = this.effects.mark();
         try {
-          const result = await work(this.writer);
+          // A handle of its own: what a unit of work keeps of its reads is its own (members.ts).
+          const result = await work(new EngineDb(this, this.driver, this.effects));
           if (!first) this.control.release.run();
           this.group!.push({ resolve: () => resolve(result), reject });
         } catch (error) {

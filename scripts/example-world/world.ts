@@ -4,9 +4,9 @@
 // fixed times (`WORLD_START`).
 // The world and its rules: test/README.md, "The examples' world".
 import type { RequestListener } from 'node:http';
-import type { DocsClient } from '../../../client/index.ts';
-import type { ManualClock } from '../../../server/common/clock.ts';
-import type { SeedFixture } from '../../../server/start/seed.ts';
+import type { DocsClient } from '../../client/index.ts';
+import type { ManualClock } from '../../server/common/clock.ts';
+import type { SeedFixture } from '../../server/start/seed.ts';
 
 export const WORLD_START = '2026-11-25T07:00:00.000Z';
 

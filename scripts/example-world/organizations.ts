@@ -1,6 +1,6 @@
 // The examples' world, made through the API: organizations, members, teams, SAML, collections and spaces (beyond the
 // seed of world.ts): an active SAML provider, and a space deleted a day ago (to restore).
-import { DAY } from '../../../server/common/clock.ts';
+import { DAY } from '../../server/common/clock.ts';
 import { done, IDS, made, ORGANIZATION, type WorldPart } from './world.ts';
 
 /** Ids the examples use for the records this part makes. */

@@ -1,0 +1,415 @@
+// The operations part of `npm run bench`: every operation the server implements, each sent as its example request
+// (operation-requests.ts) to a server on SQLite and a server on PostgreSQL holding the examples' world, side by side;
+// req/s and the server's CPU per request on each engine, and their ratios, then the spread over all operations, the
+// reads and the writes. More: bench/README.md, "Every operation".
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDocsClient } from '../client/index.ts';
+import { ManualClock } from '../server/common/clock.ts';
+import { readConfig } from '../server/common/config.ts';
+import type { OperationExample } from '../server/http/example-answers.ts';
+import { startServer } from '../server/start/server.ts';
+import type { SeedFixture } from '../server/start/seed.ts';
+import { startNodeOptions } from '../scripts/build-server.ts';
+import { startOutside, type Outside } from '../scripts/example-world/outside.ts';
+import { WORLD_PARTS } from '../scripts/example-world/parts.ts';
+import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../scripts/example-world/world.ts';
+import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
+import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
+import { answered, cpuMs, freePort, median } from './measure.ts';
+import { benchedExamples, type Change, FRESH, MEMBERS_ORGANIZATION, MOST, PROVIDER_ORGANIZATIONS, requestOf, type SentRequest } from './operation-requests.ts';
+import type { BenchSettings } from './settings.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Where the examples' answers point, as in test/api/examples.test.ts. */
+const PUBLIC_URL = 'https://docs.example.com';
+/**
+ * Requests of each operation sent to each server before it is measured (the JIT, the validator's checks): a write's
+ * servers are new for each of its measurements, a read's only for the first.
+ */
+const WARMUP = 40;
+/**
+ * Requests of a read (its example) that warm a write's new servers first: the paths every request takes (HTTP, the
+ * validator, the driver, the token), which a write's own warm-up is too short to warm.
+ */
+const WARM_READ = { operationId: 'getSpace', requests: 400 };
+/** Requests that make fresh records, sent at once. */
+const MAKERS = 8;
+
+/** The examples' world as one server built it: the world's id of each example id, the outside addresses. */
+interface World {
+  ids: Map<string, string>;
+  origins: Map<string, string>;
+}
+
+/** A server measured: its engine, its process, and the world it holds. */
+interface Engine {
+  name: 'SQLite' | 'PostgreSQL';
+  url: string;
+  child: ChildProcess;
+  world: World;
+  /** The members of the bench's own organization not removed yet (`FreshMaker.member`). */
+  members: string[];
+  /** The end of what the server printed (its errors, when a request failed). */
+  output(): string;
+}
+
+/** One measurement of one operation on one engine. */
+interface Measured {
+  rps: number;
+  cpuUs?: number;
+}
+
+/** The seed: the examples' world's, an organization whose members `removeMember` removes, and those of the SAML providers. */
+function benchSeed(members: number): SeedFixture {
+  const ids = Array.from({ length: members }, (_, i) => `bench-member-${i}`);
+  return {
+    users: [...(EXAMPLE_SEED.users ?? []), ...ids.map((id) => ({ id, displayName: `Member ${id.slice(13)}`, email: `${id}@bench.example` }))],
+    organizations: [
+      ...(EXAMPLE_SEED.organizations ?? []),
+      { id: MEMBERS_ORGANIZATION, title: 'Bench members', members: [{ user: ADMIN, role: 'admin' }, ...ids.map((user) => ({ user, role: 'read' as const }))] },
+      ...PROVIDER_ORGANIZATIONS.map((id) => ({ id, title: id, members: [{ user: ADMIN, role: 'admin' as const }] })),
+    ],
+  };
+}
+
+/** The environment every server of the part runs with, beside its engine's. */
+const serverEnv = { LOG_LEVEL: 'warn', PUBLIC_URL, ALLOW_PRIVATE_NETWORKS: 'true' };
+
+/** Builds the examples' world through the API on a server in this process, on `engine`'s database, and stops it. */
+async function buildWorld(engine: Record<string, string>, outside: Outside, members: number): Promise<World> {
+  const clock = new ManualClock(WORLD_START);
+  const running = await startServer(readConfig({ PORT: '0', ...serverEnv, LOG_LEVEL: 'silent', ...engine }), { clock, fixture: benchSeed(members) });
+  const ids = new Map<string, string>();
+  try {
+    const maker: WorldMaker = {
+      as: (user) => createDocsClient({ baseUrl: running.url, token: user === undefined ? ADMIN_TOKEN : `${user}-token` }),
+      clock,
+      made(exampleId, id) {
+        ids.set(exampleId, id);
+        clock.advance(60_000);
+        return id;
+      },
+      id(exampleId) {
+        const id = ids.get(exampleId);
+        if (id === undefined) throw new Error(`the examples' world has no record ${exampleId} yet`);
+        return id;
+      },
+      outside(exampleUrl) {
+        const origin = new URL(exampleUrl).origin;
+        return exampleUrl.replace(origin, outside.origins.get(origin)!);
+      },
+      settled: () => running.ctx.jobs.idle(),
+    };
+    for (const part of WORLD_PARTS) await part.build(maker);
+    await maker.settled();
+  } finally {
+    await running.close();
+  }
+  return { ids, origins: outside.origins };
+}
+
+/** Starts the measured server of `name` on the database its world was built in; resolves once it answers. */
+async function startEngine(name: Engine['name'], env: Record<string, string>, world: World, members: number, settings: BenchSettings): Promise<Engine> {
+  const port = await freePort();
+  const command = [...startNodeOptions(), ...settings.nodeArgs, ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js'])];
+  const child = started(spawn(process.execPath, command, { cwd: root, env: { ...process.env, ...serverEnv, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk).slice(-4000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  await answered(`${url}/v1/orgs`, child, () => output);
+  return { name, url, child, world, members: Array.from({ length: members }, (_, i) => `bench-member-${i}`), output: () => output };
+}
+
+/** Sends one request as the admin; its status and body. */
+async function send(engine: Engine, request: SentRequest): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${engine.url}${request.path}`, {
+    method: request.method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+let uniques = 0;
+
+/** `count` requests of `example` on `engine`, each with a fresh record made for it (FRESH), or the example itself. */
+async function requestsFor(engine: Engine, example: OperationExample, count: number, examples: Map<string, OperationExample>): Promise<SentRequest[]> {
+  const fresh = FRESH[example.operationId];
+  if (fresh === undefined) return [requestOf(example, engine.world)];
+  const make = {
+    async send(operationId: string, change?: Change) {
+      const answer = await send(engine, requestOf(examples.get(operationId)!, engine.world, change));
+      if (answer.status >= 300) throw new Error(`making a fresh record for ${example.operationId}: ${operationId} answered ${answer.status} ${answer.text.slice(0, 300)}`);
+      return answer.text ? (JSON.parse(answer.text) as { id: string }) : undefined;
+    },
+    unique: (prefix: string) => `${prefix}${++uniques}`,
+    member: () => {
+      const member = engine.members.shift();
+      if (member === undefined) throw new Error('no member of the bench organization is left to remove: raise BENCH_FRESH_MEMBERS');
+      return member;
+    },
+  };
+  const requests: SentRequest[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: MAKERS }, async () => {
+      while (next < count) {
+        const maker = { ...make, made: next++ };
+        requests.push(requestOf(example, engine.world, await fresh(maker)));
+      }
+    }),
+  );
+  return requests;
+}
+
+/** Resolves once `child` has spent under 3 ms of CPU in 200 ms (background work ended), or after 30 s. */
+async function settled(child: ChildProcess): Promise<void> {
+  const until = performance.now() + 30_000;
+  let before = cpuMs(child);
+  while (performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = cpuMs(child);
+    if (before === undefined || now === undefined || now - before < 3) return;
+    before = now;
+  }
+}
+
+/** `requests` sent by autocannon, each once in turn (`amount`) or over and over for `seconds`; what it measured. */
+async function load(engine: Engine, label: string, requests: SentRequest[], connections: number, limit: { amount: number } | { duration: number }): Promise<Measured> {
+  let next = 0;
+  const before = cpuMs(engine.child);
+  const began = performance.now();
+  // autocannon ends a run at its next sample, each second: the rate is timed here, from the start to the last answer.
+  let last = began;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: engine.url,
+        connections,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (request) => {
+              // A request autocannon sends beyond `amount` (its connections' last ones) repeats the last.
+              const sent = requests[Math.min(next++, requests.length - 1)]!;
+              return { ...request, method: sent.method as never, path: sent.path, body: sent.body ?? '' };
+            },
+          },
+        ],
+        ...limit,
+      },
+      (error, outcome) => (error ? reject(error) : resolve(outcome)),
+    );
+    let answers = 0;
+    instance.on('response', () => {
+      last = performance.now();
+      // Ended as soon as its count is answered, not at autocannon's next sample.
+      if ('amount' in limit && ++answers === limit.amount) instance.stop();
+    });
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${label} on ${engine.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors; the server's last lines: ${engine.output().slice(-600)}`);
+  }
+  const after = cpuMs(engine.child);
+  const answered = result.requests.total;
+  return {
+    rps: (answered * 1000) / Math.max(1, last - began),
+    ...(before === undefined || after === undefined || answered === 0 ? {} : { cpuUs: ((after - before) * 1000) / answered }),
+  };
+}
+
+/**
+ * How a write of `operationId` is measured: its warm-up and its count of requests, BENCH_FRESH, or fewer where an
+ * aggregate is bounded (MOST: its warm-up, the lone first request and the requests autocannon sends past its count
+ * included).
+ */
+function countsOf(operationId: string, settings: BenchSettings): { warmup: number; count: number } {
+  const most = MOST[operationId];
+  if (most === undefined) return { warmup: WARMUP, count: settings.fresh };
+  const warmup = Math.min(WARMUP, Math.floor(most / 5));
+  return { warmup, count: Math.min(settings.fresh, most - warmup - 1 - settings.connections) };
+}
+
+/**
+ * Measures `example` on `engine`: warmed when `warm`, after its fresh records are made (FRESH) and the server settled;
+ * a write sends a fixed number of requests (`countsOf`), a read sends its example for BENCH_SECONDS.
+ */
+async function measure(engine: Engine, example: OperationExample, examples: Map<string, OperationExample>, warm: boolean, settings: BenchSettings): Promise<Measured> {
+  const write = example.method !== 'get';
+  const counts = write ? countsOf(example.operationId, settings) : { warmup: WARMUP, count: 0 };
+  const warmup = warm ? counts.warmup : 0;
+  const { count } = counts;
+  const fresh = FRESH[example.operationId] !== undefined;
+  // One request alone first: a refusal is shown with its body (autocannon counts it only). A request autocannon
+  // sends past its count (each connection's last) repeats the last: one more for each.
+  const requests = await requestsFor(engine, example, fresh ? 1 + warmup + count + settings.connections : 1, examples);
+  const first = await send(engine, fresh ? requests.shift()! : requests[0]!);
+  if (first.status >= 300) throw new Error(`${example.operationId} on ${engine.name} answered ${first.status} ${first.text.slice(0, 300)}`);
+  const connections = Math.min(settings.connections, count || settings.connections);
+  const warmRead = examples.get(WARM_READ.operationId);
+  if (warm && write && warmRead !== undefined) await load(engine, WARM_READ.operationId, [requestOf(warmRead, engine.world)], settings.connections, { amount: WARM_READ.requests });
+  if (warmup > 0) await load(engine, example.operationId, fresh ? requests.splice(0, warmup) : requests, Math.min(connections, warmup), { amount: warmup });
+  await settled(engine.child);
+  return load(engine, example.operationId, requests, connections, write ? { amount: count } : { duration: settings.seconds });
+}
+
+/** A ratio's median and lowest–highest over runs, as `0.42 (0.40–0.45)`. */
+const spread = (values: number[]) =>
+  values.length === 0 ? '-' : `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
+
+/** Prints each operation's figures, then the spread over all operations, the reads and the writes. */
+function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings): void {
+  console.log(
+    `\noperations: every operation's example, ${settings.connections} connections, ${settings.runs} interleaved runs (${settings.seconds} s each, or ` +
+      `${settings.fresh} requests of a write, each on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`,
+  );
+  console.log(`${'operation'.padEnd(36)}${'SQLite req/s'.padStart(13)}${'PG req/s'.padStart(10)}${'req/s PG/SQLite'.padStart(24)}${'CPU µs SQLite'.padStart(15)}${'PG'.padStart(7)}${'CPU PG/SQLite'.padStart(24)}`);
+  const ratios = new Map<string, { rps: number; cpu: number }>();
+  for (const example of examples) {
+    const { operationId } = example;
+    const failed = failures.get(operationId);
+    if (failed !== undefined) {
+      console.log(`${`${operationId}${FRESH[operationId] ? '*' : ''}`.padEnd(36)}failed: ${failed}`);
+      continue;
+    }
+    const [sqlite, postgres] = results.get(operationId)!;
+    const rps = sqlite!.map((measured, run) => postgres![run]!.rps / measured.rps);
+    const cpu = sqlite!.map((measured, run) => postgres![run]!.cpuUs! / measured.cpuUs!).filter(Number.isFinite);
+    ratios.set(operationId, { rps: median(rps), cpu: cpu.length > 0 ? median(cpu) : Number.NaN });
+    const medianOf = (runs: Measured[], value: (measured: Measured) => number | undefined) => median(runs.map((measured) => value(measured) ?? Number.NaN));
+    console.log(
+      `${`${operationId}${FRESH[operationId] ? '*' : ''}`.padEnd(36)}${medianOf(sqlite!, (m) => m.rps).toFixed(0).padStart(13)}${medianOf(postgres!, (m) => m.rps).toFixed(0).padStart(10)}` +
+        `${spread(rps).padStart(24)}${medianOf(sqlite!, (m) => m.cpuUs).toFixed(0).padStart(15)}${medianOf(postgres!, (m) => m.cpuUs).toFixed(0).padStart(7)}${spread(cpu).padStart(24)}`,
+    );
+  }
+  console.log('* a fresh record for each request (bench/operation-requests.ts, FRESH)');
+  console.log(`\nover operations: median (lowest–highest) of each operation's PG/SQLite ratio`);
+  const groups = [
+    ['all', examples],
+    ['reads', examples.filter((example) => example.method === 'get')],
+    ['writes', examples.filter((example) => example.method !== 'get')],
+  ] as const;
+  for (const [name, members] of groups) {
+    const measured = members.map((example) => ratios.get(example.operationId)).filter((ratio) => ratio !== undefined);
+    console.log(
+      `${name.padEnd(8)}${String(measured.length).padStart(4)} operations   req/s PG/SQLite ${spread(measured.map((ratio) => ratio.rps)).padEnd(20)}` +
+        `CPU PG/SQLite ${spread(measured.map((ratio) => ratio.cpu).filter(Number.isFinite))}`,
+    );
+  }
+}
+
+/** The world built on each engine, which each measurement's servers run on a copy of. */
+interface Worlds {
+  sqlite: { dir: string; world: World };
+  postgres: { server: PostgresServer; database: string; world: World };
+}
+
+let copies = 0;
+
+/**
+ * Servers of both engines on a copy of the world of their own (SQLite: its folder copied; PostgreSQL: a database made
+ * from the world's as a template); `end` stops them and removes the copies.
+ */
+async function serversOnCopies(worlds: Worlds, dataDir: string, members: number, settings: BenchSettings): Promise<{ engines: Engine[]; end(): Promise<void> }> {
+  const copy = `copy_${++copies}`;
+  const sqliteDir = path.join(dataDir, copy);
+  cpSync(worlds.sqlite.dir, sqliteDir, { recursive: true });
+  const { server } = worlds.postgres;
+  const admin = new pg.Client({ connectionString: server.url('postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${copy} TEMPLATE ${worlds.postgres.database}`);
+  const engines: Engine[] = [];
+  const end = async () => {
+    for (const engine of engines) await stop(engine.child);
+    await admin.query(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
+    await admin.end();
+    rmSync(sqliteDir, { recursive: true, force: true });
+  };
+  try {
+    const started = await Promise.allSettled([
+      startEngine('SQLite', { DATA_DIR: sqliteDir }, worlds.sqlite.world, members, settings),
+      startEngine('PostgreSQL', { DATABASE_URL: server.url(copy), DATA_DIR: `${sqliteDir}-pg` }, worlds.postgres.world, members, settings),
+    ]);
+    for (const outcome of started) if (outcome.status === 'fulfilled') engines.push(outcome.value);
+    for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
+  } catch (error) {
+    await end();
+    throw error;
+  }
+  return { engines, end };
+}
+
+/** Measures `example` on both engines, in `order`: the runs of each, by engine (SQLite first). */
+async function measureBoth(engines: Engine[], order: Engine[], example: OperationExample, all: Map<string, OperationExample>, warm: boolean, settings: BenchSettings, into: Map<string, Measured[][]>): Promise<void> {
+  for (const engine of order) {
+    const measured = await measure(engine, example, all, warm, settings);
+    console.error(`operations: ${example.operationId} on ${engine.name}: ${measured.rps.toFixed(0)} req/s, ${measured.cpuUs?.toFixed(0)} µs`);
+    const runs = into.get(example.operationId) ?? [[], []];
+    runs[engines.indexOf(engine)]!.push(measured);
+    into.set(example.operationId, runs);
+  }
+}
+
+/**
+ * The part: PostgreSQL started by the bench (durable, as the store part starts it), the world built on each engine in
+ * this process, then servers as `npm start` runs them on copies of it: one pair for every read, a pair of its own for
+ * each measurement of a write (a write changes the world the others run in: a space locked, a site's sections
+ * bounded); each operation measured on both engines in turn, each run another going first.
+ */
+export async function operations(settings: BenchSettings): Promise<void> {
+  const examples = benchedExamples(settings.operations);
+  const all = new Map(benchedExamples().map((example) => [example.operationId, example]));
+  const members = 2 * (settings.fresh + WARMUP + settings.connections + 10);
+  const dataDir = temporaryDirectory('docs-bench-operations-');
+  let postgres: PostgresServer | undefined;
+  let outside: Outside | undefined;
+  let readers: { engines: Engine[]; end(): Promise<void> } | undefined;
+  try {
+    postgres = startPostgres({ port: await freePort(), durable: true });
+    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE world');
+    await admin.end();
+    outside = await startOutside(Object.assign({}, ...WORLD_PARTS.map((part) => part.outside ?? {})));
+    const sqliteDir = path.join(dataDir, 'world');
+    const worlds: Worlds = {
+      sqlite: { dir: sqliteDir, world: await buildWorld({ DATA_DIR: sqliteDir }, outside, members) },
+      postgres: { server: postgres, database: 'world', world: await buildWorld({ DATABASE_URL: postgres.url('world'), DATA_DIR: `${sqliteDir}-pg` }, outside, members) },
+    };
+    const results = new Map<string, Measured[][]>();
+    const failures = new Map<string, string>();
+    const reads = examples.filter((example) => example.method === 'get');
+    const writes = examples.filter((example) => example.method !== 'get');
+    if (reads.length > 0) readers = await serversOnCopies(worlds, dataDir, members, settings);
+    for (let run = 0; run < settings.runs; run++) {
+      for (const [index, example] of examples.entries()) {
+        if (failures.has(example.operationId)) continue;
+        const write = writes.includes(example);
+        const pair = write ? await serversOnCopies(worlds, dataDir, members, settings) : readers!;
+        const order = (run + index) % 2 === 0 ? pair.engines : [...pair.engines].reverse();
+        try {
+          await measureBoth(pair.engines, order, example, all, write || run === 0, settings, results);
+        } catch (error) {
+          failures.set(example.operationId, (error as Error).message);
+        } finally {
+          if (write) await pair.end();
+        }
+      }
+    }
+    report(examples, results, failures, settings);
+  } finally {
+    await readers?.end();
+    await outside?.close();
+    for (const part of WORLD_PARTS) await part.close?.();
+    postgres?.stop();
+    removeTemporary(dataDir);
+  }
+}
