@@ -113,7 +113,7 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
   // numbers, positions and counters concurrent writes through every instance would otherwise conflict on.
   const queueParameter = /\{([^}]+)\}/.exec(operation.path)?.[1];
   const ahead = membershipsAhead();
-  // Whether a write of this operation conflicted with another and took its organization's queue (see below).
+  // Whether a write of this operation conflicted with another and took its wider queue (see below).
   let conflicting = false;
   const widened = () => (conflicting = true);
   return async (req, res, request) => {
