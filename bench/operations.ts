@@ -16,8 +16,8 @@ import { startServer } from '../server/start/server.ts';
 import type { SeedFixture } from '../server/start/seed.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';
 import { startOutside, type Outside } from '../scripts/example-world/outside.ts';
-import { WORLD_PARTS } from '../scripts/example-world/parts.ts';
-import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../scripts/example-world/world.ts';
+import { buildWorld, WORLD_PARTS } from '../scripts/example-world/parts.ts';
+import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START } from '../scripts/example-world/world.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
 import { answered, cpuMs, freePort, median } from './measure.ts';
@@ -82,36 +82,20 @@ function benchSeed(members: number): SeedFixture {
 const serverEnv = { LOG_LEVEL: 'warn', PUBLIC_URL, ALLOW_PRIVATE_NETWORKS: 'true' };
 
 /** Builds the examples' world through the API on a server in this process, on `engine`'s database, and stops it. */
-async function buildWorld(engine: Record<string, string>, outside: Outside, members: number): Promise<World> {
+async function worldOn(engine: Record<string, string>, outside: Outside, members: number): Promise<World> {
   const clock = new ManualClock(WORLD_START);
   const running = await startServer(readConfig({ PORT: '0', ...serverEnv, LOG_LEVEL: 'silent', ...engine }), { clock, fixture: benchSeed(members) });
-  const ids = new Map<string, string>();
   try {
-    const maker: WorldMaker = {
+    const ids = await buildWorld({
       as: (user) => createDocsClient({ baseUrl: running.url, token: user === undefined ? ADMIN_TOKEN : `${user}-token` }),
       clock,
-      made(exampleId, id) {
-        ids.set(exampleId, id);
-        clock.advance(60_000);
-        return id;
-      },
-      id(exampleId) {
-        const id = ids.get(exampleId);
-        if (id === undefined) throw new Error(`the examples' world has no record ${exampleId} yet`);
-        return id;
-      },
-      outside(exampleUrl) {
-        const origin = new URL(exampleUrl).origin;
-        return exampleUrl.replace(origin, outside.origins.get(origin)!);
-      },
+      origins: outside.origins,
       settled: () => running.ctx.jobs.idle(),
-    };
-    for (const part of WORLD_PARTS) await part.build(maker);
-    await maker.settled();
+    });
+    return { ids, origins: outside.origins };
   } finally {
     await running.close();
   }
-  return { ids, origins: outside.origins };
 }
 
 /** Starts the measured server of `name` on the database its world was built in; resolves once it answers. */
@@ -381,8 +365,8 @@ export async function operations(settings: BenchSettings): Promise<void> {
     outside = await startOutside(Object.assign({}, ...WORLD_PARTS.map((part) => part.outside ?? {})));
     const sqliteDir = path.join(dataDir, 'world');
     const worlds: Worlds = {
-      sqlite: { dir: sqliteDir, world: await buildWorld({ DATA_DIR: sqliteDir }, outside, members) },
-      postgres: { server: postgres, database: 'world', world: await buildWorld({ DATABASE_URL: postgres.url('world'), DATA_DIR: `${sqliteDir}-pg` }, outside, members) },
+      sqlite: { dir: sqliteDir, world: await worldOn({ DATA_DIR: sqliteDir }, outside, members) },
+      postgres: { server: postgres, database: 'world', world: await worldOn({ DATABASE_URL: postgres.url('world'), DATA_DIR: `${sqliteDir}-pg` }, outside, members) },
     };
     const results = new Map<string, Measured[][]>();
     const failures = new Map<string, string>();

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { createTestDatabase, type TestDatabase, testEngine } from '../support/databases.ts';
-import { ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START, type WorldMaker } from '../../scripts/example-world/world.ts';
+import { ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START } from '../../scripts/example-world/world.ts';
 import { startOutside, type Outside } from '../../scripts/example-world/outside.ts';
-import { WORLD_PARTS } from '../../scripts/example-world/parts.ts';
+import { buildWorld, WORLD_PARTS } from '../../scripts/example-world/parts.ts';
 import { type ExampleAnswer, writeExampleAnswers } from '../support/example-source.ts';
 import { answerDifferences, ExamplePairs, mapCursor, type OperationExample, operationExamples } from '../support/examples.ts';
 import { loadContract } from '../../server/http/contract.ts';
@@ -45,33 +45,15 @@ interface World {
   end: string;
 }
 
-async function buildWorld(server: TestServer, outside: Map<string, string>): Promise<World> {
-  const ids = new Map<string, string>();
+async function buildServerWorld(server: TestServer, outside: Map<string, string>): Promise<World> {
   server.clock.set(WORLD_START);
-  const maker: WorldMaker = {
+  const ids = await buildWorld({
     as: (user) => server.withToken(user === undefined ? ADMIN_TOKEN : `${user}-token`),
     clock: server.clock,
-    made(exampleId, id) {
-      if (ids.has(exampleId) || SEEDED.has(exampleId)) throw new Error(`the examples' world names two records ${exampleId}`);
-      ids.set(exampleId, id);
-      server.clock.advance(60_000);
-      return id;
-    },
-    id(exampleId) {
-      const id = ids.get(exampleId);
-      if (id === undefined) throw new Error(`the examples' world has no record ${exampleId} yet`);
-      return id;
-    },
-    outside(exampleUrl) {
-      const origin = new URL(exampleUrl).origin;
-      const served = outside.get(origin);
-      if (served === undefined) throw new Error(`the examples' world serves nothing at ${origin}`);
-      return exampleUrl.replace(origin, served);
-    },
+    origins: outside,
     settled: () => server.running.ctx.jobs.idle(),
-  };
-  for (const part of WORLD_PARTS) await part.build(maker);
-  await maker.settled();
+    seeded: SEEDED,
+  });
   return { ids, outside, end: server.clock.now().toISOString() };
 }
 
@@ -149,7 +131,7 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
     let world: World;
     beforeAll(async () => {
       server = await startTestServer({ ...settings, engine: 'sqlite' });
-      world = await buildWorld(server, outside!.origins);
+      world = await buildServerWorld(server, outside!.origins);
       await server.running.keep();
     }, 120_000);
     afterAll(async () => {
@@ -183,7 +165,7 @@ describe.skipIf(examples.length === 0)("the contract's examples, sent to the ref
       // The world's database outlives its server: each example's database is a clone of it.
       const server = await startTestServer({ ...settings, engine: 'postgres', database: { ...database, drop: async () => undefined } });
       try {
-        world = await buildWorld(server, outside!.origins);
+        world = await buildServerWorld(server, outside!.origins);
       } finally {
         await server.close();
       }
