@@ -1,10 +1,33 @@
-// What the benches that load a server process share (throughput.ts, proxy.ts): a free port, the wait for
-// a process's first answer, the CPU its processes spent (from /proc), and the medians of interleaved runs.
-import type { ChildProcess } from 'node:child_process';
+// What the benches that load a server process share (throughput.ts, operations.ts, proxy.ts): a server started, a free
+// port, the wait for a process's first answer, the CPU its processes spent (from /proc), and the medians of interleaved runs.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { leadsGroup } from './cleanup.ts';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startNodeOptions } from '../scripts/build-server.ts';
+import { leadsGroup, started } from './cleanup.ts';
 import { BENCH_TOKEN } from './fixture.ts';
+import type { BenchSettings } from './settings.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The node arguments of the reference server as `npm start` runs it (or its sources: BENCH_SERVER=tsx), BENCH_NODE_ARGS added. */
+export const serverCommand = (settings: BenchSettings): string[] => [
+  ...startNodeOptions(),
+  ...settings.nodeArgs,
+  ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
+];
+
+/** Starts `node args` in `cwd` with `env` added, stopped with the bench (`started`); the end of what it printed. */
+export function spawnServer(args: string[], env: Record<string, string>, cwd = root, node = process.execPath): { child: ChildProcess; output: () => string } {
+  const child = started(spawn(node, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk).slice(-4000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { child, output: () => output };
+}
 
 /** A port nothing listens on now, on 127.0.0.1. */
 export async function freePort(): Promise<number> {

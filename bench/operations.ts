@@ -2,10 +2,9 @@
 // (operation-requests.ts) to a server on SQLite and a server on PostgreSQL holding the examples' world, side by side;
 // req/s and the server's CPU per request on each engine, and their ratios, then the spread over all operations, the
 // reads and the writes. More: bench/README.md, "Every operation".
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDocsClient } from '../client/index.ts';
@@ -14,17 +13,14 @@ import { readConfig } from '../server/common/config.ts';
 import type { OperationExample } from '../server/http/example-answers.ts';
 import { startServer } from '../server/start/server.ts';
 import type { SeedFixture } from '../server/start/seed.ts';
-import { startNodeOptions } from '../scripts/build-server.ts';
 import { startOutside, type Outside } from '../scripts/example-world/outside.ts';
 import { buildWorld, WORLD_PARTS } from '../scripts/example-world/parts.ts';
 import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START } from '../scripts/example-world/world.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
-import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
-import { answered, cpuMs, freePort, median } from './measure.ts';
+import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
+import { answered, cpuMs, freePort, median, serverCommand, spawnServer } from './measure.ts';
 import { benchedExamples, type Change, FRESH, MEMBERS_ORGANIZATION, MOST, PROVIDER_ORGANIZATIONS, requestOf, type SentRequest } from './operation-requests.ts';
 import type { BenchSettings } from './settings.ts';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Where the examples' answers point, as in test/api/examples.test.ts. */
 const PUBLIC_URL = 'https://docs.example.com';
@@ -101,15 +97,10 @@ async function worldOn(engine: Record<string, string>, outside: Outside, members
 /** Starts the measured server of `name` on the database its world was built in; resolves once it answers. */
 async function startEngine(name: Engine['name'], env: Record<string, string>, world: World, members: number, settings: BenchSettings): Promise<Engine> {
   const port = await freePort();
-  const command = [...startNodeOptions(), ...settings.nodeArgs, ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js'])];
-  const child = started(spawn(process.execPath, command, { cwd: root, env: { ...process.env, ...serverEnv, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk).slice(-4000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const { child, output } = spawnServer(serverCommand(settings), { ...serverEnv, ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
-  await answered(`${url}/v1/orgs`, child, () => output);
-  return { name, url, child, world, members: Array.from({ length: members }, (_, i) => `bench-member-${i}`), output: () => output };
+  await answered(`${url}/v1/orgs`, child, output);
+  return { name, url, child, world, members: Array.from({ length: members }, (_, i) => `bench-member-${i}`), output };
 }
 
 /** Sends one request as the admin; its status and body. */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
 import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS as ALL_REQUESTS } from './fixture.ts';
-import { answered, cpuMs, freePort, type Measure, median, medians, rotated, TICKS_PER_SECOND } from './measure.ts';
+import { answered, cpuMs, freePort, type Measure, median, medians, rotated, serverCommand, spawnServer, TICKS_PER_SECOND } from './measure.ts';
 import type { BenchSettings } from './settings.ts';
 import pg from 'pg';
 import { roundTrips } from './round-trips.ts';
@@ -29,33 +29,17 @@ const chosenRequests = (chosen: BenchSettings) =>
  * The server as `npm start` runs it; `BENCH_SERVER=tsx` runs the TypeScript sources instead, and `BENCH_NODE_ARGS`
  * gives node options for the server (such as `--cpu-prof` to profile it under load).
  */
-const serverCommand = () => [
-  ...startNodeOptions(),
-  ...settings.nodeArgs,
-  ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
-];
-
 interface Target {
   name: string;
   url: string;
   child: ChildProcess;
 }
 
-function spawnServer(args: string[], env: Record<string, string>, cwd = root, node = process.execPath) {
-  const child = started(
-    spawn(node, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
-  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk).slice(-4000)));
-  return { child, output: () => output };
-}
-
 /** Starts the reference server on a fresh copy of the benchmark's data; resolves once it answers. */
 async function startReference(name: string, dataDir: string, env: Record<string, string> = {}, checkout = root): Promise<Target> {
   const port = await freePort();
   // Another checkout (the store part's baseline) runs its own compiled server.
-  const command = checkout === root ? serverCommand() : [...startNodeOptions(), 'dist/server/main.js'];
+  const command = checkout === root ? serverCommand(settings) : [...startNodeOptions(), 'dist/server/main.js'];
   const { child, output } = spawnServer(command, {
     PORT: String(port),
     DATA_DIR: dataDir,

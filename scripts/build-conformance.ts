@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import ts from 'typescript';
+import { writePackageDeclarations } from './declarations.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CONFORMANCE_PACKAGE = path.join(root, 'conformance');
@@ -79,39 +79,18 @@ export async function buildConformance(): Promise<void> {
  * so that a consumer's project needs neither @types/node nor a version of the client in step to compile them.
  */
 function writeRecordingDeclarations(): void {
-  const options: ts.CompilerOptions = {
-    declaration: true,
-    emitDeclarationOnly: true,
-    stripInternal: true,
-    strict: true,
-    skipLibCheck: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    allowImportingTsExtensions: true,
-    verbatimModuleSyntax: true,
-    types: ['node'],
-    rootDir: root,
-    outDir: path.join(root, '.tmp/conformance-declarations'),
-  };
-  const written = new Map<string, string>();
-  const program = ts.createProgram([path.join(root, 'conformance/recording.ts')], options);
-  const result = program.emit(undefined, (file, text) => written.set(path.relative(options.outDir!, file), text));
-  const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
-  if (errors.length > 0) throw new Error(`build-conformance: declarations:\n${ts.formatDiagnosticsWithColorAndContext(errors, ts.createCompilerHost(options))}`);
-  const specifiers: Record<string, string> = { './usage-format.ts': './usage-format.js' };
-  for (const [from, to] of [
-    ['conformance/recording.d.ts', 'recording.d.ts'],
-    ['conformance/usage-format.d.ts', 'usage-format.d.ts'],
-  ] as const) {
-    const text = written.get(from);
-    if (text === undefined) throw new Error(`build-conformance: tsc emitted no ${from}`);
-    const rewritten = text.replace(/(from |import\()'([^']+)'/g, (_, keyword: string, specifier: string) => {
-      if (!(specifier in specifiers)) throw new Error(`build-conformance: ${from} imports ${specifier}, which the package does not have`);
-      return `${keyword}'${specifiers[specifier]}'`;
-    });
-    writeFileSync(path.join(outDir, to), rewritten);
-  }
+  writePackageDeclarations({
+    label: 'build-conformance',
+    root,
+    entry: path.join(root, 'conformance/recording.ts'),
+    scratch: path.join(root, '.tmp/conformance-declarations'),
+    files: [
+      ['conformance/recording.d.ts', path.join(outDir, 'recording.d.ts')],
+      ['conformance/usage-format.d.ts', path.join(outDir, 'usage-format.d.ts')],
+    ],
+    specifiers: { './usage-format.ts': './usage-format.js' },
+    packages: false,
+  });
 }
 
 /** Each npm package the bundles hold, with its version, its license and its license file; `what` heads the list. */

@@ -12,10 +12,10 @@ import type { Link, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import ts from 'typescript';
 import { releasedNotes } from '../release/notes.ts';
 import { CONTRACT_JSON_PATH, CONTRACT_PATH, contractHash, parseContractYaml } from '../server/http/contract.ts';
 import { thirdPartyLicenses } from './build-conformance.ts';
+import { writePackageDeclarations } from './declarations.ts';
 import { BANNER, BUNDLE_URL, checkContractSchema, checkOneByteSource, EXTERNAL, sourceAddresses } from './build-server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -226,57 +226,30 @@ function copy(file: string, to = path.relative(root, file)): void {
  * with the client's and the contract's types taken from the client package.
  */
 function writeDeclarations(): void {
-  const entry = path.join(root, 'server/testing/index.ts');
-  const options: ts.CompilerOptions = {
-    declaration: true,
-    emitDeclarationOnly: true,
-    stripInternal: true,
-    strict: true,
-    skipLibCheck: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    allowImportingTsExtensions: true,
-    verbatimModuleSyntax: true,
-    types: ['node'],
-    rootDir: root,
-    outDir: path.join(root, '.tmp/declarations'),
-  };
-  const written = new Map<string, string>();
-  const program = ts.createProgram([entry], options);
-  const result = program.emit(undefined, (file, text) => written.set(path.relative(options.outDir!, file), text));
-  const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
-  if (errors.length > 0) throw new Error(`build-server-package: declarations:\n${ts.formatDiagnosticsWithColorAndContext(errors, ts.createCompilerHost(options))}`);
-  const specifiers: Record<string, string> = {
-    '../../client/index.ts': 'docs-platform-contract',
-    '../start/seed-format.ts': './seed-format.js',
-    '../../generated/schema.d.ts': 'docs-platform-contract',
-    './coverage.ts': './coverage.js',
-    '../../conformance/coverage-format.ts': './coverage-format.js',
-    './usage.ts': './usage.js',
-    '../../conformance/usage-format.ts': './usage-format.js',
-  };
-  // A side-effect import of a module of ours (`import './supported-node.ts';`) runs code and declares nothing: the
-  // bundle runs it, and the declarations leave it out (TypeScript 7 checks that the module it names is there).
-  const rewrite = (text: string) =>
-    text
-      .replace(/^import '\.[^']*';\n/gm, '')
-      .replace(/(from |import\()'([^']+)'/g, (whole, keyword: string, specifier: string) => {
-        if (specifier.startsWith('.') && !(specifier in specifiers)) throw new Error(`build-server-package: declarations import ${specifier}, which the package does not have`);
-        return specifier in specifiers ? `${keyword}'${specifiers[specifier]}'` : whole;
-      });
-  for (const [from, to] of [
-    ['server/testing/index.d.ts', 'dist/testing/index.d.ts'],
-    ['server/start/seed-format.d.ts', 'dist/testing/seed-format.d.ts'],
-    ['server/testing/coverage.d.ts', 'dist/testing/coverage.d.ts'],
-    ['conformance/coverage-format.d.ts', 'dist/testing/coverage-format.d.ts'],
-    ['server/testing/usage.d.ts', 'dist/testing/usage.d.ts'],
-    ['conformance/usage-format.d.ts', 'dist/testing/usage-format.d.ts'],
-  ] as const) {
-    const text = written.get(from);
-    if (text === undefined) throw new Error(`build-server-package: tsc emitted no ${from}`);
-    writeFileSync(at(to), rewrite(text));
-  }
+  writePackageDeclarations({
+    label: 'build-server-package',
+    root,
+    entry: path.join(root, 'server/testing/index.ts'),
+    scratch: path.join(root, '.tmp/declarations'),
+    files: [
+      ['server/testing/index.d.ts', at('dist/testing/index.d.ts')],
+      ['server/start/seed-format.d.ts', at('dist/testing/seed-format.d.ts')],
+      ['server/testing/coverage.d.ts', at('dist/testing/coverage.d.ts')],
+      ['conformance/coverage-format.d.ts', at('dist/testing/coverage-format.d.ts')],
+      ['server/testing/usage.d.ts', at('dist/testing/usage.d.ts')],
+      ['conformance/usage-format.d.ts', at('dist/testing/usage-format.d.ts')],
+    ],
+    specifiers: {
+      '../../client/index.ts': 'docs-platform-contract',
+      '../start/seed-format.ts': './seed-format.js',
+      '../../generated/schema.d.ts': 'docs-platform-contract',
+      './coverage.ts': './coverage.js',
+      '../../conformance/coverage-format.ts': './coverage-format.js',
+      './usage.ts': './usage.js',
+      '../../conformance/usage-format.ts': './usage-format.js',
+    },
+    packages: true,
+  });
 }
 
 /**
