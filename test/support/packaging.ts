@@ -68,6 +68,16 @@ export const strictCompilerOptions = {
  */
 export const CONSUMER_TYPESCRIPTS = ['typescript-native', 'typescript-oldest'] as const;
 export type ConsumerTypeScript = (typeof CONSUMER_TYPESCRIPTS)[number];
+
+/**
+ * PACKAGE_TESTS=runtime (`.ci/run` on its second and third runtimes): the package tests run what the Node running them
+ * can change (installs, the commands, the harness, the servers, the runner) and leave out what is the same on every
+ * Node, which the first runtime's whole run checked: the tarballs' contents, the release commands, a Node too old,
+ * and what TypeScript accepts (the tsc runs that make a consumer's JavaScript use the first TypeScript alone).
+ */
+export const runtimeOnly = process.env.PACKAGE_TESTS === 'runtime';
+/** The consumer TypeScripts a tsc run uses: every one, or the first alone under PACKAGE_TESTS=runtime. */
+const checkedTypeScripts = (): readonly ConsumerTypeScript[] => (runtimeOnly ? CONSUMER_TYPESCRIPTS.slice(0, 1) : CONSUMER_TYPESCRIPTS);
 /** The release of a consumer TypeScript, as its package.json gives it: `7.0.2`. */
 export const typescriptRelease = (typescript: ConsumerTypeScript): string =>
   (readJson(path.join(repoRoot, 'node_modules', typescript, 'package.json')) as { version: string }).version;
@@ -80,15 +90,16 @@ export const tscWith = (typescript: ConsumerTypeScript, cwd: string, env: NodeJS
     (failure: { code: number; stdout: string }) => ({ code: failure.code, stdout: failure.stdout }),
   );
 
-/** tsc of each consumer TypeScript on the project in `cwd`, side by side: each one's outcome by its release. */
+/** tsc of each consumer TypeScript (checkedTypeScripts) on the project in `cwd`, side by side: each one's outcome by its release. */
 export async function tsc(cwd: string, env: NodeJS.ProcessEnv, timeout: number): Promise<Record<string, Checked>> {
-  const outcomes = await Promise.all(CONSUMER_TYPESCRIPTS.map((typescript) => tscWith(typescript, cwd, env, timeout)));
-  return Object.fromEntries(CONSUMER_TYPESCRIPTS.map((typescript, index) => [typescriptRelease(typescript), outcomes[index]!]));
+  const typescripts = checkedTypeScripts();
+  const outcomes = await Promise.all(typescripts.map((typescript) => tscWith(typescript, cwd, env, timeout)));
+  return Object.fromEntries(typescripts.map((typescript, index) => [typescriptRelease(typescript), outcomes[index]!]));
 }
 
 /** What `tsc` gives when every consumer TypeScript accepts the project: exit code 0 and nothing printed, for each. */
 export const everyTypeScriptAccepts = (): Record<string, Checked> =>
-  Object.fromEntries(CONSUMER_TYPESCRIPTS.map((typescript) => [typescriptRelease(typescript), { code: 0, stdout: '' }]));
+  Object.fromEntries(checkedTypeScripts().map((typescript) => [typescriptRelease(typescript), { code: 0, stdout: '' }]));
 
 /** What a command run through `execFile` ended with: its exit code (0 when it succeeded) and its output, stdout then stderr. */
 export const outcome = (command: Promise<{ stdout: string; stderr: string }>): Promise<{ code: number; output: string }> =>

@@ -15,7 +15,7 @@ import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/st
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
-import { consumerBlocks, contractVersion, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
+import { consumerBlocks, contractVersion, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, runtimeOnly, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
 import { packageEnvironment, type PublishedRelease, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
@@ -38,12 +38,12 @@ function consumerProject(): { sh: string; json: string } {
   return { sh, json };
 }
 
-test("the client's and the runner's package versions are the contract's info.version", () => {
+test.skipIf(runtimeOnly)("the client's and the runner's package versions are the contract's info.version", () => {
   // npm run release sets all three; a version changed by hand in one place only fails here.
   expect({ client: rootManifest.version, runner: runnerManifest.version }).toEqual({ client: contractVersion, runner: contractVersion });
 });
 
-test("the commands' Node check is the packages' engines: Node 22 from 22.12, 24, 26 and later", () => {
+test.skipIf(runtimeOnly)("the commands' Node check is the packages' engines: Node 22 from 22.12, 24, 26 and later", () => {
   expect(SUPPORTED_NODE).toBe(rootManifest.engines.node);
   const versions = ['20.20.2', '22.11.0', '22.12.0', '22.23.3', '23.11.1', '24.0.0', '24.21.0', '25.2.1', '26.0.0', '26.10.0', '27.1.0'];
   expect(versions.filter((version) => supportsNode(version))).toEqual(['22.12.0', '22.23.3', '24.0.0', '24.21.0', '26.0.0', '26.10.0', '27.1.0']);
@@ -52,7 +52,7 @@ test("the commands' Node check is the packages' engines: Node 22 from 22.12, 24,
 
 // What an unsupported Node does is the same whichever Node runs these tests: .ci/run's other runtimes
 // (PACKAGE_TESTS=runtime, test/README.md) leave it to the first.
-test.skipIf(process.env.PACKAGE_TESTS === 'runtime')("npm ci in the repository refuses a Node the packages do not support, at once (.npmrc's engine-strict), installing nothing", async () => {
+test.skipIf(runtimeOnly)("npm ci in the repository refuses a Node the packages do not support, at once (.npmrc's engine-strict), installing nothing", async () => {
   const bin = unsupportedNodeBin();
   const version = execFileSync(path.join(bin, 'node'), ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
   // The repository's install as a clone has it: its manifest, lockfile and .npmrc, with the old Node first on PATH.
@@ -162,7 +162,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test("the README's lines install the client by name, of this release's major, from the registry the project's npm names", () => {
+test.skipIf(runtimeOnly)("the README's lines install the client by name, of this release's major, from the registry the project's npm names", () => {
   expect(lines).toContain(`npm config set registry ${registry.url} --location project`);
   expect(lines).toContain(`npm install ${rootManifest.name}@^${major}`);
   expect(readFileSync(path.join(consumer, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
@@ -181,11 +181,11 @@ test("the README's lines install the client by name, of this release's major, fr
   }
 });
 
-test("npm run pack:client builds the client only: the package holds no server", () => {
+test.skipIf(runtimeOnly)("npm run pack:client builds the client only: the package holds no server", () => {
   expect(release.afterPackClient).toEqual({ client: true, server: false });
 });
 
-test("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing), is not private, and has the repository's engines", () => {
+test.skipIf(runtimeOnly)("the tarballs' package.json has no scripts (installing them prints no npm warning, nor does packing), is not private, and has the repository's engines", () => {
   for (const name of [rootManifest.name, runnerManifest.name]) {
     const manifest = readJson(path.join(consumer, 'node_modules', name, 'package.json'));
     expect(manifest.scripts, name).toBeUndefined();
@@ -202,7 +202,7 @@ test("the tarballs' package.json has no scripts (installing them prints no npm w
   expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
 });
 
-test("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them)", () => {
+test.skipIf(runtimeOnly)("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them)", () => {
   // The server's: test/tooling/server-package.test.ts, which packs it.
   expect(sizeTableProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
   expect(sizeTableProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
@@ -211,7 +211,7 @@ test("docs/packages.md's tarball sizes are what packing makes, to two significan
   expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
 });
 
-test("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes, with its TypeScript", async () => {
+test.skipIf(runtimeOnly)("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes, with its TypeScript", async () => {
   // The examples of its section "Use the client" (the test files of the server's sections are server-package.test.ts's).
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('\n## Use the client'), readme.indexOf('\n## ', readme.indexOf('\n## Use the client') + 1));
@@ -238,7 +238,7 @@ test("the README's client examples compile under its settings (strict, exactOpti
   expect(tsc.code).toBe(0);
 }, 60_000);
 
-test('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
+test.skipIf(runtimeOnly)('the client package holds the built client, its declarations and the generated types, and depends on openapi-fetch only', () => {
   expect(listing(clientTarball)).toEqual([
     'CHANGELOG.md',
     'LICENSE',
@@ -357,7 +357,7 @@ export async function missingTitle(): Promise<string | undefined> {
   expect(JSON.parse(answer.stdout)).toEqual({ title: 'Acme', members: 7, notFound: 404, missing: 404 });
 }, 300_000);
 
-test("the runner package is its bundled command and the client's recording module with its types, with its contract, without dependencies and nothing of the server or the client", () => {
+test.skipIf(runtimeOnly)("the runner package is its bundled command and the client's recording module with its types, with its contract, without dependencies and nothing of the server or the client", () => {
   // Beside these, only the runner's data files (conformance/*.json), copied as they are.
   const files = listing(runnerTarball);
   expect(files.filter((file) => !/^dist\/conformance\/[^/]+\.json$/.test(file))).toEqual([

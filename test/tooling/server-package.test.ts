@@ -22,7 +22,7 @@ import { DEPENDENCY_BUDGET, installedPackages, PACKED_BUDGET_BYTES } from '../..
 import { supportedNodeText } from '../../server/start/runtime-check.ts';
 import { implementAddedOperation } from '../support/added-operation.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, shellLines, snapshot, tsc, tscWith, everyTypeScriptAccepts } from '../support/packaging.ts';
+import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, runtimeOnly, shellLines, snapshot, tsc, tscWith, everyTypeScriptAccepts } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
 import { packageEnvironment, PUBLISHER, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -136,7 +136,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 }, 60_000);
 
-test('the tarball holds the compiled server, its command, the harness and the contract: no sources, no toolchain', () => {
+test.skipIf(runtimeOnly)('the tarball holds the compiled server, its command, the harness and the contract: no sources, no toolchain', () => {
   const files = listing(serverTarball);
   const allowed = [
     /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|THIRD-PARTY-LICENSES\.md)$/,
@@ -157,7 +157,7 @@ test('the tarball holds the compiled server, its command, the harness and the co
   expect(readFileSync(path.join(installed, 'generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
 });
 
-test("the server's reference is in it, index and pages, and every relative link of its Markdown files resolves inside it", () => {
+test.skipIf(runtimeOnly)("the server's reference is in it, index and pages, and every relative link of its Markdown files resolves inside it", () => {
   const pages = readdirSync(path.join(repoRoot, 'server/docs')).filter((file) => file.endsWith('.md'));
   const markdown = listing(serverTarball).filter((file) => file.endsWith('.md'));
   expect(markdown).toEqual(expect.arrayContaining(['README.md', 'server/README.md', ...pages.map((page) => `server/docs/${page}`)]));
@@ -180,7 +180,7 @@ test("the server's reference is in it, index and pages, and every relative link 
   expect(broken).toEqual([]);
 });
 
-test("its manifest: the contract's version, a command, the harness's entry, two dependencies, the client of its major as an optional peer", () => {
+test.skipIf(runtimeOnly)("its manifest: the contract's version, a command, the harness's entry, two dependencies, the client of its major as an optional peer", () => {
   const manifest = readJson(path.join(installed, 'package.json'));
   expect(manifest).toMatchObject({
     name: SERVER_PACKAGE_NAME,
@@ -214,7 +214,7 @@ test("its manifest: the contract's version, a command, the harness's entry, two 
   });
 });
 
-test('its size and what it installs stay within their budgets (npm run size:server)', () => {
+test.skipIf(runtimeOnly)('its size and what it installs stay within their budgets (npm run size:server)', () => {
   expect(readFileSync(serverTarball).length).toBeLessThanOrEqual(PACKED_BUDGET_BYTES);
   const needed = installedPackages();
   expect(needed.size).toBeLessThanOrEqual(DEPENDENCY_BUDGET);
@@ -224,7 +224,7 @@ test('its size and what it installs stay within their budgets (npm run size:serv
   expect(['express', 'express-openapi-validator', 'kysely', 'pino', 'postgres', 'isomorphic-git', 'turndown', 'swagger-ui-dist', '@typespec/compiler', 'typescript', 'tsx'].filter(present)).toEqual([]);
 });
 
-test("npm run publish-release printed a line for each tarball, whose sizes are docs/packages.md's size table's, and published each to the registry as latest", async () => {
+test.skipIf(runtimeOnly)("npm run publish-release printed a line for each tarball, whose sizes are docs/packages.md's size table's, and published each to the registry as latest", async () => {
   const lines = publishOutput.split('\n').filter((line) => line.startsWith('pack: '));
   const packed = path.join(clone, '.tmp/publish', version);
   expect(lines, publishOutput).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^pack: ${path.join(packed, `${name}-${version}`).replaceAll('.', '\\.')}\\.tgz: \\S+ [kM]B \\(\\S+ [kM]B unpacked\\), \\d+ files$`))));
@@ -304,7 +304,7 @@ test('the server installed read-only starts, serves and stops cleanly, and write
   }
 }, 60_000);
 
-test("strict tsc accepts the harness and faults test files of the README and server/docs/harness.md, typed from the installed packages, and the harness's types as documented", async () => {
+test.skipIf(runtimeOnly)("strict tsc accepts the harness and faults test files of the README and server/docs/harness.md, typed from the installed packages, and the harness's types as documented", async () => {
   // The installed declarations of the harness: `Seed`, inferred from the seed format's schema, takes a null email
   // and refuses a field the format does not have; clientWith with throwOnError gives the throwing client.
   writeFileSync(path.join(consumer, 'harness-types.ts'), harnessTypes);
@@ -574,7 +574,7 @@ test('npx docs-platform-server runs on PostgreSQL with DATABASE_URL, through the
 
 // What an unsupported Node does is the same whichever Node runs these tests: .ci/run's other runtimes
 // (PACKAGE_TESTS=runtime, test/README.md) leave it to the first.
-test.skipIf(process.env.PACKAGE_TESTS === 'runtime')('on a Node the packages do not support, both commands (--help too) stop at once with one line naming the supported versions', async () => {
+test.skipIf(runtimeOnly)('on a Node the packages do not support, both commands (--help too) stop at once with one line naming the supported versions', async () => {
   const bin = unsupportedNodeBin();
   const version = execFileSync(path.join(bin, 'node'), ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
   // The installed commands as a shell finds them (`#!/usr/bin/env node`), with that Node first on PATH.
@@ -608,7 +608,7 @@ test.skipIf(process.env.PACKAGE_TESTS === 'runtime')('on a Node the packages do 
   expect(tests.output).not.toMatch(/Map\.groupBy|coverage:|TypeError/);
 }, 300_000);
 
-test('the next minor release, an operation added to the contract, published by the release commands under a dist-tag: npm outdated lists it once it is latest, npm update takes it, with the new types, and the tests still pass', async () => {
+test.skipIf(runtimeOnly)('the next minor release, an operation added to the contract, published by the release commands under a dist-tag: npm outdated lists it once it is latest, npm update takes it, with the new types, and the tests still pass', async () => {
   const next = `${major}.${Number(version.split('.')[1]) + 1}.0`;
   // A consumer's test of the operation the release adds: typed from the client package, answered by the harness's server.
   writeFileSync(path.join(consumer, 'test/team-stats.test.ts'), teamStatsTest);
