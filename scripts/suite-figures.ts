@@ -12,22 +12,29 @@ export const FIGURES_PAGE = path.join(root, 'docs/development.md');
 const START = '<!-- suite-figures: written by scripts/suite-figures.ts -->';
 const END = '<!-- /suite-figures -->';
 
-/** One run of `.ci/run`, from its step lines (`::: .ci/run: <step> (<seconds> s)`). */
+/** One run of `.ci/run`, from its step lines (`::: .ci/run: <step> (<seconds> s, CPU <seconds> s)`). */
 export interface CiRun {
   /** The whole run, to its `passed` line. */
   total: number;
   /** `npm test` on the first runtime: from its step line to the next. */
   npmTest: number;
+  /** The CPU seconds of `npm test`'s processes, when the step lines give them. */
+  npmTestCpu?: number;
 }
 
 /** The times of a `.ci/run` output; throws when it did not pass or has no `npm test` step. */
 export function ciRun(output: string): CiRun {
-  const steps = [...output.matchAll(/^::: \.ci\/run: (.*) \((\d+) s\)$/gm)].map((match) => ({ step: match[1]!, at: Number(match[2]) }));
+  const steps = [...output.matchAll(/^::: \.ci\/run: (.*) \((\d+) s(?:, CPU (\d+) s)?\)$/gm)].map((match) => ({
+    step: match[1]!,
+    at: Number(match[2]),
+    cpu: match[3] === undefined ? undefined : Number(match[3]),
+  }));
   const passed = steps.find((step) => step.step === 'passed');
   const npmTest = steps.findIndex((step) => step.step.startsWith('npm test on Node'));
   if (!passed) throw new Error('suite-figures: the .ci/run output has no `passed` step: give the output of a run that passed');
   if (npmTest < 0 || !steps[npmTest + 1]) throw new Error('suite-figures: the .ci/run output has no `npm test on Node` step followed by another');
-  return { total: passed.at, npmTest: steps[npmTest + 1]!.at - steps[npmTest]!.at };
+  const [from, to] = [steps[npmTest]!, steps[npmTest + 1]!];
+  return { total: passed.at, npmTest: to.at - from.at, ...(from.cpu !== undefined && to.cpu !== undefined ? { npmTestCpu: to.cpu - from.cpu } : {}) };
 }
 
 /** A file's time in a vitest JSON report: its whole time when the report has it (timings-reporter.ts), else first test to last. */
@@ -74,6 +81,10 @@ export function figuresText(runs: CiRun[], files: FileTime[], date: string): str
     `Measured on ${date}, from a fresh clone on this 2-core machine (\`bash .ci/run\` in a clone, ${runs.length} run${runs.length === 1 ? '' : 's'}): ` +
       `\`.ci/run\` ${span(runs.map((run) => run.total), minutes)}, of which \`npm test\` ${span(runs.map((run) => run.npmTest), minutes)}.`,
   ];
+  const cpu = runs.flatMap((run) => (run.npmTestCpu === undefined ? [] : [run.npmTestCpu]));
+  if (cpu.length > 0) {
+    lines[1] += ` \`npm test\`'s processes used ${span(cpu, minutes)} of CPU: on 2 cores it cannot take less than half that.`;
+  }
   if (files.length > 0) {
     lines.push('', 'The ten slowest files of `npm test` (vitest\'s time of each, hooks included; files run three at a time):', '', '| File | Project | Tests | s |', '|---|---|---|---|');
     for (const file of files.slice(0, 10)) lines.push(`| \`${file.file}\` | ${file.project ?? ''} | ${file.tests} | ${Math.round(file.seconds)} |`);

@@ -15,8 +15,11 @@ added 900 packages
 ::: .ci/run: passed (880 s)
 `;
 
-test("a .ci/run output gives the whole run's time and npm test's, from its step lines; one that did not pass is refused", () => {
+test("a .ci/run output gives the whole run's time and npm test's, from its step lines, with npm test's CPU when they give it; one that did not pass is refused", () => {
   expect(ciRun(CI_OUTPUT)).toEqual({ total: 880, npmTest: 480 });
+  const withCpu = CI_OUTPUT.replace('(41 s)', '(41 s, CPU 30 s)').replace('(521 s)', '(521 s, CPU 930 s)');
+  expect(ciRun(withCpu)).toEqual({ total: 880, npmTest: 480, npmTestCpu: 900 });
+  expect(figuresText([ciRun(withCpu)], [], '2026-11-27')).toContain("`npm test` 8 min. `npm test`'s processes used 15 min of CPU: on 2 cores it cannot take less than half that.");
   expect(() => ciRun(CI_OUTPUT.replace(/^::: \.ci\/run: passed.*$/m, ''))).toThrow(/no `passed` step/);
   expect(() => ciRun('::: .ci/run: passed (9 s)\n')).toThrow(/no `npm test on Node` step/);
 });
