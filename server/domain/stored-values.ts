@@ -37,16 +37,34 @@ function repairTitle(value: string, id: string, schema: { minLength?: number; ma
   return title.join('');
 }
 
+/** The checks of a contract's fields, made once per contract object in a process (the servers of a process share it). */
+const checksOf = new WeakMap<object, Map<string, (value: unknown) => boolean>>();
+
+/** The check of `contract`'s field, compiled on first use: a database with nothing to check (a new one) compiles none. */
+function checkOf(contract: { components?: unknown }, [schema, property]: [string, string]): (value: unknown) => boolean {
+  const components = contract.components as object;
+  let checks = checksOf.get(components);
+  if (!checks) checksOf.set(components, (checks = new Map()));
+  const key = `${schema}/${property}`;
+  let check = checks.get(key);
+  if (!check) {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'contract', components } as object);
+    const validate = ajv.compile({ $ref: `contract#/components/schemas/${schema}/properties/${property}` });
+    check = (value) => validate(value);
+    checks.set(key, check);
+  }
+  return check;
+}
+
 /** Validates every checked column against `contract` and rewrites what it refuses; answers what was rewritten. */
 export async function repairStoredValues(db: Db, contract: { [key: string]: unknown; components?: unknown }): Promise<RepairedValue[]> {
-  const ajv = new Ajv2020({ strict: false });
-  addFormats(ajv);
-  ajv.addSchema({ $id: 'contract', components: contract.components } as object);
   const schemas = (contract.components as { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> }).schemas;
   const repaired: RepairedValue[] = [];
   for (const { column, field, repair } of CHECKED) {
-    const validate = ajv.compile({ $ref: `contract#/components/schemas/${field[0]}/properties/${field[1]}` });
     for (const { id, value } of await values(db, column)) {
+      const validate = checkOf(contract, field);
       if (validate(value)) continue;
       const to = repair === 'drop' ? null : repairTitle(value, id, schemas[field[0]]!.properties[field[1]]!);
       if (to !== null && !validate(to)) throw new Error(`${column.table}.${column.column} of ${id}: ${JSON.stringify(value)} cannot be made valid`);
