@@ -1,6 +1,7 @@
 // Writes docs/development.md's figures of the suite (its section "How long the suite takes"): the fresh-clone times of
-// `npm test` and `.ci/run`, read from `.ci/run`'s output, and the ten slowest test files, read from a vitest JSON report
-// (test/support/timings-reporter.ts's, which `.ci/run` writes to .tmp/vitest-report.json).
+// `npm test` and `.ci/run` and npm test's CPU, read from `.ci/run`'s output, and the ten slowest test files and each
+// folder's share, read from a vitest JSON report (test/support/timings-reporter.ts's, which `.ci/run` writes to
+// .tmp/vitest-report.json).
 //   tsx scripts/suite-figures.ts --ci-log FILE [--ci-log FILE …] [--report FILE] [--date YYYY-MM-DD] [--print]
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,6 +67,17 @@ export function fileTimes(report: { testResults: ReportFile[] }): FileTime[] {
     .sort((a, b) => b.seconds - a.seconds);
 }
 
+/** Each folder of test/ with its share of the files' summed time, largest first (`test/tooling`, 0.4). */
+export function folderShares(files: FileTime[]): { folder: string; share: number }[] {
+  const total = files.reduce((sum, file) => sum + file.seconds, 0);
+  const byFolder = new Map<string, number>();
+  for (const file of files) {
+    const folder = file.file.split('/').slice(0, 2).join('/');
+    byFolder.set(folder, (byFolder.get(folder) ?? 0) + file.seconds);
+  }
+  return [...byFolder].map(([folder, seconds]) => ({ folder, share: total > 0 ? seconds / total : 0 })).sort((a, b) => b.share - a.share);
+}
+
 /** `low` or `low to high`, rounded to whole units. */
 const span = (values: number[], unit: (value: number) => string) => {
   const low = Math.min(...values);
@@ -88,6 +100,8 @@ export function figuresText(runs: CiRun[], files: FileTime[], date: string): str
   if (files.length > 0) {
     lines.push('', 'The ten slowest files of `npm test` (vitest\'s time of each, hooks included; files run three at a time):', '', '| File | Project | Tests | s |', '|---|---|---|---|');
     for (const file of files.slice(0, 10)) lines.push(`| \`${file.file}\` | ${file.project ?? ''} | ${file.tests} | ${Math.round(file.seconds)} |`);
+    const shares = folderShares(files).map(({ folder, share }) => `\`${folder}\` ${Math.round(share * 100)} %`);
+    lines.push('', `The folders' shares of the files' summed time (${files.length} files, both projects): ${shares.join(', ')}.`);
   }
   lines.push(END);
   return lines.join('\n');

@@ -24,7 +24,7 @@ test("a .ci/run output gives the whole run's time and npm test's, from its step 
   expect(() => ciRun('::: .ci/run: passed (9 s)\n')).toThrow(/no `npm test on Node` step/);
 });
 
-test("a vitest JSON report gives each file's time, slowest first: its whole time when the report has it, else first test to last", () => {
+test("a vitest JSON report gives each file's time, slowest first (its whole time when the report has it, else first test to last), and each folder's share", () => {
   const report = {
     testResults: [
       { name: '/tmp/clone/test/api/spaces.test.ts', project: 'postgres', startTime: 1000, endTime: 4000, duration: 9000, assertionResults: [{}, {}] },
@@ -38,6 +38,7 @@ test("a vitest JSON report gives each file's time, slowest first: its whole time
   const text = figuresText([ciRun(CI_OUTPUT), { total: 940, npmTest: 455 }], fileTimes(report), '2026-11-27');
   expect(text).toContain('2 runs): `.ci/run` 14.7 min to 15.7 min, of which `npm test` 7.6 min to 8 min.');
   expect(text).toContain('| `test/tooling/dev.test.ts` |  | 1 | 61 |\n| `test/api/spaces.test.ts` | postgres | 2 | 9 |');
+  expect(text).toContain("The folders' shares of the files' summed time (2 files, both projects): `test/tooling` 87 %, `test/api` 13 %.");
 });
 
 test("the section is written between its markers in docs/development.md, and only there", () => {
