@@ -2,7 +2,7 @@
 // checked column's values are validated against the contract's schema of the field they are answered as, and a refused
 // value is rewritten to a valid form, so that no answer holding it is a response-validation 500 (server/docs/store.md,
 // "Upgrades keep every record").
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Db } from '../store/db.ts';
 import { type CheckedColumn, set, values } from '../store/stored-values.ts';
@@ -37,24 +37,22 @@ function repairTitle(value: string, id: string, schema: { minLength?: number; ma
   return title.join('');
 }
 
-/** The checks of a contract's fields, made once per contract object in a process (the servers of a process share it). */
-const checksOf = new WeakMap<object, Map<string, (value: unknown) => boolean>>();
+/** Per contract object (the servers of a process share one): an Ajv holding its components, and each field's check. */
+const checksOf = new WeakMap<object, { ajv: Ajv2020; checks: Map<string, ValidateFunction> }>();
 
 /** The check of `contract`'s field, compiled on first use: a database with nothing to check (a new one) compiles none. */
-function checkOf(contract: { components?: unknown }, [schema, property]: [string, string]): (value: unknown) => boolean {
+function checkOf(contract: { components?: unknown }, [schema, property]: [string, string]): ValidateFunction {
   const components = contract.components as object;
-  let checks = checksOf.get(components);
-  if (!checks) checksOf.set(components, (checks = new Map()));
-  const key = `${schema}/${property}`;
-  let check = checks.get(key);
-  if (!check) {
+  let compiled = checksOf.get(components);
+  if (!compiled) {
     const ajv = new Ajv2020({ strict: false });
     addFormats(ajv);
     ajv.addSchema({ $id: 'contract', components } as object);
-    const validate = ajv.compile({ $ref: `contract#/components/schemas/${schema}/properties/${property}` });
-    check = (value) => validate(value);
-    checks.set(key, check);
+    checksOf.set(components, (compiled = { ajv, checks: new Map() }));
   }
+  const ref = `contract#/components/schemas/${schema}/properties/${property}`;
+  let check = compiled.checks.get(ref);
+  if (!check) compiled.checks.set(ref, (check = compiled.ajv.compile({ $ref: ref })));
   return check;
 }
 
