@@ -1,8 +1,9 @@
 // `npm run bench`: benchmarks of the reference server, part by part (`BENCH_PARTS`, all by default): throughput,
-// start-up and memory on the compiled server `npm start` runs, the store, the speed mechanisms, lists and revisions as
-// they grow, the order of new ids, the harness's reset, the daily loop, the typed client's recording mode. The BENCH_*
-// variables are read first (settings.ts): one it cannot use stops it, exit 2, before it builds or starts anything.
-// Each part: bench/README.md and docs/performance.md ("Running the bench").
+// start-up and memory on the compiled server `npm start` runs, what requests with values of their own cost its
+// memory, the store, the speed mechanisms, lists and revisions as they grow, the order of new ids, the harness's
+// reset, the daily loop, the typed client's recording mode. The BENCH_* variables are read first (settings.ts): one
+// it cannot use stops it, exit 2, before it builds or starts anything. Each part: bench/README.md and
+// docs/performance.md ("Running the bench").
 import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/common/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
@@ -17,6 +18,7 @@ import { benchSave, saveTable } from './save.ts';
 import { benchClient, clientTable } from './client-recording.ts';
 import { groupedPages, pageText, throughput } from './throughput.ts';
 import { operations } from './operations.ts';
+import { bounds } from './bounds.ts';
 import { buildServer } from '../scripts/build-server.ts';
 
 const settings = readSettings();
@@ -24,6 +26,11 @@ const { parts } = settings;
 if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store' || part === 'mechanisms')) {
   if (settings.server === 'dist') await buildServer();
   await throughput(settings);
+  console.log();
+}
+if (parts.includes('bounds')) {
+  if (settings.server === 'dist') await buildServer();
+  await bounds(settings);
   console.log();
 }
 if (parts.includes('operations')) {

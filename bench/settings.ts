@@ -8,7 +8,7 @@ import { REQUESTS } from './fixture.ts';
 import { benchedExamples } from './operation-requests.ts';
 
 /** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
+export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'bounds', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -29,7 +29,7 @@ export interface BenchSettings {
   warmup: number;
   /** BENCH_CONNECTIONS: autocannon's connections. */
   connections: number;
-  /** BENCH_MEMORY_REQUESTS: requests of each memory run, sent in 10 parts with the RSS read after each. */
+  /** BENCH_MEMORY_REQUESTS: requests of each run of the memory and bounds parts, sent in 10 parts with the RSS read after each. */
   memoryRequests: number;
   /** BENCH_MEMORY_PAGES: pages of the larger large space of the memory part's second run. */
   memoryPages: number;

@@ -1,0 +1,124 @@
+// The `bounds` part: what a caller sending a value of its own in every request costs the server's memory. The
+// compiled server (as `npm start` runs it), on SQLite and on PostgreSQL, with the speed mechanisms on and off, is sent
+// BENCH_MEMORY_REQUESTS requests cycling through five kinds (a Content-Type parameter, an unknown query name, an
+// Accept value, an unknown token, a path id) with a new value in each, and, on a server of its own, the same requests
+// with one value each; its RSS is read after each tenth. RSS moves with V8's collections, so the medians of each
+// run's second half are compared: distinct / same, one figure per engine and setting, within its spread of 1 when
+// nothing grows (server/docs/limits.md, "What grows with requests").
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
+import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
+import { BENCH_TOKEN, fixture } from './fixture.ts';
+import { answered, freePort, median, serverCommand, spawnServer } from './measure.ts';
+import type { BenchSettings } from './settings.ts';
+
+const PARTS = 10;
+const WARMUP = 2000;
+const spaces = `/v1/orgs/${fixture.organizations[0]!.id}/spaces`;
+const auth = { authorization: `Bearer ${BENCH_TOKEN}` };
+
+/** The five kinds of request, each made with the value `n`. */
+const KINDS: ((n: number) => { path: string; headers: Record<string, string> })[] = [
+  (n) => ({ path: spaces, headers: { ...auth, 'content-type': `application/json; x=${n}` } }),
+  (n) => ({ path: `${spaces}?x${n}=1`, headers: auth }),
+  (n) => ({ path: spaces, headers: { ...auth, accept: `application/x-${n}, application/json` } }),
+  (n) => ({ path: spaces, headers: { authorization: `Bearer unknown-${n}` } }),
+  (n) => ({ path: `/v1/spaces/missing-${n}`, headers: auth }),
+];
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** `amount` requests of the five kinds in turn, each with a new value (`distinct`) or the value 0. */
+function send(url: string, amount: number, connections: number, distinct: boolean): Promise<void> {
+  let next = 1;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections,
+        amount,
+        requests: KINDS.map((kind) => ({
+          method: 'GET' as const,
+          setupRequest: (request: autocannon.Request) => ({ ...request, ...kind(distinct ? next++ : 0) }),
+        })),
+      },
+      (error) => (error ? reject(error) : resolve()),
+    );
+  });
+}
+
+interface Setting {
+  engine: 'SQLite' | 'PostgreSQL';
+  speed: 'on' | 'off';
+}
+
+/** The RSS readings of one run: after start-up and warm-up, then after each tenth of the requests. */
+async function run(settings: BenchSettings, env: Record<string, string>, distinct: boolean): Promise<number[]> {
+  const port = await freePort();
+  const { child, output } = spawnServer(serverCommand(settings), { PORT: String(port), LOG_LEVEL: 'silent', ...env });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await answered(`${url}/v1/orgs`, child, output);
+    await send(url, WARMUP, settings.connections, false);
+    const rss = [rssMb(child.pid!)];
+    for (let part = 0; part < PARTS; part++) {
+      await send(url, Math.round(settings.memoryRequests / PARTS), settings.connections, distinct);
+      rss.push(rssMb(child.pid!));
+    }
+    return rss;
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function bounds(settings: BenchSettings): Promise<void> {
+  const dir = temporaryDirectory('docs-bench-bounds-');
+  let postgres: PostgresServer | undefined;
+  try {
+    const seed = path.join(dir, 'seed.json');
+    writeFileSync(seed, JSON.stringify(fixture));
+    postgres = startPostgres({ port: await freePort() });
+    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
+    await admin.connect();
+    let databases = 0;
+    const envOf = async ({ engine, speed }: Setting): Promise<Record<string, string>> => {
+      const name = `bounds_${databases++}`;
+      const where: Record<string, string> =
+        engine === 'SQLite' ? { DATA_DIR: path.join(dir, name) } : { DATA_DIR: path.join(dir, name), DATABASE_URL: postgres!.url(name) };
+      if (engine === 'PostgreSQL') await admin.query(`CREATE DATABASE ${name}`);
+      return { ...where, SEED_FILE: seed, ...(speed === 'off' ? { SPEEDUPS_OFF: 'all' } : {}) };
+    };
+    console.log(
+      `bounds: RSS in MB after ${settings.memoryRequests} requests cycling through five kinds (a Content-Type parameter, an unknown query name, ` +
+        `an Accept value, an unknown token, a path id), each with a new value (distinct) or one value (same), ${settings.connections} connections; ` +
+        `median of the readings after each tenth of the second half (all readings in brackets)`,
+    );
+    console.log(`${'engine'.padEnd(12)}${'speed'.padEnd(8)}${'same'.padStart(10)}${'distinct'.padStart(10)}${'ratio'.padStart(8)}   readings same | distinct`);
+    const settingsRun: Setting[] = [
+      { engine: 'SQLite', speed: 'on' },
+      { engine: 'SQLite', speed: 'off' },
+      { engine: 'PostgreSQL', speed: 'on' },
+      { engine: 'PostgreSQL', speed: 'off' },
+    ];
+    for (const [index, setting] of settingsRun.entries()) {
+      // Each in turn first: what one run leaves behind (the cores' caches, PostgreSQL's) does not always fall on the same kind.
+      const order = index % 2 === 0 ? [false, true] : [true, false];
+      const readings = new Map<boolean, number[]>();
+      for (const distinct of order) readings.set(distinct, await run(settings, await envOf(setting), distinct));
+      const secondHalf = (rss: number[]) => median(rss.slice(1 + PARTS / 2));
+      const [same, distinct] = [secondHalf(readings.get(false)!), secondHalf(readings.get(true)!)];
+      const show = (rss: number[]) => rss.map((mb) => mb.toFixed(0)).join(' ');
+      console.log(
+        `${setting.engine.padEnd(12)}${setting.speed.padEnd(8)}${same.toFixed(0).padStart(10)}${distinct.toFixed(0).padStart(10)}${(distinct / same).toFixed(2).padStart(8)}` +
+          `   [${show(readings.get(false)!)}] | [${show(readings.get(true)!)}]`,
+      );
+    }
+    await admin.end();
+  } finally {
+    postgres?.stop();
+    removeTemporary(dir);
+  }
+}
