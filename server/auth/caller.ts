@@ -45,6 +45,9 @@ export async function findUsers(db: Db, ids: readonly string[]): Promise<Map<str
 const knownCallers = new WeakMap<Store, { version: number; callers: Map<string, Caller> }>();
 const MAX_KNOWN_TOKENS = 10_000;
 
+/** How many callers are remembered for `store` (for tests). */
+export const knownCallerCount = (store: Store): number => knownCallers.get(store)?.callers.size ?? 0;
+
 /** The caller of a token, or undefined when the token is unknown. */
 export async function callerOfToken(ctx: Scope, token: string): Promise<Caller | undefined> {
   const version = ctx.store.tokensVersion();

@@ -37,6 +37,8 @@ export interface Config {
   seedFile?: string;
   /** Largest request body accepted, in bytes; larger ones get 413. */
   bodyLimit: number;
+  /** Connections held open at once; one beyond it is closed as soon as it is accepted (MAX_CONNECTIONS). */
+  maxConnections: number;
   /** SQLite page cache, MiB (DB_CACHE_MB). */
   dbCacheMb: number;
   /** Revisions' contents kept parsed, MiB of their JSON (CONTENT_CACHE_MB). */
@@ -269,6 +271,15 @@ export const VARIABLES: readonly Variable[] = [
     engine: 'both',
     description: 'largest request body in bytes; larger ones get 413',
     parse: (value) => int('BODY_LIMIT', value, 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  }),
+  variable({
+    name: 'MAX_CONNECTIONS',
+    key: 'maxConnections',
+    default: '1000',
+    engine: 'both',
+    description:
+      'client connections held open at once; one more is closed as soon as it is accepted (behind a load balancer, at least its connections to this instance)',
+    parse: (value) => int('MAX_CONNECTIONS', value, 1000, 1, 1_000_000),
   }),
   variable({
     name: 'DB_CACHE_MB',

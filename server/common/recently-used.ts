@@ -1,5 +1,12 @@
 // A bounded cache of values that never change once made: the most recently used ones are kept, up to a total size.
 
+/**
+ * What an entry costs beyond the size its caller gives (the map's entry, the record, the key when it is not counted in
+ * the size), in the same units: a cache of capacity C holds at most C / ENTRY_OVERHEAD entries, however small the
+ * values a caller can make it keep (server/docs/limits.md, "What grows with requests").
+ */
+export const ENTRY_OVERHEAD = 256;
+
 export class RecentlyUsed<K, V> {
   private readonly entries = new Map<K, { value: V; size: number }>();
   private total = 0;
@@ -23,8 +30,12 @@ export class RecentlyUsed<K, V> {
     return entry.value;
   }
 
-  /** Keeps `value` (of `size`) unless it is larger than `largest`, dropping the least recently used past `capacity`. */
-  set(key: K, value: V, size: number): void {
+  /**
+   * Keeps `value` (of `size`, ENTRY_OVERHEAD added) unless it is larger than `largest`, dropping the least recently
+   * used past `capacity`.
+   */
+  set(key: K, value: V, valueSize: number): void {
+    const size = valueSize + ENTRY_OVERHEAD;
     if (size > this.largest) return;
     const previous = this.entries.get(key);
     if (previous) {
@@ -38,6 +49,11 @@ export class RecentlyUsed<K, V> {
       this.entries.delete(oldest);
       this.total -= entry.size;
     }
+  }
+
+  /** How many values are kept, and their total size (for tests). */
+  get kept(): { entries: number; size: number } {
+    return { entries: this.entries.size, size: this.total };
   }
 
   /** Drops every value. */

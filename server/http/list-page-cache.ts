@@ -67,6 +67,11 @@ export class ListPageCache {
     this.pages = new RecentlyUsed(options.bytes, options.bytes / 2);
   }
 
+  /** How many pages are kept, and their total size, keys included (for tests). */
+  get kept(): { entries: number; size: number } {
+    return this.pages.kept;
+  }
+
   get enabled(): boolean {
     return this.options.bytes > 0;
   }
@@ -135,7 +140,8 @@ export class ListPageCache {
     this.current(after.changes);
     if (after.changes !== this.changes) return; // made before a change another request has seen
     const json = jsonOf(answer.body);
-    this.pages.set(key, { status: answer.status, headers: answer.headers, json }, json.length);
+    // The key is the caller's address, of the caller's choosing: it counts as much as the page.
+    this.pages.set(key, { status: answer.status, headers: answer.headers, json }, key.length + json.length);
     this.counts.kept++;
   }
 

@@ -48,3 +48,41 @@ export function jsonBody(limit: number, verify?: (req: IncomingMessage, res: Ser
     req.on('data', onData).on('end', onEnd).on('error', settle);
   };
 }
+
+/** The error of a body of a media type its operation does not declare: the error writer answers it as a 415. */
+function unsupported(mediaType: string): Error {
+  return Object.assign(new Error(`unsupported media type ${mediaType}`), { status: 415 });
+}
+
+/**
+ * Gives the validator the request's Content-Type as one of the few values that can select a schema: the media type
+ * the operation declares for its body, without parameters, or none. express-openapi-validator builds and keeps a
+ * request and a response validator for each method, route and Content-Type it is given, parameters included (all but
+ * `boundary`): a caller varying a parameter (`application/json; x=1`, `x=2`…), or the type of a request whose body is
+ * never read (a GET's), grew the server with every new value, without bound (server/docs/limits.md). What the
+ * validator chooses a schema by is the media type alone: the contract declares request bodies by media type
+ * (`application/json`, no parameters: a contract test holds it to that), and a JSON body's charset has been applied
+ * by then (`jsonBody`). So:
+ * - an operation that declares a body, and a type it declares: the validator is given that media type, as the
+ *   contract writes it;
+ * - an operation that declares a body, and a type it does not declare: a 415 naming it, as the validator answered;
+ * - any other request (no body declared, an unknown path or method): its body is discarded unread, and the validator
+ *   is given no Content-Type, which is what it chooses by for those.
+ * The usage recorder reads the header as sent before this runs (http/usage-recorder.ts).
+ */
+export function validatorContentType(bodyTypes: (req: Request) => readonly string[] | undefined): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const header = req.headers['content-type'];
+    if (header === undefined) return next();
+    const declared = bodyTypes(req);
+    if (declared === undefined) {
+      delete req.headers['content-type'];
+      return next();
+    }
+    const mediaType = header.split(';')[0]!.trim().toLowerCase();
+    const type = declared.find((each) => each.toLowerCase() === mediaType);
+    if (type === undefined) return next(unsupported(mediaType));
+    req.headers['content-type'] = type;
+    next();
+  };
+}

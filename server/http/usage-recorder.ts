@@ -4,6 +4,7 @@
 // Off, none of this is installed: no request or answer is watched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
 import { contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract as contractOf, type Operation } from '../../conformance/contract.ts';
 import { httpExchange, usageOf } from '../../conformance/usage-fields.ts';
@@ -17,6 +18,8 @@ export interface UsageRecorder {
   watch(req: Request, res: Response, next: NextFunction): void;
   /** express.json's `verify`: the request body as it was sent, before anything parsed or changed it. */
   sent(req: IncomingMessage, res: ServerResponse, body: Buffer): void;
+  /** Called once the validator has accepted the request: only then is what it sent recorded (below). */
+  accepted(req: Request): void;
   /** Writes the record (again, with what was used since), when anything was. */
   write(): void;
 }
@@ -27,11 +30,12 @@ const JSON_BODY = /[/+]json$/;
 const mediaTypeOf = (value: unknown) => (value === undefined ? undefined : String(value).split(';')[0]!.trim().toLowerCase());
 
 /** Records what `consumer` used of `document`, the contract the server serves, into a file of its own in `records`. */
-export function usageRecorder(document: OpenApiDocument, records: string, consumer: UsageRecord['consumer']): UsageRecorder {
+export function usageRecorder(document: OpenApiDocument, records: string, consumer: UsageRecord['consumer'], log: Pick<Logger, 'warn'>): UsageRecorder {
   const contract = contractOf(document);
   const index = new RouteIndex(document.paths);
   const operations = new Map([...contract.operations.values()].map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation]));
   const bodies = new WeakMap<IncomingMessage, Buffer>();
+  const accepted = new WeakSet<Request>();
   let record: UsageRecord | undefined;
   let changed = false;
   const write = recordWriter(records, () => {
@@ -66,6 +70,8 @@ export function usageRecorder(document: OpenApiDocument, records: string, consum
       // HEAD's none, as HTTP sends none.
       const chunks: Buffer[] = [];
       let keep = req.method !== 'HEAD';
+      // As sent: the validator is given a Content-Type of the contract's later (http/request-body.ts).
+      const contentType = req.headers['content-type'];
       const kept = (chunk: unknown, encoding: unknown) => {
         if (!keep || chunk === undefined || chunk === null || typeof chunk === 'function') return;
         const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
@@ -83,23 +89,36 @@ export function usageRecorder(document: OpenApiDocument, records: string, consum
         return (end as (...args: unknown[]) => Response).call(this, chunk, ...rest);
       } as Response['end'];
       res.once('finish', () => {
-        const query = req.originalUrl.indexOf('?');
-        const sentBody = bodies.get(req);
-        const exchange = httpExchange(
-          found.operation,
-          found.pathParams,
-          { search: query < 0 ? '' : req.originalUrl.slice(query), headers: req.headers, contentType: req.headers['content-type'], text: sentBody?.toString('utf8') },
-          res.statusCode,
-          { contentType: res.getHeader('content-type')?.toString(), text: chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined },
-        );
-        record ??= emptyUsage(consumer, contractIdentity(contract), 'harness');
-        mergeOperationUsage((record.operations[found.operation.operationId] ??= emptyOperationUsage()), usageOf(contract, exchange));
-        changed = true;
+        // What a request the validator refused sent is not recorded, only that the operation was called and what it
+        // answered: its parameters' names and values, its body's fields, are the caller's to invent (an unknown
+        // query name, a value outside an enumeration, a body nesting 100 000 levels), and a record holding them grew
+        // with every such request. What the contract accepts is bounded by the contract.
+        const valid = accepted.has(req);
+        const query = valid ? req.originalUrl.indexOf('?') : -1;
+        const sentBody = valid ? bodies.get(req) : undefined;
+        try {
+          const exchange = httpExchange(
+            found.operation,
+            valid ? found.pathParams : {},
+            { search: query < 0 ? '' : req.originalUrl.slice(query), headers: valid ? req.headers : {}, contentType: valid ? contentType : undefined, text: sentBody?.toString('utf8') },
+            res.statusCode,
+            { contentType: res.getHeader('content-type')?.toString(), text: chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined },
+          );
+          record ??= emptyUsage(consumer, contractIdentity(contract), 'harness');
+          mergeOperationUsage((record.operations[found.operation.operationId] ??= emptyOperationUsage()), usageOf(contract, exchange));
+          changed = true;
+        } catch (error) {
+          // A record that cannot take an exchange loses that exchange, never the server: this runs after the answer.
+          log.warn({ operationId: found.operation.operationId, err: error }, 'usage record: an exchange was not recorded');
+        }
       });
       next();
     },
     sent(req, _res, body) {
       bodies.set(req, body);
+    },
+    accepted(req) {
+      accepted.add(req);
     },
     write,
   };

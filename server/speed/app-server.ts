@@ -2,10 +2,28 @@
 // request and response is created with the app's prototypes already, so V8 keeps their property access fast. Its
 // connections write what a turn answered at the end of that turn (write-together.ts) (server/docs/design.md, "Requests
 // born with the app's prototypes").
-import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, type ServerOptions, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Speedup } from '../common/config.ts';
 import { writeTogether } from './write-together.ts';
+
+/**
+ * What bounds a client's connections (server/docs/limits.md, "Connections and slow clients"), written out rather than
+ * left to Node's defaults (which they are today), so that a default changed by a Node release changes nothing here:
+ * - `headersTimeout`: a connection that has not sent a whole request head within it (nothing at all, or a byte at a
+ *   time) is answered 408 and closed (Node checks every 30 s, so it may last up to 30 s more);
+ * - `requestTimeout`: likewise for the whole request, its body included;
+ * - `keepAliveTimeout`: an idle kept-alive connection is closed after it;
+ * - `maxHeaderSize`: a request head larger than it (request line included) is answered 431;
+ * - `maxConnections` (MAX_CONNECTIONS): a connection beyond it is closed as soon as it is accepted.
+ */
+export const CONNECTION_LIMITS = Object.freeze({
+  headersTimeout: 60_000,
+  requestTimeout: 300_000,
+  keepAliveTimeout: 5_000,
+  maxHeaderSize: 16 * 1024,
+  maxConnections: 1000,
+} satisfies ServerOptions & { maxConnections: number });
 
 export interface AppServer {
   server: Server;
@@ -28,11 +46,13 @@ export interface AppServer {
  * the app's when `serve` is called: request -> AppRequest.prototype -> app.request -> Express's request ->
  * IncomingMessage.prototype.
  */
-export function appServer(off: readonly Speedup[] = []): AppServer {
+export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECTION_LIMITS.maxConnections): AppServer {
   class AppRequest extends IncomingMessage {}
   class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
   const prototypes = !off.includes('app-prototypes');
-  const server = prototypes ? createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }) : createServer();
+  const { maxConnections: _, ...limits } = CONNECTION_LIMITS;
+  const server = createServer(prototypes ? { ...limits, IncomingMessage: AppRequest, ServerResponse: AppResponse } : limits);
+  server.maxConnections = maxConnections;
   if (!off.includes('write-together')) server.on('connection', writeTogether);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];

@@ -21,13 +21,14 @@ import { ListPageCache } from '../http/list-page-cache.ts';
 import { type AnyHandler, contractAnswerRoute, operationRoute, type OperationRoute, type RouteSetting } from '../http/operation-route.ts';
 import { type ContractAnswer, contractAnswer, contractAnswerPlan, type ContractAnswerPlan, markedContract } from '../http/example-answers.ts';
 import { integerParameters } from '../http/parameters.ts';
+import { ANSWER_HEADERS } from '../http/headers.ts';
 import { healthRoute } from '../http/health.ts';
 import { withHead } from '../http/head.ts';
 import { contractText, servedContract } from '../http/served-contract.ts';
 import { bearerToken } from '../http/bearer-token.ts';
 import { pendingOperations } from '../handlers/pending.ts';
 import type { HandlerTable, OperationId } from '../handlers/types.ts';
-import { jsonBody } from '../http/request-body.ts';
+import { jsonBody, validatorContentType } from '../http/request-body.ts';
 import { textInputCheck } from '../http/text-input.ts';
 import type { UsageRecorder } from '../http/usage-recorder.ts';
 import { RouteIndex } from '../http/route-index.ts';
@@ -92,19 +93,36 @@ function validatorDocument(contract: OpenApiDocument): OpenApiDocument {
 }
 
 /**
- * Whether the server reads a request's body: only for an operation whose contract declares a request body. The body
- * of any other request (an operation that takes none, an unknown path or method, which answer 404 and 405) is
- * discarded unread. A trailing slash is placed as the path without it, as Express and the validator route it.
+ * The media types of the request body a request's operation declares (`application/json`), or undefined when it
+ * declares none or the request is for no operation of the contract (an unknown path or method, which answer 404 and
+ * 405). A trailing slash is placed as the path without it, as Express and the validator route it.
  */
-export function operationsTakingABody(contract: OpenApiDocument): (req: Request) => boolean {
+export function requestBodyTypes(contract: OpenApiDocument): (req: Request) => readonly string[] | undefined {
   const index = new RouteIndex(contract.paths);
+  const types = new Map<object, readonly string[]>();
+  for (const item of Object.values(contract.paths)) {
+    for (const operation of Object.values(item)) {
+      const content = (operation as { requestBody?: { content?: object } } | undefined)?.requestBody?.content;
+      if (content) types.set(operation as object, Object.keys(content));
+    }
+  }
+  return (req) => {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const match = index.find(path);
+    if (!match || !match.methods.has(req.method)) return undefined;
+    return types.get(contract.paths[match.template]?.[req.method.toLowerCase()]);
+  };
+}
+
+/**
+ * Whether the server reads a request's body: only for an operation whose contract declares a request body. The body
+ * of any other request (an operation that takes none, an unknown path or method) is discarded unread.
+ */
+export function operationsTakingABody(bodyTypes: (req: Request) => readonly string[] | undefined): (req: Request) => boolean {
   return (req) => {
     // Nothing to read: the common case of a GET or a DELETE, decided without a lookup.
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return false;
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    const match = index.find(path);
-    if (!match || !match.methods.has(req.method)) return false;
-    return contract.paths[match.template]?.[req.method.toLowerCase()]?.requestBody !== undefined;
+    return bodyTypes(req) !== undefined;
   };
 }
 
@@ -122,6 +140,8 @@ export interface ContractChecks {
   integers: Map<string, ReturnType<typeof integerParameters>>;
   validator: RequestHandler[];
   served: ReturnType<typeof servedContract>;
+  /** The request body's media types the request's operation declares (`requestBodyTypes`). */
+  bodyTypes: (req: Request) => readonly string[] | undefined;
   takesBody: (req: Request) => boolean;
   checkText: (req: Request) => void;
   /** The answer from the contract of an operation, made on first need. */
@@ -174,13 +194,15 @@ export function contractChecks(config: AppContext['config'], log: AppContext['lo
   });
   const operations = contractOperations(document);
   const answers = new Map<string, ContractAnswer>();
+  const bodyTypes = requestBodyTypes(document);
   return {
     contract: document,
     operations,
     integers: new Map(operations.map((operation) => [operation.operationId, integerParameters(document, operation.path, operation.method)])),
     validator,
     served: servedContract(document, config.publicUrl, contract ? undefined : contractText()),
-    takesBody: operationsTakingABody(document),
+    bodyTypes,
+    takesBody: operationsTakingABody(bodyTypes),
     checkText: textInputCheck(document),
     contractAnswer: (operation) => {
       let answer = answers.get(operation.operationId);
@@ -242,14 +264,15 @@ function expressApp(config: AppContext['config']): express.Express {
 
 /**
  * What every request passes through first, in one layer of Express's router (server/http/chain.ts): the usage
- * recorder when there is one, its id, its access-log line and CORS.
+ * recorder when there is one, its id and the headers every answer starts with (http/headers.ts), its access-log line
+ * and CORS.
  */
 function everyRequest({ log, config }: AppContext, contract: OpenApiDocument, usage: UsageRecorder | undefined): RequestHandler {
   const handlers: RequestHandler[] = [
     ...(usage ? [usage.watch] : []),
     (req: Request, res: Response, next: NextFunction) => {
       req.id = randomUUID();
-      res.set('x-request-id', req.id);
+      res.set(ANSWER_HEADERS).set('x-request-id', req.id);
       next();
     },
     accessLog(log),
@@ -271,11 +294,12 @@ function serverPages(app: express.Express, ctx: AppContext, checks: ContractChec
       ? checks.served
       : servedContract(markedContract(contract, plan, new Map(answered.map((operation) => [operation.operationId, checks.contractAnswer(operation)]))), ctx.config.publicUrl);
   app.get('/health', healthRoute(ctx, contract, [...plan.answered.keys()]));
+  // The same for every caller: a cache may keep them, and asks again each time (the server may have restarted on another contract).
   app.get('/openapi.json', (_req: Request, res: Response) => {
-    res.type('json').send(served.json());
+    res.set('cache-control', 'no-cache').type('json').send(served.json());
   });
   app.get('/openapi.yaml', (_req: Request, res: Response) => {
-    res.type('application/yaml; charset=utf-8').send(served.yaml());
+    res.set('cache-control', 'no-cache').type('application/yaml; charset=utf-8').send(served.yaml());
   });
   docsRoutes(app, { title: String((contract.info as { title?: string } | undefined)?.title ?? 'API'), publicUrl: ctx.config.publicUrl });
 }
@@ -302,8 +326,9 @@ function listPageCacheOf(ctx: AppContext, verify: boolean | undefined): ListPage
  * Express's routes), instead of Express trying each route's pattern in turn; anything else goes through Express's
  * routes.
  */
-function contractChain({ config }: AppContext, { takesBody, checkText, validator }: ContractChecks, placed: Map<string, OperationRoute>, usage: UsageRecorder | undefined): RequestHandler {
+function contractChain({ config }: AppContext, { bodyTypes, takesBody, checkText, validator }: ContractChecks, placed: Map<string, OperationRoute>, usage: UsageRecorder | undefined): RequestHandler {
   const json = jsonBody(config.bodyLimit, usage?.sent); // a body without a Content-Type is a 415 (http/request-body.ts)
+  const contentType = validatorContentType(bodyTypes);
   return chained(
     // The body is read only for an operation that declares one: any other request's body is discarded unread,
     // whatever its type, encoding or size, so those operations never answer the 415, 413 or malformed-JSON 400 of
@@ -316,9 +341,12 @@ function contractChain({ config }: AppContext, { takesBody, checkText, validator
       checkRequestJson(req.body);
       next();
     },
+    // The validator keeps what it builds per Content-Type: it is given one of the contract's (http/request-body.ts).
+    contentType,
     ...validator,
     (req: Request, res: Response, next: NextFunction) => {
       if (req.callerFailure !== undefined) return next(req.callerFailure);
+      usage?.accepted(req);
       const key = placedOperation(req);
       const route = key === undefined ? undefined : placed.get(key);
       if (!route) return next();

@@ -106,7 +106,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
-  const http = appServer(config.speedupsOff);
+  const http = appServer(config.speedupsOff, config.maxConnections);
   const { server } = http;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -184,7 +184,7 @@ async function serve(
   // Built once: a reset's app reuses them (app.ts).
   const checks = contractChecks(config, log);
   const faults = options.faults ? new Faults(checks.contract) : undefined;
-  const usage = options.usage === undefined ? undefined : usageRecorder(checks.contract, usageRecordsFolder(options.usage.folder), options.usage.consumer);
+  const usage = options.usage === undefined ? undefined : usageRecorder(checks.contract, usageRecordsFolder(options.usage.folder), options.usage.consumer, log);
   const recorder = options.coverage === undefined ? undefined : answerRecorder(checks.contract, recordsFolder(options.coverage));
   if (recorder) {
     const also = options.onOperation;

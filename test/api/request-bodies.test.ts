@@ -83,3 +83,39 @@ describe('a body without a Content-Type', () => {
     expect(await changes()).toBe(before);
   });
 });
+
+describe('the Content-Type the validator is given (http/request-body.ts)', () => {
+  test("is the operation's declared media type whatever parameters and case the request's has: the same bodies get the same answers", async () => {
+    const bodies = ['{"title":"Acme"}', '{"title":5}', '{"titel":"Acme"}', '{}', '[]', '{"title":""}'];
+    const spellings = ['application/json', 'application/json; charset=utf-8', 'Application/JSON; charset=UTF-8; x=1', 'application/json;profile="a;b"'];
+    for (const body of bodies) {
+      const answers = [];
+      for (const contentType of spellings) {
+        const answer = await send('PATCH', '/v1/orgs/acme', { body, headers: { 'content-type': contentType } });
+        answers.push({ status: answer.status, title: answer.json.title, error: answer.json.error?.message });
+      }
+      expect(new Set(answers.map((answer) => JSON.stringify(answer))).size, `${body}: ${JSON.stringify(answers)}`).toBe(1);
+      expect([200, 400], body).toContain(answers[0]!.status);
+    }
+  });
+
+  test('a media type the operation does not declare is a 415 naming it, with or without a body, and writes nothing', async () => {
+    const before = await changes();
+    for (const contentType of ['text/plain', 'application/jsonx', 'TEXT/JSON; charset=utf-8']) {
+      for (const init of [{ body: '{"title":"Acme"}' }, {}]) {
+        const answer = await send('PATCH', '/v1/orgs/acme', { ...init, headers: { 'content-type': contentType } });
+        expect(answer.status, JSON.stringify(answer.json)).toBe(415);
+        expect(answer.json.error.message).toContain(`unsupported media type ${contentType.split(';')[0]!.toLowerCase()}`);
+      }
+    }
+    expect(await changes()).toBe(before);
+  });
+
+  test('a request whose body is never read is answered the same whatever its Content-Type', async () => {
+    const plain = await send('GET', '/v1/orgs/acme/spaces', {});
+    for (const contentType of ['application/json; x=1', 'text/plain', 'multipart/form-data; boundary=x', 'nonsense']) {
+      const answer = await send('GET', '/v1/orgs/acme/spaces', { headers: { 'content-type': contentType } });
+      expect(answer, contentType).toEqual(plain);
+    }
+  });
+});

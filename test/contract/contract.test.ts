@@ -157,6 +157,19 @@ describe('every operation', () => {
     );
   });
 
+  test('declares its request body by media types alone, without parameters or wildcards', () => {
+    // The server gives the validator a request's media type alone (server/http/request-body.ts): a declared
+    // `application/json; charset=utf-8`, or `application/*`, would be chosen otherwise by the validator.
+    const contract = readContract();
+    const offenders = listOperations(contract).flatMap(({ name, operation }) => {
+      const content = operation.requestBody ? (resolve(contract, operation.requestBody) as { content?: object }).content ?? {} : {};
+      return Object.keys(content)
+        .filter((type) => !/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) || type.includes('*'))
+        .map((type) => `${name}: ${type}`);
+    });
+    expectNone(offenders, 'Declare request bodies by a media type alone (no parameters, no wildcard, lower case):');
+  });
+
   test('declares a 2xx response', () => {
     const contract = readContract();
     const offenders = listOperations(contract)

@@ -14,6 +14,7 @@ import {
   parseMarkdown,
 } from '../../server/content/document.ts';
 import { markdownLinks, treeLinks } from '../../server/content/markdown.ts';
+import { ENTRY_OVERHEAD } from '../../server/common/recently-used.ts';
 
 type AnyNode = { object: string; type?: string; key?: string; nodes?: AnyNode[]; data?: Record<string, unknown>; leaves?: unknown[] };
 
@@ -130,7 +131,8 @@ describe('converted Documents are kept', () => {
   it('past the bound, the least recently used are converted again, with the same result; long markdown is never kept', { timeout: 120_000 }, () => {
     const markdown = 'A paragraph to be pushed out.\n';
     const first = documentFromMarkdown(markdown);
-    const filler = (n: number) => `${n} `.repeat(DOCUMENT_CACHE_CHARS / 8 / 2); // one eighth of the bound each
+    // One eighth of the bound each, with what every entry costs (ENTRY_OVERHEAD).
+    const filler = (n: number) => `${n} `.repeat((DOCUMENT_CACHE_CHARS / 8 - ENTRY_OVERHEAD) / 2);
     for (let n = 0; n < 9; n++) documentFromMarkdown(filler(n));
     const again = documentFromMarkdown(markdown);
     expect(again).not.toBe(first);

@@ -10,6 +10,7 @@ import { listPageCacheIn } from '../../server/start/app.ts';
 import { ListPageCache, type ListAnswer } from '../../server/http/list-page-cache.ts';
 import { immutableBodyChecks } from '../../server/http/immutable-bodies.ts';
 import { CONTINUE_AFTER } from '../../server/common/paging.ts';
+import { ENTRY_OVERHEAD } from '../../server/common/recently-used.ts';
 import { SqliteStore } from '../../server/store/sqlite/store.ts';
 import type { HandlerTable } from '../../server/handlers/types.ts';
 import { ok } from '../support/expect.ts';
@@ -288,7 +289,8 @@ describe('ListPageCache', () => {
   });
 
   test('keeps at most its bytes, the most recently read, and no page above half of them', () => {
-    const size = JSON.stringify({ items: ['a'], count: 1 }).length;
+    // A page's size: its key, its JSON and what every entry costs.
+    const size = 'a'.length + JSON.stringify({ items: ['a'], count: 1 }).length + ENTRY_OVERHEAD;
     const { kept, now, after, find } = setUp(size * 2);
     kept.keep('a', now(), after(now()), page('a'));
     kept.keep('b', now(), after(now()), page('b'));

@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { readConfig, SPEEDUPS } from '../../server/common/config.ts';
 import { contractOperations, loadContract } from '../../server/http/contract.ts';
 import { contractAnswerPlan } from '../../server/http/example-answers.ts';
+import { CONNECTION_LIMITS } from '../../server/speed/app-server.ts';
 import { placedOperation } from '../../server/speed/validator.ts';
 import { writeTogether } from '../../server/speed/write-together.ts';
 import { readSeedFile } from '../../server/start/seed.ts';
@@ -90,6 +91,39 @@ describe('errors', () => {
 });
 
 describe('the framework', () => {
+  test('connections: the limits are the documented ones, and a connection beyond MAX_CONNECTIONS is closed at once', async () => {
+    const limited = await startTestServer({ env: { MAX_CONNECTIONS: '2' } });
+    const sockets: ReturnType<typeof connect>[] = [];
+    try {
+      const { server } = limited.running;
+      const { headersTimeout, requestTimeout, keepAliveTimeout, maxHeaderSize } = CONNECTION_LIMITS;
+      expect({ headersTimeout: server.headersTimeout, requestTimeout: server.requestTimeout, keepAliveTimeout: server.keepAliveTimeout }).toEqual({ headersTimeout, requestTimeout, keepAliveTimeout });
+      expect(server.maxConnections).toBe(2);
+      expect((await fetch(`${limited.url}/health`, { headers: { 'x-large': 'x'.repeat(maxHeaderSize) } })).status).toBe(431);
+      const { port } = new URL(limited.url);
+      const open = () =>
+        new Promise<ReturnType<typeof connect>>((resolve, reject) => {
+          const socket = connect(Number(port), '127.0.0.1', () => resolve(socket)).on('error', reject);
+          sockets.push(socket);
+        });
+      // What a socket reads until it closes: an answer to a request, or nothing when the server drops it.
+      const answerOn = (socket: ReturnType<typeof connect>) =>
+        new Promise<string>((resolve) => {
+          let text = '';
+          socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1'))).on('close', () => resolve(text)).on('error', () => {});
+          socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        });
+      const [first, second] = [await open(), await open()];
+      expect(await answerOn(await open())).toBe('');
+      expect(await answerOn(first)).toMatch(/^HTTP\/1\.1 200 /);
+      expect(await answerOn(await open())).toMatch(/^HTTP\/1\.1 200 /);
+      second.destroy();
+    } finally {
+      sockets.forEach((socket) => socket.destroy());
+      await limited.close();
+    }
+  });
+
   test("requests and responses are born with the app's prototypes, so Express changes no prototype per request", async () => {
     // What node:http hands the app, and what the app has made of it once the answer is sent (server/speed/app-server.ts).
     type Prototypes = [request: object, response: object];

@@ -41,6 +41,7 @@ export type Operation = {
   description?: string;
   parameters?: (Parameter | Reference)[];
   responses?: Record<string, Response | Reference>;
+  requestBody?: { content?: Record<string, unknown> } | Reference;
   security?: SecurityRequirement[];
 };
 

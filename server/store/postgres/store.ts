@@ -104,6 +104,8 @@ function sentFailed(failure: unknown, grouped: boolean): unknown {
 
 /** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
 const NAMED_STATEMENTS = 2000;
+/** The longest SQL text prepared by name (longer ones are built from what is written: server/docs/limits.md). */
+export const LONGEST_NAMED_STATEMENT = 4096;
 
 export interface PostgresOptions {
   /** The connection string (DATABASE_URL). */
@@ -387,7 +389,7 @@ export class PostgresStore implements Store {
    */
   prepares(text: string): boolean {
     if (this.prepared.has(text)) return true;
-    if (this.prepared.size >= NAMED_STATEMENTS) return false;
+    if (this.prepared.size >= NAMED_STATEMENTS || text.length > LONGEST_NAMED_STATEMENT) return false;
     this.prepared.add(text);
     return true;
   }

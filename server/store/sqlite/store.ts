@@ -41,6 +41,12 @@ const freeBytes = (stats: { bavail: number; bsize: number }) => stats.bavail * s
 
 /** How many distinct SQL texts the connection keeps prepared (texts built at run time could otherwise grow it). */
 const STATEMENT_CACHE_SIZE = 1000;
+/**
+ * The longest SQL text kept prepared, in characters. Longer texts are the ones built from what is written (a batch of
+ * rows inserted at once, an order of many siblings), which rarely come again: prepared for their one use, not kept,
+ * so the cache holds at most STATEMENT_CACHE_SIZE × this (server/docs/limits.md, "What grows with requests").
+ */
+export const LONGEST_KEPT_STATEMENT = 4096;
 
 /** Kysely as a query builder for SQLite: it compiles, the store executes (DummyDriver never runs anything). */
 export const sqliteQueries = new Kysely<Schema>({
@@ -247,6 +253,13 @@ export class SqliteStore implements Store {
     return this.connection.serialize();
   }
 
+  /** How many statements are kept prepared, and the characters of their texts (for tests). */
+  get keptStatements(): { entries: number; chars: number } {
+    let chars = 0;
+    for (const sql of this.statements.keys()) chars += sql.length;
+    return { entries: this.statements.size, chars };
+  }
+
   /** The prepared statement of `sql`: prepared once, then reused (the most recently used are kept). */
   statement(sql: string): CachedStatement {
     const cached = this.statements.get(sql);
@@ -262,6 +275,7 @@ export class SqliteStore implements Store {
       statement: reader ? prepared.raw(true) : prepared,
       columns: reader ? prepared.columns().map((column) => camelName(column.name)) : undefined,
     };
+    if (sql.length > LONGEST_KEPT_STATEMENT) return statement;
     this.statements.set(sql, statement);
     if (this.statements.size > STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     return statement;
