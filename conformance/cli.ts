@@ -112,7 +112,8 @@ Exit codes:
   1    a violation, of a client or of the implementation (an unreachable target is one: the client gets a 502); or
        fewer requests than --min-requests (1 by default) went through the proxy
   2    usage error: no --target, an unknown option, a --contract the proxy cannot read, a --host/--port it cannot
-       listen on
+       listen on, a --usage file that holds anything but a record of this consumer and contract (checked before the
+       command runs; the file is left as it was)
   3    with a command: nothing answers at --target (refused, unknown host, no answer within 10 s); the command is
        not run
   N    the command's exit code when it failed (128 + the signal's number when a signal ended it, 127 when it could
