@@ -11,10 +11,12 @@ import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
 import { runProxyCommand } from './proxy-command.ts';
 import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
+import { usageMain } from './usage-merge-command.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
        docs-conformance proxy --target URL [options] [-- command args...]   (a validating proxy: proxy --help)
        docs-conformance can-i-deploy --usage FILE --contract VERSION    (a consumer against a contract: can-i-deploy --help)
+       docs-conformance usage merge RECORD... --out FILE                (one consumer's records into one: usage merge --help)
 
 Checks a running implementation of the Documentation Platform Management API against the contract
 (generated/openapi.yaml): runs a scenario that calls every operation, sends invalid inputs derived from the
@@ -252,6 +254,10 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'proxy') return proxyMain(process.argv.slice(3));
   if (process.argv[2] === 'can-i-deploy') {
     process.exitCode = await canIDeployMain(process.argv.slice(3), (text) => void process.stdout.write(text), (text) => void process.stderr.write(text));
+    return;
+  }
+  if (process.argv[2] === 'usage') {
+    process.exitCode = await usageMain(process.argv.slice(3), (text) => void process.stdout.write(text), (text) => void process.stderr.write(text));
     return;
   }
   let values;
