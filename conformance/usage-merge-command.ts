@@ -12,8 +12,8 @@ export const USAGE_MERGE_USAGE = `Usage: docs-conformance usage merge <record|fo
 Merges usage records of one consumer made against one contract (the records of a sharded CI's jobs, of several test
 commands) into one record: calls add up, parameters, fields, statuses and values unite. Each argument is a record
 file, a folder (its .json files) or an http(s) URL. Writes the record whole to --out, replacing what the file holds
-(to add to a record kept from before, name that file among the records too), or prints it without --out; then one
-line on stderr: the consumer, the records merged, what the record holds.
+(to add to a record kept from before, name that file among the records too: in a folder given, it is left out), or
+prints it without --out; then one line on stderr: the consumer, what the record holds, the records merged.
 
 Exit codes:
   0    the record was written (or printed)
@@ -49,11 +49,13 @@ export async function usageMain(argv: string[], out: (text: string) => void, err
     return 2;
   }
   try {
-    const entries = await readNamedUsage(parsed.positionals);
+    const where = parsed.values.out;
+    // The record --out names, found in a folder given, is last run's merge: read only when named itself.
+    const named = new Set(parsed.positionals.map((source) => path.resolve(source)));
+    const entries = (await readNamedUsage(parsed.positionals)).filter(({ source }) => !where || path.resolve(source) !== path.resolve(where) || named.has(path.resolve(source)));
     const [first, ...others] = entries;
     if (!first) throw new Error(`no usage record in ${parsed.positionals.join(', ')} (a folder's records are its .json files)`);
     const merged = mergeNamedUsage(first, ...others);
-    const where = parsed.values.out;
     if (where) writeUsageFile(path.resolve(where), merged);
     else out(`${JSON.stringify(merged, null, 2)}\n`);
     err(`usage merge: ${usageSummary(merged)}, from ${entries.length} record${entries.length === 1 ? '' : 's'}${where ? `: ${where}` : ''}\n`);

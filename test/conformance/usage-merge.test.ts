@@ -84,6 +84,11 @@ describe('docs-conformance usage merge', () => {
     // The merged record merges again with the next job's: name the file among the records.
     expect((await merge(out, write('shards-3/3.json', job('billing', {}, {})), '--out', out)).code).toBe(0);
     expect(parseUsageRecord(readFileSync(out, 'utf8'), out).operations.updateSpace!.calls).toBe(3);
+    // In a folder given, the --out file is last run's merge, and is not read again.
+    const inFolder = path.join(shards, 'usage.json');
+    for (let run = 0; run < 2; run++) expect((await merge(shards, '--out', inFolder)).err).toContain('from 2 records');
+    expect(parseUsageRecord(readFileSync(inFolder, 'utf8'), inFolder).operations.updateSpace!.calls).toBe(2);
+    rmSync(inFolder);
   });
 
   test('records of two consumers, two contract versions or two documents, a corrupt record or one of a newer format: exit 2 naming the file, nothing written', async () => {
