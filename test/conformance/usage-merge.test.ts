@@ -147,15 +147,19 @@ describe('two records of one consumer where one is expected', () => {
     rmSync(stale);
   });
 
-  test("the gate's --consumers: an unreadable record is one line naming it, without the usage text", async () => {
+  test("the gate's --consumers: two records of one consumer merged, and said; an unreadable record is one line naming it, without the usage text", async () => {
     const folder = path.dirname(write('gate/billing.json', job('billing', {}, {})));
+    write('gate/billing-2.json', job('billing', { editMode: 'live' }, {}));
+    const gate = () =>
+      run(process.execPath, [path.join(repoRoot, 'breaking/check.mjs'), '--base', contractFile, '--revision', contractFile, '--consumers', folder], { cwd: repoRoot }).then(
+        (done) => ({ code: 0, stderr: done.stderr }),
+        (failure: { code: number; stderr: string }) => failure,
+      );
+    expect(await gate()).toEqual({ code: 0, stderr: `check:breaking: --consumers: billing's 2 records merged into one (${path.join(folder, 'billing-2.json')}, ${path.join(folder, 'billing.json')})\n` });
     const broken = write('gate/broken.json', { ...job('billing', {}, {}), version: USAGE_VERSION + 1 } as unknown as UsageRecord);
-    const gate = await run(process.execPath, [path.join(repoRoot, 'breaking/check.mjs'), '--base', contractFile, '--revision', contractFile, '--consumers', folder], { cwd: repoRoot }).then(
-      () => ({ code: 0, stderr: '' }),
-      (failure: { code: number; stderr: string }) => failure,
-    );
-    expect(gate.code).toBe(2);
-    expect(gate.stderr).toBe(`check:breaking: --consumers: ${broken}: written in version ${USAGE_VERSION + 1} of the format; this reads version ${USAGE_VERSION}: upgrade the package that reads it\n`);
+    const refused = await gate();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`check:breaking: --consumers: ${broken}: written in version ${USAGE_VERSION + 1} of the format; this reads version ${USAGE_VERSION}: upgrade the package that reads it\n`);
   }, 60_000);
 
   test('the proxy refuses a --usage file it could not merge into before its command runs, and leaves it as it was', async () => {
