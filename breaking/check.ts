@@ -83,9 +83,11 @@ const consumerSources = (values.consumers as string[] | undefined) ?? [];
 if (failOnConsumers && consumerSources.length === 0) fail('--fail-on consumers needs --consumers: the usage records of the consumers');
 let records: Awaited<ReturnType<typeof readUsageRecords>> = [];
 try {
-  records = await readUsageRecords(consumerSources);
+  records = await readUsageRecords(consumerSources, (consumer, sources) => void process.stderr.write(`check:breaking: --consumers: ${consumer}'s ${sources.length} records merged into one (${sources.join(', ')})\n`));
 } catch (error) {
-  fail(`--consumers: ${error instanceof Error ? error.message : String(error)}`);
+  // Bad input, not a misuse of the options: one line naming the record, without the usage text.
+  process.stderr.write(`check:breaking: --consumers: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(2);
 }
 
 const where = locations();

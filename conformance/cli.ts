@@ -11,10 +11,12 @@ import { reportJunit } from './junit.ts';
 import type { PropertyOptions } from './property/phase.ts';
 import { runProxyCommand } from './proxy-command.ts';
 import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
+import { usageMain } from './usage-merge-command.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
        docs-conformance proxy --target URL [options] [-- command args...]   (a validating proxy: proxy --help)
        docs-conformance can-i-deploy --usage FILE --contract VERSION    (a consumer against a contract: can-i-deploy --help)
+       docs-conformance usage merge RECORD... --out FILE                (one consumer's records into one: usage merge --help)
 
 Checks a running implementation of the Documentation Platform Management API against the contract
 (generated/openapi.yaml): runs a scenario that calls every operation, sends invalid inputs derived from the
@@ -112,7 +114,8 @@ Exit codes:
   1    a violation, of a client or of the implementation (an unreachable target is one: the client gets a 502); or
        fewer requests than --min-requests (1 by default) went through the proxy
   2    usage error: no --target, an unknown option, a --contract the proxy cannot read, a --host/--port it cannot
-       listen on
+       listen on, a --usage file that holds anything but a record of this consumer and contract (checked before the
+       command runs; the file is left as it was)
   3    with a command: nothing answers at --target (refused, unknown host, no answer within 10 s); the command is
        not run
   N    the command's exit code when it failed (128 + the signal's number when a signal ended it, 127 when it could
@@ -251,6 +254,10 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'proxy') return proxyMain(process.argv.slice(3));
   if (process.argv[2] === 'can-i-deploy') {
     process.exitCode = await canIDeployMain(process.argv.slice(3), (text) => void process.stdout.write(text), (text) => void process.stderr.write(text));
+    return;
+  }
+  if (process.argv[2] === 'usage') {
+    process.exitCode = await usageMain(process.argv.slice(3), (text) => void process.stdout.write(text), (text) => void process.stderr.write(text));
     return;
   }
   let values;

@@ -72,6 +72,8 @@ export interface JUnitOptions {
   skipped?: string[];
   /** The requests the run made, with their durations (`report.calls`), from which each test case's `time` comes. */
   calls?: readonly Pick<CallRecord, 'operationId' | 'kind' | 'ms'>[];
+  /** Properties of the run, in each `testsuite`'s `<properties>` (the contract's version and SHA-256). */
+  properties?: Record<string, string>;
 }
 
 /** The requests whose time a check's test cases are given: the scenario's own (with its polls and clean-up), the invalid inputs, the property phase's. */
@@ -112,6 +114,9 @@ export function junitXml(results: CheckResult[], options: JUnitOptions = {}): st
     return checkId in KINDS_OF ? ms : ms / (propertyChecks.get(operationId) ?? 1);
   };
   const name = options.name ?? 'docs-conformance';
+  const properties = Object.entries(options.properties ?? {}).map(([key, value]) => `      <property name="${xmlText(key)}" value="${xmlText(value)}"/>`);
+  // JUnit's schema has properties in a testsuite, before its test cases: each suite has the run's.
+  const propertiesXml = properties.length > 0 ? `    <properties>\n${properties.join('\n')}\n    </properties>\n` : '';
   const suites: string[] = [];
   let tests = 0;
   let failures = 0;
@@ -152,16 +157,20 @@ export function junitXml(results: CheckResult[], options: JUnitOptions = {}): st
     skippedCount += skipped.length + suiteSkipped;
     totalMs += suiteMs;
     suites.push(
-      `  <testsuite name="${xmlText(checkId)}" tests="${byOperation.size + skipped.length}" failures="${suiteFailures}" errors="0" skipped="${skipped.length + suiteSkipped}" time="${seconds(suiteMs)}">\n${cases.join('\n')}\n  </testsuite>`,
+      `  <testsuite name="${xmlText(checkId)}" tests="${byOperation.size + skipped.length}" failures="${suiteFailures}" errors="0" skipped="${skipped.length + suiteSkipped}" time="${seconds(suiteMs)}">\n${propertiesXml}${cases.join('\n')}\n  </testsuite>`,
     );
   }
   const time = seconds(options.durationMs ?? totalMs);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlText(name)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skippedCount}" time="${time}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
+/** The properties naming the contract a run checked (can-i-deploy --verification reads them). */
+export const CONTRACT_PROPERTIES = { version: 'docs-conformance.contract.version', sha256: 'docs-conformance.contract.sha256' } as const;
+
 /** The JUnit XML of a whole report: the scenario's results, the property phase's (`report.property.results`) and
- *  any other `report.checks`. */
+ *  any other `report.checks`; each suite's properties name the contract. */
 export function reportJunit(report: Report): string {
   const skipped = Object.entries(report.operations).filter(([, operation]) => operation.excluded).map(([id]) => id);
-  return junitXml([...scenarioResults(report), ...(report.property?.results ?? []), ...(report.checks ?? [])], { durationMs: report.durationMs, skipped, calls: report.calls });
+  const properties = { [CONTRACT_PROPERTIES.version]: report.contractVersion, [CONTRACT_PROPERTIES.sha256]: report.contractSha256 };
+  return junitXml([...scenarioResults(report), ...(report.property?.results ?? []), ...(report.checks ?? [])], { durationMs: report.durationMs, skipped, calls: report.calls, properties });
 }

@@ -2,14 +2,16 @@
 // answers at the target, then runs a command against the proxy (DOCS_API_URL) or runs until a signal, writes the
 // reports and sums up, and fails a run that too few requests went through.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { constants } from 'node:os';
 import { coverageLine } from './coverage.ts';
 import { type ProxyOptions, startProxy } from './proxy.ts';
 import { type ProxyReport, proxyJunit, proxySummaryLine, tooFewRequests, violationLine } from './proxy-report.ts';
-import { mergeUsage, parseUsageRecord, type UsageRecord } from './usage-format.ts';
+import { UsageError } from './session.ts';
+import { type UsageRecord, UsageRecordError } from './usage-format.ts';
+import { checkUsageFile, writeUsageFile } from './usage-merge.ts';
 
 export interface ProxyCommandOptions extends ProxyOptions {
   /** The command to run against the proxy (its argv); without one, the proxy runs until `until` fires. */
@@ -29,7 +31,8 @@ export interface ProxyCommandOptions extends ProxyOptions {
   junit?: string;
   /**
    * Write the consumer's usage record here (`consumer` names it): merged into the record the file holds, of the same
-   * consumer and contract version, so that several runs make one record; a file that is not such a record fails.
+   * consumer and contract document, so that several runs make one record; a file that is not such a record is a
+   * UsageError before the command runs (and the proxy starts), and the file is left as it was.
    */
   usage?: string;
   /** Receives the lines the command prints (default: process.stderr). */
@@ -68,6 +71,17 @@ export function unanswered(target: string, timeoutMs = TARGET_CHECK_MS): Promise
 export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ exitCode: number; report: ProxyReport }> {
   const print = options.stderr ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const proxy = await startProxy(options);
+  // The record's file is checked before anything runs: a suite's run is not lost to a file the record cannot go into.
+  const recording = proxy.usage();
+  if (options.usage && recording) {
+    try {
+      checkUsageFile(options.usage, recording);
+    } catch (error) {
+      await proxy.close();
+      if (error instanceof UsageRecordError) throw new UsageError(`--usage: ${error.message}`);
+      throw error;
+    }
+  }
   print(`docs-conformance proxy: ${proxy.url} -> ${proxy.target}`);
   const withCommand = options.command !== undefined && options.command.length > 0;
   const silent = await unanswered(proxy.target, options.targetCheckMs);
@@ -116,20 +130,27 @@ export async function runProxyCommand(options: ProxyCommandOptions): Promise<{ e
   if (options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, proxyJunit(report));
   const usage = proxy.usage();
-  if (options.usage && usage) writeUsage(options.usage, usage);
+  let unwritten: string | undefined;
+  try {
+    if (options.usage && usage) writeUsage(options.usage, usage);
+  } catch (error) {
+    // The file changed while the command ran (it was checked before): said, and exit 2.
+    if (!(error instanceof UsageRecordError)) throw error;
+    unwritten = `the usage record was not written: ${error.message}`;
+  }
   for (const violation of report.violations) print(`✗ ${violationLine(violation)}`);
   for (const item of report.notChecked) print(`note: not checked (${item.side}): ${item.operationId ?? '(no operation)'} ${item.method} ${item.path} ${item.status || '-'}: ${item.reason}`);
   print(`docs-conformance proxy: ${coverageLine(report.coverage)}`);
   if (command && commandCode !== 0 && !unstarted) print(`docs-conformance proxy: the command ${command.signal ? `was ended by ${command.signal}` : `exited with ${command.exitCode ?? commandCode}`}`);
   const tooFew = tooFewRequests(report);
   if (tooFew !== undefined) print(`docs-conformance proxy: ${tooFew}`);
+  if (unwritten !== undefined) print(`docs-conformance proxy: ${unwritten}`);
   print(proxySummaryLine(report));
   const failed = report.violations.length > 0 || tooFew !== undefined;
-  return { exitCode: commandCode !== 0 ? commandCode : failed ? 1 : 0, report };
+  return { exitCode: commandCode !== 0 ? commandCode : unwritten !== undefined ? 2 : failed ? 1 : 0, report };
 }
 
-/** Writes `usage` into `file`, merged into the record the file holds (usage-format.ts: a broken or foreign one throws). */
+/** Writes `usage` into `file`, merged into the record the file holds (usage-merge.ts: a broken or foreign one throws). */
 export function writeUsage(file: string, usage: UsageRecord): void {
-  const merged = existsSync(file) ? mergeUsage(parseUsageRecord(readFileSync(file, 'utf8'), file), usage) : usage;
-  writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
+  writeUsageFile(file, usage, { merge: true });
 }

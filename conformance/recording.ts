@@ -3,13 +3,14 @@
 // into this process's usage record in a folder; `mergeUsageRecords` makes the folder's records one. Off (no folder
 // given), `recordingClient` returns the client itself: the client's own bundle holds no recording code.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { consumerIdentity, contractIdentity } from './consumer.ts';
 import { type Contract, loadContract, type OpenApiDocument, type Operation } from './contract.ts';
 import { readView } from './read-view.ts';
 import { httpExchange, responseSchema, usageOf } from './usage-fields.ts';
-import { emptyOperationUsage, emptyUsage, mergeOperationUsage, mergeUsage, parseUsageRecord, type UsageRecord } from './usage-format.ts';
+import { emptyOperationUsage, emptyUsage, mergeNamedUsage, mergeOperationUsage, parseUsageRecord, type UsageRecord } from './usage-format.ts';
+import { writeUsageFile } from './usage-merge.ts';
 
 export { mergeUsage, parseUsageRecord, USAGE_FORMAT, USAGE_VERSION, UsageRecordError } from './usage-format.ts';
 export type { OperationUsage, ResponseUsage, UsageRecord, Used } from './usage-format.ts';
@@ -146,18 +147,10 @@ class Recorder {
       const [operationId, key] = readKey.split('\n') as [string, string];
       record.operations[operationId]!.responses[key]!.read = [...pointers].sort();
     }
-    writeWhole(this.file, record);
+    writeUsageFile(this.file, record);
     this.usesUnwritten = this.callsUnwritten = false;
     return this.file;
   }
-}
-
-/** A JSON file written whole: to a temporary file first, renamed over it. */
-function writeWhole(file: string, record: UsageRecord): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
-  renameSync(temporary, file);
 }
 
 const operationIndexes = new WeakMap<Contract, Map<string, Operation>>();
@@ -271,13 +264,26 @@ export function startUsageRecording(options: UsageFolderOptions = {}): string {
   return folder;
 }
 
+export interface MergeUsageOptions extends UsageFolderOptions {
+  /** Where the record goes: `<folder>/usage.json` by default. */
+  file?: string;
+  /**
+   * Merge into the record `file` already holds (of the same consumer and contract document), instead of replacing it:
+   * for several test commands of one job that make one record. Off by default: a run's record is what that run used.
+   */
+  merge?: boolean;
+  /** Receives the line (console.log by default). */
+  log?: (line: string) => void;
+}
+
 /**
  * Merges the records in the folder's `records/` (every process's, this one's written first) into one record, written
- * whole to `file` (default `<folder>/usage.json`, replaced), removes them, prints one line (`log`) and returns it;
- * undefined when there was none. A record that cannot be read, or of another consumer or contract version, throws a
- * UsageRecordError naming it, and nothing is written or removed.
+ * whole to `file` (default `<folder>/usage.json`; replaced, or with `merge`, merged into the record it holds), removes
+ * them, prints one line (`log`) and returns it; undefined when there was none. A record that cannot be read, or of
+ * another consumer or contract version (with `merge`, the file's too), throws a UsageRecordError naming it, and nothing
+ * is written or removed.
  */
-export function mergeUsageRecords(options: UsageFolderOptions & { file?: string; log?: (line: string) => void } = {}): UsageRecord | undefined {
+export function mergeUsageRecords(options: MergeUsageOptions = {}): UsageRecord | undefined {
   flushUsage();
   const folder = options.folder ? path.resolve(options.folder) : (usageFolder() ?? path.resolve(DEFAULT_USAGE_FOLDER));
   const file = options.file ? path.resolve(options.file) : path.join(folder, 'usage.json');
@@ -294,9 +300,8 @@ export function mergeUsageRecords(options: UsageFolderOptions & { file?: string;
     log(`docs-platform-conformance usage: no record in ${path.relative(process.cwd(), records) || records} (was recording on when the clients were made?)`);
     return undefined;
   }
-  const [first, ...others] = names.map((name) => parseUsageRecord(readFileSync(path.join(records, name), 'utf8'), path.join(records, name)));
-  const merged = mergeUsage(first!, ...others);
-  writeWhole(file, merged);
+  const [first, ...others] = names.map((name) => ({ record: parseUsageRecord(readFileSync(path.join(records, name), 'utf8'), path.join(records, name)), source: path.join(records, name) }));
+  const merged = writeUsageFile(file, mergeNamedUsage(first!, ...others), { merge: options.merge === true });
   for (const name of names) rmSync(path.join(records, name), { force: true });
   const calls = Object.values(merged.operations).reduce((sum, usage) => sum + usage.calls, 0);
   const operations = Object.keys(merged.operations).length;

@@ -3,6 +3,7 @@
 // session (session.ts: every answer validated against the contract, the invalid inputs derived from it, a report per
 // operation). `runConformance(options)` is what the CLI and the tests use. The phases take the session from
 // session.ts, never from here: only the entry points (cli.ts, junit.ts's report) import this module.
+import { contractIdentity } from './consumer.ts';
 import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from './fixtures.ts';
 import { type Coverage, emptyCoverage, recordAnswer } from './coverage.ts';
 import { type PropertyOptions, type PropertyReport, runPropertyPhase } from './property/phase.ts';
@@ -21,6 +22,9 @@ export interface Report extends SessionReport {
   coverage: Coverage;
   /** The property phase: its seed, budget and one result per operation and check (absent when it was off). */
   property?: PropertyReport;
+  /** The `info.version` of the contract checked against, and the SHA-256 of its document (can-i-deploy --verification). */
+  contractVersion: string;
+  contractSha256: string;
 }
 
 /** The run could not start: the implementation is unreachable, the token is refused, no organization to work in (exit 3). */
@@ -51,6 +55,8 @@ export function outcome(report: Report): 'passed' | 'failed' | 'skipped' {
 export async function runConformance(options: ConformanceOptions): Promise<Report> {
   const startedAt = new Date();
   const session = new Session(options);
+  // The contract's identity, as a usage record names it, taken before anything reads the document.
+  const { version: contractVersion, sha256: contractSha256 } = contractIdentity(session.contract);
   let fixtures: LocalFixtures | undefined;
   let repository: LocalRepository | undefined;
   const chosen: { organization?: string; targetOrganization?: string } = {};
@@ -101,7 +107,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   for (const [operationId, operation] of session.contract.operations) {
     for (const status of sessionReport.operations[operationId]?.statuses ?? []) recordAnswer(coverage, operation, status);
   }
-  const report = { ...sessionReport, coverage };
+  const report = { ...sessionReport, coverage, contractVersion, contractSha256: contractSha256! };
   return propertyReport ? { ...report, property: propertyReport } : report;
 }
 

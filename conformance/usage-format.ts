@@ -103,17 +103,32 @@ export function mergeOperationUsage(into: OperationUsage, from: OperationUsage):
   }
 }
 
+/** A record and where it came from (a file, a URL, `this run's record`), to name it when it does not merge. */
+export interface NamedUsage {
+  record: UsageRecord;
+  source: string;
+}
+
 /**
  * The union of records of one consumer (its name; the version and commit of the first that has them) made against one
- * contract version: records of two workers, two test files, or the harness's and the client's. Records of another
- * consumer or contract version are refused, named.
+ * contract document (its version, and its SHA-256 where both records give one): records of two workers, two test files,
+ * two CI jobs, or the harness's and the client's. A record of another consumer, contract version or document is a
+ * UsageRecordError naming its source and the first record's.
  */
-export function mergeUsage(first: UsageRecord, ...others: UsageRecord[]): UsageRecord {
-  const merged: UsageRecord = structuredClone(first);
-  for (const record of others) {
-    if (record.consumer.name !== merged.consumer.name) throw new UsageRecordError('merge', `records of two consumers, ${merged.consumer.name} and ${record.consumer.name}`);
+export function mergeNamedUsage(first: NamedUsage, ...others: NamedUsage[]): UsageRecord {
+  const merged: UsageRecord = structuredClone(first.record);
+  for (const { record, source } of others) {
+    if (record.consumer.name !== merged.consumer.name) {
+      throw new UsageRecordError(source, `records of two consumers, ${merged.consumer.name} and ${record.consumer.name} (${first.source} is ${merged.consumer.name}'s)`);
+    }
     if (record.contract.version !== merged.contract.version) {
-      throw new UsageRecordError('merge', `records of ${merged.consumer.name} against two contract versions, ${merged.contract.version} and ${record.contract.version}`);
+      throw new UsageRecordError(source, `records of ${merged.consumer.name} against two contract versions, ${merged.contract.version} and ${record.contract.version} (${first.source} is of ${merged.contract.version})`);
+    }
+    if (record.contract.sha256 && merged.contract.sha256 && record.contract.sha256 !== merged.contract.sha256) {
+      throw new UsageRecordError(
+        source,
+        `records of ${merged.consumer.name} against two documents of contract ${merged.contract.version}, SHA-256 ${merged.contract.sha256.slice(0, 12)}… and ${record.contract.sha256.slice(0, 12)}… (${first.source} is of the first)`,
+      );
     }
     merged.consumer.version ??= record.consumer.version;
     merged.consumer.commit ??= record.consumer.commit;
@@ -124,6 +139,11 @@ export function mergeUsage(first: UsageRecord, ...others: UsageRecord[]): UsageR
     }
   }
   return merged;
+}
+
+/** mergeNamedUsage of records without a source: the first is `record 1`, the next `record 2`, and so on. */
+export function mergeUsage(first: UsageRecord, ...others: UsageRecord[]): UsageRecord {
+  return mergeNamedUsage({ record: first, source: 'record 1' }, ...others.map((record, index) => ({ record, source: `record ${index + 2}` })));
 }
 
 /** A JSON object (not an array, not null). */
@@ -162,10 +182,13 @@ function problemsOf(value: unknown): string[] {
   return problems;
 }
 
+/** How many of a malformed record's problems its error names: one line, which a command prints as it is. */
+const MAX_PROBLEMS = 5;
+
 /**
  * The usage record in `text` (a file's content, from `source`: a path or a URL), checked: a broken file, another
  * format, a version this code does not read (a newer one: upgrade the package that reads it) or a malformed record is
- * a UsageRecordError naming the source and every problem; never a record read in part.
+ * a UsageRecordError naming the source and its problems, in one line; never a record read in part.
  */
 export function parseUsageRecord(text: string, source: string): UsageRecord {
   let value: unknown;
@@ -181,6 +204,6 @@ export function parseUsageRecord(text: string, source: string): UsageRecord {
   }
   if (value.version < USAGE_VERSION) throw new UsageRecordError(source, `written in version ${value.version} of the format, which is no longer read: record it again`);
   const problems = problemsOf(value);
-  if (problems.length > 0) throw new UsageRecordError(source, `not a valid usage record:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  if (problems.length > 0) throw new UsageRecordError(source, `not a valid usage record: ${problems.slice(0, MAX_PROBLEMS).join('; ')}${problems.length > MAX_PROBLEMS ? ` (and ${problems.length - MAX_PROBLEMS} more)` : ''}`);
   return value as unknown as UsageRecord;
 }

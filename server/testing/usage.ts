@@ -2,10 +2,11 @@
 // starts records what each request used of the contract in a file of its own (http/usage-recorder.ts); `reportUsage()`
 // merges them into one record of the consumer (conformance/usage-format.ts) and prints one line; `startUsage()` turns
 // it on for the run (server/docs/harness.md, "Usage record").
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { consumerIdentity } from '../../conformance/consumer.ts';
-import { mergeUsage, parseUsageRecord, type UsageRecord } from '../../conformance/usage-format.ts';
+import { mergeNamedUsage, parseUsageRecord, type UsageRecord } from '../../conformance/usage-format.ts';
+import { writeUsageFile } from '../../conformance/usage-merge.ts';
 import { DEFAULT_USAGE_FOLDER, USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageFolder, usageRecordsFolder } from '../start/harness-protocol.ts';
 
 export type { OperationUsage, ResponseUsage, UsageRecord, Used } from '../../conformance/usage-format.ts';
@@ -58,13 +59,26 @@ export interface UsageReport {
   line: string;
 }
 
+export interface ReportUsageOptions extends UsageOptions {
+  /** Where the record goes: `usage.json` in the usage folder by default. */
+  file?: string;
+  /**
+   * Merge into the record `file` already holds (of the same consumer and contract document), instead of replacing it:
+   * for several test commands of one job that make one record. Off by default: a run's record is what that run used.
+   */
+  merge?: boolean;
+  /** Receives the line (console.log by default). */
+  log?: (line: string) => void;
+}
+
 /**
  * Merges the records of the servers that ran into one usage record of the consumer, writes it whole into `file`
- * (`usage.json` in the usage folder by default; replaced), removes them, prints one line (`log`, console.log by
- * default) and returns it. A record that cannot be read (a broken file, a newer format, another consumer's) throws,
- * naming it, and leaves the records where they are.
+ * (`usage.json` in the usage folder by default; replaced, or with `merge`, merged into the record it holds), removes
+ * them, prints one line (`log`, console.log by default) and returns it. A record that cannot be read (a broken file, a
+ * newer format, another consumer's), or with `merge` a file holding anything but a record of this consumer and
+ * contract, throws, naming it, and nothing is written or removed.
  */
-export function reportUsage(options: UsageOptions & { file?: string; log?: (line: string) => void } = {}): UsageReport {
+export function reportUsage(options: ReportUsageOptions = {}): UsageReport {
   const folder = folderOf(options);
   const records = usageRecordsFolder(folder);
   let files: string[] = [];
@@ -76,17 +90,14 @@ export function reportUsage(options: UsageOptions & { file?: string; log?: (line
     // no server recorded anything
   }
   const log = options.log ?? console.log;
-  const [first, ...others] = files.map((file) => parseUsageRecord(readFileSync(path.join(records, file), 'utf8'), path.join(records, file)));
+  const [first, ...others] = files.map((file) => ({ record: parseUsageRecord(readFileSync(path.join(records, file), 'utf8'), path.join(records, file)), source: path.join(records, file) }));
   if (first === undefined) {
     const line = `docs-platform-server usage: no server recorded a request (was the usage record on when they started?): ${path.relative(process.cwd(), folder) || '.'}`;
     log(line);
     return { record: undefined, file: undefined, line };
   }
-  const record = mergeUsage(first, ...others);
   const file = options.file ? path.resolve(options.file) : path.join(folder, 'usage.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(record, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
+  const record = writeUsageFile(file, mergeNamedUsage(first, ...others), { merge: options.merge === true });
   rmSync(records, { recursive: true, force: true });
   const calls = Object.values(record.operations).reduce((sum, usage) => sum + usage.calls, 0);
   const operations = Object.keys(record.operations).length;

@@ -270,4 +270,31 @@ await docs.GET('/v1/orgs/{organizationId}/members', { params: { path: { organiza
     expect(readdirSync(records).sort()).toEqual(['a.json', 'b.json']);
     expect(existsSync(path.join(folder, 'usage.json'))).toBe(false);
   });
+
+  test('mergeUsageRecords({ merge: true }) merges into the record its file holds; by default it replaces it; a file of another consumer is refused, named', () => {
+    const folder = newFolder();
+    const records = path.join(folder, 'records');
+    const file = path.join(folder, 'usage.json');
+    const recorded = (calls: number, name = consumer.name): UsageRecord => ({
+      format: 'docs-platform-usage',
+      version: 1,
+      consumer: { name },
+      contract: { version: '1.0.0' },
+      recordedBy: ['client'],
+      operations: { getOrganization: { calls, parameters: {}, body: {}, mediaTypes: [], responses: {} } },
+    });
+    /** One test command's record, then the merge. */
+    const command = (calls: number, merge?: boolean) => {
+      mkdirSync(records, { recursive: true });
+      writeFileSync(path.join(records, 'a.json'), JSON.stringify(recorded(calls)));
+      return () => mergeUsageRecords({ folder, log: () => undefined, ...(merge === undefined ? {} : { merge }) })?.operations.getOrganization?.calls;
+    };
+    expect(command(1)()).toBe(1);
+    expect(command(2, true)()).toBe(3);
+    expect(command(5)()).toBe(5);
+    writeFileSync(file, JSON.stringify(recorded(1, 'billing')));
+    expect(command(1, true)).toThrow(`${file}: records of two consumers, ${consumer.name} and billing (this run's record is ${consumer.name}'s)`);
+    expect(readdirSync(records)).toEqual(['a.json']);
+    expect(parseUsageRecord(readFileSync(file, 'utf8'), file).consumer.name).toBe('billing');
+  });
 });

@@ -69,7 +69,7 @@ test('runs of one consumer written to one file merge; a broken file or another c
   expect(merged.operations.getOrganization!.calls).toBe(2);
   const other = await consumerRun('search', async (docs) => void (await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: 'acme' } } })));
   const before = readFileSync(file, 'utf8');
-  expect(() => writeUsage(file, other)).toThrow('records of two consumers, billing and search');
+  expect(() => writeUsage(file, other)).toThrow(`${file}: records of two consumers, search and billing (this run's record is search's)`);
   expect(readFileSync(file, 'utf8')).toBe(before);
   writeFileSync(file, '{"format":"docs-platform-usage"');
   expect(() => writeUsage(file, other)).toThrow(`${file}: not JSON`);

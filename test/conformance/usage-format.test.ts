@@ -116,6 +116,9 @@ describe('usage records', () => {
     const malformed = JSON.parse(text) as UsageRecord;
     (malformed.operations.updateSpace as unknown as { calls: string }).calls = 'many';
     delete (malformed as Partial<UsageRecord>).consumer;
-    expect(() => parseUsageRecord(JSON.stringify(malformed), 'b.json')).toThrow(/b\.json: not a valid usage record:\n {2}- consumer\.name: missing\n {2}- operations\.updateSpace\.calls: not a count/);
+    // One line, as a command prints it: the problems, the first five of them.
+    expect(() => parseUsageRecord(JSON.stringify(malformed), 'b.json')).toThrow(/^b\.json: not a valid usage record: consumer\.name: missing; operations\.updateSpace\.calls: not a count$/);
+    for (const operationId of ['a', 'b', 'c', 'd', 'e']) (malformed.operations as Record<string, unknown>)[operationId] = 'none';
+    expect(() => parseUsageRecord(JSON.stringify(malformed), 'b.json')).toThrow(/^b\.json: not a valid usage record: consumer\.name: missing; [^\n]*operations\.c: not an object \(and 2 more\)$/);
   });
 });

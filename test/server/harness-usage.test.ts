@@ -202,6 +202,30 @@ describe('the usage record through the harness', () => {
   }, 60_000);
 });
 
+describe('the usage record into a file that holds one', () => {
+  test('reportUsage({ merge: true }) merges into the record its file holds (several test commands, one record); by default it replaces it; a file of another consumer is refused, named', async () => {
+    const folder = path.join(scratch, 'merge');
+    const file = path.join(folder, 'kept.json');
+    /** One test command: a server started, one request, its report. */
+    const command = async (consumer: string, merge?: boolean) => {
+      startUsage({ folder, consumer });
+      const server = await startDocsServer({ seed, inProcess: true });
+      await server.client.GET('/v1/orgs/{organizationId}', { params: { path: acme } });
+      await server.stop();
+      return () => reportUsage({ folder, file, log: () => undefined, ...(merge === undefined ? {} : { merge }) });
+    };
+    expect((await command('billing'))().record!.operations.getOrganization!.calls).toBe(1);
+    expect((await command('billing', true))().record!.operations.getOrganization!.calls).toBe(2);
+    expect(parseUsageRecord(readFileSync(file, 'utf8'), file).operations.getOrganization!.calls).toBe(2);
+    expect((await command('billing'))().record!.operations.getOrganization!.calls).toBe(1);
+    const before = readFileSync(file, 'utf8');
+    const foreign = await command('search', true);
+    expect(foreign).toThrow(`${file}: records of two consumers, search and billing (this run's record is search's)`);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(recordFiles(folder)).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('the usage record of a suite that records through the harness and the typed client', () => {
   test("the typed client's recording mode writes beside the harness's servers: one merge, one record of both", async () => {
     const folder = path.join(scratch, 'both');

@@ -419,7 +419,7 @@ test('docs-conformance runs from the install, with nothing of the repository: --
   const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];
   const excluded = [...loadContract().operations.keys()].filter((id) => !kept.includes(id));
   const report = path.join(consumer, 'report.json');
-  const conformance = await run(bin, ['--base-url', server.url, '--token', 'admin', '--exclude', excluded.join(','), '--report', report], {
+  const conformance = await run(bin, ['--base-url', server.url, '--token', 'admin', '--exclude', excluded.join(','), '--report', report, '--junit', path.join(consumer, 'report.xml')], {
     cwd: consumer,
     env,
     timeout: 60_000,
@@ -433,4 +433,51 @@ test('docs-conformance runs from the install, with nothing of the repository: --
   });
   expect(written.contract).toBe(path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml'));
   expect(conformance.stdout.trim().split('\n').at(-1)).toBe(`conformance: ${kept.length}/${kept.length} operations exercised, 0 violations`);
+}, 90_000);
+
+test("the provider's can-i-deploy --verification and usage merge run from the install; a report of another contract, two consumers, a corrupt record or a newer format is exit 2 naming the file, and nothing is written", async () => {
+  // The run above wrote report.json and report.xml (operations excluded: not every operation checked); the recording
+  // test wrote usage/usage.json (package-consumer).
+  const bin = path.join(consumer, 'node_modules/.bin/docs-conformance');
+  const cli = (...args: string[]) =>
+    run(bin, args, { cwd: consumer, env, timeout: 30_000 }).then(
+      (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+      (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
+    );
+  const contract = path.join(consumer, 'node_modules', runnerManifest.name, 'dist/generated/openapi.yaml');
+  const recorded = path.join(consumer, 'usage/usage.json');
+  mkdirSync(path.join(consumer, 'consumers'));
+  cpSync(recorded, path.join(consumer, 'consumers/package-consumer.json'));
+  const excluded = Object.values((readJson(path.join(consumer, 'report.json')) as { operations: Record<string, { excluded?: boolean }> }).operations).filter((operation) => operation.excluded).length;
+  for (const report of ['report.json', 'report.xml']) {
+    const deploy = await cli('can-i-deploy', '--consumers', 'consumers', '--contract', contract, '--verification', report, '--json', 'deploy.json');
+    expect(deploy.code, deploy.stderr).toBe(1);
+    expect(deploy.stdout.split('\n').slice(2), report).toEqual([expect.stringMatching(/^\| package-consumer( \S+)? \| ✓ \|$/), `| (implementation) | ✗ ${excluded} not checked |`, '']);
+    expect((readJson(path.join(consumer, 'deploy.json')) as Record<string, Record<string, string[]>>)['(implementation)']![contract]).toHaveLength(excluded);
+  }
+  const other = path.join(consumer, 'other-report.json');
+  writeFileSync(other, JSON.stringify({ ...readJson(path.join(consumer, 'report.json')), contractVersion: '0.0.1' }));
+  const refused = await cli('can-i-deploy', '--consumers', 'consumers', '--contract', contract, '--verification', other, '--json', 'refused.json');
+  expect(refused).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(new RegExp(`^can-i-deploy: ${other}: a report of contract 0\\.0\\.1 \\(SHA-256 [0-9a-f]{12}…\\), not of a contract asked about: `)) });
+  expect(existsSync(path.join(consumer, 'refused.json'))).toBe(false);
+
+  // A sharded CI's two records of one consumer into one.
+  const merged = await cli('usage', 'merge', recorded, 'consumers/package-consumer.json', '--out', 'merged.json');
+  expect(merged.stderr).toMatch(/^usage merge: package-consumer: \d+ operations \(\d+ calls\) of contract [^,]+, from 2 records: merged\.json\n$/);
+  const record = readJson(path.join(consumer, 'merged.json')) as { operations: Record<string, { calls: number }> };
+  expect(record.operations.listMembers!.calls).toBe(2 * (readJson(recorded) as typeof record).operations.listMembers!.calls);
+  const corrupt = path.join(consumer, 'corrupt.json');
+  writeFileSync(corrupt, readFileSync(recorded, 'utf8').slice(0, 80));
+  const newer = path.join(consumer, 'newer.json');
+  writeFileSync(newer, JSON.stringify({ ...readJson(recorded), version: 2 }));
+  for (const [file, problem] of [
+    [path.join(consumer, 'empty-usage.json'), 'records of two consumers, package-consumer and empty'],
+    [corrupt, 'not JSON'],
+    [newer, 'written in version 2 of the format; this reads version 1'],
+  ] as const) {
+    const bad = await cli('usage', 'merge', recorded, file, '--out', 'never.json');
+    expect(bad, file).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(`usage merge: ${file}: ${problem}`) });
+    expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
+  }
+  expect(existsSync(path.join(consumer, 'never.json'))).toBe(false);
 }, 90_000);

@@ -1,0 +1,67 @@
+// `docs-conformance usage merge`: usage records of one consumer (each job's of a sharded CI, each test command's) made
+// into one, written whole, or printed. Exit 0 once written; 2, naming the file, on a record that cannot be read or
+// records that do not merge (two consumers, two contract versions or documents), and nothing is written then.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { readNamedUsage } from './usage-sources.ts';
+import { mergeNamedUsage } from './usage-format.ts';
+import { usageSummary, writeUsageFile } from './usage-merge.ts';
+
+export const USAGE_MERGE_USAGE = `Usage: docs-conformance usage merge <record|folder|URL>... [--out FILE]
+
+Merges usage records of one consumer made against one contract (the records of a sharded CI's jobs, of several test
+commands) into one record: calls add up, parameters, fields, statuses and values unite. Each argument is a record
+file, a folder (its .json files) or an http(s) URL. Writes the record whole to --out, replacing what the file holds
+(to add to a record kept from before, name that file among the records too: in a folder given, it is left out), or
+prints it without --out; then one line on stderr: the consumer, what the record holds, the records merged.
+
+Exit codes:
+  0    the record was written (or printed)
+  2    a record that cannot be read (not JSON, another format, a newer version of the format, malformed), records of
+       two consumers, of two contract versions or of two documents of one version, or no record at all: one line
+       naming the file, and nothing is written
+`;
+
+/** Runs `usage …` with `argv` (after `usage`); resolves to its exit code, printing to `out` and `err`. */
+export async function usageMain(argv: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h') {
+    out(USAGE_MERGE_USAGE);
+    return 0;
+  }
+  if (command !== 'merge') {
+    err(`docs-conformance usage: ${command === undefined ? 'give a command' : `unknown command ${command}`}: usage merge (see docs-conformance usage merge --help)\n`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+  } catch (error) {
+    err(`usage merge: ${(error as Error).message.split('\n')[0]} (see docs-conformance usage merge --help)\n`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    out(USAGE_MERGE_USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length === 0) {
+    err('usage merge: name the records to merge: files, folders or URLs (see docs-conformance usage merge --help)\n');
+    return 2;
+  }
+  try {
+    const where = parsed.values.out;
+    // The record --out names, found in a folder given, is last run's merge: read only when named itself.
+    const named = new Set(parsed.positionals.map((source) => path.resolve(source)));
+    const entries = (await readNamedUsage(parsed.positionals)).filter(({ source }) => !where || path.resolve(source) !== path.resolve(where) || named.has(path.resolve(source)));
+    const [first, ...others] = entries;
+    if (!first) throw new Error(`no usage record in ${parsed.positionals.join(', ')} (a folder's records are its .json files)`);
+    const merged = mergeNamedUsage(first, ...others);
+    if (where) writeUsageFile(path.resolve(where), merged);
+    else out(`${JSON.stringify(merged, null, 2)}\n`);
+    err(`usage merge: ${usageSummary(merged)}, from ${entries.length} record${entries.length === 1 ? '' : 's'}${where ? `: ${where}` : ''}\n`);
+    return 0;
+  } catch (error) {
+    err(`usage merge: ${(error as Error).message}\n`);
+    return 2;
+  }
+}
