@@ -49,14 +49,15 @@ export function siteSpacesOf(db: Db, siteId: string, sectionId: string | null): 
   return db.all(query);
 }
 
-/** Sets the position of an item among its siblings. */
 /**
  * Sets the positions of items of one kind (`positions`: each item's id to its position) in one statement, however many
- * siblings an order names (a site holds up to 500 site spaces).
+ * siblings an order names (a site holds up to 500 site spaces). Positions are bound, as the ids are, so that the
+ * statement's text depends on how many items it orders alone, not on where they go: each text is a prepared statement
+ * the engines keep (server/docs/limits.md, "What grows with requests").
  */
 export async function setPositions(db: Db, kind: ItemKind, positions: ReadonlyMap<string, number>): Promise<void> {
   if (positions.size === 0) return;
-  const cases = sql.join([...positions].map(([id, position]) => sql`WHEN ${id} THEN ${sql.lit(position)}`), sql` `);
+  const cases = sql.join([...positions].map(([id, position]) => sql`WHEN ${id} THEN CAST(${position} AS INTEGER)`), sql` `);
   await db.send(db.q.updateTable(ITEM_TABLES[kind]).set({ position: sql<number>`CASE id ${cases} END` }).where('id', 'in', [...positions.keys()]));
 }
 
