@@ -1,7 +1,7 @@
 // Which known consumers a finding of the gate touches, from their usage records (docs/contract-consumers.md): those that call
 // an operation it affects and, for a field, parameter or status, used that one. `--consumers` of check.ts.
 import type { OperationUsage, UsageRecord } from '../conformance/usage-format.ts';
-import type { Finding } from './compare/index.ts';
+import type { Finding } from '../compare/index.ts';
 
 /** One consumer a finding touches, and the use that shows it. */
 export interface ConsumerHit {
