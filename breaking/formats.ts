@@ -29,6 +29,17 @@ function level(entry: Judged): 'error' | 'warning' | 'note' {
   return entry.finding.severity === 'non-breaking' ? 'note' : 'warning';
 }
 
+// ---- JSON ----------------------------------------------------------------------------------------------------
+
+/** The verdict as JSON: every finding with all its operations (with `--consumers`, its `consumers`), and its TypeSpec location where `locate` knows it. */
+export function formatJson(verdict: Verdict, options: { subject: string; locate?: (finding: Finding) => SourceLocation | undefined }): string {
+  const judged = verdict.judged.map((entry) => {
+    const location = options.locate?.(entry.finding);
+    return location ? { ...entry, location } : entry;
+  });
+  return `${JSON.stringify({ ...verdict, judged, subject: options.subject }, null, 2)}\n`;
+}
+
 // ---- Markdown ------------------------------------------------------------------------------------------------
 
 function cell(text: string): string {

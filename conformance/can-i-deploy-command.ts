@@ -1,25 +1,31 @@
-// `docs-conformance can-i-deploy`: a consumer's usage record against a contract (exit 0 when everything it uses is
-// there and accepted, 1 naming each use that is not, 2 on a record or contract that cannot be read), or every
-// consumer's record against contracts, as a table a CI job can post (docs/consumers.md, docs/contract-consumers.md).
+// `docs-conformance can-i-deploy`: a consumer's usage record against a contract (exit 0 when the change from the
+// contract its record was made against breaks nothing it uses, 1 naming each break, 2 on a record or contract that
+// cannot be read), or every consumer's record against contracts, as a table a CI job can post (docs/consumers.md,
+// docs/contract-consumers.md).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { canIDeploy, contractFrom, deployTable } from './can-i-deploy.ts';
+import { contractFrom, deployCell, deployTable, judgeDeploy, judgedByText, recordedContract } from './can-i-deploy.ts';
 import { readUsageRecords } from './usage-sources.ts';
 
-export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage <file|URL> --contract <file|URL|version> [--releases <folder|URL>]
-       docs-conformance can-i-deploy --consumers <folder|file|URL>... --contract <file|URL|version>... [--releases <folder|URL>] [--json FILE]
+export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage <file|URL> --contract <file|URL|version> [--releases <folder|URL>] [--base <file|URL|version>]
+       docs-conformance can-i-deploy --consumers <folder|file|URL>... --contract <file|URL|version>... [--releases <folder|URL>] [--base <file|URL|version>] [--json FILE]
 
-The first form: can this consumer, whose usage record --usage names, work against that contract? Exit 0 when every
-operation, parameter, field, status and media type it used is still there and accepts what it sent; 1, naming each
-use that is not; 2 when the record or the contract cannot be read.
+The first form: can this consumer, whose usage record --usage names, work against that contract? The record was
+made against a contract (its version and SHA-256): that release, found among the releases, is compared with the
+contract asked about, and each change is judged by what the record shows the consumer sent, received and read, as
+the breaking-change gate judges it with --consumers. Exit 0 when nothing breaks it (each warning printed, "!"); 1,
+naming each break ("✗"); 2 when the record or a contract cannot be read. Where the contract the record was made
+against is not among the releases, it says so and judges by presence only: whether every operation, parameter,
+field, status and media type the record names is still there and accepts what it sent.
 
 The second form: every consumer's record against each contract (a revision, a release's document); prints a
-Markdown table, consumers by contracts, and writes the uses gone as JSON with --json. Exit 1 when a cell has a use
-gone, 2 when a record or a contract cannot be read.
+Markdown table, consumers by contracts, and writes each judgement as JSON with --json. Exit 1 when a cell breaks,
+2 when a record or a contract cannot be read.
 
 A contract is a file, a URL, or a release's version (1.0.0): the document that release recorded, from the releases
 this package carries, or from --releases, a folder or URL holding <version>/openapi.yaml (a contract repository's
-generated/releases/, or where a team publishes it).
+generated/releases/, or where a team publishes it). --base names the contract the records were made against, where
+it is not a release.
 `;
 
 /** Runs the command with `argv`; resolves to its exit code, printing to `out` and `err`. */
@@ -28,7 +34,7 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { usage: { type: 'string' }, consumers: { type: 'string', multiple: true }, contract: { type: 'string', multiple: true }, releases: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean' } },
+      options: { usage: { type: 'string' }, consumers: { type: 'string', multiple: true }, contract: { type: 'string', multiple: true }, releases: { type: 'string' }, base: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean' } },
       strict: true,
     }));
   } catch (error) {
@@ -47,17 +53,22 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
   try {
     const records = await readUsageRecords(values.usage ? [values.usage] : values.consumers!);
     const loaded = await Promise.all(contracts.map(async (source) => ({ label: source, contract: await contractFrom(source, values.releases) })));
+    const options = { ...(values.base !== undefined ? { base: values.base } : {}), ...(values.releases !== undefined ? { releases: values.releases } : {}) };
+    const recorded = await Promise.all(records.map((record) => recordedContract(record, options)));
     if (values.usage) {
       const [record] = records;
-      const gone = canIDeploy(record!, loaded[0]!.contract);
-      for (const use of gone) out(`✗ ${use}\n`);
-      out(`can-i-deploy: ${record!.consumer.name} ${gone.length === 0 ? 'can' : 'cannot'} deploy against ${contracts[0]}${gone.length === 0 ? '' : ` (${gone.length} use${gone.length === 1 ? '' : 's'} gone)`}\n`);
-      return gone.length === 0 ? 0 : 1;
+      const judged = judgeDeploy(record!, loaded[0]!.contract, recorded[0]!);
+      if ('presence' in judged.judgedBy) out(`can-i-deploy: ${record!.consumer.name}: ${judgedByText(judged)}\n`);
+      for (const use of judged.breaks) out(`✗ ${use}\n`);
+      for (const use of judged.warnings) out(`! ${use}\n`);
+      const verb = judged.verdict === 'breaks' ? 'cannot' : 'can';
+      out(`can-i-deploy: ${record!.consumer.name} ${verb} deploy against ${contracts[0]}: ${deployCell(judged)}${'change' in judged.judgedBy ? ` (${judgedByText(judged)})` : ''}\n`);
+      return judged.verdict === 'breaks' ? 1 : 0;
     }
-    const table = deployTable(records, loaded);
+    const table = deployTable(records, loaded, recorded);
     out(table.markdown);
     if (values.json) writeFileSync(values.json, `${JSON.stringify(table.json, null, 2)}\n`);
-    return Object.values(table.json).some((cells) => Object.values(cells).some((gone) => gone.length > 0)) ? 1 : 0;
+    return Object.values(table.json).some((cells) => Object.values(cells).some((judged) => judged.verdict === 'breaks')) ? 1 : 0;
   } catch (error) {
     err(`can-i-deploy: ${(error as Error).message}\n`);
     return 2;
