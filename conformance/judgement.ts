@@ -448,20 +448,25 @@ export const FAMILIES: readonly Family[] = [
     },
   },
   {
-    id: 'response-status',
-    title: 'the success status changed, or a new error status declared',
-    has: is('response-success-status-changed', 'response-status-added'),
+    id: 'success-status',
+    title: 'the success status changed',
+    has: is('response-success-status-changed'),
     rows: {
       receivedOld: { shows: 'received the old success status', verdict: 'breaks', reason: 'the answer it handles comes with another status' },
-      calls: { shows: 'calls it (a new error status)', verdict: 'warns', reason: 'code that switches over the statuses meets one it does not know' },
       unreceived: { shows: 'never received a success answer', verdict: 'untouched', reason: 'no answer it handled changes' },
     },
     judge: (finding, usage) => {
-      if (finding.rule === 'response-status-added') return { row: 'calls', evidence: `calls it (${usage.calls} calls)` };
       const old = /^success (.+) →/.exec(finding.detail)?.[1]?.split(', ') ?? [];
       const received = Object.keys(usage.responses).find((key) => old.some((status) => statusMatches(status, key.split(' ')[0]!)));
       return received ? { row: 'receivedOld', evidence: `received ${received}` } : { row: 'unreceived', evidence: 'never received a success answer' };
     },
+  },
+  {
+    id: 'status-added',
+    title: 'a new error status declared',
+    has: is('response-status-added'),
+    rows: { calls: { shows: 'calls it', verdict: 'warns', reason: 'code that switches over the statuses meets one it does not know' } },
+    judge: (_finding, usage) => ({ row: 'calls', evidence: `calls it (${usage.calls} calls)` }),
   },
   {
     id: 'response-media-type',
