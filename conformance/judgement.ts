@@ -7,7 +7,7 @@
 // values of enumerated ones), the statuses and media types received, the response fields received and, where the
 // typed client recorded them, read. `FAMILIES` below is the whole rule: every rule of the comparison is in one family,
 // and each family's rows say, for what the record shows, the verdict and its reason; docs/contract-consumers.md's
-// table is written from it (scripts/consumer-rules.ts).
+// table is written from it (`npm run docs:consumers`, test/support/consumer-docs.ts).
 import { compareDocuments, type Finding } from '../compare/index.ts';
 import { RULES, type Rule, type RuleId } from '../compare/rules.ts';
 import type { OperationUsage, ResponseUsage, UsageRecord } from './usage-format.ts';
@@ -225,6 +225,12 @@ const BREAKS_IT = 'breaking-client';
 const REQUEST_SIDE = (rule: Rule) => rule.context === 'request-property' || rule.context === 'request-parameter';
 const is = (...ids: string[]) => (rule: Rule) => ids.includes(rule.id);
 
+/** The rows of a response field a consumer did not read, or never received. */
+const UNREAD: Record<'unread' | 'unreceived', Row> = {
+  unread: { shows: 'received it, its code read other fields', verdict: 'untouched', reason: 'its code never reads it' },
+  unreceived: { shows: 'never received it', verdict: 'untouched', reason: 'no answer it handled held it' },
+};
+
 /** The row every family has: a consumer that calls none of the operations a finding affects is not touched. */
 export const NOT_CALLED: Row = { shows: 'calls none of the operations it affects', verdict: 'untouched', reason: 'what a consumer does not call cannot break it' };
 
@@ -401,8 +407,7 @@ export const FAMILIES: readonly Family[] = [
     has: (rule) => rule.severity === BREAKS_IT && rule.context === 'response-property',
     rows: {
       uses: { shows: 'reads it (where the record does not say what the code read: received it)', verdict: 'breaks', reason: 'what its code reads may now be missing or other than it handles' },
-      unread: { shows: 'received it, its code read other fields', verdict: 'untouched', reason: 'its code never reads it' },
-      unreceived: { shows: 'never received it', verdict: 'untouched', reason: 'no answer it handled held it' },
+      ...UNREAD,
     },
     judge: (finding, usage) => responseUse(finding, usage),
   },
@@ -412,8 +417,7 @@ export const FAMILIES: readonly Family[] = [
     has: (rule) => rule.severity === 'warning' && (rule.context === 'response-property' || rule.context === 'response-header'),
     rows: {
       uses: { shows: 'reads it (or, without reads, received it; a header: received its answer)', verdict: 'warns', reason: 'code that switches over the values meets one it does not know' },
-      unread: { shows: 'received it, its code read other fields', verdict: 'untouched', reason: 'its code never reads it' },
-      unreceived: { shows: 'never received it', verdict: 'untouched', reason: 'no answer it handled held it' },
+      ...UNREAD,
     },
     judge: (finding, usage) => answerUse(finding, usage),
   },
