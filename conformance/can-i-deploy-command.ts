@@ -4,7 +4,7 @@
 // docs/contract-consumers.md).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { contractFrom, deployCell, deployTable, judgeDeploy, judgedByText, recordedContract } from './can-i-deploy.ts';
+import { contractFrom, deployCell, deployTable, judgeDeploy, judgedByText, recordedContracts } from './can-i-deploy.ts';
 import { readUsageRecords } from './usage-sources.ts';
 
 export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage <file|URL> --contract <file|URL|version> [--releases <folder|URL>] [--base <file|URL|version>]
@@ -54,7 +54,7 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
     const records = await readUsageRecords(values.usage ? [values.usage] : values.consumers!);
     const loaded = await Promise.all(contracts.map(async (source) => ({ label: source, contract: await contractFrom(source, values.releases) })));
     const options = { ...(values.base !== undefined ? { base: values.base } : {}), ...(values.releases !== undefined ? { releases: values.releases } : {}) };
-    const recorded = await Promise.all(records.map((record) => recordedContract(record, options)));
+    const recorded = await recordedContracts(records, options);
     if (values.usage) {
       const [record] = records;
       const judged = judgeDeploy(record!, loaded[0]!.contract, recorded[0]!);

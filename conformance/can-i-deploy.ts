@@ -147,6 +147,18 @@ export async function recordedContract(record: UsageRecord, options: { base?: st
   return { contract, label: `release ${version}` };
 }
 
+/** The contract each record was made against (`recordedContract`), each looked up once for the records that share it. */
+export async function recordedContracts(records: readonly UsageRecord[], options: { base?: string; releases?: string } = {}): Promise<RecordedContract[]> {
+  const found = new Map<string, Promise<RecordedContract>>();
+  return Promise.all(
+    records.map((record) => {
+      const key = options.base !== undefined ? '' : `${record.contract.version}\u0000${record.contract.sha256 ?? ''}`;
+      if (!found.has(key)) found.set(key, recordedContract(record, options));
+      return found.get(key)!;
+    }),
+  );
+}
+
 /** What can-i-deploy answers for one consumer and one contract. */
 export interface DeployJudgement {
   verdict: ConsumerVerdict;
