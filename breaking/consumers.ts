@@ -2,7 +2,7 @@
 // consumers it breaks or warns, by the one judgement can-i-deploy makes too (conformance/judgement.ts), the sentence
 // each format adds to the finding, and `--fail-on consumers`.
 import type { Finding } from '../compare/index.ts';
-import { judgeFinding, renamedOperations, type Effect } from '../conformance/judgement.ts';
+import { judgeConsumer, type Effect } from '../conformance/judgement.ts';
 import type { UsageRecord } from '../conformance/usage-format.ts';
 import type { Verdict } from './gate.ts';
 
@@ -22,15 +22,11 @@ const hitOf = (record: UsageRecord, effect: Effect): ConsumerHit => ({
   evidence: effect.evidence,
 });
 
-/** The consumers each finding breaks or warns, by finding: the judgement of each record for the whole change. */
+/** The consumers each finding breaks or warns, by finding: the judgement of the whole change for each record. */
 export function consumersOfFindings(findings: readonly Finding[], records: readonly UsageRecord[]): Map<Finding, ConsumerHit[]> {
-  const aliases = renamedOperations(findings);
   const hits = new Map<Finding, ConsumerHit[]>(findings.map((finding) => [finding, []]));
   for (const record of records) {
-    for (const finding of findings) {
-      const effect = judgeFinding(finding, record, aliases);
-      if (effect.verdict !== 'untouched') hits.get(finding)!.push(hitOf(record, effect));
-    }
+    for (const effect of judgeConsumer(findings, record).effects) hits.get(effect.finding)!.push(hitOf(record, effect));
   }
   return hits;
 }
