@@ -7,15 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareDocuments, type Finding } from './compare/index.ts';
+import { compareDocuments, type Finding } from '../compare/index.ts';
 import { listReleases, locations, parseYaml, readDeclarations, relative, versionOf } from './files.ts';
-import { FORMATS, formatGithub, formatJunit, formatMarkdown, formatSarif, type Format } from './formats.ts';
-import { FAIL_ON, evaluateGate, parseVersion, type FailOn, type Verdict } from './gate.ts';
+import { FORMATS, formatGithub, formatJson, formatJunit, formatMarkdown, formatSarif, type Format } from './formats.ts';
+import { FAIL_ON, evaluateGate, parseVersion, type FailOn } from './gate.ts';
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
-import { isObject } from './pointer.ts';
+import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
 import { readUsageRecords } from '../conformance/usage-sources.ts';
-import { consumersOf, consumersSentence } from './consumers.ts';
+import { judgeByConsumers } from './consumers.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
@@ -39,8 +39,8 @@ Options:
                                  (--consumers), every finding still reported
   --consumers <folder|file|URL>  consumers' usage records (docs/contract-consumers.md), a folder of them, a file or an
                                  http(s) URL; repeat for more: each finding names the consumers it breaks, or says
-                                 it breaks none, and a change allowed by policy that touches what a consumer uses
-                                 is a warning naming it
+                                 it breaks none, and those it warns, by what each record shows it sent, received
+                                 and read (the judgement can-i-deploy makes)
   --format <format>              text (default), json, markdown, junit, sarif, or github (workflow annotations)
   --json                         the same as --format json
   -h, --help                     this text
@@ -205,22 +205,9 @@ const verdict = evaluateGate(findings, {
   failOn,
 });
 
-// The consumers each finding touches (--consumers): named in its message, in every format, and in the JSON entry.
-if (consumerSources.length > 0) {
-  for (const entry of verdict.judged) {
-    const breaking = entry.finding.severity.startsWith('breaking');
-    const hits = consumersOf(entry.finding, records);
-    const sentence = breaking || entry.finding.rule.startsWith('response-') ? consumersSentence(hits, breaking) : '';
-    if (sentence) entry.finding.message = `${entry.finding.message} ${sentence}`;
-    Object.assign(entry, { consumers: hits });
-    // --fail-on consumers: a breaking change no known consumer uses passes (it is still reported, and noted).
-    if (failOnConsumers && entry.fails && hits.length === 0) entry.fails = false;
-  }
-  if (failOnConsumers) {
-    verdict.undeclared = verdict.judged.filter((entry) => entry.fails).map((entry) => entry.finding);
-    verdict.passed = verdict.undeclared.length === 0 && verdict.stale.length === 0 && verdict.problems.length === 0;
-  }
-}
+// The consumers each finding breaks or warns (--consumers): named in its message, in every format, and in the JSON
+// entry; --fail-on consumers fails only on what breaks one.
+if (consumerSources.length > 0) judgeByConsumers(verdict, records, failOnConsumers);
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line
 // (for what was removed, the line in the base document, when it is a file).
@@ -239,17 +226,9 @@ const options = {
   ...(ours ? {} : { versionAt: "the revision's info.version" }),
 };
 
-function json(verdict: Verdict): string {
-  const judged = verdict.judged.map((entry) => {
-    const location = spec?.(entry.finding);
-    return location ? { ...entry, location } : entry;
-  });
-  return `${JSON.stringify({ ...verdict, judged, subject: options.subject }, null, 2)}\n`;
-}
-
 const output: Record<Format, () => string> = {
   text: () => formatReport(verdict, { ...options, locate: spec }),
-  json: () => json(verdict),
+  json: () => formatJson(verdict, { subject: options.subject, ...(spec ? { locate: spec } : {}) }),
   markdown: () => formatMarkdown(verdict, { ...options, locate: located }),
   junit: () => formatJunit(verdict, { ...options, locate: located }),
   sarif: () => formatSarif(verdict, { ...options, locate: located }),

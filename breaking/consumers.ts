@@ -1,98 +1,68 @@
-// Which known consumers a finding of the gate touches, from their usage records (docs/contract-consumers.md): those that call
-// an operation it affects and, for a field, parameter or status, used that one. `--consumers` of check.ts.
-import type { OperationUsage, UsageRecord } from '../conformance/usage-format.ts';
-import type { Finding } from './compare/index.ts';
+// The gate's side of consumers' usage records (`--consumers`, docs/contract-consumers.md): for each finding, the
+// consumers it breaks or warns, by the one judgement can-i-deploy makes too (conformance/judgement.ts), the sentence
+// each format adds to the finding, and `--fail-on consumers`.
+import type { Finding } from '../compare/index.ts';
+import { judgeConsumer, type Effect } from '../conformance/judgement.ts';
+import type { UsageRecord } from '../conformance/usage-format.ts';
+import type { Verdict } from './gate.ts';
 
-/** One consumer a finding touches, and the use that shows it. */
+/** One consumer a finding breaks or warns, and the use that shows it. */
 export interface ConsumerHit {
   consumer: string;
+  verdict: 'breaks' | 'warns';
   operationId: string;
-  /** What of the operation it used: `calls it`, `response field /items/*\/title`, `sends query.limit`. */
+  /** What of its use shows it: `response field /items/*\/title received (200 application/json)`, `sent "locked" at /editMode`. */
   evidence: string;
 }
 
-/**
- * A field as the gate names it (`SpaceList.items[].title`, `request body.title`, `Space.labels.*`) as the component it
- * is in (undefined: the body itself) and a pointer below it (`/items/*\/title`).
- */
-export function fieldPlace(field: string): { component: string | undefined; pointer: string } {
-  const owner = /^(request body|response body|[^.[]+)/.exec(field)![1]!;
-  const rest = field.slice(owner.length);
-  const pointer = rest
-    .replace(/\[\]/g, '/*')
-    .replace(/\.\*/g, '/*')
-    .replace(/\.([^./[*]+)/g, '/$1');
-  return { component: owner === 'request body' || owner === 'response body' ? undefined : owner, pointer };
-}
+const hitOf = (record: UsageRecord, effect: Effect): ConsumerHit => ({
+  consumer: record.consumer.name,
+  verdict: effect.verdict as ConsumerHit['verdict'],
+  operationId: effect.operationId!,
+  evidence: effect.evidence,
+});
 
-/** The pointers `field` names in what a consumer sent or received: below each place its component was found. */
-function pointersOf(field: string, schemas: Record<string, string[]> | undefined): string[] {
-  const { component, pointer } = fieldPlace(field);
-  if (!component) return [pointer];
-  return Object.entries(schemas ?? {})
-    .filter(([, names]) => names.includes(component))
-    .map(([base]) => `${base}${pointer}`);
-}
-
-type Use = { hit: boolean; evidence: string };
-
-/** Whether a consumer's use of an operation is touched by `finding`, and how. */
-function touches(finding: Finding, usage: OperationUsage): Use {
-  const rule = finding.rule;
-  const required = /required/.test(rule) && !/optional/.test(rule);
-  if (rule.startsWith('response-property') || rule.startsWith('response-header')) {
-    for (const response of Object.values(usage.responses)) {
-      const used = new Set(response.read ?? response.present);
-      const kind = response.read ? 'read' : 'received';
-      for (const field of finding.fields) {
-        const found = pointersOf(field, response.schemas).find((pointer) => used.has(pointer));
-        if (found) return { hit: true, evidence: `response field ${found} ${kind}` };
-      }
-    }
-    return { hit: finding.fields.length === 0, evidence: 'calls it' };
-  }
-  if (rule.startsWith('request-property')) {
-    for (const field of finding.fields) {
-      const sent = pointersOf(field, usage.bodySchemas).find((pointer) => pointer in usage.body);
-      // A field made required breaks those that do not send it; any other change, those that do.
-      if (required && !sent) return { hit: true, evidence: `does not send ${fieldPlace(field).pointer}` };
-      if (!required && sent) return { hit: true, evidence: `sends ${sent}` };
-    }
-    return { hit: finding.fields.length === 0, evidence: 'calls it' };
-  }
-  if (rule.startsWith('request-parameter')) {
-    const sent = (name: string) => Object.keys(usage.parameters).find((key) => key.slice(key.indexOf('.') + 1) === name);
-    for (const field of finding.fields) {
-      const key = sent(field);
-      if (required && !key) return { hit: true, evidence: `does not send parameter ${field}` };
-      if (!required && key) return { hit: true, evidence: `sends ${key}` };
-    }
-    return { hit: finding.fields.length === 0, evidence: 'calls it' };
-  }
-  if (rule === 'response-status-added') return { hit: true, evidence: `receives ${Object.keys(usage.responses).join(', ') || 'answers'}` };
-  return { hit: true, evidence: 'calls it' };
-}
-
-/** The consumers `finding` touches: for each record, the first operation it affects whose use it touches. */
-export function consumersOf(finding: Finding, records: UsageRecord[]): ConsumerHit[] {
-  const hits: ConsumerHit[] = [];
+/** The consumers each finding breaks or warns, by finding: the judgement of the whole change for each record. */
+export function consumersOfFindings(findings: readonly Finding[], records: readonly UsageRecord[]): Map<Finding, ConsumerHit[]> {
+  const hits = new Map<Finding, ConsumerHit[]>(findings.map((finding) => [finding, []]));
   for (const record of records) {
-    for (const operation of finding.operations) {
-      const usage = record.operations[operation.operationId];
-      if (!usage) continue;
-      const use = touches(finding, usage);
-      if (use.hit) {
-        hits.push({ consumer: record.consumer.name, operationId: operation.operationId, evidence: use.evidence });
-        break;
-      }
-    }
+    for (const effect of judgeConsumer(findings, record).effects) hits.get(effect.finding)!.push(hitOf(record, effect));
   }
   return hits;
 }
 
-/** The sentence a report adds to a finding: the consumers it touches, or that it touches none. */
-export function consumersSentence(hits: ConsumerHit[], breaking: boolean): string {
-  if (hits.length === 0) return breaking ? 'It breaks no known consumer.' : '';
-  const named = hits.map((hit) => `${hit.consumer} (${hit.operationId}: ${hit.evidence})`).join(', ');
-  return breaking ? `It breaks ${named}.` : `Warning for consumers: ${named}.`;
+/** The sentence a report adds to a finding: the consumers it breaks (or that it breaks none), then those it warns. */
+export function consumersSentence(hits: readonly ConsumerHit[], breaking: boolean): string {
+  const named = (verdict: ConsumerHit['verdict']) =>
+    hits
+      .filter((hit) => hit.verdict === verdict)
+      .map((hit) => `${hit.consumer} (${hit.operationId}: ${hit.evidence})`)
+      .join(', ');
+  const breaks = named('breaks');
+  const warns = named('warns');
+  return [breaking ? (breaks ? `It breaks ${breaks}.` : 'It breaks no known consumer.') : '', warns ? `Warning for consumers: ${warns}.` : ''].filter(Boolean).join(' ');
+}
+
+/**
+ * Names the consumers each judged finding breaks or warns, in its message (every format shows it) and as its
+ * `consumers` (the JSON report); with `failOnConsumers`, a failing finding that breaks no known consumer passes, and
+ * the verdict is worked out again.
+ */
+export function judgeByConsumers(verdict: Verdict, records: readonly UsageRecord[], failOnConsumers: boolean): void {
+  const hits = consumersOfFindings(
+    verdict.judged.map((entry) => entry.finding),
+    records,
+  );
+  for (const entry of verdict.judged) {
+    const found = hits.get(entry.finding)!;
+    const sentence = consumersSentence(found, entry.finding.severity.startsWith('breaking'));
+    if (sentence) entry.finding.message = `${entry.finding.message} ${sentence}`;
+    Object.assign(entry, { consumers: found });
+    // --fail-on consumers: a breaking change that breaks no known consumer passes (it is still reported, and noted).
+    if (failOnConsumers && entry.fails && !found.some((hit) => hit.verdict === 'breaks')) entry.fails = false;
+  }
+  if (failOnConsumers) {
+    verdict.undeclared = verdict.judged.filter((entry) => entry.fails).map((entry) => entry.finding);
+    verdict.passed = verdict.undeclared.length === 0 && verdict.stale.length === 0 && verdict.problems.length === 0;
+  }
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { compareVersions, parseDeclarations, parseVersion, type Declaration, type Version } from './gate.ts';
-import { isObject } from './pointer.ts';
+import { isObject } from '../compare/pointer.ts';
 
 /** The repository these commands belong to (they run on the copy they are in). */
 export const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');

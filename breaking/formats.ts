@@ -2,7 +2,7 @@
 // (test reports), SARIF 2.1.0 (code scanning) and GitHub workflow commands (annotations on the changed lines). Every
 // format carries the same findings as the text report: rule, severity, operations, JSON path, message, who it breaks
 // and what to do, and where it was made when the locator knows.
-import type { Finding } from './compare/index.ts';
+import type { Finding } from '../compare/index.ts';
 import type { Judged, Verdict } from './gate.ts';
 import type { SourceLocation } from './locate.ts';
 import {
@@ -18,7 +18,7 @@ import {
   summarizeOperations,
   type ReportOptions,
 } from './report.ts';
-import { RULES, WHO, type Severity } from './rules.ts';
+import { RULES, WHO, type Severity } from '../compare/rules.ts';
 
 export const FORMATS = ['text', 'json', 'markdown', 'junit', 'sarif', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -27,6 +27,17 @@ export type Format = (typeof FORMATS)[number];
 function level(entry: Judged): 'error' | 'warning' | 'note' {
   if (entry.fails) return 'error';
   return entry.finding.severity === 'non-breaking' ? 'note' : 'warning';
+}
+
+// ---- JSON ----------------------------------------------------------------------------------------------------
+
+/** The verdict as JSON: every finding with all its operations (with `--consumers`, its `consumers`), and its TypeSpec location where `locate` knows it. */
+export function formatJson(verdict: Verdict, options: { subject: string; locate?: (finding: Finding) => SourceLocation | undefined }): string {
+  const judged = verdict.judged.map((entry) => {
+    const location = options.locate?.(entry.finding);
+    return location ? { ...entry, location } : entry;
+  });
+  return `${JSON.stringify({ ...verdict, judged, subject: options.subject }, null, 2)}\n`;
 }
 
 // ---- Markdown ------------------------------------------------------------------------------------------------

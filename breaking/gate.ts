@@ -2,8 +2,8 @@
 // finding) passes when a declaration names it (rule, owner and JSON path, matched exactly) or when the revision's
 // major version is above the base's. A declaration that matches no finding is stale and fails the gate, so the
 // declarations file cannot rot. Pure: findings and declarations in.
-import type { Finding } from './compare/index.ts';
-import { RULES, isBreaking, isDocumentRule, type Severity } from './rules.ts';
+import type { Finding } from '../compare/index.ts';
+import { RULES, isBreaking, isDocumentRule, type Severity } from '../compare/rules.ts';
 
 /**
  * What fails the gate: `client` the findings that break clients (on the wire, or in their typed source);

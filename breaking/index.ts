@@ -2,7 +2,7 @@
 // versions, and write them as a report (release notes: release/notes.ts). Pure: documents in, findings out; the commands
 // (check.ts here, changelog.ts and release.ts in release/) do the file system. Rules and declarations are in README.md
 // beside this file, the release procedure in release/README.md.
-export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from './compare/index.ts';
+export { compareDocuments, type CompareOptions, type Finding, type OperationRef } from '../compare/index.ts';
 export {
   compareVersions,
   declarationFor,
@@ -28,4 +28,4 @@ export {
   type SchemaContext,
   type SchemaKind,
   type Severity,
-} from './rules.ts';
+} from '../compare/rules.ts';

@@ -1,7 +1,7 @@
 // Where a JSON path is in a document's text (JSON, or YAML in block or flow style), for the formats that point at
 // lines: the line of the deepest part of the path the text holds, found by reading the text along the path, without
 // parsing it into a tree. How, why, and what ends a path: breaking/README.md ("The gate").
-import { segments } from './pointer.ts';
+import { segments } from '../compare/pointer.ts';
 
 /** A line in a file where a finding is shown: its TypeSpec declaration's (locate.ts), or its JSON path's (here). */
 export interface SourceLocation {

@@ -3,9 +3,9 @@
 // path in the document (lines.ts). How declarations are found, and why: breaking/README.md ("Decisions").
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Finding } from './compare/index.ts';
+import type { Finding } from '../compare/index.ts';
 import type { SourceLocation } from './lines.ts';
-import { segments } from './pointer.ts';
+import { segments } from '../compare/pointer.ts';
 
 export { documentLocator, type SourceLocation } from './lines.ts';
 

@@ -2,10 +2,10 @@
 // breaks, what to do and where it was made; then a summary line; for failing findings, the declarations that would
 // accept them. The helpers here (labels, operation lists, tallies) serve the other formats too (formats.ts).
 import { stringify } from 'yaml';
-import type { Finding, OperationRef } from './compare/index.ts';
+import type { Finding, OperationRef } from '../compare/index.ts';
 import { declarationFor, type Judged, type Verdict } from './gate.ts';
 import type { Locator, SourceLocation } from './locate.ts';
-import { RULES, WHO, type Severity } from './rules.ts';
+import { RULES, WHO, type Severity } from '../compare/rules.ts';
 
 const LABELS: Record<Severity, string> = {
   'breaking-client': 'BREAKING (client)',

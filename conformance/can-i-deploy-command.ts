@@ -1,24 +1,29 @@
-// `docs-conformance can-i-deploy`: a consumer's usage record against a contract (exit 0 when everything it uses is
-// there and accepted, 1 naming each use that is not, 2 on a record or contract that cannot be read), or every
-// consumer's record against contracts, as a table a CI job can post (docs/consumers.md, docs/contract-consumers.md).
+// `docs-conformance can-i-deploy`: a consumer's usage record against a contract (exit 0 when the change from the
+// contract its record was made against breaks nothing it uses, 1 naming each break, 2 on a record or contract that
+// cannot be read), or every consumer's record against contracts, as a table a CI job can post (docs/consumers.md,
+// docs/contract-consumers.md).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { canIDeploy, contractFrom, deployTable } from './can-i-deploy.ts';
+import { contractFrom, deployCell, deployTable, judgeDeploy, judgedByText, recordedContracts } from './can-i-deploy.ts';
 import { readUsageRecords } from './usage-sources.ts';
 import { verificationsOf, withImplementation } from './verification.ts';
 
-export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage <file|URL> --contract <file|URL|version> [--releases <folder|URL>]
-       docs-conformance can-i-deploy --consumers <folder|file|URL>... --contract <file|URL|version>... [--releases <folder|URL>] [--json FILE]
+export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage <file|URL> --contract <file|URL|version> [--releases <folder|URL>] [--base <file|URL|version>]
+       docs-conformance can-i-deploy --consumers <folder|file|URL>... --contract <file|URL|version>... [--releases <folder|URL>] [--base <file|URL|version>] [--json FILE]
                                      [--verification <report>...]
 
-The first form: can this consumer, whose usage record --usage names, work against that contract? Exit 0 when every
-operation, parameter, field, status and media type it used is still there and accepts what it sent; 1, naming each
-use that is not; 2 when the record or the contract cannot be read.
+The first form: can this consumer, whose usage record --usage names, work against that contract? The record was
+made against a contract (its version and SHA-256): that release, found among the releases, is compared with the
+contract asked about, and each change is judged by what the record shows the consumer sent, received and read, as
+the breaking-change gate judges it with --consumers. Exit 0 when nothing breaks it (each warning printed, "!"); 1,
+naming each break ("✗"); 2 when the record or a contract cannot be read. Where the contract the record was made
+against is not among the releases, it says so and judges by presence only: whether every operation, parameter,
+field, status and media type the record names is still there and accepts what it sent.
 
 The second form: every consumer's record against each contract (a revision, a release's document); prints a
-Markdown table, consumers by contracts, and writes the uses gone as JSON with --json. Records of one consumer among
-the sources (a folder holding each CI job's) are merged into one. Exit 1 when a cell has a use gone, 2 when a record
-or a contract cannot be read, or two records of one consumer do not merge (two contract versions).
+Markdown table, consumers by contracts, and writes each judgement as JSON with --json. Records of one consumer among
+the sources (a folder holding each CI job's) are merged into one. Exit 1 when a cell breaks, 2 when a record or a
+contract cannot be read, or two records of one consumer do not merge (two contract versions).
 
 --verification <report>: the conformance runner's report (its --report JSON or its --junit XML) of the implementation
 against a contract, repeated for each contract; the table gets a row, (implementation), and a contract can be deployed
@@ -28,7 +33,8 @@ SHA-256), or that cannot be read, is exit 2, naming it.
 
 A contract is a file, a URL, or a release's version (1.0.0): the document that release recorded, from the releases
 this package carries, or from --releases, a folder or URL holding <version>/openapi.yaml (a contract repository's
-generated/releases/, or where a team publishes it).
+generated/releases/, or where a team publishes it). --base names the contract the records were made against, where
+it is not a release.
 `;
 
 /** Runs the command with `argv`; resolves to its exit code, printing to `out` and `err`. */
@@ -42,6 +48,7 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
         consumers: { type: 'string', multiple: true },
         contract: { type: 'string', multiple: true },
         releases: { type: 'string' },
+        base: { type: 'string' },
         json: { type: 'string' },
         verification: { type: 'string', multiple: true },
         help: { type: 'boolean' },
@@ -71,20 +78,25 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
     const loaded = await Promise.all(contracts.map(async (source) => ({ label: source, contract: await contractFrom(source, values.releases) })));
     // The implementation's reports, read and matched to the contracts before anything is printed or written.
     const verified = values.verification ? verificationsOf(values.verification, loaded) : undefined;
+    const options = { ...(values.base !== undefined ? { base: values.base } : {}), ...(values.releases !== undefined ? { releases: values.releases } : {}) };
+    const recorded = await recordedContracts(records, options);
     if (values.usage) {
       const [record] = records;
-      const gone = canIDeploy(record!, loaded[0]!.contract);
-      for (const use of gone) out(`✗ ${use}\n`);
-      out(`can-i-deploy: ${record!.consumer.name} ${gone.length === 0 ? 'can' : 'cannot'} deploy against ${contracts[0]}${gone.length === 0 ? '' : ` (${gone.length} use${gone.length === 1 ? '' : 's'} gone)`}\n`);
-      return gone.length === 0 ? 0 : 1;
+      const judged = judgeDeploy(record!, loaded[0]!.contract, recorded[0]!);
+      if ('presence' in judged.judgedBy) out(`can-i-deploy: ${record!.consumer.name}: ${judgedByText(judged)}\n`);
+      for (const use of judged.breaks) out(`✗ ${use}\n`);
+      for (const use of judged.warnings) out(`! ${use}\n`);
+      const verb = judged.verdict === 'breaks' ? 'cannot' : 'can';
+      out(`can-i-deploy: ${record!.consumer.name} ${verb} deploy against ${contracts[0]}: ${deployCell(judged)}${'change' in judged.judgedBy ? ` (${judgedByText(judged)})` : ''}\n`);
+      return judged.verdict === 'breaks' ? 1 : 0;
     }
-    const consumers = deployTable(records, loaded);
+    const consumers = deployTable(records, loaded, recorded);
     const implementation = verified ? withImplementation(consumers, verified) : undefined;
     const table = implementation ?? consumers;
     out(table.markdown);
     if (values.json) writeFileSync(values.json, `${JSON.stringify(table.json, null, 2)}\n`);
-    const gone = Object.values(consumers.json).some((cells) => Object.values(cells).some((uses) => uses.length > 0));
-    return gone || implementation?.ok === false ? 1 : 0;
+    const breaks = Object.values(consumers.json).some((cells) => Object.values(cells).some((judged) => judged.verdict === 'breaks'));
+    return breaks || implementation?.ok === false ? 1 : 0;
   } catch (error) {
     err(`can-i-deploy: ${(error as Error).message}\n`);
     return 2;

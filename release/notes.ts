@@ -2,11 +2,11 @@
 // declared reason), then the renames (the same wire, new names in the generated types), then the operations added
 // and removed, then every other change, grouped by the operation or component it belongs to. `npm run changelog`
 // prints them; `npm run release` writes them into CHANGELOG.md.
-import { compareDocuments, type OperationRef } from '../breaking/compare/index.ts';
+import { compareDocuments, type OperationRef } from '../compare/index.ts';
 import { evaluateGate, type Declaration, type Judged } from '../breaking/gate.ts';
-import { isObject } from '../breaking/pointer.ts';
+import { isObject } from '../compare/pointer.ts';
 import { groupJudged, plural, summarizeOperations } from '../breaking/report.ts';
-import type { Severity } from '../breaking/rules.ts';
+import type { Severity } from '../compare/rules.ts';
 
 export interface NotesInput {
   /** The release (`1.1.0`), or `Unreleased`. */

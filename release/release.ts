@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import { compareDocuments } from '../breaking/compare/index.ts';
+import { compareDocuments } from '../compare/index.ts';
 import { emptyDeclarations, listReleases, locations, readDeclarations, readDocument, relative, type Release } from '../breaking/files.ts';
 import { compareVersions, evaluateGate, parseVersion, type Declaration } from '../breaking/gate.ts';
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';

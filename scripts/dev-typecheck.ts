@@ -10,7 +10,7 @@ import path from 'node:path';
 import { type TreeWatcher, watchTree } from './watch-tree.ts';
 
 /** The folders of tsconfig.json's `include`, whose TypeScript files the type-check re-runs on. */
-const TYPECHECKED = ['scripts', 'test', 'generated', 'server', 'client', 'conformance', 'breaking', 'release', 'bench'];
+const TYPECHECKED = ['scripts', 'test', 'generated', 'server', 'client', 'conformance', 'compare', 'breaking', 'release', 'bench'];
 
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 

@@ -1,6 +1,8 @@
-// can-i-deploy (conformance/can-i-deploy.ts): a consumer's usage record against a contract exits 0 when all it uses is
-// there and accepted, 1 naming each use that is not, 2 on a record it cannot read; the consumers × contracts table; a
-// contract named by its release version.
+// can-i-deploy (conformance/can-i-deploy.ts): a consumer's usage record against a contract, judged as the change from
+// the contract the record was made against (found among the releases by its version and SHA-256, or given with
+// --base): exit 0 when nothing breaks it, 1 naming each break, 2 on a record it cannot read; by presence only, and
+// saying so, where that contract is not found; the consumers × contracts table; a contract named by its release
+// version. Every rule family, case by case: test/contract/consumer-corpus.test.ts.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
+import { PACKAGE_RELEASES } from '../../conformance/can-i-deploy.ts';
+import { contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { usageOf } from '../../conformance/usage-fields.ts';
 import { emptyUsage } from '../../conformance/usage-format.ts';
@@ -46,7 +50,7 @@ const consumers = path.join(scratch, 'consumers');
 mkdirSync(consumers);
 /** A consumer that patched a space with `body` and received `answer`. */
 function record(name: string, body: Record<string, unknown>, answer: Record<string, unknown>): string {
-  const usage = emptyUsage({ name }, { version: '1.0.0' }, 'client');
+  const usage = emptyUsage({ name }, contractIdentity(contract), 'client');
   usage.operations.updateSpace = usageOf(contract, {
     operation: contract.operations.get('updateSpace')!,
     parameters: [{ in: 'path', name: 'spaceId', value: 'a' }],
@@ -68,20 +72,49 @@ async function deploy(...argv: string[]) {
   return { code, out, err };
 }
 
-test('a consumer can deploy against a contract that has all it uses; not against one without a field it read', async () => {
-  expect(await deploy('--usage', reader, '--contract', files.released)).toMatchObject({ code: 0, out: `can-i-deploy: reader can deploy against ${files.released}\n` });
-  const gone = await deploy('--usage', reader, '--contract', files.noTitle);
-  expect(gone.code).toBe(1);
-  expect(gone.out).toContain('✗ updateSpace: response field /title (200) is gone');
+/** A folder of releases, as generated/releases/ is: the document each version recorded. */
+const releases = path.join(scratch, 'releases');
+for (const [version, file] of [['1.0.0', files.released], ['1.1.0', files.noTitle]] as const) {
+  mkdirSync(path.join(releases, version), { recursive: true });
+  writeFileSync(path.join(releases, version, 'openapi.yaml'), readFileSync(file));
+}
+const judgedAgainst = '(the change from release 1.0.0, which its record was made against)';
+
+test('a record made against a release is judged as the change from that release: a field it received removed breaks it', async () => {
+  expect(await deploy('--usage', reader, '--contract', files.released, '--releases', releases)).toMatchObject({ code: 0, out: `can-i-deploy: reader can deploy against ${files.released}: ✓ ${judgedAgainst}\n` });
+  const gone = await deploy('--usage', reader, '--contract', files.noTitle, '--releases', releases);
+  expect(gone).toMatchObject({
+    code: 1,
+    out: `✗ updateSpace: \`Space.title\`: removed (response-property-removed); response field /title received (200 application/json)\ncan-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break ${judgedAgainst}\n`,
+  });
   // The other consumer never received the title, nor called the operation removed.
-  expect((await deploy('--usage', locker, '--contract', files.noTitle)).code).toBe(0);
+  expect((await deploy('--usage', locker, '--contract', files.noTitle, '--releases', releases)).code).toBe(0);
+  // --base names the contract the record was made against, where it is not a release.
+  expect(await deploy('--usage', reader, '--contract', files.noTitle, '--base', files.released)).toMatchObject({ code: 1, out: expect.stringContaining(`✗ 1 break (the change from ${files.released}, which its record was made against)`) });
 });
 
-test('an enumeration that lost a value a consumer sent fails that consumer alone', async () => {
-  const locked = await deploy('--usage', locker, '--contract', files.noLocked);
+test('an enumeration that lost a value a consumer sent breaks that consumer alone', async () => {
+  const locked = await deploy('--usage', locker, '--contract', files.noLocked, '--releases', releases);
   expect(locked.code).toBe(1);
-  expect(locked.out).toContain('✗ updateSpace: request field /editMode no longer accepts "locked"');
-  expect((await deploy('--usage', reader, '--contract', files.noLocked)).code).toBe(0);
+  expect(locked.out).toContain('✗ updateSpace: `editMode`: value "locked" removed (request-property-enum-value-removed); sent "locked" at /editMode');
+  expect((await deploy('--usage', reader, '--contract', files.noLocked, '--releases', releases)).code).toBe(0);
+});
+
+test('where the contract a record was made against is not among the releases, it says so and judges by presence only', async () => {
+  // The releases this package carries have a 1.0.0, but not the document these records were made against.
+  const gone = await deploy('--usage', reader, '--contract', files.noTitle);
+  expect(gone.code).toBe(1);
+  const sha = contractIdentity(contract).sha256!.slice(0, 12);
+  expect(gone.out).toBe(
+    [
+      `can-i-deploy: reader: the contract its record was made against (1.0.0, SHA-256 ${sha}…) is not release 1.0.0 in ${PACKAGE_RELEASES}, whose document differs: judged by presence only, whether what it used is still there (--base names the contract it was made against)`,
+      '✗ updateSpace: response field /title (200) is gone',
+      `can-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 use gone (presence only)`,
+      '',
+    ].join('\n'),
+  );
+  const locked = await deploy('--usage', locker, '--contract', files.noLocked);
+  expect(locked).toMatchObject({ code: 1, out: expect.stringContaining('✗ updateSpace: request field /editMode no longer accepts "locked"') });
 });
 
 test('a corrupt record, an unreadable contract, or no contract is exit 2', async () => {
@@ -91,32 +124,34 @@ test('a corrupt record, an unreadable contract, or no contract is exit 2', async
   expect(broken.code).toBe(2);
   expect(broken.err).toContain(`${corrupt}: not JSON`);
   expect((await deploy('--usage', reader, '--contract', path.join(scratch, 'missing.yaml'))).code).toBe(2);
+  expect((await deploy('--usage', reader, '--contract', files.released, '--base', path.join(scratch, 'missing.yaml'))).code).toBe(2);
   expect((await deploy('--usage', reader)).code).toBe(2);
 });
 
 test('the provider: every consumer against each contract, as a Markdown table and JSON', async () => {
   const json = path.join(scratch, 'table.json');
-  const table = await deploy('--consumers', consumers, '--contract', files.released, '--contract', files.noLocked, '--json', json);
+  const table = await deploy('--consumers', consumers, '--contract', files.released, '--contract', files.noLocked, '--releases', releases, '--json', json);
   expect(table.code).toBe(1);
-  expect(table.out).toBe(
-    [`| Consumer | ${files.released} | ${files.noLocked} |`, '|---|---|---|', '| locker | ✓ | ✗ 1 use gone |', '| reader | ✓ | ✓ |', ''].join('\n'),
-  );
+  expect(table.out).toBe([`| Consumer | ${files.released} | ${files.noLocked} |`, '|---|---|---|', '| locker | ✓ | ✗ 1 break |', '| reader | ✓ | ✓ |', ''].join('\n'));
+  const change = { change: 'release 1.0.0' };
   expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual({
-    locker: { [files.released]: [], [files.noLocked]: ['updateSpace: request field /editMode no longer accepts "locked"'] },
-    reader: { [files.released]: [], [files.noLocked]: [] },
+    locker: {
+      [files.released]: { verdict: 'untouched', judgedBy: change, breaks: [], warnings: [] },
+      [files.noLocked]: { verdict: 'breaks', judgedBy: change, breaks: ['updateSpace: `editMode`: value "locked" removed (request-property-enum-value-removed); sent "locked" at /editMode'], warnings: [] },
+    },
+    reader: { [files.released]: { verdict: 'untouched', judgedBy: change, breaks: [], warnings: [] }, [files.noLocked]: { verdict: 'untouched', judgedBy: change, breaks: [], warnings: [] } },
   });
+  // Without the release the records were made against: each row judged by presence, and a note says why.
+  const presence = await deploy('--consumers', consumers, '--contract', files.noLocked);
+  expect(presence.out).toContain('| locker | ✗ 1 use gone (presence only) |');
+  expect(presence.out).toContain('| reader | ✓ (presence only) |');
+  expect(presence.out).toMatch(/\nPresence only:\n\n- locker: the contract its record was made against \(1\.0\.0, SHA-256 [0-9a-f]{12}…\) is not release 1\.0\.0 in .*: judged by presence only/);
 });
 
-
 test('a contract named by its release version: from a folder or a URL of releases, or the releases the package carries', async () => {
-  const releases = path.join(scratch, 'releases');
-  for (const [version, file] of [['1.0.0', files.released], ['1.1.0', files.noTitle]] as const) {
-    mkdirSync(path.join(releases, version), { recursive: true });
-    writeFileSync(path.join(releases, version, 'openapi.yaml'), readFileSync(file));
-  }
   expect((await deploy('--usage', reader, '--contract', '1.0.0', '--releases', releases)).code).toBe(0);
   const gone = await deploy('--usage', reader, '--contract', '1.1.0', '--releases', releases);
-  expect(gone).toMatchObject({ code: 1, out: expect.stringContaining('can-i-deploy: reader cannot deploy against 1.1.0 (1 use gone)') });
+  expect(gone).toMatchObject({ code: 1, out: expect.stringContaining(`can-i-deploy: reader cannot deploy against 1.1.0: ✗ 1 break ${judgedAgainst}`) });
   const unknown = await deploy('--usage', reader, '--contract', '2.0.0', '--releases', releases);
   expect(unknown).toMatchObject({ code: 2, err: `can-i-deploy: no release 2.0.0 in ${releases} (it has 1.0.0, 1.1.0)\n` });
 
@@ -130,7 +165,7 @@ test('a contract named by its release version: from a folder or a URL of release
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/releases/`;
     const table = await deploy('--consumers', consumers, '--contract', '1.0.0', '--contract', '1.1.0', '--releases', base);
-    expect(table).toMatchObject({ code: 1, out: expect.stringContaining('| reader | ✓ | ✗ 1 use gone |') });
+    expect(table).toMatchObject({ code: 1, out: expect.stringContaining('| reader | ✓ | ✗ 1 break |') });
     const missing = await deploy('--usage', reader, '--contract', '3.0.0', '--releases', base);
     expect(missing).toMatchObject({ code: 2, err: `can-i-deploy: ${base}3.0.0/openapi.yaml: answered 404\n` });
   } finally {
@@ -144,5 +179,10 @@ test('a contract named by its release version: from a folder or a URL of release
   const ghostFile = path.join(scratch, 'ghost.json');
   writeFileSync(ghostFile, JSON.stringify(ghost));
   const own = await deploy('--usage', ghostFile, '--contract', first!);
-  expect(own).toMatchObject({ code: 1, out: `✗ noSuchOperation: the operation is gone\ncan-i-deploy: ghost cannot deploy against ${first} (1 use gone)\n` });
+  expect(own).toMatchObject({ code: 1, out: expect.stringContaining(`✗ noSuchOperation: the operation is gone\ncan-i-deploy: ghost cannot deploy against ${first}: ✗ 1 use gone (presence only)\n`) });
+  // A record made against the release the package carries, by its SHA-256: judged as the change, here none.
+  const made = emptyUsage({ name: 'made' }, contractIdentity(loadContract(path.join('generated/releases', first!, 'openapi.yaml'))), 'client');
+  const madeFile = path.join(scratch, 'made.json');
+  writeFileSync(madeFile, JSON.stringify(made));
+  expect(await deploy('--usage', madeFile, '--contract', first!)).toMatchObject({ code: 0, out: `can-i-deploy: made can deploy against ${first}: ✓ (the change from release ${first}, which its record was made against)\n` });
 });

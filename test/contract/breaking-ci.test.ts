@@ -12,7 +12,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Nod
 import { compareDocuments, type Finding } from '../../breaking/index.ts';
 import { readDocument } from '../../breaking/files.ts';
 import { documentLocator, specLocator } from '../../breaking/locate.ts';
-import { child, segments } from '../../breaking/pointer.ts';
+import { child, segments } from '../../compare/pointer.ts';
 import { openapiPath, repoRoot } from '../support/repo.ts';
 
 /** Each run is a process (0.1 to 0.3 s compiled; a first run builds the bundle, about 0.5 s more). */
@@ -350,7 +350,7 @@ describe('the compiled command', () => {
     async () => {
       const root = mkdtempSync(path.join(tmpdir(), 'breaking-bundle-'));
       try {
-        for (const entry of ['breaking', 'conformance/usage-format.ts', 'conformance/usage-sources.ts', 'generated', 'spec', 'package.json']) cpSync(path.join(repoRoot, entry), path.join(root, entry), { recursive: true });
+        for (const entry of ['breaking', 'compare', 'conformance/judgement.ts', 'conformance/usage-format.ts', 'conformance/usage-sources.ts', 'generated', 'spec', 'package.json']) cpSync(path.join(repoRoot, entry), path.join(root, entry), { recursive: true });
         symlinkSync(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
         const bundle = path.join(root, 'dist/breaking-check.mjs');
         const args = ['--format', 'json'];

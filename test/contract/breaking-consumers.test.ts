@@ -1,13 +1,15 @@
-// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts): by their usage records, a
-// removed field breaks the consumer that received (or read) it alone, a removed operation no one calls breaks no
-// known consumer, a new enum value of a field a consumer read is a warning naming it; `--fail-on consumers`.
+// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts, by conformance/judgement.ts): by
+// their usage records, a removed field breaks the consumer that received (or read) it alone, a removed operation no
+// one calls breaks no known consumer, a new enum value of a field a consumer read is a warning naming it;
+// `--fail-on consumers`. Every rule family, case by case: consumer-corpus.test.ts.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-import { consumersOf, fieldPlace } from '../../breaking/consumers.ts';
+import { consumersOfFindings } from '../../breaking/consumers.ts';
+import { fieldPlace } from '../../conformance/judgement.ts';
 import { compareDocuments } from '../../breaking/index.ts';
 import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/usage-format.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -52,7 +54,8 @@ const records = [
   consumer('client-consumer', 'client', ['/id', '/title', '/status'], ['/status']),
 ];
 const findings = compareDocuments(base, revision);
-const named = (rule: string) => consumersOf(findings.find((finding) => finding.rule === rule)!, records).map((hit) => hit.consumer);
+const hitsOf = (rule: string) => consumersOfFindings(findings, records).get(findings.find((finding) => finding.rule === rule)!)!;
+const named = (rule: string) => hitsOf(rule).map((hit) => hit.consumer);
 
 describe('the consumers a finding touches', () => {
   test('a field as the gate names it is a component and a pointer below it', () => {
@@ -64,14 +67,13 @@ describe('the consumers a finding touches', () => {
   test('a removed response field breaks the consumer that received it, not one whose code read other fields', () => {
     expect(findings.map((finding) => finding.rule).sort()).toEqual(expect.arrayContaining(['operation-removed', 'response-property-removed']));
     expect(named('response-property-removed')).toEqual(['proxy-consumer']);
-    const [hit] = consumersOf(findings.find((finding) => finding.rule === 'response-property-removed')!, records);
-    expect(hit).toEqual({ consumer: 'proxy-consumer', operationId: 'getSpace', evidence: 'response field /title received' });
+    const [hit] = hitsOf('response-property-removed');
+    expect(hit).toEqual({ consumer: 'proxy-consumer', verdict: 'breaks', operationId: 'getSpace', evidence: 'response field /title received (200 application/json)' });
   });
 
   test('an operation no consumer calls breaks none; a new enum value of a field read is for the consumer that read it', () => {
     expect(named('operation-removed')).toEqual([]);
-    const added = findings.find((finding) => finding.rule.startsWith('response-property-enum'))!;
-    expect(consumersOf(added, records)).toEqual([{ consumer: 'client-consumer', operationId: 'getSpace', evidence: 'response field /status read' }]);
+    expect(hitsOf('response-property-enum-value-added')).toEqual([{ consumer: 'client-consumer', verdict: 'warns', operationId: 'getSpace', evidence: 'response field /status read (200 application/json)' }]);
   });
 });
 
@@ -90,9 +92,9 @@ describe('npm run check:breaking -- --consumers', () => {
   test('each finding names the consumers it breaks, or none, in text, JSON and GitHub annotations', async () => {
     const text = await check('--consumers', folder);
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain('It breaks proxy-consumer (getSpace: response field /title received).');
+    expect(text.stdout).toContain('It breaks proxy-consumer (getSpace: response field /title received (200 application/json)).');
     expect(text.stdout).toContain('It breaks no known consumer.');
-    expect(text.stdout).toContain('Warning for consumers: client-consumer (getSpace: response field /status read).');
+    expect(text.stdout).toContain('Warning for consumers: client-consumer (getSpace: response field /status read (200 application/json)).');
     const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { judged: { finding: { rule: string }; consumers: { consumer: string }[] }[] };
     const byRule = Object.fromEntries(json.judged.map((entry) => [entry.finding.rule, entry.consumers.map((hit) => hit.consumer)]));
     expect(byRule['response-property-removed']).toEqual(['proxy-consumer']);

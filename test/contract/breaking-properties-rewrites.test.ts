@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';
-import { isObject } from '../../breaking/pointer.ts';
+import { isObject } from '../../compare/pointer.ts';
 import { METHODS, RUNS, SCHEMA, TIMEOUT, at, contract, nodes, options, replaceAt, schemas, type Json } from '../support/breaking-contract.ts';
 
 // ---- equivalence-preserving rewrites -------------------------------------------------------------------------

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';
-import { child, isObject } from '../../breaking/pointer.ts';
-import type { SchemaKind } from '../../breaking/rules.ts';
+import { child, isObject } from '../../compare/pointer.ts';
+import type { SchemaKind } from '../../compare/rules.ts';
 import {
   BC,
   BI,

@@ -4,8 +4,8 @@
 // Why, and replaying a run: test/README.md, "Random changes to the real contract".
 import type { Finding, SchemaContext, Severity } from '../../breaking/index.ts';
 import { readDocument } from '../../breaking/files.ts';
-import { child, isObject, resolvePointer } from '../../breaking/pointer.ts';
-import { schemaRule, type SchemaKind } from '../../breaking/rules.ts';
+import { child, isObject, resolvePointer } from '../../compare/pointer.ts';
+import { schemaRule, type SchemaKind } from '../../compare/rules.ts';
 import { openapiPath } from './repo.ts';
 
 export type Json = Record<string, unknown>;

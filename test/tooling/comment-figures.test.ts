@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { repoRoot } from '../support/repo.ts';
 
 /** The source folders whose comments are checked. */
-const FOLDERS = ['server', 'conformance', 'breaking', 'release', 'bench', 'scripts', 'client', 'spec-rules'];
+const FOLDERS = ['server', 'conformance', 'compare', 'breaking', 'release', 'bench', 'scripts', 'client', 'spec-rules'];
 
 /** What a measured figure looks like in prose, each with what it catches. */
 const MEASUREMENTS: { pattern: RegExp; what: string }[] = [

@@ -127,10 +127,10 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
   test('the gate: a field only the proxy consumer used breaks it alone; an operation none calls breaks no one; a new value of a field the client consumer read warns it alone', async () => {
     const files = documents();
     const removed = await gate(files, 'fieldRemoved');
-    expect(removed.output).toContain('It breaks proxy-consumer (getSpace: response field /urls received).');
+    expect(removed.output).toContain('It breaks proxy-consumer (getSpace: response field /urls received (200 application/json)).');
     expect([...new Set(removed.output.match(NAMES))]).toEqual(['proxy-consumer']);
     expect(namedInJson((await gate(files, 'fieldRemoved', 'json')).output)).toEqual(['proxy-consumer']);
-    expect((await gate(files, 'fieldRemoved', 'github')).output).toMatch(/^::error .*It breaks proxy-consumer \(getSpace: response field \/urls received\)\./m);
+    expect((await gate(files, 'fieldRemoved', 'github')).output).toMatch(/^::error .*It breaks proxy-consumer \(getSpace: response field \/urls received \(200 application\/json\)\)\./m);
 
     const unused = await gate(files, 'operationRemoved');
     expect(unused.code).toBe(1);
@@ -140,7 +140,7 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
     expect((await gate(files, 'operationRemoved', 'github')).output).toMatch(/^::error .*It breaks no known consumer\./m);
 
     const added = await gate(files, 'enumValueAdded');
-    expect(added.output).toContain('Warning for consumers: client-consumer (getOrganization: response field /type read).');
+    expect(added.output).toContain('Warning for consumers: client-consumer (getOrganization: response field /type read (200 application/json)).');
     expect([...new Set(added.output.match(NAMES))]).toEqual(['client-consumer']);
     expect(namedInJson((await gate(files, 'enumValueAdded', 'json')).output)).toEqual(['client-consumer']);
     expect((await gate(files, 'enumValueAdded', 'github')).output).toMatch(/^::warning .*Warning for consumers: client-consumer/m);
@@ -150,19 +150,25 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
     const files = documents();
     const bin = path.join(deps, 'node_modules/.bin/docs-conformance');
     const deploy = (...args: string[]) => outcome(run(bin, ['can-i-deploy', ...args], { cwd: scratch, env, timeout: 60_000 }));
+    // The records were made against the contract the installed server serves, which is no release the package
+    // carries: can-i-deploy says so and judges by presence; with --base naming it, by the change.
     const broken = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!);
     expect(broken.code).toBe(1);
     expect(broken.output).toContain('✗ getSpace: response field /urls (200) is gone');
-    for (const name of ['harness-consumer', 'client-consumer']) expect((await deploy('--usage', path.join(consumers, `${name}.json`), '--contract', files.fieldRemoved!)).code).toBe(0);
+    expect(broken.output).toContain('(presence only)');
+    const judged = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!, '--base', files.base!);
+    expect(judged.code).toBe(1);
+    expect(judged.output).toMatch(/^✗ getSpace: .*`Space\.urls`.*: removed \(response-property-removed\); response field \/urls received \(200 application\/json\)$/m);
+    for (const name of ['harness-consumer', 'client-consumer']) expect((await deploy('--usage', path.join(consumers, `${name}.json`), '--contract', files.fieldRemoved!, '--base', files.base!)).code).toBe(0);
     const corrupt = path.join(scratch, 'corrupt.json');
     writeFileSync(corrupt, readFileSync(path.join(consumers, 'client-consumer.json'), 'utf8').slice(0, 100));
     const refused = await deploy('--usage', corrupt, '--contract', files.fieldRemoved!);
     expect(refused.code).toBe(2);
     expect(refused.output).toContain(`${corrupt}: not JSON`);
     // The contract's side: every consumer against the release and the revision.
-    const table = await deploy('--consumers', consumers, '--contract', files.base!, '--contract', files.fieldRemoved!);
+    const table = await deploy('--consumers', consumers, '--contract', files.base!, '--contract', files.fieldRemoved!, '--base', files.base!);
     expect(table.code).toBe(1);
-    expect(table.output).toMatch(/\| proxy-consumer 1\.0\.0 \| ✓ \| ✗ \d+ uses? gone \|/);
+    expect(table.output).toMatch(/\| proxy-consumer 1\.0\.0 \| ✓ \| ✗ \d+ breaks? \|/);
     expect(table.output).toMatch(/\| client-consumer 1\.0\.0 \| ✓ \| ✓ \|/);
   }, 300_000);
 });

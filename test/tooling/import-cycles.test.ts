@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, test } from 'vitest';
 import { repoRoot } from '../support/repo.ts';
 
-const CHECKED = ['server', 'client', 'conformance', 'breaking', 'release', 'bench', 'scripts', 'test'];
+const CHECKED = ['server', 'client', 'conformance', 'compare', 'breaking', 'release', 'bench', 'scripts', 'test'];
 const SOURCE = /\.[cm]?ts$/;
 
 /** The relative specifiers a source imports: static imports and re-exports (type-only ones too), and literal import(). */

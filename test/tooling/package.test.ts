@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { releasedNotes } from '../../release/notes.ts';
+import { contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/start/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
@@ -411,9 +412,10 @@ test('docs-conformance runs from the install, with nothing of the repository: --
   // can-i-deploy finds a release by its version among those the package carries.
   const [release] = readdirSync(path.join(repoRoot, 'generated/releases'));
   const usage = path.join(consumer, 'empty-usage.json');
-  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 1, consumer: { name: 'empty' }, contract: { version: release }, recordedBy: ['client'], operations: {} }));
+  const made = contractIdentity(loadContract(path.join(repoRoot, 'generated/releases', release!, 'openapi.yaml')));
+  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 1, consumer: { name: 'empty' }, contract: made, recordedBy: ['client'], operations: {} }));
   const deploy = await run(bin, ['can-i-deploy', '--usage', usage, '--contract', release!], { cwd: consumer, env, timeout: 30_000 });
-  expect(deploy.stdout).toBe(`can-i-deploy: empty can deploy against ${release}\n`);
+  expect(deploy.stdout).toBe(`can-i-deploy: empty can deploy against ${release}: ✓ (the change from release ${release}, which its record was made against)\n`);
 
   // A short run (a few operations, the runner's website and Git repository included) proves the bundle works.
   const kept = ['listOrganizations', 'getOrganization', 'createSpace', 'deleteSpace', 'importSpaceContent'];

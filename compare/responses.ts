@@ -1,5 +1,5 @@
 // Responses: success and error statuses, headers, content types, and their schemas walked as answers.
-import { child, isObject, type JsonObject } from '../pointer.ts';
+import { child, isObject, type JsonObject } from './pointer.ts';
 import { emit, type Context, type OperationRef } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
 import { compareDeprecation } from './parameters.ts';

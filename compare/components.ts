@@ -1,8 +1,8 @@
 // Components: a schema removed is a rename when one of the same shape is added, else a removal, with the operations
 // whose generated types name it; and which schemas need no walk (written alike, reaching only what is written alike).
-import { child, isObject, resolvePointer, type JsonObject } from '../pointer.ts';
-import { alikeComponents, alikeSchemas } from '../spelling.ts';
-import { dialectOf, type Located } from '../schema.ts';
+import { child, isObject, resolvePointer, type JsonObject } from './pointer.ts';
+import { alikeComponents, alikeSchemas } from './spelling.ts';
+import { dialectOf, type Located } from './schema.ts';
 import { collate, emit, type Context, type OperationRef, type Raw } from './findings.ts';
 import { type Operation } from './operations.ts';
 import { schemaWalk } from './schemas.ts';

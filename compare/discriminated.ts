@@ -3,9 +3,9 @@
 // not of the tag property's values. A union is discriminated when it has a `discriminator` (its own, or the one
 // every member carries), or, without one, when every member requires one same property whose values (`enum` or
 // `const`) are strings no other member accepts: the way TypeSpec writes a union of models tagged by a literal.
-import { child, isObject, type JsonObject } from '../pointer.ts';
-import { type SchemaKind } from '../rules.ts';
-import { normalize, refName, type Keyword, type Normalized } from '../schema.ts';
+import { child, isObject, type JsonObject } from './pointer.ts';
+import { type SchemaKind } from './rules.ts';
+import { normalize, refName, type Keyword, type Normalized } from './schema.ts';
 import { compareNormalized, declared, place, schemaFinding, type Walk } from './walk.ts';
 import { pairMembers, type Member } from './members.ts';
 

@@ -1,5 +1,5 @@
 // Request bodies: added, removed, required, their content types, and their schemas walked as requests.
-import { child, isObject, type JsonObject } from '../pointer.ts';
+import { child, isObject, type JsonObject } from './pointer.ts';
 import { emit, type Context } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
 import { compareEntry } from './schemas.ts';

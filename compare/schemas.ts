@@ -2,9 +2,9 @@
 // every operation that has it), and what comparing one pair is: nullability, discriminator, unions, types, then
 // constraints, objects and items. Every walk started here carries that comparison (`Walk.comparePair`), by which
 // the parts walk on without importing this module.
-import { child, componentOf, isObject, resolvePointer, type JsonObject } from '../pointer.ts';
-import { type SchemaContext } from '../rules.ts';
-import { normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from '../schema.ts';
+import { child, componentOf, isObject, resolvePointer, type JsonObject } from './pointer.ts';
+import { type SchemaContext } from './rules.ts';
+import { normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from './schema.ts';
 import { emit, type Context, type OperationRef, type Raw } from './findings.ts';
 import { compareConstraints } from './constraints.ts';
 import { compareObject } from './objects.ts';

@@ -2,9 +2,9 @@
 // documents in, findings out. Operations are matched by method and path, then by id; each pair is compared here (its
 // place, id and deprecation) and in the modules beside (security, parameters, body, responses), every schema walked
 // in the direction it travels. The rules of the comparison: breaking/README.md ("How documents are compared").
-import { child, isObject, type JsonObject } from '../pointer.ts';
-import { type RuleId } from '../rules.ts';
-import { forget } from '../schema.ts';
+import { child, isObject, type JsonObject } from './pointer.ts';
+import { type RuleId } from './rules.ts';
+import { forget } from './schema.ts';
 import { byPlace, emit, finish, type Context, type Finding } from './findings.ts';
 import { operationsOf, type Operation } from './operations.ts';
 import { compareSecurity, compareSecuritySchemes, securityContext, type SecurityContext } from './security.ts';

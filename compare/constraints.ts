@@ -1,9 +1,9 @@
 // The constraints of two schemas: formats, enums, lengths, counts, numeric bounds (as the values they accept),
 // patterns, the other validation keywords (by direction where they have an order), defaults and deprecation.
-import { canonical } from '../pointer.ts';
-import { type SchemaKind } from '../rules.ts';
-import { compareFractions, fraction, isMultiple, isOne, snapBound, stepOf, type Fraction } from '../numbers.ts';
-import { type Keyword, type Normalized } from '../schema.ts';
+import { canonical } from './pointer.ts';
+import { type SchemaKind } from './rules.ts';
+import { compareFractions, fraction, isMultiple, isOne, snapBound, stepOf, type Fraction } from './numbers.ts';
+import { type Keyword, type Normalized } from './schema.ts';
 import { declared, place, schemaFinding, type Walk } from './walk.ts';
 
 /** A value as JSON (`"true"` and `true`, `""` and none, told apart), or `none`. */

@@ -2,9 +2,9 @@
 // place where a reference changed), and each pair compared once per walk (recursion cut) and remembered across
 // walks. How one pair is compared, the walk carries (`comparePair`, from schemas.ts): the parts that compare a pair
 // (constraints, objects, unions) import this module to walk on, and it imports none of them.
-import { componentOf } from '../pointer.ts';
-import { directionOf, schemaRule, type Direction, type SchemaContext, type SchemaKind } from '../rules.ts';
-import { normalize, type Located, type Normalized } from '../schema.ts';
+import { componentOf } from './pointer.ts';
+import { directionOf, schemaRule, type Direction, type SchemaContext, type SchemaKind } from './rules.ts';
+import { normalize, type Located, type Normalized } from './schema.ts';
 import { type Context, type Memo, type Raw } from './findings.ts';
 
 /**

@@ -1,7 +1,7 @@
 // Unions: their alternatives (compare/members.ts) paired and compared, those removed or added reported as they were
 // written; discriminated unions by their tags (compare/discriminated.ts).
-import { RULES } from '../rules.ts';
-import { type Normalized } from '../schema.ts';
+import { RULES } from './rules.ts';
+import { type Normalized } from './schema.ts';
 import { compareDiscriminated } from './discriminated.ts';
 import { membersOf, pairMembers, type Member, type Nested } from './members.ts';
 import { compareNormalized, declared, place, schemaFinding, type Walk } from './walk.ts';

@@ -1,8 +1,8 @@
 // Parameters: matched by `in` and name (path parameters by their place in the template), their requirement,
 // serialisation, deprecation and schema compared.
-import { child, isObject, type JsonObject } from '../pointer.ts';
-import { schemaRule } from '../rules.ts';
-import { normalize, type Located } from '../schema.ts';
+import { child, isObject, type JsonObject } from './pointer.ts';
+import { schemaRule } from './rules.ts';
+import { normalize, type Located } from './schema.ts';
 import { emit, type Context, type OperationRef } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
 import { compareEntry } from './schemas.ts';

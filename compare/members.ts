@@ -1,8 +1,8 @@
 // The alternatives of a union as the values they accept (nested unions flattened, alternatives another accepts
 // left out, lists of values merged, type lists split), and the pairing of two unions' alternatives by name, shape
 // and type.
-import { canonical, type JsonObject } from '../pointer.ts';
-import { isNever, normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from '../schema.ts';
+import { canonical, type JsonObject } from './pointer.ts';
+import { isNever, normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from './schema.ts';
 import { distinct } from './constraints.ts';
 import { compareNormalized, type Walk } from './walk.ts';
 

@@ -1,7 +1,7 @@
 // Objects: properties added, removed, required, read-only or write-only in the walk's direction, and what
 // undeclared properties may hold.
-import { child, componentOf, isObject, resolvePointer } from '../pointer.ts';
-import { isNever, normalize, type Located, type Normalized } from '../schema.ts';
+import { child, componentOf, isObject, resolvePointer } from './pointer.ts';
+import { isNever, normalize, type Located, type Normalized } from './schema.ts';
 import { compareNormalized, compareSchema, componentRoot, declared, inside, place, schemaFinding, unchangedAt, type Walk } from './walk.ts';
 
 /**

@@ -1,8 +1,8 @@
 // The findings of a comparison: what callers receive (Finding, OperationRef), what a walk records before its
 // operations are known (Raw), the state one comparison shares (Context), and how findings are gathered (one per
 // rule, place and detail, with every operation and field that has it) and sorted.
-import { componentOf, type JsonObject } from '../pointer.ts';
-import { RULES, type RuleId, type Severity } from '../rules.ts';
+import { componentOf, type JsonObject } from './pointer.ts';
+import { RULES, type RuleId, type Severity } from './rules.ts';
 
 export interface OperationRef {
   /** The operation id, or `METHOD /path` for an operation without one. */

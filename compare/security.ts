@@ -2,7 +2,7 @@
 // schemes, and two requirements are the same when the schemes they name are defined alike, with the same scopes.
 // A scheme keeps its identity across a rename (another name, the same definition) and across a change of its
 // definition under the same name (reported once, as `security-scheme-changed`, not on every operation).
-import { canonical, child, isObject, type JsonObject } from '../pointer.ts';
+import { canonical, child, isObject, type JsonObject } from './pointer.ts';
 import { emit, type Context } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
 

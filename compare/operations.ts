@@ -1,6 +1,6 @@
 // The operations of a document (method and path, parameter names aside), and `$ref`s followed to components: what
 // the comparison of each part of an operation (security, parameters, body, answers) reads them with.
-import { child, isObject, resolvePointer, type JsonObject } from '../pointer.ts';
+import { child, isObject, resolvePointer, type JsonObject } from './pointer.ts';
 import { type OperationRef } from './findings.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -1,0 +1,184 @@
+// The consumer corpus (support/consumer-corpus.ts): each case (a contract change, a consumer's usage record, the verdict
+// it must get and why) through every tool that judges a consumer, all of which must give its verdict: the gate's
+// `--consumers` in the text, JSON and GitHub formats, `--fail-on consumers` (its exit code), can-i-deploy's consumer
+// form and the provider's table. Most run in process (the functions the commands call, in the order they call them);
+// a few cases go through the real commands. Then PactFlow's engine on pacts of the same interactions, and
+// docs/contract-consumers.md's generated sections (the rule table, the counts) as `npm run docs:consumers` writes them.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, test } from 'vitest';
+import { judgeByConsumers } from '../../breaking/consumers.ts';
+import { formatGithub, formatJson } from '../../breaking/formats.ts';
+import { evaluateGate } from '../../breaking/gate.ts';
+import { formatReport } from '../../breaking/report.ts';
+import { compareDocuments } from '../../compare/index.ts';
+import { RULES } from '../../compare/rules.ts';
+import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
+import { FAMILIES, type ConsumerVerdict } from '../../conformance/judgement.ts';
+import { consumerPage, DOCS_PAGE, pactflowAnswers } from '../support/consumer-docs.ts';
+import { baseContract, CASES, type CorpusCase, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
+import { repoRoot } from '../support/repo.ts';
+
+const run = promisify(execFile);
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'consumer-corpus-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// The files the commands read: the base contract as release 1.0.0 of a folder of releases, each case's revision, and
+// each case's record (its consumer named by the case, so that one folder holds them all for the provider's table).
+const releases = path.join(scratch, 'releases');
+mkdirSync(path.join(releases, '1.0.0'), { recursive: true });
+const baseFile = path.join(releases, '1.0.0', 'openapi.yaml');
+writeFileSync(baseFile, JSON.stringify(baseContract()));
+const records = path.join(scratch, 'records');
+mkdirSync(records);
+const files = new Map(
+  CASES.map((corpusCase) => {
+    const revision = path.join(scratch, `${corpusCase.id}.json`);
+    writeFileSync(revision, JSON.stringify(revisionOf(corpusCase)));
+    const record = path.join(records, `${corpusCase.id}.json`);
+    writeFileSync(record, JSON.stringify(recordOf(corpusCase.consumer, corpusCase.id)));
+    return [corpusCase.id, { revision, record }];
+  }),
+);
+
+/** The verdict a report gives the consumer `name`: named in "It breaks …", in "Warning for consumers: …", or neither. */
+function named(report: string, name: string): ConsumerVerdict {
+  if (report.includes(`It breaks ${name} (`)) return 'breaks';
+  return report.includes(`Warning for consumers: ${name} (`) ? 'warns' : 'untouched';
+}
+
+/** The verdict of the JSON report: the worst of the consumer's entries. */
+function fromJson(report: string, name: string): ConsumerVerdict {
+  const hits = (JSON.parse(report) as { judged: { consumers?: { consumer: string; verdict: ConsumerVerdict }[] }[] }).judged.flatMap((entry) => entry.consumers ?? []).filter((hit) => hit.consumer === name);
+  return hits.some((hit) => hit.verdict === 'breaks') ? 'breaks' : hits.length > 0 ? 'warns' : 'untouched';
+}
+
+/** can-i-deploy's consumer form: exit 1 breaks, a `!` line warns; and it must have judged the change. */
+function fromDeploy(code: number, out: string): ConsumerVerdict {
+  expect(out).toContain('(the change from release 1.0.0, which its record was made against)');
+  if (code === 1) return 'breaks';
+  expect(code).toBe(0);
+  return /^! /m.test(out) ? 'warns' : 'untouched';
+}
+
+const failOnVerdict = (exitCode: number): 'breaks' | 'not' => (exitCode === 1 ? 'breaks' : 'not');
+const breaksOrNot = (verdict: ConsumerVerdict) => (verdict === 'breaks' ? 'breaks' : 'not');
+
+/** The gate on a case, in process: the comparison, the verdict, the consumers judged, each format; and --fail-on consumers. */
+function gateInProcess(corpusCase: CorpusCase): { text: ConsumerVerdict; json: ConsumerVerdict; github: ConsumerVerdict; failOn: number } {
+  const findings = compareDocuments(baseContract(), revisionOf(corpusCase));
+  const record = recordOf(corpusCase.consumer, corpusCase.id);
+  const judge = (failOnConsumers: boolean) => {
+    const verdict = evaluateGate(structuredClone(findings), { baseVersion: '1.0.0', revisionVersion: '1.0.0', failOn: 'implementation' });
+    judgeByConsumers(verdict, [record], failOnConsumers);
+    return verdict;
+  };
+  const verdict = judge(false);
+  const options = { subject: `${corpusCase.id} against release 1.0.0`, declarationsFile: 'a declarations file (--declarations)', versionAt: "the revision's info.version" };
+  return {
+    text: named(formatReport(verdict, options), corpusCase.id),
+    json: fromJson(formatJson(verdict, options), corpusCase.id),
+    github: named(formatGithub(verdict, options), corpusCase.id),
+    failOn: judge(true).passed ? 0 : 1,
+  };
+}
+
+async function deploy(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await canIDeployMain(argv, (text) => void (out += text), (text) => void (err += text));
+  return { code, out, err };
+}
+
+describe('the judgement', () => {
+  test('every rule of the gate is in exactly one family, and only rules that break clients can break a consumer', () => {
+    for (const rule of RULES.values()) expect(FAMILIES.filter((family) => family.has(rule)).map((family) => family.id), rule.id).toHaveLength(1);
+    for (const family of FAMILIES) {
+      if (!Object.values(family.rows).some((row) => row.verdict === 'breaks')) continue;
+      const rules = [...RULES.values()].filter((rule) => family.has(rule));
+      expect(rules.filter((rule) => rule.severity !== 'breaking-client').map((rule) => rule.id), family.id).toEqual([]);
+    }
+  });
+
+  test('the corpus: at least 40 cases, a case for every family a consumer can notice, each kind of wrong answer the tools gave before', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(CASES.map((each) => each.id)).size).toBe(CASES.length);
+    for (const kind of Object.keys(WRONG_ANSWERS)) expect(CASES.filter((each) => String(each.wrongBefore) === kind).length, `wrong answer ${kind}`).toBeGreaterThan(0);
+    const verdicts = new Set(CASES.map((each) => each.expected));
+    expect([...verdicts].sort()).toEqual(['breaks', 'untouched', 'warns']);
+  });
+});
+
+describe('each case gets its verdict from every tool', () => {
+  test.each(CASES.map((corpusCase) => [corpusCase.id, corpusCase] as const))('%s', async (_id, corpusCase) => {
+    const gate = gateInProcess(corpusCase);
+    const expected = corpusCase.expected;
+    expect({ ...gate, failOn: failOnVerdict(gate.failOn) }, corpusCase.why).toEqual({ text: expected, json: expected, github: expected, failOn: breaksOrNot(expected) });
+    const { revision, record } = files.get(corpusCase.id)!;
+    const consumer = await deploy('--usage', record, '--contract', revision, '--releases', releases);
+    expect(fromDeploy(consumer.code, consumer.out), consumer.out).toBe(expected);
+  });
+
+  test("the provider's table: every consumer against every case's revision at once, each case's cell its verdict", async () => {
+    const json = path.join(scratch, 'table.json');
+    const table = await deploy('--consumers', records, ...CASES.flatMap((corpusCase) => ['--contract', files.get(corpusCase.id)!.revision]), '--releases', releases, '--json', json);
+    expect(table.code).toBe(1);
+    const cells = JSON.parse(readFileSync(json, 'utf8')) as Record<string, Record<string, { verdict: ConsumerVerdict; judgedBy: unknown }>>;
+    for (const corpusCase of CASES) {
+      const cell = cells[corpusCase.id]![files.get(corpusCase.id)!.revision]!;
+      expect(cell, corpusCase.id).toMatchObject({ verdict: corpusCase.expected, judgedBy: { change: 'release 1.0.0' } });
+    }
+  });
+});
+
+describe('the real commands, on a case of each verdict', () => {
+  const chosen = ['response-read-made-optional', 'response-enum-value-removed', 'request-enum-value-added'].map((id) => CASES.find((each) => each.id === id)!);
+
+  test('node breaking/check.mjs --consumers: text, JSON, GitHub annotations, and --fail-on consumers', async () => {
+    const check = (corpusCase: CorpusCase, ...args: string[]) =>
+      run(process.execPath, [path.join(repoRoot, 'breaking/check.mjs'), '--base', baseFile, '--revision', files.get(corpusCase.id)!.revision, '--consumers', files.get(corpusCase.id)!.record, ...args], { cwd: repoRoot, timeout: 60_000 }).then(
+        (done) => ({ code: 0, stdout: done.stdout }),
+        (failed: { code: number; stdout: string }) => ({ code: failed.code, stdout: failed.stdout }),
+      );
+    for (const corpusCase of chosen) {
+      const [text, json, github, failOn] = await Promise.all([check(corpusCase), check(corpusCase, '--format', 'json'), check(corpusCase, '--format', 'github'), check(corpusCase, '--fail-on', 'consumers')]);
+      expect({ text: named(text.stdout, corpusCase.id), json: fromJson(json.stdout, corpusCase.id), github: named(github.stdout, corpusCase.id), failOn: failOnVerdict(failOn.code) }, corpusCase.id).toEqual({
+        text: corpusCase.expected,
+        json: corpusCase.expected,
+        github: corpusCase.expected,
+        failOn: breaksOrNot(corpusCase.expected),
+      });
+    }
+  }, 120_000);
+
+  test('docs-conformance can-i-deploy: the consumer form and the table', async () => {
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', 'can-i-deploy', ...args], { cwd: repoRoot, timeout: 60_000 }).then(
+        (done) => ({ code: 0, out: done.stdout }),
+        (failed: { code: number; stdout: string }) => ({ code: failed.code, out: failed.stdout }),
+      );
+    const [first] = chosen;
+    const consumer = await cli('--usage', files.get(first!.id)!.record, '--contract', files.get(first!.id)!.revision, '--releases', releases);
+    expect(fromDeploy(consumer.code, consumer.out)).toBe(first!.expected);
+    const folder = path.join(scratch, 'chosen');
+    mkdirSync(folder);
+    for (const corpusCase of chosen) writeFileSync(path.join(folder, `${corpusCase.id}.json`), readFileSync(files.get(corpusCase.id)!.record));
+    const table = await cli('--consumers', folder, ...chosen.flatMap((corpusCase) => ['--contract', files.get(corpusCase.id)!.revision]), '--releases', releases);
+    expect(table.code).toBe(1);
+    // The diagonal: each case's consumer against its own revision.
+    const rows = table.out.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Consumer'));
+    const diagonal = chosen.map((corpusCase, index) => rows.find((row) => row.startsWith(`| ${corpusCase.id} `))!.split(' | ')[index + 1]!.replace(/ \|$/, ''));
+    expect(diagonal).toEqual(['✗ 1 break', '✓ 1 warning', '✓']);
+  }, 120_000);
+});
+
+test("PactFlow's engine on pacts of the same interactions; docs/contract-consumers.md's generated sections are what `npm run docs:consumers` writes", async () => {
+  const { answers, baseProblems } = await pactflowAnswers();
+  // Each pact is a faithful consumer of the release: PactFlow finds nothing against the base contract.
+  expect(baseProblems).toEqual([]);
+  const page = readFileSync(DOCS_PAGE, 'utf8');
+  expect(page, 'run `npm run docs:consumers` and commit docs/contract-consumers.md').toBe(consumerPage(page, answers));
+}, 120_000);
