@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './start/command-line.ts';
 import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './common/config.ts';
-import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
+import { logWarnings } from './start/process-warnings.ts';
 import { checkSeed, readSeedFile, type SeedFixture } from './start/seed.ts';
 import { logTokenFor, startServer } from './start/server.ts';
 import { controlledByHarness, harnessUsage, harnessVariables, underHarness } from './start/harness-control.ts';
@@ -95,17 +95,6 @@ async function tellParent(url: string, addressFile: string | undefined, ipc: boo
   if (ipc && process.send && process.connected) {
     await new Promise<void>((resolve) => process.send!({ type: 'listening', url }, undefined, {}, () => resolve()));
   }
-}
-
-/**
- * Node's process warnings (a dependency's deprecation, the YAML reader's warning about a seed file) go to the log, as
- * lines of its format at level warn, instead of Node's own lines on stderr (`(node:123) [DEP0169] …`) among them.
- */
-function logWarnings(log: Logger): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning: Error & { code?: string }) => {
-    log.warn({ warning: { name: warning.name, ...(warning.code ? { code: warning.code } : {}) } }, `${warning.name}: ${warning.message}`);
-  });
 }
 
 /**
