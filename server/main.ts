@@ -1,8 +1,8 @@
 // `npm start`, and the `docs-platform-server` command of the server package: reads the environment and the flags
-// (command-line.ts), opens the database, seeds it, listens; SIGTERM/SIGINT close it cleanly. `--help` prints the flags
-// and the configuration variables (from the table in config.ts), `--version` the package and contract versions. A
-// failure to start that the user can fix is one line on stderr naming what to change, and exit code 1. Started by the
-// test harness (server/testing/), it also answers the harness over IPC (server/start/harness-control.ts).
+// (command-line.ts), opens the database, seeds it, listens; SIGTERM/SIGINT close it within SHUTDOWN_TIMEOUT_MS.
+// `--help` prints the flags and the configuration variables (from the table in config.ts), `--version` the package
+// and contract versions. A failure to start that the user can fix is one line on stderr naming what to change, exit
+// code 1. Started by the test harness (server/testing/), it answers it over IPC (server/start/harness-control.ts).
 import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +10,10 @@ import { asTyped, FLAGS, parseCommandLine, SWITCHES } from './start/command-line
 import { type Config, readConfig, StartupError, type Variable, VARIABLES } from './common/config.ts';
 import type { Logger } from 'pino';
 import { createLogger } from './http/access-log.ts';
+import { standardErrorLog, standardOutputLog } from './http/log-output.ts';
+import { logWarnings } from './start/process-warnings.ts';
 import { checkSeed, readSeedFile, type SeedFixture } from './start/seed.ts';
-import { logTokenFor, startServer } from './start/server.ts';
+import { logTokenFor, type RunningServer, startServer } from './start/server.ts';
 import { controlledByHarness, harnessUsage, harnessVariables, underHarness } from './start/harness-control.ts';
 import { coverageFolder, HARNESS_SEED_VARIABLE, SEED_OBJECT, START_FAILURE } from './start/harness-protocol.ts';
 import { contractVersion, installation, packageVersion, REPO_ROOT } from './http/version.ts';
@@ -98,17 +100,6 @@ async function tellParent(url: string, addressFile: string | undefined, ipc: boo
 }
 
 /**
- * Node's process warnings (a dependency's deprecation, the YAML reader's warning about a seed file) go to the log, as
- * lines of its format at level warn, instead of Node's own lines on stderr (`(node:123) [DEP0169] …`) among them.
- */
-function logWarnings(log: Logger): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning: Error & { code?: string }) => {
-    log.warn({ warning: { name: warning.name, ...(warning.code ? { code: warning.code } : {}) } }, `${warning.name}: ${warning.message}`);
-  });
-}
-
-/**
  * The seed, read and checked before anything else is done (the database opened, migrated), named in its errors as it
  * was given: SEED_FILE (`--seed` when the flag set it: asTyped), or the harness's seed file or seed object.
  */
@@ -148,6 +139,10 @@ async function serve(flags: Record<string, string>) {
     // The consumer's usage record (testing/usage.ts): the folder and consumer the harness gave.
     usage: harness ? harnessUsage() : undefined,
   });
+  // Before anything says that it listens: a signal from then on stops it cleanly.
+  const shutdown = shutdownOnce(running, log, config);
+  // The listeners stay installed, so a second signal does not kill the process half-way through closing.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown({ signal }));
   log.info(
     { url: running.url, publicUrl: running.ctx.config.publicUrl, engine: running.ctx.store.engine, ...(config.databaseUrl ? {} : { dataDir: config.dataDir }) },
     // The address stays the last word before a space: scripts and tests read it from this line.
@@ -157,31 +152,74 @@ async function serve(flags: Record<string, string>) {
   await tellParent(running.url, config.addressFile, !harness);
   if (running.tokenFor) logTokenFor(log, running.tokenFor);
   if (running.createdToken) {
-    // Printed once: the database keeps only its hash.
-    process.stdout.write(
+    // Printed once: the database keeps only its hash. Beside the log's lines, in their order.
+    standardOutputLog().write(
       `\nDemo organization created. Admin token (shown once; set DOCS_API_TOKEN to choose it):\n  ${running.createdToken}\n\n`,
     );
   }
-  let stopping = false;
-  const shutdown = (why: Record<string, string>) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(why, 'shutting down');
-    running.close().then(
-      () => process.exit(0),
-      (error) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  // One shutdown, whatever signals arrive: Ctrl-C in a terminal sends SIGINT to the whole process group, and npm
-  // forwards the SIGINT it gets too, so the server often receives two. The listeners stay installed, so a second
-  // signal does not kill the process half-way through closing.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown({ signal }));
   if (harness) controlledByHarness(running, shutdown);
   else if (process.env.npm_command) stopWithParent(shutdown);
 }
+
+/**
+ * The shutdown of the process, for SIGTERM, SIGINT, the harness or a parent gone: `running.close()` (no new
+ * connection, the requests in flight answered, the background jobs ended, the database closed), then the log lines
+ * written, then exit 0; a failure of the close is an error line and exit 1. SHUTDOWN_TIMEOUT_MS bounds it all: past
+ * it the process exits with code 1 and one `error` line naming what it gave up on (requests in flight, jobs running,
+ * log lines not written). Nothing acknowledged is lost then: an answered write was committed before its answer left,
+ * and a job cut short is taken up again at the next start (or by another instance). The line goes to the log, or to
+ * stderr when the log's output holds lines it has not written (it would wait behind them).
+ *
+ * One shutdown, whatever signals arrive: Ctrl-C in a terminal sends SIGINT to the whole process group, and npm
+ * forwards the SIGINT it gets too, so the server often receives two for one keypress. A signal during a shutdown is
+ * logged and changes nothing: the deadline already bounds the wait (undo: call `process.exit(1)` for it instead).
+ */
+function shutdownOnce(running: RunningServer, log: Logger, config: Config): (why: Record<string, string>) => void {
+  let stopping = false;
+  const output = standardOutputLog();
+  return (why) => {
+    if (stopping) {
+      log.info(why, 'already shutting down: this changes nothing');
+      return;
+    }
+    stopping = true;
+    log.info({ ...why, shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    const deadline = setTimeout(() => {
+      const { requests, jobs } = running.unfinished();
+      const { waiting, dropped, failed } = output.unwritten();
+      const lines = waiting + dropped;
+      const gaveUp = [
+        ...(requests > 0 ? [plural(requests, 'request') + ' in flight'] : []),
+        ...(jobs > 0 ? [`${plural(jobs, 'background job')} (taken up by the next start or another instance)`] : []),
+        ...(lines > 0 ? [`${plural(lines, 'log line')} not written${failed ? ` (${failed})` : ''}`] : []),
+      ];
+      // Through the log when it has nothing waiting; else on stderr, where the line does not wait behind the rest.
+      const to = waiting > 0 || failed ? createLogger(config, standardErrorLog()) : log;
+      to.error(
+        { shutdownTimeoutMs: config.shutdownTimeoutMs, requests, jobs, logLines: lines },
+        `shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms): exiting anyway, giving up on ${gaveUp.length > 0 ? gaveUp.join(', ') : 'closing the database'}`,
+      );
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    const exit = (code: number) =>
+      output.drained().then(() => {
+        clearTimeout(deadline);
+        const { dropped, failed } = output.unwritten();
+        // Lines the log's output could not take (it failed: a closed pipe): their count, on stderr.
+        if (dropped > 0) createLogger(config, standardErrorLog()).warn({ droppedLogLines: dropped }, `${plural(dropped, 'log line')} not written${failed ? ` (${failed})` : ''}`);
+        process.exit(code);
+      });
+    running.close().then(
+      () => exit(0),
+      (error) => {
+        log.error({ err: error }, 'shutdown failed');
+        return exit(1);
+      },
+    );
+  };
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /**
  * Under npm (`npx docs-platform-server`, `npm exec`, a script that does not `exec` the server), npm runs the command

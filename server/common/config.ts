@@ -51,6 +51,11 @@ export interface Config {
   allowedAddresses: string[];
   /** Timeout of outbound requests, in milliseconds. */
   outboundTimeoutMs: number;
+  /**
+   * How long a shutdown (SIGTERM, SIGINT) may take, in milliseconds: past it the process exits anyway, naming what it
+   * gave up on (main.ts).
+   */
+  shutdownTimeoutMs: number;
   /** Allow Git import and export with local paths and file:// URLs (repositories on the server's own disk). */
   allowLocalGit: boolean;
   /** The folder local repositories must be in (needed when `allowLocalGit` is on); absolute. */
@@ -330,6 +335,15 @@ export const VARIABLES: readonly Variable[] = [
     engine: 'both',
     description: 'timeout of every outbound request, in milliseconds',
     parse: (value) => int('OUTBOUND_TIMEOUT_MS', value, 10_000, 100, 600_000),
+  }),
+  variable({
+    name: 'SHUTDOWN_TIMEOUT_MS',
+    key: 'shutdownTimeoutMs',
+    default: '8000',
+    engine: 'both',
+    description:
+      'how long a shutdown (SIGTERM, SIGINT) may take, in milliseconds: requests in flight, background jobs and the log get until then, and past it the server exits anyway (exit code 1) with one line naming what it gave up on; below the grace period of docker stop (10 s) and Kubernetes (30 s). A second signal during a shutdown changes nothing',
+    parse: (value) => int('SHUTDOWN_TIMEOUT_MS', value, 8000, 100, 600_000),
   }),
   variable({
     name: 'ALLOW_LOCAL_GIT',

@@ -6,6 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config, LogFormat } from '../common/config.ts';
+import { BoundedLog, LOG_BUFFER_BYTES, standardOutputLog } from './log-output.ts';
 
 /** Fields of an access-log line (its message is `request`). */
 export interface AccessLogFields {
@@ -99,7 +100,7 @@ export function prettyLine(json: string): string {
 }
 
 /** A destination writing each JSON line as a pretty line to `out`. */
-export const prettyDestination = (out: { write(text: string): unknown } = process.stdout): DestinationStream => ({
+export const prettyDestination = (out: { write(text: string): unknown }): DestinationStream => ({
   write: (line: string) => void out.write(prettyLine(line.replace(/\n$/, ''))),
 });
 
@@ -115,9 +116,21 @@ export function logFormatFor(format: Config['logFormat'], output: Pick<LogOutput
   return output.isTTY === true ? 'pretty' : 'json';
 }
 
-/** The server's logger for its configuration: level and format. `destination` replaces stdout (tests). */
+/**
+ * The server's logger for its configuration: level and format. `destination` replaces standard output (tests); on
+ * standard output, the lines go through its bounded buffer (log-output.ts), whose dropped lines this logger counts
+ * in a `warn` line once the output takes lines again.
+ */
 export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination?: LogOutput): Logger {
   const options = { level: config.logLevel };
-  if (logFormatFor(config.logFormat, destination ?? process.stdout) === 'pretty') return pino(options, prettyDestination(destination));
-  return destination ? pino(options, { write: (line: string) => void destination.write(line) }) : pino(options);
+  const output = destination ?? standardOutputLog();
+  const log =
+    logFormatFor(config.logFormat, output) === 'pretty'
+      ? pino(options, prettyDestination(output))
+      : pino(options, { write: (line: string) => void output.write(line) });
+  if (output instanceof BoundedLog) {
+    output.onResumed = (dropped) =>
+      log.warn({ droppedLogLines: dropped }, `${dropped} log line${dropped === 1 ? ' was' : 's were'} dropped: standard output took none for a while, and the log keeps at most ${LOG_BUFFER_BYTES / 1024} KiB waiting`);
+  }
+  return log;
 }

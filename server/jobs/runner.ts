@@ -295,6 +295,11 @@ export class JobRunner implements Jobs {
     });
   }
 
+  /** How many jobs this instance runs now. */
+  get runningCount(): number {
+    return this.running.size;
+  }
+
   /** Stops starting jobs and waits for the running ones. */
   async stop(): Promise<void> {
     this.stopped = true;

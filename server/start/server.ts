@@ -1,6 +1,6 @@
 // Starting and stopping the reference server: used by main.ts (npm start) and by the tests (port 0, in memory).
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { type ContractChecks, contractChecks, createApp, planOf } from './app.ts';
@@ -40,7 +40,14 @@ export interface RunningServer {
   createdToken?: string;
   /** Who DOCS_API_TOKEN was registered for (see `seedDemo`). */
   tokenFor?: SeedResult['tokenFor'];
+  /**
+   * Stops accepting connections, lets the requests in flight finish (answered with `Connection: close`), closes the
+   * remaining connections, waits for the running background jobs, then closes the database. As long as that takes:
+   * main.ts bounds it with SHUTDOWN_TIMEOUT_MS.
+   */
   close(): Promise<void>;
+  /** What a `close()` under way still waits for: requests in flight, and background jobs running. */
+  unfinished(): { requests: number; jobs: number };
   /**
    * Puts the database back as it was once the server had started and seeded it, and forgets what the server kept in
    * memory of it; the address stays, and so do the clients' connections. Only for a server started with
@@ -108,6 +115,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
   const http = appServer(config.speedupsOff, config.maxConnections);
   const { server } = http;
+  const requests = requestsInFlight(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -123,7 +131,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const resolved = { ...config, publicUrl, appUrl: config.appUrl ?? `${publicUrl}/app` };
 
   try {
-    return await serve(http, url, resolved, log, options, lock);
+    return await serve(http, requests, url, resolved, log, options, lock);
   } catch (error) {
     server.close();
     lock?.release();
@@ -151,8 +159,47 @@ function listenError(error: unknown, config: Config): unknown {
   return error;
 }
 
+/** The requests a server has received and not answered yet, and what its `close()` does with them. */
+interface RequestsInFlight {
+  readonly count: number;
+  /** From now on every answer ends its connection (`Connection: close`): those not sent yet, and those of requests to come. */
+  lastOnTheirConnections(): void;
+  /** Resolves once no request is in flight. */
+  answered(): Promise<void>;
+}
+
+function requestsInFlight(server: Server): RequestsInFlight {
+  const open = new Set<ServerResponse>();
+  let last = false;
+  let waiters: (() => void)[] = [];
+  // Before the app's listener (speed/app-server.ts), so that an answer the app sends in this turn is already the last.
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (last) res.shouldKeepAlive = false;
+    open.add(res);
+    res.once('close', () => {
+      open.delete(res);
+      if (open.size === 0 && waiters.length > 0) {
+        const resolve = waiters;
+        waiters = [];
+        for (const each of resolve) each();
+      }
+    });
+  });
+  return {
+    get count() {
+      return open.size;
+    },
+    lastOnTheirConnections() {
+      last = true;
+      for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+    },
+    answered: () => (open.size === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
+  };
+}
+
 async function serve(
   http: AppServer,
+  requests: RequestsInFlight,
   url: string,
   config: ResolvedConfig,
   log: Logger,
@@ -239,10 +286,13 @@ async function serve(
   const close = () =>
     (closing ??= (async () => {
       await resetting.catch(() => undefined);
-      await new Promise<void>((resolve) => {
-        http.server.close(() => resolve());
-        http.server.closeAllConnections();
-      });
+      // No new connection; idle ones are closed at once, and the others once their request is answered.
+      const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
+      requests.lastOnTheirConnections();
+      await requests.answered();
+      // What is left sent no whole request: idle connections, and any still sending its headers.
+      http.server.closeAllConnections();
+      await closed;
       await Promise.all([current.stop(), retiring]);
       recorder?.write();
       usage?.write();
@@ -290,6 +340,7 @@ async function serve(
     createdToken: seeded?.createdToken,
     tokenFor: seeded?.tokenFor,
     close,
+    unfinished: () => ({ requests: requests.count, jobs: current.runner.runningCount }),
     reset,
     keep,
     faults,
@@ -360,6 +411,7 @@ const CONDITION_ENDED: Record<ConditionKind, string> = {
 interface Generation {
   ctx: AppContext;
   app: Express;
+  runner: JobRunner;
   /** Stops the purge and the job runner (waiting for running jobs), then closes the store. */
   stop(): Promise<void>;
 }
@@ -433,6 +485,7 @@ async function startGeneration(
   return {
     ctx,
     app,
+    runner,
     async stop() {
       clearInterval(sweep);
       await runner.stop();
