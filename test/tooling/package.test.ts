@@ -336,12 +336,12 @@ export async function missingTitle(): Promise<string | undefined> {
     const linesWithErrors = [...new Set(errors.map((line) => Number(/^wrong\.ts\((\d+),/.exec(line)![1])))].sort((a, b) => a - b);
     expect(linesWithErrors, `${release}: ${checked.stdout}`).toEqual(markedLines);
     // The unknown field is refused where it is written, in a message that names it and the body's fields (the
-    // README's client section quotes TypeScript 7's, which orders the fields by name; TypeScript 5 as declared).
+    // client's page, docs/client.md, quotes TypeScript 7's, which orders the fields by name; TypeScript 5 as declared).
     const [unknownField, ...others] = errors.filter((line) => line.startsWith(`wrong.ts(${markedLines[0]},${titel}):`));
     expect(others, release).toEqual([]);
     const declared = /^wrong\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'string & UnknownBodyField<"titel", (.*)>'\.$/.exec(unknownField ?? '');
     expect(declared?.[1]?.split(' | ').sort(), `${release}: ${checked.stdout}`).toEqual(['"editMode"', '"emoji"', '"language"', '"parent"', '"title"']);
-    if (release.startsWith('7.')) expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ')).toContain(`UnknownBodyField<"titel", ${declared![1]}>`);
+    if (release.startsWith('7.')) expect(readFileSync(path.join(repoRoot, 'docs/client.md'), 'utf8').replace(/\s+/g, ' ')).toContain(`UnknownBodyField<"titel", ${declared![1]}>`);
     // A misspelt parameter gets TypeScript's own suggestion.
     expect(errors.some((line) => line.startsWith(`wrong.ts(${markedLines[2]},`) && line.includes("Did you mean to write 'organizationId'?")), `${release}: ${checked.stdout}`).toBe(true);
     // The status narrows the result: a 404 has no data.
