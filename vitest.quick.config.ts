@@ -27,6 +27,8 @@ export default defineConfig({
       // Servers as processes, and a mounted file system.
       'test/server/main.test.ts',
       'test/server/signals.test.ts',
+      'test/server/shutdown.test.ts',
+      'test/server/process-warnings.test.ts',
       'test/server/harness.test.ts',
       'test/server/harness-usage.test.ts',
       'test/server/full-disk.test.ts',
