@@ -2,9 +2,10 @@
 // compiled server (as `npm start` runs it), on SQLite and on PostgreSQL, with the speed mechanisms on and off, is sent
 // BENCH_MEMORY_REQUESTS requests cycling through five kinds (a Content-Type parameter, an unknown query name, an
 // Accept value, an unknown token, a path id) with a new value in each, and, on a server of its own, the same requests
-// with one value each; its RSS is read after each tenth. RSS moves with V8's collections, so the medians of each
-// run's second half are compared: distinct / same, one figure per engine and setting, within its spread of 1 when
-// nothing grows (server/docs/limits.md, "What grows with requests").
+// with one value each; its RSS is read after each tenth. RSS moves with V8's collections, and two processes of one
+// build settle at sizes apart from each other, so each kind runs BENCH_RUNS times, on servers of their own, and the
+// medians of each run's second half are compared: distinct / same, with its spread over the runs, 1 within that
+// spread when nothing grows; and the growth within each run (server/docs/limits.md, "What grows with requests").
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -93,27 +94,36 @@ export async function bounds(settings: BenchSettings): Promise<void> {
     };
     console.log(
       `bounds: RSS in MB after ${settings.memoryRequests} requests cycling through five kinds (a Content-Type parameter, an unknown query name, ` +
-        `an Accept value, an unknown token, a path id), each with a new value (distinct) or one value (same), ${settings.connections} connections; ` +
-        `median of the readings after each tenth of the second half (all readings in brackets)`,
+        `an Accept value, an unknown token, a path id), each with a new value (distinct) or one value (same), ${settings.connections} connections, ` +
+        `${settings.runs} runs of each on servers of their own, in turn first; per run, the median of the readings after each tenth of its second half. ` +
+        'RSS: the median over the runs; ratio: distinct / same, median and spread over the runs; growth: the last reading less the first (after start-up and warm-up), median',
     );
-    console.log(`${'engine'.padEnd(12)}${'speed'.padEnd(8)}${'same'.padStart(10)}${'distinct'.padStart(10)}${'ratio'.padStart(8)}   readings same | distinct`);
+    console.log(`${'engine'.padEnd(12)}${'speed'.padEnd(8)}${'same'.padStart(8)}${'distinct'.padStart(10)}${'ratio'.padStart(8)}${'spread'.padStart(14)}${'growth same'.padStart(13)}${'distinct'.padStart(10)}`);
     const settingsRun: Setting[] = [
       { engine: 'SQLite', speed: 'on' },
       { engine: 'SQLite', speed: 'off' },
       { engine: 'PostgreSQL', speed: 'on' },
       { engine: 'PostgreSQL', speed: 'off' },
     ];
-    for (const [index, setting] of settingsRun.entries()) {
-      // Each in turn first: what one run leaves behind (the cores' caches, PostgreSQL's) does not always fall on the same kind.
-      const order = index % 2 === 0 ? [false, true] : [true, false];
-      const readings = new Map<boolean, number[]>();
-      for (const distinct of order) readings.set(distinct, await run(settings, await envOf(setting), distinct));
-      const secondHalf = (rss: number[]) => median(rss.slice(1 + PARTS / 2));
-      const [same, distinct] = [secondHalf(readings.get(false)!), secondHalf(readings.get(true)!)];
-      const show = (rss: number[]) => rss.map((mb) => mb.toFixed(0)).join(' ');
+    const secondHalf = (rss: number[]) => median(rss.slice(1 + PARTS / 2));
+    const growth = (rss: number[]) => rss.at(-1)! - rss[0]!;
+    for (const setting of settingsRun) {
+      const runs: { same: number[]; distinct: number[] }[] = [];
+      for (let index = 0; index < settings.runs; index++) {
+        // Each in turn first: what one run leaves behind (the cores' caches, PostgreSQL's) does not always fall on the same kind.
+        const readings: Partial<Record<'same' | 'distinct', number[]>> = {};
+        for (const distinct of index % 2 === 0 ? [false, true] : [true, false]) {
+          readings[distinct ? 'distinct' : 'same'] = await run(settings, await envOf(setting), distinct);
+        }
+        runs.push(readings as { same: number[]; distinct: number[] });
+      }
+      const ratios = runs.map(({ same, distinct }) => secondHalf(distinct) / secondHalf(same));
+      const mb = (value: number) => value.toFixed(0);
       console.log(
-        `${setting.engine.padEnd(12)}${setting.speed.padEnd(8)}${same.toFixed(0).padStart(10)}${distinct.toFixed(0).padStart(10)}${(distinct / same).toFixed(2).padStart(8)}` +
-          `   [${show(readings.get(false)!)}] | [${show(readings.get(true)!)}]`,
+        `${setting.engine.padEnd(12)}${setting.speed.padEnd(8)}${mb(median(runs.map((each) => secondHalf(each.same)))).padStart(8)}` +
+          `${mb(median(runs.map((each) => secondHalf(each.distinct)))).padStart(10)}${median(ratios).toFixed(2).padStart(8)}` +
+          `${`${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`.padStart(14)}` +
+          `${mb(median(runs.map((each) => growth(each.same)))).padStart(13)}${mb(median(runs.map((each) => growth(each.distinct)))).padStart(10)}`,
       );
     }
     await admin.end();

@@ -127,7 +127,7 @@ export function corpusSection(answers: ReadonlyMap<string, PactflowAnswer>): str
       return `| \`${each.id}\` | ${cell(each.change)} | ${each.consumer} | ${each.expected}: ${cell(each.why)} | ${answer.verdict === 'breaks' ? 'error' : answer.verdict === 'warns' ? 'warning only' : 'nothing'}${answer.codes.length > 0 ? ` (${answer.codes.map((code) => `\`${code}\``).join(', ')})` : ''} |`;
     }),
     '',
-    'The wrong answers the tools gave before they judged alike, each a case of the corpus:',
+    'The wrong answers a judgement of its own in each tool gives, each held by cases of the corpus:',
     '',
     ...Object.entries(WRONG_ANSWERS).map(([kind, text]) => `${kind}. ${text}: ${CASES.filter((each) => String(each.wrongBefore) === kind).map((each) => `\`${each.id}\``).join(', ')}.`),
   ];
