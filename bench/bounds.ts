@@ -1,11 +1,8 @@
-// The `bounds` part: what a caller sending a value of its own in every request costs the server's memory. The
-// compiled server (as `npm start` runs it), on SQLite and on PostgreSQL, with the speed mechanisms on and off, is sent
-// BENCH_MEMORY_REQUESTS requests cycling through five kinds (a Content-Type parameter, an unknown query name, an
-// Accept value, an unknown token, a path id) with a new value in each, and, on a server of its own, the same requests
-// with one value each; its RSS is read after each tenth. RSS moves with V8's collections, and two processes of one
-// build settle at sizes apart from each other, so each kind runs BENCH_RUNS times, on servers of their own, and the
-// medians of each run's second half are compared: distinct / same, with its spread over the runs, 1 within that
-// spread when nothing grows; and the growth within each run (server/docs/limits.md, "What grows with requests").
+// The `bounds` part: RSS of the compiled server, on both engines, speed mechanisms on and off, after requests each
+// carrying a value of its own (a Content-Type parameter, an unknown query name, an Accept value, an unknown token, a
+// path id) against as many with one value, each kind on BENCH_RUNS servers of their own (two processes of one build
+// settle at RSS apart): the ratio of the medians of each run's second half, with its spread, and the growth within a
+// run (bench/README.md, "What each measures"; server/docs/limits.md, "What grows with requests").
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';

@@ -1,9 +1,7 @@
 // The sizes of what express-openapi-validator keeps per request it is given: its request validator's middlewares
-// (`middlewareCache`, by method, route and Content-Type) and its response validator's checks (`validatorsCache`, the
-// same key). Tests read them to show that nothing a caller sends grows them (test/api/request-bounds.test.ts); the
-// validator has no public reading of them, so each instance is found as it validates (its prototype's methods are
-// looked up at each call) and its cache read by name. A version of the validator that renames either fails here,
-// loudly, rather than leaving a test that counts nothing.
+// (`middlewareCache`) and its response validator's checks (`validatorsCache`), by method, route and Content-Type. It
+// has no public reading of them: each instance is found as it validates and its cache read by name, and a version
+// that renames either fails here, loudly, rather than leave a test that counts nothing (test/api/request-bounds.test.ts).
 import { RequestValidator } from 'express-openapi-validator/dist/middlewares/openapi.request.validator.js';
 import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
 
