@@ -1,9 +1,8 @@
-// `npm run bench`: benchmarks of the reference server, part by part (`BENCH_PARTS`, all by default): throughput,
-// start-up and memory on the compiled server `npm start` runs, what requests with values of their own cost its
-// memory, the store, the speed mechanisms, lists and revisions as they grow, the order of new ids, the harness's
-// reset, the daily loop, the typed client's recording mode. The BENCH_* variables are read first (settings.ts): one
-// it cannot use stops it, exit 2, before it builds or starts anything. Each part: bench/README.md and
-// docs/performance.md ("Running the bench").
+// `npm run bench`: the reference server's benchmarks, part by part (`BENCH_PARTS`, all by default): throughput, start-up
+// and memory of the compiled server, memory under requests carrying values of their own, the store, the speed
+// mechanisms, lists and revisions as they grow, the order of new ids, the harness's reset, the daily loop, the typed
+// client's recording mode. BENCH_* variables it cannot use stop it first, exit 2 (settings.ts). Each part:
+// bench/README.md and docs/performance.md ("Running the bench").
 import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/common/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';

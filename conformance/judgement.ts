@@ -1,13 +1,8 @@
-// One judgement of a contract change for a consumer: for the findings of a comparison (a base contract → a revision,
-// compare/) and one consumer's usage record, whether the change breaks the consumer, warns it, or does not touch it,
-// with the use of the record that shows it. The gate's `--consumers` and `--fail-on consumers` (breaking/consumers.ts)
-// and both forms of can-i-deploy (can-i-deploy.ts) call `judgeConsumer`, so one question has one answer.
-//
-// It is precise by what a record holds: the operations called, the parameters and request fields sent (with the
-// values of enumerated ones), the statuses and media types received, the response fields received and, where the
-// typed client recorded them, read. `FAMILIES` below is the whole rule: every rule of the comparison is in one family,
-// and each family's rows say, for what the record shows, the verdict and its reason; docs/contract-consumers.md's
-// table is written from it (`npm run docs:consumers`, test/support/consumer-docs.ts).
+// One judgement of a contract change for a consumer: for the findings of comparing a base contract with a revision
+// (compare/) and one consumer's usage record, whether it breaks the consumer, warns it or does not touch it, with the
+// use of the record that shows it, by what the record holds. The gate's --consumers and --fail-on consumers and both
+// forms of can-i-deploy call `judgeConsumer`. `FAMILIES` is the whole rule: every rule of the comparison in one family,
+// whose rows give the verdict and its reason; docs/contract-consumers.md's table is written from it.
 import { compareDocuments, type Finding } from '../compare/index.ts';
 import { RULES, type Rule, type RuleId } from '../compare/rules.ts';
 import type { OperationUsage, ResponseUsage, UsageRecord } from './usage-format.ts';

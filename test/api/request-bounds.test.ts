@@ -20,6 +20,8 @@ import { type ValidatorCacheSizes, watchValidatorCaches } from '../support/valid
 
 /** Distinct values sent for each kind of key. */
 const DISTINCT = 2000;
+/** A test's timeout: thousands of requests, on a machine that may be running other test files (never a measure). */
+const THOUSANDS = { timeout: 240_000 };
 /** Requests in flight at once. */
 const AT_ONCE = 16;
 const LIST_CACHE_MB = 1;
@@ -78,7 +80,7 @@ async function unchangedBy(one: (i: number) => Sent, distinct: (i: number) => Se
 
 const spaces = `/v1/orgs/${ACME}/spaces`;
 
-describe('thousands of distinct values leave what the server keeps as one value did', () => {
+describe('thousands of distinct values leave what the server keeps as one value did', THOUSANDS, () => {
   test('Content-Type parameters and media types, on an operation without a body and on one with a body', async () => {
     await unchangedBy(
       () => ({ path: spaces, headers: { 'content-type': 'application/json' } }),
@@ -118,7 +120,7 @@ describe('thousands of distinct values leave what the server keeps as one value 
   });
 });
 
-describe('what is kept per value stays within its bound', () => {
+describe('what is kept per value stays within its bound', THOUSANDS, () => {
   test('list pages, keyed by the address: their keys count, so long addresses keep fewer pages', async () => {
     const capacity = LIST_CACHE_MB * 1024 * 1024;
     // A search of the integrations: an empty page, each address of its own, its search percent-encoded to be long.
@@ -144,7 +146,7 @@ describe('what is kept per value stays within its bound', () => {
   });
 });
 
-describe("the harness's usage record", () => {
+describe("the harness's usage record", THOUSANDS, () => {
   test("keeps what the validator accepted: refused requests' parameters and bodies are not recorded, and a body it cannot walk costs the record nothing", async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'request-bounds-usage-'));
     const harnessed = await startDocsServer({

@@ -132,17 +132,18 @@ describe('two records of one consumer where one is expected', () => {
     const consumers = path.dirname(write('consumers/billing-shard-1.json', job('billing', { editMode: 'live' }, { id: 'a' })));
     write('consumers/billing-shard-2.json', job('billing', { editMode: 'locked' }, { id: 'a' }));
     write('consumers/search.json', job('search', { title: 'x' }, { id: 'a' }));
-    const table = await command(canIDeployMain, '--consumers', consumers, '--contract', contractFile);
+    // Judged as the change from the contract the records were made against (not a release: named with --base).
+    const table = await command(canIDeployMain, '--consumers', consumers, '--contract', contractFile, '--base', contractFile);
     expect(table.code).toBe(0);
     expect(table.out.split('\n').filter((line) => line.startsWith('| billing'))).toEqual(['| billing 2.1.0 | ✓ |']);
     expect(table.err).toBe(`can-i-deploy: billing's 2 records merged into one (${path.join(consumers, 'billing-shard-1.json')}, ${path.join(consumers, 'billing-shard-2.json')})\n`);
     // The merged record is judged: the value only the second shard sent counts.
     const noLocked = path.join(scratch, 'no-locked.json');
     writeFileSync(noLocked, JSON.stringify(contract.document).replace('"live","locked"', '"live"'));
-    expect((await command(canIDeployMain, '--consumers', consumers, '--contract', noLocked)).out).toContain('| billing 2.1.0 | ✗ 1 use gone |');
+    expect((await command(canIDeployMain, '--consumers', consumers, '--contract', noLocked, '--base', contractFile)).out).toContain('| billing 2.1.0 | ✗ 1 break |');
 
     const stale = write('consumers/billing-stale.json', job('billing', {}, {}, '0.9.0'));
-    const refused = await command(canIDeployMain, '--consumers', consumers, '--contract', contractFile);
+    const refused = await command(canIDeployMain, '--consumers', consumers, '--contract', contractFile, '--base', contractFile);
     expect(refused).toEqual({ code: 2, out: '', err: `can-i-deploy: ${stale}: records of billing against two contract versions, 1.0.0 and 0.9.0 (${path.join(consumers, 'billing-shard-1.json')} is of 1.0.0)\n` });
     rmSync(stale);
   });

@@ -83,11 +83,11 @@ describe('can-i-deploy --verification', () => {
     const excluded = Object.values(report.operations).filter((operation) => operation.excluded).length;
     const json = path.join(scratch, 'deploy.json');
     for (const form of ['json', 'junit'] as const) {
-      const table = await deploy('--consumers', consumers, '--contract', DEFAULT_CONTRACT, '--verification', reportFile(report, form), '--json', json);
+      const table = await deploy('--consumers', consumers, '--contract', DEFAULT_CONTRACT, '--base', DEFAULT_CONTRACT, '--verification', reportFile(report, form), '--json', json);
       expect(table.code, form).toBe(1);
       expect(table.out.split('\n'), form).toEqual([`| Consumer | ${DEFAULT_CONTRACT} |`, '|---|---|', '| quiet | ✓ |', `| (implementation) | ✗ ${excluded} not checked |`, '']);
-      const cells = JSON.parse(readFileSync(json, 'utf8')) as Record<string, Record<string, string[]>>;
-      expect(cells.quiet).toEqual({ [DEFAULT_CONTRACT]: [] });
+      const cells = JSON.parse(readFileSync(json, 'utf8')) as Record<string, Record<string, unknown>>;
+      expect(cells.quiet).toEqual({ [DEFAULT_CONTRACT]: { verdict: 'untouched', judgedBy: { change: DEFAULT_CONTRACT }, breaks: [], warnings: [] } });
       expect(cells['(implementation)']![DEFAULT_CONTRACT]).toHaveLength(excluded);
       expect(cells['(implementation)']![DEFAULT_CONTRACT]).toContain('not checked: createSpace: excluded');
     }

@@ -1,9 +1,8 @@
 // The consumer corpus (support/consumer-corpus.ts): each case (a contract change, a consumer's usage record, the verdict
-// it must get and why) through every tool that judges a consumer, all of which must give its verdict: the gate's
-// `--consumers` in the text, JSON and GitHub formats, `--fail-on consumers` (its exit code), can-i-deploy's consumer
-// form and the provider's table. Most run in process (the functions the commands call, in the order they call them);
-// a few cases go through the real commands. Then PactFlow's engine on pacts of the same interactions, and
-// docs/contract-consumers.md's generated sections (the rule table, the counts) as `npm run docs:consumers` writes them.
+// and why) through every tool that judges a consumer: the gate's --consumers in the text, JSON and GitHub formats,
+// --fail-on consumers, can-i-deploy's consumer form and the provider's table, most in process, a few through the real
+// commands; then PactFlow's engine on pacts of the same interactions, and docs/contract-consumers.md's generated
+// sections as `npm run docs:consumers` writes them.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

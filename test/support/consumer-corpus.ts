@@ -1,9 +1,7 @@
-// The consumer corpus: contract changes, each with a consumer's usage record and the verdict it must get, the same
-// from every tool (the gate's --consumers in each format, --fail-on consumers, both forms of can-i-deploy), and the
-// pact that holds the same interactions, for PactFlow's engine. One base contract (a small API shaped like the real
-// one: components used in several places, allOf, a discriminated union, security); each case changes a copy of it.
-// A record is made from the exchanges the consumer's tests had, by the recorders' own code (`usageOf`), with the
-// fields its code read where the typed client would have recorded them. What runs them: consumer-corpus.test.ts.
+// The consumer corpus: contract changes, each with a consumer's usage record (made by the recorders' own code from the
+// exchanges its tests had, with the fields its code read), the verdict it must get from every tool, and the pact of the
+// same interactions for PactFlow's engine. One base contract shaped like the real one (components used in several
+// places, allOf, a discriminated union, security); each case changes a copy of it. Run by consumer-corpus.test.ts.
 import { contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
 import type { ConsumerVerdict } from '../../conformance/judgement.ts';

@@ -226,7 +226,8 @@ describe('files and code the documentation names', () => {
     }
   });
 
-  test('every one of README.md, docs/*.md, server/README.md and server/docs/*.md names what exists', () => {
+  // Every page's every name looked up: longer than a test's default on a machine running other test files beside it.
+  test('every one of README.md, docs/*.md, server/README.md and server/docs/*.md names what exists', { timeout: 120_000 }, () => {
     const checked = pages(repoRoot);
     expect(checked).toEqual(expect.arrayContaining(['README.md', 'docs/performance.md', 'server/README.md', 'server/docs/code.md']));
     const repo = repository(repoRoot);

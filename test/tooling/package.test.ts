@@ -452,7 +452,8 @@ test("the provider's can-i-deploy --verification and usage merge run from the in
   cpSync(recorded, path.join(consumer, 'consumers/package-consumer.json'));
   const excluded = Object.values((readJson(path.join(consumer, 'report.json')) as { operations: Record<string, { excluded?: boolean }> }).operations).filter((operation) => operation.excluded).length;
   for (const report of ['report.json', 'report.xml']) {
-    const deploy = await cli('can-i-deploy', '--consumers', 'consumers', '--contract', contract, '--verification', report, '--json', 'deploy.json');
+    // Judged as the change from the contract the record was made against, the installed one (not a release of it).
+    const deploy = await cli('can-i-deploy', '--consumers', 'consumers', '--contract', contract, '--base', contract, '--verification', report, '--json', 'deploy.json');
     expect(deploy.code, deploy.stderr).toBe(1);
     expect(deploy.stdout.split('\n').slice(2), report).toEqual([expect.stringMatching(/^\| package-consumer( \S+)? \| ✓ \|$/), `| (implementation) | ✗ ${excluded} not checked |`, '']);
     expect((readJson(path.join(consumer, 'deploy.json')) as Record<string, Record<string, string[]>>)['(implementation)']![contract]).toHaveLength(excluded);
