@@ -5,6 +5,8 @@
 import { contractOperations, loadContract } from '../server/http/contract.ts';
 import { operationExamples, type OperationExample } from '../server/http/example-answers.ts';
 import { pendingOperations } from '../server/handlers/pending.ts';
+import type { SeedFixture } from '../server/start/seed.ts';
+import { ADMIN, EXAMPLE_SEED } from '../scripts/example-world/world.ts';
 
 /** The examples the part sends: one per operation the server implements (its first example), reads first. */
 export function benchedExamples(only?: readonly string[]): OperationExample[] {
@@ -197,3 +199,17 @@ export const FRESH: Partial<Record<string, Fresh>> = {
   deleteSpaceComment: async (make) => ({ path: { commentId: await made(make, 'createSpaceComment') } }),
   deleteSpaceCommentReply: async (make) => ({ path: { commentReplyId: await made(make, 'createSpaceCommentReply') } }),
 };
+
+/** The seed: the examples' world's, an organization whose members `removeMember` removes, and those of the SAML providers. */
+export function benchSeed(members: number): SeedFixture {
+  const ids = Array.from({ length: members }, (_, i) => `bench-member-${i}`);
+  return {
+    users: [...(EXAMPLE_SEED.users ?? []), ...ids.map((id) => ({ id, displayName: `Member ${id.slice(13)}`, email: `${id}@bench.example` }))],
+    organizations: [
+      ...(EXAMPLE_SEED.organizations ?? []),
+      { id: MEMBERS_ORGANIZATION, title: 'Bench members', members: [{ user: ADMIN, role: 'admin' }, ...ids.map((user) => ({ user, role: 'read' as const }))] },
+      ...PROVIDER_ORGANIZATIONS.map((id) => ({ id, title: id, members: [{ user: ADMIN, role: 'admin' as const }] })),
+    ],
+  };
+}
+

@@ -12,30 +12,36 @@ import { ManualClock } from '../server/common/clock.ts';
 import { readConfig } from '../server/common/config.ts';
 import type { OperationExample } from '../server/http/example-answers.ts';
 import { startServer } from '../server/start/server.ts';
-import type { SeedFixture } from '../server/start/seed.ts';
 import { startOutside, type Outside } from '../scripts/example-world/outside.ts';
 import { buildWorld, WORLD_PARTS } from '../scripts/example-world/parts.ts';
-import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START } from '../scripts/example-world/world.ts';
+import { ADMIN_TOKEN, WORLD_START } from '../scripts/example-world/world.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
 import { answered, cpuMs, freePort, median, serverCommand, spawnServer } from './measure.ts';
-import { benchedExamples, type Change, FRESH, MEMBERS_ORGANIZATION, MOST, PROVIDER_ORGANIZATIONS, requestOf, type SentRequest } from './operation-requests.ts';
+import { benchedExamples, benchSeed, type Change, FRESH, MOST, requestOf, type SentRequest } from './operation-requests.ts';
 import type { BenchSettings } from './settings.ts';
 
 /** Where the examples' answers point, as in test/api/examples.test.ts. */
 const PUBLIC_URL = 'https://docs.example.com';
 /**
- * Requests of each operation sent to each server before it is measured (the JIT, the validator's checks): a write's
- * servers are new for each of its measurements, a read's only for the first.
+ * Requests of each operation's own sent to a new server before it is measured, where its requests are counted (a write
+ * acting on fresh records, or adding to a bounded aggregate): its handler's code compiled by the JIT before it counts.
  */
-const WARMUP = 40;
+const WARMUP = 200;
 /**
- * Requests of a read (its example) that warm a write's new servers first: the paths every request takes (HTTP, the
- * validator, the driver, the token), which a write's own warm-up is too short to warm.
+ * Requests of a read (its example) and of a write of a space (its example too) that warm a write's new servers first:
+ * the paths every request and every write take (HTTP, the validator, the driver, the token, the transaction), compiled
+ * by V8's optimizing JIT, whose work a server that has just started spends on the first thousands of requests.
  */
-const WARM_READ = { operationId: 'getSpace', requests: 400 };
+const WARM: { operationId: string; requests: number; change?: Change }[] = [
+  { operationId: 'getSpace', requests: 2000 },
+  // Its example locks the space, which other writes' examples change: the lock is left out.
+  { operationId: 'updateSpace', requests: 1000, change: { body: { editMode: undefined } } },
+];
 /** Requests that make fresh records, sent at once. */
 const MAKERS = 8;
+/** Autocannon's connections unless BENCH_CONNECTIONS says otherwise: several clients, as several instances serve. */
+export const OPERATION_CONNECTIONS = 8;
 
 /** The examples' world as one server built it: the world's id of each example id, the outside addresses. */
 interface World {
@@ -59,19 +65,6 @@ interface Engine {
 interface Measured {
   rps: number;
   cpuUs?: number;
-}
-
-/** The seed: the examples' world's, an organization whose members `removeMember` removes, and those of the SAML providers. */
-function benchSeed(members: number): SeedFixture {
-  const ids = Array.from({ length: members }, (_, i) => `bench-member-${i}`);
-  return {
-    users: [...(EXAMPLE_SEED.users ?? []), ...ids.map((id) => ({ id, displayName: `Member ${id.slice(13)}`, email: `${id}@bench.example` }))],
-    organizations: [
-      ...(EXAMPLE_SEED.organizations ?? []),
-      { id: MEMBERS_ORGANIZATION, title: 'Bench members', members: [{ user: ADMIN, role: 'admin' }, ...ids.map((user) => ({ user, role: 'read' as const }))] },
-      ...PROVIDER_ORGANIZATIONS.map((id) => ({ id, title: id, members: [{ user: ADMIN, role: 'admin' as const }] })),
-    ],
-  };
 }
 
 /** The environment every server of the part runs with, beside its engine's. */
@@ -191,7 +184,8 @@ async function load(engine: Engine, label: string, requests: SentRequest[], conn
     });
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${label} on ${engine.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors; the server's last lines: ${engine.output().slice(-600)}`);
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${count} × ${status}`).join(', ');
+    throw new Error(`${label} on ${engine.name}: ${result.non2xx} answers not 2xx (${statuses}), ${result.errors} errors; the server's last lines: ${engine.output().slice(-600)}`);
   }
   const after = cpuMs(engine.child);
   const answered = result.requests.total;
@@ -202,39 +196,52 @@ async function load(engine: Engine, label: string, requests: SentRequest[], conn
 }
 
 /**
- * How a write of `operationId` is measured: its warm-up and its count of requests, BENCH_FRESH, or fewer where an
- * aggregate is bounded (MOST: its warm-up, the lone first request and the requests autocannon sends past its count
- * included).
+ * How a write of `operationId` is measured when its requests are counted (FRESH, or MOST where an aggregate is bounded:
+ * its warm-up, the lone first request and the requests autocannon sends past its count included): its warm-up and its
+ * count of requests, BENCH_FRESH or fewer. Any other write is sent for BENCH_SECONDS, after as long a warm-up.
  */
-function countsOf(operationId: string, settings: BenchSettings): { warmup: number; count: number } {
+function countsOf(operationId: string, settings: BenchSettings, connections: number): { warmup: number; count: number } {
   const most = MOST[operationId];
   if (most === undefined) return { warmup: WARMUP, count: settings.fresh };
   const warmup = Math.min(WARMUP, Math.floor(most / 5));
-  return { warmup, count: Math.min(settings.fresh, most - warmup - 1 - settings.connections) };
+  return { warmup, count: Math.min(settings.fresh, most - warmup - 1 - connections) };
 }
 
 /**
- * Measures `example` on `engine`: warmed when `warm`, after its fresh records are made (FRESH) and the server settled;
- * a write sends a fixed number of requests (`countsOf`), a read sends its example for BENCH_SECONDS.
+ * Measures `example` on `engine`, warmed when `warm` (a server new to it): its fresh records made first (FRESH), then
+ * the warm-up (WARM on a write's new servers, then the operation itself), the server settled, and the measurement: a
+ * write whose requests are counted sends its count (`countsOf`), any other operation its example for BENCH_SECONDS.
  */
 async function measure(engine: Engine, example: OperationExample, examples: Map<string, OperationExample>, warm: boolean, settings: BenchSettings): Promise<Measured> {
   const write = example.method !== 'get';
-  const counts = write ? countsOf(example.operationId, settings) : { warmup: WARMUP, count: 0 };
-  const warmup = warm ? counts.warmup : 0;
-  const { count } = counts;
+  const connections = operationConnections(settings);
+  const counted = write && (FRESH[example.operationId] !== undefined || MOST[example.operationId] !== undefined);
+  const counts = counted ? countsOf(example.operationId, settings, connections) : undefined;
   const fresh = FRESH[example.operationId] !== undefined;
   // One request alone first: a refusal is shown with its body (autocannon counts it only). A request autocannon
   // sends past its count (each connection's last) repeats the last: one more for each.
-  const requests = await requestsFor(engine, example, fresh ? 1 + warmup + count + settings.connections : 1, examples);
+  const requests = await requestsFor(engine, example, fresh ? 1 + counts!.warmup + counts!.count + connections : 1, examples);
   const first = await send(engine, fresh ? requests.shift()! : requests[0]!);
   if (first.status >= 300) throw new Error(`${example.operationId} on ${engine.name} answered ${first.status} ${first.text.slice(0, 300)}`);
-  const connections = Math.min(settings.connections, count || settings.connections);
-  const warmRead = examples.get(WARM_READ.operationId);
-  if (warm && write && warmRead !== undefined) await load(engine, WARM_READ.operationId, [requestOf(warmRead, engine.world)], settings.connections, { amount: WARM_READ.requests });
-  if (warmup > 0) await load(engine, example.operationId, fresh ? requests.splice(0, warmup) : requests, Math.min(connections, warmup), { amount: warmup });
+  if (warm && write) {
+    for (const { operationId, requests: amount, change } of WARM) {
+      const warming = examples.get(operationId);
+      if (warming !== undefined) await load(engine, operationId, [requestOf(warming, engine.world, change)], connections, { amount });
+    }
+  }
+  if (counts !== undefined) {
+    const warmup = warm ? counts.warmup : 0;
+    if (warmup > 0) await load(engine, example.operationId, fresh ? requests.splice(0, warmup) : requests, Math.min(connections, warmup), { amount: warmup });
+    await settled(engine.child);
+    return load(engine, example.operationId, requests, Math.min(connections, counts.count), { amount: counts.count });
+  }
+  if (warm) await load(engine, example.operationId, requests, connections, { duration: write ? settings.seconds : Math.min(1, settings.seconds) });
   await settled(engine.child);
-  return load(engine, example.operationId, requests, connections, write ? { amount: count } : { duration: settings.seconds });
+  return load(engine, example.operationId, requests, connections, { duration: settings.seconds });
 }
+
+/** The part's connections: BENCH_CONNECTIONS when set, OPERATION_CONNECTIONS otherwise. */
+const operationConnections = (settings: BenchSettings) => settings.connectionsSet ? settings.connections : OPERATION_CONNECTIONS;
 
 /** A ratio's median and lowest–highest over runs, as `0.42 (0.40–0.45)`. */
 const spread = (values: number[]) =>
@@ -243,8 +250,8 @@ const spread = (values: number[]) =>
 /** Prints each operation's figures, then the spread over all operations, the reads and the writes. */
 function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings): void {
   console.log(
-    `\noperations: every operation's example, ${settings.connections} connections, ${settings.runs} interleaved runs (${settings.seconds} s each, or ` +
-      `${settings.fresh} requests of a write, each on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`,
+    `\noperations: every operation's example, ${operationConnections(settings)} connections, ${settings.runs} interleaved runs (${settings.seconds} s each after as long a warm-up, or ` +
+      `${settings.fresh} requests of a write acting on fresh records; a write on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`,
   );
   console.log(`${'operation'.padEnd(36)}${'SQLite req/s'.padStart(13)}${'PG req/s'.padStart(10)}${'req/s PG/SQLite'.padStart(24)}${'CPU µs SQLite'.padStart(15)}${'PG'.padStart(7)}${'CPU PG/SQLite'.padStart(24)}`);
   const ratios = new Map<string, { rps: number; cpu: number }>();
@@ -342,7 +349,7 @@ async function measureBoth(engines: Engine[], order: Engine[], example: Operatio
 export async function operations(settings: BenchSettings): Promise<void> {
   const examples = benchedExamples(settings.operations);
   const all = new Map(benchedExamples().map((example) => [example.operationId, example]));
-  const members = 2 * (settings.fresh + WARMUP + settings.connections + 10);
+  const members = 2 * (settings.fresh + WARMUP + operationConnections(settings) + 10);
   const dataDir = temporaryDirectory('docs-bench-operations-');
   let postgres: PostgresServer | undefined;
   let outside: Outside | undefined;
