@@ -3,7 +3,8 @@
 // req/s and the server's CPU per request on each engine, and their ratios, then the spread over all operations, the
 // reads and the writes. More: bench/README.md, "Every operation".
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -247,45 +248,124 @@ const operationConnections = (settings: BenchSettings) => settings.connectionsSe
 const spread = (values: number[]) =>
   values.length === 0 ? '-' : `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
 
-/** Prints each operation's figures, then the spread over all operations, the reads and the writes. */
-function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings): void {
-  console.log(
-    `\noperations: every operation's example, ${operationConnections(settings)} connections, ${settings.runs} interleaved runs (${settings.seconds} s each after as long a warm-up, or ` +
-      `${settings.fresh} requests of a write acting on fresh records; a write on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`,
-  );
-  console.log(`${'operation'.padEnd(36)}${'SQLite req/s'.padStart(13)}${'PG req/s'.padStart(10)}${'req/s PG/SQLite'.padStart(24)}${'CPU µs SQLite'.padStart(15)}${'PG'.padStart(7)}${'CPU PG/SQLite'.padStart(24)}`);
-  const ratios = new Map<string, { rps: number; cpu: number }>();
-  for (const example of examples) {
+/** Prints each operation's figures, then the spread over all operations, the reads and the writes; writes them to BENCH_FIGURES. */
+function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings, load: LoadAverages): void {
+  const rows: FigureRow[] = examples.map((example) => {
     const { operationId } = example;
+    const row = { operationId, fresh: FRESH[operationId] !== undefined, write: example.method !== 'get' };
     const failed = failures.get(operationId);
-    if (failed !== undefined) {
-      console.log(`${`${operationId}${FRESH[operationId] ? '*' : ''}`.padEnd(36)}failed: ${failed}`);
+    if (failed !== undefined) return { ...row, failed };
+    const [sqlite, postgres] = results.get(operationId)!;
+    const medianOf = (runs: Measured[], value: (measured: Measured) => number | undefined) => median(runs.map((measured) => value(measured) ?? Number.NaN));
+    return {
+      ...row,
+      rps: [medianOf(sqlite!, (m) => m.rps), medianOf(postgres!, (m) => m.rps)],
+      cpuUs: [medianOf(sqlite!, (m) => m.cpuUs), medianOf(postgres!, (m) => m.cpuUs)],
+      rpsRatios: sqlite!.map((measured, run) => postgres![run]!.rps / measured.rps),
+      cpuRatios: sqlite!.map((measured, run) => postgres![run]!.cpuUs! / measured.cpuUs!).filter(Number.isFinite),
+    };
+  });
+  const heading =
+    `every operation's example, ${operationConnections(settings)} connections, ${settings.runs} interleaved runs (${settings.seconds} s each after as long a warm-up, or ` +
+    `${settings.fresh} requests of a write acting on fresh records; a write on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`;
+  console.log(`\noperations: ${heading}`);
+  console.log(`${'operation'.padEnd(36)}${'SQLite req/s'.padStart(13)}${'PG req/s'.padStart(10)}${'req/s PG/SQLite'.padStart(24)}${'CPU µs SQLite'.padStart(15)}${'PG'.padStart(7)}${'CPU PG/SQLite'.padStart(24)}`);
+  for (const row of rows) {
+    const name = `${row.operationId}${row.fresh ? '*' : ''}`.padEnd(36);
+    if (row.failed !== undefined) {
+      console.log(`${name}failed: ${row.failed}`);
       continue;
     }
-    const [sqlite, postgres] = results.get(operationId)!;
-    const rps = sqlite!.map((measured, run) => postgres![run]!.rps / measured.rps);
-    const cpu = sqlite!.map((measured, run) => postgres![run]!.cpuUs! / measured.cpuUs!).filter(Number.isFinite);
-    ratios.set(operationId, { rps: median(rps), cpu: cpu.length > 0 ? median(cpu) : Number.NaN });
-    const medianOf = (runs: Measured[], value: (measured: Measured) => number | undefined) => median(runs.map((measured) => value(measured) ?? Number.NaN));
     console.log(
-      `${`${operationId}${FRESH[operationId] ? '*' : ''}`.padEnd(36)}${medianOf(sqlite!, (m) => m.rps).toFixed(0).padStart(13)}${medianOf(postgres!, (m) => m.rps).toFixed(0).padStart(10)}` +
-        `${spread(rps).padStart(24)}${medianOf(sqlite!, (m) => m.cpuUs).toFixed(0).padStart(15)}${medianOf(postgres!, (m) => m.cpuUs).toFixed(0).padStart(7)}${spread(cpu).padStart(24)}`,
+      `${name}${row.rps![0].toFixed(0).padStart(13)}${row.rps![1].toFixed(0).padStart(10)}${spread(row.rpsRatios!).padStart(24)}` +
+        `${row.cpuUs![0].toFixed(0).padStart(15)}${row.cpuUs![1].toFixed(0).padStart(7)}${spread(row.cpuRatios!).padStart(24)}`,
     );
   }
   console.log('* a fresh record for each request (bench/operation-requests.ts, FRESH)');
   console.log(`\nover operations: median (lowest–highest) of each operation's PG/SQLite ratio`);
-  const groups = [
-    ['all', examples],
-    ['reads', examples.filter((example) => example.method === 'get')],
-    ['writes', examples.filter((example) => example.method !== 'get')],
-  ] as const;
-  for (const [name, members] of groups) {
-    const measured = members.map((example) => ratios.get(example.operationId)).filter((ratio) => ratio !== undefined);
-    console.log(
-      `${name.padEnd(8)}${String(measured.length).padStart(4)} operations   req/s PG/SQLite ${spread(measured.map((ratio) => ratio.rps)).padEnd(20)}` +
-        `CPU PG/SQLite ${spread(measured.map((ratio) => ratio.cpu).filter(Number.isFinite))}`,
-    );
+  for (const group of groupsOf(rows)) {
+    console.log(`${group.name.padEnd(8)}${String(group.operations).padStart(4)} operations   req/s PG/SQLite ${spread(group.rps).padEnd(20)}CPU PG/SQLite ${spread(group.cpu)}`);
   }
+  if (settings.figures !== undefined) {
+    writeFileSync(settings.figures, figuresPage(rows, settings, heading, load));
+    console.log(`\noperations: the figures are written to ${settings.figures}`);
+  }
+}
+
+/** One operation's figures (or its failure), as printed and written. */
+interface FigureRow {
+  operationId: string;
+  fresh: boolean;
+  write: boolean;
+  failed?: string;
+  /** Medians over runs: SQLite's, PostgreSQL's. */
+  rps?: [number, number];
+  cpuUs?: [number, number];
+  /** Each run's PostgreSQL/SQLite ratio. */
+  rpsRatios?: number[];
+  cpuRatios?: number[];
+}
+
+/** The spread of the operations' ratios (each the median of its runs'), over all, the reads and the writes. */
+function groupsOf(rows: FigureRow[]): { name: string; operations: number; rps: number[]; cpu: number[] }[] {
+  return (
+    [
+      ['all', rows],
+      ['reads', rows.filter((row) => !row.write)],
+      ['writes', rows.filter((row) => row.write)],
+    ] as const
+  ).map(([name, members]) => {
+    const measured = members.filter((row) => row.failed === undefined);
+    return {
+      name,
+      operations: measured.length,
+      rps: measured.map((row) => median(row.rpsRatios!)),
+      cpu: measured.filter((row) => row.cpuRatios!.length > 0).map((row) => median(row.cpuRatios!)),
+    };
+  });
+}
+
+/** The machine's load averages (1 minute) when the part started and when it ended. */
+type LoadAverages = { start: number; end?: number };
+
+/** The page BENCH_FIGURES names, written whole by each run: the spread over operations, then each operation. */
+function figuresPage(rows: FigureRow[], settings: BenchSettings, heading: string, load: LoadAverages): string {
+  const number = (value: number) => Math.round(value).toLocaleString('en').replaceAll(',', ' ');
+  const command = [
+    'BENCH_PARTS=operations',
+    `BENCH_RUNS=${settings.runs}`,
+    `BENCH_SECONDS=${settings.seconds}`,
+    `BENCH_FRESH=${settings.fresh}`,
+    ...(settings.operations === undefined ? [] : [`BENCH_OPERATIONS=${settings.operations.join(',')}`]),
+    `BENCH_FIGURES=${settings.figures}`,
+    'npm run bench',
+  ].join(' ');
+  const lines = [
+    '# Every operation on PostgreSQL and on SQLite: the figures',
+    '',
+    '<!-- Written by the bench (bench/operations.ts, BENCH_FIGURES): edit nothing here, run it again. -->',
+    '',
+    `\`${command}\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version.slice(1)}, ${cpus().length} cores, load average ` +
+      `${load.start.toFixed(1)} at the start and ${(load.end ?? load.start).toFixed(1)} at the end: ${heading}. What each figure is: ` +
+      '[bench/README.md](../bench/README.md#what-each-measures); what they say: [Performance on PostgreSQL](performance-postgres.md).',
+    '',
+    '| | operations | PG/SQLite req/s, median (lowest–highest) | PG/SQLite server CPU per request, median (lowest–highest) |',
+    '|---|---|---|---|',
+    ...groupsOf(rows).map((group) => `| ${group.name} | ${group.operations} | ${spread(group.rps)} | ${spread(group.cpu)} |`),
+    '',
+    '`*`: a fresh record for each request (`bench/operation-requests.ts`, `FRESH`).',
+    '',
+    '| operation | SQLite req/s | PG req/s | PG/SQLite req/s | CPU µs SQLite / PG | PG/SQLite CPU |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) =>
+      row.failed !== undefined
+        ? `| \`${row.operationId}\`${row.fresh ? '*' : ''} | failed: ${row.failed.replace(/[|\n]/g, ' ').slice(0, 200)} | | | | |`
+        : `| \`${row.operationId}\`${row.fresh ? '*' : ''} | ${number(row.rps![0])} | ${number(row.rps![1])} | ${spread(row.rpsRatios!)} | ` +
+          `${number(row.cpuUs![0])} / ${number(row.cpuUs![1])} | ${spread(row.cpuRatios!)} |`,
+    ),
+    '',
+  ];
+  return lines.join('\n');
 }
 
 /** The world built on each engine, which each measurement's servers run on a copy of. */
@@ -351,6 +431,7 @@ export async function operations(settings: BenchSettings): Promise<void> {
   const all = new Map(benchedExamples().map((example) => [example.operationId, example]));
   const members = 2 * (settings.fresh + WARMUP + operationConnections(settings) + 10);
   const dataDir = temporaryDirectory('docs-bench-operations-');
+  const load: LoadAverages = { start: loadavg()[0]! };
   let postgres: PostgresServer | undefined;
   let outside: Outside | undefined;
   let readers: { engines: Engine[]; end(): Promise<void> } | undefined;
@@ -386,7 +467,8 @@ export async function operations(settings: BenchSettings): Promise<void> {
         }
       }
     }
-    report(examples, results, failures, settings);
+    load.end = loadavg()[0]!;
+    report(examples, results, failures, settings, load);
   } finally {
     await readers?.end();
     await outside?.close();

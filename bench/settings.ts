@@ -71,6 +71,8 @@ export interface BenchSettings {
   operations?: string[];
   /** BENCH_FRESH: requests per measurement of a write that acts on a fresh record each time (the operations part). */
   fresh: number;
+  /** BENCH_FIGURES: a Markdown file the operations part writes its figures to (docs/performance-operations.md); none when unset. */
+  figures?: string;
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -158,6 +160,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     fresh: whole('BENCH_FRESH', 400, 10, 100_000),
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
     ...(value('BENCH_BASELINE_NODE') === undefined ? {} : { baselineNode: value('BENCH_BASELINE_NODE') }),
+    ...(value('BENCH_FIGURES') === undefined ? {} : { figures: value('BENCH_FIGURES') }),
   };
   const requestsText = value('BENCH_REQUESTS');
   if (requestsText !== undefined) {
