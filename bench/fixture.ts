@@ -54,10 +54,13 @@ export const MAIN_REQUESTS: BenchRequest[] = [
 ];
 
 /**
- * Writes of other records than a space's or a comment's, each of the same record again and again but the creates (a
- * collection, a change request: a new record each time), as an outside measurement of a small organization sends them.
+ * Reads of several statements (the organization with the caller's membership, a team with its counts), and writes of
+ * other records than a space's or a comment's, each of the same record again and again but the creates (a collection,
+ * a change request: a new record each time), as an outside measurement of a small organization sends them.
  */
-const OTHER_WRITES: BenchRequest[] = [
+const OTHER_REQUESTS: BenchRequest[] = [
+  { name: 'GET the organization', method: 'GET', path: '/v1/orgs/bench' },
+  { name: 'GET a team', method: 'GET', path: '/v1/orgs/bench/teams/bench-team' },
   { name: 'PATCH a team', method: 'PATCH', path: '/v1/orgs/bench/teams/bench-team', body: { title: 'Editors' } },
   { name: 'PATCH a collection', method: 'PATCH', path: '/v1/collections/bench-collection', body: { description: 'How we work' } },
   { name: 'POST a collection', method: 'POST', path: '/v1/orgs/bench/collections', body: { title: 'Bench collection' } },
@@ -73,7 +76,7 @@ export const REQUESTS: BenchRequest[] = [
   ...MAIN_REQUESTS,
   { name: 'GET a page', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3' },
   { name: 'GET a page as a document', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3?format=document' },
-  ...OTHER_WRITES,
+  ...OTHER_REQUESTS,
 ];
 
 export const headersOf = (request: BenchRequest): Record<string, string> => ({
