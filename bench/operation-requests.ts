@@ -6,7 +6,7 @@ import { contractOperations, loadContract } from '../server/http/contract.ts';
 import { operationExamples, type OperationExample } from '../server/http/example-answers.ts';
 import { pendingOperations } from '../server/handlers/pending.ts';
 import type { SeedFixture } from '../server/start/seed.ts';
-import { ADMIN, EXAMPLE_SEED } from '../scripts/example-world/world.ts';
+import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED } from '../scripts/example-world/world.ts';
 
 /** The examples the part sends: one per operation the server implements (its first example), reads first. */
 export function benchedExamples(only?: readonly string[]): OperationExample[] {
@@ -59,6 +59,16 @@ export function requestOf(example: OperationExample, world: { ids: Map<string, s
   if (search.size > 0) path += `?${search}`;
   const body = example.body === undefined ? undefined : { ...inWorld(example.body as Record<string, unknown>), ...change.body };
   return { method: example.method.toUpperCase(), path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+}
+
+/** Sends `request` to the server at `url` as the examples' admin; its status and body. */
+export async function sendAsAdmin(url: string, request: SentRequest): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${url}${request.path}`, {
+    method: request.method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  return { status: response.status, text: await response.text() };
 }
 
 /** How a fresh record is made: through other operations' examples. */

@@ -19,7 +19,7 @@ import { ADMIN_TOKEN, WORLD_START } from '../scripts/example-world/world.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
 import { answered, cpuMs, freePort, median, serverCommand, spawnServer } from './measure.ts';
-import { benchedExamples, benchSeed, type Change, FRESH, MOST, requestOf, type SentRequest } from './operation-requests.ts';
+import { benchedExamples, benchSeed, type Change, FRESH, MOST, requestOf, sendAsAdmin, type SentRequest } from './operation-requests.ts';
 import type { BenchSettings } from './settings.ts';
 
 /** Where the examples' answers point, as in test/api/examples.test.ts. */
@@ -98,14 +98,7 @@ async function startEngine(name: Engine['name'], env: Record<string, string>, wo
 }
 
 /** Sends one request as the admin; its status and body. */
-async function send(engine: Engine, request: SentRequest): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${engine.url}${request.path}`, {
-    method: request.method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(request.body === undefined ? {} : { body: request.body }),
-  });
-  return { status: response.status, text: await response.text() };
-}
+const send = (engine: Engine, request: SentRequest) => sendAsAdmin(engine.url, request);
 
 let uniques = 0;
 

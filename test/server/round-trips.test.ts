@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Connections, Held } from '../../server/store/postgres/connections.ts';
 import type { OperationExample } from '../../server/http/example-answers.ts';
-import { benchedExamples, benchSeed, type Change, FRESH, requestOf, type SentRequest } from '../../bench/operation-requests.ts';
+import { benchedExamples, benchSeed, type Change, FRESH, requestOf, sendAsAdmin, type SentRequest } from '../../bench/operation-requests.ts';
 import { startOutside, type Outside } from '../../scripts/example-world/outside.ts';
 import { buildWorld, WORLD_PARTS } from '../../scripts/example-world/parts.ts';
 import { ADMIN_TOKEN, WORLD_START } from '../../scripts/example-world/world.ts';
@@ -247,14 +247,7 @@ afterAll(async () => {
 });
 
 /** Sends `request` as the admin; its status and body. */
-async function send(request: SentRequest): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${server.url}${request.path}`, {
-    method: request.method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(request.body === undefined ? {} : { body: request.body }),
-  });
-  return { status: response.status, text: await response.text() };
-}
+const send = (request: SentRequest) => sendAsAdmin(server.url, request);
 
 let uniques = 0;
 let members = 0;
