@@ -114,7 +114,7 @@ export const MOST: Partial<Record<string, number>> = {
  * The bench's own organizations, each administered by the world's admin, that the SAML providers of
  * `createSamlProvider` and `deleteSamlProvider` go to in turn: an organization holds at most 50.
  */
-export const PROVIDER_ORGANIZATIONS = Array.from({ length: 12 }, (_, i) => `bench-saml-${i}`);
+export const PROVIDER_ORGANIZATIONS = Array.from({ length: 16 }, (_, i) => `bench-saml-${i}`);
 /** SAML providers made in each of them before the next is used (the bound is 50). */
 const PROVIDERS_EACH = 45;
 
