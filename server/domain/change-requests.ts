@@ -7,7 +7,7 @@ import { inWrite, type Scope } from '../context/context.ts';
 import { describeConflicts, mergeContent } from '../content/merge.ts';
 import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
 import { pagesForPdf, renderPdf } from '../content/pdf.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { createRevision, getRevision, revisionNamed, setCurrentRevision } from '../content/revisions.ts';
 import { badRequest, conflict, notFound } from '../common/errors.ts';
 import { storePdf } from './change-request-pdfs.ts';
 import type { Input, Model } from '../common/contract.ts';
@@ -99,11 +99,8 @@ export async function isOutdatedNow(db: Db, row: ChangeRequestRow): Promise<bool
 }
 
 /** The current content of the change request. */
-export async function changeRequestRevision(db: Db, row: ChangeRequestRow): Promise<RevisionRecord> {
-  const revision = await getRevision(db, row.revisionId, row.spaceId);
-  if (!revision) throw new Error(`revision ${row.revisionId} of change request ${row.id} does not exist`);
-  return revision;
-}
+export const changeRequestRevision = (db: Db, row: ChangeRequestRow): Promise<RevisionRecord> =>
+  revisionNamed(db, row.revisionId, row.spaceId, `change request ${row.id}`);
 
 /** Records that a user changed the content of a change request (idempotent). */
 export const addContributor = (db: Db, changeRequestId: string, userId: string): Promise<void> =>
