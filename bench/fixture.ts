@@ -25,6 +25,8 @@ export const fixture = {
         },
         ...Array.from({ length: 60 }, (_, i) => ({ id: `listed-${i}`, title: `Listed space ${i}` })),
       ],
+      teams: [{ id: 'bench-team', title: 'Writers', members: [{ user: 'bench-admin', role: 'owner' }], spaces: ['bench-space'] }],
+      collections: [{ id: 'bench-collection', title: 'Guides' }],
     },
   ],
 };
@@ -52,6 +54,21 @@ export const MAIN_REQUESTS: BenchRequest[] = [
 ];
 
 /**
+ * Reads of several statements (the organization with the caller's membership, a team with its counts), and writes of
+ * other records than a space's or a comment's, each of the same record again and again but the creates (a collection,
+ * a change request: a new record each time), as an outside measurement of a small organization sends them.
+ */
+const OTHER_REQUESTS: BenchRequest[] = [
+  { name: 'GET the organization', method: 'GET', path: '/v1/orgs/bench' },
+  { name: 'GET a team', method: 'GET', path: '/v1/orgs/bench/teams/bench-team' },
+  { name: 'PATCH a team', method: 'PATCH', path: '/v1/orgs/bench/teams/bench-team', body: { title: 'Editors' } },
+  { name: 'PATCH a collection', method: 'PATCH', path: '/v1/collections/bench-collection', body: { description: 'How we work' } },
+  { name: 'POST a collection', method: 'POST', path: '/v1/orgs/bench/collections', body: { title: 'Bench collection' } },
+  { name: 'PATCH the organization', method: 'PATCH', path: '/v1/orgs/bench', body: { title: 'Bench Inc.' } },
+  { name: 'POST a change request', method: 'POST', path: '/v1/spaces/bench-space/change-requests', body: { subject: 'Bench change' } },
+];
+
+/**
  * The throughput part's requests: the six, and two more reads of the same content, each answered by an operation of
  * its own (its parameters, its answer's schema): one page, as stored (markdown) and as a document (its tree).
  */
@@ -59,6 +76,7 @@ export const REQUESTS: BenchRequest[] = [
   ...MAIN_REQUESTS,
   { name: 'GET a page', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3' },
   { name: 'GET a page as a document', method: 'GET', path: '/v1/spaces/bench-space/content/page/page-3?format=document' },
+  ...OTHER_REQUESTS,
 ];
 
 export const headersOf = (request: BenchRequest): Record<string, string> => ({

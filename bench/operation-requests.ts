@@ -5,6 +5,8 @@
 import { contractOperations, loadContract } from '../server/http/contract.ts';
 import { operationExamples, type OperationExample } from '../server/http/example-answers.ts';
 import { pendingOperations } from '../server/handlers/pending.ts';
+import type { SeedFixture } from '../server/start/seed.ts';
+import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED } from '../scripts/example-world/world.ts';
 
 /** The examples the part sends: one per operation the server implements (its first example), reads first. */
 export function benchedExamples(only?: readonly string[]): OperationExample[] {
@@ -59,6 +61,16 @@ export function requestOf(example: OperationExample, world: { ids: Map<string, s
   return { method: example.method.toUpperCase(), path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
 }
 
+/** Sends `request` to the server at `url` as the examples' admin; its status and body. */
+export async function sendAsAdmin(url: string, request: SentRequest): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${url}${request.path}`, {
+    method: request.method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
 /** How a fresh record is made: through other operations' examples. */
 export interface FreshMaker {
   /** Sends the example of `operationId` with `change`, as the admin; the answer's body (undefined for none). */
@@ -102,7 +114,7 @@ export const MOST: Partial<Record<string, number>> = {
  * The bench's own organizations, each administered by the world's admin, that the SAML providers of
  * `createSamlProvider` and `deleteSamlProvider` go to in turn: an organization holds at most 50.
  */
-export const PROVIDER_ORGANIZATIONS = Array.from({ length: 12 }, (_, i) => `bench-saml-${i}`);
+export const PROVIDER_ORGANIZATIONS = Array.from({ length: 16 }, (_, i) => `bench-saml-${i}`);
 /** SAML providers made in each of them before the next is used (the bound is 50). */
 const PROVIDERS_EACH = 45;
 
@@ -197,3 +209,17 @@ export const FRESH: Partial<Record<string, Fresh>> = {
   deleteSpaceComment: async (make) => ({ path: { commentId: await made(make, 'createSpaceComment') } }),
   deleteSpaceCommentReply: async (make) => ({ path: { commentReplyId: await made(make, 'createSpaceCommentReply') } }),
 };
+
+/** The seed: the examples' world's, an organization whose members `removeMember` removes, and those of the SAML providers. */
+export function benchSeed(members: number): SeedFixture {
+  const ids = Array.from({ length: members }, (_, i) => `bench-member-${i}`);
+  return {
+    users: [...(EXAMPLE_SEED.users ?? []), ...ids.map((id) => ({ id, displayName: `Member ${id.slice(13)}`, email: `${id}@bench.example` }))],
+    organizations: [
+      ...(EXAMPLE_SEED.organizations ?? []),
+      { id: MEMBERS_ORGANIZATION, title: 'Bench members', members: [{ user: ADMIN, role: 'admin' }, ...ids.map((user) => ({ user, role: 'read' as const }))] },
+      ...PROVIDER_ORGANIZATIONS.map((id) => ({ id, title: id, members: [{ user: ADMIN, role: 'admin' as const }] })),
+    ],
+  };
+}
+

@@ -3,7 +3,8 @@
 // req/s and the server's CPU per request on each engine, and their ratios, then the spread over all operations, the
 // reads and the writes. More: bench/README.md, "Every operation".
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -12,30 +13,36 @@ import { ManualClock } from '../server/common/clock.ts';
 import { readConfig } from '../server/common/config.ts';
 import type { OperationExample } from '../server/http/example-answers.ts';
 import { startServer } from '../server/start/server.ts';
-import type { SeedFixture } from '../server/start/seed.ts';
 import { startOutside, type Outside } from '../scripts/example-world/outside.ts';
 import { buildWorld, WORLD_PARTS } from '../scripts/example-world/parts.ts';
-import { ADMIN, ADMIN_TOKEN, EXAMPLE_SEED, WORLD_START } from '../scripts/example-world/world.ts';
+import { ADMIN_TOKEN, WORLD_START } from '../scripts/example-world/world.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
 import { answered, cpuMs, freePort, median, serverCommand, spawnServer } from './measure.ts';
-import { benchedExamples, type Change, FRESH, MEMBERS_ORGANIZATION, MOST, PROVIDER_ORGANIZATIONS, requestOf, type SentRequest } from './operation-requests.ts';
+import { benchedExamples, benchSeed, type Change, FRESH, MOST, requestOf, sendAsAdmin, type SentRequest } from './operation-requests.ts';
 import type { BenchSettings } from './settings.ts';
 
 /** Where the examples' answers point, as in test/api/examples.test.ts. */
 const PUBLIC_URL = 'https://docs.example.com';
 /**
- * Requests of each operation sent to each server before it is measured (the JIT, the validator's checks): a write's
- * servers are new for each of its measurements, a read's only for the first.
+ * Requests of each operation's own sent to a new server before it is measured, where its requests are counted (a write
+ * acting on fresh records, or adding to a bounded aggregate): its handler's code compiled by the JIT before it counts.
  */
-const WARMUP = 40;
+const WARMUP = 200;
 /**
- * Requests of a read (its example) that warm a write's new servers first: the paths every request takes (HTTP, the
- * validator, the driver, the token), which a write's own warm-up is too short to warm.
+ * Requests of a read (its example) and of a write of a space (its example too) that warm a write's new servers first:
+ * the paths every request and every write take (HTTP, the validator, the driver, the token, the transaction), compiled
+ * by V8's optimizing JIT, whose work a server that has just started spends on the first thousands of requests.
  */
-const WARM_READ = { operationId: 'getSpace', requests: 400 };
+const WARM: { operationId: string; requests: number; change?: Change }[] = [
+  { operationId: 'getSpace', requests: 2000 },
+  // Its example locks the space, which other writes' examples change: the lock is left out.
+  { operationId: 'updateSpace', requests: 1000, change: { body: { editMode: undefined } } },
+];
 /** Requests that make fresh records, sent at once. */
 const MAKERS = 8;
+/** Autocannon's connections unless BENCH_CONNECTIONS says otherwise: several clients, as several instances serve. */
+export const OPERATION_CONNECTIONS = 8;
 
 /** The examples' world as one server built it: the world's id of each example id, the outside addresses. */
 interface World {
@@ -59,19 +66,6 @@ interface Engine {
 interface Measured {
   rps: number;
   cpuUs?: number;
-}
-
-/** The seed: the examples' world's, an organization whose members `removeMember` removes, and those of the SAML providers. */
-function benchSeed(members: number): SeedFixture {
-  const ids = Array.from({ length: members }, (_, i) => `bench-member-${i}`);
-  return {
-    users: [...(EXAMPLE_SEED.users ?? []), ...ids.map((id) => ({ id, displayName: `Member ${id.slice(13)}`, email: `${id}@bench.example` }))],
-    organizations: [
-      ...(EXAMPLE_SEED.organizations ?? []),
-      { id: MEMBERS_ORGANIZATION, title: 'Bench members', members: [{ user: ADMIN, role: 'admin' }, ...ids.map((user) => ({ user, role: 'read' as const }))] },
-      ...PROVIDER_ORGANIZATIONS.map((id) => ({ id, title: id, members: [{ user: ADMIN, role: 'admin' as const }] })),
-    ],
-  };
 }
 
 /** The environment every server of the part runs with, beside its engine's. */
@@ -104,14 +98,7 @@ async function startEngine(name: Engine['name'], env: Record<string, string>, wo
 }
 
 /** Sends one request as the admin; its status and body. */
-async function send(engine: Engine, request: SentRequest): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${engine.url}${request.path}`, {
-    method: request.method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(request.body === undefined ? {} : { body: request.body }),
-  });
-  return { status: response.status, text: await response.text() };
-}
+const send = (engine: Engine, request: SentRequest) => sendAsAdmin(engine.url, request);
 
 let uniques = 0;
 
@@ -191,7 +178,8 @@ async function load(engine: Engine, label: string, requests: SentRequest[], conn
     });
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${label} on ${engine.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors; the server's last lines: ${engine.output().slice(-600)}`);
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${count} × ${status}`).join(', ');
+    throw new Error(`${label} on ${engine.name}: ${result.non2xx} answers not 2xx (${statuses}), ${result.errors} errors; the server's last lines: ${engine.output().slice(-600)}`);
   }
   const after = cpuMs(engine.child);
   const answered = result.requests.total;
@@ -202,83 +190,175 @@ async function load(engine: Engine, label: string, requests: SentRequest[], conn
 }
 
 /**
- * How a write of `operationId` is measured: its warm-up and its count of requests, BENCH_FRESH, or fewer where an
- * aggregate is bounded (MOST: its warm-up, the lone first request and the requests autocannon sends past its count
- * included).
+ * How a write of `operationId` is measured when its requests are counted (FRESH, or MOST where an aggregate is bounded:
+ * its warm-up, the lone first request and the requests autocannon sends past its count included): its warm-up and its
+ * count of requests, BENCH_FRESH or fewer. Any other write is sent for BENCH_SECONDS, after as long a warm-up.
  */
-function countsOf(operationId: string, settings: BenchSettings): { warmup: number; count: number } {
+function countsOf(operationId: string, settings: BenchSettings, connections: number): { warmup: number; count: number } {
   const most = MOST[operationId];
   if (most === undefined) return { warmup: WARMUP, count: settings.fresh };
   const warmup = Math.min(WARMUP, Math.floor(most / 5));
-  return { warmup, count: Math.min(settings.fresh, most - warmup - 1 - settings.connections) };
+  return { warmup, count: Math.min(settings.fresh, most - warmup - 1 - connections) };
 }
 
 /**
- * Measures `example` on `engine`: warmed when `warm`, after its fresh records are made (FRESH) and the server settled;
- * a write sends a fixed number of requests (`countsOf`), a read sends its example for BENCH_SECONDS.
+ * Measures `example` on `engine`, warmed when `warm` (a server new to it): its fresh records made first (FRESH), then
+ * the warm-up (WARM on a write's new servers, then the operation itself), the server settled, and the measurement: a
+ * write whose requests are counted sends its count (`countsOf`), any other operation its example for BENCH_SECONDS.
  */
 async function measure(engine: Engine, example: OperationExample, examples: Map<string, OperationExample>, warm: boolean, settings: BenchSettings): Promise<Measured> {
   const write = example.method !== 'get';
-  const counts = write ? countsOf(example.operationId, settings) : { warmup: WARMUP, count: 0 };
-  const warmup = warm ? counts.warmup : 0;
-  const { count } = counts;
+  const connections = operationConnections(settings);
+  const counted = write && (FRESH[example.operationId] !== undefined || MOST[example.operationId] !== undefined);
+  const counts = counted ? countsOf(example.operationId, settings, connections) : undefined;
   const fresh = FRESH[example.operationId] !== undefined;
   // One request alone first: a refusal is shown with its body (autocannon counts it only). A request autocannon
   // sends past its count (each connection's last) repeats the last: one more for each.
-  const requests = await requestsFor(engine, example, fresh ? 1 + warmup + count + settings.connections : 1, examples);
+  const requests = await requestsFor(engine, example, fresh ? 1 + counts!.warmup + counts!.count + connections : 1, examples);
   const first = await send(engine, fresh ? requests.shift()! : requests[0]!);
   if (first.status >= 300) throw new Error(`${example.operationId} on ${engine.name} answered ${first.status} ${first.text.slice(0, 300)}`);
-  const connections = Math.min(settings.connections, count || settings.connections);
-  const warmRead = examples.get(WARM_READ.operationId);
-  if (warm && write && warmRead !== undefined) await load(engine, WARM_READ.operationId, [requestOf(warmRead, engine.world)], settings.connections, { amount: WARM_READ.requests });
-  if (warmup > 0) await load(engine, example.operationId, fresh ? requests.splice(0, warmup) : requests, Math.min(connections, warmup), { amount: warmup });
+  if (warm && write) {
+    for (const { operationId, requests: amount, change } of WARM) {
+      const warming = examples.get(operationId);
+      if (warming !== undefined) await load(engine, operationId, [requestOf(warming, engine.world, change)], connections, { amount });
+    }
+  }
+  if (counts !== undefined) {
+    const warmup = warm ? counts.warmup : 0;
+    if (warmup > 0) await load(engine, example.operationId, fresh ? requests.splice(0, warmup) : requests, Math.min(connections, warmup), { amount: warmup });
+    await settled(engine.child);
+    return load(engine, example.operationId, requests, Math.min(connections, counts.count), { amount: counts.count });
+  }
+  if (warm) await load(engine, example.operationId, requests, connections, { duration: write ? settings.seconds : Math.min(1, settings.seconds) });
   await settled(engine.child);
-  return load(engine, example.operationId, requests, connections, write ? { amount: count } : { duration: settings.seconds });
+  return load(engine, example.operationId, requests, connections, { duration: settings.seconds });
 }
+
+/** The part's connections: BENCH_CONNECTIONS when set, OPERATION_CONNECTIONS otherwise. */
+const operationConnections = (settings: BenchSettings) => settings.connectionsSet ? settings.connections : OPERATION_CONNECTIONS;
 
 /** A ratio's median and lowest–highest over runs, as `0.42 (0.40–0.45)`. */
 const spread = (values: number[]) =>
   values.length === 0 ? '-' : `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
 
-/** Prints each operation's figures, then the spread over all operations, the reads and the writes. */
-function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings): void {
-  console.log(
-    `\noperations: every operation's example, ${settings.connections} connections, ${settings.runs} interleaved runs (${settings.seconds} s each, or ` +
-      `${settings.fresh} requests of a write, each on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`,
-  );
-  console.log(`${'operation'.padEnd(36)}${'SQLite req/s'.padStart(13)}${'PG req/s'.padStart(10)}${'req/s PG/SQLite'.padStart(24)}${'CPU µs SQLite'.padStart(15)}${'PG'.padStart(7)}${'CPU PG/SQLite'.padStart(24)}`);
-  const ratios = new Map<string, { rps: number; cpu: number }>();
-  for (const example of examples) {
+/** Prints each operation's figures, then the spread over all operations, the reads and the writes; writes them to BENCH_FIGURES. */
+function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings, load: LoadAverages): void {
+  const rows: FigureRow[] = examples.map((example) => {
     const { operationId } = example;
+    const row = { operationId, fresh: FRESH[operationId] !== undefined, write: example.method !== 'get' };
     const failed = failures.get(operationId);
-    if (failed !== undefined) {
-      console.log(`${`${operationId}${FRESH[operationId] ? '*' : ''}`.padEnd(36)}failed: ${failed}`);
+    if (failed !== undefined) return { ...row, failed };
+    const [sqlite, postgres] = results.get(operationId)!;
+    const medianOf = (runs: Measured[], value: (measured: Measured) => number | undefined) => median(runs.map((measured) => value(measured) ?? Number.NaN));
+    return {
+      ...row,
+      rps: [medianOf(sqlite!, (m) => m.rps), medianOf(postgres!, (m) => m.rps)],
+      cpuUs: [medianOf(sqlite!, (m) => m.cpuUs), medianOf(postgres!, (m) => m.cpuUs)],
+      rpsRatios: sqlite!.map((measured, run) => postgres![run]!.rps / measured.rps),
+      cpuRatios: sqlite!.map((measured, run) => postgres![run]!.cpuUs! / measured.cpuUs!).filter(Number.isFinite),
+    };
+  });
+  const heading =
+    `every operation's example, ${operationConnections(settings)} connections, ${settings.runs} interleaved runs (${settings.seconds} s each after as long a warm-up, or ` +
+    `${settings.fresh} requests of a write acting on fresh records; a write on a copy of the world of its own); medians; ratios PostgreSQL/SQLite of each run's figures, median (lowest–highest)`;
+  console.log(`\noperations: ${heading}`);
+  console.log(`${'operation'.padEnd(36)}${'SQLite req/s'.padStart(13)}${'PG req/s'.padStart(10)}${'req/s PG/SQLite'.padStart(24)}${'CPU µs SQLite'.padStart(15)}${'PG'.padStart(7)}${'CPU PG/SQLite'.padStart(24)}`);
+  for (const row of rows) {
+    const name = `${row.operationId}${row.fresh ? '*' : ''}`.padEnd(36);
+    if (row.failed !== undefined) {
+      console.log(`${name}failed: ${row.failed}`);
       continue;
     }
-    const [sqlite, postgres] = results.get(operationId)!;
-    const rps = sqlite!.map((measured, run) => postgres![run]!.rps / measured.rps);
-    const cpu = sqlite!.map((measured, run) => postgres![run]!.cpuUs! / measured.cpuUs!).filter(Number.isFinite);
-    ratios.set(operationId, { rps: median(rps), cpu: cpu.length > 0 ? median(cpu) : Number.NaN });
-    const medianOf = (runs: Measured[], value: (measured: Measured) => number | undefined) => median(runs.map((measured) => value(measured) ?? Number.NaN));
     console.log(
-      `${`${operationId}${FRESH[operationId] ? '*' : ''}`.padEnd(36)}${medianOf(sqlite!, (m) => m.rps).toFixed(0).padStart(13)}${medianOf(postgres!, (m) => m.rps).toFixed(0).padStart(10)}` +
-        `${spread(rps).padStart(24)}${medianOf(sqlite!, (m) => m.cpuUs).toFixed(0).padStart(15)}${medianOf(postgres!, (m) => m.cpuUs).toFixed(0).padStart(7)}${spread(cpu).padStart(24)}`,
+      `${name}${row.rps![0].toFixed(0).padStart(13)}${row.rps![1].toFixed(0).padStart(10)}${spread(row.rpsRatios!).padStart(24)}` +
+        `${row.cpuUs![0].toFixed(0).padStart(15)}${row.cpuUs![1].toFixed(0).padStart(7)}${spread(row.cpuRatios!).padStart(24)}`,
     );
   }
   console.log('* a fresh record for each request (bench/operation-requests.ts, FRESH)');
   console.log(`\nover operations: median (lowest–highest) of each operation's PG/SQLite ratio`);
-  const groups = [
-    ['all', examples],
-    ['reads', examples.filter((example) => example.method === 'get')],
-    ['writes', examples.filter((example) => example.method !== 'get')],
-  ] as const;
-  for (const [name, members] of groups) {
-    const measured = members.map((example) => ratios.get(example.operationId)).filter((ratio) => ratio !== undefined);
-    console.log(
-      `${name.padEnd(8)}${String(measured.length).padStart(4)} operations   req/s PG/SQLite ${spread(measured.map((ratio) => ratio.rps)).padEnd(20)}` +
-        `CPU PG/SQLite ${spread(measured.map((ratio) => ratio.cpu).filter(Number.isFinite))}`,
-    );
+  for (const group of groupsOf(rows)) {
+    console.log(`${group.name.padEnd(8)}${String(group.operations).padStart(4)} operations   req/s PG/SQLite ${spread(group.rps).padEnd(20)}CPU PG/SQLite ${spread(group.cpu)}`);
   }
+  if (settings.figures !== undefined) {
+    writeFileSync(settings.figures, figuresPage(rows, settings, heading, load));
+    console.log(`\noperations: the figures are written to ${settings.figures}`);
+  }
+}
+
+/** One operation's figures (or its failure), as printed and written. */
+interface FigureRow {
+  operationId: string;
+  fresh: boolean;
+  write: boolean;
+  failed?: string;
+  /** Medians over runs: SQLite's, PostgreSQL's. */
+  rps?: [number, number];
+  cpuUs?: [number, number];
+  /** Each run's PostgreSQL/SQLite ratio. */
+  rpsRatios?: number[];
+  cpuRatios?: number[];
+}
+
+/** The spread of the operations' ratios (each the median of its runs'), over all, the reads and the writes. */
+function groupsOf(rows: FigureRow[]): { name: string; operations: number; rps: number[]; cpu: number[] }[] {
+  return (
+    [
+      ['all', rows],
+      ['reads', rows.filter((row) => !row.write)],
+      ['writes', rows.filter((row) => row.write)],
+    ] as const
+  ).map(([name, members]) => {
+    const measured = members.filter((row) => row.failed === undefined);
+    return {
+      name,
+      operations: measured.length,
+      rps: measured.map((row) => median(row.rpsRatios!)),
+      cpu: measured.filter((row) => row.cpuRatios!.length > 0).map((row) => median(row.cpuRatios!)),
+    };
+  });
+}
+
+/** The machine's load averages (1 minute) when the part started and when it ended. */
+type LoadAverages = { start: number; end?: number };
+
+/** The page BENCH_FIGURES names, written whole by each run: the spread over operations, then each operation. */
+function figuresPage(rows: FigureRow[], settings: BenchSettings, heading: string, load: LoadAverages): string {
+  const number = (value: number) => Math.round(value).toLocaleString('en').replaceAll(',', ' ');
+  const command = [
+    'BENCH_PARTS=operations',
+    `BENCH_RUNS=${settings.runs}`,
+    `BENCH_SECONDS=${settings.seconds}`,
+    `BENCH_FRESH=${settings.fresh}`,
+    ...(settings.operations === undefined ? [] : [`BENCH_OPERATIONS=${settings.operations.join(',')}`]),
+    `BENCH_FIGURES=${settings.figures}`,
+    'npm run bench',
+  ].join(' ');
+  const lines = [
+    '# Every operation on PostgreSQL and on SQLite: the figures',
+    '',
+    '<!-- Written by the bench (bench/operations.ts, BENCH_FIGURES): edit nothing here, run it again. -->',
+    '',
+    `\`${command}\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version.slice(1)}, ${cpus().length} cores, load average ` +
+      `${load.start.toFixed(1)} at the start and ${(load.end ?? load.start).toFixed(1)} at the end: ${heading}. What each figure is: ` +
+      '[bench/README.md](../bench/README.md#what-each-measures); what they say: [Performance on PostgreSQL](performance-postgres.md).',
+    '',
+    '| | operations | PG/SQLite req/s, median (lowest–highest) | PG/SQLite server CPU per request, median (lowest–highest) |',
+    '|---|---|---|---|',
+    ...groupsOf(rows).map((group) => `| ${group.name} | ${group.operations} | ${spread(group.rps)} | ${spread(group.cpu)} |`),
+    '',
+    '`*`: a fresh record for each request (`bench/operation-requests.ts`, `FRESH`).',
+    '',
+    '| operation | SQLite req/s | PG req/s | PG/SQLite req/s | CPU µs SQLite / PG | PG/SQLite CPU |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) =>
+      row.failed !== undefined
+        ? `| \`${row.operationId}\`${row.fresh ? '*' : ''} | failed: ${row.failed.replace(/[|\n]/g, ' ').slice(0, 200)} | | | | |`
+        : `| \`${row.operationId}\`${row.fresh ? '*' : ''} | ${number(row.rps![0])} | ${number(row.rps![1])} | ${spread(row.rpsRatios!)} | ` +
+          `${number(row.cpuUs![0])} / ${number(row.cpuUs![1])} | ${spread(row.cpuRatios!)} |`,
+    ),
+    '',
+  ];
+  return lines.join('\n');
 }
 
 /** The world built on each engine, which each measurement's servers run on a copy of. */
@@ -342,8 +422,9 @@ async function measureBoth(engines: Engine[], order: Engine[], example: Operatio
 export async function operations(settings: BenchSettings): Promise<void> {
   const examples = benchedExamples(settings.operations);
   const all = new Map(benchedExamples().map((example) => [example.operationId, example]));
-  const members = 2 * (settings.fresh + WARMUP + settings.connections + 10);
+  const members = 2 * (settings.fresh + WARMUP + operationConnections(settings) + 10);
   const dataDir = temporaryDirectory('docs-bench-operations-');
+  const load: LoadAverages = { start: loadavg()[0]! };
   let postgres: PostgresServer | undefined;
   let outside: Outside | undefined;
   let readers: { engines: Engine[]; end(): Promise<void> } | undefined;
@@ -379,7 +460,8 @@ export async function operations(settings: BenchSettings): Promise<void> {
         }
       }
     }
-    report(examples, results, failures, settings);
+    load.end = loadavg()[0]!;
+    report(examples, results, failures, settings, load);
   } finally {
     await readers?.end();
     await outside?.close();

@@ -27,8 +27,10 @@ export interface BenchSettings {
    * (the JIT still compiles the server's code for a while: a longer warm-up measures a server that has run longer).
    */
   warmup: number;
-  /** BENCH_CONNECTIONS: autocannon's connections. */
+  /** BENCH_CONNECTIONS: autocannon's connections (10; the operations part's own default is 8). */
   connections: number;
+  /** Whether BENCH_CONNECTIONS was set (the operations part takes its own default otherwise). */
+  connectionsSet: boolean;
   /** BENCH_MEMORY_REQUESTS: requests of each run of the memory and bounds parts, sent in 10 parts with the RSS read after each. */
   memoryRequests: number;
   /** BENCH_MEMORY_PAGES: pages of the larger large space of the memory part's second run. */
@@ -69,6 +71,8 @@ export interface BenchSettings {
   operations?: string[];
   /** BENCH_FRESH: requests per measurement of a write that acts on a fresh record each time (the operations part). */
   fresh: number;
+  /** BENCH_FIGURES: a Markdown file the operations part writes its figures to (docs/performance-operations.md); none when unset. */
+  figures?: string;
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -143,6 +147,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     runs: whole('BENCH_RUNS', 2, 1, 100),
     warmup: whole('BENCH_WARMUP', 500, 1, 10_000_000),
     connections: whole('BENCH_CONNECTIONS', 10, 1, 1000),
+    connectionsSet: value('BENCH_CONNECTIONS') !== undefined,
     memoryRequests: whole('BENCH_MEMORY_REQUESTS', 100_000, 10),
     memoryPages: whole('BENCH_MEMORY_PAGES', 4_900, 1, REVISION_LIMITS.pages),
     sizes: wholes('BENCH_SIZES', [100, 1000, 10000, 50000], 1, 10_000_000),
@@ -155,6 +160,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     fresh: whole('BENCH_FRESH', 400, 10, 100_000),
     ...(value('BENCH_BASELINE') === undefined ? {} : { baseline: value('BENCH_BASELINE') }),
     ...(value('BENCH_BASELINE_NODE') === undefined ? {} : { baselineNode: value('BENCH_BASELINE_NODE') }),
+    ...(value('BENCH_FIGURES') === undefined ? {} : { figures: value('BENCH_FIGURES') }),
   };
   const requestsText = value('BENCH_REQUESTS');
   if (requestsText !== undefined) {

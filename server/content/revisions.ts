@@ -88,10 +88,17 @@ export async function getRevision(db: Db, id: string, spaceId: string): Promise<
 }
 
 /** The current content of a space (its main content, not a change request's): its revision must exist. */
-export async function currentRevision(db: Db, space: { id: string; revisionId: string }): Promise<RevisionRecord> {
-  // The caller read the space: its revision exists while it does (revisions go with their space).
-  const revision = keptOf(db.store).get(space.revisionId) ?? (await getRevision(db, space.revisionId, space.id));
-  if (!revision) throw new Error(`revision ${space.revisionId} of space ${space.id} does not exist`);
+export const currentRevision = (db: Db, space: { id: string; revisionId: string }): Promise<RevisionRecord> =>
+  revisionNamed(db, space.revisionId, space.id, `space ${space.id}`);
+
+/**
+ * The revision `revisionId` of space `spaceId` that a row the caller read names (a space's current one, a change
+ * request's): it exists while that row does (revisions go with their space and change request), so one kept parsed is
+ * not read again. `holder` names that row in the error of a revision that does not exist.
+ */
+export async function revisionNamed(db: Db, revisionId: string, spaceId: string, holder: string): Promise<RevisionRecord> {
+  const revision = keptOf(db.store).get(revisionId) ?? (await getRevision(db, revisionId, spaceId));
+  if (!revision) throw new Error(`revision ${revisionId} of ${holder} does not exist`);
   return revision;
 }
 

@@ -6,7 +6,7 @@ import type { Config } from '../common/config.ts';
 import { type Clock, countingClock } from '../common/clock.ts';
 import { newSecret } from '../common/ids.ts';
 import { Cursors } from '../common/paging.ts';
-import type { Db, Store } from '../store/db.ts';
+import type { Db, ReadOptions, Store } from '../store/db.ts';
 import * as meta from '../store/meta.ts';
 
 export interface Urls {
@@ -100,9 +100,12 @@ export function inWrite<T>(ctx: AppContext | Scope, work: (scope: Scope) => Prom
   }, options);
 }
 
-/** Runs `work` with a scope whose reads all see one committed state (Store.read): the reads of one request. */
-export function inRead<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>): Promise<T> {
-  return ctx.store.read((db) => work(scoped(ctx, db)));
+/**
+ * Runs `work` with a scope whose reads all see one committed state (Store.read): the reads of one request. `work` may
+ * run twice (see Store.read). `options.kind`: the kind of request, made once per route (ReadOptions).
+ */
+export function inRead<T>(ctx: AppContext, work: (scope: Scope) => Promise<T>, options?: ReadOptions): Promise<T> {
+  return ctx.store.read((db) => work(scoped(ctx, db)), options);
 }
 
 /** The scope of each context with the store's reader, made once. */

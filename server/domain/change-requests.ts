@@ -7,7 +7,7 @@ import { inWrite, type Scope } from '../context/context.ts';
 import { describeConflicts, mergeContent } from '../content/merge.ts';
 import type { RevisionContent, RevisionRecord, RevisionType } from '../content/model.ts';
 import { pagesForPdf, renderPdf } from '../content/pdf.ts';
-import { createRevision, getRevision, setCurrentRevision } from '../content/revisions.ts';
+import { createRevision, getRevision, revisionNamed, setCurrentRevision } from '../content/revisions.ts';
 import { badRequest, conflict, notFound } from '../common/errors.ts';
 import { storePdf } from './change-request-pdfs.ts';
 import type { Input, Model } from '../common/contract.ts';
@@ -71,8 +71,8 @@ export async function changeRequestAccess(
   spaceId: string,
   changeRequestId: string,
 ): Promise<ChangeRequestAccess> {
-  const access = await spaceAccess(ctx, caller, spaceId);
-  const changeRequest = await getChangeRequestRow(ctx.db, spaceId, changeRequestId);
+  // Read together (one round trip on PostgreSQL): the change request is read within its space, whatever the access.
+  const [access, changeRequest] = await Promise.all([spaceAccess(ctx, caller, spaceId), getChangeRequestRow(ctx.db, spaceId, changeRequestId)]);
   if (!changeRequest) throw notFound(`change request ${changeRequestId} in space ${spaceId}`);
   return { ...access, changeRequest };
 }
@@ -99,11 +99,8 @@ export async function isOutdatedNow(db: Db, row: ChangeRequestRow): Promise<bool
 }
 
 /** The current content of the change request. */
-export async function changeRequestRevision(db: Db, row: ChangeRequestRow): Promise<RevisionRecord> {
-  const revision = await getRevision(db, row.revisionId, row.spaceId);
-  if (!revision) throw new Error(`revision ${row.revisionId} of change request ${row.id} does not exist`);
-  return revision;
-}
+export const changeRequestRevision = (db: Db, row: ChangeRequestRow): Promise<RevisionRecord> =>
+  revisionNamed(db, row.revisionId, row.spaceId, `change request ${row.id}`);
 
 /** Records that a user changed the content of a change request (idempotent). */
 export const addContributor = (db: Db, changeRequestId: string, userId: string): Promise<void> =>
@@ -208,10 +205,6 @@ export function changeRequestsPage(
   });
 }
 
-/** The change request as it is now. */
-async function presentChangeRequestNow(ctx: Scope, id: string): Promise<Model<'ChangeRequest'>> {
-  return presentChangeRequest(ctx, (await getChangeRequestById(ctx.db, id))!);
-}
 
 /** Merged and archived change requests take no more changes: 409. */
 function requireOpenForChanges(changeRequest: ChangeRequestRow, action: string): void {
@@ -246,14 +239,15 @@ export async function createChangeRequest(
   spaceId: string,
   input: Input<'CreateChangeRequestRequest'>,
 ): Promise<Model<'ChangeRequest'>> {
-  const access = await spaceAccess(ctx, caller, spaceId);
+  // The space's next number is read with the access (one round trip on PostgreSQL), and used only when it allows.
+  const [access, number] = await Promise.all([spaceAccess(ctx, caller, spaceId), changeRequests.nextNumber(ctx.db, spaceId)]);
   requireSpace(access, 'edit');
   const now = ctx.now();
   const id = newId();
-  await changeRequests.insert(ctx.db, {
+  const row = {
     id,
     spaceId: spaceId,
-    number: await changeRequests.nextNumber(ctx.db, spaceId),
+    number,
     status: 'open',
     subject: input.subject ?? null,
     agentTaskId: input.agentTaskId ?? null,
@@ -262,9 +256,11 @@ export async function createChangeRequest(
     updatedAt: now,
     revisionId: access.space.revisionId,
     revisionInitial: access.space.revisionId,
-  });
+  } as const;
+  await changeRequests.insert(ctx.db, row);
   await addContributor(ctx.db, id, caller.user.id);
-  return presentChangeRequestNow(ctx, id);
+  // Answered from the row as inserted, not read again: its presentation's reads leave with the inserts.
+  return presentChangeRequest(ctx, parseChangeRequestRow({ ...row, revisionMergedAncestor: null, revisionMerged: null }));
 }
 
 /** Changes the subject or the status of a change request, for those who may edit its space (409 once it is merged). */
@@ -285,8 +281,11 @@ export async function updateChangeRequest(
   if (input.subject !== undefined) changes.subject = input.subject;
   // A status a client may set is one of the change request's statuses (CHANGE_REQUEST_STATES knows it).
   if (input.status !== undefined) changes.status = input.status satisfies ChangeRequestStatus;
-  if (Object.keys(changes).length > 0) await changeRequests.update(ctx.db, changeRequest.id, { ...changes, updatedAt: ctx.now() });
-  return presentChangeRequestNow(ctx, changeRequest.id);
+  if (Object.keys(changes).length === 0) return presentChangeRequest(ctx, changeRequest);
+  const updatedAt = ctx.now();
+  await changeRequests.update(ctx.db, changeRequest.id, { ...changes, updatedAt });
+  // Answered from the row read and the changes made (no trigger changes the row), not read again.
+  return presentChangeRequest(ctx, parseChangeRequestRow({ ...changeRequest, ...changes, updatedAt }));
 }
 
 /**

@@ -198,6 +198,16 @@ async function parentIn(ctx: Scope, organizationId: string, parentId: string): P
   return parent;
 }
 
+/**
+ * The values of `reads`, sent together; when some fail, the first of them in this order fails the whole (as when they
+ * were read one after the other), whichever failed first in time.
+ */
+async function inOrder<T extends readonly unknown[]>(reads: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(reads);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 /** The collection as it is now, with the caller's permissions (read after a change, possibly in a new organization). */
 async function presentCollectionNow(ctx: Scope, collectionId: string, caller: Caller): Promise<Model<'Collection'>> {
   const row = (await getCollectionRow(ctx.db, collectionId))!;
@@ -214,22 +224,27 @@ export async function createCollection(
   organizationId: string,
   input: Input<'CreateCollectionRequest'>,
 ): Promise<Model<'Collection'>> {
-  const access = await organizationAccess(ctx, caller, organizationId);
-  const parent = input.parent === undefined ? null : await parentIn(ctx, organizationId, input.parent);
+  // Read together (one round trip on PostgreSQL), their refusals in this order: the organization's, the parent's.
+  const parentId = input.parent ?? null;
+  const [access, parent, position] = await inOrder([
+    organizationAccess(ctx, caller, organizationId),
+    parentId === null ? null : parentIn(ctx, organizationId, parentId),
+    lastPosition(ctx.db, organizationId, parentId),
+  ] as const);
   await requireCreateIn(ctx.db, access.membership, parent);
-  const parentId = parent?.id ?? null;
-  const id = newId();
-  await collections.insert(ctx.db, {
-    id,
+  const row: CollectionRow = {
+    id: newId(),
     organizationId: organizationId,
     parentId: parentId,
     title: input.title ?? 'Untitled',
     description: null,
     defaultLevel: null,
-    position: await lastPosition(ctx.db, organizationId, parentId),
+    position,
     createdAt: ctx.now(),
-  });
-  return presentCollectionNow(ctx, id, caller);
+  };
+  await collections.insert(ctx.db, row);
+  // Answered from the row as inserted, not read again: its presentation's reads leave with the insert.
+  return presentCollectionFor(ctx, row, access.membership);
 }
 
 /**
@@ -260,12 +275,14 @@ export async function updateCollection(
 ): Promise<Model<'Collection'>> {
   const access = await collectionAccess(ctx, caller, collectionId);
   requireCollection(access, 'admin');
-  await collections.update(ctx.db, access.collection.id, {
+  const changes = {
     ...(input.title !== undefined ? { title: input.title } : {}),
     ...(input.description !== undefined ? { description: input.description === '' ? null : input.description } : {}),
     ...(input.defaultLevel !== undefined ? { defaultLevel: input.defaultLevel } : {}),
-  });
-  return presentCollectionNow(ctx, access.collection.id, caller);
+  };
+  await collections.update(ctx.db, access.collection.id, changes);
+  // Answered from the row read and the changes made (no trigger changes the row), not read again.
+  return presentCollectionFor(ctx, { ...access.collection, ...changes }, access.membership);
 }
 
 /**

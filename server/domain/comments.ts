@@ -43,14 +43,49 @@ export interface CommentScope {
   revisionId: string;
   /** API address of the comments of the scope. */
   location: string;
+  /** The comment and reply the request names, read with the scope (`Named`), each taken by its first read. */
+  ahead?: Ahead;
 }
 
-export async function spaceCommentScope(ctx: Scope, caller: Caller, spaceId: string): Promise<CommentScope> {
+/** The comment and the reply a request's path names (`commentId`, `commentReplyId`). */
+export interface Named {
+  commentId?: string;
+  commentReplyId?: string;
+}
+
+/** The rows of what the request names, read before the scope's access is known (see `readAhead`). */
+interface Ahead {
+  place: comments.CommentPlace;
+  commentId?: string;
+  comment?: Promise<comments.CommentRecord | undefined>;
+  replyId?: string;
+  reply?: Promise<comments.CommentRecord | undefined>;
+}
+
+/**
+ * Sends the reads of the comment and reply `named` in `place` with the scope's own, in one round trip on PostgreSQL
+ * (nothing is shown before the scope's access is checked: `getCommentRow` and `getReplyRow` take them).
+ */
+function readAhead(ctx: Scope, place: comments.CommentPlace, named: Named | undefined): Ahead | undefined {
+  if (named?.commentId === undefined) return undefined;
+  const ahead: Ahead = { place, commentId: named.commentId, comment: comments.getComment(ctx.db, place, named.commentId) };
+  if (named.commentReplyId !== undefined) {
+    ahead.replyId = named.commentReplyId;
+    ahead.reply = comments.getReply(ctx.db, named.commentId, named.commentReplyId);
+  }
+  // A scope refused leaves them unread; their failure is met by whoever takes them.
+  for (const read of [ahead.comment, ahead.reply]) void read?.catch(() => undefined);
+  return ahead;
+}
+
+export async function spaceCommentScope(ctx: Scope, caller: Caller, spaceId: string, named?: Named): Promise<CommentScope> {
+  const ahead = readAhead(ctx, { spaceId, changeRequestId: null }, named);
   const access = await spaceAccess(ctx, caller, spaceId);
   return {
     access,
     revisionId: access.space.revisionId,
     location: ctx.urls.api(`/v1/spaces/${access.space.id}/comments`),
+    ...(ahead === undefined ? {} : { ahead }),
   };
 }
 
@@ -59,13 +94,17 @@ export async function changeRequestCommentScope(
   caller: Caller,
   spaceId: string,
   changeRequestId: string,
+  named?: Named,
 ): Promise<CommentScope> {
+  // Named by its id (not its number), the change request is the place the comments are read in.
+  const ahead = readAhead(ctx, { spaceId, changeRequestId }, named);
   const { changeRequest, ...access } = await changeRequestAccess(ctx, caller, spaceId, changeRequestId);
   return {
     access,
     changeRequest,
     revisionId: changeRequest.revisionId,
     location: ctx.urls.api(`/v1/spaces/${access.space.id}/change-requests/${changeRequest.id}/comments`),
+    ...(ahead === undefined ? {} : { ahead }),
   };
 }
 
@@ -77,7 +116,14 @@ export const placeOf = (scope: CommentScope): comments.CommentPlace => ({
 
 /** The comment `id` of the scope (not a reply), or undefined. */
 export async function getCommentRow(ctx: Scope, scope: CommentScope, id: string): Promise<CommentRow | undefined> {
-  const row = await comments.getComment(ctx.db, placeOf(scope), id);
+  const place = placeOf(scope);
+  const { ahead } = scope;
+  let read: Promise<comments.CommentRecord | undefined> | undefined;
+  if (ahead?.comment !== undefined && ahead.commentId === id && ahead.place.spaceId === place.spaceId && ahead.place.changeRequestId === place.changeRequestId) {
+    read = ahead.comment;
+    ahead.comment = undefined;
+  }
+  const row = await (read ?? comments.getComment(ctx.db, place, id));
   return row === undefined ? undefined : parseCommentRow(row);
 }
 
@@ -88,8 +134,14 @@ export async function requireCommentRow(ctx: Scope, scope: CommentScope, id: str
 }
 
 /** The reply `id` to the comment `parent`, or undefined. */
-export async function getReplyRow(ctx: Scope, parent: CommentRow, id: string): Promise<CommentRow | undefined> {
-  const row = await comments.getReply(ctx.db, parent.id, id);
+export async function getReplyRow(ctx: Scope, parent: CommentRow, id: string, scope?: CommentScope): Promise<CommentRow | undefined> {
+  const ahead = scope?.ahead;
+  let read: Promise<comments.CommentRecord | undefined> | undefined;
+  if (ahead?.reply !== undefined && ahead.commentId === parent.id && ahead.replyId === id) {
+    read = ahead.reply;
+    ahead.reply = undefined;
+  }
+  const row = await (read ?? comments.getReply(ctx.db, parent.id, id));
   return row === undefined ? undefined : parseCommentRow(row);
 }
 
@@ -433,8 +485,8 @@ export function commenterListing(ctx: Scope, scope: CommentScope) {
 }
 
 /** The reply `id` to the comment `parent`: 404 when there is none. */
-export async function requireReplyRow(ctx: Scope, parent: CommentRow, id: string): Promise<CommentRow> {
-  const reply = await getReplyRow(ctx, parent, id);
+export async function requireReplyRow(ctx: Scope, parent: CommentRow, id: string, scope?: CommentScope): Promise<CommentRow> {
+  const reply = await getReplyRow(ctx, parent, id, scope);
   if (!reply) throw notFound(`reply ${id} to comment ${parent.id}`);
   return reply;
 }
@@ -622,7 +674,7 @@ export async function updateReply(
   changes: ReplyChanges,
 ): Promise<Model<'CommentReply'>> {
   const parent = await requireCommentRow(ctx, scope, commentId);
-  const reply = await requireReplyRow(ctx, parent, replyId);
+  const reply = await requireReplyRow(ctx, parent, replyId, scope);
   const permissions = commentPermissions(scope, reply, caller);
   if (changes.body) requireComment(permissions, 'edit');
   if (reacts(changes)) requireComment(permissions, 'reply');
@@ -636,7 +688,7 @@ export async function updateReply(
 
 /** Deletes the reply `replyId` to the comment `commentId` of the scope, when there is one (404 without the comment). */
 export async function deleteReply(ctx: Scope, scope: CommentScope, caller: Caller, commentId: string, replyId: string): Promise<void> {
-  const reply = await getReplyRow(ctx, await requireCommentRow(ctx, scope, commentId), replyId);
+  const reply = await getReplyRow(ctx, await requireCommentRow(ctx, scope, commentId), replyId, scope);
   if (!reply) return;
   requireComment(commentPermissions(scope, reply, caller), 'delete');
   await comments.remove(ctx.db, reply.id);

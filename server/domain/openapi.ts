@@ -82,8 +82,8 @@ export async function openAPISpecAccess(
   organizationId: string,
   slug: string,
 ): Promise<OpenAPIAccess & { spec: OpenAPISpecRow }> {
-  const access = await openAPIAccess(ctx, caller, organizationId);
-  const spec = await getSpecBySlug(ctx.db, organizationId, slug);
+  // Read together (one round trip on PostgreSQL); the organization's refusals first.
+  const [access, spec] = await Promise.all([openAPIAccess(ctx, caller, organizationId), getSpecBySlug(ctx.db, organizationId, slug)]);
   if (!spec) throw notFound(`OpenAPI specification ${slug}`);
   requireOpenAPISpec(access.permissions, 'view');
   return { ...access, spec };

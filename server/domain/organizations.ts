@@ -203,7 +203,8 @@ export async function updateOrganization(
   if (input.ai !== undefined) changes.ai = input.ai ? 1 : 0;
   if (input.inviteLinks !== undefined) changes.inviteLinks = input.inviteLinks ? 1 : 0;
   await organizations.update(ctx.db, id, changes);
-  return presentOrganization(ctx, (await getOrganizationRow(ctx, id))!, access.membership);
+  // Answered from the row read and the changes made (no trigger changes the row), not read again.
+  return presentOrganization(ctx, parseOrganizationRow({ ...access.organization, ...changes }), access.membership);
 }
 
 function badRequestField(field: string, message: string): never {

@@ -55,6 +55,16 @@ export async function requireSamlProvider(ctx: Scope, organizationId: string, id
   return row;
 }
 
+/**
+ * The organization, when the caller administers it, and its provider `id`: read together (one round trip on
+ * PostgreSQL), the organization's refusals first, then the provider's 404.
+ */
+export async function samlProviderAccess(ctx: Scope, caller: Caller, organizationId: string, id: string): Promise<{ access: OrganizationAccess; row: SamlProviderRow }> {
+  const [access, row] = await Promise.all([samlAdminAccess(ctx, caller, organizationId), getSamlProviderRow(ctx, organizationId, id)]);
+  if (!row) throw notFound(`SAML provider ${id}`);
+  return { access, row };
+}
+
 /** The organization, when the caller administers it: 404 for non-members, 403 for other members. */
 export async function samlAdminAccess(ctx: Scope, caller: Caller, organizationId: string): Promise<OrganizationAccess> {
   const access = await organizationAccess(ctx, caller, organizationId);
@@ -189,8 +199,7 @@ export async function updateSamlProvider(
   id: string,
   input: Input<'UpdateSamlProviderRequest'>,
 ): Promise<Model<'SamlProvider'>> {
-  const access = await samlAdminAccess(ctx, caller, organizationId);
-  const row = await requireSamlProvider(ctx, organizationId, id);
+  const { access, row } = await samlProviderAccess(ctx, caller, organizationId, id);
   await saml.update(ctx.db, row.id, await samlColumns(ctx, organizationId, input));
   const updated = await requireSamlProvider(ctx, organizationId, row.id);
   return presentSamlProvider(ctx, updated, access, caller.user.id);

@@ -13,6 +13,7 @@ import {
   commenterListing,
   deleteComment,
   deleteReply,
+  type Named,
   type OutputFormat,
   postComment,
   postReply,
@@ -125,7 +126,7 @@ const operations = {
   },
 
   async getReply(ctx: Scope, scope: CommentScope, commentId: string, replyId: string, format: OutputFormat | undefined, caller: Caller) {
-    const reply = await requireReplyRow(ctx, await requireCommentRow(ctx, scope, commentId), replyId);
+    const reply = await requireReplyRow(ctx, await requireCommentRow(ctx, scope, commentId), replyId, scope);
     return { status: 200 as const, body: await presenter(ctx, scope, caller, format).reply(reply) };
   },
 
@@ -150,9 +151,10 @@ const operations = {
   },
 };
 
-const space = (ctx: Scope, caller: Caller, params: { spaceId: string }) => spaceCommentScope(ctx, caller, params.spaceId);
-const changeRequest = (ctx: Scope, caller: Caller, params: { spaceId: string; changeRequestId: string }) =>
-  changeRequestCommentScope(ctx, caller, params.spaceId, params.changeRequestId);
+// The comment and reply the path names are read with the scope (see `Named`).
+const space = (ctx: Scope, caller: Caller, params: { spaceId: string } & Named) => spaceCommentScope(ctx, caller, params.spaceId, params);
+const changeRequest = (ctx: Scope, caller: Caller, params: { spaceId: string; changeRequestId: string } & Named) =>
+  changeRequestCommentScope(ctx, caller, params.spaceId, params.changeRequestId, params);
 
 export const commentHandlers: HandlerGroup<SpaceOperations | ChangeRequestOperations> = {
   listSpaceComments: async ({ params, query, caller }, ctx) => operations.list(ctx, await space(ctx, caller, params), query, caller),

@@ -6,7 +6,7 @@ import {
   createSamlProvider,
   deleteSamlProvider,
   presentSamlProvider,
-  requireSamlProvider,
+  samlProviderAccess,
   samlAdminAccess,
   samlProvidersPage,
   ssoSignInOptions,
@@ -42,8 +42,7 @@ export const samlHandlers: HandlerGroup<Operations> = {
   },
 
   async getSamlProvider({ params, caller }, ctx) {
-    const access = await samlAdminAccess(ctx, caller, params.organizationId);
-    const row = await requireSamlProvider(ctx, params.organizationId, params.samlProviderId);
+    const { access, row } = await samlProviderAccess(ctx, caller, params.organizationId, params.samlProviderId);
     return { status: 200, body: await presentSamlProvider(ctx, row, access, caller.user.id) };
   },
 
@@ -57,7 +56,8 @@ export const samlHandlers: HandlerGroup<Operations> = {
   },
 
   async listSsoLoginInfo({ params, caller }, ctx) {
-    await organizationAccess(ctx, caller, params.organizationId);
-    return { status: 200, body: { items: await ssoSignInOptions(ctx, params.organizationId) } };
+    // Read together (one round trip on PostgreSQL); the organization's 404 first.
+    const [, items] = await Promise.all([organizationAccess(ctx, caller, params.organizationId), ssoSignInOptions(ctx, params.organizationId)]);
+    return { status: 200, body: { items } };
   },
 };

@@ -1,7 +1,7 @@
 // Teams of an organization: listing (with the owner and title filters), creation, renaming and deletion.
 import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
 import { listId } from '../common/paging.ts';
-import { createTeam, deleteTeam, presentTeam, presentTeams, renameTeam, requireTeam, teamAccess, teamsPage } from '../domain/teams.ts';
+import { createTeam, deleteTeam, presentTeam, presentTeams, renameTeam, requireTeam, teamAccess, teamFigures, teamsPage } from '../domain/teams.ts';
 import type { HandlerGroup } from './types.ts';
 
 type Operations = 'listTeams' | 'createTeam' | 'getTeam' | 'deleteTeam' | 'updateTeam';
@@ -26,9 +26,10 @@ export const teamHandlers: HandlerGroup<Operations> = {
   },
 
   async getTeam({ params, caller }, ctx) {
-    const access = await teamAccess(ctx, caller, params.organizationId, params.teamId);
+    // The team's figures are read with its access (one round trip on PostgreSQL), and shown only when it allows.
+    const [access, figures] = await Promise.all([teamAccess(ctx, caller, params.organizationId, params.teamId), teamFigures(ctx, [params.teamId], caller.user.id)]);
     requireTeam(access, 'view');
-    return { status: 200, body: await presentTeam(ctx, access.team, access.organization, caller.user.id) };
+    return { status: 200, body: await presentTeam(ctx, access.team, access.organization, caller.user.id, figures) };
   },
 
   async deleteTeam({ params, caller }, ctx) {

@@ -142,6 +142,8 @@ function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run
   // operation that answers anything else pays nothing for them.
   let lists: boolean | undefined;
   const ahead = membershipsAhead();
+  // This route's requests, as the store learns how many statements they read (ReadOptions.kind).
+  const kind = {};
   return async (req, res, request) => {
     const userId = req.caller?.user.id;
     // Per user and address: a handler sees nothing else of the request.
@@ -161,7 +163,7 @@ function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run
         const answered = await handler(request, scope);
         ahead.after(scope.db);
         return answered;
-      }),
+      }, { kind }),
     );
     if (kept) {
       const unchanged = listPageCache.unchangedSince(changes!);

@@ -367,6 +367,16 @@ export interface WriteOptions {
   reading?: Db;
 }
 
+/** Options of `Store.read`. */
+export interface ReadOptions {
+  /**
+   * The kind of request these reads answer (an object made once per route): PostgreSQL begins a request's reads in a
+   * snapshot at once when the last request of its kind read several statements, so that a kind that always does pays no
+   * first statement read twice, and without one otherwise (see `read`). Unset: without.
+   */
+  kind?: object;
+}
+
 /** The database: reads, write transactions, and what the server needs to know of it. */
 export interface Store {
   readonly engine: Engine;
@@ -384,11 +394,14 @@ export interface Store {
    * Runs `work` with a handle whose statements all see one committed state of the database: the reads of one request
    * (a GET's, a file's bytes), so that an answer made of several statements (a list and its count, a site's structure)
    * is never made of two moments. PostgreSQL: a read-only REPEATABLE READ transaction on a connection held from the
-   * first statement, which carries its BEGIN, to the end of `work`. SQLite: its one connection, whose statements run in
-   * the server's thread one at a time. The handle refuses writes, as `reader` does (a write of the request goes through
-   * `write` with `reading`).
+   * first statement, which carries its BEGIN, to the end of `work`; but a request whose first statement is alone (the
+   * work waits for its answer before it sends another) sends it outside any transaction, a moment by itself, and takes
+   * the snapshot only if it sends a second, where the first is read again: should its rows have changed, `work` runs
+   * again, in a snapshot from its first statement (so `work` must do nothing a second run may not repeat, as a write's).
+   * SQLite: its one connection, whose statements run in the server's thread one at a time. The handle refuses writes,
+   * as `reader` does (a write of the request goes through `write` with `reading`).
    */
-  read<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  read<T>(work: (db: Db) => Promise<T>, options?: ReadOptions): Promise<T>;
   /**
    * Runs `work` in a write transaction and resolves once its changes are committed; when `work` throws, its changes
    * are undone and the promise rejects, so a failed request changes nothing. On PostgreSQL `work` runs again when

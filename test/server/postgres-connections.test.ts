@@ -56,7 +56,8 @@ describe("a request's reads", () => {
   test('see the snapshot their first statement took, on one connection, whatever commits meanwhile', async () => {
     await other.query(`INSERT INTO scratch (id, value) VALUES ('read', 1)`);
     const seen = await store.read(async (db) => {
-      const first = await valueOf(db, 'read');
+      // Two statements at once: the snapshot is taken by the first of them.
+      const [first] = await Promise.all([valueOf(db, 'read'), valueOf(db, 'read')]);
       await other.query(`UPDATE scratch SET value = 2 WHERE id = 'read'`);
       const { pid: one } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
       const [second, { pid: two }] = await Promise.all([valueOf(db, 'read'), db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`).then((row) => row!)]);
@@ -67,10 +68,39 @@ describe("a request's reads", () => {
     expect(await store.read((db) => valueOf(db, 'read'))).toBe(2);
   });
 
+  test('a first statement alone goes outside any transaction; a second takes the snapshot, where the first is read again: unchanged, the work runs once; changed, it runs again in a snapshot from its start', async () => {
+    await other.query(`INSERT INTO scratch (id, value) VALUES ('alone', 1)`);
+    const inTransaction = sql<{ open: boolean }>`SELECT current_setting('transaction_read_only') = 'on' AS open`;
+    expect((await store.read((db) => db.first(inTransaction)))!.open).toBe(false);
+    let runs = 0;
+    const unchanged = await store.read(async (db) => {
+      runs++;
+      const first = await valueOf(db, 'alone');
+      const [second, inside] = await Promise.all([valueOf(db, 'alone'), db.first(inTransaction)]);
+      return { first, second, inside: inside!.open };
+    });
+    expect({ ...unchanged, runs }).toEqual({ first: 1, second: 1, inside: true, runs: 1 });
+    runs = 0;
+    const changed = await store.read(async (db) => {
+      runs++;
+      const first = await valueOf(db, 'alone');
+      if (runs === 1) await other.query(`UPDATE scratch SET value = value + 1 WHERE id = 'alone'`);
+      const second = await valueOf(db, 'alone');
+      return { first, second };
+    });
+    expect({ ...changed, runs }).toEqual({ first: 2, second: 2, runs: 2 });
+    // A kind of request whose last request read several statements begins its next in a snapshot at once.
+    const kind = {};
+    await store.read(async (db) => [await valueOf(db, 'alone'), await valueOf(db, 'alone')], { kind });
+    expect((await store.read((db) => db.first(inTransaction), { kind }))!.open).toBe(true);
+    expect((await store.read((db) => db.first(inTransaction), { kind }))!.open).toBe(false);
+  });
+
   test('in a read-only transaction that ends after them: a write through them is refused, and no transaction stays open', async () => {
     await expect(store.read((db) => db.all(sql`INSERT INTO scratch (id, value) VALUES ('refused', 1)`))).rejects.toThrow(/Store\.write/);
-    // A write the store cannot tell from a read (a function that writes) is refused by PostgreSQL.
-    await expect(store.read((db) => db.all(sql`SELECT nextval('store_changes')`))).rejects.toThrow(/read-only transaction/);
+    // A write the store cannot tell from a read (a function that writes) is refused by PostgreSQL in the snapshot (a
+    // first statement alone runs outside any transaction, as the reader's do).
+    await expect(store.read((db) => Promise.all([valueOf(db, 'read'), db.all(sql`SELECT nextval('store_changes')`)]))).rejects.toThrow(/read-only transaction/);
     await store.read((db) => valueOf(db, 'read'));
     // Its COMMIT leaves with the next statement on its connection, or alone at the end of the turn.
     const open = async () =>

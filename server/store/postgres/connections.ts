@@ -120,12 +120,38 @@ export class Held {
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY';
 
 /**
+ * The error of a request's read made after its first statement's rows, read outside any transaction, were found changed
+ * in the snapshot taken for its second (see `Snapshot`): the request's reads run again, in one snapshot from the start.
+ */
+export class StaleRead extends Error {
+  constructor() {
+    super('the first read of the request changed before its second: its reads run again in one snapshot');
+  }
+}
+
+/** A statement of a request's reads, waiting for the end of its first burst (see `Snapshot`). */
+interface Waiting {
+  text: string;
+  parameters: readonly unknown[];
+  prepare: boolean;
+  resolve(rows: Rows): void;
+  reject(error: unknown): void;
+}
+
+/**
  * The connection of one request's reads (`PostgresStore.read`), held from its first statement to the end of its work.
  * That statement leaves with the BEGIN of a read-only REPEATABLE READ transaction, in one round trip, and takes the
  * snapshot every later statement sees: the reads of a request see one committed state. At the end the COMMIT is sent
  * and the connection given back at once (the next user's statements follow the COMMIT on it). A write the request makes
  * while it reads (`lend`) runs on the same connection, after the read's transaction; its next statement begins another
  * transaction, whose snapshot holds that write.
+ *
+ * `alone`: a statement that is one moment by itself needs no snapshot, so a request whose first statements (those its
+ * work sends before it waits for any answer) are one goes without: that statement is sent on the pool, outside any
+ * transaction, with other requests' reads, and no BEGIN or COMMIT is sent. Should the request send a second statement
+ * after it, the snapshot is taken then, with that statement, and the first is read again in it: the same rows, and
+ * the request's reads are one moment, the snapshot's; other rows, and its reads are `stale` (each later one fails
+ * with `StaleRead`), and the request runs again in a snapshot from its first statement.
  */
 export class Snapshot {
   /** The connection, once a statement asked for it. */
@@ -135,12 +161,43 @@ export class Snapshot {
   /** A write of the request runs on the connection (`lend`). */
   private lent = false;
   private ended = false;
+  /** The statements of the first burst, while it gathers (`alone`). */
+  private burst: Waiting[] | undefined;
+  /** The first statement, sent alone outside any transaction, until the snapshot is taken and it is read again there. */
+  private first: { text: string; parameters: readonly unknown[]; prepare: boolean; rows: Promise<Rows> } | undefined;
+  /** The first statement read again in the snapshot and compared, once a second statement asked for the snapshot. */
+  private checked: Promise<void> | undefined;
+  /** The first statement's rows changed before the snapshot was taken: the request's reads run again. */
+  stale = false;
+  /** Statements the request sent. */
+  statements = 0;
 
-  constructor(private readonly connections: Connections) {}
+  constructor(
+    private readonly connections: Connections,
+    private readonly alone = false,
+  ) {}
 
   /** A statement of the request's reads, in its transaction (begun with the first). */
   async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     if (this.ended) throw new Error(`a read after the end of its request: ${text.slice(0, 80)}`);
+    if (this.stale) throw new StaleRead();
+    this.statements++;
+    if (this.alone && this.held === undefined && this.first === undefined) return this.gather(text, parameters, prepare);
+    if (this.first !== undefined) {
+      const first = this.first;
+      this.first = undefined;
+      this.checked = this.readAgain(first);
+    }
+    const rows = this.inTransaction(text, parameters, prepare);
+    if (this.checked === undefined) return await rows;
+    // The answer counts once the first statement is known to be of the snapshot's moment.
+    const [answer] = await Promise.all([rows, this.checked]);
+    if (this.stale) throw new StaleRead();
+    return answer;
+  }
+
+  /** A statement in the transaction on the held connection, begun with the first such statement. */
+  private async inTransaction(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     const held = await (this.held ??= this.connections.hold());
     if (this.begun === undefined) {
       this.begun = held.control(BEGIN_READ);
@@ -151,8 +208,61 @@ export class Snapshot {
     return rows;
   }
 
+  /**
+   * A statement of the first burst: the statements the work sends before the microtasks of this turn have run (those it
+   * sends without waiting for an answer). One alone goes to the pool; several begin the snapshot together.
+   */
+  private gather(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
+    return new Promise<Rows>((resolve, reject) => {
+      const waiting = { text, parameters, prepare, resolve, reject };
+      if (this.burst !== undefined) return void this.burst.push(waiting);
+      this.burst = [waiting];
+      // After every microtask queued meanwhile (process.nextTick queued from one runs once they all have).
+      queueMicrotask(() => process.nextTick(() => this.flush()));
+    });
+  }
+
+  private flush(): void {
+    const burst = this.burst!;
+    this.burst = undefined;
+    if (this.ended) {
+      for (const waiting of burst) waiting.reject(new Error(`a read after the end of its request: ${waiting.text.slice(0, 80)}`));
+      return;
+    }
+    if (burst.length === 1 && this.held === undefined) {
+      const [only] = burst as [Waiting];
+      const rows = this.connections.read(only.text, only.parameters, only.prepare);
+      this.first = { text: only.text, parameters: only.parameters, prepare: only.prepare, rows };
+      rows.then(only.resolve, only.reject);
+      return;
+    }
+    for (const waiting of burst) this.inTransaction(waiting.text, waiting.parameters, waiting.prepare).then(waiting.resolve, waiting.reject);
+  }
+
+  /** The first statement read again in the snapshot: its rows then and now must be the same (`stale` otherwise). */
+  private async readAgain(first: { text: string; parameters: readonly unknown[]; prepare: boolean; rows: Promise<Rows> }): Promise<void> {
+    const again = this.inTransaction(first.text, first.parameters, first.prepare);
+    again.catch(() => undefined);
+    let before: Rows;
+    try {
+      before = await first.rows;
+    } catch {
+      // The work met that failure itself.
+      return;
+    }
+    if (!sameRows(before, await again)) this.stale = true;
+  }
+
+  /** Resolves once the first statement is known to be of the snapshot's moment, or not (`stale`). */
+  async settled(): Promise<void> {
+    await this.checked?.catch(() => undefined);
+  }
+
   /** The connection for a write of this request: the read's transaction ends there (see above). */
   async lend(): Promise<Held> {
+    if (this.stale) throw new StaleRead();
+    // The request's reads are of two moments from here on, by design: its first statement is not read again.
+    this.first = undefined;
     const held = await (this.held ??= this.connections.hold());
     this.lent = true;
     // The read's transaction ends with the write's first statement (see `Connection.commitDue`).
@@ -188,6 +298,55 @@ export class Snapshot {
       else connection.release();
     });
   }
+}
+
+/**
+ * Runs `work`, the reads of one request, with a `Snapshot`: begun without one (`alone`) unless the last request of its
+ * `kind` read several statements (`several`, kept per kind), and run again in a snapshot from its start when its first
+ * statement's rows changed before its second (`stale`).
+ */
+export async function readRequest<T>(connections: Connections, several: WeakMap<object, boolean>, kind: object | undefined, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  let alone = kind === undefined || several.get(kind) !== true;
+  for (;;) {
+    const snapshot = new Snapshot(connections, alone);
+    let result: T;
+    try {
+      result = await work(snapshot);
+    } catch (error) {
+      await snapshot.settled();
+      if (!snapshot.stale) throw error;
+      alone = false;
+      continue;
+    } finally {
+      snapshot.end();
+    }
+    await snapshot.settled();
+    if (snapshot.stale) {
+      alone = false;
+      continue;
+    }
+    if (kind !== undefined) several.set(kind, snapshot.statements > 1);
+    return result;
+  }
+}
+
+/** Whether two answers of one statement hold the same rows, in the same order. */
+export function sameRows(a: readonly Record<string, unknown>[], b: readonly Record<string, unknown>[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const left = a[i]!;
+    const right = b[i]!;
+    for (const name in left) if (!sameValue(left[name], right[name])) return false;
+  }
+  return true;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(a, b) === 0;
+  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) return JSON.stringify(a) === JSON.stringify(b);
+  // NaN is its own value.
+  return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
 }
 
 /** Sends the COMMIT due on `connection` (see `Connection.commitDue`), before what is sent next on it. */

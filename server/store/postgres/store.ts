@@ -19,8 +19,8 @@ import type postgres from 'postgres';
 import { DomainError, Refusal, unavailable } from '../../common/errors.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
-import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type Store, type WriteOptions, writeRefused } from '../db.ts';
-import { Connections, type Held, type Rows, Snapshot } from './connections.ts';
+import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type ReadOptions, type Store, type WriteOptions, writeRefused } from '../db.ts';
+import { Connections, type Held, readRequest, type Rows, type Snapshot } from './connections.ts';
 import type { Schema } from '../schema.ts';
 import { postgresSpecific } from './specific.ts';
 
@@ -340,6 +340,8 @@ export class PostgresStore implements Store {
   applied: string[] = [];
   /** The connection of each request's reads, by their handle (see `read`). */
   private readonly snapshots = new WeakMap<Db, Snapshot>();
+  /** Per kind of request (`ReadOptions.kind`), whether its last request read several statements. */
+  private readonly severalReads = new WeakMap<object, boolean>();
 
   /** How many times a connection of the pool closed and was replaced (a backend ended, the network lost). */
   get connectionsReplaced(): number {
@@ -457,17 +459,14 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** The reads of one request, on a connection of their own (see Store.read and `Snapshot`). */
-  async read<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    if (this.closed) throw unavailable('the database is closed');
-    const snapshot = new Snapshot(this.connections);
-    const db = new EngineDb(this, new PostgresDriver(this, snapshot));
-    this.snapshots.set(db, snapshot);
-    try {
-      return await work(db);
-    } finally {
-      snapshot.end();
-    }
+  /** The reads of one request (see Store.read, and `readRequest` for how they begin). */
+  read<T>(work: (db: Db) => Promise<T>, options: ReadOptions = {}): Promise<T> {
+    if (this.closed) return Promise.reject(unavailable('the database is closed'));
+    return readRequest(this.connections, this.severalReads, options.kind, (snapshot) => {
+      const db = new EngineDb(this, new PostgresDriver(this, snapshot));
+      this.snapshots.set(db, snapshot);
+      return work(db);
+    });
   }
 
   write<T>(work: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {

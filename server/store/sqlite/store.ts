@@ -19,7 +19,7 @@ import { unavailable } from '../../common/errors.ts';
 import { atTurnEnd } from '../../common/turn-end.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
-import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, rowOf, type Store, writeRefused } from '../db.ts';
+import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type ReadOptions, rowOf, type Store, writeRefused } from '../db.ts';
 import type { Schema } from '../schema.ts';
 import { sqliteSpecific } from './specific.ts';
 
@@ -235,7 +235,7 @@ export class SqliteStore implements Store {
    * A request's reads: on the connection, whose statements run one at a time in this thread (Store.read), through a
    * handle of their own (what a unit of work keeps of its reads is its own: members.ts).
    */
-  read<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  read<T>(work: (db: Db) => Promise<T>, _options?: ReadOptions): Promise<T> {
     return work(new EngineDb(this, this.driver));
   }
 
