@@ -25,6 +25,8 @@ const THOUSANDS = { timeout: 240_000 };
 /** Requests in flight at once. */
 const AT_ONCE = 16;
 const LIST_CACHE_MB = 1;
+/** The valid tokens the requests send. */
+const VALID_TOKENS = 2;
 
 interface Sent {
   method?: string;
@@ -75,7 +77,12 @@ async function unchangedBy(one: (i: number) => Sent, distinct: (i: number) => Se
   const before = kept();
   const answered = await send(DISTINCT, distinct);
   expect(Object.keys(answered).map(Number).sort()).toEqual(statuses);
-  expect(kept()).toEqual(before);
+  const { callers, ...after } = kept();
+  const { callers: _, ...was } = before;
+  expect(after).toEqual(was);
+  // The callers of the valid tokens these requests send (reader's, admin's), once remembered: on PostgreSQL, only once
+  // the instance hears of new tokens (auth/caller.ts), which may come after the first requests.
+  expect(callers).toBeLessThanOrEqual(VALID_TOKENS);
 }
 
 const spaces = `/v1/orgs/${ACME}/spaces`;
