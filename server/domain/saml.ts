@@ -105,13 +105,14 @@ export async function samlColumns(
   }
   if (body.entityID !== undefined) {
     if (isBlank(body.entityID)) throw badRequest('entityID: must not be blank');
-    columns.entityId = body.entityID.trim();
+    // Stored as sent, as every field is read back (the blank check alone looks past whitespace).
+    columns.entityId = body.entityID;
   }
   if (body.certificate !== undefined) {
     if (!isCertificate(body.certificate.trim())) {
       throw badRequest('certificate: not an X.509 certificate (PEM, or base64 DER)');
     }
-    columns.certificate = body.certificate.trim();
+    columns.certificate = body.certificate;
   }
   if (body.defaultTeam !== undefined) {
     if (!(await getTeamRow(ctx.db, organizationId, body.defaultTeam))) {

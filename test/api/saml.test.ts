@@ -89,6 +89,14 @@ describe('POST /v1/orgs/{organizationId}/saml', () => {
     );
   });
 
+  test('reads back the entity id and certificate as sent, whitespace around them included', async () => {
+    // A PEM file ends with a newline; an entity id pasted from metadata may carry a space.
+    const sent = { label: 'Pasted', ssoURL: IDP.ssoURL, entityID: ' https://idp.acme.test/metadata ', certificate: `${CERTIFICATE}\n` };
+    const created = await createProvider(sent);
+    expect(created).toMatchObject({ ...sent, status: 'active' });
+    expect(ok(await ctx.server.as('admin').GET('/v1/orgs/{organizationId}/saml/{samlProviderId}', provider(created.id)))).toMatchObject(sent);
+  });
+
   test('defaultRole null makes members signing in through the provider guests', async () => {
     const created = await createProvider({ label: 'Guests', defaultRole: null });
     expect(created.defaultRole).toBeNull();
