@@ -160,6 +160,9 @@ describe("the harness's usage record", THOUSANDS, () => {
       seed: { users: [{ id: 'ann', displayName: 'Ann', tokens: ['ann'] }], organizations: [{ id: 'acme', title: 'Acme', members: [{ user: 'ann', role: 'admin' }] }] },
       inProcess: true,
       usage: folder,
+      // The harness reads its variables alone: the run's speed mechanisms are passed on, as the suite's own servers
+      // take them (a wrapper installed here would be the process's for every later server: content.test.ts counts it).
+      env: process.env.SPEEDUPS_OFF ? { SPEEDUPS_OFF: process.env.SPEEDUPS_OFF } : {},
     });
     try {
       const call = (at: string, init: RequestInit = {}) =>
