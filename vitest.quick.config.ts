@@ -7,7 +7,8 @@ import { SHARED } from './vitest.config.ts';
  * the API suites on SQLite in process, the server's tests below the API, the client's, and the contract's checks;
  * it leaves out PostgreSQL (TEST_POSTGRES=off: a test of both engines runs on SQLite alone), the packages, the other
  * runtimes, the development loop, the browser, servers as processes (start-up, signals, instances, outages, a full
- * disk) and the whole-repository tooling (the gate's release story in a copy, `npm run check`'s own test, lint runs).
+ * disk), the bounds probes, the consumer corpus and the whole-repository tooling (the gate's release story in a copy,
+ * `npm run check`'s own test, lint runs).
  * test/README.md gives what it caught of mistakes seeded in the server against the whole suite.
  */
 export default defineConfig({
@@ -50,6 +51,10 @@ export default defineConfig({
       'test/contract/breaking-properties-changes.test.ts',
       'test/contract/breaking-properties-rewrites.test.ts',
       'test/contract/breaking-properties-unions-schemes.test.ts',
+      // Probes of thousands of requests (what the server keeps stays bounded) and the consumer corpus through the real
+      // commands and PactFlow's engine: a third of the tier's time, for changes a handler rarely makes.
+      'test/api/request-bounds.test.ts',
+      'test/contract/consumer-corpus.test.ts',
       // The guard of the validator wrapper, which a change to the server's behaviour does not reach (CI runs it on
       // every runtime).
       'test/server/validator.test.ts',
