@@ -34,14 +34,9 @@ async function teamRole(db: Db, teamId: string, userId: string): Promise<Model<'
 }
 
 /**
- * Organization admins and the team's owners administer a team; members who may list teams, and the team's own
- * members, view it.
+ * The permissions on a team of a caller with this role in it (undefined: not a member): organization admins and the
+ * team's owners administer a team; members who may list teams, and the team's own members, view it.
  */
-export async function teamPermissions(db: Db, team: TeamRow, access: OrganizationAccess, userId: string): Promise<TeamPermissions> {
-  return permissionsOf(await teamRole(db, team.id, userId), access);
-}
-
-/** The permissions on a team of a caller with this role in it (undefined: not a member). */
 const permissionsOf = (role: Model<'TeamMemberRole'> | undefined, access: OrganizationAccess): TeamPermissions => ({
   admin: access.permissions.admin || (role !== undefined && TEAM_ROLES[role].admin),
   view: access.permissions.listTeams || role !== undefined,
@@ -55,14 +50,20 @@ export interface TeamAccess {
 
 /** The team, for a member of its organization; otherwise 404. */
 export async function teamAccess(ctx: Scope, caller: Caller, organizationId: string, teamId: string): Promise<TeamAccess> {
+  const access = await teamAccessIfAny(ctx, caller, organizationId, teamId);
+  if (!access) throw notFound(`team ${teamId}`);
+  return access;
+}
+
+/** The team with the caller's permissions on it, for a member of its organization (404 otherwise); undefined when there is no such team. */
+async function teamAccessIfAny(ctx: Scope, caller: Caller, organizationId: string, teamId: string): Promise<TeamAccess | undefined> {
   // Read together: one round trip on PostgreSQL (the organization's 404 first, as when read one after the other).
   const [organization, team, role] = await Promise.all([
     organizationAccess(ctx, caller, organizationId),
     getTeamRow(ctx.db, organizationId, teamId),
     teamRole(ctx.db, teamId, caller.user.id),
   ]);
-  if (!team) throw notFound(`team ${teamId}`);
-  return { organization, team, permissions: permissionsOf(role, organization) };
+  return team ? { organization, team, permissions: permissionsOf(role, organization) } : undefined;
 }
 
 /** Throws 403 unless the caller has `permission` on the team. */
@@ -129,16 +130,11 @@ export async function renameTeam(ctx: Scope, caller: Caller, organizationId: str
 
 /** Deletes a team, for its admins (for members of the organization, a team already gone is no error). */
 export async function deleteTeam(ctx: Scope, caller: Caller, organizationId: string, teamId: string): Promise<void> {
-  // Read together: one round trip on PostgreSQL (the organization's 404 first, as when read one after the other).
-  const [organization, team, role] = await Promise.all([
-    organizationAccess(ctx, caller, organizationId),
-    getTeamRow(ctx.db, organizationId, teamId),
-    teamRole(ctx.db, teamId, caller.user.id),
-  ]);
-  if (!team) return;
-  requireTeam({ organization, team, permissions: permissionsOf(role, organization) }, 'admin');
+  const access = await teamAccessIfAny(ctx, caller, organizationId, teamId);
+  if (!access) return;
+  requireTeam(access, 'admin');
   // Memberships and space grants go with the team; SAML providers joining members to it no longer do.
-  await teams.remove(ctx.db, team.id);
+  await teams.remove(ctx.db, access.team.id);
 }
 
 /** What a page of teams shows beside their rows: their members' and live spaces' counts, the caller's role in each. */
