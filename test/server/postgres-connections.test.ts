@@ -102,7 +102,7 @@ describe("a request's reads", () => {
     // first statement alone runs outside any transaction, as the reader's do).
     await expect(store.read((db) => Promise.all([valueOf(db, 'read'), db.all(sql`SELECT nextval('store_changes')`)]))).rejects.toThrow(/read-only transaction/);
     await store.read((db) => valueOf(db, 'read'));
-    // Its COMMIT leaves with the next statement on its connection, or alone at the end of the turn.
+    // Its COMMIT leaves with the next statement on its connection, or alone at most COMMIT_WAIT_MS (50 ms) later.
     const open = async () =>
       Number((await other.query<{ n: string }>(
         `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND application_name = 'docs-platform-server'`,

@@ -23,12 +23,24 @@ class Connection {
   ending = false;
   /**
    * A request's read transaction is still open on it (`Snapshot.end`): its COMMIT leaves with the next statement sent
-   * on it, in the same write, or alone at the end of the turn when none is.
+   * on it, in the same write, or alone at most `COMMIT_WAIT_MS` later (`commitLater`).
    */
   commitDue = false;
+  private commitTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly open: OpenClient) {
     this.sql = this.client();
+  }
+
+  /** The COMMIT due is sent alone if no statement took it within `COMMIT_WAIT_MS` (a held connection's next one will). */
+  commitLater(): void {
+    if (this.commitTimer !== undefined) return;
+    this.commitTimer = setTimeout(() => {
+      this.commitTimer = undefined;
+      if (this.held) return;
+      settle(this);
+    }, COMMIT_WAIT_MS);
+    this.commitTimer.unref();
   }
 
   private client(): postgres.Sql {
@@ -89,18 +101,14 @@ export class Held {
   }
 
   /**
-   * The read transaction open on the connection ends with whatever is sent on it next (`Connection.commitDue`), or at
-   * the end of this turn of the event loop; the connection goes back to the pool now.
+   * The read transaction open on the connection ends with whatever is sent on it next (`Connection.commitDue`), or
+   * alone at most `COMMIT_WAIT_MS` later; the connection goes back to the pool now.
    */
   releaseOpen(): void {
     const { connection } = this;
     if (connection.generation === this.generation) {
       connection.commitDue = true;
-      setImmediate(() => {
-        if (!connection.commitDue || connection.held) return;
-        connection.commitDue = false;
-        connection.sql.unsafe('COMMIT').catch(() => undefined);
-      });
+      connection.commitLater();
     }
     this.release();
   }
@@ -115,6 +123,14 @@ export class Held {
     if (this.connection.generation === this.generation) this.connection.replace();
   }
 }
+
+/**
+ * How long a request's read transaction may stay open on a connection after its request, its COMMIT waiting to leave with the
+ * next statement sent there. Under load the next request takes the connection sooner and the COMMIT costs no write of
+ * its own (a write and a wake-up of PostgreSQL and of this process); idle, the snapshot is held this long more, which
+ * delays nothing but DDL (a migration) by as much. Undo: 0 sends it alone on the next turn's timers.
+ */
+const COMMIT_WAIT_MS = 50;
 
 /** How a request's reads begin: one snapshot for all of them, and no write. */
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY';
