@@ -217,7 +217,28 @@ export function getVersionRow(db: Db, spec: OpenAPISpecRow, versionId: string): 
 /** A version of the spec, or its latest one (`latest`); 404 when there is none (yet). */
 export async function requireVersion(db: Db, spec: OpenAPISpecRow, versionId: string | 'latest'): Promise<OpenAPISpecVersionRow> {
   const id = versionId === 'latest' ? spec.lastVersionId : versionId;
-  const version = id ? await getVersionRow(db, spec, id) : undefined;
+  return versionFound(spec, versionId, id ? await getVersionRow(db, spec, id) : undefined);
+}
+
+/**
+ * A version (or the latest) of a spec the caller may view, read with the spec and the caller's access (one round trip
+ * on PostgreSQL): `openAPISpecAccess`'s refusals first, then 404 when there is no such version (yet).
+ */
+export async function openAPISpecVersionAccess(
+  ctx: Scope,
+  caller: Caller,
+  organizationId: string,
+  slug: string,
+  versionId: string | 'latest',
+): Promise<{ spec: OpenAPISpecRow; version: OpenAPISpecVersionRow }> {
+  const [{ spec }, version] = await Promise.all([
+    openAPISpecAccess(ctx, caller, organizationId, slug),
+    openapi.getVersionBySlug(ctx.db, organizationId, slug, versionId),
+  ]);
+  return { spec, version: versionFound(spec, versionId, version) };
+}
+
+function versionFound(spec: OpenAPISpecRow, versionId: string | 'latest', version: OpenAPISpecVersionRow | undefined): OpenAPISpecVersionRow {
   if (!version) {
     throw notFound(versionId === 'latest' ? `a version of OpenAPI specification ${spec.slug}` : `version ${versionId}`);
   }

@@ -8,13 +8,13 @@ import {
   deleteOpenAPISpec,
   openAPIAccess,
   openAPISpecAccess,
+  openAPISpecVersionAccess,
   openAPISpecsPage,
   openAPISpecVersionsPage,
   presentOpenAPISpec,
   presentVersion,
   presentVersionContent,
   putOpenAPISpec,
-  requireVersion,
   servedVersion,
   setOpenAPISpecVisibility,
 } from '../domain/openapi.ts';
@@ -76,23 +76,23 @@ export const openAPISpecHandlers: HandlerGroup<Operations> = {
   },
 
   async getLatestOpenAPISpecVersion({ params, caller }, ctx) {
-    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-    return { status: 200, body: presentVersion(ctx, spec, await requireVersion(ctx.db, spec, 'latest')) };
+    const { spec, version } = await openAPISpecVersionAccess(ctx, caller, params.organizationId, params.specSlug, 'latest');
+    return { status: 200, body: presentVersion(ctx, spec, version) };
   },
 
   async getLatestOpenAPISpecVersionContent({ params, caller }, ctx) {
-    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-    return { status: 200, body: presentVersionContent(ctx, spec, await requireVersion(ctx.db, spec, 'latest')) };
+    const { spec, version } = await openAPISpecVersionAccess(ctx, caller, params.organizationId, params.specSlug, 'latest');
+    return { status: 200, body: presentVersionContent(ctx, spec, version) };
   },
 
   async getOpenAPISpecVersion({ params, caller }, ctx) {
-    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-    return { status: 200, body: presentVersion(ctx, spec, await requireVersion(ctx.db, spec, params.versionId)) };
+    const { spec, version } = await openAPISpecVersionAccess(ctx, caller, params.organizationId, params.specSlug, params.versionId);
+    return { status: 200, body: presentVersion(ctx, spec, version) };
   },
 
   async getOpenAPISpecVersionContent({ params, caller }, ctx) {
-    const { spec } = await openAPISpecAccess(ctx, caller, params.organizationId, params.specSlug);
-    return { status: 200, body: presentVersionContent(ctx, spec, await requireVersion(ctx.db, spec, params.versionId)) };
+    const { spec, version } = await openAPISpecVersionAccess(ctx, caller, params.organizationId, params.specSlug, params.versionId);
+    return { status: 200, body: presentVersionContent(ctx, spec, version) };
   },
 };
 

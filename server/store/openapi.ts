@@ -54,6 +54,20 @@ export function getVersion(db: Db, specId: string, versionId: string): Promise<V
 }
 
 /**
+ * The version `versionId` of the organization's specification `slug`, or its latest (`latest`): read by the spec's slug,
+ * so that it can leave with the spec's own read instead of after it.
+ */
+export function getVersionBySlug(db: Db, organizationId: string, slug: string, versionId: string | 'latest'): Promise<VersionRecord | undefined> {
+  const spec = db.q.selectFrom('openapi_specs').select('openapi_specs.id').where('openapi_specs.organization_id', '=', organizationId).where('openapi_specs.slug', '=', slug);
+  const query = db.q.selectFrom('openapi_spec_versions').selectAll().where('spec_id', '=', spec);
+  return db.first(
+    versionId === 'latest'
+      ? query.where('id', '=', db.q.selectFrom('openapi_specs').select('last_version_id').where('organization_id', '=', organizationId).where('slug', '=', slug))
+      : query.where('id', '=', versionId),
+  );
+}
+
+/**
  * Adds a version, numbered one more than the spec's highest. Processings of one spec run one at a time (their jobs
  * share a resource), and UNIQUE (spec_id, number) stands behind it.
  */
