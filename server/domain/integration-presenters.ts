@@ -7,7 +7,7 @@ import { type Db, fromJson } from '../store/db.ts';
 import * as integrations from '../store/integrations.ts';
 import { type EventRow, type InstallationRow, integrationPermissions, type IntegrationRow } from './integrations.ts';
 import type { InstallationItem } from './integration-lists.ts';
-import { getOrganizationRow, presentOrganization } from './organizations.ts';
+import { getOrganizationRow, type OrganizationRow, presentOrganization } from './organizations.ts';
 import { presentSiteFor, type SiteRow } from './sites.ts';
 import { liveSpaceCount, presentSpaceFor, type SpaceRow } from './spaces.ts';
 
@@ -26,9 +26,10 @@ export function iconUrl(icon: string): string {
   return `data:${type};base64,${icon}`;
 }
 
-export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller: Caller): Promise<Model<'Integration'>> {
+/** An integration as the caller sees it; `read`: its owner organization, when the request read it already. */
+export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller: Caller, read?: OrganizationRow): Promise<Model<'Integration'>> {
   const membership = await membershipOf(ctx.db, caller.user.id, row.organizationId);
-  const owner = (await getOrganizationRow(ctx, row.organizationId))!;
+  const owner = read?.id === row.organizationId ? read : (await getOrganizationRow(ctx, row.organizationId))!;
   return {
     object: 'integration',
     name: row.name,

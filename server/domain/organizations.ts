@@ -92,6 +92,12 @@ export async function getOrganizationRow(ctx: Scope, id: string): Promise<Organi
   return row === undefined ? undefined : parseOrganizationRow(row);
 }
 
+/** The organization that owns integration `name` (see `organizations.ownerOfIntegration`). */
+export async function integrationOwnerRow(ctx: Scope, name: string): Promise<OrganizationRow | undefined> {
+  const row = await organizations.ownerOfIntegration(ctx.db, name);
+  return row === undefined ? undefined : parseOrganizationRow(row);
+}
+
 export interface OrganizationAccess {
   organization: OrganizationRow;
   membership: Membership;

@@ -13,6 +13,7 @@ import {
 } from '../domain/integration-lists.ts';
 import { disableDevMode, enableDevMode, installIntegration, publishIntegration, unpublishIntegration } from '../domain/integration-publishing.ts';
 import { integrationAccess } from '../domain/integrations.ts';
+import { integrationOwnerRow } from '../domain/organizations.ts';
 import { listId } from '../common/paging.ts';
 import type { HandlerGroup } from './types.ts';
 
@@ -42,8 +43,9 @@ export const integrationHandlers: HandlerGroup<Operations> = {
   },
 
   async getIntegration({ params, caller }, ctx) {
-    const access = await integrationAccess(ctx, caller, params.integrationName);
-    return { status: 200, body: await presentIntegration(ctx, access.integration, caller) };
+    // The owner read with the integration (one round trip on PostgreSQL), shown only once the access allows.
+    const [access, owner] = await Promise.all([integrationAccess(ctx, caller, params.integrationName), integrationOwnerRow(ctx, params.integrationName)]);
+    return { status: 200, body: await presentIntegration(ctx, access.integration, caller, owner) };
   },
 
   async publishIntegration({ params, body, caller }, ctx) {
@@ -85,9 +87,10 @@ export const integrationHandlers: HandlerGroup<Operations> = {
   },
 
   async getIntegrationEvent({ params, caller }, ctx) {
-    const access = await integrationAccess(ctx, caller, params.integrationName);
+    // The trace read with the integration (a round trip less on PostgreSQL), shown only once the event is found in the caller's scope.
+    const [access, trace] = await Promise.all([integrationAccess(ctx, caller, params.integrationName), eventTrace(ctx.db, params.eventId)]);
     const event = await integrationEvent(ctx, caller, access, params.eventId);
-    return { status: 200, body: { event: presentEvent(event), trace: await eventTrace(ctx.db, event.id) } };
+    return { status: 200, body: { event: presentEvent(event), trace } };
   },
 
   async listIntegrationSpaces({ params, query, caller }, ctx) {

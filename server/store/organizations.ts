@@ -49,6 +49,15 @@ export function get(db: Db, id: string): Promise<OrganizationRecord | undefined>
   return db.first(GET, { id });
 }
 
+const OWNER_OF_INTEGRATION = prepared((q, p: { name: string }) =>
+  q.selectFrom('organizations').selectAll('organizations').where('organizations.id', '=', q.selectFrom('integrations').select('organization_id').where('name', '=', p.name)),
+);
+
+/** The organization that owns integration `name`: read by the integration's name, so that it can leave with the integration's own read. */
+export function ownerOfIntegration(db: Db, name: string): Promise<OrganizationRecord | undefined> {
+  return db.first(OWNER_OF_INTEGRATION, { name });
+}
+
 /** How many organizations a user is an enabled member of. */
 export async function countOfMember(db: Db, userId: string): Promise<number> {
   const row = await db.first(
