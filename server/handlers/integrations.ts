@@ -87,7 +87,8 @@ export const integrationHandlers: HandlerGroup<Operations> = {
   },
 
   async getIntegrationEvent({ params, caller }, ctx) {
-    // The trace read with the integration (a round trip less on PostgreSQL), shown only once the event is found in the caller's scope.
+    // The trace read with the integration (a round trip less on PostgreSQL), shown only once the event is found in
+    // the caller's scope.
     const [access, trace] = await Promise.all([integrationAccess(ctx, caller, params.integrationName), eventTrace(ctx.db, params.eventId)]);
     const event = await integrationEvent(ctx, caller, access, params.eventId);
     return { status: 200, body: { event: presentEvent(event), trace } };
