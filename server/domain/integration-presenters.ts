@@ -26,10 +26,10 @@ export function iconUrl(icon: string): string {
   return `data:${type};base64,${icon}`;
 }
 
-/** An integration as the caller sees it; `read`: its owner organization, when the request read it already. */
-export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller: Caller, read?: OrganizationRow): Promise<Model<'Integration'>> {
+/** An integration as the caller sees it; `ownerRead`: its owner organization, when the request read it already. */
+export async function presentIntegration(ctx: Scope, row: IntegrationRow, caller: Caller, ownerRead?: OrganizationRow): Promise<Model<'Integration'>> {
   const membership = await membershipOf(ctx.db, caller.user.id, row.organizationId);
-  const owner = read?.id === row.organizationId ? read : (await getOrganizationRow(ctx, row.organizationId))!;
+  const owner = ownerRead?.id === row.organizationId ? ownerRead : (await getOrganizationRow(ctx, row.organizationId))!;
   return {
     object: 'integration',
     name: row.name,

@@ -58,12 +58,16 @@ export function getVersion(db: Db, specId: string, versionId: string): Promise<V
  * so that it can leave with the spec's own read instead of after it.
  */
 export function getVersionBySlug(db: Db, organizationId: string, slug: string, versionId: string | 'latest'): Promise<VersionRecord | undefined> {
-  const spec = db.q.selectFrom('openapi_specs').select('openapi_specs.id').where('openapi_specs.organization_id', '=', organizationId).where('openapi_specs.slug', '=', slug);
-  const query = db.q.selectFrom('openapi_spec_versions').selectAll().where('spec_id', '=', spec);
+  const query = db.q
+    .selectFrom('openapi_specs')
+    .innerJoin('openapi_spec_versions', 'openapi_spec_versions.spec_id', 'openapi_specs.id')
+    .selectAll('openapi_spec_versions')
+    .where('openapi_specs.organization_id', '=', organizationId)
+    .where('openapi_specs.slug', '=', slug);
   return db.first(
     versionId === 'latest'
-      ? query.where('id', '=', db.q.selectFrom('openapi_specs').select('last_version_id').where('organization_id', '=', organizationId).where('slug', '=', slug))
-      : query.where('id', '=', versionId),
+      ? query.whereRef('openapi_spec_versions.id', '=', 'openapi_specs.last_version_id')
+      : query.where('openapi_spec_versions.id', '=', versionId),
   );
 }
 

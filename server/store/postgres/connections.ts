@@ -125,10 +125,10 @@ export class Held {
 }
 
 /**
- * How long a request's read transaction may stay open on a connection after its request, its COMMIT waiting to leave with the
- * next statement sent there. Under load the next request takes the connection sooner and the COMMIT costs no write of
- * its own (a write and a wake-up of PostgreSQL and of this process); idle, the snapshot is held this long more, which
- * delays nothing but DDL (a migration) by as much. Undo: 0 sends it alone on the next turn's timers.
+ * How long a request's read transaction may stay open on a connection after its request, its COMMIT waiting to leave
+ * with the next statement sent there. Under load the next request takes the connection sooner and the COMMIT costs no
+ * write of its own (a write and a wake-up of PostgreSQL and of this process); idle, the snapshot is held this long
+ * more, which delays nothing but DDL (a migration) by as much. Undo: 0 sends it alone on the next turn's timers.
  */
 const COMMIT_WAIT_MS = 50;
 
