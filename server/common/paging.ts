@@ -72,8 +72,8 @@ export class Cursors {
   }): Promise<Page<Item>> {
     const limit = options.limit ?? DEFAULT_LIMIT;
     const cursor = options.page ? this.decode(options.page, options.list) : undefined;
-    const rows = await options.fetch(cursor?.k, limit + 1);
-    const count = cursor?.c ?? (await options.count());
+    // Asked for together: on PostgreSQL the page and its count leave in one round trip.
+    const [rows, count] = await Promise.all([options.fetch(cursor?.k, limit + 1), cursor?.c ?? options.count()]);
     return this.assemble(options.list, options.key, rows, limit, count);
   }
 

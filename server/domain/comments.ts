@@ -288,8 +288,13 @@ export class CommentPresenter {
 
   private async readFor(rows: readonly CommentRow[], replies: boolean): Promise<void> {
     const ids = rows.map((row) => row.id);
-    const reactions = await reactionsOf(this.ctx, ids);
-    this.read = { ids: new Set(ids), replies: replies ? await replyCountsOf(this.ctx, ids) : new Map(), reactions };
+    // Read together, one round trip on PostgreSQL: with the current revision when a comment is on a page (`page`).
+    const [reactions, replyCounts] = await Promise.all([
+      reactionsOf(this.ctx, ids),
+      replies ? replyCountsOf(this.ctx, ids) : new Map<string, number>(),
+      rows.some((row) => row.pageId) ? this.revision(this.scope.revisionId) : undefined,
+    ]);
+    this.read = { ids: new Set(ids), replies: replyCounts, reactions };
     // Everyone the page shows: posters, resolvers, and those who reacted, read at once.
     await this.knowUsers([
       ...rows.flatMap((row) => (row.resolvedBy ? [row.postedBy, row.resolvedBy] : [row.postedBy])),
@@ -427,11 +432,16 @@ export class CommentPresenter {
   }
 
   private async pageIn(revisionId: string, pageId: string) {
+    const content = await this.revision(revisionId);
+    return content && findPage(content, pageId);
+  }
+
+  /** The content of revision `revisionId`, read once per presenter. */
+  private async revision(revisionId: string): Promise<RevisionContent | undefined> {
     if (!this.revisions.has(revisionId)) {
       this.revisions.set(revisionId, (await getRevision(this.ctx.db, revisionId, this.scope.access.space.id))?.content);
     }
-    const content = this.revisions.get(revisionId);
-    return content && findPage(content, pageId);
+    return this.revisions.get(revisionId);
   }
 }
 
