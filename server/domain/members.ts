@@ -1,6 +1,6 @@
 // Members of an organization: their rows, the changes to them (role, activity, SSO, leaving), the lists of members
 // and of a member's teams, and how the API shows them (a Member, also in lists of commenters).
-import { type Caller, findUsers } from '../auth/caller.ts';
+import { type Caller, findUsers, type UserRecord } from '../auth/caller.ts';
 import { type Membership, type Role, ROLE_RANKS } from '../auth/roles.ts';
 import type { Scope } from '../context/context.ts';
 import { conflict, notFound } from '../common/errors.ts';
@@ -30,9 +30,13 @@ export async function getMemberRow(ctx: Scope, organizationId: string, userId: s
 
 /** The member row; otherwise 404. */
 export async function requireMemberRow(ctx: Scope, organizationId: string, userId: string): Promise<MemberRow> {
-  const row = await getMemberRow(ctx, organizationId, userId);
-  if (!row) throw notFound(`member ${userId}`);
-  return row;
+  return memberFound(await getMemberRow(ctx, organizationId, userId), userId);
+}
+
+/** What was read of member `userId` (its row, or as shown); otherwise 404. */
+export function memberFound<T>(read: T | undefined, userId: string): T {
+  if (read === undefined) throw notFound(`member ${userId}`);
+  return read;
 }
 
 /** The membership a member row stands for. */
@@ -55,27 +59,43 @@ export async function presentMembers(ctx: Scope, rows: readonly MemberRow[]): Pr
     Promise.all(counted.map((organizationId) => liveSpaceCount(ctx.db, organizationId))),
   ]);
   const spaces = new Map(counted.map((organizationId, i) => [organizationId, counts[i]!]));
-  const spaceCount = (organizationId: string) => spaces.get(organizationId) ?? 0;
-  return rows.map((row) => {
-    const user = users.get(row.userId);
-    if (!user) throw new Error(`member ${row.userId} of ${row.organizationId} has no user`);
-    return {
-      object: 'member',
-      id: row.userId,
-      role: row.role,
-      user: presentUser(ctx, user),
-      disabled: bool(row.disabled),
-      joinedAt: row.joinedAt,
-      ...(row.lastSeenAt ? { lastSeenAt: row.lastSeenAt } : {}),
-      sso: bool(row.sso),
-      spaces: viewsAllContent(membershipOfRow(row)) ? spaceCount(row.organizationId) : 0,
-      teams: teams(row),
-    };
-  });
+  return rows.map((row) => memberShown(ctx, row, users.get(row.userId), teams(row), spaces.get(row.organizationId) ?? 0));
 }
 
 /** A member as the API shows it. */
 export const presentMember = async (ctx: Scope, row: MemberRow): Promise<Model<'Member'>> => (await presentMembers(ctx, [row]))[0]!;
+
+/**
+ * Member `userId` of `organizationId` as the API shows it, its row read with all it shows (one round trip on
+ * PostgreSQL, with what else the request sends meanwhile; the organization's count of spaces whatever the role); undefined
+ * when not a member.
+ */
+export async function presentMemberById(ctx: Scope, organizationId: string, userId: string): Promise<Model<'Member'> | undefined> {
+  const [row, users, teams, spaces] = await Promise.all([
+    getMemberRow(ctx, organizationId, userId),
+    findUsers(ctx.db, [userId]),
+    members.teamCounts(ctx.db, organizationId, [userId]),
+    liveSpaceCount(ctx.db, organizationId),
+  ]);
+  return row && memberShown(ctx, row, users.get(userId), teams[0]?.n ?? 0, spaces);
+}
+
+/** A member as the API shows it, from its row, its user, its count of teams and its organization's of spaces. */
+function memberShown(ctx: Scope, row: MemberRow, user: UserRecord | undefined, teams: number, spaces: number): Model<'Member'> {
+  if (!user) throw new Error(`member ${row.userId} of ${row.organizationId} has no user`);
+  return {
+    object: 'member',
+    id: row.userId,
+    role: row.role,
+    user: presentUser(ctx, user),
+    disabled: bool(row.disabled),
+    joinedAt: row.joinedAt,
+    ...(row.lastSeenAt ? { lastSeenAt: row.lastSeenAt } : {}),
+    sso: bool(row.sso),
+    spaces: viewsAllContent(membershipOfRow(row)) ? spaces : 0,
+    teams,
+  };
+}
 
 /** How many of their organization's teams each member is in. */
 async function teamCountsOf(ctx: Scope, rows: readonly MemberRow[]): Promise<(row: MemberRow) => number> {

@@ -208,9 +208,9 @@ function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
  * Sites as the API shows them with the given permissions, a page of them with one query for whether each is
  * published and how many site spaces it has (not two per site).
  */
-export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permissions: SitePermissions): Promise<Model<'Site'>[]> {
+export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permissions: SitePermissions, read?: SiteFacts): Promise<Model<'Site'>[]> {
   if (rows.length === 0) return [];
-  const facts = new Map((await sites.facts(ctx.db, rows.map((site) => site.id))).map((row) => [row.id, row]));
+  const facts = read ?? (await siteFacts(ctx, rows.map((site) => site.id)));
   return rows.map((site) => {
     const published = bool(facts.get(site.id)?.published ?? 0);
     return {
@@ -237,8 +237,15 @@ export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permiss
 }
 
 /** A site as the API shows it with the given permissions. */
-export const presentSite = async (ctx: Scope, site: SiteRow, permissions: SitePermissions): Promise<Model<'Site'>> =>
-  (await presentSites(ctx, [site], permissions))[0]!;
+export const presentSite = async (ctx: Scope, site: SiteRow, permissions: SitePermissions, facts?: SiteFacts): Promise<Model<'Site'>> =>
+  (await presentSites(ctx, [site], permissions, facts))[0]!;
+
+/** Whether each of some sites is published and how many site spaces it has, by site (`presentSites`). */
+export type SiteFacts = Map<string, { published: number; siteSpaces: number }>;
+
+/** The facts of sites `ids` (one query), for `presentSites` when read beforehand. */
+export const siteFacts = async (ctx: Scope, ids: readonly string[]): Promise<SiteFacts> =>
+  new Map((await sites.facts(ctx.db, ids)).map((row) => [row.id, row]));
 
 /** The site as the given member sees it (for lists computed for another caller, such as integration site items). */
 export function presentSiteFor(ctx: Scope, site: SiteRow, membership: Membership | undefined): Promise<Model<'Site'>> {

@@ -90,8 +90,8 @@ export async function translationAccess(
   organizationId: string,
   translationId: string,
 ): Promise<TranslationsAccess & { translation: TranslationRow }> {
-  const access = await translationsAccess(ctx, caller, organizationId);
-  const translation = await getTranslationRow(ctx.db, translationId);
+  // Read together (one round trip on PostgreSQL): the translation is read whatever the access, shown only once it allows.
+  const [access, translation] = await Promise.all([translationsAccess(ctx, caller, organizationId), getTranslationRow(ctx.db, translationId)]);
   if (!translation || translation.organizationId !== organizationId) throw notFound(`translation ${translationId}`);
   requireTranslation(access.permissions, 'view');
   return { ...access, translation };

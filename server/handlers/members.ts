@@ -1,19 +1,22 @@
 // Members of an organization: roles, activity (ping), SSO, and the spaces and teams of a member.
+import type { Caller } from '../auth/caller.ts';
+import type { Scope } from '../context/context.ts';
 import { contentRoles } from '../domain/collections.ts';
 import {
   changeMemberRole,
+  getMemberRow,
   makeMemberSso,
+  memberFound,
   membershipOfRow,
   membersPage,
   memberTeamsPage,
   pingOrganization,
-  presentMember,
+  presentMemberById,
   presentMembers,
   presentMemberTeams,
   removeMember,
-  requireMemberRow,
 } from '../domain/members.ts';
-import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
+import { organizationAccess, type OrganizationAccess, type OrganizationPermissions, requireOrganization } from '../domain/organizations.ts';
 import { listId } from '../common/paging.ts';
 import { liveSpacesPage, presentSpaces, spacePermissions } from '../domain/spaces.ts';
 import type { HandlerGroup } from './types.ts';
@@ -48,9 +51,7 @@ export const memberHandlers: HandlerGroup<Operations> = {
   },
 
   async getMember({ params, caller }, ctx) {
-    const access = await organizationAccess(ctx, caller, params.organizationId);
-    if (params.userId !== caller.user.id) requireOrganization(access, 'listMembers');
-    return { status: 200, body: await presentMember(ctx, await requireMemberRow(ctx, params.organizationId, params.userId)) };
+    return { status: 200, body: (await memberRead(ctx, caller, params, 'listMembers', presentMemberById)).member };
   },
 
   async removeMember({ params, caller }, ctx) {
@@ -71,10 +72,7 @@ export const memberHandlers: HandlerGroup<Operations> = {
   },
 
   async listMemberSpaces({ params, query, caller }, ctx) {
-    const access = await organizationAccess(ctx, caller, params.organizationId);
-    if (params.userId !== caller.user.id) requireOrganization(access, 'listMembers');
-    const row = await requireMemberRow(ctx, params.organizationId, params.userId);
-    const membership = membershipOfRow(row);
+    const membership = membershipOfRow((await memberRead(ctx, caller, params, 'listMembers', getMemberRow)).member);
     const page = await liveSpacesPage(ctx, {
       list: listId('listMemberSpaces', params.organizationId, params.userId, query.order),
       organizationId: params.organizationId,
@@ -99,9 +97,7 @@ export const memberHandlers: HandlerGroup<Operations> = {
   },
 
   async listMemberTeams({ params, query, caller }, ctx) {
-    const access = await organizationAccess(ctx, caller, params.organizationId);
-    if (params.userId !== caller.user.id) requireOrganization(access, 'listTeams');
-    await requireMemberRow(ctx, params.organizationId, params.userId);
+    const { access } = await memberRead(ctx, caller, params, 'listTeams', getMemberRow);
     const page = await memberTeamsPage(ctx, {
       list: listId('listMemberTeams', params.organizationId, params.userId, query.title),
       organizationId: params.organizationId,
@@ -113,3 +109,20 @@ export const memberHandlers: HandlerGroup<Operations> = {
     return { status: 200, body: { ...page, items: await presentMemberTeams(ctx, page.items, access, caller.user.id) } };
   },
 };
+
+/**
+ * The caller's access to the organization, and what `read` reads of member `userId` sent with it (one round trip on
+ * PostgreSQL) but shown only once the access allows: `permission` is needed unless the member is the caller; 404 when
+ * not a member.
+ */
+async function memberRead<T>(
+  ctx: Scope,
+  caller: Caller,
+  { organizationId, userId }: { organizationId: string; userId: string },
+  permission: keyof OrganizationPermissions,
+  read: (ctx: Scope, organizationId: string, userId: string) => Promise<T | undefined>,
+): Promise<{ access: OrganizationAccess; member: T }> {
+  const [access, member] = await Promise.all([organizationAccess(ctx, caller, organizationId), read(ctx, organizationId, userId)]);
+  if (userId !== caller.user.id) requireOrganization(access, permission);
+  return { access, member: memberFound(member, userId) };
+}

@@ -11,6 +11,7 @@ import {
   presentSites,
   publishedSiteAccess,
   siteAccess,
+  siteFacts,
   sitesPage,
   updateAdaptiveSchema,
 } from '../domain/sites.ts';
@@ -50,8 +51,9 @@ export const siteHandlers: HandlerGroup<Operations> = {
   },
 
   async getSite({ params, caller }, ctx) {
-    const access = await siteAccess(ctx, caller, params.organizationId, params.siteId);
-    return { status: 200, body: await presentSite(ctx, access.site, access.permissions) };
+    // Its facts read with the access (one round trip on PostgreSQL), shown only once the access allows.
+    const [access, facts] = await Promise.all([siteAccess(ctx, caller, params.organizationId, params.siteId), siteFacts(ctx, [params.siteId])]);
+    return { status: 200, body: await presentSite(ctx, access.site, access.permissions, facts) };
   },
 
   async deleteSite({ params, caller }, ctx) {
@@ -81,12 +83,13 @@ export const siteHandlers: HandlerGroup<Operations> = {
 
   async getPublishedSite({ params, query, caller }, ctx) {
     const access = await publishedSiteAccess(ctx, caller, params.organizationId, params.siteId, query.shareKey);
-    const view = await structureView(ctx, loadStructure(ctx, access.site), access, true);
+    // The structure and the site's facts read together: one round trip on PostgreSQL.
+    const [view, site] = await Promise.all([structureView(ctx, loadStructure(ctx, access.site), access, true), presentSite(ctx, access.site, access.permissions)]);
     return {
       status: 200,
       body: {
         object: 'published-content-site',
-        site: await presentSite(ctx, access.site, access.permissions),
+        site,
         structure: await presentPublishedStructure(view),
       },
     };
