@@ -43,15 +43,16 @@ export async function membershipOf(db: Db, userId: string, organizationId: strin
 /**
  * For one operation's requests: starts reading the caller's memberships when a request's unit of work begins
  * (`before`), before anything asks, so that on PostgreSQL they leave with its first statement and every
- * `membershipOf` of the request is answered from them (store/members.ts; SQLite reads them when first asked for); not
- * for an operation whose requests do not ask for them, as learnt at the end of each request's unit of work (`after`).
+ * `membershipOf` of the request is answered from them (store/members.ts; SQLite reads them when first asked for): the
+ * membership of `organizationId`, the organization the request's path names, when it names one. Not for an operation
+ * whose requests do not ask for them, as learnt at the end of each request's unit of work (`after`).
  */
-export function membershipsAhead(): { before(db: Db, userId: string | undefined): void; after(db: Db): void } {
+export function membershipsAhead(): { before(db: Db, userId: string | undefined, organizationId?: string): void; after(db: Db): void } {
   // Unknown until a request ends; once one asked, for good.
   let useful: boolean | undefined;
   return {
-    before(db, userId) {
-      if (useful !== false && userId !== undefined) members.readAhead(db, userId);
+    before(db, userId, organizationId) {
+      if (useful !== false && userId !== undefined) members.readAhead(db, userId, organizationId);
     },
     after(db) {
       if (members.membershipsAsked(db)) useful = true;

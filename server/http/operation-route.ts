@@ -127,7 +127,7 @@ function writeRun(operation: ContractOperation, handler: AnyHandler, { ctx, read
     const result = ownWrite
       ? await handler(request, reader)
       : await ctx.store.write(async (db) => {
-          ahead.before(db, userId);
+          ahead.before(db, userId, organizationNamed(req));
           const answered = await handler(request, scoped(ctx, db));
           ahead.after(db);
           return answered;
@@ -159,7 +159,7 @@ function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run
     const before = key === undefined ? undefined : listPageCache.moment(changes!);
     const answer = answerOf(
       await inRead(ctx, async (scope) => {
-        ahead.before(scope.db, userId);
+        ahead.before(scope.db, userId, organizationNamed(req));
         const answered = await handler(request, scope);
         ahead.after(scope.db);
         return answered;
@@ -180,4 +180,10 @@ function readRun(handler: AnyHandler, { ctx, listPageCache }: RouteSetting): Run
     }
     send(res, answer);
   };
+}
+
+/** The organization a request's path names (`/v1/orgs/{organizationId}/…`), if it names one. */
+function organizationNamed(req: Request): string | undefined {
+  const named: unknown = req.params.organizationId;
+  return typeof named === 'string' ? named : undefined;
 }

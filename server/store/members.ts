@@ -34,9 +34,12 @@ const ROLES_OF_USER = prepared((q, p: { userId: string; limit: number }) =>
   q.selectFrom('members').select(['organization_id', 'role', 'disabled']).where('user_id', '=', p.userId).limit(p.limit),
 );
 
-/** A user's memberships as one unit of work read them: by organization, and whether that is all of them. */
+/**
+ * A user's memberships as one unit of work read them: by organization (undefined where read and not a member), and
+ * whether that is all of them.
+ */
 interface Memberships {
-  roles: Map<string, MemberRole>;
+  roles: Map<string, MemberRole | undefined>;
   complete: boolean;
 }
 
@@ -45,17 +48,21 @@ const readMemberships = new WeakMap<Db, Map<string, Promise<Memberships>>>();
 
 /**
  * The memberships of `userId` as the unit of work of `db` reads them: read with the first call, and kept for the
- * others until the unit writes a member (`forgetMemberships`). `readAhead` sends the read before anything asks for it.
+ * others until the unit writes a member (`forgetMemberships`); of `organizationId` alone when given (the others read
+ * as asked for). `readAhead` sends the read before anything asks for it.
  */
-function membershipsOf(db: Db, userId: string): Promise<Memberships> {
+function membershipsOf(db: Db, userId: string, organizationId?: string): Promise<Memberships> {
   let byUser = readMemberships.get(db);
   if (byUser === undefined) readMemberships.set(db, (byUser = new Map()));
   let read = byUser.get(userId);
   if (read === undefined) {
-    read = db.all(ROLES_OF_USER, { userId, limit: MOST_MEMBERSHIPS }).then((rows) => ({
-      roles: new Map(rows.map((row) => [row.organizationId, { role: row.role, disabled: row.disabled }])),
-      complete: rows.length < MOST_MEMBERSHIPS,
-    }));
+    read =
+      organizationId === undefined
+        ? db.all(ROLES_OF_USER, { userId, limit: MOST_MEMBERSHIPS }).then((rows) => ({
+            roles: new Map<string, MemberRole | undefined>(rows.map((row) => [row.organizationId, { role: row.role, disabled: row.disabled }])),
+            complete: rows.length < MOST_MEMBERSHIPS,
+          }))
+        : db.first(ROLE_OF, { organizationId, userId }).then((row) => ({ roles: new Map([[organizationId, row]]), complete: false }));
     // Read ahead and never asked for, it fails with the unit of work, which reports the failure.
     read.catch(() => undefined);
     byUser.set(userId, read);
@@ -66,9 +73,11 @@ function membershipsOf(db: Db, userId: string): Promise<Memberships> {
 /**
  * Sends the read of `userId`'s memberships now, for the unit of work of `db` (a request of that caller), where reading
  * ahead costs no round trip of its own (`Specific.readsAhead`): PostgreSQL sends it with the unit's first statement.
+ * Of `organizationId` alone when the request names one (one row, where all of them are up to 100); all of them
+ * otherwise, the organizations the request will ask about being unknown yet.
  */
-export function readAhead(db: Db, userId: string): void {
-  if (db.specific.readsAhead && db !== db.store.reader) void membershipsOf(db, userId);
+export function readAhead(db: Db, userId: string, organizationId?: string): void {
+  if (db.specific.readsAhead && db !== db.store.reader) void membershipsOf(db, userId, organizationId);
 }
 
 /** The units of work that asked for a membership (`roleOf`). */
