@@ -131,6 +131,8 @@ describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
   test('a guest may read their own membership but not others', async () => {
     expect(ok(await ctx.server.as('guest').GET('/v1/orgs/{organizationId}/members/{userId}', member('guest'))).role).toBeNull();
     expectError(await ctx.server.as('guest').GET('/v1/orgs/{organizationId}/members/{userId}', member('zoe')), 403);
+    // Whether someone else is a member is not told either: the member is read with the access, shown only once it allows.
+    expectError(await ctx.server.as('guest').GET('/v1/orgs/{organizationId}/members/{userId}', member('outsider')), 403);
   });
 
   test('answers 404 for a non-member, another organization, and 401 without a token', async () => {
