@@ -12,7 +12,7 @@ import * as members from '../store/members.ts';
 import * as teams from '../store/teams.ts';
 import { viewsAllContent } from './collections.ts';
 import { signJwt } from './jwt.ts';
-import { organizationAccess, type OrganizationAccess, requireOrganization } from './organizations.ts';
+import { organizationAccess, type OrganizationAccess, type OrganizationPermissions, requireOrganization } from './organizations.ts';
 import { liveSpaceCount } from './spaces.ts';
 import { presentTeams, TEAM_ROLES, type TeamRow } from './teams.ts';
 import { presentUser } from './users.ts';
@@ -34,9 +34,26 @@ export async function requireMemberRow(ctx: Scope, organizationId: string, userI
 }
 
 /** What was read of member `userId` (its row, or as shown); otherwise 404. */
-export function memberFound<T>(read: T | undefined, userId: string): T {
+function memberFound<T>(read: T | undefined, userId: string): T {
   if (read === undefined) throw notFound(`member ${userId}`);
   return read;
+}
+
+/**
+ * The caller's access to the organization, and what `read` reads of member `userId` sent with it (one round trip on
+ * PostgreSQL) but shown only once the access allows: `permission` is needed unless the member is the caller; 404 when
+ * not a member.
+ */
+export async function memberRead<T>(
+  ctx: Scope,
+  caller: Caller,
+  { organizationId, userId }: { organizationId: string; userId: string },
+  permission: keyof OrganizationPermissions,
+  read: (ctx: Scope, organizationId: string, userId: string) => Promise<T | undefined>,
+): Promise<{ access: OrganizationAccess; member: T }> {
+  const [access, member] = await Promise.all([organizationAccess(ctx, caller, organizationId), read(ctx, organizationId, userId)]);
+  if (userId !== caller.user.id) requireOrganization(access, permission);
+  return { access, member: memberFound(member, userId) };
 }
 
 /** The membership a member row stands for. */

@@ -1,12 +1,10 @@
 // Members of an organization: roles, activity (ping), SSO, and the spaces and teams of a member.
-import type { Caller } from '../auth/caller.ts';
-import type { Scope } from '../context/context.ts';
 import { contentRoles } from '../domain/collections.ts';
 import {
   changeMemberRole,
   getMemberRow,
   makeMemberSso,
-  memberFound,
+  memberRead,
   membershipOfRow,
   membersPage,
   memberTeamsPage,
@@ -16,7 +14,7 @@ import {
   presentMemberTeams,
   removeMember,
 } from '../domain/members.ts';
-import { organizationAccess, type OrganizationAccess, type OrganizationPermissions, requireOrganization } from '../domain/organizations.ts';
+import { organizationAccess, requireOrganization } from '../domain/organizations.ts';
 import { listId } from '../common/paging.ts';
 import { liveSpacesPage, presentSpaces, spacePermissions } from '../domain/spaces.ts';
 import type { HandlerGroup } from './types.ts';
@@ -109,20 +107,3 @@ export const memberHandlers: HandlerGroup<Operations> = {
     return { status: 200, body: { ...page, items: await presentMemberTeams(ctx, page.items, access, caller.user.id) } };
   },
 };
-
-/**
- * The caller's access to the organization, and what `read` reads of member `userId` sent with it (one round trip on
- * PostgreSQL) but shown only once the access allows: `permission` is needed unless the member is the caller; 404 when
- * not a member.
- */
-async function memberRead<T>(
-  ctx: Scope,
-  caller: Caller,
-  { organizationId, userId }: { organizationId: string; userId: string },
-  permission: keyof OrganizationPermissions,
-  read: (ctx: Scope, organizationId: string, userId: string) => Promise<T | undefined>,
-): Promise<{ access: OrganizationAccess; member: T }> {
-  const [access, member] = await Promise.all([organizationAccess(ctx, caller, organizationId), read(ctx, organizationId, userId)]);
-  if (userId !== caller.user.id) requireOrganization(access, permission);
-  return { access, member: memberFound(member, userId) };
-}
