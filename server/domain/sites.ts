@@ -206,13 +206,13 @@ function siteFeatures(site: SiteRow): Model<'SiteFeature'>[] {
 
 /**
  * Sites as the API shows them with the given permissions, a page of them with one query for whether each is
- * published and how many site spaces it has (not two per site).
+ * published and how many site spaces it has (not two per site); `facts` when read already (`siteFacts`).
  */
-export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permissions: SitePermissions, read?: SiteFacts): Promise<Model<'Site'>[]> {
+export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permissions: SitePermissions, facts?: SiteFacts): Promise<Model<'Site'>[]> {
   if (rows.length === 0) return [];
-  const facts = read ?? (await siteFacts(ctx, rows.map((site) => site.id)));
+  const found = facts ?? (await siteFacts(ctx, rows.map((site) => site.id)));
   return rows.map((site) => {
-    const published = bool(facts.get(site.id)?.published ?? 0);
+    const published = bool(found.get(site.id)?.published ?? 0);
     return {
       object: 'site',
       id: site.id,
@@ -222,7 +222,7 @@ export async function presentSites(ctx: Scope, rows: readonly SiteRow[], permiss
       ...(site.proxy ? { proxy: { origin: `https://${site.proxy}`, target: ownAddress(ctx, site) } } : {}),
       visibility: site.visibility,
       published,
-      siteSpaces: facts.get(site.id)?.siteSpaces ?? 0,
+      siteSpaces: found.get(site.id)?.siteSpaces ?? 0,
       createdAt: site.createdAt,
       adaptiveContent: { enabled: bool(site.adaptiveContent) },
       agentsContext: site.agentsContext,

@@ -20,7 +20,11 @@ export async function roleOf(db: Db, organizationId: string, userId: string): Pr
   if (db === db.store.reader || !db.specific.readsAhead) return db.first(ROLE_OF, { organizationId, userId });
   asked.add(db);
   const known = await membershipsOf(db, userId);
-  return known.complete || known.roles.has(organizationId) ? known.roles.get(organizationId) : db.first(ROLE_OF, { organizationId, userId });
+  if (known.complete || known.roles.has(organizationId)) return known.roles.get(organizationId);
+  // Not among those read: read alone, and kept with them for the unit's next asks.
+  const role = await db.first(ROLE_OF, { organizationId, userId });
+  known.roles.set(organizationId, role);
+  return role;
 }
 
 const ROLE_OF = prepared((q, p: { organizationId: string; userId: string }) =>
