@@ -95,6 +95,9 @@ function editable(target: Target): Target {
   return target;
 }
 
+/** The kind of an import's first reads (ReadOptions.kind). */
+const IMPORT_READS = {};
+
 /**
  * An import, which waits on the network (http/route-rules.ts). `importable` checks the caller and the target and
  * gives the target: before the fetch, so that a refused request fetches nothing, and again inside the write
@@ -108,7 +111,7 @@ async function importInto(
   commit: (scope: Scope, target: Target, content: RevisionContent) => Promise<{ id: string }>,
 ) {
   // Checked first in a read of its own (the request waits on the network next), and again in the write.
-  await inRead(ctx, importable);
+  await inRead(ctx, importable, { kind: IMPORT_READS });
   const apply = await fetchImport(ctx, body);
   return inWrite(ctx, async (scope) => {
     const target = await importable(scope);
@@ -356,10 +359,12 @@ export const contentHandlers: HandlerGroup<Operations> = {
  * `downloadURL` of files). A wrong signature, a purged space or a file without stored content is a 404.
  */
 export function contentRoutes(ctx: AppContext, app: Express): void {
+  // The kind of these requests' reads (ReadOptions.kind).
+  const FILE_READS = {};
   app.get('/files/:spaceId/:fileId', async (req: Request, res: Response) => {
     const { spaceId, fileId } = req.params as { spaceId: string; fileId: string };
     const content = verifyFileSignature(ctx, spaceId, fileId, req.query.sig)
-      ? await inRead(ctx, async ({ db }) => ((await getSpaceRow(db, spaceId)) ? await readFileContent(db, fileId) : undefined))
+      ? await inRead(ctx, async ({ db }) => ((await getSpaceRow(db, spaceId)) ? await readFileContent(db, fileId) : undefined), { kind: FILE_READS })
       : undefined;
     if (!content) throw notFound(`file ${fileId}`);
     res

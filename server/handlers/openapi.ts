@@ -102,13 +102,18 @@ export const openAPISpecHandlers: HandlerGroup<Operations> = {
  * spec's documents need no token; a private one's need the Bearer token of a member who may view it.
  */
 export function openAPISpecRoutes(app: AppContext, express: Express): void {
+  // The kind of these requests' reads (ReadOptions.kind).
+  const kind = {};
   const serve = async (req: Request, res: Response) => {
     const { organizationId, specSlug, versionId } = req.params as Record<string, string>;
-    const served = await inRead(app, (ctx) =>
-      servedVersion(ctx, organizationId!, specSlug!, versionId ?? 'latest', async () => {
-        const token = bearerToken(req);
-        return token ? await callerOfToken(ctx, token) : undefined;
-      }),
+    const served = await inRead(
+      app,
+      (ctx) =>
+        servedVersion(ctx, organizationId!, specSlug!, versionId ?? 'latest', async () => {
+          const token = bearerToken(req);
+          return token ? await callerOfToken(ctx, token) : undefined;
+        }),
+      { kind },
     );
     res.type(served.contentType).send(served.text);
   };

@@ -55,6 +55,9 @@ describe("a request's reads", () => {
 
   test('see the snapshot their first statement took, on one connection, whatever commits meanwhile', async () => {
     await other.query(`INSERT INTO scratch (id, value) VALUES ('read', 1)`);
+    // A kind whose last request read more than one burst begins in a snapshot at once.
+    const kind = {};
+    await store.read(async (db) => [await valueOf(db, 'read'), await valueOf(db, 'read')], { kind });
     const seen = await store.read(async (db) => {
       // Two statements at once: the snapshot is taken by the first of them.
       const [first] = await Promise.all([valueOf(db, 'read'), valueOf(db, 'read')]);
@@ -62,7 +65,7 @@ describe("a request's reads", () => {
       const { pid: one } = (await db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`))!;
       const [second, { pid: two }] = await Promise.all([valueOf(db, 'read'), db.first(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`).then((row) => row!)]);
       return { first, second, same: one === two };
-    });
+    }, { kind });
     expect(seen).toEqual({ first: 1, second: 1, same: true });
     // The next request's reads take a snapshot of their own.
     expect(await store.read((db) => valueOf(db, 'read'))).toBe(2);
@@ -89,11 +92,36 @@ describe("a request's reads", () => {
       return { first, second };
     });
     expect({ ...changed, runs }).toEqual({ first: 2, second: 2, runs: 2 });
-    // A kind of request whose last request read several statements begins its next in a snapshot at once.
+    // A kind of request one of whose last requests read more than one burst begins its next two in a snapshot at once.
     const kind = {};
     await store.read(async (db) => [await valueOf(db, 'alone'), await valueOf(db, 'alone')], { kind });
-    expect((await store.read((db) => db.first(inTransaction), { kind }))!.open).toBe(true);
-    expect((await store.read((db) => db.first(inTransaction), { kind }))!.open).toBe(false);
+    const opened = [];
+    for (let i = 0; i < 3; i++) opened.push((await store.read((db) => db.first(inTransaction), { kind }))!.open);
+    expect(opened).toEqual([true, true, false]);
+  });
+
+  test('a first burst of several statements leaves on a connection of the pool, shared with other reads, in a transaction of its own; a statement after it takes the snapshot, where the burst is read again', async () => {
+    await other.query(`INSERT INTO scratch (id, value) VALUES ('burst', 1)`);
+    const moment = sql<{ at: string; pid: number; readOnly: string }>`SELECT transaction_timestamp()::text AS at, pg_backend_pid() AS pid, current_setting('transaction_read_only') AS "readOnly"`;
+    const [[one, two], outside] = await Promise.all([store.read((db) => Promise.all([db.first(moment), db.first(moment)])), store.reader.first(moment)]);
+    expect({ sameMoment: one!.at === two!.at, readOnly: one!.readOnly, sameConnection: one!.pid === outside!.pid }).toEqual({ sameMoment: true, readOnly: 'on', sameConnection: true });
+    // The connection is free once the burst is sent: no transaction stays open on it, and the next read is outside one.
+    expect((await store.reader.first(moment))!.readOnly).toBe('off');
+    let runs = 0;
+    const unchanged = await store.read(async (db) => {
+      runs++;
+      const [first] = await Promise.all([valueOf(db, 'burst'), valueOf(db, 'read')]);
+      return { first, second: await valueOf(db, 'burst') };
+    });
+    expect({ ...unchanged, runs }).toEqual({ first: 1, second: 1, runs: 1 });
+    runs = 0;
+    const changed = await store.read(async (db) => {
+      runs++;
+      const [first] = await Promise.all([valueOf(db, 'burst'), valueOf(db, 'read')]);
+      if (runs === 1) await other.query(`UPDATE scratch SET value = value + 1 WHERE id = 'burst'`);
+      return { first, second: await valueOf(db, 'burst') };
+    });
+    expect({ ...changed, runs }).toEqual({ first: 2, second: 2, runs: 2 });
   });
 
   test('in a read-only transaction that ends after them: a write through them is refused, and no transaction stays open', async () => {

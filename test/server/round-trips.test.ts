@@ -203,6 +203,7 @@ function sending(text: string): void {
 }
 
 const read = Connections.prototype.read;
+const readTogether = Connections.prototype.readTogether;
 const query = Held.prototype.query;
 const control = Held.prototype.control;
 
@@ -211,6 +212,11 @@ beforeAll(async () => {
   Connections.prototype.read = function (text, parameters, prepare) {
     sending(text);
     return read.call(this, text, parameters, prepare);
+  };
+  Connections.prototype.readTogether = function (statements) {
+    sending('BEGIN');
+    for (const statement of statements) sending(statement.text);
+    return readTogether.call(this, statements);
   };
   Held.prototype.query = function (text, parameters, prepare) {
     sending(text);
@@ -239,6 +245,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   Connections.prototype.read = read;
+  Connections.prototype.readTogether = readTogether;
   Held.prototype.query = query;
   Held.prototype.control = control;
   await server?.close();

@@ -145,13 +145,22 @@ export class StaleRead extends Error {
   }
 }
 
-/** A statement of a request's reads, waiting for the end of its first burst (see `Snapshot`). */
-interface Waiting {
+/** A statement, prepared by name on its connection when `prepare`. */
+export interface Statement {
   text: string;
   parameters: readonly unknown[];
   prepare: boolean;
+}
+
+/** A statement of a request's reads, waiting for the end of its first burst (see `Snapshot`). */
+interface Waiting extends Statement {
   resolve(rows: Rows): void;
   reject(error: unknown): void;
+}
+
+/** A statement of a request's first burst, sent on the pool, with its answer. */
+interface Sent extends Statement {
+  rows: Promise<Rows>;
 }
 
 /**
@@ -162,12 +171,14 @@ interface Waiting {
  * while it reads (`lend`) runs on the same connection, after the read's transaction; its next statement begins another
  * transaction, whose snapshot holds that write.
  *
- * `alone`: a statement that is one moment by itself needs no snapshot, so a request whose first statements (those its
- * work sends before it waits for any answer) are one goes without: that statement is sent on the pool, outside any
- * transaction, with other requests' reads, and no BEGIN or COMMIT is sent. Should the request send a second statement
- * after it, the snapshot is taken then, with that statement, and the first is read again in it: the same rows, and
- * the request's reads are one moment, the snapshot's; other rows, and its reads are `stale` (each later one fails
- * with `StaleRead`), and the request runs again in a snapshot from its first statement.
+ * `alone`: a request whose reads are its first burst (the statements its work sends before it waits for any answer)
+ * needs no connection of its own: one statement is one moment by itself and is sent on the pool, outside any
+ * transaction; several leave on a connection of the pool in one write between a BEGIN and a COMMIT of their own,
+ * contiguous, so that they see one snapshot while other requests' reads share the connection's writes. Should the
+ * request send a statement after that burst was answered, the snapshot is taken then, on a held connection, with that
+ * statement, and the burst is read again in it: the same rows, and the request's reads are one moment, the
+ * snapshot's; other rows, and its reads are `stale` (each later one fails with `StaleRead`), and the request runs
+ * again in a snapshot from its first statement.
  */
 export class Snapshot {
   /** The connection, once a statement asked for it. */
@@ -179,14 +190,16 @@ export class Snapshot {
   private ended = false;
   /** The statements of the first burst, while it gathers (`alone`). */
   private burst: Waiting[] | undefined;
-  /** The first statement, sent alone outside any transaction, until the snapshot is taken and it is read again there. */
-  private first: { text: string; parameters: readonly unknown[]; prepare: boolean; rows: Promise<Rows> } | undefined;
-  /** The first statement read again in the snapshot and compared, once a second statement asked for the snapshot. */
+  /** The first burst, read on the pool, until the snapshot is taken and it is read again there. */
+  private first: Sent[] | undefined;
+  /** The first burst read again in the snapshot and compared, once a later statement asked for the snapshot. */
   private checked: Promise<void> | undefined;
-  /** The first statement's rows changed before the snapshot was taken: the request's reads run again. */
+  /** The first burst's rows changed before the snapshot was taken: the request's reads run again. */
   stale = false;
-  /** Statements the request sent. */
-  statements = 0;
+  /** The first burst is under way: its statements were all sent (see `gather`). */
+  private burstEnded: boolean | undefined;
+  /** A statement was sent after the first burst: the request's reads are more than one burst. */
+  later = false;
 
   constructor(
     private readonly connections: Connections,
@@ -197,8 +210,12 @@ export class Snapshot {
   async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     if (this.ended) throw new Error(`a read after the end of its request: ${text.slice(0, 80)}`);
     if (this.stale) throw new StaleRead();
-    this.statements++;
-    if (this.alone && this.held === undefined && this.first === undefined) return this.gather(text, parameters, prepare);
+    if (this.burstEnded === undefined) {
+      this.burstEnded = false;
+      // The first burst's end, as `gather` finds it.
+      queueMicrotask(() => process.nextTick(() => (this.burstEnded = true)));
+    } else if (this.burstEnded) this.later = true;
+    if (this.alone && this.held === undefined && this.first === undefined) return await this.gather(text, parameters, prepare);
     if (this.first !== undefined) {
       const first = this.first;
       this.first = undefined;
@@ -206,7 +223,7 @@ export class Snapshot {
     }
     const rows = this.inTransaction(text, parameters, prepare);
     if (this.checked === undefined) return await rows;
-    // The answer counts once the first statement is known to be of the snapshot's moment.
+    // The answer counts once the first burst is known to be of the snapshot's moment.
     const [answer] = await Promise.all([rows, this.checked]);
     if (this.stale) throw new StaleRead();
     return answer;
@@ -226,7 +243,7 @@ export class Snapshot {
 
   /**
    * A statement of the first burst: the statements the work sends before the microtasks of this turn have run (those it
-   * sends without waiting for an answer). One alone goes to the pool; several begin the snapshot together.
+   * sends without waiting for an answer), sent together on the pool (see `alone`).
    */
   private gather(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     return new Promise<Rows>((resolve, reject) => {
@@ -245,31 +262,38 @@ export class Snapshot {
       for (const waiting of burst) waiting.reject(new Error(`a read after the end of its request: ${waiting.text.slice(0, 80)}`));
       return;
     }
-    if (burst.length === 1 && this.held === undefined) {
-      const [only] = burst as [Waiting];
-      const rows = this.connections.read(only.text, only.parameters, only.prepare);
-      this.first = { text: only.text, parameters: only.parameters, prepare: only.prepare, rows };
-      rows.then(only.resolve, only.reject);
+    if (this.held !== undefined) {
+      for (const waiting of burst) this.inTransaction(waiting.text, waiting.parameters, waiting.prepare).then(waiting.resolve, waiting.reject);
       return;
     }
-    for (const waiting of burst) this.inTransaction(waiting.text, waiting.parameters, waiting.prepare).then(waiting.resolve, waiting.reject);
+    const answers = burst.length === 1 ? [this.connections.read(burst[0]!.text, burst[0]!.parameters, burst[0]!.prepare)] : this.connections.readTogether(burst);
+    this.first = burst.map((waiting, i) => {
+      const rows = answers[i]!;
+      rows.then(waiting.resolve, waiting.reject);
+      return { text: waiting.text, parameters: waiting.parameters, prepare: waiting.prepare, rows };
+    });
   }
 
-  /** The first statement read again in the snapshot: its rows then and now must be the same (`stale` otherwise). */
-  private async readAgain(first: { text: string; parameters: readonly unknown[]; prepare: boolean; rows: Promise<Rows> }): Promise<void> {
-    const again = this.inTransaction(first.text, first.parameters, first.prepare);
-    again.catch(() => undefined);
-    let before: Rows;
-    try {
-      before = await first.rows;
-    } catch {
-      // The work met that failure itself.
-      return;
+  /** The first burst read again in the snapshot: its rows then and now must be the same (`stale` otherwise). */
+  private async readAgain(first: readonly Sent[]): Promise<void> {
+    const again = first.map((sent) => this.inTransaction(sent.text, sent.parameters, sent.prepare));
+    for (const rows of again) rows.catch(() => undefined);
+    for (let i = 0; i < first.length; i++) {
+      let before: Rows;
+      try {
+        before = await first[i]!.rows;
+      } catch {
+        // The work met that failure itself.
+        return;
+      }
+      if (!sameRows(before, await again[i]!)) {
+        this.stale = true;
+        return;
+      }
     }
-    if (!sameRows(before, await again)) this.stale = true;
   }
 
-  /** Resolves once the first statement is known to be of the snapshot's moment, or not (`stale`). */
+  /** Resolves once the first burst is known to be of the snapshot's moment, or not (`stale`). */
   async settled(): Promise<void> {
     await this.checked?.catch(() => undefined);
   }
@@ -317,12 +341,20 @@ export class Snapshot {
 }
 
 /**
- * Runs `work`, the reads of one request, with a `Snapshot`: begun without one (`alone`) unless the last request of its
- * `kind` read several statements (`several`, kept per kind), and run again in a snapshot from its start when its first
- * statement's rows changed before its second (`stale`).
+ * How many of a kind's next requests begin in a snapshot at once once one of them read more than one burst: a kind whose
+ * statements after its first burst depend on what is kept in memory (a revision kept parsed) needs them now and then,
+ * and would otherwise alternate between reading its first burst twice and holding a connection.
  */
-export async function readRequest<T>(connections: Connections, several: WeakMap<object, boolean>, kind: object | undefined, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
-  let alone = kind === undefined || several.get(kind) !== true;
+const SNAPSHOT_AHEAD = 2;
+
+/**
+ * Runs `work`, the reads of one request, with a `Snapshot`: begun without one (`alone`) unless one of the last requests
+ * of its `kind` read more than one burst (`several`, per kind: how many more begin in a snapshot, `SNAPSHOT_AHEAD`
+ * after such a request), and run again in a snapshot from its start when its first burst's rows changed before its
+ * next statement (`stale`).
+ */
+export async function readRequest<T>(connections: Connections, several: WeakMap<object, number>, kind: object | undefined, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  let alone = kind === undefined || !((several.get(kind) ?? 0) > 0);
   for (;;) {
     const snapshot = new Snapshot(connections, alone);
     let result: T;
@@ -341,7 +373,7 @@ export async function readRequest<T>(connections: Connections, several: WeakMap<
       alone = false;
       continue;
     }
-    if (kind !== undefined) several.set(kind, snapshot.statements > 1);
+    if (kind !== undefined) several.set(kind, snapshot.later ? SNAPSHOT_AHEAD : Math.max(0, (several.get(kind) ?? 0) - 1));
     return result;
   }
 }
@@ -416,6 +448,38 @@ export class Connections {
     } finally {
       connection.reading--;
     }
+  }
+
+  /**
+   * Reads that must see one moment, sent on a connection of the pool as `read` sends one, between a BEGIN and a COMMIT
+   * of their own in the same write: postgres.js sends a connection's statements in the order they were asked for (each
+   * after one turn of the microtask queue), so no other statement falls between them.
+   */
+  readTogether(statements: readonly Statement[]): Promise<Rows>[] {
+    const sent = this.sendTogether(statements);
+    sent.catch(() => undefined);
+    return statements.map(async (_, i) => await (await sent)[i]!);
+  }
+
+  private async sendTogether(statements: readonly Statement[]): Promise<Promise<Rows>[]> {
+    const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
+    settle(connection);
+    connection.reading += statements.length - 1;
+    // Each asked for (`then`) here, in this order: postgres.js sends a statement once it is asked for.
+    const begun = connection.sql.unsafe(BEGIN_READ).then(() => undefined);
+    const sent = statements.map((statement) => send(connection.sql, statement.text, statement.parameters, statement.prepare).then((rows) => rows));
+    connection.sql.unsafe('COMMIT').catch(() => undefined);
+    // A BEGIN that failed fails each statement too: it would have run outside the snapshot.
+    const answers = sent.map(async (rows) => {
+      try {
+        const [, answer] = await Promise.all([begun, rows]);
+        return answer;
+      } finally {
+        connection.reading--;
+      }
+    });
+    for (const rows of answers) rows.catch(() => undefined);
+    return answers;
   }
 
   /** A connection for one transaction, until its `release`: the free one with the fewest reads under way. */

@@ -340,8 +340,8 @@ export class PostgresStore implements Store {
   applied: string[] = [];
   /** The connection of each request's reads, by their handle (see `read`). */
   private readonly snapshots = new WeakMap<Db, Snapshot>();
-  /** Per kind of request (`ReadOptions.kind`), whether its last request read several statements. */
-  private readonly severalReads = new WeakMap<object, boolean>();
+  /** Per kind of request (`ReadOptions.kind`), how many of its next requests begin in a snapshot (see `readRequest`). */
+  private readonly severalReads = new WeakMap<object, number>();
 
   /** How many times a connection of the pool closed and was replaced (a backend ended, the network lost). */
   get connectionsReplaced(): number {
