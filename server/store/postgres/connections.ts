@@ -210,12 +210,13 @@ export class Snapshot {
   async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
     if (this.ended) throw new Error(`a read after the end of its request: ${text.slice(0, 80)}`);
     if (this.stale) throw new StaleRead();
+    const gathering = this.alone && this.held === undefined && this.first === undefined;
     if (this.burstEnded === undefined) {
       this.burstEnded = false;
-      // The first burst's end, as `gather` finds it.
-      queueMicrotask(() => process.nextTick(() => (this.burstEnded = true)));
+      // The first burst's end, as `gather` finds it (its `flush` marks it when it gathers).
+      if (!gathering) queueMicrotask(() => process.nextTick(() => (this.burstEnded = true)));
     } else if (this.burstEnded) this.later = true;
-    if (this.alone && this.held === undefined && this.first === undefined) return await this.gather(text, parameters, prepare);
+    if (gathering) return await this.gather(text, parameters, prepare);
     if (this.first !== undefined) {
       const first = this.first;
       this.first = undefined;
@@ -258,6 +259,7 @@ export class Snapshot {
   private flush(): void {
     const burst = this.burst!;
     this.burst = undefined;
+    this.burstEnded = true;
     if (this.ended) {
       for (const waiting of burst) waiting.reject(new Error(`a read after the end of its request: ${waiting.text.slice(0, 80)}`));
       return;
@@ -441,9 +443,8 @@ export class Connections {
 
   /** A read: on the first free connection with fewer than PIPELINE reads under way, or else the one with the fewest. */
   async read(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
-    const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
+    const connection = await this.forReads(1);
     try {
-      settle(connection);
       return await send(connection.sql, text, parameters, prepare);
     } finally {
       connection.reading--;
@@ -462,9 +463,7 @@ export class Connections {
   }
 
   private async sendTogether(statements: readonly Statement[]): Promise<Promise<Rows>[]> {
-    const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
-    settle(connection);
-    connection.reading += statements.length - 1;
+    const connection = await this.forReads(statements.length);
     // Each asked for (`then`) here, in this order: postgres.js sends a statement once it is asked for.
     const begun = connection.sql.unsafe(BEGIN_READ).then(() => undefined);
     const sent = statements.map((statement) => send(connection.sql, statement.text, statement.parameters, statement.prepare).then((rows) => rows));
@@ -480,6 +479,17 @@ export class Connections {
     });
     for (const rows of answers) rows.catch(() => undefined);
     return answers;
+  }
+
+  /**
+   * A connection of the pool for `count` reads sent now, counted under way there (each caller takes its own off once
+   * answered), the COMMIT due on it sent first.
+   */
+  private async forReads(count: number): Promise<Connection> {
+    const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
+    connection.reading += count - 1;
+    settle(connection);
+    return connection;
   }
 
   /** A connection for one transaction, until its `release`: the free one with the fewest reads under way. */
