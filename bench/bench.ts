@@ -19,9 +19,11 @@ import { groupedPages, pageText, throughput } from './throughput.ts';
 import { operations } from './operations.ts';
 import { bounds } from './bounds.ts';
 import { buildServer } from '../scripts/build-server.ts';
+import { placeProcesses } from './measure.ts';
 
 const settings = readSettings();
 const { parts } = settings;
+placeProcesses(settings.serverCpus);
 if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store' || part === 'mechanisms')) {
   if (settings.server === 'dist') await buildServer();
   await throughput(settings);

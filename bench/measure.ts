@@ -1,8 +1,10 @@
 // What the benches that load a server process share (throughput.ts, operations.ts, proxy.ts): a server started, a free
-// port, the wait for a process's first answer, the CPU its processes spent (from /proc), and the medians of interleaved runs.
-import { type ChildProcess, spawn } from 'node:child_process';
+// port, the wait for a process's first answer, the CPU its processes spent (from /proc), the medians of interleaved runs,
+// and the cores the servers and the bench run on (BENCH_SERVER_CPUS).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startNodeOptions } from '../scripts/build-server.ts';
@@ -19,9 +21,27 @@ export const serverCommand = (settings: BenchSettings): string[] => [
   ...(settings.server === 'tsx' ? ['--import', 'tsx', 'server/main.ts'] : ['dist/server/main.js']),
 ];
 
+/** The cores the servers under test run on (`placeProcesses`); any when undefined. */
+let serverCpus: string | undefined;
+
+/**
+ * BENCH_SERVER_CPUS: the servers `spawnServer` starts from now on run on `cores`, and this process (every thread of it,
+ * and so the load it sends) and what it starts otherwise, PostgreSQL among them, on the machine's other cores: the
+ * server's CPU per request is then that of its own work, not also that of sharing its cores with the database, as
+ * where the database has a host of its own. Through taskset (util-linux), which the settings checked for.
+ */
+export function placeProcesses(cores: readonly number[] | undefined): void {
+  if (cores === undefined) return;
+  const others = Array.from({ length: cpus().length }, (_, core) => core).filter((core) => !cores.includes(core));
+  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', others.join(','), String(process.pid)], { stdio: 'ignore' });
+  serverCpus = cores.join(',');
+}
+
 /** Starts `node args` in `cwd` with `env` added, stopped with the bench (`started`); the end of what it printed. */
 export function spawnServer(args: string[], env: Record<string, string>, cwd = root, node = process.execPath): { child: ChildProcess; output: () => string } {
-  const child = started(spawn(node, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  // taskset runs node in its own process: the child's pid is the server's.
+  const [command, words] = serverCpus === undefined ? [node, args] : ['taskset', ['--cpu-list', serverCpus, node, ...args]];
+  const child = started(spawn(command, words, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk).slice(-4000));
   child.stdout!.on('data', keep);

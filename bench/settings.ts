@@ -2,7 +2,9 @@
 // value it cannot use (a part it does not have, a count that is not a whole number, a size a revision cannot hold)
 // stops it at once with every such variable named, instead of a run that measures nothing, crashes minutes in, or
 // passes NaN to autocannon. As for the server's own variables (server/common/config.ts), unset or empty takes the default.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { REVISION_LIMITS } from '../server/content/model.ts';
 import { REQUESTS } from './fixture.ts';
 import { benchedExamples } from './operation-requests.ts';
@@ -73,6 +75,11 @@ export interface BenchSettings {
   fresh: number;
   /** BENCH_FIGURES: a Markdown file the operations part writes its figures to (docs/performance-operations.md); none when unset. */
   figures?: string;
+  /**
+   * BENCH_SERVER_CPUS: the cores (numbers, separated by commas) the servers under test run on, the bench itself (its
+   * load) and PostgreSQL on the others (bench/measure.ts, `placeProcesses`); every process on every core when unset.
+   */
+  serverCpus?: number[];
 }
 
 /** One or more BENCH_* variables with values the bench cannot use; the message has a line for each. */
@@ -189,6 +196,18 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
   }
   if (settings.baseline !== undefined && !existsSync(`${settings.baseline}/dist/server/main.js`)) {
     problems.push(`BENCH_BASELINE must be a checkout whose server is built (dist/server/main.js), got "${settings.baseline}"`);
+  }
+  const cpusText = value('BENCH_SERVER_CPUS');
+  if (cpusText !== undefined) {
+    const cores = cpus().length;
+    const named = cpusText.split(',').map((item) => item.trim());
+    if (cores < 2 || !named.every((item) => within(item, 0, cores - 1)) || new Set(named).size >= cores) {
+      problems.push(`BENCH_SERVER_CPUS must name cores of this machine (0 to ${cores - 1}), separated by commas, leaving one at least for the bench and PostgreSQL, got "${cpusText}"`);
+    } else if (spawnSync('taskset', ['--version']).error !== undefined) {
+      problems.push('BENCH_SERVER_CPUS needs taskset (Debian\'s util-linux) on the PATH');
+    } else {
+      settings.serverCpus = [...new Set(named.map(Number))];
+    }
   }
   if (problems.length > 0) throw new BenchSettingsError(problems.join('\n'));
   return settings;

@@ -3,7 +3,7 @@
 // passing NaN to autocannon.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BENCH_PARTS, BenchSettingsError, benchSettings } from '../../bench/settings.ts';
@@ -43,7 +43,7 @@ describe('the bench settings', () => {
     };
     expect(benchSettings({})).toEqual(defaults);
     const names = ['PARTS', 'SERVER', 'NODE_ARGS', 'SECONDS', 'RUNS', 'WARMUP', 'CONNECTIONS', 'MEMORY_REQUESTS', 'MEMORY_PAGES'];
-    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES', 'FRESH', 'OPERATIONS');
+    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES', 'FRESH', 'OPERATIONS', 'SERVER_CPUS');
     const empty = Object.fromEntries(names.map((name) => [`BENCH_${name}`, '']));
     expect(benchSettings(empty)).toEqual(defaults);
   });
@@ -107,6 +107,16 @@ describe('the bench settings', () => {
       'BENCH_OPERATIONS must name operations the server implements, by operationId, separated by commas, got "getSpace,getSpaces" (no operation "getSpaces")',
     ]);
     expect(problems({ BENCH_FRESH: '5' })).toEqual(['BENCH_FRESH must be a whole number from 10 to 100000, got "5"']);
+  });
+
+  test('BENCH_SERVER_CPUS names cores of this machine for the servers, leaving one at least for the bench and PostgreSQL', () => {
+    const cores = cpus().length;
+    const wrong = (text: string) => `BENCH_SERVER_CPUS must name cores of this machine (0 to ${cores - 1}), separated by commas, leaving one at least for the bench and PostgreSQL, got "${text}"`;
+    expect(benchSettings({}).serverCpus).toBeUndefined();
+    const every = Array.from({ length: cores }, (_, core) => core).join(',');
+    for (const text of [every, `${cores}`, '-1', '0-1', 'a', '1.0', ' , ']) expect(problems({ BENCH_SERVER_CPUS: text })).toEqual([wrong(text)]);
+    // The machines this runs on have two cores at least (the bench's own need: a server and its load apart).
+    if (cores >= 2) expect(benchSettings({ BENCH_SERVER_CPUS: ' 0, 0' }).serverCpus).toEqual([0]);
   });
 
   test('a part it does not have is named, with the parts it has', () => {
