@@ -197,17 +197,13 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
   if (settings.baseline !== undefined && !existsSync(`${settings.baseline}/dist/server/main.js`)) {
     problems.push(`BENCH_BASELINE must be a checkout whose server is built (dist/server/main.js), got "${settings.baseline}"`);
   }
-  const cpusText = value('BENCH_SERVER_CPUS');
-  if (cpusText !== undefined) {
-    const cores = cpus().length;
-    const named = cpusText.split(',').map((item) => item.trim());
-    if (cores < 2 || !named.every((item) => within(item, 0, cores - 1)) || new Set(named).size >= cores) {
-      problems.push(`BENCH_SERVER_CPUS must name cores of this machine (0 to ${cores - 1}), separated by commas, leaving one at least for the bench and PostgreSQL, got "${cpusText}"`);
-    } else if (spawnSync('taskset', ['--version']).error !== undefined) {
-      problems.push('BENCH_SERVER_CPUS needs taskset (Debian\'s util-linux) on the PATH');
-    } else {
-      settings.serverCpus = [...new Set(named.map(Number))];
-    }
+  const cores = cpus().length;
+  const serverCpus = [...new Set(wholes('BENCH_SERVER_CPUS', [], 0, cores - 1))];
+  if (serverCpus.length >= cores) {
+    problems.push(`BENCH_SERVER_CPUS must leave one core at least for the bench and PostgreSQL (this machine has ${cores}), got "${value('BENCH_SERVER_CPUS')}"`);
+  } else if (serverCpus.length > 0) {
+    if (spawnSync('taskset', ['--version']).error === undefined) settings.serverCpus = serverCpus;
+    else problems.push('BENCH_SERVER_CPUS needs taskset (Debian\'s util-linux) on the PATH');
   }
   if (problems.length > 0) throw new BenchSettingsError(problems.join('\n'));
   return settings;
