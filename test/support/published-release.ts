@@ -52,6 +52,17 @@ export function packageEnvironment(userConfig: string): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * npm's environment for an install by the package tests: `env` (packageEnvironment's) without npm's audit and funding
+ * requests. Not `--prefer-offline`: npm keys a package's metadata in its cache by the registry's address, and a test
+ * registry listens on whatever port is free, one an earlier registry may have used for another build of the same
+ * packages; npm then checks the metadata with the registry (its default), and takes tarballs from its cache by their
+ * integrity. test/README.md, "The registry the package tests publish to".
+ */
+export function installEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false' };
+}
+
 /** Where the release is made: this run's folder (support/package-run.ts), or, outside a vitest run that provides one, this process's. */
 function runFolder(): string {
   let provided = '';

@@ -35,9 +35,11 @@ export interface RegistryOptions {
   env: NodeJS.ProcessEnv;
   /** Who may publish each own package (a user, or `$authenticated`, the default). */
   publishers?: Partial<Record<string, string>>;
+  /** The port to listen on; a free one by default. */
+  port?: number;
 }
 
-export async function startRegistry({ folder, env, publishers = {} }: RegistryOptions): Promise<Registry> {
+export async function startRegistry({ folder, env, publishers = {}, port = 0 }: RegistryOptions): Promise<Registry> {
   mkdirSync(folder, { recursive: true });
   const upstream = execFileSync('npm', ['config', 'get', 'registry'], { cwd: folder, env, encoding: 'utf8' }).trim();
   const config = path.join(folder, 'config.yaml');
@@ -55,13 +57,13 @@ export async function startRegistry({ folder, env, publishers = {} }: RegistryOp
       log: { type: 'stdout', format: 'json', level: 'warn' },
     }),
   );
-  // Started through its programmatic API (runServer), which listens where it is told: port 0, a free one.
+  // Started through its programmatic API (runServer), which listens where it is told: port 0 is a free one.
   const script = `import { runServer } from 'verdaccio';
 const server = await runServer(process.argv[1]);
-server.listen(0, '127.0.0.1', () => console.log(\`registry listening on http://127.0.0.1:\${server.address().port}/\`));
+server.listen(Number(process.argv[2]), '127.0.0.1', () => console.log(\`registry listening on http://127.0.0.1:\${server.address().port}/\`));
 process.stdin.on('close', () => process.exit(0));
 process.stdin.resume();`;
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script, config], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script, config, String(port)], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let printed = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -13,7 +13,7 @@ import { parseUsageRecord, type UsageRecord } from '../../conformance/usage-form
 import { SERVER_PACKAGE_NAME } from '../../scripts/build-server-package.ts';
 import { clientConsumer, contractChanges, harnessConsumer, type ProjectFiles, proxyConsumer } from '../support/consumer-projects.ts';
 import { outcome, rootManifest, runnerManifest } from '../support/packaging.ts';
-import { packageEnvironment, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
+import { installEnvironment, packageEnvironment, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import type { Registry } from '../support/registry.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   registry = await startReleaseRegistry(release, { folder: path.join(scratch, 'registry'), env });
   mkdirSync(deps);
   writeFileSync(path.join(deps, 'package.json'), JSON.stringify({ name: 'consumer-deps', private: true, type: 'module' }));
-  const installEnv = { ...env, npm_config_registry: registry.url, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const installEnv = { ...installEnvironment(env), npm_config_registry: registry.url };
   await run('npm', ['pkg', 'set', 'allowScripts.better-sqlite3=false', '--json'], { cwd: deps, env: installEnv });
   const names = [rootManifest.name, SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => `${name}@^${major}`);
   await run('npm', ['install', ...names], { cwd: deps, env: installEnv, timeout: 300_000 });

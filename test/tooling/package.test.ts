@@ -18,7 +18,7 @@ import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
 import { consumerBlocks, contractVersion, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, runtimeOnly, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
-import { packageEnvironment, type PublishedRelease, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
+import { installEnvironment, packageEnvironment, type PublishedRelease, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -147,7 +147,7 @@ beforeAll(async () => {
   // address for the private one's (the client from it; openapi-fetch, typescript and @types/node through it, from the
   // npm registry or npm's cache).
   mkdirSync(consumer);
-  const installEnv = { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const installEnv = installEnvironment(env);
   lines = shellLines(consumerProject().sh).map((line) => line.replace(PRIVATE_REGISTRY, registry.url));
   for (const line of lines) {
     const result = await run('sh', ['-c', line], { cwd: consumer, env: installEnv, timeout: 180_000 });

@@ -24,7 +24,7 @@ import { implementAddedOperation } from '../support/added-operation.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { changes, consumerBlocks, contractVersion, eventually, listing, makeReadOnly, makeWritable, outcome, processesNaming, readJson, rootManifest, runnerManifest, runtimeOnly, shellLines, snapshot, tsc, tscWith, everyTypeScriptAccepts } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
-import { packageEnvironment, PUBLISHER, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
+import { installEnvironment, packageEnvironment, PUBLISHER, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { repoRoot } from '../support/repo.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { aloneScript, brokenProxy, callScript, harnessTsconfig, harnessTypes, isolationTest, killedScript, misspeltPatchTest, teamStatsTest, teamStatsTsconfig, unansweredAddress } from '../support/server-package-consumer.ts';
@@ -89,13 +89,7 @@ beforeAll(async () => {
     `npm install ${rootManifest.name}@^${major}`,
     `npm install --save-dev ${[SERVER_PACKAGE_NAME, runnerManifest.name].map((name) => `${name}@^${major}`).join(' ')} vitest`,
   ]);
-  const installEnv = {
-    ...env,
-    // Packages from npm's cache when it has them, from the registry otherwise.
-    npm_config_prefer_offline: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-  };
+  const installEnv = installEnvironment(env);
   const install = async (what: string, cwd: string, line: string) => {
     const result = await run('sh', ['-c', line], { cwd, timeout: 240_000, env: installEnv });
     installs.push({ what, output: result.stdout + result.stderr });
