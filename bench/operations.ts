@@ -202,11 +202,11 @@ function countsOf(operationId: string, settings: BenchSettings, connections: num
 }
 
 /**
- * Measures `example` on `engine`, warmed when `warm` (a server new to it): its fresh records made first (FRESH), then
- * the warm-up (WARM on a write's new servers, then the operation itself), the server settled, and the measurement: a
- * write whose requests are counted sends its count (`countsOf`), any other operation its example for BENCH_SECONDS.
+ * Measures `example` on `engine`, a server of the run's own: its fresh records made first (FRESH), then the warm-up
+ * (WARM on a write's new servers, then the operation itself), the server settled, and the measurement: a write whose
+ * requests are counted sends its count (`countsOf`), any other operation its example for BENCH_SECONDS.
  */
-async function measure(engine: Engine, example: OperationExample, examples: Map<string, OperationExample>, warm: boolean, settings: BenchSettings): Promise<Measured> {
+async function measure(engine: Engine, example: OperationExample, examples: Map<string, OperationExample>, settings: BenchSettings): Promise<Measured> {
   const write = example.method !== 'get';
   const connections = operationConnections(settings);
   const counted = write && (FRESH[example.operationId] !== undefined || MOST[example.operationId] !== undefined);
@@ -217,19 +217,19 @@ async function measure(engine: Engine, example: OperationExample, examples: Map<
   const requests = await requestsFor(engine, example, fresh ? 1 + counts!.warmup + counts!.count + connections : 1, examples);
   const first = await send(engine, fresh ? requests.shift()! : requests[0]!);
   if (first.status >= 300) throw new Error(`${example.operationId} on ${engine.name} answered ${first.status} ${first.text.slice(0, 300)}`);
-  if (warm && write) {
+  if (write) {
     for (const { operationId, requests: amount, change } of WARM) {
       const warming = examples.get(operationId);
       if (warming !== undefined) await load(engine, operationId, [requestOf(warming, engine.world, change)], connections, { amount });
     }
   }
   if (counts !== undefined) {
-    const warmup = warm ? counts.warmup : 0;
+    const { warmup } = counts;
     if (warmup > 0) await load(engine, example.operationId, fresh ? requests.splice(0, warmup) : requests, Math.min(connections, warmup), { amount: warmup });
     await settled(engine.child);
     return load(engine, example.operationId, requests, Math.min(connections, counts.count), { amount: counts.count });
   }
-  if (warm) await load(engine, example.operationId, requests, connections, { duration: write ? settings.seconds : Math.min(1, settings.seconds) });
+  await load(engine, example.operationId, requests, connections, { duration: write ? settings.seconds : Math.min(1, settings.seconds) });
   await settled(engine.child);
   return load(engine, example.operationId, requests, connections, { duration: settings.seconds });
 }
@@ -403,9 +403,9 @@ async function serversOnCopies(worlds: Worlds, dataDir: string, members: number,
 }
 
 /** Measures `example` on both engines, in `order`: the runs of each, by engine (SQLite first). */
-async function measureBoth(engines: Engine[], order: Engine[], example: OperationExample, all: Map<string, OperationExample>, warm: boolean, settings: BenchSettings, into: Map<string, Measured[][]>): Promise<void> {
+async function measureBoth(engines: Engine[], order: Engine[], example: OperationExample, all: Map<string, OperationExample>, settings: BenchSettings, into: Map<string, Measured[][]>): Promise<void> {
   for (const engine of order) {
-    const measured = await measure(engine, example, all, warm, settings);
+    const measured = await measure(engine, example, all, settings);
     console.error(`operations: ${example.operationId} on ${engine.name}: ${measured.rps.toFixed(0)} req/s, ${measured.cpuUs?.toFixed(0)} µs`);
     const runs = into.get(example.operationId) ?? [[], []];
     runs[engines.indexOf(engine)]!.push(measured);
@@ -415,8 +415,8 @@ async function measureBoth(engines: Engine[], order: Engine[], example: Operatio
 
 /**
  * The part: PostgreSQL started by the bench (durable, as the store part starts it), the world built on each engine in
- * this process, then servers as `npm start` runs them on copies of it: one pair for every read, a pair of its own for
- * each measurement of a write (a write changes the world the others run in: a space locked, a site's sections
+ * this process, then servers as `npm start` runs them on copies of it: one pair for every read of a run, a pair of its
+ * own for each measurement of a write (a write changes the world the others run in: a space locked, a site's sections
  * bounded); each operation measured on both engines in turn, each run another going first.
  */
 export async function operations(settings: BenchSettings): Promise<void> {
@@ -444,21 +444,25 @@ export async function operations(settings: BenchSettings): Promise<void> {
     const failures = new Map<string, string>();
     const reads = examples.filter((example) => example.method === 'get');
     const writes = examples.filter((example) => example.method !== 'get');
-    if (reads.length > 0) readers = await serversOnCopies(worlds, dataDir, members, settings);
     for (let run = 0; run < settings.runs; run++) {
+      // New servers for each run's reads: a server's CPU per request moves between processes more than between the
+      // runs one process answers, so that the runs' spread and median take in that of the processes.
+      if (reads.length > 0) readers = await serversOnCopies(worlds, dataDir, members, settings);
       for (const [index, example] of examples.entries()) {
         if (failures.has(example.operationId)) continue;
         const write = writes.includes(example);
         const pair = write ? await serversOnCopies(worlds, dataDir, members, settings) : readers!;
         const order = (run + index) % 2 === 0 ? pair.engines : [...pair.engines].reverse();
         try {
-          await measureBoth(pair.engines, order, example, all, write || run === 0, settings, results);
+          await measureBoth(pair.engines, order, example, all, settings, results);
         } catch (error) {
           failures.set(example.operationId, (error as Error).message);
         } finally {
           if (write) await pair.end();
         }
       }
+      await readers?.end();
+      readers = undefined;
     }
     load.end = loadavg()[0]!;
     report(examples, results, failures, settings, load);
