@@ -54,10 +54,8 @@ export function packageEnvironment(userConfig: string): NodeJS.ProcessEnv {
 
 /**
  * npm's environment for an install by the package tests: `env` (packageEnvironment's) without npm's audit and funding
- * requests. Not `--prefer-offline`: npm keys a package's metadata in its cache by the registry's address, and a test
- * registry listens on whatever port is free, one an earlier registry may have used for another build of the same
- * packages; npm then checks the metadata with the registry (its default), and takes tarballs from its cache by their
- * integrity. test/README.md, "The registry the package tests publish to".
+ * requests, and without `--prefer-offline`, whose cached metadata can be another registry's that used the same port
+ * (why: test/README.md, "The registry the package tests publish to"; tooling/registry-cache.test.ts).
  */
 export function installEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, npm_config_audit: 'false', npm_config_fund: 'false' };
