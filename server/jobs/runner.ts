@@ -47,8 +47,11 @@ export interface JobKind<Payload = Record<string, unknown>> {
   resumable: boolean;
 }
 
+/** Jobs an instance runs at once, unless its runner is given another number. */
+export const JOB_CONCURRENCY = 4;
+
 export interface RunnerOptions {
-  /** Jobs this instance runs at once. */
+  /** Jobs this instance runs at once (JOB_CONCURRENCY by default). */
   concurrency?: number;
   /** How often the queue is read when nothing announced work, in ms. */
   pollMs?: number;
@@ -166,7 +169,7 @@ export class JobRunner implements Jobs {
   }
 
   private async claimAndLaunch(): Promise<void> {
-    const limit = (this.options.concurrency ?? 4) - this.running.size;
+    const limit = (this.options.concurrency ?? JOB_CONCURRENCY) - this.running.size;
     const busy = [...new Set([...this.running.values()].map((job) => job.resource))];
     // A read first: most looks (the poll) find nothing to claim, and need no write.
     if (limit > 0 && (await jobs.claimable(this.ctx.store.reader, this.owner, busy))) {
