@@ -1,9 +1,9 @@
 // A real npm registry for the package tests: Verdaccio, on 127.0.0.1 and a free port, its configuration and storage
 // in a folder the test gives, a child process that ends with the test; the three packages served from its storage
-// only, every other name proxied from npm's configured registry.
+// only, every other name proxied from npm's configured registry, no newer than the repository's lockfile has it.
 // Why it serves what it serves: test/README.md, "The registry the package tests publish to".
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { repoRoot } from './repo.ts';
@@ -13,6 +13,24 @@ export const PRIVATE_REGISTRY = 'https://npm.example.com/';
 
 /** The names only the registry's storage serves: the packages this repository publishes. */
 export const OWN_PACKAGES = ['docs-platform-contract', 'docs-platform-conformance', 'docs-platform-server'];
+
+/**
+ * The versions of other packages the registry hides: for each package the repository's package-lock.json holds (by
+ * its name, an alias's too), those above every version the lockfile has of it, as Verdaccio's package filter takes
+ * them (`>a >b`: above both). Another package's versions are all served.
+ */
+export function versionsAboveLockfile(lockfile = path.join(repoRoot, 'package-lock.json')): { package: string; versions: string }[] {
+  const { packages } = JSON.parse(readFileSync(lockfile, 'utf8')) as { packages: Record<string, { name?: string; version?: string; link?: boolean }> };
+  const locked = new Map<string, Set<string>>();
+  for (const [folder, entry] of Object.entries(packages)) {
+    const at = folder.lastIndexOf('node_modules/');
+    if (at < 0 || entry.link || entry.version === undefined) continue;
+    const name = entry.name ?? folder.slice(at + 'node_modules/'.length);
+    if (OWN_PACKAGES.includes(name)) continue;
+    locked.set(name, (locked.get(name) ?? new Set()).add(entry.version));
+  }
+  return [...locked].map(([name, versions]) => ({ package: name, versions: [...versions].map((version) => `>${version}`).join(' ') }));
+}
 
 export interface Registry {
   /** Its address, `http://127.0.0.1:PORT/`. */
@@ -49,6 +67,7 @@ export async function startRegistry({ folder, env, publishers = {}, port = 0 }: 
       storage: path.join(folder, 'storage'),
       auth: { htpasswd: { file: path.join(folder, 'htpasswd'), max_users: 100 } },
       uplinks: { upstream: { url: upstream, cache: false } },
+      filters: { '@verdaccio/package-filter': { block: versionsAboveLockfile() } },
       packages: {
         ...Object.fromEntries(OWN_PACKAGES.map((name) => [name, { access: '$all', publish: publishers[name] ?? '$authenticated', unpublish: 'nobody' }])),
         '**': { access: '$all', publish: 'nobody', proxy: 'upstream' },
