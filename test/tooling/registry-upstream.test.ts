@@ -2,11 +2,12 @@
 // has, so that a package test fails for a change here, not for a release upstream. test/README.md, "The registry the
 // package tests publish to".
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
+import { readJson } from '../support/packaging.ts';
 import { packageEnvironment } from '../support/published-release.ts';
 import { startRegistry } from '../support/registry.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -16,7 +17,7 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'registry-upstream-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const lockedVersion = (name: string) =>
-  (JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> }).packages[`node_modules/${name}`]!.version;
+  (readJson(path.join(repoRoot, 'package-lock.json')) as { packages: Record<string, { version: string }> }).packages[`node_modules/${name}`]!.version;
 
 test('a package the README installs by name, and what it depends on, are served at the lockfile’s version, though upstream has newer', async () => {
   const env = { ...packageEnvironment(path.join(scratch, 'npmrc')), npm_config_cache: path.join(scratch, 'cache') };
