@@ -19,6 +19,7 @@ import { ADMIN_TOKEN, WORLD_START } from '../scripts/example-world/world.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
 import { answered, cpuMs, freePort, median, serverCommand, spawnServer } from './measure.ts';
+import { type Floor, floorText, printFloor, roundTripFloor } from './round-trips.ts';
 import { benchedExamples, benchSeed, type Change, FRESH, MOST, requestOf, sendAsAdmin, type SentRequest } from './operation-requests.ts';
 import type { BenchSettings } from './settings.ts';
 
@@ -242,7 +243,7 @@ const spread = (values: number[]) =>
   values.length === 0 ? '-' : `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
 
 /** Prints each operation's figures, then the spread over all operations, the reads and the writes; writes them to BENCH_FIGURES. */
-function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings, load: LoadAverages): void {
+function report(examples: OperationExample[], results: Map<string, Measured[][]>, failures: Map<string, string>, settings: BenchSettings, load: LoadAverages, floor: Floor | undefined): void {
   const rows: FigureRow[] = examples.map((example) => {
     const { operationId } = example;
     const row = { operationId, fresh: FRESH[operationId] !== undefined, write: example.method !== 'get' };
@@ -279,8 +280,9 @@ function report(examples: OperationExample[], results: Map<string, Measured[][]>
   for (const group of groupsOf(rows)) {
     console.log(`${group.name.padEnd(8)}${String(group.operations).padStart(4)} operations   req/s PG/SQLite ${spread(group.rps).padEnd(20)}CPU PG/SQLite ${spread(group.cpu)}`);
   }
+  if (floor !== undefined) printFloor(floor);
   if (settings.figures !== undefined) {
-    writeFileSync(settings.figures, figuresPage(rows, settings, heading, load));
+    writeFileSync(settings.figures, figuresPage(rows, settings, heading, load, floor));
     console.log(`\noperations: the figures are written to ${settings.figures}`);
   }
 }
@@ -322,7 +324,7 @@ function groupsOf(rows: FigureRow[]): { name: string; operations: number; rps: n
 type LoadAverages = { start: number; end?: number };
 
 /** The page BENCH_FIGURES names, written whole by each run: the spread over operations, then each operation. */
-function figuresPage(rows: FigureRow[], settings: BenchSettings, heading: string, load: LoadAverages): string {
+function figuresPage(rows: FigureRow[], settings: BenchSettings, heading: string, load: LoadAverages, floor: Floor | undefined): string {
   const number = (value: number) => Math.round(value).toLocaleString('en').replaceAll(',', ' ');
   const command = [
     'BENCH_PARTS=operations',
@@ -346,6 +348,12 @@ function figuresPage(rows: FigureRow[], settings: BenchSettings, heading: string
     '|---|---|---|---|',
     ...groupsOf(rows).map((group) => `| ${group.name} | ${group.operations} | ${spread(group.rps)} | ${spread(group.cpu)} |`),
     '',
+    ...(floor === undefined
+      ? []
+      : [
+          `The floor of a read, at the reads' median CPU per request on SQLite ([bench/README.md](../bench/README.md#what-each-measures)): ${floorText(floor)}.`,
+          '',
+        ]),
     '`*`: a fresh record for each request (`bench/operation-requests.ts`, `FRESH`).',
     '',
     '| operation | SQLite req/s | PG req/s | PG/SQLite req/s | CPU µs SQLite / PG | PG/SQLite CPU |',
@@ -464,8 +472,16 @@ export async function operations(settings: BenchSettings): Promise<void> {
       await readers?.end();
       readers = undefined;
     }
+    const readsSqliteUs = reads
+      .map((example) => results.get(example.operationId)?.[0])
+      .filter((runs) => runs !== undefined && runs.length > 0 && runs.every((measured) => measured.cpuUs !== undefined))
+      .map((runs) => median(runs!.map((measured) => measured.cpuUs!)));
+    const floor =
+      readsSqliteUs.length === 0
+        ? undefined
+        : await roundTripFloor(postgres, { targetUs: median(readsSqliteUs), runs: settings.runs, seconds: settings.seconds, connections: operationConnections(settings) });
     load.end = loadavg()[0]!;
-    report(examples, results, failures, settings, load);
+    report(examples, results, failures, settings, load, floor);
   } finally {
     await readers?.end();
     await outside?.close();

@@ -12,7 +12,7 @@ import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS as ALL_R
 import { answered, cpuMs, freePort, type Measure, median, medians, rotated, serverCommand, spawnServer, TICKS_PER_SECOND } from './measure.ts';
 import type { BenchSettings } from './settings.ts';
 import pg from 'pg';
-import { roundTrips } from './round-trips.ts';
+import { printFloor, roundTripFloor, roundTrips } from './round-trips.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';
 import { SPEEDUPS } from '../server/common/config.ts';
@@ -701,6 +701,12 @@ async function storeComparison(dataDir: string): Promise<void> {
       console.log(`${request.name.padEnd(30)}${cpu.map((us) => (us === undefined ? '-' : us.toFixed(0)).padStart(12)).join('')}`);
     }
     ratiosOverRuns(results, REQUESTS, sqlite, one, baselinePostgres);
+    const readsSqliteUs = REQUESTS.filter((request) => request.method === 'GET')
+      .map((request) => medians(results.get(`${request.name}\n${sqlite.name}`)!).cpuUs)
+      .filter((us) => us !== undefined);
+    if (readsSqliteUs.length > 0) {
+      printFloor(await roundTripFloor(postgres, { targetUs: median(readsSqliteUs), runs: settings.runs, seconds: settings.seconds, connections: settings.connections }));
+    }
 
     console.log('\nPostgreSQL, per request (one instance, 2 000 requests of each kind): statements, transactions, database CPU µs');
     for (const request of REQUESTS) {
