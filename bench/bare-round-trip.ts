@@ -1,8 +1,8 @@
 // The floor of what a read of PostgreSQL adds to a request (bench/round-trips.ts, `roundTripFloor`): a bare node:http
 // server that answers each request with one row, read from SQLite (better-sqlite3) or from PostgreSQL (postgres.js,
 // awaited), after `?work=<units>` of the request's own work (objects made and serialized, as a server's request makes
-// them). Run as `node --import tsx bench/bare-round-trip.ts sqlite <file>` or `... postgres <url> [<socket folder>]`;
-// it prints its port once it listens.
+// them). Run as `node --import tsx bench/bare-round-trip.ts sqlite <file>` or `... postgres <url> [<socket folder>]`,
+// on PORT (any free one when unset); it prints its port once it listens, as bench/bare.mjs does.
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
@@ -47,4 +47,4 @@ const server = createServer(async (request, response) => {
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 });
-server.listen(0, '127.0.0.1', () => console.log((server.address() as { port: number }).port));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`port ${(server.address() as { port: number }).port}`));

@@ -8,7 +8,7 @@ import { connectionOptions } from '../server/store/postgres/store.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';
 import type { PostgresServer } from '../scripts/postgres-server.ts';
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
-import { answered, cpuMs, median, rotated, spawnServer } from './measure.ts';
+import { answered, cpuMs, freePort, median, rotated, spawnServer } from './measure.ts';
 
 /** A client of one connection to database `name` of `server`. */
 function clientOf(server: PostgresServer, name: string): postgresJs.Sql {
@@ -81,13 +81,9 @@ export async function roundTripFloor(server: PostgresServer, options: { targetUs
     await admin`CREATE DATABASE bench_floor`;
     const { url, host } = connectionOptions(server.url('bench_floor'));
     const start = async (...engine: string[]) => {
-      const { child, output } = spawnServer([...startNodeOptions(), '--import', 'tsx', 'bench/bare-round-trip.ts', ...engine], {});
+      const port = await freePort();
+      const { child, output } = spawnServer([...startNodeOptions(), '--import', 'tsx', 'bench/bare-round-trip.ts', ...engine], { PORT: String(port) });
       children.push(child);
-      let port: string | undefined;
-      while ((port = /^(\d+)$/m.exec(output())?.[1]) === undefined) {
-        if (child.exitCode !== null) throw new Error(`bench/bare-round-trip.ts ${engine[0]} exited: ${output()}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
       const base = `http://127.0.0.1:${port}/`;
       await answered(base, child, output);
       return { child, base };
