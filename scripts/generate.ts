@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compile, type CompilerHost, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
+import { compile, type CompilerHost, createSourceFile, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
 import { CORE_SCHEMA, load } from 'js-yaml';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');
@@ -51,17 +51,27 @@ export function declareSchemaDialect(openapi: string): string {
  * given. Warnings count as errors (tspconfig.yaml's `warn-as-error`), so any diagnostic means no document. Each call
  * hands the compiler the previous program and the files it read, parsed: a file whose text did not change is not
  * parsed again (what the TypeSpec language server does between keystrokes).
+ *
+ * Each call takes one snapshot of the contract's inputs (`snapshotInputs`): the compiler reads spec/ and
+ * tspconfig.yaml from it, not from the disk, so the document it makes is the one of the bytes its cache key was
+ * hashed from, however the files change during the compile. The code the compile runs (spec-rules/, the compiler
+ * and its emitters as the lockfile pins them, this script) is loaded once per process: its part of the key is the
+ * one on disk when the compiler was made, and a compile run after that part changed on disk is neither served from
+ * nor kept in the cache (the process runs code other than what a fresh one would load).
  */
 export function contractCompiler(root = repoRoot): (stagingDir: string) => Promise<ContractCompilation> {
+  const loadedCode = codeInputs(root);
   const compile = typespecCompiler(root);
   return async (stagingDir) => {
-    const kept = keptContract(root);
-    if (kept.openapi !== undefined) {
-      writeFileSync(path.join(stagingDir, 'openapi.yaml'), kept.openapi);
-      return { openapi: kept.openapi, diagnostics: '' };
+    const inputs = snapshotInputs(root, loadedCode);
+    const cached = loadedCode === codeInputs(root);
+    const entry = cached ? cacheEntry(`${inputs.key}.openapi.yaml`) : undefined;
+    if (entry?.text !== undefined) {
+      writeFileSync(path.join(stagingDir, 'openapi.yaml'), entry.text);
+      return { openapi: entry.text, diagnostics: '' };
     }
-    const compiled = await compile(stagingDir);
-    if (compiled.openapi !== undefined) kept.keep(compiled.openapi);
+    const compiled = await compile(stagingDir, inputs);
+    if (compiled.openapi !== undefined) entry?.keep(compiled.openapi);
     return compiled;
   };
 }
@@ -71,42 +81,95 @@ export function contractCompiler(root = repoRoot): (stagingDir: string) => Promi
  * kept by a hash of what it is compiled from (spec/, tspconfig.yaml, spec-rules/, the lockfile, which pins the
  * compiler and its emitters, and this script), so that a revision of the contract is compiled once, by whichever of
  * `npm run generate`, `npm run check` and `npm run dev`, in the repository or a copy of it, needs it first; only a
- * compilation without a diagnostic is kept. DOCS_CONTRACT_CACHE=off compiles every time.
+ * compilation without a diagnostic is kept. Each entry starts with a line naming its key and the hash of the text
+ * after it: an entry whose line does not match (damaged, cut short, or written under another name) is a miss, and is
+ * compiled again. DOCS_CONTRACT_CACHE=off compiles every time.
  */
 const contractCache = () => process.env.DOCS_CONTRACT_CACHE || path.join(tmpdir(), 'docs-platform-contracts');
 /** How many compiled contracts (and generated types) are kept; the least recently used go first. */
 const KEPT_CONTRACTS = 40;
 
-/** A hash of the files under `folders` (relative to `root`; files too), by path and content, node_modules left out. */
-export function filesHash(root: string, entries: string[]): string {
-  const hash = createHash('sha256');
+/** The files under `entries` (relative to `root`; files too), by path relative to `root`, node_modules left out. */
+function inputFiles(root: string, entries: string[]): string[] {
+  const files: string[] = [];
   for (const entry of entries) {
     const full = path.join(root, entry);
     if (!existsSync(full)) continue;
-    const files = statSync(full).isDirectory()
-      ? (readdirSync(full, { recursive: true, encoding: 'utf8' }) as string[])
-          .filter((file) => !file.split(path.sep).includes('node_modules') && statSync(path.join(full, file)).isFile())
-          .map((file) => path.join(entry, file))
-      : [entry];
-    for (const file of files.sort()) hash.update(`${file.split(path.sep).join('/')}\0`).update(readFileSync(path.join(root, file))).update('\0');
+    if (!statSync(full).isDirectory()) files.push(entry);
+    else
+      for (const file of readdirSync(full, { recursive: true, encoding: 'utf8' }) as string[])
+        if (!file.split(path.sep).includes('node_modules') && statSync(path.join(full, file)).isFile()) files.push(path.join(entry, file));
   }
+  return files.sort();
+}
+
+/** A hash of files by path and content, in the given order. */
+function hashFiles(files: Iterable<[string, Buffer]>): string {
+  const hash = createHash('sha256');
+  for (const [file, content] of files) hash.update(`${file.split(path.sep).join('/')}\0`).update(content).update('\0');
   return hash.digest('hex');
 }
 
-/** What the contract of `root` is compiled from, hashed. */
-export const contractInputs = (root: string) =>
-  filesHash(root, ['spec', 'tspconfig.yaml', 'spec-rules', 'package-lock.json']) + createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+/** A hash of the files under `entries` (relative to `root`; files too), by path and content, node_modules left out. */
+export function filesHash(root: string, entries: string[]): string {
+  return hashFiles(inputFiles(root, entries).map((file) => [file, readFileSync(path.join(root, file))]));
+}
 
-/** The cache's entry `name`: its text when kept (and marked used), and how to keep a text under it. */
+/** The inputs of a compile that the compiler reads as files: spec/ and tspconfig.yaml. */
+const READ_INPUTS = ['spec', 'tspconfig.yaml'];
+
+/** The inputs of a compile that run as code in the compiling process, hashed. */
+const codeInputs = (root: string) =>
+  filesHash(root, ['spec-rules', 'package-lock.json']) + createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+
+/** The contract's inputs as read once: the bytes of spec/ and tspconfig.yaml by absolute path, and their key. */
+interface InputSnapshot {
+  key: string;
+  files: Map<string, Buffer>;
+  folders: Set<string>;
+}
+
+function snapshotInputs(root: string, code = codeInputs(root)): InputSnapshot {
+  const files = new Map<string, Buffer>();
+  const read: [string, Buffer][] = [];
+  for (const file of inputFiles(root, READ_INPUTS)) {
+    const content = readFileSync(path.join(root, file));
+    read.push([file, content]);
+    files.set(path.join(root, file), content);
+  }
+  const folders = new Set<string>();
+  for (const file of files.keys()) for (let folder = path.dirname(file); folder.startsWith(path.join(root, 'spec')); folder = path.dirname(folder)) folders.add(folder);
+  folders.add(path.join(root, 'spec'));
+  // filesHash's key for the same bytes, so that a copy's key is the repository's.
+  return { key: hashFiles(read) + code, files, folders };
+}
+
+/** What the contract of `root` is compiled from, hashed: the key of its compiled contract in the cache. */
+export const contractInputs = (root: string) => snapshotInputs(root).key;
+
+/** The first line of a cache entry: its name and the hash of its text. */
+const entryHeader = (name: string, text: string) => `docs-platform-contract-cache ${name} ${createHash('sha256').update(text).digest('hex')}\n`;
+
+/** The file of the cache's entry `name` holding `text`. */
+export const cacheEntryText = (name: string, text: string) => entryHeader(name, text) + text;
+
+/** The text kept under the cache's entry `name`, when it is there and whole. */
+export const keptText = (name: string) => cacheEntry(name).text;
+
+/** The cache's entry `name`: its text when kept and whole (and marked used), and how to keep a text under it. */
 function cacheEntry(name: string): { text?: string; keep(text: string): void } {
   const folder = contractCache();
   if (folder === 'off') return { keep: () => undefined };
   const file = path.join(folder, name);
   let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
-    const now = new Date();
-    utimesSync(file, now, now);
+    const kept = readFileSync(file, 'utf8');
+    const end = kept.indexOf('\n') + 1;
+    if (end > 0 && kept.slice(0, end) === entryHeader(name, kept.slice(end))) {
+      text = kept.slice(end);
+      const now = new Date();
+      utimesSync(file, now, now);
+    }
   } catch {
     // not kept
   }
@@ -116,7 +179,7 @@ function cacheEntry(name: string): { text?: string; keep(text: string): void } {
       try {
         mkdirSync(folder, { recursive: true });
         const temporary = `${file}.${process.pid}.${Date.now()}`;
-        writeFileSync(temporary, kept);
+        writeFileSync(temporary, cacheEntryText(name, kept));
         renameSync(temporary, file);
         const entries = readdirSync(folder).map((entry) => ({ entry, used: statSync(path.join(folder, entry)).mtimeMs })).sort((a, b) => b.used - a.used);
         for (const { entry } of entries.slice(KEPT_CONTRACTS)) rmSync(path.join(folder, entry), { force: true });
@@ -127,22 +190,69 @@ function cacheEntry(name: string): { text?: string; keep(text: string): void } {
   };
 }
 
-/** The compiled contract of `root` as kept, if it is, and how to keep it once compiled. */
-function keptContract(root: string): { openapi?: string; keep(openapi: string): void } {
-  const entry = cacheEntry(`${contractInputs(root)}.openapi.yaml`);
-  return { openapi: entry.text, keep: entry.keep };
+/** An error as the file system gives it for a path that is not there. */
+const notFound = (file: string) => Object.assign(new Error(`ENOENT: no such file or directory, '${file}'`), { code: 'ENOENT', path: file });
+
+/**
+ * A compiler host that reads the snapshot's files from the snapshot (and says that nothing else is there under
+ * spec/), and everything else (the compiler's and the libraries' own files) from the disk.
+ */
+function snapshotHost(base: CompilerHost, root: string, current: () => InputSnapshot): CompilerHost {
+  const spec = path.join(root, 'spec');
+  const inScope = (file: string) => {
+    const full = path.resolve(file);
+    return full === path.join(root, 'tspconfig.yaml') || full === spec || full.startsWith(spec + path.sep) ? full : undefined;
+  };
+  return {
+    ...base,
+    async readFile(file) {
+      const full = inScope(file);
+      if (full === undefined) return base.readFile(file);
+      const content = current().files.get(full);
+      if (content === undefined) throw notFound(file);
+      const bom = content.length >= 3 && content[0] === 0xef && content[1] === 0xbb && content[2] === 0xbf;
+      // Text in another encoding: the host's own reading says why it is refused.
+      if (content.length >= 2 && ((content[0] === 0xfe && content[1] === 0xff) || (content[0] === 0xff && content[1] === 0xfe))) return base.readFile(file);
+      return createSourceFile(content.toString('utf8', bom ? 3 : 0), file);
+    },
+    async stat(file) {
+      const full = inScope(file);
+      if (full === undefined) return base.stat(file);
+      const snapshot = current();
+      if (snapshot.files.has(full)) return { isFile: () => true, isDirectory: () => false };
+      if (snapshot.folders.has(full)) return { isFile: () => false, isDirectory: () => true };
+      throw notFound(file);
+    },
+    async readDir(folder) {
+      const full = inScope(folder);
+      if (full === undefined) return base.readDir(folder);
+      const snapshot = current();
+      if (!snapshot.folders.has(full)) throw notFound(folder);
+      const names = new Set<string>();
+      for (const entry of [...snapshot.files.keys(), ...snapshot.folders]) if (path.dirname(entry) === full) names.add(path.basename(entry));
+      return [...names].sort();
+    },
+    async realpath(file) {
+      return inScope(file) ?? base.realpath(file);
+    },
+  };
 }
 
-/** The TypeSpec compiler of `root`'s contract, kept loaded: each call compiles spec/ now (contractCompiler's, without the cache). */
-function typespecCompiler(root: string): (stagingDir: string) => Promise<ContractCompilation> {
+/** The TypeSpec compiler of `root`'s contract, kept loaded: each call compiles the snapshot it is given (contractCompiler's, without the cache). */
+function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnapshot) => Promise<ContractCompilation> {
   const entrypoint = path.join(root, 'spec/main.tsp');
   const sources = new Map<string, SourceFile>();
+  let inputs: InputSnapshot | undefined;
+  const snapshot = snapshotHost(NodeHost, root, () => {
+    if (!inputs) throw new Error('the contract compiler read a file outside a compile');
+    return inputs;
+  });
   const host: CompilerHost = {
-    ...NodeHost,
+    ...snapshot,
     // The parse of a file is kept for its SourceFile object: the same object for the same text.
     parseCache: new WeakMap(),
     async readFile(file) {
-      const read = await NodeHost.readFile(file);
+      const read = await snapshot.readFile(file);
       const known = sources.get(file);
       if (known?.text === read.text) return known;
       sources.set(file, read);
@@ -151,21 +261,32 @@ function typespecCompiler(root: string): (stagingDir: string) => Promise<Contrac
   };
   let program: Program | undefined;
   const format = (diagnostics: readonly Diagnostic[]) => diagnostics.map((diagnostic) => formatDiagnostic(diagnostic, { pathRelativeTo: root })).join('\n');
-  return async (stagingDir) => {
-    const [options, configDiagnostics] = await resolveCompilerOptions(host, {
-      entrypoint,
-      cwd: root,
-      env: process.env,
-      overrides: { options: { '@typespec/openapi3': { 'emitter-output-dir': stagingDir } } },
+  // One compile at a time: the host reads the snapshot of the compile in progress.
+  let previous: Promise<unknown> = Promise.resolve();
+  return (stagingDir, snapshotted) => {
+    const run = previous.then(async (): Promise<ContractCompilation> => {
+      inputs = snapshotted;
+      try {
+        const [options, configDiagnostics] = await resolveCompilerOptions(host, {
+          entrypoint,
+          cwd: root,
+          env: process.env,
+          overrides: { options: { '@typespec/openapi3': { 'emitter-output-dir': stagingDir } } },
+        });
+        if (configDiagnostics.length > 0) return { diagnostics: format(configDiagnostics) };
+        // A program with errors is handed on too: only its parsed files are reused.
+        program = await compile(host, entrypoint, options, program);
+        if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics) };
+        const openapi = declareSchemaDialect(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'));
+        // The staging folder is what generate copies into generated/.
+        writeFileSync(path.join(stagingDir, 'openapi.yaml'), openapi);
+        return { openapi, diagnostics: '' };
+      } finally {
+        inputs = undefined;
+      }
     });
-    if (configDiagnostics.length > 0) return { diagnostics: format(configDiagnostics) };
-    // A program with errors is handed on too: only its parsed files are reused.
-    program = await compile(host, entrypoint, options, program);
-    if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics) };
-    const openapi = declareSchemaDialect(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'));
-    // The staging folder is what generate copies into generated/.
-    writeFileSync(path.join(stagingDir, 'openapi.yaml'), openapi);
-    return { openapi, diagnostics: '' };
+    previous = run.catch(() => undefined);
+    return run;
   };
 }
 
