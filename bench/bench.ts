@@ -24,7 +24,7 @@ import { placeProcesses } from './measure.ts';
 const settings = readSettings();
 const { parts } = settings;
 placeProcesses(settings.serverCpus);
-if (parts.some((part) => part === 'throughput' || part === 'startup' || part === 'memory' || part === 'store' || part === 'mechanisms')) {
+if (parts.some((part) => part === 'throughput' || part === 'guard' || part === 'startup' || part === 'memory' || part === 'store' || part === 'mechanisms')) {
   if (settings.server === 'dist') await buildServer();
   await throughput(settings);
   console.log();

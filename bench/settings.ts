@@ -9,8 +9,11 @@ import { REVISION_LIMITS } from '../server/content/model.ts';
 import { REQUESTS } from './fixture.ts';
 import { benchedExamples } from './operation-requests.ts';
 
-/** The bench's parts, in the order it runs them. */
-export const BENCH_PARTS = ['throughput', 'prism', 'startup', 'memory', 'bounds', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
+/**
+ * The bench's parts, in the order it runs them. `guard` (this build against BENCH_BASELINE's, `npm run bench:guard`)
+ * runs only when named.
+ */
+export const BENCH_PARTS = ['throughput', 'guard', 'prism', 'startup', 'memory', 'bounds', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -52,8 +55,9 @@ export interface BenchSettings {
   /** BENCH_SAVES: saves of each case of the save part (bench/save.ts). */
   saves: number;
   /**
-   * BENCH_BASELINE: a checkout of the server to compare the store part's SQLite against (its dependencies installed
-   * and its server built, `dist/server/main.js`), such as main before a change; none when unset.
+   * BENCH_BASELINE: a checkout of the server to compare with (its dependencies installed and its server built,
+   * `dist/server/main.js`), such as main before a change: in the throughput and guard parts, its server beside this
+   * build's; in the store part, on SQLite and PostgreSQL; none when unset.
    */
   baseline?: string;
   /**
@@ -115,7 +119,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
   };
 
   const partsText = value('BENCH_PARTS');
-  let parts: BenchPart[] = [...BENCH_PARTS];
+  let parts: BenchPart[] = BENCH_PARTS.filter((part) => part !== 'guard');
   if (partsText !== undefined) {
     const named = partsText.split(',').map((part) => part.trim()).filter(Boolean);
     const unknown = named.filter((part) => !(BENCH_PARTS as readonly string[]).includes(part));

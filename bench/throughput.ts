@@ -13,6 +13,7 @@ import { answered, cpuMs, freePort, type Measure, median, medians, rotated, serv
 import type { BenchSettings } from './settings.ts';
 import pg from 'pg';
 import { printFloor, roundTripFloor, roundTrips } from './round-trips.ts';
+import { againstBaseline } from './against-baseline.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';
 import { SPEEDUPS } from '../server/common/config.ts';
@@ -185,6 +186,7 @@ export async function throughput(chosen: BenchSettings): Promise<void> {
   seedFile = path.join(workDir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(fixture));
   if (parts.includes('throughput')) await requestRates(parts.includes('prism'));
+  if (parts.includes('guard')) await guardRates();
   if (parts.includes('startup')) await startup(path.join(workDir, 'startup'));
   if (parts.includes('memory')) await memory(path.join(workDir, 'memory'));
   if (parts.includes('store')) await storeComparison(path.join(workDir, 'store'));
@@ -291,6 +293,9 @@ async function requestRates(withPrism: boolean): Promise<void> {
     targets.push(await startBare(recorded.file, 'express'));
     const prism = withPrism ? await startPrism() : undefined;
     if (prism) targets.push(prism);
+    // Another build's server, as `npm start` runs it, validation on: what this build is compared with (bench:guard).
+    const baseline = settings.baseline ? await startReference('baseline', path.join(workDir, 'baseline'), {}, path.resolve(settings.baseline)) : undefined;
+    if (baseline) targets.push(baseline);
 
     const results = await measuredInTurn(targets, load);
 
@@ -309,15 +314,21 @@ async function requestRates(withPrism: boolean): Promise<void> {
       measures: targets.map((target) => medians(results.get(`${request.name}\n${target.name}`)!)),
     }));
     for (const { request, measures } of rows) {
-      const [on, off, bare, framework, mock] = measures as [Measure, Measure, Measure, Measure, Measure | undefined];
+      const [on, off, bare, framework] = measures as [Measure, Measure, Measure, Measure];
+      const mock = prism ? measures[targets.indexOf(prism)] : undefined;
       console.log(
         `${request.name.padEnd(30)}${measures
           .map((m) => `${Math.round(m.rps)} (${m.p50}/${m.p99})`.padStart(36))
           .join('')}${(on.rps / bare.rps).toFixed(3).padStart(9)}${(off.rps / bare.rps).toFixed(3).padStart(10)}${(on.rps / off.rps).toFixed(2).padStart(8)}${(framework.rps / bare.rps).toFixed(3).padStart(14)}${mock ? (on.rps / mock.rps).toFixed(1).padStart(10) : ''}`,
       );
     }
-    cpuPerRequest(targets, rows, prism !== undefined);
-    if (settings.runs > 1) spreadOverRuns((request, target) => results.get(`${request.name}\n${target.name}`)!, targets);
+    cpuPerRequest(targets, rows, prism);
+    const runsOf = (request: BenchRequest, target: Target) => results.get(`${request.name}\n${target.name}`)!;
+    if (settings.runs > 1) spreadOverRuns(runsOf, targets);
+    if (baseline) {
+      const moved = againstBaseline({ requests: REQUESTS, runs: settings.runs, baseline: settings.baseline! }, runsOf, on, baseline, targets[3]!);
+      if (moved.length > 0) process.exitCode = 1;
+    }
     await listMadeAnew(on, bare);
   } finally {
     for (const target of targets) await stop(target.child);
@@ -340,6 +351,29 @@ function spreadOverRuns(runsOf: (request: BenchRequest, target: Target) => Measu
     const ofBare = ons.map((rps, run) => rps / bares[run]!);
     const ofOff = ons.map((rps, run) => rps / offs[run]!);
     console.log(`${request.name.padEnd(30)}${range(ofBare, 3).padStart(14)}${range(ofOff, 2).padStart(12)}`);
+  }
+}
+
+/**
+ * The guard part (`npm run bench:guard`, bench/guard.ts): this build's server and BENCH_BASELINE's, both as `npm start`
+ * runs them (validation on), and Express answering the same bytes, interleaved; then `againstBaseline`. Exits 1 when a
+ * request is slower beyond the spread.
+ */
+async function guardRates(): Promise<void> {
+  if (!settings.baseline) throw new Error('the guard part compares with another build: set BENCH_BASELINE');
+  const targets: Target[] = [];
+  try {
+    const on = await startReference('this build', path.join(workDir, 'on'));
+    targets.push(on);
+    const baseline = await startReference('baseline', path.join(workDir, 'baseline'), {}, path.resolve(settings.baseline));
+    targets.push(baseline);
+    const express = await startBare((await record(on.url)).file, 'express');
+    targets.push(express);
+    const results = await measuredInTurn(targets, load);
+    const moved = againstBaseline({ requests: REQUESTS, runs: settings.runs, baseline: settings.baseline }, (request, target) => results.get(`${request.name}\n${target.name}`)!, on, baseline, express);
+    if (moved.length > 0) process.exitCode = 1;
+  } finally {
+    for (const target of targets) await stop(target.child);
   }
 }
 
@@ -376,7 +410,8 @@ async function listMadeAnew(on: Target, bare: Target): Promise<void> {
  * loads, so a fast target's req/s is held down by autocannon's own CPU; its CPU per request is not. bare/on is bare
  * node:http's CPU per request over the server's: the "fraction of bare" of on/bare, by CPU.
  */
-function cpuPerRequest(targets: Target[], rows: Row[], withPrism: boolean): void {
+function cpuPerRequest(targets: Target[], rows: Row[], prism: Target | undefined): void {
+  const withPrism = prism !== undefined;
   if (rows.some(({ measures }) => measures.some((m) => m.cpuUs === undefined))) {
     console.log('CPU per request: not measured (it reads /proc, which this system does not have)');
     return;
@@ -386,7 +421,8 @@ function cpuPerRequest(targets: Target[], rows: Row[], withPrism: boolean): void
     `${'request'.padEnd(30)}${targets.map((target) => target.name.padStart(18)).join('')}  bare/on  bare/off  bare/Express${withPrism ? '  Prism/on' : ''}  JSON text  0.35 of bare`,
   );
   for (const { request, measures, jsonUs } of rows) {
-    const [on, off, bare, framework, mock] = measures.map((m) => m.cpuUs!) as [number, number, number, number, number | undefined];
+    const [on, off, bare, framework] = measures.map((m) => m.cpuUs!) as [number, number, number, number];
+    const mock = prism ? measures[targets.indexOf(prism)]!.cpuUs : undefined;
     console.log(
       `${request.name.padEnd(30)}${measures.map((m) => Math.round(m.cpuUs!).toString().padStart(18)).join('')}` +
         `${(bare / on).toFixed(3).padStart(9)}${(bare / off).toFixed(3).padStart(10)}${(bare / framework).toFixed(3).padStart(14)}` +

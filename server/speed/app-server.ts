@@ -6,6 +6,7 @@ import { createServer, IncomingMessage, type Server, type ServerOptions, ServerR
 import type { Express } from 'express';
 import type { Speedup } from '../common/config.ts';
 import { writeTogether } from './write-together.ts';
+import type { RequestsInFlight } from '../http/in-flight.ts';
 
 /**
  * What bounds a client's connections (server/docs/limits.md, "Connections and slow clients"), written out rather than
@@ -46,7 +47,7 @@ export interface AppServer {
  * the app's when `serve` is called: request -> AppRequest.prototype -> app.request -> Express's request ->
  * IncomingMessage.prototype.
  */
-export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECTION_LIMITS.maxConnections): AppServer {
+export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECTION_LIMITS.maxConnections, inFlight?: RequestsInFlight): AppServer {
   class AppRequest extends IncomingMessage {}
   class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
   const prototypes = !off.includes('app-prototypes');
@@ -56,7 +57,13 @@ export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECT
   if (!off.includes('write-together')) server.on('connection', writeTogether);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
-  server.on('request', (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
+  // The one listener of a request: the shutdown's bookkeeping (http/in-flight.ts) files its answer first.
+  inFlight?.attach(server);
+  server.on('request', (req, res) => {
+    inFlight?.arrived(req, res);
+    if (serving) serving(req, res);
+    else waiting.push([req, res]);
+  });
   return {
     server,
     serve(app) {

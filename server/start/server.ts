@@ -1,6 +1,6 @@
 // Starting and stopping the reference server: used by main.ts (npm start) and by the tests (port 0, in memory).
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { type ContractChecks, contractChecks, createApp, planOf } from './app.ts';
@@ -14,6 +14,7 @@ import { createHandlers, registerRoutes } from '../handlers/index.ts';
 import { registerJobKinds } from './job-kinds.ts';
 import { createLogger } from '../http/access-log.ts';
 import { type AppServer, appServer } from '../speed/app-server.ts';
+import { RequestsInFlight } from '../http/in-flight.ts';
 import type { HandlerTable } from '../handlers/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from '../jobs/runner.ts';
@@ -113,9 +114,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
-  const http = appServer(config.speedupsOff, config.maxConnections);
+  const requests = new RequestsInFlight();
+  const http = appServer(config.speedupsOff, config.maxConnections, requests);
   const { server } = http;
-  const requests = requestsInFlight(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -157,44 +158,6 @@ function listenError(error: unknown, config: Config): unknown {
     return new StartupError(`HOST ${config.host} is not an address of this machine (cannot listen on ${where}): use 127.0.0.1, or 0.0.0.0 for every interface.`, { cause: error });
   }
   return error;
-}
-
-/** The requests a server has received and not answered yet, and what its `close()` does with them. */
-interface RequestsInFlight {
-  readonly count: number;
-  /** From now on every answer ends its connection (`Connection: close`): those not sent yet, and those of requests to come. */
-  lastOnTheirConnections(): void;
-  /** Resolves once no request is in flight. */
-  answered(): Promise<void>;
-}
-
-function requestsInFlight(server: Server): RequestsInFlight {
-  const open = new Set<ServerResponse>();
-  let last = false;
-  let waiters: (() => void)[] = [];
-  // Before the app's listener (speed/app-server.ts), so that an answer the app sends in this turn is already the last.
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-    if (last) res.shouldKeepAlive = false;
-    open.add(res);
-    res.once('close', () => {
-      open.delete(res);
-      if (open.size === 0 && waiters.length > 0) {
-        const resolve = waiters;
-        waiters = [];
-        for (const each of resolve) each();
-      }
-    });
-  });
-  return {
-    get count() {
-      return open.size;
-    },
-    lastOnTheirConnections() {
-      last = true;
-      for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
-    },
-    answered: () => (open.size === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
-  };
 }
 
 async function serve(

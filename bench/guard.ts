@@ -1,0 +1,50 @@
+// `npm run bench:guard`: this checkout's server against another build's, by default `main` as committed, interleaved in
+// one run (the bench's `guard` part, throughput.ts): each request's req/s and server CPU against the other build's,
+// and against Express answering the same bytes; exit 1 when a request is slower beyond the run-to-run spread. Run it
+// before a change to the request path lands (docs/development.md, "Before a change to the request path").
+//   npm run bench:guard                    against main
+//   GUARD_BASE=<commit> npm run bench:guard  against another commit
+// The other build is exported from git into a temporary folder (its dependencies are this checkout's when its
+// lockfile is the same, else installed with npm ci) and its server built there; BENCH_* variables apply as to the
+// bench (fewer requests by default: those of the request path).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const base = process.env.GUARD_BASE || 'main';
+/** The requests whose cost the request path sets: a read of one record, of a tree, a list page, and writes. */
+const GUARDED = ['GET a space', 'GET its content (30 pages)', 'GET a list page (50 spaces)', 'POST a space', 'PATCH a space', 'POST a comment'];
+
+const commit = execFileSync('git', ['rev-parse', '--verify', `${base}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
+const folder = mkdtempSync(path.join(tmpdir(), 'bench-guard-'));
+const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) => {
+  const result = spawnSync(command, args, { cwd, env, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} in ${cwd}: exit ${result.status ?? result.signal}`);
+};
+let status = 1;
+try {
+  console.log(`bench:guard: ${base} (${commit.slice(0, 12)}) into ${folder}`);
+  execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${folder}"`], { cwd: root, stdio: 'inherit' });
+  const sameLock = existsSync(path.join(folder, 'package-lock.json')) && readFileSync(path.join(folder, 'package-lock.json'), 'utf8') === readFileSync(path.join(root, 'package-lock.json'), 'utf8');
+  if (sameLock) symlinkSync(path.join(root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
+  else run('npm', ['ci', '--no-audit', '--no-fund'], folder);
+  run(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], folder);
+  const env = {
+    ...process.env,
+    BENCH_PARTS: 'guard',
+    BENCH_BASELINE: folder,
+    BENCH_RUNS: process.env.BENCH_RUNS || '3',
+    BENCH_SECONDS: process.env.BENCH_SECONDS || '3',
+    BENCH_REQUESTS: process.env.BENCH_REQUESTS || GUARDED.join(','),
+  };
+  const bench = spawnSync(process.execPath, ['--import', 'tsx', 'bench/bench.ts'], { cwd: root, env, stdio: 'inherit' });
+  status = bench.status ?? 1;
+} catch (error) {
+  console.error(`bench:guard: ${(error as Error).message}`);
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}
+process.exit(status);
