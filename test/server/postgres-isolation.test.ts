@@ -2,13 +2,16 @@
 // write of a group, a job) and whoever caught its error, the transaction it aborted is its own, and is ended before
 // anything else is sent on its connection. Each case drives, on purpose, every ordering the store allows between the
 // failing party and a valid write (microtask by microtask, or at a point the test holds), with one, two and the default
-// number of connections; the valid write must commit what it would alone.
+// number of connections; the valid write must commit what it would alone. Then through the server: invalid requests and
+// Git exports whose jobs fail, beside valid requests, and no answer is a 5xx.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Db } from '../../server/store/db.ts';
 import { PostgresStore } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { ACME, extendFixture } from '../support/fixture.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 let database: TestDatabase;
 let other: pg.Client;
@@ -181,6 +184,58 @@ describe.each([1, 2, 10])('with %i pool connections', (poolSize) => {
       const answers = await Promise.all(writes);
       // The one whose statement failed is not told it committed: its transaction was aborted there.
       expect(answers[at]).toEqual(['failed']);
+    }
+  });
+});
+
+describe.each([1, 2, undefined])('through the server on PostgreSQL, DATABASE_POOL_SIZE %s (undefined: the default)', (poolSize) => {
+  const collections = Array.from({ length: 24 }, (_, i) => ({ id: `c${i}`, title: `Collection ${i}` }));
+  const spaces = Array.from({ length: 4 }, (_, i) => ({ id: `s${i}`, title: `Space ${i}` }));
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      engine: 'postgres',
+      fixture: extendFixture({ acme: { collections, spaces } }),
+      env: poolSize === undefined ? {} : { DATABASE_POOL_SIZE: String(poolSize) },
+      recordCoverage: false,
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  test('invalid requests and Git exports whose remote cannot be reached, beside valid writes and reads: no answer is a 5xx, each valid one is answered as alone', async () => {
+    const admin = server.as('admin');
+    const acme = { params: { path: { organizationId: ACME } } };
+    const collection = (collectionId: string) => ({ params: { path: { collectionId } } });
+    // Nothing listens on port 1: each export's job fails, and records its failure, while the requests run.
+    const unreachable = 'http://127.0.0.1:1/nowhere.git';
+    // Sent together: each answer's status once all are asked for.
+    const status = async (answer: Promise<{ response: Response }>) => (await answer).response.status;
+    for (let round = 0; round < 6; round++) {
+      const mine = collections.slice(round * 4, round * 4 + 4).map((c) => c.id);
+      // The valid requests go with the others, in the same turn.
+      const [answers, valid] = await Promise.all([
+        Promise.all([
+        ...spaces.map((space) => status(admin.POST('/v1/spaces/{spaceId}/git/export', { params: { path: { spaceId: space.id } }, body: { url: unreachable, ref: 'refs/heads/main', commitMessage: 'Export' } }))),
+        status(admin.GET('/v1/orgs/{organizationId}/collections', { params: { ...acme.params, query: { page: 'not-a-cursor' } } })),
+        status(admin.GET('/v1/orgs/{organizationId}/collections', { params: { ...acme.params, query: { limit: 2 ** 40 } } })),
+        status(admin.POST('/v1/orgs/{organizationId}/collections', { ...acme, body: { title: 7 } as never })),
+        status(admin.PATCH('/v1/collections/{collectionId}', { ...collection(mine[0]!), body: {} })),
+        status(admin.POST('/v1/orgs/{organizationId}/collections', { ...acme, body: { title: 'Nested', parent: 'no-such-collection' } })),
+        ]),
+        Promise.all([
+        admin.DELETE('/v1/collections/{collectionId}', collection(mine[1]!)),
+        admin.PATCH('/v1/collections/{collectionId}', { ...collection(mine[2]!), body: { title: `Renamed ${round}` } }),
+        admin.GET('/v1/collections/{collectionId}', collection(mine[3]!)),
+        admin.GET('/v1/orgs/{organizationId}/collections', { ...acme }),
+        ]),
+      ]);
+      expect(answers.filter((status) => status >= 500)).toEqual([]);
+      // The exports are queued (their jobs fail later); the invalid requests are refused as the caller's.
+      expect(answers.slice(0, 4)).toEqual([204, 204, 204, 204]);
+      expect([answers[4], answers[5], answers[6], answers[8]].every((status) => status! >= 400 && status! < 500)).toBe(true);
+      expect(valid.map((answer) => answer.response.status)).toEqual([204, 200, 200, 200]);
     }
   });
 });
