@@ -67,24 +67,49 @@ export function connectionLost(): Error {
   return Object.assign(new Error('Connection terminated: the connection of the transaction was lost'), { code: 'CONNECTION_CLOSED' });
 }
 
-/** A connection held by one transaction: its statements run there, in order, while it is the connection it began on. */
+/**
+ * The error of a statement sent through a connection's holder after it gave the connection back: it is never sent, since
+ * the connection may be another transaction's by then.
+ */
+export function heldNoMore(text: string): Error {
+  return new Error(`a statement after its transaction gave its connection back: ${text.slice(0, 80)}`);
+}
+
+/**
+ * A connection held by one transaction: its statements run there, in order, while it is the connection it began on,
+ * and until it is given back (`release`): a statement sent through it later is refused, never sent, so that nothing
+ * of one holder's (a statement of a work that outlived its transaction, its failure swallowed) reaches the next
+ * holder's transaction.
+ */
 export class Held {
   private readonly generation: number;
+  /** The connection was given back. */
+  private released = false;
 
   constructor(
     private readonly connection: Connection,
     /** Gives the connection back to the pool. */
-    readonly release: () => void,
+    private readonly giveBack: () => void,
   ) {
     this.generation = connection.generation;
   }
 
-  /**
-   * Sends a statement at once, prepared by name on its connection when `prepare`; refused once the connection was lost,
-   * since postgres.js would run it on a new one.
-   */
-  async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
+  /** Gives the connection back to the pool, once: nothing is sent through this holder afterwards. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.giveBack();
+  }
+
+  /** Refuses a statement once the connection was given back, or lost (postgres.js would run it on a new one). */
+  private check(text: string): void {
+    if (this.released) throw heldNoMore(text);
     if (this.connection.generation !== this.generation) throw connectionLost();
+  }
+
+  /** Sends a statement at once, prepared by name on its connection when `prepare` (see `check`). */
+  async query(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
+    this.check(text);
     settle(this.connection);
     return await send(this.connection.sql, text, parameters, prepare);
   }
@@ -94,7 +119,7 @@ export class Held {
    * COMMIT of a request's reads still due on the connection goes first, in the same text.
    */
   async control(text: string): Promise<unknown> {
-    if (this.connection.generation !== this.generation) throw connectionLost();
+    this.check(text);
     const due = this.connection.commitDue;
     this.connection.commitDue = false;
     return await this.connection.sql.unsafe(due ? `COMMIT; ${text}` : text);
@@ -106,6 +131,7 @@ export class Held {
    */
   releaseOpen(): void {
     const { connection } = this;
+    if (this.released) return;
     if (connection.generation === this.generation) {
       connection.commitDue = true;
       connection.commitLater();
@@ -115,12 +141,12 @@ export class Held {
 
   /** The transaction open on the connection ends with the next statement sent on it (see `Connection.commitDue`). */
   commitDue(): void {
-    if (this.connection.generation === this.generation) this.connection.commitDue = true;
+    if (!this.released && this.connection.generation === this.generation) this.connection.commitDue = true;
   }
 
   /** The connection cannot be used again as it is: it is closed, and the next user gets a new one. */
   discard(): void {
-    if (this.connection.generation === this.generation) this.connection.replace();
+    if (!this.released && this.connection.generation === this.generation) this.connection.replace();
   }
 }
 
@@ -443,9 +469,9 @@ export class Connections {
 
   /** A read: on the first free connection with fewer than PIPELINE reads under way, or else the one with the fewest. */
   async read(text: string, parameters: readonly unknown[], prepare: boolean): Promise<Rows> {
-    const connection = await this.forReads(1);
+    const { connection, sent } = await this.forReads(1, (connection) => send(connection.sql, text, parameters, prepare).then((rows) => rows));
     try {
-      return await send(connection.sql, text, parameters, prepare);
+      return await sent;
     } finally {
       connection.reading--;
     }
@@ -463,11 +489,18 @@ export class Connections {
   }
 
   private async sendTogether(statements: readonly Statement[]): Promise<Promise<Rows>[]> {
-    const connection = await this.forReads(statements.length);
-    // Each asked for (`then`) here, in this order: postgres.js sends a statement once it is asked for.
-    const begun = connection.sql.unsafe(BEGIN_READ).then(() => undefined);
-    const sent = statements.map((statement) => send(connection.sql, statement.text, statement.parameters, statement.prepare).then((rows) => rows));
-    connection.sql.unsafe('COMMIT').catch(() => undefined);
+    const {
+      connection,
+      sent: { begun, sent },
+    } = await this.forReads(statements.length, (connection) => {
+      // Each asked for (`then`) here, in this order: postgres.js sends a statement once it is asked for.
+      const begun = connection.sql.unsafe(BEGIN_READ).then(() => undefined);
+      begun.catch(() => undefined);
+      const sent = statements.map((statement) => send(connection.sql, statement.text, statement.parameters, statement.prepare).then((rows) => rows));
+      for (const rows of sent) rows.catch(() => undefined);
+      connection.sql.unsafe('COMMIT').catch(() => undefined);
+      return { begun, sent };
+    });
     // A BEGIN that failed fails each statement too: it would have run outside the snapshot.
     const answers = sent.map(async (rows) => {
       try {
@@ -482,19 +515,24 @@ export class Connections {
   }
 
   /**
-   * A connection of the pool for `count` reads sent now, counted under way there (each caller takes its own off once
-   * answered), the COMMIT due on it sent first.
+   * `count` reads, sent by `sendOn` on a connection of the pool, counted under way there (each caller takes its own off
+   * once answered), the COMMIT due on it sent first. The connection is taken and the reads asked for in one step, with
+   * no turn of the microtask queue between them: a transaction that takes the connection next (`hold`) finds them
+   * already queued there, ahead of its own statements, never inside its transaction.
    */
-  private async forReads(count: number): Promise<Connection> {
-    const connection = this.free(PIPELINE) ?? (await this.freed(PIPELINE));
-    connection.reading += count - 1;
-    settle(connection);
-    return connection;
+  private async forReads<T>(count: number, sendOn: (connection: Connection) => T): Promise<{ connection: Connection; sent: T }> {
+    const use = (connection: Connection) => {
+      connection.reading += count - 1;
+      settle(connection);
+      return { connection, sent: sendOn(connection) };
+    };
+    const connection = this.free(PIPELINE);
+    return connection !== undefined ? use(connection) : await this.freed(PIPELINE, 'reading', use);
   }
 
   /** A connection for one transaction, until its `release`: the free one with the fewest reads under way. */
   async hold(): Promise<Held> {
-    const connection = this.free(1, 'held') ?? (await this.freed(1, 'held'));
+    const connection = this.free(1, 'held') ?? (await this.freed(1, 'held', (taken) => taken));
     return new Held(connection, () => {
       connection.held = false;
       const waiting = this.waiting;
@@ -537,12 +575,15 @@ export class Connections {
     return best;
   }
 
-  /** Waits until a transaction gives its connection back, then takes one as `free` does. */
-  private async freed(below: number, take: 'held' | 'reading' = 'reading'): Promise<Connection> {
+  /**
+   * Waits until a transaction gives its connection back, then takes one as `free` does and hands it to `use` in the same
+   * step (see `forReads`).
+   */
+  private async freed<T>(below: number, take: 'held' | 'reading', use: (connection: Connection) => T): Promise<T> {
     for (;;) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
       const connection = this.free(below, take);
-      if (connection !== undefined) return connection;
+      if (connection !== undefined) return use(connection);
     }
   }
 }

@@ -7,34 +7,18 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type Migration, migrationsIn } from '../migrations.ts';
 import { fileURLToPath } from 'node:url';
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  sql,
-} from 'kysely';
+import { sql } from 'kysely';
 import type postgres from 'postgres';
 import { DomainError, Refusal, unavailable } from '../../common/errors.ts';
 import { STORAGE_CHECK_KEY, StoreConditions, storageCheckValue } from '../conditions.ts';
 import * as meta from '../meta.ts';
-import { camelName, type Compiled, type Db, type Driver, Effects, EngineDb, type ReadOptions, type Store, type WriteOptions, writeRefused } from '../db.ts';
-import { Connections, type Held, readRequest, type Rows, type Snapshot } from './connections.ts';
-import type { Schema } from '../schema.ts';
-import { postgresSpecific } from './specific.ts';
+import { camelName, type Db, Effects, EngineDb, type ReadOptions, type Store, type WriteOptions } from '../db.ts';
+import { Connections, readRequest, type Snapshot } from './connections.ts';
+import { type Handle, PostgresDriver, rolledBack, Session } from './driver.ts';
+
+export { postgresQueries } from './driver.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
-
-/** Kysely as a query builder for PostgreSQL: it compiles, the store executes (DummyDriver never runs anything). */
-export const postgresQueries = new Kysely<Schema>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
 
 /** The channel of LISTEN/NOTIFY on which instances announce queued jobs. */
 const JOBS_CHANNEL = 'docs_platform_jobs';
@@ -100,6 +84,14 @@ function sentFailed(failure: unknown, grouped: boolean): unknown {
   const code = (failure as { code?: string }).code;
   const retried = code !== undefined && RETRYABLE.has(code);
   return grouped && !retried && !failsEveryWrite(failure) ? new GroupConflict('a statement of a group failed', { cause: failure }) : failure;
+}
+
+/**
+ * The error of a transaction that a statement's failure aborted, however the work went on: the first failure (one sent
+ * without waiting first, which is what the work could not see), as `sentFailed` makes it for a group.
+ */
+function abortedBy(session: Session, grouped: boolean): unknown {
+  return sentFailed(session.sentFailure ?? session.firstFailure, grouped);
 }
 
 /** Distinct SQL texts prepared by name on each connection (beyond it, statements are sent unnamed). */
@@ -194,112 +186,6 @@ function client(module: typeof postgres, url: string, name: string, onclose: () 
     transform: { column: { from: camelName }, undefined: null },
     types: { bigint: { to: 20, from: [20, 1700], serialize: (value: number) => String(value), parse: (text: string) => Number(text) } },
   });
-}
-
-/** A statement that changes the database (refused through a reader). */
-const WRITES = /^\s*(insert|update|delete|merge|create|alter|drop|truncate)\b/i;
-
-/** Where a driver sends its statements: the pool (a reader's) or the connection of one transaction (a write's, a request's reads). */
-type Target = Pick<Connections, 'read'> | Pick<Held | Snapshot, 'query'>;
-
-/** A statement that only reads: a SELECT (one sent with `run` or `send` counts as a write whatever it says). */
-const READS = /^\s*select\b/i;
-
-/**
- * The statements of one attempt of a write transaction: those sent without the work waiting for them (`Db.send`),
- * which the commit waits for, and what it takes to tell whether a write of a group changed anything.
- */
-class Session {
-  /** Statements sent and not answered yet. */
-  private readonly pending = new Set<Promise<unknown>>();
-  /** Statements sent that may write (every one but a SELECT read with `all` or `first`). */
-  writes = 0;
-  /** Statements that failed. */
-  failures = 0;
-  /**
-   * The first failure of a statement sent with `send`: the transaction is aborted from there on (every later
-   * statement fails with 25P02, and its COMMIT rolls back), so this is what failed the write.
-   */
-  sentFailure: unknown;
-
-  /** Follows `statement` until it is answered; `sent`: the work does not wait for it. */
-  track<T>(statement: Promise<T>, writes: boolean, sent: boolean): Promise<T> {
-    if (writes) this.writes++;
-    this.pending.add(statement);
-    statement.then(
-      () => this.pending.delete(statement),
-      (error: unknown) => {
-        this.pending.delete(statement);
-        this.failures++;
-        if (sent && this.failures === 1) this.sentFailure = error;
-      },
-    );
-    return statement;
-  }
-
-  /** Resolves once every statement sent so far is answered, failed or not. */
-  async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
-  }
-}
-
-/**
- * How PostgreSQL runs a statement: on the pool (a reader) or on the connection of one transaction, prepared by name on
- * its connection; postgres.js makes its rows, named as above the store.
- */
-class PostgresDriver implements Driver {
-  readonly engine = 'postgres';
-  readonly q = postgresQueries;
-  readonly specific = postgresSpecific;
-
-  /** `session`: the statements of the transaction whose connection `target` is; none for a reader. */
-  constructor(
-    private readonly store: PostgresStore,
-    private readonly target: Target,
-    private readonly session?: Session,
-  ) {}
-
-  private async execute({ sql: text, parameters }: Compiled, writing: boolean): Promise<Rows> {
-    if (!writing && WRITES.test(text)) throw writeRefused(text);
-    const began = performance.now();
-    try {
-      return await ('read' in this.target ? this.target.read(text, parameters, this.store.prepares(text)) : this.target.query(text, parameters, this.store.prepares(text)));
-    } catch (error) {
-      throw this.store.failure(error, began);
-    }
-  }
-
-  /**
-   * Runs a statement, followed by the transaction's session when there is one. `writes`: it may change the database
-   * (`run`, `send`, or anything but a SELECT); `sent`: the work does not wait for it (`send`).
-   */
-  private statement(statement: Compiled, writing: boolean, writes = false, sent = false): Promise<Rows> {
-    const answer = this.execute(statement, writing);
-    return this.session === undefined ? answer : this.session.track(answer, writes || !READS.test(statement.sql), sent);
-  }
-
-  async all(statement: Compiled, writing: boolean): Promise<unknown[]> {
-    return await this.statement(statement, writing);
-  }
-
-  async first(statement: Compiled, writing: boolean): Promise<unknown> {
-    return (await this.statement(statement, writing))[0];
-  }
-
-  async run(statement: Compiled, writing: boolean): Promise<number> {
-    return (await this.statement(statement, writing, true)).count ?? 0;
-  }
-
-  /**
-   * In a transaction (a driver with a session is a writer's), the statement is sent (with whatever the work sends next
-   * in this turn of the event loop) and followed by the session, whose commit waits for it; through a reader, it is a
-   * write refused.
-   */
-  send(statement: Compiled, writing: boolean): Promise<void> {
-    if (this.session === undefined) return this.run(statement, writing).then(() => undefined);
-    this.statement(statement, writing, true, true).catch(() => undefined);
-    return Promise.resolve();
-  }
 }
 
 export class PostgresStore implements Store {
@@ -528,7 +414,7 @@ export class PostgresStore implements Store {
     };
     let outcomes: Outcome[];
     try {
-      outcomes = await this.transaction((db, effects, session) => this.runWrites(db, effects, session, group, close), { queue, ...wider, grouped: true });
+      outcomes = await this.transaction((_, effects, session, handle) => this.runWrites(handle, effects, session, group, close), { queue, ...wider, grouped: true });
     } catch (error) {
       close();
       if (group.length === 1 || !(error instanceof GroupConflict)) {
@@ -545,17 +431,27 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** The writes of a group, in one transaction (see `grouped`); `close` ends the group once the last has run. */
-  private async runWrites(db: Db, effects: Effects, session: Session, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
+  /**
+   * The writes of a group, in one transaction (see `grouped`), each with a handle of its own (`handle`), refused once
+   * its work is over; `close` ends the group once the last has run.
+   */
+  private async runWrites(handle: () => Handle, effects: Effects, session: Session, group: readonly GroupedWrite[], close: () => void): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (let i = 0; i < group.length; i++) {
       const write = group[i]!;
       // The effects this write registers go with it when it fails.
       const mark = effects.mark();
       const { writes, failures } = session;
+      const { db, end } = handle();
       try {
-        outcomes.push({ ok: true, value: await write.work(db) });
+        const value = await write.work(db);
+        end();
+        // A statement of the write failed and the write went on (it caught the error): the transaction is aborted.
+        if (session.failures !== failures) throw abortedBy(session, group.length > 1);
+        outcomes.push({ ok: true, value });
       } catch (error) {
+        end();
+        if (error instanceof GroupConflict) throw error;
         // Whether it changed anything, or left the transaction aborted, is known once every statement sent is answered.
         await session.settled();
         if (session.writes === writes && session.failures === failures) {
@@ -563,7 +459,7 @@ export class PostgresStore implements Store {
           outcomes.push({ ok: false, error });
           continue;
         }
-        const cause = session.sentFailure ?? error;
+        const cause = session.sentFailure ?? session.firstFailure ?? error;
         if (group.length > 1 && !failsEveryWrite(cause)) throw new GroupConflict('a write of a group failed after it changed something', { cause });
         throw cause;
       }
@@ -579,7 +475,7 @@ export class PostgresStore implements Store {
    * of its writes to run on its own.
    */
   private async transaction<T>(
-    work: (db: Db, effects: Effects, session: Session) => Promise<T>,
+    work: (db: Db, effects: Effects, session: Session, handle: () => Handle) => Promise<T>,
     options: WriteOptions & { grouped?: boolean; snapshot?: Snapshot },
   ): Promise<T> {
     if (this.closed) throw unavailable('the database is closed');
@@ -618,10 +514,19 @@ export class PostgresStore implements Store {
         const session = new Session();
         try {
           const effects = new Effects();
+          // Each handle of the attempt refuses statements once its work is over (`Handle`).
+          const handles: Handle[] = [];
+          const handle = (): Handle => {
+            const driver = new PostgresDriver(this, held, session);
+            const made = { db: new EngineDb(this, driver, effects), end: () => driver.end() };
+            handles.push(made);
+            return made;
+          };
           let result: T;
           try {
-            result = await work(new EngineDb(this, new PostgresDriver(this, held, session), effects), effects, session);
+            result = await work(handle().db, effects, session, handle);
           } finally {
+            for (const made of handles) made.end();
             // A lock or a BEGIN that failed is what failed the work too.
             await begun;
           }
@@ -631,9 +536,12 @@ export class PostgresStore implements Store {
           const commit = held.control(`COMMIT; SELECT pg_advisory_unlock_all(), nextval('store_changes')`);
           commit.catch(() => undefined);
           await session.settled();
-          await commit;
+          const committed = await commit;
           locked = false;
-          if (session.sentFailure !== undefined) throw sentFailed(session.sentFailure, options.grouped === true);
+          // A statement failed (sent without waiting, or its error caught by the work): PostgreSQL answered the COMMIT
+          // by rolling back, and that failure is the write's.
+          if (session.failures > 0) throw abortedBy(session, options.grouped === true);
+          if (rolledBack(committed)) throw new Error('the write transaction was rolled back at its COMMIT: a statement of it failed');
           effects.run();
           return result;
         } catch (thrown) {
