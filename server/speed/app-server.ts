@@ -6,6 +6,7 @@ import { createServer, IncomingMessage, type Server, type ServerOptions, ServerR
 import type { Express } from 'express';
 import type { Speedup } from '../common/config.ts';
 import { writeTogether } from './write-together.ts';
+import { boundConnections } from '../http/connection-bound.ts';
 
 /**
  * What bounds a client's connections (server/docs/limits.md, "Connections and slow clients"), written out rather than
@@ -56,7 +57,13 @@ export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECT
   if (!off.includes('write-together')) server.on('connection', writeTogether);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
-  server.on('request', (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
+  // At most a few requests of a connection at once (http/connection-bound.ts): one past them closes it, unserved.
+  const { admit } = boundConnections(server);
+  server.on('request', (req, res) => {
+    if (!admit(req, res)) return;
+    if (serving) serving(req, res);
+    else waiting.push([req, res]);
+  });
   return {
     server,
     serve(app) {

@@ -1,0 +1,90 @@
+// What one connection may hold: at most PIPELINE_LIMITS.requests of its requests received and not yet answered whole
+// (their answer not yet handed to the operating system, because it is being made or because the client reads nothing),
+// and answers the client has not read for at most PIPELINE_LIMITS.unreadMs (server/docs/limits.md, "Requests
+// pipelined on one connection").
+//
+// Why here and not in node:http: node's server parses every request of the chunk it read from a connection (up to
+// 64 KiB, a thousand small requests) before it looks whether the connection's answers are being read, and answers
+// all of them; it stops reading the connection only after that chunk. A client that pipelines thousands of requests
+// and reads nothing made the server keep every answer: megabytes per connection. node's public API cannot stop the
+// parser within a chunk (socket.pause() takes effect after it), so a request past the bound closes its connection
+// at once, dropping its answers not yet written: a client that pipelines is told by the closed connection to send
+// again what was not answered (RFC 9112, 9.3.2), and the requests of the chunk that follow are not served.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+export const PIPELINE_LIMITS = Object.freeze({
+  /** Requests of one connection received and not answered whole at once; one more closes the connection. */
+  requests: 32,
+  /**
+   * How long a connection may hold answers the client does not read (bytes the operating system has not taken) with
+   * no answer written whole and no write drained meanwhile: closed past it, checked every quarter of it.
+   */
+  unreadMs: 30_000,
+});
+
+const OPEN = Symbol('requests open');
+const PROGRESS = Symbol('last progress');
+
+/** A connection, with what the bound counts on it. */
+interface Counted extends Socket {
+  [OPEN]: number;
+  [PROGRESS]: number;
+}
+
+/** A response written whole: the client took an answer. */
+function answered(this: ServerResponse): void {
+  const socket = this.req.socket as Counted;
+  socket[OPEN]--;
+  socket[PROGRESS] = Date.now();
+}
+
+/** The connection's writes drained: the client reads. */
+function drained(this: Counted): void {
+  this[PROGRESS] = Date.now();
+}
+
+export interface ConnectionBound {
+  /**
+   * Whether `req` is served: false when its connection holds the most requests it may, which it closes. One counter
+   * on the connection, and one listener (a shared function) on the response to count it answered.
+   */
+  admit(req: IncomingMessage, res: ServerResponse): boolean;
+}
+
+/** Bounds the connections of `server` (above); `limits` are the tests'. */
+export function boundConnections(server: Server, limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS): ConnectionBound {
+  const sockets = new Set<Counted>();
+  server.on('connection', (socket: Socket) => {
+    const counted = socket as Counted;
+    counted[OPEN] = 0;
+    counted[PROGRESS] = Date.now();
+    sockets.add(counted);
+    socket.on('drain', drained);
+    socket.once('close', () => sockets.delete(counted));
+  });
+  // A connection holding unread answers with no progress for unreadMs is closed.
+  const sweep = setInterval(() => {
+    const stale = Date.now() - limits.unreadMs;
+    for (const socket of sockets) {
+      if (socket[OPEN] > 0 && socket.writableLength > 0 && socket[PROGRESS] < stale) socket.destroy();
+    }
+  }, limits.unreadMs / 4);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+  return {
+    admit(req, res) {
+      const socket = req.socket as Counted;
+      // A stream given as a connection (`server.emit('connection', stream)`) is counted from its first request.
+      const open = socket[OPEN] ?? 0;
+      if (open >= limits.requests || socket.destroyed) {
+        socket.destroy();
+        return false;
+      }
+      if (open === 0) socket[PROGRESS] = Date.now();
+      socket[OPEN] = open + 1;
+      res.on('finish', answered);
+      return true;
+    },
+  };
+}
