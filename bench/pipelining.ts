@@ -2,8 +2,7 @@
 // pipelined on one connection"): `connections` connections each write `requests` pipelined GETs of a list in one go and
 // read nothing, while a well-behaved client asks on a connection of its own, one request after the other. What it
 // reports: the server's RSS before, at its peak under the load, and after the attackers close, the growth per
-// connection, the well-behaved client's slowest answer during the load and after it, and how long after the attackers
-// closed its answers came at their usual speed again.
+// connection, and the well-behaved client's slowest answer during the load and in the 5 s after it.
 import { readFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,8 +17,6 @@ export interface PipelineFigures {
   usualMs: number;
   slowestMs: number;
   slowestAfterMs: number;
-  /** From the attackers' close to the first of 10 answers in a row within twice the usual time (and 5 ms), in ms. */
-  recoveredMs: number;
   /** The well-behaved client's requests left unanswered. */
   failures: number;
 }
@@ -85,14 +82,6 @@ export async function pipelineLoad(
 
   const during = times.filter((each) => each.at >= loadStart && each.at < closedAt);
   const after = times.filter((each) => each.at >= closedAt);
-  const fast = Math.max(usual * 2, 5);
-  let recoveredMs = Number.NaN;
-  for (let index = 0; index + 10 <= after.length; index++) {
-    if (after.slice(index, index + 10).every((each) => each.ms <= fast)) {
-      recoveredMs = after[index]!.at - after[index]!.ms - closedAt;
-      break;
-    }
-  }
   return {
     baseMb,
     peakMb,
@@ -101,7 +90,6 @@ export async function pipelineLoad(
     usualMs: usual,
     slowestMs: Math.max(0, ...during.map((each) => each.ms)),
     slowestAfterMs: Math.max(0, ...after.map((each) => each.ms)),
-    recoveredMs: Math.max(0, recoveredMs),
     failures,
   };
 }
