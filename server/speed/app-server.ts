@@ -17,6 +17,7 @@ import { boundConnections } from '../http/connection-bound.ts';
  * - `keepAliveTimeout`: an idle kept-alive connection is closed after it;
  * - `maxHeaderSize`: a request head larger than it (request line included) is answered 431;
  * - `maxConnections` (MAX_CONNECTIONS): a connection beyond it is closed as soon as it is accepted.
+ * What one connection holds of its requests and their answers is bounded beside them (http/connection-bound.ts).
  */
 export const CONNECTION_LIMITS = Object.freeze({
   headersTimeout: 60_000,
