@@ -9,7 +9,9 @@
 // and reads nothing made the server keep every answer: megabytes per connection. node's public API cannot stop the
 // parser within a chunk (socket.pause() takes effect after it), so a request past the bound closes its connection
 // at once, dropping its answers not yet written: a client that pipelines is told by the closed connection to send
-// again what was not answered (RFC 9112, 9.3.2), and the requests of the chunk that follow are not served.
+// again what was not answered (RFC 9112, 9.3.2), and the requests of the chunk that follow are not served. The
+// requests of a connection are served one at a time, the next once the answer before is written whole, as nginx and
+// Go's net/http do: those waiting cost their objects only, and none of them is worked on for a connection closed so.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -24,19 +26,17 @@ export const PIPELINE_LIMITS = Object.freeze({
 });
 
 const OPEN = Symbol('requests open');
+const WAITING = Symbol('requests waiting');
 const PROGRESS = Symbol('last progress');
+
+type Serve = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A connection, with what the bound counts on it. */
 interface Counted extends Socket {
   [OPEN]: number;
+  /** Requests received while one before was being answered, served one at a time (created on the first). */
+  [WAITING]?: [IncomingMessage, ServerResponse][];
   [PROGRESS]: number;
-}
-
-/** A response written whole: the client took an answer. */
-function answered(this: ServerResponse): void {
-  const socket = this.req.socket as Counted;
-  socket[OPEN]--;
-  socket[PROGRESS] = Date.now();
 }
 
 /** The connection's writes drained: the client reads. */
@@ -44,16 +44,16 @@ function drained(this: Counted): void {
   this[PROGRESS] = Date.now();
 }
 
-export interface ConnectionBound {
-  /**
-   * Whether `req` is served: false when its connection holds the most requests it may, which it closes. One counter
-   * on the connection, and one listener (a shared function) on the response to count it answered.
-   */
-  admit(req: IncomingMessage, res: ServerResponse): boolean;
-}
-
-/** Bounds the connections of `server` (above); `limits` are the tests'. */
-export function boundConnections(server: Server, limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS): ConnectionBound {
+/** Bounds the connections of `server` (above), whose requests are served by `serve`; `limits` are the tests'. */
+export function boundConnections(server: Server, serve: Serve, limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS): void {
+  /** A response written whole: the client took an answer; the next request of its connection is served. */
+  function answered(this: ServerResponse): void {
+    const socket = this.req.socket as Counted;
+    socket[OPEN]--;
+    socket[PROGRESS] = Date.now();
+    const next = socket[WAITING]?.shift();
+    if (next !== undefined && !socket.destroyed) serve(next[0], next[1]);
+  }
   const sockets = new Set<Counted>();
   server.on('connection', (socket: Socket) => {
     const counted = socket as Counted;
@@ -72,19 +72,23 @@ export function boundConnections(server: Server, limits: { requests: number; unr
   }, limits.unreadMs / 4);
   sweep.unref();
   server.once('close', () => clearInterval(sweep));
-  return {
-    admit(req, res) {
-      const socket = req.socket as Counted;
-      // A stream given as a connection (`server.emit('connection', stream)`) is counted from its first request.
-      const open = socket[OPEN] ?? 0;
-      if (open >= limits.requests || socket.destroyed) {
-        socket.destroy();
-        return false;
-      }
-      if (open === 0) socket[PROGRESS] = Date.now();
-      socket[OPEN] = open + 1;
-      res.on('finish', answered);
-      return true;
-    },
-  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket as Counted;
+    // A stream given as a connection (`server.emit('connection', stream)`) is counted from its first request.
+    const open = socket[OPEN] ?? 0;
+    if (open >= limits.requests || socket.destroyed) {
+      // Its answers not written are dropped, and the requests waiting with them never served.
+      socket.destroy();
+      if (socket[WAITING] !== undefined) socket[WAITING].length = 0;
+      return;
+    }
+    socket[OPEN] = open + 1;
+    res.on('finish', answered);
+    if (open === 0) {
+      socket[PROGRESS] = Date.now();
+      serve(req, res);
+    } else {
+      (socket[WAITING] ??= []).push([req, res]);
+    }
+  });
 }

@@ -58,13 +58,8 @@ export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECT
   if (!off.includes('write-together')) server.on('connection', writeTogether);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
-  // At most a few requests of a connection at once (http/connection-bound.ts): one past them closes it, unserved.
-  const { admit } = boundConnections(server);
-  server.on('request', (req, res) => {
-    if (!admit(req, res)) return;
-    if (serving) serving(req, res);
-    else waiting.push([req, res]);
-  });
+  // At most a few requests of a connection at once, served one after the other (http/connection-bound.ts).
+  boundConnections(server, (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
   return {
     server,
     serve(app) {
