@@ -54,6 +54,7 @@ export default defineConfig({
       // Probes of thousands of requests (what the server keeps stays bounded) and the consumer corpus through the real
       // commands and PactFlow's engine: a third of the tier's time, for changes a handler rarely makes.
       'test/api/request-bounds.test.ts',
+      'test/server/pipelining-bounds.test.ts',
       'test/contract/consumer-corpus.test.ts',
       // The guard of the validator wrapper, which a change to the server's behaviour does not reach (CI runs it on
       // every runtime).

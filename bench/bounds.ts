@@ -2,7 +2,10 @@
 // carrying a value of its own (a Content-Type parameter, an unknown query name, an Accept value, an unknown token, a
 // path id) against as many with one value, each kind on BENCH_RUNS servers of their own (two processes of one build
 // settle at RSS apart): the ratio of the medians of each run's second half, with its spread, and the growth within a
-// run (bench/README.md, "What each measures"; server/docs/limits.md, "What grows with requests").
+// run (bench/README.md, "What each measures"; server/docs/limits.md, "What grows with requests"). Then connections
+// that pipeline thousands of requests and read nothing, with and without a token (bench/pipelining.ts): the server's
+// RSS per connection at the peak, and a well-behaved client's slowest answer meanwhile (server/docs/limits.md, "Requests
+// pipelined on one connection").
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -11,9 +14,14 @@ import { startPostgres, type PostgresServer } from '../scripts/postgres-server.t
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
 import { BENCH_TOKEN, fixture } from './fixture.ts';
 import { answered, freePort, median, serverCommand, spawnServer } from './measure.ts';
+import { pipelineLoad } from './pipelining.ts';
 import type { BenchSettings } from './settings.ts';
 
 const PARTS = 10;
+/** The requests each connection that pipelines writes (their number: BENCH_settings.pipelineConnections). */
+const PIPELINE_REQUESTS = 2000;
+/** How long they are held open before the bench closes them (the server closes them before, as a rule). */
+const PIPELINE_HOLD_MS = 10_000;
 const WARMUP = 2000;
 const spaces = `/v1/orgs/${fixture.organizations[0]!.id}/spaces`;
 const auth = { authorization: `Bearer ${BENCH_TOKEN}` };
@@ -123,9 +131,50 @@ export async function bounds(settings: BenchSettings): Promise<void> {
           `${mb(median(runs.map((each) => growth(each.same)))).padStart(13)}${mb(median(runs.map((each) => growth(each.distinct)))).padStart(10)}`,
       );
     }
+    await pipelining(settings, settingsRun, envOf);
     await admin.end();
   } finally {
     postgres?.stop();
     removeTemporary(dir);
+  }
+}
+
+/** The pipelining load (bench/pipelining.ts) on a server of each setting, with a token and without. */
+async function pipelining(settings: BenchSettings, settingsRun: Setting[], envOf: (setting: Setting) => Promise<Record<string, string>>): Promise<void> {
+  console.log(
+    `\nbounds, pipelining: ${settings.pipelineConnections} connections each writing ${PIPELINE_REQUESTS} pipelined GET ${spaces} and reading nothing, ` +
+      `held ${PIPELINE_HOLD_MS / 1000} s, while a well-behaved client asks on its own connection every 20 ms. RSS in MB before and at the peak, ` +
+      'growth per connection in kB; the well-behaved client: its usual answer (median before), its slowest during the load and in the 5 s after it, in ms',
+  );
+  console.log(
+    `${'engine'.padEnd(12)}${'speed'.padEnd(8)}${'token'.padEnd(7)}${'before'.padStart(8)}${'peak'.padStart(8)}${'kB/conn'.padStart(9)}` +
+      `${'usual'.padStart(8)}${'slowest'.padStart(9)}${'after'.padStart(8)}${'failed'.padStart(8)}`,
+  );
+  for (const setting of settingsRun) {
+    for (const token of [false, true]) {
+      const port = await freePort();
+      const env = await envOf(setting);
+      // The attackers' connections and the well-behaved client's: MAX_CONNECTIONS is not what is measured here.
+      const { child, output } = spawnServer(serverCommand(settings), { PORT: String(port), LOG_LEVEL: 'silent', MAX_CONNECTIONS: String(settings.pipelineConnections + 100), ...env });
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        await answered(`${url}/v1/orgs`, child, output);
+        await send(url, WARMUP, settings.connections, false);
+        const figures = await pipelineLoad(url, child.pid!, {
+          path: spaces,
+          ...(token ? { authorization: auth.authorization } : {}),
+          connections: settings.pipelineConnections,
+          requests: PIPELINE_REQUESTS,
+          holdMs: PIPELINE_HOLD_MS,
+        });
+        console.log(
+          `${setting.engine.padEnd(12)}${setting.speed.padEnd(8)}${(token ? 'yes' : 'no').padEnd(7)}${figures.baseMb.toFixed(0).padStart(8)}` +
+            `${figures.peakMb.toFixed(0).padStart(8)}${figures.perConnectionKb.toFixed(0).padStart(9)}${figures.usualMs.toFixed(1).padStart(8)}` +
+            `${figures.slowestMs.toFixed(0).padStart(9)}${figures.slowestAfterMs.toFixed(0).padStart(8)}${String(figures.failures).padStart(8)}`,
+        );
+      } finally {
+        await stop(child);
+      }
+    }
   }
 }

@@ -38,6 +38,8 @@ export interface BenchSettings {
   connectionsSet: boolean;
   /** BENCH_MEMORY_REQUESTS: requests of each run of the memory and bounds parts, sent in 10 parts with the RSS read after each. */
   memoryRequests: number;
+  /** BENCH_PIPELINE_CONNECTIONS: connections that pipeline and read nothing in the bounds part (bench/pipelining.ts). */
+  pipelineConnections: number;
   /** BENCH_MEMORY_PAGES: pages of the larger large space of the memory part's second run. */
   memoryPages: number;
   /** BENCH_SIZES: the list sizes of the lists part. */
@@ -160,6 +162,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     connections: whole('BENCH_CONNECTIONS', 10, 1, 1000),
     connectionsSet: value('BENCH_CONNECTIONS') !== undefined,
     memoryRequests: whole('BENCH_MEMORY_REQUESTS', 100_000, 10),
+    pipelineConnections: whole('BENCH_PIPELINE_CONNECTIONS', 1000, 1, 10_000),
     memoryPages: whole('BENCH_MEMORY_PAGES', 4_900, 1, REVISION_LIMITS.pages),
     sizes: wholes('BENCH_SIZES', [100, 1000, 10000, 50000], 1, 10_000_000),
     rounds,

@@ -6,7 +6,7 @@ import { createServer, IncomingMessage, type Server, type ServerOptions, ServerR
 import type { Express } from 'express';
 import type { Speedup } from '../common/config.ts';
 import { writeTogether } from './write-together.ts';
-import type { RequestsInFlight } from '../http/in-flight.ts';
+import { boundConnections, type ConnectionsInFlight } from '../http/connection-bound.ts';
 
 /**
  * What bounds a client's connections (server/docs/limits.md, "Connections and slow clients"), written out rather than
@@ -17,6 +17,7 @@ import type { RequestsInFlight } from '../http/in-flight.ts';
  * - `keepAliveTimeout`: an idle kept-alive connection is closed after it;
  * - `maxHeaderSize`: a request head larger than it (request line included) is answered 431;
  * - `maxConnections` (MAX_CONNECTIONS): a connection beyond it is closed as soon as it is accepted.
+ * What one connection holds of its requests and their answers is bounded beside them (http/connection-bound.ts).
  */
 export const CONNECTION_LIMITS = Object.freeze({
   headersTimeout: 60_000,
@@ -39,6 +40,8 @@ export interface AppServer {
    * from birth: Express changes them on arrival, which is slower (above) and right.
    */
   replace(app: Express): void;
+  /** The requests received and not answered, as a shutdown needs them (http/connection-bound.ts). */
+  inFlight: ConnectionsInFlight;
 }
 
 /**
@@ -47,7 +50,7 @@ export interface AppServer {
  * the app's when `serve` is called: request -> AppRequest.prototype -> app.request -> Express's request ->
  * IncomingMessage.prototype.
  */
-export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECTION_LIMITS.maxConnections, inFlight?: RequestsInFlight): AppServer {
+export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECTION_LIMITS.maxConnections): AppServer {
   class AppRequest extends IncomingMessage {}
   class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
   const prototypes = !off.includes('app-prototypes');
@@ -57,15 +60,12 @@ export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECT
   if (!off.includes('write-together')) server.on('connection', writeTogether);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
-  // The one listener of a request: the shutdown's bookkeeping (http/in-flight.ts) files its answer first.
-  inFlight?.attach(server);
-  server.on('request', (req, res) => {
-    inFlight?.arrived(req, res);
-    if (serving) serving(req, res);
-    else waiting.push([req, res]);
-  });
+  // At most a few requests of a connection at once, served one after the other; what the shutdown knows of them
+  // (http/connection-bound.ts).
+  const inFlight = boundConnections(server, (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
   return {
     server,
+    inFlight,
     serve(app) {
       if (serving) throw new Error('appServer: serve(app) was already called');
       if (prototypes) {

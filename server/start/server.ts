@@ -14,7 +14,7 @@ import { createHandlers, registerRoutes } from '../handlers/index.ts';
 import { registerJobKinds } from './job-kinds.ts';
 import { createLogger } from '../http/access-log.ts';
 import { type AppServer, appServer } from '../speed/app-server.ts';
-import { RequestsInFlight } from '../http/in-flight.ts';
+import type { ConnectionsInFlight } from '../http/connection-bound.ts';
 import type { HandlerTable } from '../handlers/types.ts';
 import { type DataDirLock, DataDirError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { JobRunner } from '../jobs/runner.ts';
@@ -114,9 +114,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   }
   // Listen first: with port 0 the address, which every `urls.location` starts with, is known only then.
-  const requests = new RequestsInFlight();
-  const http = appServer(config.speedupsOff, config.maxConnections, requests);
-  const { server } = http;
+  const http = appServer(config.speedupsOff, config.maxConnections);
+  const { server, inFlight: requests } = http;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -162,7 +161,7 @@ function listenError(error: unknown, config: Config): unknown {
 
 async function serve(
   http: AppServer,
-  requests: RequestsInFlight,
+  requests: ConnectionsInFlight,
   url: string,
   config: ResolvedConfig,
   log: Logger,
