@@ -206,6 +206,7 @@ export class Traffic {
     };
     const responseHeaders = asHeaders(seen.responseHeaders);
     const exchange = httpExchange(
+      this.contract,
       operation,
       match?.pathParams ?? {},
       {
@@ -215,7 +216,7 @@ export class Traffic {
         text: seen.requestComplete ? text(seen.requestTee, headerValue(seen.requestHeaders['content-encoding'])) : undefined,
       },
       status,
-      { contentType: responseHeaders.get('content-type') ?? undefined, text: seen.head.method.toUpperCase() === 'HEAD' ? undefined : text(seen.responseTee, responseHeaders.get('content-encoding') ?? undefined) },
+      { contentType: responseHeaders.get('content-type') ?? undefined, text: seen.head.method.toUpperCase() === 'HEAD' ? undefined : text(seen.responseTee, responseHeaders.get('content-encoding') ?? undefined), headers: Object.fromEntries(responseHeaders) },
     );
     mergeOperationUsage((this.usage!.operations[operation.operationId] ??= emptyOperationUsage()), usageOf(this.contract, exchange));
   }

@@ -5,7 +5,7 @@
 import { contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
 import type { ConsumerVerdict } from '../../conformance/judgement.ts';
-import { usageOf } from '../../conformance/usage-fields.ts';
+import { authenticatedBy, usageOf } from '../../conformance/usage-fields.ts';
 import { emptyUsage, mergeOperationUsage, emptyOperationUsage, type UsageRecord } from '../../conformance/usage-format.ts';
 
 type Json = Record<string, unknown>;
@@ -343,6 +343,9 @@ export function recordOf(consumer: ConsumerName, name: string = consumer): Usage
       ...(exchange.body !== undefined ? { request: { mediaType: 'application/json', body: exchange.body } } : {}),
       status: exchange.status,
       ...(exchange.mediaType ? { response: { mediaType: exchange.mediaType, body: exchange.answer } } : {}),
+      // Every consumer sends the bearer token the contract requires, as its pact says.
+      security: authenticatedBy(contract, operation, { headers: { authorization: 'Bearer token' } }),
+      responseHeaders: Object.keys(exchange.headers ?? {}),
     });
     if (exchange.read) for (const answer of Object.values(usage.responses)) answer.read = [...exchange.read].sort();
     mergeOperationUsage((record.operations[exchange.operationId] ??= emptyOperationUsage()), usage);
