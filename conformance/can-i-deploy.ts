@@ -129,7 +129,7 @@ export function judgeDeploy(record: UsageRecord, contract: Contract, recorded: R
   if ('why' in recorded) {
     return { verdict: direct.breaks.length > 0 ? 'breaks' : 'untouched', judgedBy: { record: recorded.why }, breaks: direct.breaks.map(directLine), warnings: [], notes: direct.notes };
   }
-  const judgement = judgeConsumer(findingsOf(recorded.contract, contract), record);
+  const judgement = judgeConsumer(findingsOf(recorded.contract, contract), record, contract);
   const changeBreaks = judgement.effects.filter((effect) => effect.verdict === 'breaks');
   const broken = new Set(changeBreaks.map((effect) => effect.operationId));
   const added = direct.breaks.filter((hit) => !broken.has(hit.operationId));

@@ -30,7 +30,7 @@ function operationFor(contract: Contract, operationId: string, usage: OperationU
 }
 
 /** The parameter `key` (`query.limit`, `path.spaceId`) of the record names in `operation`: a path parameter by its position in the template. */
-function parameterFor(operation: Operation, key: string, recordedPath: string | undefined): Parameter | undefined {
+export function parameterFor(operation: Operation, key: string, recordedPath: string | undefined): Parameter | undefined {
   const place = key.slice(0, key.indexOf('.'));
   let name = key.slice(key.indexOf('.') + 1);
   if (place === 'path' && recordedPath !== undefined) {
@@ -67,7 +67,7 @@ function limitsOf(contract: Contract, schema: Schema, seen = new Set<Schema>()):
 }
 
 /** Why the schemas at a place refuse something the facts say was sent there, or undefined when one of them accepts it all. */
-function refusal(contract: Contract, schemas: Schema[], facts: Facts): string | undefined {
+export function refusal(contract: Contract, schemas: Schema[], facts: Facts): string | undefined {
   const reasons: string[] = [];
   for (const schema of schemas) {
     const why: string[] = [];
@@ -101,7 +101,7 @@ function allows(contract: Contract, schemas: Schema[], value: string | number | 
 }
 
 /** The schemas a request field sent is read against now: none when the contract no longer accepts it there. */
-function fieldSchemas(contract: Contract, root: Schema | undefined, pointer: string): Schema[] {
+export function fieldSchemas(contract: Contract, root: Schema | undefined, pointer: string): Schema[] {
   const found = schemasAt(contract, root, pointer);
   if (found.length > 0 || pointer === '') return found;
   // A field of an object that declares no fields and does not seal itself is accepted as anything.

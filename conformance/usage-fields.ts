@@ -287,6 +287,8 @@ export interface Exchange {
   security?: string[];
   /** The names of the answer's headers, lower case. */
   responseHeaders?: string[];
+  /** A request the contract refused: what it sent is not recorded, nor the defaults it would have relied on, nor its credentials. */
+  refused?: boolean;
 }
 
 const sorted = (values: Scalar[] | undefined) => values && [...values].sort((a, b) => String(a).localeCompare(String(b)));
@@ -305,7 +307,7 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
   usage.calls = 1;
   usage.method = exchange.operation.method;
   usage.path = exchange.operation.path;
-  if (exchange.security) usage.security = [...exchange.security].sort();
+  if (exchange.security && !exchange.refused) usage.security = [...exchange.security].sort();
   for (const parameter of exchange.parameters) {
     const declared = exchange.operation.parameters.find((each) => each.in === parameter.in && each.name.toLowerCase() === parameter.name.toLowerCase());
     const key = `${parameter.in}.${declared?.name ?? parameter.name}`;
@@ -317,7 +319,7 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
     for (const value of sent) mergeFacts(used, factsOfValue(parameterValue(contract, declared?.schema, value)));
     usage.parameters[key] = used;
   }
-  for (const declared of exchange.operation.parameters) {
+  for (const declared of exchange.refused ? [] : exchange.operation.parameters) {
     if (exchange.parameters.some((each) => each.in === declared.in && each.name.toLowerCase() === declared.name.toLowerCase())) continue;
     const fallback = alternatives(contract, declared.schema).find((schema) => 'default' in schema)?.default;
     if (fallback !== undefined) (usage.defaults ??= {})[`${declared.in}.${declared.name}`] = fallback;
@@ -347,10 +349,10 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
     if (Object.keys(values).length > 0) answered.values = values;
   }
   const declaredHeaders = declaredResponse(exchange.operation, exchange.status)?.response.headers ?? {};
-  if (exchange.responseHeaders) {
-    answered.headers = exchange.responseHeaders.map((name) => name.toLowerCase()).filter((name) => name in declaredHeaders).sort();
-    answered.requiredHeaders = answered.headers.filter((name) => declaredHeaders[name]!.required === true);
-  }
+  const headers = (exchange.responseHeaders ?? []).map((name) => name.toLowerCase()).filter((name) => name in declaredHeaders).sort();
+  if (headers.length > 0) answered.headers = headers;
+  const requiredHeaders = headers.filter((name) => declaredHeaders[name]!.required === true);
+  if (requiredHeaders.length > 0) answered.requiredHeaders = requiredHeaders;
   usage.responses[key] = answered;
   return usage;
 }

@@ -106,7 +106,7 @@ export function usageRecorder(document: OpenApiDocument, records: string, consum
             { contentType: res.getHeader('content-type')?.toString(), text: chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined, headers: res.getHeaders() },
           );
           record ??= emptyUsage(consumer, contractIdentity(contract), 'harness');
-          mergeOperationUsage((record.operations[found.operation.operationId] ??= emptyOperationUsage()), usageOf(contract, exchange));
+          mergeOperationUsage((record.operations[found.operation.operationId] ??= emptyOperationUsage()), usageOf(contract, valid ? exchange : { ...exchange, refused: true }));
           changed = true;
         } catch (error) {
           // A record that cannot take an exchange loses that exchange, never the server: this runs after the answer.

@@ -472,11 +472,11 @@ test("the provider's can-i-deploy --verification and usage merge run from the in
   const corrupt = path.join(consumer, 'corrupt.json');
   writeFileSync(corrupt, readFileSync(recorded, 'utf8').slice(0, 80));
   const newer = path.join(consumer, 'newer.json');
-  writeFileSync(newer, JSON.stringify({ ...readJson(recorded), version: 2 }));
+  writeFileSync(newer, JSON.stringify({ ...readJson(recorded), version: 3 }));
   for (const [file, problem] of [
     [path.join(consumer, 'empty-usage.json'), 'records of two consumers, package-consumer and empty'],
     [corrupt, 'not JSON'],
-    [newer, 'written in version 2 of the format; this reads version 1'],
+    [newer, 'written in version 3 of the format; this reads version 2'],
   ] as const) {
     const bad = await cli('usage', 'merge', recorded, file, '--out', 'never.json');
     expect(bad, file).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(`usage merge: ${file}: ${problem}`) });
