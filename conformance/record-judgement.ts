@@ -146,7 +146,8 @@ function judgeRequest(contract: Contract, operation: Operation, usage: Operation
   }
   for (const [key, relied] of Object.entries(usage.defaults ?? {})) {
     const declared = parameterFor(operation, key, usage.path);
-    if (!declared) continue;
+    // A parameter it also sends it knows how to say itself, as the change judgement holds.
+    if (!declared || key in usage.parameters) continue;
     const now = alternatives(contract, declared.schema).find((schema) => 'default' in schema)?.default;
     if (JSON.stringify(now) !== JSON.stringify(relied)) broken(`it leaves parameter ${key} out, relying on its default ${JSON.stringify(relied)}, which is now ${now === undefined ? 'gone' : JSON.stringify(now)}`);
   }
@@ -186,13 +187,13 @@ function judgeRequest(contract: Contract, operation: Operation, usage: Operation
 }
 
 function judgeSecurity(contract: Contract, operation: Operation, usage: OperationUsage, broken: (what: string) => void): void {
-  if (usage.security === undefined) return;
+  // A use that never carried credentials (a test of the refusal of the unauthenticated) tells nothing of a scheme.
+  if (usage.security === undefined || usage.security.length === 0) return;
   const requirements = securityOf(contract, operation);
   if (requirements.length === 0) return;
   const met = requirements.some((requirement) => Object.keys(requirement).every((scheme) => usage.security!.includes(scheme)));
   if (!met) {
-    const used = usage.security.length > 0 ? `authenticated with ${usage.security.join(' and ')}` : 'sent no credentials';
-    broken(`it ${used}, and the operation now requires ${requirements.map((requirement) => Object.keys(requirement).join(' and ') || 'none').join(' or ')}`);
+    broken(`it authenticated with ${usage.security.join(' and ')}, and the operation now requires ${requirements.map((requirement) => Object.keys(requirement).join(' and ') || 'none').join(' or ')}`);
   }
 }
 
