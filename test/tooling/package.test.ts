@@ -413,7 +413,7 @@ test('docs-conformance runs from the install, with nothing of the repository: --
   const [release] = readdirSync(path.join(repoRoot, 'generated/releases'));
   const usage = path.join(consumer, 'empty-usage.json');
   const made = contractIdentity(loadContract(path.join(repoRoot, 'generated/releases', release!, 'openapi.yaml')));
-  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 1, consumer: { name: 'empty' }, contract: made, recordedBy: ['client'], operations: {} }));
+  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 2, consumer: { name: 'empty' }, contract: made, recordedBy: ['client'], operations: {} }));
   const deploy = await run(bin, ['can-i-deploy', '--usage', usage, '--contract', release!], { cwd: consumer, env, timeout: 30_000 });
   expect(deploy.stdout).toBe(`can-i-deploy: empty can deploy against ${release}: ✓ (the change from release ${release}, which its record was made against)\n`);
 
