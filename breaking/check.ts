@@ -16,6 +16,7 @@ import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
 import { readUsageRecords } from '../conformance/usage-sources.ts';
 import { judgeByConsumers } from './consumers.ts';
+import { loadContract, type OpenApiDocument } from '../conformance/contract.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
@@ -207,7 +208,7 @@ const verdict = evaluateGate(findings, {
 
 // The consumers each finding breaks or warns (--consumers): named in its message, in every format, and in the JSON
 // entry; --fail-on consumers fails only on what breaks one.
-if (consumerSources.length > 0) judgeByConsumers(verdict, records, failOnConsumers);
+if (consumerSources.length > 0) judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument));
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line
 // (for what was removed, the line in the base document, when it is a file).

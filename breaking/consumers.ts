@@ -2,6 +2,7 @@
 // consumers it breaks or warns, by the one judgement can-i-deploy makes too (conformance/judgement.ts), the sentence
 // each format adds to the finding, and `--fail-on consumers`.
 import type { Finding } from '../compare/index.ts';
+import type { Contract } from '../conformance/contract.ts';
 import { judgeConsumer, type Effect } from '../conformance/judgement.ts';
 import type { UsageRecord } from '../conformance/usage-format.ts';
 import type { Verdict } from './gate.ts';
@@ -22,11 +23,11 @@ const hitOf = (record: UsageRecord, effect: Effect): ConsumerHit => ({
   evidence: effect.evidence,
 });
 
-/** The consumers each finding breaks or warns, by finding: the judgement of the whole change for each record. */
-export function consumersOfFindings(findings: readonly Finding[], records: readonly UsageRecord[]): Map<Finding, ConsumerHit[]> {
+/** The consumers each finding breaks or warns, by finding: the judgement of the whole change for each record (`revision`: the contract changed to). */
+export function consumersOfFindings(findings: readonly Finding[], records: readonly UsageRecord[], revision?: Contract): Map<Finding, ConsumerHit[]> {
   const hits = new Map<Finding, ConsumerHit[]>(findings.map((finding) => [finding, []]));
   for (const record of records) {
-    for (const effect of judgeConsumer(findings, record).effects) hits.get(effect.finding)!.push(hitOf(record, effect));
+    for (const effect of judgeConsumer(findings, record, revision).effects) hits.get(effect.finding)!.push(hitOf(record, effect));
   }
   return hits;
 }
@@ -44,14 +45,16 @@ export function consumersSentence(hits: readonly ConsumerHit[], breaking: boolea
 }
 
 /**
- * Names the consumers each judged finding breaks or warns, in its message (every format shows it) and as its
+ * Names the consumers each judged finding breaks or warns (with `revision`, the contract changed to, a tighter request
+ * bound is judged by the types, lengths and ranges a record says were sent), in its message (every format shows it) and as its
  * `consumers` (the JSON report); with `failOnConsumers`, a failing finding that breaks no known consumer passes, and
  * the verdict is worked out again.
  */
-export function judgeByConsumers(verdict: Verdict, records: readonly UsageRecord[], failOnConsumers: boolean): void {
+export function judgeByConsumers(verdict: Verdict, records: readonly UsageRecord[], failOnConsumers: boolean, revision?: Contract): void {
   const hits = consumersOfFindings(
     verdict.judged.map((entry) => entry.finding),
     records,
+    revision,
   );
   for (const entry of verdict.judged) {
     const found = hits.get(entry.finding)!;

@@ -15,10 +15,13 @@ export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage 
 The first form: can this consumer, whose usage record --usage names, work against that contract? The record was
 made against a contract (its version and SHA-256): that release, found among the releases, is compared with the
 contract asked about, and each change is judged by what the record shows the consumer sent, received and read, as
-the breaking-change gate judges it with --consumers. Exit 0 when nothing breaks it (each warning printed, "!"); 1,
-naming each break ("✗"); 2 when the record or a contract cannot be read. Where the contract the record was made
-against is not among the releases, it says so and judges by presence only: whether every operation, parameter,
-field, status and media type the record names is still there and accepts what it sent.
+the breaking-change gate judges it with --consumers; and the record is judged against the contract alone: whether
+it still accepts everything the consumer sent (operations by method and path, parameters, fields, their values,
+types, lengths and ranges, media types, the security scheme, everything now required) and still guarantees what it
+read (statuses, media types, headers, fields present and required, their types, formats, bounds, alternatives).
+Exit 0 when nothing breaks it (each warning printed, "!"); 1, naming each break ("✗"); 2 when the record or a
+contract cannot be read. Where the contract the record was made against is not among the releases, it says so and
+judges the record against the contract alone (a value added to an enumeration it reads is then not told).
 
 The second form: every consumer's record against each contract (a revision, a release's document); prints a
 Markdown table, consumers by contracts, and writes each judgement as JSON with --json. Records of one consumer among
@@ -83,7 +86,8 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
     if (values.usage) {
       const [record] = records;
       const judged = judgeDeploy(record!, loaded[0]!.contract, recorded[0]!);
-      if ('presence' in judged.judgedBy) out(`can-i-deploy: ${record!.consumer.name}: ${judgedByText(judged)}\n`);
+      if ('record' in judged.judgedBy) out(`can-i-deploy: ${record!.consumer.name}: ${judgedByText(judged)}\n`);
+      for (const note of judged.notes) out(`can-i-deploy: ${note}\n`);
       for (const use of judged.breaks) out(`✗ ${use}\n`);
       for (const use of judged.warnings) out(`! ${use}\n`);
       const verb = judged.verdict === 'breaks' ? 'cannot' : 'can';

@@ -1,83 +1,17 @@
-// can-i-deploy (docs/consumers.md, "can-i-deploy"): whether a consumer can deploy against a contract. A record made
-// against contract X, asked about contract Y, is judged as the change X → Y, by the judgement the gate makes
-// (judgement.ts); X is found by the record's contract version and SHA-256 among the releases, or given. Where X cannot
-// be found, it says so and falls back to the presence check: whether the contract still has, and still accepts,
-// everything the record says was used (`canIDeploy`), each use gone named.
+// can-i-deploy (docs/consumers.md, "can-i-deploy"): whether a consumer can deploy against a contract. A record is
+// judged against contract Y alone (record-judgement.ts: does Y still accept what it sent and guarantee what it read);
+// when the contract it was made against, X, is found (by the record's contract version and SHA-256 among the
+// releases, or given), the change X → Y is judged too, by the judgement the gate makes (judgement.ts), and what the
+// record alone shows is added for operations the change judgement finds no break in.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { load, CORE_SCHEMA } from 'js-yaml';
 import { compareDocuments, type Finding } from '../compare/index.ts';
 import { contractIdentity } from './consumer.ts';
-import { type Contract, DEFAULT_CONTRACT, declaredResponse, loadContract, type OpenApiDocument, type Operation, type Schema } from './contract.ts';
+import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from './contract.ts';
 import { judgeConsumer, type ConsumerVerdict, type Effect } from './judgement.ts';
-import { alternatives, responseSchema } from './usage-fields.ts';
-import { isObject, type OperationUsage, type UsageRecord } from './usage-format.ts';
-
-/** The schemas found at `pointer` (`/items/*\/title`) below `schema`; empty when the contract no longer has it there. */
-function schemasAt(contract: Contract, schema: Schema | undefined, pointer: string): Schema[] {
-  let here: Schema[] = schema ? [schema] : [];
-  for (const segment of pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))) {
-    const next: Schema[] = [];
-    for (const each of here.flatMap((one) => alternatives(contract, one))) {
-      if (segment === '*') {
-        if (each.items) next.push(each.items as Schema);
-        if (isObject(each.additionalProperties)) next.push(each.additionalProperties as Schema);
-      } else if (each.properties?.[segment]) next.push(each.properties[segment]);
-      else if (isObject(each.additionalProperties)) next.push(each.additionalProperties as Schema);
-    }
-    here = next;
-    if (here.length === 0) return [];
-  }
-  return here;
-}
-
-/** Whether the schemas at a place still allow a value (an enumeration that lost it does not). */
-function allows(contract: Contract, schemas: Schema[], value: string | number | boolean): boolean {
-  const all = schemas.flatMap((schema) => alternatives(contract, schema));
-  const enums = all.filter((schema) => Array.isArray(schema.enum) || 'const' in schema);
-  if (enums.length === 0) return true;
-  return enums.some((schema) => (Array.isArray(schema.enum) ? schema.enum.includes(value) : schema.const === value));
-}
-
-/** Each use of `usage` (an operation's) that `operation` no longer has or accepts, as a sentence. */
-function missingUses(contract: Contract, operationId: string, operation: Operation | undefined, usage: OperationUsage): string[] {
-  if (!operation) return [`${operationId}: the operation is gone`];
-  const gone: string[] = [];
-  for (const [key, used] of Object.entries(usage.parameters)) {
-    const [place, name] = [key.slice(0, key.indexOf('.')), key.slice(key.indexOf('.') + 1)];
-    const declared = operation.parameters.find((parameter) => parameter.in === place && parameter.name.toLowerCase() === name.toLowerCase());
-    if (!declared) gone.push(`${operationId}: parameter ${key} is gone`);
-    else for (const value of used.values ?? []) if (!allows(contract, [declared.schema ?? {}], value)) gone.push(`${operationId}: parameter ${key} no longer accepts ${JSON.stringify(value)}`);
-  }
-  for (const [pointer, used] of Object.entries(usage.body)) {
-    const schemas = schemasAt(contract, operation.body?.schema, pointer);
-    if (schemas.length === 0) gone.push(`${operationId}: request field ${pointer} is gone`);
-    else for (const value of used.values ?? []) if (!allows(contract, schemas, value)) gone.push(`${operationId}: request field ${pointer} no longer accepts ${JSON.stringify(value)}`);
-  }
-  for (const [key, response] of Object.entries(usage.responses)) {
-    const [status, mediaType] = key.split(' ') as [string, string | undefined];
-    const declared = declaredResponse(operation, Number(status))?.response;
-    if (!declared) {
-      gone.push(`${operationId}: status ${status} is no longer declared`);
-      continue;
-    }
-    if (!mediaType) continue;
-    if (!declared.contentTypes.includes(mediaType)) {
-      gone.push(`${operationId}: ${status} is no longer answered as ${mediaType}`);
-      continue;
-    }
-    const schema = responseSchema(contract, operation, Number(status), mediaType);
-    for (const pointer of response.read ?? response.present) {
-      if (schemasAt(contract, schema, pointer).length === 0) gone.push(`${operationId}: response field ${pointer} (${status}) is gone`);
-    }
-  }
-  return gone;
-}
-
-/** The presence check: every use of `record` that `contract` no longer has or accepts (empty: all are still there). */
-export function canIDeploy(record: UsageRecord, contract: Contract): string[] {
-  return Object.entries(record.operations).flatMap(([operationId, usage]) => missingUses(contract, operationId, contract.operations.get(operationId), usage));
-}
+import { judgeRecord } from './record-judgement.ts';
+import type { UsageRecord } from './usage-format.ts';
 
 /** The releases this package carries: generated/releases/<version>/openapi.yaml, as the toolkit records them. */
 export const PACKAGE_RELEASES = path.resolve(path.dirname(DEFAULT_CONTRACT), 'releases');
@@ -162,12 +96,14 @@ export async function recordedContracts(records: readonly UsageRecord[], options
 /** What can-i-deploy answers for one consumer and one contract. */
 export interface DeployJudgement {
   verdict: ConsumerVerdict;
-  /** How it was judged: as the change from the contract the record was made against, or by presence only (and why). */
-  judgedBy: { change: string } | { presence: string };
-  /** What breaks it (each a line: operation, finding, rule, the use that shows it), or, by presence, each use gone. */
+  /** How it was judged: as the change from the contract the record was made against, or against the contract alone (and why). */
+  judgedBy: { change: string } | { record: string };
+  /** What breaks it (each a line: operation, finding, rule, the use that shows it; or operation, what the contract no longer accepts or guarantees). */
   breaks: string[];
   /** What warns it. */
   warnings: string[];
+  /** Where the record held too little to judge all of it (a version-1 record). */
+  notes: string[];
 }
 
 const line = (effect: Effect) => `${effect.operationId}: ${effect.finding.message} (${effect.finding.rule}); ${effect.evidence}`;
@@ -182,41 +118,51 @@ function findingsOf(base: Contract, revision: Contract): Finding[] {
   return findings;
 }
 
-/** Can `record`'s consumer deploy against `contract`? The change from `recorded`, or, where that is unknown, presence. */
+/**
+ * Can `record`'s consumer deploy against `contract`? The record judged against the contract alone; and where the
+ * contract it was made against is known (`recorded`), the change from it, with what the record alone shows of the
+ * operations the change breaks nothing in.
+ */
 export function judgeDeploy(record: UsageRecord, contract: Contract, recorded: RecordedContract): DeployJudgement {
+  const direct = judgeRecord(record, contract);
+  const directLine = (hit: { operationId: string; what: string }) => `${hit.operationId}: ${hit.what} (judged against the contract alone)`;
   if ('why' in recorded) {
-    const gone = canIDeploy(record, contract);
-    return { verdict: gone.length > 0 ? 'breaks' : 'untouched', judgedBy: { presence: recorded.why }, breaks: gone, warnings: [] };
+    return { verdict: direct.breaks.length > 0 ? 'breaks' : 'untouched', judgedBy: { record: recorded.why }, breaks: direct.breaks.map(directLine), warnings: [], notes: direct.notes };
   }
-  const judgement = judgeConsumer(findingsOf(recorded.contract, contract), record);
+  const judgement = judgeConsumer(findingsOf(recorded.contract, contract), record, contract);
+  const changeBreaks = judgement.effects.filter((effect) => effect.verdict === 'breaks');
+  const broken = new Set(changeBreaks.map((effect) => effect.operationId));
+  const added = direct.breaks.filter((hit) => !broken.has(hit.operationId));
+  const breaks = [...changeBreaks.map(line), ...added.map(directLine)];
   return {
-    verdict: judgement.verdict,
+    verdict: breaks.length > 0 ? 'breaks' : judgement.verdict,
     judgedBy: { change: recorded.label },
-    breaks: judgement.effects.filter((effect) => effect.verdict === 'breaks').map(line),
+    breaks,
     warnings: judgement.effects.filter((effect) => effect.verdict === 'warns').map(line),
+    notes: direct.notes,
   };
 }
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** A cell of the table, or the tail of the consumer's summary line: `✓`, `✓ 1 warning`, `✗ 2 breaks`, `✗ 1 use gone (presence only)`. */
+/** A cell of the table, or the tail of the consumer's summary line: `✓`, `✓ 1 warning`, `✗ 2 breaks`, `✓ (record alone)`. */
 export function deployCell(judged: DeployJudgement): string {
-  if ('presence' in judged.judgedBy) return judged.breaks.length === 0 ? '✓ (presence only)' : `✗ ${count(judged.breaks.length, 'use')} gone (presence only)`;
+  if ('record' in judged.judgedBy) return judged.breaks.length === 0 ? '✓ (record alone)' : `✗ ${count(judged.breaks.length, 'break')} (record alone)`;
   const warnings = judged.warnings.length > 0 ? count(judged.warnings.length, 'warning') : '';
   if (judged.breaks.length === 0) return warnings ? `✓ ${warnings}` : '✓';
   return `✗ ${count(judged.breaks.length, 'break')}${warnings ? `, ${warnings}` : ''}`;
 }
 
-/** How a judgement was made, in words: `(the change from release 1.0.0, which its record was made against)`, or the reason for presence only. */
+/** How a judgement was made, in words: `(the change from release 1.0.0, which its record was made against)`, or why the record was judged alone. */
 export function judgedByText(judged: DeployJudgement): string {
   return 'change' in judged.judgedBy
     ? `the change from ${judged.judgedBy.change}, which its record was made against`
-    : `${judged.judgedBy.presence}: judged by presence only, whether what it used is still there (--base names the contract it was made against)`;
+    : `${judged.judgedBy.record}: its record judged against the contract alone, whether it still accepts what the consumer sent and guarantees what it read (--base names the contract it was made against; a change to an enumeration it reads can only be told with it)`;
 }
 
 /**
- * The consumers × contracts table, in Markdown (each cell `deployCell`, and a note under it for each consumer judged
- * by presence only), and as JSON: each consumer's judgement against each contract.
+ * The consumers × contracts table, in Markdown (each cell `deployCell`, and a note under it for each consumer whose
+ * record was judged alone, or held too little to judge all of it), and as JSON: each consumer's judgement against each contract.
  */
 export function deployTable(
   records: UsageRecord[],
@@ -232,9 +178,11 @@ export function deployTable(
       return deployCell(judged);
     });
     const based = recorded[index]!;
-    if ('why' in based) notes.push(`- ${record.consumer.name}: ${judgedByText({ verdict: 'untouched', judgedBy: { presence: based.why }, breaks: [], warnings: [] })}.`);
+    if ('why' in based) notes.push(`- ${record.consumer.name}: ${judgedByText({ verdict: 'untouched', judgedBy: { record: based.why }, breaks: [], warnings: [], notes: [] })}.`);
+    const first = json[record.consumer.name] ? Object.values(json[record.consumer.name]!)[0] : undefined;
+    for (const note of first?.notes ?? []) notes.push(`- ${note}.`);
     return `| ${record.consumer.name}${record.consumer.version ? ` ${record.consumer.version}` : ''} | ${cells.join(' | ')} |`;
   });
   const header = `| Consumer | ${contracts.map(({ label }) => label).join(' | ')} |\n|---|${contracts.map(() => '---|').join('')}`;
-  return { markdown: `${header}\n${rows.join('\n')}\n${notes.length > 0 ? `\nPresence only:\n\n${notes.join('\n')}\n` : ''}`, json };
+  return { markdown: `${header}\n${rows.join('\n')}\n${notes.length > 0 ? `\nJudged with less:\n\n${notes.join('\n')}\n` : ''}`, json };
 }

@@ -5,6 +5,8 @@
 // whose rows give the verdict and its reason; docs/contract-consumers.md's table is written from it.
 import { compareDocuments, type Finding } from '../compare/index.ts';
 import { RULES, type Rule, type RuleId } from '../compare/rules.ts';
+import { type Contract, loadContract, type OpenApiDocument } from './contract.ts';
+import { fieldSchemas, parameterFor, refusal } from './record-judgement.ts';
 import type { OperationUsage, ResponseUsage, UsageRecord } from './usage-format.ts';
 
 /** What a change does to a consumer. */
@@ -212,8 +214,47 @@ interface Family {
   /** Its rules. */
   has: (rule: Rule) => boolean;
   rows: Record<string, Row>;
-  /** For one operation the consumer calls: which row, and the use that shows it. */
-  judge: (finding: Finding, usage: OperationUsage) => Outcome;
+  /** For one operation the consumer calls: which row, and the use that shows it (`revision`: the contract changed to, where known). */
+  judge: (finding: Finding, usage: OperationUsage, revision?: RevisionOperation) => Outcome;
+}
+
+/** The revision's operation a finding is judged in, where the judgement has the revision. */
+interface RevisionOperation {
+  contract: Contract;
+  operationId: string;
+}
+
+/** The kinds of request change a record's facts (types, lengths, ranges, sizes sent) tell whether it refuses what was sent. */
+const FACT_KINDS = ['type-changed', 'became-not-nullable', 'max-length-decreased', 'min-length-increased', 'max-decreased', 'min-increased', 'max-items-decreased', 'min-items-increased'];
+
+/**
+ * Whether the revision still accepts everything the record's facts say was sent where a finding tightened a request
+ * field or parameter: its evidence, or undefined when that cannot be told (no facts, another kind of change).
+ */
+function stillAccepted(finding: Finding, usage: OperationUsage, revision: RevisionOperation | undefined): string | undefined {
+  const kind = finding.rule.replace(/^request-(property|parameter)-/, '');
+  if (!revision || kind === finding.rule || !FACT_KINDS.includes(kind)) return undefined;
+  const operation = revision.contract.operations.get(revision.operationId);
+  if (!operation) return undefined;
+  const shown: string[] = [];
+  if (finding.rule.startsWith('request-parameter-')) {
+    const { sent } = sentParameters(finding, usage);
+    for (const { key } of sent) {
+      const used = usage.parameters[key]!;
+      const declared = parameterFor(operation, key, usage.path);
+      if (!used.types || !declared?.schema || refusal(revision.contract, [declared.schema], used) !== undefined) return undefined;
+      shown.push(key);
+    }
+  } else {
+    const { sent } = sentFields(finding, usage);
+    for (const { pointer } of sent) {
+      const used = usage.body[pointer];
+      const schemas = used?.types ? fieldSchemas(revision.contract, operation.body?.schema, pointer) : [];
+      if (schemas.length === 0 || refusal(revision.contract, schemas, used!) !== undefined) return undefined;
+      shown.push(pointer);
+    }
+  }
+  return shown.length > 0 ? `sends ${shown.join(', ')}, and the types, lengths and ranges it sent are still accepted` : undefined;
 }
 
 const BREAKS_IT = 'breaking-client';
@@ -374,12 +415,19 @@ export const FAMILIES: readonly Family[] = [
       (REQUEST_SIDE(rule) || ['request-parameter-removed', 'request-parameter-location-changed', 'request-parameter-style-changed', 'request-parameter-explode-changed'].includes(rule.id)) &&
       !['must-send', 'value-refused', 'request-default'].some((id) => familyHas(id, rule)),
     rows: {
-      sent: { shows: 'sends it', verdict: 'breaks', reason: 'a record keeps no values of a field that is not an enumeration: a value it sends may be refused' },
+      sent: { shows: 'sends it (its record does not tell that what it sent is still accepted)', verdict: 'breaks', reason: 'a record keeps no values of a field that is not an enumeration, only their types, lengths and ranges: a value it sends may be refused' },
+      sentAccepted: {
+        shows: 'sends it, and the types, lengths, ranges and sizes it recorded are accepted by the revision (a changed type, a tighter bound)',
+        verdict: 'untouched',
+        reason: 'everything it sent there is still accepted',
+      },
       unsent: { shows: 'does not send it', verdict: 'untouched', reason: 'nothing it sends changes' },
     },
-    judge: (finding, usage) => {
+    judge: (finding, usage, revision) => {
       const { sent } = sentUses(finding, usage);
-      return sent[0] ? { row: 'sent', evidence: `sends ${sent[0].name}` } : { row: 'unsent', evidence: 'does not send it' };
+      if (!sent[0]) return { row: 'unsent', evidence: 'does not send it' };
+      const accepted = stillAccepted(finding, usage, revision);
+      return accepted ? { row: 'sentAccepted', evidence: accepted } : { row: 'sent', evidence: `sends ${sent[0].name}` };
     },
   },
   {
@@ -509,17 +557,21 @@ export function familyOf(rule: RuleId | string): Family {
 
 // ---- the judgement ---------------------------------------------------------------------------------------------
 
-/** What one finding does to one consumer. `aliases`: operation ids the change renamed, new → old (the record's). */
-export function judgeFinding(finding: Finding, record: UsageRecord, aliases: ReadonlyMap<string, string> = new Map()): Effect {
+/**
+ * What one finding does to one consumer. `aliases`: operation ids the change renamed, new → old (the record's);
+ * `revision`: the contract changed to, which tells of a tighter request bound whether what the record sent is still accepted.
+ */
+export function judgeFinding(finding: Finding, record: UsageRecord, aliases: ReadonlyMap<string, string> = new Map(), revision?: Contract): Effect {
   const family = familyOf(finding.rule);
   const called = Object.entries(record.operations);
   // A change of the whole document (its dialect) touches every operation.
-  const operations = finding.operations.length === 0 && finding.operation === undefined && finding.schema === undefined ? called.map(([operationId]) => operationId) : finding.operations.map((operation) => aliases.get(operation.operationId) ?? operation.operationId);
+  const whole = finding.operations.length === 0 && finding.operation === undefined && finding.schema === undefined;
+  const operations = whole ? called.map(([operationId]) => ({ operationId, now: operationId })) : finding.operations.map((operation) => ({ operationId: aliases.get(operation.operationId) ?? operation.operationId, now: operation.operationId }));
   let best: Effect | undefined;
-  for (const operationId of operations) {
+  for (const { operationId, now } of operations) {
     const usage = record.operations[operationId];
     if (!usage) continue;
-    const outcome = family.judge(finding, usage);
+    const outcome = family.judge(finding, usage, revision ? { contract: revision, operationId: now } : undefined);
     const row = family.rows[outcome.row]!;
     if (!best || RANK[row.verdict] > RANK[best.verdict]) best = { finding, verdict: row.verdict, family: family.id, row: outcome.row, operationId, evidence: outcome.evidence };
     if (row.verdict === 'breaks') break;
@@ -537,16 +589,16 @@ export function renamedOperations(findings: readonly Finding[]): Map<string, str
  * its usage record: `breaks` when a finding breaks it, else `warns` when one warns it, else `untouched`; with every
  * finding that breaks or warns it, and the use that shows it.
  */
-export function judgeConsumer(findings: readonly Finding[], record: UsageRecord): ConsumerJudgement {
+export function judgeConsumer(findings: readonly Finding[], record: UsageRecord, revision?: Contract): ConsumerJudgement {
   const aliases = renamedOperations(findings);
-  const effects = findings.map((finding) => judgeFinding(finding, record, aliases)).filter((effect) => effect.verdict !== 'untouched');
+  const effects = findings.map((finding) => judgeFinding(finding, record, aliases, revision)).filter((effect) => effect.verdict !== 'untouched');
   effects.sort((a, b) => RANK[b.verdict] - RANK[a.verdict]);
   return { consumer: record.consumer, verdict: effects[0]?.verdict ?? 'untouched', effects };
 }
 
 /** The judgement of the change from `base` to `revision` (two OpenAPI documents) for one consumer. */
 export function judgeChange(base: unknown, revision: unknown, record: UsageRecord): ConsumerJudgement {
-  return judgeConsumer(compareDocuments(base, revision), record);
+  return judgeConsumer(compareDocuments(base, revision), record, loadContract(revision as OpenApiDocument));
 }
 
 /** A row of a family, by ids: for the table and the corpus. */

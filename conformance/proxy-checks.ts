@@ -187,7 +187,7 @@ export class Traffic {
         }
         const fromContract = contractAnswerProblem(asHeaders(seen.responseHeaders));
         if (fromContract) found.push({ side: 'implementation', ...base, ...fromContract });
-        if (this.usage) this.recordUsage(operation, status, seen);
+        if (this.usage) this.recordUsage(operation, status, seen, found.some((violation) => violation.side === 'client'));
       }
     }
     for (const violation of found) {
@@ -197,8 +197,12 @@ export class Traffic {
     this.log?.(`→ ${method} ${path} ${status || '-'}${operation ? ` ${operation.operationId}` : ''} (${Math.round(performance.now() - exchange.started)} ms)`);
   }
 
-  /** Adds what the exchange used to the usage record (its bodies as far as they were kept). */
-  private recordUsage(operation: Operation, status: number, seen: Seen): void {
+  /**
+   * Adds what the exchange used to the usage record (its bodies as far as they were kept). Of a request the contract
+   * refuses (`refused`), only that the operation was called and what it answered, as the harness records it: what it
+   * sent is the caller's to invent, and not what the contract accepts.
+   */
+  private recordUsage(operation: Operation, status: number, seen: Seen, refused: boolean): void {
     const match = this.checker.match(seen.head.method, seen.head.pathname);
     const text = (tee: Tee, encoding: string | undefined) => {
       const decoded = bodyText(tee, encoding, this.cap);
@@ -206,18 +210,21 @@ export class Traffic {
     };
     const responseHeaders = asHeaders(seen.responseHeaders);
     const exchange = httpExchange(
+      this.contract,
       operation,
-      match?.pathParams ?? {},
-      {
-        search: seen.head.search,
-        headers: seen.requestHeaders,
-        contentType: headerValue(seen.requestHeaders['content-type']),
-        text: seen.requestComplete ? text(seen.requestTee, headerValue(seen.requestHeaders['content-encoding'])) : undefined,
-      },
+      refused ? {} : (match?.pathParams ?? {}),
+      refused
+        ? { search: '', headers: {} }
+        : {
+            search: seen.head.search,
+            headers: seen.requestHeaders,
+            contentType: headerValue(seen.requestHeaders['content-type']),
+            text: seen.requestComplete ? text(seen.requestTee, headerValue(seen.requestHeaders['content-encoding'])) : undefined,
+          },
       status,
-      { contentType: responseHeaders.get('content-type') ?? undefined, text: seen.head.method.toUpperCase() === 'HEAD' ? undefined : text(seen.responseTee, responseHeaders.get('content-encoding') ?? undefined) },
+      { contentType: responseHeaders.get('content-type') ?? undefined, text: seen.head.method.toUpperCase() === 'HEAD' ? undefined : text(seen.responseTee, responseHeaders.get('content-encoding') ?? undefined), headers: Object.fromEntries(responseHeaders) },
     );
-    mergeOperationUsage((this.usage!.operations[operation.operationId] ??= emptyOperationUsage()), usageOf(this.contract, exchange));
+    mergeOperationUsage((this.usage!.operations[operation.operationId] ??= emptyOperationUsage()), usageOf(this.contract, refused ? { ...exchange, refused } : exchange));
   }
 
   private answerFindings(operation: Operation, method: string, status: number, headerList: [string, string][], tee: Tee, base: Omit<NotChecked, 'side' | 'reason'>): Finding<ProblemKind>[] {

@@ -49,7 +49,7 @@ const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
 /** One call as its middleware saw it: the request sent, and the answer when one came. */
 interface Seen {
   request?: { schemaPath: string; path: Record<string, unknown>; url: string; headers: Record<string, string>; contentType?: string; text?: string };
-  response?: { status: number; contentType?: string; text: string };
+  response?: { status: number; contentType?: string; text: string; headers: Record<string, string> };
 }
 
 /** The calls of this process's clients recording into one folder, for one consumer and contract: its record, written whole. */
@@ -90,11 +90,12 @@ class Recorder {
     }
     const pathParams = Object.fromEntries(Object.entries(request.path).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : String(value)]));
     const exchange = httpExchange(
+      this.contract,
       operation,
       pathParams,
       { search: new URL(request.url).search, headers: request.headers, ...(request.contentType ? { contentType: request.contentType } : {}), ...(request.text !== undefined ? { text: request.text } : {}) },
       response.status,
-      { ...(response.contentType ? { contentType: response.contentType } : {}), text: response.text },
+      { ...(response.contentType ? { contentType: response.contentType } : {}), text: response.text, headers: response.headers },
     );
     const usage = usageOf(this.contract, exchange);
     const [key, answered] = Object.entries(usage.responses)[0]!;
@@ -226,7 +227,7 @@ function recordedCall(recorder: Recorder, method: string, call: (url: string, in
       },
       async onResponse({ response }: { response: Response }) {
         const contentType = response.headers.get('content-type') ?? undefined;
-        seen.response = { status: response.status, ...(contentType ? { contentType } : {}), text: await response.clone().text() };
+        seen.response = { status: response.status, ...(contentType ? { contentType } : {}), text: await response.clone().text(), headers: Object.fromEntries(response.headers) };
       },
     };
     let result: Record<string, unknown>;

@@ -2,13 +2,43 @@
 // the format). Records of one consumer merge by union, across test files and workers; reading one checks its format
 // and version and fails on anything else. No imports: the runner's bundle and the server's harness share it.
 
-/** The format's name and the version this code writes and reads. */
+/** The format's name and the version this code writes; it reads this one and version 1 (which keeps no facts). */
 export const USAGE_FORMAT = 'docs-platform-usage';
-export const USAGE_VERSION = 1;
+export const USAGE_VERSION = 2;
+/** The oldest version still read: version 1 keeps no facts (types, lengths, ranges), no security and no headers. */
+export const OLDEST_USAGE_VERSION = 1;
 
-/** The values seen of an enumerated field or parameter (those the contract declares an enum for), sorted. */
-export interface Used {
+/** The least and the most seen. */
+export type Span = [number, number];
+
+/**
+ * The shape of what was seen at a place, never a value: its JSON types (`integer` for whole numbers, `null` when
+ * null was seen), the least and most length of its strings, the least and most of its numbers, the least and most
+ * size of its arrays.
+ */
+export interface Facts {
+  types?: string[];
+  lengths?: Span;
+  numbers?: Span;
+  sizes?: Span;
+}
+
+/** A field or parameter sent: its facts, and the values seen where the contract declares an enum for it, sorted. */
+export interface Used extends Facts {
   values?: (string | number | boolean)[];
+}
+
+/**
+ * What the contract promised of a response field when the record was made, which the consumer's code may rely on:
+ * whether it was required (all the way from the body), the JSON types it allowed, its format, its numbers' bounds.
+ */
+export interface Promised {
+  required?: boolean;
+  types?: string[];
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
 }
 
 export interface ResponseUsage {
@@ -20,9 +50,23 @@ export interface ResponseUsage {
   values?: Record<string, (string | number | boolean)[]>;
   /** The component schemas the contract declares at each pointer (`/items/*`: `Space`), to place a change of one. */
   schemas?: Record<string, string[]>;
+  /** The facts of each field received, by pointer (version 2). */
+  facts?: Record<string, Facts>;
+  /** What the contract promised of each field received, by pointer (version 2). */
+  promised?: Record<string, Promised>;
+  /** The declared response headers received, lower case, and those of them the contract required (version 2). */
+  headers?: string[];
+  requiredHeaders?: string[];
 }
 
 export interface OperationUsage {
+  /** The operation's method and path template when recorded: a record is matched to a contract's operation by them (version 2). */
+  method?: string;
+  path?: string;
+  /** The security schemes whose credentials the requests carried (version 2; `[]`: none). */
+  security?: string[];
+  /** The defaults the contract declared for the parameters the consumer left out, by key (`query.limit`): what it relied on (version 2). */
+  defaults?: Record<string, unknown>;
   /** Requests sent. */
   calls: number;
   /** Parameters sent, as `path.spaceId`, `query.limit`, `header.if-match`. */
@@ -39,7 +83,8 @@ export interface OperationUsage {
 
 export interface UsageRecord {
   format: typeof USAGE_FORMAT;
-  version: typeof USAGE_VERSION;
+  /** The format's version: 2 is written; a version-1 record is read as it is, without what version 2 adds. */
+  version: number;
   /** Who used it: the consumer's package name by default, its version, and its git commit where there is one. */
   consumer: { name: string; version?: string; commit?: string };
   /** The contract the record was made against: its info.version and the SHA-256 of its document. */
@@ -66,11 +111,53 @@ export const emptyOperationUsage = (): OperationUsage => ({ calls: 0, parameters
 const sortedUnion = <T extends string | number | boolean>(a: readonly T[] = [], b: readonly T[] = []): T[] =>
   [...new Set([...a, ...b])].sort((x, y) => String(x).localeCompare(String(y)));
 
+const spanUnion = (a: Span | undefined, b: Span | undefined): Span | undefined => (a && b ? [Math.min(a[0], b[0]), Math.max(a[1], b[1])] : (a ?? b));
+
+/** Adds `from`'s facts to `into`'s: types united, spans widened. */
+export function mergeFacts(into: Facts, from: Facts): void {
+  if (from.types || into.types) into.types = sortedUnion(into.types, from.types);
+  for (const key of ['lengths', 'numbers', 'sizes'] as const) {
+    const span = spanUnion(into[key], from[key]);
+    if (span) into[key] = span;
+  }
+}
+
 function mergeUsed(into: Record<string, Used>, from: Record<string, Used>): void {
   for (const [key, used] of Object.entries(from)) {
     const current = (into[key] ??= {});
     if (used.values || current.values) current.values = sortedUnion(current.values, used.values);
+    mergeFacts(current, used);
   }
+}
+
+function mergeFactMaps(into: Record<string, Facts> | undefined, from: Record<string, Facts> | undefined): Record<string, Facts> | undefined {
+  if (!from) return into;
+  const merged = into ?? {};
+  for (const [pointer, facts] of Object.entries(from)) mergeFacts((merged[pointer] ??= {}), facts);
+  return merged;
+}
+
+/** Two promises of one field (of one contract document): the weaker of each. */
+function mergePromised(into: Record<string, Promised> | undefined, from: Record<string, Promised> | undefined): Record<string, Promised> | undefined {
+  if (!from) return into;
+  const merged = into ?? {};
+  for (const [pointer, promise] of Object.entries(from)) {
+    const current = merged[pointer];
+    if (!current) merged[pointer] = { ...promise };
+    else {
+      if (!promise.required) delete current.required;
+      if (current.types && promise.types) current.types = sortedUnion(current.types, promise.types);
+      else delete current.types;
+      if (current.format !== promise.format) delete current.format;
+      if (current.minimum === undefined || promise.minimum === undefined) delete current.minimum;
+      else current.minimum = Math.min(current.minimum, promise.minimum);
+      if (current.maximum === undefined || promise.maximum === undefined) delete current.maximum;
+      else current.maximum = Math.max(current.maximum, promise.maximum);
+      if (current.maxLength === undefined || promise.maxLength === undefined) delete current.maxLength;
+      else current.maxLength = Math.max(current.maxLength, promise.maxLength);
+    }
+  }
+  return merged;
 }
 
 function mergeLists<T extends string | number | boolean>(into: Record<string, T[]> | undefined, from: Record<string, T[]> | undefined): Record<string, T[]> | undefined {
@@ -87,11 +174,21 @@ function mergeResponse(into: ResponseUsage, from: ResponseUsage): void {
   if (values) into.values = values;
   const schemas = mergeLists(into.schemas, from.schemas);
   if (schemas) into.schemas = schemas;
+  const facts = mergeFactMaps(into.facts, from.facts);
+  if (facts) into.facts = facts;
+  const promised = mergePromised(into.promised, from.promised);
+  if (promised) into.promised = promised;
+  if (from.headers || into.headers) into.headers = sortedUnion(into.headers, from.headers);
+  if (from.requiredHeaders || into.requiredHeaders) into.requiredHeaders = sortedUnion(into.requiredHeaders, from.requiredHeaders);
 }
 
 /** Adds `from`'s usage of an operation to `into`'s. */
 export function mergeOperationUsage(into: OperationUsage, from: OperationUsage): void {
   into.calls += from.calls;
+  if (from.method !== undefined) into.method ??= from.method;
+  if (from.path !== undefined) into.path ??= from.path;
+  if (from.security || into.security) into.security = sortedUnion(into.security, from.security);
+  if (from.defaults) into.defaults = { ...from.defaults, ...into.defaults };
   mergeUsed(into.parameters, from.parameters);
   mergeUsed(into.body, from.body);
   into.mediaTypes = sortedUnion(into.mediaTypes, from.mediaTypes);
@@ -134,6 +231,8 @@ export function mergeNamedUsage(first: NamedUsage, ...others: NamedUsage[]): Usa
     merged.consumer.commit ??= record.consumer.commit;
     merged.contract.sha256 ??= record.contract.sha256;
     merged.recordedBy = sortedUnion(merged.recordedBy, record.recordedBy);
+    // A version-1 record keeps no facts: what is merged with one holds facts of part of the use only, as version 1.
+    merged.version = Math.min(merged.version, record.version);
     for (const [operationId, usage] of Object.entries(record.operations)) {
       mergeOperationUsage((merged.operations[operationId] ??= emptyOperationUsage()), usage);
     }
@@ -202,7 +301,7 @@ export function parseUsageRecord(text: string, source: string): UsageRecord {
   if (value.version > USAGE_VERSION) {
     throw new UsageRecordError(source, `written in version ${value.version} of the format; this reads version ${USAGE_VERSION}: upgrade the package that reads it`);
   }
-  if (value.version < USAGE_VERSION) throw new UsageRecordError(source, `written in version ${value.version} of the format, which is no longer read: record it again`);
+  if (value.version < OLDEST_USAGE_VERSION) throw new UsageRecordError(source, `written in version ${value.version} of the format, which is no longer read: record it again`);
   const problems = problemsOf(value);
   if (problems.length > 0) throw new UsageRecordError(source, `not a valid usage record: ${problems.slice(0, MAX_PROBLEMS).join('; ')}${problems.length > MAX_PROBLEMS ? ` (and ${problems.length - MAX_PROBLEMS} more)` : ''}`);
   return value as unknown as UsageRecord;

@@ -98,14 +98,15 @@ export function usageRecorder(document: OpenApiDocument, records: string, consum
         const sentBody = valid ? bodies.get(req) : undefined;
         try {
           const exchange = httpExchange(
+            contract,
             found.operation,
             valid ? found.pathParams : {},
             { search: query < 0 ? '' : req.originalUrl.slice(query), headers: valid ? req.headers : {}, contentType: valid ? contentType : undefined, text: sentBody?.toString('utf8') },
             res.statusCode,
-            { contentType: res.getHeader('content-type')?.toString(), text: chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined },
+            { contentType: res.getHeader('content-type')?.toString(), text: chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined, headers: res.getHeaders() },
           );
           record ??= emptyUsage(consumer, contractIdentity(contract), 'harness');
-          mergeOperationUsage((record.operations[found.operation.operationId] ??= emptyOperationUsage()), usageOf(contract, exchange));
+          mergeOperationUsage((record.operations[found.operation.operationId] ??= emptyOperationUsage()), usageOf(contract, valid ? exchange : { ...exchange, refused: true }));
           changed = true;
         } catch (error) {
           // A record that cannot take an exchange loses that exchange, never the server: this runs after the answer.

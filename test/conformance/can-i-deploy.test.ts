@@ -1,8 +1,9 @@
 // can-i-deploy (conformance/can-i-deploy.ts): a consumer's usage record against a contract, judged as the change from
 // the contract the record was made against (found among the releases by its version and SHA-256, or given with
-// --base): exit 0 when nothing breaks it, 1 naming each break, 2 on a record it cannot read; by presence only, and
-// saying so, where that contract is not found; the consumers × contracts table; a contract named by its release
-// version. Every rule family, case by case: test/contract/consumer-corpus.test.ts.
+// --base): exit 0 when nothing breaks it, 1 naming each break, 2 on a record it cannot read; the record judged against
+// the contract alone, saying so, where that contract is not found, and saying where a version-1 record made it judge
+// less; the consumers × contracts table; a contract named by its release version. Every rule family, case by case,
+// with and without the base: test/contract/consumer-corpus.test.ts.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -100,21 +101,38 @@ test('an enumeration that lost a value a consumer sent breaks that consumer alon
   expect((await deploy('--usage', reader, '--contract', files.noLocked, '--releases', releases)).code).toBe(0);
 });
 
-test('where the contract a record was made against is not among the releases, it says so and judges by presence only', async () => {
+test('where the contract a record was made against is not among the releases, it says so and judges the record against the contract alone', async () => {
   // The releases this package carries have a 1.0.0, but not the document these records were made against.
   const gone = await deploy('--usage', reader, '--contract', files.noTitle);
   expect(gone.code).toBe(1);
   const sha = contractIdentity(contract).sha256!.slice(0, 12);
   expect(gone.out).toBe(
     [
-      `can-i-deploy: reader: the contract its record was made against (1.0.0, SHA-256 ${sha}…) is not release 1.0.0 in ${PACKAGE_RELEASES}, whose document differs: judged by presence only, whether what it used is still there (--base names the contract it was made against)`,
-      '✗ updateSpace: response field /title (200) is gone',
-      `can-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 use gone (presence only)`,
+      `can-i-deploy: reader: the contract its record was made against (1.0.0, SHA-256 ${sha}…) is not release 1.0.0 in ${PACKAGE_RELEASES}, whose document differs: its record judged against the contract alone, whether it still accepts what the consumer sent and guarantees what it read (--base names the contract it was made against; a change to an enumeration it reads can only be told with it)`,
+      '✗ updateSpace: response field /title (200 application/json), which its code received, is gone (judged against the contract alone)',
+      `can-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break (record alone)`,
       '',
     ].join('\n'),
   );
   const locked = await deploy('--usage', locker, '--contract', files.noLocked);
-  expect(locked).toMatchObject({ code: 1, out: expect.stringContaining('✗ updateSpace: request field /editMode no longer accepts "locked"') });
+  expect(locked).toMatchObject({ code: 1, out: expect.stringContaining('✗ updateSpace: it sent "locked" at request field /editMode, no longer accepted (judged against the contract alone)') });
+  // What the record alone shows that the presence of fields did not: a title longer than the contract now accepts.
+  const shorter = path.join(scratch, 'shorter.json');
+  const short = document({ id: { type: 'string' }, title: { type: 'string' } }, ['live', 'locked']);
+  (short.paths['/spaces/{spaceId}'].patch.requestBody.content['application/json'].schema.properties.title as Record<string, unknown>).maxLength = 0;
+  writeFileSync(shorter, JSON.stringify(short));
+  expect(await deploy('--usage', reader, '--contract', shorter)).toMatchObject({
+    code: 1,
+    out: expect.stringContaining('✗ updateSpace: request field /title refuses what it sends: it sent strings of up to 1 characters, and it accepts at most 0 (judged against the contract alone)'),
+  });
+
+  // A version-1 record: judged with what it holds, and the output says what it could not judge.
+  const old = JSON.parse(readFileSync(reader, 'utf8')) as { version: number };
+  old.version = 1;
+  const oldFile = path.join(scratch, 'old-reader.json');
+  writeFileSync(oldFile, JSON.stringify(old));
+  const judgedOld = await deploy('--usage', oldFile, '--contract', files.released);
+  expect(judgedOld).toMatchObject({ code: 0, out: expect.stringContaining("can-i-deploy: reader's record is of version 1 of the format, which keeps no types, lengths or ranges") });
 });
 
 test('a corrupt record, an unreadable contract, or no contract is exit 2', async () => {
@@ -134,18 +152,19 @@ test('the provider: every consumer against each contract, as a Markdown table an
   expect(table.code).toBe(1);
   expect(table.out).toBe([`| Consumer | ${files.released} | ${files.noLocked} |`, '|---|---|---|', '| locker | ✓ | ✗ 1 break |', '| reader | ✓ | ✓ |', ''].join('\n'));
   const change = { change: 'release 1.0.0' };
+  const none = { breaks: [], warnings: [], notes: [] };
   expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual({
     locker: {
-      [files.released]: { verdict: 'untouched', judgedBy: change, breaks: [], warnings: [] },
-      [files.noLocked]: { verdict: 'breaks', judgedBy: change, breaks: ['updateSpace: `editMode`: value "locked" removed (request-property-enum-value-removed); sent "locked" at /editMode'], warnings: [] },
+      [files.released]: { verdict: 'untouched', judgedBy: change, ...none },
+      [files.noLocked]: { verdict: 'breaks', judgedBy: change, ...none, breaks: ['updateSpace: `editMode`: value "locked" removed (request-property-enum-value-removed); sent "locked" at /editMode'] },
     },
-    reader: { [files.released]: { verdict: 'untouched', judgedBy: change, breaks: [], warnings: [] }, [files.noLocked]: { verdict: 'untouched', judgedBy: change, breaks: [], warnings: [] } },
+    reader: { [files.released]: { verdict: 'untouched', judgedBy: change, ...none }, [files.noLocked]: { verdict: 'untouched', judgedBy: change, ...none } },
   });
-  // Without the release the records were made against: each row judged by presence, and a note says why.
-  const presence = await deploy('--consumers', consumers, '--contract', files.noLocked);
-  expect(presence.out).toContain('| locker | ✗ 1 use gone (presence only) |');
-  expect(presence.out).toContain('| reader | ✓ (presence only) |');
-  expect(presence.out).toMatch(/\nPresence only:\n\n- locker: the contract its record was made against \(1\.0\.0, SHA-256 [0-9a-f]{12}…\) is not release 1\.0\.0 in .*: judged by presence only/);
+  // Without the release the records were made against: each record judged against the contract alone, and a note says why.
+  const alone = await deploy('--consumers', consumers, '--contract', files.noLocked);
+  expect(alone.out).toContain('| locker | ✗ 1 break (record alone) |');
+  expect(alone.out).toContain('| reader | ✓ (record alone) |');
+  expect(alone.out).toMatch(/\nJudged with less:\n\n- locker: the contract its record was made against \(1\.0\.0, SHA-256 [0-9a-f]{12}…\) is not release 1\.0\.0 in .*: its record judged against the contract alone/);
 });
 
 test('a contract named by its release version: from a folder or a URL of releases, or the releases the package carries', async () => {
@@ -179,7 +198,7 @@ test('a contract named by its release version: from a folder or a URL of release
   const ghostFile = path.join(scratch, 'ghost.json');
   writeFileSync(ghostFile, JSON.stringify(ghost));
   const own = await deploy('--usage', ghostFile, '--contract', first!);
-  expect(own).toMatchObject({ code: 1, out: expect.stringContaining(`✗ noSuchOperation: the operation is gone\ncan-i-deploy: ghost cannot deploy against ${first}: ✗ 1 use gone (presence only)\n`) });
+  expect(own).toMatchObject({ code: 1, out: expect.stringContaining(`✗ noSuchOperation: the operation is gone (judged against the contract alone)\ncan-i-deploy: ghost cannot deploy against ${first}: ✗ 1 break (record alone)\n`) });
   // A record made against the release the package carries, by its SHA-256: judged as the change, here none.
   const made = emptyUsage({ name: 'made' }, contractIdentity(loadContract(path.join('generated/releases', first!, 'openapi.yaml'))), 'client');
   const madeFile = path.join(scratch, 'made.json');

@@ -10,7 +10,7 @@ import { ApiError, createDocsClient, paginate } from '../../client/index.ts';
 import { loadContract } from '../../conformance/contract.ts';
 import { startProxy } from '../../conformance/proxy.ts';
 import { flushUsage, mergeUsageRecords, recordingClient, USAGE_VARIABLE } from '../../conformance/recording.ts';
-import { parseUsageRecord, type UsageRecord } from '../../conformance/usage-format.ts';
+import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
 import { ACME } from '../support/fixture.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -54,15 +54,18 @@ describe('a call recorded', () => {
     await docs.DELETE('/v1/spaces/{spaceId}', { params: { path: { spaceId: id } } });
 
     const record = recordIn(folder);
-    expect(record).toMatchObject({ format: 'docs-platform-usage', version: 1, consumer, recordedBy: ['client'] });
+    expect(record).toMatchObject({ format: 'docs-platform-usage', version: USAGE_VERSION, consumer, recordedBy: ['client'] });
     expect(record.contract).toEqual({ version: loadContract().document.info.version, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(Object.keys(record.operations).sort()).toEqual(['createSpace', 'deleteSpace', 'getSpace', 'listSpaces']);
     const create = record.operations.createSpace!;
     expect({ ...create, responses: undefined }).toEqual({
       calls: 1,
-      parameters: { 'path.organizationId': {} },
-      // The edit mode is an enumeration: its value is kept; the title is not.
-      body: { '/title': {}, '/editMode': { values: ['live'] } },
+      method: 'post',
+      path: '/v1/orgs/{organizationId}/spaces',
+      security: ['BearerAuth'],
+      parameters: { 'path.organizationId': { types: ['string'], lengths: [ACME.length, ACME.length] } },
+      // The edit mode is an enumeration: its value is kept; of the title, its type and length only.
+      body: { '/title': { types: ['string'], lengths: [8, 8] }, '/editMode': { values: ['live'], types: ['string'], lengths: [4, 4] } },
       mediaTypes: ['application/json'],
       bodySchemas: { '': ['CreateSpaceRequest'], '/editMode': ['EditMode'] },
       responses: undefined,
@@ -73,7 +76,7 @@ describe('a call recorded', () => {
     // Only the id was read: the title and the rest were received, not read.
     expect(answer.read).toEqual(['/id']);
     const listed = record.operations.listSpaces!;
-    expect(listed.parameters).toEqual({ 'path.organizationId': {}, 'query.limit': {} });
+    expect(listed.parameters).toEqual({ 'path.organizationId': { types: ['string'], lengths: [ACME.length, ACME.length] }, 'query.limit': { types: ['integer'], numbers: [2, 2] } });
     expect(listed.responses['200 application/json']!.read).toEqual(['/items', '/items/*', '/items/*/title']);
     expect(listed.responses['200 application/json']!.present).toEqual(expect.arrayContaining(['/count', '/items/*/id', '/items/*/visibility']));
     expect(record.operations.getSpace!.responses['404 application/json']!.read).toEqual(['/error', '/error/code']);
@@ -117,7 +120,8 @@ describe('a call recorded', () => {
     const members = record.operations.listMembers!;
     // Three pages: the first, then each `next.page` followed.
     expect(members.calls).toBe(3);
-    expect(members.parameters).toEqual({ 'path.organizationId': {}, 'query.limit': {}, 'query.page': {} });
+    expect(Object.keys(members.parameters)).toEqual(['path.organizationId', 'query.limit', 'query.page']);
+    expect(members.parameters['query.limit']).toEqual({ types: ['integer'], numbers: [3, 3] });
     // paginate read the items and `next`, the loop each member's role.
     expect(members.responses['200 application/json']!.read).toEqual(['/items', '/items/*', '/items/*/role', '/next', '/next/page']);
   });
@@ -263,8 +267,8 @@ await docs.GET('/v1/orgs/{organizationId}/members', { params: { path: { organiza
     writeFileSync(path.join(records, 'a.json'), JSON.stringify(good));
     writeFileSync(path.join(records, 'b.json'), '{"format":"docs-platform-usage","version":1,');
     expect(() => mergeUsageRecords({ folder, log: () => undefined })).toThrow(`${path.join(records, 'b.json')}: not JSON`);
-    writeFileSync(path.join(records, 'b.json'), JSON.stringify({ ...good, version: 2 }));
-    expect(() => mergeUsageRecords({ folder, log: () => undefined })).toThrow('written in version 2 of the format; this reads version 1: upgrade the package that reads it');
+    writeFileSync(path.join(records, 'b.json'), JSON.stringify({ ...good, version: 3 }));
+    expect(() => mergeUsageRecords({ folder, log: () => undefined })).toThrow('written in version 3 of the format; this reads version 2: upgrade the package that reads it');
     writeFileSync(path.join(records, 'b.json'), JSON.stringify({ ...good, consumer: { name: 'billing' } }));
     expect(() => mergeUsageRecords({ folder, log: () => undefined })).toThrow('records of two consumers, search-service and billing');
     expect(readdirSync(records).sort()).toEqual(['a.json', 'b.json']);

@@ -47,13 +47,14 @@ test('the proxy records each operation called: its parameters, body fields, stat
   expect(Object.keys(usage.operations).sort()).toEqual(['createSpace', 'getSpace', 'listSpaces']);
   const create = usage.operations.createSpace!;
   expect(create.calls).toBe(1);
-  expect(create.parameters).toEqual({ 'path.organizationId': {} });
-  // The edit mode is an enumeration: its value is kept; the title is not.
-  expect(create.body).toEqual({ '/title': {}, '/editMode': { values: ['live'] } });
+  expect(create.parameters).toEqual({ 'path.organizationId': { types: ['string'], lengths: [4, 4] } });
+  // The edit mode is an enumeration: its value is kept; of the title, only its type and length.
+  expect(create.body).toEqual({ '/title': { types: ['string'], lengths: [4, 4] }, '/editMode': { values: ['live'], types: ['string'], lengths: [4, 4] } });
+  expect([create.method, create.path]).toEqual(['post', '/v1/orgs/{organizationId}/spaces']);
   expect(create.mediaTypes).toEqual(['application/json']);
   expect(Object.keys(create.responses)).toEqual(['201 application/json']);
   expect(create.responses['201 application/json']!.present).toEqual(expect.arrayContaining(['/id', '/title', '/visibility', '/urls/location']));
-  expect(usage.operations.listSpaces!.parameters).toEqual({ 'path.organizationId': {}, 'query.limit': {} });
+  expect(usage.operations.listSpaces!.parameters).toEqual({ 'path.organizationId': { types: ['string'], lengths: [4, 4] }, 'query.limit': { types: ['integer'], numbers: [2, 2] } });
   expect(usage.operations.listSpaces!.responses['200 application/json']!.present).toEqual(expect.arrayContaining(['/items', '/items/*', '/items/*/id']));
   const read = usage.operations.getSpace!;
   expect(read.calls).toBe(2);

@@ -2,7 +2,7 @@
 // across workers, and a record read back checked, never read in part.
 import { describe, expect, test } from 'vitest';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { usageOf } from '../../conformance/usage-fields.ts';
+import { authenticatedBy, usageOf } from '../../conformance/usage-fields.ts';
 import { emptyUsage, mergeOperationUsage, mergeUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/usage-format.ts';
 
 const document: OpenApiDocument = {
@@ -55,8 +55,12 @@ describe('the usage of an exchange', () => {
   test('names the parameters, body fields and response fields it used, with the values of enumerated ones only', () => {
     expect(exchange('public', 'full')).toEqual({
       calls: 1,
-      parameters: { 'path.spaceId': {}, 'query.view': { values: ['full'] } },
-      body: { '/title': {}, '/visibility': { values: ['public'] } },
+      // The operation by its method and path template, which a record is matched to a contract by.
+      method: 'patch',
+      path: '/spaces/{spaceId}',
+      // Each parameter's and field's facts: its JSON types, its strings' least and most length; never the value.
+      parameters: { 'path.spaceId': { types: ['string'], lengths: [3, 3] }, 'query.view': { values: ['full'], types: ['string'], lengths: [4, 4] } },
+      body: { '/title': { types: ['string'], lengths: [8, 8] }, '/visibility': { values: ['public'], types: ['string'], lengths: [6, 6] } },
       // Where the contract's components are, so that a change of one is placed in what was sent and received.
       bodySchemas: { '': ['SpaceChange'], '/visibility': ['Visibility'] },
       mediaTypes: ['application/json'],
@@ -65,23 +69,90 @@ describe('the usage of an exchange', () => {
           present: ['/id', '/labels', '/labels/*', '/owners', '/owners/*', '/owners/*/name', '/visibility'],
           values: { '/visibility': ['public'] },
           schemas: { '': ['Space'], '/visibility': ['Visibility'] },
+          facts: {
+            '/id': { types: ['string'], lengths: [3, 3] },
+            '/labels': { types: ['object'] },
+            '/labels/*': { types: ['string'], lengths: [1, 1] },
+            '/owners': { types: ['array'], sizes: [2, 2] },
+            '/owners/*': { types: ['object'] },
+            '/owners/*/name': { types: ['string'], lengths: [1, 1] },
+            '/visibility': { types: ['string'], lengths: [6, 6] },
+          },
+          // What the contract promised of each field when recorded: nothing here is required, each has its type.
+          promised: {
+            '/id': { types: ['string'] },
+            '/labels': { types: ['object'] },
+            '/labels/*': { required: true, types: ['string'] },
+            '/owners': { types: ['array'] },
+            '/owners/*': { required: true, types: ['object'] },
+            '/owners/*/name': { types: ['string'] },
+            '/visibility': { types: ['string'] },
+          },
         },
       },
     });
+  });
+
+  test('numbers, sizes and null are kept as their least and most, and which security scheme the request authenticated with', () => {
+    const numbers: OpenApiDocument = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1.0.0' },
+      security: [{ Bearer: [] }, { Key: [] }],
+      paths: {
+        '/things': {
+          post: {
+            operationId: 'addThing',
+            parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', default: 20 } }, { name: 'page', in: 'query', schema: { type: 'integer', default: 1 } }],
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { size: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } }, note: { type: ['string', 'null'] } } } } } },
+            responses: { '201': { description: 'ok', headers: { Location: { required: true, schema: { type: 'string' } } }, content: { 'application/json': { schema: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 0, maximum: 10 } } } } } } },
+          },
+        },
+      },
+      components: { securitySchemes: { Bearer: { type: 'http', scheme: 'bearer' }, Key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+    };
+    const things = loadContract(numbers);
+    const add = things.operations.get('addThing')!;
+    const sent = (size: number, tags: string[], note: string | null, limit: string) =>
+      usageOf(things, {
+        operation: add,
+        parameters: [{ in: 'query', name: 'limit', value: [limit] }],
+        request: { mediaType: 'application/json', body: { size, tags, note } },
+        status: 201,
+        response: { mediaType: 'application/json', body: { size: 3 } },
+        security: authenticatedBy(things, add, { headers: { 'x-key': 'secret' } }),
+        responseHeaders: ['Location', 'X-Other'],
+      });
+    const usage = sent(2.5, ['a'], null, '10');
+    mergeOperationUsage(usage, sent(7, ['a', 'bb', 'ccc'], 'hello', '30'));
+    expect(usage.security).toEqual(['Key']);
+    // A parameter's facts are of what its schema reads: an integer, not the text `10`.
+    expect(usage.parameters['query.limit']).toEqual({ types: ['integer'], numbers: [10, 30] });
+    // The default of the parameter it leaves out, which it relies on (the contract's, not the consumer's).
+    expect(usage.defaults).toEqual({ 'query.page': 1 });
+    expect(usage.body['/size']).toEqual({ types: ['integer', 'number'], numbers: [2.5, 7] });
+    expect(usage.body['/tags']).toEqual({ types: ['array'], sizes: [1, 3] });
+    expect(usage.body['/tags/*']).toEqual({ types: ['string'], lengths: [1, 3] });
+    expect(usage.body['/note']).toEqual({ types: ['null', 'string'], lengths: [5, 5] });
+    const answer = usage.responses['201 application/json']!;
+    expect(answer.promised).toEqual({ '/size': { required: true, types: ['integer'], minimum: 0, maximum: 10 } });
+    // Only the declared headers received are kept, and which of them were required.
+    expect([answer.headers, answer.requiredHeaders]).toEqual([['location'], ['location']]);
+    // No value that is not an enumeration's is kept anywhere.
+    expect(JSON.stringify(usage)).not.toMatch(/hello|secret|"bb"|ccc/);
   });
 
   test('an answer without a body is its status alone; an error answer is read against its status class', () => {
     const empty = usageOf(contract, { operation, parameters: [], status: 204 });
     expect(empty.responses).toEqual({ '204': { present: [] } });
     const error = usageOf(contract, { operation, parameters: [], status: 404, response: { mediaType: 'application/json', body: { code: 404 } } });
-    expect(error.responses).toEqual({ '404 application/json': { present: ['/code'] } });
+    expect(error.responses).toEqual({ '404 application/json': { present: ['/code'], facts: { '/code': { types: ['integer'], numbers: [404, 404] } }, promised: { '/code': { types: ['integer'] } } } });
   });
 
   test('usages of one operation merge: calls add up, values and fields unite', () => {
     const merged = exchange('public', 'full');
     mergeOperationUsage(merged, exchange('private'));
     expect(merged.calls).toBe(2);
-    expect(merged.body['/visibility']).toEqual({ values: ['private', 'public'] });
+    expect(merged.body['/visibility']).toEqual({ values: ['private', 'public'], types: ['string'], lengths: [6, 7] });
     expect(merged.responses['200 application/json']!.values).toEqual({ '/visibility': ['private', 'public'] });
   });
 });
@@ -96,9 +167,24 @@ describe('usage records', () => {
   test('records of two workers merge into one; records of two consumers or contract versions do not', () => {
     const merged = mergeUsage(record('billing', 'public'), record('billing', 'private'));
     expect(merged.operations.updateSpace!.calls).toBe(2);
-    expect(merged.operations.updateSpace!.body['/visibility']).toEqual({ values: ['private', 'public'] });
+    expect(merged.operations.updateSpace!.body['/visibility']).toEqual({ values: ['private', 'public'], types: ['string'], lengths: [6, 7] });
     expect(() => mergeUsage(record('billing', 'public'), record('search', 'public'))).toThrow('records of two consumers, billing and search');
     expect(() => mergeUsage(record('billing', 'public'), record('billing', 'public', '2.0.0'))).toThrow('two contract versions');
+  });
+
+  test('a version-1 record is read as it is; merged with a version-2 record, the merge is version 1, holding facts of part of the use only', () => {
+    const old = record('billing', 'public');
+    old.version = 1;
+    for (const usage of Object.values(old.operations)) {
+      for (const used of [...Object.values(usage.parameters), ...Object.values(usage.body)]) for (const key of ['types', 'lengths', 'numbers', 'sizes'] as const) delete used[key];
+      for (const key of ['method', 'path', 'security', 'defaults'] as const) delete usage[key];
+      for (const answer of Object.values(usage.responses)) for (const key of ['facts', 'promised', 'headers', 'requiredHeaders'] as const) delete answer[key];
+    }
+    expect(parseUsageRecord(JSON.stringify(old), 'old.json')).toEqual(old);
+    const merged = mergeUsage(record('billing', 'private'), old);
+    expect(merged.version).toBe(1);
+    expect(merged.operations.updateSpace!.body['/visibility']).toEqual({ values: ['private', 'public'], types: ['string'], lengths: [7, 7] });
+    expect(() => parseUsageRecord(JSON.stringify({ ...old, version: 0 }), 'older.json')).toThrow('older.json: written in version 0 of the format, which is no longer read: record it again');
   });
 
   test('a record read back is the record written', () => {

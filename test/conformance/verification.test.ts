@@ -87,7 +87,7 @@ describe('can-i-deploy --verification', () => {
       expect(table.code, form).toBe(1);
       expect(table.out.split('\n'), form).toEqual([`| Consumer | ${DEFAULT_CONTRACT} |`, '|---|---|', '| quiet | ✓ |', `| (implementation) | ✗ ${excluded} not checked |`, '']);
       const cells = JSON.parse(readFileSync(json, 'utf8')) as Record<string, Record<string, unknown>>;
-      expect(cells.quiet).toEqual({ [DEFAULT_CONTRACT]: { verdict: 'untouched', judgedBy: { change: DEFAULT_CONTRACT }, breaks: [], warnings: [] } });
+      expect(cells.quiet).toEqual({ [DEFAULT_CONTRACT]: { verdict: 'untouched', judgedBy: { change: DEFAULT_CONTRACT }, breaks: [], warnings: [], notes: [] } });
       expect(cells['(implementation)']![DEFAULT_CONTRACT]).toHaveLength(excluded);
       expect(cells['(implementation)']![DEFAULT_CONTRACT]).toContain('not checked: createSpace: excluded');
     }

@@ -115,7 +115,7 @@ describe('npm run check:breaking -- --consumers', () => {
     writeFileSync(path.join(others, 'broken.json'), '{"format":"docs-platform-usage","version":99}');
     const broken = await check('--consumers', others);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toContain(`written in version 99 of the format; this reads version 1`);
+    expect(broken.stderr).toContain(`written in version 99 of the format; this reads version 2`);
     expect((await check('--fail-on', 'consumers')).code).toBe(2);
   }, 60_000);
 });

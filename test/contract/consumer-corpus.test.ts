@@ -1,8 +1,9 @@
 // The consumer corpus (support/consumer-corpus.ts): each case (a contract change, a consumer's usage record, the verdict
 // and why) through every tool that judges a consumer: the gate's --consumers in the text, JSON and GitHub formats,
-// --fail-on consumers, can-i-deploy's consumer form and the provider's table, most in process, a few through the real
-// commands; then PactFlow's engine on pacts of the same interactions, and docs/contract-consumers.md's generated
-// sections as `npm run docs:consumers` writes them.
+// --fail-on consumers, can-i-deploy's consumer form with the record's base and without it (the record judged against
+// the revision alone, conformance/record-judgement.ts) and the provider's table, most in process, a few through the
+// real commands; each case both ways, the two never disagreeing on a break; then PactFlow's engine on pacts of the
+// same interactions, and docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +17,9 @@ import { formatReport } from '../../breaking/report.ts';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
 import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { FAMILIES, type ConsumerVerdict } from '../../conformance/judgement.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
+import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement.ts';
+import { judgeRecord } from '../../conformance/record-judgement.ts';
 import { consumerPage, DOCS_PAGE, pactflowAnswers } from '../support/consumer-docs.ts';
 import { baseContract, CASES, type CorpusCase, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -33,13 +36,20 @@ const baseFile = path.join(releases, '1.0.0', 'openapi.yaml');
 writeFileSync(baseFile, JSON.stringify(baseContract()));
 const records = path.join(scratch, 'records');
 mkdirSync(records);
+// Each record again, made against a contract that is no release (a build of a branch): can-i-deploy cannot find its
+// base, and judges it against the revision alone.
+const unreleased = path.join(scratch, 'unreleased');
+mkdirSync(unreleased);
 const files = new Map(
   CASES.map((corpusCase) => {
     const revision = path.join(scratch, `${corpusCase.id}.json`);
     writeFileSync(revision, JSON.stringify(revisionOf(corpusCase)));
     const record = path.join(records, `${corpusCase.id}.json`);
-    writeFileSync(record, JSON.stringify(recordOf(corpusCase.consumer, corpusCase.id)));
-    return [corpusCase.id, { revision, record }];
+    const made = recordOf(corpusCase.consumer, corpusCase.id);
+    writeFileSync(record, JSON.stringify(made));
+    const alone = path.join(unreleased, `${corpusCase.id}.json`);
+    writeFileSync(alone, JSON.stringify({ ...made, contract: { version: 'main', sha256: made.contract.sha256 } }));
+    return [corpusCase.id, { revision, record, alone }];
   }),
 );
 
@@ -63,6 +73,14 @@ function fromDeploy(code: number, out: string): ConsumerVerdict {
   return /^! /m.test(out) ? 'warns' : 'untouched';
 }
 
+/** can-i-deploy's consumer form without the record's base: exit 1 breaks; it must have judged the record alone, saying why. */
+function fromDeployAlone(code: number, out: string): 'breaks' | 'not' {
+  expect(out).toMatch(/the contract its record was made against \(version main\) is not a release: its record judged against the contract alone/);
+  if (code === 1) return 'breaks';
+  expect(code).toBe(0);
+  return 'not';
+}
+
 const failOnVerdict = (exitCode: number): 'breaks' | 'not' => (exitCode === 1 ? 'breaks' : 'not');
 const breaksOrNot = (verdict: ConsumerVerdict) => (verdict === 'breaks' ? 'breaks' : 'not');
 
@@ -72,7 +90,7 @@ function gateInProcess(corpusCase: CorpusCase): { text: ConsumerVerdict; json: C
   const record = recordOf(corpusCase.consumer, corpusCase.id);
   const judge = (failOnConsumers: boolean) => {
     const verdict = evaluateGate(structuredClone(findings), { baseVersion: '1.0.0', revisionVersion: '1.0.0', failOn: 'implementation' });
-    judgeByConsumers(verdict, [record], failOnConsumers);
+    judgeByConsumers(verdict, [record], failOnConsumers, loadContract(revisionOf(corpusCase) as OpenApiDocument));
     return verdict;
   };
   const verdict = judge(false);
@@ -102,8 +120,8 @@ describe('the judgement', () => {
     }
   });
 
-  test('the corpus: at least 40 cases, a case for every family a consumer can notice, each kind of wrong answer the tools gave before', () => {
-    expect(CASES.length).toBeGreaterThanOrEqual(40);
+  test('the corpus: at least 60 cases, a case for every family a consumer can notice, each kind of wrong answer the tools gave before', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(60);
     expect(new Set(CASES.map((each) => each.id)).size).toBe(CASES.length);
     for (const kind of Object.keys(WRONG_ANSWERS)) expect(CASES.filter((each) => String(each.wrongBefore) === kind).length, `wrong answer ${kind}`).toBeGreaterThan(0);
     const verdicts = new Set(CASES.map((each) => each.expected));
@@ -119,6 +137,23 @@ describe('each case gets its verdict from every tool', () => {
     const { revision, record } = files.get(corpusCase.id)!;
     const consumer = await deploy('--usage', record, '--contract', revision, '--releases', releases);
     expect(fromDeploy(consumer.code, consumer.out), consumer.out).toBe(expected);
+    const alone = await deploy('--usage', files.get(corpusCase.id)!.alone, '--contract', revision, '--releases', releases);
+    expect(fromDeployAlone(alone.code, alone.out), alone.out).toBe(breaksOrNot(expected));
+  });
+
+  test('both ways: the change judgement and the record judged against the revision alone never disagree on a break; against the base, no record breaks', () => {
+    const base = loadContract(baseContract() as OpenApiDocument);
+    const disagreements: string[] = [];
+    for (const corpusCase of CASES) {
+      const record = recordOf(corpusCase.consumer, corpusCase.id);
+      const change = judgeChange(baseContract(), revisionOf(corpusCase), record);
+      const direct = judgeRecord(record, loadContract(revisionOf(corpusCase) as OpenApiDocument));
+      if ((change.verdict === 'breaks') !== direct.breaks.length > 0) {
+        disagreements.push(`${corpusCase.id}: with the base ${change.verdict}, alone ${direct.breaks.map((hit) => hit.what).join('; ') || 'no break'}`);
+      }
+      expect(judgeRecord(record, base).breaks, `${corpusCase.id}: its record against the contract it was made against`).toEqual([]);
+    }
+    expect(disagreements).toEqual([]);
   });
 
   test("the provider's table: every consumer against every case's revision at once, each case's cell its verdict", async () => {
@@ -129,6 +164,14 @@ describe('each case gets its verdict from every tool', () => {
     for (const corpusCase of CASES) {
       const cell = cells[corpusCase.id]![files.get(corpusCase.id)!.revision]!;
       expect(cell, corpusCase.id).toMatchObject({ verdict: corpusCase.expected, judgedBy: { change: 'release 1.0.0' } });
+    }
+    // The records of a contract that is no release, all at once: each cell breaks exactly where its case breaks.
+    const alone = path.join(scratch, 'alone.json');
+    await deploy('--consumers', unreleased, ...CASES.flatMap((corpusCase) => ['--contract', files.get(corpusCase.id)!.revision]), '--releases', releases, '--json', alone);
+    const aloneCells = JSON.parse(readFileSync(alone, 'utf8')) as Record<string, Record<string, { verdict: ConsumerVerdict; judgedBy: unknown }>>;
+    for (const corpusCase of CASES) {
+      const cell = aloneCells[corpusCase.id]![files.get(corpusCase.id)!.revision]!;
+      expect([breaksOrNot(cell.verdict), cell.judgedBy], corpusCase.id).toEqual([breaksOrNot(corpusCase.expected), { record: expect.stringContaining('is not a release') as unknown }]);
     }
   });
 });

@@ -102,7 +102,11 @@ describe('the usage record through the harness', () => {
     // Exactly what was used: the three operations called, nothing else.
     const present = (value: unknown) => ({ present: pointers(value) });
     const { created, admins, readers, missing } = received as Record<string, { items?: unknown[] }>;
-    expect(record.operations).toEqual({
+    // The facts of what was sent (its types, lengths, ranges), its operation's method and path, and how it authenticated.
+    expect(record.operations.createSpace!.body['/editMode']).toEqual({ values: ['live'], types: ['string'], lengths: [4, 4] });
+    expect(record.operations.createSpace!.body['/title']!.types).toEqual(['string']);
+    expect([record.operations.createSpace!.method, record.operations.createSpace!.path, record.operations.createSpace!.security]).toEqual(['post', '/v1/orgs/{organizationId}/spaces', ['BearerAuth']]);
+    expect(withoutFacts(record.operations)).toEqual({
       createSpace: {
         calls: 1,
         parameters: { 'path.organizationId': {} },
@@ -264,4 +268,14 @@ async function sameTraffic(docs: DocsClient, anonymous: DocsClient, server: Docs
   expect((await docs.PATCH('/v1/spaces/{spaceId}', { params: { path: { spaceId: created.data!.id } }, body: { editMode: 'locked' } })).response.status).toBe(200);
   await server.faults.add({ operation: 'getOrganization', status: 503, times: 1 });
   expect((await docs.GET('/v1/orgs/{organizationId}', { params: { path: acme } })).response.status).toBe(503);
+}
+
+/** Operations' uses without what version 2 of the format adds: what was sent, by name and enumerated value only. */
+function withoutFacts(operations: UsageRecord['operations']): UsageRecord['operations'] {
+  const copy = structuredClone(operations);
+  for (const usage of Object.values(copy)) {
+    for (const key of ['method', 'path', 'security', 'defaults'] as const) delete usage[key];
+    for (const used of [...Object.values(usage.parameters), ...Object.values(usage.body)]) for (const key of ['types', 'lengths', 'numbers', 'sizes'] as const) delete used[key];
+  }
+  return copy;
 }

@@ -5,7 +5,7 @@
 import { contractIdentity } from '../../conformance/consumer.ts';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
 import type { ConsumerVerdict } from '../../conformance/judgement.ts';
-import { usageOf } from '../../conformance/usage-fields.ts';
+import { authenticatedBy, usageOf } from '../../conformance/usage-fields.ts';
 import { emptyUsage, mergeOperationUsage, emptyOperationUsage, type UsageRecord } from '../../conformance/usage-format.ts';
 
 type Json = Record<string, unknown>;
@@ -254,6 +254,13 @@ export const CASES: CorpusCase[] = [
   { id: 'request-field-removed-unsent', change: '`CreateSpaceRequest.emoji` removed', consumer: 'space-creator', expected: 'untouched', why: 'it never sends `emoji`', revise: (d) => delete schema(d, 'CreateSpaceRequest').properties.emoji },
   { id: 'request-type-changed', change: '`CreateSpaceRequest.title` from string to integer', consumer: 'space-creator', expected: 'breaks', why: 'it sends `title` as a string', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.title = { type: 'integer' }) },
   { id: 'request-max-length-lowered', change: 'maximum length of `CreateSpaceRequest.title` lowered from 255 to 5', consumer: 'space-creator', expected: 'breaks', why: 'it sends `title`, whose values a record does not keep: a title it sends may be too long (its test sent `Handbook`, 8 characters)', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.title.maxLength = 5) },
+  // What a record's facts tell: the least and most of what was sent, against a tighter bound.
+  { id: 'request-max-length-lowered-within', change: 'maximum length of `CreateSpaceRequest.title` lowered from 255 to 100', consumer: 'space-creator', expected: 'untouched', why: 'the longest title it sent has 8 characters, within the new maximum', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.title.maxLength = 100) },
+  { id: 'request-min-length-raised-above', change: 'minimum length of `CreateSpaceRequest.title` raised to 20', consumer: 'space-creator', expected: 'breaks', why: 'the shortest title it sent has 8 characters', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.title.minLength = 20) },
+  { id: 'query-maximum-lowered-within', change: 'maximum of query parameter `limit` lowered from 100 to 50', consumer: 'space-lister', expected: 'untouched', why: 'the most it sent is 10', revise: (d) => void (param(d, '/spaces', 'get', 'limit').schema.maximum = 50) },
+  { id: 'query-maximum-lowered-below', change: 'maximum of query parameter `limit` lowered from 100 to 5', consumer: 'space-lister', expected: 'breaks', why: 'it sent 10', revise: (d) => void (param(d, '/spaces', 'get', 'limit').schema.maximum = 5) },
+  { id: 'request-type-changed-unsent', change: '`CreateSpaceRequest.emoji` from string to integer', consumer: 'space-creator', expected: 'untouched', why: 'it never sends `emoji`', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.emoji = { type: 'integer' }) },
+  { id: 'path-parameter-renamed-delete', change: 'path parameter `spaceId` of /spaces/{spaceId} renamed `id`', consumer: 'space-cleaner', expected: 'warns', why: 'the URL of its DELETE is the same; typed source that names `spaceId` no longer compiles', revise: (d) => renamePathParameter(d) },
   // Response fields, types, formats, bounds.
   { id: 'response-type-changed', change: '`Space.revision` from integer to string', consumer: 'space-viewer', expected: 'breaks', why: 'it received `revision`, and its code may read it as a number', wrongBefore: 1, revise: (d) => void (schema(d, 'Space').properties.revision = { type: 'string' }) },
   { id: 'response-read-made-optional', change: '`Space.title` no longer required', consumer: 'title-reader', expected: 'breaks', why: 'its code reads `title`, which may now be absent', wrongBefore: 2, revise: (d) => unrequire(schema(d, 'Space'), 'title') },
@@ -275,6 +282,8 @@ export const CASES: CorpusCase[] = [
   { id: 'request-tag-removed-other', change: 'the `slack` alternative of `IntegrationRequest` (and its tag) no longer accepted', consumer: 'hook-maker', expected: 'untouched', why: 'it only ever sent `webhook`', revise: (d) => void (schema(d, 'IntegrationRequest').oneOf = [ref('WebhookRequest')]) },
   { id: 'request-tag-removed-sent', change: 'the `webhook` alternative of `IntegrationRequest` (and its tag) no longer accepted', consumer: 'hook-maker', expected: 'breaks', why: 'it sent `webhook`', revise: (d) => void (schema(d, 'IntegrationRequest').oneOf = [ref('SlackRequest')]) },
   { id: 'response-tag-added', change: 'alternative `Teams` (tag `teams`) added to the answer `Integration`', consumer: 'hook-maker', expected: 'breaks', why: 'it reads the integration answered, whose tags were exhaustive: it may now receive one it cannot dispatch', revise: (d) => addTeams(d) },
+  { id: 'response-alternative-added-read', change: '`Organization.owner` may now also be a `Team`, which has no `displayName`', consumer: 'org-reader', expected: 'breaks', why: 'its code reads `/owner/displayName`, which a team lacks', revise: (d) => ownerMayBeTeam(d) },
+  { id: 'response-alternative-added-unread', change: '`Organization.owner` may now also be a `Team`, which has no `displayName`', consumer: 'plan-reader', expected: 'untouched', why: 'its code reads only the plan', revise: (d) => ownerMayBeTeam(d) },
   // Statuses and media types.
   { id: 'success-status-changed', change: 'createSpace answers 200 instead of 201', consumer: 'space-creator', expected: 'breaks', why: 'it received 201', revise: (d) => (op(d, '/spaces', 'post').responses = { '200': op(d, '/spaces', 'post').responses['201'] }) },
   { id: 'status-removed-received', change: 'getSpace no longer declares 404', consumer: 'space-prober', expected: 'warns', why: 'it received 404: it can only receive less; typed source comparing against 404 no longer compiles', revise: (d) => delete op(d, '/spaces/{spaceId}', 'get').responses['404'] },
@@ -304,6 +313,11 @@ function renamePathParameter(d: Doc): void {
 function addTeams(d: Doc): void {
   d.components.schemas.Teams = { type: 'object', required: ['id', 'kind', 'team'], properties: { id: { type: 'string' }, kind: { type: 'string', const: 'teams' }, team: { type: 'string' } } };
   schema(d, 'Integration').oneOf.push(ref('Teams'));
+}
+
+function ownerMayBeTeam(d: Doc): void {
+  d.components.schemas.Team = { type: 'object', required: ['id', 'members'], properties: { id: { type: 'string' }, members: { type: 'integer' } } };
+  schema(d, 'Organization').properties.owner = { oneOf: [ref('User'), ref('Team')] };
 }
 
 function replaceSecurity(d: Doc): void {
@@ -343,6 +357,9 @@ export function recordOf(consumer: ConsumerName, name: string = consumer): Usage
       ...(exchange.body !== undefined ? { request: { mediaType: 'application/json', body: exchange.body } } : {}),
       status: exchange.status,
       ...(exchange.mediaType ? { response: { mediaType: exchange.mediaType, body: exchange.answer } } : {}),
+      // Every consumer sends the bearer token the contract requires, as its pact says.
+      security: authenticatedBy(contract, operation, { headers: { authorization: 'Bearer token' } }),
+      responseHeaders: Object.keys(exchange.headers ?? {}),
     });
     if (exchange.read) for (const answer of Object.values(usage.responses)) answer.read = [...exchange.read].sort();
     mergeOperationUsage((record.operations[exchange.operationId] ??= emptyOperationUsage()), usage);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { SwaggerMockValidatorFactory } from '@pactflow/swagger-mock-validator';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
 import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement.ts';
 import { baseContract, CASES, CONSUMERS, type ConsumerName, type CorpusCase, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from './consumer-corpus.ts';
 import { repoRoot } from './repo.ts';
@@ -76,7 +77,8 @@ function caseRows(): Map<string, string[]> {
     const findings = compareDocuments(baseContract(), revisionOf(corpusCase));
     const aliases = renamedOperations(findings);
     const record = recordOf(corpusCase.consumer);
-    const effects = findings.map((finding) => judgeFinding(finding, record, aliases)).filter((effect) => effect.family !== 'no-one');
+    const revision = loadContract(revisionOf(corpusCase) as OpenApiDocument);
+    const effects = findings.map((finding) => judgeFinding(finding, record, aliases, revision)).filter((effect) => effect.family !== 'no-one');
     const worst = Math.max(...effects.map((effect) => RANK[effect.verdict]));
     const rows = new Set(effects.filter((effect) => RANK[effect.verdict] === worst).map((effect) => (effect.row === 'notCalled' ? 'notCalled' : `${effect.family}/${effect.row}`)));
     for (const row of rows) byRow.set(row, [...(byRow.get(row) ?? []), corpusCase.id]);
@@ -116,7 +118,7 @@ export function corpusSection(answers: ReadonlyMap<string, PactflowAnswer>): str
   const theirs = CASES.filter(pactflowRight).length;
   const differing = CASES.filter((each) => !pactflowRight(each) || judged.get(each.id)!.verdict !== each.expected);
   const lines = [
-    `The corpus holds ${CASES.length} cases over ${Object.keys(CONSUMERS).length} consumers: **${ours} of ${CASES.length}** get their verdict from the judgement, and every tool gives it (the test runs each case through the gate's text, JSON and GitHub formats, \`--fail-on consumers\` and both forms of can-i-deploy). PactFlow's engine, \`@pactflow/swagger-mock-validator\` ${VALIDATOR_VERSION}, on pacts of the same interactions: **${theirs} of ${CASES.length}** right (a case is right when it reports an error exactly where the consumer breaks; its warnings count as no break).`,
+    `The corpus holds ${CASES.length} cases over ${Object.keys(CONSUMERS).length} consumers: **${ours} of ${CASES.length}** get their verdict from the judgement, and every tool gives it (the test runs each case through the gate's text, JSON and GitHub formats, \`--fail-on consumers\` and both forms of can-i-deploy, and each through can-i-deploy without its record's base, its record judged against the revision alone, which breaks exactly where the judgement with the base does). PactFlow's engine, \`@pactflow/swagger-mock-validator\` ${VALIDATOR_VERSION}, on pacts of the same interactions: **${theirs} of ${CASES.length}** right (a case is right when it reports an error exactly where the consumer breaks; its warnings count as no break).`,
     '',
     'Where they differ:',
     '',

@@ -151,11 +151,11 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
     const bin = path.join(deps, 'node_modules/.bin/docs-conformance');
     const deploy = (...args: string[]) => outcome(run(bin, ['can-i-deploy', ...args], { cwd: scratch, env, timeout: 60_000 }));
     // The records were made against the contract the installed server serves, which is no release the package
-    // carries: can-i-deploy says so and judges by presence; with --base naming it, by the change.
+    // carries: can-i-deploy says so and judges the record against the contract alone; with --base naming it, by the change too.
     const broken = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!);
     expect(broken.code).toBe(1);
-    expect(broken.output).toContain('✗ getSpace: response field /urls (200) is gone');
-    expect(broken.output).toContain('(presence only)');
+    expect(broken.output).toContain('✗ getSpace: response field /urls (200 application/json), which its code received, is gone (judged against the contract alone)');
+    expect(broken.output).toContain('(record alone)');
     const judged = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!, '--base', files.base!);
     expect(judged.code).toBe(1);
     expect(judged.output).toMatch(/^✗ getSpace: .*`Space\.urls`.*: removed \(response-property-removed\); response field \/urls received \(200 application\/json\)$/m);

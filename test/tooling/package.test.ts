@@ -413,7 +413,7 @@ test('docs-conformance runs from the install, with nothing of the repository: --
   const [release] = readdirSync(path.join(repoRoot, 'generated/releases'));
   const usage = path.join(consumer, 'empty-usage.json');
   const made = contractIdentity(loadContract(path.join(repoRoot, 'generated/releases', release!, 'openapi.yaml')));
-  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 1, consumer: { name: 'empty' }, contract: made, recordedBy: ['client'], operations: {} }));
+  writeFileSync(usage, JSON.stringify({ format: 'docs-platform-usage', version: 2, consumer: { name: 'empty' }, contract: made, recordedBy: ['client'], operations: {} }));
   const deploy = await run(bin, ['can-i-deploy', '--usage', usage, '--contract', release!], { cwd: consumer, env, timeout: 30_000 });
   expect(deploy.stdout).toBe(`can-i-deploy: empty can deploy against ${release}: ✓ (the change from release ${release}, which its record was made against)\n`);
 
@@ -472,11 +472,11 @@ test("the provider's can-i-deploy --verification and usage merge run from the in
   const corrupt = path.join(consumer, 'corrupt.json');
   writeFileSync(corrupt, readFileSync(recorded, 'utf8').slice(0, 80));
   const newer = path.join(consumer, 'newer.json');
-  writeFileSync(newer, JSON.stringify({ ...readJson(recorded), version: 2 }));
+  writeFileSync(newer, JSON.stringify({ ...readJson(recorded), version: 3 }));
   for (const [file, problem] of [
     [path.join(consumer, 'empty-usage.json'), 'records of two consumers, package-consumer and empty'],
     [corrupt, 'not JSON'],
-    [newer, 'written in version 2 of the format; this reads version 1'],
+    [newer, 'written in version 3 of the format; this reads version 2'],
   ] as const) {
     const bad = await cli('usage', 'merge', recorded, file, '--out', 'never.json');
     expect(bad, file).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(`usage merge: ${file}: ${problem}`) });
