@@ -1,11 +1,8 @@
-// The `bounds` part: RSS of the compiled server, on both engines, speed mechanisms on and off, after requests each
-// carrying a value of its own (a Content-Type parameter, an unknown query name, an Accept value, an unknown token, a
-// path id) against as many with one value, each kind on BENCH_RUNS servers of their own (two processes of one build
-// settle at RSS apart): the ratio of the medians of each run's second half, with its spread, and the growth within a
-// run (bench/README.md, "What each measures"; server/docs/limits.md, "What grows with requests"). Then connections
-// that pipeline thousands of requests and read nothing, with and without a token (bench/pipelining.ts): the server's
-// RSS per connection at the peak, and a well-behaved client's slowest answer meanwhile (server/docs/limits.md, "Requests
-// pipelined on one connection").
+// The `bounds` part: RSS of the compiled server (both engines, speed mechanisms on and off) after requests each carrying
+// a value of its own (Content-Type parameter, unknown query name, Accept value, unknown token, path id) against as many
+// with one value: the ratio of each run's second half, its spread, the growth within a run. Then connections that
+// pipeline thousands of requests and read nothing (bench/pipelining.ts): RSS per connection, and a well-behaved client's
+// slowest answer (server/docs/limits.md, "What grows with requests", "Requests pipelined on one connection").
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';

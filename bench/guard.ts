@@ -1,12 +1,8 @@
-// `npm run bench:guard`: this checkout's server against another build's, by default `main` as committed, interleaved in
-// one run (the bench's `guard` part, throughput.ts): each request's req/s and server CPU against the other build's,
-// and against Express answering the same bytes; exit 1 when a request is slower beyond the run-to-run spread. Run it
-// before a change to the request path lands (docs/development.md, "Before a change to the request path").
-//   npm run bench:guard                    against main
-//   GUARD_BASE=<commit> npm run bench:guard  against another commit
-// The other build is exported from git into a temporary folder (its dependencies are this checkout's when its
-// lockfile is the same, else installed with npm ci) and its server built there; BENCH_* variables apply as to the
-// bench (fewer requests by default: those of the request path).
+// `npm run bench:guard`: this checkout's server against another build's (`main` as committed, or GUARD_BASE=<commit>),
+// interleaved in one run (the bench's `guard` part): per request, req/s and server CPU against it and against Express
+// answering the same bytes; exit 1 when a request is slower beyond the spread (docs/development.md, "Before a change to
+// the request path"). The other build is exported from git into a temporary folder, its dependencies this checkout's
+// when the lockfile is the same (else npm ci), and built there; BENCH_* variables apply as to the bench.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,11 +1,8 @@
-// A usage record judged against a contract alone, without the contract it was made against: whether the contract
-// still accepts everything the record says the consumer sent (its operations by method and path template, path
-// parameters by position; parameters, body fields, their values, types, lengths, ranges and sizes; media types; the
-// security scheme it authenticated with; everything the contract now requires) and still guarantees everything it
-// read (statuses, media types, headers, fields present and required, their types, nullability, format and bounds,
-// whatever alternative the answer may now be). can-i-deploy judges a record so when it cannot find the record's base,
-// and adds it to the change judgement (judgement.ts) when it can. What only a change can show (an enumeration that
-// gained a value the consumer reads, a status it received no longer declared) is the change judgement's.
+// A usage record judged against a contract alone, without the one it was made against: whether the contract still
+// accepts all the record says the consumer sent (operations by method and path template, path parameters by position;
+// parameters and fields, values, types, lengths, ranges, sizes; media types; the security scheme; all it now requires)
+// and guarantees all it read (statuses, media types, headers, fields, types, nullability, bounds, alternatives). Used by
+// can-i-deploy without the base, and beside judgement.ts with it; what only a change shows stays judgement.ts's.
 import { at, type Contract, declaredResponse, type Operation, type Parameter, type Schema } from './contract.ts';
 import { alternatives, declaredTypes, promiseAt, requiredInParent, requires, responseSchema, schemasAt, securityOf, typeAllowed } from './usage-fields.ts';
 import type { Facts, OperationUsage, UsageRecord } from './usage-format.ts';

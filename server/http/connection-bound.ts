@@ -1,17 +1,8 @@
-// What one connection may hold: at most PIPELINE_LIMITS.requests of its requests received and not yet answered whole
-// (their answer not yet handed to the operating system, because it is being made or because the client reads nothing),
-// and answers the client has not read for at most PIPELINE_LIMITS.unreadMs (server/docs/limits.md, "Requests
-// pipelined on one connection").
-//
-// Why here and not in node:http: node's server parses every request of the chunk it read from a connection (up to
-// 64 KiB, a thousand small requests) before it looks whether the connection's answers are being read, and answers
-// all of them; it stops reading the connection only after that chunk. A client that pipelines thousands of requests
-// and reads nothing made the server keep every answer: megabytes per connection. node's public API cannot stop the
-// parser within a chunk (socket.pause() takes effect after it), so a request past the bound closes its connection
-// at once, dropping its answers not yet written: a client that pipelines is told by the closed connection to send
-// again what was not answered (RFC 9112, 9.3.2), and the requests of the chunk that follow are not served. The
-// requests of a connection are served one at a time, the next once the answer before is written whole, as nginx and
-// Go's net/http do: those waiting cost their objects only, and none of them is worked on for a connection closed so.
+// What one connection may hold (server/docs/limits.md, "Requests pipelined on one connection"): at most
+// PIPELINE_LIMITS.requests of its requests received and not answered whole, served one at a time (the next once the
+// answer before is written, as nginx and Go's net/http do); one past them closes the connection, its answers not
+// written dropped; a connection whose client reads nothing for PIPELINE_LIMITS.unreadMs is closed. What it counts tells
+// a shutdown the requests in flight. Why node:http does not bound it: `boundConnections` below.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -49,7 +40,7 @@ function drained(this: Counted): void {
 
 /**
  * What a shutdown (start/server.ts, `close`) knows of the requests received and not answered, from the counts the
- * bound keeps anyway: no work of its own on a request (server/docs/design.md, "Requests in flight at a shutdown").
+ * bound keeps anyway: no work of its own on a request (server/docs/running-and-configuration.md, "Requests in flight at a shutdown").
  */
 export interface ConnectionsInFlight {
   /** Requests received and not answered whole, on connections still open. */
@@ -66,6 +57,13 @@ export interface ConnectionsInFlight {
 /**
  * Bounds the connections of `server` (above), whose requests are served by `serve`; `limits` are the tests'. What it
  * counts tells a shutdown which requests are in flight.
+ *
+ * Why here and not in node:http: node's server parses every request of the chunk it read from a connection (up to 64
+ * KiB, a thousand small requests) before it looks whether the connection's answers are being read, and answers all of
+ * them; it stops reading the connection only after that chunk. A client that pipelines thousands of requests and reads
+ * nothing made the server keep every answer: megabytes per connection. Node's public API cannot stop the parser within
+ * a chunk (socket.pause() takes effect after it), so a request past the bound closes its connection at once: a client
+ * that pipelines is told by the closed connection to send again what was not answered (RFC 9112, 9.3.2).
  */
 export function boundConnections(server: Server, serve: Serve, limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS): ConnectionsInFlight {
   /** Requests received and not answered whole, over every connection. */

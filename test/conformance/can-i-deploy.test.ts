@@ -1,9 +1,8 @@
-// can-i-deploy (conformance/can-i-deploy.ts): a consumer's usage record against a contract, judged as the change from
-// the contract the record was made against (found among the releases by its version and SHA-256, or given with
-// --base): exit 0 when nothing breaks it, 1 naming each break, 2 on a record it cannot read; the record judged against
-// the contract alone, saying so, where that contract is not found, and saying where a version-1 record made it judge
-// less; the consumers × contracts table; a contract named by its release version. Every rule family, case by case,
-// with and without the base: test/contract/consumer-corpus.test.ts.
+// can-i-deploy (conformance/can-i-deploy.ts): a usage record against a contract, judged as the change from the record's
+// base (found among the releases, or --base): exit 0 when nothing breaks, 1 naming each break, 2 on an unreadable
+// record; judged against the contract alone where the base is not found, saying so (and where a version-1 record judged
+// less); the consumers × contracts table; a contract named by its version. Every rule family, with and without the
+// base: test/contract/consumer-corpus.test.ts.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,9 +1,8 @@
-// The consumer corpus (support/consumer-corpus.ts): each case (a contract change, a consumer's usage record, the verdict
-// and why) through every tool that judges a consumer: the gate's --consumers in the text, JSON and GitHub formats,
-// --fail-on consumers, can-i-deploy's consumer form with the record's base and without it (the record judged against
-// the revision alone, conformance/record-judgement.ts) and the provider's table, most in process, a few through the
-// real commands; each case both ways, the two never disagreeing on a break; then PactFlow's engine on pacts of the
-// same interactions, and docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
+// The consumer corpus (support/consumer-corpus.ts): each case through every tool that judges a consumer: the gate's
+// --consumers (text, JSON, GitHub), --fail-on consumers, can-i-deploy with the record's base and without it (the record
+// judged against the revision alone, conformance/record-judgement.ts) and the provider's table; each case both ways,
+// never disagreeing on a break; then PactFlow's engine on pacts of the same interactions, and
+// docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,11 +1,8 @@
-// Every connection bounded: clients that pipeline thousands of requests on a connection and read nothing grow the
-// server by a bounded amount per connection, whether they send a token or not, GET or HEAD; each such connection is
-// closed once it holds more requests than the bound, its requests past it unserved; a well-behaved client on its own
-// connection is answered throughout; and nothing of them stays counted once they are gone (server/docs/limits.md,
-// "Requests pipelined on one connection"). The server runs as `npm start` runs it (the compiled server, its node
-// options), on each engine, with the speed mechanisms of the run (SPEEDUPS_OFF, as CI runs it with them off too); what
-// is asserted is its RSS at the peak of the load less before it, per connection, with a margin of several times what
-// the bound lets a connection hold: a bound on memory, never a time.
+// Every connection bounded (server/docs/limits.md, "Requests pipelined on one connection"): clients that pipeline
+// thousands of requests and read nothing, with a token or not, GET or HEAD, grow the server (as `npm start` runs it, each
+// engine, the run's SPEEDUPS_OFF) by a bounded amount per connection; each is closed past the bound, its requests
+// unserved; a well-behaved client is answered throughout; nothing stays counted. Asserted: RSS at the peak less before,
+// per connection, with a margin of several times what the bound lets a connection hold: memory, never a time.
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';

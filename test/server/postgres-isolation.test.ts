@@ -1,9 +1,8 @@
-// On PostgreSQL, a statement that fails never fails another party's: whoever sent it (a request's reads, a write, a
-// write of a group, a job) and whoever caught its error, the transaction it aborted is its own, and is ended before
-// anything else is sent on its connection. Each case drives, on purpose, every ordering the store allows between the
-// failing party and a valid write (microtask by microtask, or at a point the test holds), with one, two and the default
-// number of connections; the valid write must commit what it would alone. Then through the server: invalid requests and
-// Git exports whose jobs fail, beside valid requests, and no answer is a 5xx.
+// On PostgreSQL, a failing statement never fails another party's: whoever sent it (reads, a write, a write of a group,
+// a job) and whoever caught its error, the transaction it aborted is its own, ended before anything else is sent on its
+// connection. Each case drives every ordering the store allows between the failing party and a valid write (microtask
+// by microtask, or at a held point), with one, two and the default number of connections; then through the server:
+// invalid requests and failing Git export jobs beside valid requests, and no answer a 5xx.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

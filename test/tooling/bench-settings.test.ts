@@ -22,7 +22,7 @@ function problems(env: NodeJS.ProcessEnv): string[] {
 describe('the bench settings', () => {
   test('unset or empty variables take the defaults the README gives', () => {
     const defaults = {
-      parts: [...BENCH_PARTS],
+      parts: BENCH_PARTS.filter((part) => part !== 'guard'),
       server: 'dist',
       nodeArgs: [],
       seconds: 5,
@@ -39,11 +39,11 @@ describe('the bench settings', () => {
       idRows: 100_000,
       resets: 40,
       saves: 5,
-      fresh: 400,
+      fresh: 400, pipelineConnections: 1000,
     };
     expect(benchSettings({})).toEqual(defaults);
     const names = ['PARTS', 'SERVER', 'NODE_ARGS', 'SECONDS', 'RUNS', 'WARMUP', 'CONNECTIONS', 'MEMORY_REQUESTS', 'MEMORY_PAGES'];
-    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES', 'FRESH', 'OPERATIONS', 'SERVER_CPUS');
+    names.push('SIZES', 'ROUNDS', 'PAGES', 'PAGE_BYTES', 'ID_ROWS', 'RESETS', 'SAVES', 'FRESH', 'OPERATIONS', 'SERVER_CPUS', 'PIPELINE_CONNECTIONS');
     const empty = Object.fromEntries(names.map((name) => [`BENCH_${name}`, '']));
     expect(benchSettings(empty)).toEqual(defaults);
   });
@@ -87,7 +87,7 @@ describe('the bench settings', () => {
       idRows: 0,
       resets: 3,
       saves: 2,
-      fresh: 50,
+      fresh: 50, pipelineConnections: 1000,
     });
   });
 
@@ -122,7 +122,7 @@ describe('the bench settings', () => {
 
   test('a part it does not have is named, with the parts it has', () => {
     expect(problems({ BENCH_PARTS: 'throughput,idz' })).toEqual([
-      'BENCH_PARTS must name parts among throughput, prism, startup, memory, bounds, store, mechanisms, operations, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
+      'BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, store, mechanisms, operations, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
     ]);
     expect(problems({ BENCH_PARTS: ' , ' })[0]).toMatch(/^BENCH_PARTS must name parts among .*, got " , "$/);
   });
@@ -187,7 +187,7 @@ describe('npm run bench with a variable it cannot use', () => {
       expect(code, stderr).toBe(2);
       const lines = stderr.split('\n').filter((line) => line.startsWith('npm run bench: '));
       expect(lines).toEqual([
-        expect.stringContaining('BENCH_PARTS must name parts among throughput, prism, startup, memory, bounds, store, mechanisms, operations, lists, revisions, ids'),
+        expect.stringContaining('BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, store, mechanisms, operations, lists, revisions, ids'),
         'npm run bench: BENCH_RUNS must be a whole number from 1 to 100, got "many"',
       ]);
       // Nothing built or measured, no data made (the bench's data goes to docs-bench-* and bench-ids-* in TMPDIR;

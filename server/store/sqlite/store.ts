@@ -1,7 +1,7 @@
 // The embedded engine: one SQLite file under DATA_DIR (WAL), or `:memory:` in tests, through better-sqlite3, on one
 // connection this process owns. Writes are serialised and those of one turn commit together (group commit, `write`);
 // statements are prepared once, rows read as arrays; a full disk refuses only the writes that need room
-// (server/docs/design.md, "The SQLite engine").
+// (server/docs/store.md, "The SQLite engine").
 import { mkdirSync, statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { type Migration, migrationsIn } from '../migrations.ts';
