@@ -111,7 +111,7 @@ function hashFiles(files: Iterable<[string, Buffer]>): string {
 }
 
 /** A hash of the files under `entries` (relative to `root`; files too), by path and content, node_modules left out. */
-export function filesHash(root: string, entries: string[]): string {
+function filesHash(root: string, entries: string[]): string {
   return hashFiles(inputFiles(root, entries).map((file) => [file, readFileSync(path.join(root, file))]));
 }
 
