@@ -3,8 +3,7 @@
 // item's), and at the end of the run (runner.ts) every item still on it is deleted by its id, what could not be
 // reported. What counts as an item, and why: conformance/README.md ("Everything else it deletes, by id").
 import type { Contract, Operation, Schema } from './contract.ts';
-import { pathNames } from './property/ids.ts';
-import { keyField } from './property/shapes.ts';
+import { keyField, pathNames } from './property/ids.ts';
 
 /** A kind of item the organization lists: its schema, its GET and DELETE, its key. */
 interface Kind {

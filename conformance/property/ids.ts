@@ -126,5 +126,11 @@ export class IdPool {
 
 export const pathNames = (template: string): string[] => [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
 
+/** The field of a resource that a path parameter names: its last camel-case word (`spaceId` → `id`). */
+export const keyField = (parameter: string): string => {
+  const words = parameter.split(/(?=[A-Z])/);
+  return words.length > 1 ? words.at(-1)!.toLowerCase() : parameter;
+};
+
 const sameRecord = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([key, value]) => b[key] === value);

@@ -3,9 +3,9 @@
 import fc from 'fast-check';
 import type { Operation } from '../contract.ts';
 import { minimal, requestArbitrary } from './generate.ts';
-import { pathNames } from './ids.ts';
+import { keyField, pathNames } from './ids.ts';
 import type { PropertyRun } from './run.ts';
-import { keyField, makers } from './shapes.ts';
+import { makers } from './shapes.ts';
 
 /**
  * Path parameters for an operation, all alive: those it was called with, else each parameter from that call while

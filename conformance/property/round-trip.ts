@@ -7,10 +7,10 @@ import type { Answer } from '../session.ts';
 import { type CheckId, CheckFailure, type ExchangeRecord } from './checks.ts';
 import { exceptions } from './exceptions.ts';
 import { type GeneratedRequest, requestArbitrary } from './generate.ts';
-import { pathNames } from './ids.ts';
+import { keyField, pathNames } from './ids.ts';
 import { ensure, make } from './resources.ts';
 import { ALWAYS, asFailure, type PropertyRun } from './run.ts';
-import { allProperties, asWritten, type Family, families, keyField, onPath, readBackOf, roundTripFields, successRef, successSchema } from './shapes.ts';
+import { allProperties, asWritten, type Family, families, onPath, readBackOf, roundTripFields, successRef, successSchema } from './shapes.ts';
 
 /** An answer, and what to print about it. */
 type Made = { answer: Answer; exchange: ExchangeRecord };

@@ -135,12 +135,6 @@ export const allProperties = (contract: Contract, schema: Schema) => {
   return properties;
 };
 
-/** The field of a resource that a path parameter names: its last camel-case word (`spaceId` → `id`). */
-export const keyField = (parameter: string): string => {
-  const words = parameter.split(/(?=[A-Z])/);
-  return words.length > 1 ? words.at(-1)!.toLowerCase() : parameter;
-};
-
 /** Whether an operation declares authentication: a security requirement that is not empty, and a 401 answer. */
 export function declaresAuth(contract: Contract, operation: Operation): boolean {
   const own = contract.document.paths[operation.path]?.[operation.method]?.security as unknown[] | undefined;
