@@ -14,9 +14,9 @@ import { FAIL_ON, evaluateGate, parseVersion, type FailOn } from './gate.ts';
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
 import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
-import { readUsageRecords } from '../conformance/usage-sources.ts';
+import { readUsageRecords } from '../conformance/records/usage-sources.ts';
 import { judgeByConsumers } from './consumers.ts';
-import { loadContract, type OpenApiDocument } from '../conformance/contract.ts';
+import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
