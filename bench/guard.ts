@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runsNeeded } from './against-baseline.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const base = process.env.GUARD_BASE || 'main';
@@ -32,7 +33,7 @@ try {
     ...process.env,
     BENCH_PARTS: 'guard',
     BENCH_BASELINE: folder,
-    BENCH_RUNS: process.env.BENCH_RUNS || '5',
+    BENCH_RUNS: process.env.BENCH_RUNS || String(runsNeeded((process.env.BENCH_REQUESTS || GUARDED.join(',')).split(',').length)),
     BENCH_SECONDS: process.env.BENCH_SECONDS || '3',
     BENCH_REQUESTS: process.env.BENCH_REQUESTS || GUARDED.join(','),
   };
