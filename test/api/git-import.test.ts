@@ -23,8 +23,8 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
   });
 
   test('a page of more distinct words than a PostgreSQL text-search entry holds (1 MiB) is imported, and searched by its first words', async () => {
-    // 250 000 distinct words, 1.7 MB of markdown (a page holds 2 MiB): the index of its one section would pass 1 MiB.
-    const words = Array.from({ length: 250_000 }, (_, i) => `zq${i.toString(36)}`);
+    // 150 000 distinct words, 1 MB of markdown (a page holds 2 MiB): the index of its one section would take 1.5 MB.
+    const words = Array.from({ length: 150_000 }, (_, i) => `zq${i.toString(36)}`);
     const markdown = `# Wordy\n\n${words.join(' ')}\n`;
     const repo = await handwrittenRepository('wordy', { 'README.md': '# Home\n', 'wordy.md': markdown });
     ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('wordy'), body: { url: repo, ref: 'refs/heads/main' } }));
