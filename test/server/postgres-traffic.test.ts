@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runConformance } from '../../conformance/runner.ts';
+import { runConformance } from '../../conformance/runner/runner.ts';
 import type { PostgresStore } from '../../server/store/postgres/store.ts';
 import { createTestDatabase, postgresRuns, type TestDatabase } from '../support/databases.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
