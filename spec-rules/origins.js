@@ -172,6 +172,12 @@ export function originOf(program, document, finding) {
   } else if (segments[0] === "paths" && segments[2] !== undefined) {
     const operation = origins.operations.get(`${segments[2]} ${segments[1]}`);
     if (operation) reached = walkOperation(program, operation, segments.slice(3), { fields: finding.fields, emitted: document?.paths?.[segments[1] ?? ""]?.[segments[2]] });
+    else {
+      // An operation removed: where the operations of its path are declared, when some are left.
+      const sibling = [...origins.operations.values()].find((each) => each.path === segments[1])?.operation;
+      const container = sibling?.interface ?? sibling?.namespace;
+      if (container) reached = { target: container, type: container };
+    }
   }
   if (!reached) return origins.fallback;
   return valueTarget(reached, finding) ?? reached.target;

@@ -27,7 +27,6 @@ let loading;
  */
 async function live() {
   loading ??= (async () => {
-    // @ts-expect-error: a plain JavaScript module without declarations
     const { ensureBundle } = await import("../../breaking/bundle.mjs");
     return /** @type {Live} */ (await import(pathToFileURL(await ensureBundle("live")).href));
   })();
@@ -97,7 +96,7 @@ export const breakingChangeRule = createRule({
         if (!gate.hasRelease(program.projectRoot)) return;
         const document = await emittedDocument(program);
         if (!document) return;
-        const consumers = /** @type {string[]} */ (context.options.consumers ?? []);
+        const consumers = /** @type {string[]} */ (/** @type {unknown} */ (context.options.consumers ?? []));
         const checked = await gate.checkAgainstRelease(program.projectRoot, document, consumers);
         for (const problem of checked.problems) context.reportDiagnostic({ target: NoTarget, messageId: "problem", format: { problem } });
         const tracer = program.tracer.sub("docs-platform-spec-rules");
@@ -107,7 +106,7 @@ export const breakingChangeRule = createRule({
           const finding = sentence(entry, consumers.length > 0, gate.consumersClause);
           if (reported.has(`${finding}\0${lineOf(program, target)}`)) continue;
           reported.add(`${finding}\0${lineOf(program, target)}`);
-          if (entry.outcome === "fails") context.reportDiagnostic({ target, format: { finding } });
+          if (entry.outcome === "fails") context.reportDiagnostic({ target, messageId: "default", format: { finding } });
           else tracer.trace(INFO_AREA, `${lineOf(program, target)}${finding}`);
         }
       },
