@@ -10,6 +10,7 @@ import { judgeConsumer } from '../conformance/judgement.ts';
 import type { UsageRecord } from '../conformance/usage-format.ts';
 import { mergeByConsumer } from '../conformance/usage-merge.ts';
 import { readNamedUsage } from '../conformance/usage-sources.ts';
+import { SCHEMA_DIALECT } from './dialect.ts';
 import { listReleases, locations, parseYaml, readDeclarations, versionOf } from './files.ts';
 import { evaluateGate, type Judged } from './gate.ts';
 import { consequence, severityLabel, showOperations } from './report.ts';
@@ -138,6 +139,8 @@ export async function checkAgainstRelease(root: string, revision: Record<string,
   } catch (error) {
     problems.push(`consumers' records: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // As scripts/generate.ts writes it: the emitter has no option for the dialect.
+  if (revision.jsonSchemaDialect === undefined) revision = { ...revision, jsonSchemaDialect: SCHEMA_DIALECT };
   const findings = compareDocuments(base, revision);
   const verdict = evaluateGate(findings, { baseVersion: versionOf(base), revisionVersion: versionOf(revision), declarations: declared.declarations });
   const chosen = verdict.judged.filter((entry) => OUTCOME(entry) !== undefined);
