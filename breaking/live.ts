@@ -96,7 +96,7 @@ async function usageRecords(sources: readonly string[]): Promise<UsageRecord[]> 
   }
 }
 
-const describe = (record: UsageRecord) => [record.consumer.name, record.consumer.version].filter(Boolean).join(' ');
+const consumerName = (record: UsageRecord) => [record.consumer.name, record.consumer.version].filter(Boolean).join(' ');
 
 /** The consumers each finding breaks or warns, by the judgement the gate uses; `revision` only when there are records. */
 function consumersOf(findings: readonly Finding[], records: readonly UsageRecord[], revision: Record<string, unknown>): Map<Finding, LiveConsumer[]> {
@@ -105,7 +105,7 @@ function consumersOf(findings: readonly Finding[], records: readonly UsageRecord
   const contract = loadContract(revision as OpenApiDocument);
   for (const record of records) {
     for (const effect of judgeConsumer(findings, record, contract).effects) {
-      hits.get(effect.finding)!.push({ consumer: describe(record), verdict: effect.verdict as LiveConsumer['verdict'], operationId: effect.operationId!, evidence: effect.evidence });
+      hits.get(effect.finding)!.push({ consumer: consumerName(record), verdict: effect.verdict as LiveConsumer['verdict'], operationId: effect.operationId!, evidence: effect.evidence });
     }
   }
   return hits;

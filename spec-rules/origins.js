@@ -1,8 +1,7 @@
 // @ts-check
-// Where a place of the emitted OpenAPI document comes from in the contract's TypeSpec: a JSON pointer (a finding's
-// path) followed through the program's types: a component schema by its declared name, an operation by route and
-// verb, then properties, items, alternatives, parameters, bodies and answers, down to the deepest declaration it
-// reaches (a model property, a parameter, an enum, its member). breaking-change reports each finding there.
+// Where a place of the emitted OpenAPI document comes from in the TypeSpec: a JSON pointer (a finding's path)
+// followed through the program's types (a component by its declared name, an operation by route and verb, then
+// properties, items, alternatives, parameters, bodies, answers) to the deepest declaration it reaches.
 /** @import { DiagnosticTarget, Model, ModelProperty, Program, Type } from "@typespec/compiler" */
 /** @import { HttpOperation } from "@typespec/http" */
 import { listServices, navigateTypesInNamespace, resolveEncodedName } from "@typespec/compiler";

@@ -1,8 +1,7 @@
 // @ts-check
-// breaking-change: the document this compile would emit, compared with the last release (generated/releases/) as
-// `npm run check:breaking` compares it, each finding the gate fails on reported at the TypeSpec declaration it comes
-// from, naming the consumers it breaks (the rule's `consumers` option); accepted breaks are information, not
-// diagnostics (spec/README.md, "Rules").
+// breaking-change: the document this compile would emit, judged against the last release as `check:breaking` judges
+// it; each failing finding reported at the declaration it comes from with the consumers it breaks (the `consumers`
+// option), accepted ones as information (trace lines; spec/README.md, "Rules").
 /** @import { DiagnosticTarget, Program } from "@typespec/compiler" */
 import { createRule, getSourceLocation, NoTarget, paramMessage } from "@typespec/compiler";
 import { getOpenAPI3 } from "@typespec/openapi3";
