@@ -1,7 +1,7 @@
 // `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited as editors save (in place,
 // renamed over, deleted and created), each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
 // contract stays served; an operation added to the contract is answered from its example until a handler implements
-// it, and one removed leaves the rest served; a server change restarts the server; the type-check reports beside the
+// it, and one removed is a break (breaking-change) until declared, then a note, the rest served; a server change restarts the server; the type-check reports beside the
 // server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
