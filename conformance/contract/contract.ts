@@ -94,14 +94,17 @@ export function at(document: unknown, pointer: string): unknown {
   return value;
 }
 
-const loaded = new Map<string | OpenApiDocument, Contract>();
+const loaded = new Map<string, Contract>();
+/** By document object, forgotten with it: a process that judges many documents (the linter rule's) keeps none. */
+const loadedDocuments = new WeakMap<OpenApiDocument, Contract>();
 
 /** The contract from a file (read once per path) or from a parsed document. */
 export function loadContract(source: string | OpenApiDocument = DEFAULT_CONTRACT): Contract {
-  let contract = loaded.get(source);
+  let contract = typeof source === 'string' ? loaded.get(source) : loadedDocuments.get(source);
   if (!contract) {
     contract = readContract(source);
-    loaded.set(source, contract);
+    if (typeof source === 'string') loaded.set(source, contract);
+    else loadedDocuments.set(source, contract);
   }
   return contract;
 }
