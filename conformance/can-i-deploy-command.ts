@@ -37,6 +37,11 @@ A contract is a file, a URL, or a release's version (1.0.0): the document that r
 this package carries, or from --releases, a folder or URL holding <version>/openapi.yaml (a contract repository's
 generated/releases/, or where a team publishes it). --base names the contract the records were made against, where
 it is not a release.
+
+A Pact file (specification 2, 3 or 4; its HTTP interactions) stands for a record wherever one is named: it is read
+against --base where given, else against the contract that consumer's records among the sources were made against,
+else against each contract asked about, and judged against it alone. An interaction that matches no operation is
+named, and breaks.
 `;
 
 /** Runs the command with `argv`; resolves to its exit code, printing to `out` and `err`. */

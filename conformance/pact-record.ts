@@ -106,7 +106,7 @@ export function readPact(value: Record<string, unknown>, source: string): PactFi
   for (const [index, raw] of (Array.isArray(value.interactions) ? value.interactions : []).entries()) {
     const description = isObject(raw) && typeof raw.description === 'string' ? raw.description : `interaction ${index + 1}`;
     if (!isObject(raw) || (raw.type !== undefined && raw.type !== 'Synchronous/HTTP')) {
-      skipped.push(`${source}: "${description}" is ${isObject(raw) && typeof raw.type === 'string' ? `a ${raw.type} interaction` : 'not an interaction'}: only HTTP interactions are read`);
+      skipped.push(`${source}: "${description}" is ${isObject(raw) && typeof raw.type === 'string' ? `of type ${raw.type}` : 'not an interaction'}: only HTTP interactions are read`);
       continue;
     }
     const request = isObject(raw.request) ? raw.request : {};

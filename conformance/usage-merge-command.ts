@@ -13,11 +13,13 @@ export const USAGE_MERGE_USAGE = `Usage: docs-conformance usage merge <record|pa
 
 Merges usage records of one consumer made against one contract (the records of a sharded CI's jobs, of several test
 commands) into one record: calls add up, parameters, fields, statuses and values unite. Each argument is a record
-file, a Pact file, a folder (its .json files) or an http(s) URL. A Pact file is read as a record against --contract
-(a file, a URL or a release version); without it, against the contract the records among them were made against
-(a release of this package, by version and SHA-256), or, with no record among them, this package's contract. Writes the record whole to --out, replacing what the file holds
-(to add to a record kept from before, name that file among the records too: in a folder given, it is left out), or
-prints it without --out; then one line on stderr: the consumer, what the record holds, the records merged.
+file, a Pact file, a folder (its .json files) or an http(s) URL. Writes the record whole to --out, replacing what the
+file holds (to add to a record kept from before, name that file among the records too: in a folder given, it is left
+out), or prints it without --out; then one line on stderr: the consumer, what the record holds, the records merged.
+
+A Pact file is read as a record against --contract (a file, a URL or a release version); without it, against the
+contract the records among them were made against (a release of this package, by version and SHA-256), or, with no
+record among them, this package's contract.
 
 Exit codes:
   0    the record was written (or printed)

@@ -1,8 +1,7 @@
 // Pact files read as usage records (conformance/pact-record.ts) through the real commands: a pact file, a folder of
 // pacts and a URL serving one, in Pact 2, 3 and 4, to the gate's --consumers, both forms of can-i-deploy (with --base
-// and without: read against the contract asked about) and usage merge (a pact merged with a native record); an
-// interaction matching no operation named, a message interaction left out and said. Every corpus case as a pact:
-// consumer-corpus.test.ts.
+// and without) and usage merge (a pact merged with a native record); an interaction matching no operation named, a
+// message left out and said; each specification's forms. Every corpus case as a pact: consumer-corpus.test.ts.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { isPact, readPact } from '../../conformance/pact-record.ts';
 import { parseUsageRecord } from '../../conformance/usage-format.ts';
 import { baseContract, CASES, pactOf, recordOf, revisionOf } from '../support/consumer-corpus.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -72,7 +72,7 @@ test('the gate: a pact file (Pact 2), a folder of pacts (3 and 4) and a URL, eac
   // The file (2) and the URL (4) of one consumer merged into one record.
   expect(text.stderr).toContain(`title-reader's 2 records merged into one (${titleReader}, ${url}/pacts/title-reader.json)`);
   expect(text.stderr).toContain(`--consumers: ${path.join(folder, 'org-reader.json')}: "the organization audit" (GET /orgs/acme/audit): no operation of the contract`);
-  expect(text.stderr).toContain('"an organization changed" is a Asynchronous/Messages interaction: only HTTP interactions are read');
+  expect(text.stderr).toContain('"an organization changed" is of type Asynchronous/Messages: only HTTP interactions are read');
   expect(failOn.code, failOn.stdout).toBe(1);
 }, 120_000);
 
@@ -117,3 +117,29 @@ test('usage merge: a pact (Pact 3) and a native record of one consumer merged in
   expect(unfound.code).toBe(2);
   expect(unfound.stderr).toMatch(/a Pact file, read against the contract the records were made against, and .*: give it with --contract/);
 }, 120_000);
+
+test('each specification read as it writes: the query as a string (2) or lists (3, 4), Pact 4 bodies encoded in base64 or as JSON text, header lists; a message pact left out; a usage record is no pact', () => {
+  const v2 = readPact({ consumer: { name: 'c' }, provider: { name: 'p' }, interactions: [{ description: 'list', request: { method: 'GET', path: '/spaces', query: 'limit=10&visibility=public&visibility=private' }, response: { status: 200 } }], metadata: { pactSpecification: { version: '2.0.0' } } }, 'v2');
+  expect([v2.specification, v2.interactions[0]!.query.getAll('visibility')]).toEqual([2, ['public', 'private']]);
+  const body = { title: 'Handbook' };
+  const v4 = readPact(
+    {
+      consumer: { name: 'c' },
+      provider: { name: 'p' },
+      interactions: [
+        { type: 'Synchronous/HTTP', description: 'create', request: { method: 'POST', path: '/spaces', query: { limit: ['10'] }, headers: { 'Content-Type': ['application/json'] }, body: { content: Buffer.from(JSON.stringify(body)).toString('base64'), contentType: 'application/json', encoded: 'base64' } }, response: { status: 201, body: { content: JSON.stringify(body), contentType: 'application/json', encoded: 'JSON' } } },
+        { type: 'Synchronous/Messages', description: 'a message', request: {}, response: [] },
+      ],
+      metadata: { pactSpecification: { version: '4.0' } },
+    },
+    'v4',
+  );
+  expect(v4.interactions).toHaveLength(1);
+  expect(v4.interactions[0]).toMatchObject({ method: 'post', requestHeaders: { 'content-type': 'application/json' }, request: { mediaType: 'application/json', body }, response: { mediaType: 'application/json', body } });
+  expect(v4.interactions[0]!.query.get('limit')).toBe('10');
+  expect(v4.skipped).toEqual(['v4: "a message" is of type Synchronous/Messages: only HTTP interactions are read']);
+  const messages = { consumer: { name: 'c' }, provider: { name: 'p' }, messages: [{ description: 'm', contents: {} }], metadata: { 'pact-specification': { version: '3.0.0' } } };
+  expect(isPact(messages)).toBe(true);
+  expect(readPact(messages, 'm.json')).toMatchObject({ specification: 3, interactions: [], skipped: ['m.json: a message pact (1 messages): only HTTP interactions are read'] });
+  expect(isPact(recordOf('title-reader'))).toBe(false);
+});
