@@ -14,11 +14,11 @@ import { FAIL_ON, evaluateGate, parseVersion, type FailOn } from './gate.ts';
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
 import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
-import { readUsageSources, withPactsRead, type NamedSource } from '../conformance/usage-sources.ts';
-import { mergeByConsumer } from '../conformance/usage-merge.ts';
-import type { UsageRecord } from '../conformance/usage-format.ts';
+import { readUsageSources, withPactsRead, type NamedSource } from '../conformance/records/usage-sources.ts';
+import { mergeByConsumer } from '../conformance/records/usage-merge.ts';
+import type { UsageRecord } from '../conformance/records/usage-format.ts';
 import { judgeByConsumers } from './consumers.ts';
-import { loadContract, type OpenApiDocument } from '../conformance/contract.ts';
+import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 

@@ -1,10 +1,10 @@
 // The gate's side of consumers' usage records (`--consumers`, docs/contract-consumers.md): for each finding, the
-// consumers it breaks or warns, by the one judgement can-i-deploy makes too (conformance/judgement.ts), the sentence
+// consumers it breaks or warns, by the one judgement can-i-deploy makes too (conformance/judgement/judgement.ts), the sentence
 // each format adds to the finding, and `--fail-on consumers`.
 import type { Finding } from '../compare/index.ts';
-import type { Contract } from '../conformance/contract.ts';
-import { judgeConsumer, type Effect } from '../conformance/judgement.ts';
-import type { UsageRecord } from '../conformance/usage-format.ts';
+import type { Contract } from '../conformance/contract/contract.ts';
+import { judgeConsumer, type Effect } from '../conformance/judgement/judgement.ts';
+import type { UsageRecord } from '../conformance/records/usage-format.ts';
 import type { Verdict } from './gate.ts';
 
 /** One consumer a finding breaks or warns, and the use that shows it. */

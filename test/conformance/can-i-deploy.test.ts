@@ -1,4 +1,4 @@
-// can-i-deploy (conformance/can-i-deploy.ts): a usage record against a contract, judged as the change from the record's
+// can-i-deploy (conformance/judgement/can-i-deploy.ts): a usage record against a contract, judged as the change from the record's
 // base (found among the releases, or --base): exit 0 when nothing breaks, 1 naming each break, 2 on an unreadable
 // record; judged against the contract alone where the base is not found, saying so (and where a version-1 record judged
 // less); the consumers × contracts table; a contract named by its version. Every rule family, with and without the
@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { PACKAGE_RELEASES } from '../../conformance/can-i-deploy.ts';
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { usageOf } from '../../conformance/usage-fields.ts';
-import { emptyUsage } from '../../conformance/usage-format.ts';
+import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { PACKAGE_RELEASES } from '../../conformance/judgement/can-i-deploy.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyUsage } from '../../conformance/records/usage-format.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'can-i-deploy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-// The typed client's recording mode (conformance/recording.ts, `docs-platform-conformance/recording`) against the real
+// The typed client's recording mode (conformance/records/recording.ts, `docs-platform-conformance/recording`) against the real
 // server: what each call sent and received, what the code read through the views, records of processes merged.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,10 +7,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ApiError, createDocsClient, paginate } from '../../client/index.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { startProxy } from '../../conformance/proxy.ts';
-import { flushUsage, mergeUsageRecords, recordingClient, USAGE_VARIABLE } from '../../conformance/recording.ts';
-import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { startProxy } from '../../conformance/proxy/proxy.ts';
+import { flushUsage, mergeUsageRecords, recordingClient, USAGE_VARIABLE } from '../../conformance/records/recording.ts';
+import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/records/usage-format.ts';
 import { ACME } from '../support/fixture.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -227,7 +227,7 @@ describe('records in a folder', () => {
     const folder = newFolder();
     const script = (calls: string) => `
 import { createDocsClient } from ${JSON.stringify(path.join(repoRoot, 'client/index.ts'))};
-import { recordingClient } from ${JSON.stringify(path.join(repoRoot, 'conformance/recording.ts'))};
+import { recordingClient } from ${JSON.stringify(path.join(repoRoot, 'conformance/records/recording.ts'))};
 const docs = recordingClient(createDocsClient({ baseUrl: process.argv[2], token: 'admin', retry: false }), { consumer: ${JSON.stringify(consumer)} });
 ${calls}
 `;

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createDocsClient } from '../../client/index.ts';
-import { consumerIdentity } from '../../conformance/consumer.ts';
-import { startProxy } from '../../conformance/proxy.ts';
-import { writeUsage } from '../../conformance/proxy-command.ts';
-import { parseUsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
+import { consumerIdentity } from '../../conformance/records/consumer.ts';
+import { startProxy } from '../../conformance/proxy/proxy.ts';
+import { writeUsage } from '../../conformance/proxy/proxy-command.ts';
+import { parseUsageRecord, USAGE_VERSION } from '../../conformance/records/usage-format.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let reference: TestServer;

@@ -1,4 +1,4 @@
-// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts, by conformance/judgement.ts): by
+// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts, by conformance/judgement/judgement.ts): by
 // their usage records, a removed field breaks the consumer that received (or read) it alone, a removed operation no
 // one calls breaks no known consumer, a new enum value of a field a consumer read is a warning naming it;
 // `--fail-on consumers`. Every rule family, case by case: consumer-corpus.test.ts.
@@ -9,9 +9,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { consumersOfFindings } from '../../breaking/consumers.ts';
-import { fieldPlace } from '../../conformance/judgement.ts';
+import { fieldPlace } from '../../conformance/judgement/judgement.ts';
 import { compareDocuments } from '../../breaking/index.ts';
-import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/usage-format.ts';
+import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 // The consumer corpus (support/consumer-corpus.ts): each case through every tool that judges a consumer: the gate's
 // --consumers (text, JSON, GitHub), --fail-on consumers, can-i-deploy with the record's base and without it (the record
-// judged against the revision alone, conformance/record-judgement.ts) and the provider's table; each case both ways,
+// judged against the revision alone, conformance/judgement/record-judgement.ts) and the provider's table; each case both ways,
 // never disagreeing on a break; then PactFlow's engine on pacts of the same interactions, and
 // docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
 import { execFile } from 'node:child_process';
@@ -15,11 +15,11 @@ import { evaluateGate } from '../../breaking/gate.ts';
 import { formatReport } from '../../breaking/report.ts';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
-import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement.ts';
-import { judgeRecord } from '../../conformance/record-judgement.ts';
-import { pactRecord, readPact } from '../../conformance/pact-record.ts';
+import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
 import { consumerPage, DOCS_PAGE, pactflowAnswers } from '../support/consumer-docs.ts';
 import { baseContract, CASES, type CorpusCase, PACT_SPECIFICATIONS, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
 import { repoRoot } from '../support/repo.ts';

@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
-import { consumerIdentity, contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { startProxy } from '../../conformance/proxy.ts';
-import { flushUsage, recordingClient } from '../../conformance/recording.ts';
-import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
+import { consumerIdentity, contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { startProxy } from '../../conformance/proxy/proxy.ts';
+import { flushUsage, recordingClient } from '../../conformance/records/recording.ts';
+import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/records/usage-format.ts';
 import { USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageRecordsFolder } from '../../server/start/harness-protocol.ts';
 import { type DocsServer, reportUsage, startDocsServer, startUsage } from '../../server/testing/index.ts';
 

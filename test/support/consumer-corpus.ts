@@ -2,11 +2,11 @@
 // exchanges its tests had, with the fields its code read), the verdict it must get from every tool, and the pact of the
 // same interactions for PactFlow's engine. One base contract shaped like the real one (components used in several
 // places, allOf, a discriminated union, security); each case changes a copy of it. Run by consumer-corpus.test.ts.
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import type { ConsumerVerdict } from '../../conformance/judgement.ts';
-import { authenticatedBy, usageOf } from '../../conformance/usage-fields.ts';
-import { emptyUsage, mergeOperationUsage, emptyOperationUsage, type UsageRecord } from '../../conformance/usage-format.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import type { ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { authenticatedBy, usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyUsage, mergeOperationUsage, emptyOperationUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 
 type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -1,5 +1,5 @@
 // docs/contract-consumers.md's two generated sections, from the code and the consumer corpus: the table of how a
-// change is judged for a consumer (conformance/judgement.ts's families, with the corpus cases that show each row), and
+// change is judged for a consumer (conformance/judgement/judgement.ts's families, with the corpus cases that show each row), and
 // the corpus's counts beside PactFlow's engine (@pactflow/swagger-mock-validator) on pacts of the same interactions,
 // with the cases where the two differ. `npm run docs:consumers` writes them; consumer-corpus.test.ts fails when the
 // committed page is not what this writes.
@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { SwaggerMockValidatorFactory } from '@pactflow/swagger-mock-validator';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement.ts';
-import { pactRecord, readPact } from '../../conformance/pact-record.ts';
-import { judgeRecord } from '../../conformance/record-judgement.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
+import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
 import { baseContract, CASES, CONSUMERS, type ConsumerName, type CorpusCase, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from './consumer-corpus.ts';
 import { repoRoot } from './repo.ts';
 
