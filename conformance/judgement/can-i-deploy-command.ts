@@ -4,8 +4,7 @@
 // docs/contract-consumers.md).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { contractFrom, deployCell, deployTable, judgeDeploy, judgedByText, recordedContracts } from './can-i-deploy.ts';
-import { readUsageRecords } from '../records/usage-sources.ts';
+import { consumersOf, contractFrom, deployCell, deployTable, judgeDeploy, judgedByText } from './can-i-deploy.ts';
 import { verificationsOf, withImplementation } from '../runner/verification.ts';
 
 export const CAN_I_DEPLOY_USAGE = `Usage: docs-conformance can-i-deploy --usage <file|URL> --contract <file|URL|version> [--releases <folder|URL>] [--base <file|URL|version>]
@@ -38,6 +37,11 @@ A contract is a file, a URL, or a release's version (1.0.0): the document that r
 this package carries, or from --releases, a folder or URL holding <version>/openapi.yaml (a contract repository's
 generated/releases/, or where a team publishes it). --base names the contract the records were made against, where
 it is not a release.
+
+A Pact file (specification 2, 3 or 4; its HTTP interactions) stands for a record wherever one is named: it is read
+against --base where given, else against the contract that consumer's records among the sources were made against,
+else against each contract asked about, and judged against it alone. An interaction that matches no operation is
+named, and breaks.
 `;
 
 /** Runs the command with `argv`; resolves to its exit code, printing to `out` and `err`. */
@@ -77,24 +81,24 @@ export async function canIDeployMain(argv: string[], out: (text: string) => void
   }
   try {
     const merged = (consumer: string, sources: string[]) => err(`can-i-deploy: ${consumer}'s ${sources.length} records merged into one (${sources.join(', ')})\n`);
-    const records = await readUsageRecords(values.usage ? [values.usage] : values.consumers!, merged);
     const loaded = await Promise.all(contracts.map(async (source) => ({ label: source, contract: await contractFrom(source, values.releases) })));
     // The implementation's reports, read and matched to the contracts before anything is printed or written.
     const verified = values.verification ? verificationsOf(values.verification, loaded) : undefined;
     const options = { ...(values.base !== undefined ? { base: values.base } : {}), ...(values.releases !== undefined ? { releases: values.releases } : {}) };
-    const recorded = await recordedContracts(records, options);
+    const note = (line: string) => out(`can-i-deploy: ${line}\n`);
+    const { records, recorded, against } = await consumersOf(values.usage ? [values.usage] : values.consumers!, loaded, options, merged, note);
     if (values.usage) {
-      const [record] = records;
-      const judged = judgeDeploy(record!, loaded[0]!.contract, recorded[0]!);
-      if ('record' in judged.judgedBy) out(`can-i-deploy: ${record!.consumer.name}: ${judgedByText(judged)}\n`);
+      const record = against.get(0)?.(loaded[0]!.contract) ?? records[0]!;
+      const judged = judgeDeploy(record, loaded[0]!.contract, recorded[0]!);
+      if ('record' in judged.judgedBy) out(`can-i-deploy: ${record.consumer.name}: ${judgedByText(judged)}\n`);
       for (const note of judged.notes) out(`can-i-deploy: ${note}\n`);
       for (const use of judged.breaks) out(`✗ ${use}\n`);
       for (const use of judged.warnings) out(`! ${use}\n`);
       const verb = judged.verdict === 'breaks' ? 'cannot' : 'can';
-      out(`can-i-deploy: ${record!.consumer.name} ${verb} deploy against ${contracts[0]}: ${deployCell(judged)}${'change' in judged.judgedBy ? ` (${judgedByText(judged)})` : ''}\n`);
+      out(`can-i-deploy: ${record.consumer.name} ${verb} deploy against ${contracts[0]}: ${deployCell(judged)}${'change' in judged.judgedBy ? ` (${judgedByText(judged)})` : ''}\n`);
       return judged.verdict === 'breaks' ? 1 : 0;
     }
-    const consumers = deployTable(records, loaded, recorded);
+    const consumers = deployTable(records, loaded, recorded, against);
     const implementation = verified ? withImplementation(consumers, verified) : undefined;
     const table = implementation ?? consumers;
     out(table.markdown);

@@ -11,7 +11,9 @@ import { contractIdentity } from '../records/consumer.ts';
 import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from '../contract/contract.ts';
 import { judgeConsumer, type ConsumerVerdict, type Effect } from './judgement.ts';
 import { judgeRecord } from './record-judgement.ts';
-import type { UsageRecord } from '../records/usage-format.ts';
+import { mergeNamedUsage, type NamedUsage, type UsageRecord, UsageRecordError } from '../records/usage-format.ts';
+import { mergeByConsumer } from '../records/usage-merge.ts';
+import { isNamedPact, type NamedPact, readUsageSources, withPactsRead } from '../records/usage-sources.ts';
 
 /** The releases this package carries: generated/releases/<version>/openapi.yaml, as the toolkit records them. */
 export const PACKAGE_RELEASES = path.resolve(path.dirname(DEFAULT_CONTRACT), 'releases');
@@ -162,18 +164,21 @@ export function judgedByText(judged: DeployJudgement): string {
 
 /**
  * The consumers × contracts table, in Markdown (each cell `deployCell`, and a note under it for each consumer whose
- * record was judged alone, or held too little to judge all of it), and as JSON: each consumer's judgement against each contract.
+ * record was judged alone, or held too little to judge all of it), and as JSON: each consumer's judgement against each
+ * contract; `against` gives, for a consumer known by Pact files only, its record read against each contract.
  */
 export function deployTable(
   records: UsageRecord[],
   contracts: { label: string; contract: Contract }[],
   recorded: RecordedContract[],
+  against: ReadonlyMap<number, (contract: Contract) => UsageRecord> = new Map(),
 ): { markdown: string; json: Record<string, Record<string, DeployJudgement>> } {
   const json: Record<string, Record<string, DeployJudgement>> = {};
   const notes: string[] = [];
   const rows = records.map((record, index) => {
     const cells = contracts.map(({ label, contract }) => {
-      const judged = judgeDeploy(record, contract, recorded[index]!);
+      // A consumer known by Pact files only: its pacts read against each contract in turn.
+      const judged = judgeDeploy(against.get(index)?.(contract) ?? record, contract, recorded[index]!);
       (json[record.consumer.name] ??= {})[label] = judged;
       return deployCell(judged);
     });
@@ -185,4 +190,74 @@ export function deployTable(
   });
   const header = `| Consumer | ${contracts.map(({ label }) => label).join(' | ')} |\n|---|${contracts.map(() => '---|').join('')}`;
   return { markdown: `${header}\n${rows.join('\n')}\n${notes.length > 0 ? `\nJudged with less:\n\n${notes.join('\n')}\n` : ''}`, json };
+}
+
+// ---- the consumers a can-i-deploy names: records and Pact files ------------------------------------------------
+
+/** The consumers of can-i-deploy's sources: their records, the contract each was made against, and for a consumer known by pacts only, its record read against each contract. */
+export interface DeployConsumers {
+  records: UsageRecord[];
+  recorded: RecordedContract[];
+  against: Map<number, (contract: Contract) => UsageRecord>;
+}
+
+/**
+ * The records of `sources`, those of one consumer merged, with the contract each was made against. A Pact file is
+ * read against `--base` where it is given; else, of a consumer whose records are among the sources too, against the
+ * contract those were made against (which must be found); else against each contract asked about, and judged against
+ * it alone (a pact names no contract its tests were written against).
+ */
+export async function consumersOf(
+  sources: string[],
+  contracts: { label: string; contract: Contract }[],
+  options: { base?: string; releases?: string },
+  merged?: (consumer: string, sources: string[]) => void,
+  note: (line: string) => void = () => {},
+): Promise<DeployConsumers> {
+  const entries = await readUsageSources(sources);
+  const pacts = entries.filter(isNamedPact);
+  if (options.base !== undefined || pacts.length === 0) {
+    const base = pacts.length > 0 ? await contractFrom(options.base!, options.releases) : undefined;
+    const records = mergeByConsumer(withPactsRead(entries, base!, note), merged);
+    return { records, recorded: await recordedContracts(records, options), against: new Map() };
+  }
+  const natives = entries.filter((entry): entry is NamedUsage => !isNamedPact(entry));
+  const records = mergeByConsumer(natives, merged);
+  const recorded = await recordedContracts(records, options);
+  const against = new Map<number, (contract: Contract) => UsageRecord>();
+  const byConsumer = new Map<string, NamedPact[]>();
+  for (const entry of pacts) byConsumer.set(entry.pact.consumer, [...(byConsumer.get(entry.pact.consumer) ?? []), entry]);
+  const told = new Set<string>();
+  const once = (label: string) => (line: string) => {
+    const text = contracts.length > 1 ? `${line} (read against ${label})` : line;
+    if (!told.has(text)) note(text);
+    told.add(text);
+  };
+  for (const [consumer, group] of byConsumer) {
+    const index = records.findIndex((record) => record.consumer.name === consumer);
+    if (index >= 0) {
+      const found = recorded[index]!;
+      if ('why' in found) {
+        throw new UsageRecordError(group[0]!.source, `a Pact file of ${consumer}, whose usage records are among the sources too, is read against the contract they were made against, and ${found.why}: give it with --base`);
+      }
+      const read = withPactsRead(group, found.contract, once(found.label));
+      const sourcesOf = [...natives.filter((entry) => entry.record.consumer.name === consumer).map((entry) => entry.source), ...group.map((entry) => entry.source)];
+      records[index] = mergeNamedUsage({ record: records[index]!, source: sourcesOf[0]! }, ...read);
+      merged?.(consumer, sourcesOf);
+      continue;
+    }
+    const cache = new Map<Contract, UsageRecord>();
+    const readAgainst = (contract: Contract) => {
+      let record = cache.get(contract);
+      if (!record) {
+        const label = contracts.find((each) => each.contract === contract)?.label ?? 'the contract';
+        cache.set(contract, (record = mergeByConsumer(withPactsRead(group, contract, once(label)), group.length > 1 && cache.size === 0 ? merged : undefined)[0]!));
+      }
+      return record;
+    };
+    against.set(records.length, readAgainst);
+    records.push(readAgainst(contracts[0]!.contract));
+    recorded.push({ why: `it is known by Pact files only (${group.map((entry) => entry.source).join(', ')}), which name no contract its tests were written against, so each is read against the contract asked about` });
+  }
+  return { records, recorded, against };
 }

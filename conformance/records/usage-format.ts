@@ -89,8 +89,8 @@ export interface UsageRecord {
   consumer: { name: string; version?: string; commit?: string };
   /** The contract the record was made against: its info.version and the SHA-256 of its document. */
   contract: { version: string; sha256?: string };
-  /** What wrote it: the harness, the proxy, the client's recording mode (several once merged). */
-  recordedBy: ('harness' | 'proxy' | 'client')[];
+  /** What wrote it: the harness, the proxy, the client's recording mode, a Pact file read as a record (several once merged). */
+  recordedBy: ('harness' | 'proxy' | 'client' | 'pact')[];
   operations: Record<string, OperationUsage>;
 }
 

@@ -120,7 +120,7 @@ describe('docs-conformance usage merge', () => {
 
   test('the installed command dispatches usage merge (cli.ts), its help says what it does and its exit codes', async () => {
     const help = await run(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', 'usage', 'merge', '--help'], { cwd: repoRoot });
-    expect(help.stdout).toMatch(/^Usage: docs-conformance usage merge <record\|folder\|URL>\.\.\. \[--out FILE\]/);
+    expect(help.stdout).toMatch(/^Usage: docs-conformance usage merge <record\|pact\|folder\|URL>\.\.\. \[--out FILE\] \[--contract <file\|URL>\]/);
     expect(help.stdout).toContain('Exit codes:');
   });
 });

@@ -19,8 +19,9 @@ import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command
 import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
 import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
 import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
 import { consumerPage, DOCS_PAGE, pactflowAnswers } from '../support/consumer-docs.ts';
-import { baseContract, CASES, type CorpusCase, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
+import { baseContract, CASES, type CorpusCase, PACT_SPECIFICATIONS, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const run = promisify(execFile);
@@ -172,6 +173,35 @@ describe('each case gets its verdict from every tool', () => {
       const cell = aloneCells[corpusCase.id]![files.get(corpusCase.id)!.revision]!;
       expect([breaksOrNot(cell.verdict), cell.judgedBy], corpusCase.id).toEqual([breaksOrNot(corpusCase.expected), { record: expect.stringContaining('is not a release') as unknown }]);
     }
+  });
+});
+
+describe('as pacts', () => {
+  // Each case's consumer as a Pact file in each specification, read as a record against the release its tests were
+  // written against (the base), as a record is made against it: the change judgement and the record judged against
+  // the revision alone give the native record's verdict. A pact holds values, and only the fields its test asserted:
+  // its answers are cut to what the code reads (a proxy consumer's whole), which it reads all of; that changes which
+  // row shows a verdict (a field never received rather than received and unread), never the verdict. Every case as
+  // Pact 2; Pact 3 and 4 take every other case each (their reading differs in the query, headers and bodies only).
+  const rotation = (specification: number) => CASES.filter((_, index) => specification === 2 || index % 2 === specification % 2);
+  test.each(PACT_SPECIFICATIONS.map((specification) => [specification] as const))('Pact %i: its cases get their verdict, with the base and against the revision alone', (specification) => {
+    const base = loadContract(baseContract() as OpenApiDocument);
+    const wrong: string[] = [];
+    for (const corpusCase of rotation(specification)) {
+      const pact = readPact(pactOf(corpusCase.consumer, specification), `${corpusCase.consumer}.pact.json`);
+      expect(pact.specification).toBe(specification);
+      const { record, unmatched } = pactRecord(pact, base);
+      expect(unmatched, corpusCase.id).toEqual([]);
+      const native = recordOf(corpusCase.consumer);
+      // The operations, statuses and fields read are the native record's.
+      expect(Object.keys(record.operations)).toEqual(Object.keys(native.operations));
+      const revision = revisionOf(corpusCase);
+      const change = judgeChange(baseContract(), revision, record).verdict;
+      const alone = judgeRecord(record, loadContract(revision as OpenApiDocument)).breaks.map((hit) => hit.what);
+      if (change !== corpusCase.expected || (alone.length > 0) !== (corpusCase.expected === 'breaks')) wrong.push(`${corpusCase.id}: expected ${corpusCase.expected}, with the base ${change}, alone ${alone.join('; ') || 'no break'}`);
+      expect(judgeRecord(record, base).breaks, `${corpusCase.id}: its pact against the contract its tests were written against`).toEqual([]);
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

@@ -379,11 +379,23 @@ function only(value: unknown, read: readonly string[], at = ''): unknown {
   return kept;
 }
 
+/** The Pact specifications the corpus writes its pacts in. */
+export const PACT_SPECIFICATIONS = [2, 3, 4] as const;
+export type PactSpecification = (typeof PACT_SPECIFICATIONS)[number];
+
+/** Headers as a specification writes them: a value each before 4, a list of values in 4. */
+const pactHeaders = (headers: Record<string, string>, specification: PactSpecification) => (specification >= 4 ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])) : headers);
+
+/** A body as a specification writes it: the value itself before 4, `{content, contentType, encoded}` in 4. */
+const pactBody = (body: unknown, mediaType: string, specification: PactSpecification) => (specification >= 4 ? { content: body, contentType: mediaType, encoded: false } : body);
+
 /**
- * The pact of a consumer (Pact 2): an interaction per exchange its record holds, the answers cut to the fields its
- * code read where the record knows them, whole otherwise; requests with the bearer token the contract requires.
+ * The pact of a consumer, in Pact specification 2 (the default), 3 or 4: an interaction per exchange its record
+ * holds, the answers cut to the fields its code read where the record knows them, whole otherwise; requests with the
+ * bearer token the contract requires. The query is a string in 2, a map of lists in 3 and 4; 4 types its interactions
+ * (`Synchronous/HTTP`), lists its headers' values and wraps its bodies.
  */
-export function pactOf(consumer: ConsumerName): Json {
+export function pactOf(consumer: ConsumerName, specification: PactSpecification = 2): Json {
   const base = baseContract();
   const exchanges: CorpusExchange[] = CONSUMERS[consumer];
   return {
@@ -392,24 +404,25 @@ export function pactOf(consumer: ConsumerName): Json {
     interactions: exchanges.map((exchange, index) => {
       const { template, method } = placeOf(base, exchange.operationId);
       const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(exchange.path[name]!));
-      const query = new URLSearchParams(exchange.query ?? {}).toString();
+      const query = specification >= 3 ? Object.fromEntries(Object.entries(exchange.query ?? {}).map(([name, value]) => [name, [value]])) : new URLSearchParams(exchange.query ?? {}).toString();
       const answer = exchange.answer === undefined ? undefined : exchange.read ? only(exchange.answer, exchange.read) : exchange.answer;
       return {
+        ...(specification >= 4 ? { type: 'Synchronous/HTTP' } : {}),
         description: `${exchange.operationId} ${index + 1}`,
         request: {
           method: method.toUpperCase(),
           path,
-          ...(query ? { query } : {}),
-          headers: { Authorization: 'Bearer token', ...(exchange.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-          ...(exchange.body !== undefined ? { body: exchange.body } : {}),
+          ...(Object.keys(exchange.query ?? {}).length > 0 ? { query } : {}),
+          headers: pactHeaders({ Authorization: 'Bearer token', ...(exchange.body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, specification),
+          ...(exchange.body !== undefined ? { body: pactBody(exchange.body, 'application/json', specification) } : {}),
         },
         response: {
           status: exchange.status,
-          headers: { ...(exchange.mediaType ? { 'Content-Type': exchange.mediaType } : {}), ...(exchange.headers ?? {}) },
-          ...(answer !== undefined ? { body: answer } : {}),
+          headers: pactHeaders({ ...(exchange.mediaType ? { 'Content-Type': exchange.mediaType } : {}), ...(exchange.headers ?? {}) }, specification),
+          ...(answer !== undefined ? { body: pactBody(answer, exchange.mediaType!, specification) } : {}),
         },
       };
     }),
-    metadata: { pactSpecification: { version: '2.0.0' } },
+    metadata: { pactSpecification: { version: `${specification}.0.0` } },
   };
 }
