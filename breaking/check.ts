@@ -207,8 +207,11 @@ const verdict = evaluateGate(findings, {
 });
 
 // The consumers each finding breaks or warns (--consumers): named in its message, in every format, and in the JSON
-// entry; --fail-on consumers fails only on what breaks one.
-if (consumerSources.length > 0) judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument));
+// entry; each consumer's verdict, with its record judged against the revision alone too; --fail-on consumers fails
+// only on what breaks one.
+if (consumerSources.length > 0) {
+  judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument), loadContract(base.document as OpenApiDocument));
+}
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line
 // (for what was removed, the line in the base document, when it is a file).
