@@ -246,4 +246,4 @@ test("PactFlow's engine on pacts of the same interactions; docs/contract-consume
   expect(baseProblems).toEqual([]);
   const page = readFileSync(DOCS_PAGE, 'utf8');
   expect(page, 'run `npm run docs:consumers` and commit docs/contract-consumers.md').toBe(consumerPage(page, answers));
-}, 120_000);
+}, 240_000);
