@@ -41,7 +41,8 @@ Options:
   --consumers <folder|file|URL>  consumers' usage records (docs/contract-consumers.md), a folder of them, a file or an
                                  http(s) URL; repeat for more: each finding names the consumers it breaks, or says
                                  it breaks none, and those it warns, by what each record shows it sent, received
-                                 and read (the judgement can-i-deploy makes)
+                                 and read (the judgement can-i-deploy makes); then each consumer's verdict, with
+                                 its record judged against the revision alone too
   --format <format>              text (default), json, markdown, junit, sarif, or github (workflow annotations)
   --json                         the same as --format json
   -h, --help                     this text
