@@ -43,7 +43,8 @@ Options:
   --consumers <folder|file|URL>  consumers' usage records or Pact files (docs/contract-consumers.md; a pact is read
                                  against the base), a folder of them, a file or an http(s) URL; repeat for more: each finding names the consumers it breaks, or says
                                  it breaks none, and those it warns, by what each record shows it sent, received
-                                 and read (the judgement can-i-deploy makes)
+                                 and read (the judgement can-i-deploy makes); then each consumer's verdict, with
+                                 its record judged against the revision alone too
   --format <format>              text (default), json, markdown, junit, sarif, or github (workflow annotations)
   --json                         the same as --format json
   -h, --help                     this text
@@ -212,8 +213,9 @@ const verdict = evaluateGate(findings, {
 });
 
 // The consumers each finding breaks or warns (--consumers): named in its message, in every format, and in the JSON
-// entry; --fail-on consumers fails only on what breaks one. A Pact file is read against the base: the contract the
-// change starts from, whose operations the findings name.
+// entry; each consumer's verdict, with its record judged against the revision alone too; --fail-on consumers fails
+// only on what breaks one. A Pact file is read against the base: the contract the change starts from, whose
+// operations the findings name.
 if (consumerSources.length > 0) {
   let records: UsageRecord[] = [];
   try {
@@ -222,7 +224,7 @@ if (consumerSources.length > 0) {
   } catch (error) {
     badRecord(error);
   }
-  judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument));
+  judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument), loadContract(base.document as OpenApiDocument));
 }
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line

@@ -9,7 +9,7 @@ import { load, CORE_SCHEMA } from 'js-yaml';
 import { compareDocuments, type Finding } from '../../compare/index.ts';
 import { contractIdentity } from '../records/consumer.ts';
 import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from '../contract/contract.ts';
-import { judgeConsumer, type ConsumerVerdict, type Effect } from './judgement.ts';
+import { foundBy, judgeConsumer, mergeJudgements, type ConsumerVerdict } from './judgement.ts';
 import { judgeRecord } from './record-judgement.ts';
 import { mergeNamedUsage, type NamedUsage, type UsageRecord, UsageRecordError } from '../records/usage-format.ts';
 import { mergeByConsumer } from '../records/usage-merge.ts';
@@ -108,8 +108,6 @@ export interface DeployJudgement {
   notes: string[];
 }
 
-const line = (effect: Effect) => `${effect.operationId}: ${effect.finding.message} (${effect.finding.rule}); ${effect.evidence}`;
-
 /** The findings of each pair of contracts, worked out once per pair for every consumer made against the same one. */
 const comparisons = new WeakMap<Contract, WeakMap<Contract, Finding[]>>();
 function findingsOf(base: Contract, revision: Contract): Finding[] {
@@ -131,17 +129,13 @@ export function judgeDeploy(record: UsageRecord, contract: Contract, recorded: R
   if ('why' in recorded) {
     return { verdict: direct.breaks.length > 0 ? 'breaks' : 'untouched', judgedBy: { record: recorded.why }, breaks: direct.breaks.map(directLine), warnings: [], notes: direct.notes };
   }
-  const judgement = judgeConsumer(findingsOf(recorded.contract, contract), record, contract);
-  const changeBreaks = judgement.effects.filter((effect) => effect.verdict === 'breaks');
-  const broken = new Set(changeBreaks.map((effect) => effect.operationId));
-  const added = direct.breaks.filter((hit) => !broken.has(hit.operationId));
-  const breaks = [...changeBreaks.map(line), ...added.map(directLine)];
+  const merged = mergeJudgements(judgeConsumer(findingsOf(recorded.contract, contract), record, contract), direct, judgeRecord(record, recorded.contract));
   return {
-    verdict: breaks.length > 0 ? 'breaks' : judgement.verdict,
+    verdict: merged.verdict,
     judgedBy: { change: recorded.label },
-    breaks,
-    warnings: judgement.effects.filter((effect) => effect.verdict === 'warns').map(line),
-    notes: direct.notes,
+    breaks: merged.breaks.map((use) => `${use.line}${foundBy(use, 'the contract')}`),
+    warnings: merged.warnings.map((use) => use.line),
+    notes: merged.notes,
   };
 }
 

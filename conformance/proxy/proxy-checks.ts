@@ -187,7 +187,8 @@ export class Traffic {
         }
         const fromContract = contractAnswerProblem(asHeaders(seen.responseHeaders));
         if (fromContract) found.push({ side: 'implementation', ...base, ...fromContract });
-        if (this.usage) this.recordUsage(operation, status, seen, found.some((violation) => violation.side === 'client'));
+        // A request the contract refuses is reported (a client violation), not recorded: a record holds what the contract accepts.
+        if (this.usage && !found.some((violation) => violation.side === 'client') && seen.checkFailure === undefined) this.recordUsage(operation, status, seen);
       }
     }
     for (const violation of found) {
@@ -197,12 +198,8 @@ export class Traffic {
     this.log?.(`→ ${method} ${path} ${status || '-'}${operation ? ` ${operation.operationId}` : ''} (${Math.round(performance.now() - exchange.started)} ms)`);
   }
 
-  /**
-   * Adds what the exchange used to the usage record (its bodies as far as they were kept). Of a request the contract
-   * refuses (`refused`), only that the operation was called and what it answered, as the harness records it: what it
-   * sent is the caller's to invent, and not what the contract accepts.
-   */
-  private recordUsage(operation: Operation, status: number, seen: Seen, refused: boolean): void {
+  /** Adds what the exchange used to the usage record (its bodies as far as they were kept): of a request the contract accepts. */
+  private recordUsage(operation: Operation, status: number, seen: Seen): void {
     const match = this.checker.match(seen.head.method, seen.head.pathname);
     const text = (tee: Tee, encoding: string | undefined) => {
       const decoded = bodyText(tee, encoding, this.cap);
@@ -212,19 +209,17 @@ export class Traffic {
     const exchange = httpExchange(
       this.contract,
       operation,
-      refused ? {} : (match?.pathParams ?? {}),
-      refused
-        ? { search: '', headers: {} }
-        : {
-            search: seen.head.search,
-            headers: seen.requestHeaders,
-            contentType: headerValue(seen.requestHeaders['content-type']),
-            text: seen.requestComplete ? text(seen.requestTee, headerValue(seen.requestHeaders['content-encoding'])) : undefined,
-          },
+      match?.pathParams ?? {},
+      {
+        search: seen.head.search,
+        headers: seen.requestHeaders,
+        contentType: headerValue(seen.requestHeaders['content-type']),
+        text: seen.requestComplete ? text(seen.requestTee, headerValue(seen.requestHeaders['content-encoding'])) : undefined,
+      },
       status,
       { contentType: responseHeaders.get('content-type') ?? undefined, text: seen.head.method.toUpperCase() === 'HEAD' ? undefined : text(seen.responseTee, responseHeaders.get('content-encoding') ?? undefined), headers: Object.fromEntries(responseHeaders) },
     );
-    mergeOperationUsage((this.usage!.operations[operation.operationId] ??= emptyOperationUsage()), usageOf(this.contract, refused ? { ...exchange, refused } : exchange));
+    mergeOperationUsage((this.usage!.operations[operation.operationId] ??= emptyOperationUsage()), usageOf(this.contract, exchange));
   }
 
   private answerFindings(operation: Operation, method: string, status: number, headerList: [string, string][], tee: Tee, base: Omit<NotChecked, 'side' | 'reason'>): Finding<ProblemKind>[] {

@@ -8,18 +8,68 @@ type Scalar = string | number | boolean;
 export type Fields = Map<string, Scalar[] | undefined>;
 
 
-/** The schemas `schema` stands for at this place: itself and what its allOf, oneOf and anyOf hold, references followed. */
-export function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>(), names?: Set<string>): Schema[] {
+/**
+ * The schemas `schema` stands for at this place: itself and what its allOf, oneOf and anyOf hold, references followed.
+ * With `of`, a value there: of a oneOf or anyOf, only the members the value can be (`membersFor`), the names of all
+ * its named members added to `of.choices`.
+ */
+export function alternatives(contract: Contract, schema: Schema | undefined, seen = new Set<Schema>(), names?: Set<string>, of?: { value: unknown; choices: Set<string> }): Schema[] {
   if (!schema) return [];
-  const component = typeof schema.$ref === 'string' ? COMPONENT.exec(schema.$ref)?.[1] : undefined;
-  if (component) names?.add(component.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const component = componentName(schema);
+  if (component) names?.add(component);
   const resolved = contract.resolve(schema);
   if (seen.has(resolved)) return [];
   seen.add(resolved);
-  return [resolved, ...[...(resolved.allOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])].flatMap((part) => alternatives(contract, part, seen, names))];
+  // The schemas of one field or item merged from each alternative that declares it are no choice the contract made.
+  const choice = MERGED.has(resolved) ? [] : [...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])];
+  if (of) for (const member of choice) if (componentName(member)) of.choices.add(componentName(member)!);
+  const members = of && choice.length > 0 ? membersFor(contract, resolved, choice, of.value) : choice;
+  const merged = MERGED.has(resolved) ? (resolved.anyOf ?? []) : [];
+  return [resolved, ...[...(resolved.allOf ?? []), ...merged, ...members].flatMap((part) => alternatives(contract, part, seen, names, of))];
 }
 
+/** The `anyOf`s a shape makes of the schemas each alternative declares for one field or for the items (`shapeFrom`). */
+const MERGED = new WeakSet<Schema>();
+const merged = (schemas: Schema[]): Schema => {
+  const schema = { anyOf: schemas };
+  MERGED.add(schema);
+  return schema;
+};
+
 const COMPONENT = /^#\/components\/schemas\/([^/]+)$/;
+const componentName = (schema: Schema) => (typeof schema.$ref === 'string' ? COMPONENT.exec(schema.$ref)?.[1]?.replace(/~1/g, '/').replace(/~0/g, '~') : undefined);
+
+/**
+ * The members of a oneOf or anyOf (`choice`, of `container`) that `value` can be: the one its discriminator's mapping
+ * names, else those whose types, required fields and constant or enumerated fields it fits; all of them when it fits
+ * none (what was received is then told by none, and every member is kept).
+ */
+function membersFor(contract: Contract, container: Schema, choice: Schema[], value: unknown): Schema[] {
+  const discriminator = container.discriminator as { propertyName?: string; mapping?: Record<string, string> } | undefined;
+  const tag = isObject(value) && discriminator?.propertyName ? value[discriminator.propertyName] : undefined;
+  const mapped = typeof tag === 'string' ? discriminator?.mapping?.[tag] : undefined;
+  const fitting = mapped ? choice.filter((member) => member.$ref === mapped) : choice.filter((member) => canBe(contract, member, value, 1));
+  return fitting.length > 0 ? fitting : choice;
+}
+
+/** Whether `value` fits `schema` by its types, constants, enumerations, required fields and (`depth` levels down) fields. */
+function canBe(contract: Contract, schema: Schema, value: unknown, depth: number, seen = new Set<Schema>()): boolean {
+  const resolved = contract.resolve(schema);
+  if (seen.has(resolved)) return true;
+  seen.add(resolved);
+  const types = resolved.type === undefined ? undefined : Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+  if (types && !typeAllowed(types, jsonType(value))) return false;
+  const same = (other: unknown) => JSON.stringify(other) === JSON.stringify(value);
+  if ('const' in resolved && !same(resolved.const)) return false;
+  if (Array.isArray(resolved.enum) && !resolved.enum.some(same)) return false;
+  if (isObject(value)) {
+    if ((resolved.required ?? []).some((key) => !Object.hasOwn(value, key))) return false;
+    const properties = resolved.properties ?? {};
+    if (resolved.additionalProperties === false && Object.keys(value).some((key) => !Object.hasOwn(properties, key))) return false;
+    if (depth > 0 && Object.entries(properties).some(([key, property]) => Object.hasOwn(value, key) && !canBe(contract, property, value[key], depth - 1))) return false;
+  }
+  return (resolved.allOf ?? []).every((part) => canBe(contract, part, value, depth, seen));
+}
 
 const declaresEnum = (schemas: Schema[]) => schemas.some((schema) => Array.isArray(schema.enum) || 'const' in schema);
 
@@ -50,15 +100,30 @@ function addFacts(facts: Map<string, Facts>, pointer: string, value: unknown): v
   else facts.set(pointer, factsOfValue(value));
 }
 
-/** Adds the fields of `value`, under `pointer`, read against `schema`, to `fields` (the components met, to `components`; each field's facts, to `facts`). */
-export function fieldsOf(contract: Contract, value: unknown, schema: Schema | undefined, fields: Fields = new Map(), pointer = '', components: Components = new Map(), facts?: Map<string, Facts>): Fields {
-  const shape = shapeOf(contract, schema);
+/**
+ * Adds the fields of `value`, under `pointer`, read against `schema`, to `fields` (the components met, to `components`:
+ * of a oneOf or anyOf, the members the value was; the named members it could have been, to `choices`; each field's
+ * facts, to `facts`).
+ */
+export function fieldsOf(
+  contract: Contract,
+  value: unknown,
+  schema: Schema | undefined,
+  fields: Fields = new Map(),
+  pointer = '',
+  components: Components = new Map(),
+  facts?: Map<string, Facts>,
+  choices?: Components,
+): Fields {
+  const shape = shapeOf(contract, schema, value);
   if (facts && value !== undefined) addFacts(facts, pointer, value);
-  if (shape.components.length > 0) {
-    const met = components.get(pointer);
-    if (met) for (const name of shape.components) met.add(name);
-    else components.set(pointer, new Set(shape.components));
-  }
+  const add = (into: Components, names: readonly string[]) => {
+    const met = into.get(pointer);
+    if (met) for (const name of names) met.add(name);
+    else into.set(pointer, new Set(names));
+  };
+  if (shape.components.length > 0) add(components, shape.components);
+  if (choices && shape.choices && shape.choices.length > 0) add(choices, shape.choices);
   if (pointer !== '') {
     const values = fields.get(pointer);
     const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -66,11 +131,11 @@ export function fieldsOf(contract: Contract, value: unknown, schema: Schema | un
   }
   if (Array.isArray(value)) {
     const items = shape.items();
-    for (const item of value) fieldsOf(contract, item, items, fields, `${pointer}/*`, components, facts);
+    for (const item of value) fieldsOf(contract, item, items, fields, `${pointer}/*`, components, facts, choices);
   } else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       const place = shape.field(key);
-      fieldsOf(contract, item, place.schema, fields, `${pointer}/${place.segment}`, components, facts);
+      fieldsOf(contract, item, place.schema, fields, `${pointer}/${place.segment}`, components, facts, choices);
     }
   }
   return fields;
@@ -92,6 +157,8 @@ export interface FieldPlace {
 export interface Shape {
   schemas: Schema[];
   components: string[];
+  /** Where the place is a oneOf or anyOf and its value known: the names of all its named members. */
+  choices?: string[];
   enumerated: boolean;
   items(): Schema | undefined;
   field(key: string): FieldPlace;
@@ -99,11 +166,44 @@ export interface Shape {
 
 const shapes = new WeakMap<Contract, WeakMap<Schema, Shape>>();
 
-export function shapeOf(contract: Contract, schema: Schema | undefined): Shape {
+/** Shapes narrowed to the members of a oneOf or anyOf a value was: by schema, then by the members kept. */
+const narrowedShapes = new WeakMap<Contract, WeakMap<Schema, Map<string, Shape>>>();
+
+/**
+ * The shape at a place (`value`: what was there): where the place is a oneOf or anyOf, of the members the value can be
+ * (`alternatives`), its `choices` every named member.
+ */
+export function shapeOf(contract: Contract, schema: Schema | undefined, value?: unknown): Shape {
+  const whole = wholeShapeOf(contract, schema);
+  if (value === undefined || !schema || !whole.schemas.some((each) => each.oneOf || each.anyOf)) return whole;
+  const names = new Set<string>();
+  const choices = new Set<string>();
+  const schemas = alternatives(contract, schema, new Set(), names, { value, choices });
+  if (schemas.length === whole.schemas.length) return whole.choices ? whole : Object.assign(whole, { choices: [...choices] });
+  let byContract = narrowedShapes.get(contract);
+  if (!byContract) narrowedShapes.set(contract, (byContract = new WeakMap()));
+  let bySchema = byContract.get(schema);
+  if (!bySchema) byContract.set(schema, (bySchema = new Map()));
+  const key = schemas.map((each) => whole.schemas.indexOf(each)).join(',');
+  let shape = bySchema.get(key);
+  if (!shape) bySchema.set(key, (shape = { ...shapeFrom(schemas, names), choices: [...choices] }));
+  return shape;
+}
+
+function wholeShapeOf(contract: Contract, schema: Schema | undefined): Shape {
   const known = schema && shapes.get(contract)?.get(schema);
   if (known) return known;
   const names = new Set<string>();
-  const schemas = alternatives(contract, schema, new Set(), names);
+  const shape = shapeFrom(alternatives(contract, schema, new Set(), names), names);
+  if (schema) {
+    let byContract = shapes.get(contract);
+    if (!byContract) shapes.set(contract, (byContract = new WeakMap()));
+    byContract.set(schema, shape);
+  }
+  return shape;
+}
+
+function shapeFrom(schemas: Schema[], names: Set<string>): Shape {
   let items: Schema | undefined | null = null;
   let map: FieldPlace | undefined | null = null;
   const declared = new Map<string, FieldPlace>();
@@ -114,7 +214,7 @@ export function shapeOf(contract: Contract, schema: Schema | undefined): Shape {
     items() {
       if (items === null) {
         const declaredItems = schemas.flatMap((each) => (each.items ? [each.items as Schema] : []));
-        items = declaredItems[0] ? { anyOf: declaredItems } : undefined;
+        items = declaredItems[0] ? merged(declaredItems) : undefined;
       }
       return items;
     },
@@ -123,22 +223,17 @@ export function shapeOf(contract: Contract, schema: Schema | undefined): Shape {
       if (place) return place;
       const found = schemas.flatMap((each) => (each.properties && Object.hasOwn(each.properties, key) ? [each.properties[key]!] : []));
       if (found.length > 0) {
-        const named = { segment: pointerSegment(key), schema: { anyOf: found }, declared: true };
+        const named = { segment: pointerSegment(key), schema: merged(found), declared: true };
         declared.set(key, named);
         return named;
       }
       if (map === null) {
         const maps = schemas.flatMap((each) => (isObject(each.additionalProperties) ? [each.additionalProperties as Schema] : []));
-        map = maps.length > 0 ? { segment: '*', schema: { anyOf: maps }, declared: false } : undefined;
+        map = maps.length > 0 ? { segment: '*', schema: merged(maps), declared: false } : undefined;
       }
       return map ?? { segment: pointerSegment(key), schema: undefined, declared: false };
     },
   };
-  if (schema) {
-    let byContract = shapes.get(contract);
-    if (!byContract) shapes.set(contract, (byContract = new WeakMap()));
-    byContract.set(schema, shape);
-  }
   return shape;
 }
 
@@ -147,11 +242,16 @@ export function shapeOf(contract: Contract, schema: Schema | undefined): Shape {
 const unescapeSegment = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The schemas declared at `pointer` (`/items/*\/title`) below `schema`, alternatives followed; empty when there is no such field. */
-export function schemasAt(contract: Contract, schema: Schema | undefined, pointer: string): Schema[] {
+export function schemasAt(contract: Contract, schema: Schema | undefined, pointer: string, value?: unknown): Schema[] {
   let here: Schema[] = schema ? [schema] : [];
+  // With the value there (an answer received), of each oneOf or anyOf on the way only the members it was; below an
+  // array's items, which may each be another, every member.
+  let current = value;
   for (const segment of pointer.split('/').slice(1).map(unescapeSegment)) {
     const next: Schema[] = [];
-    for (const each of here.flatMap((one) => alternatives(contract, one))) {
+    const of = current === undefined ? undefined : { value: current, choices: new Set<string>() };
+    current = segment !== '*' && isObject(current) ? current[segment] : undefined;
+    for (const each of here.flatMap((one) => alternatives(contract, one, new Set(), undefined, of))) {
       if (segment === '*') {
         if (each.items) next.push(each.items as Schema);
         if (isObject(each.additionalProperties)) next.push(each.additionalProperties as Schema);
@@ -180,12 +280,12 @@ export function requires(contract: Contract, schema: Schema | undefined, key: st
  * Whether every object holding the field at `pointer` below `schema` holds it: every schema of its parent, each
  * alternative of it, requires it (an array's item, a map's value: always, where there is one).
  */
-export function requiredInParent(contract: Contract, schema: Schema | undefined, pointer: string): boolean {
+export function requiredInParent(contract: Contract, schema: Schema | undefined, pointer: string, value?: unknown): boolean {
   const last = pointer.lastIndexOf('/');
   if (last < 0) return true;
   const key = unescapeSegment(pointer.slice(last + 1));
   if (key === '*') return true;
-  const parents = schemasAt(contract, schema, pointer.slice(0, last));
+  const parents = schemasAt(contract, schema, pointer.slice(0, last), value);
   return parents.length > 0 && parents.every((parent) => requires(contract, parent, key));
 }
 
@@ -209,12 +309,15 @@ export function declaredTypes(contract: Contract, schemas: Schema[]): string[] |
 /** Whether a value of JSON type `type` is one of `types` (an `integer` is a `number`). */
 export const typeAllowed = (types: readonly string[], type: string) => types.includes(type) || (type === 'integer' && types.includes('number'));
 
-/** What the contract promises of a received field at `pointer` below the answer's `schema` (usage-format.ts, `Promised`). */
-export function promiseAt(contract: Contract, schema: Schema | undefined, pointer: string): Promised {
-  const schemas = schemasAt(contract, schema, pointer);
+/**
+ * What the contract promises of a received field at `pointer` below the answer's `schema` (usage-format.ts,
+ * `Promised`); with `value`, the answer received, of the alternatives it was (`schemasAt`).
+ */
+export function promiseAt(contract: Contract, schema: Schema | undefined, pointer: string, value?: unknown): Promised {
+  const schemas = schemasAt(contract, schema, pointer, value);
   const all = schemas.flatMap((each) => alternatives(contract, each));
   const promise: Promised = {};
-  if (requiredInParent(contract, schema, pointer)) promise.required = true;
+  if (requiredInParent(contract, schema, pointer, value)) promise.required = true;
   const types = declaredTypes(contract, schemas);
   if (types) promise.types = types;
   const one = <K extends 'format' | 'minimum' | 'maximum' | 'maxLength'>(key: K) => {
@@ -337,14 +440,16 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
   if (exchange.response) {
     const components: Components = new Map();
     const facts = new Map<string, Facts>();
+    const choices: Components = new Map();
     const schema = responseSchema(contract, exchange.operation, exchange.status, exchange.response.mediaType);
-    const fields = fieldsOf(contract, exchange.response.body, schema, new Map(), '', components, facts);
+    const fields = fieldsOf(contract, exchange.response.body, schema, new Map(), '', components, facts, choices);
     answered.present = [...fields.keys()].sort();
     if (answered.present.length > 0) {
       answered.facts = Object.fromEntries(answered.present.flatMap((pointer) => (facts.has(pointer) ? [[pointer, facts.get(pointer)!]] : [])));
-      answered.promised = Object.fromEntries(answered.present.map((pointer) => [pointer, promiseAt(contract, schema, pointer)]));
+      answered.promised = Object.fromEntries(answered.present.map((pointer) => [pointer, promiseAt(contract, schema, pointer, exchange.response!.body)]));
     }
     if (components.size > 0) answered.schemas = listed(components);
+    if (choices.size > 0) answered.choices = listed(choices);
     const values = Object.fromEntries([...fields].flatMap(([pointer, seen]) => (seen ? [[pointer, sorted(seen)!]] : [])));
     if (Object.keys(values).length > 0) answered.values = values;
   }

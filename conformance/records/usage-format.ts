@@ -48,8 +48,10 @@ export interface ResponseUsage {
   read?: string[];
   /** Values received of enumerated response fields, by pointer. */
   values?: Record<string, (string | number | boolean)[]>;
-  /** The component schemas the contract declares at each pointer (`/items/*`: `Space`), to place a change of one. */
+  /** The component schemas the contract declares at each pointer (`/items/*`: `Space`), to place a change of one; of a oneOf or anyOf, the members the answer was. */
   schemas?: Record<string, string[]>;
+  /** At each pointer that is a oneOf or anyOf: the names of every named member the contract declared there, whichever the answer was. */
+  choices?: Record<string, string[]>;
   /** The facts of each field received, by pointer (version 2). */
   facts?: Record<string, Facts>;
   /** What the contract promised of each field received, by pointer (version 2). */
@@ -174,6 +176,8 @@ function mergeResponse(into: ResponseUsage, from: ResponseUsage): void {
   if (values) into.values = values;
   const schemas = mergeLists(into.schemas, from.schemas);
   if (schemas) into.schemas = schemas;
+  const choices = mergeLists(into.choices, from.choices);
+  if (choices) into.choices = choices;
   const facts = mergeFactMaps(into.facts, from.facts);
   if (facts) into.facts = facts;
   const promised = mergePromised(into.promised, from.promised);

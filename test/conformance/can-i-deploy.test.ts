@@ -93,6 +93,27 @@ test('a record made against a release is judged as the change from that release:
   expect(await deploy('--usage', reader, '--contract', files.noTitle, '--base', files.released)).toMatchObject({ code: 1, out: expect.stringContaining(`✗ 1 break (the change from ${files.released}, which its record was made against)`) });
 });
 
+test('with the base, a break only the record judged against the contract alone shows is a break, saying which judgement found it', async () => {
+  // A record of the release that also received `/legacy`, which no contract here has: the base already failed it.
+  const legacy = JSON.parse(readFileSync(reader, 'utf8')) as { consumer: { name: string }; operations: { updateSpace: { responses: Record<string, { present: string[] }> } } };
+  legacy.consumer.name = 'legacy';
+  legacy.operations.updateSpace.responses['200 application/json']!.present.push('/legacy');
+  const file = path.join(scratch, 'legacy.json');
+  writeFileSync(file, JSON.stringify(legacy));
+  expect(await deploy('--usage', file, '--contract', files.released, '--releases', releases)).toEqual({
+    code: 1,
+    out: [
+      '✗ updateSpace: response field /legacy (200 application/json), which its code received, is gone (found by its record judged against the contract alone; it breaks against the base too: the base already failed it)',
+      `can-i-deploy: legacy cannot deploy against ${files.released}: ✗ 1 break ${judgedAgainst}`,
+      '',
+    ].join('\n'),
+    err: '',
+  });
+  // Where the change breaks the operation too, its break is the one named.
+  const gone = await deploy('--usage', file, '--contract', files.noTitle, '--releases', releases);
+  expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual(['✗ updateSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)']);
+});
+
 test('an enumeration that lost a value a consumer sent breaks that consumer alone', async () => {
   const locked = await deploy('--usage', locker, '--contract', files.noLocked, '--releases', releases);
   expect(locked.code).toBe(1);

@@ -126,6 +126,22 @@ describe('a call recorded', () => {
     expect(members.responses['200 application/json']!.read).toEqual(['/items', '/items/*', '/items/*/role', '/next', '/next/page']);
   });
 
+  test('an answer that was one alternative of a oneOf records that alternative, and the alternatives it could have been', async () => {
+    const folder = newFolder();
+    const document = structuredClone(loadContract().document) as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
+    // getOrganization's answer: an organization, or a team (which no organization can be: it requires `members`).
+    document.components.schemas.Team = { type: 'object', required: ['members'], properties: { id: { type: 'integer' }, members: { type: 'integer' } } };
+    document.paths['/v1/orgs/{organizationId}']!.get!.responses['200']!.content['application/json']!.schema = { oneOf: [{ $ref: '#/components/schemas/Organization' }, { $ref: '#/components/schemas/Team' }] };
+    const docs = recordingClient(plain(), { folder, consumer, contract: document as never });
+    const { data } = await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } });
+    expect(typeof data?.id).toBe('string');
+    const answer = recordIn(folder).operations.getOrganization!.responses['200 application/json']!;
+    expect(answer.schemas?.['']).toEqual(['Organization']);
+    expect(answer.choices).toEqual({ '': ['Organization', 'Team'] });
+    // What was promised of `id` is the organization's string, not also the team's integer.
+    expect(answer.promised?.['/id']?.types).toEqual(['string']);
+  });
+
   test('an operation the contract given does not have is not recorded, and said once', async () => {
     const folder = newFolder();
     const document = structuredClone(loadContract().document);

@@ -1,4 +1,4 @@
-// Pact files read as usage records (conformance/pact-record.ts) through the real commands: a pact file, a folder of
+// Pact files read as usage records (conformance/records/pact-record.ts) through the real commands: a pact file, a folder of
 // pacts and a URL serving one, in Pact 2, 3 and 4, to the gate's --consumers, both forms of can-i-deploy (with --base
 // and without) and usage merge (a pact merged with a native record); an interaction matching no operation named, a
 // message left out and said; each specification's forms. Every corpus case as a pact: consumer-corpus.test.ts.
