@@ -128,20 +128,25 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
     const files = documents();
     const removed = await gate(files, 'fieldRemoved');
     expect(removed.output).toContain('It breaks proxy-consumer (getSpace: response field /urls received (200 application/json)).');
-    expect([...new Set(removed.output.match(NAMES))]).toEqual(['proxy-consumer']);
+    // The findings name the consumers they break; then every consumer's own verdict (breaking/report.ts, CONSUMERS_HEADING).
+    const findingsOf = (output: string) => output.split('Consumers, each judged by the change')[0]!;
+    expect([...new Set(findingsOf(removed.output).match(NAMES))]).toEqual(['proxy-consumer']);
+    expect(removed.output).toMatch(/^ {2}proxy-consumer: breaks\b/m);
+    expect(removed.output).not.toMatch(/^ {2}(client|harness)-consumer: breaks\b/m);
     expect(namedInJson((await gate(files, 'fieldRemoved', 'json')).output)).toEqual(['proxy-consumer']);
     expect((await gate(files, 'fieldRemoved', 'github')).output).toMatch(/^::error .*It breaks proxy-consumer \(getSpace: response field \/urls received \(200 application\/json\)\)\./m);
 
     const unused = await gate(files, 'operationRemoved');
     expect(unused.code).toBe(1);
     expect(unused.output).toContain('It breaks no known consumer.');
-    expect(unused.output.match(NAMES)).toBeNull();
+    expect(findingsOf(unused.output).match(NAMES)).toBeNull();
+    expect(unused.output).not.toMatch(/^ {2}[a-z-]+-consumer: breaks\b/m);
     expect(namedInJson((await gate(files, 'operationRemoved', 'json')).output)).toEqual([]);
     expect((await gate(files, 'operationRemoved', 'github')).output).toMatch(/^::error .*It breaks no known consumer\./m);
 
     const added = await gate(files, 'enumValueAdded');
     expect(added.output).toContain('Warning for consumers: client-consumer (getOrganization: response field /type read (200 application/json)).');
-    expect([...new Set(added.output.match(NAMES))]).toEqual(['client-consumer']);
+    expect([...new Set(findingsOf(added.output).match(NAMES))]).toEqual(['client-consumer']);
     expect(namedInJson((await gate(files, 'enumValueAdded', 'json')).output)).toEqual(['client-consumer']);
     expect((await gate(files, 'enumValueAdded', 'github')).output).toMatch(/^::warning .*Warning for consumers: client-consumer/m);
   }, 300_000);
