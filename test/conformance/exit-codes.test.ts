@@ -1,6 +1,6 @@
 // The runner's exit codes are told in two places, the command's --help and conformance/README.md (the project's README
 // points there): each says the same, code by code, word for word (Markdown's emphasis and code marks aside). The
-// proxy's, in `proxy --help` and conformance/README.md's "Proxy" section, likewise.
+// proxy's, in `proxy --help` and conformance/proxy/README.md, likewise.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,9 +49,9 @@ test('--help and conformance/README.md say the same about each exit code', () =>
   expect(markdownCodes('conformance/README.md')).toEqual(fromHelp);
 });
 
-test("the proxy's --help and conformance/README.md say the same about each of its exit codes", () => {
+test("the proxy's --help and conformance/proxy/README.md say the same about each of its exit codes", () => {
   const help = execFileSync(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', 'proxy', '--help'], { cwd: repoRoot, encoding: 'utf8' });
   const fromHelp = helpCodes(help);
   expect(Object.keys(fromHelp)).toEqual(['0', '1', '2', '3', 'N']);
-  expect(markdownCodes('conformance/README.md', '| Exit code | When |')).toEqual(fromHelp);
+  expect(markdownCodes('conformance/proxy/README.md', '| Exit code | When |')).toEqual(fromHelp);
 });
