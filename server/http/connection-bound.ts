@@ -1,8 +1,8 @@
 // What one connection may hold (server/docs/limits.md, "Requests pipelined on one connection"): at most
-// PIPELINE_LIMITS.requests of its requests received and not answered whole, served one at a time (the next once the
-// answer before is written, as nginx and Go's net/http do); one past them closes the connection, its answers not
-// written dropped; a connection whose client reads nothing for PIPELINE_LIMITS.unreadMs is closed. What it counts tells
-// a shutdown the requests in flight. Why node:http does not bound it: `boundConnections` below.
+// PIPELINE_LIMITS.requests of its requests received and not answered whole, served one at a time; one past them closes
+// the connection, and what it sent is parsed a slice at a time so that little past them is; a client that reads
+// nothing for PIPELINE_LIMITS.unreadMs is closed. What it counts tells a shutdown the requests in flight. Why node:http
+// does not bound it: `boundConnections` below.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -14,12 +14,18 @@ export const PIPELINE_LIMITS = Object.freeze({
    * no answer written whole and no write drained meanwhile: closed past it, checked every quarter of it.
    */
   unreadMs: 30_000,
+  /**
+   * Bytes of what a connection sent handed to node's parser at once: a request past the bound closes the connection
+   * within the slice that holds it, so the requests parsed past the bound are those of one slice at most.
+   */
+  sliceBytes: 4096,
 });
 
 const OPEN = Symbol('requests open');
 const WAITING = Symbol('requests waiting');
 const PROGRESS = Symbol('last progress');
 const LAST = Symbol('last answer');
+const PARSE = Symbol('node:http parser');
 
 type Serve = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -31,6 +37,8 @@ interface Counted extends Socket {
   [PROGRESS]: number;
   /** The answer of the connection's last request received (what a shutdown makes end the connection). */
   [LAST]?: ServerResponse;
+  /** node:http's 'data' listener, which parses what it is given: fed a slice at a time (`boundConnections`). */
+  [PARSE]?: (chunk: Buffer) => void;
 }
 
 /** The connection's writes drained: the client reads. */
@@ -61,11 +69,20 @@ export interface ConnectionsInFlight {
  * Why here and not in node:http: node's server parses every request of the chunk it read from a connection (up to 64
  * KiB, a thousand small requests) before it looks whether the connection's answers are being read, and answers all of
  * them; it stops reading the connection only after that chunk. A client that pipelines thousands of requests and reads
- * nothing made the server keep every answer: megabytes per connection. Node's public API cannot stop the parser within
- * a chunk (socket.pause() takes effect after it), so a request past the bound closes its connection at once: a client
- * that pipelines is told by the closed connection to send again what was not answered (RFC 9112, 9.3.2).
+ * nothing made the server keep every answer: megabytes per connection. So a request past the bound closes its
+ * connection at once: a client that pipelines is told by the closed connection to send again what was not answered
+ * (RFC 9112, 9.3.2). And since node's parser cannot be stopped within what it was given (socket.pause() takes effect
+ * after it), it is given a slice of `sliceBytes` at a time: its 'data' listener, which parses, is called by this one
+ * with each slice in turn (Readable's API; node:http then reads the socket in JavaScript, as it does under TLS), no
+ * further once the connection is closed, and what is left is put back (`unshift`) once node paused the socket. A
+ * connection past the bound so costs its requests up to the bound and one slice's, not a chunk's thousand: each
+ * request parsed is also a request aborted, with an error and its stack, when its connection closes.
  */
-export function boundConnections(server: Server, serve: Serve, limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS): ConnectionsInFlight {
+export function boundConnections(
+  server: Server,
+  serve: Serve,
+  limits: { requests: number; unreadMs: number; sliceBytes: number } = PIPELINE_LIMITS,
+): ConnectionsInFlight {
   /** Requests received and not answered whole, over every connection. */
   let open = 0;
   /** Set once a shutdown began: every connection ends with its last answer. */
@@ -101,9 +118,30 @@ export function boundConnections(server: Server, serve: Serve, limits: { request
     if (next !== undefined && !socket.destroyed) serve(next[0], next[1]);
     settled();
   }
+  /** What the connection read, handed to node's parser a slice at a time (above): while it is open and not paused. */
+  function feed(this: Counted, chunk: Buffer): void {
+    const parse = this[PARSE]!;
+    const size = limits.sliceBytes;
+    if (chunk.length <= size) return parse(chunk);
+    for (let at = 0; at < chunk.length; at += size) {
+      if (this.destroyed) return;
+      if (this.isPaused()) {
+        this.unshift(chunk.subarray(at));
+        return;
+      }
+      parse(chunk.subarray(at, at + size));
+    }
+  }
   const sockets = new Set<Counted>();
   server.on('connection', (socket: Socket) => {
     const counted = socket as Counted;
+    const parsers = socket.listeners('data');
+    if (parsers.length === 1) {
+      counted[PARSE] = parsers[0] as (chunk: Buffer) => void;
+      // Added before node's is removed, so that the socket keeps flowing.
+      socket.on('data', feed);
+      socket.removeListener('data', counted[PARSE]);
+    }
     counted[OPEN] = 0;
     counted[PROGRESS] = Date.now();
     sockets.add(counted);
