@@ -236,7 +236,7 @@ export async function pipeliningPart(settings: BenchSettings): Promise<void> {
         }
         if (builds.length === 2) {
           const ratios = (key: 'p99Ms' | 'slowestMs' | 'backMs') =>
-            figures.get('this')!.map((mine, run) => (figures.get('baseline')![run]![key] / Math.max(1, mine[key])).toFixed(1)).join(' ');
+            figures.get('this')!.map((mine, run) => (mine[key] === 0 ? `${figures.get('baseline')![run]![key]}/0` : (figures.get('baseline')![run]![key] / mine[key]).toFixed(1))).join(' ');
           console.log(`${' '.repeat(19)}baseline/this, each run: p99 ${ratios('p99Ms')}; slowest ${ratios('slowestMs')}; back ${ratios('backMs')}`);
         }
       }
