@@ -135,6 +135,8 @@ export function boundConnections(
   const sockets = new Set<Counted>();
   server.on('connection', (socket: Socket) => {
     const counted = socket as Counted;
+    // node:http's listener, the socket's only one (a Node that parsed otherwise would leave the chunks whole: the
+    // tests that count the requests parsed past the bound would fail).
     const parsers = socket.listeners('data');
     if (parsers.length === 1) {
       counted[PARSE] = parsers[0] as (chunk: Buffer) => void;
