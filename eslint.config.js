@@ -117,12 +117,12 @@ export const REPOSITORY_LAYERS = [
   { folder: 'bench', role: 'the benchmarks (`npm run bench`) and timing tools', imports: ['scripts', 'release', 'breaking', 'server', 'conformance', 'compare', 'client', 'generated'] },
   { folder: 'scripts', role: 'build, generate, check, scaffold and the development loop', imports: ['release', 'breaking', 'server', 'conformance', 'compare', 'client', 'spec-rules', 'generated'] },
   { folder: 'release', role: 'releases: release notes, the changelog, the release command, packing, publishing, the upgrade check and its fixtures', imports: ['breaking', 'server', 'conformance', 'compare', 'client', 'generated'] },
+  { folder: 'spec-rules', role: "the contract's TypeSpec linter rules (breaking-change runs the gate's code, bundled)", imports: ['breaking'] },
   { folder: 'breaking', role: 'the breaking-change gate (it judges consumers by their usage records with conformance\'s judgement)', imports: ['conformance', 'compare', 'generated'] },
   { folder: 'server', role: 'the reference server and its test harness', imports: ['conformance', 'client', 'generated'] },
   { folder: 'conformance', role: 'the conformance runner, its proxy, usage records and can-i-deploy (which judges a change with the comparison)', imports: ['compare', 'client', 'generated'] },
   { folder: 'compare', role: 'the comparison of two OpenAPI documents and its rules, shared by the gate and can-i-deploy', imports: [] },
   { folder: 'client', role: 'the typed client', imports: ['generated'] },
-  { folder: 'spec-rules', role: "the contract's TypeSpec linter rules", imports: [] },
   { folder: 'generated', role: 'what `npm run generate` writes from spec/', imports: [] },
 ];
 

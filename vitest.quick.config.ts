@@ -21,6 +21,7 @@ export default defineConfig({
       'test/server/caller.test.ts',
       'test/server/postgres-writes.test.ts',
       'test/server/postgres-connections.test.ts',
+      'test/server/postgres-traffic.test.ts',
       'test/server/store-schema.test.ts',
       'test/server/instances.test.ts',
       'test/server/job-instances.test.ts',

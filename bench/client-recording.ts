@@ -1,10 +1,10 @@
-// The `client` part: what the typed client's recording mode (conformance/recording.ts) adds to a call, against the
+// The `client` part: what the typed client's recording mode (conformance/records/recording.ts) adds to a call, against the
 // plain client in the same run, their calls interleaved, on a server in this process. Off, `recordingClient` is the
 // plain client itself, which the part checks and says. More: bench/README.md.
 //   npx tsx bench/client-recording.ts        BENCH_PARTS=client npm run bench
 import { fileURLToPath } from 'node:url';
 import { createDocsClient, type DocsClient } from '../client/index.ts';
-import { flushUsage, recordingClient } from '../conformance/recording.ts';
+import { flushUsage, recordingClient } from '../conformance/records/recording.ts';
 import { readConfig } from '../server/common/config.ts';
 import { startServer } from '../server/start/server.ts';
 import { removeTemporary, temporaryDirectory } from './cleanup.ts';

@@ -1,6 +1,6 @@
 // `npm run bench:guard`: this checkout's server against another build's (`main` as committed, or GUARD_BASE=<commit>),
 // interleaved in one run (the bench's `guard` part): per request, req/s and server CPU against it and against Express
-// answering the same bytes; exit 1 when a request is slower beyond the spread (docs/development.md, "Before a change to
+// answering the same bytes; exit 1 when a request is slower in every run (docs/development.md, "Before a change to
 // the request path"). The other build is exported from git into a temporary folder, its dependencies this checkout's
 // when the lockfile is the same (else npm ci), and built there; BENCH_* variables apply as to the bench.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runsNeeded } from './against-baseline.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const base = process.env.GUARD_BASE || 'main';
@@ -32,7 +33,7 @@ try {
     ...process.env,
     BENCH_PARTS: 'guard',
     BENCH_BASELINE: folder,
-    BENCH_RUNS: process.env.BENCH_RUNS || '3',
+    BENCH_RUNS: process.env.BENCH_RUNS || String(runsNeeded((process.env.BENCH_REQUESTS || GUARDED.join(',')).split(',').length)),
     BENCH_SECONDS: process.env.BENCH_SECONDS || '3',
     BENCH_REQUESTS: process.env.BENCH_REQUESTS || GUARDED.join(','),
   };

@@ -1,4 +1,4 @@
-// The cost and the findings of the validating proxy (`docs-conformance proxy`, conformance/proxy.ts) beside Prism's
+// The cost and the findings of the validating proxy (`docs-conformance proxy`, conformance/proxy/proxy.ts) beside Prism's
 // proxy (`prism proxy`): `npx tsx bench/proxy.ts`. Overhead: the reference server loaded directly and through each
 // proxy, interleaved; findings: the same seeded mistakes through both. What it sends and prints, and its settings:
 // bench/README.md; its figures: docs/performance-harness-and-proxy.md.
@@ -8,7 +8,7 @@ import { Agent, createServer, type IncomingMessage, request, type Server } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ProxyReport } from '../conformance/proxy-report.ts';
+import type { ProxyReport } from '../conformance/proxy/proxy-report.ts';
 import { leadsGroup, removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
 import { buildConformance, CONFORMANCE_BIN } from '../scripts/build-conformance.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';

@@ -357,7 +357,7 @@ function spreadOverRuns(runsOf: (request: BenchRequest, target: Target) => Measu
 /**
  * The guard part (`npm run bench:guard`, bench/guard.ts): this build's server and BENCH_BASELINE's, both as `npm start`
  * runs them (validation on), and Express answering the same bytes, interleaved; then `againstBaseline`. Exits 1 when a
- * request is slower beyond the spread.
+ * request is slower than the baseline in every run.
  */
 async function guardRates(): Promise<void> {
   if (!settings.baseline) throw new Error('the guard part compares with another build: set BENCH_BASELINE');

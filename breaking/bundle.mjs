@@ -9,8 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = path.resolve(fileURLToPath(import.meta.url), '../..');
 
-/** The commands bundled: name → entry point. */
-export const ENTRIES = { check: 'breaking/check.ts' };
+/** The commands bundled, and the gate as the contract's linter rule loads it (`live`): name → entry point. */
+export const ENTRIES = { check: 'breaking/check.ts', live: 'breaking/live.ts' };
 
 export function bundlePaths(name, at = root) {
   return { output: path.join(at, 'dist', `breaking-${name}.mjs`), manifest: path.join(at, 'dist', `breaking-${name}.json`) };

@@ -14,9 +14,11 @@ import { FAIL_ON, evaluateGate, parseVersion, type FailOn } from './gate.ts';
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
 import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
-import { readUsageRecords } from '../conformance/usage-sources.ts';
+import { readUsageSources, withPactsRead, type NamedSource } from '../conformance/records/usage-sources.ts';
+import { mergeByConsumer } from '../conformance/records/usage-merge.ts';
+import type { UsageRecord } from '../conformance/records/usage-format.ts';
 import { judgeByConsumers } from './consumers.ts';
-import { loadContract, type OpenApiDocument } from '../conformance/contract.ts';
+import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
@@ -38,10 +40,11 @@ Options:
                                  implementation (default): also on what breaks implementations;
                                  warning: also on warnings; consumers: only on what breaks a known consumer
                                  (--consumers), every finding still reported
-  --consumers <folder|file|URL>  consumers' usage records (docs/contract-consumers.md), a folder of them, a file or an
-                                 http(s) URL; repeat for more: each finding names the consumers it breaks, or says
+  --consumers <folder|file|URL>  consumers' usage records or Pact files (docs/contract-consumers.md; a pact is read
+                                 against the base), a folder of them, a file or an http(s) URL; repeat for more: each finding names the consumers it breaks, or says
                                  it breaks none, and those it warns, by what each record shows it sent, received
-                                 and read (the judgement can-i-deploy makes)
+                                 and read (the judgement can-i-deploy makes); then each consumer's verdict, with
+                                 its record judged against the revision alone too
   --format <format>              text (default), json, markdown, junit, sarif, or github (workflow annotations)
   --json                         the same as --format json
   -h, --help                     this text
@@ -82,13 +85,16 @@ const failOn = (failOnConsumers ? 'implementation' : (values['fail-on'] ?? 'impl
 if (!FAIL_ON.includes(failOn)) fail(`--fail-on ${String(values['fail-on'])}: expected one of ${[...FAIL_ON, 'consumers'].join(', ')}`);
 const consumerSources = (values.consumers as string[] | undefined) ?? [];
 if (failOnConsumers && consumerSources.length === 0) fail('--fail-on consumers needs --consumers: the usage records of the consumers');
-let records: Awaited<ReturnType<typeof readUsageRecords>> = [];
-try {
-  records = await readUsageRecords(consumerSources, (consumer, sources) => void process.stderr.write(`check:breaking: --consumers: ${consumer}'s ${sources.length} records merged into one (${sources.join(', ')})\n`));
-} catch (error) {
-  // Bad input, not a misuse of the options: one line naming the record, without the usage text.
+/** Bad input, not a misuse of the options: one line naming the record, without the usage text. */
+function badRecord(error: unknown): never {
   process.stderr.write(`check:breaking: --consumers: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);
+}
+let sources: NamedSource[] = [];
+try {
+  sources = await readUsageSources(consumerSources);
+} catch (error) {
+  badRecord(error);
 }
 
 const where = locations();
@@ -207,8 +213,19 @@ const verdict = evaluateGate(findings, {
 });
 
 // The consumers each finding breaks or warns (--consumers): named in its message, in every format, and in the JSON
-// entry; --fail-on consumers fails only on what breaks one.
-if (consumerSources.length > 0) judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument));
+// entry; each consumer's verdict, with its record judged against the revision alone too; --fail-on consumers fails
+// only on what breaks one. A Pact file is read against the base: the contract the change starts from, whose
+// operations the findings name.
+if (consumerSources.length > 0) {
+  let records: UsageRecord[] = [];
+  try {
+    const named = withPactsRead(sources, () => loadContract(base.document as OpenApiDocument), (line) => void process.stderr.write(`check:breaking: --consumers: ${line}\n`));
+    records = mergeByConsumer(named, (consumer, merged) => void process.stderr.write(`check:breaking: --consumers: ${consumer}'s ${merged.length} records merged into one (${merged.join(', ')})\n`));
+  } catch (error) {
+    badRecord(error);
+  }
+  judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument), loadContract(base.document as OpenApiDocument));
+}
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line
 // (for what was removed, the line in the base document, when it is a file).

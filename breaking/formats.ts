@@ -7,6 +7,8 @@ import type { Judged, Verdict } from './gate.ts';
 import type { SourceLocation } from './locate.ts';
 import {
   consequence,
+  consumerBlocks,
+  CONSUMERS_HEADING,
   declarationsToAdd,
   groupOf,
   plural,
@@ -66,6 +68,11 @@ export function formatMarkdown(verdict: Verdict, options: ReportOptions): string
       }
     }
   }
+  const consumers = consumerBlocks(verdict);
+  if (consumers.length > 0) {
+    lines.push('', `### ${CONSUMERS_HEADING}`, '', '| Consumer | Why |', '|---|---|');
+    for (const block of consumers) lines.push(`| ${block.fails ? '**FAILS** ' : ''}${cell(block.head)} | ${block.lines.map(cell).join('<br>') || 'nothing it uses changed'} |`);
+  }
   for (const declaration of verdict.stale) lines.push('', staleLine(declaration, options.declarationsFile));
   for (const problem of verdict.problems) lines.push('', `Problem: ${problem}`);
   lines.push('', summaryLine(verdict));
@@ -117,6 +124,15 @@ export function formatJunit(verdict: Verdict, options: ReportOptions): string {
         : `    <testcase ${attributes}>\n      <system-out>${xml(details)}</system-out>\n    </testcase>`,
     );
   }
+  for (const block of consumerBlocks(verdict)) {
+    const attributes = `classname="check:breaking.consumers" name="${xml(block.head)}"`;
+    const details = xml([`${CONSUMERS_HEADING}: ${block.head}`, ...block.lines].join('\n'));
+    cases.push(
+      block.fails
+        ? `    <testcase ${attributes}>\n      <failure type="consumer" message="${xml(block.head)}">${details}</failure>\n    </testcase>`
+        : `    <testcase ${attributes}>\n      <system-out>${details}</system-out>\n    </testcase>`,
+    );
+  }
   for (const declaration of verdict.stale) {
     const message = staleLine(declaration, options.declarationsFile);
     cases.push(
@@ -127,7 +143,7 @@ export function formatJunit(verdict: Verdict, options: ReportOptions): string {
     cases.push(`    <testcase classname="check:breaking.versions" name="${xml(problem)}">\n      <failure type="version" message="${xml(problem)}">${xml(problem)}</failure>\n    </testcase>`);
   }
   if (cases.length === 0) cases.push(`    <testcase classname="check:breaking" name="no difference"/>`);
-  const failures = verdict.undeclared.length + verdict.stale.length + verdict.problems.length;
+  const failures = verdict.undeclared.length + verdict.stale.length + verdict.problems.length + consumerBlocks(verdict).filter((block) => block.fails).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="check:breaking" tests="${cases.length}" failures="${failures}">`,
@@ -200,6 +216,10 @@ export function formatSarif(verdict: Verdict, options: ReportOptions & { fallbac
             executionSuccessful: true,
             exitCode: verdict.passed ? 0 : 1,
             toolExecutionNotifications: [
+              ...consumerBlocks(verdict).map((block) => ({
+                level: block.verdict === 'breaks' ? 'error' : block.verdict === 'untouched' ? 'note' : 'warning',
+                message: { text: [`${CONSUMERS_HEADING}: ${block.head}`, ...block.lines].join('\n') },
+              })),
               ...verdict.stale.map((declaration) => ({ level: 'error', message: { text: staleLine(declaration, options.declarationsFile) } })),
               ...verdict.problems.map((problem) => ({ level: 'error', message: { text: problem } })),
             ],
@@ -244,6 +264,10 @@ export function formatGithub(verdict: Verdict, options: ReportOptions & { fallba
       ...(entry.declaration ? [`Declared: ${entry.declaration.reason}`] : []),
     ].join('\n');
     lines.push(`::${GITHUB_LEVEL[level(entry)]} ${properties}::${commandData(message)}`);
+  }
+  for (const block of consumerBlocks(verdict)) {
+    const kind = block.verdict === 'breaks' ? 'error' : block.verdict === 'untouched' ? 'notice' : 'warning';
+    lines.push(`::${kind} title=${commandProperty(`check:breaking consumer ${block.consumer}`)}::${commandData([`${CONSUMERS_HEADING}: ${block.head}`, ...block.lines].join('\n'))}`);
   }
   for (const declaration of verdict.stale) lines.push(`::error title=check%3Abreaking stale declaration::${commandData(staleLine(declaration, options.declarationsFile))}`);
   for (const problem of verdict.problems) lines.push(`::error title=check%3Abreaking version::${commandData(problem)}`);

@@ -109,8 +109,25 @@ export interface Judged {
   fails: boolean;
 }
 
+/**
+ * One consumer's verdict (`--consumers`): the change judgement and its record judged against the revision alone,
+ * merged (conformance/judgement/judgement.ts, `mergeJudgements`); each break with the judgement that found it.
+ */
+export interface ConsumerOutcome {
+  consumer: string;
+  verdict: 'breaks' | 'warns' | 'untouched';
+  /** Each break: its line (operation, finding or what the revision no longer accepts or guarantees, evidence; the judgement that found it, when the record alone did). */
+  breaks: { operationId: string; line: string; by: 'change' | 'record'; alreadyAtBase?: boolean }[];
+  warnings: { operationId: string; line: string; by: 'change' | 'record' }[];
+  notes: string[];
+  /** Whether it fails the gate: with `--fail-on consumers`, a break no finding accounts for (the record alone found it). */
+  fails: boolean;
+}
+
 export interface Verdict {
   judged: Judged[];
+  /** With `--consumers`: each consumer's verdict, by both judgements. */
+  consumers?: ConsumerOutcome[];
   /** Findings at or above the threshold that nothing allows: they fail the gate. */
   undeclared: Finding[];
   /** Declarations that match no finding. */

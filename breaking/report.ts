@@ -114,9 +114,28 @@ export function failureReasons(verdict: Verdict): string {
     if (by('warning') > 0) parts.push(plural(by('warning'), 'warning'));
     reasons.push(`${plural(verdict.undeclared.length, 'undeclared breaking change')} (${parts.join(', ')})`);
   }
+  const brokenAlone = (verdict.consumers ?? []).filter((outcome) => outcome.fails).length;
+  if (brokenAlone > 0) reasons.push(`${plural(brokenAlone, 'consumer')} broken by what no change shows (its record judged against the revision alone)`);
   if (verdict.stale.length > 0) reasons.push(plural(verdict.stale.length, 'stale declaration'));
   if (verdict.problems.length > 0) reasons.push(plural(verdict.problems.length, 'version problem'));
   return reasons.join(', ');
+}
+
+/** The heading of the consumers' verdicts, in every format. */
+export const CONSUMERS_HEADING = 'Consumers, each judged by the change and by its record against the revision alone';
+
+/**
+ * Each consumer's verdict (`--consumers`): `name: breaks`, then a line per break (`✗`) and warning (`!`), a break
+ * the record alone found saying so; every format shows these.
+ */
+export function consumerBlocks(verdict: Verdict): { consumer: string; verdict: string; fails: boolean; head: string; lines: string[] }[] {
+  return (verdict.consumers ?? []).map((outcome) => ({
+    consumer: outcome.consumer,
+    verdict: outcome.verdict,
+    fails: outcome.fails,
+    head: `${outcome.consumer}: ${outcome.verdict}`,
+    lines: [...outcome.breaks.map((use) => `✗ ${use.line}`), ...outcome.warnings.map((use) => `! ${use.line}`), ...outcome.notes.map((note) => `note: ${note}`)],
+  }));
 }
 
 export function summaryLine(verdict: Verdict): string {
@@ -180,6 +199,10 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
     const owners = new Set(entries.map((entry) => groupOf(entry.finding).key)).size;
     lines.push(`  ${severities} ${rule}: ${plural(entries.length, 'more finding')} in ${plural(owners, 'operation or component', 'operations or components')}`);
   }
+
+  const consumers = consumerBlocks(verdict);
+  if (consumers.length > 0) lines.push('', `${CONSUMERS_HEADING}:`);
+  for (const block of consumers) lines.push(`  ${block.head}${block.fails ? ' (fails the gate)' : ''}`, ...block.lines.map((line) => `      ${line}`));
 
   for (const declaration of verdict.stale) lines.push('', staleLine(declaration, options.declarationsFile));
   for (const problem of verdict.problems) lines.push('', `PROBLEM: ${problem}`);

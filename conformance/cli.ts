@@ -5,13 +5,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { canIDeployMain } from './can-i-deploy-command.ts';
-import { consumerIdentity } from './consumer.ts';
-import { reportJunit } from './junit.ts';
-import type { PropertyOptions } from './property/phase.ts';
-import { runProxyCommand } from './proxy-command.ts';
-import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner.ts';
-import { usageMain } from './usage-merge-command.ts';
+import { canIDeployMain } from './judgement/can-i-deploy-command.ts';
+import { consumerIdentity } from './records/consumer.ts';
+import { reportJunit } from './runner/junit.ts';
+import type { PropertyOptions } from './runner/property/phase.ts';
+import { runProxyCommand } from './proxy/proxy-command.ts';
+import { outcome, PreflightError, type Report, runConformance, summaryLine, UsageError } from './runner/runner.ts';
+import { usageMain } from './records/usage-merge-command.ts';
 
 const USAGE = `Usage: docs-conformance --base-url URL --token TOKEN [options]
        docs-conformance proxy --target URL [options] [-- command args...]   (a validating proxy: proxy --help)

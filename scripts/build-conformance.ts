@@ -64,7 +64,7 @@ export async function buildConformance(): Promise<void> {
   };
   const command = await build({ ...common, entryPoints: ['conformance/cli.ts'], outfile: CONFORMANCE_BIN, banner: { js: ['#!/usr/bin/env node', ...ESM_REQUIRE].join('\n') } });
   chmodSync(CONFORMANCE_BIN, 0o755);
-  const recording = await build({ ...common, entryPoints: ['conformance/recording.ts'], outfile: RECORDING_MODULE, banner: { js: ESM_REQUIRE.join('\n') } });
+  const recording = await build({ ...common, entryPoints: ['conformance/records/recording.ts'], outfile: RECORDING_MODULE, banner: { js: ESM_REQUIRE.join('\n') } });
   writeRecordingDeclarations();
   for (const asset of assets()) {
     mkdirSync(path.dirname(path.join(outDir, asset)), { recursive: true });
@@ -75,18 +75,18 @@ export async function buildConformance(): Promise<void> {
 
 /**
  * dist/recording.d.ts and the usage record's types it names, dist/usage-format.d.ts, emitted by tsc from
- * conformance/recording.ts. They name nothing of Node's or of the client's package (a client is taken by its methods),
+ * conformance/records/recording.ts. They name nothing of Node's or of the client's package (a client is taken by its methods),
  * so that a consumer's project needs neither @types/node nor a version of the client in step to compile them.
  */
 function writeRecordingDeclarations(): void {
   writePackageDeclarations({
     label: 'build-conformance',
     root,
-    entry: path.join(root, 'conformance/recording.ts'),
+    entry: path.join(root, 'conformance/records/recording.ts'),
     scratch: path.join(root, '.tmp/conformance-declarations'),
     files: [
-      ['conformance/recording.d.ts', path.join(outDir, 'recording.d.ts')],
-      ['conformance/usage-format.d.ts', path.join(outDir, 'usage-format.d.ts')],
+      ['conformance/records/recording.d.ts', path.join(outDir, 'recording.d.ts')],
+      ['conformance/records/usage-format.d.ts', path.join(outDir, 'usage-format.d.ts')],
     ],
     specifiers: { './usage-format.ts': './usage-format.js' },
     packages: false,

@@ -92,7 +92,8 @@ class DevLoop {
     this.servers = new ServerProcesses({ root, env, print, say, isClosed: () => this.closed, onListening: (url) => resolveUrl(url) });
     this.changes = new ChangeBatches<Kind>(['spec', 'server'], this.debounceMs, (batch) => this.handle(batch), (error) => this.failed(error));
     this.watchers = [
-      watchTree(path.join(root, 'spec'), (file) => file.endsWith('.tsp'), (file) => this.changes.add('spec', file)),
+      // The declared breaks too: the breaking-change rule reads them in every compile.
+      watchTree(path.join(root, 'spec'), (file) => file.endsWith('.tsp') || path.basename(file) === 'breaking-changes.yaml', (file) => this.changes.add('spec', file)),
       watchTree(path.join(root, 'server'), (file) => /\.(ts|sql|json)$/.test(file), (file) => this.changes.add('server', file)),
     ];
     say(
@@ -126,6 +127,7 @@ class DevLoop {
     // also catches a spec/ changed while dev was not running.
     const since = performance.now();
     const compiled = await this.compileContract(this.staging);
+    this.notes(compiled.notes);
     if (compiled.openapi !== undefined && compiled.openapi !== readFileSync(OPENAPI, 'utf8')) {
       say('generated/openapi.yaml is not what spec/ compiles to: regenerating');
       await this.contractChanged(since, false);
@@ -159,6 +161,14 @@ class DevLoop {
     }
   }
 
+  /**
+   * The information of the contract's rules, one line each: the breaks spec/breaking-changes.yaml accepts and the
+   * warnings that touch a known consumer, with their consumers (a break that fails is a TypeSpec error, printed with them).
+   */
+  private notes(notes: readonly string[]): void {
+    for (const note of notes) this.say(`breaking-change: ${note}`);
+  }
+
   private async restart(since: number, what: string, serverChanged: boolean): Promise<void> {
     const address = await this.servers.startNext(serverChanged);
     if (address) this.say(`serving ${what} on ${address} (${seconds(since)} after the save)`);
@@ -171,6 +181,7 @@ class DevLoop {
   private async contractChanged(since: number, serverChanged: boolean): Promise<boolean> {
     const { say } = this;
     const compiled = await this.compileContract(this.staging);
+    this.notes(compiled.notes);
     if (compiled.openapi === undefined) {
       const errors = compiled.diagnostics.split('\n').filter((line) => / - (error|warning) /.test(line)).length;
       say(`TypeSpec: ${errors} error(s), nothing written (${seconds(since)}):\n${compiled.diagnostics}`);

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compile, type CompilerHost, createSourceFile, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
 import { CORE_SCHEMA, load } from 'js-yaml';
+import { SCHEMA_DIALECT } from '../breaking/dialect.ts';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');
 
@@ -19,17 +20,14 @@ export interface ContractCompilation {
   openapi?: string;
   /** The compiler's diagnostics, one per line as `tsp compile` prints them (paths relative to the repository). */
   diagnostics: string;
+  /**
+   * The information the contract's rules give beside their diagnostics (their `trace` lines: breaks the declarations
+   * accept, warnings that touch a known consumer), one a line, `spec/members.tsp:59: …`.
+   */
+  notes: string[];
 }
 
-/**
- * The JSON Schema dialect the document's schemas are written in: OpenAPI 3.1's base dialect (JSON Schema 2020-12 with
- * OpenAPI's vocabulary: `discriminator`, `xml`, `externalDocs`, `example`). OpenAPI 3.1 makes it the default, but tools
- * do not all apply the default: Prism reads the schemas of a 3.1 document that does not declare its dialect as
- * draft-07, which has no `unevaluatedProperties`, the keyword that closes the contract's objects, and so lets an
- * unknown field through. Declared, it is read as written. Changing it is a change of the contract that the
- * breaking-change gate judges (`schema-dialect-…`, breaking/README.md).
- */
-export const SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+export { SCHEMA_DIALECT };
 
 /**
  * The emitted document with `jsonSchemaDialect: SCHEMA_DIALECT` after its `openapi:` line (where the specification
@@ -66,12 +64,17 @@ export function contractCompiler(root = repoRoot): (stagingDir: string) => Promi
     const inputs = snapshotInputs(root, loadedCode);
     const cached = loadedCode === codeInputs(root);
     const entry = cached ? cacheEntry(`${inputs.key}.openapi.yaml`) : undefined;
+    const notes = cached ? cacheEntry(`${inputs.key}.notes`) : undefined;
     if (entry?.text !== undefined) {
       writeFileSync(path.join(stagingDir, 'openapi.yaml'), entry.text);
-      return { openapi: entry.text, diagnostics: '' };
+      // Notes are information only (a break that fails is a diagnostic, and a compile with one is never kept).
+      return { openapi: entry.text, diagnostics: '', notes: notes?.text ? notes.text.split('\n') : [] };
     }
     const compiled = await compile(stagingDir, inputs);
-    if (compiled.openapi !== undefined) entry?.keep(compiled.openapi);
+    if (compiled.openapi !== undefined) {
+      entry?.keep(compiled.openapi);
+      notes?.keep(compiled.notes.join('\n'));
+    }
     return compiled;
   };
 }
@@ -89,7 +92,7 @@ const contractCache = () => process.env.DOCS_CONTRACT_CACHE || path.join(tmpdir(
 /** How many compiled contracts (and generated types) are kept; the least recently used go first. */
 const KEPT_CONTRACTS = 40;
 
-/** The files under `entries` (relative to `root`; files too), by path relative to `root`, node_modules left out. */
+/** The files under `entries` (relative to `root`; files too), by path relative to `root`, node_modules and builds (dist/) left out. */
 function inputFiles(root: string, entries: string[]): string[] {
   const files: string[] = [];
   for (const entry of entries) {
@@ -98,7 +101,7 @@ function inputFiles(root: string, entries: string[]): string[] {
     if (!statSync(full).isDirectory()) files.push(entry);
     else
       for (const file of readdirSync(full, { recursive: true, encoding: 'utf8' }) as string[])
-        if (!file.split(path.sep).includes('node_modules') && statSync(path.join(full, file)).isFile()) files.push(path.join(entry, file));
+        if (!file.split(path.sep).some((part) => part === 'node_modules' || part === 'dist') && statSync(path.join(full, file)).isFile()) files.push(path.join(entry, file));
   }
   return files.sort();
 }
@@ -118,9 +121,34 @@ function filesHash(root: string, entries: string[]): string {
 /** The inputs of a compile that the compiler reads as files: spec/ and tspconfig.yaml. */
 const READ_INPUTS = ['spec', 'tspconfig.yaml'];
 
-/** The inputs of a compile that run as code in the compiling process, hashed. */
+/**
+ * The inputs of a compile that run as code in the compiling process, hashed: the rules, the gate's code that the
+ * breaking-change rule runs (compare/, breaking/, conformance/'s judgement), the compiler as the lockfile pins it.
+ */
 const codeInputs = (root: string) =>
-  filesHash(root, ['spec-rules', 'package-lock.json']) + createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+  filesHash(root, ['spec-rules', 'compare', 'breaking', 'conformance', 'package-lock.json']) + createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+
+/** The rule whose findings depend on files outside spec/: the releases, and the consumers' records its options name. */
+const BREAKING_RULE = 'docs-platform-spec-rules/breaking-change';
+
+/**
+ * What the breaking-change rule reads besides spec/ and tspconfig.yaml, hashed: generated/releases/ and the
+ * consumers' records its `consumers` option names (a folder's files, a file); records at a URL are fetched
+ * again by the rule every few minutes, so a key naming one holds for that long.
+ */
+function ruleInputs(root: string, config: Buffer | undefined): string {
+  let consumers: unknown;
+  try {
+    const parsed = load(config?.toString('utf8') ?? '', { schema: CORE_SCHEMA }) as { linter?: { enable?: Record<string, { consumers?: unknown }> } } | undefined;
+    consumers = parsed?.linter?.enable?.[BREAKING_RULE]?.consumers;
+  } catch {
+    // tspconfig.yaml that does not parse: the compile says so.
+  }
+  const sources = Array.isArray(consumers) ? consumers.filter((source): source is string => typeof source === 'string') : [];
+  const local = sources.filter((source) => !/^https?:\/\//.test(source)).map((source) => path.relative(root, path.resolve(root, source)));
+  const remote = local.length < sources.length ? `@${Math.floor(Date.now() / 300_000)}` : '';
+  return createHash('sha256').update(filesHash(root, ['generated/releases', ...local])).update(remote).digest('hex').slice(0, 16);
+}
 
 /** The contract's inputs as read once: the bytes of spec/ and tspconfig.yaml by absolute path, and their key. */
 interface InputSnapshot {
@@ -141,7 +169,7 @@ function snapshotInputs(root: string, code = codeInputs(root)): InputSnapshot {
   for (const file of files.keys()) for (let folder = path.dirname(file); folder.startsWith(path.join(root, 'spec')); folder = path.dirname(folder)) folders.add(folder);
   folders.add(path.join(root, 'spec'));
   // filesHash's key for the same bytes, so that a copy's key is the repository's.
-  return { key: hashFiles(read) + code, files, folders };
+  return { key: hashFiles(read) + code + ruleInputs(root, files.get(path.join(root, 'tspconfig.yaml'))), files, folders };
 }
 
 /** What the contract of `root` is compiled from, hashed: the key of its compiled contract in the cache. */
@@ -247,8 +275,17 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
     if (!inputs) throw new Error('the contract compiler read a file outside a compile');
     return inputs;
   });
+  /** The trace lines of the contract's rules in the compile in progress (tspconfig.yaml's `trace`): its notes. */
+  let notes: string[] = [];
   const host: CompilerHost = {
     ...snapshot,
+    logSink: {
+      ...NodeHost.logSink,
+      log(log) {
+        if (log.level === 'trace' && log.code?.startsWith('docs-platform-spec-rules.')) notes.push(log.message);
+        else NodeHost.logSink.log(log);
+      },
+    },
     // The parse of a file is kept for its SourceFile object: the same object for the same text.
     parseCache: new WeakMap(),
     async readFile(file) {
@@ -266,6 +303,7 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
   return (stagingDir, snapshotted) => {
     const run = previous.then(async (): Promise<ContractCompilation> => {
       inputs = snapshotted;
+      notes = [];
       try {
         const [options, configDiagnostics] = await resolveCompilerOptions(host, {
           entrypoint,
@@ -273,14 +311,14 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
           env: process.env,
           overrides: { options: { '@typespec/openapi3': { 'emitter-output-dir': stagingDir } } },
         });
-        if (configDiagnostics.length > 0) return { diagnostics: format(configDiagnostics) };
+        if (configDiagnostics.length > 0) return { diagnostics: format(configDiagnostics), notes: [] };
         // A program with errors is handed on too: only its parsed files are reused.
         program = await compile(host, entrypoint, options, program);
-        if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics) };
+        if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics), notes };
         const openapi = declareSchemaDialect(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'));
         // The staging folder is what generate copies into generated/.
         writeFileSync(path.join(stagingDir, 'openapi.yaml'), openapi);
-        return { openapi, diagnostics: '' };
+        return { openapi, diagnostics: '', notes };
       } finally {
         inputs = undefined;
       }

@@ -3,6 +3,7 @@
 // spec/ (`npm run generate`, `npm run dev`, `npm run check`, `tsp compile`, the editor's language server) reports a
 // broken one at its TypeSpec line. spec/README.md ("Rules") lists them.
 import { createTypeSpecLibrary, defineLinter } from "@typespec/compiler";
+import { breakingChangeRule } from "./rules/breaking-change.js";
 import { commonErrorsRule, resourceErrorsRule } from "./rules/errors.js";
 import { listPagingRule } from "./rules/list-paging.js";
 import { operationDocRule, operationExampleRule, operationIdRule, operationSummaryRule } from "./rules/operation-metadata.js";
@@ -21,5 +22,6 @@ export const $linter = defineLinter({
     pathParameterBoundedRule,
     commonErrorsRule,
     resourceErrorsRule,
+    breakingChangeRule,
   ],
 });

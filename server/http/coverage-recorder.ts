@@ -3,7 +3,7 @@
 // stops and when its process exits.
 import type { OpenApiDocument } from './contract.ts';
 import { recordWriter } from './record-file.ts';
-import type { Coverage } from '../../conformance/coverage-format.ts';
+import type { Coverage } from '../../conformance/contract/coverage-format.ts';
 
 export interface AnswerRecorder {
   /** Called when a request routed to an operation has been answered. */

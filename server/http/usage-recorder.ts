@@ -1,14 +1,14 @@
 // The server's side of a consumer's usage record (testing/usage.ts): each request for an operation of the contract the
-// server serves, its body as sent and its answer as written, read by conformance/usage-fields.ts (as the proxy reads
+// server serves, its body as sent and its answer as written, read by conformance/records/usage-fields.ts (as the proxy reads
 // what it forwards), merged into a record of this server's own, written when it stops and when its process exits.
 // Off, none of this is installed: no request or answer is watched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract as contractOf, type Operation } from '../../conformance/contract.ts';
-import { httpExchange, usageOf } from '../../conformance/usage-fields.ts';
-import { emptyOperationUsage, emptyUsage, mergeOperationUsage, type UsageRecord } from '../../conformance/usage-format.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract as contractOf, type Operation } from '../../conformance/contract/contract.ts';
+import { httpExchange, usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyOperationUsage, emptyUsage, mergeOperationUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import type { OpenApiDocument } from './contract.ts';
 import { recordWriter } from './record-file.ts';
 import { RouteIndex } from './route-index.ts';

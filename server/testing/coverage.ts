@@ -4,11 +4,11 @@
 // on for the run (server/docs/harness.md, "Contract coverage").
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Coverage, coverageLine, coverageMarkdown, coverageSummary, type CoverageSummary, mergeCoverage, responsesPercent } from '../../conformance/coverage-format.ts';
+import { type Coverage, coverageLine, coverageMarkdown, coverageSummary, type CoverageSummary, mergeCoverage, responsesPercent } from '../../conformance/contract/coverage-format.ts';
 
 import { COVERAGE_VARIABLE, coverageFolder, DEFAULT_COVERAGE_FOLDER, recordsFolder } from '../start/harness-protocol.ts';
 
-export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
+export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/contract/coverage-format.ts';
 
 /** The lowest share of declared responses seen, in percent, below which `reportCoverage()` fails. */
 export const COVERAGE_THRESHOLD_VARIABLE = 'DOCS_SERVER_COVERAGE_THRESHOLD';

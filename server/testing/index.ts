@@ -30,7 +30,7 @@ import { harnessUsage } from './usage.ts';
 
 export type { SeedFixture as Seed, SeedPage } from '../start/seed-format.ts';
 export { type CoverageOptions, type CoverageReport, reportCoverage, startCoverage } from './coverage.ts';
-export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/coverage-format.ts';
+export type { Coverage, CoverageSummary, OperationCoverage } from '../../conformance/contract/coverage-format.ts';
 export { type OperationUsage, type ReportUsageOptions, type ResponseUsage, reportUsage, startUsage, type UsageOptions, type UsageRecord, type UsageReport, type Used } from './usage.ts';
 
 /**

@@ -1,15 +1,15 @@
 // The consumer's usage record of its suite, across its test files and workers: while it is on, every server the harness
 // starts records what each request used of the contract in a file of its own (http/usage-recorder.ts); `reportUsage()`
-// merges them into one record of the consumer (conformance/usage-format.ts) and prints one line; `startUsage()` turns
+// merges them into one record of the consumer (conformance/records/usage-format.ts) and prints one line; `startUsage()` turns
 // it on for the run (server/docs/harness.md, "Usage record").
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { consumerIdentity } from '../../conformance/consumer.ts';
-import { mergeNamedUsage, parseUsageRecord, type UsageRecord } from '../../conformance/usage-format.ts';
-import { writeUsageFile } from '../../conformance/usage-merge.ts';
+import { consumerIdentity } from '../../conformance/records/consumer.ts';
+import { mergeNamedUsage, parseUsageRecord, type UsageRecord } from '../../conformance/records/usage-format.ts';
+import { writeUsageFile } from '../../conformance/records/usage-merge.ts';
 import { DEFAULT_USAGE_FOLDER, USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageFolder, usageRecordsFolder } from '../start/harness-protocol.ts';
 
-export type { OperationUsage, ResponseUsage, UsageRecord, Used } from '../../conformance/usage-format.ts';
+export type { OperationUsage, ResponseUsage, UsageRecord, Used } from '../../conformance/records/usage-format.ts';
 
 export interface UsageOptions {
   /** The usage folder: DOCS_SERVER_USAGE's, or `docs-platform-usage` in the working directory. */

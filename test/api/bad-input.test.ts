@@ -1,12 +1,12 @@
 // The bad-input test, derived from the contract through the conformance runner's one generator
-// (conformance/property/generate.ts): for every operation, on the real ids of a scenario run, each value just past a
+// (conformance/runner/property/generate.ts): for every operation, on the real ids of a scenario run, each value just past a
 // limit of a path or query parameter or body field, the spellings `Infinity`, `1e400`, `0x10`, `-0`, empty and
 // over-long of integer query parameters, a wrong type, a value outside an enum, a missing required field and an
 // unknown property answer 400 naming the field, never 5xx, and change nothing (read back before and after).
 import { expect, test } from 'vitest';
-import { loadContract } from '../../conformance/contract.ts';
-import { invalidVariants } from '../../conformance/property/generate.ts';
-import { runConformance } from '../../conformance/runner.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { invalidVariants } from '../../conformance/runner/property/generate.ts';
+import { runConformance } from '../../conformance/runner/runner.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
 import { timeout } from '../support/timeouts.ts';
 

@@ -22,6 +22,18 @@ describe('POST /v1/spaces/{spaceId}/git/import', () => {
     expect(ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}', space('oversized'))).revision).toBe(before.revision);
   });
 
+  test('a page of more distinct words than a PostgreSQL text-search entry holds (1 MiB) is imported, and searched by its first words', async () => {
+    // 150 000 distinct words, 1 MB of markdown (a page holds 2 MiB): the index of its one section would take 1.5 MB.
+    const words = Array.from({ length: 150_000 }, (_, i) => `zq${i.toString(36)}`);
+    const markdown = `# Wordy\n\n${words.join(' ')}\n`;
+    const repo = await handwrittenRepository('wordy', { 'README.md': '# Home\n', 'wordy.md': markdown });
+    ok(await ctx.server.as('admin').POST('/v1/spaces/{spaceId}/git/import', { ...space('wordy'), body: { url: repo, ref: 'refs/heads/main' } }));
+    await idle();
+    expect((await operationsOf('wordy'))[0]).toMatchObject({ status: 'done' });
+    const found = ok(await ctx.server.as('admin').GET('/v1/spaces/{spaceId}/search', { params: { path: { spaceId: 'wordy' }, query: { query: words[1]! } } }));
+    expect(found.items.map((item) => item.title)).toEqual(['Wordy']);
+  });
+
   test('an export then an import into another space gives the same pages, in a new current revision', async () => {
     const repo = await bareRepository('round-trip.git');
     ok(

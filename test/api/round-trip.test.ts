@@ -4,9 +4,9 @@
 // back, except as conformance/exceptions.json says (each exception with its reason). A field added to a request and
 // its response but dropped by the server fails it.
 import { expect, test } from 'vitest';
-import { loadContract } from '../../conformance/contract.ts';
-import { roundTripFields } from '../../conformance/property/shapes.ts';
-import { runConformance } from '../../conformance/runner.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { roundTripFields } from '../../conformance/runner/property/shapes.ts';
+import { runConformance } from '../../conformance/runner/runner.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
 import { timeout } from '../support/timeouts.ts';
 

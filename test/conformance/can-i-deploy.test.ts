@@ -1,4 +1,4 @@
-// can-i-deploy (conformance/can-i-deploy.ts): a usage record against a contract, judged as the change from the record's
+// can-i-deploy (conformance/judgement/can-i-deploy.ts): a usage record against a contract, judged as the change from the record's
 // base (found among the releases, or --base): exit 0 when nothing breaks, 1 naming each break, 2 on an unreadable
 // record; judged against the contract alone where the base is not found, saying so (and where a version-1 record judged
 // less); the consumers × contracts table; a contract named by its version. Every rule family, with and without the
@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { PACKAGE_RELEASES } from '../../conformance/can-i-deploy.ts';
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { usageOf } from '../../conformance/usage-fields.ts';
-import { emptyUsage } from '../../conformance/usage-format.ts';
+import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { PACKAGE_RELEASES } from '../../conformance/judgement/can-i-deploy.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyUsage } from '../../conformance/records/usage-format.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'can-i-deploy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -91,6 +91,27 @@ test('a record made against a release is judged as the change from that release:
   expect((await deploy('--usage', locker, '--contract', files.noTitle, '--releases', releases)).code).toBe(0);
   // --base names the contract the record was made against, where it is not a release.
   expect(await deploy('--usage', reader, '--contract', files.noTitle, '--base', files.released)).toMatchObject({ code: 1, out: expect.stringContaining(`✗ 1 break (the change from ${files.released}, which its record was made against)`) });
+});
+
+test('with the base, a break only the record judged against the contract alone shows is a break, saying which judgement found it', async () => {
+  // A record of the release that also received `/legacy`, which no contract here has: the base already failed it.
+  const legacy = JSON.parse(readFileSync(reader, 'utf8')) as { consumer: { name: string }; operations: { updateSpace: { responses: Record<string, { present: string[] }> } } };
+  legacy.consumer.name = 'legacy';
+  legacy.operations.updateSpace.responses['200 application/json']!.present.push('/legacy');
+  const file = path.join(scratch, 'legacy.json');
+  writeFileSync(file, JSON.stringify(legacy));
+  expect(await deploy('--usage', file, '--contract', files.released, '--releases', releases)).toEqual({
+    code: 1,
+    out: [
+      '✗ updateSpace: response field /legacy (200 application/json), which its code received, is gone (found by its record judged against the contract alone; it breaks against the base too: the base already failed it)',
+      `can-i-deploy: legacy cannot deploy against ${files.released}: ✗ 1 break ${judgedAgainst}`,
+      '',
+    ].join('\n'),
+    err: '',
+  });
+  // Where the change breaks the operation too, its break is the one named.
+  const gone = await deploy('--usage', file, '--contract', files.noTitle, '--releases', releases);
+  expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual(['✗ updateSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)']);
 });
 
 test('an enumeration that lost a value a consumer sent breaks that consumer alone', async () => {

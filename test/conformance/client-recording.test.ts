@@ -1,4 +1,4 @@
-// The typed client's recording mode (conformance/recording.ts, `docs-platform-conformance/recording`) against the real
+// The typed client's recording mode (conformance/records/recording.ts, `docs-platform-conformance/recording`) against the real
 // server: what each call sent and received, what the code read through the views, records of processes merged.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,10 +7,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ApiError, createDocsClient, paginate } from '../../client/index.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { startProxy } from '../../conformance/proxy.ts';
-import { flushUsage, mergeUsageRecords, recordingClient, USAGE_VARIABLE } from '../../conformance/recording.ts';
-import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { startProxy } from '../../conformance/proxy/proxy.ts';
+import { flushUsage, mergeUsageRecords, recordingClient, USAGE_VARIABLE } from '../../conformance/records/recording.ts';
+import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/records/usage-format.ts';
 import { ACME } from '../support/fixture.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -126,6 +126,22 @@ describe('a call recorded', () => {
     expect(members.responses['200 application/json']!.read).toEqual(['/items', '/items/*', '/items/*/role', '/next', '/next/page']);
   });
 
+  test('an answer that was one alternative of a oneOf records that alternative, and the alternatives it could have been', async () => {
+    const folder = newFolder();
+    const document = structuredClone(loadContract().document) as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
+    // getOrganization's answer: an organization, or a team (which no organization can be: it requires `members`).
+    document.components.schemas.Team = { type: 'object', required: ['members'], properties: { id: { type: 'integer' }, members: { type: 'integer' } } };
+    document.paths['/v1/orgs/{organizationId}']!.get!.responses['200']!.content['application/json']!.schema = { oneOf: [{ $ref: '#/components/schemas/Organization' }, { $ref: '#/components/schemas/Team' }] };
+    const docs = recordingClient(plain(), { folder, consumer, contract: document as never });
+    const { data } = await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } });
+    expect(typeof data?.id).toBe('string');
+    const answer = recordIn(folder).operations.getOrganization!.responses['200 application/json']!;
+    expect(answer.schemas?.['']).toEqual(['Organization']);
+    expect(answer.choices).toEqual({ '': ['Organization', 'Team'] });
+    // What was promised of `id` is the organization's string, not also the team's integer.
+    expect(answer.promised?.['/id']?.types).toEqual(['string']);
+  });
+
   test('an operation the contract given does not have is not recorded, and said once', async () => {
     const folder = newFolder();
     const document = structuredClone(loadContract().document);
@@ -227,7 +243,7 @@ describe('records in a folder', () => {
     const folder = newFolder();
     const script = (calls: string) => `
 import { createDocsClient } from ${JSON.stringify(path.join(repoRoot, 'client/index.ts'))};
-import { recordingClient } from ${JSON.stringify(path.join(repoRoot, 'conformance/recording.ts'))};
+import { recordingClient } from ${JSON.stringify(path.join(repoRoot, 'conformance/records/recording.ts'))};
 const docs = recordingClient(createDocsClient({ baseUrl: process.argv[2], token: 'admin', retry: false }), { consumer: ${JSON.stringify(consumer)} });
 ${calls}
 `;

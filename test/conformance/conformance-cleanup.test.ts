@@ -4,8 +4,8 @@
 // transferred items) and what the property phase and the invalid inputs create with generated titles.
 import { expect, test } from 'vitest';
 import { createDocsClient, paginate } from '../../client/index.ts';
-import { runConformance } from '../../conformance/runner.ts';
-import { Session } from '../../conformance/session.ts';
+import { runConformance } from '../../conformance/runner/runner.ts';
+import { Session } from '../../conformance/runner/session.ts';
 import { RUNNER_TOKEN, runnerServer } from '../support/runner.ts';
 
 // Allowed to reach the runner's address: every operation is exercised, so every way of creating something is taken.

@@ -1,4 +1,4 @@
-// The conformance runner's property phase (conformance/property/): against the reference server with the default
+// The conformance runner's property phase (conformance/runner/property/): against the reference server with the default
 // budget it finds nothing; against the reference server behind thin Express middleware that plants one fault each,
 // it reports the fault with its check id, and the shrunk request it prints reproduces the fault.
 import type { Server } from 'node:http';
@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadContract, type Schema } from '../../conformance/contract.ts';
-import { arbitraryOf } from '../../conformance/property/generate.ts';
-import { runPropertyPhase } from '../../conformance/property/phase.ts';
-import type { CheckResult } from '../../conformance/property/run.ts';
-import { runConformance } from '../../conformance/runner.ts';
-import { Session } from '../../conformance/session.ts';
+import { loadContract, type Schema } from '../../conformance/contract/contract.ts';
+import { arbitraryOf } from '../../conformance/runner/property/generate.ts';
+import { runPropertyPhase } from '../../conformance/runner/property/phase.ts';
+import type { CheckResult } from '../../conformance/runner/property/run.ts';
+import { runConformance } from '../../conformance/runner/runner.ts';
+import { Session } from '../../conformance/runner/session.ts';
 import { ok } from '../support/expect.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Report } from '../../conformance/runner.ts';
+import type { Report } from '../../conformance/runner/runner.ts';
 import type { HandlerTable } from '../../server/handlers/types.ts';
 import { repoRoot } from '../support/repo.ts';
 import { LOCAL_GIT, RUNNER_TOKEN, runnerFixture } from '../support/runner.ts';

@@ -1,4 +1,4 @@
-// The conformance runner's Git smart HTTP server (conformance/git-http.ts): what an implementation's Git client does
+// The conformance runner's Git smart HTTP server (conformance/runner/git-http.ts): what an implementation's Git client does
 // with the runner's repository works, with isomorphic-git (the reference server's client) and with Git itself:
 // clone, shallow clone, push a new branch, fetch it back, and a push over a ref that moved meanwhile is refused.
 import { execFile } from 'node:child_process';
@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from '../../conformance/fixtures.ts';
+import { CONTENT_REF, createBareRepository, type LocalFixtures, type LocalRepository, serveFixtures } from '../../conformance/runner/fixtures.ts';
 
 const run = promisify(execFile);
 const gitCli = (args: string[], cwd?: string) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' });

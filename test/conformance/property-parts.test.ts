@@ -1,14 +1,15 @@
-// The parts of the runner's property phase that stand alone (conformance/property/): what it reads off the contract,
+// The parts of the runner's property phase that stand alone (conformance/runner/property/): what it reads off the contract,
 // what it compares, and how it judges a HEAD, a walk through pages and a 405's Allow. The whole phase is proven
 // against the reference server and against planted faults in conformance-property.test.ts.
 import { describe, expect, test } from 'vitest';
-import { loadContract } from '../../conformance/contract.ts';
-import { CheckFailure, type ExchangeRecord } from '../../conformance/property/checks.ts';
-import { allowsSupported } from '../../conformance/property/framework.ts';
-import { headDifference } from '../../conformance/property/head.ts';
-import { followPages, MAX_PAGES } from '../../conformance/property/pagination.ts';
-import { seedOf } from '../../conformance/property/run.ts';
-import { asWritten, declaresAuth, families, isPaginated, keyField, makers, onPath, readBackOf, roundTripFields } from '../../conformance/property/shapes.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { CheckFailure, type ExchangeRecord } from '../../conformance/runner/property/checks.ts';
+import { allowsSupported } from '../../conformance/runner/property/framework.ts';
+import { headDifference } from '../../conformance/runner/property/head.ts';
+import { followPages, MAX_PAGES } from '../../conformance/runner/property/pagination.ts';
+import { seedOf } from '../../conformance/runner/property/run.ts';
+import { keyField } from '../../conformance/runner/ids.ts';
+import { asWritten, declaresAuth, families, isPaginated, makers, onPath, readBackOf, roundTripFields } from '../../conformance/runner/property/shapes.ts';
 
 const contract = loadContract();
 const operation = (id: string) => contract.operations.get(id)!;

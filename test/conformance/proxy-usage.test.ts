@@ -1,14 +1,17 @@
 // The validating proxy records what a consumer used (`consumer`, `docs-conformance proxy --usage`): per operation
-// called, parameters, body fields and the response fields it received, merged across runs into one record.
+// called, parameters, body fields and the response fields it received, merged across runs into one record; only
+// requests the contract accepts, and of an answer that was one alternative of a oneOf, that alternative.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient } from '../../client/index.ts';
-import { consumerIdentity } from '../../conformance/consumer.ts';
-import { startProxy } from '../../conformance/proxy.ts';
-import { writeUsage } from '../../conformance/proxy-command.ts';
-import { parseUsageRecord, USAGE_VERSION } from '../../conformance/usage-format.ts';
+import { consumerIdentity } from '../../conformance/records/consumer.ts';
+import { startProxy } from '../../conformance/proxy/proxy.ts';
+import { writeUsage } from '../../conformance/proxy/proxy-command.ts';
+import { parseUsageRecord, USAGE_VERSION } from '../../conformance/records/usage-format.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let reference: TestServer;
@@ -83,4 +86,72 @@ test("a consumer is its package.json's name and version unless named, and names 
   expect(consumerIdentity(scratch, 'portal-e2e').version).toBeUndefined();
   rmSync(path.join(scratch, 'package.json'));
   expect(() => consumerIdentity(scratch)).toThrow('no consumer name');
+});
+
+describe('what happened, and only that', () => {
+  // A contract whose answer is one of two covers, and an implementation that answers an image cover to every request.
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  const contract = {
+    openapi: '3.1.0',
+    info: { title: 'Covers', version: '1.0.0' },
+    paths: {
+      '/covers/{coverId}': { get: { operationId: 'getCover', parameters: [{ name: 'coverId', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'The cover.', content: json(ref('Cover')) } } } },
+      '/covers': { post: { operationId: 'createCover', requestBody: { required: true, content: json(ref('Cover')) }, responses: { '201': { description: 'Created.', content: json(ref('Cover')) } } } },
+    },
+    components: {
+      schemas: {
+        Cover: { oneOf: [ref('ImageCover'), ref('ColorCover')] },
+        ImageCover: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, alt: { type: 'string' } } },
+        ColorCover: { type: 'object', required: ['color'], properties: { color: { type: 'string' }, alt: { type: 'integer' } } },
+      },
+    },
+  };
+  let upstream: http.Server;
+  let target = '';
+  beforeAll(async () => {
+    upstream = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: 'https://img.example.com/a.png', alt: 'A' })));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+
+  async function through(requests: (url: string) => Promise<unknown>) {
+    const proxy = await startProxy({ target, contract, consumer: { name: 'cover-app' } });
+    try {
+      await requests(proxy.url);
+      await proxy.idle();
+      return { usage: proxy.usage()!, report: proxy.report() };
+    } finally {
+      await proxy.close();
+    }
+  }
+  const post = (url: string, body: unknown) => fetch(`${url}/covers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((answer) => answer.text());
+
+  test('a request the contract refuses is reported, not recorded as usage', async () => {
+    const { usage, report } = await through(async (url) => {
+      await post(url, { shade: 'dark' }); // neither cover: refused by the contract
+      await fetch(`${url}/covers/c1`).then((answer) => answer.text());
+    });
+    expect(new Set(report.violations.filter((violation) => violation.side === 'client').map((violation) => violation.operationId))).toEqual(new Set(['createCover']));
+    expect(Object.keys(usage.operations)).toEqual(['getCover']);
+    // The same request, valid, is recorded.
+    const valid = await through((url) => post(url, { color: '#fff' }));
+    expect(valid.usage.operations.createCover!.body).toEqual({ '/color': { types: ['string'], lengths: [4, 4] } });
+  });
+
+  test('an answer that was one alternative of a oneOf records that alternative, and the alternatives it could have been', async () => {
+    const { usage } = await through((url) => fetch(`${url}/covers/c1`).then((answer) => answer.text()));
+    const answer = usage.operations.getCover!.responses['200 application/json']!;
+    expect(answer.schemas).toEqual({ '': ['Cover', 'ImageCover'] });
+    expect(answer.choices).toEqual({ '': ['ColorCover', 'ImageCover'] });
+    // What the contract promised of `alt` is the image cover's string, not also the color cover's integer.
+    expect(answer.promised?.['/alt']?.types).toEqual(['string']);
+    // Sent, likewise: the color cover alone.
+    const sent = await through((url) => post(url, { color: '#fff' }));
+    expect(sent.usage.operations.createCover!.bodySchemas).toEqual({ '': ['ColorCover', 'Cover'] });
+  });
 });

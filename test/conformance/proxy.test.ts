@@ -1,4 +1,4 @@
-// The validating proxy (conformance/proxy.ts, `docs-conformance proxy`), through the real stack: the typed client and
+// The validating proxy (conformance/proxy/proxy.ts, `docs-conformance proxy`), through the real stack: the typed client and
 // raw requests sent through it to the reference server started in process (and to one broken on purpose, and to a
 // plain node:http server that shows what passes through byte for byte), its violations on both sides, its streaming,
 // its command mode and reports, and its command line.
@@ -11,11 +11,11 @@ import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient } from '../../client/index.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { coverageMarkdown, coverageSummary, emptyCoverage, mergeCoverage, recordAnswer } from '../../conformance/coverage.ts';
-import { type RunningProxy, startProxy } from '../../conformance/proxy.ts';
-import { runProxyCommand } from '../../conformance/proxy-command.ts';
-import type { ProxyReport } from '../../conformance/proxy-report.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { coverageMarkdown, coverageSummary, emptyCoverage, mergeCoverage, recordAnswer } from '../../conformance/contract/coverage.ts';
+import { type RunningProxy, startProxy } from '../../conformance/proxy/proxy.ts';
+import { runProxyCommand } from '../../conformance/proxy/proxy-command.ts';
+import type { ProxyReport } from '../../conformance/proxy/proxy-report.ts';
 import { repoRoot } from '../support/repo.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,11 +1,11 @@
-// A usage record judged against a contract alone (conformance/record-judgement.ts), where the consumer corpus
+// A usage record judged against a contract alone (conformance/judgement/record-judgement.ts), where the consumer corpus
 // (test/contract/consumer-corpus.test.ts) does not reach: a version-1 record judged with what it holds, a use that
 // never carried credentials, a default relied on by a consumer that also sends the parameter, a record matched by
 // method and path where the operation id changed.
 import { describe, expect, test } from 'vitest';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { judgeRecord } from '../../conformance/record-judgement.ts';
-import type { UsageRecord } from '../../conformance/usage-format.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import type { UsageRecord } from '../../conformance/records/usage-format.ts';
 import { baseContract, recordOf } from '../support/consumer-corpus.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

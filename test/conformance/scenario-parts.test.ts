@@ -1,9 +1,9 @@
-// The parts of the runner's scenario that stand alone (conformance/scenario/context.ts): the page a group works on,
+// The parts of the runner's scenario that stand alone (conformance/runner/scenario/context.ts): the page a group works on,
 // and the hint printed when the implementation refused the runner's address. The whole scenario is proven against
 // the reference server in conformance.test.ts.
 import { describe, expect, test } from 'vitest';
-import { addressHint, pickPage } from '../../conformance/scenario/context.ts';
-import { StepFailed } from '../../conformance/session.ts';
+import { addressHint, pickPage } from '../../conformance/runner/scenario/context.ts';
+import { StepFailed } from '../../conformance/runner/session.ts';
 
 describe('pickPage', () => {
   interface Page {

@@ -1,9 +1,9 @@
-// Usage records (conformance/usage-format.ts, usage-fields.ts): what an exchange used of the contract, records merged
+// Usage records (conformance/records/usage-format.ts, usage-fields.ts): what an exchange used of the contract, records merged
 // across workers, and a record read back checked, never read in part.
 import { describe, expect, test } from 'vitest';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { authenticatedBy, usageOf } from '../../conformance/usage-fields.ts';
-import { emptyUsage, mergeOperationUsage, mergeUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/usage-format.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { authenticatedBy, usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyUsage, mergeOperationUsage, mergeUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/records/usage-format.ts';
 
 const document: OpenApiDocument = {
   openapi: '3.1.0',

@@ -1,4 +1,4 @@
-// Several usage records of one consumer (conformance/usage-merge.ts): `docs-conformance usage merge` makes a sharded
+// Several usage records of one consumer (conformance/records/usage-merge.ts): `docs-conformance usage merge` makes a sharded
 // CI's records one, and refuses records of two consumers, contract versions or documents, a corrupt record or one of
 // a newer format, naming the file and writing nothing; a folder holding two records of one consumer is merged for
 // can-i-deploy and the gate; the proxy refuses a --usage file it cannot merge into before its command runs; the gate
@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { loadContract } from '../../conformance/contract.ts';
-import { runProxyCommand } from '../../conformance/proxy-command.ts';
-import { usageOf } from '../../conformance/usage-fields.ts';
-import { emptyUsage, mergeNamedUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/usage-format.ts';
-import { usageMain } from '../../conformance/usage-merge-command.ts';
+import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
+import { runProxyCommand } from '../../conformance/proxy/proxy-command.ts';
+import { usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyUsage, mergeNamedUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/records/usage-format.ts';
+import { usageMain } from '../../conformance/records/usage-merge-command.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const run = promisify(execFile);
@@ -120,7 +120,7 @@ describe('docs-conformance usage merge', () => {
 
   test('the installed command dispatches usage merge (cli.ts), its help says what it does and its exit codes', async () => {
     const help = await run(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', 'usage', 'merge', '--help'], { cwd: repoRoot });
-    expect(help.stdout).toMatch(/^Usage: docs-conformance usage merge <record\|folder\|URL>\.\.\. \[--out FILE\]/);
+    expect(help.stdout).toMatch(/^Usage: docs-conformance usage merge <record\|pact\|folder\|URL>\.\.\. \[--out FILE\] \[--contract <file\|URL>\]/);
     expect(help.stdout).toContain('Exit codes:');
   });
 });

@@ -1,4 +1,4 @@
-// The provider's can-i-deploy with its implementation (`--verification`, conformance/verification.ts): the runner's
+// The provider's can-i-deploy with its implementation (`--verification`, conformance/runner/verification.ts): the runner's
 // reports name the contract they checked (version and SHA-256, in the JSON and in each JUnit suite's properties); a
 // report, JSON or JUnit, adds the implementation's row to the table; a contract can be deployed only where it conforms
 // (every operation checked, none failing); a report of another contract, of an older runner, or that is no report is
@@ -8,12 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { DEFAULT_CONTRACT, loadContract } from '../../conformance/contract.ts';
-import { CONTRACT_PROPERTIES, reportJunit } from '../../conformance/junit.ts';
-import { type Report, runConformance } from '../../conformance/runner.ts';
-import { emptyUsage } from '../../conformance/usage-format.ts';
+import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { DEFAULT_CONTRACT, loadContract } from '../../conformance/contract/contract.ts';
+import { CONTRACT_PROPERTIES, reportJunit } from '../../conformance/runner/junit.ts';
+import { type Report, runConformance } from '../../conformance/runner/runner.ts';
+import { emptyUsage } from '../../conformance/records/usage-format.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'verification-'));

@@ -1,7 +1,8 @@
-// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts, by conformance/judgement.ts): by
+// The gate names the consumers a change breaks (`--consumers`, breaking/consumers.ts, by conformance/judgement/judgement.ts): by
 // their usage records, a removed field breaks the consumer that received (or read) it alone, a removed operation no
 // one calls breaks no known consumer, a new enum value of a field a consumer read is a warning naming it;
-// `--fail-on consumers`. Every rule family, case by case: consumer-corpus.test.ts.
+// each consumer's verdict, its record judged against the revision alone too, in every format; `--fail-on consumers`.
+// Every rule family, case by case: consumer-corpus.test.ts.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,9 +10,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { consumersOfFindings } from '../../breaking/consumers.ts';
-import { fieldPlace } from '../../conformance/judgement.ts';
+import { fieldPlace } from '../../conformance/judgement/judgement.ts';
 import { compareDocuments } from '../../breaking/index.ts';
-import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/usage-format.ts';
+import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const run = promisify(execFile);
@@ -101,6 +102,47 @@ describe('npm run check:breaking -- --consumers', () => {
     expect(byRule['operation-removed']).toEqual([]);
     const github = await check('--consumers', folder, '--format', 'github');
     expect(github.stdout).toMatch(/^::error .*It breaks proxy-consumer/m);
+  }, 60_000);
+
+  test("each consumer's verdict, by the change and by its record judged against the revision alone, in every format", async () => {
+    const text = await check('--consumers', folder);
+    expect(text.stdout).toContain('Consumers, each judged by the change and by its record against the revision alone:\n');
+    expect(text.stdout).toContain('  proxy-consumer: breaks\n      ✗ getSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)\n');
+    expect(text.stdout).toContain('  client-consumer: warns\n      ! getSpace: ');
+    expect(text.stdout).toContain('  harness-consumer: untouched\n');
+    const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { consumers: { consumer: string; verdict: string; breaks: { by: string }[] }[] };
+    expect(json.consumers.map((outcome) => [outcome.consumer, outcome.verdict, outcome.breaks.map((use) => use.by)])).toEqual([
+      ['client-consumer', 'warns', []],
+      ['harness-consumer', 'untouched', []],
+      ['proxy-consumer', 'breaks', ['change']],
+    ]);
+    const [markdown, junit, sarif, github] = await Promise.all(['markdown', 'junit', 'sarif', 'github'].map((format) => check('--consumers', folder, '--format', format)));
+    expect(markdown!.stdout).toMatch(/^\| proxy-consumer: breaks \| ✗ getSpace: /m);
+    expect(junit!.stdout).toContain('<testcase classname="check:breaking.consumers" name="proxy-consumer: breaks">');
+    expect(JSON.stringify(JSON.parse(sarif!.stdout))).toContain('revision alone: client-consumer: warns');
+    expect(github!.stdout).toMatch(/^::error title=check%3Abreaking consumer proxy-consumer::Consumers, .*: proxy-consumer: breaks%0A✗ getSpace: /m);
+    expect(github!.stdout).toMatch(/^::notice title=check%3Abreaking consumer harness-consumer::.*harness-consumer: untouched$/m);
+  }, 60_000);
+
+  test('a break only the record judged against the revision alone shows (the base already failed it) is a break, saying which judgement found it', async () => {
+    // A record made against an older contract: it received `/legacy`, which neither the base nor the revision has.
+    const stale = path.join(scratch, 'stale');
+    mkdirSync(stale);
+    writeFileSync(path.join(stale, 'legacy-consumer.json'), JSON.stringify(consumer('legacy-consumer', 'proxy', ['/id', '/legacy'])));
+    const text = await check('--consumers', stale);
+    expect(text.stdout).toContain(
+      '  legacy-consumer: breaks\n      ✗ getSpace: response field /legacy (200 application/json), which its code received, is gone (found by its record judged against the revision alone; it breaks against the base too: the base already failed it)\n',
+    );
+    // No finding breaks it: each says so; yet --fail-on consumers fails on it, naming why.
+    expect(text.stdout).not.toContain('It breaks legacy-consumer');
+    const failing = await check('--consumers', stale, '--fail-on', 'consumers');
+    expect(failing.code, failing.stdout).toBe(1);
+    expect(failing.stdout).toContain('legacy-consumer: breaks (fails the gate)');
+    expect(failing.stdout).toContain('check:breaking: FAILED: 1 consumer broken by what no change shows (its record judged against the revision alone)');
+    const json = JSON.parse((await check('--consumers', stale, '--fail-on', 'consumers', '--format', 'json')).stdout) as { passed: boolean; consumers: { verdict: string; fails: boolean; breaks: { by: string; alreadyAtBase: boolean }[] }[] };
+    expect(json).toMatchObject({ passed: false, consumers: [{ verdict: 'breaks', fails: true, breaks: [{ by: 'record', alreadyAtBase: true }] }] });
+    const junit = await check('--consumers', stale, '--fail-on', 'consumers', '--format', 'junit');
+    expect(junit.stdout).toContain('<failure type="consumer" message="legacy-consumer: breaks">');
   }, 60_000);
 
   test('--fail-on consumers fails only when a known consumer breaks; a record that cannot be read is exit 2', async () => {

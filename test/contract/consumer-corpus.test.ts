@@ -1,8 +1,8 @@
 // The consumer corpus (support/consumer-corpus.ts): each case through every tool that judges a consumer: the gate's
-// --consumers (text, JSON, GitHub), --fail-on consumers, can-i-deploy with the record's base and without it (the record
-// judged against the revision alone, conformance/record-judgement.ts) and the provider's table; each case both ways,
-// never disagreeing on a break; then PactFlow's engine on pacts of the same interactions, and
-// docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
+// --consumers (every format, each consumer's verdict by both judgements), --fail-on consumers, can-i-deploy with the
+// record's base and without it (the record judged against the revision alone, conformance/judgement/record-judgement.ts) and the
+// provider's table; each case both ways, never disagreeing on a break; then PactFlow's engine on pacts of the same
+// interactions, and docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,17 +10,18 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { judgeByConsumers } from '../../breaking/consumers.ts';
-import { formatGithub, formatJson } from '../../breaking/formats.ts';
+import { formatGithub, formatJson, formatJunit, formatMarkdown, formatSarif } from '../../breaking/formats.ts';
 import { evaluateGate } from '../../breaking/gate.ts';
 import { formatReport } from '../../breaking/report.ts';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
-import { canIDeployMain } from '../../conformance/can-i-deploy-command.ts';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement.ts';
-import { judgeRecord } from '../../conformance/record-judgement.ts';
+import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
 import { consumerPage, DOCS_PAGE, pactflowAnswers } from '../support/consumer-docs.ts';
-import { baseContract, CASES, type CorpusCase, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
+import { baseContract, CASES, type CorpusCase, PACT_SPECIFICATIONS, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const run = promisify(execFile);
@@ -58,10 +59,26 @@ function named(report: string, name: string): ConsumerVerdict {
   return report.includes(`Warning for consumers: ${name} (`) ? 'warns' : 'untouched';
 }
 
-/** The verdict of the JSON report: the worst of the consumer's entries. */
+/** The verdict of the JSON report: the worst of the consumer's entries, which must be the consumer's own verdict (both judgements). */
 function fromJson(report: string, name: string): ConsumerVerdict {
-  const hits = (JSON.parse(report) as { judged: { consumers?: { consumer: string; verdict: ConsumerVerdict }[] }[] }).judged.flatMap((entry) => entry.consumers ?? []).filter((hit) => hit.consumer === name);
-  return hits.some((hit) => hit.verdict === 'breaks') ? 'breaks' : hits.length > 0 ? 'warns' : 'untouched';
+  const parsed = JSON.parse(report) as { judged: { consumers?: { consumer: string; verdict: ConsumerVerdict }[] }[]; consumers: { consumer: string; verdict: ConsumerVerdict }[] };
+  const hits = parsed.judged.flatMap((entry) => entry.consumers ?? []).filter((hit) => hit.consumer === name);
+  const worst = hits.some((hit) => hit.verdict === 'breaks') ? 'breaks' : hits.length > 0 ? 'warns' : 'untouched';
+  const own = parsed.consumers.find((outcome) => outcome.consumer === name)?.verdict;
+  return own === worst ? worst : (`${worst}, its own verdict ${own}` as ConsumerVerdict);
+}
+
+/** The consumer's own verdict in a report (text, Markdown, JUnit, SARIF, GitHub): `name: breaks` under the consumers' heading. */
+function consumerVerdict(report: string, name: string): ConsumerVerdict | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w-])${escaped}: (breaks|warns|untouched)\\b`).exec(report)?.[1] as ConsumerVerdict | undefined;
+}
+
+/** A report's verdict for the consumer: the findings' sentences and its own verdict, which must agree. */
+function fromReport(report: string, name: string): ConsumerVerdict {
+  const sentences = named(report, name);
+  const own = consumerVerdict(report, name);
+  return own === sentences ? own : (`${sentences}, its own verdict ${own}` as ConsumerVerdict);
 }
 
 /** can-i-deploy's consumer form: exit 1 breaks, a `!` line warns; and it must have judged the change. */
@@ -83,21 +100,28 @@ function fromDeployAlone(code: number, out: string): 'breaks' | 'not' {
 const failOnVerdict = (exitCode: number): 'breaks' | 'not' => (exitCode === 1 ? 'breaks' : 'not');
 const breaksOrNot = (verdict: ConsumerVerdict) => (verdict === 'breaks' ? 'breaks' : 'not');
 
-/** The gate on a case, in process: the comparison, the verdict, the consumers judged, each format; and --fail-on consumers. */
-function gateInProcess(corpusCase: CorpusCase): { text: ConsumerVerdict; json: ConsumerVerdict; github: ConsumerVerdict; failOn: number } {
+const baseLoaded = loadContract(baseContract() as OpenApiDocument);
+
+/** The gate on a case, in process: the comparison, the verdict, the consumers judged (both judgements), each format; and --fail-on consumers. */
+function gateInProcess(corpusCase: CorpusCase): Record<'text' | 'json' | 'github' | 'markdown' | 'junit' | 'sarif', ConsumerVerdict> & { failOn: number } {
   const findings = compareDocuments(baseContract(), revisionOf(corpusCase));
   const record = recordOf(corpusCase.consumer, corpusCase.id);
+  const revision = loadContract(revisionOf(corpusCase) as OpenApiDocument);
   const judge = (failOnConsumers: boolean) => {
     const verdict = evaluateGate(structuredClone(findings), { baseVersion: '1.0.0', revisionVersion: '1.0.0', failOn: 'implementation' });
-    judgeByConsumers(verdict, [record], failOnConsumers, loadContract(revisionOf(corpusCase) as OpenApiDocument));
+    judgeByConsumers(verdict, [record], failOnConsumers, revision, baseLoaded);
     return verdict;
   };
   const verdict = judge(false);
   const options = { subject: `${corpusCase.id} against release 1.0.0`, declarationsFile: 'a declarations file (--declarations)', versionAt: "the revision's info.version" };
+  const name = corpusCase.id;
   return {
-    text: named(formatReport(verdict, options), corpusCase.id),
-    json: fromJson(formatJson(verdict, options), corpusCase.id),
-    github: named(formatGithub(verdict, options), corpusCase.id),
+    text: fromReport(formatReport(verdict, options), name),
+    json: fromJson(formatJson(verdict, options), name),
+    github: fromReport(formatGithub(verdict, options), name),
+    markdown: consumerVerdict(formatMarkdown(verdict, options), name)!,
+    junit: consumerVerdict(formatJunit(verdict, options), name)!,
+    sarif: consumerVerdict(formatSarif(verdict, options), name)!,
     failOn: judge(true).passed ? 0 : 1,
   };
 }
@@ -132,7 +156,8 @@ describe('each case gets its verdict from every tool', () => {
   test.each(CASES.map((corpusCase) => [corpusCase.id, corpusCase] as const))('%s', async (_id, corpusCase) => {
     const gate = gateInProcess(corpusCase);
     const expected = corpusCase.expected;
-    expect({ ...gate, failOn: failOnVerdict(gate.failOn) }, corpusCase.why).toEqual({ text: expected, json: expected, github: expected, failOn: breaksOrNot(expected) });
+    const every = { text: expected, json: expected, github: expected, markdown: expected, junit: expected, sarif: expected };
+    expect({ ...gate, failOn: failOnVerdict(gate.failOn) }, corpusCase.why).toEqual({ ...every, failOn: breaksOrNot(expected) });
     const { revision, record } = files.get(corpusCase.id)!;
     const consumer = await deploy('--usage', record, '--contract', revision, '--releases', releases);
     expect(fromDeploy(consumer.code, consumer.out), consumer.out).toBe(expected);
@@ -175,6 +200,35 @@ describe('each case gets its verdict from every tool', () => {
   });
 });
 
+describe('as pacts', () => {
+  // Each case's consumer as a Pact file in each specification, read as a record against the release its tests were
+  // written against (the base), as a record is made against it: the change judgement and the record judged against
+  // the revision alone give the native record's verdict. A pact holds values, and only the fields its test asserted:
+  // its answers are cut to what the code reads (a proxy consumer's whole), which it reads all of; that changes which
+  // row shows a verdict (a field never received rather than received and unread), never the verdict. Every case as
+  // Pact 2; Pact 3 and 4 take every other case each (their reading differs in the query, headers and bodies only).
+  const rotation = (specification: number) => CASES.filter((_, index) => specification === 2 || index % 2 === specification % 2);
+  test.each(PACT_SPECIFICATIONS.map((specification) => [specification] as const))('Pact %i: its cases get their verdict, with the base and against the revision alone', (specification) => {
+    const base = loadContract(baseContract() as OpenApiDocument);
+    const wrong: string[] = [];
+    for (const corpusCase of rotation(specification)) {
+      const pact = readPact(pactOf(corpusCase.consumer, specification), `${corpusCase.consumer}.pact.json`);
+      expect(pact.specification).toBe(specification);
+      const { record, unmatched } = pactRecord(pact, base);
+      expect(unmatched, corpusCase.id).toEqual([]);
+      const native = recordOf(corpusCase.consumer);
+      // The operations, statuses and fields read are the native record's.
+      expect(Object.keys(record.operations)).toEqual(Object.keys(native.operations));
+      const revision = revisionOf(corpusCase);
+      const change = judgeChange(baseContract(), revision, record).verdict;
+      const alone = judgeRecord(record, loadContract(revision as OpenApiDocument)).breaks.map((hit) => hit.what);
+      if (change !== corpusCase.expected || (alone.length > 0) !== (corpusCase.expected === 'breaks')) wrong.push(`${corpusCase.id}: expected ${corpusCase.expected}, with the base ${change}, alone ${alone.join('; ') || 'no break'}`);
+      expect(judgeRecord(record, base).breaks, `${corpusCase.id}: its pact against the contract its tests were written against`).toEqual([]);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
 describe('the real commands, on a case of each verdict', () => {
   const chosen = ['response-read-made-optional', 'response-enum-value-removed', 'request-enum-value-added'].map((id) => CASES.find((each) => each.id === id)!);
 
@@ -186,7 +240,7 @@ describe('the real commands, on a case of each verdict', () => {
       );
     for (const corpusCase of chosen) {
       const [text, json, github, failOn] = await Promise.all([check(corpusCase), check(corpusCase, '--format', 'json'), check(corpusCase, '--format', 'github'), check(corpusCase, '--fail-on', 'consumers')]);
-      expect({ text: named(text.stdout, corpusCase.id), json: fromJson(json.stdout, corpusCase.id), github: named(github.stdout, corpusCase.id), failOn: failOnVerdict(failOn.code) }, corpusCase.id).toEqual({
+      expect({ text: fromReport(text.stdout, corpusCase.id), json: fromJson(json.stdout, corpusCase.id), github: fromReport(github.stdout, corpusCase.id), failOn: failOnVerdict(failOn.code) }, corpusCase.id).toEqual({
         text: corpusCase.expected,
         json: corpusCase.expected,
         github: corpusCase.expected,
@@ -222,4 +276,4 @@ test("PactFlow's engine on pacts of the same interactions; docs/contract-consume
   expect(baseProblems).toEqual([]);
   const page = readFileSync(DOCS_PAGE, 'utf8');
   expect(page, 'run `npm run docs:consumers` and commit docs/contract-consumers.md').toBe(consumerPage(page, answers));
-}, 120_000);
+}, 240_000);

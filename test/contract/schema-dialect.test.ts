@@ -9,7 +9,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, test } from 'vitest';
-import { Session, UsageError } from '../../conformance/session.ts';
+import { Session, UsageError } from '../../conformance/runner/session.ts';
 import { parseContractYaml } from '../../server/http/contract.ts';
 import { SCHEMA_DIALECT } from '../../scripts/generate.ts';
 import { ok } from '../support/expect.ts';

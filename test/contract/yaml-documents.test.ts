@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { readDocument } from '../../breaking/files.ts';
-import { loadContract as runnerContract } from '../../conformance/contract.ts';
+import { loadContract as runnerContract } from '../../conformance/contract/contract.ts';
 import { parseContractYaml } from '../../server/http/contract.ts';
 import { repoRoot } from '../support/repo.ts';
 

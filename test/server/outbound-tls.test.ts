@@ -11,8 +11,8 @@ import path from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDocsClient, type DocsClient } from '../../client/index.ts';
-import { gitHttpHandler } from '../../conformance/git-http.ts';
-import { createBareRepository, type LocalRepository } from '../../conformance/fixtures.ts';
+import { gitHttpHandler } from '../../conformance/runner/git-http.ts';
+import { createBareRepository, type LocalRepository } from '../../conformance/runner/fixtures.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'outbound-tls-'));

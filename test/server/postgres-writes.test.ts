@@ -202,6 +202,21 @@ describe('the reader', () => {
   });
 });
 
+describe('a unique violation', () => {
+  test('that is no race ends once the write met it alone: ALONE_AFTER + 1 attempts, the last one holding the writers\' lock alone', async () => {
+    await other.query(`INSERT INTO scratch (id, txid) VALUES ('unique-taken', 0)`);
+    /** Whether this session holds the writers' lock exclusively, on each attempt. */
+    const alone: boolean[] = [];
+    const refused = store.write(async (db) => {
+      const locks = await db.all(sql<{ mode: string }>`SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND objid = ${7_361_002_002 % 2 ** 32}::oid`);
+      alone.push(locks.some((lock) => lock.mode === 'ExclusiveLock'));
+      await db.run(sql`INSERT INTO scratch (id, txid) VALUES ('unique-taken', txid_current())`);
+    });
+    await expect(refused).rejects.toMatchObject({ code: '23505' });
+    expect(alone).toEqual([false, false, false, true]);
+  });
+});
+
 describe('a write that conflicted with another (WriteOptions.wider)', () => {
   test('takes its wider queue for its next attempts, and says so', async () => {
     /** The queues whose locks this transaction's session holds, as queueKey names them. */

@@ -14,8 +14,8 @@ import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/p
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import fc from 'fast-check';
-import { loadContract as runnerContract } from '../../conformance/contract.ts';
-import { arbitraryOf } from '../../conformance/property/generate.ts';
+import { loadContract as runnerContract } from '../../conformance/contract/contract.ts';
+import { arbitraryOf } from '../../conformance/runner/property/generate.ts';
 import validatorUtil from 'express-openapi-validator/dist/middlewares/util.js';
 import parameterUtil from 'express-openapi-validator/dist/middlewares/parsers/util.js';
 import { RequestParameterMutator } from 'express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js';

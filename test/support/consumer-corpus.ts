@@ -2,11 +2,11 @@
 // exchanges its tests had, with the fields its code read), the verdict it must get from every tool, and the pact of the
 // same interactions for PactFlow's engine. One base contract shaped like the real one (components used in several
 // places, allOf, a discriminated union, security); each case changes a copy of it. Run by consumer-corpus.test.ts.
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import type { ConsumerVerdict } from '../../conformance/judgement.ts';
-import { authenticatedBy, usageOf } from '../../conformance/usage-fields.ts';
-import { emptyUsage, mergeOperationUsage, emptyOperationUsage, type UsageRecord } from '../../conformance/usage-format.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import type { ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { authenticatedBy, usageOf } from '../../conformance/records/usage-fields.ts';
+import { emptyUsage, mergeOperationUsage, emptyOperationUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 
 type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -92,15 +92,26 @@ export function baseContract(): Json {
             createdAt: { type: 'string', format: 'date-time' },
             description: { type: 'string' },
             owner: ref('User'),
+            cover: { oneOf: [ref('ImageCover'), ref('ColorCover')] },
           },
         },
+        ImageCover: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } },
+        ColorCover: { type: 'object', required: ['color'], properties: { color: { type: 'string' } } },
         SpaceList: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('Space') }, next: { type: 'string' } } },
         CreateSpaceRequest: {
           type: 'object',
           required: ['title'],
           properties: { title: { type: 'string', maxLength: 255 }, editMode: { type: 'string', enum: ['live', 'locked'] }, emoji: { type: 'string' } },
         },
-        UpdateSpaceRequest: { type: 'object', properties: { title: { type: 'string' }, editMode: { type: 'string', enum: ['live', 'locked'] } } },
+        UpdateSpaceRequest: {
+          type: 'object',
+          properties: {
+            title: { type: 'string' },
+            editMode: { type: 'string', enum: ['live', 'locked'] },
+            labels: { type: 'array', items: { type: 'string', maxLength: 40 }, maxItems: 10 },
+            priority: { type: 'integer', minimum: 0, maximum: 10 },
+          },
+        },
         Content: { type: 'object', required: ['markdown'], properties: { markdown: { type: 'string' } } },
         Error: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string' }, message: { type: 'string' } } } } },
         PlanBase: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
@@ -195,6 +206,10 @@ export const CONSUMERS = {
   'org-reader': [organization(['/type', '/owner', '/owner/displayName'])],
   /** Reads an organization's plan. */
   'plan-reader': [organization(['/plan', '/plan/name'])],
+  /** Labels spaces and sets their priority: three labels, priority 7. */
+  'space-tagger': [update({ labels: ['guide', 'team', 'draft'], priority: 7 })],
+  /** Shows a space's cover image: its code reads the cover's `url`. */
+  'cover-reader': [{ ...get(['/cover', '/cover/url']), answer: { ...space, cover: { url: 'https://img.example.com/a.png' } } }],
 } satisfies Record<string, CorpusExchange[]>;
 
 export type ConsumerName = keyof typeof CONSUMERS;
@@ -260,6 +275,15 @@ export const CASES: CorpusCase[] = [
   { id: 'query-maximum-lowered-within', change: 'maximum of query parameter `limit` lowered from 100 to 50', consumer: 'space-lister', expected: 'untouched', why: 'the most it sent is 10', revise: (d) => void (param(d, '/spaces', 'get', 'limit').schema.maximum = 50) },
   { id: 'query-maximum-lowered-below', change: 'maximum of query parameter `limit` lowered from 100 to 5', consumer: 'space-lister', expected: 'breaks', why: 'it sent 10', revise: (d) => void (param(d, '/spaces', 'get', 'limit').schema.maximum = 5) },
   { id: 'request-type-changed-unsent', change: '`CreateSpaceRequest.emoji` from string to integer', consumer: 'space-creator', expected: 'untouched', why: 'it never sends `emoji`', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.emoji = { type: 'integer' }) },
+  { id: 'request-max-length-lowered-to-sent', change: 'maximum length of `CreateSpaceRequest.title` lowered from 255 to 8', consumer: 'space-creator', expected: 'untouched', why: 'the longest title it sent has 8 characters, still accepted', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.title.maxLength = 8) },
+  { id: 'request-max-length-lowered-below-sent', change: 'maximum length of `CreateSpaceRequest.title` lowered from 255 to 7', consumer: 'space-creator', expected: 'breaks', why: 'it sent a title of 8 characters', revise: (d) => void (schema(d, 'CreateSpaceRequest').properties.title.maxLength = 7) },
+  { id: 'request-maximum-lowered-below-most', change: 'maximum of `UpdateSpaceRequest.priority` lowered from 10 to 5', consumer: 'space-tagger', expected: 'breaks', why: 'the most it sent is 7', revise: (d) => void (schema(d, 'UpdateSpaceRequest').properties.priority.maximum = 5) },
+  { id: 'request-maximum-lowered-above-most', change: 'maximum of `UpdateSpaceRequest.priority` lowered from 10 to 8', consumer: 'space-tagger', expected: 'untouched', why: 'the most it sent is 7, within the new maximum', revise: (d) => void (schema(d, 'UpdateSpaceRequest').properties.priority.maximum = 8) },
+  { id: 'request-min-items-raised-above', change: 'minItems of `UpdateSpaceRequest.labels` raised to 5', consumer: 'space-tagger', expected: 'breaks', why: 'it sent three labels', revise: (d) => void (schema(d, 'UpdateSpaceRequest').properties.labels.minItems = 5) },
+  { id: 'request-min-items-raised-within', change: 'minItems of `UpdateSpaceRequest.labels` raised to 2', consumer: 'space-tagger', expected: 'untouched', why: 'it sent three labels, still enough', revise: (d) => void (schema(d, 'UpdateSpaceRequest').properties.labels.minItems = 2) },
+  { id: 'request-item-max-length-lowered-below', change: 'maximum length of each of `UpdateSpaceRequest.labels` lowered from 40 to 4', consumer: 'space-tagger', expected: 'breaks', why: 'it sent labels of up to 5 characters', revise: (d) => void (schema(d, 'UpdateSpaceRequest').properties.labels.items.maxLength = 4) },
+  { id: 'path-parameter-renamed-update', change: 'path parameter `spaceId` of /spaces/{spaceId} renamed `id`', consumer: 'space-tagger', expected: 'warns', why: 'the URL of its PATCH is the same; typed source that names `spaceId` no longer compiles', revise: (d) => renamePathParameter(d) },
+  { id: 'path-parameter-renamed-organization', change: 'path parameter `organizationId` of /orgs/{organizationId} renamed `org`', consumer: 'org-reader', expected: 'warns', why: 'the URL is the same; typed source that names `organizationId` no longer compiles', revise: (d) => renameOrganizationParameter(d) },
   { id: 'path-parameter-renamed-delete', change: 'path parameter `spaceId` of /spaces/{spaceId} renamed `id`', consumer: 'space-cleaner', expected: 'warns', why: 'the URL of its DELETE is the same; typed source that names `spaceId` no longer compiles', revise: (d) => renamePathParameter(d) },
   // Response fields, types, formats, bounds.
   { id: 'response-type-changed', change: '`Space.revision` from integer to string', consumer: 'space-viewer', expected: 'breaks', why: 'it received `revision`, and its code may read it as a number', wrongBefore: 1, revise: (d) => void (schema(d, 'Space').properties.revision = { type: 'string' }) },
@@ -283,6 +307,8 @@ export const CASES: CorpusCase[] = [
   { id: 'request-tag-removed-sent', change: 'the `webhook` alternative of `IntegrationRequest` (and its tag) no longer accepted', consumer: 'hook-maker', expected: 'breaks', why: 'it sent `webhook`', revise: (d) => void (schema(d, 'IntegrationRequest').oneOf = [ref('SlackRequest')]) },
   { id: 'response-tag-added', change: 'alternative `Teams` (tag `teams`) added to the answer `Integration`', consumer: 'hook-maker', expected: 'breaks', why: 'it reads the integration answered, whose tags were exhaustive: it may now receive one it cannot dispatch', revise: (d) => addTeams(d) },
   { id: 'response-alternative-added-read', change: '`Organization.owner` may now also be a `Team`, which has no `displayName`', consumer: 'org-reader', expected: 'breaks', why: 'its code reads `/owner/displayName`, which a team lacks', revise: (d) => ownerMayBeTeam(d) },
+  { id: 'response-alternative-gained-read', change: 'the oneOf of `Space.cover` gains `EmojiCover`, which has no `url`', consumer: 'cover-reader', expected: 'breaks', why: 'its code reads `/cover/url`, which an emoji cover lacks', revise: (d) => coverMayBeEmoji(d) },
+  { id: 'response-alternative-gained-unread', change: 'the oneOf of `Space.cover` gains `EmojiCover`, which has no `url`', consumer: 'title-reader', expected: 'untouched', why: 'its code reads only `title`', revise: (d) => coverMayBeEmoji(d) },
   { id: 'response-alternative-added-unread', change: '`Organization.owner` may now also be a `Team`, which has no `displayName`', consumer: 'plan-reader', expected: 'untouched', why: 'its code reads only the plan', revise: (d) => ownerMayBeTeam(d) },
   // Statuses and media types.
   { id: 'success-status-changed', change: 'createSpace answers 200 instead of 201', consumer: 'space-creator', expected: 'breaks', why: 'it received 201', revise: (d) => (op(d, '/spaces', 'post').responses = { '200': op(d, '/spaces', 'post').responses['201'] }) },
@@ -308,6 +334,18 @@ function renamePathParameter(d: Doc): void {
   const renamed = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
   for (const method of ['get', 'patch', 'delete']) item[method].parameters = [renamed];
   d.paths['/spaces/{id}'] = item;
+}
+
+function renameOrganizationParameter(d: Doc): void {
+  const item = d.paths['/orgs/{organizationId}'];
+  delete d.paths['/orgs/{organizationId}'];
+  item.get.parameters = [{ name: 'org', in: 'path', required: true, schema: { type: 'string' } }];
+  d.paths['/orgs/{org}'] = item;
+}
+
+function coverMayBeEmoji(d: Doc): void {
+  d.components.schemas.EmojiCover = { type: 'object', required: ['emoji'], properties: { emoji: { type: 'string' } } };
+  schema(d, 'Space').properties.cover.oneOf.push(ref('EmojiCover'));
 }
 
 function addTeams(d: Doc): void {
@@ -379,11 +417,23 @@ function only(value: unknown, read: readonly string[], at = ''): unknown {
   return kept;
 }
 
+/** The Pact specifications the corpus writes its pacts in. */
+export const PACT_SPECIFICATIONS = [2, 3, 4] as const;
+export type PactSpecification = (typeof PACT_SPECIFICATIONS)[number];
+
+/** Headers as a specification writes them: a value each before 4, a list of values in 4. */
+const pactHeaders = (headers: Record<string, string>, specification: PactSpecification) => (specification >= 4 ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])) : headers);
+
+/** A body as a specification writes it: the value itself before 4, `{content, contentType, encoded}` in 4. */
+const pactBody = (body: unknown, mediaType: string, specification: PactSpecification) => (specification >= 4 ? { content: body, contentType: mediaType, encoded: false } : body);
+
 /**
- * The pact of a consumer (Pact 2): an interaction per exchange its record holds, the answers cut to the fields its
- * code read where the record knows them, whole otherwise; requests with the bearer token the contract requires.
+ * The pact of a consumer, in Pact specification 2 (the default), 3 or 4: an interaction per exchange its record
+ * holds, the answers cut to the fields its code read where the record knows them, whole otherwise; requests with the
+ * bearer token the contract requires. The query is a string in 2, a map of lists in 3 and 4; 4 types its interactions
+ * (`Synchronous/HTTP`), lists its headers' values and wraps its bodies.
  */
-export function pactOf(consumer: ConsumerName): Json {
+export function pactOf(consumer: ConsumerName, specification: PactSpecification = 2): Json {
   const base = baseContract();
   const exchanges: CorpusExchange[] = CONSUMERS[consumer];
   return {
@@ -392,24 +442,25 @@ export function pactOf(consumer: ConsumerName): Json {
     interactions: exchanges.map((exchange, index) => {
       const { template, method } = placeOf(base, exchange.operationId);
       const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(exchange.path[name]!));
-      const query = new URLSearchParams(exchange.query ?? {}).toString();
+      const query = specification >= 3 ? Object.fromEntries(Object.entries(exchange.query ?? {}).map(([name, value]) => [name, [value]])) : new URLSearchParams(exchange.query ?? {}).toString();
       const answer = exchange.answer === undefined ? undefined : exchange.read ? only(exchange.answer, exchange.read) : exchange.answer;
       return {
+        ...(specification >= 4 ? { type: 'Synchronous/HTTP' } : {}),
         description: `${exchange.operationId} ${index + 1}`,
         request: {
           method: method.toUpperCase(),
           path,
-          ...(query ? { query } : {}),
-          headers: { Authorization: 'Bearer token', ...(exchange.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-          ...(exchange.body !== undefined ? { body: exchange.body } : {}),
+          ...(Object.keys(exchange.query ?? {}).length > 0 ? { query } : {}),
+          headers: pactHeaders({ Authorization: 'Bearer token', ...(exchange.body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, specification),
+          ...(exchange.body !== undefined ? { body: pactBody(exchange.body, 'application/json', specification) } : {}),
         },
         response: {
           status: exchange.status,
-          headers: { ...(exchange.mediaType ? { 'Content-Type': exchange.mediaType } : {}), ...(exchange.headers ?? {}) },
-          ...(answer !== undefined ? { body: answer } : {}),
+          headers: pactHeaders({ ...(exchange.mediaType ? { 'Content-Type': exchange.mediaType } : {}), ...(exchange.headers ?? {}) }, specification),
+          ...(answer !== undefined ? { body: pactBody(answer, exchange.mediaType!, specification) } : {}),
         },
       };
     }),
-    metadata: { pactSpecification: { version: '2.0.0' } },
+    metadata: { pactSpecification: { version: `${specification}.0.0` } },
   };
 }

@@ -1,5 +1,5 @@
 // docs/contract-consumers.md's two generated sections, from the code and the consumer corpus: the table of how a
-// change is judged for a consumer (conformance/judgement.ts's families, with the corpus cases that show each row), and
+// change is judged for a consumer (conformance/judgement/judgement.ts's families, with the corpus cases that show each row), and
 // the corpus's counts beside PactFlow's engine (@pactflow/swagger-mock-validator) on pacts of the same interactions,
 // with the cases where the two differ. `npm run docs:consumers` writes them; consumer-corpus.test.ts fails when the
 // committed page is not what this writes.
@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { SwaggerMockValidatorFactory } from '@pactflow/swagger-mock-validator';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
-import { loadContract, type OpenApiDocument } from '../../conformance/contract.ts';
-import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement.ts';
+import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
+import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
 import { baseContract, CASES, CONSUMERS, type ConsumerName, type CorpusCase, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from './consumer-corpus.ts';
 import { repoRoot } from './repo.ts';
 
@@ -69,6 +71,25 @@ export function judgedCases(cases: readonly CorpusCase[] = CASES): Map<string, {
   return judged;
 }
 
+/**
+ * Our judgement of each case's pact (Pact 2): read as a record against the release it was written against, the
+ * change's verdict; and as PactFlow's engine reads it, against the revision alone (read as a record against the
+ * revision and judged against it: can-i-deploy with a pact and no --base), whether it breaks, and what breaks it.
+ */
+export function pactVerdicts(cases: readonly CorpusCase[] = CASES): Map<string, { withBase: ConsumerVerdict; breaksAlone: boolean; what: string[] }> {
+  const base = loadContract(baseContract() as OpenApiDocument);
+  const judged = new Map<string, { withBase: ConsumerVerdict; breaksAlone: boolean; what: string[] }>();
+  for (const corpusCase of cases) {
+    const pact = readPact(pactOf(corpusCase.consumer), `${corpusCase.consumer}.pact.json`);
+    const document = revisionOf(corpusCase);
+    const revision = loadContract(document as OpenApiDocument);
+    const withBase = judgeChange(baseContract(), document, pactRecord(pact, base).record).verdict;
+    const what = judgeRecord(pactRecord(pact, revision).record, revision).breaks.map((hit) => hit.what);
+    judged.set(corpusCase.id, { withBase, breaksAlone: what.length > 0, what });
+  }
+  return judged;
+}
+
 /** The rows each case shows: those of its findings that decided its verdict (for an untouched case, every row its findings met but those no consumer could notice). */
 function caseRows(): Map<string, string[]> {
   const RANK: Record<ConsumerVerdict, number> = { breaks: 2, warns: 1, untouched: 0 };
@@ -116,17 +137,20 @@ export function corpusSection(answers: ReadonlyMap<string, PactflowAnswer>): str
   const ours = CASES.filter((each) => judged.get(each.id)!.verdict === each.expected).length;
   const pactflowRight = (each: CorpusCase) => (answers.get(each.id)!.verdict === 'breaks') === (each.expected === 'breaks');
   const theirs = CASES.filter(pactflowRight).length;
-  const differing = CASES.filter((each) => !pactflowRight(each) || judged.get(each.id)!.verdict !== each.expected);
+  const pacts = pactVerdicts();
+  const aloneRight = (each: CorpusCase) => pacts.get(each.id)!.breaksAlone === (each.expected === 'breaks');
+  const differing = CASES.filter((each) => !pactflowRight(each) || !aloneRight(each) || judged.get(each.id)!.verdict !== each.expected);
   const lines = [
-    `The corpus holds ${CASES.length} cases over ${Object.keys(CONSUMERS).length} consumers: **${ours} of ${CASES.length}** get their verdict from the judgement, and every tool gives it (the test runs each case through the gate's text, JSON and GitHub formats, \`--fail-on consumers\` and both forms of can-i-deploy, and each through can-i-deploy without its record's base, its record judged against the revision alone, which breaks exactly where the judgement with the base does). PactFlow's engine, \`@pactflow/swagger-mock-validator\` ${VALIDATOR_VERSION}, on pacts of the same interactions: **${theirs} of ${CASES.length}** right (a case is right when it reports an error exactly where the consumer breaks; its warnings count as no break).`,
+    `The corpus holds ${CASES.length} cases over ${Object.keys(CONSUMERS).length} consumers: **${ours} of ${CASES.length}** get their verdict from the judgement, and every tool gives it (the test runs each case through every format of the gate, each consumer's verdict there merging the change judgement and its record judged against the revision alone, \`--fail-on consumers\` and both forms of can-i-deploy, and each through can-i-deploy without its record's base, its record judged against the revision alone, which breaks exactly where the judgement with the base does). PactFlow's engine, \`@pactflow/swagger-mock-validator\` ${VALIDATOR_VERSION}, on pacts of the same interactions: **${theirs} of ${CASES.length}** right (a case is right when it reports an error exactly where the consumer breaks; its warnings count as no break). The same pacts read by this toolkit as records: with the release they were written against, **${CASES.filter((each) => pacts.get(each.id)!.withBase === each.expected).length} of ${CASES.length}** (each pact, in Pact 2, 3 and 4, gets its case's verdict: the test holds it); against the revision alone, as PactFlow's engine reads them (\`can-i-deploy\` with a pact and no \`--base\`), **${CASES.filter(aloneRight).length} of ${CASES.length}** right.`,
     '',
     'Where they differ:',
     '',
-    '| Case | Change | Consumer | Verdict, and why | PactFlow |',
-    '|---|---|---|---|---|',
+    '| Case | Change | Consumer | Verdict, and why | PactFlow | Our pact alone |',
+    '|---|---|---|---|---|---|',
     ...differing.map((each) => {
       const answer = answers.get(each.id)!;
-      return `| \`${each.id}\` | ${cell(each.change)} | ${each.consumer} | ${each.expected}: ${cell(each.why)} | ${answer.verdict === 'breaks' ? 'error' : answer.verdict === 'warns' ? 'warning only' : 'nothing'}${answer.codes.length > 0 ? ` (${answer.codes.map((code) => `\`${code}\``).join(', ')})` : ''} |`;
+      const ours = pacts.get(each.id)!;
+      return `| \`${each.id}\` | ${cell(each.change)} | ${each.consumer} | ${each.expected}: ${cell(each.why)} | ${answer.verdict === 'breaks' ? 'error' : answer.verdict === 'warns' ? 'warning only' : 'nothing'}${answer.codes.length > 0 ? ` (${answer.codes.map((code) => `\`${code}\``).join(', ')})` : ''} | ${ours.breaksAlone ? `breaks (${cell(ours.what[0]!)})` : 'no break'} |`;
     }),
     '',
     'The wrong answers a judgement of its own in each tool gives, each held by cases of the corpus:',

@@ -1,7 +1,7 @@
 // The three consumer projects consumers.test.ts installs the packages into, each with its own suite (node's test
 // runner): one on the server's test harness, one through the validating proxy with its own HTTP client (fetch), one
 // with the typed client in recording mode; and the contract changes the gate then judges against their records.
-import type { OpenApiDocument } from '../../conformance/contract.ts';
+import type { OpenApiDocument } from '../../conformance/contract/contract.ts';
 
 /** A project's files, by path. */
 export type ProjectFiles = Record<string, string>;

@@ -30,7 +30,7 @@ export const handbookPages = [
 
 // Spaces with the handbook's pages, and spaces with one old page.
 const HANDBOOK_SPACES = ['handbook', 'branches', 'mono', 'remote'];
-const OTHER_SPACES = ['ordered', 'copy', 'preview', 'handmade', 'folders', 'broken', 'locked', 'legacy', 'mirror', 'checks', 'oversized'];
+const OTHER_SPACES = ['ordered', 'copy', 'preview', 'handmade', 'folders', 'broken', 'locked', 'legacy', 'mirror', 'checks', 'oversized', 'wordy'];
 
 const fixture = {
   ...standardFixture,

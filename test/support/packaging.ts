@@ -6,7 +6,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadContract } from '../../conformance/contract.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
 import { repoRoot } from './repo.ts';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 // `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited as editors save (in place,
 // renamed over, deleted and created), each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
 // contract stays served; an operation added to the contract is answered from its example until a handler implements
-// it, and one removed leaves the rest served; a server change restarts the server; the type-check reports beside the
+// it, and one removed is a break (breaking-change) until declared, then a note, the rest served; a server change restarts the server; the type-check reports beside the
 // server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -53,6 +53,21 @@ function startDev(name: string, args: string[] = [], env: Record<string, string>
 }
 
 type Dev = ReturnType<typeof startDev>;
+
+/**
+ * Declares in the copy's spec/breaking-changes.yaml the removal of an operation the server at `url` serves (its place
+ * as the served contract gives it); returns what puts the file back.
+ */
+async function declareRemoved(url: string, operationId: string): Promise<() => void> {
+  const served = ((await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> }).paths;
+  const [route, operations] = Object.entries(served).find(([, item]) => Object.values(item).some((operation) => operation.operationId === operationId))!;
+  const method = Object.keys(operations).find((key) => operations[key]!.operationId === operationId)!;
+  const file = path.join(copy, 'spec/breaking-changes.yaml');
+  const declared = readFileSync(file, 'utf8');
+  const pointer = `#/paths/${route.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
+  writeFileSync(file, `${declared}- rule: operation-removed\n  operation: ${operationId}\n  path: "${pointer}"\n  reason: A test of the dev loop.\n`);
+  return () => writeFileSync(file, declared);
+}
 
 /** The served contract's description of a schema's property. */
 async function served(url: string, schema: string, property: string): Promise<string | undefined> {
@@ -174,6 +189,7 @@ describe('saving the contract the ways editors do', () => {
   test('an operation added to spec/ is answered from its example on save, while the others answer for real; one removed leaves the rest served, its handler reported', async () => {
     const teams = path.join(copy, 'spec/teams.tsp');
     const before = readFileSync(teams, 'utf8');
+    let restoreDeclarations = () => {};
     const save = (text: string) => {
       writeFileSync(`${teams}.saving`, text);
       renameSync(`${teams}.saving`, teams);
@@ -204,17 +220,23 @@ describe('saving the contract the ways editors do', () => {
       const health = (await (await fetch(`${url}/health`)).json()) as { answeredFromContract?: string[] };
       expect(health.answeredFromContract).toEqual(['getTeamStats']);
 
-      // deleteTeam removed from the contract: its handler is reported, the rest is served.
+      // deleteTeam removed from the contract: a break of the last release (the breaking-change rule), printed where it
+      // was made and not served; declared in spec/breaking-changes.yaml, it is a note, and its handler is reported,
+      // the rest served.
       const removed = dev.output().length;
       const withoutDelete = before.replace(/\n {2}\/\*\* Delete a team\.[^]*?\n {2}delete\(\.\.\.TeamPath\)[^\n]*\n/, '\n');
       expect(withoutDelete).not.toContain('"deleteTeam"');
       save(withoutDelete);
+      await dev.waitFor(/\nspec\/teams\.tsp:\d+:\d+ - error docs-platform-spec-rules\/breaking-change: BREAKING \(client\) operation-removed: .*deleteTeam/, removed);
+      restoreDeclarations = await declareRemoved(url, 'deleteTeam');
+      await dev.waitFor(/\[dev\] breaking-change: spec\/teams\.tsp:\d+: BREAKING \(client\), declared operation-removed: .*deleteTeam/, removed);
       // A team that does not exist: deleted by the old server (204), refused by the new one (405).
       await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 405);
       await dev.waitFor(/handlers of no operation of the contract, not served: deleteTeam/, removed);
       expect(((await (await call('GET', `/v1/orgs/demo/teams/${created.id}`)).json()) as { title: string }).title).toBe('Writers');
       expect((await call('GET', stats)).status).toBe(404);
     } finally {
+      restoreDeclarations();
       save(before);
     }
     await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 204);

@@ -175,7 +175,10 @@ describe('file tables of the documentation', () => {
     expect(marked).toEqual(
       expect.arrayContaining([
         'breaking/README.md: breaking compare',
-        'conformance/README.md: conformance conformance/property conformance/scenario',
+        'conformance/README.md: conformance',
+        'conformance/runner/README.md: conformance/runner conformance/runner/scenario',
+        'conformance/runner/property/README.md: conformance/runner/property',
+        'conformance/proxy/README.md: conformance/proxy',
         'release/README.md: release',
         'bench/README.md: bench',
         'docs/development.md: scripts',

@@ -11,6 +11,8 @@ import { repoRoot } from '../support/repo.ts';
 
 const CHECKED = ['server', 'client', 'conformance', 'compare', 'breaking', 'release', 'bench', 'scripts', 'test'];
 const SOURCE = /\.[cm]?ts$/;
+/** conformance/'s folders, each importing only from those before it; '' is the folder itself (cli.ts). */
+const CONFORMANCE_LAYERS = ['contract', 'records', 'runner', 'judgement', 'proxy', ''];
 
 /** The relative specifiers a source imports: static imports and re-exports (type-only ones too), and literal import(). */
 function specifiersOf(file: string, text: string): string[] {
@@ -161,8 +163,24 @@ describe('import cycles', () => {
     expect(files.length).toBeGreaterThan(200);
     const graph = importGraph(repoRoot, files);
     // The walk follows the imports that matter here: the runner's phases, the harness's locations.
-    expect(graph.get('conformance/property/phase.ts')).toContain('conformance/session.ts');
+    expect(graph.get('conformance/runner/property/phase.ts')).toContain('conformance/runner/session.ts');
     expect(graph.get('server/testing/index.ts')).toContain('server/testing/locations.ts');
     expect(importCycles(graph).map(describeCycle)).toEqual([]);
+  });
+
+  test("conformance/'s folders import only from the folders before them: the contract's reading, records, runner, judgement, proxy, the command", () => {
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', 'conformance'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter((file) => SOURCE.test(file) && existsSync(path.join(repoRoot, file)));
+    const graph = importGraph(repoRoot, files);
+    const rank = (file: string) => CONFORMANCE_LAYERS.indexOf(file.split('/').length > 2 ? file.split('/')[1]! : '');
+    expect(files.filter((file) => rank(file) === -1), 'a file outside the layers').toEqual([]);
+    const upward = [...graph].flatMap(([file, targets]) => targets.filter((target) => rank(target) > rank(file)).map((target) => `${file} → ${target}`));
+    expect(upward).toEqual([]);
+    // Within the runner, the session and ledger (which the phases import) import no phase.
+    const intoPhases = [...graph]
+      .filter(([file]) => /^conformance\/runner\/[^/]+$/.test(file) && !/(runner|scenario)\.ts$/.test(file))
+      .flatMap(([file, targets]) => targets.filter((target) => /^conformance\/runner\/(property|scenario)\//.test(target)).map((target) => `${file} → ${target}`));
+    expect(intoPhases).toEqual([]);
   });
 });

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { releasedNotes } from '../../release/notes.ts';
-import { contractIdentity } from '../../conformance/consumer.ts';
-import { loadContract } from '../../conformance/contract.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { loadContract } from '../../conformance/contract/contract.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/start/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
@@ -380,7 +380,7 @@ test.skipIf(runtimeOnly)("the runner package is its bundled command and the clie
   expect(manifest.exports).toEqual({ './recording': { types: './dist/recording.d.ts', default: './dist/recording.mjs' }, './package.json': './package.json' });
   expect(readFileSync(path.join(installed, 'dist/generated/openapi.yaml'), 'utf8')).toBe(readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'));
   // esbuild heads each bundled module with its path: the runner's and npm packages', no server or client module.
-  for (const [bundle, entry] of [['docs-conformance.mjs', 'runner.ts'], ['recording.mjs', 'recording.ts']]) {
+  for (const [bundle, entry] of [['docs-conformance.mjs', 'runner/runner.ts'], ['recording.mjs', 'records/recording.ts']]) {
     const modules = readFileSync(path.join(installed, 'dist', bundle!), 'utf8').match(/^\/\/ [^\s]+\.(?:ts|js|cjs|mjs)$/gm) ?? [];
     expect(modules, bundle).toContain(`// conformance/${entry}`);
     expect(modules.filter((line) => /^\/\/ (server|client)\/|node_modules\/(express|better-sqlite3|openapi-fetch)\//.test(line)), bundle).toEqual([]);

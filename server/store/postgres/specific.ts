@@ -14,6 +14,47 @@ export function fold(text: string): string {
   return (text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
 }
 
+/**
+ * The most bytes a section's words take in its tsvector: PostgreSQL refuses a tsvector past 1 MiB (1 048 575 bytes,
+ * "string is too long for tsvector"), which a page of 2 MiB of distinct words would pass; the margin covers words its
+ * parser splits in two.
+ */
+const MOST_INDEXED_BYTES = 900_000;
+/** Positions a tsvector keeps of one word (more are dropped). */
+const MOST_POSITIONS = 256;
+/** Bytes a word takes in a tsvector besides its own: its entry (4), an alignment byte, its count of positions (2), one position (2). */
+const WORD_OVERHEAD = 9;
+/** A longer word is left out by PostgreSQL's parser (with a notice): it takes nothing. */
+const LONGEST_INDEXED_WORD = 2047;
+
+/**
+ * A section's folded title and body as its tsvector is made of them, within MOST_INDEXED_BYTES: what the words take is
+ * counted from the title's first, and a word past it is left out (a section of hundreds of thousands of distinct words
+ * is found by its first ones). Text that cannot reach it (each word at most 3 bytes a character and WORD_OVERHEAD more,
+ * and followed by a space) is given back unchanged, uncounted.
+ */
+export function withinTsvector(title: string, body: string): { title: string; body: string } {
+  if ((title.length + body.length + 2) * (3 + WORD_OVERHEAD / 2) < MOST_INDEXED_BYTES) return { title, body };
+  const positions = new Map<string, number>();
+  let used = 0;
+  const kept = (text: string) =>
+    text
+      .split(' ')
+      .filter((word) => {
+        const bytes = Buffer.byteLength(word);
+        if (bytes === 0) return false;
+        if (bytes > LONGEST_INDEXED_WORD) return true;
+        const seen = positions.get(word) ?? 0;
+        const cost = seen === 0 ? bytes + WORD_OVERHEAD : seen < MOST_POSITIONS ? 2 : 0;
+        if (used + cost > MOST_INDEXED_BYTES) return false;
+        used += cost;
+        positions.set(word, seen + 1);
+        return true;
+      })
+      .join(' ');
+  return { title: kept(title), body: kept(body) };
+}
+
 /** The tsquery of the words: each folded word a prefix, all of them required. */
 function tsQuery(words: SearchWords): string {
   const terms = words.flatMap((word) => fold(word).split(' ')).filter(Boolean);
@@ -26,11 +67,11 @@ const search = {
   async add(db: Db, sections: readonly SearchSection[]): Promise<void> {
     if (sections.length === 0) return;
     // One statement for the whole batch: a round trip per section was most of the cost of indexing a space.
-    const rows = sections.map(
-      (section) =>
-        sql`(${section.spaceId}, ${section.pageId}, ${section.pagePath}, ${section.pageTitle}, ${section.sectionId}, ${section.title},
-             ${section.body}, setweight(to_tsvector('simple', ${fold(section.title)}), 'A') || to_tsvector('simple', ${fold(section.body)}))`,
-    );
+    const rows = sections.map((section) => {
+      const words = withinTsvector(fold(section.title), fold(section.body));
+      return sql`(${section.spaceId}, ${section.pageId}, ${section.pagePath}, ${section.pageTitle}, ${section.sectionId}, ${section.title},
+             ${section.body}, setweight(to_tsvector('simple', ${words.title}), 'A') || to_tsvector('simple', ${words.body}))`;
+    });
     // Bound parameters are limited to 65 535 a statement: 8 a section.
     for (let start = 0; start < rows.length; start += 4000) {
       await db.send(

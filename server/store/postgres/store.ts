@@ -31,6 +31,9 @@ const MIGRATION_LOCK = 7_361_002_001;
 /** How many times a write that conflicts with another instance's is tried in all. */
 const WRITE_ATTEMPTS = 12;
 
+/** PostgreSQL's SQLSTATE of a unique violation (`unique_violation`). */
+const UNIQUE_VIOLATION = '23505';
+
 /** After how many failed attempts a write runs alone (see `transaction`). */
 const ALONE_AFTER = 3;
 
@@ -41,10 +44,12 @@ const WRITERS_LOCK = 7_361_002_002;
  * SQLSTATEs of a transaction that failed only because of another one: tried again. A serialization failure, a
  * deadlock, and a unique violation: two serializable transactions that both read the largest number of a space and
  * insert the next one conflict on the unique key before the serializable check sees it (PostgreSQL's documentation
- * advises retrying those too, 13.2.3). A unique violation that is not a race fails again on every attempt and ends
- * as the error it is; the store's callers check what a client may send twice before they insert.
+ * advises retrying those too, 13.2.3). A unique violation that is not a race fails again on every attempt: once met
+ * by a write that runs alone (no other write under way, a snapshot that sees every committed row) it ends as the
+ * error it is, after ALONE_AFTER + 1 attempts. The store's callers check what a client may send twice before they
+ * insert.
  */
-const RETRYABLE = new Set(['40001', '40P01', '23505']);
+const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 
 /** The advisory lock of a write queue (WriteOptions.queue): 64 bits of its name's SHA-1, as a signed bigint literal. */
 export function queueKey(queue: string): string {
@@ -556,7 +561,9 @@ export class PostgresStore implements Store {
           await session.settled();
           const error = session.sentFailure !== undefined && !(thrown instanceof GroupConflict) ? sentFailed(session.sentFailure, options.grouped === true) : thrown;
           const code = (error as { code?: string }).code;
-          if (!broken && code !== undefined && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
+          // A unique violation met alone is no race (see RETRYABLE).
+          const race = code !== undefined && RETRYABLE.has(code) && !(alone && code === UNIQUE_VIOLATION);
+          if (!broken && race && attempt < WRITE_ATTEMPTS) {
             const widen = options.wider !== undefined && queue !== options.wider && !alone;
             if ((attempt >= ALONE_AFTER && !alone) || widen) {
               try {

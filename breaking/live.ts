@@ -1,0 +1,165 @@
+// The gate as the contract's linter rule runs it on every compile (spec-rules/rules/breaking-change.js): a document
+// compared with the last release, judged against spec/breaking-changes.yaml and the versions as `check:breaking` judges
+// it, each finding with the consumers it breaks or warns (conformance/judgement/judgement.ts). What does not change between two
+// compiles (the release, the declarations, the records) is read once and kept while its files are the same.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { compareDocuments, type Finding } from '../compare/index.ts';
+import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
+import { judgeConsumer } from '../conformance/judgement/judgement.ts';
+import type { UsageRecord } from '../conformance/records/usage-format.ts';
+import { mergeByConsumer } from '../conformance/records/usage-merge.ts';
+import { readNamedUsage } from '../conformance/records/usage-sources.ts';
+import { SCHEMA_DIALECT } from './dialect.ts';
+import { listReleases, locations, parseYaml, readDeclarations, versionOf } from './files.ts';
+import { evaluateGate, type Judged } from './gate.ts';
+import { consequence, severityLabel, showOperations } from './report.ts';
+
+/** One consumer a finding breaks or warns: `billing-svc 2.3.0`, and the use that shows it. */
+export interface LiveConsumer {
+  consumer: string;
+  verdict: 'breaks' | 'warns';
+  operationId: string;
+  evidence: string;
+}
+
+/** A finding as the rule reports it: what the gate makes of it, in the gate's words, with its consumers. */
+export interface LiveFinding {
+  finding: Finding;
+  /** `fails`: the gate fails on it (a warning of the rule); the others are information. */
+  outcome: 'fails' | 'declared' | 'major-version' | 'warning';
+  /** `BREAKING (client) request-property-enum-value-removed: …`, the gate's label, rule, message and operations. */
+  text: string;
+  /** Who it breaks and what to do (the gate's `consequence`). */
+  consequence: string;
+  consumers: LiveConsumer[];
+}
+
+export interface LiveCheck {
+  /** The release compared with (none recorded: nothing compared). */
+  release?: string;
+  findings: LiveFinding[];
+  /** What could not be read: the declarations, a record. */
+  problems: string[];
+}
+
+/** A value kept while the files it was read from keep their size and time. */
+interface Kept<T> {
+  stamp: string;
+  value: T;
+}
+
+/** The size and time of each file (`-` for one that is not there). */
+const stampOf = (files: readonly string[]) =>
+  files
+    .map((file) => {
+      const stats = statSync(file, { throwIfNoEntry: false });
+      return `${file}:${stats ? `${stats.size}:${stats.mtimeMs}` : '-'}`;
+    })
+    .join('\n');
+
+/** The value kept under `key` while `stamp` is the same, else `read()` (kept in its place). */
+function kept<T>(cache: Map<string, Kept<T>>, key: string, stamp: string, read: () => T): T {
+  const known = cache.get(key);
+  if (known?.stamp === stamp) return known.value;
+  const value = read();
+  cache.set(key, { stamp, value });
+  return value;
+}
+
+const releases = new Map<string, Kept<Record<string, unknown>>>();
+const declarationFiles = new Map<string, Kept<ReturnType<typeof readDeclarations>>>();
+const recordSets = new Map<string, Kept<Promise<UsageRecord[]>>>();
+
+/** How long records fetched from a URL are kept before they are fetched again. */
+export const URL_RECORDS_KEPT_MS = 5 * 60_000;
+
+/** The files a local source of records names: the `.json` files of a folder, or the file. */
+function recordFiles(source: string): string[] {
+  if (statSync(source, { throwIfNoEntry: false })?.isDirectory()) return readdirSync(source).filter((name) => name.endsWith('.json')).sort().map((name) => path.join(source, name));
+  return [source];
+}
+
+/** The usage records `sources` name (folders, files, URLs), one per consumer; kept while their files are the same (a URL's for URL_RECORDS_KEPT_MS). */
+async function usageRecords(sources: readonly string[]): Promise<UsageRecord[]> {
+  if (sources.length === 0) return [];
+  const local = sources.filter((source) => !/^https?:\/\//.test(source));
+  const remote = local.length < sources.length ? `\n@${Math.floor(Date.now() / URL_RECORDS_KEPT_MS)}` : '';
+  // The folder's own stamp too: a record added or removed changes it.
+  const key = sources.join('\n');
+  const records = kept(recordSets, key, stampOf([...local, ...local.flatMap(recordFiles)]) + remote, () => readNamedUsage([...sources]).then((entries) => mergeByConsumer(entries)));
+  try {
+    return await records;
+  } catch (error) {
+    recordSets.delete(key);
+    throw error;
+  }
+}
+
+const consumerName = (record: UsageRecord) => [record.consumer.name, record.consumer.version].filter(Boolean).join(' ');
+
+/** The consumers each finding breaks or warns, by the judgement the gate uses; `revision` only when there are records. */
+function consumersOf(findings: readonly Finding[], records: readonly UsageRecord[], revision: Record<string, unknown>): Map<Finding, LiveConsumer[]> {
+  const hits = new Map<Finding, LiveConsumer[]>(findings.map((finding) => [finding, []]));
+  if (records.length === 0) return hits;
+  const contract = loadContract(revision as OpenApiDocument);
+  for (const record of records) {
+    for (const effect of judgeConsumer(findings, record, contract).effects) {
+      hits.get(effect.finding)!.push({ consumer: consumerName(record), verdict: effect.verdict as LiveConsumer['verdict'], operationId: effect.operationId!, evidence: effect.evidence });
+    }
+  }
+  return hits;
+}
+
+const OUTCOME = (entry: Judged): LiveFinding['outcome'] | undefined => {
+  if (entry.fails) return 'fails';
+  if (entry.allowedBy === 'declaration') return 'declared';
+  if (entry.allowedBy === 'major-version') return 'major-version';
+  return entry.finding.severity === 'warning' || entry.finding.severity.startsWith('breaking') ? 'warning' : undefined;
+};
+
+/** Whether the repository at `root` has a release to compare with. */
+export const hasRelease = (root: string): boolean => listReleases(root).length > 0;
+
+/**
+ * The findings of `revision` (the document the compile makes, as an object) against the last release of the repository
+ * at `root`, as the gate judges them, with the consumers of the records `consumerSources` names: every finding the gate
+ * fails on or lets pass as declared or by the major version; a warning only when it breaks or warns a known consumer.
+ */
+export async function checkAgainstRelease(root: string, revision: Record<string, unknown>, consumerSources: readonly string[] = []): Promise<LiveCheck> {
+  const release = listReleases(root).at(-1);
+  if (!release) return { findings: [], problems: [] };
+  const base = kept(releases, release.document, stampOf([release.document]), () => parseYaml(readFileSync(release.document, 'utf8'), root) as Record<string, unknown>);
+  const declarationsFile = locations(root).declarations;
+  const declared = kept(declarationFiles, declarationsFile, stampOf([declarationsFile]), () => readDeclarations(declarationsFile));
+  const problems = declared.problems.map((problem) => `spec/breaking-changes.yaml: ${problem}`);
+  let records: UsageRecord[] = [];
+  try {
+    records = await usageRecords(consumerSources.map((source) => (/^https?:\/\//.test(source) ? source : path.resolve(root, source))));
+  } catch (error) {
+    problems.push(`consumers' records: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // As scripts/generate.ts writes it: the emitter has no option for the dialect.
+  if (revision.jsonSchemaDialect === undefined) revision = { ...revision, jsonSchemaDialect: SCHEMA_DIALECT };
+  const findings = compareDocuments(base, revision);
+  const verdict = evaluateGate(findings, { baseVersion: versionOf(base), revisionVersion: versionOf(revision), declarations: declared.declarations });
+  const chosen = verdict.judged.filter((entry) => OUTCOME(entry) !== undefined);
+  const hits = consumersOf(
+    chosen.map((entry) => entry.finding),
+    records,
+    revision,
+  );
+  const live = chosen.flatMap((entry): LiveFinding[] => {
+    const outcome = OUTCOME(entry)!;
+    const consumers = hits.get(entry.finding)!;
+    if (outcome === 'warning' && consumers.length === 0) return [];
+    const { finding } = entry;
+    return [{ finding, outcome, consumers, consequence: consequence(finding), text: `${severityLabel(entry)} ${finding.rule}: ${finding.message} (${showOperations(finding).replace(/ {2}/g, ' ')})` }];
+  });
+  return { release: release.version, findings: live, problems };
+}
+
+/** The consumers a finding names, as one clause: `breaks billing-svc 2.3.0: sent "admin" at /role (updateMember)`; none when no consumer uses it. */
+export function consumersClause(consumers: readonly LiveConsumer[]): string {
+  return consumers.map((hit) => `${hit.verdict} ${hit.consumer}: ${hit.evidence} (${hit.operationId})`).join('; ');
+}

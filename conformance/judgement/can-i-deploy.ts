@@ -1,0 +1,257 @@
+// can-i-deploy (docs/consumers.md, "can-i-deploy"): whether a consumer can deploy against a contract. A record is
+// judged against contract Y alone (record-judgement.ts: does Y still accept what it sent and guarantee what it read);
+// when the contract it was made against, X, is found (by the record's contract version and SHA-256 among the
+// releases, or given), the change X → Y is judged too, by the judgement the gate makes (judgement.ts), and what the
+// record alone shows is added for operations the change judgement finds no break in.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { load, CORE_SCHEMA } from 'js-yaml';
+import { compareDocuments, type Finding } from '../../compare/index.ts';
+import { contractIdentity } from '../records/consumer.ts';
+import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from '../contract/contract.ts';
+import { foundBy, judgeConsumer, mergeJudgements, type ConsumerVerdict } from './judgement.ts';
+import { judgeRecord } from './record-judgement.ts';
+import { mergeNamedUsage, type NamedUsage, type UsageRecord, UsageRecordError } from '../records/usage-format.ts';
+import { mergeByConsumer } from '../records/usage-merge.ts';
+import { isNamedPact, type NamedPact, readUsageSources, withPactsRead } from '../records/usage-sources.ts';
+
+/** The releases this package carries: generated/releases/<version>/openapi.yaml, as the toolkit records them. */
+export const PACKAGE_RELEASES = path.resolve(path.dirname(DEFAULT_CONTRACT), 'releases');
+
+const RELEASE_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+const isUrl = (source: string) => /^https?:\/\//.test(source);
+
+/** The versions recorded in a folder of releases, oldest first. */
+function recordedVersions(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((version) => RELEASE_VERSION.test(version) && existsSync(path.join(folder, version, 'openapi.yaml')))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Where a contract is: a file path, an http(s) URL, or a bare release version (`1.2.0`), looked up in `releases` (a
+ * folder or a URL holding `<version>/openapi.yaml`, as generated/releases/ does), by default the releases this
+ * package carries.
+ */
+export function contractSource(source: string, releases: string = PACKAGE_RELEASES): string {
+  if (!RELEASE_VERSION.test(source) || existsSync(source)) return source;
+  if (isUrl(releases)) return `${releases.replace(/\/+$/, '')}/${source}/openapi.yaml`;
+  const file = path.join(releases, source, 'openapi.yaml');
+  if (existsSync(file)) return file;
+  const known = recordedVersions(releases);
+  throw new Error(`no release ${source} in ${releases}${known.length > 0 ? ` (it has ${known.join(', ')})` : ' (no release recorded there)'}`);
+}
+
+/** A contract from a file path, an http(s) URL (YAML or JSON) or a release version (`contractSource`). */
+export async function contractFrom(source: string, releases?: string): Promise<Contract> {
+  const where = contractSource(source, releases);
+  if (!isUrl(where)) return loadContract(where);
+  const answer = await fetch(where, { signal: AbortSignal.timeout(30_000) });
+  if (!answer.ok) throw new Error(`${where}: answered ${answer.status}`);
+  return loadContract(load(await answer.text(), { schema: CORE_SCHEMA }) as OpenApiDocument);
+}
+
+// ---- the judgement of a record against a contract ---------------------------------------------------------------
+
+/** The contract a record was made against, found or given; or why it was not found. */
+export type RecordedContract = { contract: Contract; label: string } | { why: string };
+
+/**
+ * The contract `record` was made against: `base` when given (a file, a URL or a release version); else the release of
+ * its contract version in `releases` (by default those this package carries), when that document's SHA-256 is the
+ * record's.
+ */
+export async function recordedContract(record: UsageRecord, options: { base?: string; releases?: string } = {}): Promise<RecordedContract> {
+  if (options.base !== undefined) return { contract: await contractFrom(options.base, options.releases), label: options.base };
+  const { version, sha256 } = record.contract;
+  const releases = options.releases ?? PACKAGE_RELEASES;
+  if (!RELEASE_VERSION.test(version)) return { why: `the contract its record was made against (version ${version}) is not a release` };
+  let contract: Contract;
+  try {
+    contract = await contractFrom(version, releases);
+  } catch (error) {
+    return { why: `the contract its record was made against (${version}) is not among the releases (${(error as Error).message})` };
+  }
+  if (sha256 === undefined) return { why: `its record names no SHA-256 of the contract it was made against (${version}), so release ${version} cannot be told to be it` };
+  if (contractIdentity(contract).sha256 !== sha256) {
+    return { why: `the contract its record was made against (${version}, SHA-256 ${sha256.slice(0, 12)}…) is not release ${version} in ${releases}, whose document differs` };
+  }
+  return { contract, label: `release ${version}` };
+}
+
+/** The contract each record was made against (`recordedContract`), each looked up once for the records that share it. */
+export async function recordedContracts(records: readonly UsageRecord[], options: { base?: string; releases?: string } = {}): Promise<RecordedContract[]> {
+  const found = new Map<string, Promise<RecordedContract>>();
+  return Promise.all(
+    records.map((record) => {
+      const key = options.base !== undefined ? '' : `${record.contract.version}\u0000${record.contract.sha256 ?? ''}`;
+      if (!found.has(key)) found.set(key, recordedContract(record, options));
+      return found.get(key)!;
+    }),
+  );
+}
+
+/** What can-i-deploy answers for one consumer and one contract. */
+export interface DeployJudgement {
+  verdict: ConsumerVerdict;
+  /** How it was judged: as the change from the contract the record was made against, or against the contract alone (and why). */
+  judgedBy: { change: string } | { record: string };
+  /** What breaks it (each a line: operation, finding, rule, the use that shows it; or operation, what the contract no longer accepts or guarantees). */
+  breaks: string[];
+  /** What warns it. */
+  warnings: string[];
+  /** Where the record held too little to judge all of it (a version-1 record). */
+  notes: string[];
+}
+
+/** The findings of each pair of contracts, worked out once per pair for every consumer made against the same one. */
+const comparisons = new WeakMap<Contract, WeakMap<Contract, Finding[]>>();
+function findingsOf(base: Contract, revision: Contract): Finding[] {
+  let byRevision = comparisons.get(base);
+  if (!byRevision) comparisons.set(base, (byRevision = new WeakMap()));
+  let findings = byRevision.get(revision);
+  if (!findings) byRevision.set(revision, (findings = compareDocuments(base.document, revision.document)));
+  return findings;
+}
+
+/**
+ * Can `record`'s consumer deploy against `contract`? The record judged against the contract alone; and where the
+ * contract it was made against is known (`recorded`), the change from it, with what the record alone shows of the
+ * operations the change breaks nothing in.
+ */
+export function judgeDeploy(record: UsageRecord, contract: Contract, recorded: RecordedContract): DeployJudgement {
+  const direct = judgeRecord(record, contract);
+  const directLine = (hit: { operationId: string; what: string }) => `${hit.operationId}: ${hit.what} (judged against the contract alone)`;
+  if ('why' in recorded) {
+    return { verdict: direct.breaks.length > 0 ? 'breaks' : 'untouched', judgedBy: { record: recorded.why }, breaks: direct.breaks.map(directLine), warnings: [], notes: direct.notes };
+  }
+  const merged = mergeJudgements(judgeConsumer(findingsOf(recorded.contract, contract), record, contract), direct, judgeRecord(record, recorded.contract));
+  return {
+    verdict: merged.verdict,
+    judgedBy: { change: recorded.label },
+    breaks: merged.breaks.map((use) => `${use.line}${foundBy(use, 'the contract')}`),
+    warnings: merged.warnings.map((use) => use.line),
+    notes: merged.notes,
+  };
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** A cell of the table, or the tail of the consumer's summary line: `✓`, `✓ 1 warning`, `✗ 2 breaks`, `✓ (record alone)`. */
+export function deployCell(judged: DeployJudgement): string {
+  if ('record' in judged.judgedBy) return judged.breaks.length === 0 ? '✓ (record alone)' : `✗ ${count(judged.breaks.length, 'break')} (record alone)`;
+  const warnings = judged.warnings.length > 0 ? count(judged.warnings.length, 'warning') : '';
+  if (judged.breaks.length === 0) return warnings ? `✓ ${warnings}` : '✓';
+  return `✗ ${count(judged.breaks.length, 'break')}${warnings ? `, ${warnings}` : ''}`;
+}
+
+/** How a judgement was made, in words: `(the change from release 1.0.0, which its record was made against)`, or why the record was judged alone. */
+export function judgedByText(judged: DeployJudgement): string {
+  return 'change' in judged.judgedBy
+    ? `the change from ${judged.judgedBy.change}, which its record was made against`
+    : `${judged.judgedBy.record}: its record judged against the contract alone, whether it still accepts what the consumer sent and guarantees what it read (--base names the contract it was made against; a change to an enumeration it reads can only be told with it)`;
+}
+
+/**
+ * The consumers × contracts table, in Markdown (each cell `deployCell`, and a note under it for each consumer whose
+ * record was judged alone, or held too little to judge all of it), and as JSON: each consumer's judgement against each
+ * contract; `against` gives, for a consumer known by Pact files only, its record read against each contract.
+ */
+export function deployTable(
+  records: UsageRecord[],
+  contracts: { label: string; contract: Contract }[],
+  recorded: RecordedContract[],
+  against: ReadonlyMap<number, (contract: Contract) => UsageRecord> = new Map(),
+): { markdown: string; json: Record<string, Record<string, DeployJudgement>> } {
+  const json: Record<string, Record<string, DeployJudgement>> = {};
+  const notes: string[] = [];
+  const rows = records.map((record, index) => {
+    const cells = contracts.map(({ label, contract }) => {
+      // A consumer known by Pact files only: its pacts read against each contract in turn.
+      const judged = judgeDeploy(against.get(index)?.(contract) ?? record, contract, recorded[index]!);
+      (json[record.consumer.name] ??= {})[label] = judged;
+      return deployCell(judged);
+    });
+    const based = recorded[index]!;
+    if ('why' in based) notes.push(`- ${record.consumer.name}: ${judgedByText({ verdict: 'untouched', judgedBy: { record: based.why }, breaks: [], warnings: [], notes: [] })}.`);
+    const first = json[record.consumer.name] ? Object.values(json[record.consumer.name]!)[0] : undefined;
+    for (const note of first?.notes ?? []) notes.push(`- ${note}.`);
+    return `| ${record.consumer.name}${record.consumer.version ? ` ${record.consumer.version}` : ''} | ${cells.join(' | ')} |`;
+  });
+  const header = `| Consumer | ${contracts.map(({ label }) => label).join(' | ')} |\n|---|${contracts.map(() => '---|').join('')}`;
+  return { markdown: `${header}\n${rows.join('\n')}\n${notes.length > 0 ? `\nJudged with less:\n\n${notes.join('\n')}\n` : ''}`, json };
+}
+
+// ---- the consumers a can-i-deploy names: records and Pact files ------------------------------------------------
+
+/** The consumers of can-i-deploy's sources: their records, the contract each was made against, and for a consumer known by pacts only, its record read against each contract. */
+export interface DeployConsumers {
+  records: UsageRecord[];
+  recorded: RecordedContract[];
+  against: Map<number, (contract: Contract) => UsageRecord>;
+}
+
+/**
+ * The records of `sources`, those of one consumer merged, with the contract each was made against. A Pact file is
+ * read against `--base` where it is given; else, of a consumer whose records are among the sources too, against the
+ * contract those were made against (which must be found); else against each contract asked about, and judged against
+ * it alone (a pact names no contract its tests were written against).
+ */
+export async function consumersOf(
+  sources: string[],
+  contracts: { label: string; contract: Contract }[],
+  options: { base?: string; releases?: string },
+  merged?: (consumer: string, sources: string[]) => void,
+  note: (line: string) => void = () => {},
+): Promise<DeployConsumers> {
+  const entries = await readUsageSources(sources);
+  const pacts = entries.filter(isNamedPact);
+  if (options.base !== undefined || pacts.length === 0) {
+    const base = pacts.length > 0 ? await contractFrom(options.base!, options.releases) : undefined;
+    const records = mergeByConsumer(withPactsRead(entries, base!, note), merged);
+    return { records, recorded: await recordedContracts(records, options), against: new Map() };
+  }
+  const natives = entries.filter((entry): entry is NamedUsage => !isNamedPact(entry));
+  const records = mergeByConsumer(natives, merged);
+  const recorded = await recordedContracts(records, options);
+  const against = new Map<number, (contract: Contract) => UsageRecord>();
+  const byConsumer = new Map<string, NamedPact[]>();
+  for (const entry of pacts) byConsumer.set(entry.pact.consumer, [...(byConsumer.get(entry.pact.consumer) ?? []), entry]);
+  const told = new Set<string>();
+  const once = (label: string) => (line: string) => {
+    const text = contracts.length > 1 ? `${line} (read against ${label})` : line;
+    if (!told.has(text)) note(text);
+    told.add(text);
+  };
+  for (const [consumer, group] of byConsumer) {
+    const index = records.findIndex((record) => record.consumer.name === consumer);
+    if (index >= 0) {
+      const found = recorded[index]!;
+      if ('why' in found) {
+        throw new UsageRecordError(group[0]!.source, `a Pact file of ${consumer}, whose usage records are among the sources too, is read against the contract they were made against, and ${found.why}: give it with --base`);
+      }
+      const read = withPactsRead(group, found.contract, once(found.label));
+      const sourcesOf = [...natives.filter((entry) => entry.record.consumer.name === consumer).map((entry) => entry.source), ...group.map((entry) => entry.source)];
+      records[index] = mergeNamedUsage({ record: records[index]!, source: sourcesOf[0]! }, ...read);
+      merged?.(consumer, sourcesOf);
+      continue;
+    }
+    const cache = new Map<Contract, UsageRecord>();
+    const readAgainst = (contract: Contract) => {
+      let record = cache.get(contract);
+      if (!record) {
+        const label = contracts.find((each) => each.contract === contract)?.label ?? 'the contract';
+        cache.set(contract, (record = mergeByConsumer(withPactsRead(group, contract, once(label)), group.length > 1 && cache.size === 0 ? merged : undefined)[0]!));
+      }
+      return record;
+    };
+    against.set(records.length, readAgainst);
+    records.push(readAgainst(contracts[0]!.contract));
+    recorded.push({ why: `it is known by Pact files only (${group.map((entry) => entry.source).join(', ')}), which name no contract its tests were written against, so each is read against the contract asked about` });
+  }
+  return { records, recorded, against };
+}

@@ -1,0 +1,170 @@
+// The breaking-change rule (spec-rules/rules/breaking-change.js) through the real `tsp compile`, in a copy of the
+// contract with two consumers' records named by tspconfig.yaml: edits that break what the last release promised are
+// reported at the TypeSpec line they were made, naming the consumers they break (or none); declared in
+// spec/breaking-changes.yaml, the same edits are information (`trace` lines) and the compile passes.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { compile, NodeHost, resolveCompilerOptions } from '@typespec/compiler';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { stringify } from 'yaml';
+import { declarationFor } from '../../breaking/gate.ts';
+import { checkAgainstRelease } from '../../breaking/live.ts';
+import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
+import { emittedDocument } from '../../spec-rules/rules/breaking-change.js';
+import { repoRoot } from '../support/repo.ts';
+
+const run = promisify(execFile);
+const RULE = 'docs-platform-spec-rules/breaking-change';
+const TSP = path.join(repoRoot, 'node_modules/@typespec/compiler/cmd/tsp.js');
+
+/** The edits, each `[file, from, to]`: `from` occurs once in the file. */
+const EDITS: [file: string, from: string, to: string][] = [
+  // Role loses `create`, which billing-svc sends in updateMember's body.
+  ['common.tsp', '  /** Create content. */\n  create,\n\n', ''],
+  // Space.title may be absent, which reader-app reads from getSpace.
+  ['spaces.tsp', '  @maxLength(255)\n  title: string;\n\n  /** Emoji of the space;', '  @maxLength(255)\n  title?: string;\n\n  /** Emoji of the space;'],
+  // getSpace, which reader-app calls, takes a required parameter (its example gives it).
+  ['spaces.tsp', 'get(...SpacePath, ...ShareKeyParameter): Space', 'get(...SpacePath, ...ShareKeyParameter, @query @maxLength(16) flavor: string): Space'],
+  ['spaces.tsp', '@summary("Get a space")\n  @opExample(#{\n    parameters: #{ spaceId: "0Vby0wpu00D991cSl5LhmQ" },', '@summary("Get a space")\n  @opExample(#{\n    parameters: #{ spaceId: "0Vby0wpu00D991cSl5LhmQ", flavor: "plain" },'],
+  // MemberSort loses `lastSeenAt`: no consumer calls listMembers.
+  ['members.tsp', '  /** When the member was last seen; lists only active members. */\n  lastSeenAt,\n\n', ''],
+];
+
+/** A consumer's record of one operation, as the harness or the client writes it. */
+function record(name: string, version: string, operationId: string, fill: (usage: ReturnType<typeof emptyOperationUsage>) => void): UsageRecord {
+  const usage = emptyOperationUsage();
+  usage.calls = 2;
+  fill(usage);
+  return { ...emptyUsage({ name, version }, { version: '1.0.0' }, 'client'), operations: { [operationId]: usage } };
+}
+
+const CONSUMERS = [
+  record('billing-svc', '2.3.0', 'updateMember', (usage) => {
+    usage.parameters = { 'path.organizationId': { types: ['string'] }, 'path.userId': { types: ['string'] } };
+    usage.body = { '/role': { types: ['string'], values: ['create'] } };
+    usage.mediaTypes = ['application/json'];
+    usage.bodySchemas = { '': ['UpdateMemberRequest'] };
+    usage.responses['200 application/json'] = { present: ['/id', '/role'], schemas: { '': ['Member'] } };
+  }),
+  record('reader-app', '1.4.0', 'getSpace', (usage) => {
+    usage.parameters = { 'path.spaceId': { types: ['string'] } };
+    usage.responses['200 application/json'] = { present: ['/id', '/title'], read: ['/title'], schemas: { '': ['Space'] }, promised: { '/title': { required: true } } };
+  }),
+];
+
+let project: string;
+const specFile = (file: string) => path.join(project, 'spec', file);
+/** The 1-based line of `text` in a file of the copy's spec/: of its one occurrence, or of its first after `after` (which occurs once). */
+function lineOf(file: string, text: string, after?: string): number {
+  const content = readFileSync(specFile(file), 'utf8');
+  const anchor = after ?? text;
+  expect(content.split(anchor), `${file} holds ${JSON.stringify(anchor)} once`).toHaveLength(2);
+  const index = content.indexOf(text, content.indexOf(anchor));
+  return content.slice(0, index).split('\n').length;
+}
+
+/** `tsp compile` in the copy, as a person runs it: exit code, diagnostics (`file:line - severity code: message`) and trace lines. */
+async function tspCompile(): Promise<{ code: number; diagnostics: string[]; traces: string[] }> {
+  const result = await run(process.execPath, [TSP, 'compile', 'spec/main.tsp', '--no-emit'], { cwd: project, maxBuffer: 64 * 1024 * 1024 }).then(
+    (done) => ({ code: 0, output: done.stdout + done.stderr }),
+    (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, output: failed.stdout + failed.stderr }),
+  );
+  // eslint-disable-next-line no-control-regex
+  const lines = result.output.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  return { code: result.code, diagnostics: lines.filter((line) => / - (error|warning) /.test(line)), traces: lines.filter((line) => line.startsWith(`trace ${RULE.replace('/', '.')}:`)) };
+}
+
+beforeAll(() => {
+  project = mkdtempSync(path.join(tmpdir(), 'spec-rules-breaking-'));
+  cpSync(path.join(repoRoot, 'spec'), path.join(project, 'spec'), { recursive: true });
+  cpSync(path.join(repoRoot, 'generated/releases'), path.join(project, 'generated/releases'), { recursive: true });
+  symlinkSync(path.join(repoRoot, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+  const config = readFileSync(path.join(repoRoot, 'tspconfig.yaml'), 'utf8');
+  expect(config).toContain('\nlinter:\n  extends:\n');
+  writeFileSync(path.join(project, 'tspconfig.yaml'), config.replace('\nlinter:\n  extends:\n', `\nlinter:\n  enable:\n    "${RULE}":\n      consumers: ["consumers"]\n  extends:\n`));
+  mkdirSync(path.join(project, 'consumers'));
+  for (const consumer of CONSUMERS) writeFileSync(path.join(project, 'consumers', `${consumer.consumer.name}.json`), JSON.stringify(consumer));
+  for (const [file, from, to] of EDITS) {
+    const content = readFileSync(specFile(file), 'utf8');
+    expect(content.split(from), `${file} holds ${JSON.stringify(from)} once`).toHaveLength(2);
+    writeFileSync(specFile(file), content.replace(from, to));
+  }
+});
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+describe('tsp compile with the breaking-change rule', () => {
+  let undeclared: Awaited<ReturnType<typeof tspCompile>>;
+  beforeAll(async () => {
+    undeclared = await tspCompile();
+  }, 120_000);
+
+  /** The diagnostics of the rule at `file:line`. */
+  const at = (file: string, line: number) => undeclared.diagnostics.filter((each) => each.startsWith(`spec/${file}:${line}:`) && each.includes(` - error ${RULE}: `));
+
+  test('an enum member a consumer sends, removed: reported at the enum, naming the consumer and what it sends', () => {
+    expect(undeclared.code).not.toBe(0);
+    const found = at('common.tsp', lineOf('common.tsp', 'enum Role {'));
+    expect(found.find((each) => each.includes('request-property-enum-value-removed'))).toMatch(
+      /BREAKING \(client\) request-property-enum-value-removed: .*`UpdateMemberRequest\.role`.*: value "create" removed.*Consumers: breaks billing-svc 2\.3\.0: sent "create" at \/role \(updateMember\)/,
+    );
+  });
+
+  test('a field a consumer reads made optional: reported at the property, naming the consumer', () => {
+    const [found] = at('spaces.tsp', lineOf('spaces.tsp', 'title?: string;', 'model Space {'));
+    expect(found).toMatch(/response-property-became-optional: .*Consumers: breaks reader-app 1\.4\.0: .*\/title.* \(getSpace\)/);
+  });
+
+  test('a required parameter added to an operation a consumer calls: reported at the parameter, naming the consumer', () => {
+    const [found] = at('spaces.tsp', lineOf('spaces.tsp', '@query @maxLength(16) flavor: string'));
+    expect(found).toMatch(/request-parameter-added-required: .*flavor.*Consumers: breaks reader-app 1\.4\.0: .*\(getSpace\)/);
+  });
+
+  test('a break no consumer meets names none', () => {
+    const [found, ...others] = at('members.tsp', lineOf('members.tsp', 'enum MemberSort {'));
+    expect(others).toEqual([]);
+    expect(found).toMatch(/request-parameter-enum-value-removed: `sort`: value "lastSeenAt" removed.* It breaks no known consumer\./);
+    expect(found).not.toMatch(/Consumers:/);
+  });
+
+  test('every diagnostic of the rule is at one of the edits', () => {
+    const lines = new Set([
+      `common.tsp:${lineOf('common.tsp', 'enum Role {')}`,
+      `spaces.tsp:${lineOf('spaces.tsp', 'title?: string;', 'model Space {')}`,
+      `spaces.tsp:${lineOf('spaces.tsp', '@query @maxLength(16) flavor: string')}`,
+      `members.tsp:${lineOf('members.tsp', 'enum MemberSort {')}`,
+    ]);
+    const ours = undeclared.diagnostics.filter((each) => each.includes(RULE));
+    expect(ours.filter((each) => !lines.has(/^spec\/([^:]+:\d+):/.exec(each)?.[1] ?? '')), 'elsewhere').toEqual([]);
+    expect(undeclared.diagnostics.filter((each) => !each.includes(RULE)), 'other diagnostics').toEqual([]);
+  });
+
+  describe('the same edits declared in spec/breaking-changes.yaml', () => {
+    let declared: Awaited<ReturnType<typeof tspCompile>>;
+    beforeAll(async () => {
+      // The declarations check:breaking would print, from the comparison of the document this copy compiles to.
+      const main = path.join(project, 'spec/main.tsp');
+      const [options] = await resolveCompilerOptions(NodeHost, { entrypoint: main, cwd: project, env: process.env });
+      const program = await compile(NodeHost, main, { ...options, noEmit: true, linterRuleSet: { disable: { [RULE]: 'the test compares itself' } } });
+      const checked = await checkAgainstRelease(project, (await emittedDocument(program))!);
+      const failing = checked.findings.filter((entry) => entry.outcome === 'fails');
+      expect(failing.length).toBeGreaterThanOrEqual(4);
+      const entries = failing.map((entry) => ({ ...declarationFor(entry.finding), reason: 'A test of the rule: the edit is accepted.' }));
+      const file = path.join(project, 'spec/breaking-changes.yaml');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}${stringify(entries)}`);
+      declared = await tspCompile();
+    }, 180_000);
+
+    test('is information: the compile passes, and each is a trace line at its TypeSpec line, naming its consumers', () => {
+      expect(declared.diagnostics).toEqual([]);
+      expect(declared.code).toBe(0);
+      const line = (file: string, text: string) => declared.traces.filter((each) => each.includes(`: spec/${file}:${lineOf(file, text)}: `));
+      expect(line('common.tsp', 'enum Role {').join('\n')).toMatch(/declared request-property-enum-value-removed: .*Consumers: breaks billing-svc 2\.3\.0/);
+      expect(line('spaces.tsp', '@query @maxLength(16) flavor: string').join('\n')).toMatch(/declared request-parameter-added-required: .*Consumers: breaks reader-app 1\.4\.0/);
+      expect(line('members.tsp', 'enum MemberSort {').join('\n')).toMatch(/declared request-parameter-enum-value-removed: /);
+      expect(line('members.tsp', 'enum MemberSort {').join('\n')).not.toMatch(/Consumers:/);
+    });
+  });
+});
