@@ -1,8 +1,8 @@
 // What one connection may hold (server/docs/limits.md, "Requests pipelined on one connection"): at most
 // PIPELINE_LIMITS.requests of its requests received and not answered whole, served one at a time; one past them closes
-// the connection, and what it sent is parsed a slice at a time so that little past them is; a client that reads
-// nothing for PIPELINE_LIMITS.unreadMs is closed. What it counts tells a shutdown the requests in flight. Why node:http
-// does not bound it: `boundConnections` below.
+// the connection (what it sent is parsed a slice at a time: speed/parse-slices.ts); a client that reads nothing for
+// PIPELINE_LIMITS.unreadMs is closed. What it counts tells a shutdown the requests in flight. Why node:http does not
+// bound it: `boundConnections` below.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -14,18 +14,12 @@ export const PIPELINE_LIMITS = Object.freeze({
    * no answer written whole and no write drained meanwhile: closed past it, checked every quarter of it.
    */
   unreadMs: 30_000,
-  /**
-   * Bytes of what a connection sent handed to node's parser at once: a request past the bound closes the connection
-   * within the slice that holds it, so the requests parsed past the bound are those of one slice at most.
-   */
-  sliceBytes: 4096,
 });
 
 const OPEN = Symbol('requests open');
 const WAITING = Symbol('requests waiting');
 const PROGRESS = Symbol('last progress');
 const LAST = Symbol('last answer');
-const PARSE = Symbol('node:http parser');
 
 type Serve = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,8 +31,6 @@ interface Counted extends Socket {
   [PROGRESS]: number;
   /** The answer of the connection's last request received (what a shutdown makes end the connection). */
   [LAST]?: ServerResponse;
-  /** node:http's 'data' listener, which parses what it is given: fed a slice at a time (`boundConnections`). */
-  [PARSE]?: (chunk: Buffer) => void;
 }
 
 /** The connection's writes drained: the client reads. */
@@ -71,17 +63,15 @@ export interface ConnectionsInFlight {
  * them; it stops reading the connection only after that chunk. A client that pipelines thousands of requests and reads
  * nothing made the server keep every answer: megabytes per connection. So a request past the bound closes its
  * connection at once: a client that pipelines is told by the closed connection to send again what was not answered
- * (RFC 9112, 9.3.2). And since node's parser cannot be stopped within what it was given (socket.pause() takes effect
- * after it), it is given a slice of `sliceBytes` at a time: its 'data' listener, which parses, is called by this one
- * with each slice in turn (Readable's API; node:http then reads the socket in JavaScript, as it does under TLS), no
- * further once the connection is closed, and what is left is put back (`unshift`) once node paused the socket. A
- * connection past the bound so costs its requests up to the bound and one slice's, not a chunk's thousand: each
- * request parsed is also a request aborted, with an error and its stack, when its connection closes.
+ * (RFC 9112, 9.3.2). Node's parser cannot be stopped within what it was given (socket.pause() takes effect after
+ * it), so every request of the chunk that held the one past the bound is parsed, and aborted as the connection closes,
+ * unless the parser is given a slice at a time (speed/parse-slices.ts, told by `pastBound`, with the open connections).
  */
 export function boundConnections(
   server: Server,
   serve: Serve,
-  limits: { requests: number; unreadMs: number; sliceBytes: number } = PIPELINE_LIMITS,
+  limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS,
+  pastBound?: (open: ReadonlySet<Socket>) => void,
 ): ConnectionsInFlight {
   /** Requests received and not answered whole, over every connection. */
   let open = 0;
@@ -118,32 +108,9 @@ export function boundConnections(
     if (next !== undefined && !socket.destroyed) serve(next[0], next[1]);
     settled();
   }
-  /** What the connection read, handed to node's parser a slice at a time (above): while it is open and not paused. */
-  function feed(this: Counted, chunk: Buffer): void {
-    const parse = this[PARSE]!;
-    const size = limits.sliceBytes;
-    if (chunk.length <= size) return parse(chunk);
-    for (let at = 0; at < chunk.length; at += size) {
-      if (this.destroyed) return;
-      if (this.isPaused()) {
-        this.unshift(chunk.subarray(at));
-        return;
-      }
-      parse(chunk.subarray(at, at + size));
-    }
-  }
   const sockets = new Set<Counted>();
   server.on('connection', (socket: Socket) => {
     const counted = socket as Counted;
-    // node:http's listener, the socket's only one (a Node that parsed otherwise would leave the chunks whole: the
-    // tests that count the requests parsed past the bound would fail).
-    const parsers = socket.listeners('data');
-    if (parsers.length === 1) {
-      counted[PARSE] = parsers[0] as (chunk: Buffer) => void;
-      // Added before node's is removed, so that the socket keeps flowing.
-      socket.on('data', feed);
-      socket.removeListener('data', counted[PARSE]);
-    }
     counted[OPEN] = 0;
     counted[PROGRESS] = Date.now();
     sockets.add(counted);
@@ -172,6 +139,7 @@ export function boundConnections(
     // A stream given as a connection (`server.emit('connection', stream)`) is counted from its first request.
     const counted = socket[OPEN] ?? 0;
     if (counted >= limits.requests || socket.destroyed) {
+      if (!socket.destroyed) pastBound?.(sockets);
       // Its answers not written are dropped, and the requests waiting with them never served.
       socket.destroy();
       if (socket[WAITING] !== undefined) socket[WAITING].length = 0;

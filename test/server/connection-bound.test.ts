@@ -9,6 +9,7 @@ import { type AddressInfo, createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, test } from 'vitest';
 import { boundConnections } from '../../server/http/connection-bound.ts';
+import { parseInSlices } from '../../server/speed/parse-slices.ts';
 
 const LIMITS = { requests: 4, unreadMs: 400, sliceBytes: 256 };
 const LARGE = Buffer.alloc(16 * 1024 * 1024, 'x');
@@ -20,14 +21,19 @@ afterEach(async () => {
 });
 
 /**
- * A server bounded by `limits`: `/large` answers 16 MiB, a POST the length and sum of its body's bytes, anything else its
- * path; the paths it served, in order, and the requests node:http parsed (emitted), by connection.
+ * A server bounded by `limits`, what its connections send parsed `sliceBytes` at a time (0: as node:http reads it),
+ * from the start unless `engagedMs` is given (then once a connection went past the bound, for that long): `/large` answers 16 MiB, a POST the length and sum of its body's bytes, anything else its path; the paths it served,
+ * in order, and the requests node:http parsed (emitted), by connection.
  */
-async function bounded(limits = LIMITS): Promise<{ port: number; served: string[]; parsed: Map<Socket, number> }> {
+async function bounded(limits = LIMITS, engagedMs?: number): Promise<{ port: number; served: string[]; parsed: Map<Socket, number> }> {
   server = createServer();
   const served: string[] = [];
   const parsed = new Map<Socket, number>();
   server.on('request', (req: IncomingMessage) => parsed.set(req.socket, (parsed.get(req.socket) ?? 0) + 1));
+  const { sliceBytes, ...bound } = limits;
+  const slices = sliceBytes > 0 ? parseInSlices(sliceBytes, engagedMs) : undefined;
+  if (slices) server.on('connection', slices.connection);
+  if (engagedMs === undefined) slices?.pastBound([]);
   boundConnections(
     server,
     (req, res) => {
@@ -45,7 +51,8 @@ async function bounded(limits = LIMITS): Promise<{ port: number; served: string[
       // Answered a moment later, as a handler that reads a database would.
       setTimeout(() => res.end(req.url === '/large' ? LARGE : req.url), 5);
     },
-    limits,
+    bound,
+    slices?.pastBound,
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -91,26 +98,47 @@ describe('one connection bounded', () => {
     socket.destroy();
   });
 
-  test('connections past the bound are parsed no further than one slice past it, not the whole chunk they were read in', async () => {
-    const limits = { ...LIMITS, requests: 32, sliceBytes: 4096 };
-    const { port, parsed } = await bounded(limits);
+  /** 20 connections each writing 2 000 requests at once and reading nothing; the requests parsed of each (the server's sockets). */
+  async function flood(port: number, parsed: Map<Socket, number>): Promise<number[]> {
+    const before = new Set(parsed.keys());
     let accepted = 0;
-    server.on('connection', () => accepted++);
-    const request = get('/listed');
+    const count = () => accepted++;
+    server.on('connection', count);
     const sockets = Array.from({ length: 20 }, () => {
       const socket = createConnection(port, '127.0.0.1');
       socket.on('error', () => undefined);
       socket.pause();
-      socket.write(request.repeat(2000));
+      socket.write(get('/listed').repeat(2000));
       return socket;
     });
     while (accepted < sockets.length) await sleep(10);
+    server.off('connection', count);
     expect(await allClosed(30_000)).toBe(0);
-    expect(parsed.size).toBe(20);
-    // node:http given 64 KiB at once parsed a thousand and more of each before the bound closed it.
-    const most = limits.requests + 1 + Math.ceil(limits.sliceBytes / request.length);
-    for (const count of parsed.values()) expect(count).toBeLessThanOrEqual(most);
     for (const socket of sockets) socket.destroy();
+    const counts = [...parsed].filter(([socket]) => !before.has(socket)).map(([, count]) => count);
+    expect(counts).toHaveLength(sockets.length);
+    return counts;
+  }
+  const PAST = 32 + 1 + Math.ceil(4096 / get('/listed').length);
+
+  test.for([4096, 0])('connections past the bound, sliceBytes %i: parsed no further than a slice past it once one went past it, else to the end of the chunk they were read in', async (sliceBytes) => {
+    const { port, parsed } = await bounded({ ...LIMITS, requests: 32, sliceBytes }, 60_000);
+    const counts = await flood(port, parsed);
+    // node:http given what it read at once (up to 64 KiB) parses a thousand and more of a connection before the bound
+    // closes it: what the slices stand in for, and what tells that node:http no longer parses as they assume. With the
+    // slices, only the connection being parsed when the first went past the bound is.
+    if (sliceBytes > 0) expect(counts.filter((count) => count > PAST).length).toBeLessThanOrEqual(1);
+    else expect(Math.max(...counts)).toBeGreaterThan(PAST);
+  });
+
+  test('connections are sliced from when one went past the bound until engagedMs after the last one did', async () => {
+    const { port, parsed } = await bounded({ ...LIMITS, requests: 32, sliceBytes: 4096 }, 2000);
+    // Before any: the first connection of each flood is parsed whole.
+    expect(Math.max(...(await flood(port, parsed)))).toBeGreaterThan(PAST);
+    await sleep(2500);
+    expect(Math.max(...(await flood(port, parsed)))).toBeGreaterThan(PAST);
+    // Within engagedMs of the last: none.
+    expect(Math.max(...(await flood(port, parsed)))).toBeLessThanOrEqual(PAST);
   });
 
   test('a head and a body each longer than a slice reach the handler whole, and requests pipelined behind them are answered', async () => {
