@@ -18,6 +18,7 @@ import { benchClient, clientTable } from './client-recording.ts';
 import { groupedPages, pageText, throughput } from './throughput.ts';
 import { operations } from './operations.ts';
 import { bounds } from './bounds.ts';
+import { pipeliningPart } from './pipelining.ts';
 import { buildServer } from '../scripts/build-server.ts';
 import { placeProcesses } from './measure.ts';
 
@@ -32,6 +33,11 @@ if (parts.some((part) => part === 'throughput' || part === 'guard' || part === '
 if (parts.includes('bounds')) {
   if (settings.server === 'dist') await buildServer();
   await bounds(settings);
+  console.log();
+}
+if (parts.includes('pipelining')) {
+  if (settings.server === 'dist') await buildServer();
+  await pipeliningPart(settings);
   console.log();
 }
 if (parts.includes('operations')) {

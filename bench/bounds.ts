@@ -11,14 +11,10 @@ import { startPostgres, type PostgresServer } from '../scripts/postgres-server.t
 import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
 import { BENCH_TOKEN, fixture } from './fixture.ts';
 import { answered, freePort, median, serverCommand, spawnServer } from './measure.ts';
-import { pipelineLoad } from './pipelining.ts';
+import { PIPELINE_HOLD_MS, PIPELINE_REQUESTS, pipelineLoad } from './pipelining.ts';
 import type { BenchSettings } from './settings.ts';
 
 const PARTS = 10;
-/** The requests each connection that pipelines writes (their number: BENCH_settings.pipelineConnections). */
-const PIPELINE_REQUESTS = 2000;
-/** How long they are held open before the bench closes them (the server closes them before, as a rule). */
-const PIPELINE_HOLD_MS = 10_000;
 const WARMUP = 2000;
 const spaces = `/v1/orgs/${fixture.organizations[0]!.id}/spaces`;
 const auth = { authorization: `Bearer ${BENCH_TOKEN}` };
@@ -141,11 +137,13 @@ async function pipelining(settings: BenchSettings, settingsRun: Setting[], envOf
   console.log(
     `\nbounds, pipelining: ${settings.pipelineConnections} connections each writing ${PIPELINE_REQUESTS} pipelined GET ${spaces} and reading nothing, ` +
       `held ${PIPELINE_HOLD_MS / 1000} s, while a well-behaved client asks on its own connection every 20 ms. RSS in MB before and at the peak, ` +
-      'growth per connection in kB; the well-behaved client: its usual answer (median before), its slowest during the load and in the 5 s after it, in ms',
+      'growth per connection in kB; the well-behaved client (ms): its usual answer (median before), the 99th percentile and slowest of its answers ' +
+      'during the load, its slowest in the 8 s after it, and how long after the attackers closed it was answered at its usual speed again ' +
+        '(back: the end of the last second whose median answer was over twice the usual one)',
   );
   console.log(
     `${'engine'.padEnd(12)}${'speed'.padEnd(8)}${'token'.padEnd(7)}${'before'.padStart(8)}${'peak'.padStart(8)}${'kB/conn'.padStart(9)}` +
-      `${'usual'.padStart(8)}${'slowest'.padStart(9)}${'after'.padStart(8)}${'failed'.padStart(8)}`,
+      `${'usual'.padStart(8)}${'p99'.padStart(8)}${'slowest'.padStart(9)}${'after'.padStart(8)}${'back'.padStart(8)}${'failed'.padStart(8)}`,
   );
   for (const setting of settingsRun) {
     for (const token of [false, true]) {
@@ -167,7 +165,8 @@ async function pipelining(settings: BenchSettings, settingsRun: Setting[], envOf
         console.log(
           `${setting.engine.padEnd(12)}${setting.speed.padEnd(8)}${(token ? 'yes' : 'no').padEnd(7)}${figures.baseMb.toFixed(0).padStart(8)}` +
             `${figures.peakMb.toFixed(0).padStart(8)}${figures.perConnectionKb.toFixed(0).padStart(9)}${figures.usualMs.toFixed(1).padStart(8)}` +
-            `${figures.slowestMs.toFixed(0).padStart(9)}${figures.slowestAfterMs.toFixed(0).padStart(8)}${String(figures.failures).padStart(8)}`,
+            `${figures.p99Ms.toFixed(0).padStart(8)}${figures.slowestMs.toFixed(0).padStart(9)}${figures.slowestAfterMs.toFixed(0).padStart(8)}` +
+            `${figures.backMs.toFixed(0).padStart(8)}${String(figures.failures).padStart(8)}`,
         );
       } finally {
         await stop(child);

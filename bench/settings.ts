@@ -13,7 +13,7 @@ import { benchedExamples } from './operation-requests.ts';
  * The bench's parts, in the order it runs them. `guard` (this build against BENCH_BASELINE's, `npm run bench:guard`)
  * runs only when named.
  */
-export const BENCH_PARTS = ['throughput', 'guard', 'prism', 'startup', 'memory', 'bounds', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
+export const BENCH_PARTS = ['throughput', 'guard', 'prism', 'startup', 'memory', 'bounds', 'pipelining', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {
@@ -38,7 +38,7 @@ export interface BenchSettings {
   connectionsSet: boolean;
   /** BENCH_MEMORY_REQUESTS: requests of each run of the memory and bounds parts, sent in 10 parts with the RSS read after each. */
   memoryRequests: number;
-  /** BENCH_PIPELINE_CONNECTIONS: connections that pipeline and read nothing in the bounds part (bench/pipelining.ts). */
+  /** BENCH_PIPELINE_CONNECTIONS: connections that pipeline and read nothing in the bounds and pipelining parts (bench/pipelining.ts). */
   pipelineConnections: number;
   /** BENCH_MEMORY_PAGES: pages of the larger large space of the memory part's second run. */
   memoryPages: number;
@@ -59,7 +59,7 @@ export interface BenchSettings {
   /**
    * BENCH_BASELINE: a checkout of the server to compare with (its dependencies installed and its server built,
    * `dist/server/main.js`), such as main before a change: in the throughput and guard parts, its server beside this
-   * build's; in the store part, on SQLite and PostgreSQL; none when unset.
+   * build's; in the store part, on SQLite and PostgreSQL; in the pipelining part, interleaved with this build's; none when unset.
    */
   baseline?: string;
   /**

@@ -76,9 +76,11 @@ export interface Config {
  * the speed rests on"), all of them in server/speed/, each of which SPEEDUPS_OFF can turn off (`all` turns every one
  * off: the server on its dependencies as published): requests born with the app's prototypes (speed/app-server.ts),
  * answers written at the end of the turn (speed/write-together.ts), the app's `res.json` (speed/json-answer.ts), and
- * the validator as one middleware with its route index (speed/validator.ts; off, the validator's own `middleware()`).
+ * the validator as one middleware with its route index (speed/validator.ts; off, the validator's own `middleware()`),
+ * and what a connection sent parsed a slice at a time (speed/parse-slices.ts; off, a connection past its bound is
+ * parsed to the end of the chunk it was read in).
  */
-export const SPEEDUPS = ['app-prototypes', 'write-together', 'json-answer', 'validator-wrapper'] as const;
+export const SPEEDUPS = ['app-prototypes', 'write-together', 'json-answer', 'validator-wrapper', 'parse-slices'] as const;
 export type Speedup = (typeof SPEEDUPS)[number];
 
 export type LogFormat = 'json' | 'pretty';

@@ -1,8 +1,8 @@
 // What one connection may hold (server/docs/limits.md, "Requests pipelined on one connection"): at most
-// PIPELINE_LIMITS.requests of its requests received and not answered whole, served one at a time (the next once the
-// answer before is written, as nginx and Go's net/http do); one past them closes the connection, its answers not
-// written dropped; a connection whose client reads nothing for PIPELINE_LIMITS.unreadMs is closed. What it counts tells
-// a shutdown the requests in flight. Why node:http does not bound it: `boundConnections` below.
+// PIPELINE_LIMITS.requests of its requests received and not answered whole, served one at a time; one past them closes
+// the connection (what it sent is parsed a slice at a time: speed/parse-slices.ts); a client that reads nothing for
+// PIPELINE_LIMITS.unreadMs is closed. What it counts tells a shutdown the requests in flight. Why node:http does not
+// bound it: `boundConnections` below.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -61,11 +61,18 @@ export interface ConnectionsInFlight {
  * Why here and not in node:http: node's server parses every request of the chunk it read from a connection (up to 64
  * KiB, a thousand small requests) before it looks whether the connection's answers are being read, and answers all of
  * them; it stops reading the connection only after that chunk. A client that pipelines thousands of requests and reads
- * nothing made the server keep every answer: megabytes per connection. Node's public API cannot stop the parser within
- * a chunk (socket.pause() takes effect after it), so a request past the bound closes its connection at once: a client
- * that pipelines is told by the closed connection to send again what was not answered (RFC 9112, 9.3.2).
+ * nothing made the server keep every answer: megabytes per connection. So a request past the bound closes its
+ * connection at once: a client that pipelines is told by the closed connection to send again what was not answered
+ * (RFC 9112, 9.3.2). Node's parser cannot be stopped within what it was given (socket.pause() takes effect after
+ * it), so every request of the chunk that held the one past the bound is parsed, and aborted as the connection closes,
+ * unless the parser is given a slice at a time (speed/parse-slices.ts, told by `pastBound`, with the open connections).
  */
-export function boundConnections(server: Server, serve: Serve, limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS): ConnectionsInFlight {
+export function boundConnections(
+  server: Server,
+  serve: Serve,
+  limits: { requests: number; unreadMs: number } = PIPELINE_LIMITS,
+  pastBound?: (open: ReadonlySet<Socket>) => void,
+): ConnectionsInFlight {
   /** Requests received and not answered whole, over every connection. */
   let open = 0;
   /** Set once a shutdown began: every connection ends with its last answer. */
@@ -132,6 +139,7 @@ export function boundConnections(server: Server, serve: Serve, limits: { request
     // A stream given as a connection (`server.emit('connection', stream)`) is counted from its first request.
     const counted = socket[OPEN] ?? 0;
     if (counted >= limits.requests || socket.destroyed) {
+      if (!socket.destroyed) pastBound?.(sockets);
       // Its answers not written are dropped, and the requests waiting with them never served.
       socket.destroy();
       if (socket[WAITING] !== undefined) socket[WAITING].length = 0;

@@ -5,8 +5,9 @@
 import { createServer, IncomingMessage, type Server, type ServerOptions, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Speedup } from '../common/config.ts';
+import { parseInSlices } from './parse-slices.ts';
 import { writeTogether } from './write-together.ts';
-import { boundConnections, type ConnectionsInFlight } from '../http/connection-bound.ts';
+import { boundConnections, type ConnectionsInFlight, PIPELINE_LIMITS } from '../http/connection-bound.ts';
 
 /**
  * What bounds a client's connections (server/docs/limits.md, "Connections and slow clients"), written out rather than
@@ -58,11 +59,14 @@ export function appServer(off: readonly Speedup[] = [], maxConnections = CONNECT
   const server = createServer(prototypes ? { ...limits, IncomingMessage: AppRequest, ServerResponse: AppResponse } : limits);
   server.maxConnections = maxConnections;
   if (!off.includes('write-together')) server.on('connection', writeTogether);
+  // While connections go past their bound, what connections send is parsed a slice at a time (parse-slices.ts).
+  const slices = off.includes('parse-slices') ? undefined : parseInSlices();
+  if (slices) server.on('connection', slices.connection);
   let serving: Express | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
   // At most a few requests of a connection at once, served one after the other; what the shutdown knows of them
   // (http/connection-bound.ts).
-  const inFlight = boundConnections(server, (req, res) => (serving ? serving(req, res) : waiting.push([req, res])));
+  const inFlight = boundConnections(server, (req, res) => (serving ? serving(req, res) : waiting.push([req, res])), PIPELINE_LIMITS, slices?.pastBound);
   return {
     server,
     inFlight,

@@ -1,8 +1,8 @@
 // Every connection bounded (server/docs/limits.md, "Requests pipelined on one connection"): clients that pipeline
 // thousands of requests and read nothing, with a token or not, GET or HEAD, grow the server (as `npm start` runs it, each
-// engine, the run's SPEEDUPS_OFF) by a bounded amount per connection; each is closed past the bound, its requests
-// unserved; a well-behaved client is answered throughout; nothing stays counted. Asserted: RSS at the peak less before,
-// per connection, with a margin of several times what the bound lets a connection hold: memory, never a time.
+// engine, the run's SPEEDUPS_OFF) by a bounded amount per connection; each is closed past the bound, its requests unserved
+// and (slices on) parsed no further than a slice past it; a well-behaved client is answered throughout. Asserted: RSS at
+// the peak less before, per connection, with a margin; the requests node:http parsed per connection: never a time.
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
@@ -12,6 +12,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, runEngines, type TestDatabase } from '../support/databases.ts';
 import { type Instance, startInstance } from '../support/instances.ts';
+import type { IncomingMessage } from 'node:http';
+import { readConfig } from '../../server/common/config.ts';
+import { PIPELINE_LIMITS } from '../../server/http/connection-bound.ts';
+import { SLICE_BYTES } from '../../server/speed/parse-slices.ts';
+import { startServer } from '../../server/start/server.ts';
 
 /** Connections that pipeline and read nothing, at once. */
 const CONNECTIONS = 40;
@@ -166,5 +171,43 @@ describe.for(runEngines())('connections that pipeline and read nothing, on %s', 
     expect(growthKb / CONNECTIONS).toBeLessThan(PER_CONNECTION_KB);
     // The well-behaved client was answered throughout, never refused.
     expect(Object.keys(polite)).toEqual(['200']);
+  });
+});
+
+describe.for(['', 'all'])('the requests parsed of connections past the bound, in process, SPEEDUPS_OFF=%s', (off) => {
+  test.for(WAYS.filter((way) => way.method === 'GET'))('$name: one slice past the bound at most once one went past it (with the slices off, the thousand of a chunk)', { timeout: 120_000 }, async (way) => {
+    const running = await startServer(readConfig({ PORT: '0', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', DOCS_API_TOKEN: TOKEN, SPEEDUPS_OFF: off }));
+    try {
+      const parsed = new Map<Socket, number>();
+      running.server.on('request', (req: IncomingMessage) => parsed.set(req.socket, (parsed.get(req.socket) ?? 0) + 1));
+      const { hostname, port } = new URL(running.url);
+      const request = `GET ${spaces} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${way.token ? `Authorization: Bearer ${TOKEN}\r\n` : ''}\r\n`;
+      let closed = 0;
+      const sockets = Array.from({ length: CONNECTIONS }, () => {
+        const socket = createConnection({ host: hostname, port: Number(port) });
+        socket.pause();
+        socket.on('error', () => undefined);
+        socket.once('connect', () => socket.write(request.repeat(REQUESTS)));
+        socket.once('close', () => closed++);
+        return socket;
+      });
+      const deadline = Date.now() + CLOSED_WITHIN_MS;
+      while (closed < CONNECTIONS && Date.now() < deadline) {
+        await sleep(50);
+        for (const socket of sockets) if (!socket.destroyed && socket.readyState === 'open') socket.write('\r\n');
+      }
+      expect(closed).toBe(CONNECTIONS);
+      expect(parsed.size).toBe(CONNECTIONS);
+      // Given 64 KiB at once, node:http parsed about a thousand of each before the bound closed it.
+      const most = PIPELINE_LIMITS.requests + 1 + Math.ceil(SLICE_BYTES / request.length);
+      // With the slices (server/speed/parse-slices.ts), only the connection being parsed when the first went past the
+      // bound is parsed to the end of its chunk; without them, each is.
+      const whole = [...parsed.values()].filter((count) => count > most).length;
+      if (off === '') expect(whole).toBeLessThanOrEqual(1);
+      else expect(whole).toBeGreaterThan(1);
+      for (const socket of sockets) socket.destroy();
+    } finally {
+      await running.close();
+    }
   });
 });

@@ -122,7 +122,7 @@ describe('the bench settings', () => {
 
   test('a part it does not have is named, with the parts it has', () => {
     expect(problems({ BENCH_PARTS: 'throughput,idz' })).toEqual([
-      'BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, store, mechanisms, operations, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
+      'BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, pipelining, store, mechanisms, operations, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
     ]);
     expect(problems({ BENCH_PARTS: ' , ' })[0]).toMatch(/^BENCH_PARTS must name parts among .*, got " , "$/);
   });
@@ -187,7 +187,7 @@ describe('npm run bench with a variable it cannot use', () => {
       expect(code, stderr).toBe(2);
       const lines = stderr.split('\n').filter((line) => line.startsWith('npm run bench: '));
       expect(lines).toEqual([
-        expect.stringContaining('BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, store, mechanisms, operations, lists, revisions, ids'),
+        expect.stringContaining('BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, pipelining, store, mechanisms, operations, lists, revisions, ids'),
         'npm run bench: BENCH_RUNS must be a whole number from 1 to 100, got "many"',
       ]);
       // Nothing built or measured, no data made (the bench's data goes to docs-bench-* and bench-ids-* in TMPDIR;
