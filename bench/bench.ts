@@ -1,8 +1,8 @@
 // `npm run bench`: the reference server's benchmarks, part by part (`BENCH_PARTS`, all by default): throughput, start-up
 // and memory of the compiled server, memory under requests carrying values of their own, the store, the speed
 // mechanisms, lists and revisions as they grow, the order of new ids, the harness's reset, the daily loop, the typed
-// client's recording mode. BENCH_* variables it cannot use stop it first, exit 2 (settings.ts). Each part:
-// bench/README.md and docs/performance.md ("Running the bench").
+// client's recording mode, the contract's breaking-change rule. BENCH_* variables it cannot use stop it first, exit 2
+// (settings.ts). Each part: bench/README.md and docs/performance.md ("Running the bench").
 import { readFileSync } from 'node:fs';
 import { readConfig } from '../server/common/config.ts';
 import type { RevisionContent } from '../server/content/model.ts';
@@ -22,6 +22,8 @@ import { pipeliningPart } from './pipelining.ts';
 import { buildServer } from '../scripts/build-server.ts';
 import { placeProcesses } from './measure.ts';
 
+/** Compiles of spec/ each way in the spec-rule part. */
+const SPEC_RULE_RUNS = 9;
 const settings = readSettings();
 const { parts } = settings;
 placeProcesses(settings.serverCpus);
@@ -59,6 +61,12 @@ if (parts.includes('save')) {
 if (parts.includes('client')) {
   console.log(`\nThe typed client's recording mode (bench/client-recording.ts)\n`);
   console.log(clientTable(await benchClient()));
+}
+if (parts.includes('spec-rule')) {
+  console.log(`\nThe contract's breaking-change rule (bench/spec-rule-timing.ts)\n`);
+  // Loaded only for it: the TypeSpec compiler is no part of the others.
+  const { specRuleTiming } = await import('./spec-rule-timing.ts');
+  console.log(await specRuleTiming(SPEC_RULE_RUNS));
 }
 
 /** The settings, or the variables it cannot use on stderr and exit 2. */

@@ -13,7 +13,7 @@ import { benchedExamples } from './operation-requests.ts';
  * The bench's parts, in the order it runs them. `guard` (this build against BENCH_BASELINE's, `npm run bench:guard`)
  * runs only when named.
  */
-export const BENCH_PARTS = ['throughput', 'guard', 'prism', 'startup', 'memory', 'bounds', 'pipelining', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client'] as const;
+export const BENCH_PARTS = ['throughput', 'guard', 'prism', 'startup', 'memory', 'bounds', 'pipelining', 'store', 'mechanisms', 'operations', 'lists', 'revisions', 'ids', 'reset', 'save', 'client', 'spec-rule'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchSettings {

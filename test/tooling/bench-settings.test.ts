@@ -122,7 +122,7 @@ describe('the bench settings', () => {
 
   test('a part it does not have is named, with the parts it has', () => {
     expect(problems({ BENCH_PARTS: 'throughput,idz' })).toEqual([
-      'BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, pipelining, store, mechanisms, operations, lists, revisions, ids, reset, save, client, separated by commas, got "throughput,idz" (no part "idz")',
+      'BENCH_PARTS must name parts among throughput, guard, prism, startup, memory, bounds, pipelining, store, mechanisms, operations, lists, revisions, ids, reset, save, client, spec-rule, separated by commas, got "throughput,idz" (no part "idz")',
     ]);
     expect(problems({ BENCH_PARTS: ' , ' })[0]).toMatch(/^BENCH_PARTS must name parts among .*, got " , "$/);
   });
