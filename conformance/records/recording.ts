@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { consumerIdentity, contractIdentity } from './consumer.ts';
 import { type Contract, loadContract, type OpenApiDocument, type Operation } from '../contract/contract.ts';
+import { requestCheckerOf } from '../contract/request-check.ts';
 import { readView } from './read-view.ts';
 import { httpExchange, responseSchema, usageOf } from './usage-fields.ts';
 import { emptyOperationUsage, emptyUsage, mergeNamedUsage, mergeOperationUsage, parseUsageRecord, type UsageRecord } from './usage-format.ts';
@@ -89,6 +90,17 @@ class Recorder {
       return undefined;
     }
     const pathParams = Object.fromEntries(Object.entries(request.path).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : String(value)]));
+    // A request the contract refuses is not recorded, as the proxy does not record one: a record holds what the
+    // contract accepts (the call is still made, and the code sees its answer).
+    const refused = this.refusal(method, operation, pathParams, request);
+    if (refused) {
+      const call = `${method} ${request.schemaPath}`;
+      if (!this.warned.has(`refused ${call}`)) {
+        this.warned.add(`refused ${call}`);
+        console.warn(`docs-platform-conformance recording: a call of ${operation.operationId} is not recorded, as the contract refuses it: ${refused}`);
+      }
+      return undefined;
+    }
     const exchange = httpExchange(
       this.contract,
       operation,
@@ -122,6 +134,16 @@ class Recorder {
       this.touch();
     };
     return (value) => readView(this.contract, value, schema, onRead);
+  }
+
+  /** Why the contract refuses the request (its first finding), or undefined when it accepts it. */
+  private refusal(method: string, operation: Operation, pathParams: Record<string, string>, request: NonNullable<Seen['request']>): string | undefined {
+    const checker = requestCheckerOf(this.contract);
+    const url = new URL(request.url);
+    const head = { method, pathname: url.pathname, search: url.search.slice(1), headers: request.headers };
+    const body = { bytes: request.text === undefined ? 0 : Buffer.byteLength(request.text), text: request.text };
+    const finding = [...checker.checkHead({ operation, pathParams }, head), ...checker.checkBody(operation, head, body)][0];
+    return finding?.message;
   }
 
   /**

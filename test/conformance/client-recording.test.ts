@@ -160,6 +160,32 @@ describe('a call recorded', () => {
   });
 });
 
+  test('a call the contract refuses (a body field of the wrong type, no credentials) is made but not recorded, as the proxy does; said once per operation', async () => {
+    const folder = newFolder();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const docs = recordingClient(plain(), { folder, consumer });
+      const anonymous = recordingClient(createDocsClient({ baseUrl: server.url, retry: false }), { folder, consumer });
+      const wrong = { title: 7, editMode: 'live' } as unknown as { title: string; editMode: 'live' };
+      for (let call = 0; call < 2; call++) {
+        const refused = await docs.POST('/v1/orgs/{organizationId}/spaces', { params: { path: { organizationId: ACME } }, body: wrong });
+        expect(refused.response.status).toBe(400);
+      }
+      expect((await anonymous.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } })).response.status).toBe(401);
+      const accepted = await docs.GET('/v1/orgs/{organizationId}', { params: { path: { organizationId: ACME } } });
+      expect(accepted.response.status).toBe(200);
+      expect(warn.mock.calls).toEqual([
+        [expect.stringMatching(/a call of createSpace is not recorded, as the contract refuses it: .*title/)],
+        [expect.stringMatching(/a call of getOrganization is not recorded, as the contract refuses it: .*(credential|[Aa]uthoriz)/)],
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+    const record = recordIn(folder);
+    expect(Object.keys(record.operations)).toEqual(['getOrganization']);
+    expect(record.operations.getOrganization!.calls).toBe(1);
+  });
+
 describe('the views', () => {
   test('behave as the data for the code: JSON, equality, arrays, spreading, `in`, identity', async () => {
     const folder = newFolder();
