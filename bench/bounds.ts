@@ -3,15 +3,13 @@
 // with one value: the ratio of each run's second half, its spread, the growth within a run. Then connections that
 // pipeline thousands of requests and read nothing (bench/pipelining.ts): RSS per connection, and a well-behaved client's
 // slowest answer (server/docs/limits.md, "What grows with requests", "Requests pipelined on one connection").
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
-import { removeTemporary, stop, temporaryDirectory } from './cleanup.ts';
+import { stop } from './cleanup.ts';
 import { BENCH_TOKEN, fixture } from './fixture.ts';
 import { answered, freePort, median, serverCommand, spawnServer } from './measure.ts';
-import { PIPELINE_HOLD_MS, PIPELINE_REQUESTS, pipelineLoad } from './pipelining.ts';
+import { PIPELINE_HOLD_MS, PIPELINE_REQUESTS, pipelineLoad, withSeededPostgres } from './pipelining.ts';
 import type { BenchSettings } from './settings.ts';
 
 const PARTS = 10;
@@ -74,19 +72,12 @@ async function run(settings: BenchSettings, env: Record<string, string>, distinc
 }
 
 export async function bounds(settings: BenchSettings): Promise<void> {
-  const dir = temporaryDirectory('docs-bench-bounds-');
-  let postgres: PostgresServer | undefined;
-  try {
-    const seed = path.join(dir, 'seed.json');
-    writeFileSync(seed, JSON.stringify(fixture));
-    postgres = startPostgres({ port: await freePort() });
-    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
-    await admin.connect();
+  await withSeededPostgres('docs-bench-bounds-', async ({ dir, seed, postgres, admin }) => {
     let databases = 0;
     const envOf = async ({ engine, speed }: Setting): Promise<Record<string, string>> => {
       const name = `bounds_${databases++}`;
       const where: Record<string, string> =
-        engine === 'SQLite' ? { DATA_DIR: path.join(dir, name) } : { DATA_DIR: path.join(dir, name), DATABASE_URL: postgres!.url(name) };
+        engine === 'SQLite' ? { DATA_DIR: path.join(dir, name) } : { DATA_DIR: path.join(dir, name), DATABASE_URL: postgres.url(name) };
       if (engine === 'PostgreSQL') await admin.query(`CREATE DATABASE ${name}`);
       return { ...where, SEED_FILE: seed, ...(speed === 'off' ? { SPEEDUPS_OFF: 'all' } : {}) };
     };
@@ -125,11 +116,7 @@ export async function bounds(settings: BenchSettings): Promise<void> {
       );
     }
     await pipelining(settings, settingsRun, envOf);
-    await admin.end();
-  } finally {
-    postgres?.stop();
-    removeTemporary(dir);
-  }
+  });
 }
 
 /** The pipelining load (bench/pipelining.ts) on a server of each setting, with a token and without. */

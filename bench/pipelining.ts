@@ -165,12 +165,11 @@ export function warm(url: string, amount: number, connections: number): Promise<
 }
 
 /**
- * The `pipelining` part: the load above on SQLite and PostgreSQL, without a token and with one, speed mechanisms on,
- * on this build and (BENCH_BASELINE) another, interleaved, BENCH_RUNS runs each on servers of their own, each build
- * first in turn. Prints each run, then per setting the medians and each run's ratio baseline/this.
+ * What the bounds and pipelining parts start from: a temporary folder `dir` holding the fixture as `seed`, and a
+ * PostgreSQL server `postgres` with an `admin` connection; all of it stopped and removed once `work` ends, however it ends.
  */
-export async function pipeliningPart(settings: BenchSettings): Promise<void> {
-  const dir = temporaryDirectory('docs-bench-pipelining-');
+export async function withSeededPostgres(prefix: string, work: (world: { dir: string; seed: string; postgres: PostgresServer; admin: pg.Client }) => Promise<void>): Promise<void> {
+  const dir = temporaryDirectory(prefix);
   let postgres: PostgresServer | undefined;
   try {
     const seed = path.join(dir, 'seed.json');
@@ -178,6 +177,21 @@ export async function pipeliningPart(settings: BenchSettings): Promise<void> {
     postgres = startPostgres({ port: await freePort() });
     const admin = new pg.Client({ connectionString: postgres.url('postgres') });
     await admin.connect();
+    await work({ dir, seed, postgres, admin });
+    await admin.end();
+  } finally {
+    postgres?.stop();
+    removeTemporary(dir);
+  }
+}
+
+/**
+ * The `pipelining` part: the load above on SQLite and PostgreSQL, without a token and with one, speed mechanisms on,
+ * on this build and (BENCH_BASELINE) another, interleaved, BENCH_RUNS runs each on servers of their own, each build
+ * first in turn. Prints each run, then per setting the medians and each run's ratio baseline/this.
+ */
+export async function pipeliningPart(settings: BenchSettings): Promise<void> {
+  await withSeededPostgres('docs-bench-pipelining-', async ({ dir, seed, postgres, admin }) => {
     const builds = [{ name: 'this', checkout: undefined as string | undefined }];
     if (settings.baseline !== undefined) builds.push({ name: 'baseline', checkout: path.resolve(settings.baseline) });
     console.log(
@@ -241,11 +255,7 @@ export async function pipeliningPart(settings: BenchSettings): Promise<void> {
         }
       }
     }
-    await admin.end();
-  } finally {
-    postgres?.stop();
-    removeTemporary(dir);
-  }
+  });
 }
 
 const row = (each: PipelineFigures) =>
