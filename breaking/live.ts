@@ -163,3 +163,40 @@ export async function checkAgainstRelease(root: string, revision: Record<string,
 export function consumersClause(consumers: readonly LiveConsumer[]): string {
   return consumers.map((hit) => `${hit.verdict} ${hit.consumer}: ${hit.evidence} (${hit.operationId})`).join('; ');
 }
+
+/** A deprecated operation, parameter or field of the document, and the known consumers that still call, send or read it. */
+export interface DeprecatedUse {
+  /** The deprecation as the comparison finds it (`operation-deprecated`, `response-property-deprecated`…): where it is. */
+  finding: Finding;
+  consumers: LiveConsumer[];
+}
+
+/** `document` without its `deprecated: true` marks (examples and extensions, which are data, left as they are). */
+function withoutDeprecations(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDeprecations);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === 'deprecated' && value === true))
+      .map(([key, value]) => [key, key === 'example' || key === 'examples' || key.startsWith('x-') ? value : withoutDeprecations(value)]),
+  );
+}
+
+/**
+ * The deprecated operations, parameters and fields of `revision` that a consumer of the records `consumerSources`
+ * names still uses, each with those consumers: the deprecations are what the comparison finds between the document
+ * without its deprecations and the document, judged for each record as the gate judges a deprecation (it warns a
+ * consumer that uses it). Information for the author of the deprecation; nothing fails on it.
+ */
+export async function deprecatedUses(root: string, revision: Record<string, unknown>, consumerSources: readonly string[]): Promise<{ uses: DeprecatedUse[]; problems: string[] }> {
+  let records: UsageRecord[];
+  try {
+    records = await usageRecords(consumerSources.map((source) => (/^https?:\/\//.test(source) ? source : path.resolve(root, source))));
+  } catch (error) {
+    return { uses: [], problems: [`consumers' records: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  if (records.length === 0) return { uses: [], problems: [] };
+  const deprecations = compareDocuments(withoutDeprecations(revision) as Record<string, unknown>, revision).filter((finding) => finding.rule.endsWith('-deprecated'));
+  const hits = consumersOf(deprecations, records, revision);
+  return { uses: deprecations.map((finding) => ({ finding, consumers: hits.get(finding)! })).filter((use) => use.consumers.length > 0), problems: [] };
+}

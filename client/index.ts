@@ -4,7 +4,7 @@
 // Runs in Node and in browsers (no Node-only imports).
 import createClient, { type Client, type MaybeOptionalInit, type Middleware, type ParseAsResponse } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, Readable, RequiredKeysOf } from 'openapi-typescript-helpers';
-import type { components, operations, paths } from '../generated/schema.d.ts';
+import type { components, deprecatedCalls, operations, paths } from '../generated/schema.d.ts';
 
 export type { components, operations, paths } from '../generated/schema.d.ts';
 /** A schema as the service answers it (`Readable<components['schemas']['Space']>`) or as a request sends it (`Writable`). */
@@ -238,17 +238,29 @@ export type SuccessOf<Operation, Init = {}> = {
   [Status in OkStatus<Operation>]: { status: Status; data: Data<NonNullable<SuccessBody<Operation, Init, Status>>>; response: ResponseOf<Operation, Status> };
 }[OkStatus<Operation>];
 
-type Method<Mode extends 'value' | 'throw', M extends HttpMethod> = <
-  Path extends PathsWithMethod<paths, M>,
-  Init extends MaybeOptionalInit<paths[Path], M>,
->(
+/** What a call of `Path` with the method `M` takes besides its path: its parameters and body. */
+export type CallInit<Path extends keyof paths, M extends HttpMethod> = MaybeOptionalInit<paths[Path], M>;
+/** The arguments after the path of a call of `Path` with `M`, as written (`Init`): the body checked for unknown fields. */
+export type CallArguments<Path extends keyof paths, M extends HttpMethod, Init> = InitParam<Checked<Init, CallInit<Path, M>>>;
+/** What a call of `Path` with `M` resolves to, in the client's mode. */
+export type CallResult<Mode extends 'value' | 'throw', Path extends keyof paths, M extends keyof paths[Path], Init> = Promise<
+  Mode extends 'value' ? ResultOf<paths[Path][M], Init> : SuccessOf<paths[Path][M], Init>
+>;
+
+type Method<Mode extends 'value' | 'throw', M extends HttpMethod> = <Path extends PathsWithMethod<paths, M>, Init extends CallInit<Path, M>>(
   url: Path,
-  ...init: InitParam<Checked<Init, MaybeOptionalInit<paths[Path], M>>>
-) => Promise<Mode extends 'value' ? ResultOf<paths[Path][M], Init> : SuccessOf<paths[Path][M], Init>>;
+  ...init: CallArguments<Path, M, Init>
+) => CallResult<Mode, Path, M, Init>;
 
 type Methods = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH';
+/**
+ * The calls of the deprecated operations of a method (generated/schema.d.ts, `deprecatedCalls`), each a call
+ * signature marked `@deprecated` with its reason and successor; they come before the method's own signature, so that a
+ * call of a deprecated path resolves to one and an editor strikes it through and shows why.
+ */
+type DeprecatedCalls<Mode extends 'value' | 'throw', M extends Methods> = M extends keyof deprecatedCalls<Mode> ? deprecatedCalls<Mode>[M] : unknown;
 type TypedClient<Mode extends 'value' | 'throw'> = Omit<Client<paths>, Methods | 'OPTIONS' | 'HEAD' | 'TRACE' | 'request'> & {
-  [M in Methods]: Method<Mode, Lowercase<M>>;
+  [M in Methods]: DeprecatedCalls<Mode, M> & Method<Mode, Lowercase<M>>;
 };
 
 /** The client: error answers are returned as a typed `error`, next to `data`. */

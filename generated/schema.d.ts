@@ -1051,6 +1051,8 @@ export interface paths {
          * Move a section before or after another section
          * @deprecated
          * @description Move a section before or after another section.
+         *
+         *     Deprecated: A section is moved by sorting the structure of its site, which orders sections, section groups and site spaces alike. Use sortSiteStructure instead.
          */
         post: operations["moveSiteSection"];
         delete?: never;
@@ -4470,6 +4472,8 @@ export interface components {
             /**
              * @deprecated
              * @description Always true.
+             *
+             *     Deprecated: It is always true, and says nothing of the organization.
              * @enum {boolean}
              */
             internal_isOnNewTrial?: $Read<true>;
@@ -29822,5 +29826,19 @@ export interface operations {
                 };
             };
         };
+    };
+}
+import type { CallArguments, CallInit, CallResult } from "../client/index.js";
+/**
+ * The typed client's calls of the deprecated operations, by method: each marked `@deprecated` with its reason, so
+ * that an editor strikes a call of one through (client/index.ts tries them before the method's own signature).
+ */
+export interface deprecatedCalls<Mode extends "value" | "throw"> {
+    POST: {
+        /**
+         * Move a section before or after another section (moveSiteSection)
+         * @deprecated A section is moved by sorting the structure of its site, which orders sections, section groups and site spaces alike. Use sortSiteStructure instead.
+         */
+        <Init extends CallInit<"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move", "post">>(url: "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move", ...init: CallArguments<"/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move", "post", Init>): CallResult<Mode, "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move", "post", Init>;
     };
 }

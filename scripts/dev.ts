@@ -163,10 +163,11 @@ class DevLoop {
 
   /**
    * The information of the contract's rules, one line each: the breaks spec/breaking-changes.yaml accepts and the
-   * warnings that touch a known consumer, with their consumers (a break that fails is a TypeSpec error, printed with them).
+   * warnings that touch a known consumer, with their consumers (a break that fails is a TypeSpec error, printed with
+   * them), and the deprecations a known consumer still uses (`deprecation: …`).
    */
   private notes(notes: readonly string[]): void {
-    for (const note of notes) this.say(`breaking-change: ${note}`);
+    for (const note of notes) this.say(note.startsWith('deprecation: ') ? note : `breaking-change: ${note}`);
   }
 
   private async restart(since: number, what: string, serverChanged: boolean): Promise<void> {

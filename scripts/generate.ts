@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compile, type CompilerHost, createSourceFile, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
 import { CORE_SCHEMA, load } from 'js-yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SCHEMA_DIALECT } from '../breaking/dialect.ts';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');
@@ -22,7 +23,8 @@ export interface ContractCompilation {
   diagnostics: string;
   /**
    * The information the contract's rules give beside their diagnostics (their `trace` lines: breaks the declarations
-   * accept, warnings that touch a known consumer), one a line, `spec/members.tsp:59: …`.
+   * accept, warnings that touch a known consumer), one a line, `spec/members.tsp:59: …`; a deprecation a known
+   * consumer still uses starts with `deprecation: ` (`deprecation: spec/organizations.tsp:326: …`).
    */
   notes: string[];
 }
@@ -42,6 +44,46 @@ export function declareSchemaDialect(openapi: string): string {
     return openapi;
   }
   return `${first[0]}jsonSchemaDialect: ${SCHEMA_DIALECT}\n${openapi.slice(first[0].length)}`;
+}
+
+/** A deprecation as spec-rules/deprecation.js emits it beside `deprecated: true`. */
+interface DeprecationExtension {
+  reason: string;
+  since?: string;
+  successor?: string;
+}
+
+/** The last paragraph of a deprecated declaration's description: `Deprecated: <reason> Use <successor> instead.` */
+export const deprecationParagraph = ({ reason, successor }: DeprecationExtension) => `Deprecated: ${reason}${successor ? ` Use ${successor} instead.` : ''}`;
+
+/**
+ * The emitted document with each deprecated operation, parameter and property's description ending with its
+ * deprecation's paragraph (deprecationParagraph), from its `x-deprecation`. TypeSpec keeps a doc comment where no
+ * library may add to it, and @typespec/openapi3 writes descriptions as it reads them; so the paragraph is added here,
+ * on the document, which is written back as the emitter writes YAML (the same text where nothing is deprecated).
+ */
+export function describeDeprecations(openapi: string): string {
+  const document: unknown = parseYaml(openapi);
+  let changed = false;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    const object = node as Record<string, unknown>;
+    const extension = object['x-deprecation'] as DeprecationExtension | undefined;
+    if (object.deprecated === true && typeof extension?.reason === 'string') {
+      const paragraph = deprecationParagraph(extension);
+      const description = typeof object.description === 'string' ? object.description : '';
+      if (!description.endsWith(paragraph)) {
+        object.description = description ? `${description}\n\n${paragraph}` : paragraph;
+        changed = true;
+      }
+    }
+    // Examples and extensions are data: a `deprecated` in them is a value, not a declaration.
+    for (const [key, value] of Object.entries(object)) if (key !== 'example' && key !== 'examples' && !key.startsWith('x-')) visit(value);
+  };
+  visit(document);
+  // @typespec/openapi3's own YAML options.
+  return changed ? stringifyYaml(document, { singleQuote: true, aliasDuplicateObjects: false, lineWidth: 0, compat: 'yaml-1.1' }) : openapi;
 }
 
 /**
@@ -282,7 +324,8 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
     logSink: {
       ...NodeHost.logSink,
       log(log) {
-        if (log.level === 'trace' && log.code?.startsWith('docs-platform-spec-rules.')) notes.push(log.message);
+        if (log.level === 'trace' && log.code === 'docs-platform-spec-rules.deprecation') notes.push(`deprecation: ${log.message}`);
+        else if (log.level === 'trace' && log.code?.startsWith('docs-platform-spec-rules.')) notes.push(log.message);
         else NodeHost.logSink.log(log);
       },
     },
@@ -315,7 +358,7 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
         // A program with errors is handed on too: only its parsed files are reused.
         program = await compile(host, entrypoint, options, program);
         if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics), notes };
-        const openapi = declareSchemaDialect(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8'));
+        const openapi = declareSchemaDialect(describeDeprecations(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8')));
         // The staging folder is what generate copies into generated/.
         writeFileSync(path.join(stagingDir, 'openapi.yaml'), openapi);
         return { openapi, diagnostics: '', notes };

@@ -11,7 +11,58 @@ export async function generateTypes(document: unknown): Promise<string> {
   const input = mirrorUnevaluatedProperties(structuredClone(document));
   // A default value makes a field optional to send (the service fills it in), so defaults do not make fields required.
   const ast = await openapiTS(input as OpenAPI3, { readWriteMarkers: true, defaultNonNullable: false });
-  return SCHEMA_HEADER + astToString(ast);
+  return SCHEMA_HEADER + astToString(ast) + deprecatedCalls(document);
+}
+
+/** The methods of the typed client (client/index.ts), by the document's method names. */
+const CLIENT_METHODS = { get: 'GET', put: 'PUT', post: 'POST', delete: 'DELETE', patch: 'PATCH' } as const;
+
+interface DeprecatedOperation {
+  operationId?: string;
+  summary?: string;
+  deprecated?: boolean;
+  'x-deprecation'?: { reason?: string; since?: string; successor?: string };
+  'x-sunset'?: string;
+}
+
+/** What an editor shows of a deprecated operation after `@deprecated`: its reason, successor and dates. */
+export function deprecationNote(operation: DeprecatedOperation): string {
+  const { reason, since, successor } = operation['x-deprecation'] ?? {};
+  const sunset = operation['x-sunset'];
+  const dates = [since && `deprecated since ${since}`, sunset && `may be removed from ${sunset}`].filter(Boolean).join('; ');
+  return [reason, successor && `Use ${successor} instead.`, dates && `(${dates[0]!.toUpperCase()}${dates.slice(1)}.)`].filter(Boolean).join(' ') || 'Deprecated.';
+}
+
+/**
+ * \`deprecatedCalls\`: for each client method, a call signature per deprecated operation, marked \`@deprecated\` with its
+ * reason. openapi-typescript marks the operation of the path item, which a call by path string never shows; the
+ * client's methods start with these signatures (client/index.ts), so that such a call resolves to one.
+ */
+export function deprecatedCalls(document: unknown): string {
+  const byMethod = new Map<string, string[]>();
+  const paths = (document as { paths?: Record<string, Record<string, DeprecatedOperation>> }).paths ?? {};
+  for (const [route, item] of Object.entries(paths)) {
+    for (const [method, name] of Object.entries(CLIENT_METHODS)) {
+      const operation = item[method];
+      if (!operation?.deprecated) continue;
+      const doc = [operation.summary && `${operation.summary} (${operation.operationId})`, `@deprecated ${deprecationNote(operation)}`]
+        .filter(Boolean)
+        .map((line) => `         * ${line!.replaceAll('*/', '*\\/')}`);
+      const path = JSON.stringify(route);
+      const signature = `<Init extends CallInit<${path}, "${method}">>(url: ${path}, ...init: CallArguments<${path}, "${method}", Init>): CallResult<Mode, ${path}, "${method}", Init>;`;
+      byMethod.set(name, [...(byMethod.get(name) ?? []), `        /**\n${doc.join('\n')}\n         */\n        ${signature}`]);
+    }
+  }
+  const members = [...byMethod].map(([name, signatures]) => `    ${name}: {\n${signatures.join('\n')}\n    };`);
+  return `import type { CallArguments, CallInit, CallResult } from "../client/index.js";
+/**
+ * The typed client's calls of the deprecated operations, by method: each marked \`@deprecated\` with its reason, so
+ * that an editor strikes a call of one through (client/index.ts tries them before the method's own signature).
+ */
+export interface deprecatedCalls<Mode extends "value" | "throw"> {
+${members.join('\n')}
+}
+`;
 }
 
 type JsonObject = Record<string, unknown>;

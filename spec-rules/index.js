@@ -1,15 +1,17 @@
 // @ts-check
 // The contract's rules, as a TypeSpec linter library: tspconfig.yaml enables them (`linter:`), so every compile of
 // spec/ (`npm run generate`, `npm run dev`, `npm run check`, `tsp compile`, the editor's language server) reports a
-// broken one at its TypeSpec line. spec/README.md ("Rules") lists them.
-import { createTypeSpecLibrary, defineLinter } from "@typespec/compiler";
+// broken one at its TypeSpec line. spec/README.md ("Rules") lists them; its decorators (lib/main.tsp) are in "Deprecations".
+import { defineLinter } from "@typespec/compiler";
 import { breakingChangeRule } from "./rules/breaking-change.js";
+import { deprecationRule } from "./rules/deprecation.js";
 import { commonErrorsRule, resourceErrorsRule } from "./rules/errors.js";
 import { listPagingRule } from "./rules/list-paging.js";
 import { operationDocRule, operationExampleRule, operationIdRule, operationSummaryRule } from "./rules/operation-metadata.js";
 import { pathParameterBoundedRule } from "./rules/path-parameter-bounded.js";
 
-export const $lib = createTypeSpecLibrary({ name: "docs-platform-spec-rules", diagnostics: {} });
+export { $lib } from "./lib.js";
+export { $decorators, $onValidate } from "./deprecation.js";
 
 // Without a ruleset of its own, the library gets `all`, every rule, which tspconfig.yaml extends.
 export const $linter = defineLinter({
@@ -22,6 +24,7 @@ export const $linter = defineLinter({
     pathParameterBoundedRule,
     commonErrorsRule,
     resourceErrorsRule,
+    deprecationRule,
     breakingChangeRule,
   ],
 });

@@ -1,7 +1,7 @@
 // @ts-check
 // breaking-change: the document this compile would emit, judged against the last release as `check:breaking` judges
 // it; each failing finding reported at the declaration it comes from with the consumers it breaks (the `consumers`
-// option), accepted ones as information (trace lines; spec/README.md, "Rules").
+// option), accepted ones as information (trace lines; spec/README.md, "Rules"), and so each deprecation still in use.
 /** @import { DiagnosticTarget, Program } from "@typespec/compiler" */
 import { createRule, getSourceLocation, NoTarget, paramMessage } from "@typespec/compiler";
 import { getOpenAPI3 } from "@typespec/openapi3";
@@ -72,6 +72,31 @@ const lineOf = (/** @type {Program} */ program, /** @type {DiagnosticTarget} */ 
   return `${path.relative(program.projectRoot, location.file.path)}:${line}: `;
 };
 
+/** The information area of the deprecations still in use (tspconfig.yaml's `trace`). */
+export const DEPRECATION_AREA = "deprecation";
+
+/**
+ * One information line per deprecated operation, parameter or field that a known consumer (the rule's `consumers`)
+ * still uses, at its declaration: `spec/main.tsp:53: `readTeam` is deprecated and still used: warns reader-app 1.0.0:
+ * calls it (1 calls) (readTeam)`. A trace, never a diagnostic: a deprecation in use is what a deprecation
+ * is for, and `warn-as-error` would fail the compile on a warning.
+ * @param {Program} program
+ * @param {Record<string, unknown>} document
+ * @param {string[]} consumers
+ * @param {Live} gate
+ */
+async function traceDeprecatedUses(program, document, consumers, gate) {
+  if (consumers.length === 0) return;
+  const { uses, problems } = await gate.deprecatedUses(program.projectRoot, document, consumers);
+  const tracer = program.tracer.sub("docs-platform-spec-rules");
+  for (const problem of problems) tracer.trace(DEPRECATION_AREA, problem);
+  for (const use of uses) {
+    const named = use.finding.fields.length > 0 ? use.finding.fields : use.finding.operations.map((operation) => operation.operationId);
+    const what = named.map((name) => `\`${name}\``).join(", ");
+    tracer.trace(DEPRECATION_AREA, `${lineOf(program, originOf(program, document, use.finding))}${what} is deprecated and still used: ${gate.consumersClause(use.consumers)}`);
+  }
+}
+
 export const breakingChangeRule = createRule({
   name: "breaking-change",
   severity: "warning",
@@ -92,10 +117,13 @@ export const breakingChangeRule = createRule({
       async exit(program) {
         if (program.hasError()) return;
         const gate = await live();
-        if (!gate.hasRelease(program.projectRoot)) return;
+        const consumers = /** @type {string[]} */ (/** @type {unknown} */ (context.options.consumers ?? []));
+        const released = gate.hasRelease(program.projectRoot);
+        if (!released && consumers.length === 0) return;
         const document = await emittedDocument(program);
         if (!document) return;
-        const consumers = /** @type {string[]} */ (/** @type {unknown} */ (context.options.consumers ?? []));
+        await traceDeprecatedUses(program, document, consumers, gate);
+        if (!released) return;
         const checked = await gate.checkAgainstRelease(program.projectRoot, document, consumers);
         for (const problem of checked.problems) context.reportDiagnostic({ target: NoTarget, messageId: "problem", format: { problem } });
         const tracer = program.tracer.sub("docs-platform-spec-rules");

@@ -104,7 +104,7 @@ op getThing(${parameter}): Team | ResourceErrors;
 
 test('the library has the rules spec/README.md lists, each with its own name', () => {
   expect($linter.rules.map((rule) => rule.name).sort()).toEqual(
-    ['breaking-change', 'common-errors', 'list-paging', 'operation-doc', 'operation-example', 'operation-id', 'operation-summary', 'path-parameter-bounded', 'resource-errors'],
+    ['breaking-change', 'common-errors', 'deprecation', 'list-paging', 'operation-doc', 'operation-example', 'operation-id', 'operation-summary', 'path-parameter-bounded', 'resource-errors'],
   );
 });
 
