@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { contractCompiler, describeDeprecations } from '../../scripts/generate.ts';
 import { $linter } from '../../spec-rules/index.js';
 import { openapiPath, repoRoot } from '../support/repo.ts';
-import { deprecatedUses } from '../../breaking/live.ts';
 import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 
 const LIBRARY = 'docs-platform-spec-rules';
@@ -163,7 +162,7 @@ describe('emitted, in a project with the repository\'s tspconfig.yaml', () => {
     // At each deprecated declaration, the known consumers that still use it (as information: the compile passed).
     const lines = readFileSync(path.join(project, 'spec/main.tsp'), 'utf8').split('\n');
     const line = (text: string) => lines.findIndex((each) => each.includes(text)) + 1;
-    expect(notes.toSorted()).toEqual([
+    expect([...notes].sort()).toEqual([
       `deprecation: spec/main.tsp:${line('  name?: string;')}: \`Team.name\` is deprecated and still used: warns reader-app 1.0.0: response field /name read (200 application/json) (getTeam)`,
       `deprecation: spec/main.tsp:${line('op readTeam(')}: \`readTeam\` is deprecated and still used: warns reader-app 1.0.0: calls it (1 calls) (readTeam)`,
     ]);

@@ -123,7 +123,8 @@ async function nativeView(file: string, at: readonly number[]): Promise<EditorVi
   const lineStarts = [0, ...[...text.matchAll(/\n/g)].map((match) => match.index + 1)];
   const offsetOf = ({ line, character }: LspPosition) => lineStarts[line]! + character;
   const positionOf = (offset: number): LspPosition => {
-    const line = lineStarts.findLastIndex((start) => start <= offset);
+    let line = 0;
+    while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= offset) line++;
     return { line, character: offset - lineStarts[line]! };
   };
   try {
