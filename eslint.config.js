@@ -166,7 +166,7 @@ const MODULE_SIZE = { 'max-lines': ['error', { max: 800 }] };
 
 export default tseslint.config(
   // What is generated or built, and what runs leave behind (.gitignore's folders).
-  { ignores: ['generated/**', '**/dist/**', 'coverage/**', 'data/**', '.tmp/**', '.data/**', '**/node_modules/**'] },
+  { ignores: ['generated/**', '**/dist/**', 'coverage/**', 'data/**', '.tmp/**', '.data/**', '.stryker-tmp/**', '.mutation/**', '**/node_modules/**'] },
   {
     files: CODE,
     languageOptions: {

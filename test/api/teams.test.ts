@@ -121,7 +121,25 @@ describe('GET /v1/orgs/{organizationId}/teams', () => {
     expect(await teamTitles({ title: 'WRIT' })).toEqual(['Writers']);
     expect(await teamTitles({ title: 'éQUIPE' })).toEqual(['Équipe Design']);
     expect(await teamTitles({ title: '%' })).toEqual([]);
+    expect(await teamTitles({ title: '_' })).toEqual([]);
+    expect(await teamTitles({ title: 'W_iters' })).toEqual([]);
+    expect(await teamTitles({ title: 'RITE' })).toEqual(['Writers']);
     expect(await teamTitles({ title: 'design', owner: 'editor' })).toEqual([]);
+  });
+
+  test('title takes %, _ and \\ as themselves, in the organization’s teams and in a member’s', async () => {
+    const created = await Promise.all(['100% Done', 'snake_case', 'C:\\docs'].map((title) => createTeam(title, ['reader'])));
+    const memberTitles = async (title: string) =>
+      ok(
+        await ctx.server.as('reader').GET('/v1/orgs/{organizationId}/members/{userId}/teams', {
+          params: { path: { organizationId: ACME, userId: 'reader' }, query: { title } },
+        }),
+      ).items.map((item) => item.team.title);
+    for (const [text, title] of [['%', '100% Done'], ['_', 'snake_case'], ['\\', 'C:\\docs'], ['0% d', '100% Done']] as const) {
+      expect(await teamTitles({ title: text }), text).toEqual([title]);
+      expect(await memberTitles(text), text).toEqual([title]);
+    }
+    for (const each of created) ok(await ctx.server.as('admin').DELETE('/v1/orgs/{organizationId}/teams/{teamId}', team(each.id)), 204);
   });
 
   test('pages through the teams with a cursor bound to the filters', async () => {
@@ -138,6 +156,29 @@ describe('GET /v1/orgs/{organizationId}/teams', () => {
       400,
       'page',
     );
+  });
+
+  test('a member’s teams page one by one through a cursor, each once, in the order of the whole list', async () => {
+    const created = await Promise.all(['Paged one', 'Paged two'].map((title) => createTeam(title, ['reader'])));
+    const memberTeams = async (query: { limit?: number; page?: string; title?: string }) =>
+      ok(
+        await ctx.server.as('reader').GET('/v1/orgs/{organizationId}/members/{userId}/teams', {
+          params: { path: { organizationId: ACME, userId: 'reader' }, query },
+        }),
+      );
+    const whole = await memberTeams({});
+    expect(whole.items.length).toBeGreaterThanOrEqual(3);
+    const paged: string[] = [];
+    for (let page: string | undefined, turns = 0; turns === 0 || page !== undefined; turns++) {
+      const answer = await memberTeams({ limit: 1, ...(page === undefined ? {} : { page }) });
+      expect(answer.items).toHaveLength(1);
+      expect(answer.count).toBe(whole.count);
+      paged.push(answer.items[0]!.team.id);
+      page = answer.next?.page;
+    }
+    expect(paged).toEqual(whole.items.map((item) => item.team.id));
+    expect((await memberTeams({ title: 'paged' })).count).toBe(2);
+    for (const each of created) ok(await ctx.server.as('admin').DELETE('/v1/orgs/{organizationId}/teams/{teamId}', team(each.id)), 204);
   });
 
   test('rejects an owner who is not a member, and bad paging, with 400', async () => {
@@ -250,6 +291,15 @@ describe('PATCH /v1/orgs/{organizationId}/teams/{teamId}', () => {
     expect(writers).toMatchObject({ id: 'writers', title: 'Authors', members: expect.any(Number) });
     expect(ok(await ctx.server.as('reader').GET('/v1/orgs/{organizationId}/teams/{teamId}', team('writers'))).title).toBe('Authors');
     ok(await ctx.server.as('admin').PATCH('/v1/orgs/{organizationId}/teams/{teamId}', { ...team('writers'), body: { title: 'Writers' } }));
+  });
+
+  test('a renamed team is found by its new title in any case, and no longer by its old one', async () => {
+    const created = await createTeam('Night Shift');
+    ok(await ctx.server.as('admin').PATCH('/v1/orgs/{organizationId}/teams/{teamId}', { ...team(created.id), body: { title: 'Über Crew' } }));
+    expect(await teamTitles({ title: 'über' })).toEqual(['Über Crew']);
+    expect(await teamTitles({ title: 'ÜBER CREW' })).toEqual(['Über Crew']);
+    expect(await teamTitles({ title: 'night' })).toEqual([]);
+    ok(await ctx.server.as('admin').DELETE('/v1/orgs/{organizationId}/teams/{teamId}', team(created.id)), 204);
   });
 
   test('rejects a bad title with 400, and changes nothing', async () => {
