@@ -27,6 +27,8 @@ const STAYS_OUT: Record<string, Need> = {
   'test/server/process-warnings.test.ts': 'processes',
   'test/server/harness.test.ts': 'processes',
   'test/server/harness-usage.test.ts': 'processes',
+  'test/server/coverage.test.ts': 'processes',
+  'test/server/faults.test.ts': 'processes',
   'test/server/full-disk.test.ts': 'mount',
   'test/server/upgrade.test.ts': 'processes',
   'test/server/log-format.test.ts': 'processes',

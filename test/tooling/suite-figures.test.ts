@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { ciRun, figuresText, fileTimes, FIGURES_PAGE, withFigures } from '../../scripts/suite-figures.ts';
+import { cpuWithChildren } from '../support/file-cpu.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const CI_OUTPUT = `::: .ci/run: npm ci on Node v24.21.0 (3 s)
@@ -50,4 +51,11 @@ test("the section is written between its markers in docs/development.md, and onl
   expect(withFigures(written, text)).toBe(written);
   expect(written.replace(text, '')).toBe(page.replace(/<!-- suite-figures: [^]*?<!-- \/suite-figures -->/, ''));
   expect(() => withFigures('# A page without the section\n', text)).toThrow(/has no section/);
+});
+
+test("a file's CPU is its process's and its waited-for children's, from /proc's stat line (a command name with spaces and parentheses too)", () => {
+  // Fields 14 to 17 (utime, stime, cutime, cstime) in clock ticks: 150 + 50 + 200 + 100 ticks.
+  const fields = ['S', ...Array.from({ length: 10 }, (_, at) => String(at)), '150', '50', '200', '100', '20', '0'];
+  expect(cpuWithChildren(`4242 (node (worker) x) ${fields.join(' ')}`)).toBe(5);
+  expect(cpuWithChildren('')).toBe(0);
 });
