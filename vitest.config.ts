@@ -36,6 +36,8 @@ export const SHARED = {
     // their own databases and leaves no global state behind; the suite passes in any order of the files
     // (checked with --sequence.shuffle.files).
     isolate: false,
+    // Each file's CPU, its children's included, for vitest's JSON report (scripts/suite-figures.ts reads it).
+    setupFiles: ['test/support/file-cpu.ts'],
 };
 
 export default defineConfig({

@@ -3,7 +3,10 @@
 // folder's share, read from a vitest JSON report (test/support/timings-reporter.ts's, which `.ci/run` writes to
 // .tmp/vitest-report.json).
 //   tsx scripts/suite-figures.ts --ci-log FILE [--ci-log FILE …] [--report FILE] [--date YYYY-MM-DD] [--print]
-import { readFileSync, writeFileSync } from 'node:fs';
+// Each file's CPU: `--record REPORT [--load L]` keeps the least loaded runs in docs/suite-figures.json, `--compare
+// REPORT` names the files whose CPU grew beyond their spread there (reporting: it always exits 0).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -115,10 +118,91 @@ export function withFigures(page: string, text: string): string {
   return `${page.slice(0, start)}${text}${page.slice(end + END.length)}`;
 }
 
+/** docs/suite-figures.json: each file's CPU seconds in the least loaded runs recorded, with each run's load. */
+export const CPU_FIGURES = path.join(root, 'docs/suite-figures.json');
+/** The runs kept: the least loaded, so that a file's spread is its own, not the machine's. */
+export const KEPT_RUNS = 3;
+
+/** One run's CPU per file (`project file`), with the machine's load average over the run (15 minutes). */
+export interface CpuRun {
+  date: string;
+  load: number;
+  files: Record<string, number>;
+}
+
+/** Each file's CPU seconds in a report that has them (test/support/timings-reporter.ts), by `project file`. */
+export function fileCpu(report: { testResults: (ReportFile & { cpuSeconds?: number })[] }): Record<string, number> {
+  const files: Record<string, number> = {};
+  for (const result of report.testResults) {
+    if (result.cpuSeconds === undefined) continue;
+    files[`${result.project ?? ''} ${result.name.slice(result.name.lastIndexOf('/test/') + 1)}`.trim()] = result.cpuSeconds;
+  }
+  return files;
+}
+
+/** The runs to keep once `run` is added: the KEPT_RUNS least loaded. */
+export function keptRuns(runs: CpuRun[], run: CpuRun): CpuRun[] {
+  return [...runs, run].sort((a, b) => a.load - b.load).slice(0, KEPT_RUNS);
+}
+
+/**
+ * The files whose CPU now is above their highest kept figure by more than their spread (highest less lowest), and by
+ * more than a tenth and a second at least (one run kept has no spread), largest growth first.
+ */
+export function grownFiles(runs: CpuRun[], now: Record<string, number>): { file: string; seconds: number; low: number; high: number }[] {
+  return Object.entries(now)
+    .flatMap(([file, seconds]) => {
+      const kept = runs.flatMap((run) => (run.files[file] === undefined ? [] : [run.files[file]]));
+      if (kept.length === 0) return [];
+      const [low, high] = [Math.min(...kept), Math.max(...kept)];
+      return seconds > high + Math.max(high - low, high / 10, 1) ? [{ file, seconds, low, high }] : [];
+    })
+    .sort((a, b) => b.seconds - b.high - (a.seconds - a.high));
+}
+
+/** The comparison's lines: the files grown, or that none did; the runs compared with and their load. */
+export function compareText(runs: CpuRun[], now: Record<string, number>): string {
+  if (runs.length === 0) return 'suite-figures: no CPU figures recorded (docs/suite-figures.json): nothing to compare with';
+  const grown = grownFiles(runs, now);
+  const against = `${runs.length} run(s) recorded, load ${runs.map((run) => run.load).join(', ')}`;
+  if (grown.length === 0) return `suite-figures: no file's CPU grew beyond its spread (${against})`;
+  return [
+    `suite-figures: ${grown.length} file(s) used more CPU than their spread (${against}):`,
+    ...grown.map(({ file, seconds, low, high }) => `  ${file}: ${seconds.toFixed(1)} s, recorded ${low.toFixed(1)} to ${high.toFixed(1)} s`),
+  ].join('\n');
+}
+
+const readRuns = (): CpuRun[] => (existsSync(CPU_FIGURES) ? (JSON.parse(readFileSync(CPU_FIGURES, 'utf8')) as { runs: CpuRun[] }).runs : []);
+const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { testResults: (ReportFile & { cpuSeconds?: number })[] };
+
+/** `--record` and `--compare`: true when one of them was asked for (and done). */
+function cpuCommand(values: { record?: string; compare?: string; load?: string; date?: string }): boolean {
+  if (values.compare) {
+    console.log(compareText(readRuns(), fileCpu(readReport(values.compare))));
+    return true;
+  }
+  if (!values.record) return false;
+  const load = values.load === undefined ? os.loadavg()[2]! : Number(values.load);
+  const run: CpuRun = { date: values.date ?? new Date().toISOString().slice(0, 10), load: Math.round(load * 10) / 10, files: fileCpu(readReport(values.record)) };
+  const runs = keptRuns(readRuns(), run);
+  writeFileSync(CPU_FIGURES, `${JSON.stringify({ runs }, null, 1)}\n`);
+  console.log(`suite-figures: ${runs.includes(run) ? 'kept' : 'did not keep'} this run (load ${run.load}); ${runs.length} run(s) in ${path.relative(root, CPU_FIGURES)}`);
+  return true;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { 'ci-log': { type: 'string', multiple: true }, report: { type: 'string' }, date: { type: 'string' }, print: { type: 'boolean', default: false } },
+    options: {
+      'ci-log': { type: 'string', multiple: true },
+      report: { type: 'string' },
+      date: { type: 'string' },
+      print: { type: 'boolean', default: false },
+      record: { type: 'string' },
+      compare: { type: 'string' },
+      load: { type: 'string' },
+    },
   });
+  if (cpuCommand(values)) process.exit(0);
   const logs = values['ci-log'] ?? [];
   if (logs.length === 0) {
     console.error('suite-figures: give the output of at least one `bash .ci/run` run in a fresh clone: --ci-log FILE');

@@ -3,6 +3,7 @@
 // hardening inputs), and every answer of one must be the answer of the other (status and body, the values each makes
 // at random paired up), with no 5xx from either. It starts both engines itself, so the postgres project skips it.
 // The requests and the comparison: test/README.md, "Two engines, one answer".
+// @needs postgres
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -3,6 +3,7 @@
 // leave every structure that keeps something per request at the size the same request with one value left it, or
 // within its bound. What is asserted is the structures' sizes, never memory or time (server/docs/limits.md, "What
 // grows with requests"). On each engine, and with the speed mechanisms on and off (SPEEDUPS_OFF).
+// @needs slow
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -2,6 +2,7 @@
 // declarations the package ships (scripts/build-client.ts, built into a temporary folder), under the package tests'
 // strict settings, with each consumer TypeScript (7 and 5.4, CONSUMER_TYPESCRIPTS). Each `@ts-expect-error` marks an
 // error where it stands: the files compile as they are, and without their directives exactly the lines they marked fail.
+// @needs processes
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -2,6 +2,7 @@
 // every output format, with --fail-on and --base as a file or a git ref; the command compiled (breaking/check.mjs,
 // which the cases run) against the TypeScript one; and where findings are located, in the real TypeSpec sources
 // and in a document's lines.
+// @needs processes
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // its rule, at its path, with its severity, in every context the changed schema travels in; what each change must
 // give is worked out independently of the comparison (support/breaking-contract.ts).
 // The changes drawn, and replaying a failure: test/README.md, "Random changes to the real contract".
+// @needs slow
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';

@@ -3,6 +3,7 @@
 // other spellings of sealing, null and const, reordering, redundant members; and the whole contract written in
 // OpenAPI 3.0's spelling compares equal to its 3.1 self. A failure prints fast-check's seed and path;
 // BREAKING_SEED=<seed> replays a run, BREAKING_RUNS=<n> multiplies the number of runs.
+// @needs slow
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';

@@ -2,6 +2,7 @@
 // the rule of the change, at its path, with its severity; the contract's security scheme, renamed, rewritten or
 // redefined at random, is compared by its definition.
 // The changes drawn, and replaying a failure: test/README.md, "Random changes to the real contract".
+// @needs slow
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { compareDocuments } from '../../breaking/index.ts';

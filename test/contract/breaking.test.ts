@@ -3,6 +3,7 @@
 // generate script and judged by the real commands, through one story of three compiles (a first release, a variant
 // with breaking and additive changes, a major release declaring some of them).
 // Where its time goes and what keeps it down: test/README.md, "The gate end to end".
+// @needs processes
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

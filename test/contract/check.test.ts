@@ -1,6 +1,7 @@
 // `npm run check` and `npm run lint:spec`: the format check names the files and the command that fixes them; the
 // summary names what failed. (The drift and typecheck parts reuse scripts/generated-drift.ts and tsc, checked by
 // test/contract/contract.test.ts and by every run of `npm test`.)
+// @needs processes
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -3,6 +3,7 @@
 // record's base and without it (the record judged against the revision alone, conformance/judgement/record-judgement.ts) and the
 // provider's table; each case both ways, never disagreeing on a break; then PactFlow's engine on pacts of the same
 // interactions, and docs/contract-consumers.md's generated sections as `npm run docs:consumers` writes them.
+// @needs processes slow
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

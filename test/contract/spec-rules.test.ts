@@ -2,6 +2,7 @@
 // that satisfies every rule and on one that breaks it, through the compiler's linter-rule tester
 // (`@typespec/compiler/testing`); then the repository's tspconfig.yaml in a small project, as `npm run generate`
 // (and so `npm run dev` and `npm run check`) compiles it and as the editor's language server reports it.
+// @needs processes
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,7 @@
 // The caller behind a bearer token: looked up once per token and remembered, a token issued later still found, and a
 // token given again to another user forgotten: at once by the instance that gave it, and on PostgreSQL by the other
 // instances when it is announced, or when they could not hear announcements for a while.
+// @needs postgres
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';

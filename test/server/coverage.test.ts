@@ -1,6 +1,7 @@
 // Contract coverage of a consumer's suite (server/testing/coverage.ts, recorder.ts): servers started through the
 // harness, as a child process and in process, record what they answered; the report merges them, writes its JSON and
 // Markdown, prints one line, and fails below a threshold.
+// @needs processes
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

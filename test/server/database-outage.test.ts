@@ -3,6 +3,7 @@
 // every answer while the database is down is a 503 with `Retry-After` naming the cause, each outage logged in two
 // lines.
 // What each of these means exactly: test/README.md, "The machine failing under the server".
+// @needs postgres processes
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

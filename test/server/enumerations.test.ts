@@ -2,6 +2,7 @@
 // sources, with every enumeration given one member more, must fail `tsc` at each enumeration's branching places;
 // those the server only stores and returns are the ones server/docs/code.md lists ("Enumerations passed through").
 // How one `tsc` run checks them all: test/README.md, "Enumerations branched on exhaustively".
+// @needs processes
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 // Declared faults on demand (server/http/faults.ts, the harness's `server.faults`): through the harness, as a child
 // process (the default) and in process, with the typed client and its retry; the state read back after each.
+// @needs processes
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { ApiError, type RetryAttempt } from '../../client/index.ts';
 import { type DocsServer, type Fault, type Seed, startDocsServer } from '../../server/testing/index.ts';

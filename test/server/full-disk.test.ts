@@ -2,6 +2,7 @@
 // writes are 503 with `Retry-After` naming the full storage and reads are served, a restart serves reads; once there
 // is room, writes are accepted again without a restart, and nothing acknowledged is lost.
 // How the disk fills, what is logged, why CI fails a skip: test/README.md, "The machine failing under the server".
+// @needs mount processes
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,6 +3,7 @@
 // used; the report merges them into one record of the consumer, exactly what was used; a record it cannot read fails
 // the report; off, nothing is written; the proxy's record of the same traffic is the same, but for the requests the
 // contract refuses, which the proxy does not record; the typed client's records merge with them.
+// @needs processes
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

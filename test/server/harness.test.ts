@@ -1,6 +1,7 @@
 // The test harness (server/testing/) from the sources: what `startDocsServer` gives, in the test's process and as a
 // child process (the command, run from the sources with tsx). test/tooling/server-package.test.ts runs it from the server
 // package, as consumers do: with vitest and node's test runner, files side by side, and a killed test process.
+// @needs processes
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -3,6 +3,7 @@
 // instance; and a server whose database cannot be reached fails to start in one line, or answers 503 until it
 // returns.
 // The cases, and the other jobs tests: test/README.md, "Several instances and their jobs".
+// @needs postgres processes
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -2,6 +2,7 @@
 // clock ahead, a pause past its lease), and a long queue of one integration's events holds back no Git sync of
 // another space.
 // The cases: test/README.md, "Several instances and their jobs".
+// @needs postgres processes
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,7 @@
 // The log's format: LOG_FORMAT when set; unset, one readable line per entry when stdout is a terminal and JSON lines
 // otherwise. The decision and the readable lines directly, then the server started under a pseudo-terminal (util-linux's
 // `script`) and through a pipe, on an empty DATA_DIR (so its first start logs the migrations it applied).
+// @needs processes
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // SIGTERM and SIGINT, keeps every write it answered when killed; `--help`, `--version`, the one-line errors of a
 // start that cannot happen, the configuration variables against the docs' table, and the compile cache.
 // The cases: test/README.md, "The server as a process".
+// @needs processes
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

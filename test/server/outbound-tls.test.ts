@@ -2,6 +2,7 @@
 // test CA signed (trusted through NODE_EXTRA_CA_CERTS), and refusing a self-signed certificate and one signed for
 // another name before any HTTP request.
 // The features, and how the server and certificates are made: test/README.md, "Outbound TLS".
+// @needs tls processes
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';

@@ -3,6 +3,7 @@
 // engine, the run's SPEEDUPS_OFF) by a bounded amount per connection; each is closed past the bound, its requests unserved
 // and (slices on) parsed no further than a slice past it; a well-behaved client is answered throughout. Asserted: RSS at
 // the peak less before, per connection, with a margin; the requests node:http parsed per connection: never a time.
+// @needs processes slow
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';

@@ -3,6 +3,7 @@
 // by their first statement, and see a write they make; a transaction's lock and BEGIN travel with its first
 // statement, whose snapshot still follows the wait for the lock; a transaction whose connection is lost between two
 // statements fails as unavailable and commits nothing, however postgres.js connects again.
+// @needs postgres
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';

@@ -3,6 +3,7 @@
 // connection. Each case drives every ordering the store allows between the failing party and a valid write (microtask
 // by microtask, or at a held point), with one, two and the default number of connections; then through the server:
 // invalid requests and failing Git export jobs beside valid requests, and no answer a 5xx.
+// @needs postgres
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

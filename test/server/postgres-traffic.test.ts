@@ -3,6 +3,7 @@
 // requests and Git exports whose remote cannot be reached (jobs that fail and are recorded failed) run beside it. No
 // answer is a 5xx, the other caller's requests are answered as alone, and the database logged no error of the
 // server's connections but conflicts between transactions (tried again): a caller's bad input is refused before SQL.
+// @needs postgres
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';

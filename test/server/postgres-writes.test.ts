@@ -2,6 +2,7 @@
 // for the group, without savepoints; a failing write is left out alone or breaks the group up; writes of no queue
 // run each on its own; statements sent without waiting (Db.send) run in order with the write's others.
 // The rules, case by case: test/README.md, "Writes grouped on PostgreSQL".
+// @needs postgres
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';

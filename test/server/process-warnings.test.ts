@@ -1,6 +1,7 @@
 // Node's process warnings in the log, but for the one a dependency causes that the server cannot act on: a clean
 // start of the compiled server logs nothing at warn; the filter drops that warning alone (its code, from its
 // function), and tells when it can go (the installed validator no longer calls url.parse).
+// @needs processes
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -2,6 +2,7 @@
 // checks seeds with (SEED_SCHEMA): here each shape below is given both to tsc, as a `Seed` under strict options
 // (exactOptionalPropertyTypes included), and to the server's check (seed-schema.ts), and both must take the accepted
 // ones and refuse the wrong ones.
+// @needs processes
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';

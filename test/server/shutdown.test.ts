@@ -3,6 +3,7 @@
 // answers the requests in flight, starts one shutdown however many signals come, and past its deadline exits with one
 // line naming what it gave up on, without losing an acknowledged write (on both engines).
 // The cases: test/README.md, "The server as a process".
+// @needs processes
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';

@@ -2,6 +2,7 @@
 // `npm exec`): to npm's own pid, or to the whole process group as Ctrl-C sends it; npm exits, no process of the
 // group is left, DATA_DIR's lock is released, the port is free.
 // Why this works through npm: test/README.md, "The server as a process".
+// @needs processes
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -2,6 +2,7 @@
 // same columns (name, type, nullability, default), primary keys, unique constraints, foreign keys (and what a delete
 // does to the rows that refer), indexes (columns, uniqueness, condition) and triggers. What each engine keeps its own
 // way is named here, with the reason.
+// @needs postgres
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readPostgresMigrations } from '../../server/store/postgres/store.ts';

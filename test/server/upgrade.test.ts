@@ -3,6 +3,7 @@
 // migrates it and answers each GET again with response validation on (release/upgrade-check.ts): every answer is the
 // release's status within the contract (nothing refused), with every field the release answered (nothing lost), but
 // for the values the contract refuses, which come back in the migrated form CHANGELOG.md describes.
+// @needs processes
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

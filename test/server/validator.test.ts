@@ -2,6 +2,7 @@
 // every request of every operation of the contract exactly what the validator's own lookup attaches, answers what
 // the index cannot place exactly as the validator does, and, once an operation has been seen, never runs the
 // validator's scan over the document's paths.
+// @needs slow
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';

@@ -19,7 +19,7 @@ export const testEngine = (): 'sqlite' | 'postgres' => (process.env.TEST_ENGINE 
 /** The address of database `name` on the run's PostgreSQL server. */
 export function postgresUrl(name: string): string {
   const template = inject('postgresUrl');
-  if (!template) throw new Error('no PostgreSQL server runs for these tests (test/support/postgres-setup.ts)');
+  if (!template) throw new Error('no PostgreSQL server runs for these tests (test/support/postgres-setup.ts): a test file that needs one declares `// @needs postgres` in its header (test/support/needs.ts), which leaves it out of the quick tier');
   return template.replace('{database}', name);
 }
 

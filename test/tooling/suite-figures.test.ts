@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { ciRun, figuresText, fileTimes, FIGURES_PAGE, withFigures } from '../../scripts/suite-figures.ts';
+import { ciRun, compareText, type CpuRun, fileCpu, figuresText, fileTimes, FIGURES_PAGE, grownFiles, keptRuns, withFigures } from '../../scripts/suite-figures.ts';
+import { cpuWithChildren } from '../support/file-cpu.ts';
 import { repoRoot } from '../support/repo.ts';
 
 const CI_OUTPUT = `::: .ci/run: npm ci on Node v24.21.0 (3 s)
@@ -50,4 +51,30 @@ test("the section is written between its markers in docs/development.md, and onl
   expect(withFigures(written, text)).toBe(written);
   expect(written.replace(text, '')).toBe(page.replace(/<!-- suite-figures: [^]*?<!-- \/suite-figures -->/, ''));
   expect(() => withFigures('# A page without the section\n', text)).toThrow(/has no section/);
+});
+
+test("a file's CPU is its process's and its waited-for children's, from /proc's stat line (a command name with spaces and parentheses too)", () => {
+  // Fields 14 to 17 (utime, stime, cutime, cstime) in clock ticks: 150 + 50 + 200 + 100 ticks.
+  const fields = ['S', ...Array.from({ length: 10 }, (_, at) => String(at)), '150', '50', '200', '100', '20', '0'];
+  expect(cpuWithChildren(`4242 (node (worker) x) ${fields.join(' ')}`)).toBe(5);
+  expect(cpuWithChildren('')).toBe(0);
+});
+
+test("each file's CPU is kept from the least loaded runs, and a file is named when its CPU grows beyond its spread, never when within it", () => {
+  const report = {
+    testResults: [
+      { name: '/clone/test/api/spaces.test.ts', project: 'sqlite', startTime: 0, endTime: 1, cpuSeconds: 12, assertionResults: [] },
+      { name: '/clone/test/api/spaces.test.ts', project: 'postgres', startTime: 0, endTime: 1, cpuSeconds: 20, assertionResults: [] },
+      { name: '/clone/test/api/old.test.ts', project: 'sqlite', startTime: 0, endTime: 1, assertionResults: [] },
+    ],
+  };
+  expect(fileCpu(report)).toEqual({ 'sqlite test/api/spaces.test.ts': 12, 'postgres test/api/spaces.test.ts': 20 });
+  const run = (load: number, spaces: number): CpuRun => ({ date: '2026-11-29', load, files: { 'sqlite test/api/spaces.test.ts': spaces } });
+  const kept = [run(9, 10), run(1, 10), run(30, 99), run(2, 14)].reduce<CpuRun[]>((runs, next) => keptRuns(runs, next), []);
+  expect(kept.map((each) => each.load)).toEqual([1, 2, 9]);
+  // Kept: 10 to 14 s, a spread of 4: 18 s is within it, 18.5 s beyond; a file not recorded is not judged.
+  expect(grownFiles(kept, { 'sqlite test/api/spaces.test.ts': 18, 'sqlite test/api/new.test.ts': 500 })).toEqual([]);
+  expect(grownFiles(kept, { 'sqlite test/api/spaces.test.ts': 18.5 })).toEqual([{ file: 'sqlite test/api/spaces.test.ts', seconds: 18.5, low: 10, high: 14 }]);
+  expect(compareText(kept, { 'sqlite test/api/spaces.test.ts': 18.5 })).toContain('sqlite test/api/spaces.test.ts: 18.5 s, recorded 10.0 to 14.0 s');
+  expect(compareText([], {})).toMatch(/no CPU figures recorded/);
 });
