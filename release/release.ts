@@ -13,6 +13,8 @@ import { emptyDeclarations, listReleases, locations, readDeclarations, readDocum
 import { compareVersions, evaluateGate, parseVersion, type Declaration } from '../breaking/gate.ts';
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';
 import { formatReport } from '../breaking/report.ts';
+import { currentDocument, NoCurrentDocument, staleNote } from '../breaking/current.ts';
+import { STAMP_FILE } from '../breaking/stamp.ts';
 
 const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD] [--no-git]
 
@@ -101,8 +103,16 @@ function gate(document: Record<string, unknown>, onRefusal: () => void = () => {
 }
 
 // 1. The gate on the committed contract first, so that a refusal costs no compilation.
-if (!existsSync(where.document)) refuse(`${relative(where.document)} does not exist: run npm run generate`);
-gate(readDocument(where.document));
+// What spec/ compiles to now (breaking/current.ts): generated/openapi.yaml when its stamp is current.
+try {
+  const current = currentDocument(where.root);
+  const note = staleNote(current, 'release');
+  if (note) process.stderr.write(`${note}\n`);
+  gate(current.document);
+} catch (error) {
+  if (!(error instanceof NoCurrentDocument)) throw error;
+  refuse(error.message);
+}
 
 // 1b. Upgrades: a database written by the last release's server must open, migrate and read back under this tree
 // (release/upgrade-check.ts, test/server/upgrade.test.ts). Checked where the tree has the server.
@@ -147,7 +157,7 @@ if (useGit) {
 
 // 2. The version in spec/main.tsp, then the regenerated contract, gated again.
 const saved = new Map<string, string>();
-for (const file of [where.main, where.document, where.schemaTypes]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
+for (const file of [where.main, where.document, where.schemaTypes, path.join(where.root, STAMP_FILE)]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
 const restore = () => {
   for (const [file, text] of saved) writeFileSync(file, text);
 };
