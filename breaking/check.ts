@@ -1,4 +1,4 @@
-// npm run check:breaking: compares generated/openapi.yaml with the last release (generated/releases/<highest>/), or
+// npm run check:breaking: compares what spec/ compiles to now (breaking/current.ts) with the last release (generated/releases/<highest>/), or
 // any two OpenAPI 3.0/3.1 documents (a release, a file, or a document at a git ref), and fails on a breaking change
 // that is neither declared in spec/breaking-changes.yaml nor allowed by a major version bump, or on a stale
 // declaration. Prints text, JSON, Markdown, JUnit XML, SARIF or GitHub annotations. Exit 0 pass, 1 fail, 2 usage
@@ -14,6 +14,7 @@ import { FAIL_ON, evaluateGate, parseVersion, type FailOn } from './gate.ts';
 import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocation } from './locate.ts';
 import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
+import { currentDocument, NoCurrentDocument, staleNote } from './current.ts';
 import { readUsageSources, withPactsRead, type NamedSource } from '../conformance/records/usage-sources.ts';
 import { mergeByConsumer } from '../conformance/records/usage-merge.ts';
 import type { UsageRecord } from '../conformance/records/usage-format.ts';
@@ -22,7 +23,8 @@ import { loadContract, type OpenApiDocument } from '../conformance/contract/cont
 
 const USAGE = `Usage: npm run check:breaking -- [options]
 
-Compares the contract (generated/openapi.yaml) with its last release (generated/releases/<version>/openapi.yaml), or
+Compares the contract (what spec/ compiles to now: generated/openapi.yaml when its stamp says it is current, else spec/
+compiled in memory, said on stderr) with its last release (generated/releases/<version>/openapi.yaml), or
 any two OpenAPI 3.0 or 3.1 documents, and prints every difference with its rule, severity, operations, JSON path,
 who it breaks and what to do. Fails (exit 1) on a breaking change that is not declared in
 spec/breaking-changes.yaml and not allowed by a higher major version, and on a stale declaration.
@@ -32,7 +34,7 @@ Options:
   --base <version|ref|file>      compare with this release (1.0.0), the contract at a git ref (main, v1.0.0,
                                  HEAD~1, or ref:path/to/openapi.yaml), or a document file (YAML or JSON)
                                  (default: the last release)
-  --revision <file|ref>          the document to check (default generated/openapi.yaml)
+  --revision <file|ref>          the document to check (default: what spec/ compiles to now)
   --declarations <file>          the declarations (default spec/breaking-changes.yaml when the revision is the
                                  contract, none otherwise)
   --as-version <version>         judge the revision as if its info.version were this (npm run release uses it)
@@ -185,8 +187,24 @@ else {
 const revisionOption = typeof values.revision === 'string' ? values.revision : undefined;
 /** Whether the revision is this repository's contract: then its TypeSpec lines are known, and its declarations apply. */
 const ours = revisionOption === undefined || path.resolve(revisionOption) === where.document;
-if (ours && !existsSync(where.document)) fail(`${relative(where.document)} does not exist: run npm run generate`);
-const revision = ours ? fromFile(where.document) : resolve(revisionOption!, '--revision');
+/**
+ * The contract as spec/ compiles it now (breaking/current.ts): generated/openapi.yaml when it is current, else spec/
+ * compiled in memory, said on stderr; none when spec/ does not compile (exit 2, the compiler's diagnostics shown).
+ */
+function fromSpec(): Source {
+  try {
+    const current = currentDocument(where.root);
+    const note = staleNote(current, 'check:breaking');
+    if (note) process.stderr.write(`${note}\n`);
+    return { document: current.document, label: current.label, ...(current.text !== undefined ? { text: current.text, file: current.file } : {}) };
+  } catch (error) {
+    if (!(error instanceof NoCurrentDocument)) throw error;
+    process.stderr.write(`check:breaking: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+if (revisionOption !== undefined && ours && !existsSync(where.document)) fail(`${relative(where.document)} does not exist: run npm run generate`);
+const revision = revisionOption === undefined ? fromSpec() : ours ? fromFile(where.document) : resolve(revisionOption, '--revision');
 
 const declarationsFile =
   typeof values.declarations === 'string' ? path.resolve(values.declarations) : ours ? where.declarations : undefined;

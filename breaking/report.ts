@@ -223,25 +223,39 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
 }
 
 /** How many findings of one change make it shown once, with its operations counted: a change to a shared model. */
-const SHARED_AT = 10;
+export const SHARED_AT = 10;
 
 /** How many findings of one rule the text report shows one by one: a screen's worth. */
 const SHOWN_PER_RULE = 15;
+
+/**
+ * Items that are the same change in many operations, by `keyOf` (the same key: the same change), as `at` or more
+ * items: `shared`, each in the order met; the others `rest`, in their order. The one grouping of the gate's text
+ * report, the release notes and whatever else says a change spread over many operations once.
+ */
+export function groupSameChange<T>(items: readonly T[], keyOf: (item: T) => string, at = SHARED_AT): { shared: T[][]; rest: T[] } {
+  const byKey = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = byKey.get(key);
+    if (group) group.push(item);
+    else byKey.set(key, [item]);
+  }
+  const shared = [...byKey.values()].filter((group) => group.length >= at);
+  const collapsed = new Set(shared.flat());
+  return { shared, rest: items.filter((item) => !collapsed.has(item)) };
+}
+
+/** What makes two findings the same change: their severity as judged, their rule and their message. */
+export const sameChangeKey = (entry: Judged): string => `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`;
 
 /**
  * Findings that are the same change (severity, rule and message) in many operations, such as an error status added
  * to an alias every operation uses, or a field dropped from an inline schema every operation repeats: shown once in
  * the text report, where one entry per operation would bury the rest (the JSON output lists each).
  */
-function sharedFindings(judged: readonly Judged[]): { shared: Judged[][]; rest: Judged[] } {
-  const byKey = new Map<string, Judged[]>();
-  for (const entry of judged) {
-    const key = `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), entry]);
-  }
-  const shared = [...byKey.values()].filter((entries) => entries.length >= SHARED_AT);
-  const collapsed = new Set(shared.flat());
-  return { shared, rest: judged.filter((entry) => !collapsed.has(entry)) };
+export function sharedFindings(judged: readonly Judged[], at = SHARED_AT): { shared: Judged[][]; rest: Judged[] } {
+  return groupSameChange(judged, sameChangeKey, at);
 }
 
 /** Each rule's first `SHOWN_PER_RULE` findings, and the others by rule. */

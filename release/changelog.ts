@@ -1,17 +1,18 @@
 // npm run changelog -- [--from V] [--to V] [--out FILE]: release notes in Markdown between two releases, or from
-// the last release to the current contract (generated/openapi.yaml, "Unreleased"). Exit 0, or 2 on bad usage.
+// the last release to the contract as spec/ compiles it now (breaking/current.ts; "Unreleased"). Exit 0, or 2 on bad usage.
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listReleases, locations, readDeclarations, readDocument, relative, versionOf } from '../breaking/files.ts';
 import { notesBetween, renderFirstNotes } from './notes.ts';
+import { currentDocument, NoCurrentDocument, staleNote } from '../breaking/current.ts';
 
 const USAGE = `Usage: npm run changelog -- [--from <version>] [--to <version>] [--out <file>]
 
 Writes the release notes (Markdown) of the changes from release --from to release --to: breaking changes first,
 with what a client must do and the declared reason, then added and removed operations, then every other change,
 by operation and component.
-  --to <version>    a recorded release (default: the current contract, generated/openapi.yaml, as "Unreleased")
+  --to <version>    a recorded release (default: what spec/ compiles to now, as "Unreleased")
   --from <version>  a recorded release before --to (default: the release just before --to, or the last release)
   --out <file>      write to this file instead of standard output
 `;
@@ -48,9 +49,21 @@ const earlier = to ? releases.slice(0, releases.indexOf(to)) : releases;
 const from = values.from === undefined ? earlier.at(-1) : find(values.from);
 if (from && to && releases.indexOf(from) >= releases.indexOf(to)) fail(`--from ${from.version} is not before --to ${to.version}`);
 
-const revisionFile = to ? to.document : where.document;
-if (!existsSync(revisionFile)) fail(`${revisionFile} does not exist`);
-const revision = readDocument(revisionFile);
+/** The contract as spec/ compiles it now (breaking/current.ts), said on stderr when generated/ is stale. */
+function currentContract(): Record<string, unknown> {
+  try {
+    const current = currentDocument(where.root);
+    const note = staleNote(current, 'changelog');
+    if (note) process.stderr.write(`${note}\n`);
+    return current.document;
+  } catch (error) {
+    if (!(error instanceof NoCurrentDocument)) throw error;
+    process.stderr.write(`changelog: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+if (to && !existsSync(to.document)) fail(`${to.document} does not exist`);
+const revision = to ? readDocument(to.document) : currentContract();
 const label = to ? to.version : 'Unreleased';
 
 let notes: string;

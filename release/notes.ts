@@ -1,11 +1,11 @@
-// Release notes in Markdown: breaking changes first (with what a client, or an implementation, must do and the
-// declared reason), then the renames (the same wire, new names in the generated types), then the operations added
-// and removed, then every other change, grouped by the operation or component it belongs to. `npm run changelog`
-// prints them; `npm run release` writes them into CHANGELOG.md.
+// Release notes in Markdown, by section (NOTES_SECTIONS): breaking changes (with what to do and the declared reason),
+// deprecations, operations added, new fields, renames, operations removed, then every other change; the same change
+// over several operations one entry with them counted and listed folded, the rest by operation or component.
+// `npm run changelog` prints them; `npm run release` writes them into CHANGELOG.md.
 import { compareDocuments, type OperationRef } from '../compare/index.ts';
 import { evaluateGate, type Declaration, type Judged } from '../breaking/gate.ts';
 import { isObject } from '../compare/pointer.ts';
-import { groupJudged, plural, summarizeOperations } from '../breaking/report.ts';
+import { groupJudged, groupSameChange, plural, sameChangeKey, summarizeOperations } from '../breaking/report.ts';
 import type { Severity } from '../compare/rules.ts';
 
 export interface NotesInput {
@@ -56,10 +56,40 @@ function bullet(entry: Judged, withAction: boolean): string[] {
   return lines;
 }
 
+/** How many findings of the same change make them one entry in the notes: two (the gate's text report waits for ten). */
+const SAME_CHANGE_AT = 2;
+
+/**
+ * One entry for the same change over several operations or components: what it is, the operations counted by tag,
+ * and each of them in a folded `<details>` (the gate's JSON lists each finding).
+ */
+function sharedBullet(entries: readonly Judged[], withAction: boolean): string[] {
+  const { finding } = entries[0]!;
+  const operations = [...new Map(entries.flatMap((entry) => entry.finding.operations).map((operation) => [operation.operationId, operation] as const)).values()].sort((a, b) =>
+    a.operationId.localeCompare(b.operationId),
+  );
+  const owners = [...new Set(entries.map((entry) => (entry.finding.schema !== undefined ? `\`${entry.finding.schema}\`` : undefined)).filter((owner) => owner !== undefined))];
+  const where = operations.length > 0 ? summarizeOperations(operations, 0) : plural(owners.length, 'component');
+  const lines = [`- **${WORDS[finding.severity]}** (\`${finding.rule}\`): ${finding.message}, in ${where}.`];
+  if (withAction && finding.action) lines.push(`  What to do: ${finding.action}`);
+  for (const reason of new Set(entries.flatMap((entry) => (entry.declaration ? [entry.declaration.reason] : [])))) lines.push(`  Why: ${reason}`);
+  if (entries.some((entry) => entry.allowedBy === 'major-version')) lines.push('  Allowed by the new major version.');
+  const listed = [...(owners.length > 0 ? [`Components: ${owners.join(', ')}.`] : []), ...(operations.length > 0 ? [operations.map((operation) => `\`${operation.operationId}\``).join(', ')] : [])];
+  lines.push(`  <details><summary>${where}</summary>`, '', ...listed.map((line) => `  ${line}`), '', '  </details>');
+  return lines;
+}
+
+/**
+ * A section of the notes: the same change over several operations first, one entry each (`sharedBullet`), then the
+ * others by the operation or component they belong to.
+ */
 function section(title: string, entries: readonly Judged[], withAction: boolean): string[] {
   if (entries.length === 0) return [];
   const lines = ['', `### ${title}`];
-  for (const group of groupJudged(entries)) {
+  const { shared, rest } = groupSameChange(entries, sameChangeKey, SAME_CHANGE_AT);
+  if (shared.length > 0) lines.push('');
+  for (const group of shared) lines.push(...sharedBullet(group, withAction));
+  for (const group of groupJudged(rest)) {
     lines.push('', `#### ${groupTitle(group.entries)}`, '');
     for (const entry of group.entries) lines.push(...bullet(entry, withAction));
   }
@@ -68,6 +98,60 @@ function section(title: string, entries: readonly Judged[], withAction: boolean)
 
 const isBreaking = (entry: Judged) => entry.finding.severity.startsWith('breaking-') && !RENAMES.has(entry.finding.rule);
 const isRename = (entry: Judged) => RENAMES.has(entry.finding.rule);
+const isDeprecation = (entry: Judged) => /(^|-)deprecated$/.test(entry.finding.rule);
+const isNewField = (entry: Judged) => /-property-added$/.test(entry.finding.rule) || entry.finding.rule === 'request-parameter-added';
+
+/** The findings of one release, and what each section has taken so far (each finding is in one section). */
+interface NotesContext {
+  judged: readonly Judged[];
+  taken: Set<Judged>;
+}
+
+/** The findings `select` picks that no section before took; taken now. */
+function take(context: NotesContext, select: (entry: Judged) => boolean): Judged[] {
+  const entries = context.judged.filter((entry) => !context.taken.has(entry) && select(entry));
+  for (const entry of entries) context.taken.add(entry);
+  return entries;
+}
+
+const breakingSection = (context: NotesContext) => section('Breaking changes', take(context, isBreaking), true);
+const deprecationsSection = (context: NotesContext) => section('Deprecated (still served; may go in a later major version)', take(context, isDeprecation), true);
+
+function addedOperationsSection(context: NotesContext): string[] {
+  const added = take(context, (entry) => entry.finding.rule === 'operation-added');
+  if (added.length === 0) return [];
+  return ['', '### Added operations', '', ...added.map((entry) => `- ${operationTitle(entry.finding.operation!)}`)];
+}
+
+const newFieldsSection = (context: NotesContext) => section('New fields', take(context, isNewField), true);
+const renamesSection = (context: NotesContext) => section('Renamed (the same requests and answers; new names in the generated types)', take(context, isRename), true);
+
+/** The operations removed, listed again after the breaking changes that hold them (taking nothing). */
+function removedOperationsSection(context: NotesContext): string[] {
+  const removed = context.judged.filter((entry) => entry.finding.rule === 'operation-removed');
+  if (removed.length === 0) return [];
+  return ['', '### Removed operations', '', ...removed.map((entry) => `- ${operationTitle(entry.finding.operation!)}: see the breaking changes.`)];
+}
+
+function changedSection(context: NotesContext): string[] {
+  const rest = take(context, () => true);
+  return section('Changed', [...rest.filter((entry) => entry.finding.severity === 'warning'), ...rest.filter((entry) => entry.finding.severity !== 'warning')], true);
+}
+
+/**
+ * The sections of the notes, in their order: what a reader must act on first. Each takes the findings it shows that
+ * no section before it took, so that every finding is in exactly one (the last takes the rest); a new section is a
+ * function added here.
+ */
+export const NOTES_SECTIONS: readonly ((context: NotesContext) => string[])[] = [
+  breakingSection,
+  deprecationsSection,
+  addedOperationsSection,
+  newFieldsSection,
+  renamesSection,
+  removedOperationsSection,
+  changedSection,
+];
 
 /** The notes of one release (or of the unreleased changes) compared with the previous release. */
 export function renderNotes(input: NotesInput): string {
@@ -89,17 +173,8 @@ export function renderNotes(input: NotesInput): string {
       `${plural(removed.length, 'removed operation')}, ${plural(warnings.length, 'warning')}, ` +
       `${plural(rest.length - warnings.length, 'other change')}${renames.length > 0 ? `, ${plural(renames.length, 'rename')}` : ''}.`,
   );
-  lines.push(...section('Breaking changes', breaking, true));
-  lines.push(...section('Renamed (the same requests and answers; new names in the generated types)', renames, true));
-  if (added.length > 0) {
-    lines.push('', '### Added operations', '');
-    for (const entry of added) lines.push(`- ${operationTitle(entry.finding.operation!)}`);
-  }
-  if (removed.length > 0) {
-    lines.push('', '### Removed operations', '');
-    for (const entry of removed) lines.push(`- ${operationTitle(entry.finding.operation!)}: see the breaking changes.`);
-  }
-  lines.push(...section('Changed', [...warnings, ...rest.filter((entry) => entry.finding.severity !== 'warning')], true));
+  const context: NotesContext = { judged, taken: new Set() };
+  for (const render of NOTES_SECTIONS) lines.push(...render(context));
   return `${lines.join('\n')}\n`;
 }
 

@@ -13,6 +13,8 @@ import { emptyDeclarations, listReleases, locations, readDeclarations, readDocum
 import { compareVersions, evaluateGate, parseVersion, type Declaration } from '../breaking/gate.ts';
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';
 import { formatReport } from '../breaking/report.ts';
+import { STAMP_FILE } from '../breaking/stamp.ts';
+import { currentDocument, isGeneratedCurrent, NoCurrentDocument, staleNote } from '../breaking/current.ts';
 
 const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD] [--no-git]
 
@@ -100,9 +102,22 @@ function gate(document: Record<string, unknown>, onRefusal: () => void = () => {
   return verdict.judged.flatMap((entry) => (entry.declaration ? [entry.declaration] : []));
 }
 
-// 1. The gate on the committed contract first, so that a refusal costs no compilation.
-if (!existsSync(where.document)) refuse(`${relative(where.document)} does not exist: run npm run generate`);
-gate(readDocument(where.document));
+// 1. The gate on what spec/ compiles to now (breaking/current.ts), first when that is generated/openapi.yaml, so that a
+// refusal costs no compilation; when generated/ is stale, after git's refusals (1c), which cost nothing.
+let gated = false;
+function gateCurrent(): void {
+  gated = true;
+  try {
+    const current = currentDocument(where.root);
+    const note = staleNote(current, 'release');
+    if (note) process.stderr.write(`${note}\n`);
+    gate(current.document);
+  } catch (error) {
+    if (!(error instanceof NoCurrentDocument)) throw error;
+    refuse(error.message);
+  }
+}
+if (isGeneratedCurrent(where.root)) gateCurrent();
 
 // 1b. Upgrades: a database written by the last release's server must open, migrate and read back under this tree
 // (release/upgrade-check.ts, test/server/upgrade.test.ts). Checked where the tree has the server.
@@ -145,9 +160,11 @@ if (useGit) {
   }
 }
 
+if (!gated) gateCurrent();
+
 // 2. The version in spec/main.tsp, then the regenerated contract, gated again.
 const saved = new Map<string, string>();
-for (const file of [where.main, where.document, where.schemaTypes]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
+for (const file of [where.main, where.document, where.schemaTypes, path.join(where.root, STAMP_FILE)]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
 const restore = () => {
   for (const [file, text] of saved) writeFileSync(file, text);
 };

@@ -12,6 +12,7 @@ import { type Batch, ChangeBatches } from './dev-changes.ts';
 import { ServerProcesses } from './dev-processes.ts';
 import { startTypecheck, type Typecheck } from './dev-typecheck.ts';
 import { contractCompiler, schemaTypes } from './generate.ts';
+import { STAMP_FILE } from '../breaking/stamp.ts';
 import { type TreeWatcher, watchTree } from './watch-tree.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -202,6 +203,7 @@ class DevLoop {
       say(`generated/schema.d.ts written (${seconds(since)})${this.typecheck ? '; type-checking it beside the server' : ''}`);
     }
     replaceFile(OPENAPI, compiled.openapi);
+    replaceFile(path.join(root, STAMP_FILE), compiled.stamp);
     say(`generated/openapi.yaml written (${compiledIn}, its types with it); restarting the server…`);
     await this.restart(since, 'the new contract', serverChanged);
     return true;

@@ -1,8 +1,8 @@
-// Regenerates generated/ from spec/: TypeSpec emits openapi.yaml, openapi-typescript turns it into schema.d.ts.
+// Regenerates generated/ from spec/: TypeSpec emits openapi.yaml (openapi.stamp: from what), openapi-typescript makes schema.d.ts.
 //   npm run generate                      writes generated/
 //   tsx scripts/generate.ts --out <dir>   writes the same files into <dir> (the drift check uses this)
-//   GENERATE_OPENAPI_ONLY=1               openapi.yaml only (docs/development.md, "Generating")
-// The compiler runs in this process through its API (`contractCompiler`), which `npm run dev` keeps loaded.
+//   GENERATE_OPENAPI_ONLY=1               openapi.yaml only (docs/development.md, "Generating"); the compiler runs
+// in this process through its API (`contractCompiler`), which `npm run dev` keeps loaded.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { compile, type CompilerHost, createSourceFile, type Diagnostic, formatDi
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SCHEMA_DIALECT } from '../breaking/dialect.ts';
+import { STAMP_FILE, stampOf } from '../breaking/stamp.ts';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');
 
@@ -27,6 +28,8 @@ export interface ContractCompilation {
    * consumer still uses starts with `deprecation: ` (`deprecation: spec/organizations.tsp:326: …`).
    */
   notes: string[];
+  /** generated/openapi.stamp for the sources compiled (breaking/stamp.ts). */
+  stamp: string;
 }
 
 export { SCHEMA_DIALECT };
@@ -107,12 +110,13 @@ export function contractCompiler(root = repoRoot): (stagingDir: string) => Promi
     const cached = loadedCode === codeInputs(root);
     const entry = cached ? cacheEntry(`${inputs.key}.openapi.yaml`) : undefined;
     const notes = cached ? cacheEntry(`${inputs.key}.notes`) : undefined;
+    const stamp = stampOf(root, new Map([...inputs.files].map(([file, content]) => [path.relative(root, file), content])));
     if (entry?.text !== undefined) {
       writeFileSync(path.join(stagingDir, 'openapi.yaml'), entry.text);
       // Notes are information only (a break that fails is a diagnostic, and a compile with one is never kept).
-      return { openapi: entry.text, diagnostics: '', notes: notes?.text ? notes.text.split('\n') : [] };
+      return { openapi: entry.text, diagnostics: '', notes: notes?.text ? notes.text.split('\n') : [], stamp };
     }
-    const compiled = await compile(stagingDir, inputs);
+    const compiled = { ...(await compile(stagingDir, inputs)), stamp };
     if (compiled.openapi !== undefined) {
       entry?.keep(compiled.openapi);
       notes?.keep(compiled.notes.join('\n'));
@@ -309,7 +313,7 @@ function snapshotHost(base: CompilerHost, root: string, current: () => InputSnap
 }
 
 /** The TypeSpec compiler of `root`'s contract, kept loaded: each call compiles the snapshot it is given (contractCompiler's, without the cache). */
-function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnapshot) => Promise<ContractCompilation> {
+function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnapshot) => Promise<Omit<ContractCompilation, 'stamp'>> {
   const entrypoint = path.join(root, 'spec/main.tsp');
   const sources = new Map<string, SourceFile>();
   let inputs: InputSnapshot | undefined;
@@ -344,7 +348,7 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
   // One compile at a time: the host reads the snapshot of the compile in progress.
   let previous: Promise<unknown> = Promise.resolve();
   return (stagingDir, snapshotted) => {
-    const run = previous.then(async (): Promise<ContractCompilation> => {
+    const run = previous.then(async (): Promise<Omit<ContractCompilation, 'stamp'>> => {
       inputs = snapshotted;
       notes = [];
       try {
@@ -396,13 +400,14 @@ async function main() {
       process.stderr.write(`${compiled.diagnostics}\n`);
       throw new Error('compiling spec/main.tsp failed (diagnostics above); nothing was written.');
     }
+    writeFileSync(path.join(stagingDir, path.basename(STAMP_FILE)), compiled.stamp);
     if (!openapiOnly) writeFileSync(path.join(stagingDir, 'schema.d.ts'), await schemaTypes(compiled.openapi));
     mkdirSync(outDir, { recursive: true });
     cpSync(stagingDir, outDir, { recursive: true });
     console.log(
       openapiOnly
-        ? `generate: wrote openapi.yaml to ${outDir} (GENERATE_OPENAPI_ONLY=1: schema.d.ts left as it was)`
-        : `generate: wrote openapi.yaml and schema.d.ts to ${outDir}`,
+        ? `generate: wrote openapi.yaml (and its stamp) to ${outDir} (GENERATE_OPENAPI_ONLY=1: schema.d.ts left as it was)`
+        : `generate: wrote openapi.yaml, its stamp and schema.d.ts to ${outDir}`,
     );
   } catch (error) {
     console.error(`generate: ${error instanceof Error ? error.message : error}`);

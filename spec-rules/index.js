@@ -5,6 +5,9 @@
 import { defineLinter } from "@typespec/compiler";
 import { breakingChangeRule } from "./rules/breaking-change.js";
 import { deprecationRule } from "./rules/deprecation.js";
+
+/** The document a compiled program emits, as the breaking-change rule makes it (scripts/compile-current.ts uses it). */
+export { emittedDocument } from "./rules/breaking-change.js";
 import { commonErrorsRule, resourceErrorsRule } from "./rules/errors.js";
 import { listPagingRule } from "./rules/list-paging.js";
 import { operationDocRule, operationExampleRule, operationIdRule, operationSummaryRule } from "./rules/operation-metadata.js";

@@ -3,7 +3,7 @@
 // into this process's usage record in a folder; `mergeUsageRecords` makes the folder's records one. Off (no folder
 // given), `recordingClient` returns the client itself: the client's own bundle holds no recording code.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { consumerIdentity, contractIdentity } from './consumer.ts';
 import { type Contract, loadContract, type OpenApiDocument, type Operation } from '../contract/contract.ts';
@@ -11,7 +11,7 @@ import { requestCheckerOf } from '../contract/request-check.ts';
 import { readView } from './read-view.ts';
 import { httpExchange, responseSchema, usageOf } from './usage-fields.ts';
 import { emptyOperationUsage, emptyUsage, mergeNamedUsage, mergeOperationUsage, parseUsageRecord, type UsageRecord } from './usage-format.ts';
-import { writeUsageFile } from './usage-merge.ts';
+import { markMerged, mergedAlready, writeUsageFile } from './usage-merge.ts';
 
 export { mergeUsage, parseUsageRecord, USAGE_FORMAT, USAGE_VERSION, UsageRecordError } from './usage-format.ts';
 export type { OperationUsage, ResponseUsage, UsageRecord, Used } from './usage-format.ts';
@@ -320,12 +320,16 @@ export function mergeUsageRecords(options: MergeUsageOptions = {}): UsageRecord 
   }
   const where = path.relative(process.cwd(), file) || file;
   if (names.length === 0) {
+    // The harness's reportUsage() merged them already (the same folder): its line said so.
+    const merged = mergedAlready(records);
+    if (merged !== undefined) return existsSync(merged) ? parseUsageRecord(readFileSync(merged, 'utf8'), merged) : undefined;
     log(`docs-platform-conformance usage: no record in ${path.relative(process.cwd(), records) || records} (was recording on when the clients were made?)`);
     return undefined;
   }
   const [first, ...others] = names.map((name) => ({ record: parseUsageRecord(readFileSync(path.join(records, name), 'utf8'), path.join(records, name)), source: path.join(records, name) }));
   const merged = writeUsageFile(file, mergeNamedUsage(first!, ...others), { merge: options.merge === true });
   for (const name of names) rmSync(path.join(records, name), { force: true });
+  markMerged(records, file);
   const calls = Object.values(merged.operations).reduce((sum, usage) => sum + usage.calls, 0);
   const operations = Object.keys(merged.operations).length;
   log(`docs-platform-conformance usage: ${merged.consumer.name} used ${operations} operation${operations === 1 ? '' : 's'} in ${calls} call${calls === 1 ? '' : 's'}: ${where}`);

@@ -66,3 +66,26 @@ export function usageSummary(record: UsageRecord): string {
   const operations = Object.keys(record.operations).length;
   return `${record.consumer.name}: ${operations} operation${operations === 1 ? '' : 's'} (${calls} call${calls === 1 ? '' : 's'}) of contract ${record.contract.version}`;
 }
+
+/**
+ * The mark a merge of a usage folder's `records/` leaves there: the file it wrote the record into. The harness's
+ * `reportUsage()` and the client's `mergeUsageRecords()` read one folder (docs/consumers.md, "One folder with the
+ * harness"); whichever runs second finds the records merged, not missing, and says nothing false. A run's start
+ * (`startUsage()`, `startUsageRecording()`) removes `records/`, the mark with it.
+ */
+const MERGED_MARK = 'merged';
+
+/** Leaves the mark that `records` were merged into `file`. */
+export function markMerged(records: string, file: string): void {
+  mkdirSync(records, { recursive: true });
+  writeFileSync(path.join(records, MERGED_MARK), `${file}\n`);
+}
+
+/** The file the records of `records` were merged into in this run, when a merge left its mark. */
+export function mergedAlready(records: string): string | undefined {
+  try {
+    return readFileSync(path.join(records, MERGED_MARK), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,11 +2,11 @@
 // starts records what each request used of the contract in a file of its own (http/usage-recorder.ts); `reportUsage()`
 // merges them into one record of the consumer (conformance/records/usage-format.ts) and prints one line; `startUsage()` turns
 // it on for the run (server/docs/harness.md, "Usage record").
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { consumerIdentity } from '../../conformance/records/consumer.ts';
 import { mergeNamedUsage, parseUsageRecord, type UsageRecord } from '../../conformance/records/usage-format.ts';
-import { writeUsageFile } from '../../conformance/records/usage-merge.ts';
+import { markMerged, mergedAlready, writeUsageFile } from '../../conformance/records/usage-merge.ts';
 import { DEFAULT_USAGE_FOLDER, USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageFolder, usageRecordsFolder } from '../start/harness-protocol.ts';
 
 export type { OperationUsage, ResponseUsage, UsageRecord, Used } from '../../conformance/records/usage-format.ts';
@@ -55,7 +55,7 @@ export interface UsageReport {
   record: UsageRecord | undefined;
   /** The file written (`usage.json` in the usage folder, or `file`), when one was. */
   file: string | undefined;
-  /** The line printed. */
+  /** The line printed (empty when the client's merge had merged the records already, and printed its own). */
   line: string;
 }
 
@@ -92,6 +92,9 @@ export function reportUsage(options: ReportUsageOptions = {}): UsageReport {
   const log = options.log ?? console.log;
   const [first, ...others] = files.map((file) => ({ record: parseUsageRecord(readFileSync(path.join(records, file), 'utf8'), path.join(records, file)), source: path.join(records, file) }));
   if (first === undefined) {
+    // The client's mergeUsageRecords() merged them already (the same folder): its line said so.
+    const merged = mergedAlready(records);
+    if (merged !== undefined) return { record: existsSync(merged) ? parseUsageRecord(readFileSync(merged, 'utf8'), merged) : undefined, file: merged, line: '' };
     const line = `docs-platform-server usage: no server recorded a request (was the usage record on when they started?): ${path.relative(process.cwd(), folder) || '.'}`;
     log(line);
     return { record: undefined, file: undefined, line };
@@ -99,6 +102,7 @@ export function reportUsage(options: ReportUsageOptions = {}): UsageReport {
   const file = options.file ? path.resolve(options.file) : path.join(folder, 'usage.json');
   const record = writeUsageFile(file, mergeNamedUsage(first, ...others), { merge: options.merge === true });
   rmSync(records, { recursive: true, force: true });
+  markMerged(records, file);
   const calls = Object.values(record.operations).reduce((sum, usage) => sum + usage.calls, 0);
   const operations = Object.keys(record.operations).length;
   const line =

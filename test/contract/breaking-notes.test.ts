@@ -5,6 +5,8 @@ import { describe, expect, test } from 'vitest';
 import { compareDocuments, evaluateGate } from '../../breaking/index.ts';
 import { notesBetween, prependNotes, releasedNotes, renderNotes } from '../../release/notes.ts';
 import { doc, json, ok, ref, type Doc, type Schema } from '../support/breaking-documents.ts';
+import { listReleases, readDocument } from '../../breaking/files.ts';
+import { openapiPath } from '../support/repo.ts';
 
 describe('release notes', () => {
   test('breaking changes come first with what to do and why, then added operations, then the other changes', () => {
@@ -39,7 +41,7 @@ describe('release notes', () => {
         '',
         '- `getThing` (GET /things/{id})',
         '',
-        '### Changed',
+        '### New fields',
         '',
         '#### `Thing`, used by `createThing`',
         '',
@@ -77,6 +79,46 @@ describe('release notes', () => {
     const positions = parts.map((part) => notes.indexOf(part));
     expect(positions.every((position) => position >= 0), notes).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  test('the same change over several operations is one entry, its operations counted and folded; nothing of the JSON is lost', () => {
+    const last = listReleases().at(-1)!;
+    const base = readDocument(last.document);
+    const revision = readDocument(openapiPath);
+    const judged = evaluateGate(compareDocuments(base, revision), { baseVersion: last.version, declarations: [] }).judged;
+    const notes = renderNotes({ version: 'Unreleased', previous: last.version, judged });
+    const lines = notes.split('\n');
+    // Every finding of the gate's JSON is in the notes: its message, and each operation it touches.
+    for (const { finding } of judged) {
+      expect(notes, finding.message).toContain(finding.message);
+      for (const operation of finding.operations) expect(notes, `${finding.rule} ${operation.operationId}`).toContain(`\`${operation.operationId}\``);
+    }
+    // A screen or two, however many operations a shared change touches: one line of ids per entry, folded.
+    expect(lines.length).toBeLessThan(judged.length === 0 ? 10 : 200);
+    if (judged.length > 20) expect(lines.length).toBeLessThan(judged.length);
+    const folded = lines.filter((line) => line.startsWith('  <details><summary>'));
+    expect(folded.length).toBe(lines.filter((line) => line.trim() === '</details>').length);
+  });
+
+  test('sections come in their order, each finding in one: breaking, deprecated, added operations, new fields, changed', () => {
+    const operation = (id: string) => ({ get: { operationId: id, responses: ok(ref('Thing')) } });
+    const before = doc({ '/a': operation('getA'), '/b': operation('getB'), '/c': operation('getC') }, { Thing: { type: 'object', properties: { title: { type: 'string' }, old: { type: 'string' } } } });
+    const after = structuredClone(before);
+    const paths = after.paths as Record<string, Record<string, Doc>>;
+    for (const path of ['/a', '/b', '/c']) (paths[path]!.get!.responses as Record<string, unknown>)['429'] = { description: 'Too many requests.' };
+    paths['/c']!.get!.deprecated = true;
+    paths['/d'] = operation('getD');
+    const thing = ((after.components as Doc).schemas as Record<string, Schema>).Thing!.properties as Record<string, Schema>;
+    thing.nickname = { type: 'string' };
+    delete thing.old;
+    const notes = notesBetween({ base: before, revision: after, previous: '1.0.0', version: '1.1.0', declarations: [] });
+    const order = ['### Breaking changes', '### Deprecated', '### Added operations', '### New fields', '### Changed'];
+    const positions = order.map((part) => notes.indexOf(part));
+    expect(positions.every((position) => position >= 0), notes).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(notes).toContain('status 429 now declared, in 3 operations');
+    expect(notes).toContain('  `getA`, `getB`, `getC`');
+    expect(notes.match(/status 429 now declared/g)).toHaveLength(1);
   });
 
   test('a new release goes above the previous ones', () => {

@@ -359,7 +359,7 @@ function theGateAndTheNotes(): void {
     expect(notes.status, notes.output).toBe(0);
     const text = notes.stdout;
     expect(text.startsWith('## Unreleased\n\nCompared with 1.0.0: 3 breaking changes, 1 new operation')).toBe(true);
-    const order = ['### Breaking changes', '#### `CreateSpaceRequest`, used by `createSpace`', '### Added operations', '- `getSpaceSummary` (GET /v1/spaces/{spaceId}/summary)', '### Changed', '`Space.nickname`: new optional field.'];
+    const order = ['### Breaking changes', '#### `CreateSpaceRequest`, used by `createSpace`', '### Added operations', '- `getSpaceSummary` (GET /v1/spaces/{spaceId}/summary)', '### New fields', '`Space.nickname`: new optional field.'];
     const positions = order.map((part) => text.indexOf(part));
     expect(positions.every((position) => position >= 0), text).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);

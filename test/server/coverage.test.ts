@@ -62,7 +62,7 @@ describe('contract coverage through the harness', () => {
     expect(existsSync(path.join(folder, 'records'))).toBe(false);
   }, 60_000);
 
-  test('below the threshold, the report prints its line and throws; a run with no record says so', async () => {
+  test('below the threshold, the report prints its line and throws; a run with no record says nothing, unless a threshold fails it', async () => {
     const folder = path.join(scratch, 'threshold');
     startCoverage({ folder });
     const server = await startDocsServer({ seed, inProcess: true });
@@ -74,6 +74,8 @@ describe('contract coverage through the harness', () => {
     );
     expect(lines).toHaveLength(1);
     expect(() => reportCoverage({ folder, log: (line) => lines.push(line) })).not.toThrow();
+    expect(lines).toHaveLength(1);
+    expect(() => reportCoverage({ folder, threshold: 50, log: (line) => lines.push(line) })).toThrow(/below the threshold of 50 %/);
     expect(lines[1]).toMatch(/^docs-platform-server coverage: no server recorded an answer/);
   }, 60_000);
 

@@ -12,7 +12,7 @@ import { createDocsClient, type DocsClient } from '../../client/index.ts';
 import { consumerIdentity, contractIdentity } from '../../conformance/records/consumer.ts';
 import { loadContract } from '../../conformance/contract/contract.ts';
 import { startProxy } from '../../conformance/proxy/proxy.ts';
-import { flushUsage, recordingClient } from '../../conformance/records/recording.ts';
+import { flushUsage, mergeUsageRecords, recordingClient } from '../../conformance/records/recording.ts';
 import { parseUsageRecord, type UsageRecord, USAGE_VERSION } from '../../conformance/records/usage-format.ts';
 import { USAGE_CONSUMER_VARIABLE, USAGE_VARIABLE, usageRecordsFolder } from '../../server/start/harness-protocol.ts';
 import { type DocsServer, reportUsage, startDocsServer, startUsage } from '../../server/testing/index.ts';
@@ -251,6 +251,27 @@ describe('the usage record of a suite that records through the harness and the t
     // The harness saw the call too; the client alone knows what the code read.
     expect(record!.operations.getOrganization!.calls).toBe(2);
     expect(record!.operations.getOrganization!.responses['200 application/json']!.read).toEqual(['/title']);
+    // Both merges at the end of the run, as docs/consumers.md shows them: the second finds the records merged, says
+    // nothing (the first said what it wrote) and returns that record; in the other order the same.
+    const lines: string[] = [];
+    expect(mergeUsageRecords({ folder, log: (line) => lines.push(line) })).toEqual(record);
+    expect(lines).toEqual([]);
+    startUsage({ folder, consumer: 'search-service' });
+    const again = await startDocsServer({ seed, inProcess: true });
+    try {
+      const recorded = recordingClient(createDocsClient({ baseUrl: again.url, token: again.token, retry: false }), { folder, consumer: 'search-service' });
+      await recorded.GET('/v1/orgs/{organizationId}', { params: { path: acme } });
+      flushUsage();
+    } finally {
+      await again.stop();
+    }
+    const merged = mergeUsageRecords({ folder, log: (line) => lines.push(line) });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^docs-platform-conformance usage: search-service used 1 operation in \d+ calls?: /);
+    const reported = reportUsage({ folder, log: (line) => lines.push(line) });
+    expect(lines).toHaveLength(1);
+    expect(reported.record).toEqual(merged);
+    expect(reported.line).toBe('');
   }, 60_000);
 
 });
