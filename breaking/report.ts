@@ -283,15 +283,19 @@ export const changeKey = (entry: Judged): string => `${severityLabel(entry)}\n${
  * every operation uses, or a field dropped from an inline schema every operation repeats: shown once, with the
  * operations counted, where one entry per operation would bury the rest (the JSON output lists each). Every
  * text the gate's findings are printed in groups them by this: the text report, the compile's breaking-change rule
- * (live.ts, `liveReport`). `judgedOf` reads an item as the gate judged it.
+ * (live.ts, `liveReport`). `judgedOf` reads an item as the gate judged it; `at` is how many make a group.
  */
-export function sharedFindings<T = Judged>(entries: readonly T[], judgedOf: (entry: T) => Judged = (entry) => entry as Judged): { shared: T[][]; rest: T[] } {
+export function sharedFindings<T = Judged>(
+  entries: readonly T[],
+  judgedOf: (entry: T) => Judged = (entry) => entry as Judged,
+  at = SHARED_AT,
+): { shared: T[][]; rest: T[] } {
   const byKey = new Map<string, T[]>();
   for (const entry of entries) {
     const key = changeKey(judgedOf(entry));
     byKey.set(key, [...(byKey.get(key) ?? []), entry]);
   }
-  const shared = [...byKey.values()].filter((group) => group.length >= SHARED_AT);
+  const shared = [...byKey.values()].filter((group) => group.length >= at);
   const collapsed = new Set(shared.flat());
   return { shared, rest: entries.filter((entry) => !collapsed.has(entry)) };
 }
