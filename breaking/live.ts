@@ -13,7 +13,7 @@ import { readNamedUsage } from '../conformance/records/usage-sources.ts';
 import { SCHEMA_DIALECT } from './dialect.ts';
 import { listReleases, locations, parseYaml, readDeclarations, versionOf } from './files.ts';
 import { evaluateGate, type Judged } from './gate.ts';
-import { consequence, severityLabel, showOperations } from './report.ts';
+import { consequence, plural, severityLabel, sharedFindings, showOperations, summarizeOperations } from './report.ts';
 
 /** One consumer a finding breaks or warns: `billing-svc 2.3.0`, and the use that shows it. */
 export interface LiveConsumer {
@@ -199,4 +199,68 @@ export async function deprecatedUses(root: string, revision: Record<string, unkn
   const deprecations = compareDocuments(withoutDeprecations(revision) as Record<string, unknown>, revision).filter((finding) => finding.rule.endsWith('-deprecated'));
   const hits = consumersOf(deprecations, records, revision);
   return { uses: deprecations.map((finding) => ({ finding, consumers: hits.get(finding)! })).filter((use) => use.consumers.length > 0), problems: [] };
+}
+
+/**
+ * What a compile prints of a check, loud where it matters and quiet on what was decided: each failing change once,
+ * then the warnings that touch a known consumer (a change made in many operations one entry, its operations counted,
+ * as the gate's text report groups it: report.ts, `sharedFindings`), and the decided ones (declared, allowed by the
+ * major version) as one line each with their count and the command that lists them.
+ */
+export interface LiveReport {
+  /** The changes the gate fails on, one entry each, its text led by `BREAKING, undeclared (client)`. */
+  failing: LiveFinding[];
+  /** The warnings that break or warn a known consumer, one entry per change (made in two operations or more, one). */
+  warnings: LiveFinding[];
+  /** `declared: 19 breaking changes since release 1.0.0 (npm run check:breaking lists them)`, and the like for the major version. */
+  decided: string[];
+}
+
+/** The gate's judgement of a finding of the check, as the grouping reads it. */
+const judgedOf = (entry: LiveFinding): Judged => ({
+  finding: entry.finding,
+  fails: entry.outcome === 'fails',
+  ...(entry.outcome === 'declared' ? { allowedBy: 'declaration' as const } : entry.outcome === 'major-version' ? { allowedBy: 'major-version' as const } : {}),
+});
+
+/** `BREAKING (client)` → `BREAKING, undeclared (client)`: what fails reads unlike anything decided from its first word. */
+const undeclaredLabel = (label: string) => label.replace(/^BREAKING/, 'BREAKING, undeclared');
+
+/**
+ * The findings as changes: one made in many operations is one entry (the first's place, every consumer, the
+ * operations counted); `at`: how many make one (the gate's count by default).
+ */
+function changesOf(entries: readonly LiveFinding[], at?: number): LiveFinding[] {
+  const { shared } = sharedFindings(entries, judgedOf, at);
+  const groupOf = new Map(shared.flatMap((group) => group.map((entry) => [entry, group] as const)));
+  return entries.flatMap((entry): LiveFinding[] => {
+    const group = groupOf.get(entry) ?? [entry];
+    if (group[0] !== entry) return [];
+    const { finding } = entry;
+    const label = severityLabel(judgedOf(entry));
+    const operations = group.length > 1 ? summarizeOperations(group.flatMap((each) => each.finding.operations)) : showOperations(finding).replace(/ {2}/g, ' ');
+    const text = `${entry.outcome === 'fails' ? undeclaredLabel(label) : label} ${finding.rule}: ${finding.message} (${operations})`;
+    return [{ ...entry, text, consumers: group.flatMap((each) => each.consumers) }];
+  });
+}
+
+/** The most consumers a line of decided changes names; the others are counted. */
+const NAMED = 3;
+
+/** `declared: 19 breaking changes since release 1.0.0 (…)`: how many, the known consumers they break, where they are listed. */
+function decidedLine(lead: string, entries: readonly LiveFinding[], release: string | undefined): string {
+  const broken = [...new Set(entries.flatMap((entry) => entry.consumers.filter((hit) => hit.verdict === 'breaks').map((hit) => hit.consumer)))];
+  const named = broken.length > NAMED ? `${broken.slice(0, NAMED).join(', ')} and ${broken.length - NAMED} more` : broken.join(', ');
+  const since = release ? ` since release ${release}` : '';
+  return `${lead}: ${plural(entries.length, 'breaking change')}${since}${broken.length > 0 ? `, breaking ${named}` : ''} (npm run check:breaking lists them)`;
+}
+
+/** The check as a compile prints it (`LiveReport`). */
+export function liveReport(checked: LiveCheck): LiveReport {
+  const of = (outcome: LiveFinding['outcome']) => checked.findings.filter((entry) => entry.outcome === outcome);
+  const decided: string[] = [];
+  if (of('declared').length > 0) decided.push(decidedLine('declared', of('declared'), checked.release));
+  if (of('major-version').length > 0) decided.push(decidedLine('allowed by the major version', of('major-version'), checked.release));
+  // The warnings are those that touch a known consumer, a few of each change's operations: each change one line.
+  return { failing: changesOf(of('fails')), warnings: changesOf(of('warning'), 2), decided };
 }

@@ -1,6 +1,7 @@
-// The gate's text output: one line per finding, grouped by the operation or component it belongs to, with who it
-// breaks, what to do and where it was made; then a summary line; for failing findings, the declarations that would
-// accept them. The helpers here (labels, operation lists, tallies) serve the other formats too (formats.ts).
+// The gate's text output: what fails the gate first, one line per finding grouped by the operation or component it
+// belongs to, with who it breaks, what to do and where it was made; then the other differences; then the declared ones
+// grouped and counted; a summary line; the declarations that would accept what fails. The helpers here (labels,
+// operation lists, tallies, the grouping of one change over many operations) serve the other formats and the compile's rule too.
 import { stringify } from 'yaml';
 import type { Finding, OperationRef } from '../compare/index.ts';
 import { declarationFor, type Judged, type Verdict } from './gate.ts';
@@ -160,45 +161,91 @@ export function declarationsToAdd(verdict: Verdict, findings: readonly Finding[]
   return stringify([...declarations.values()].map((declaration) => ({ ...declaration, reason: 'TODO: why clients and implementations can accept it' }))).trimEnd();
 }
 
-export function formatReport(verdict: Verdict, options: ReportOptions): string {
+/** The text report's lines of `entries` one by one, grouped by operation or component, each rule's first ones. */
+function detailLines(entries: readonly Judged[], options: ReportOptions, explain: (finding: Finding) => string[]): string[] {
   const lines: string[] = [];
-  const { judged } = verdict;
-  lines.push(`check:breaking: ${options.subject}: ${plural(judged.length, 'difference')}`);
-  const { shared, rest } = sharedFindings(judged);
+  const { shared, rest } = sharedFindings(entries);
   const { shown, more } = firstOfEachRule(rest);
-  // What a rule means and what to do is the same for each of its findings: said at the first.
-  const explained = new Set<string>();
-  const explain = (finding: Finding) => {
-    if (finding.severity === 'non-breaking' || explained.has(finding.rule)) return;
-    explained.add(finding.rule);
-    lines.push(`      ${consequence(finding)}`);
-  };
   for (const group of groupJudged(shown)) {
     lines.push('', group.title);
     for (const entry of group.entries) {
       const { finding } = entry;
       lines.push(
         `  ${severityLabel(entry)} ${finding.rule}  ${showOperations(finding)}  ${finding.path}${finding.document === 'base' ? ' (in the release)' : ''}  ${finding.message}`,
+        ...explain(finding),
       );
-      explain(finding);
       const where = showLocation(options.locate?.(finding));
       if (where) lines.push(`      at ${where}`);
       if (entry.declaration) lines.push(`      declared: ${entry.declaration.reason}`);
     }
   }
   if (shared.length > 0) lines.push('', 'The same change in many operations (--format json lists each)');
-  for (const entries of shared) {
-    const [{ finding }] = entries as [Judged, ...Judged[]];
-    const operations = entries.flatMap((entry) => entry.finding.operations);
-    lines.push(`  ${severityLabel(entries[0]!)} ${finding.rule}  ${summarizeOperations(operations)}  ${finding.message}`);
-    explain(finding);
+  for (const group of shared) {
+    const [{ finding }] = group as [Judged, ...Judged[]];
+    lines.push(`  ${severityLabel(group[0]!)} ${finding.rule}  ${summarizeOperations(operationsOf(group))}  ${finding.message}`, ...explain(finding));
   }
   if (more.size > 0) lines.push('', `More of the same rules (each rule shows its first ${SHOWN_PER_RULE} here; --format json lists every finding)`);
-  for (const [rule, entries] of more) {
-    const severities = [...new Set(entries.map(severityLabel))].join(', ');
-    const owners = new Set(entries.map((entry) => groupOf(entry.finding).key)).size;
-    lines.push(`  ${severities} ${rule}: ${plural(entries.length, 'more finding')} in ${plural(owners, 'operation or component', 'operations or components')}`);
+  for (const [rule, group] of more) {
+    const severities = [...new Set(group.map(severityLabel))].join(', ');
+    const owners = new Set(group.map((entry) => groupOf(entry.finding).key)).size;
+    lines.push(`  ${severities} ${rule}: ${plural(group.length, 'more finding')} in ${plural(owners, 'operation or component', 'operations or components')}`);
   }
+  return lines;
+}
+
+const operationsOf = (entries: readonly Judged[]) => entries.flatMap((entry) => entry.finding.operations);
+
+/** The most messages a line of declared changes quotes; the others are counted. */
+const QUOTED = 2;
+
+/**
+ * The declared findings, decided once: a heading with their count, then one line per rule and reason (its findings
+ * counted, their operations summarized, the first messages quoted) and the reason once.
+ */
+export function declaredLines(declared: readonly Judged[], declarationsFile: string): string[] {
+  if (declared.length === 0) return [];
+  const groups = new Map<string, Judged[]>();
+  for (const entry of declared) {
+    const key = `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.declaration?.reason ?? ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), entry]);
+  }
+  const lines = ['', `declared in ${declarationsFile}: ${plural(declared.length, 'change')}, by rule and reason (--format json lists each)`];
+  for (const group of groups.values()) {
+    const [first] = group as [Judged, ...Judged[]];
+    const messages = [...new Set(group.map((entry) => entry.finding.message))];
+    const quoted = [...messages.slice(0, QUOTED), ...(messages.length > QUOTED ? [`${messages.length - QUOTED} more`] : [])].join('; ');
+    const operations = operationsOf(group);
+    const where = operations.length > 0 ? summarizeOperations(operations) : '(no operation)';
+    lines.push(`  ${first.finding.rule} (${WHO[first.finding.severity]}): ${plural(group.length, 'finding')}  ${where}  ${quoted}`);
+    if (first.declaration) lines.push(`      declared: ${first.declaration.reason}`);
+  }
+  return lines;
+}
+
+/**
+ * The text report: what fails the gate first, one by one (with who it breaks, what to do and where it was made), then
+ * the other differences, then the declared ones grouped and counted; the consumers' verdicts, stale declarations,
+ * version problems, the summary line, and the declarations that would accept what fails.
+ */
+export function formatReport(verdict: Verdict, options: ReportOptions): string {
+  const { judged } = verdict;
+  const lines = [`check:breaking: ${options.subject}: ${plural(judged.length, 'difference')}`];
+  // What a rule means and what to do is the same for each of its findings: said at the first.
+  const explained = new Set<string>();
+  const explain = (finding: Finding) => {
+    if (finding.severity === 'non-breaking' || explained.has(finding.rule)) return [];
+    explained.add(finding.rule);
+    return [`      ${consequence(finding)}`];
+  };
+  const failing = judged.filter((entry) => entry.fails);
+  const declared = judged.filter((entry) => !entry.fails && entry.allowedBy === 'declaration');
+  const others = judged.filter((entry) => !entry.fails && entry.allowedBy !== 'declaration');
+  if (failing.length > 0) {
+    lines.push('', `BREAKING, undeclared: ${plural(failing.length, 'change')} the gate fails on (undo each, or declare it: the entries follow the summary)`);
+    lines.push(...detailLines(failing, options, explain));
+  }
+  if (others.length > 0 && (failing.length > 0 || declared.length > 0)) lines.push('', `Other differences, none failing the gate: ${others.length}`);
+  lines.push(...detailLines(others, options, explain), ...declaredLines(declared, options.declarationsFile));
 
   const consumers = consumerBlocks(verdict);
   if (consumers.length > 0) lines.push('', `${CONSUMERS_HEADING}:`);
@@ -228,10 +275,15 @@ export const SHARED_AT = 10;
 /** How many findings of one rule the text report shows one by one: a screen's worth. */
 const SHOWN_PER_RULE = 15;
 
+/** What makes findings the same change: their severity as the gate judges it, their rule and their message. */
+export const changeKey = (entry: Judged): string => `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`;
+
+/**
 /**
  * Items that are the same change in many operations, by `keyOf` (the same key: the same change), as `at` or more
  * items: `shared`, each in the order met; the others `rest`, in their order. The one grouping of the gate's text
- * report, the release notes and whatever else says a change spread over many operations once.
+ * report, the compile's breaking-change rule (live.ts, `liveReport`), the release notes and whatever else says a
+ * change spread over many operations once.
  */
 export function groupSameChange<T>(items: readonly T[], keyOf: (item: T) => string, at = SHARED_AT): { shared: T[][]; rest: T[] } {
   const byKey = new Map<string, T[]>();
@@ -246,16 +298,18 @@ export function groupSameChange<T>(items: readonly T[], keyOf: (item: T) => stri
   return { shared, rest: items.filter((item) => !collapsed.has(item)) };
 }
 
-/** What makes two findings the same change: their severity as judged, their rule and their message. */
-export const sameChangeKey = (entry: Judged): string => `${severityLabel(entry)}\n${entry.finding.rule}\n${entry.finding.message}`;
-
 /**
- * Findings that are the same change (severity, rule and message) in many operations, such as an error status added
- * to an alias every operation uses, or a field dropped from an inline schema every operation repeats: shown once in
- * the text report, where one entry per operation would bury the rest (the JSON output lists each).
+ * Findings that are the same change (`changeKey`) in many operations, such as an error status added to an alias
+ * every operation uses, or a field dropped from an inline schema every operation repeats: shown once, with the
+ * operations counted, where one entry per operation would bury the rest (the JSON output lists each). `judgedOf`
+ * reads an item as the gate judged it; `at` is how many make a group.
  */
-export function sharedFindings(judged: readonly Judged[], at = SHARED_AT): { shared: Judged[][]; rest: Judged[] } {
-  return groupSameChange(judged, sameChangeKey, at);
+export function sharedFindings<T = Judged>(
+  entries: readonly T[],
+  judgedOf: (entry: T) => Judged = (entry) => entry as Judged,
+  at = SHARED_AT,
+): { shared: T[][]; rest: T[] } {
+  return groupSameChange(entries, (entry) => changeKey(judgedOf(entry)), at);
 }
 
 /** Each rule's first `SHOWN_PER_RULE` findings, and the others by rule. */

@@ -5,7 +5,7 @@
 import { compareDocuments, type OperationRef } from '../compare/index.ts';
 import { evaluateGate, type Declaration, type Judged } from '../breaking/gate.ts';
 import { isObject } from '../compare/pointer.ts';
-import { groupJudged, groupSameChange, plural, sameChangeKey, summarizeOperations } from '../breaking/report.ts';
+import { groupJudged, groupSameChange, plural, changeKey, summarizeOperations } from '../breaking/report.ts';
 import type { Severity } from '../compare/rules.ts';
 
 export interface NotesInput {
@@ -86,7 +86,7 @@ function sharedBullet(entries: readonly Judged[], withAction: boolean): string[]
 function section(title: string, entries: readonly Judged[], withAction: boolean): string[] {
   if (entries.length === 0) return [];
   const lines = ['', `### ${title}`];
-  const { shared, rest } = groupSameChange(entries, sameChangeKey, SAME_CHANGE_AT);
+  const { shared, rest } = groupSameChange(entries, changeKey, SAME_CHANGE_AT);
   if (shared.length > 0) lines.push('');
   for (const group of shared) lines.push(...sharedBullet(group, withAction));
   for (const group of groupJudged(rest)) {

@@ -128,12 +128,14 @@ class DevLoop {
     // also catches a spec/ changed while dev was not running.
     const since = performance.now();
     const compiled = await this.compileContract(this.staging);
-    this.notes(compiled.notes);
     if (compiled.openapi !== undefined && compiled.openapi !== readFileSync(OPENAPI, 'utf8')) {
       say('generated/openapi.yaml is not what spec/ compiles to: regenerating');
+      // It compiles again (from the cache), and says what the rules say.
       await this.contractChanged(since, false);
-    } else if (compiled.openapi === undefined) {
-      say(`TypeSpec: spec/ does not compile:\n${compiled.diagnostics}`);
+    } else {
+      // What fails first, then the rules' information.
+      if (compiled.openapi === undefined) say(`TypeSpec: spec/ does not compile:\n${compiled.diagnostics}`);
+      this.notes(compiled.notes);
     }
     if (this.closed) return;
     const typecheck = this.options.typecheck !== false;
@@ -163,12 +165,12 @@ class DevLoop {
   }
 
   /**
-   * The information of the contract's rules, one line each: the breaks spec/breaking-changes.yaml accepts and the
-   * warnings that touch a known consumer, with their consumers (a break that fails is a TypeSpec error, printed with
-   * them), and the deprecations a known consumer still uses (`deprecation: …`).
+   * The information of the contract's rules, after their errors, one line each: the warnings that touch a known
+   * consumer, the breaks spec/breaking-changes.yaml accepts as one line with their count (a break that fails is a
+   * TypeSpec error, printed before them), and the deprecations a known consumer still uses (`deprecation: …`).
    */
   private notes(notes: readonly string[]): void {
-    for (const note of notes) this.say(note.startsWith('deprecation: ') ? note : `breaking-change: ${note}`);
+    for (const note of notes) this.say(note);
   }
 
   private async restart(since: number, what: string, serverChanged: boolean): Promise<void> {
@@ -183,13 +185,14 @@ class DevLoop {
   private async contractChanged(since: number, serverChanged: boolean): Promise<boolean> {
     const { say } = this;
     const compiled = await this.compileContract(this.staging);
-    this.notes(compiled.notes);
     if (compiled.openapi === undefined) {
       const errors = compiled.diagnostics.split('\n').filter((line) => / - (error|warning) /.test(line)).length;
       say(`TypeSpec: ${errors} error(s), nothing written (${seconds(since)}):\n${compiled.diagnostics}`);
+      this.notes(compiled.notes);
       say(this.servers.running ? 'the server keeps serving the last good contract; fix the error and save again' : 'fix the error and save again');
       return false;
     }
+    this.notes(compiled.notes);
     if (compiled.openapi === readFileSync(OPENAPI, 'utf8')) {
       say(`spec/ compiles to generated/openapi.yaml as it is (${seconds(since)}): nothing to restart`);
       return false;

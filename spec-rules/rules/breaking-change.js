@@ -1,7 +1,8 @@
 // @ts-check
 // breaking-change: the document this compile would emit, judged against the last release as `check:breaking` judges
-// it; each failing finding reported at the declaration it comes from with the consumers it breaks (the `consumers`
-// option), accepted ones as information (trace lines; spec/README.md, "Rules"), and so each deprecation still in use.
+// it; each failing change reported once at the declaration it comes from with the consumers it breaks (the `consumers`
+// option), the declared ones as one information line with their count (trace lines; spec/README.md, "Rules"), and
+// each deprecation still in use.
 /** @import { DiagnosticTarget, Program } from "@typespec/compiler" */
 import { createRule, getSourceLocation, NoTarget, paramMessage } from "@typespec/compiler";
 import { getOpenAPI3 } from "@typespec/openapi3";
@@ -126,16 +127,21 @@ export const breakingChangeRule = createRule({
         if (!released) return;
         const checked = await gate.checkAgainstRelease(program.projectRoot, document, consumers);
         for (const problem of checked.problems) context.reportDiagnostic({ target: NoTarget, messageId: "problem", format: { problem } });
+        // Loud where it matters, quiet on what was decided: each failing change once (an error), then the warnings that
+        // touch a known consumer, then the declared breaks as one line with their count (trace lines).
+        const report = gate.liveReport(checked);
         const tracer = program.tracer.sub("docs-platform-spec-rules");
         const reported = new Set();
-        for (const entry of checked.findings) {
+        const once = (/** @type {LiveFinding} */ entry, /** @type {(target: DiagnosticTarget, finding: string) => void} */ say) => {
           const target = originOf(program, document, entry.finding);
           const finding = sentence(entry, consumers.length > 0, gate.consumersClause);
-          if (reported.has(`${finding}\0${lineOf(program, target)}`)) continue;
+          if (reported.has(`${finding}\0${lineOf(program, target)}`)) return;
           reported.add(`${finding}\0${lineOf(program, target)}`);
-          if (entry.outcome === "fails") context.reportDiagnostic({ target, messageId: "default", format: { finding } });
-          else tracer.trace(INFO_AREA, `${lineOf(program, target)}${finding}`);
-        }
+          say(target, finding);
+        };
+        for (const entry of report.failing) once(entry, (target, finding) => context.reportDiagnostic({ target, messageId: "default", format: { finding } }));
+        for (const entry of report.warnings) once(entry, (target, finding) => tracer.trace(INFO_AREA, `${lineOf(program, target)}${finding}`));
+        for (const line of report.decided) tracer.trace(INFO_AREA, line);
       },
     };
   },

@@ -5,6 +5,7 @@
 // breaking-rules.test.ts.
 import { describe, expect, test } from 'vitest';
 import { compareDocuments, evaluateGate, formatReport, type Finding } from '../../breaking/index.ts';
+import { declarationFor } from '../../breaking/gate.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -318,6 +319,51 @@ describe('the text report of a release with hundreds of findings fits a screen p
     expect(lines.filter((line) => line.startsWith('  BREAKING (client) request-property-max-length-decreased  createThing'))).toHaveLength(15);
     expect(lines).toContain('  BREAKING (client) request-property-max-length-decreased: 25 more findings in 1 operation or component');
     expect(lines.filter((line) => line === '- rule: request-property-max-length-decreased')).toHaveLength(15);
+  });
+
+  test('what fails comes first; the declared changes follow the others, one line per rule and reason, counted', () => {
+    // 12 operations lose `nickname` (declared, one reason), 3 lose `email` (declared, another reason); createThing's
+    // title gets shorter (undeclared); `status` gains a value (a warning).
+    const thing = (nickname: boolean, email: boolean, status: string[]) => ({
+      type: 'object',
+      properties: { name: { type: 'string' }, ...(nickname ? { nickname: { type: 'string' } } : {}), ...(email ? { email: { type: 'string' } } : {}), status: { type: 'string', enum: status } },
+    });
+    const documents = (revision: boolean) =>
+      doc({
+        ...Object.fromEntries(
+          Array.from({ length: 12 }, (_, index) => [
+            `/things${index}`,
+            { get: { operationId: `getThing${index}`, tags: ['Things'], responses: { '200': { description: 'OK.', content: json(thing(!revision, !revision || index >= 3, ['a'])) } } } },
+          ]),
+        ),
+        '/things': {
+          post: { operationId: 'createThing', requestBody: { required: true, content: json({ type: 'object', properties: { title: { type: 'string', maxLength: revision ? 50 : 100 } } }) }, responses: { '204': { description: 'Done.' } } },
+          get: { operationId: 'listThings', responses: { '200': { description: 'OK.', content: json(thing(true, true, revision ? ['a', 'b'] : ['a'])) } } },
+        },
+      });
+    const findings = compareDocuments(documents(false), documents(true));
+    const removed = findings.filter((finding) => finding.rule === 'response-property-removed');
+    expect(removed).toHaveLength(15);
+    const reason = (finding: Finding) => (finding.message.includes('nickname') ? 'Nobody read the nickname.' : 'The email moved to the profile.');
+    const declarations = removed.map((finding) => ({ ...declarationFor(finding), reason: reason(finding) }));
+    const verdict = evaluateGate(findings, { baseVersion: '1.0.0', revisionVersion: '1.1.0', declarations });
+    expect(verdict.undeclared.map((finding) => finding.rule)).toEqual(['request-property-max-length-decreased']);
+    const lines = formatReport(verdict, { subject: 'the revision against the release', declarationsFile: 'breaking-changes.yaml' }).split('\n');
+    const index = (start: string) => lines.findIndex((line) => line.startsWith(start));
+    // Headings in this order: the failing one, the others, the declared ones.
+    const order = ['BREAKING, undeclared: 1 change the gate fails on', 'Other differences, none failing the gate: 1', 'declared in breaking-changes.yaml: 15 changes, by rule and reason', 'check:breaking: FAILED'].map(index);
+    expect(order.every((at) => at > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(lines[order[0]! + 3]).toMatch(/^ {2}BREAKING \(client\) request-property-max-length-decreased {2}createThing/);
+    expect(lines.slice(order[1]!, order[2]!).some((line) => line.startsWith('  WARNING response-property-enum-value-added  listThings'))).toBe(true);
+    // Two lines for the declared changes, each with its reason once; none of them listed one by one.
+    expect(lines.slice(order[2]! + 1, order[3]! - 1)).toEqual([
+      '  response-property-removed (breaks clients in use): 3 findings  getThing0, getThing1, getThing2  `email`: removed',
+      '      declared: The email moved to the profile.',
+      '  response-property-removed (breaks clients in use): 12 findings  12 operations: Things (12)  `nickname`: removed',
+      '      declared: Nobody read the nickname.',
+    ]);
+    expect(lines.filter((line) => line.includes('response-property-removed'))).toHaveLength(2);
   });
 
   test('findings at one place take one declaration', () => {

@@ -341,10 +341,17 @@ function theGateAndTheNotes(): void {
       expect(result.status, result.output).toBe(1);
       expect(result.stdout).toContain('FAILED: 1 undeclared breaking change');
       expect(lineWith(result.stdout, 'BREAKING', left.rule, left.path)).not.toContain(', declared');
+      // What fails leads; the two declared follow the other differences, counted.
+      const failing = result.stdout.indexOf('\nBREAKING, undeclared: 1 change the gate fails on');
+      expect(failing).toBeGreaterThan(0);
+      expect(result.stdout.indexOf('\nOther differences, none failing the gate: ')).toBeGreaterThan(failing);
+      expect(result.stdout.indexOf('\ndeclared in spec/breaking-changes.yaml: 2 changes, by rule and reason')).toBeGreaterThan(result.stdout.indexOf('\nOther differences'));
     });
     const passed = results[all.length]!;
     expect(passed.status, passed.output).toBe(0);
-    expect(lineWith(passed.stdout, 'BREAKING (client), declared request-property-max-length-decreased')).toBeDefined();
+    expect(passed.stdout).toContain('\ndeclared in spec/breaking-changes.yaml: 3 changes, by rule and reason (--format json lists each)\n');
+    expect(lineWith(passed.stdout, '  request-property-max-length-decreased (breaks clients in use): 1 finding  createSpace  ')).toBeDefined();
+    expect(passed.stdout).not.toContain('BREAKING');
     expect(passed.stdout).toContain(`declared: ${DECLARED.title.reason}`);
     expect(passed.stdout).toContain('check:breaking: passed: 3 breaking declared, 0 warnings, 2 non-breaking.');
 

@@ -1,7 +1,7 @@
 // The breaking-change rule (spec-rules/rules/breaking-change.js) through the real `tsp compile`, in a copy of the
 // contract with two consumers' records named by tspconfig.yaml: edits that break what the last release promised are
-// reported at the TypeSpec line they were made, naming the consumers they break (or none); declared in
-// spec/breaking-changes.yaml, the same edits are information (`trace` lines) and the compile passes.
+// reported once each at the TypeSpec line they were made, naming the consumers they break (or none), one made in many
+// operations as one; declared in spec/breaking-changes.yaml, the same edits are one information line and the compile passes.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,8 @@ const EDITS: [file: string, from: string, to: string][] = [
   ['spaces.tsp', '@summary("Get a space")\n  @opExample(#{\n    parameters: #{ spaceId: "0Vby0wpu00D991cSl5LhmQ" },', '@summary("Get a space")\n  @opExample(#{\n    parameters: #{ spaceId: "0Vby0wpu00D991cSl5LhmQ", flavor: "plain" },'],
   // MemberSort loses `lastSeenAt`: no consumer calls listMembers.
   ['members.tsp', '  /** When the member was last seen; lists only active members. */\n  lastSeenAt,\n\n', ''],
+  // The space id in the path of every space operation gets shorter: one change in many operations.
+  ['common.tsp', '  @path\n  @maxLength(limitId)\n  spaceId: string;', '  @path\n  @maxLength(64)\n  spaceId: string;'],
 ];
 
 /** A consumer's record of one operation, as the harness or the client writes it. */
@@ -77,6 +79,21 @@ async function tspCompile(): Promise<{ code: number; diagnostics: string[]; trac
   return { code: result.code, diagnostics: lines.filter((line) => / - (error|warning) /.test(line)), traces: lines.filter((line) => line.startsWith(`trace ${RULE.replace('/', '.')}:`)) };
 }
 
+/**
+ * The trace lines of a compile: one per warning the consumers meet (the error statuses every operation declares now,
+ * met in updateMember and getSpace: one line each, naming both consumers), then the declared breaks as one line.
+ */
+function expectInformation(traces: string[], declared: number, consumers = ''): void {
+  const prefix = `trace ${RULE.replace('/', '.')}: `;
+  expect(traces).toHaveLength(4);
+  for (const status of [429, 500, 503]) {
+    const lines = traces.filter((line) => line.includes(`status ${status} now declared`));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^trace \S+: spec\/common\.tsp:\d+: WARNING response-status-added: status \d+ now declared \((getSpace, updateMember|updateMember, getSpace)\)\. Consumers: (?:.*billing-svc 2\.3\.0.*reader-app 1\.4\.0|.*reader-app 1\.4\.0.*billing-svc 2\.3\.0)/);
+  }
+  expect(traces.at(-1)).toBe(`${prefix}declared: ${declared} breaking changes since release 1.0.0${consumers} (npm run check:breaking lists them)`);
+}
+
 beforeAll(() => {
   project = mkdtempSync(path.join(tmpdir(), 'spec-rules-breaking-'));
   cpSync(path.join(repoRoot, 'spec'), path.join(project, 'spec'), { recursive: true });
@@ -108,7 +125,7 @@ describe('tsp compile with the breaking-change rule', () => {
     expect(undeclared.code).not.toBe(0);
     const found = at('common.tsp', lineOf('common.tsp', 'enum Role {'));
     expect(found.find((each) => each.includes('request-property-enum-value-removed'))).toMatch(
-      /BREAKING \(client\) request-property-enum-value-removed: .*`UpdateMemberRequest\.role`.*: value "create" removed.*Consumers: breaks billing-svc 2\.3\.0: sent "create" at \/role \(updateMember\)/,
+      /^spec\/common\.tsp:\d+:\d+ - error [^ ]+: BREAKING, undeclared \(client\) request-property-enum-value-removed: .*`UpdateMemberRequest\.role`.*: value "create" removed.*Consumers: breaks billing-svc 2\.3\.0: sent "create" at \/role \(updateMember\)/,
     );
   });
 
@@ -129,8 +146,23 @@ describe('tsp compile with the breaking-change rule', () => {
     expect(found).not.toMatch(/Consumers:/);
   });
 
+  test('a change made in many operations is one diagnostic, its operations counted as the gate counts them', () => {
+    const found = at('common.tsp', lineOf('common.tsp', '@maxLength(64)\n  spaceId: string;') + 1);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/BREAKING, undeclared \(client\) request-parameter-max-length-decreased: `spaceId`: maxLength 128 → 64 \(\d{2} operations: Comments \(\d+\), /);
+  });
+
+  test('each failing change is reported once; the information is a line per warning a consumer meets, then the declared ones counted', () => {
+    const ours = undeclared.diagnostics.filter((each) => each.includes(RULE));
+    expect(new Set(ours).size).toBe(ours.length);
+    // Role's member (request and answer), Space.title, the flavor parameter, MemberSort's member, the space id.
+    expect(ours.length).toBeLessThanOrEqual(7);
+    expectInformation(undeclared.traces, 19);
+  });
+
   test('every diagnostic of the rule is at one of the edits', () => {
     const lines = new Set([
+      `common.tsp:${lineOf('common.tsp', '@maxLength(64)\n  spaceId: string;') + 1}`,
       `common.tsp:${lineOf('common.tsp', 'enum Role {')}`,
       `spaces.tsp:${lineOf('spaces.tsp', 'title?: string;', 'model Space {')}`,
       `spaces.tsp:${lineOf('spaces.tsp', '@query @maxLength(16) flavor: string')}`,
@@ -143,6 +175,8 @@ describe('tsp compile with the breaking-change rule', () => {
 
   describe('the same edits declared in spec/breaking-changes.yaml', () => {
     let declared: Awaited<ReturnType<typeof tspCompile>>;
+    /** How many findings the declarations added accept. */
+    let declaredFindings = 0;
     beforeAll(async () => {
       // The declarations check:breaking would print, from the comparison of the document this copy compiles to.
       const main = path.join(project, 'spec/main.tsp');
@@ -151,20 +185,17 @@ describe('tsp compile with the breaking-change rule', () => {
       const checked = await checkAgainstRelease(project, (await emittedDocument(program))!);
       const failing = checked.findings.filter((entry) => entry.outcome === 'fails');
       expect(failing.length).toBeGreaterThanOrEqual(4);
+      declaredFindings = failing.length;
       const entries = failing.map((entry) => ({ ...declarationFor(entry.finding), reason: 'A test of the rule: the edit is accepted.' }));
       const file = path.join(project, 'spec/breaking-changes.yaml');
       writeFileSync(file, `${readFileSync(file, 'utf8')}${stringify(entries)}`);
       declared = await tspCompile();
     }, 180_000);
 
-    test('is information: the compile passes, and each is a trace line at its TypeSpec line, naming its consumers', () => {
+    test('is information: the compile passes, and the declared breaks are one trace line, counted, naming the consumers they break', () => {
       expect(declared.diagnostics).toEqual([]);
       expect(declared.code).toBe(0);
-      const line = (file: string, text: string) => declared.traces.filter((each) => each.includes(`: spec/${file}:${lineOf(file, text)}: `));
-      expect(line('common.tsp', 'enum Role {').join('\n')).toMatch(/declared request-property-enum-value-removed: .*Consumers: breaks billing-svc 2\.3\.0/);
-      expect(line('spaces.tsp', '@query @maxLength(16) flavor: string').join('\n')).toMatch(/declared request-parameter-added-required: .*Consumers: breaks reader-app 1\.4\.0/);
-      expect(line('members.tsp', 'enum MemberSort {').join('\n')).toMatch(/declared request-parameter-enum-value-removed: /);
-      expect(line('members.tsp', 'enum MemberSort {').join('\n')).not.toMatch(/Consumers:/);
+      expectInformation(declared.traces, 19 + declaredFindings, ', breaking billing-svc 2.3.0, reader-app 1.4.0');
     });
   });
 });

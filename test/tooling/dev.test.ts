@@ -1,8 +1,8 @@
-// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited as editors save (in place,
-// renamed over, deleted and created), each change served (/openapi.json shows it). A TypeSpec error is printed and the last good
-// contract stays served; an operation added to the contract is answered from its example until a handler implements
-// it, and one removed is a break (breaking-change) until declared, then a note, the rest served; a server change restarts the server; the type-check reports beside the
-// server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
+// `npm run dev` as a process, in a copy of the repository (scripts/repo-copy.ts), edited as editors save (in place, renamed over, deleted and created),
+// each change served (/openapi.json shows it). A TypeSpec error is printed and the last good contract stays served; an operation added to the contract
+// is answered from its example until a handler implements it, and one removed is a break (breaking-change, printed first, in a handful of lines) until
+// declared, then one more in the one line of the declared breaks, the rest served; a server change restarts the server; the type-check reports beside
+// the server in the same `[dev]` stream. test/tooling/watch-tree.test.ts tests the watcher alone; test/server/signals.test.ts stops dev through npm.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +89,30 @@ function recreated(file: string, content: string): void {
   writeFileSync(file, content);
 }
 
+/**
+ * After a save that removes deleteTeam (`from`): dev refuses it in a handful of lines, the break first; declared, the
+ * break is one more in the count, and nothing else. Returns what puts spec/breaking-changes.yaml back.
+ */
+async function refusedThenDeclared(dev: Dev, url: string, from: number): Promise<() => void> {
+  const refused = await dev.waitFor(/\[dev\] changed: spec\/teams\.tsp; compiling the contract…\n([^]*?\[dev\] the server keeps serving the last good contract; fix the error and save again)\n/, from);
+  expect(refused[1]!.split('\n').filter((line) => /^(\[dev\]|spec\/)/.test(line))).toEqual([
+    expect.stringMatching(/^\[dev\] TypeSpec: 1 error\(s\), nothing written \([\d.]+ s\):$/),
+    expect.stringMatching(/^spec\/teams\.tsp:\d+:\d+ - error docs-platform-spec-rules\/breaking-change: BREAKING, undeclared \(client\) operation-removed: .*deleteTeam/),
+    DECLARED(19),
+    '[dev] the server keeps serving the last good contract; fix the error and save again',
+  ]);
+  const declaring = dev.output().length;
+  const restore = await declareRemoved(url, 'deleteTeam');
+  const accepted = await dev.waitFor(/\[dev\] changed: spec\/breaking-changes\.yaml; compiling the contract…\n([^]*?)\[dev\] serving the new contract on/, declaring);
+  expect(accepted[1]!.match(/^\[dev\] .*declared.*$/gm)).toEqual([DECLARED(20)]);
+  // dev's own lines (the new server's, interleaved, name the handler it no longer serves).
+  expect(accepted[1]!.split('\n').filter((line) => line.startsWith('[dev]') && /BREAKING|deleteTeam/.test(line))).toEqual([]);
+  return restore;
+}
+
+/** dev's line of the declared breaks. */
+const DECLARED = (count: number) => `[dev] declared: ${count} breaking changes since release 1.0.0 (npm run check:breaking lists them)`;
+
 const until = (check: () => Promise<unknown>) => vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 60_000, interval: 50 });
 
 test('is scripts/dev.ts, run by exec so that signals reach it, with the developer settings under the environment', () => {
@@ -132,6 +156,8 @@ describe('saving the contract the ways editors do', () => {
     expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id)).toEqual(['demo']);
     expect(dev.output()).toContain(`API reference ${url}/docs`);
     expect(dev.output()).not.toMatch(/listening on/);
+    // The breaks spec/breaking-changes.yaml accepts: one line, counted, naming the command that lists them.
+    expect(dev.output().match(/^\[dev\] .*declared.*$/gm)).toEqual([DECLARED(19)]);
   });
 
   // Each way an editor saves, as the watcher sees it, is test/tooling/watch-tree.test.ts's (each twice); here, what dev
@@ -149,6 +175,7 @@ describe('saving the contract the ways editors do', () => {
         await titleServed(mark);
         // The new server answers as soon as it listens, a moment before dev hears so and says it: wait for the line.
         await dev.waitFor(/\[dev\] changed: spec\/spaces\.tsp; compiling the contract…\n[^]*\[dev\] serving the new contract on/, from);
+        expect(dev.output().slice(from).match(/^\[dev\] .*declared.*$/gm)).toEqual([DECLARED(19)]);
       }
     }, 120_000);
   }
@@ -227,9 +254,7 @@ describe('saving the contract the ways editors do', () => {
       const withoutDelete = before.replace(/\n {2}\/\*\* Delete a team\.[^]*?\n {2}delete\(\.\.\.TeamPath\)[^\n]*\n/, '\n');
       expect(withoutDelete).not.toContain('"deleteTeam"');
       save(withoutDelete);
-      await dev.waitFor(/\nspec\/teams\.tsp:\d+:\d+ - error docs-platform-spec-rules\/breaking-change: BREAKING \(client\) operation-removed: .*deleteTeam/, removed);
-      restoreDeclarations = await declareRemoved(url, 'deleteTeam');
-      await dev.waitFor(/\[dev\] breaking-change: spec\/teams\.tsp:\d+: BREAKING \(client\), declared operation-removed: .*deleteTeam/, removed);
+      restoreDeclarations = await refusedThenDeclared(dev, url, removed);
       // A team that does not exist: deleted by the old server (204), refused by the new one (405).
       await until(async () => (await call('DELETE', '/v1/orgs/demo/teams/no-such-team')).status === 405);
       await dev.waitFor(/handlers of no operation of the contract, not served: deleteTeam/, removed);
