@@ -2,7 +2,7 @@
 // moved, by the runs' own ratios; and in the guard and store parts, PostgreSQL against SQLite.
 import type { BenchRequest } from './fixture.ts';
 import { loadavg } from 'node:os';
-import { type Measure, median, medians } from './measure.ts';
+import { type Measure, median } from './measure.ts';
 
 /**
  * This build against BENCH_BASELINE's, request by request, from the runs above: each run's own ratios (the two servers
