@@ -33,10 +33,16 @@ export const fixture = {
 
 export interface BenchRequest {
   name: string;
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  /** Its path; `{made}` stands for the id of the record `made` made on the server it is sent to (`MADE`). */
   path: string;
   body?: unknown;
+  /** The request that makes the record `{made}` names, once per server (a comment to edit, to reply to). */
+  made?: BenchRequest;
 }
+
+/** `{made}` in a request's path (`BenchRequest.made`). */
+export const MADE = '{made}';
 
 /** The six main requests (reads and writes of spaces, content and comments), which the memory part cycles through. */
 export const MAIN_REQUESTS: BenchRequest[] = [
@@ -54,9 +60,10 @@ export const MAIN_REQUESTS: BenchRequest[] = [
 ];
 
 /**
- * Reads of several statements (the organization with the caller's membership, a team with its counts), and writes of
+ * Reads of several statements (the organization with the caller's membership, a team with its counts), writes of
  * other records than a space's or a comment's, each of the same record again and again but the creates (a collection,
- * a change request: a new record each time), as an outside measurement of a small organization sends them.
+ * a change request, a team: a new record each time), as an outside measurement of a small organization sends them,
+ * and the edit of a comment and a reply to it (one comment, made on each server first).
  */
 const OTHER_REQUESTS: BenchRequest[] = [
   { name: 'GET the organization', method: 'GET', path: '/v1/orgs/bench' },
@@ -66,6 +73,9 @@ const OTHER_REQUESTS: BenchRequest[] = [
   { name: 'POST a collection', method: 'POST', path: '/v1/orgs/bench/collections', body: { title: 'Bench collection' } },
   { name: 'PATCH the organization', method: 'PATCH', path: '/v1/orgs/bench', body: { title: 'Bench Inc.' } },
   { name: 'POST a change request', method: 'POST', path: '/v1/spaces/bench-space/change-requests', body: { subject: 'Bench change' } },
+  { name: 'PUT a team', method: 'PUT', path: '/v1/orgs/bench/teams', body: { title: 'Bench team' } },
+  { name: 'PUT a comment', method: 'PUT', path: `/v1/spaces/bench-space/comments/${MADE}`, body: { body: { markdown: 'Is this **right** now?' } }, made: MAIN_REQUESTS[5] },
+  { name: 'POST a reply', method: 'POST', path: `/v1/spaces/bench-space/comments/${MADE}/replies`, body: { body: { markdown: 'It is.' } }, made: MAIN_REQUESTS[5] },
 ];
 
 /**
@@ -79,7 +89,46 @@ export const REQUESTS: BenchRequest[] = [
   ...OTHER_REQUESTS,
 ];
 
+/** The guard part's requests on SQLite: those whose cost the request path sets (a read of one record, of a tree, a list page, and writes). */
+const GUARDED_SQLITE = ['GET a space', 'GET its content (30 pages)', 'GET a list page (50 spaces)', 'POST a space', 'PATCH a space', 'POST a comment'];
+/**
+ * The guard part's requests on PostgreSQL: two reads (one statement, and several with the caller's membership) and
+ * the writes, whose cost there is their round trips and the statements they send.
+ */
+const GUARDED_POSTGRES = [
+  'GET a space',
+  'GET the organization',
+  ...REQUESTS.filter((request) => request.method !== 'GET').map((request) => request.name),
+];
+
+/** The guard part's requests on each engine, among those `names` names (all when undefined). */
+export function guardedRequests(names?: readonly string[]): { sqlite: BenchRequest[]; postgres: BenchRequest[] } {
+  const among = (list: string[]) => REQUESTS.filter((request) => list.includes(request.name) && (names === undefined || names.includes(request.name)));
+  return { sqlite: among(GUARDED_SQLITE), postgres: among(GUARDED_POSTGRES) };
+}
+
 export const headersOf = (request: BenchRequest): Record<string, string> => ({
   authorization: `Bearer ${BENCH_TOKEN}`,
   ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
 });
+
+/** Per server, the id of the record each `BenchRequest.made` made there, made once. */
+const madeOn = new WeakMap<object, Map<BenchRequest, Promise<string>>>();
+
+/** `request`'s path on `target`: `{made}` replaced by the id of the record its `made` request made there. */
+export async function pathOn(target: { url: string }, request: BenchRequest): Promise<string> {
+  const maker = request.made;
+  if (maker === undefined) return request.path;
+  let made = madeOn.get(target);
+  if (made === undefined) madeOn.set(target, (made = new Map()));
+  let id = made.get(maker);
+  if (id === undefined) {
+    id = fetch(`${target.url}${maker.path}`, { method: maker.method, headers: headersOf(maker), body: JSON.stringify(maker.body) }).then(async (response) => {
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${maker.method} ${maker.path} (for ${request.name}): ${response.status} ${text}`);
+      return (JSON.parse(text) as { id: string }).id;
+    });
+    made.set(maker, id);
+  }
+  return request.path.replace(MADE, await id);
+}

@@ -1,6 +1,6 @@
 // `npm run bench:guard`: this checkout's server against another build's (`main` as committed, or GUARD_BASE=<commit>),
-// interleaved in one run (the bench's `guard` part): per request, req/s and server CPU against it and against Express
-// answering the same bytes; exit 1 when a request is slower in every run (docs/development.md, "Before a change to
+// interleaved in one run (the bench's `guard` part), on SQLite and on PostgreSQL: per request, req/s and server CPU
+// against it (and against Express answering the same bytes); exit 1 when a request is slower in every run (docs/development.md, "Before a change to
 // the request path"). The other build is exported from git into a temporary folder, its dependencies this checkout's
 // when the lockfile is the same (else npm ci), and built there; BENCH_* variables apply as to the bench.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -9,11 +9,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runsNeeded } from './against-baseline.ts';
+import { guardedRequests } from './fixture.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const base = process.env.GUARD_BASE || 'main';
-/** The requests whose cost the request path sets: a read of one record, of a tree, a list page, and writes. */
-const GUARDED = ['GET a space', 'GET its content (30 pages)', 'GET a list page (50 spaces)', 'POST a space', 'PATCH a space', 'POST a comment'];
+/** The guard part's requests, on SQLite and on PostgreSQL (bench/fixture.ts), among those BENCH_REQUESTS names. */
+const named = process.env.BENCH_REQUESTS ? process.env.BENCH_REQUESTS.split(',').map((name) => name.trim()) : undefined;
+const guarded = guardedRequests(named);
+const judged = guarded.sqlite.length + guarded.postgres.length;
+const GUARDED = [...new Set([...guarded.sqlite, ...guarded.postgres].map((request) => request.name))];
 
 const commit = execFileSync('git', ['rev-parse', '--verify', `${base}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
 const folder = mkdtempSync(path.join(tmpdir(), 'bench-guard-'));
@@ -33,7 +37,7 @@ try {
     ...process.env,
     BENCH_PARTS: 'guard',
     BENCH_BASELINE: folder,
-    BENCH_RUNS: process.env.BENCH_RUNS || String(runsNeeded((process.env.BENCH_REQUESTS || GUARDED.join(',')).split(',').length)),
+    BENCH_RUNS: process.env.BENCH_RUNS || String(runsNeeded(judged)),
     BENCH_SECONDS: process.env.BENCH_SECONDS || '3',
     BENCH_REQUESTS: process.env.BENCH_REQUESTS || GUARDED.join(','),
   };

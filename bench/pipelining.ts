@@ -177,8 +177,12 @@ export async function withSeededPostgres(prefix: string, work: (world: { dir: st
     postgres = startPostgres({ port: await freePort() });
     const admin = new pg.Client({ connectionString: postgres.url('postgres') });
     await admin.connect();
-    await work({ dir, seed, postgres, admin });
-    await admin.end();
+    try {
+      await work({ dir, seed, postgres, admin });
+    } finally {
+      // Ended before its server stops, whatever `work` did: a client whose server went away fails the process.
+      await admin.end().catch(() => undefined);
+    }
   } finally {
     postgres?.stop();
     removeTemporary(dir);

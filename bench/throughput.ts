@@ -8,12 +8,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
-import { type BenchRequest, fixture, headersOf, MAIN_REQUESTS, REQUESTS as ALL_REQUESTS } from './fixture.ts';
+import { type BenchRequest, fixture, guardedRequests, headersOf, MAIN_REQUESTS, pathOn, REQUESTS as ALL_REQUESTS } from './fixture.ts';
 import { answered, cpuMs, freePort, type Measure, median, medians, rotated, serverCommand, spawnServer, TICKS_PER_SECOND } from './measure.ts';
 import type { BenchSettings } from './settings.ts';
 import pg from 'pg';
 import { printFloor, roundTripFloor, roundTrips } from './round-trips.ts';
-import { againstBaseline } from './against-baseline.ts';
+import { withSeededPostgres } from './pipelining.ts';
+import { againstBaseline, postgresAgainstSqlite, ratiosOverRuns } from './against-baseline.ts';
 import { startPostgres, type PostgresServer } from '../scripts/postgres-server.ts';
 import { startNodeOptions } from '../scripts/build-server.ts';
 import { SPEEDUPS } from '../server/common/config.ts';
@@ -58,22 +59,23 @@ async function startReference(name: string, dataDir: string, env: Record<string,
  * Records the reference server's answer to each request, byte for byte, for the bare server to repeat: the file the
  * bare server reads, and each request's answer body.
  */
-async function record(url: string): Promise<{ file: string; bodies: Map<BenchRequest, string> }> {
+async function record(target: Target, requests = REQUESTS): Promise<{ file: string; bodies: Map<BenchRequest, string> }> {
   const bodies = new Map<BenchRequest, string>();
   const recorded = [];
-  for (const request of REQUESTS) {
-    const response = await fetch(`${url}${request.path}`, {
+  for (const request of requests) {
+    const at = await pathOn(target, request);
+    const response = await fetch(`${target.url}${at}`, {
       method: request.method,
       headers: headersOf(request),
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
     const body = await response.text();
-    if (!response.ok) throw new Error(`${request.method} ${request.path}: ${response.status} ${body}`);
+    if (!response.ok) throw new Error(`${request.method} ${at}: ${response.status} ${body}`);
     const headers: Record<string, string> = {};
     response.headers.forEach((value, key) => {
       if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(key)) headers[key] = value;
     });
-    recorded.push({ method: request.method, path: request.path, status: response.status, headers, body });
+    recorded.push({ method: request.method, path: at, status: response.status, headers, body });
     bodies.set(request, body);
   }
   const file = path.join(workDir, 'recorded.json');
@@ -148,9 +150,10 @@ function cannon(label: string, options: autocannon.Options): Promise<autocannon.
 
 async function load(target: Target, request: BenchRequest, options: { duration?: number; amount?: number }): Promise<Measure> {
   const { url } = target;
+  const at = await pathOn(target, request);
   const before = cpuMs(target.child);
-  const result = await cannon(`${request.method} ${url}${request.path}`, {
-    url: `${url}${request.path}`,
+  const result = await cannon(`${request.method} ${url}${at}`, {
+    url: `${url}${at}`,
     method: request.method,
     headers: headersOf(request),
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
@@ -235,11 +238,12 @@ async function mechanisms(dataDir: string): Promise<void> {
 async function measuredInTurn<T extends { name: string }>(
   targets: T[],
   measure: (target: T, request: BenchRequest, options: { duration?: number; amount?: number }) => Promise<Measure>,
+  requests: BenchRequest[] = REQUESTS,
 ): Promise<Map<string, Measure[]>> {
-  for (const request of REQUESTS) for (const target of targets) await measure(target, request, { amount: settings.warmup });
+  for (const request of requests) for (const target of targets) await measure(target, request, { amount: settings.warmup });
   const results = new Map<string, Measure[]>();
   for (let run = 0; run < settings.runs; run++) {
-    for (const [index, request] of REQUESTS.entries()) {
+    for (const [index, request] of requests.entries()) {
       for (const target of rotated(targets, run + index)) {
         const key = `${request.name}\n${target.name}`;
         results.set(key, [...(results.get(key) ?? []), await measure(target, request, { duration: settings.seconds })]);
@@ -286,7 +290,7 @@ async function requestRates(withPrism: boolean): Promise<void> {
     const on = await startReference('validation on', path.join(workDir, 'on'));
     targets.push(on);
     targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
-    const recorded = await record(on.url);
+    const recorded = await record(on);
     const jsonUs = new Map([...recorded.bodies].map(([request, body]) => [request, jsonTextUs(body)]));
     const bare = await startBare(recorded.file);
     targets.push(bare);
@@ -356,22 +360,44 @@ function spreadOverRuns(runsOf: (request: BenchRequest, target: Target) => Measu
 
 /**
  * The guard part (`npm run bench:guard`, bench/guard.ts): this build's server and BENCH_BASELINE's, both as `npm start`
- * runs them (validation on), and Express answering the same bytes, interleaved; then `againstBaseline`. Exits 1 when a
- * request is slower than the baseline in every run.
+ * runs them (validation on), interleaved, then `againstBaseline`: on SQLite, with Express answering the same bytes, on
+ * the guard's SQLite requests; then on PostgreSQL (one server the bench starts, a database for each build), with this
+ * build on SQLite beside them, on the guard's PostgreSQL requests, and each write's server CPU PostgreSQL/SQLite
+ * (`postgresAgainstSqlite`). Exits 1 when a request is slower than the baseline in every run, on either engine.
  */
 async function guardRates(): Promise<void> {
   if (!settings.baseline) throw new Error('the guard part compares with another build: set BENCH_BASELINE');
+  const baselineDir = path.resolve(settings.baseline);
+  const guarded = guardedRequests(settings.requests);
+  const judged = guarded.sqlite.length + guarded.postgres.length;
+  const context = { runs: settings.runs, baseline: settings.baseline, judged };
   const targets: Target[] = [];
   try {
     const on = await startReference('this build', path.join(workDir, 'on'));
     targets.push(on);
-    const baseline = await startReference('baseline', path.join(workDir, 'baseline'), {}, path.resolve(settings.baseline));
-    targets.push(baseline);
-    const express = await startBare((await record(on.url)).file, 'express');
-    targets.push(express);
-    const results = await measuredInTurn(targets, load);
-    const moved = againstBaseline({ requests: REQUESTS, runs: settings.runs, baseline: settings.baseline }, (request, target) => results.get(`${request.name}\n${target.name}`)!, on, baseline, express);
-    if (moved.length > 0) process.exitCode = 1;
+    if (guarded.sqlite.length > 0) {
+      targets.push(await startReference('baseline', path.join(workDir, 'baseline'), {}, baselineDir));
+      targets.push(await startBare((await record(on, guarded.sqlite)).file, 'express'));
+      const [, baseline, express] = targets as [Target, Target, Target];
+      const results = await measuredInTurn([on, baseline, express], load, guarded.sqlite);
+      const runsOf = (request: BenchRequest, target: Target) => results.get(`${request.name}\n${target.name}`)!;
+      const moved = againstBaseline({ ...context, requests: guarded.sqlite, engine: 'SQLite' }, runsOf, on, baseline, express);
+      if (moved.length > 0) process.exitCode = 1;
+    }
+    if (guarded.postgres.length > 0) {
+      await withSeededPostgres('docs-bench-guard-', async ({ postgres, admin }) => {
+        for (const name of ['guard_this', 'guard_baseline']) await admin.query(`CREATE DATABASE ${name}`);
+        const onPostgres = await startReference('this build (PostgreSQL)', path.join(workDir, 'on-pg'), { DATABASE_URL: postgres.url('guard_this') });
+        targets.push(onPostgres);
+        const baseline = await startReference('baseline (PostgreSQL)', path.join(workDir, 'baseline-pg'), { DATABASE_URL: postgres.url('guard_baseline') }, baselineDir);
+        targets.push(baseline);
+        const results = await measuredInTurn([onPostgres, baseline, on], load, guarded.postgres);
+        const runsOf = (request: BenchRequest, target: Target) => results.get(`${request.name}\n${target.name}`)!;
+        const moved = againstBaseline({ ...context, requests: guarded.postgres, engine: 'PostgreSQL' }, runsOf, onPostgres, baseline);
+        if (moved.length > 0) process.exitCode = 1;
+        postgresAgainstSqlite(guarded.postgres, settings.runs, runsOf, onPostgres, on);
+      });
+    }
   } finally {
     for (const target of targets) await stop(target.child);
   }
@@ -594,9 +620,10 @@ async function loadGroup(group: Group, request: BenchRequest, options: { duratio
 
 /** `load` with its own autocannon options (the store part's groups share the connections). */
 async function loadWith(target: Target, request: BenchRequest, options: autocannon.Options | { duration?: number; amount?: number; connections: number }): Promise<Measure> {
+  const at = await pathOn(target, request);
   const before = cpuMs(target.child);
-  const result = await cannon(`${request.method} ${target.url}${request.path}`, {
-    url: `${target.url}${request.path}`,
+  const result = await cannon(`${request.method} ${target.url}${at}`, {
+    url: `${target.url}${at}`,
     method: request.method,
     headers: headersOf(request),
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
@@ -759,28 +786,6 @@ async function storeComparison(dataDir: string): Promise<void> {
   } finally {
     for (const child of children) await stop(child);
     postgres?.stop();
-  }
-}
-
-/**
- * PostgreSQL against SQLite (one instance), and against the baseline's PostgreSQL when there is one, as ratios of each
- * run's own figures (the targets of a run are measured one after the other, so they share that moment's machine): req/s
- * PG/SQLite, and the server's CPU per request PG/SQLite and PG/baseline; the median, and the lowest and highest run.
- */
-function ratiosOverRuns(results: Map<string, Measure[]>, requests: BenchRequest[], sqlite: Group, postgres: Group, baseline: Group | undefined): void {
-  const runsOf = (request: BenchRequest, group: Group) => results.get(`${request.name}\n${group.name}`)!;
-  const ratio = (request: BenchRequest, of: Group, to: Group, value: (measure: Measure) => number | undefined) => {
-    const [ofRuns, toRuns] = [runsOf(request, of), runsOf(request, to)];
-    const ratios = ofRuns.map((measure, run) => value(measure)! / value(toRuns[run]!)!).filter((r) => Number.isFinite(r));
-    if (ratios.length === 0) return '-';
-    return `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
-  };
-  console.log(`ratios of each run (median, lowest–highest): req/s PG/SQLite; server CPU per request PG/SQLite${baseline ? ', PG/baseline PG' : ''}`);
-  for (const request of requests) {
-    console.log(
-      `${request.name.padEnd(30)}${ratio(request, postgres, sqlite, (m) => m.rps).padStart(22)}${ratio(request, postgres, sqlite, (m) => m.cpuUs).padStart(22)}` +
-        (baseline ? ratio(request, postgres, baseline, (m) => m.cpuUs).padStart(22) : ''),
-    );
   }
 }
 

@@ -172,6 +172,12 @@ export interface Db {
   readonly q: Kysely<Schema>;
   /** Whether this handle writes inside a transaction (`Store.write`); a reader's writes are refused by design. */
   readonly writing: boolean;
+  /**
+   * The unit of work this handle works in, which the handles of one transaction share: PostgreSQL gives each write of a
+   * group a handle of its own (refused once its work is over), all in the group's transaction. What a unit reads once
+   * and keeps while nothing of it changes (a user's memberships, `store/members.ts`) is kept by it.
+   */
+  readonly unit: object;
   /** What this engine does its own way (specific.ts). */
   readonly specific: Specific<Db>;
   /** The rows of a query, their columns named as above the store (`Camelized`: `organization_id` is `organizationId`). */
@@ -283,17 +289,23 @@ export class EngineDb implements Db {
   readonly q: Kysely<Schema>;
   readonly specific: Specific<Db>;
   readonly writing: boolean;
+  readonly unit: object;
 
-  /** `effects`: those of the write transaction this handle works in; none for a reader. */
+  /**
+   * `effects`: those of the write transaction this handle works in; none for a reader. `unit`: the unit of work it
+   * shares with other handles of its transaction (`Db.unit`); its own when none.
+   */
   constructor(
     readonly store: Store,
     private readonly driver: Driver,
     private readonly effects?: Effects,
+    unit?: object,
   ) {
     this.engine = driver.engine;
     this.q = driver.q;
     this.specific = driver.specific;
     this.writing = effects !== undefined;
+    this.unit = unit ?? this;
   }
 
   all<Row>(query: Query<Row> | Prepared<object, Row>, values?: object): Promise<Camelized<Row>[]> {

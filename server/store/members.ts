@@ -47,8 +47,11 @@ interface Memberships {
   complete: boolean;
 }
 
-/** Per unit of work (its `Db`, never the store's reader), the memberships read of each user; forgotten when it writes members. */
-const readMemberships = new WeakMap<Db, Map<string, Promise<Memberships>>>();
+/**
+ * Per unit of work (`Db.unit`: the handles of one transaction share it; never the store's reader), the memberships
+ * read of each user; forgotten when it writes members.
+ */
+const readMemberships = new WeakMap<object, Map<string, Promise<Memberships>>>();
 
 /**
  * The memberships of `userId` as the unit of work of `db` reads them: read with the first call, and kept for the
@@ -56,8 +59,8 @@ const readMemberships = new WeakMap<Db, Map<string, Promise<Memberships>>>();
  * as asked for). `readAhead` sends the read before anything asks for it.
  */
 function membershipsOf(db: Db, userId: string, organizationId?: string): Promise<Memberships> {
-  let byUser = readMemberships.get(db);
-  if (byUser === undefined) readMemberships.set(db, (byUser = new Map()));
+  let byUser = readMemberships.get(db.unit);
+  if (byUser === undefined) readMemberships.set(db.unit, (byUser = new Map()));
   let read = byUser.get(userId);
   if (read === undefined) {
     read =
@@ -92,7 +95,7 @@ export const membershipsAsked = (db: Db): boolean => asked.has(db);
 
 /** The unit of work of `db` changed members: what it read of memberships is read again when next asked for. */
 function forgetMemberships(db: Db): void {
-  readMemberships.delete(db);
+  readMemberships.delete(db.unit);
 }
 
 export function get(db: Db, organizationId: string, userId: string): Promise<MemberRow | undefined> {

@@ -10,6 +10,8 @@ import { notFound } from '../../server/common/errors.ts';
 import type { Db } from '../../server/store/db.ts';
 import { CONFLICTED_QUEUE, noteOrganization, widerQueue } from '../../server/store/organizations.ts';
 import { PostgresStore, queueKey } from '../../server/store/postgres/store.ts';
+import { PostgresDriver } from '../../server/store/postgres/driver.ts';
+import * as members from '../../server/store/members.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 let database: TestDatabase;
@@ -287,5 +289,69 @@ describe('effects after commit (Db.afterCommit)', () => {
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect([...ran].sort()).toEqual(['effects-a', 'effects-b']);
     expect((await rows('effects-')).map((row) => row.id)).toEqual(['effects-a', 'effects-b', 'effects-taken']);
+  });
+});
+
+describe("the caller's memberships in a group (Db.unit)", () => {
+  const membershipReads = () => {
+    let reads = 0;
+    const counting = (method: 'all' | 'first') => {
+      const original = PostgresDriver.prototype[method];
+      return vi.spyOn(PostgresDriver.prototype, method).mockImplementation(function (this: PostgresDriver, statement, writing) {
+        if (/from "members"/i.test(statement.sql)) reads++;
+        return original.call(this, statement, writing) as never;
+      });
+    };
+    const spies = [counting('all'), counting('first')];
+    return { count: () => reads, restore: () => spies.forEach((spy) => spy.mockRestore()) };
+  };
+
+  beforeAll(async () => {
+    await other.query(`INSERT INTO users (id, display_name, created_at) VALUES ('unit-user', 'Unit', '2026-01-01T00:00:00.000Z')`);
+    await other.query(`INSERT INTO organizations (id, title, created_at, type) VALUES ('unit-org', 'Unit', '2026-01-01T00:00:00.000Z', 'business')`);
+    await other.query(`INSERT INTO members (organization_id, user_id, role, joined_at) VALUES ('unit-org', 'unit-user', 'editor', '2026-01-01T00:00:00.000Z')`);
+  });
+
+  test('the writes of a group read a user\'s memberships once, the group\'s transaction\'s handles sharing its unit', async () => {
+    const reads = membershipReads();
+    try {
+      const names = Array.from({ length: 6 }, (_, i) => `unit-${i}`);
+      const roles = await Promise.all(
+        names.map((name) =>
+          store.write(async (db) => {
+            members.readAhead(db, 'unit-user');
+            await insert(name)(db);
+            return (await members.roleOf(db, 'unit-org', 'unit-user'))?.role;
+          }, { queue: 'organizationId:unit-org' }),
+        ),
+      );
+      expect(roles).toEqual(names.map(() => 'editor'));
+      const transactions = new Set((await rows('unit-')).map((row) => row.txid)).size;
+      expect(transactions).toBeLessThan(names.length);
+      expect(reads.count()).toBe(transactions);
+    } finally {
+      reads.restore();
+    }
+  });
+
+  test('a write of a group that changes a member makes the next read the memberships again, in the same transaction', async () => {
+    const reads = membershipReads();
+    try {
+      const role = (db: Db) => members.roleOf(db, 'unit-org', 'unit-user').then((found) => found?.role);
+      const roles = await Promise.all([
+        store.write(async (db) => [await role(db), await insert('changed-0')(db)], { queue: 'organizationId:unit-org' }),
+        store.write(async (db) => {
+          await members.update(db, 'unit-org', 'unit-user', { role: 'admin' });
+          return [await role(db), await insert('changed-1')(db)];
+        }, { queue: 'organizationId:unit-org' }),
+        store.write(async (db) => [await role(db), await insert('changed-2')(db)], { queue: 'organizationId:unit-org' }),
+      ]);
+      expect(roles.map(([found]) => found)).toEqual(['editor', 'admin', 'admin']);
+      expect(new Set((await rows('changed-')).map((row) => row.txid)).size).toBe(1);
+      expect(reads.count()).toBe(2);
+    } finally {
+      reads.restore();
+      await other.query(`UPDATE members SET role = 'editor' WHERE user_id = 'unit-user'`);
+    }
   });
 });

@@ -521,9 +521,12 @@ export class PostgresStore implements Store {
           const effects = new Effects();
           // Each handle of the attempt refuses statements once its work is over (`Handle`).
           const handles: Handle[] = [];
+          // The handles of the attempt share its unit of work: what one write of a group read of memberships, the
+          // next reads from it (the same transaction's snapshot), until a write changes members.
+          const unit = {};
           const handle = (): Handle => {
             const driver = new PostgresDriver(this, held, session);
-            const made = { db: new EngineDb(this, driver, effects), end: () => driver.end() };
+            const made = { db: new EngineDb(this, driver, effects, unit), end: () => driver.end() };
             handles.push(made);
             return made;
           };
