@@ -140,6 +140,16 @@ function recordLine(hit: RecordBreak, against: string, atBase: boolean | undefin
   return `${hit.operationId}: ${hit.what} (found by its record judged against ${against} alone; ${why})`;
 }
 
+/** A record judged against the base, once per record and base: can-i-deploy's table asks it for every contract. */
+const judgedAtBase = new WeakMap<UsageRecord, WeakMap<Contract, RecordBreak[]>>();
+function againstBase(record: UsageRecord, base: Contract): RecordBreak[] {
+  let byBase = judgedAtBase.get(record);
+  if (!byBase) judgedAtBase.set(record, (byBase = new WeakMap()));
+  let breaks = byBase.get(base);
+  if (!breaks) byBase.set(base, (breaks = judgeRecord(record, base).breaks));
+  return breaks;
+}
+
 const sameBreak = (a: RecordBreak, b: RecordBreak) => a.operationId === b.operationId && a.code === b.code && a.pointer === b.pointer;
 
 /** One consumer's verdict: the change's breaks and warnings, and the record's breaks that none of them is, each told once. */
@@ -150,7 +160,7 @@ function judgeOne(findings: readonly Finding[], recorded: UsageRecord, contracts
   );
   const effects = changeEffects(findings, record, contracts.revision);
   const direct = contracts.revision ? judgeRecord(record, contracts.revision) : { breaks: [], notes: [] };
-  const atBase = contracts.base ? judgeRecord(record, contracts.base).breaks : undefined;
+  const atBase = contracts.base ? againstBase(record, contracts.base) : undefined;
   const matched = new Set<Effect>();
   const recordBreaks: ConsumerBreak[] = [];
   for (const hit of direct.breaks) {
