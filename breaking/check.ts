@@ -15,9 +15,7 @@ import { documentLocator, specDirOf, specLocator, type Locator, type SourceLocat
 import { isObject } from '../compare/pointer.ts';
 import { formatReport } from './report.ts';
 import { currentDocument, NoCurrentDocument, staleNote } from './current.ts';
-import { readUsageSources, withPactsRead, type NamedSource } from '../conformance/records/usage-sources.ts';
-import { mergeByConsumer } from '../conformance/records/usage-merge.ts';
-import type { UsageRecord } from '../conformance/records/usage-format.ts';
+import { readConsumers } from '../conformance/records/usage-sources.ts';
 import { judgeByConsumers } from './consumers.ts';
 import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
 
@@ -92,13 +90,6 @@ function badRecord(error: unknown): never {
   process.stderr.write(`check:breaking: --consumers: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);
 }
-let sources: NamedSource[] = [];
-try {
-  sources = await readUsageSources(consumerSources);
-} catch (error) {
-  badRecord(error);
-}
-
 const where = locations();
 
 /**
@@ -235,14 +226,15 @@ const verdict = evaluateGate(findings, {
 // only on what breaks one. A Pact file is read against the base: the contract the change starts from, whose
 // operations the findings name.
 if (consumerSources.length > 0) {
-  let records: UsageRecord[] = [];
-  try {
-    const named = withPactsRead(sources, () => loadContract(base.document as OpenApiDocument), (line) => void process.stderr.write(`check:breaking: --consumers: ${line}\n`));
-    records = mergeByConsumer(named, (consumer, merged) => void process.stderr.write(`check:breaking: --consumers: ${consumer}'s ${merged.length} records merged into one (${merged.join(', ')})\n`));
-  } catch (error) {
-    badRecord(error);
-  }
-  judgeByConsumers(verdict, records, failOnConsumers, loadContract(revision.document as OpenApiDocument), loadContract(base.document as OpenApiDocument));
+  const revisionContract = loadContract(revision.document as OpenApiDocument);
+  const baseContract = loadContract(base.document as OpenApiDocument);
+  const { records, unread } = await readConsumers(consumerSources, {
+    base: baseContract,
+    note: (line) => void process.stderr.write(`check:breaking: --consumers: ${line}\n`),
+    merged: (consumer, merged) => void process.stderr.write(`check:breaking: --consumers: ${consumer}'s ${merged.length} records merged into one (${merged.join(', ')})\n`),
+  });
+  if (unread.length > 0) badRecord(unread.join('\n  '));
+  judgeByConsumers(verdict, records, failOnConsumers, revisionContract, baseContract);
 }
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line

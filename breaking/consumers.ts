@@ -1,85 +1,26 @@
-// The gate's side of consumers' usage records (`--consumers`, docs/contract-consumers.md): for each finding, the
-// consumers it breaks or warns, by the one judgement can-i-deploy makes too (conformance/judgement/judgement.ts), the sentence
-// each format adds to the finding; each consumer's verdict, that and its record judged against the revision alone
-// (conformance/judgement/record-judgement.ts) merged; and `--fail-on consumers`.
-import type { Finding } from '../compare/index.ts';
+// The gate's side of consumers' records (`--consumers`, docs/contract-consumers.md): each consumer's verdict and the
+// consumers each finding breaks or warns, as conformance/judgement/verdict.ts gives them (the one owner of a consumer's
+// verdict, which can-i-deploy and the contract's rule call too); the sentence each format adds to a finding; and
+// `--fail-on consumers`.
 import type { Contract } from '../conformance/contract/contract.ts';
-import { foundBy, judgeConsumer, mergeJudgements, type Effect } from '../conformance/judgement/judgement.ts';
-import { judgeRecord } from '../conformance/judgement/record-judgement.ts';
+import { consumersSentence, judgeConsumerVerdicts } from '../conformance/judgement/verdict.ts';
 import type { UsageRecord } from '../conformance/records/usage-format.ts';
-import type { ConsumerOutcome, Verdict } from './gate.ts';
-
-/** One consumer a finding breaks or warns, and the use that shows it. */
-export interface ConsumerHit {
-  consumer: string;
-  verdict: 'breaks' | 'warns';
-  operationId: string;
-  /** What of its use shows it: `response field /items/*\/title received (200 application/json)`, `sent "locked" at /editMode`. */
-  evidence: string;
-}
-
-const hitOf = (record: UsageRecord, effect: Effect): ConsumerHit => ({
-  consumer: record.consumer.name,
-  verdict: effect.verdict as ConsumerHit['verdict'],
-  operationId: effect.operationId!,
-  evidence: effect.evidence,
-});
-
-/** The consumers each finding breaks or warns, by finding: the judgement of the whole change for each record (`revision`: the contract changed to). */
-export function consumersOfFindings(findings: readonly Finding[], records: readonly UsageRecord[], revision?: Contract): Map<Finding, ConsumerHit[]> {
-  const hits = new Map<Finding, ConsumerHit[]>(findings.map((finding) => [finding, []]));
-  for (const record of records) {
-    for (const effect of judgeConsumer(findings, record, revision).effects) hits.get(effect.finding)!.push(hitOf(record, effect));
-  }
-  return hits;
-}
-
-/** The sentence a report adds to a finding: the consumers it breaks (or that it breaks none), then those it warns. */
-export function consumersSentence(hits: readonly ConsumerHit[], breaking: boolean): string {
-  const named = (verdict: ConsumerHit['verdict']) =>
-    hits
-      .filter((hit) => hit.verdict === verdict)
-      .map((hit) => `${hit.consumer} (${hit.operationId}: ${hit.evidence})`)
-      .join(', ');
-  const breaks = named('breaks');
-  const warns = named('warns');
-  return [breaking ? (breaks ? `It breaks ${breaks}.` : 'It breaks no known consumer.') : '', warns ? `Warning for consumers: ${warns}.` : ''].filter(Boolean).join(' ');
-}
+import type { Verdict } from './gate.ts';
 
 /**
- * Each consumer's verdict: the change judgement (`findings`) and its record judged against `revision` alone, merged;
- * a break only the record shows is told from the change's, and whether the record breaks against `base` too.
- */
-export function consumerOutcomes(findings: readonly Finding[], records: readonly UsageRecord[], revision: Contract, base?: Contract, failOnConsumers = false): ConsumerOutcome[] {
-  return records.map((record) => {
-    const merged = mergeJudgements(judgeConsumer(findings, record, revision), judgeRecord(record, revision), base ? judgeRecord(record, base) : undefined);
-    return {
-      consumer: record.consumer.name,
-      verdict: merged.verdict,
-      // A break the record alone found says so, and whether the base already failed it.
-      breaks: merged.breaks.map((use) => ({ ...use, line: `${use.line}${foundBy(use)}` })),
-      warnings: merged.warnings,
-      notes: merged.notes,
-      fails: failOnConsumers && merged.breaks.some((use) => use.by === 'record'),
-    };
-  });
-}
-
-/**
- * Names the consumers each judged finding breaks or warns (with `revision`, the contract changed to, a tighter request
- * bound is judged by the types, lengths and ranges a record says were sent), in its message (every format shows it) and as its
- * `consumers` (the JSON report); with `revision`, each consumer's verdict by both judgements (`consumerOutcomes`), as
- * the verdict's `consumers`. With `failOnConsumers`, a failing finding that breaks no known consumer passes, a break
- * only a record shows fails, and the verdict is worked out again.
+ * Names the consumers each judged finding breaks or warns in its message (every format shows it) and as its
+ * `consumers` (the JSON report), and each consumer's verdict as the verdict's `consumers`. With `failOnConsumers`, a
+ * failing finding that breaks no known consumer passes, a break only a record shows fails, and the verdict is worked
+ * out again.
  */
 export function judgeByConsumers(verdict: Verdict, records: readonly UsageRecord[], failOnConsumers: boolean, revision?: Contract, base?: Contract): void {
   const findings = verdict.judged.map((entry) => entry.finding);
   // Before the messages below name the consumers: each consumer's lines quote the findings' messages as compared.
-  if (revision) verdict.consumers = consumerOutcomes(findings, records, revision, base, failOnConsumers);
-  const hits = consumersOfFindings(findings, records, revision);
+  const judged = judgeConsumerVerdicts(findings, records, { ...(revision ? { revision } : {}), ...(base ? { base } : {}) });
+  if (revision) verdict.consumers = judged.consumers.map((outcome) => ({ ...outcome, fails: failOnConsumers && outcome.breaks.some((use) => use.foundBy === 'record') }));
   for (const entry of verdict.judged) {
-    const found = hits.get(entry.finding)!;
-    const sentence = consumersSentence(found, entry.finding.severity.startsWith('breaking'));
+    const found = judged.byFinding.get(entry.finding)!;
+    const sentence = consumersSentence(found, entry.finding.severity.startsWith('breaking'), { more: 'every one is in the consumers’ verdicts below' });
     if (sentence) entry.finding.message = `${entry.finding.message} ${sentence}`;
     Object.assign(entry, { consumers: found });
     // --fail-on consumers: a breaking change that breaks no known consumer passes (it is still reported, and noted).

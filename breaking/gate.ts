@@ -4,6 +4,7 @@
 // declarations file cannot rot. Pure: findings and declarations in.
 import type { Finding } from '../compare/index.ts';
 import { RULES, isBreaking, isDocumentRule, type Severity } from '../compare/rules.ts';
+import type { ConsumerOutcome } from '../conformance/judgement/verdict.ts';
 
 /**
  * What fails the gate: `client` the findings that break clients (on the wire, or in their typed source);
@@ -109,25 +110,10 @@ export interface Judged {
   fails: boolean;
 }
 
-/**
- * One consumer's verdict (`--consumers`): the change judgement and its record judged against the revision alone,
- * merged (conformance/judgement/judgement.ts, `mergeJudgements`); each break with the judgement that found it.
- */
-export interface ConsumerOutcome {
-  consumer: string;
-  verdict: 'breaks' | 'warns' | 'untouched';
-  /** Each break: its line (operation, finding or what the revision no longer accepts or guarantees, evidence; the judgement that found it, when the record alone did). */
-  breaks: { operationId: string; line: string; by: 'change' | 'record'; alreadyAtBase?: boolean }[];
-  warnings: { operationId: string; line: string; by: 'change' | 'record' }[];
-  notes: string[];
-  /** Whether it fails the gate: with `--fail-on consumers`, a break no finding accounts for (the record alone found it). */
-  fails: boolean;
-}
-
 export interface Verdict {
   judged: Judged[];
-  /** With `--consumers`: each consumer's verdict, by both judgements. */
-  consumers?: ConsumerOutcome[];
+  /** With `--consumers`: each consumer's verdict (conformance/judgement/verdict.ts), and whether it fails the gate (`--fail-on consumers`: a break only its record shows). */
+  consumers?: (ConsumerOutcome & { fails: boolean })[];
   /** Findings at or above the threshold that nothing allows: they fail the gate. */
   undeclared: Finding[];
   /** Declarations that match no finding. */

@@ -1,27 +1,19 @@
 // The gate as the contract's linter rule runs it on every compile (spec-rules/rules/breaking-change.js): a document
 // compared with the last release, judged against spec/breaking-changes.yaml and the versions as `check:breaking` judges
-// it, each finding with the consumers it breaks or warns (conformance/judgement/judgement.ts). What does not change between two
-// compiles (the release, the declarations, the records) is read once and kept while its files are the same.
+// it, each finding with the consumers it breaks or warns, and each consumer's verdict, by the one owner of it
+// (conformance/judgement/verdict.ts). What does not change between two compiles (the release, the declarations, the
+// consumers' sources) is read once and kept while its files are the same.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compareDocuments, type Finding } from '../compare/index.ts';
-import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
-import { judgeConsumer } from '../conformance/judgement/judgement.ts';
-import type { UsageRecord } from '../conformance/records/usage-format.ts';
-import { mergeByConsumer } from '../conformance/records/usage-merge.ts';
-import { readNamedUsage } from '../conformance/records/usage-sources.ts';
+import { type Contract, loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
+import { contractIdentity } from '../conformance/records/consumer.ts';
+import { consumersSentence, type FindingConsumer, judgeConsumerVerdicts } from '../conformance/judgement/verdict.ts';
+import { type ReadConsumers, readConsumers, URL_WAIT_MS } from '../conformance/records/usage-sources.ts';
 import { SCHEMA_DIALECT } from './dialect.ts';
 import { listReleases, locations, parseYaml, readDeclarations, versionOf } from './files.ts';
 import { evaluateGate, type Judged } from './gate.ts';
 import { consequence, plural, severityLabel, sharedFindings, showOperations, summarizeOperations } from './report.ts';
-
-/** One consumer a finding breaks or warns: `billing-svc 2.3.0`, and the use that shows it. */
-export interface LiveConsumer {
-  consumer: string;
-  verdict: 'breaks' | 'warns';
-  operationId: string;
-  evidence: string;
-}
 
 /** A finding as the rule reports it: what the gate makes of it, in the gate's words, with its consumers. */
 export interface LiveFinding {
@@ -32,15 +24,19 @@ export interface LiveFinding {
   text: string;
   /** Who it breaks and what to do (the gate's `consequence`). */
   consequence: string;
-  consumers: LiveConsumer[];
+  consumers: FindingConsumer[];
+  /** The consumers it breaks and warns in a sentence (the gate's), or that it breaks none when it fails and sources are configured. */
+  consumersText: string;
 }
 
 export interface LiveCheck {
   /** The release compared with (none recorded: nothing compared). */
   release?: string;
   findings: LiveFinding[];
-  /** What could not be read: the declarations, a record. */
+  /** What could not be read: the declarations, a consumers' source (each named: the compile reports it as an error of the rule). */
   problems: string[];
+  /** A consumer's break that no finding shows (its record judged against the revision alone), not failed already by the release: `billing-svc 2.3.0: getSpace: …`. */
+  consumerBreaks: string[];
 }
 
 /** A value kept while the files it was read from keep their size and time. */
@@ -68,8 +64,9 @@ function kept<T>(cache: Map<string, Kept<T>>, key: string, stamp: string, read: 
 }
 
 const releases = new Map<string, Kept<Record<string, unknown>>>();
+const baseContracts = new Map<string, Kept<Contract>>();
 const declarationFiles = new Map<string, Kept<ReturnType<typeof readDeclarations>>>();
-const recordSets = new Map<string, Kept<Promise<UsageRecord[]>>>();
+const recordSets = new Map<string, Kept<Promise<ReadConsumers>>>();
 
 /** How long records fetched from a URL are kept before they are fetched again. */
 export const URL_RECORDS_KEPT_MS = 5 * 60_000;
@@ -80,35 +77,22 @@ function recordFiles(source: string): string[] {
   return [source];
 }
 
-/** The usage records `sources` name (folders, files, URLs), one per consumer; kept while their files are the same (a URL's for URL_RECORDS_KEPT_MS). */
-async function usageRecords(sources: readonly string[]): Promise<UsageRecord[]> {
-  if (sources.length === 0) return [];
+/**
+ * The consumers `sources` name (folders, files, URLs; records of every version and Pact files, read against `base`),
+ * by the one reader; kept while their files are the same (a URL's for URL_RECORDS_KEPT_MS). A URL is given up after
+ * URL_WAIT_MS, so that a keystroke's compile is not held, and named as unread.
+ */
+function consumersOf(sources: readonly string[], base: Contract): Promise<ReadConsumers> {
+  if (sources.length === 0) return Promise.resolve({ records: [], unread: [] });
   const local = sources.filter((source) => !/^https?:\/\//.test(source));
   const remote = local.length < sources.length ? `\n@${Math.floor(Date.now() / URL_RECORDS_KEPT_MS)}` : '';
-  // The folder's own stamp too: a record added or removed changes it.
+  // The folder's own stamp too: a record added or removed changes it; and the release, which the pacts are read against.
   const key = sources.join('\n');
-  const records = kept(recordSets, key, stampOf([...local, ...local.flatMap(recordFiles)]) + remote, () => readNamedUsage([...sources]).then((entries) => mergeByConsumer(entries)));
-  try {
-    return await records;
-  } catch (error) {
-    recordSets.delete(key);
-    throw error;
-  }
-}
-
-const consumerName = (record: UsageRecord) => [record.consumer.name, record.consumer.version].filter(Boolean).join(' ');
-
-/** The consumers each finding breaks or warns, by the judgement the gate uses; `revision` only when there are records. */
-function consumersOf(findings: readonly Finding[], records: readonly UsageRecord[], revision: Record<string, unknown>): Map<Finding, LiveConsumer[]> {
-  const hits = new Map<Finding, LiveConsumer[]>(findings.map((finding) => [finding, []]));
-  if (records.length === 0) return hits;
-  const contract = loadContract(revision as OpenApiDocument);
-  for (const record of records) {
-    for (const effect of judgeConsumer(findings, record, contract).effects) {
-      hits.get(effect.finding)!.push({ consumer: consumerName(record), verdict: effect.verdict as LiveConsumer['verdict'], operationId: effect.operationId!, evidence: effect.evidence });
-    }
-  }
-  return hits;
+  const stamp = stampOf([...local, ...local.flatMap(recordFiles)]) + remote + `\n${contractIdentity(base).sha256}`;
+  const read = kept(recordSets, key, stamp, () => readConsumers(sources, { base, waitMs: URL_WAIT_MS }));
+  // What was unread is read again next time.
+  void read.then(({ unread }) => unread.length > 0 && recordSets.delete(key));
+  return read;
 }
 
 const OUTCOME = (entry: Judged): LiveFinding['outcome'] | undefined => {
@@ -128,40 +112,38 @@ export const hasRelease = (root: string): boolean => listReleases(root).length >
  */
 export async function checkAgainstRelease(root: string, revision: Record<string, unknown>, consumerSources: readonly string[] = []): Promise<LiveCheck> {
   const release = listReleases(root).at(-1);
-  if (!release) return { findings: [], problems: [] };
+  if (!release) return { findings: [], problems: [], consumerBreaks: [] };
   const base = kept(releases, release.document, stampOf([release.document]), () => parseYaml(readFileSync(release.document, 'utf8'), root) as Record<string, unknown>);
   const declarationsFile = locations(root).declarations;
   const declared = kept(declarationFiles, declarationsFile, stampOf([declarationsFile]), () => readDeclarations(declarationsFile));
   const problems = declared.problems.map((problem) => `spec/breaking-changes.yaml: ${problem}`);
-  let records: UsageRecord[] = [];
-  try {
-    records = await usageRecords(consumerSources.map((source) => (/^https?:\/\//.test(source) ? source : path.resolve(root, source))));
-  } catch (error) {
-    problems.push(`consumers' records: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const baseContract = kept(baseContracts, release.document, stampOf([release.document]), () => loadContract(structuredClone(base) as OpenApiDocument));
+  const { records, unread } = await consumersOf(
+    consumerSources.map((source) => (/^https?:\/\//.test(source) ? source : path.resolve(root, source))),
+    baseContract,
+  );
+  problems.push(...unread.map((line) => `a consumers' source was not read: ${line}`));
   // As scripts/generate.ts writes it: the emitter has no option for the dialect.
   if (revision.jsonSchemaDialect === undefined) revision = { ...revision, jsonSchemaDialect: SCHEMA_DIALECT };
   const findings = compareDocuments(base, revision);
   const verdict = evaluateGate(findings, { baseVersion: versionOf(base), revisionVersion: versionOf(revision), declarations: declared.declarations });
   const chosen = verdict.judged.filter((entry) => OUTCOME(entry) !== undefined);
-  const hits = consumersOf(
+  const judged = judgeConsumerVerdicts(
     chosen.map((entry) => entry.finding),
     records,
-    revision,
+    records.length > 0 ? { revision: loadContract(revision as OpenApiDocument), base: baseContract } : {},
   );
+  const more = `npm run check:breaking -- ${consumerSources.map((source) => `--consumers ${source}`).join(' ')} lists them all`;
   const live = chosen.flatMap((entry): LiveFinding[] => {
     const outcome = OUTCOME(entry)!;
-    const consumers = hits.get(entry.finding)!;
+    const consumers = judged.byFinding.get(entry.finding)!;
     if (outcome === 'warning' && consumers.length === 0) return [];
     const { finding } = entry;
-    return [{ finding, outcome, consumers, consequence: consequence(finding), text: `${severityLabel(entry)} ${finding.rule}: ${finding.message} (${showOperations(finding).replace(/ {2}/g, ' ')})` }];
+    const consumersText = consumersSentence(consumers, consumerSources.length > 0 && outcome === 'fails', { unread: unread.length > 0, more });
+    return [{ finding, outcome, consumers, consumersText, consequence: consequence(finding), text: `${severityLabel(entry)} ${finding.rule}: ${finding.message} (${showOperations(finding).replace(/ {2}/g, ' ')})` }];
   });
-  return { release: release.version, findings: live, problems };
-}
-
-/** The consumers a finding names, as one clause: `breaks billing-svc 2.3.0: sent "admin" at /role (updateMember)`; none when no consumer uses it. */
-export function consumersClause(consumers: readonly LiveConsumer[]): string {
-  return consumers.map((hit) => `${hit.verdict} ${hit.consumer}: ${hit.evidence} (${hit.operationId})`).join('; ');
+  const consumerBreaks = judged.consumers.flatMap((outcome) => outcome.breaks.filter((use) => use.foundBy === 'record' && use.baseAlreadyFailed !== true).map((use) => `${outcome.consumer}: ${use.line}`));
+  return { release: release.version, findings: live, problems, consumerBreaks };
 }
 
 /** A deprecated operation, parameter or field of the document, and the known consumers that still call, send or read it. */

@@ -1,16 +1,16 @@
 // can-i-deploy (docs/consumers.md, "can-i-deploy"): whether a consumer can deploy against a contract. A record is
 // judged against contract Y alone (record-judgement.ts: does Y still accept what it sent and guarantee what it read);
 // when the contract it was made against, X, is found (by the record's contract version and SHA-256 among the
-// releases, or given), the change X → Y is judged too, by the judgement the gate makes (judgement.ts), and what the
-// record alone shows is added for operations the change judgement finds no break in.
+// releases, or given), the change X → Y is judged too: both by the one owner of a consumer's verdict (verdict.ts), which
+// the gate and the contract's rule call too.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { load, CORE_SCHEMA } from 'js-yaml';
 import { compareDocuments, type Finding } from '../../compare/index.ts';
 import { contractIdentity } from '../records/consumer.ts';
 import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from '../contract/contract.ts';
-import { foundBy, judgeConsumer, mergeJudgements, type ConsumerVerdict } from './judgement.ts';
-import { judgeRecord } from './record-judgement.ts';
+import type { ConsumerVerdict } from './judgement.ts';
+import { judgeConsumerVerdicts } from './verdict.ts';
 import { mergeNamedUsage, type NamedUsage, type UsageRecord, UsageRecordError } from '../records/usage-format.ts';
 import { mergeByConsumer } from '../records/usage-merge.ts';
 import { isNamedPact, type NamedPact, readUsageSources, withPactsRead } from '../records/usage-sources.ts';
@@ -124,18 +124,15 @@ function findingsOf(base: Contract, revision: Contract): Finding[] {
  * operations the change breaks nothing in.
  */
 export function judgeDeploy(record: UsageRecord, contract: Contract, recorded: RecordedContract): DeployJudgement {
-  const direct = judgeRecord(record, contract);
-  const directLine = (hit: { operationId: string; what: string }) => `${hit.operationId}: ${hit.what} (judged against the contract alone)`;
-  if ('why' in recorded) {
-    return { verdict: direct.breaks.length > 0 ? 'breaks' : 'untouched', judgedBy: { record: recorded.why }, breaks: direct.breaks.map(directLine), warnings: [], notes: direct.notes };
-  }
-  const merged = mergeJudgements(judgeConsumer(findingsOf(recorded.contract, contract), record, contract), direct, judgeRecord(record, recorded.contract));
+  const known = !('why' in recorded);
+  const findings = known ? findingsOf(recorded.contract, contract) : [];
+  const [outcome] = judgeConsumerVerdicts(findings, [record], { revision: contract, ...(known ? { base: recorded.contract } : {}), against: 'the contract' }).consumers;
   return {
-    verdict: merged.verdict,
-    judgedBy: { change: recorded.label },
-    breaks: merged.breaks.map((use) => `${use.line}${foundBy(use, 'the contract')}`),
-    warnings: merged.warnings.map((use) => use.line),
-    notes: merged.notes,
+    verdict: known ? outcome!.verdict : outcome!.breaks.length > 0 ? 'breaks' : 'untouched',
+    judgedBy: known ? { change: recorded.label } : { record: recorded.why },
+    breaks: outcome!.breaks.map((use) => use.line),
+    warnings: known ? outcome!.warnings.map((use) => use.line) : [],
+    notes: outcome!.notes,
   };
 }
 

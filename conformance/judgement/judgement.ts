@@ -6,7 +6,7 @@
 import { compareDocuments, type Finding } from '../../compare/index.ts';
 import { RULES, type Rule, type RuleId } from '../../compare/rules.ts';
 import { type Contract, loadContract, type OpenApiDocument } from '../contract/contract.ts';
-import { fieldSchemas, parameterFor, type RecordJudgement, refusal } from './record-judgement.ts';
+import { fieldSchemas, parameterFor, refusal } from './record-judgement.ts';
 import type { OperationUsage, ResponseUsage, UsageRecord } from '../records/usage-format.ts';
 
 /** What a change does to a consumer. */
@@ -599,56 +599,6 @@ export function judgeConsumer(findings: readonly Finding[], record: UsageRecord,
 /** The judgement of the change from `base` to `revision` (two OpenAPI documents) for one consumer. */
 export function judgeChange(base: unknown, revision: unknown, record: UsageRecord): ConsumerJudgement {
   return judgeConsumer(compareDocuments(base, revision), record, loadContract(revision as OpenApiDocument));
-}
-
-// ---- the two judgements, one verdict ---------------------------------------------------------------------------
-
-/** A break or warning of one consumer, as a line (`getSpace: … (rule); evidence`), and the judgement that found it. */
-export interface ConsumerUse {
-  operationId: string;
-  line: string;
-  /** `change`: the change judgement; `record`: the record judged against the revision alone, where the change showed no break. */
-  by: 'change' | 'record';
-  /** For a break the record alone found: whether the record breaks in that operation against the base too (the base already failed it). */
-  alreadyAtBase?: boolean;
-}
-
-/** One consumer's verdict from both judgements: a break either finds is a break; warnings only the change shows. */
-export interface MergedJudgement {
-  consumer: UsageRecord['consumer'];
-  verdict: ConsumerVerdict;
-  breaks: ConsumerUse[];
-  warnings: ConsumerUse[];
-  /** Where the record held too little to judge all of it (a version-1 record). */
-  notes: string[];
-}
-
-/** An effect as a line: `getSpace: \`Space.title\`: removed (response-property-removed); response field /title received (…)`. */
-export const effectLine = (effect: Effect): string => `${effect.operationId}: ${effect.finding.message} (${effect.finding.rule}); ${effect.evidence}`;
-
-/**
- * The change judgement and the record judged against the revision alone, merged: the change's breaks and warnings,
- * and the record's breaks in the operations where the change breaks nothing (the two agree on breaks a change makes,
- * so these are what no change shows: a base that already failed the record, which `atBase`, the record judged
- * against the base, tells).
- */
-export function mergeJudgements(change: ConsumerJudgement, direct: RecordJudgement, atBase?: RecordJudgement): MergedJudgement {
-  const changeBreaks = change.effects.filter((effect) => effect.verdict === 'breaks');
-  const broken = new Set(changeBreaks.map((effect) => effect.operationId));
-  const failedAtBase = new Set((atBase?.breaks ?? []).map((hit) => hit.operationId));
-  const added: ConsumerUse[] = direct.breaks
-    .filter((hit) => !broken.has(hit.operationId))
-    .map((hit) => ({ operationId: hit.operationId, line: `${hit.operationId}: ${hit.what}`, by: 'record', ...(atBase ? { alreadyAtBase: failedAtBase.has(hit.operationId) } : {}) }));
-  const breaks: ConsumerUse[] = [...changeBreaks.map((effect) => ({ operationId: effect.operationId!, line: effectLine(effect), by: 'change' as const })), ...added];
-  const warnings = change.effects.filter((effect) => effect.verdict === 'warns').map((effect) => ({ operationId: effect.operationId!, line: effectLine(effect), by: 'change' as const }));
-  return { consumer: change.consumer, verdict: breaks.length > 0 ? 'breaks' : warnings.length > 0 ? 'warns' : 'untouched', breaks, warnings, notes: direct.notes };
-}
-
-/** How a break the record alone found is told from the change's: which judgement found it, and why the change did not. */
-export function foundBy(use: ConsumerUse, against = 'the revision'): string {
-  if (use.by === 'change') return '';
-  const why = use.alreadyAtBase === true ? 'it breaks against the base too: the base already failed it' : use.alreadyAtBase === false ? 'the change judgement did not find it' : '';
-  return ` (found by its record judged against ${against} alone${why ? `; ${why}` : ''})`;
 }
 
 /** A row of a family, by ids: for the table and the corpus. */

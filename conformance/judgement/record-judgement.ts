@@ -9,11 +9,27 @@ import type { Facts, OperationUsage, UsageRecord } from '../records/usage-format
 
 /** What the record shows the contract no longer accepts or guarantees, and where a version-1 record made it judge less. */
 export interface RecordJudgement {
-  /** Each break: `operationId: what` . */
-  breaks: { operationId: string; what: string }[];
+  /** Each break: the operation, what the contract no longer accepts or guarantees (`code`, at `pointer`: a field's JSON pointer, or a parameter's or header's key), in words (`what`). */
+  breaks: RecordBreak[];
   /** What could not be judged for what the record does not hold (a version-1 record). */
   notes: string[];
 }
+
+/** One break a record shows against a contract alone. */
+export interface RecordBreak {
+  operationId: string;
+  code: RecordBreakCode;
+  pointer?: string;
+  what: string;
+}
+
+export type RecordBreakCode =
+  | 'operation-gone' | 'security-changed' | 'parameter-not-accepted' | 'parameter-value-refused' | 'parameter-refuses' | 'parameter-required' | 'default-changed'
+  | 'body-required' | 'body-not-accepted' | 'media-type-not-accepted' | 'request-field-not-accepted' | 'request-value-refused' | 'request-field-refuses'
+  | 'request-field-required' | 'status-gone' | 'header-gone' | 'header-optional' | 'response-media-type-gone' | 'alternative-added' | 'response-field-gone'
+  | 'response-field-optional' | 'response-field-type' | 'response-field-format' | 'response-field-bound';
+
+type Broken = (what: string, code: RecordBreakCode, pointer: string | undefined) => void;
 
 /** A path template with its parameters' names taken out: `/spaces/{}`, so that a renamed path parameter matches. */
 const shapeOfPath = (template: string) => template.replace(/\{[^}]+\}/g, '{}');
@@ -123,54 +139,54 @@ function requestMediaTypes(contract: Contract, operation: Operation): { required
   return { required: body.required === true, mediaTypes: Object.keys(body.content ?? {}) };
 }
 
-function judgeRequest(contract: Contract, operation: Operation, usage: OperationUsage, broken: (what: string) => void): void {
+function judgeRequest(contract: Contract, operation: Operation, usage: OperationUsage, broken: Broken): void {
   for (const [key, used] of Object.entries(usage.parameters)) {
     const declared = parameterFor(operation, key, usage.path);
     if (!declared) {
-      broken(`it sends parameter ${key}, no longer accepted`);
+      broken(`it sends parameter ${key}, no longer accepted`, 'parameter-not-accepted', key);
       continue;
     }
     const schemas = declared.schema ? [declared.schema] : [];
     const items = schemas.flatMap((schema) => alternatives(contract, schema).flatMap((each) => (each.items ? [each.items as Schema] : [])));
-    for (const value of used.values ?? []) if (!allows(contract, schemas, value) && (items.length === 0 || !allows(contract, items, value))) broken(`it sent ${JSON.stringify(value)} as parameter ${key}, no longer accepted`);
+    for (const value of used.values ?? []) if (!allows(contract, schemas, value) && (items.length === 0 || !allows(contract, items, value))) broken(`it sent ${JSON.stringify(value)} as parameter ${key}, no longer accepted`, 'parameter-value-refused', key);
     const why = schemas.length > 0 ? refusal(contract, schemas, used) : undefined;
-    if (why && (items.length === 0 || refusal(contract, items, used))) broken(`parameter ${key} refuses what it sends: ${why}`);
+    if (why && (items.length === 0 || refusal(contract, items, used))) broken(`parameter ${key} refuses what it sends: ${why}`, 'parameter-refuses', key);
   }
   for (const parameter of operation.parameters) {
     if (!parameter.required || parameter.in === 'path') continue;
     const sent = Object.keys(usage.parameters).some((key) => parameterFor(operation, key, usage.path) === parameter);
-    if (!sent) broken(`parameter ${parameter.in}.${parameter.name} is now required, and it does not send it`);
+    if (!sent) broken(`parameter ${parameter.in}.${parameter.name} is now required, and it does not send it`, 'parameter-required', `${parameter.in}.${parameter.name}`);
   }
   for (const [key, relied] of Object.entries(usage.defaults ?? {})) {
     const declared = parameterFor(operation, key, usage.path);
     // A parameter it also sends it knows how to say itself, as the change judgement holds.
     if (!declared || key in usage.parameters) continue;
     const now = alternatives(contract, declared.schema).find((schema) => 'default' in schema)?.default;
-    if (JSON.stringify(now) !== JSON.stringify(relied)) broken(`it leaves parameter ${key} out, relying on its default ${JSON.stringify(relied)}, which is now ${now === undefined ? 'gone' : JSON.stringify(now)}`);
+    if (JSON.stringify(now) !== JSON.stringify(relied)) broken(`it leaves parameter ${key} out, relying on its default ${JSON.stringify(relied)}, which is now ${now === undefined ? 'gone' : JSON.stringify(now)}`, 'default-changed', key);
   }
   const bodySent = usage.mediaTypes.length > 0 || Object.keys(usage.body).length > 0;
   const body = requestMediaTypes(contract, operation);
   if (!bodySent) {
-    if (body?.required) broken('it sends no body, and one is now required');
+    if (body?.required) broken('it sends no body, and one is now required', 'body-required', '');
     return;
   }
   if (!body) {
-    broken('it sends a body, and the operation no longer takes one');
+    broken('it sends a body, and the operation no longer takes one', 'body-not-accepted', '');
     return;
   }
-  for (const mediaType of usage.mediaTypes) if (!body.mediaTypes.includes(mediaType)) broken(`it sends ${mediaType}, no longer accepted (it accepts ${body.mediaTypes.join(', ')})`);
+  for (const mediaType of usage.mediaTypes) if (!body.mediaTypes.includes(mediaType)) broken(`it sends ${mediaType}, no longer accepted (it accepts ${body.mediaTypes.join(', ')})`, 'media-type-not-accepted', '');
   const root = operation.body?.schema;
   if (!root) return;
   const objects = new Set<string>(['']);
   for (const [pointer, used] of Object.entries(usage.body)) {
     const schemas = fieldSchemas(contract, root, pointer);
     if (schemas.length === 0) {
-      broken(`it sends request field ${pointer}, no longer accepted`);
+      broken(`it sends request field ${pointer}, no longer accepted`, 'request-field-not-accepted', pointer);
       continue;
     }
-    for (const value of used.values ?? []) if (!allows(contract, schemas, value)) broken(`it sent ${JSON.stringify(value)} at request field ${pointer}, no longer accepted`);
+    for (const value of used.values ?? []) if (!allows(contract, schemas, value)) broken(`it sent ${JSON.stringify(value)} at request field ${pointer}, no longer accepted`, 'request-value-refused', pointer);
     const why = refusal(contract, schemas, used);
-    if (why) broken(`request field ${pointer} refuses what it sends: ${why}`);
+    if (why) broken(`request field ${pointer} refuses what it sends: ${why}`, 'request-field-refuses', pointer);
     if (used.types?.includes('object')) objects.add(pointer);
     const parent = pointer.slice(0, pointer.lastIndexOf('/'));
     if (!pointer.endsWith('/*')) objects.add(parent);
@@ -178,38 +194,38 @@ function judgeRequest(contract: Contract, operation: Operation, usage: Operation
   for (const object of objects) {
     for (const key of requiredKeys(contract, schemasAt(contract, root, object))) {
       const pointer = `${object}/${segment(key)}`;
-      if (!(pointer in usage.body)) broken(`request field ${pointer} is now required, and it does not send it`);
+      if (!(pointer in usage.body)) broken(`request field ${pointer} is now required, and it does not send it`, 'request-field-required', pointer);
     }
   }
 }
 
-function judgeSecurity(contract: Contract, operation: Operation, usage: OperationUsage, broken: (what: string) => void): void {
+function judgeSecurity(contract: Contract, operation: Operation, usage: OperationUsage, broken: Broken): void {
   // A use that never carried credentials (a test of the refusal of the unauthenticated) tells nothing of a scheme.
   if (usage.security === undefined || usage.security.length === 0) return;
   const requirements = securityOf(contract, operation);
   if (requirements.length === 0) return;
   const met = requirements.some((requirement) => Object.keys(requirement).every((scheme) => usage.security!.includes(scheme)));
   if (!met) {
-    broken(`it authenticated with ${usage.security.join(' and ')}, and the operation now requires ${requirements.map((requirement) => Object.keys(requirement).join(' and ') || 'none').join(' or ')}`);
+    broken(`it authenticated with ${usage.security.join(' and ')}, and the operation now requires ${requirements.map((requirement) => Object.keys(requirement).join(' and ') || 'none').join(' or ')}`, 'security-changed', undefined);
   }
 }
 
-function judgeResponses(contract: Contract, operation: Operation, usage: OperationUsage, broken: (what: string) => void): void {
+function judgeResponses(contract: Contract, operation: Operation, usage: OperationUsage, broken: Broken): void {
   for (const [key, answer] of Object.entries(usage.responses)) {
     const [statusText, mediaType] = key.split(' ') as [string, string | undefined];
     const status = Number(statusText);
     const declared = declaredResponse(operation, status);
     if (!declared) {
       // A status no longer declared that it received as an error can only be received less; a success that is gone comes as another.
-      if (/^2/.test(statusText)) broken(`it received ${statusText}, which the operation no longer answers (it answers ${operation.successStatuses.join(', ') || 'no success'})`);
+      if (/^2/.test(statusText)) broken(`it received ${statusText}, which the operation no longer answers (it answers ${operation.successStatuses.join(', ') || 'no success'})`, 'status-gone', undefined);
       continue;
     }
     const headers = declared.response.headers;
-    for (const header of answer.headers ?? []) if (!(header in headers)) broken(`it received header ${header} with ${statusText}, no longer declared`);
-    for (const header of answer.requiredHeaders ?? []) if (header in headers && headers[header]!.required !== true) broken(`header ${header} of ${statusText} may now be absent`);
+    for (const header of answer.headers ?? []) if (!(header in headers)) broken(`it received header ${header} with ${statusText}, no longer declared`, 'header-gone', `header.${header}`);
+    for (const header of answer.requiredHeaders ?? []) if (header in headers && headers[header]!.required !== true) broken(`header ${header} of ${statusText} may now be absent`, 'header-optional', `header.${header}`);
     if (!mediaType) continue;
     if (!declared.response.contentTypes.includes(mediaType)) {
-      broken(`it received ${statusText} as ${mediaType}, no longer given (it is given as ${declared.response.contentTypes.join(', ') || 'no body'})`);
+      broken(`it received ${statusText} as ${mediaType}, no longer given (it is given as ${declared.response.contentTypes.join(', ') || 'no body'})`, 'response-media-type-gone', undefined);
       continue;
     }
     const schema = responseSchema(contract, operation, status, mediaType);
@@ -220,27 +236,27 @@ function judgeResponses(contract: Contract, operation: Operation, usage: Operati
       // The members it could have been when recorded: `choices` (a record before them: the members it names).
       const known = [...names, ...(answer.choices?.[place] ?? [])];
       const added = schemasAt(contract, schema, place).flatMap((each) => choiceNames(contract, each)).filter((name) => !known.includes(name));
-      if (added.length > 0) broken(`${place === '' ? 'the answer' : `response field ${place}`} (${key}) may now be ${[...new Set(added)].join(', ')}, an alternative it never could be`);
+      if (added.length > 0) broken(`${place === '' ? 'the answer' : `response field ${place}`} (${key}) may now be ${[...new Set(added)].join(', ')}, an alternative it never could be`, 'alternative-added', place);
     }
     for (const pointer of used) {
       const where = `response field ${pointer || 'the body'} (${key})`;
       if (pointer !== '' && schemasAt(contract, schema, pointer).length === 0) {
-        broken(`${where}, which its code ${answer.read ? 'reads' : 'received'}, is gone`);
+        broken(`${where}, which its code ${answer.read ? 'reads' : 'received'}, is not in what the contract answers`, 'response-field-gone', pointer);
         continue;
       }
       const promised = answer.promised?.[pointer];
       if (!promised) continue;
       const now = promiseAt(contract, schema, pointer);
-      if (promised.required && !requiredInParent(contract, schema, pointer)) broken(`${where} may now be absent (an answer may now lack it)`);
+      if (promised.required && !requiredInParent(contract, schema, pointer)) broken(`${where} may now be absent (an answer may now lack it)`, 'response-field-optional', pointer);
       const handled = [...(promised.types ?? []), ...(answer.facts?.[pointer]?.types ?? [])];
       if (promised.types) {
         const other = now.types ? now.types.filter((type) => !typeAllowed(handled, type)) : ['any type'];
-        if (other.length > 0) broken(`${where} may now be ${other.join(', ')}, where it was ${promised.types.join(', ')}`);
+        if (other.length > 0) broken(`${where} may now be ${other.join(', ')}, where it was ${promised.types.join(', ')}`, 'response-field-type', pointer);
       }
-      if (promised.format !== undefined && now.format !== promised.format) broken(`${where} now has format ${now.format ?? 'none'}, where it had ${promised.format}`);
-      if (promised.maximum !== undefined && (now.maximum === undefined || now.maximum > promised.maximum)) broken(`${where} may now be above ${promised.maximum}`);
-      if (promised.minimum !== undefined && (now.minimum === undefined || now.minimum < promised.minimum)) broken(`${where} may now be below ${promised.minimum}`);
-      if (promised.maxLength !== undefined && (now.maxLength === undefined || now.maxLength > promised.maxLength)) broken(`${where} may now be longer than ${promised.maxLength}`);
+      if (promised.format !== undefined && now.format !== promised.format) broken(`${where} now has format ${now.format ?? 'none'}, where it had ${promised.format}`, 'response-field-format', pointer);
+      if (promised.maximum !== undefined && (now.maximum === undefined || now.maximum > promised.maximum)) broken(`${where} may now be above ${promised.maximum}`, 'response-field-bound', pointer);
+      if (promised.minimum !== undefined && (now.minimum === undefined || now.minimum < promised.minimum)) broken(`${where} may now be below ${promised.minimum}`, 'response-field-bound', pointer);
+      if (promised.maxLength !== undefined && (now.maxLength === undefined || now.maxLength > promised.maxLength)) broken(`${where} may now be longer than ${promised.maxLength}`, 'response-field-bound', pointer);
     }
   }
 }
@@ -267,10 +283,10 @@ function v1Notes(record: UsageRecord): string[] {
 export function judgeRecord(record: UsageRecord, contract: Contract): RecordJudgement {
   const breaks: RecordJudgement['breaks'] = [];
   for (const [operationId, usage] of Object.entries(record.operations)) {
-    const broken = (what: string) => breaks.push({ operationId, what });
+    const broken: Broken = (what, code, pointer) => breaks.push({ operationId, code, ...(pointer === undefined ? {} : { pointer }), what });
     const operation = operationFor(contract, operationId, usage);
     if (!operation) {
-      broken(usage.method && usage.path ? `${usage.method.toUpperCase()} ${usage.path} is no longer an operation` : 'the operation is gone');
+      broken(usage.method && usage.path ? `${usage.method.toUpperCase()} ${usage.path} is no operation of the contract` : 'it is no operation of the contract', 'operation-gone', undefined);
       continue;
     }
     judgeSecurity(contract, operation, usage, broken);

@@ -169,9 +169,14 @@ function mergeLists<T extends string | number | boolean>(into: Record<string, T[
   return merged;
 }
 
+/**
+ * Two answers' uses merged, never relying on less than either: a use without `read` (the harness's, the proxy's, a
+ * pact's) relies on every field it received, so merged with one that knows its reads (the typed client's), what it
+ * received counts as read.
+ */
 function mergeResponse(into: ResponseUsage, from: ResponseUsage): void {
+  if (from.read || into.read) into.read = sortedUnion(into.read ?? into.present, from.read ?? from.present);
   into.present = sortedUnion(into.present, from.present);
-  if (from.read || into.read) into.read = sortedUnion(into.read, from.read);
   const values = mergeLists(into.values, from.values);
   if (values) into.values = values;
   const schemas = mergeLists(into.schemas, from.schemas);

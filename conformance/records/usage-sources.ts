@@ -30,24 +30,77 @@ function parseSource(text: string, source: string): NamedSource {
   return { record: parseUsageRecord(text, source), source };
 }
 
-/** Each usage record or Pact file `sources` name (a folder of `.json` files, a file, or an http(s) URL), with where it came from. */
-export async function readUsageSources(sources: string[]): Promise<NamedSource[]> {
-  const entries: NamedSource[] = [];
-  const read = (text: string, source: string) => entries.push(parseSource(text, source));
-  for (const source of sources) {
-    if (/^https?:\/\//.test(source)) {
-      const answer = await fetch(source, { signal: AbortSignal.timeout(30_000) }).catch((error: Error) => {
-        throw new Error(`${source}: ${error.message}`);
-      });
-      if (!answer.ok) throw new Error(`${source}: answered ${answer.status}`);
-      read(await answer.text(), source);
-    } else if (statSync(source, { throwIfNoEntry: false })?.isDirectory()) {
-      for (const file of readdirSync(source).filter((name) => name.endsWith('.json')).sort()) read(readFileSync(path.join(source, file), 'utf8'), path.join(source, file));
-    } else {
-      read(readFileSync(source, 'utf8'), source);
-    }
+/** How long a URL is waited for before it is given up and named as unread (the editor's compile waits this at most). */
+export const URL_WAIT_MS = 3_000;
+
+/** What a source is when it cannot be read: a message naming it. */
+const unreadOf = (source: string, error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof UsageRecordError || message.includes(source) ? message : `${source}: ${message}`;
+};
+
+/** The records and Pact files one source names (a folder's `.json` files, a file, or an http(s) URL). */
+async function readSource(source: string, waitMs: number): Promise<NamedSource[]> {
+  if (/^https?:\/\//.test(source)) {
+    const answer = await fetch(source, { signal: AbortSignal.timeout(waitMs) }).catch((error: Error) => {
+      throw new Error(`${source}: ${error.name === 'TimeoutError' ? `no answer within ${waitMs / 1000} s` : error.message}`);
+    });
+    if (!answer.ok) throw new Error(`${source}: answered ${answer.status}`);
+    return [parseSource(await answer.text(), source)];
   }
+  const stats = statSync(source, { throwIfNoEntry: false });
+  if (!stats) throw new Error(`${source}: no such file or folder`);
+  if (!stats.isDirectory()) return [parseSource(readFileSync(source, 'utf8'), source)];
+  return readdirSync(source)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => parseSource(readFileSync(path.join(source, name), 'utf8'), path.join(source, name)));
+}
+
+/**
+ * THE reader of consumers' sources: each usage record or Pact file `sources` name, with where it came from, and each
+ * source that could not be read (missing, unanswered within `waitMs`, not JSON, not a record), a line naming it.
+ */
+export async function readSources(sources: readonly string[], waitMs = 30_000): Promise<{ entries: NamedSource[]; unread: string[] }> {
+  const read = await Promise.all(sources.map((source) => readSource(source, waitMs).then((entries) => ({ entries }), (error: unknown) => ({ unread: unreadOf(source, error) }))));
+  return { entries: read.flatMap((each) => ('entries' in each ? each.entries : [])), unread: read.flatMap((each) => ('unread' in each ? [each.unread] : [])) };
+}
+
+/** Each usage record or Pact file `sources` name, with where it came from; the first source that cannot be read is an error naming it. */
+export async function readUsageSources(sources: string[]): Promise<NamedSource[]> {
+  const { entries, unread } = await readSources(sources);
+  if (unread[0]) throw new Error(unread[0]);
   return entries;
+}
+
+/** The consumers the sources name, and every source or Pact file that could not be read or placed, named. */
+export interface ReadConsumers {
+  records: UsageRecord[];
+  unread: string[];
+}
+
+/**
+ * The consumers `sources` name, one record each (a consumer's records merged, `merged` hearing of it), as the gate, the
+ * editor's rule and can-i-deploy read them: a Pact file read against `base` (the contract the change starts from,
+ * whose operations the findings name), else `revision`. Never silent: a source that cannot be read, a Pact file that
+ * cannot be placed (no contract), records that do not merge: each a line of `unread` naming it.
+ */
+export async function readConsumers(
+  sources: readonly string[],
+  options: { base?: Contract; revision?: Contract; waitMs?: number; note?: (line: string) => void; merged?: (consumer: string, sources: string[]) => void } = {},
+): Promise<ReadConsumers> {
+  const { entries, unread } = await readSources(sources, options.waitMs);
+  const contract = options.base ?? options.revision;
+  const placed = entries.filter((entry) => {
+    if (!isNamedPact(entry) || contract) return true;
+    unread.push(`${entry.source}: a Pact file, read as a record against a contract, and none was given`);
+    return false;
+  });
+  try {
+    return { records: mergeByConsumer(withPactsRead(placed, contract!, options.note), options.merged), unread };
+  } catch (error) {
+    return { records: [], unread: [...unread, unreadOf('consumers', error)] };
+  }
 }
 
 /**
@@ -62,23 +115,4 @@ export function withPactsRead(entries: readonly NamedSource[], contract: Contrac
     for (const line of unmatched) note(`${entry.source}: ${line}`);
     return { record, source: entry.source };
   });
-}
-
-/**
- * Each usage record `sources` name, with where it came from; a Pact file among them is read against `options.contract`
- * (without one, it is a UsageRecordError: a pact holds no operation ids, only methods and paths).
- */
-export async function readNamedUsage(sources: string[], options: { contract?: Contract; note?: (line: string) => void } = {}): Promise<NamedUsage[]> {
-  const entries = await readUsageSources(sources);
-  const pact = entries.find(isNamedPact);
-  if (pact && !options.contract) throw new UsageRecordError(pact.source, 'a Pact file, read as a record against a contract, and none was given');
-  return withPactsRead(entries, options.contract!, options.note);
-}
-
-/**
- * The usage records a `--consumers` source names, one per consumer: its records among them merged into one (`merged`
- * hears of each consumer that had several), or a UsageRecordError naming two that do not merge.
- */
-export async function readUsageRecords(sources: string[], merged?: (consumer: string, sources: string[]) => void, options: { contract?: Contract; note?: (line: string) => void } = {}): Promise<UsageRecord[]> {
-  return mergeByConsumer(await readNamedUsage(sources, options), merged);
 }

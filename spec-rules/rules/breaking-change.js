@@ -53,16 +53,12 @@ export async function emittedDocument(program) {
 }
 
 /**
- * A finding in one sentence: the gate's words, the consumers it breaks or warns (none named when no consumer uses
- * it), who it breaks and what to do.
+ * A finding in one sentence: the gate's words, the consumers it breaks or warns as the gate says it (the first few,
+ * and how many more), who it breaks and what to do.
  * @param {LiveFinding} entry
- * @param {boolean} withConsumers  whether records are configured
- * @param {Live["consumersClause"]} clause
  */
-export function sentence(entry, withConsumers, clause) {
-  const named = clause(entry.consumers);
-  const consumers = named ? ` Consumers: ${named}.` : withConsumers && entry.outcome === "fails" ? " It breaks no known consumer." : "";
-  return `${entry.text}.${consumers} ${entry.consequence}`;
+export function sentence(entry) {
+  return `${entry.text}.${entry.consumersText ? ` ${entry.consumersText}` : ""} ${entry.consequence}`;
 }
 
 /** `file:line` of a target, relative to the project (for the information lines, which carry no location of their own). */
@@ -106,6 +102,7 @@ export const breakingChangeRule = createRule({
   messages: {
     default: paramMessage`${"finding"} Undo it, or declare it in spec/breaking-changes.yaml with its reason (npm run check:breaking prints the entry).`,
     problem: paramMessage`The comparison with the last release cannot run: ${"problem"}.`,
+    consumer: paramMessage`A consumer's record shows a break no finding accounts for: ${"line"}.`,
   },
   optionSchema: {
     type: "object",
@@ -127,6 +124,7 @@ export const breakingChangeRule = createRule({
         if (!released) return;
         const checked = await gate.checkAgainstRelease(program.projectRoot, document, consumers);
         for (const problem of checked.problems) context.reportDiagnostic({ target: NoTarget, messageId: "problem", format: { problem } });
+        for (const line of checked.consumerBreaks) context.reportDiagnostic({ target: NoTarget, messageId: "consumer", format: { line } });
         // Loud where it matters, quiet on what was decided: each failing change once (an error), then the warnings that
         // touch a known consumer, then the declared breaks as one line with their count (trace lines).
         const report = gate.liveReport(checked);
@@ -134,7 +132,7 @@ export const breakingChangeRule = createRule({
         const reported = new Set();
         const once = (/** @type {LiveFinding} */ entry, /** @type {(target: DiagnosticTarget, finding: string) => void} */ say) => {
           const target = originOf(program, document, entry.finding);
-          const finding = sentence(entry, consumers.length > 0, gate.consumersClause);
+          const finding = sentence(entry);
           if (reported.has(`${finding}\0${lineOf(program, target)}`)) return;
           reported.add(`${finding}\0${lineOf(program, target)}`);
           say(target, finding);

@@ -103,15 +103,19 @@ test('with the base, a break only the record judged against the contract alone s
   expect(await deploy('--usage', file, '--contract', files.released, '--releases', releases)).toEqual({
     code: 1,
     out: [
-      '✗ updateSpace: response field /legacy (200 application/json), which its code received, is gone (found by its record judged against the contract alone; it breaks against the base too: the base already failed it)',
+      '✗ updateSpace: response field /legacy (200 application/json), which its code received, is not in what the contract answers (found by its record judged against the contract alone; the base already failed it)',
       `can-i-deploy: legacy cannot deploy against ${files.released}: ✗ 1 break ${judgedAgainst}`,
       '',
     ].join('\n'),
     err: '',
   });
-  // Where the change breaks the operation too, its break is the one named.
+  // Where the change breaks the operation too, each break is named once: the change's (which the record judgement
+  // finds too, so it is told as the change's), and the one the base already failed.
   const gone = await deploy('--usage', file, '--contract', files.noTitle, '--releases', releases);
-  expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual(['✗ updateSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)']);
+  expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual([
+    '✗ updateSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)',
+    '✗ updateSpace: response field /legacy (200 application/json), which its code received, is not in what the contract answers (found by its record judged against the contract alone; the base already failed it)',
+  ]);
 });
 
 test('an enumeration that lost a value a consumer sent breaks that consumer alone', async () => {
@@ -129,7 +133,7 @@ test('where the contract a record was made against is not among the releases, it
   expect(gone.out).toBe(
     [
       `can-i-deploy: reader: the contract its record was made against (1.0.0, SHA-256 ${sha}…) is not release 1.0.0 in ${PACKAGE_RELEASES}, whose document differs: its record judged against the contract alone, whether it still accepts what the consumer sent and guarantees what it read (--base names the contract it was made against; a change to an enumeration it reads can only be told with it)`,
-      '✗ updateSpace: response field /title (200 application/json), which its code received, is gone (judged against the contract alone)',
+      '✗ updateSpace: response field /title (200 application/json), which its code received, is not in what the contract answers (judged against the contract alone)',
       `can-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break (record alone)`,
       '',
     ].join('\n'),
@@ -218,7 +222,7 @@ test('a contract named by its release version: from a folder or a URL of release
   const ghostFile = path.join(scratch, 'ghost.json');
   writeFileSync(ghostFile, JSON.stringify(ghost));
   const own = await deploy('--usage', ghostFile, '--contract', first!);
-  expect(own).toMatchObject({ code: 1, out: expect.stringContaining(`✗ noSuchOperation: the operation is gone (judged against the contract alone)\ncan-i-deploy: ghost cannot deploy against ${first}: ✗ 1 break (record alone)\n`) });
+  expect(own).toMatchObject({ code: 1, out: expect.stringContaining(`✗ noSuchOperation: it is no operation of the contract (judged against the contract alone)\ncan-i-deploy: ghost cannot deploy against ${first}: ✗ 1 break (record alone)\n`) });
   // A record made against the release the package carries, by its SHA-256: judged as the change, here none.
   const made = emptyUsage({ name: 'made' }, contractIdentity(loadContract(path.join('generated/releases', first!, 'openapi.yaml'))), 'client');
   const madeFile = path.join(scratch, 'made.json');

@@ -84,7 +84,7 @@ test('can-i-deploy, the consumer form: a pact by URL against the revision alone,
   ]);
   expect(alone.code, alone.stdout + alone.stderr).toBe(1);
   expect(alone.stdout).toContain('title-reader: it is known by Pact files only');
-  expect(alone.stdout).toMatch(/✗ getSpace: response field \/title \(200 application\/json\), which its code reads, is gone \(judged against the contract alone\)/);
+  expect(alone.stdout).toMatch(/✗ getSpace: response field \/title \(200 application\/json\), which its code reads, is not in what the contract answers \(judged against the contract alone\)/);
   expect(based.code).toBe(1);
   expect(based.stdout).toContain(`(the change from ${baseFile}, which its record was made against)`);
   expect(fine.code, fine.stdout).toBe(0);
@@ -99,7 +99,7 @@ test('can-i-deploy, the table: a folder of pacts against the base and the revisi
   expect(cells['title-reader']![baseFile]!.verdict).toBe('untouched');
   expect(cells['title-reader']![revisionFile]!.verdict).toBe('breaks');
   expect(cells['space-viewer']![revisionFile]!.verdict).toBe('breaks');
-  expect(cells['org-reader']![revisionFile]!.breaks).toEqual(['GET /orgs/acme/audit: GET /orgs/acme/audit is no longer an operation (judged against the contract alone)']);
+  expect(cells['org-reader']![revisionFile]!.breaks).toEqual(['GET /orgs/acme/audit: GET /orgs/acme/audit is no operation of the contract (judged against the contract alone)']);
   expect(table.stdout).toContain('"the organization audit" (GET /orgs/acme/audit): no operation of the contract (read against');
 }, 120_000);
 

@@ -45,13 +45,13 @@ describe('a record judged against a contract alone', () => {
   test('operations by method and path template: a new operation id is the same operation, a new path is not', () => {
     expect(whats(recordOf('title-reader'), (d) => void (d.paths['/spaces/{spaceId}'].get.operationId = 'readSpace'))).toEqual([]);
     // A version-1 record names its operations by id alone.
-    expect(whats(versionOne(recordOf('title-reader')), (d) => void (d.paths['/spaces/{spaceId}'].get.operationId = 'readSpace'))).toEqual(['getSpace: the operation is gone']);
+    expect(whats(versionOne(recordOf('title-reader')), (d) => void (d.paths['/spaces/{spaceId}'].get.operationId = 'readSpace'))).toEqual(['getSpace: it is no operation of the contract']);
     expect(
       whats(recordOf('space-cleaner'), (d) => {
         d.paths['/space/{spaceId}'] = { delete: d.paths['/spaces/{spaceId}'].delete };
         delete d.paths['/spaces/{spaceId}'].delete;
       }),
-    ).toEqual(['deleteSpace: DELETE /spaces/{spaceId} is no longer an operation']);
+    ).toEqual(['deleteSpace: DELETE /spaces/{spaceId} is no operation of the contract']);
   });
 
   test('security: a scheme it authenticated with still accepted passes, one replaced breaks; a use without credentials tells nothing', () => {

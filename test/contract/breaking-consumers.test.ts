@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-import { consumersOfFindings } from '../../breaking/consumers.ts';
 import { fieldPlace } from '../../conformance/judgement/judgement.ts';
+import { judgeConsumerVerdicts } from '../../conformance/judgement/verdict.ts';
 import { compareDocuments } from '../../breaking/index.ts';
 import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -55,7 +55,7 @@ const records = [
   consumer('client-consumer', 'client', ['/id', '/title', '/status'], ['/status']),
 ];
 const findings = compareDocuments(base, revision);
-const hitsOf = (rule: string) => consumersOfFindings(findings, records).get(findings.find((finding) => finding.rule === rule)!)!;
+const hitsOf = (rule: string) => judgeConsumerVerdicts(findings, records, {}).byFinding.get(findings.find((finding) => finding.rule === rule)!)!;
 const named = (rule: string) => hitsOf(rule).map((hit) => hit.consumer);
 
 describe('the consumers a finding touches', () => {
@@ -67,14 +67,14 @@ describe('the consumers a finding touches', () => {
 
   test('a removed response field breaks the consumer that received it, not one whose code read other fields', () => {
     expect(findings.map((finding) => finding.rule).sort()).toEqual(expect.arrayContaining(['operation-removed', 'response-property-removed']));
-    expect(named('response-property-removed')).toEqual(['proxy-consumer']);
+    expect(named('response-property-removed')).toEqual(['proxy-consumer 1.0.0']);
     const [hit] = hitsOf('response-property-removed');
-    expect(hit).toEqual({ consumer: 'proxy-consumer', verdict: 'breaks', operationId: 'getSpace', evidence: 'response field /title received (200 application/json)' });
+    expect(hit).toEqual({ consumer: 'proxy-consumer 1.0.0', verdict: 'breaks', operationId: 'getSpace', evidence: 'response field /title received (200 application/json)' });
   });
 
   test('an operation no consumer calls breaks none; a new enum value of a field read is for the consumer that read it', () => {
     expect(named('operation-removed')).toEqual([]);
-    expect(hitsOf('response-property-enum-value-added')).toEqual([{ consumer: 'client-consumer', verdict: 'warns', operationId: 'getSpace', evidence: 'response field /status read (200 application/json)' }]);
+    expect(hitsOf('response-property-enum-value-added')).toEqual([{ consumer: 'client-consumer 1.0.0', verdict: 'warns', operationId: 'getSpace', evidence: 'response field /status read (200 application/json)' }]);
   });
 });
 
@@ -93,12 +93,12 @@ describe('npm run check:breaking -- --consumers', () => {
   test('each finding names the consumers it breaks, or none, in text, JSON and GitHub annotations', async () => {
     const text = await check('--consumers', folder);
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain('It breaks proxy-consumer (getSpace: response field /title received (200 application/json)).');
+    expect(text.stdout).toContain('It breaks proxy-consumer 1.0.0 (getSpace: response field /title received (200 application/json)).');
     expect(text.stdout).toContain('It breaks no known consumer.');
-    expect(text.stdout).toContain('Warning for consumers: client-consumer (getSpace: response field /status read (200 application/json)).');
+    expect(text.stdout).toContain('Warning for consumers: client-consumer 1.0.0 (getSpace: response field /status read (200 application/json)).');
     const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { judged: { finding: { rule: string }; consumers: { consumer: string }[] }[] };
     const byRule = Object.fromEntries(json.judged.map((entry) => [entry.finding.rule, entry.consumers.map((hit) => hit.consumer)]));
-    expect(byRule['response-property-removed']).toEqual(['proxy-consumer']);
+    expect(byRule['response-property-removed']).toEqual(['proxy-consumer 1.0.0']);
     expect(byRule['operation-removed']).toEqual([]);
     const github = await check('--consumers', folder, '--format', 'github');
     expect(github.stdout).toMatch(/^::error .*It breaks proxy-consumer/m);
@@ -107,21 +107,22 @@ describe('npm run check:breaking -- --consumers', () => {
   test("each consumer's verdict, by the change and by its record judged against the revision alone, in every format", async () => {
     const text = await check('--consumers', folder);
     expect(text.stdout).toContain('Consumers, each judged by the change and by its record against the revision alone:\n');
-    expect(text.stdout).toContain('  proxy-consumer: breaks\n      ✗ getSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)\n');
-    expect(text.stdout).toContain('  client-consumer: warns\n      ! getSpace: ');
-    expect(text.stdout).toContain('  harness-consumer: untouched\n');
-    const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { consumers: { consumer: string; verdict: string; breaks: { by: string }[] }[] };
-    expect(json.consumers.map((outcome) => [outcome.consumer, outcome.verdict, outcome.breaks.map((use) => use.by)])).toEqual([
-      ['client-consumer', 'warns', []],
-      ['harness-consumer', 'untouched', []],
-      ['proxy-consumer', 'breaks', ['change']],
+    expect(text.stdout).toContain('  proxy-consumer 1.0.0: breaks\n      ✗ getSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)\n');
+    expect(text.stdout).toContain('  client-consumer 1.0.0: warns\n      ! getSpace: ');
+    expect(text.stdout).toContain('  harness-consumer 1.0.0: untouched\n');
+    const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { consumers: { consumer: string; verdict: string; breaks: { foundBy: string }[] }[] };
+    expect(json.consumers.map((outcome) => [outcome.consumer, outcome.verdict, outcome.breaks.map((use) => use.foundBy)])).toEqual([
+      ['client-consumer 1.0.0', 'warns', []],
+      ['harness-consumer 1.0.0', 'untouched', []],
+      // The record judged against the revision alone finds it too: told once, found by both.
+      ['proxy-consumer 1.0.0', 'breaks', ['both']],
     ]);
     const [markdown, junit, sarif, github] = await Promise.all(['markdown', 'junit', 'sarif', 'github'].map((format) => check('--consumers', folder, '--format', format)));
-    expect(markdown!.stdout).toMatch(/^\| proxy-consumer: breaks \| ✗ getSpace: /m);
-    expect(junit!.stdout).toContain('<testcase classname="check:breaking.consumers" name="proxy-consumer: breaks">');
-    expect(JSON.stringify(JSON.parse(sarif!.stdout))).toContain('revision alone: client-consumer: warns');
-    expect(github!.stdout).toMatch(/^::error title=check%3Abreaking consumer proxy-consumer::Consumers, .*: proxy-consumer: breaks%0A✗ getSpace: /m);
-    expect(github!.stdout).toMatch(/^::notice title=check%3Abreaking consumer harness-consumer::.*harness-consumer: untouched$/m);
+    expect(markdown!.stdout).toMatch(/^\| proxy-consumer 1.0.0: breaks \| ✗ getSpace: /m);
+    expect(junit!.stdout).toContain('<testcase classname="check:breaking.consumers" name="proxy-consumer 1.0.0: breaks">');
+    expect(JSON.stringify(JSON.parse(sarif!.stdout))).toContain('revision alone: client-consumer 1.0.0: warns');
+    expect(github!.stdout).toMatch(/^::error title=check%3Abreaking consumer proxy-consumer 1.0.0::Consumers, .*: proxy-consumer 1.0.0: breaks%0A✗ getSpace: /m);
+    expect(github!.stdout).toMatch(/^::notice title=check%3Abreaking consumer harness-consumer 1.0.0::.*harness-consumer 1.0.0: untouched$/m);
   }, 60_000);
 
   test('a break only the record judged against the revision alone shows (the base already failed it) is a break, saying which judgement found it', async () => {
@@ -131,18 +132,18 @@ describe('npm run check:breaking -- --consumers', () => {
     writeFileSync(path.join(stale, 'legacy-consumer.json'), JSON.stringify(consumer('legacy-consumer', 'proxy', ['/id', '/legacy'])));
     const text = await check('--consumers', stale);
     expect(text.stdout).toContain(
-      '  legacy-consumer: breaks\n      ✗ getSpace: response field /legacy (200 application/json), which its code received, is gone (found by its record judged against the revision alone; it breaks against the base too: the base already failed it)\n',
+      '  legacy-consumer 1.0.0: breaks\n      ✗ getSpace: response field /legacy (200 application/json), which its code received, is not in what the contract answers (found by its record judged against the revision alone; the base already failed it)\n',
     );
     // No finding breaks it: each says so; yet --fail-on consumers fails on it, naming why.
     expect(text.stdout).not.toContain('It breaks legacy-consumer');
     const failing = await check('--consumers', stale, '--fail-on', 'consumers');
     expect(failing.code, failing.stdout).toBe(1);
-    expect(failing.stdout).toContain('legacy-consumer: breaks (fails the gate)');
+    expect(failing.stdout).toContain('legacy-consumer 1.0.0: breaks (fails the gate)');
     expect(failing.stdout).toContain('check:breaking: FAILED: 1 consumer broken by what no change shows (its record judged against the revision alone)');
-    const json = JSON.parse((await check('--consumers', stale, '--fail-on', 'consumers', '--format', 'json')).stdout) as { passed: boolean; consumers: { verdict: string; fails: boolean; breaks: { by: string; alreadyAtBase: boolean }[] }[] };
-    expect(json).toMatchObject({ passed: false, consumers: [{ verdict: 'breaks', fails: true, breaks: [{ by: 'record', alreadyAtBase: true }] }] });
+    const json = JSON.parse((await check('--consumers', stale, '--fail-on', 'consumers', '--format', 'json')).stdout) as { passed: boolean; consumers: { verdict: string; fails: boolean; breaks: { foundBy: string; baseAlreadyFailed: boolean }[] }[] };
+    expect(json).toMatchObject({ passed: false, consumers: [{ verdict: 'breaks', fails: true, breaks: [{ foundBy: 'record', baseAlreadyFailed: true }] }] });
     const junit = await check('--consumers', stale, '--fail-on', 'consumers', '--format', 'junit');
-    expect(junit.stdout).toContain('<failure type="consumer" message="legacy-consumer: breaks">');
+    expect(junit.stdout).toContain('<failure type="consumer" message="legacy-consumer 1.0.0: breaks">');
   }, 60_000);
 
   test('--fail-on consumers fails only when a known consumer breaks; a record that cannot be read is exit 2', async () => {

@@ -20,6 +20,7 @@ import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command
 import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
 import { FAMILIES, judgeChange, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
 import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import { consumerName } from '../../conformance/judgement/verdict.ts';
 import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
 import { consumerPage, DOCS_PAGE, pactflowAnswers } from '../support/consumer-docs.ts';
 import { baseContract, CASES, type CorpusCase, PACT_SPECIFICATIONS, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from '../support/consumer-corpus.ts';
@@ -115,7 +116,8 @@ function gateInProcess(corpusCase: CorpusCase): Record<'text' | 'json' | 'github
   };
   const verdict = judge(false);
   const options = { subject: `${corpusCase.id} against release 1.0.0`, declarationsFile: 'a declarations file (--declarations)', versionAt: "the revision's info.version" };
-  const name = corpusCase.id;
+  // As every output names a consumer: its name and version.
+  const name = consumerName(record);
   return {
     text: fromReport(formatReport(verdict, options), name),
     json: fromJson(formatJson(verdict, options), name),
@@ -241,7 +243,8 @@ describe('the real commands, on a case of each verdict', () => {
       );
     for (const corpusCase of chosen) {
       const [text, json, github, failOn] = await Promise.all([check(corpusCase), check(corpusCase, '--format', 'json'), check(corpusCase, '--format', 'github'), check(corpusCase, '--fail-on', 'consumers')]);
-      expect({ text: fromReport(text.stdout, corpusCase.id), json: fromJson(json.stdout, corpusCase.id), github: fromReport(github.stdout, corpusCase.id), failOn: failOnVerdict(failOn.code) }, corpusCase.id).toEqual({
+      const name = consumerName(recordOf(corpusCase.consumer, corpusCase.id));
+      expect({ text: fromReport(text.stdout, name), json: fromJson(json.stdout, name), github: fromReport(github.stdout, name), failOn: failOnVerdict(failOn.code) }, corpusCase.id).toEqual({
         text: corpusCase.expected,
         json: corpusCase.expected,
         github: corpusCase.expected,

@@ -127,27 +127,27 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
   test('the gate: a field only the proxy consumer used breaks it alone; an operation none calls breaks no one; a new value of a field the client consumer read warns it alone', async () => {
     const files = documents();
     const removed = await gate(files, 'fieldRemoved');
-    expect(removed.output).toContain('It breaks proxy-consumer (getSpace: response field /urls received (200 application/json)).');
+    expect(removed.output).toContain('It breaks proxy-consumer 1.0.0 (getSpace: response field /urls received (200 application/json)).');
     // The findings name the consumers they break; then every consumer's own verdict (breaking/report.ts, CONSUMERS_HEADING).
     const findingsOf = (output: string) => output.split('Consumers, each judged by the change')[0]!;
     expect([...new Set(findingsOf(removed.output).match(NAMES))]).toEqual(['proxy-consumer']);
-    expect(removed.output).toMatch(/^ {2}proxy-consumer: breaks\b/m);
-    expect(removed.output).not.toMatch(/^ {2}(client|harness)-consumer: breaks\b/m);
-    expect(namedInJson((await gate(files, 'fieldRemoved', 'json')).output)).toEqual(['proxy-consumer']);
-    expect((await gate(files, 'fieldRemoved', 'github')).output).toMatch(/^::error .*It breaks proxy-consumer \(getSpace: response field \/urls received \(200 application\/json\)\)\./m);
+    expect(removed.output).toMatch(/^ {2}proxy-consumer 1\.0\.0: breaks\b/m);
+    expect(removed.output).not.toMatch(/^ {2}(client|harness)-consumer 1\.0\.0: breaks\b/m);
+    expect(namedInJson((await gate(files, 'fieldRemoved', 'json')).output)).toEqual(['proxy-consumer 1.0.0']);
+    expect((await gate(files, 'fieldRemoved', 'github')).output).toMatch(/^::error .*It breaks proxy-consumer 1\.0\.0 \(getSpace: response field \/urls received \(200 application\/json\)\)\./m);
 
     const unused = await gate(files, 'operationRemoved');
     expect(unused.code).toBe(1);
     expect(unused.output).toContain('It breaks no known consumer.');
     expect(findingsOf(unused.output).match(NAMES)).toBeNull();
-    expect(unused.output).not.toMatch(/^ {2}[a-z-]+-consumer: breaks\b/m);
+    expect(unused.output).not.toMatch(/^ {2}[a-z-]+-consumer 1\.0\.0: breaks\b/m);
     expect(namedInJson((await gate(files, 'operationRemoved', 'json')).output)).toEqual([]);
     expect((await gate(files, 'operationRemoved', 'github')).output).toMatch(/^::error .*It breaks no known consumer\./m);
 
     const added = await gate(files, 'enumValueAdded');
-    expect(added.output).toContain('Warning for consumers: client-consumer (getOrganization: response field /type read (200 application/json)).');
+    expect(added.output).toContain('Warning for consumers: client-consumer 1.0.0 (getOrganization: response field /type read (200 application/json)).');
     expect([...new Set(findingsOf(added.output).match(NAMES))]).toEqual(['client-consumer']);
-    expect(namedInJson((await gate(files, 'enumValueAdded', 'json')).output)).toEqual(['client-consumer']);
+    expect(namedInJson((await gate(files, 'enumValueAdded', 'json')).output)).toEqual(['client-consumer 1.0.0']);
     expect((await gate(files, 'enumValueAdded', 'github')).output).toMatch(/^::warning .*Warning for consumers: client-consumer/m);
   }, 300_000);
 
@@ -159,7 +159,7 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
     // carries: can-i-deploy says so and judges the record against the contract alone; with --base naming it, by the change too.
     const broken = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!);
     expect(broken.code).toBe(1);
-    expect(broken.output).toContain('✗ getSpace: response field /urls (200 application/json), which its code received, is gone (judged against the contract alone)');
+    expect(broken.output).toContain('✗ getSpace: response field /urls (200 application/json), which its code received, is not in what the contract answers (judged against the contract alone)');
     expect(broken.output).toContain('(record alone)');
     const judged = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!, '--base', files.base!);
     expect(judged.code).toBe(1);
