@@ -150,7 +150,9 @@ export async function checkAgainstRelease(root: string, revision: Record<string,
 export interface DeprecatedUse {
   /** The deprecation as the comparison finds it (`operation-deprecated`, `response-property-deprecated`…): where it is. */
   finding: Finding;
-  consumers: LiveConsumer[];
+  consumers: FindingConsumer[];
+  /** Those consumers in the gate's sentence (`Warning for consumers: reader-app 1.4.0 (getTeam: calls it).`). */
+  consumersText: string;
 }
 
 /** `document` without its `deprecated: true` marks (examples and extensions, which are data, left as they are). */
@@ -171,16 +173,14 @@ function withoutDeprecations(node: unknown): unknown {
  * consumer that uses it). Information for the author of the deprecation; nothing fails on it.
  */
 export async function deprecatedUses(root: string, revision: Record<string, unknown>, consumerSources: readonly string[]): Promise<{ uses: DeprecatedUse[]; problems: string[] }> {
-  let records: UsageRecord[];
-  try {
-    records = await usageRecords(consumerSources.map((source) => (/^https?:\/\//.test(source) ? source : path.resolve(root, source))));
-  } catch (error) {
-    return { uses: [], problems: [`consumers' records: ${error instanceof Error ? error.message : String(error)}`] };
-  }
-  if (records.length === 0) return { uses: [], problems: [] };
+  const contract = loadContract(structuredClone(revision) as OpenApiDocument);
+  const { records, unread } = await consumersOf(consumerSources.map((source) => (/^https?:\/\//.test(source) ? source : path.resolve(root, source))), contract);
+  const problems = unread.map((line) => `a consumers' source was not read: ${line}`);
+  if (records.length === 0) return { uses: [], problems };
   const deprecations = compareDocuments(withoutDeprecations(revision) as Record<string, unknown>, revision).filter((finding) => finding.rule.endsWith('-deprecated'));
-  const hits = consumersOf(deprecations, records, revision);
-  return { uses: deprecations.map((finding) => ({ finding, consumers: hits.get(finding)! })).filter((use) => use.consumers.length > 0), problems: [] };
+  const { byFinding } = judgeConsumerVerdicts(deprecations, records, { revision: contract });
+  const uses = deprecations.map((finding) => ({ finding, consumers: byFinding.get(finding) ?? [] })).filter((use) => use.consumers.length > 0);
+  return { uses: uses.map((use) => ({ ...use, consumersText: consumersSentence(use.consumers, false) })), problems };
 }
 
 /**

@@ -90,7 +90,7 @@ async function traceDeprecatedUses(program, document, consumers, gate) {
   for (const use of uses) {
     const named = use.finding.fields.length > 0 ? use.finding.fields : use.finding.operations.map((operation) => operation.operationId);
     const what = named.map((name) => `\`${name}\``).join(", ");
-    tracer.trace(DEPRECATION_AREA, `${lineOf(program, originOf(program, document, use.finding))}${what} is deprecated and still used: ${gate.consumersClause(use.consumers)}`);
+    tracer.trace(DEPRECATION_AREA, `${lineOf(program, originOf(program, document, use.finding))}${what} is deprecated and still used. ${use.consumersText}`);
   }
 }
 
