@@ -8,6 +8,7 @@ import { foundBy, judgeConsumer, mergeJudgements, type Effect } from '../conform
 import { judgeRecord } from '../conformance/judgement/record-judgement.ts';
 import type { UsageRecord } from '../conformance/records/usage-format.ts';
 import type { ConsumerOutcome, Verdict } from './gate.ts';
+import { isRefusedRemoval } from '../compare/removals.ts';
 
 /** One consumer a finding breaks or warns, and the use that shows it. */
 export interface ConsumerHit {
@@ -82,8 +83,9 @@ export function judgeByConsumers(verdict: Verdict, records: readonly UsageRecord
     const sentence = consumersSentence(found, entry.finding.severity.startsWith('breaking'));
     if (sentence) entry.finding.message = `${entry.finding.message} ${sentence}`;
     Object.assign(entry, { consumers: found });
-    // --fail-on consumers: a breaking change that breaks no known consumer passes (it is still reported, and noted).
-    if (failOnConsumers && entry.fails && !found.some((hit) => hit.verdict === 'breaks')) entry.fails = false;
+    // --fail-on consumers: a breaking change that breaks no known consumer passes (it is still reported, and noted),
+    // but for a removal before its sunset, which nothing lets pass (compare/removals.ts).
+    if (failOnConsumers && entry.fails && !found.some((hit) => hit.verdict === 'breaks') && !isRefusedRemoval(entry.finding.rule)) entry.fails = false;
   }
   if (failOnConsumers) {
     verdict.undeclared = verdict.judged.filter((entry) => entry.fails).map((entry) => entry.finding);

@@ -85,7 +85,7 @@ test('a record made against a release is judged as the change from that release:
   const gone = await deploy('--usage', reader, '--contract', files.noTitle, '--releases', releases);
   expect(gone).toMatchObject({
     code: 1,
-    out: `✗ updateSpace: \`Space.title\`: removed (response-property-removed); response field /title received (200 application/json)\ncan-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break ${judgedAgainst}\n`,
+    out: `✗ updateSpace: \`Space.title\`: removed, never deprecated in a release (response-property-removed-without-deprecation); response field /title received (200 application/json)\ncan-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break ${judgedAgainst}\n`,
   });
   // The other consumer never received the title, nor called the operation removed.
   expect((await deploy('--usage', locker, '--contract', files.noTitle, '--releases', releases)).code).toBe(0);
@@ -111,7 +111,7 @@ test('with the base, a break only the record judged against the contract alone s
   });
   // Where the change breaks the operation too, its break is the one named.
   const gone = await deploy('--usage', file, '--contract', files.noTitle, '--releases', releases);
-  expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual(['✗ updateSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)']);
+  expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual(['✗ updateSpace: `Space.title`: removed, never deprecated in a release (response-property-removed-without-deprecation); response field /title received (200 application/json)']);
 });
 
 test('an enumeration that lost a value a consumer sent breaks that consumer alone', async () => {
