@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { compareDocuments, type Finding } from '../compare/index.ts';
+import { today } from '../compare/removals.ts';
 import { listReleases, locations, parseYaml, readDeclarations, relative, versionOf } from './files.ts';
 import { FORMATS, formatGithub, formatJson, formatJunit, formatMarkdown, formatSarif, type Format } from './formats.ts';
 import { FAIL_ON, evaluateGate, parseVersion, type FailOn } from './gate.ts';
@@ -212,7 +213,8 @@ if (read.problems.length > 0) {
 const semver = (version: string | undefined, strict: boolean) => (strict || parseVersion(version) ? version : undefined);
 const revisionVersion = typeof values['as-version'] === 'string' ? values['as-version'] : versionOf(revision.document);
 mark('read');
-const findings = compareDocuments(base.document, revision.document);
+// Removals are held to the release's deprecations on today's date (compare/removals.ts).
+const findings = compareDocuments(base.document, revision.document, { today: today() });
 mark('compared');
 const verdict = evaluateGate(findings, {
   baseVersion: semver(versionOf(base.document), ours && base.label.startsWith('release ')),

@@ -6,6 +6,7 @@ import type { Contract } from '../conformance/contract/contract.ts';
 import { consumersSentence, judgeConsumerVerdicts } from '../conformance/judgement/verdict.ts';
 import type { UsageRecord } from '../conformance/records/usage-format.ts';
 import type { Verdict } from './gate.ts';
+import { isRefusedRemoval } from '../compare/removals.ts';
 
 /**
  * Names the consumers each judged finding breaks or warns in its message (every format shows it) and as its
@@ -23,8 +24,9 @@ export function judgeByConsumers(verdict: Verdict, records: readonly UsageRecord
     const sentence = consumersSentence(found, entry.finding.severity.startsWith('breaking'), { more: 'every one is in the consumers’ verdicts below' });
     if (sentence) entry.finding.message = `${entry.finding.message} ${sentence}`;
     Object.assign(entry, { consumers: found });
-    // --fail-on consumers: a breaking change that breaks no known consumer passes (it is still reported, and noted).
-    if (failOnConsumers && entry.fails && !found.some((hit) => hit.verdict === 'breaks')) entry.fails = false;
+    // --fail-on consumers: a breaking change that breaks no known consumer passes (it is still reported, and noted),
+    // but for a removal before its sunset, which nothing lets pass (compare/removals.ts).
+    if (failOnConsumers && entry.fails && !found.some((hit) => hit.verdict === 'breaks') && !isRefusedRemoval(entry.finding.rule)) entry.fails = false;
   }
   if (failOnConsumers) {
     verdict.undeclared = verdict.judged.filter((entry) => entry.fails).map((entry) => entry.finding);

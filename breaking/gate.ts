@@ -5,6 +5,7 @@
 import type { Finding } from '../compare/index.ts';
 import { RULES, isBreaking, isDocumentRule, type Severity } from '../compare/rules.ts';
 import type { ConsumerOutcome } from '../conformance/judgement/verdict.ts';
+import { isRefusedRemoval } from '../compare/removals.ts';
 
 /**
  * What fails the gate: `client` the findings that break clients (on the wire, or in their typed source);
@@ -152,6 +153,8 @@ export function evaluateGate(findings: readonly Finding[], options: GateOptions 
     if (declaration) used.add(declaration);
     const counts = failsAt(finding.severity, failOn) || isBreaking(finding.severity);
     if (!counts) return { finding, fails: false, ...(declaration ? { declaration } : {}) };
+    // A removal before its sunset: no declaration and no major version lets it pass (compare/removals.ts).
+    if (isRefusedRemoval(finding.rule)) return { finding, fails: true, ...(declaration ? { declaration } : {}) };
     if (declaration) return { finding, allowedBy: 'declaration', declaration, fails: false };
     if (majorBump) return { finding, allowedBy: 'major-version', fails: false };
     return { finding, fails: failsAt(finding.severity, failOn) };

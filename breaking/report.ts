@@ -7,6 +7,7 @@ import type { Finding, OperationRef } from '../compare/index.ts';
 import { declarationFor, type Judged, type Verdict } from './gate.ts';
 import type { Locator, SourceLocation } from './locate.ts';
 import { RULES, WHO, type Severity } from '../compare/rules.ts';
+import { isRefusedRemoval } from '../compare/removals.ts';
 
 const LABELS: Record<Severity, string> = {
   'breaking-client': 'BREAKING (client)',
@@ -255,12 +256,16 @@ export function formatReport(verdict: Verdict, options: ReportOptions): string {
   for (const problem of verdict.problems) lines.push('', `PROBLEM: ${problem}`);
 
   lines.push('', summaryLine(verdict));
-  if (verdict.undeclared.length > 0) {
-    const failing = verdict.undeclared;
-    const listed = firstOfEachRule(failing.map((finding) => ({ finding, fails: true }))).shown.map((entry) => entry.finding);
+  const refused = verdict.undeclared.filter((finding) => isRefusedRemoval(finding.rule));
+  if (refused.length > 0) {
+    lines.push(`Refused: ${plural(refused.length, 'removal')} before ${refused.length === 1 ? 'its' : 'their'} sunset, which no declaration or major version lets pass: keep ${refused.length === 1 ? 'it' : 'each'} until its \`x-sunset\` day.`);
+  }
+  const toDeclare = verdict.undeclared.filter((finding) => !isRefusedRemoval(finding.rule));
+  if (toDeclare.length > 0) {
+    const listed = firstOfEachRule(toDeclare.map((finding) => ({ finding, fails: true }))).shown.map((entry) => entry.finding);
     lines.push(
       `Declare each accepted break in ${options.declarationsFile} (with its reason), or raise the major version in ${options.versionAt ?? 'spec/main.tsp (@info)'}${
-        listed.length < failing.length ? ` (the declarations of each rule's first ${SHOWN_PER_RULE} failing findings; --format json lists them all)` : ''
+        listed.length < toDeclare.length ? ` (the declarations of each rule's first ${SHOWN_PER_RULE} failing findings; --format json lists them all)` : ''
       }:`,
       '',
       declarationsToAdd(verdict, listed),

@@ -56,6 +56,27 @@ export interface DocsClientOptions {
   userAgent?: string;
   /** When true, error answers throw an ApiError instead of returning `{error}` (and `data` is always present). */
   throwOnError?: boolean;
+  /**
+   * Called the first time an answer says its operation (or a parameter or field the request sent) is deprecated, once
+   * per operation (method and path template): by default one console warning; `false` says nothing.
+   */
+  onDeprecated?: ((notice: DeprecationNotice) => void) | false;
+}
+
+/** What an answer's `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers said. */
+export interface DeprecationNotice {
+  /** The operation: its method (upper case) and path template, `GET /v1/orgs/{organizationId}`. */
+  method: string;
+  path: string;
+  /** When it was deprecated (may be in the future), when the header gave a date. */
+  deprecatedAt?: Date;
+  /** From when it may be gone, when the answer gave a `Sunset`. */
+  sunset?: Date;
+  /** Where its successor is described (`rel="successor-version"`). */
+  successor?: string;
+  /** Where the deprecation is described (`rel="deprecation"`). */
+  docs?: string;
+  response: Response;
 }
 
 type ErrorBody = components['schemas']['ErrorEnvelope'];
@@ -276,6 +297,54 @@ async function throwApiError(response: Response): Promise<never> {
   throw new ApiError(response, body);
 }
 
+/** The address of each link of a `Link` header with relation `rel`. */
+function linked(header: string | null, rel: string): string | undefined {
+  for (const [, target, parameters] of (header ?? '').matchAll(/<([^>]*)>([^,<]*)/g)) {
+    if (new RegExp(`;\\s*rel="?[^";]*\\b${rel}\\b`).test(parameters!)) return target;
+  }
+  return undefined;
+}
+
+/** The notice of an answer that carries a `Deprecation` header, or undefined. */
+export function deprecationNotice(method: string, path: string, response: Response): DeprecationNotice | undefined {
+  const deprecation = response.headers.get('deprecation');
+  if (deprecation === null) return undefined;
+  const seconds = /^@(-?\d+)$/.exec(deprecation.trim())?.[1];
+  const sunset = response.headers.get('sunset');
+  const sunsetMs = sunset === null ? NaN : Date.parse(sunset);
+  const link = response.headers.get('link');
+  const successor = linked(link, 'successor-version');
+  const docs = linked(link, 'deprecation');
+  return {
+    method,
+    path,
+    ...(seconds === undefined ? {} : { deprecatedAt: new Date(Number(seconds) * 1000) }),
+    ...(Number.isNaN(sunsetMs) ? {} : { sunset: new Date(sunsetMs) }),
+    ...(successor === undefined ? {} : { successor }),
+    ...(docs === undefined ? {} : { docs }),
+    response,
+  };
+}
+
+const warnDeprecated = (notice: DeprecationNotice) => {
+  const dates = [notice.deprecatedAt && `since ${notice.deprecatedAt.toISOString().slice(0, 10)}`, notice.sunset && `sunset ${notice.sunset.toISOString().slice(0, 10)}`].filter(Boolean).join(', ');
+  const more = [notice.successor && `successor: ${notice.successor}`, notice.docs && `see ${notice.docs}`].filter(Boolean).join('; ');
+  console.warn(`docs-platform-contract: ${notice.method} ${notice.path} is deprecated${dates ? ` (${dates})` : ''}${more ? `; ${more}` : ''}. Pass onDeprecated: false to createDocsClient to silence this.`);
+};
+
+/** Tells `onDeprecated` of each operation's first answer that says it is deprecated. */
+function deprecationWatch(onDeprecated: DocsClientOptions['onDeprecated']): ((method: string, path: string, response: Response) => void) | undefined {
+  if (onDeprecated === false) return undefined;
+  const told = new Set<string>();
+  const tell = onDeprecated ?? warnDeprecated;
+  return (method, path, response) => {
+    const key = `${method} ${path}`;
+    if (told.has(key) || !response.headers.has('deprecation')) return;
+    told.add(key);
+    tell(deprecationNotice(method, path, response)!);
+  };
+}
+
 /**
  * Decision: a `baseUrl` that ends with the start of the contract's paths (`…/v1`, as in `/v1/orgs`) is most likely a
  * mistake, whose every answer would be a 404 that says nothing of it; the client warns once, on the first such call,
@@ -303,6 +372,7 @@ export function createDocsClient(options: DocsClientOptions): DocsClient | Throw
     fetch: resilientFetch(options.fetch ?? ((...args) => globalThis.fetch(...args)), options),
   });
   const warnOnce = prefixWarning(options.baseUrl);
+  const deprecated = deprecationWatch(options.onDeprecated);
   const middleware: Middleware = {
     async onRequest({ request, schemaPath }) {
       warnOnce(schemaPath, request.url);
@@ -311,7 +381,10 @@ export function createDocsClient(options: DocsClientOptions): DocsClient | Throw
       if (options.userAgent) request.headers.set('User-Agent', options.userAgent);
       return request;
     },
-    onResponse: options.throwOnError ? ({ response }) => (response.ok ? undefined : throwApiError(response)) : undefined,
+    onResponse: ({ request, response, schemaPath }) => {
+      deprecated?.(request.method, schemaPath, response);
+      return options.throwOnError && !response.ok ? throwApiError(response) : undefined;
+    },
   };
   client.use(middleware);
   // Each result carries its status, which the types above narrow `data` and `error` by.

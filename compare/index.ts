@@ -12,6 +12,7 @@ import { compareParameters } from './parameters.ts';
 import { compareRequestBody } from './requests.ts';
 import { compareResponses } from './responses.ts';
 import { compareComponents, unchangedIn } from './components.ts';
+import { heldRemovals } from './removals.ts';
 
 export type { Finding, OperationRef } from './findings.ts';
 
@@ -23,6 +24,11 @@ export interface CompareOptions {
    * The findings are the same, in several times the time (the tests check that they are).
    */
   walkEverything?: boolean;
+  /**
+   * The day of the comparison (`YYYY-MM-DD`): with it, each removal is held to the base's deprecation of what it
+   * removes (compare/removals.ts). The gate and can-i-deploy give today.
+   */
+  today?: string;
 }
 
 /** Every difference between `base` and `revision` that the rules know, sorted by severity then place. */
@@ -100,7 +106,9 @@ function compare(base: JsonObject, revision: JsonObject, options: CompareOptions
   compareDialect(context);
 
   const ignored = new Set(options.ignoreRules ?? []);
-  return [...context.drafts.values()].filter((draft) => !ignored.has(draft.rule)).map(finish).sort(byPlace);
+  const findings = [...context.drafts.values()].map(finish);
+  const held = options.today === undefined ? findings : heldRemovals(base, findings, options.today);
+  return held.filter((finding) => !ignored.has(finding.rule)).sort(byPlace);
 }
 
 // ---- a matched pair of operations ------------------------------------------------------------------------------

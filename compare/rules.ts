@@ -324,6 +324,16 @@ const OBJECT_KINDS = {
     request: { severity: BC, summary: 'a field that was accepted is not any more', action: 'Stop sending the field.' },
     response: { severity: BC, summary: 'a field is no longer answered', action: 'Stop reading the field.' },
   },
+  'removed-without-deprecation': {
+    example: 'property `nickname` removed, never `deprecated: true` in a release',
+    request: { severity: BC, summary: 'a field that was accepted is not any more, and the release did not deprecate it first', action: 'Stop sending the field. Contract authors: deprecate it in a release first, and remove it after its sunset.' },
+    response: { severity: BC, summary: 'a field is no longer answered, and the release did not deprecate it first', action: 'Stop reading the field. Contract authors: deprecate it in a release first, and remove it after its sunset.' },
+  },
+  'removed-before-sunset': {
+    example: 'property `nickname` removed before its `x-sunset: 2027-01-01`',
+    request: { severity: BC, summary: 'a deprecated field is gone before its sunset (`x-sunset`): refused, whatever is declared', action: 'Keep the field until its sunset day.' },
+    response: { severity: BC, summary: 'a deprecated field is no longer answered before its sunset (`x-sunset`): refused, whatever is declared', action: 'Keep the field until its sunset day.' },
+  },
   added: {
     example: 'optional property `nickname` added',
     request: {
@@ -423,6 +433,18 @@ const OPERATION_RULES = {
     action: 'Stop calling the operation; use its replacement named in the notes.',
     example: '`DELETE /v1/spaces/{spaceId}` removed',
   },
+  'operation-removed-without-deprecation': {
+    severity: BC,
+    summary: 'an operation is gone that the release did not deprecate first',
+    action: 'Stop calling the operation. Contract authors: deprecate it in a release first (with its reason, successor and sunset), and remove it after the sunset.',
+    example: '`DELETE /v1/spaces/{spaceId}` removed, never `deprecated: true` in a release',
+  },
+  'operation-removed-before-sunset': {
+    severity: BC,
+    summary: 'a deprecated operation is gone before its sunset (`x-sunset`): refused, whatever is declared',
+    action: 'Keep the operation until its sunset day; its callers were promised it until then.',
+    example: '`DELETE /v1/spaces/{spaceId}` removed before its `x-sunset: 2027-01-01`',
+  },
   'operation-id-changed': {
     severity: 'breaking-source',
     summary: 'the operation id changed: the same request and answer, but typed clients name the operation by its id',
@@ -498,6 +520,18 @@ const OPERATION_RULES = {
     summary: 'a parameter that was accepted is not any more',
     action: 'Stop sending the parameter.',
     example: 'query parameter `search` removed',
+  },
+  'request-parameter-removed-without-deprecation': {
+    severity: BC,
+    summary: 'a parameter that was accepted is not any more, and the release did not deprecate it first',
+    action: 'Stop sending the parameter. Contract authors: deprecate it in a release first, and remove it after its sunset.',
+    example: 'query parameter `search` removed, never `deprecated: true` in a release',
+  },
+  'request-parameter-removed-before-sunset': {
+    severity: BC,
+    summary: 'a deprecated parameter is gone before its sunset (`x-sunset`): refused, whatever is declared',
+    action: 'Keep the parameter until its sunset day.',
+    example: 'query parameter `search` removed before its `x-sunset: 2027-01-01`',
   },
   'request-parameter-became-required': {
     severity: BC,

@@ -7,6 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { load, CORE_SCHEMA } from 'js-yaml';
 import { compareDocuments, type Finding } from '../../compare/index.ts';
+import { today } from '../../compare/removals.ts';
 import { contractIdentity } from '../records/consumer.ts';
 import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from '../contract/contract.ts';
 import type { ConsumerVerdict } from './judgement.ts';
@@ -114,7 +115,7 @@ function findingsOf(base: Contract, revision: Contract): Finding[] {
   let byRevision = comparisons.get(base);
   if (!byRevision) comparisons.set(base, (byRevision = new WeakMap()));
   let findings = byRevision.get(revision);
-  if (!findings) byRevision.set(revision, (findings = compareDocuments(base.document, revision.document)));
+  if (!findings) byRevision.set(revision, (findings = compareDocuments(base.document, revision.document, { today: today() })));
   return findings;
 }
 

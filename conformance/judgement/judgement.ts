@@ -306,7 +306,7 @@ export const FAMILIES: readonly Family[] = [
   {
     id: 'operation-gone',
     title: 'an operation removed, or moved to another path or method',
-    has: is('operation-removed', 'operation-path-changed'),
+    has: is('operation-removed', 'operation-removed-without-deprecation', 'operation-removed-before-sunset', 'operation-path-changed'),
     rows: { calls: { shows: 'calls it', verdict: 'breaks', reason: 'its requests go where the operation no longer is' } },
     judge: (_finding, usage) => ({ row: 'calls', evidence: `calls it (${usage.calls} calls)` }),
   },
@@ -412,7 +412,7 @@ export const FAMILIES: readonly Family[] = [
     title: 'a request field or parameter that accepts less, or is gone: removed, read-only, another type, format or pattern, a tighter bound, an enumeration introduced, an alternative removed, the object sealed; a parameter moved or serialised otherwise',
     has: (rule) =>
       rule.severity === BREAKS_IT &&
-      (REQUEST_SIDE(rule) || ['request-parameter-removed', 'request-parameter-location-changed', 'request-parameter-style-changed', 'request-parameter-explode-changed'].includes(rule.id)) &&
+      (REQUEST_SIDE(rule) || ['request-parameter-removed', 'request-parameter-removed-without-deprecation', 'request-parameter-removed-before-sunset', 'request-parameter-location-changed', 'request-parameter-style-changed', 'request-parameter-explode-changed'].includes(rule.id)) &&
       !['must-send', 'value-refused', 'request-default'].some((id) => familyHas(id, rule)),
     rows: {
       sent: { shows: 'sends it (its record does not tell that what it sent is still accepted)', verdict: 'breaks', reason: 'a record keeps no values of a field that is not an enumeration, only their types, lengths and ranges: a value it sends may be refused' },

@@ -459,7 +459,46 @@ export function usageOf(contract: Contract, exchange: Exchange): OperationUsage 
   const requiredHeaders = headers.filter((name) => declaredHeaders[name]!.required === true);
   if (requiredHeaders.length > 0) answered.requiredHeaders = requiredHeaders;
   usage.responses[key] = answered;
+  const deprecated = deprecatedUses(contract, exchange, usage, answered);
+  if (deprecated.length > 0) usage.deprecated = deprecated;
   return usage;
+}
+
+/** Whether a field at `pointer` below `schema` is deprecated, by schema and pointer, worked out once. */
+const deprecatedPlaces = new WeakMap<Contract, WeakMap<Schema, Map<string, boolean>>>();
+function deprecatedAt(contract: Contract, schema: Schema | undefined, pointer: string): boolean {
+  if (!schema) return false;
+  let bySchema = deprecatedPlaces.get(contract);
+  if (!bySchema) deprecatedPlaces.set(contract, (bySchema = new WeakMap()));
+  let byPointer = bySchema.get(schema);
+  if (!byPointer) bySchema.set(schema, (byPointer = new Map()));
+  let found = byPointer.get(pointer);
+  if (found === undefined) {
+    found = schemasAt(contract, schema, pointer).some((each) => each.deprecated === true || contract.resolve(each).deprecated === true);
+    byPointer.set(pointer, found);
+  }
+  return found;
+}
+
+/**
+ * What of the deprecated parts of the contract an exchange used (a record's `deprecated`): `operation`, each parameter
+ * sent (`parameter query.name`), each body field sent (`body /pointer`) and each response field received
+ * (`response /pointer`) that the contract deprecates, sorted. A request the contract refused still called the operation.
+ */
+function deprecatedUses(contract: Contract, exchange: Exchange, usage: OperationUsage, answered: ResponseUsage): string[] {
+  const { operation } = exchange;
+  const uses: string[] = [];
+  if ((at(contract.document, operation.pointer) as { deprecated?: unknown } | undefined)?.deprecated === true) uses.push('operation');
+  for (const key of Object.keys(usage.parameters)) {
+    const declared = operation.parameters.find((each) => `${each.in}.${each.name}` === key) as { deprecated?: unknown } | undefined;
+    if (declared?.deprecated === true) uses.push(`parameter ${key}`);
+  }
+  for (const pointer of Object.keys(usage.body)) if (deprecatedAt(contract, operation.body?.schema, pointer)) uses.push(`body ${pointer}`);
+  if (exchange.response && answered.present.length > 0) {
+    const schema = responseSchema(contract, operation, exchange.status, exchange.response.mediaType);
+    for (const pointer of answered.present) if (deprecatedAt(contract, schema, pointer)) uses.push(`response ${pointer}`);
+  }
+  return uses.sort();
 }
 
 /** A parameter's text as its schema reads it: a number where it declares a number or an integer, else the text. */

@@ -81,6 +81,11 @@ export interface OperationUsage {
   bodySchemas?: Record<string, string[]>;
   /** What came back, by status and media type: `200 application/json`, `204`. */
   responses: Record<string, ResponseUsage>;
+  /**
+   * What it used that the contract deprecates: `operation`, `parameter query.name`, `body /pointer`, `response
+   * /pointer` (version 2; absent when nothing). Kept whole wherever the rest of a record is summarised.
+   */
+  deprecated?: string[];
 }
 
 export interface UsageRecord {
@@ -207,6 +212,7 @@ export function mergeOperationUsage(into: OperationUsage, from: OperationUsage):
     const current = (into.responses[key] ??= { present: [] });
     mergeResponse(current, response);
   }
+  if (from.deprecated || into.deprecated) into.deprecated = sortedUnion(into.deprecated, from.deprecated);
 }
 
 /** A record and where it came from (a file, a URL, `this run's record`), to name it when it does not merge. */
@@ -280,6 +286,7 @@ function problemsOf(value: unknown): string[] {
       else for (const [key, entry] of Object.entries(used)) if (!isObject(entry) || (entry.values !== undefined && !(Array.isArray(entry.values) && entry.values.every(isScalar)))) problems.push(`${at}.${part}.${key}: not a use`);
     }
     if (!isStrings(usage.mediaTypes)) problems.push(`${at}.mediaTypes: not a list of media types`);
+    if (usage.deprecated !== undefined && !isStrings(usage.deprecated)) problems.push(`${at}.deprecated: not a list of uses`);
     if (!isObject(usage.responses)) problems.push(`${at}.responses: not an object`);
     else {
       for (const [key, response] of Object.entries(usage.responses)) {

@@ -32,6 +32,7 @@ import { jsonBody, validatorContentType } from '../http/request-body.ts';
 import { textInputCheck } from '../http/text-input.ts';
 import type { UsageRecorder } from '../http/usage-recorder.ts';
 import { RouteIndex } from '../http/route-index.ts';
+import { deprecationHeaders, deprecationsOf, type OperationDeprecations, usedDeprecations } from '../http/deprecations.ts';
 import { openApiValidator, placedOperation } from '../speed/validator.ts';
 
 declare module 'express-serve-static-core' {
@@ -146,6 +147,8 @@ export interface ContractChecks {
   checkText: (req: Request) => void;
   /** The answer from the contract of an operation, made on first need. */
   contractAnswer: (operation: ContractChecks['operations'][number]) => ContractAnswer;
+  /** The deprecations of each operation that has any, by operation id (http/deprecations.ts). */
+  deprecations: Map<string, OperationDeprecations>;
 }
 
 /** The reader each app's token check uses (see `ContractChecks`). */
@@ -204,6 +207,7 @@ export function contractChecks(config: AppContext['config'], log: AppContext['lo
     bodyTypes,
     takesBody: operationsTakingABody(bodyTypes),
     checkText: textInputCheck(document),
+    deprecations: deprecationsOf(document, { publicUrl: config.publicUrl, startedAt: Date.now() }),
     contractAnswer: (operation) => {
       let answer = answers.get(operation.operationId);
       if (!answer) answers.set(operation.operationId, (answer = contractAnswer(document, operation)));
@@ -233,9 +237,10 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   const setting: RouteSetting = { ctx, reader, listPageCache: listPageCacheOf(ctx, options.verifyListPageCache), faults: options.faults, onOperation: options.onOperation };
   for (const operation of checks.operations) {
     const integers = checks.integers.get(operation.operationId)!;
-    const route = plan.answered.has(operation.operationId)
+    const answering = plan.answered.has(operation.operationId)
       ? contractAnswerRoute(operation, checks.contractAnswer(operation), integers, setting)
       : operationRoute(operation, handlers[operation.operationId as OperationId] as unknown as AnyHandler, integers, setting);
+    const route = withDeprecations(checks.deprecations.get(operation.operationId), answering);
     placed.set(`${operation.method.toUpperCase()} ${operation.path}`, route);
     // HEAD as the GET (http/head.ts): the validator placed it as the HEAD copy of the operation; Express's route for
     // GET answers HEAD too, for what the validator's own lookup placed.
@@ -247,6 +252,19 @@ export function createApp(ctx: AppContext, handlers: HandlerTable, options: AppO
   options.extraRoutes?.(app);
   errorMapping(app, ctx.log);
   return app;
+}
+
+/**
+ * The route of an operation that has deprecations: its answer, whatever it is (an error too), carries the headers of
+ * those the request used (http/deprecations.ts). Any other operation's route is the route itself.
+ */
+function withDeprecations(deprecations: OperationDeprecations | undefined, route: OperationRoute): OperationRoute {
+  if (!deprecations) return route;
+  return (req, res) => {
+    const used = usedDeprecations(deprecations, req);
+    if (used.length > 0) res.set(deprecationHeaders(used));
+    return route(req, res);
+  };
 }
 
 /** Express, set for the contract: paths matched letter for letter, no ETag, no X-Powered-By, its `res.json` ours. */

@@ -85,7 +85,7 @@ test('a record made against a release is judged as the change from that release:
   const gone = await deploy('--usage', reader, '--contract', files.noTitle, '--releases', releases);
   expect(gone).toMatchObject({
     code: 1,
-    out: `✗ updateSpace: \`Space.title\`: removed (response-property-removed); response field /title received (200 application/json)\ncan-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break ${judgedAgainst}\n`,
+    out: `✗ updateSpace: \`Space.title\`: removed, never deprecated in a release (response-property-removed-without-deprecation); response field /title received (200 application/json)\ncan-i-deploy: reader cannot deploy against ${files.noTitle}: ✗ 1 break ${judgedAgainst}\n`,
   });
   // The other consumer never received the title, nor called the operation removed.
   expect((await deploy('--usage', locker, '--contract', files.noTitle, '--releases', releases)).code).toBe(0);
@@ -113,7 +113,7 @@ test('with the base, a break only the record judged against the contract alone s
   // finds too, so it is told as the change's), and the one the base already failed.
   const gone = await deploy('--usage', file, '--contract', files.noTitle, '--releases', releases);
   expect(gone.out.split('\n').filter((line) => line.startsWith('✗'))).toEqual([
-    '✗ updateSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)',
+    '✗ updateSpace: `Space.title`: removed, never deprecated in a release (response-property-removed-without-deprecation); response field /title received (200 application/json)',
     '✗ updateSpace: response field /legacy (200 application/json), which its code received, is not in what the contract answers (found by its record judged against the contract alone; the base already failed it)',
   ]);
 });

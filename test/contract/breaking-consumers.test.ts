@@ -98,8 +98,8 @@ describe('npm run check:breaking -- --consumers', () => {
     expect(text.stdout).toContain('Warning for consumers: client-consumer 1.0.0 (getSpace: response field /status read (200 application/json)).');
     const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { judged: { finding: { rule: string }; consumers: { consumer: string }[] }[] };
     const byRule = Object.fromEntries(json.judged.map((entry) => [entry.finding.rule, entry.consumers.map((hit) => hit.consumer)]));
-    expect(byRule['response-property-removed']).toEqual(['proxy-consumer 1.0.0']);
-    expect(byRule['operation-removed']).toEqual([]);
+    expect(byRule['response-property-removed-without-deprecation']).toEqual(['proxy-consumer 1.0.0']);
+    expect(byRule['operation-removed-without-deprecation']).toEqual([]);
     const github = await check('--consumers', folder, '--format', 'github');
     expect(github.stdout).toMatch(/^::error .*It breaks proxy-consumer/m);
   }, 60_000);
@@ -107,7 +107,7 @@ describe('npm run check:breaking -- --consumers', () => {
   test("each consumer's verdict, by the change and by its record judged against the revision alone, in every format", async () => {
     const text = await check('--consumers', folder);
     expect(text.stdout).toContain('Consumers, each judged by the change and by its record against the revision alone:\n');
-    expect(text.stdout).toContain('  proxy-consumer 1.0.0: breaks\n      ✗ getSpace: `Space.title`: removed (response-property-removed); response field /title received (200 application/json)\n');
+    expect(text.stdout).toContain('  proxy-consumer 1.0.0: breaks\n      ✗ getSpace: `Space.title`: removed, never deprecated in a release (response-property-removed-without-deprecation); response field /title received (200 application/json)\n');
     expect(text.stdout).toContain('  client-consumer 1.0.0: warns\n      ! getSpace: ');
     expect(text.stdout).toContain('  harness-consumer 1.0.0: untouched\n');
     const json = JSON.parse((await check('--consumers', folder, '--format', 'json')).stdout) as { consumers: { consumer: string; verdict: string; breaks: { foundBy: string }[] }[] };

@@ -583,6 +583,51 @@ const OPERATION_CASES: Record<string, Case> = {
   },
 };
 
+// ---- removals held to their deprecation (compare/removals.ts), on a given day ---------------------------------
+
+const DAY = '2026-06-01';
+/** `deprecated: true` with a reason, and `x-sunset` when given. */
+const deprecated = (sunset?: string) => ({ deprecated: true, 'x-deprecation': { reason: 'Gone soon.', since: '2026-01-01' }, ...(sunset ? { 'x-sunset': sunset } : {}) });
+const listThings = (more: Record<string, unknown> = {}) => doc({ ...(one(getThing()).paths as object), '/things': { get: { operationId: 'listThings', responses: noContent, ...more } } }, { Thing: thing });
+const withNick = (direction: 'request' | 'response', more: Record<string, unknown> = {}) => objectPlaced(direction, { type: 'object', properties: { name: { type: 'string' }, nick: { type: 'string', ...more } } });
+
+/** Each held rule: what the release had (undeprecated, or deprecated with a sunset after DAY), and what goes. */
+const REMOVAL_CASES: Record<string, { before: Doc; after: Doc; path: string; message: RegExp }> = {
+  'operation-removed-without-deprecation': { before: listThings(), after: one(getThing()), path: '#/paths/~1things/get', message: /GET \/things removed, never deprecated in a release/ },
+  'operation-removed-before-sunset': { before: listThings(deprecated('2026-09-01')), after: one(getThing()), path: '#/paths/~1things/get', message: /GET \/things removed before its sunset 2026-09-01 \(deprecated since 2026-01-01; sunset 2026-09-01: Gone soon\.\)/ },
+  'request-parameter-removed-without-deprecation': { before: withParameters(query('search')), after: withParameters(), path: '#/paths/~1things~1{thingId}/get/parameters/1', message: /`search`: query parameter removed, never deprecated/ },
+  'request-parameter-removed-before-sunset': { before: withParameters(query('search', deprecated('2026-09-01'))), after: withParameters(), path: '#/paths/~1things~1{thingId}/get/parameters/1', message: /before its sunset 2026-09-01/ },
+  'request-property-removed-without-deprecation': { before: withNick('request'), after: objectPlaced('request', thing), path: '#/components/schemas/Thing/properties/nick', message: /`Thing\.nick`: removed, never deprecated/ },
+  'request-property-removed-before-sunset': { before: withNick('request', deprecated('2026-09-01')), after: objectPlaced('request', thing), path: '#/components/schemas/Thing/properties/nick', message: /`Thing\.nick`: removed before its sunset 2026-09-01/ },
+  'response-property-removed-without-deprecation': { before: withNick('response'), after: objectPlaced('response', thing), path: '#/components/schemas/Thing/properties/nick', message: /`Thing\.nick`: removed, never deprecated/ },
+  'response-property-removed-before-sunset': { before: withNick('response', deprecated('2026-09-01')), after: objectPlaced('response', thing), path: '#/components/schemas/Thing/properties/nick', message: /`Thing\.nick`: removed before its sunset 2026-09-01/ },
+};
+
+describe('removals held to their deprecation, on a given day', () => {
+  for (const [rule, entry] of Object.entries(REMOVAL_CASES)) {
+    tested.add(rule as RuleId);
+    test(rule, () => {
+      const findings = compareDocuments(entry.before, entry.after, { today: DAY });
+      expect(rules(findings)).toEqual([rule]);
+      const [finding] = findings as [Finding];
+      expect(finding.severity).toBe(RULES.get(rule as RuleId)!.severity);
+      expect(finding.path).toBe(entry.path);
+      expect(finding.message).toMatch(entry.message);
+      // Without a day, the comparison does not hold removals: the plain removal.
+      expect(rules(compareDocuments(entry.before, entry.after))[0]).toBe(rule.replace(/-(without-deprecation|before-sunset)$/, ''));
+    });
+  }
+
+  test('after its sunset (or deprecated without one), a removal is the plain removal, naming its deprecation', () => {
+    const passed = compareDocuments(listThings(deprecated('2026-05-01')), one(getThing()), { today: DAY });
+    expect(passed.map((finding) => [finding.rule, finding.message])).toEqual([['operation-removed', 'GET /things removed after its sunset 2026-05-01 (deprecated since 2026-01-01; sunset 2026-05-01: Gone soon.)']]);
+    // The sunset's own day is past it.
+    expect(rules(compareDocuments(listThings(deprecated(DAY)), one(getThing()), { today: DAY }))).toEqual(['operation-removed']);
+    const unsunset = compareDocuments(withNick('response', deprecated()), objectPlaced('response', thing), { today: DAY });
+    expect(unsunset.map((finding) => [finding.rule, finding.message])).toEqual([['response-property-removed', '`Thing.nick`: removed as deprecated, without a sunset (deprecated since 2026-01-01: Gone soon.)']]);
+  });
+});
+
 describe('operation, parameter, body, response and component rules', () => {
   for (const [rule, entry] of Object.entries(OPERATION_CASES)) {
     tested.add(rule as RuleId);

@@ -16,7 +16,7 @@ export interface TestServer {
   url: string;
   clock: ManualClock;
   running: RunningServer;
-  /** A client authenticated as a fixture user (their token is their id), or with no token at all. */
+  /** A client authenticated as a fixture user (their token is their id), or with no token at all; deprecations untold (test/server/deprecations.test.ts tells them). */
   as(user: RoleUser | 'anonymous' | (string & {})): DocsClient;
   /** A client with an arbitrary token. */
   withToken(token: string): DocsClient;
@@ -110,8 +110,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return running();
     },
     as: (user) =>
-      createDocsClient({ baseUrl: harnessed.url, fetch: fetchOverRestarts as typeof fetch, ...(user === 'anonymous' ? {} : { token: user }) }),
-    withToken: (token) => createDocsClient({ baseUrl: harnessed.url, fetch: fetchOverRestarts as typeof fetch, token }),
+      createDocsClient({ baseUrl: harnessed.url, fetch: fetchOverRestarts as typeof fetch, onDeprecated: false, ...(user === 'anonymous' ? {} : { token: user }) }),
+    withToken: (token) => createDocsClient({ baseUrl: harnessed.url, fetch: fetchOverRestarts as typeof fetch, onDeprecated: false, token }),
     /** Stops the server and starts it again on the same port (addresses in answers stay the same). */
     async restart() {
       const port = Number(new URL(harnessed.url).port);

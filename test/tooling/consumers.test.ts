@@ -163,7 +163,7 @@ describe('three consumers, each recording what it uses, and the gate and can-i-d
     expect(broken.output).toContain('(record alone)');
     const judged = await deploy('--usage', path.join(consumers, 'proxy-consumer.json'), '--contract', files.fieldRemoved!, '--base', files.base!);
     expect(judged.code).toBe(1);
-    expect(judged.output).toMatch(/^✗ getSpace: .*`Space\.urls`.*: removed \(response-property-removed\); response field \/urls received \(200 application\/json\)$/m);
+    expect(judged.output).toMatch(/^✗ getSpace: .*`Space\.urls`.*: removed, never deprecated in a release \(response-property-removed-without-deprecation\); response field \/urls received \(200 application\/json\)$/m);
     for (const name of ['harness-consumer', 'client-consumer']) expect((await deploy('--usage', path.join(consumers, `${name}.json`), '--contract', files.fieldRemoved!, '--base', files.base!)).code).toBe(0);
     const corrupt = path.join(scratch, 'corrupt.json');
     writeFileSync(corrupt, readFileSync(path.join(consumers, 'client-consumer.json'), 'utf8').slice(0, 100));
