@@ -163,8 +163,8 @@ describe('emitted, in a project with the repository\'s tspconfig.yaml', () => {
     const lines = readFileSync(path.join(project, 'spec/main.tsp'), 'utf8').split('\n');
     const line = (text: string) => lines.findIndex((each) => each.includes(text)) + 1;
     expect([...notes].sort()).toEqual([
-      `deprecation: spec/main.tsp:${line('  name?: string;')}: \`Team.name\` is deprecated and still used: warns reader-app 1.0.0: response field /name read (200 application/json) (getTeam)`,
-      `deprecation: spec/main.tsp:${line('op readTeam(')}: \`readTeam\` is deprecated and still used: warns reader-app 1.0.0: calls it (1 calls) (readTeam)`,
+      `deprecation: spec/main.tsp:${line('  name?: string;')}: \`Team.name\` is deprecated and still used. Warning for consumers: reader-app 1.0.0 (getTeam: response field /name read (200 application/json)).`,
+      `deprecation: spec/main.tsp:${line('op readTeam(')}: \`readTeam\` is deprecated and still used. Warning for consumers: reader-app 1.0.0 (readTeam: calls it (1 calls)).`,
     ]);
     const document = load(openapi!) as any;
     expect(document.paths['/teams/read/{teamId}'].get).toMatchObject({

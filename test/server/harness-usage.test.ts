@@ -93,7 +93,7 @@ describe('the usage record through the harness', () => {
     const record = parseUsageRecord(readFileSync(file, 'utf8'), file);
     expect(record).toEqual(report.record);
     expect(lines).toEqual([`docs-platform-server usage: docs-platform-contract called 3 operations (4 requests) of contract ${record.contract.version}: ${path.relative(process.cwd(), file)}`]);
-    expect(recordFiles(folder)).toEqual([]);
+    expect(recordFiles(folder)).toEqual(['merged']); // the records merged, and the merge's mark (docs/consumers.md)
 
     // The consumer, by default, is the working directory's package and checkout; the contract, the one served.
     expect(record).toMatchObject({ format: 'docs-platform-usage', version: USAGE_VERSION, recordedBy: ['harness'] });

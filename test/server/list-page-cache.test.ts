@@ -313,6 +313,7 @@ describe('the time', () => {
     ['server/content/import.ts', 'the deadline of a website import, which waits on the network'],
     ['server/http/access-log.ts', 'how long a request took, for its log line'],
     ['server/http/connection-bound.ts', "when a connection's client last took an answer, to close one that reads nothing"],
+    ['server/start/app.ts', 'the moment the server started, the date an undated deprecation is announced with'],
     ['server/speed/parse-slices.ts', 'until when connections accepted are parsed a slice at a time, after one went past its bound'],
     ['server/common/ids.ts', "a new record's id, which starts with when it was made: only writes make one"],
     ['server/store/postgres/store.ts', 'when a migration was applied, written into schema_migrations; when a statement began, to tell a failure reported late from a new outage'],

@@ -276,6 +276,9 @@ describe("the repository's folders", () => {
           // A file at the top (eslint.config.js, the vitest configurations) is configuration, which any folder may read.
           if (!target.includes('/')) continue;
           const folder = target.split('/')[0]!;
+          // The one import against the layers: the generated types' deprecated calls take the client's call types, a
+          // cycle of types only, erased at run time (spec/README.md, "Deprecations", says why and how to break it).
+          if (file === 'generated/schema.d.ts' && target === 'client/index.js') continue;
           if (folder !== layer.folder && !(layerOfFolder.has(folder) && layer.imports.includes(folder))) wrong.push(`${file} -> ${target}`);
         }
       }
