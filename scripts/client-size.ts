@@ -1,11 +1,11 @@
 // The size a browser downloads for the client: client/index.ts bundled with openapi-fetch, minified, gzipped.
-//   npm run size   prints it and fails above the budget (4 KB gzipped)
+//   npm run size   prints it and fails above the budget (4.5 KB gzipped)
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-export const CLIENT_BUDGET_BYTES = 4 * 1024;
+export const CLIENT_BUDGET_BYTES = 4.5 * 1024;
 
 export async function clientSize(): Promise<{ minified: number; gzipped: number }> {
   const entry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../client/index.ts');

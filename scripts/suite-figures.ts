@@ -1,10 +1,8 @@
-// Writes docs/development.md's figures of the suite (its section "How long the suite takes"): the fresh-clone times of
-// `npm test` and `.ci/run` and npm test's CPU, read from `.ci/run`'s output, and the ten slowest test files and each
-// folder's share, read from a vitest JSON report (test/support/timings-reporter.ts's, which `.ci/run` writes to
-// .tmp/vitest-report.json).
-//   tsx scripts/suite-figures.ts --ci-log FILE [--ci-log FILE …] [--report FILE] [--date YYYY-MM-DD] [--print]
-// Each file's CPU: `--record REPORT [--load L]` keeps the least loaded runs in docs/suite-figures.json, `--compare
-// REPORT` names the files whose CPU grew beyond their spread there (reporting: it always exits 0).
+// Writes docs/development.md's figures of the suite ("How long the suite takes"): fresh-clone times of `npm test` and
+// `.ci/run` and npm test's CPU from `.ci/run`'s output; the slowest files and each folder's share from vitest's JSON
+// report (.tmp/vitest-report.json). `--ci-log FILE… [--report FILE] [--date D] [--print]`; each file's CPU: `--record
+// REPORT [--load L]` keeps the least loaded runs in docs/suite-figures.json, `--compare REPORT` names the files whose
+// CPU grew beyond their spread (reporting: it always exits 0).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -42,7 +42,7 @@ test('a kept contract is handed out without compiling; with DOCS_CONTRACT_CACHE=
   const name = `${contractInputs(broken)}.openapi.yaml`;
   writeFileSync(path.join(cache, name), cacheEntryText(name, kept));
   const staging = mkdtempSync(path.join(scratch, 'staging-'));
-  expect(await contractCompiler(broken)(staging)).toEqual({ openapi: kept, diagnostics: '', notes: [] });
+  expect(await contractCompiler(broken)(staging)).toEqual({ openapi: kept, diagnostics: '', notes: [], stamp: expect.stringContaining('\nsources: ') });
   expect(readFileSync(path.join(staging, 'openapi.yaml'), 'utf8')).toBe(kept);
 
   vi.stubEnv('DOCS_CONTRACT_CACHE', 'off');
