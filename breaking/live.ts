@@ -222,7 +222,10 @@ function changesOf(entries: readonly LiveFinding[], at?: number): LiveFinding[] 
     const label = severityLabel(judgedOf(entry));
     const operations = group.length > 1 ? summarizeOperations(group.flatMap((each) => each.finding.operations)) : showOperations(finding).replace(/ {2}/g, ' ');
     const text = `${entry.outcome === 'fails' ? undeclaredLabel(label) : label} ${finding.rule}: ${finding.message} (${operations})`;
-    return [{ ...entry, text, consumers: group.flatMap((each) => each.consumers) }];
+    if (group.length === 1) return [{ ...entry, text }];
+    // The group's consumers, each named once, in one sentence (the first finding's names only its own).
+    const consumers = [...new Map(group.flatMap((each) => each.consumers).map((hit) => [`${hit.consumer}\0${hit.verdict}`, hit])).values()];
+    return [{ ...entry, text, consumers, consumersText: consumersSentence(consumers, entry.outcome === 'fails' && entry.consumersText !== '') }];
   });
 }
 
