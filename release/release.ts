@@ -18,8 +18,8 @@ import { currentDocument, isGeneratedCurrent, NoCurrentDocument, staleNote } fro
 
 const USAGE = `Usage: npm run release -- <version> [--date YYYY-MM-DD] [--no-git]
 
-Cuts release <version> (MAJOR.MINOR.PATCH, above the last release) of the contract: sets info.version in
-spec/main.tsp, regenerates generated/, records generated/releases/<version>/, sets the packages' versions, writes the
+Cuts release <version> (MAJOR.MINOR.PATCH, above the last release) of the contract: sets the packages' versions and
+info.version in spec/main.tsp, regenerates generated/, records generated/releases/<version>/, writes the
 notes into CHANGELOG.md and empties spec/breaking-changes.yaml; then commits it ("Release <version>") and tags the
 commit v<version> (annotated). Refused when check:breaking would fail for the new version, while operations are
 pending (server/handlers/pending.ts), and (but with --no-git) when the work tree has changes not committed or the tag
@@ -162,27 +162,44 @@ if (useGit) {
 
 if (!gated) gateCurrent();
 
-// 2. The version in spec/main.tsp, then the regenerated contract, gated again.
+// 2. The packages' versions (the client's, the root, and the runner's follow the contract), then the version in
+// spec/main.tsp, then the regenerated contract, gated again; all restored on a refusal. The packages' first: a server
+// that restarts on the new contract (`npm run dev`'s, on the save of spec/main.tsp) reads its version from
+// package.json then, and its /health names the version it serves.
+const packageFiles = [where.packageJson, ...(existsSync(where.runnerPackageJson) ? [where.runnerPackageJson] : [])];
 const saved = new Map<string, string>();
-for (const file of [where.main, where.document, where.schemaTypes, path.join(where.root, STAMP_FILE)]) if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
+for (const file of [...packageFiles, where.packageLock, where.main, where.document, where.schemaTypes, path.join(where.root, STAMP_FILE)]) {
+  if (existsSync(file)) saved.set(file, readFileSync(file, 'utf8'));
+}
 const restore = () => {
   for (const [file, text] of saved) writeFileSync(file, text);
 };
 const main = saved.get(where.main) ?? refuse(`${relative(where.main)} does not exist`);
 const infoVersion = /(@info\(\s*#\{[^}]*?\bversion:\s*")([^"]*)(")/;
 if (!infoVersion.test(main)) refuse(`${relative(where.main)} has no @info(#{ version: "…" }) to set`);
+const packageTexts = packageFiles.map((file) => saved.get(file)!);
+packageFiles.forEach((file, index) => {
+  if (!/"version":\s*"[^"]*"/.test(packageTexts[index]!)) refuse(`${relative(file)} has no "version" to set`);
+});
+packageFiles.forEach((file, index) => writeFileSync(file, packageTexts[index]!.replace(/"version":\s*"[^"]*"/, `"version": "${version}"`)));
+if (saved.has(where.packageLock)) {
+  const lock = JSON.parse(saved.get(where.packageLock)!) as { version?: string; packages?: Record<string, { version?: string }> };
+  lock.version = version;
+  if (lock.packages?.['']) lock.packages[''].version = version;
+  writeFileSync(where.packageLock, `${JSON.stringify(lock, null, 2)}\n`);
+}
 writeFileSync(where.main, main.replace(infoVersion, `$1${version}$3`));
 
 const generate = spawnSync(path.join(where.root, 'node_modules/.bin/tsx'), ['scripts/generate.ts'], { cwd: where.root, encoding: 'utf8' });
 if (generate.status !== 0) {
   process.stderr.write(`${generate.stdout ?? ''}${generate.stderr ?? ''}`);
   restore();
-  refuse('npm run generate failed (above); spec/main.tsp and generated/ are restored');
+  refuse("npm run generate failed (above); spec/main.tsp, generated/ and the packages' versions are restored");
 }
 const document = readDocument(where.document);
 if (document.info === undefined || (document.info as { version?: unknown }).version !== version) {
   restore();
-  refuse(`the regenerated document's info.version is not ${version}; spec/main.tsp and generated/ are restored`);
+  refuse(`the regenerated document's info.version is not ${version}; spec/main.tsp, generated/ and the packages' versions are restored`);
 }
 const consumed = gate(document, restore);
 
@@ -196,21 +213,7 @@ writeFileSync(
     (consumed.length > 0 ? stringify(consumed) : '[]\n'),
 );
 
-// 4. The packages' versions: the client's (the root) and the runner's follow the contract.
-const packageFiles = [where.packageJson, ...(existsSync(where.runnerPackageJson) ? [where.runnerPackageJson] : [])];
-const packageTexts = packageFiles.map((file) => readFileSync(file, 'utf8'));
-packageFiles.forEach((file, index) => {
-  if (!/"version":\s*"[^"]*"/.test(packageTexts[index]!)) refuse(`${relative(file)} has no "version" to set`);
-});
-packageFiles.forEach((file, index) => writeFileSync(file, packageTexts[index]!.replace(/"version":\s*"[^"]*"/, `"version": "${version}"`)));
-if (existsSync(where.packageLock)) {
-  const lock = JSON.parse(readFileSync(where.packageLock, 'utf8')) as { version?: string; packages?: Record<string, { version?: string }> };
-  lock.version = version;
-  if (lock.packages?.['']) lock.packages[''].version = version;
-  writeFileSync(where.packageLock, `${JSON.stringify(lock, null, 2)}\n`);
-}
-
-// 5. The notes, and a fresh declarations file.
+// 4. The notes, and a fresh declarations file.
 const notes = last
   ? notesBetween({ base: readDocument(last.document), revision: document, previous: last.version, version, date, declarations: consumed })
   : renderFirstNotes(version, date, document);
@@ -235,7 +238,7 @@ const fixture =
   `Then record the database its server writes, which the next release must upgrade (test/server/upgrade.test.ts):\n` +
   `  npm run fixture:release -- ${version}\n  git add test/fixtures/releases/${version} && git commit -m "Fixture of release ${version}"\n`;
 
-// 6. The commit and its tag.
+// 5. The commit and its tag.
 if (!useGit) {
   process.stdout.write(
     `${recorded}Review it, commit it and tag the commit:\n${commands.map((command) => `  ${command}\n`).join('')}` +

@@ -26,6 +26,8 @@ export interface Config {
   /** Token of the demo admin seeded into an empty database; a random one is printed when unset. */
   apiToken?: string;
   logLevel: LogLevel;
+  /** One access-log line per request answered (LOG_REQUESTS); off, only a 5xx's line (at `warn`) is written. */
+  logRequests: boolean;
   /** Validate every response against the contract (on by default; a failure is a 500 and a log line). */
   validateResponses: boolean;
   /**
@@ -245,6 +247,14 @@ export const VARIABLES: readonly Variable[] = [
       if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
       return level;
     },
+  }),
+  variable({
+    name: 'LOG_REQUESTS',
+    key: 'logRequests',
+    default: 'false',
+    engine: 'both',
+    description: 'one log line per request answered, at info; off, only a 5xx gets its line (at warn)',
+    parse: (value) => bool('LOG_REQUESTS', value, false),
   }),
   variable({
     name: 'VALIDATE_RESPONSES',

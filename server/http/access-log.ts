@@ -1,8 +1,8 @@
 // The server's log: pino, as JSON lines or as one readable line per entry (LOG_FORMAT; unset, readable lines when
-// the log goes to a terminal and JSON lines otherwise); and the access log, one line per request when it has been
+// the log goes to a terminal and JSON lines otherwise); and the access log, a line per request when it has been
 // answered (method, path, operation id, status, duration, request id, and on an error answer the reason the client was
-// given): `info`, or `warn` for a 5xx (a request the server could not serve: a 503 while the database is unreachable or
-// its storage full, a 500's stack logged beside it by http/errors.ts).
+// given): a 5xx's always, at `warn` (a request the server could not serve: a 503 while the database is unreachable or
+// its storage full, a 500's stack logged beside it by http/errors.ts), every other one at `info` with LOG_REQUESTS.
 import type { NextFunction, Request, Response } from 'express';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config, LogFormat } from '../common/config.ts';
@@ -28,13 +28,18 @@ export const REASON = 'reason';
 
 type WithOperation = Request & { openapi?: { schema?: { operationId?: string } } };
 
-/** The access-log middleware; it passes requests on untouched when `info` is off. */
-export function accessLog(log: Logger) {
-  const enabled = log.isLevelEnabled('info');
+/**
+ * The access-log middleware: with `everyRequest` (LOG_REQUESTS), a line for every request; without, for a 5xx alone.
+ * It passes requests on untouched when no line it could write is at an enabled level.
+ */
+export function accessLog(log: Logger, everyRequest: boolean) {
+  const answered = everyRequest && log.isLevelEnabled('info');
+  const failed = log.isLevelEnabled('warn');
   return function accessLogMiddleware(req: Request, res: Response, next: NextFunction) {
-    if (!enabled) return next();
+    if (!answered && !failed) return next();
     const started = performance.now();
     res.once('finish', () => {
+      if (res.statusCode < 500 && !answered) return;
       const query = req.originalUrl.indexOf('?');
       const fields: AccessLogFields = {
         requestId: req.id,

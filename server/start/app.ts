@@ -293,7 +293,7 @@ function everyRequest({ log, config }: AppContext, contract: OpenApiDocument, us
       res.set(ANSWER_HEADERS).set('x-request-id', req.id);
       next();
     },
-    accessLog(log),
+    accessLog(log, config.logRequests),
   ];
   if (config.corsOrigins.length > 0) handlers.push(cors(contract, config.corsOrigins));
   return chained(...handlers);

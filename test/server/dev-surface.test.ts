@@ -23,7 +23,7 @@ const OWN_PATHS = ['/health', '/openapi.json', '/openapi.yaml', '/docs'];
 const APP_ORIGIN = 'http://app.example.test:8080';
 const lines: string[] = [];
 const ctx = useTestServer({
-  env: { CORS_ORIGINS: `${APP_ORIGIN}, https://other.example.test` },
+  env: { CORS_ORIGINS: `${APP_ORIGIN}, https://other.example.test`, LOG_REQUESTS: '1' },
   log: createLogger({ logLevel: 'info', logFormat: 'json' }, { write: (line: string) => lines.push(line) }),
 });
 
@@ -31,7 +31,7 @@ const ctx = useTestServer({
 const pretty: string[] = [];
 const PUBLIC_URL = 'https://api.example.test/docs-api';
 const other = useTestServer({
-  env: { PUBLIC_URL },
+  env: { PUBLIC_URL, LOG_REQUESTS: '1' },
   recordCoverage: false,
   log: createLogger({ logLevel: 'info', logFormat: 'pretty' }, { write: (text: string) => pretty.push(text) }),
 });

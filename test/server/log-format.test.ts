@@ -1,6 +1,7 @@
 // The log's format: LOG_FORMAT when set; unset, one readable line per entry when stdout is a terminal and JSON lines
 // otherwise. The decision and the readable lines directly, then the server started under a pseudo-terminal (util-linux's
-// `script`) and through a pipe, on an empty DATA_DIR (so its first start logs the migrations it applied).
+// `script`) and through a pipe, on an empty DATA_DIR (so its first start logs the migrations it applied); a line per
+// request answered only with LOG_REQUESTS.
 // @needs processes
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -61,10 +62,11 @@ describe('the server started', () => {
 
   /**
    * Starts the server as `npm start` does (built from the sources at the start of the run) on a fresh DATA_DIR, under a pseudo-terminal (`script`) or with stdout a pipe,
-   * and stops it (its process group) once it has said where it listens and whose its token is: its stdout.
+   * and stops it (its process group) once it has said where it listens and whose its token is, and `meanwhile` has
+   * run with its address: its stdout and stderr, whole (a clean stop writes every line first).
    */
-  async function firstStart(terminal: boolean, env: Record<string, string> = {}): Promise<string> {
-    const { LOG_FORMAT: _format, ...inherited } = process.env;
+  async function firstStart(terminal: boolean, env: Record<string, string> = {}, meanwhile?: (url: string) => Promise<void>): Promise<string> {
+    const { LOG_FORMAT: _format, LOG_REQUESTS: _requests, ...inherited } = process.env;
     const command = `exec ${[process.execPath, ...serverArguments()].join(' ')}`;
     const child = spawn(terminal ? 'script' : 'sh', terminal ? ['-qfec', command, '/dev/null'] : ['-c', command], {
       env: { ...inherited, PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(folder, `data-${++runs}`), DOCS_API_TOKEN: 'log-token', LOG_LEVEL: 'info', ...env },
@@ -77,6 +79,7 @@ describe('the server started', () => {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
       await vi.waitFor(() => expect(output).toMatch(/DOCS_API_TOKEN is the token/), { timeout: 30_000, interval: 100 });
+      await meanwhile?.(/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!);
     } finally {
       try {
         process.kill(-child.pid!, 'SIGTERM');
@@ -101,6 +104,32 @@ describe('the server started', () => {
     // LOG_FORMAT wins over the terminal.
     const json = await firstStart(true, { LOG_FORMAT: 'json' });
     expect(JSON.parse(json.split('\n').find((line) => line.includes('database migrated'))!)).toMatchObject({ msg: 'database migrated', engine: 'sqlite' });
+  }, 90_000);
+
+  /** Four requests answered 200, 200, 400 and 404, to the server at `url`. */
+  async function fourRequests(url: string): Promise<void> {
+    const statuses = [];
+    for (const [address, headers] of [
+      [`${url}/health`, {}],
+      [`${url}/v1/orgs`, { authorization: 'Bearer log-token' }],
+      [`${url}/v1/orgs?limit=0`, { authorization: 'Bearer log-token' }],
+      [`${url}/no-such-page`, {}],
+    ] as const) {
+      const response = await fetch(address, { headers });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 400, 404]);
+  }
+
+  test('answering requests: no line per request by default, one per request with LOG_REQUESTS', async () => {
+    const quiet = await firstStart(false, {}, fourRequests);
+    expect(quiet).toMatch(/"msg":"Documentation Platform API listening on/);
+    expect(quiet.split('\n').filter((line) => line.includes('"msg":"request"')), quiet).toEqual([]);
+
+    const logged = await firstStart(false, { LOG_REQUESTS: '1' }, fourRequests);
+    const requests = logged.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(requests.map((line) => [line.path, line.status]), logged).toEqual([['/health', 200], ['/v1/orgs', 200], ['/v1/orgs', 400], ['/no-such-page', 404]]);
   }, 90_000);
 
   test('through a pipe: JSON lines', async () => {

@@ -155,6 +155,7 @@ describe.for(runEngines())('connections that pipeline and read nothing, on %s', 
       DATA_DIR: mkdtempSync(path.join(scratch, `${engine}-`)),
       ...(database ? { DATABASE_URL: database.url } : {}),
       DOCS_API_TOKEN: TOKEN,
+      LOG_REQUESTS: '1',
     });
   }, 60_000);
   afterAll(async () => {

@@ -56,7 +56,7 @@ async function startUnread(name: string, env: Record<string, string> = {}) {
   const addressFile = path.join(scratch, `${name}.address`);
   const child = spawn(process.execPath, serverArguments(), {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADDRESS_FILE: addressFile, DOCS_API_TOKEN: TOKEN, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADDRESS_FILE: addressFile, DOCS_API_TOKEN: TOKEN, LOG_LEVEL: 'info', LOG_FORMAT: 'json', LOG_REQUESTS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
