@@ -29,6 +29,10 @@ const fixture = extendFixture({
       { id: 'box', title: 'Box', parent: 'shelf' },
       { id: 'crate', title: 'Crate', parent: 'shelf' },
       { id: 'delegated', title: 'Delegated', parent: 'shelf' },
+      // Seeded in this order, which their ids' order is not.
+      { id: 'rack', title: 'Rack' },
+      { id: 'rack-z', title: 'Rack Z', parent: 'rack' },
+      { id: 'rack-a', title: 'Rack A', parent: 'rack' },
     ],
     spaces: [
       { id: 'intro', title: 'Intro', parent: 'guides' },
@@ -107,6 +111,16 @@ describe('GET /v1/orgs/{organizationId}/collections', () => {
     expect(top).not.toContain('api');
     expect(top).not.toContain('v1');
     expect(await collectionIds({ nested: true })).toEqual(expect.arrayContaining(['api', 'v1']));
+  });
+
+  test('count counts what the list holds, the top level alone with nested=false', async () => {
+    for (const nested of [true, false]) {
+      const list = ok(
+        await ctx.server.as('admin').GET('/v1/orgs/{organizationId}/collections', { params: { path: { organizationId: ACME }, query: { limit: 1000, nested } } }),
+      );
+      expect(list.count, `nested=${nested}`).toBe(list.items.length);
+      expect(list.items.every((item) => nested || item.parent === undefined), `nested=${nested}`).toBe(true);
+    }
   });
 
   test('pages through the collections with a cursor', async () => {
@@ -229,6 +243,12 @@ describe('PATCH /v1/collections/{collectionId}', () => {
       await ctx.server.as('admin').PATCH('/v1/collections/{collectionId}', { ...collection(created.id), body: { description: '' } }),
     );
     expect(cleared.description).toBeUndefined();
+  });
+
+  test('an empty change changes nothing', async () => {
+    const before = await getCollection('archive');
+    expect(ok(await ctx.server.as('admin').PATCH('/v1/collections/{collectionId}', { ...collection('archive'), body: {} }))).toEqual(before);
+    expect(await getCollection('archive')).toEqual(before);
   });
 
   test('spaces and nested collections inherit the default level: a reader gets edit on them', async () => {
@@ -361,6 +381,13 @@ describe('POST /v1/collections/{collectionId}/move', () => {
     expectError(await move('crate', { position: { after: { type: 'space', space: 'shelf-space' } } }), 409);
     ok(await move('crate', { position: { before: { type: 'space', space: 'delegated' } } }));
     expectError(await move('crate', { parent: 'shelf', position: { before: { type: 'space', space: 'delegated' } } }), 409);
+  });
+
+  test('seeded collections keep the order they were seeded in among their siblings', async () => {
+    // rack-z was seeded before rack-a: rack-a is after it already, and before it is a move.
+    expectError(await move('rack-a', { position: { after: { type: 'space', space: 'rack-z' } } }), 409, 'changes nothing');
+    ok(await move('rack-a', { position: { before: { type: 'space', space: 'rack-z' } } }));
+    expectError(await move('rack-z', { position: { after: { type: 'space', space: 'rack-a' } } }), 409, 'changes nothing');
   });
 
   test('a move that changes nothing is a 409', async () => {
