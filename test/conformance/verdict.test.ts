@@ -146,6 +146,20 @@ describe('a Pact judged as its test asserted it', () => {
   }, 60_000);
 });
 
+describe('a composed request body', () => {
+  test('an alternative removed: the gate asks which alternative what it sent matched, and says what can-i-deploy says', () => {
+    for (const id of ['request-variant-removed-other', 'request-variant-removed-sent']) {
+      const corpusCase = CASES.find((each) => each.id === id)!;
+      const revised = revisionOf(corpusCase);
+      const record = recordOf(corpusCase.consumer);
+      const contracts = { revision: loadContract(revised as OpenApiDocument), base: loadContract(structuredClone(base) as OpenApiDocument) };
+      const [gate] = judgeConsumerVerdicts(compareDocuments(base, revised), [record], contracts).consumers;
+      const [alone] = judgeConsumerVerdicts([], [record], { revision: contracts.revision }).consumers;
+      expect([gate!.verdict, alone!.verdict], id).toEqual(id.endsWith('-other') ? ['untouched', 'untouched'] : ['breaks', 'breaks']);
+    }
+  });
+});
+
 describe('records of different precision merged', () => {
   test("a harness record merged with the typed client's breaks on every change either alone breaks on", () => {
     const client = recordOf('title-reader', 'search-service');
