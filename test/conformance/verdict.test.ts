@@ -1,7 +1,8 @@
 // The one owner of a consumer's verdict (conformance/judgement/verdict.ts): the gate, the contract's rule (breaking/live.ts)
 // and can-i-deploy reach it and judge nothing of their own; with a version-2 record, a version-1 record and a Pact file
 // in one folder, one breaking change names all three in each; a source that cannot be read is named, never "no known
-// consumer"; a hundred consumers make a short sentence.
+// consumer"; a hundred consumers make a short sentence; Pact files alone judged as the change from where they hold;
+// a composed request body judged by what was sent; the corpus's records as version 1 miss no break.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -144,6 +145,27 @@ describe('a Pact judged as its test asserted it', () => {
     expect(judged.judgedBy).toEqual({ record: expect.stringMatching(/known by Pact files only .* hold against no release \(nor the contract this package carries\) other than those asked about/) as unknown });
     expect(judged.verdict).toBe('breaks');
   }, 60_000);
+});
+
+describe('version-1 records of the corpus', () => {
+  test('every case a consumer breaks on, its version-1 record breaks on; it says more only where version 1 keeps too little', () => {
+    const told = CASES.map((corpusCase) => {
+      const revised = revisionOf(corpusCase);
+      const contracts = { revision: loadContract(revised as OpenApiDocument), base: loadContract(structuredClone(base) as OpenApiDocument) };
+      return { corpusCase, verdict: judgeConsumerVerdicts(compareDocuments(base, revised), [versionOne(recordOf(corpusCase.consumer))], contracts).consumers[0]!.verdict };
+    });
+    expect(told.filter(({ corpusCase, verdict }) => corpusCase.expected === 'breaks' && verdict !== 'breaks').map(({ corpusCase }) => corpusCase.id)).toEqual([]);
+    // Version 1 keeps no types, lengths or ranges of what was sent (a tighter bound it is within, the alternative it
+    // matched), and no method and path (an operation renamed or its path parameter renamed is one it no longer finds).
+    const more = told.filter(({ corpusCase, verdict }) => verdict !== corpusCase.expected).map(({ corpusCase }) => corpusCase.id);
+    expect(more.sort()).toEqual(
+      [
+        'path-parameter-renamed', 'path-parameter-renamed-update', 'path-parameter-renamed-organization', 'path-parameter-renamed-delete', 'operation-id-changed',
+        'request-max-length-lowered-within', 'query-maximum-lowered-within', 'request-max-length-lowered-to-sent', 'request-maximum-lowered-above-most', 'request-min-items-raised-within', 'request-variant-removed-other',
+      ].sort(),
+    );
+    expect(told.filter(({ corpusCase, verdict }) => verdict === corpusCase.expected).length).toBe(CASES.length - 11);
+  });
 });
 
 describe('a composed request body', () => {
