@@ -40,8 +40,9 @@ it is not a release.
 
 A Pact file (specification 2, 3 or 4; its HTTP interactions) stands for a record wherever one is named: it is read
 against --base where given, else against the contract that consumer's records among the sources were made against,
-else against each contract asked about, and judged against it alone. An interaction that matches no operation is
-named, and breaks.
+else against the newest of this package's contract and the releases that its pacts match and break nowhere in (none
+of the contracts asked about), and judged as the change from it, as a record is; else against each contract asked
+about, and judged against it alone. An interaction that matches no operation is named, and breaks.
 `;
 
 /** Runs the command with `argv`; resolves to its exit code, printing to `out` and `err`. */

@@ -11,7 +11,8 @@ import { today } from '../../compare/removals.ts';
 import { contractIdentity } from '../records/consumer.ts';
 import { type Contract, DEFAULT_CONTRACT, loadContract, type OpenApiDocument } from '../contract/contract.ts';
 import type { ConsumerVerdict } from './judgement.ts';
-import { judgeConsumerVerdicts } from './verdict.ts';
+import { holdsAgainst, judgeConsumerVerdicts } from './verdict.ts';
+import { pactRecord } from '../records/pact-record.ts';
 import { mergeNamedUsage, type NamedUsage, type UsageRecord, UsageRecordError } from '../records/usage-format.ts';
 import { mergeByConsumer } from '../records/usage-merge.ts';
 import { isNamedPact, type NamedPact, readUsageSources, withPactsRead } from '../records/usage-sources.ts';
@@ -193,11 +194,38 @@ export interface DeployConsumers {
   against: Map<number, (contract: Contract) => UsageRecord>;
 }
 
+/** The contracts a pact may have been written against, newest first: the contract this package carries (unless other releases are named), then each release. */
+function pactCandidates(releases: string | undefined): { file: string; label: string }[] {
+  const folder = releases ?? PACKAGE_RELEASES;
+  const released = isUrl(folder) ? [] : recordedVersions(folder).reverse().map((version) => ({ file: path.join(folder, version, 'openapi.yaml'), label: `release ${version}` }));
+  return [...(releases === undefined ? [{ file: DEFAULT_CONTRACT, label: 'the contract this package carries' }] : []), ...released];
+}
+
+/**
+ * The contract the Pact files of one consumer were written against, as far as this package can tell (a pact names
+ * none): the newest of `pactCandidates` that every interaction matches and that its pacts, read against it as
+ * records, break nowhere in. A contract whose document is one of those asked about is no candidate: a pact read
+ * against a contract always holds against it, so the change to it would never be seen. Undefined when none holds.
+ */
+async function writtenAgainst(group: readonly NamedPact[], asked: readonly Contract[], releases: string | undefined): Promise<{ contract: Contract; label: string } | undefined> {
+  const askedDigests = new Set(asked.map((contract) => contractIdentity(contract).sha256));
+  for (const candidate of pactCandidates(releases)) {
+    const contract = loadContract(candidate.file);
+    if (askedDigests.has(contractIdentity(contract).sha256)) continue;
+    const read = group.map((entry) => ({ ...pactRecord(entry.pact, contract), source: entry.source }));
+    if (read.some((each) => each.unmatched.length > 0)) continue;
+    const [record] = mergeByConsumer(read.map(({ record, source }) => ({ record, source })));
+    if (record && holdsAgainst(record, contract)) return { contract, label: `${candidate.label}, the newest its Pact files hold against (a pact names no contract)` };
+  }
+  return undefined;
+}
+
 /**
  * The records of `sources`, those of one consumer merged, with the contract each was made against. A Pact file is
  * read against `--base` where it is given; else, of a consumer whose records are among the sources too, against the
- * contract those were made against (which must be found); else against each contract asked about, and judged against
- * it alone (a pact names no contract its tests were written against).
+ * contract those were made against (which must be found); else against the release it was written against, as far as
+ * the releases tell (`writtenAgainst`), and judged as the change from it, as a record is; else against each contract
+ * asked about, and judged against it alone.
  */
 export async function consumersOf(
   sources: string[],
@@ -238,6 +266,12 @@ export async function consumersOf(
       merged?.(consumer, sourcesOf);
       continue;
     }
+    const written = await writtenAgainst(group, contracts.map((each) => each.contract), options.releases);
+    if (written) {
+      records.push(mergeByConsumer(withPactsRead(group, written.contract, once(written.label)), merged)[0]!);
+      recorded.push(written);
+      continue;
+    }
     const cache = new Map<Contract, UsageRecord>();
     const readAgainst = (contract: Contract) => {
       let record = cache.get(contract);
@@ -249,7 +283,7 @@ export async function consumersOf(
     };
     against.set(records.length, readAgainst);
     records.push(readAgainst(contracts[0]!.contract));
-    recorded.push({ why: `it is known by Pact files only (${group.map((entry) => entry.source).join(', ')}), which name no contract its tests were written against, so each is read against the contract asked about` });
+    recorded.push({ why: `it is known by Pact files only (${group.map((entry) => entry.source).join(', ')}), which name no contract its tests were written against, and they hold against no release (nor the contract this package carries) other than those asked about, so each is read against the contract asked about` });
   }
   return { records, recorded, against };
 }

@@ -6,7 +6,7 @@
 import { compareDocuments, type Finding } from '../../compare/index.ts';
 import { RULES, type Rule, type RuleId } from '../../compare/rules.ts';
 import { type Contract, loadContract, type OpenApiDocument } from '../contract/contract.ts';
-import { fieldSchemas, parameterFor, refusal } from './record-judgement.ts';
+import { allows, fieldSchemas, parameterFor, refusal } from './record-judgement.ts';
 import type { OperationUsage, ResponseUsage, UsageRecord } from '../records/usage-format.ts';
 
 /** What a change does to a consumer. */
@@ -224,8 +224,25 @@ interface RevisionOperation {
   operationId: string;
 }
 
-/** The kinds of request change a record's facts (types, lengths, ranges, sizes sent) tell whether it refuses what was sent. */
-const FACT_KINDS = ['type-changed', 'became-not-nullable', 'max-length-decreased', 'min-length-increased', 'max-decreased', 'min-increased', 'max-items-decreased', 'min-items-increased'];
+/**
+ * The kinds of request change a record's facts (types, lengths, ranges, sizes sent) and values (of an enumeration)
+ * tell whether it refuses what was sent: of an alternative removed, which alternative what it sent matched.
+ */
+const FACT_KINDS = ['type-changed', 'became-not-nullable', 'max-length-decreased', 'min-length-increased', 'max-decreased', 'min-increased', 'max-items-decreased', 'min-items-increased', 'variant-removed'];
+
+/**
+ * Whether the revision accepts what the record says was sent at `pointer` of the body and at every field below it:
+ * each still a field there, its types, lengths, ranges and sizes (which it must have recorded) and its enumerated
+ * values accepted.
+ */
+function bodyAccepted(contract: Contract, root: Parameters<typeof fieldSchemas>[1], usage: OperationUsage, pointer: string): boolean {
+  const below = Object.keys(usage.body).filter((each) => each === pointer || each.startsWith(`${pointer}/`));
+  return below.every((each) => {
+    const used = usage.body[each]!;
+    const schemas = used.types ? fieldSchemas(contract, root, each) : [];
+    return schemas.length > 0 && refusal(contract, schemas, used) === undefined && (used.values ?? []).every((value) => allows(contract, schemas, value));
+  });
+}
 
 /**
  * Whether the revision still accepts everything the record's facts say was sent where a finding tightened a request
@@ -248,13 +265,14 @@ function stillAccepted(finding: Finding, usage: OperationUsage, revision: Revisi
   } else {
     const { sent } = sentFields(finding, usage);
     for (const { pointer } of sent) {
-      const used = usage.body[pointer];
-      const schemas = used?.types ? fieldSchemas(revision.contract, operation.body?.schema, pointer) : [];
-      if (schemas.length === 0 || refusal(revision.contract, schemas, used!) !== undefined) return undefined;
+      if (!(pointer in usage.body) || !bodyAccepted(revision.contract, operation.body?.schema, usage, pointer)) return undefined;
       shown.push(pointer);
     }
   }
-  return shown.length > 0 ? `sends ${shown.join(', ')}, and the types, lengths and ranges it sent are still accepted` : undefined;
+  if (shown.length === 0) return undefined;
+  return kind === 'variant-removed'
+    ? `sends ${shown.join(', ')}, and what it sent there matches an alternative still accepted`
+    : `sends ${shown.join(', ')}, and the types, lengths and ranges it sent are still accepted`;
 }
 
 const BREAKS_IT = 'breaking-client';
@@ -417,7 +435,7 @@ export const FAMILIES: readonly Family[] = [
     rows: {
       sent: { shows: 'sends it (its record does not tell that what it sent is still accepted)', verdict: 'breaks', reason: 'a record keeps no values of a field that is not an enumeration, only their types, lengths and ranges: a value it sends may be refused' },
       sentAccepted: {
-        shows: 'sends it, and the types, lengths, ranges and sizes it recorded are accepted by the revision (a changed type, a tighter bound)',
+        shows: 'sends it, and the types, lengths, ranges, sizes and enumerated values it recorded are accepted by the revision (a changed type, a tighter bound, an alternative removed that nothing it sent matched)',
         verdict: 'untouched',
         reason: 'everything it sent there is still accepted',
       },

@@ -106,7 +106,7 @@ export function refusal(contract: Contract, schemas: Schema[], facts: Facts): st
 }
 
 /** Whether the schemas at a place still allow `value` (an enumeration that lost it does not). */
-function allows(contract: Contract, schemas: Schema[], value: string | number | boolean): boolean {
+export function allows(contract: Contract, schemas: Schema[], value: string | number | boolean): boolean {
   return schemas.some((schema) => {
     const enums = alternatives(contract, schema).filter((each) => Array.isArray(each.enum) || 'const' in each);
     return enums.length === 0 || enums.some((each) => (Array.isArray(each.enum) ? each.enum.includes(value) : each.const === value));

@@ -104,6 +104,12 @@ export function placedThrough(record: UsageRecord, contract: Contract | undefine
   return { record: placed, unplaced };
 }
 
+/**
+ * Whether `record` breaks nowhere against `contract` alone: a contract its consumer's tests could have been written
+ * against. can-i-deploy asks it of the releases for a consumer known by Pact files only, which name none.
+ */
+export const holdsAgainst = (record: UsageRecord, contract: Contract): boolean => judgeRecord(record, contract).breaks.length === 0;
+
 /** The change judgement's breaks of `record`: every operation it calls that a breaking finding breaks, not the first only. */
 function changeEffects(findings: readonly Finding[], record: UsageRecord, revision: Contract | undefined): Effect[] {
   const judged = judgeConsumer(findings, record, revision).effects;

@@ -1,7 +1,8 @@
 // The one owner of a consumer's verdict (conformance/judgement/verdict.ts): the gate, the contract's rule (breaking/live.ts)
 // and can-i-deploy reach it and judge nothing of their own; with a version-2 record, a version-1 record and a Pact file
 // in one folder, one breaking change names all three in each; a source that cannot be read is named, never "no known
-// consumer"; a hundred consumers make a short sentence.
+// consumer"; a hundred consumers make a short sentence; Pact files alone judged as the change from where they hold;
+// a composed request body judged by what was sent; the corpus's records as version 1 miss no break.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { checkAgainstRelease } from '../../breaking/live.ts';
 import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
+import { consumersOf, judgeDeploy } from '../../conformance/judgement/can-i-deploy.ts';
 import { compareDocuments } from '../../compare/index.ts';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
 import { consumersSentence, type FindingConsumer, judgeConsumerVerdicts, NAMED_CONSUMERS } from '../../conformance/judgement/verdict.ts';
@@ -102,6 +104,82 @@ describe('one breaking change, a version-2 record, a version-1 record and a Pact
     // Bounded by the reader's wait, not by the network's.
     expect(performance.now() - started).toBeLessThan(30_000);
   }, 60_000);
+});
+
+describe('a Pact judged as its test asserted it', () => {
+  // The corpus's base as the one release, and each case's pact (the answers cut to what its code reads, a proxy
+  // consumer's whole) given to can-i-deploy with no --base: read against the newest release it holds against.
+  const releases = path.join(scratch, 'pact-releases');
+  mkdirSync(path.join(releases, '1.0.0'), { recursive: true });
+  writeFileSync(path.join(releases, '1.0.0', 'openapi.yaml'), JSON.stringify(base));
+  const pactAlone = async (corpusCase: (typeof CASES)[number], folder = releases) => {
+    const file = path.join(scratch, `${corpusCase.id}.pact.json`);
+    writeFileSync(file, JSON.stringify(pactOf(corpusCase.consumer, 3)));
+    const contract = loadContract(revisionOf(corpusCase) as OpenApiDocument);
+    const { records, recorded } = await consumersOf([file], [{ label: corpusCase.id, contract }], { releases: folder });
+    return judgeDeploy(records[0]!, contract, recorded[0]!);
+  };
+
+  test('with Pact files and no base, can-i-deploy gives every corpus case the verdict it gives with records', async () => {
+    const wrong: string[] = [];
+    for (const corpusCase of CASES) {
+      const judged = await pactAlone(corpusCase);
+      expect(judged.judgedBy, corpusCase.id).toEqual({ change: 'release 1.0.0, the newest its Pact files hold against (a pact names no contract)' });
+      if ((judged.verdict === 'breaks') !== (corpusCase.expected === 'breaks')) wrong.push(`${corpusCase.id}: expected ${corpusCase.expected}, got ${judged.verdict} ${judged.breaks.join('; ')}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
+
+  test('a field its answer holds made optional or nullable, or an alternative that lacks it: each breaks it, at the field', async () => {
+    const breaksOf = async (id: string) => (await pactAlone(CASES.find((each) => each.id === id)!)).breaks.join('\n');
+    expect(await breaksOf('response-read-made-optional')).toMatch(/getSpace: `Space\.title`: now optional \(response-property-became-optional\); response field \/title read/);
+    expect(await breaksOf('response-became-nullable')).toMatch(/getSpace: .*`Space\.title`.*nullable.*response field \/title read/);
+    expect(await breaksOf('response-alternative-added-read')).toMatch(/getOrganization: `Organization\.owner`: new alternative `Team` \(response-property-variant-added\); response field \/owner read/);
+    expect(await breaksOf('response-alternative-gained-read')).toMatch(/getSpace: .*cover.*\/cover/);
+  }, 60_000);
+
+  test('a pact that holds against no release is judged against the contract alone, saying why', async () => {
+    const empty = path.join(scratch, 'no-releases');
+    mkdirSync(empty, { recursive: true });
+    const judged = await pactAlone(CASES.find((each) => each.id === 'response-field-removed')!, empty);
+    expect(judged.judgedBy).toEqual({ record: expect.stringMatching(/known by Pact files only .* hold against no release \(nor the contract this package carries\) other than those asked about/) as unknown });
+    expect(judged.verdict).toBe('breaks');
+  }, 60_000);
+});
+
+describe('version-1 records of the corpus', () => {
+  test('every case a consumer breaks on, its version-1 record breaks on; it says more only where version 1 keeps too little', () => {
+    const told = CASES.map((corpusCase) => {
+      const revised = revisionOf(corpusCase);
+      const contracts = { revision: loadContract(revised as OpenApiDocument), base: loadContract(structuredClone(base) as OpenApiDocument) };
+      return { corpusCase, verdict: judgeConsumerVerdicts(compareDocuments(base, revised), [versionOne(recordOf(corpusCase.consumer))], contracts).consumers[0]!.verdict };
+    });
+    expect(told.filter(({ corpusCase, verdict }) => corpusCase.expected === 'breaks' && verdict !== 'breaks').map(({ corpusCase }) => corpusCase.id)).toEqual([]);
+    // Version 1 keeps no types, lengths or ranges of what was sent (a tighter bound it is within, the alternative it
+    // matched), and no method and path (an operation renamed or its path parameter renamed is one it no longer finds).
+    const more = told.filter(({ corpusCase, verdict }) => verdict !== corpusCase.expected).map(({ corpusCase }) => corpusCase.id);
+    expect(more.sort()).toEqual(
+      [
+        'path-parameter-renamed', 'path-parameter-renamed-update', 'path-parameter-renamed-organization', 'path-parameter-renamed-delete', 'operation-id-changed',
+        'request-max-length-lowered-within', 'query-maximum-lowered-within', 'request-max-length-lowered-to-sent', 'request-maximum-lowered-above-most', 'request-min-items-raised-within', 'request-variant-removed-other',
+      ].sort(),
+    );
+    expect(told.filter(({ corpusCase, verdict }) => verdict === corpusCase.expected).length).toBe(CASES.length - 11);
+  });
+});
+
+describe('a composed request body', () => {
+  test('an alternative removed: the gate asks which alternative what it sent matched, and says what can-i-deploy says', () => {
+    for (const id of ['request-variant-removed-other', 'request-variant-removed-sent']) {
+      const corpusCase = CASES.find((each) => each.id === id)!;
+      const revised = revisionOf(corpusCase);
+      const record = recordOf(corpusCase.consumer);
+      const contracts = { revision: loadContract(revised as OpenApiDocument), base: loadContract(structuredClone(base) as OpenApiDocument) };
+      const [gate] = judgeConsumerVerdicts(compareDocuments(base, revised), [record], contracts).consumers;
+      const [alone] = judgeConsumerVerdicts([], [record], { revision: contracts.revision }).consumers;
+      expect([gate!.verdict, alone!.verdict], id).toEqual(id.endsWith('-other') ? ['untouched', 'untouched'] : ['breaks', 'breaks']);
+    }
+  });
 });
 
 describe('records of different precision merged', () => {

@@ -69,6 +69,13 @@ export function baseContract(): Json {
           responses: { '201': { description: 'Created.', content: json(ref('Integration')) } },
         },
       },
+      '/sites': {
+        post: {
+          operationId: 'createSite',
+          requestBody: { required: true, content: json(ref('CreateSiteRequest')) },
+          responses: { '201': { description: 'Created.', content: json(ref('Site')) } },
+        },
+      },
       '/orgs/{organizationId}': {
         get: {
           operationId: 'getOrganization',
@@ -112,6 +119,12 @@ export function baseContract(): Json {
             priority: { type: 'integer', minimum: 0, maximum: 10 },
           },
         },
+        CreateSiteRequest: {
+          type: 'object',
+          required: ['title', 'spaces'],
+          properties: { title: { type: 'string' }, spaces: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string', enum: ['new'] }] } },
+        },
+        Site: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' } } },
         Content: { type: 'object', required: ['markdown'], properties: { markdown: { type: 'string' } } },
         Error: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string' }, message: { type: 'string' } } } } },
         PlanBase: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
@@ -208,6 +221,8 @@ export const CONSUMERS = {
   'plan-reader': [organization(['/plan', '/plan/name'])],
   /** Labels spaces and sets their priority: three labels, priority 7. */
   'space-tagger': [update({ labels: ['guide', 'team', 'draft'], priority: 7 })],
+  /** Publishes sites over a new space (`spaces: "new"`), never a list of existing ones. */
+  'site-maker': [{ operationId: 'createSite', path: {}, body: { title: 'Docs', spaces: 'new' }, status: 201, mediaType: 'application/json', answer: { id: 'st1', title: 'Docs' }, read: ['/id'] }],
   /** Shows a space's cover image: its code reads the cover's `url`. */
   'cover-reader': [{ ...get(['/cover', '/cover/url']), answer: { ...space, cover: { url: 'https://img.example.com/a.png' } } }],
 } satisfies Record<string, CorpusExchange[]>;
@@ -310,6 +325,10 @@ export const CASES: CorpusCase[] = [
   { id: 'response-alternative-gained-read', change: 'the oneOf of `Space.cover` gains `EmojiCover`, which has no `url`', consumer: 'cover-reader', expected: 'breaks', why: 'its code reads `/cover/url`, which an emoji cover lacks', revise: (d) => coverMayBeEmoji(d) },
   { id: 'response-alternative-gained-unread', change: 'the oneOf of `Space.cover` gains `EmojiCover`, which has no `url`', consumer: 'title-reader', expected: 'untouched', why: 'its code reads only `title`', revise: (d) => coverMayBeEmoji(d) },
   { id: 'response-alternative-added-unread', change: '`Organization.owner` may now also be a `Team`, which has no `displayName`', consumer: 'plan-reader', expected: 'untouched', why: 'its code reads only the plan', revise: (d) => ownerMayBeTeam(d) },
+  { id: 'response-nested-made-optional', change: '`Space.owner` no longer required', consumer: 'space-viewer', expected: 'breaks', why: 'it received `/owner` and what is in it, which may now be absent', revise: (d) => unrequire(schema(d, 'Space'), 'owner') },
+  { id: 'response-answer-alternative-added', change: 'getSpace may now answer a `SpaceStub`, which has no `title`', consumer: 'title-reader', expected: 'breaks', why: 'its code reads `/title`, which a stub lacks', revise: (d) => answerMayBeStub(d) },
+  { id: 'request-variant-removed-other', change: 'the id-list alternative of `CreateSiteRequest.spaces` (an anyOf of an id list or `"new"`) removed', consumer: 'site-maker', expected: 'untouched', why: 'it only ever sent `"new"`, still accepted', revise: (d) => void (schema(d, 'CreateSiteRequest').properties.spaces.anyOf = [{ type: 'string', enum: ['new'] }]) },
+  { id: 'request-variant-removed-sent', change: 'the `"new"` alternative of `CreateSiteRequest.spaces` removed', consumer: 'site-maker', expected: 'breaks', why: 'it sent `"new"`, no longer accepted', revise: (d) => void (schema(d, 'CreateSiteRequest').properties.spaces.anyOf = [{ type: 'array', items: { type: 'string' } }]) },
   // Statuses and media types.
   { id: 'success-status-changed', change: 'createSpace answers 200 instead of 201', consumer: 'space-creator', expected: 'breaks', why: 'it received 201', revise: (d) => (op(d, '/spaces', 'post').responses = { '200': op(d, '/spaces', 'post').responses['201'] }) },
   { id: 'status-removed-received', change: 'getSpace no longer declares 404', consumer: 'space-prober', expected: 'warns', why: 'it received 404: it can only receive less; typed source comparing against 404 no longer compiles', revise: (d) => delete op(d, '/spaces/{spaceId}', 'get').responses['404'] },
@@ -346,6 +365,11 @@ function renameOrganizationParameter(d: Doc): void {
 function coverMayBeEmoji(d: Doc): void {
   d.components.schemas.EmojiCover = { type: 'object', required: ['emoji'], properties: { emoji: { type: 'string' } } };
   schema(d, 'Space').properties.cover.oneOf.push(ref('EmojiCover'));
+}
+
+function answerMayBeStub(d: Doc): void {
+  d.components.schemas.SpaceStub = { type: 'object', required: ['id', 'stub'], properties: { id: { type: 'string' }, stub: { type: 'boolean', const: true } } };
+  op(d, '/spaces/{spaceId}', 'get').responses['200'].content['application/json'].schema = { oneOf: [ref('Space'), ref('SpaceStub')] };
 }
 
 function addTeams(d: Doc): void {

@@ -14,6 +14,8 @@ import { loadContract, type OpenApiDocument } from '../../conformance/contract/c
 import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
 import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
 import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import { judgeDeploy } from '../../conformance/judgement/can-i-deploy.ts';
+import { holdsAgainst } from '../../conformance/judgement/verdict.ts';
 import { baseContract, CASES, CONSUMERS, type ConsumerName, type CorpusCase, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from './consumer-corpus.ts';
 import { repoRoot } from './repo.ts';
 
@@ -71,21 +73,34 @@ export function judgedCases(cases: readonly CorpusCase[] = CASES): Map<string, {
   return judged;
 }
 
+/** Our judgements of a case's pact. */
+interface PactVerdict {
+  withBase: ConsumerVerdict;
+  breaksAlone: boolean;
+  what: string[];
+  /** can-i-deploy with the pact and no --base, the corpus's base the one release: read against it (it holds there) and judged as the change from it. */
+  noBase: ConsumerVerdict;
+}
+
 /**
  * Our judgement of each case's pact (Pact 2): read as a record against the release it was written against, the
- * change's verdict; and as PactFlow's engine reads it, against the revision alone (read as a record against the
- * revision and judged against it: can-i-deploy with a pact and no --base), whether it breaks, and what breaks it.
+ * change's verdict; as PactFlow's engine reads it, against the revision alone (read as a record against the revision
+ * and judged against it), whether it breaks, and what breaks it; and as can-i-deploy with the pact and no --base reads
+ * it, against the newest release it holds against (the base, the corpus's one release), the verdict.
  */
-export function pactVerdicts(cases: readonly CorpusCase[] = CASES): Map<string, { withBase: ConsumerVerdict; breaksAlone: boolean; what: string[] }> {
+export function pactVerdicts(cases: readonly CorpusCase[] = CASES): Map<string, PactVerdict> {
   const base = loadContract(baseContract() as OpenApiDocument);
-  const judged = new Map<string, { withBase: ConsumerVerdict; breaksAlone: boolean; what: string[] }>();
+  const judged = new Map<string, PactVerdict>();
   for (const corpusCase of cases) {
     const pact = readPact(pactOf(corpusCase.consumer), `${corpusCase.consumer}.pact.json`);
     const document = revisionOf(corpusCase);
     const revision = loadContract(document as OpenApiDocument);
-    const withBase = judgeChange(baseContract(), document, pactRecord(pact, base).record).verdict;
+    const atBase = pactRecord(pact, base).record;
+    const withBase = judgeChange(baseContract(), document, atBase).verdict;
     const what = judgeRecord(pactRecord(pact, revision).record, revision).breaks.map((hit) => hit.what);
-    judged.set(corpusCase.id, { withBase, breaksAlone: what.length > 0, what });
+    if (!holdsAgainst(atBase, base)) throw new Error(`${corpusCase.id}: the pact of ${corpusCase.consumer} does not hold against the release it was written against`);
+    const noBase = judgeDeploy(atBase, revision, { contract: base, label: 'release 1.0.0' }).verdict;
+    judged.set(corpusCase.id, { withBase, breaksAlone: what.length > 0, what, noBase });
   }
   return judged;
 }
@@ -141,7 +156,7 @@ export function corpusSection(answers: ReadonlyMap<string, PactflowAnswer>): str
   const aloneRight = (each: CorpusCase) => pacts.get(each.id)!.breaksAlone === (each.expected === 'breaks');
   const differing = CASES.filter((each) => !pactflowRight(each) || !aloneRight(each) || judged.get(each.id)!.verdict !== each.expected);
   const lines = [
-    `The corpus holds ${CASES.length} cases over ${Object.keys(CONSUMERS).length} consumers: **${ours} of ${CASES.length}** get their verdict from the judgement, and every tool gives it (the test runs each case through every format of the gate, each consumer's verdict there merging the change judgement and its record judged against the revision alone, \`--fail-on consumers\` and both forms of can-i-deploy, and each through can-i-deploy without its record's base, its record judged against the revision alone, which breaks exactly where the judgement with the base does). PactFlow's engine, \`@pactflow/swagger-mock-validator\` ${VALIDATOR_VERSION}, on pacts of the same interactions: **${theirs} of ${CASES.length}** right (a case is right when it reports an error exactly where the consumer breaks; its warnings count as no break). The same pacts read by this toolkit as records: with the release they were written against, **${CASES.filter((each) => pacts.get(each.id)!.withBase === each.expected).length} of ${CASES.length}** (each pact, in Pact 2, 3 and 4, gets its case's verdict: the test holds it); against the revision alone, as PactFlow's engine reads them (\`can-i-deploy\` with a pact and no \`--base\`), **${CASES.filter(aloneRight).length} of ${CASES.length}** right.`,
+    `The corpus holds ${CASES.length} cases over ${Object.keys(CONSUMERS).length} consumers: **${ours} of ${CASES.length}** get their verdict from the judgement, and every tool gives it (the test runs each case through every format of the gate, each consumer's verdict there merging the change judgement and its record judged against the revision alone, \`--fail-on consumers\` and both forms of can-i-deploy, and each through can-i-deploy without its record's base, its record judged against the revision alone, which breaks exactly where the judgement with the base does). PactFlow's engine, \`@pactflow/swagger-mock-validator\` ${VALIDATOR_VERSION}, on pacts of the same interactions: **${theirs} of ${CASES.length}** right (a case is right when it reports an error exactly where the consumer breaks; its warnings count as no break). The same pacts read by this toolkit as records: with the release they were written against, **${CASES.filter((each) => pacts.get(each.id)!.withBase === each.expected).length} of ${CASES.length}** (each pact, in Pact 2, 3 and 4, gets its case's verdict: the test holds it); read against the revision alone, as PactFlow's engine reads them, **${CASES.filter(aloneRight).length} of ${CASES.length}** right (the column "Our pact alone" below); and as \`can-i-deploy\` with a pact and no \`--base\` reads them, against the newest release they hold against (here the base, the one release), **${CASES.filter((each) => (pacts.get(each.id)!.noBase === 'breaks') === (each.expected === 'breaks')).length} of ${CASES.length}** right.`,
     '',
     'Where they differ:',
     '',
