@@ -5,12 +5,13 @@
 // Where its time goes and what keeps it down: test/README.md, "The gate end to end".
 // @needs processes
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { compareDocuments } from '../../breaking/index.ts';
+import { emptyOperationUsage, emptyUsage } from '../../conformance/records/usage-format.ts';
 import { openapiPath, repoRoot } from '../support/repo.ts';
 
 /** Tests that compile the contract, and tests that run the commands a few times. */
@@ -173,6 +174,8 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
 
   releasesAndTheirRefusals();
   theGateAndTheNotes();
+  thePromiseOfARange();
+  theMajorVersion();
 });
 
 /** The releases of the story, and what a release refuses. */
@@ -377,7 +380,54 @@ function theGateAndTheNotes(): void {
     );
     expect(text).toContain('**Breaking for implementations** (`request-property-enum-value-added`): `ImportContentRequest.source`: new value "git".');
   }, COMMANDS);
+}
 
+/** The promise of `^1`: a declared break that breaks a known consumer, in a minor release (a fork of the story). */
+function thePromiseOfARange(): void {
+  test(
+    "a minor release whose declared break breaks a known consumer is refused, naming it, until the declaration says it accepted it",
+    async () => {
+      // A fork of the copy (the three declared), whose tspconfig.yaml names its consumers' records, as the rule reads
+      // them: search-service reads Space.revision, which the declared break makes optional.
+      const root = fork();
+      const config = read('tspconfig.yaml', root);
+      write('tspconfig.yaml', config.replace(/\n {2}disable:\n.*\n/, '\n  enable:\n    "docs-platform-spec-rules/breaking-change":\n      consumers: ["consumers/"]\n'), root);
+      expect(read('tspconfig.yaml', root)).toContain('consumers: ["consumers/"]');
+      const record = emptyUsage({ name: 'search-service', version: '3.2.0' }, { version: '1.0.0' }, 'client');
+      record.operations.getSpace = { ...emptyOperationUsage(), method: 'get', path: '/v1/spaces/{spaceId}', calls: 2, parameters: { 'path.spaceId': {} } };
+      record.operations.getSpace.responses['200 application/json'] = { present: ['/id', '/title', '/revision'], read: ['/revision'], schemas: { '': ['Space'] } };
+      mkdirSync(at('consumers', root));
+      write('consumers/search-service.json', JSON.stringify(record), root);
+      expect((await command('scripts/generate.ts', [], root)).status).toBe(0);
+
+      const [refused, failing] = await Promise.all([command('release/release.ts', ['1.1.0', '--no-git'], root), command('breaking/check.ts', [], root)]);
+      expect(refused.status, refused.output).toBe(1);
+      expect(refused.stderr).toContain('release: refused: 1.1.0 is not a new major version, and this would break the promise of ^1:');
+      const refusal = lineWith(refused.stderr, `the declared break response-property-became-optional Space ${DECLARED.revision.path}`, 'it breaks search-service 3.2.0 (getSpace: ');
+      expect(refusal, refused.stderr).toContain('add to that declaration in spec/breaking-changes.yaml: `accepted-by: [search-service]`; or release it as a new major.');
+      expect(existsSync(at('generated/releases/1.1.0', root))).toBe(false);
+      // check:breaking fails the same, before the release is tried.
+      expect(failing.status, failing.output).toBe(1);
+      expect(lineWith(failing.stdout, 'PROBLEM: a release that is not a new major may not hold the declared break response-property-became-optional', 'search-service 3.2.0')).toBeDefined();
+
+      declarations([DECLARED.title, { ...DECLARED.revision, 'accepted-by': ['search-service'] }, DECLARED.source], root);
+      const [released, passing, major] = await Promise.all([
+        command('release/release.ts', ['1.1.0', '--no-git', '--date', '2026-01-20'], root),
+        command('breaking/check.ts', [], root),
+        command('breaking/check.ts', ['--as-version', '2.0.0', '--declarations', at('spec/breaking-changes.yaml', copy)], root),
+      ]);
+      expect(passing.status, passing.output).toBe(0);
+      // A new major needs no acceptance (the copy's declarations name none).
+      expect(major.status, major.output).toBe(0);
+      expect(released.status, released.output).toBe(0);
+      expect(parse(read('generated/releases/1.1.0/breaking-changes.yaml', root))).toContainEqual({ ...DECLARED.revision, 'accepted-by': ['search-service'] });
+    },
+    COMPILE,
+  );
+}
+
+/** The major version: what it lets pass, and its release. */
+function theMajorVersion(): void {
   test(
     'a higher major version lets undeclared breaking changes pass; a minor release of them is refused and changes nothing',
     async () => {
