@@ -114,6 +114,26 @@ async function keepPromise(verdict: Verdict, document: Record<string, unknown>):
   if (problems.length > 0) refuse(`${version} is not a new major version, and ${problems.length === 1 ? 'this' : 'these'} would break the promise of ^${target[0]}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
 }
 
+/**
+ * `npm run check`'s type-check of the project, run as a command of its own: refuses (restoring what step 2 wrote) when
+ * it fails; what it says of the project, for the last lines.
+ */
+function typecheckProject(): string {
+  const checker = path.join(where.root, 'scripts/check.ts');
+  if (!existsSync(path.join(where.root, 'tsconfig.json')) || !existsSync(checker)) {
+    const line = `not type-checked: ${where.root} has no tsconfig.json and scripts/check.ts to type-check it with`;
+    process.stderr.write(`release: ${line}\n`);
+    return line;
+  }
+  const run = spawnSync(path.join(where.root, 'node_modules/.bin/tsx'), [checker, '--only', 'typecheck'], { cwd: where.root, encoding: 'utf8' });
+  if (run.status !== 0) {
+    process.stderr.write(`${run.stdout ?? ''}${run.stderr ?? ''}`);
+    restore();
+    refuse('the project does not type-check against the release (npm run check\'s typecheck, above); spec/main.tsp and generated/ are restored');
+  }
+  return 'the project type-checks (npm run check\'s typecheck)';
+}
+
 // 1. The gate on what spec/ compiles to now (breaking/current.ts), first when that is generated/openapi.yaml, so that a
 // refusal costs no compilation; when generated/ is stale, after git's refusals (1c), which cost nothing.
 let gated = false;
@@ -197,6 +217,10 @@ if (document.info === undefined || (document.info as { version?: unknown }).vers
   restore();
   refuse(`the regenerated document's info.version is not ${version}; spec/main.tsp and generated/ are restored`);
 }
+// 2b. The project type-checks against what the release generated, as `npm run check` runs it (scripts/check.ts
+// --only typecheck); where the tree has no tsconfig.json (the gate's own tests release copies of the contract alone),
+// it says so.
+const typechecked = typecheckProject();
 const consumed = gate(document, restore).judged.flatMap((entry) => (entry.declaration ? [entry.declaration] : []));
 
 // 3. The release's record.
@@ -241,7 +265,7 @@ const changed = [
 ];
 const recorded =
   `release: ${version} recorded in ${relative(releaseDir)}/ (${last ? `after ${last.version}` : 'the first release'}); ` +
-  `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n`;
+  `${consumed.length} declaration(s) moved into ${relative(where.changelog)}; ${typechecked}.\n`;
 const message = `Release ${version}`;
 const commands = [`git add ${changed.join(' ')}`, `git commit -m "${message}"`, `git tag -a ${tag} -m "${message}"`];
 const fixture =

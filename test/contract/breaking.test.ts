@@ -385,7 +385,7 @@ function theGateAndTheNotes(): void {
 /** The promise of `^1`: a declared break that breaks a known consumer, in a minor release (a fork of the story). */
 function thePromiseOfARange(): void {
   test(
-    "a minor release whose declared break breaks a known consumer is refused, naming it, until the declaration says it accepted it",
+    "a minor release whose declared break breaks a known consumer is refused, naming it, until the declaration says it accepted it; then until the project type-checks",
     async () => {
       // A fork of the copy (the three declared), whose tspconfig.yaml names its consumers' records, as the rule reads
       // them: search-service reads Space.revision, which the declared break makes optional.
@@ -411,7 +411,11 @@ function thePromiseOfARange(): void {
       expect(lineWith(failing.stdout, 'PROBLEM: a release that is not a new major may not hold the declared break response-property-became-optional', 'search-service 3.2.0')).toBeDefined();
 
       declarations([DECLARED.title, { ...DECLARED.revision, 'accepted-by': ['search-service'] }, DECLARED.source], root);
-      const [released, passing, major] = await Promise.all([
+      // Accepted, it is the project's type-check that refuses it: as npm run check runs it, on what the release generated.
+      write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', types: [] }, files: ['typed.ts'] }), root);
+      write('typed.ts', "export const count: number = 'one';\n", root);
+      const before = STATE.map((file) => read(file, root));
+      const [untyped, passing, major] = await Promise.all([
         command('release/release.ts', ['1.1.0', '--no-git', '--date', '2026-01-20'], root),
         command('breaking/check.ts', [], root),
         command('breaking/check.ts', ['--as-version', '2.0.0', '--declarations', at('spec/breaking-changes.yaml', copy)], root),
@@ -419,7 +423,17 @@ function thePromiseOfARange(): void {
       expect(passing.status, passing.output).toBe(0);
       // A new major needs no acceptance (the copy's declarations name none).
       expect(major.status, major.output).toBe(0);
+      expect(untyped.status, untyped.output).toBe(1);
+      expect(untyped.output).toContain('check typecheck  FAIL  1 type error(s)');
+      expect(untyped.output).toMatch(/typed\.ts\(1,14\): error TS2322/);
+      expect(untyped.stderr).toContain("release: refused: the project does not type-check against the release (npm run check's typecheck, above)");
+      expect(STATE.map((file) => read(file, root))).toEqual(before);
+      expect(existsSync(at('generated/releases/1.1.0', root))).toBe(false);
+
+      write('typed.ts', 'export const count: number = 1;\n', root);
+      const released = await command('release/release.ts', ['1.1.0', '--no-git', '--date', '2026-01-20'], root);
       expect(released.status, released.output).toBe(0);
+      expect(released.stdout).toContain("3 declaration(s) moved into CHANGELOG.md; the project type-checks (npm run check's typecheck).");
       expect(parse(read('generated/releases/1.1.0/breaking-changes.yaml', root))).toContainEqual({ ...DECLARED.revision, 'accepted-by': ['search-service'] });
     },
     COMPILE,
@@ -465,6 +479,8 @@ function theMajorVersion(): void {
       const released = await withoutSource!.release;
       expect(released.status, released.output).toBe(0);
       expect(released.stdout).toContain('2 declaration(s) moved into CHANGELOG.md');
+      // A copy of the contract alone has no project to type-check: said, not hidden.
+      expect(released.stderr).toContain('release: not type-checked: ');
       // --no-git: the commands that commit and tag it, to run after reviewing.
       expect(released.stdout).toContain('  git commit -m "Release 2.0.0"\n  git tag -a v2.0.0 -m "Release 2.0.0"\n');
       expect(existsSync(at('.git', withoutSource!.root))).toBe(false);
