@@ -18,6 +18,7 @@ import { formatReport } from './report.ts';
 import { currentDocument, NoCurrentDocument, staleNote } from './current.ts';
 import { readConsumers } from '../conformance/records/usage-sources.ts';
 import { judgeByConsumers } from './consumers.ts';
+import { checkPromise, promiseProblems } from './promise.ts';
 import { loadContract, type OpenApiDocument } from '../conformance/contract/contract.ts';
 
 const USAGE = `Usage: npm run check:breaking -- [options]
@@ -237,6 +238,14 @@ if (consumerSources.length > 0) {
   });
   if (unread.length > 0) badRecord(unread.join('\n  '));
   judgeByConsumers(verdict, records, failOnConsumers, revisionContract, baseContract);
+}
+
+// The promise of a version range: a declared break that breaks a known consumer (tspconfig.yaml's) fails, unless its
+// declaration names it in accepted-by or the major version is raised (breaking/promise.ts; npm run release refuses it).
+if (ours) {
+  const kept = await checkPromise(where.root, verdict, base.document, revision.document);
+  const problems = promiseProblems(kept, shown(where.declarations));
+  if (problems.length > 0) Object.assign(verdict, { problems: [...verdict.problems, ...problems], passed: false });
 }
 
 // Where each finding was made: the TypeSpec declaration when the revision is the contract, else the document's line

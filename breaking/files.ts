@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { compareVersions, parseDeclarations, parseVersion, type Declaration, type Version } from './gate.ts';
+import { compareVersions, parseDeclarations, parseVersion, type Declaration, type DeclarationPlace, type Version } from './gate.ts';
 import { isObject } from '../compare/pointer.ts';
 
 /** The repository these commands belong to (they run on the copy they are in). */
@@ -124,13 +124,31 @@ export function versionOf(document: Record<string, unknown>): string | undefined
 export function readDeclarations(file: string): { declarations: Declaration[]; problems: string[] } {
   if (!existsSync(file)) return { declarations: [], problems: [] };
   let value: unknown;
+  let text = '';
   try {
-    const text = readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
     value = text.split('\n').every((line) => /^\s*(#.*)?$/.test(line)) ? null : load(text, { schema: CORE_SCHEMA });
   } catch (error) {
     return { declarations: [], problems: [`not valid YAML: ${error instanceof Error ? error.message : error}`] };
   }
-  return parseDeclarations(value);
+  return parseDeclarations(value, declarationLines(text));
+}
+
+/**
+ * Where a declaration's problem is in the file's text: the line of its field (`line 40 (entry 3)`), else of the entry,
+ * for a list written in block style (`- rule: …` at the start of a line); `entry 3` otherwise.
+ */
+function declarationLines(text: string): DeclarationPlace {
+  const lines = text.split('\n');
+  const starts = lines.flatMap((line, index) => (/^-(\s|$)/.test(line) ? [index] : []));
+  return (index, field) => {
+    const start = starts[index];
+    if (start === undefined) return `entry ${index + 1}`;
+    const end = starts[index + 1] ?? lines.length;
+    const escaped = field?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const at = escaped === undefined ? -1 : lines.slice(start, end).findIndex((line) => new RegExp(`^(-\\s+|\\s+)["']?${escaped}["']?\\s*:`).test(line));
+    return `line ${start + Math.max(at, 0) + 1} (entry ${index + 1})`;
+  };
 }
 
 /** Empties a declarations file, keeping its leading comment (the format's explanation). */

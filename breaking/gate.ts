@@ -35,40 +35,69 @@ export interface Declaration {
   path: string;
   /** Why the break is accepted; shown in the release notes. */
   reason: string;
+  /**
+   * `accepted-by` in the file: the known consumers (their records' names) that accepted the break; a release that is not
+   * a new major is refused while it breaks a known consumer this does not name (breaking/promise.ts).
+   */
+  acceptedBy?: string[];
+}
+
+/** The fields of a declaration, as the file spells them. */
+const DECLARATION_FIELDS = ['rule', 'operation', 'schema', 'path', 'reason', 'accepted-by'];
+
+/** Where a problem of a declaration is: `entry 3` (a locator may add its line, `line 40 (entry 3)`). */
+export type DeclarationPlace = (index: number, field?: string) => string;
+
+/** A declaration as the file spells it (`accepted-by`), for writing it back. */
+export function declarationEntry(declaration: Declaration): Record<string, unknown> {
+  const { acceptedBy, ...rest } = declaration;
+  return { ...rest, ...(acceptedBy ? { 'accepted-by': acceptedBy } : {}) };
+}
+
+/** `accepted-by`'s value: a list of consumer names, or the problem with it. */
+function acceptedByOf(value: unknown): { names?: string[]; problem?: string } {
+  if (value === undefined) return {};
+  const names = Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string' && name.trim() !== '').map((name) => name.trim()) : [];
+  if (!Array.isArray(value) || names.length !== value.length || names.length === 0) {
+    return { problem: '`accepted-by` must be a list of the names of the consumers that accepted the break (`accepted-by: [search-service]`)' };
+  }
+  return { names };
 }
 
 /** Reads declarations from a parsed YAML value; problems name the entry and the field. */
-export function parseDeclarations(value: unknown): { declarations: Declaration[]; problems: string[] } {
+export function parseDeclarations(value: unknown, place: DeclarationPlace = (index) => `entry ${index + 1}`): { declarations: Declaration[]; problems: string[] } {
   const declarations: Declaration[] = [];
   const problems: string[] = [];
   if (value === null || value === undefined) return { declarations, problems };
   if (!Array.isArray(value)) return { declarations, problems: ['the declarations must be a YAML list (`[]` for none)'] };
   value.forEach((entry, index) => {
-    const at = `entry ${index + 1}`;
+    const at = place(index);
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       problems.push(`${at}: must be a mapping with rule, operation or schema, path and reason`);
       return;
     }
     const record = entry as Record<string, unknown>;
-    const unknown = Object.keys(record).filter((key) => !['rule', 'operation', 'schema', 'path', 'reason'].includes(key));
-    for (const key of unknown) problems.push(`${at}: unknown field \`${key}\` (expected rule, operation or schema, path, reason)`);
+    const unknown = Object.keys(record).filter((key) => !DECLARATION_FIELDS.includes(key));
+    for (const key of unknown) problems.push(`${place(index, key)}: unknown field \`${key}\` (expected rule, operation or schema, path, reason, accepted-by)`);
+    const accepted = acceptedByOf(record['accepted-by']);
+    if (accepted.problem) problems.push(`${place(index, 'accepted-by')}: ${accepted.problem}`);
     const text = (key: string) => (typeof record[key] === 'string' && (record[key] as string).trim() !== '' ? (record[key] as string).trim() : undefined);
     const rule = text('rule');
     const path = text('path');
     const reason = text('reason');
     const operation = text('operation');
     const schema = text('schema');
-    if (!rule) problems.push(`${at}: \`rule\` is missing`);
-    else if (!RULES.has(rule as never)) problems.push(`${at}: \`rule\` ${rule} is not a rule id (see breaking/README.md)`);
-    if (!path) problems.push(`${at}: \`path\` is missing`);
-    else if (!path.startsWith('#/')) problems.push(`${at}: \`path\` must be a JSON path starting with #/`);
-    if (!reason) problems.push(`${at}: \`reason\` is missing: say why the break is accepted`);
-    else if (/^TODO\b/i.test(reason)) problems.push(`${at}: \`reason\` still says TODO: say why the break is accepted`);
+    if (!rule) problems.push(`${place(index, 'rule')}: \`rule\` is missing`);
+    else if (!RULES.has(rule as never)) problems.push(`${place(index, 'rule')}: \`rule\` ${rule} is not a rule id (see breaking/README.md)`);
+    if (!path) problems.push(`${place(index, 'path')}: \`path\` is missing`);
+    else if (!path.startsWith('#/')) problems.push(`${place(index, 'path')}: \`path\` must be a JSON path starting with #/`);
+    if (!reason) problems.push(`${place(index, 'reason')}: \`reason\` is missing: say why the break is accepted`);
+    else if (/^TODO\b/i.test(reason)) problems.push(`${place(index, 'reason')}: \`reason\` still says TODO: say why the break is accepted`);
     // A rule of the whole document has neither an operation nor a component.
     const owned = rule !== undefined && isDocumentRule(rule) ? !operation && !schema : Boolean(operation) !== Boolean(schema);
     if (!owned) problems.push(`${at}: ${rule !== undefined && isDocumentRule(rule) ? `${rule} is a change of the whole document: give neither \`operation\` nor \`schema\`` : 'give exactly one of `operation` and `schema`'}`);
-    if (rule && path && reason && !/^TODO\b/i.test(reason) && owned) {
-      declarations.push({ rule, path, reason, ...(operation ? { operation } : schema ? { schema } : {}) });
+    if (rule && path && reason && !/^TODO\b/i.test(reason) && owned && !accepted.problem) {
+      declarations.push({ rule, path, reason, ...(operation ? { operation } : schema ? { schema } : {}), ...(accepted.names ? { acceptedBy: accepted.names } : {}) });
     }
   });
   return { declarations, problems };

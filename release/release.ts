@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { compareDocuments } from '../compare/index.ts';
 import { emptyDeclarations, listReleases, locations, readDeclarations, readDocument, relative, type Release } from '../breaking/files.ts';
-import { compareVersions, evaluateGate, parseVersion, type Declaration } from '../breaking/gate.ts';
+import { compareVersions, declarationEntry, evaluateGate, parseVersion, type Verdict } from '../breaking/gate.ts';
+import { checkPromise, promiseProblems } from '../breaking/promise.ts';
 import { notesBetween, prependNotes, renderFirstNotes } from './notes.ts';
 import { formatReport } from '../breaking/report.ts';
 import { STAMP_FILE } from '../breaking/stamp.ts';
@@ -81,7 +82,7 @@ if (read.problems.length > 0) {
 }
 
 /** Runs the gate of `document` judged as `version`; prints the report and refuses when it fails. */
-function gate(document: Record<string, unknown>, onRefusal: () => void = () => {}): Declaration[] {
+function gate(document: Record<string, unknown>, onRefusal: () => void = () => {}): Verdict {
   const base = last ? readDocument(last.document) : undefined;
   const findings = base ? compareDocuments(base, document) : [];
   const verdict = evaluateGate(findings, {
@@ -99,25 +100,57 @@ function gate(document: Record<string, unknown>, onRefusal: () => void = () => {
     onRefusal();
     refuse(`check:breaking fails for ${version} (above)`);
   }
-  return verdict.judged.flatMap((entry) => (entry.declaration ? [entry.declaration] : []));
+  return verdict;
+}
+
+/**
+ * The promise of `^MAJOR`: a release that is not a new major is refused while a declared break breaks a known consumer
+ * (tspconfig.yaml's) that its declaration does not name in accepted-by (breaking/promise.ts).
+ */
+async function keepPromise(verdict: Verdict, document: Record<string, unknown>): Promise<void> {
+  if (!last) return;
+  const kept = await checkPromise(where.root, verdict, readDocument(last.document), document);
+  const problems = promiseProblems(kept, relative(where.declarations));
+  if (problems.length > 0) refuse(`${version} is not a new major version, and ${problems.length === 1 ? 'this' : 'these'} would break the promise of ^${target[0]}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+}
+
+/**
+ * `npm run check`'s type-check of the project, run as a command of its own: refuses (restoring what step 2 wrote) when
+ * it fails; what it says of the project, for the last lines.
+ */
+function typecheckProject(): string {
+  const checker = path.join(where.root, 'scripts/check.ts');
+  if (!existsSync(path.join(where.root, 'tsconfig.json')) || !existsSync(checker)) {
+    const line = `not type-checked: ${where.root} has no tsconfig.json and scripts/check.ts to type-check it with`;
+    process.stderr.write(`release: ${line}\n`);
+    return line;
+  }
+  const run = spawnSync(path.join(where.root, 'node_modules/.bin/tsx'), [checker, '--only', 'typecheck'], { cwd: where.root, encoding: 'utf8' });
+  if (run.status !== 0) {
+    process.stderr.write(`${run.stdout ?? ''}${run.stderr ?? ''}`);
+    restore();
+    refuse('the project does not type-check against the release (npm run check\'s typecheck, above); spec/main.tsp and generated/ are restored');
+  }
+  return 'the project type-checks (npm run check\'s typecheck)';
 }
 
 // 1. The gate on what spec/ compiles to now (breaking/current.ts), first when that is generated/openapi.yaml, so that a
 // refusal costs no compilation; when generated/ is stale, after git's refusals (1c), which cost nothing.
 let gated = false;
-function gateCurrent(): void {
+async function gateCurrent(): Promise<void> {
   gated = true;
+  let current: ReturnType<typeof currentDocument>;
   try {
-    const current = currentDocument(where.root);
-    const note = staleNote(current, 'release');
-    if (note) process.stderr.write(`${note}\n`);
-    gate(current.document);
+    current = currentDocument(where.root);
   } catch (error) {
     if (!(error instanceof NoCurrentDocument)) throw error;
     refuse(error.message);
   }
+  const note = staleNote(current, 'release');
+  if (note) process.stderr.write(`${note}\n`);
+  await keepPromise(gate(current.document), current.document);
 }
-if (isGeneratedCurrent(where.root)) gateCurrent();
+if (isGeneratedCurrent(where.root)) await gateCurrent();
 
 // 1b. Upgrades: a database written by the last release's server must open, migrate and read back under this tree
 // (release/upgrade-check.ts, test/server/upgrade.test.ts). Checked where the tree has the server.
@@ -160,7 +193,7 @@ if (useGit) {
   }
 }
 
-if (!gated) gateCurrent();
+if (!gated) await gateCurrent();
 
 // 2. The packages' versions (the client's, the root, and the runner's follow the contract), then the version in
 // spec/main.tsp, then the regenerated contract, gated again; all restored on a refusal. The packages' first: a server
@@ -201,7 +234,11 @@ if (document.info === undefined || (document.info as { version?: unknown }).vers
   restore();
   refuse(`the regenerated document's info.version is not ${version}; spec/main.tsp, generated/ and the packages' versions are restored`);
 }
-const consumed = gate(document, restore);
+// 2b. The project type-checks against what the release generated, as `npm run check` runs it (scripts/check.ts
+// --only typecheck); where the tree has no tsconfig.json (the gate's own tests release copies of the contract alone),
+// it says so.
+const typechecked = typecheckProject();
+const consumed = gate(document, restore).judged.flatMap((entry) => (entry.declaration ? [entry.declaration] : []));
 
 // 3. The release's record.
 const releaseDir = path.join(where.releases, version);
@@ -210,7 +247,7 @@ copyFileSync(where.document, path.join(releaseDir, 'openapi.yaml'));
 writeFileSync(
   path.join(releaseDir, 'breaking-changes.yaml'),
   `# The declarations release ${version} consumed (from spec/breaking-changes.yaml); npm run changelog reads them.\n` +
-    (consumed.length > 0 ? stringify(consumed) : '[]\n'),
+    (consumed.length > 0 ? stringify(consumed.map(declarationEntry)) : '[]\n'),
 );
 
 // 4. The notes, and a fresh declarations file.
@@ -231,7 +268,7 @@ const changed = [
 ];
 const recorded =
   `release: ${version} recorded in ${relative(releaseDir)}/ (${last ? `after ${last.version}` : 'the first release'}); ` +
-  `${consumed.length} declaration(s) moved into ${relative(where.changelog)}.\n`;
+  `${consumed.length} declaration(s) moved into ${relative(where.changelog)}; ${typechecked}.\n`;
 const message = `Release ${version}`;
 const commands = [`git add ${changed.join(' ')}`, `git commit -m "${message}"`, `git tag -a ${tag} -m "${message}"`];
 const fixture =

@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fieldPlace } from '../../conformance/judgement/judgement.ts';
 import { judgeConsumerVerdicts } from '../../conformance/judgement/verdict.ts';
-import { compareDocuments } from '../../breaking/index.ts';
+import { compareDocuments, evaluateGate } from '../../breaking/index.ts';
+import { checkPromise, contractConsumerSources, promiseProblems } from '../../breaking/promise.ts';
 import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import { repoRoot } from '../support/repo.ts';
 
@@ -161,4 +162,49 @@ describe('npm run check:breaking -- --consumers', () => {
     expect(broken.stderr).toContain(`written in version 99 of the format; this reads version 2`);
     expect((await check('--fail-on', 'consumers')).code).toBe(2);
   }, 60_000);
+});
+
+describe("the promise of a version range: a declared break that breaks a known consumer needs that consumer's acceptance", () => {
+  // A repository whose tspconfig.yaml names its consumers' records (consumers/), as the breaking-change rule reads them.
+  const root = path.join(scratch, 'repository');
+  mkdirSync(path.join(root, 'consumers'), { recursive: true });
+  writeFileSync(path.join(root, 'tspconfig.yaml'), 'linter:\n  enable:\n    "docs-platform-spec-rules/breaking-change":\n      consumers: ["consumers/"]\n');
+  for (const record of records) writeFileSync(path.join(root, 'consumers', `${record.consumer.name}.json`), JSON.stringify(record));
+  const removed = findings.find((finding) => finding.rule === 'response-property-removed')!;
+  const declaration = { rule: removed.rule, schema: 'Space', path: removed.path, reason: 'Titles moved.' };
+  const declarations = (acceptedBy?: string[]) => [
+    { ...declaration, ...(acceptedBy ? { acceptedBy } : {}) },
+    { rule: 'operation-removed', operation: 'listThings', path: '#/paths/~1things/get', reason: 'Nobody lists things.' },
+  ];
+  const judge = (revisionVersion: string, acceptedBy?: string[]) =>
+    checkPromise(root, evaluateGate(findings, { baseVersion: '1.0.0', revisionVersion, declarations: declarations(acceptedBy) }), base, revision);
+
+  test('the known consumers are those the rule names in tspconfig.yaml, resolved against the repository', () => {
+    expect(contractConsumerSources(root)).toEqual([path.join(root, 'consumers')]);
+    expect(contractConsumerSources(scratch)).toEqual([]);
+  });
+
+  test('a minor release may not hold a declared break a known consumer has not accepted: named, with the entry to add', async () => {
+    const minor = await judge('1.1.0');
+    expect(evaluateGate(findings, { baseVersion: '1.0.0', revisionVersion: '1.1.0', declarations: declarations() }).undeclared).toEqual([]);
+    expect(minor.consumers).toBe(3);
+    // The removed title breaks the consumer that received it; the removed operation, which no consumer calls, none.
+    expect(minor.unaccepted.map((hit) => [hit.name, hit.declaration.rule])).toEqual([['proxy-consumer', 'response-property-removed']]);
+    expect(promiseProblems(minor, 'spec/breaking-changes.yaml')).toEqual([
+      `a release that is not a new major may not hold the declared break response-property-removed Space ${removed.path}: it breaks proxy-consumer 1.0.0 (getSpace: response field /title received (200 application/json)), a known consumer that has not accepted it. Once it has, add to that declaration in spec/breaking-changes.yaml: \`accepted-by: [proxy-consumer]\`; or release it as a new major.`,
+    ]);
+  });
+
+  test('accepted by that consumer, or released as a new major, it holds; another name accepts nothing; an unread source is named', async () => {
+    expect((await judge('1.1.0', ['proxy-consumer'])).unaccepted).toEqual([]);
+    expect((await judge('1.1.0', ['client-consumer'])).unaccepted.map((hit) => hit.name)).toEqual(['proxy-consumer']);
+    expect(await judge('2.0.0')).toEqual({ consumers: 0, unaccepted: [], unread: [] });
+    writeFileSync(path.join(root, 'consumers', 'broken.json'), '{');
+    try {
+      const unread = await judge('1.1.0', ['proxy-consumer']);
+      expect(promiseProblems(unread, 'spec/breaking-changes.yaml')).toEqual([expect.stringMatching(/^whether a declared break breaks a known consumer is not known: a source of consumers was not read: .*broken\.json: not JSON/)]);
+    } finally {
+      rmSync(path.join(root, 'consumers', 'broken.json'));
+    }
+  });
 });

@@ -2,8 +2,14 @@
 // declarations of accepted breaks (matched by rule, owner and path; one that matches nothing is stale), the base's
 // and the revision's versions, and --fail-on; a change of the schema dialect, judged for the whole document; and
 // the declarations it refuses, naming the entry and the field.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { stringify } from 'yaml';
 import { compareDocuments, evaluateGate, parseDeclarations, type Finding } from '../../breaking/index.ts';
+import { readDeclarations } from '../../breaking/files.ts';
+import { declarationEntry } from '../../breaking/gate.ts';
 import { OAS_DIALECT, getThing, objectPlaced, one, rules } from '../support/breaking-documents.ts';
 
 describe('the gate', () => {
@@ -88,9 +94,31 @@ describe('the gate', () => {
       'entry 3: `path` must be a JSON path starting with #/',
       'entry 3: `reason` still says TODO: say why the break is accepted',
       'entry 3: give exactly one of `operation` and `schema`',
-      'entry 4: unknown field `note` (expected rule, operation or schema, path, reason)',
+      'entry 4: unknown field `note` (expected rule, operation or schema, path, reason, accepted-by)',
     ]);
     expect(parseDeclarations({ rule: 'x' }).problems).toEqual(['the declarations must be a YAML list (`[]` for none)']);
     expect(parseDeclarations(null)).toEqual({ declarations: [], problems: [] });
+  });
+
+  test('accepted-by names the consumers that accepted a break; a misspelt field or a value that is no list is refused at its line', () => {
+    const entry = { rule: 'request-property-added', schema: 'Thing', path: '#/x', reason: 'r' };
+    const dir = mkdtempSync(path.join(tmpdir(), 'declarations-'));
+    try {
+      const file = path.join(dir, 'breaking-changes.yaml');
+      writeFileSync(file, `# header\n${stringify([{ ...entry, 'accepted-by': ['search-service', 'billing'] }])}`);
+      const read = readDeclarations(file);
+      expect(read).toEqual({ declarations: [{ ...entry, acceptedBy: ['search-service', 'billing'] }], problems: [] });
+      // Written back (the release's record) as the file spells it, and read again the same.
+      expect(declarationEntry(read.declarations[0]!)).toEqual({ ...entry, 'accepted-by': ['search-service', 'billing'] });
+      writeFileSync(file, `# header\n${stringify([entry, { ...entry, 'acceptd-by': ['search-service'] }, { ...entry, 'accepted-by': 'search-service' }, { ...entry, 'accepted-by': [] }])}`);
+      expect(readDeclarations(file).problems).toEqual([
+        'line 10 (entry 2): unknown field `acceptd-by` (expected rule, operation or schema, path, reason, accepted-by)',
+        'line 16 (entry 3): `accepted-by` must be a list of the names of the consumers that accepted the break (`accepted-by: [search-service]`)',
+        'line 21 (entry 4): `accepted-by` must be a list of the names of the consumers that accepted the break (`accepted-by: [search-service]`)',
+      ]);
+      expect(readDeclarations(file).declarations).toEqual([entry, entry]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,12 +5,13 @@
 // Where its time goes and what keeps it down: test/README.md, "The gate end to end".
 // @needs processes
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { compareDocuments } from '../../breaking/index.ts';
+import { emptyOperationUsage, emptyUsage } from '../../conformance/records/usage-format.ts';
 import { openapiPath, repoRoot } from '../support/repo.ts';
 
 /** Tests that compile the contract, and tests that run the commands a few times. */
@@ -173,6 +174,8 @@ describe('releases, the gate and the notes, in a copy of the repository', () => 
 
   releasesAndTheirRefusals();
   theGateAndTheNotes();
+  thePromiseOfARange();
+  theMajorVersion();
 });
 
 /** The releases of the story, and what a release refuses. */
@@ -377,7 +380,68 @@ function theGateAndTheNotes(): void {
     );
     expect(text).toContain('**Breaking for implementations** (`request-property-enum-value-added`): `ImportContentRequest.source`: new value "git".');
   }, COMMANDS);
+}
 
+/** The promise of `^1`: a declared break that breaks a known consumer, in a minor release (a fork of the story). */
+function thePromiseOfARange(): void {
+  test(
+    "a minor release whose declared break breaks a known consumer is refused, naming it, until the declaration says it accepted it; then until the project type-checks",
+    async () => {
+      // A fork of the copy (the three declared), whose tspconfig.yaml names its consumers' records, as the rule reads
+      // them: search-service reads Space.revision, which the declared break makes optional.
+      const root = fork();
+      const config = read('tspconfig.yaml', root);
+      write('tspconfig.yaml', config.replace(/\n {2}disable:\n.*\n/, '\n  enable:\n    "docs-platform-spec-rules/breaking-change":\n      consumers: ["consumers/"]\n'), root);
+      expect(read('tspconfig.yaml', root)).toContain('consumers: ["consumers/"]');
+      const record = emptyUsage({ name: 'search-service', version: '3.2.0' }, { version: '1.0.0' }, 'client');
+      record.operations.getSpace = { ...emptyOperationUsage(), method: 'get', path: '/v1/spaces/{spaceId}', calls: 2, parameters: { 'path.spaceId': {} } };
+      record.operations.getSpace.responses['200 application/json'] = { present: ['/id', '/title', '/revision'], read: ['/revision'], schemas: { '': ['Space'] } };
+      mkdirSync(at('consumers', root));
+      write('consumers/search-service.json', JSON.stringify(record), root);
+      expect((await command('scripts/generate.ts', [], root)).status).toBe(0);
+
+      const [refused, failing] = await Promise.all([command('release/release.ts', ['1.1.0', '--no-git'], root), command('breaking/check.ts', [], root)]);
+      expect(refused.status, refused.output).toBe(1);
+      expect(refused.stderr).toContain('release: refused: 1.1.0 is not a new major version, and this would break the promise of ^1:');
+      const refusal = lineWith(refused.stderr, `the declared break response-property-became-optional Space ${DECLARED.revision.path}`, 'it breaks search-service 3.2.0 (getSpace: ');
+      expect(refusal, refused.stderr).toContain('add to that declaration in spec/breaking-changes.yaml: `accepted-by: [search-service]`; or release it as a new major.');
+      expect(existsSync(at('generated/releases/1.1.0', root))).toBe(false);
+      // check:breaking fails the same, before the release is tried.
+      expect(failing.status, failing.output).toBe(1);
+      expect(lineWith(failing.stdout, 'PROBLEM: a release that is not a new major may not hold the declared break response-property-became-optional', 'search-service 3.2.0')).toBeDefined();
+
+      declarations([DECLARED.title, { ...DECLARED.revision, 'accepted-by': ['search-service'] }, DECLARED.source], root);
+      // Accepted, it is the project's type-check that refuses it: as npm run check runs it, on what the release generated.
+      write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', types: [] }, files: ['typed.ts'] }), root);
+      write('typed.ts', "export const count: number = 'one';\n", root);
+      const before = STATE.map((file) => read(file, root));
+      const [untyped, passing, major] = await Promise.all([
+        command('release/release.ts', ['1.1.0', '--no-git', '--date', '2026-01-20'], root),
+        command('breaking/check.ts', [], root),
+        command('breaking/check.ts', ['--as-version', '2.0.0', '--declarations', at('spec/breaking-changes.yaml', copy)], root),
+      ]);
+      expect(passing.status, passing.output).toBe(0);
+      // A new major needs no acceptance (the copy's declarations name none).
+      expect(major.status, major.output).toBe(0);
+      expect(untyped.status, untyped.output).toBe(1);
+      expect(untyped.output).toContain('check typecheck  FAIL  1 type error(s)');
+      expect(untyped.output).toMatch(/typed\.ts\(1,14\): error TS2322/);
+      expect(untyped.stderr).toContain("release: refused: the project does not type-check against the release (npm run check's typecheck, above)");
+      expect(STATE.map((file) => read(file, root))).toEqual(before);
+      expect(existsSync(at('generated/releases/1.1.0', root))).toBe(false);
+
+      write('typed.ts', 'export const count: number = 1;\n', root);
+      const released = await command('release/release.ts', ['1.1.0', '--no-git', '--date', '2026-01-20'], root);
+      expect(released.status, released.output).toBe(0);
+      expect(released.stdout).toContain("3 declaration(s) moved into CHANGELOG.md; the project type-checks (npm run check's typecheck).");
+      expect(parse(read('generated/releases/1.1.0/breaking-changes.yaml', root))).toContainEqual({ ...DECLARED.revision, 'accepted-by': ['search-service'] });
+    },
+    COMPILE,
+  );
+}
+
+/** The major version: what it lets pass, and its release. */
+function theMajorVersion(): void {
   test(
     'a higher major version lets undeclared breaking changes pass; a minor release of them is refused and changes nothing',
     async () => {
@@ -415,6 +479,8 @@ function theGateAndTheNotes(): void {
       const released = await withoutSource!.release;
       expect(released.status, released.output).toBe(0);
       expect(released.stdout).toContain('2 declaration(s) moved into CHANGELOG.md');
+      // A copy of the contract alone has no project to type-check: said, not hidden.
+      expect(released.stderr).toContain('release: not type-checked: ');
       // --no-git: the commands that commit and tag it, to run after reviewing.
       expect(released.stdout).toContain('  git commit -m "Release 2.0.0"\n  git tag -a v2.0.0 -m "Release 2.0.0"\n');
       expect(existsSync(at('.git', withoutSource!.root))).toBe(false);
