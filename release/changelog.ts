@@ -10,8 +10,8 @@ import { currentDocument, NoCurrentDocument, staleNote } from '../breaking/curre
 const USAGE = `Usage: npm run changelog -- [--from <version>] [--to <version>] [--out <file>]
 
 Writes the release notes (Markdown) of the changes from release --from to release --to: breaking changes first,
-with what a client must do and the declared reason, then added and removed operations, then every other change,
-by operation and component.
+with what a client must do and the declared reason, then the deprecations (each with its reason, successor and
+dates), then added and removed operations, then every other change, by operation and component.
   --to <version>    a recorded release (default: what spec/ compiles to now, as "Unreleased")
   --from <version>  a recorded release before --to (default: the release just before --to, or the last release)
   --out <file>      write to this file instead of standard output

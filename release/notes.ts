@@ -1,10 +1,11 @@
 // Release notes in Markdown, by section (NOTES_SECTIONS): breaking changes (with what to do and the declared reason),
-// deprecations, operations added, new fields, renames, operations removed, then every other change; the same change
-// over several operations one entry with them counted and listed folded, the rest by operation or component.
+// deprecations (each with its reason, successor and dates), operations added, new fields, renames, operations removed,
+// then every other change; the same change over several operations one entry, the rest by operation or component.
 // `npm run changelog` prints them; `npm run release` writes them into CHANGELOG.md.
 import { compareDocuments, type OperationRef } from '../compare/index.ts';
 import { evaluateGate, type Declaration, type Judged } from '../breaking/gate.ts';
-import { isObject } from '../compare/pointer.ts';
+import { isObject, resolvePointer } from '../compare/pointer.ts';
+import { deprecationOf, type Deprecation } from '../compare/deprecation.ts';
 import { groupJudged, groupSameChange, plural, changeKey, summarizeOperations } from '../breaking/report.ts';
 import type { Severity } from '../compare/rules.ts';
 
@@ -16,6 +17,8 @@ export interface NotesInput {
   /** The release compared with. */
   previous: string;
   judged: readonly Judged[];
+  /** The document released (or compiled): where each deprecation's reason, successor and dates are read. */
+  revision?: unknown;
 }
 
 const WORDS: Record<Severity, string> = {
@@ -104,6 +107,7 @@ const isNewField = (entry: Judged) => /-property-added$/.test(entry.finding.rule
 /** The findings of one release, and what each section has taken so far (each finding is in one section). */
 interface NotesContext {
   judged: readonly Judged[];
+  revision?: unknown;
   taken: Set<Judged>;
 }
 
@@ -115,7 +119,66 @@ function take(context: NotesContext, select: (entry: Judged) => boolean): Judged
 }
 
 const breakingSection = (context: NotesContext) => section('Breaking changes', take(context, isBreaking), true);
-const deprecationsSection = (context: NotesContext) => section('Deprecated (still served; may go in a later major version)', take(context, isDeprecation), true);
+/** The pointer of what a deprecation finding marks: its place without the trailing `/deprecated`. */
+const deprecatedPlace = (entry: Judged) => entry.finding.path.replace(/\/deprecated$/, '');
+
+/**
+ * The deprecation at `place` in the revision (compare/deprecation.ts), its reason taken from the description's
+ * `Deprecated:` paragraph when `x-deprecation` has none (a document written by hand).
+ */
+function deprecationAt(revision: unknown, place: string): Deprecation {
+  const node = resolvePointer(revision, place);
+  const deprecation = deprecationOf(node) ?? {};
+  if (deprecation.reason === undefined && isObject(node) && typeof node.description === 'string') {
+    const paragraph = node.description.split(/\n\s*\n/).find((part) => part.startsWith('Deprecated:'));
+    if (paragraph) deprecation.reason = paragraph.slice('Deprecated:'.length).trim();
+  }
+  return deprecation;
+}
+
+/** A successor as the notes name it: an operation of the revision with its method and path, a field as written. */
+function successorTitle(revision: unknown, successor: string): string {
+  const paths = isObject(revision) && isObject(revision.paths) ? revision.paths : {};
+  for (const [route, pathItem] of Object.entries(paths)) {
+    if (!isObject(pathItem)) continue;
+    for (const [method, operation] of Object.entries(pathItem)) {
+      if (isObject(operation) && operation.operationId === successor) return operationTitle({ operationId: successor, method: method.toUpperCase(), path: route });
+    }
+  }
+  return `\`${successor}\``;
+}
+
+/** One deprecation (every finding that marks the same place): what it is, its reason, its successor and its dates. */
+function deprecationBullet(entries: readonly Judged[], revision: unknown): string[] {
+  const rules = [...new Set(entries.map((entry) => `\`${entry.finding.rule}\``))].join(', ');
+  const messages = [...new Set(entries.map((entry) => entry.finding.message))].join('; ');
+  const deprecation = deprecationAt(revision, deprecatedPlace(entries[0]!));
+  const since = deprecation.since ? `deprecated since ${deprecation.since}` : 'no date of deprecation';
+  const sunset = deprecation.sunset ? `sunset ${deprecation.sunset} (it may be removed from that day)` : 'no sunset';
+  return [
+    `- **Deprecated** (${rules}): ${messages}.`,
+    `  Reason: ${deprecation.reason ?? 'none written.'}`,
+    `  Successor: ${deprecation.successor ? successorTitle(revision, deprecation.successor) : 'none named'}.`,
+    `  Dates: ${since}; ${sunset}.`,
+  ];
+}
+
+/**
+ * The deprecations, by the operation or component they belong to: one entry per deprecated operation, parameter or
+ * field (the findings that mark the same place, request and answer alike, are one), with what the revision writes of it.
+ */
+function deprecationsSection(context: NotesContext): string[] {
+  const entries = take(context, isDeprecation);
+  if (entries.length === 0) return [];
+  const lines = ['', '### Deprecated (still served; may go in a later major version)'];
+  for (const group of groupJudged(entries)) {
+    lines.push('', `#### ${groupTitle(group.entries)}`, '');
+    const byPlace = new Map<string, Judged[]>();
+    for (const entry of group.entries) byPlace.set(deprecatedPlace(entry), [...(byPlace.get(deprecatedPlace(entry)) ?? []), entry]);
+    for (const marks of byPlace.values()) lines.push(...deprecationBullet(marks, context.revision));
+  }
+  return lines;
+}
 
 function addedOperationsSection(context: NotesContext): string[] {
   const added = take(context, (entry) => entry.finding.rule === 'operation-added');
@@ -173,7 +236,7 @@ export function renderNotes(input: NotesInput): string {
       `${plural(removed.length, 'removed operation')}, ${plural(warnings.length, 'warning')}, ` +
       `${plural(rest.length - warnings.length, 'other change')}${renames.length > 0 ? `, ${plural(renames.length, 'rename')}` : ''}.`,
   );
-  const context: NotesContext = { judged, taken: new Set() };
+  const context: NotesContext = { judged, revision: input.revision, taken: new Set() };
   for (const render of NOTES_SECTIONS) lines.push(...render(context));
   return `${lines.join('\n')}\n`;
 }
@@ -257,5 +320,5 @@ export function notesBetween(input: {
     revisionVersion: input.revisionVersion ?? input.version,
     declarations: input.declarations ?? [],
   }).judged;
-  return renderNotes({ version: input.version, date: input.date, previous: input.previous, judged });
+  return renderNotes({ version: input.version, date: input.date, previous: input.previous, judged, revision: input.revision });
 }

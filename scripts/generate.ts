@@ -49,19 +49,27 @@ export function declareSchemaDialect(openapi: string): string {
   return `${first[0]}jsonSchemaDialect: ${SCHEMA_DIALECT}\n${openapi.slice(first[0].length)}`;
 }
 
-/** A deprecation as spec-rules/deprecation.js emits it beside `deprecated: true`. */
+/** A deprecation as spec-rules/deprecation.js emits it beside `deprecated: true` (and `x-sunset`, its sunset). */
 interface DeprecationExtension {
   reason: string;
   since?: string;
   successor?: string;
+  sunset?: string;
 }
 
-/** The last paragraph of a deprecated declaration's description: `Deprecated: <reason> Use <successor> instead.` */
-export const deprecationParagraph = ({ reason, successor }: DeprecationExtension) => `Deprecated: ${reason}${successor ? ` Use ${successor} instead.` : ''}`;
+/**
+ * The last paragraph of a deprecated declaration's description: `Deprecated: <reason> Use <successor> instead.
+ * (Deprecated since <since>; may be removed from <sunset>.)`, the successor and each date when written. Its words are
+ * the typed client's hover's (deprecationNote in scripts/openapi-types.ts): what the docs page shows of it.
+ */
+export function deprecationParagraph({ reason, successor, since, sunset }: DeprecationExtension): string {
+  const dates = [since && `deprecated since ${since}`, sunset && `may be removed from ${sunset}`].filter(Boolean).join('; ');
+  return [`Deprecated: ${reason}`, successor && `Use ${successor} instead.`, dates && `(${dates[0]!.toUpperCase()}${dates.slice(1)}.)`].filter(Boolean).join(' ');
+}
 
 /**
  * The emitted document with each deprecated operation, parameter and property's description ending with its
- * deprecation's paragraph (deprecationParagraph), from its `x-deprecation`. TypeSpec keeps a doc comment where no
+ * deprecation's paragraph (deprecationParagraph), from its `x-deprecation` and `x-sunset`. TypeSpec keeps a doc comment where no
  * library may add to it, and @typespec/openapi3 writes descriptions as it reads them; so the paragraph is added here,
  * on the document, which is written back as the emitter writes YAML (the same text where nothing is deprecated).
  */
@@ -74,7 +82,8 @@ export function describeDeprecations(openapi: string): string {
     const object = node as Record<string, unknown>;
     const extension = object['x-deprecation'] as DeprecationExtension | undefined;
     if (object.deprecated === true && typeof extension?.reason === 'string') {
-      const paragraph = deprecationParagraph(extension);
+      const sunset = typeof object['x-sunset'] === 'string' ? object['x-sunset'] : undefined;
+      const paragraph = deprecationParagraph({ ...extension, sunset });
       const description = typeof object.description === 'string' ? object.description : '';
       if (!description.endsWith(paragraph)) {
         object.description = description ? `${description}\n\n${paragraph}` : paragraph;

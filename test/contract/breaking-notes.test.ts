@@ -1,6 +1,7 @@
 // The release notes the breaking-change gate writes, on tiny documents built here: breaking changes first with
-// what to do and why, then added operations, renames and the other changes; each release above the previous ones,
-// taking the hand-written entries under Unreleased; and the notes a package carries, without what is not released.
+// what to do and why, then the deprecations (each with its reason, successor and dates, the seed's two among them),
+// added operations, renames and the other changes; each release above the previous ones, taking the hand-written
+// entries under Unreleased; and the notes a package carries, without what is not released.
 import { describe, expect, test } from 'vitest';
 import { compareDocuments, evaluateGate } from '../../breaking/index.ts';
 import { notesBetween, prependNotes, releasedNotes, renderNotes } from '../../release/notes.ts';
@@ -147,5 +148,70 @@ describe('release notes', () => {
     expect(releasedNotes(tagged)).toBe(tagged);
     // Entries with no release below them yet: left out all the same.
     expect(releasedNotes('# Changelog\n\n## Unreleased\n\n- A server package.\n')).toBe('# Changelog\n\n## Unreleased\n\n');
+  });
+});
+
+describe('release notes: deprecations', () => {
+  test("the seed's two deprecations come right after the breaking changes, one entry each, with reason, successor and dates", () => {
+    const revision = readDocument(openapiPath) as Doc;
+    // The same contract as if no release had deprecated anything, and with one breaking change.
+    const base = JSON.parse(JSON.stringify(revision, (key: string, value: unknown) => (['deprecated', 'x-deprecation', 'x-sunset'].includes(key) ? undefined : value))) as Doc;
+    const organization = ((revision.components as Doc).schemas as Record<string, Schema>).Organization!.properties as Record<string, Schema>;
+    const baseOrganization = ((base.components as Doc).schemas as Record<string, Schema>).Organization!.properties as Record<string, Schema>;
+    baseOrganization.removedField = { type: 'string' };
+    expect(organization.removedField).toBeUndefined();
+    const notes = notesBetween({ base, revision, previous: '1.0.0', version: '1.1.0', declarations: [] });
+    const deprecated = notes.slice(notes.indexOf('### Deprecated'));
+    expect(notes.indexOf('### Breaking changes')).toBeGreaterThan(0);
+    expect(notes.indexOf('### Breaking changes')).toBeLessThan(notes.indexOf('### Deprecated'));
+    // Nothing between the breaking changes and the deprecations.
+    expect(notes.slice(notes.indexOf('### Breaking changes') + 1, notes.indexOf('### Deprecated'))).not.toMatch(/^### /m);
+    const section = deprecated.slice(0, deprecated.indexOf('\n### ', 1) === -1 ? undefined : deprecated.indexOf('\n### ', 1));
+    expect(section.match(/^- \*\*Deprecated\*\*/gm)).toHaveLength(2);
+    expect(section).toContain(
+      [
+        '#### `moveSiteSection` (POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move)',
+        '',
+        '- **Deprecated** (`operation-deprecated`): deprecated.',
+        '  Reason: A section is moved by sorting the structure of its site, which orders sections, section groups and site spaces alike.',
+        '  Successor: `sortSiteStructure` (PATCH /v1/orgs/{organizationId}/sites/{siteId}/structure/sort).',
+        '  Dates: no date of deprecation; no sunset.',
+      ].join('\n'),
+    );
+    // The field, answered through Organization and through Integration.owner: one deprecation, one entry.
+    expect(section).toContain(
+      [
+        '- **Deprecated** (`response-property-deprecated`): `Integration.owner.internal_isOnNewTrial`, `Organization.internal_isOnNewTrial`: deprecated.',
+        '  Reason: It is always true, and says nothing of the organization.',
+        '  Successor: none named.',
+        '  Dates: no date of deprecation; no sunset.',
+      ].join('\n'),
+    );
+  });
+
+  test('a deprecation marked in requests and answers is one entry, its dates and field successor shown; a reason read from the description', () => {
+    const before = doc(
+      {
+        '/things': { post: { operationId: 'createThing', requestBody: { required: true, content: json(ref('Thing')) }, responses: ok(ref('Thing')) } },
+        '/things/{id}': { get: { operationId: 'getThing', description: 'Read a thing.', responses: ok(ref('Thing')) } },
+      },
+      { Thing: { type: 'object', properties: { nick: { type: 'string' }, nickname: { type: 'string' } } } },
+    );
+    const after = structuredClone(before);
+    const nick = (((after.components as Doc).schemas as Record<string, Schema>).Thing!.properties as Record<string, Schema>).nick!;
+    Object.assign(nick, { deprecated: true, 'x-deprecation': { reason: 'Too short a name.', since: '2026-06-01', successor: 'Thing.nickname' }, 'x-sunset': '2027-01-01' });
+    // Written by hand: the reason in the description's paragraph only.
+    Object.assign((after.paths as Record<string, Record<string, Doc>>)['/things/{id}']!.get!, { deprecated: true, description: 'Read a thing.\n\nDeprecated: Things are listed now.' });
+    const notes = notesBetween({ base: before, revision: after, previous: '1.0.0', version: '1.1.0', declarations: [] });
+    expect(notes.match(/^- \*\*Deprecated\*\*/gm), notes).toHaveLength(2);
+    expect(notes).toContain(
+      [
+        '- **Deprecated** (`request-property-deprecated`, `response-property-deprecated`): `Thing.nick`: deprecated.',
+        '  Reason: Too short a name.',
+        '  Successor: `Thing.nickname`.',
+        '  Dates: deprecated since 2026-06-01; sunset 2027-01-01 (it may be removed from that day).',
+      ].join('\n'),
+    );
+    expect(notes).toContain('  Reason: Things are listed now.\n  Successor: none named.\n  Dates: no date of deprecation; no sunset.');
   });
 });

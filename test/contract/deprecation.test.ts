@@ -169,7 +169,7 @@ describe('emitted, in a project with the repository\'s tspconfig.yaml', () => {
     const document = load(openapi!) as any;
     expect(document.paths['/teams/read/{teamId}'].get).toMatchObject({
       deprecated: true,
-      description: 'Read a team.\n\nDeprecated: Teams are read by id. Use getTeam instead.',
+      description: 'Read a team.\n\nDeprecated: Teams are read by id. Use getTeam instead. (Deprecated since 2026-06-01; may be removed from 2027-01-01.)',
       'x-deprecation': { reason: 'Teams are read by id.', since: '2026-06-01', successor: 'getTeam' },
       'x-sunset': '2027-01-01',
     });
@@ -181,7 +181,7 @@ describe('emitted, in a project with the repository\'s tspconfig.yaml', () => {
     });
     expect(document.components.schemas.Team.properties.name).toMatchObject({
       deprecated: true,
-      description: "The team's name.\n\nDeprecated: Teams have a title. Use Team.title instead.",
+      description: "The team's name.\n\nDeprecated: Teams have a title. Use Team.title instead. (Deprecated since 2026-06-01; may be removed from 2027-01-01.)",
       'x-deprecation': { reason: 'Teams have a title.', since: '2026-06-01', successor: 'Team.title' },
       'x-sunset': '2027-01-01',
     });
@@ -216,4 +216,9 @@ test('describeDeprecations leaves a document without deprecations as it is, and 
   const described = describeDeprecations(marked);
   expect((load(described) as any).paths['/a'].get.description).toBe('Get a.\n\nDeprecated: Gone.');
   expect(describeDeprecations(described)).toBe(described);
+  // Dated, with a successor: the paragraph says both, as the typed client's hover does.
+  const dated = `${marked}        since: '2026-06-01'\n        successor: getB\n      x-sunset: '2027-01-01'\n`;
+  expect((load(describeDeprecations(dated)) as any).paths['/a'].get.description).toBe('Get a.\n\nDeprecated: Gone. Use getB instead. (Deprecated since 2026-06-01; may be removed from 2027-01-01.)');
+  const sunsetOnly = `${marked}      x-sunset: '2027-01-01'\n`;
+  expect((load(describeDeprecations(sunsetOnly)) as any).paths['/a'].get.description).toBe('Get a.\n\nDeprecated: Gone. (May be removed from 2027-01-01.)');
 });

@@ -1,7 +1,7 @@
 // Deprecations on the wire (server/http/deprecations.ts, server/docs/wire-behaviour.md "Deprecations"): every answer
 // of a deprecated operation carries `Deprecation`, `Sunset` when dated and `Link`, through the typed client against
 // the real server; the client's `onDeprecated` is told once per operation; the headers of a dated deprecation, a
-// deprecated parameter and a deprecated body field, read from a document that has them.
+// deprecated parameter and a deprecated body field, read from a document that has them; what the docs page renders.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { Request } from 'express';
 import { createDocsClient, type DeprecationNotice, deprecationNotice } from '../../client/index.ts';
@@ -64,6 +64,22 @@ describe('a deprecated operation on the wire (moveSiteSection)', () => {
     const silent = createDocsClient({ baseUrl: server().url, token: 'admin', onDeprecated: false });
     expect((await silent.POST(SECTION_MOVE, { ...at(siteId, { siteSectionId: two!.id }), body: { position: {} } })).response.headers.get('deprecation')).toMatch(/^@/);
     expect(warn).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the docs page of a deprecation (GET /docs, Swagger UI)', () => {
+  test('the document the page renders (/openapi.json) ends each deprecated description with its reason and successor', async () => {
+    const response = await fetch(`${server().url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as OpenApiDocument;
+    const move = document.paths['/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move']!.post as { deprecated: boolean; description: string; 'x-deprecation': { reason: string } };
+    // Swagger UI marks the operation deprecated (struck through) and renders its description, this paragraph last.
+    expect(move.deprecated).toBe(true);
+    expect(move.description.split('\n\n').at(-1)).toBe(`Deprecated: ${move['x-deprecation'].reason} Use sortSiteStructure instead.`);
+    const schemas = (document as unknown as { components: { schemas: Record<string, { properties: Record<string, { deprecated: boolean; description: string; 'x-deprecation': { reason: string } }> }> } }).components.schemas;
+    const field = schemas.Organization!.properties.internal_isOnNewTrial!;
+    expect(field.deprecated).toBe(true);
+    expect(field.description.split('\n\n').at(-1)).toBe(`Deprecated: ${field['x-deprecation'].reason}`);
   });
 });
 
