@@ -1,6 +1,7 @@
 // The contract's deprecations in a consumer's editor: a call of a deprecated operation through the typed client, by
 // its path, and a read of a deprecated field are struck through, with the reason and the successor in the hover, under
 // each consumer TypeScript (5.4's language service, 7's language server), against the declarations the package ships.
+// @needs processes
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

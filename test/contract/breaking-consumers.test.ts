@@ -3,6 +3,7 @@
 // one calls breaks no known consumer, a new enum value of a field a consumer read is a warning naming it;
 // each consumer's verdict, its record judged against the revision alone too, in every format; `--fail-on consumers`.
 // Every rule family, case by case: consumer-corpus.test.ts.
+// @needs processes
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -2,6 +2,7 @@
 // today's date (sunsets far in the past and the future, never today's): a removal the release did not deprecate is
 // its own break; one before its sunset is refused whatever declares it; after its sunset it passes `--fail-on
 // consumers` unless a consumer's record still uses it, and names those that do.
+// @needs processes
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

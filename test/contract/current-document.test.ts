@@ -1,6 +1,7 @@
 // One document for every judgement (breaking/current.ts): generated/openapi.stamp says what spec/ generated/ was
 // compiled from; when spec/ changed since, check:breaking and the changelog judge spec/ compiled in memory, say so,
 // and a break the compile refuses fails the gate with the entry to declare, which, declared, passes.
+// @needs processes
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

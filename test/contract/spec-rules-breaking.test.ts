@@ -2,6 +2,7 @@
 // contract with two consumers' records named by tspconfig.yaml: edits that break what the last release promised are
 // reported once each at the TypeSpec line they were made, naming the consumers they break (or none), one made in many
 // operations as one; declared in spec/breaking-changes.yaml, the same edits are one information line and the compile passes.
+// @needs processes
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

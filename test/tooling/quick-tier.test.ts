@@ -1,7 +1,7 @@
 // The quick tier leaves out a test file by the need its header declares (`// @needs postgres`, test/support/needs.ts),
 // read when vitest.quick.config.ts loads: a new file that needs PostgreSQL is out by its own line, a file that declares
 // nothing runs, and the files that must stay out (PostgreSQL, processes, a mount, TLS, the slow ones) declare so.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -40,6 +40,11 @@ const STAYS_OUT: Record<string, Need> = {
   'test/server/enumerations.test.ts': 'processes',
   'test/server/seed-type.test.ts': 'processes',
   'test/client/client-types.test.ts': 'processes',
+  'test/contract/breaking-consumers.test.ts': 'processes',
+  'test/contract/breaking-removals.test.ts': 'processes',
+  'test/contract/spec-rules-breaking.test.ts': 'processes',
+  'test/contract/current-document.test.ts': 'processes',
+  'test/client/deprecation-editor.test.ts': 'processes',
   'test/contract/breaking-properties-changes.test.ts': 'slow',
   'test/contract/breaking-properties-rewrites.test.ts': 'slow',
   'test/contract/breaking-properties-unions-schemes.test.ts': 'slow',
@@ -85,4 +90,16 @@ test('the files that must stay out of the quick tier declare the need that puts 
     .filter(([file, need]) => !excluded.has(file) || !fileNeeds(readFileSync(path.join(repoRoot, file), 'utf8'), file).includes(need))
     .map(([file, need]) => `${file} (@needs ${need})`);
   expect(missing).toEqual([]);
+});
+
+test('a file of the quick folders that imports node:child_process declares `processes`: what it starts is out of the tier by its own line', () => {
+  const undeclared = QUICK_FOLDERS.flatMap((folder) =>
+    readdirSync(path.join(repoRoot, folder), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => path.join(folder, name)),
+  ).filter((file) => {
+    const source = readFileSync(path.join(repoRoot, file), 'utf8');
+    return /from 'node:child_process'/.test(source) && !fileNeeds(source, file).includes('processes');
+  });
+  expect(undeclared).toEqual([]);
 });
