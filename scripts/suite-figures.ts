@@ -1,8 +1,8 @@
 // Writes docs/development.md's figures of the suite ("How long the suite takes"): fresh-clone times of `npm test` and
 // `.ci/run` and npm test's CPU from `.ci/run`'s output; the slowest files and each folder's share from vitest's JSON
-// report (.tmp/vitest-report.json). `--ci-log FILE… [--report FILE] [--date D] [--print]`; each file's CPU: `--record
-// REPORT [--load L]` keeps the least loaded runs in docs/suite-figures.json, `--compare REPORT` names the files whose
-// CPU grew beyond their spread (reporting: it always exits 0).
+// report (.tmp/vitest-report.json). `--ci-log FILE… [--report FILE] [--date D] [--load L] [--print]`; each file's
+// CPU: `--record REPORT [--load L]` keeps the least loaded runs in docs/suite-figures.json, `--compare REPORT` names
+// the files whose CPU grew beyond their spread (reporting: it always exits 0).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,11 +87,15 @@ const span = (values: number[], unit: (value: number) => string) => {
 };
 const minutes = (seconds: number) => `${Math.round(seconds / 6) / 10} min`;
 
-/** The section's text: the times of the runs given and the ten slowest files of the report. */
-export function figuresText(runs: CiRun[], files: FileTime[], date: string): string {
+/**
+ * The section's text: the times of the runs given and the ten slowest files of the report; `load`, the machine's load
+ * average over the runs (15 minutes, the runs' own work included), when given.
+ */
+export function figuresText(runs: CiRun[], files: FileTime[], date: string, load?: number): string {
+  const at = load === undefined ? '' : ` at load ${load} (15 minutes' average, the run's own work included)`;
   const lines = [
     START,
-    `Measured on ${date}, from a fresh clone on this 2-core machine (\`bash .ci/run\` in a clone, ${runs.length} run${runs.length === 1 ? '' : 's'}): ` +
+    `Measured on ${date}, from a fresh clone on this 2-core machine${at} (\`bash .ci/run\` in a clone, ${runs.length} run${runs.length === 1 ? '' : 's'}): ` +
       `\`.ci/run\` ${span(runs.map((run) => run.total), minutes)}, of which \`npm test\` ${span(runs.map((run) => run.npmTest), minutes)}.`,
   ];
   const cpu = runs.flatMap((run) => (run.npmTestCpu === undefined ? [] : [run.npmTestCpu]));
@@ -208,7 +212,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const runs = logs.map((file) => ciRun(readFileSync(file, 'utf8')));
   const files = values.report ? fileTimes(JSON.parse(readFileSync(values.report, 'utf8')) as { testResults: ReportFile[] }) : [];
-  const text = figuresText(runs, files, values.date ?? new Date().toISOString().slice(0, 10));
+  const text = figuresText(runs, files, values.date ?? new Date().toISOString().slice(0, 10), values.load === undefined ? undefined : Number(values.load));
   if (values.print) console.log(text);
   else {
     writeFileSync(FIGURES_PAGE, withFigures(readFileSync(FIGURES_PAGE, 'utf8'), text));

@@ -21,6 +21,8 @@ test("a .ci/run output gives the whole run's time and npm test's, from its step 
   const withCpu = CI_OUTPUT.replace('(41 s)', '(41 s, CPU 30 s)').replace('(521 s)', '(521 s, CPU 930 s)');
   expect(ciRun(withCpu)).toEqual({ total: 880, npmTest: 480, npmTestCpu: 900 });
   expect(figuresText([ciRun(withCpu)], [], '2026-11-27')).toContain("`npm test` 8 min. `npm test`'s processes used 15 min of CPU: on 2 cores it cannot take less than half that.");
+  expect(figuresText([ciRun(withCpu)], [], '2026-11-27', 7.5)).toContain('on this 2-core machine at load 7.5 (15 minutes\' average, the run\'s own work included) (`bash .ci/run`');
+  expect(figuresText([ciRun(withCpu)], [], '2026-11-27')).not.toContain('at load');
   expect(() => ciRun(CI_OUTPUT.replace(/^::: \.ci\/run: passed.*$/m, ''))).toThrow(/no `passed` step/);
   expect(() => ciRun('::: .ci/run: passed (9 s)\n')).toThrow(/no `npm test on Node` step/);
 });
