@@ -123,7 +123,7 @@ export async function checkAgainstRelease(root: string, revision: Record<string,
     baseContract,
   );
   problems.push(...unread.map((line) => `a consumers' source was not read: ${line}`));
-  // As scripts/generate.ts writes it: the emitter has no option for the dialect.
+  // As the compile writes it (spec-rules/emit.js): the emitter has no option for the dialect.
   if (revision.jsonSchemaDialect === undefined) revision = { ...revision, jsonSchemaDialect: SCHEMA_DIALECT };
   const findings = compareDocuments(base, revision);
   const verdict = evaluateGate(findings, { baseVersion: versionOf(base), revisionVersion: versionOf(revision), declarations: declared.declarations });

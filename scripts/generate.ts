@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compile, type CompilerHost, createSourceFile, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SCHEMA_DIALECT } from '../breaking/dialect.ts';
 import { STAMP_FILE, stampOf } from '../breaking/stamp.ts';
 
@@ -32,71 +31,9 @@ export interface ContractCompilation {
   stamp: string;
 }
 
+// The document's finishing (its dialect and deprecations' paragraphs) is the compile's own: spec-rules/emit.js.
+export { declareSchemaDialect, deprecationParagraph, describeDeprecations } from '../spec-rules/document.js';
 export { SCHEMA_DIALECT };
-
-/**
- * The emitted document with `jsonSchemaDialect: SCHEMA_DIALECT` after its `openapi:` line (where the specification
- * lists it); written into the text, so that the rest of the emitter's text stays as it wrote it.
- */
-export function declareSchemaDialect(openapi: string): string {
-  const first = /^openapi: 3\.1\.\d+\n/.exec(openapi);
-  if (!first) throw new Error('the emitted document does not start with `openapi: 3.1.x`: jsonSchemaDialect is OpenAPI 3.1\'s');
-  const declared = /^jsonSchemaDialect: (.*)$/m.exec(openapi);
-  if (declared) {
-    if (declared[1] !== SCHEMA_DIALECT) throw new Error(`the emitter declared jsonSchemaDialect ${declared[1]}, not ${SCHEMA_DIALECT}`);
-    return openapi;
-  }
-  return `${first[0]}jsonSchemaDialect: ${SCHEMA_DIALECT}\n${openapi.slice(first[0].length)}`;
-}
-
-/** A deprecation as spec-rules/deprecation.js emits it beside `deprecated: true` (and `x-sunset`, its sunset). */
-interface DeprecationExtension {
-  reason: string;
-  since?: string;
-  successor?: string;
-  sunset?: string;
-}
-
-/**
- * The last paragraph of a deprecated declaration's description: `Deprecated: <reason> Use <successor> instead.
- * (Deprecated since <since>; may be removed from <sunset>.)`, the successor and each date when written. Its words are
- * the typed client's hover's (deprecationNote in scripts/openapi-types.ts): what the docs page shows of it.
- */
-export function deprecationParagraph({ reason, successor, since, sunset }: DeprecationExtension): string {
-  const dates = [since && `deprecated since ${since}`, sunset && `may be removed from ${sunset}`].filter(Boolean).join('; ');
-  return [`Deprecated: ${reason}`, successor && `Use ${successor} instead.`, dates && `(${dates[0]!.toUpperCase()}${dates.slice(1)}.)`].filter(Boolean).join(' ');
-}
-
-/**
- * The emitted document with each deprecated operation, parameter and property's description ending with its
- * deprecation's paragraph (deprecationParagraph), from its `x-deprecation` and `x-sunset`. TypeSpec keeps a doc comment where no
- * library may add to it, and @typespec/openapi3 writes descriptions as it reads them; so the paragraph is added here,
- * on the document, which is written back as the emitter writes YAML (the same text where nothing is deprecated).
- */
-export function describeDeprecations(openapi: string): string {
-  const document: unknown = parseYaml(openapi);
-  let changed = false;
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (typeof node !== 'object' || node === null) return;
-    const object = node as Record<string, unknown>;
-    const extension = object['x-deprecation'] as DeprecationExtension | undefined;
-    if (object.deprecated === true && typeof extension?.reason === 'string') {
-      const sunset = typeof object['x-sunset'] === 'string' ? object['x-sunset'] : undefined;
-      const paragraph = deprecationParagraph({ ...extension, sunset });
-      const description = typeof object.description === 'string' ? object.description : '';
-      if (!description.endsWith(paragraph)) {
-        object.description = description ? `${description}\n\n${paragraph}` : paragraph;
-        changed = true;
-      }
-    }
-    // Examples and extensions are data: a `deprecated` in them is a value, not a declaration.
-    for (const [key, value] of Object.entries(object)) if (key !== 'example' && key !== 'examples' && !key.startsWith('x-')) visit(value);
-  };
-  visit(document);
-  // @typespec/openapi3's own YAML options.
-  return changed ? stringifyYaml(document, { singleQuote: true, aliasDuplicateObjects: false, lineWidth: 0, compat: 'yaml-1.1' }) : openapi;
-}
 
 /**
  * A compiler of spec/main.tsp with the options of tspconfig.yaml, the OpenAPI emitter writing into the folder it is
@@ -371,9 +308,8 @@ function typespecCompiler(root: string): (stagingDir: string, inputs: InputSnaps
         // A program with errors is handed on too: only its parsed files are reused.
         program = await compile(host, entrypoint, options, program);
         if (program.hasError() || program.diagnostics.length > 0) return { diagnostics: format(program.diagnostics), notes };
-        const openapi = declareSchemaDialect(describeDeprecations(readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8')));
-        // The staging folder is what generate copies into generated/.
-        writeFileSync(path.join(stagingDir, 'openapi.yaml'), openapi);
+        // Finished by the contract's own emitter after @typespec/openapi3 (spec-rules/emit.js), as `tsp compile` finishes it.
+        const openapi = readFileSync(path.join(stagingDir, 'openapi.yaml'), 'utf8');
         return { openapi, diagnostics: '', notes };
       } finally {
         inputs = undefined;

@@ -1,7 +1,7 @@
 // @ts-check
 // Deprecations: the reason is TypeSpec's `#deprecated`, the dates and the successor the library's decorators
 // (lib/main.tsp). Each deprecated operation, parameter and field is emitted with `x-deprecation: { reason, since?,
-// successor? }` and `x-sunset` (spec/README.md, "Deprecations"); scripts/generate.ts adds the description's paragraph.
+// successor? }` and `x-sunset` (spec/README.md, "Deprecations"); the compile's own emitter (emit.js) adds the description's paragraph.
 /** @import { DecoratorContext, ModelProperty, Operation, Program, Type } from "@typespec/compiler" */
 import { getDeprecationDetails, navigateProgram } from "@typespec/compiler";
 import { getOperationId, setExtension } from "@typespec/openapi";

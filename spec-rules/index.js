@@ -15,6 +15,8 @@ import { pathParameterBoundedRule } from "./rules/path-parameter-bounded.js";
 
 export { $lib } from "./lib.js";
 export { $decorators, $onValidate } from "./deprecation.js";
+/** The library is the compile's second emitter too (tspconfig.yaml's `emit`): it finishes the OpenAPI document. */
+export { $onEmit } from "./emit.js";
 
 // Without a ruleset of its own, the library gets `all`, every rule, which tspconfig.yaml extends.
 export const $linter = defineLinter({

@@ -200,3 +200,16 @@ describe('tsp compile with the breaking-change rule', () => {
     });
   });
 });
+
+test('a bare `tsp compile` of spec/ writes the document `npm run generate` wrote: the dialect and the deprecations\' paragraphs are the compile\'s own', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'tsp-emit-'));
+  try {
+    await run(process.execPath, [TSP, 'compile', 'spec/main.tsp', '--option', `@typespec/openapi3.emitter-output-dir=${out}`], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+    const emitted = readFileSync(path.join(out, 'openapi.yaml'), 'utf8');
+    expect(emitted).toContain('\njsonSchemaDialect: ');
+    expect(emitted).toContain('Deprecated: ');
+    expect(emitted === readFileSync(path.join(repoRoot, 'generated/openapi.yaml'), 'utf8'), 'the emitted document is generated/openapi.yaml').toBe(true);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}, 120_000);
