@@ -264,5 +264,8 @@ describe('a harness record and a client record of one consumer merged', () => {
     // getSpace only (it read editMode there, titles only in listSpaces); merged, both.
     const editMode = revised('editMode', false);
     expect([brokenIn(harness, editMode), brokenIn(client, editMode), brokenIn(byRun, editMode)]).toEqual([['getSpace', 'listSpaces'], ['getSpace'], ['getSpace', 'listSpaces']]);
+    // Each break says what shows it: a field the client's code read, read; one only the harness's calls received, received.
+    const evidence = judgeConsumerVerdicts(compareDocuments(base.document, editMode.document), [byRun], { revision: editMode, base }).consumers[0]!.breaks.map((use) => `${use.operationId}: ${use.evidence}`);
+    expect(evidence.sort()).toEqual(['getSpace: response field /editMode read (200 application/json)', 'listSpaces: response field /items/*/editMode received (200 application/json)']);
   });
 });
