@@ -162,7 +162,11 @@ function responseUse(finding: Finding, usage: OperationUsage): { row: 'uses' | '
       for (const pointer of pointersOf(field, answer.schemas)) {
         const shown = pointer || 'the body';
         if (answer.read !== undefined) {
-          if (usedAt(answer.read, pointer, answer.read.length > 0)) return { row: 'uses', evidence: `response field ${shown} read (${key})` };
+          if (usedAt(answer.read, pointer, answer.read.length > 0)) {
+            // Relied on only because calls whose reads were not recorded received it (a merged record's `assumedRead`): received, not read.
+            const seen = answer.read.filter((each) => !answer.assumedRead?.includes(each));
+            return { row: 'uses', evidence: `response field ${shown} ${usedAt(seen, pointer, seen.length > 0) ? 'read' : 'received'} (${key})` };
+          }
           if (usedAt(answer.present, pointer, answered)) unread ??= `received ${shown} (${key}), its code read ${answer.read.length > 0 ? 'other fields' : 'none'}`;
         } else if (usedAt(answer.present, pointer, answered)) return { row: 'uses', evidence: `response field ${shown} received (${key})` };
       }

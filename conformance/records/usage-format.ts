@@ -44,8 +44,18 @@ export interface Promised {
 export interface ResponseUsage {
   /** Response fields present in what the consumer received, as JSON pointers (`*` for every item of an array). */
   present: string[];
-  /** Response fields the consumer's code read (the typed client's recording mode only), as pointers. */
+  /**
+   * Response fields the consumer relies on, as pointers: those its code read (the typed client's recording mode), and,
+   * once merged with uses whose reads were not recorded (the harness's, the proxy's), what those received. Absent
+   * where no call's reads were recorded: then every field `present` is relied on.
+   */
   read?: string[];
+  /**
+   * Of `read`, the fields no recorded read saw, counted as read because calls whose reads were not recorded received
+   * them (`[]`: there were such calls, and what they received the code was seen reading). Absent where every call's
+   * reads were recorded, or none's. Kept by merges, so that a merged record never relies on less than its parts.
+   */
+  assumedRead?: string[];
   /** Values received of enumerated response fields, by pointer. */
   values?: Record<string, (string | number | boolean)[]>;
   /** The component schemas the contract declares at each pointer (`/items/*`: `Space`), to place a change of one; of a oneOf or anyOf, the members the answer was. */
@@ -175,12 +185,38 @@ function mergeLists<T extends string | number | boolean>(into: Record<string, T[
 }
 
 /**
- * Two answers' uses merged, never relying on less than either: a use without `read` (the harness's, the proxy's, a
- * pact's) relies on every field it received, so merged with one that knows its reads (the typed client's), what it
- * received counts as read.
+ * What an answer's use knows of its reads: `seen`, the fields its code was seen reading (undefined: no call's reads
+ * were recorded); `unseen`, the fields calls whose reads were not recorded received (undefined: there were none).
  */
+function readsOf(answer: ResponseUsage): { seen?: string[]; unseen?: string[] } {
+  if (answer.read === undefined) return { unseen: answer.present };
+  const assumed = new Set(answer.assumedRead ?? []);
+  return { seen: answer.read.filter((pointer) => !assumed.has(pointer)), ...(answer.assumedRead ? { unseen: answer.assumedRead } : {}) };
+}
+
+/**
+ * Two answers' reads merged, never relying on less than either, and keeping which calls' reads were seen: what the
+ * code was seen reading, and what calls whose reads were not recorded (the harness's, the proxy's) received, which
+ * counts as read (`assumedRead`, where no recorded read saw it). Without a recorded read on either side, there is no
+ * `read`: every field present is relied on.
+ */
+function mergeReads(into: ResponseUsage, from: ResponseUsage): void {
+  const [mine, theirs] = [readsOf(into), readsOf(from)];
+  if (!mine.seen && !theirs.seen) {
+    delete into.read;
+    delete into.assumedRead;
+    return;
+  }
+  const seen = sortedUnion(mine.seen, theirs.seen);
+  const unseen = mine.unseen || theirs.unseen ? sortedUnion(mine.unseen, theirs.unseen) : undefined;
+  into.read = sortedUnion(seen, unseen);
+  if (unseen) into.assumedRead = unseen.filter((pointer) => !seen.includes(pointer));
+  else delete into.assumedRead;
+}
+
+/** Two answers' uses merged: reads by `mergeReads`, the rest by union (promises: the weaker). */
 function mergeResponse(into: ResponseUsage, from: ResponseUsage): void {
-  if (from.read || into.read) into.read = sortedUnion(into.read ?? into.present, from.read ?? from.present);
+  mergeReads(into, from);
   into.present = sortedUnion(into.present, from.present);
   const values = mergeLists(into.values, from.values);
   if (values) into.values = values;
@@ -209,8 +245,10 @@ export function mergeOperationUsage(into: OperationUsage, from: OperationUsage):
   const bodySchemas = mergeLists(into.bodySchemas, from.bodySchemas);
   if (bodySchemas) into.bodySchemas = bodySchemas;
   for (const [key, response] of Object.entries(from.responses)) {
-    const current = (into.responses[key] ??= { present: [] });
-    mergeResponse(current, response);
+    // An answer new to `into` is taken as it is: merged into an empty one, it would seem to have had calls without reads.
+    const current = into.responses[key];
+    if (current) mergeResponse(current, response);
+    else into.responses[key] = structuredClone(response);
   }
   if (from.deprecated || into.deprecated) into.deprecated = sortedUnion(into.deprecated, from.deprecated);
 }
@@ -290,7 +328,8 @@ function problemsOf(value: unknown): string[] {
     if (!isObject(usage.responses)) problems.push(`${at}.responses: not an object`);
     else {
       for (const [key, response] of Object.entries(usage.responses)) {
-        if (!isObject(response) || !isStrings(response.present) || (response.read !== undefined && !isStrings(response.read))) problems.push(`${at}.responses.${key}: not a response's use`);
+        const pointers = (value: unknown) => value === undefined || isStrings(value);
+        if (!isObject(response) || !isStrings(response.present) || !pointers(response.read) || !pointers(response.assumedRead)) problems.push(`${at}.responses.${key}: not a response's use`);
       }
     }
   }

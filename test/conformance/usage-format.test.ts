@@ -1,9 +1,10 @@
 // Usage records (conformance/records/usage-format.ts, usage-fields.ts): what an exchange used of the contract, records merged
-// across workers, and a record read back checked, never read in part.
+// across workers (of different precision: what was seen read, what was assumed read), and a record read back checked,
+// never read in part.
 import { describe, expect, test } from 'vitest';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
 import { authenticatedBy, usageOf } from '../../conformance/records/usage-fields.ts';
-import { emptyUsage, mergeOperationUsage, mergeUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/records/usage-format.ts';
+import { emptyOperationUsage, emptyUsage, mergeOperationUsage, mergeUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/records/usage-format.ts';
 
 const document: OpenApiDocument = {
   openapi: '3.1.0',
@@ -185,6 +186,40 @@ describe('usage records', () => {
     expect(merged.version).toBe(1);
     expect(merged.operations.updateSpace!.body['/visibility']).toEqual({ values: ['private', 'public'], types: ['string'], lengths: [7, 7] });
     expect(() => parseUsageRecord(JSON.stringify({ ...old, version: 0 }), 'older.json')).toThrow('older.json: written in version 0 of the format, which is no longer read: record it again');
+  });
+
+  test("records of different precision: what the code was seen reading and what calls without recorded reads received, kept by every merge", () => {
+    const present = ['/id', '/labels', '/labels/*', '/owners', '/owners/*', '/owners/*/name', '/visibility'];
+    const reading = (read: string[]) => {
+      const client = record('billing', 'public');
+      client.recordedBy = ['client'];
+      client.operations.updateSpace!.responses['200 application/json']!.read = read;
+      return client;
+    };
+    const harness = record('billing', 'public');
+    const answerOf = (merged: UsageRecord) => merged.operations.updateSpace!.responses['200 application/json']!;
+    const reads = (merged: UsageRecord) => ({ read: answerOf(merged).read, assumedRead: answerOf(merged).assumedRead });
+    // The harness's calls relied on every field they received, so the merge does; what only they received is assumed read.
+    const assumed = present.filter((pointer) => pointer !== '/id');
+    expect(reads(mergeUsage(reading(['/id']), harness))).toEqual({ read: present, assumedRead: assumed });
+    expect(reads(mergeUsage(harness, reading(['/id'])))).toEqual({ read: present, assumedRead: assumed });
+    // Merged again: a field a client's call was seen reading is no longer assumed; the record still says some calls' reads were unknown.
+    const again = mergeUsage(mergeUsage(reading(['/id']), harness), reading(['/visibility']));
+    expect(reads(again)).toEqual({ read: present, assumedRead: assumed.filter((pointer) => pointer !== '/visibility') });
+    expect(reads(mergeUsage(reading(['/id']), mergeUsage(harness, reading(['/visibility']))))).toEqual(reads(again));
+    expect(reads(mergeUsage(reading(present), harness))).toEqual({ read: present, assumedRead: [] });
+    // Of one precision: every call's reads recorded, or none's.
+    expect(reads(mergeUsage(reading(['/id']), reading(['/owners'])))).toEqual({ read: ['/id', '/owners'], assumedRead: undefined });
+    expect(reads(mergeUsage(harness, record('billing', 'private')))).toEqual({ read: undefined, assumedRead: undefined });
+    const fresh = emptyOperationUsage();
+    mergeOperationUsage(fresh, reading(['/id']).operations.updateSpace!);
+    expect(fresh.responses['200 application/json']).toMatchObject({ read: ['/id'] });
+    expect(fresh.responses['200 application/json']).not.toHaveProperty('assumedRead');
+    // Read back as written; a list that is not of pointers is no record.
+    expect(parseUsageRecord(JSON.stringify(again), 'merged.json')).toEqual(again);
+    const malformed = JSON.parse(JSON.stringify(again)) as { operations: { updateSpace: { responses: Record<string, { assumedRead: unknown }> } } };
+    malformed.operations.updateSpace.responses['200 application/json']!.assumedRead = 'all';
+    expect(() => parseUsageRecord(JSON.stringify(malformed), 'merged.json')).toThrow("merged.json: not a valid usage record: operations.updateSpace.responses.200 application/json: not a response's use");
   });
 
   test('a record read back is the record written', () => {

@@ -2,15 +2,19 @@
 // CI's records one, and refuses records of two consumers, contract versions or documents, a corrupt record or one of
 // a newer format, naming the file and writing nothing; a folder holding two records of one consumer is merged for
 // can-i-deploy and the gate; the proxy refuses a --usage file it cannot merge into before its command runs; the gate
-// names an unreadable record in one line.
+// names an unreadable record in one line; a harness's record and a client's, merged, break wherever either breaks.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
+import { compareDocuments } from '../../compare/index.ts';
 import { canIDeployMain } from '../../conformance/judgement/can-i-deploy-command.ts';
-import { loadContract } from '../../conformance/contract/contract.ts';
+import { judgeConsumerVerdicts } from '../../conformance/judgement/verdict.ts';
+import { type Contract, loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
+import { contractIdentity } from '../../conformance/records/consumer.ts';
+import { mergeUsageRecords } from '../../conformance/records/recording.ts';
 import { runProxyCommand } from '../../conformance/proxy/proxy-command.ts';
 import { usageOf } from '../../conformance/records/usage-fields.ts';
 import { emptyUsage, mergeNamedUsage, parseUsageRecord, USAGE_VERSION, type UsageRecord } from '../../conformance/records/usage-format.ts';
@@ -185,5 +189,83 @@ describe('two records of one consumer where one is expected', () => {
     const first = { record: job('billing', {}, {}), source: 'a.json' };
     expect(mergeNamedUsage(first, { record: job('billing', {}, {}), source: 'b.json' }).operations.updateSpace!.calls).toBe(2);
     expect(() => mergeNamedUsage(first, { record: job('search', {}, {}), source: 'b.json' })).toThrow("b.json: records of two consumers, billing and search (a.json is billing's)");
+  });
+});
+
+describe('a harness record and a client record of one consumer merged', () => {
+  // Space's fields are all required: a change makes one optional or removes it.
+  const space = { type: 'object', required: ['id', 'title', 'editMode'], properties: { id: { type: 'string' }, title: { type: 'string' }, editMode: { type: 'string' } } };
+  const answer = (schema: object) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+  const spaces = {
+    openapi: '3.1.0',
+    info: { title: 'Docs', version: '1.0.0' },
+    paths: {
+      '/spaces': { get: { operationId: 'listSpaces', responses: answer({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: { $ref: '#/components/schemas/Space' } } } }) } },
+      '/spaces/{spaceId}': { get: { operationId: 'getSpace', parameters: [{ name: 'spaceId', in: 'path', required: true, schema: { type: 'string' } }], responses: answer({ $ref: '#/components/schemas/Space' }) } },
+    },
+    components: { schemas: { Space: space } },
+  };
+  const base = loadContract(structuredClone(spaces) as OpenApiDocument);
+  const one = { id: 'a', title: 'Home', editMode: 'live' };
+  /** A record of `by`: each call's operation, answer and, for the client's, the fields its code read. */
+  function recorded(by: 'harness' | 'client', calls: { operationId: string; body: unknown; read?: string[] }[]): UsageRecord {
+    const record = emptyUsage({ name: 'search' }, contractIdentity(base), by);
+    for (const { operationId, body, read } of calls) {
+      const usage = usageOf(base, { operation: base.operations.get(operationId)!, parameters: operationId === 'getSpace' ? [{ in: 'path', name: 'spaceId', value: 'a' }] : [], status: 200, response: { mediaType: 'application/json', body } });
+      if (read) usage.responses['200 application/json']!.read = read;
+      record.operations[operationId] = usage;
+    }
+    return record;
+  }
+  // The harness's servers answered listSpaces and getSpace to the consumer's code (what it reads unknown); the typed
+  // client's calls read getSpace's editMode and listSpaces' titles only.
+  const harness = recorded('harness', [
+    { operationId: 'listSpaces', body: { items: [one] } },
+    { operationId: 'getSpace', body: one },
+  ]);
+  const client = recorded('client', [
+    { operationId: 'listSpaces', body: { items: [one] }, read: ['/items', '/items/*', '/items/*/title'] },
+    { operationId: 'getSpace', body: one, read: ['/editMode'] },
+  ]);
+  /** The revision where Space's `field` is made optional, or removed. */
+  function revised(field: string, removed: boolean): Contract {
+    const document = structuredClone(spaces);
+    const changed = document.components.schemas.Space;
+    changed.required = changed.required.filter((name) => name !== field);
+    if (removed) delete (changed.properties as Record<string, unknown>)[field];
+    return loadContract(document as OpenApiDocument);
+  }
+  /** The operations can-i-deploy's judgement (judgeConsumerVerdicts, as judgeDeploy calls it) finds `record` broken in. */
+  const brokenIn = (record: UsageRecord, revision: Contract) =>
+    [...new Set(judgeConsumerVerdicts(compareDocuments(base.document, revision.document), [record], { revision, base, against: 'the contract' }).consumers[0]!.breaks.map((use) => use.operationId))].sort();
+
+  test('merged by the run and by usage merge, in either order, it breaks on every change either alone breaks on, in every operation', async () => {
+    // The run's merge: each record in the folder's records/, as the harness's servers and the client's processes write them.
+    const folder = path.join(scratch, 'precision');
+    write('precision/records/client-1.json', client);
+    write('precision/records/server-1.json', harness);
+    const byRun = mergeUsageRecords({ folder, log: () => undefined })!;
+    // The run's merge into a file holding the harness's record; and usage merge, the harness's record first.
+    write('precision/into/usage.json', harness);
+    write('precision/into/records/client-1.json', client);
+    const intoFile = mergeUsageRecords({ folder: path.join(scratch, 'precision/into'), merge: true, log: () => undefined })!;
+    const out = path.join(scratch, 'precision/merged.json');
+    expect((await merge(write('precision/harness.json', harness), write('precision/client.json', client), '--out', out)).code).toBe(0);
+    const byCommand = parseUsageRecord(readFileSync(out, 'utf8'), out);
+    expect(byCommand.recordedBy).toEqual(['client', 'harness']);
+
+    const changes = ['editMode', 'title', 'id'].flatMap((field) => [false, true].map((removed) => ({ change: `Space.${field} ${removed ? 'removed' : 'made optional'}`, revision: revised(field, removed) })));
+    for (const { change, revision } of changes) {
+      const alone = [...new Set([...brokenIn(harness, revision), ...brokenIn(client, revision)])].sort();
+      expect(alone.length, change).toBeGreaterThan(0);
+      for (const [how, merged] of Object.entries({ byRun, intoFile, byCommand })) expect(brokenIn(merged, revision), `${change}, merged ${how}`).toEqual(alone);
+    }
+    // editMode made optional: the harness's record alone breaks listSpaces (it received editMode there), the client's
+    // getSpace only (it read editMode there, titles only in listSpaces); merged, both.
+    const editMode = revised('editMode', false);
+    expect([brokenIn(harness, editMode), brokenIn(client, editMode), brokenIn(byRun, editMode)]).toEqual([['getSpace', 'listSpaces'], ['getSpace'], ['getSpace', 'listSpaces']]);
+    // Each break says what shows it: a field the client's code read, read; one only the harness's calls received, received.
+    const evidence = judgeConsumerVerdicts(compareDocuments(base.document, editMode.document), [byRun], { revision: editMode, base }).consumers[0]!.breaks.map((use) => `${use.operationId}: ${use.evidence}`);
+    expect(evidence.sort()).toEqual(['getSpace: response field /editMode read (200 application/json)', 'listSpaces: response field /items/*/editMode received (200 application/json)']);
   });
 });
