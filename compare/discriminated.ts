@@ -165,8 +165,8 @@ export function compareDiscriminated(w: Walk, was: Normalized, now: Normalized, 
   const name = (tag: string) => JSON.stringify(tag);
   /** Where a member's tags are declared in the revision, for a tag it lost. */
   const tagsOf = (member: Member) => [...after.tags.values()].find((entry) => entry.member === member);
-  const report = (kind: SchemaKind, path: string, detail: string, value: string) =>
-    schemaFinding(w, kind, path, field, `discriminator \`${property}\`: ${detail}`, { value });
+  const report = (kind: SchemaKind, path: string, detail: string, value: string, was?: string) =>
+    schemaFinding(w, kind, path, field, `discriminator \`${property}\`: ${detail}`, { value, args: { property, ...(was === undefined ? {} : { was: [was], now: [value] }) } });
   const at = (member: Member, path: string) => {
     const old = previous.get(member);
     return old ? declared(w, old.schema, member.schema, path) : place(w, member.schema.origin);
@@ -190,7 +190,7 @@ export function compareDiscriminated(w: Walk, was: Normalized, now: Normalized, 
     for (const tag of tags) {
       const renamed = added.shift();
       if (now && renamed !== undefined) {
-        report('discriminator-tag-renamed', at(now, after.tags.get(renamed)!.path), `tag ${name(tag)} renamed ${name(renamed)}${of(now)}`, renamed);
+        report('discriminator-tag-renamed', at(now, after.tags.get(renamed)!.path), `tag ${name(tag)} renamed ${name(renamed)}${of(now)}`, renamed, tag);
       } else {
         const where = now ? tagsOf(now) : undefined;
         report('discriminator-tag-removed', where ? at(now!, where.path) : union, `tag ${name(tag)}${of(member)} removed`, tag);

@@ -1,7 +1,7 @@
 // The findings of a comparison: what callers receive (Finding, OperationRef), what a walk records before its
 // operations are known (Raw), the state one comparison shares (Context), and how findings are gathered (one per
 // rule, place and detail, with every operation and field that has it) and sorted.
-import { componentOf, type JsonObject } from './pointer.ts';
+import { componentOf, type JsonObject, segments } from './pointer.ts';
 import { RULES, type RuleId, type Severity } from './rules.ts';
 
 export interface OperationRef {
@@ -40,6 +40,28 @@ export interface Finding {
   value?: unknown;
   /** For enum values added or removed: the values, in the order the revision (or the release) lists them. */
   values?: unknown[];
+  /** What the finding is about, typed, for code to read instead of its prose. */
+  args: FindingArgs;
+}
+
+/**
+ * A finding's arguments, typed (as oasdiff's changes carry `Args`): what its detail says in words, for code to read.
+ * Each is there only where the comparison knows it.
+ */
+export interface FindingArgs {
+  /** The answer its place is under (`#/paths/…/responses/<status>`): the status as declared (`200`, `4XX`, `default`). */
+  status?: string;
+  /** The media type its place is under (`…/content/<media type>`): of the answer, or of the request body. */
+  mediaType?: string;
+  /** The parameters it concerns, by name and place (a change of a schema they share concerns each). */
+  parameters?: { name: string; in: string }[];
+  /** The response headers it concerns. */
+  headers?: string[];
+  /** A discriminator's: the property that carries its tags. */
+  property?: string;
+  /** What the change replaced, and with what: a tag renamed (`["a"]` → `["b"]`), the success statuses (`["200"]` → `["201"]`). */
+  was?: unknown[];
+  now?: unknown[];
 }
 
 /** A finding as the schema walk records it, before it is given its operations. */
@@ -52,11 +74,13 @@ export interface Raw {
   value?: unknown;
   values?: unknown[];
   renamed?: { from: string; to: string };
+  args?: FindingArgs;
 }
 
 interface Draft extends Raw {
   operations: Map<string, OperationRef>;
   fields: Set<string>;
+  args: FindingArgs;
 }
 
 export interface Context {
@@ -88,13 +112,35 @@ export function emit(context: Context, finding: Raw & { operation?: OperationRef
   let draft = context.drafts.get(key);
   if (!draft) {
     const { operation: _operation, operations: _operations, ...raw } = finding;
-    draft = { ...raw, operations: new Map(), fields: new Set() };
+    draft = { ...raw, operations: new Map(), fields: new Set(), args: { ...placeArgs(finding.path), ...finding.args } };
     context.drafts.set(key, draft);
+  } else if (finding.args) {
+    // One place and detail met again from another parameter or header (a schema they share): each is concerned.
+    const { parameters, headers } = finding.args;
+    const known = (list: { name: string; in: string }[], each: { name: string; in: string }) => list.some((one) => one.name === each.name && one.in === each.in);
+    for (const each of parameters ?? []) if (!known((draft.args.parameters ??= []), each)) draft.args.parameters.push(each);
+    for (const each of headers ?? []) if (!(draft.args.headers ??= []).includes(each)) draft.args.headers.push(each);
   }
   for (const operation of [...(finding.operation ? [finding.operation] : []), ...(finding.operations ?? [])]) {
     draft.operations.set(`${operation.method} ${operation.path}`, operation);
   }
   if (finding.field) draft.fields.add(finding.field);
+}
+
+/**
+ * The arguments a finding's place gives: under an operation's answer, its status and media type; under a request
+ * body, its media type. A place in a component (a schema shared by several answers) gives none.
+ */
+function placeArgs(path: string): FindingArgs {
+  const parts = segments(path);
+  const args: FindingArgs = {};
+  if (parts[0] === 'paths' && parts[3] === 'responses' && parts[4] !== undefined) {
+    args.status = parts[4];
+    if (parts[5] === 'content' && parts[6] !== undefined) args.mediaType = parts[6];
+  }
+  const body = parts[0] === 'paths' && parts[3] === 'requestBody' ? 4 : parts[0] === 'components' && parts[1] === 'requestBodies' ? 3 : -1;
+  if (body >= 0 && parts[body] === 'content' && parts[body + 1] !== undefined) args.mediaType = parts[body + 1];
+  return args;
 }
 
 export function finish(draft: Draft): Finding {
@@ -117,6 +163,7 @@ export function finish(draft: Draft): Finding {
     ...(draft.renamed ? { renamed: draft.renamed } : {}),
     ...(draft.value !== undefined ? { value: draft.value } : {}),
     ...(draft.values !== undefined ? { values: draft.values } : {}),
+    args: draft.args,
   };
 }
 

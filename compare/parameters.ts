@@ -3,7 +3,7 @@
 import { child, isObject, type JsonObject } from './pointer.ts';
 import { schemaRule } from './rules.ts';
 import { normalize, type Located } from './schema.ts';
-import { emit, type Context, type OperationRef } from './findings.ts';
+import { emit, type Context, type FindingArgs, type OperationRef } from './findings.ts';
 import { deref, type Operation } from './operations.ts';
 import { compareEntry } from './schemas.ts';
 
@@ -86,6 +86,7 @@ export function compareParameters(context: Context, before: Operation, after: Op
         operation,
         field: now,
         detail: `path parameter \`${name}\` → \`${now}\``,
+        args: { parameters: [{ name: now, in: 'path' }] },
       });
     });
   }
@@ -112,6 +113,7 @@ export function compareParameters(context: Context, before: Operation, after: Op
         operation,
         field: was.name,
         detail: `\`in: ${was.in}\` → \`in: ${relocated.in}\``,
+        args: { parameters: [{ name: was.name, in: was.in }], was: [was.in], now: [relocated.in] },
       });
       continue;
     }
@@ -122,6 +124,7 @@ export function compareParameters(context: Context, before: Operation, after: Op
       operation,
       field: was.name,
       detail: `${was.in} parameter removed`,
+      args: { parameters: [{ name: was.name, in: was.in }] },
     });
   }
   for (const [key, now] of revision) {
@@ -133,12 +136,14 @@ export function compareParameters(context: Context, before: Operation, after: Op
       operation,
       field: now.name,
       detail: `new ${isRequired(now) ? 'required' : 'optional'} ${now.in} parameter`,
+      args: { parameters: [{ name: now.name, in: now.in }] },
     });
   }
 }
 
 function compareParameter(context: Context, operation: OperationRef, was: Parameter, now: Parameter): void {
   const field = now.name;
+  const args = { parameters: [{ name: now.name, in: now.in }] };
   if (isRequired(was) !== isRequired(now)) {
     emit(context, {
       rule: isRequired(now) ? 'request-parameter-became-required' : 'request-parameter-became-optional',
@@ -147,9 +152,10 @@ function compareParameter(context: Context, operation: OperationRef, was: Parame
       operation,
       field,
       detail: isRequired(now) ? 'now required' : 'now optional',
+      args,
     });
   }
-  compareDeprecation(context, 'request-parameter', operation, was.node, now.node, now.path, field);
+  compareDeprecation(context, 'request-parameter', operation, was.node, now.node, now.path, field, args);
   const wasSchema = parameterSchema(was);
   const nowSchema = parameterSchema(now);
   const a = serialisation(was);
@@ -162,13 +168,13 @@ function compareParameter(context: Context, operation: OperationRef, was: Parame
     );
   if ((a.style !== b.style || a.explode !== b.explode) && structured()) {
     if (a.style !== b.style) {
-      emit(context, { rule: 'request-parameter-style-changed', path: now.path, document: 'revision', operation, field, detail: `style ${a.style} → ${b.style}` });
+      emit(context, { rule: 'request-parameter-style-changed', path: now.path, document: 'revision', operation, field, detail: `style ${a.style} → ${b.style}`, args: { ...args, was: [a.style], now: [b.style] } });
     }
     if (a.explode !== b.explode) {
-      emit(context, { rule: 'request-parameter-explode-changed', path: now.path, document: 'revision', operation, field, detail: `explode ${a.explode} → ${b.explode}` });
+      emit(context, { rule: 'request-parameter-explode-changed', path: now.path, document: 'revision', operation, field, detail: `explode ${a.explode} → ${b.explode}`, args: { ...args, was: [a.explode], now: [b.explode] } });
     }
   }
-  if (wasSchema && nowSchema) compareEntry(context, 'request-parameter', operation, wasSchema, nowSchema, field);
+  if (wasSchema && nowSchema) compareEntry(context, 'request-parameter', operation, wasSchema, nowSchema, field, args);
 }
 
 /** `deprecated` of a parameter or a header object (its schema's is compared with the schema). */
@@ -180,6 +186,7 @@ export function compareDeprecation(
   now: JsonObject,
   path: string,
   field: string,
+  args: FindingArgs = schemaContext === 'request-parameter' ? {} : { headers: [field] },
 ): void {
   if ((was.deprecated === true) === (now.deprecated === true)) return;
   emit(context, {
@@ -189,5 +196,6 @@ export function compareDeprecation(
     operation,
     field,
     detail: now.deprecated === true ? 'deprecated' : 'no longer deprecated',
+    args,
   });
 }

@@ -37,6 +37,7 @@ export function compareResponses(context: Context, before: Operation, after: Ope
       document: 'revision',
       operation,
       detail: `success ${wasSuccess.join(', ')} → ${nowSuccess.join(', ')}`,
+      args: { was: wasSuccess, now: nowSuccess },
     });
     if (goneSuccess.length === 1 && newSuccess.length === 1) {
       pairs.push([goneSuccess[0]!, newSuccess[0]!]);
@@ -77,7 +78,7 @@ function compareResponse(
   for (const [key, header] of wasHeaders) {
     const match = nowHeaders.get(key);
     if (!match) {
-      emit(context, { rule: 'response-header-removed', path: header.path, document: 'base', operation, field: header.name, detail: `header no longer sent with ${status}` });
+      emit(context, { rule: 'response-header-removed', path: header.path, document: 'base', operation, field: header.name, detail: `header no longer sent with ${status}`, args: { headers: [header.name] } });
       continue;
     }
     const wasRequired = header.node.required === true;
@@ -90,6 +91,7 @@ function compareResponse(
         operation,
         field: match.name,
         detail: nowRequired ? `header now always sent with ${status}` : `header no longer always sent with ${status}`,
+        args: { headers: [match.name] },
       });
     }
     compareDeprecation(context, 'response-header', operation, header.node, match.node, match.path, match.name);
@@ -100,6 +102,7 @@ function compareResponse(
       { node: header.node.schema ?? {}, path: child(header.path, 'schema') },
       { node: match.node.schema ?? {}, path: child(match.path, 'schema') },
       match.name,
+      { headers: [match.name] },
     );
   }
   for (const [key, header] of nowHeaders) {
@@ -112,6 +115,7 @@ function compareResponse(
       operation,
       field: header.name,
       detail: `new ${required ? 'required' : 'optional'} header with ${status}`,
+      args: { headers: [header.name] },
     });
   }
 

@@ -5,7 +5,7 @@
 import { child, componentOf, isObject, resolvePointer, type JsonObject } from './pointer.ts';
 import { type SchemaContext } from './rules.ts';
 import { normalize, showTypes, typesCover, typesOverlap, type Located, type Normalized } from './schema.ts';
-import { emit, type Context, type OperationRef, type Raw } from './findings.ts';
+import { emit, type Context, type FindingArgs, type OperationRef, type Raw } from './findings.ts';
 import { compareConstraints } from './constraints.ts';
 import { compareObject } from './objects.ts';
 import { compareVariants } from './unions.ts';
@@ -21,7 +21,8 @@ export function schemaWalk(context: Context, schemaContext: SchemaContext, sink:
  * walk finds depends only on what it compares, so each is walked once and its findings given to every operation
  * that has it (most answers are the same `$ref`s).
  */
-export function compareEntry(context: Context, schemaContext: SchemaContext, operation: OperationRef, was: Located, now: Located, field: string): void {
+export function compareEntry(context: Context, schemaContext: SchemaContext, operation: OperationRef, was: Located, now: Located, field: string, args?: FindingArgs): void {
+  const given = (raw: Raw): Raw => (args ? { ...raw, args: { ...raw.args, ...args } } : raw);
   // Written alike, reaching only components written alike: a walk would find nothing (most of a document, most of
   // the time, and most of a comparison's time).
   if (context.unchanged(was.node, now.node)) return;
@@ -31,7 +32,7 @@ export function compareEntry(context: Context, schemaContext: SchemaContext, ope
   const quick = refA !== undefined && refB !== undefined && componentOf(refA) === componentOf(refB) ? [schemaContext, field, refA, refB, ''].join('\u0000') : undefined;
   const known = quick === undefined ? undefined : context.walks.get(quick);
   if (known) {
-    for (const raw of known) emit(context, { ...raw, operation });
+    for (const raw of known) emit(context, { ...given(raw), operation });
     return;
   }
   const a = normalize(context.base, was);
@@ -43,7 +44,7 @@ export function compareEntry(context: Context, schemaContext: SchemaContext, ope
     compareNormalized(schemaWalk(context, schemaContext, found), a, b, field);
     context.walks.set(key, found);
   }
-  for (const raw of found) emit(context, { ...raw, operation });
+  for (const raw of found) emit(context, { ...given(raw), operation });
 }
 
 /**

@@ -5,7 +5,7 @@
 import { componentOf } from './pointer.ts';
 import { directionOf, schemaRule, type Direction, type SchemaContext, type SchemaKind } from './rules.ts';
 import { normalize, type Located, type Normalized } from './schema.ts';
-import { type Context, type Memo, type Raw } from './findings.ts';
+import { type Context, type FindingArgs, type Memo, type Raw } from './findings.ts';
 
 /**
  * A walk through the schemas of one body, parameter, answer or header. `anchor` is set where the base and the
@@ -59,7 +59,7 @@ export function schemaFinding(
   path: string,
   field: string,
   detail: string,
-  more: { document?: 'base' | 'revision'; value?: unknown; values?: unknown[] } = {},
+  more: { document?: 'base' | 'revision'; value?: unknown; values?: unknown[]; args?: FindingArgs } = {},
 ): void {
   const rule = schemaRule(w.schemaContext, kind);
   if (!rule) return;
@@ -71,6 +71,7 @@ export function schemaFinding(
     detail,
     ...(more.value !== undefined ? { value: more.value } : {}),
     ...(more.values !== undefined ? { values: more.values } : {}),
+    ...(more.args ? { args: more.args } : {}),
   });
 }
 

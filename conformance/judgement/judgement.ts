@@ -4,7 +4,7 @@
 // forms of can-i-deploy call `judgeConsumer`. `FAMILIES` is the whole rule: every rule of the comparison in one family,
 // whose rows give the verdict and its reason; docs/contract-consumers.md's table is written from it.
 import { compareDocuments, type Finding } from '../../compare/index.ts';
-import { RULES, type Rule, type RuleId } from '../../compare/rules.ts';
+import { directionOf, RULES, type Rule, type RuleId } from '../../compare/rules.ts';
 import { type Contract, loadContract, type OpenApiDocument } from '../contract/contract.ts';
 import { allows, fieldSchemas, parameterFor, refusal } from './record-judgement.ts';
 import type { OperationUsage, ResponseUsage, UsageRecord } from '../records/usage-format.ts';
@@ -29,6 +29,14 @@ export interface Effect {
   operationId?: string;
   /** What of the record shows it: `sent "locked" at /editMode`, `response field /title read`. */
   evidence: string;
+  /** What of the call its family judges (the side of the record judgement's break it may be). */
+  side?: Side;
+  /**
+   * Where in the operation's record the finding is: the JSON pointers of the fields it names (in the body sent, or in
+   * the answers received), the keys of its parameters (`query.limit`) or headers (`header.location`); none for a
+   * finding of the whole request, answer or call.
+   */
+  places?: string[];
 }
 
 /** The judgement of a change for one consumer: the worst effect, and every effect that breaks or warns it. */
@@ -45,7 +53,8 @@ const RANK: Record<ConsumerVerdict, number> = { breaks: 2, warns: 1, untouched: 
 
 /**
  * A field as the comparison names it (`SpaceList.items[].title`, `request body.title`, `Space.labels.*`) as the
- * component it is in (undefined: the body itself) and a pointer below it (`/items/*\/title`).
+ * component it is in (undefined: the body itself) and a pointer below it (`/items/*\/title`). The expressions read
+ * the grammar compare/ writes a field's name in (a name, `.`, `[]`, `.*`), not a finding's prose.
  */
 export function fieldPlace(field: string): { component: string | undefined; pointer: string } {
   const owner = /^(request body|response body|[^.[]+)/.exec(field)![1]!;
@@ -79,16 +88,17 @@ function usedAt(used: readonly string[], pointer: string, answered: boolean): bo
 
 const parentOf = (pointer: string) => pointer.slice(0, Math.max(0, pointer.lastIndexOf('/')));
 
-/** The parameter a field of a `request-parameter-…` finding belongs to: `authors[]` is `authors`. */
-const parameterName = (field: string) => /^[^.[]+/.exec(field)?.[0] ?? field;
+/** Whether a finding is of a request's parameters (its arguments name them), not of its body. */
+const ofParameters = (finding: Finding) => (finding.args.parameters?.length ?? 0) > 0 || RULES.get(finding.rule)?.context === 'request-parameter';
 
-/** The place of a finding under an operation's answers: its status and media type, when its path says (`#/paths/…/responses/200/content/…`). */
-function responseScope(finding: Finding): { status?: string; mediaType?: string } {
-  const match = /^#\/paths\/[^/]+\/[^/]+\/responses\/([^/]+)(?:\/content\/([^/]+))?/.exec(finding.path);
-  if (!match) return {};
-  const unescape = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
-  return { status: unescape(match[1]!), ...(match[2] ? { mediaType: unescape(match[2]) } : {}) };
-}
+/** Whether a finding is of a response header (its arguments name it, or its rule is a header's), not of a field. */
+const ofHeaders = (finding: Finding) => (finding.args.headers?.length ?? 0) > 0 || RULES.get(finding.rule)?.context === 'response-header';
+
+/** Whether a finding is of what a consumer receives, by its rule's context (a deprecation's). */
+const ofResponse = (finding: Finding) => {
+  const context = RULES.get(finding.rule)?.context;
+  return context !== undefined && directionOf(context) === 'response';
+};
 
 /** Whether a received `status` falls under a declared one (`404` under `404`, `4XX` or `default`). */
 function statusMatches(declared: string, status: string): boolean {
@@ -98,7 +108,7 @@ function statusMatches(declared: string, status: string): boolean {
 
 /** The answers of `usage` a finding can be about: all, or those of the status (and media type) its path names. */
 function answersFor(finding: Finding, usage: OperationUsage): [string, ResponseUsage][] {
-  const scope = responseScope(finding);
+  const scope = finding.args;
   return Object.entries(usage.responses).filter(([key]) => {
     const [status, mediaType] = key.split(' ') as [string, string | undefined];
     if (scope.status !== undefined && !statusMatches(scope.status, status)) return false;
@@ -111,6 +121,16 @@ const show = (values: readonly unknown[]) => values.map((value) => JSON.stringif
 // ---- the uses a family looks at --------------------------------------------------------------------------------
 
 type Outcome = { row: string; evidence: string };
+
+/** Where in an operation's record a finding is (see `Effect.places`), by its arguments and its fields. */
+function placesOf(finding: Finding, side: Side, usage: OperationUsage): string[] {
+  if (ofParameters(finding)) return (finding.args.parameters ?? []).map((parameter) => `${parameter.in}.${parameter.name}`);
+  if (ofHeaders(finding)) return (finding.args.headers ?? []).map((header) => `header.${header.toLowerCase()}`);
+  if (finding.fields.length === 0) return [];
+  if (side === 'request') return finding.fields.flatMap((field) => pointersOf(field, usage.bodySchemas));
+  if (side === 'response') return answersFor(finding, usage).flatMap(([, answer]) => finding.fields.flatMap((field) => pointersOf(field, answer.schemas)));
+  return [];
+}
 
 /** The request fields a finding names that the consumer sent (with their values), and the places it sent their parents. */
 function sentFields(finding: Finding, usage: OperationUsage): { sent: { pointer: string; values?: Used['values'] }[]; unsent: { pointer: string }[] } {
@@ -130,22 +150,24 @@ function sentFields(finding: Finding, usage: OperationUsage): { sent: { pointer:
 }
 type Used = OperationUsage['body'][string];
 
-/** The parameters a finding names that the consumer sent (`query.limit`), with their values. */
+/**
+ * The parameters a finding names (its arguments) that the consumer sent (`query.limit`), with their values: by name,
+ * as a parameter moved to another place is still the one it sent.
+ */
 function sentParameters(finding: Finding, usage: OperationUsage): { sent: { key: string; values?: Used['values'] }[]; unsent: string[] } {
   const sent: { key: string; values?: Used['values'] }[] = [];
   const unsent: string[] = [];
-  for (const field of finding.fields) {
-    const name = parameterName(field).toLowerCase();
-    const key = Object.keys(usage.parameters).find((each) => each.slice(each.indexOf('.') + 1).toLowerCase() === name);
+  for (const { name } of finding.args.parameters ?? []) {
+    const key = Object.keys(usage.parameters).find((each) => each.slice(each.indexOf('.') + 1).toLowerCase() === name.toLowerCase());
     if (key) sent.push({ key, ...(usage.parameters[key]!.values ? { values: usage.parameters[key]!.values } : {}) });
-    else unsent.push(parameterName(field));
+    else unsent.push(name);
   }
   return { sent, unsent };
 }
 
 /** What was sent for a request finding, parameters or body fields alike: its name, and the values recorded of it. */
 function sentUses(finding: Finding, usage: OperationUsage): { sent: { name: string; values?: Used['values'] }[]; unsent: string[] } {
-  if (finding.rule.startsWith('request-parameter-')) {
+  if (ofParameters(finding)) {
     const { sent, unsent } = sentParameters(finding, usage);
     return { sent: sent.map(({ key, values }) => ({ name: key, ...(values ? { values } : {}) })), unsent };
   }
@@ -180,7 +202,7 @@ function responseUse(finding: Finding, usage: OperationUsage): { row: 'uses' | '
  * keep headers); for a field, `responseUse`.
  */
 function answerUse(finding: Finding, usage: OperationUsage): { row: 'uses' | 'unread' | 'unreceived'; evidence: string } {
-  if (!finding.rule.startsWith('response-header-')) return responseUse(finding, usage);
+  if (!ofHeaders(finding)) return responseUse(finding, usage);
   const received = receivedAnswers(finding, usage);
   return received[0] ? { row: 'uses', evidence: `received ${received[0]}, which carries the header` } : { row: 'unreceived', evidence: 'never received the answer that carries it' };
 }
@@ -190,29 +212,25 @@ function receivedAnswers(finding: Finding, usage: OperationUsage): string[] {
   return answersFor(finding, usage).map(([key]) => key);
 }
 
-/** The tag values a discriminator finding is about, and the property that carries them (from its detail). */
-function tagOf(finding: Finding): { property?: string; values: unknown[] } {
-  const property = /^discriminator `([^`]+)`/.exec(finding.detail)?.[1];
-  if (finding.rule.endsWith('discriminator-tag-renamed')) {
-    const old = /tag ("(?:[^"\\]|\\.)*") renamed/.exec(finding.detail)?.[1];
-    return { ...(property ? { property } : {}), values: old ? [JSON.parse(old) as unknown] : [] };
-  }
-  return { ...(property ? { property } : {}), values: finding.value === undefined ? [] : [finding.value] };
-}
-
-/** The values a request finding takes away from what is accepted: an enum's values, a discriminated union's tag. */
+/**
+ * The values a request finding takes away from what is accepted: an enum's values; a discriminated union's tag (a
+ * renamed one's old name), below the property that carries it.
+ */
 function refusedValues(finding: Finding): { values: unknown[]; below?: string } {
-  if (finding.rule.includes('-discriminator-')) {
-    const tag = tagOf(finding);
-    return { values: tag.values, ...(tag.property ? { below: tag.property } : {}) };
-  }
-  return { values: finding.values ?? [] };
+  const { property, was } = finding.args;
+  if (property === undefined) return { values: finding.values ?? [] };
+  if (RULES.get(finding.rule)?.kind === 'discriminator-tag-renamed') return { values: was ?? [], below: property };
+  return { values: finding.value === undefined ? [] : [finding.value], below: property };
 }
 
 // ---- the families ----------------------------------------------------------------------------------------------
 
+/** What of a call a family judges: what it sends, what it receives, the call itself, or nothing that breaks. */
+export type Side = 'request' | 'response' | 'operation' | 'none';
+
 interface Family {
   id: string;
+  side: Side;
   /** What the rules of the family change, for the table. */
   title: string;
   /** Its rules. */
@@ -253,12 +271,13 @@ function bodyAccepted(contract: Contract, root: Parameters<typeof fieldSchemas>[
  * field or parameter: its evidence, or undefined when that cannot be told (no facts, another kind of change).
  */
 function stillAccepted(finding: Finding, usage: OperationUsage, revision: RevisionOperation | undefined): string | undefined {
-  const kind = finding.rule.replace(/^request-(property|parameter)-/, '');
-  if (!revision || kind === finding.rule || !FACT_KINDS.includes(kind)) return undefined;
+  const rule = RULES.get(finding.rule);
+  const kind = rule?.context === 'request-property' || rule?.context === 'request-parameter' ? rule.kind : undefined;
+  if (!revision || kind === undefined || !FACT_KINDS.includes(kind)) return undefined;
   const operation = revision.contract.operations.get(revision.operationId);
   if (!operation) return undefined;
   const shown: string[] = [];
-  if (finding.rule.startsWith('request-parameter-')) {
+  if (ofParameters(finding)) {
     const { sent } = sentParameters(finding, usage);
     for (const { key } of sent) {
       const used = usage.parameters[key]!;
@@ -280,6 +299,9 @@ function stillAccepted(finding: Finding, usage: OperationUsage, revision: Revisi
 }
 
 const BREAKS_IT = 'breaking-client';
+/** The rules of an answer's header as a whole (the rules of its schema have the context `response-header`). */
+const HEADER_RULES: readonly string[] = ['response-header-added', 'response-header-added-required', 'response-header-removed', 'response-header-became-optional', 'response-header-became-required'];
+
 const REQUEST_SIDE = (rule: Rule) => rule.context === 'request-property' || rule.context === 'request-parameter';
 const is = (...ids: string[]) => (rule: Rule) => ids.includes(rule.id);
 
@@ -295,6 +317,7 @@ export const NOT_CALLED: Row = { shows: 'calls none of the operations it affects
 export const FAMILIES: readonly Family[] = [
   {
     id: 'implementation-only',
+    side: 'none',
     title: 'a change that breaks implementations only: a request accepts more (a new value, field, parameter or alternative, a field made optional, a wider range), or an answer must hold more (a field or header made required, a tighter range)',
     has: (rule) => rule.severity === 'breaking-implementation' && !NARROWED.has(rule.id),
     rows: { any: { shows: 'any use', verdict: 'untouched', reason: 'what the consumer sends is still accepted, and what it may receive it could receive before' } },
@@ -302,6 +325,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'no-one',
+    side: 'none',
     title: 'a change that breaks no one: an operation, optional field, header or media type added, a scheme renamed',
     has: (rule) => rule.severity === 'non-breaking' && rule.kind !== 'deprecated' && rule.id !== 'operation-deprecated',
     rows: { any: { shows: 'any use', verdict: 'untouched', reason: 'nothing a consumer sends or receives changes meaning' } },
@@ -309,6 +333,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'deprecated',
+    side: 'none',
     title: 'an operation, field, parameter or header deprecated',
     has: (rule) => rule.kind === 'deprecated' || rule.id === 'operation-deprecated',
     rows: {
@@ -317,7 +342,7 @@ export const FAMILIES: readonly Family[] = [
     },
     judge: (finding, usage) => {
       if (finding.rule === 'operation-deprecated') return { row: 'uses', evidence: `calls it (${usage.calls} calls)` };
-      if (finding.rule.startsWith('response-')) {
+      if (ofResponse(finding)) {
         const use = answerUse(finding, usage);
         return use.row === 'uses' ? { row: 'uses', evidence: use.evidence } : { row: 'unused', evidence: use.evidence };
       }
@@ -327,6 +352,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'operation-gone',
+    side: 'operation',
     title: 'an operation removed, or moved to another path or method',
     has: is('operation-removed', 'operation-removed-without-deprecation', 'operation-removed-before-sunset', 'operation-path-changed'),
     rows: { calls: { shows: 'calls it', verdict: 'breaks', reason: 'its requests go where the operation no longer is' } },
@@ -334,6 +360,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'security',
+    side: 'operation',
     title: "an operation's security requirement, or a scheme it uses, changed so that credentials accepted before are refused",
     has: is('operation-security-changed', 'security-scheme-changed'),
     rows: { calls: { shows: 'calls it', verdict: 'breaks', reason: 'a record does not keep credentials: every caller authenticated the way now refused' } },
@@ -341,6 +368,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'names-in-source',
+    side: 'none',
     title: 'a name typed source uses changed, the wire unchanged: an operation id, a path parameter, a schema renamed or removed',
     has: (rule) => rule.severity === 'breaking-source',
     rows: {
@@ -357,6 +385,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'dialect',
+    side: 'none',
     title: 'the schemas read in another JSON Schema dialect, or the dialect no longer declared',
     has: is('schema-dialect-changed', 'schema-dialect-undeclared'),
     rows: { calls: { shows: 'calls any operation', verdict: 'warns', reason: 'the requests and answers are the same; what validates or generates code from the schemas reads them otherwise' } },
@@ -364,6 +393,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'must-send',
+    side: 'request',
     title: 'something a request must now hold: a parameter, field or body made required or added as required',
     has: is(
       'request-parameter-added-required',
@@ -378,11 +408,11 @@ export const FAMILIES: readonly Family[] = [
       sent: { shows: 'sends it already', verdict: 'untouched', reason: 'its requests already hold it' },
     },
     judge: (finding, usage) => {
-      if (finding.rule.startsWith('request-body-')) {
+      if (finding.rule === 'request-body-added-required' || finding.rule === 'request-body-became-required') {
         const bodySent = usage.mediaTypes.length > 0 || Object.keys(usage.body).length > 0;
         return bodySent ? { row: 'sent', evidence: `sends a body (${usage.mediaTypes.join(', ') || 'fields'})` } : { row: 'unsent', evidence: 'sends no body' };
       }
-      if (finding.rule.startsWith('request-parameter-')) {
+      if (ofParameters(finding)) {
         const { sent, unsent } = sentParameters(finding, usage);
         return unsent[0] ? { row: 'unsent', evidence: `does not send parameter ${unsent[0]}` } : { row: 'sent', evidence: `sends ${sent[0]?.key ?? 'it'}` };
       }
@@ -393,6 +423,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'value-refused',
+    side: 'request',
     title: 'a value a request field or parameter accepted no longer is: an enumeration value removed, a tag of a discriminated union removed, renamed or selecting another alternative',
     has: (rule) => REQUEST_SIDE(rule) && (rule.kind === 'enum-value-removed' || rule.kind === 'discriminator-tag-removed' || rule.kind === 'discriminator-tag-renamed' || rule.kind === 'discriminator-mapping-changed'),
     rows: {
@@ -403,7 +434,7 @@ export const FAMILIES: readonly Family[] = [
     },
     judge: (finding, usage) => {
       const { values, below } = refusedValues(finding);
-      const places = below && !finding.rule.startsWith('request-parameter-') ? { ...finding, fields: finding.fields.map((field) => `${field}.${below}`) } : finding;
+      const places = below && !ofParameters(finding) ? { ...finding, fields: finding.fields.map((field) => `${field}.${below}`) } : finding;
       const { sent } = sentUses(places, usage);
       if (sent.length === 0) return { row: 'unsent', evidence: 'does not send it' };
       for (const use of sent) {
@@ -417,6 +448,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'request-default',
+    side: 'request',
     title: "a request field's or parameter's default removed or changed",
     has: (rule) => REQUEST_SIDE(rule) && (rule.kind === 'default-removed' || rule.kind === 'default-changed'),
     rows: {
@@ -431,6 +463,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'request-sent',
+    side: 'request',
     title: 'a request field or parameter that accepts less, or is gone: removed, read-only, another type, format or pattern, a tighter bound, an enumeration introduced, an alternative removed, the object sealed; a parameter moved or serialised otherwise',
     has: (rule) =>
       rule.severity === BREAKS_IT &&
@@ -454,6 +487,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'request-body',
+    side: 'request',
     title: 'the body no longer accepted, or one of its media types',
     has: is('request-body-removed', 'request-media-type-removed'),
     rows: {
@@ -462,12 +496,13 @@ export const FAMILIES: readonly Family[] = [
     },
     judge: (finding, usage) => {
       if (finding.rule === 'request-body-removed') return usage.mediaTypes.length > 0 || Object.keys(usage.body).length > 0 ? { row: 'sent', evidence: 'sends a body' } : { row: 'unsent', evidence: 'sends no body' };
-      const mediaType = decodeURIComponent(finding.path.slice(finding.path.lastIndexOf('/') + 1)).replace(/~1/g, '/').replace(/~0/g, '~');
+      const mediaType = finding.args.mediaType ?? '';
       return usage.mediaTypes.includes(mediaType) ? { row: 'sent', evidence: `sends ${mediaType}` } : { row: 'unsent', evidence: `does not send ${mediaType}` };
     },
   },
   {
     id: 'response-read',
+    side: 'response',
     title: 'a response field that may now hold what it could not: gone, optional, `null`, another type, format or pattern, a wider range, a new alternative or tag, write-only',
     has: (rule) => rule.severity === BREAKS_IT && rule.context === 'response-property',
     rows: {
@@ -478,6 +513,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'response-warning',
+    side: 'response',
     title: 'a response field or header that may hold values its enumeration did not list (a value added, the enumeration dropped)',
     has: (rule) => rule.severity === 'warning' && (rule.context === 'response-property' || rule.context === 'response-header'),
     rows: {
@@ -488,6 +524,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'response-narrowed',
+    side: 'response',
     title: 'what a consumer can receive narrowed: a response enumeration value, tag, alternative or type removed, a status no longer declared',
     has: (rule) => NARROWED.has(rule.id),
     rows: {
@@ -505,8 +542,9 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'response-header',
+    side: 'response',
     title: 'a response header gone, made optional, or holding what it could not',
-    has: (rule) => rule.severity === BREAKS_IT && (rule.context === 'response-header' || rule.id.startsWith('response-header-')),
+    has: (rule) => rule.severity === BREAKS_IT && (rule.context === 'response-header' || HEADER_RULES.includes(rule.id)),
     rows: {
       received: { shows: 'received the answer that carries it', verdict: 'breaks', reason: 'a record does not keep which headers the code reads' },
       unreceived: { shows: 'never received that answer', verdict: 'untouched', reason: 'no answer it handled carried it' },
@@ -518,6 +556,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'success-status',
+    side: 'response',
     title: 'the success status changed',
     has: is('response-success-status-changed'),
     rows: {
@@ -525,13 +564,14 @@ export const FAMILIES: readonly Family[] = [
       unreceived: { shows: 'never received a success answer', verdict: 'untouched', reason: 'no answer it handled changes' },
     },
     judge: (finding, usage) => {
-      const old = /^success (.+) →/.exec(finding.detail)?.[1]?.split(', ') ?? [];
+      const old = (finding.args.was ?? []).map(String);
       const received = Object.keys(usage.responses).find((key) => old.some((status) => statusMatches(status, key.split(' ')[0]!)));
       return received ? { row: 'receivedOld', evidence: `received ${received}` } : { row: 'unreceived', evidence: 'never received a success answer' };
     },
   },
   {
     id: 'status-added',
+    side: 'response',
     title: 'a new error status declared',
     has: is('response-status-added'),
     rows: { calls: { shows: 'calls it', verdict: 'warns', reason: 'code that switches over the statuses meets one it does not know' } },
@@ -539,6 +579,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'response-media-type',
+    side: 'response',
     title: 'an answer no longer given in a media type',
     has: is('response-media-type-removed'),
     rows: {
@@ -595,7 +636,7 @@ export function judgeFinding(finding: Finding, record: UsageRecord, aliases: Rea
     if (!usage) continue;
     const outcome = family.judge(finding, usage, revision ? { contract: revision, operationId: now } : undefined);
     const row = family.rows[outcome.row]!;
-    if (!best || RANK[row.verdict] > RANK[best.verdict]) best = { finding, verdict: row.verdict, family: family.id, row: outcome.row, operationId, evidence: outcome.evidence };
+    if (!best || RANK[row.verdict] > RANK[best.verdict]) best = { finding, verdict: row.verdict, family: family.id, row: outcome.row, operationId, evidence: outcome.evidence, side: family.side, places: placesOf(finding, family.side, usage) };
     if (row.verdict === 'breaks') break;
   }
   return best ?? { finding, verdict: 'untouched', family: family.id, row: 'notCalled', evidence: 'calls none of the operations it affects' };

@@ -143,48 +143,48 @@ function judgeRequest(contract: Contract, operation: Operation, usage: Operation
   for (const [key, used] of Object.entries(usage.parameters)) {
     const declared = parameterFor(operation, key, usage.path);
     if (!declared) {
-      broken(`it sends parameter ${key}, no longer accepted`, 'parameter-not-accepted', key);
+      broken(`it sends parameter ${key}, which the contract does not accept`, 'parameter-not-accepted', key);
       continue;
     }
     const schemas = declared.schema ? [declared.schema] : [];
     const items = schemas.flatMap((schema) => alternatives(contract, schema).flatMap((each) => (each.items ? [each.items as Schema] : [])));
-    for (const value of used.values ?? []) if (!allows(contract, schemas, value) && (items.length === 0 || !allows(contract, items, value))) broken(`it sent ${JSON.stringify(value)} as parameter ${key}, no longer accepted`, 'parameter-value-refused', key);
+    for (const value of used.values ?? []) if (!allows(contract, schemas, value) && (items.length === 0 || !allows(contract, items, value))) broken(`it sent ${JSON.stringify(value)} as parameter ${key}, which the contract does not accept`, 'parameter-value-refused', key);
     const why = schemas.length > 0 ? refusal(contract, schemas, used) : undefined;
     if (why && (items.length === 0 || refusal(contract, items, used))) broken(`parameter ${key} refuses what it sends: ${why}`, 'parameter-refuses', key);
   }
   for (const parameter of operation.parameters) {
     if (!parameter.required || parameter.in === 'path') continue;
     const sent = Object.keys(usage.parameters).some((key) => parameterFor(operation, key, usage.path) === parameter);
-    if (!sent) broken(`parameter ${parameter.in}.${parameter.name} is now required, and it does not send it`, 'parameter-required', `${parameter.in}.${parameter.name}`);
+    if (!sent) broken(`the contract requires parameter ${parameter.in}.${parameter.name}, and it does not send it`, 'parameter-required', `${parameter.in}.${parameter.name}`);
   }
   for (const [key, relied] of Object.entries(usage.defaults ?? {})) {
     const declared = parameterFor(operation, key, usage.path);
     // A parameter it also sends it knows how to say itself, as the change judgement holds.
     if (!declared || key in usage.parameters) continue;
     const now = alternatives(contract, declared.schema).find((schema) => 'default' in schema)?.default;
-    if (JSON.stringify(now) !== JSON.stringify(relied)) broken(`it leaves parameter ${key} out, relying on its default ${JSON.stringify(relied)}, which is now ${now === undefined ? 'gone' : JSON.stringify(now)}`, 'default-changed', key);
+    if (JSON.stringify(now) !== JSON.stringify(relied)) broken(`it leaves parameter ${key} out, relying on its default ${JSON.stringify(relied)}, where the contract ${now === undefined ? 'declares none' : `declares ${JSON.stringify(now)}`}`, 'default-changed', key);
   }
   const bodySent = usage.mediaTypes.length > 0 || Object.keys(usage.body).length > 0;
   const body = requestMediaTypes(contract, operation);
   if (!bodySent) {
-    if (body?.required) broken('it sends no body, and one is now required', 'body-required', '');
+    if (body?.required) broken('it sends no body, and the contract requires one', 'body-required', '');
     return;
   }
   if (!body) {
-    broken('it sends a body, and the operation no longer takes one', 'body-not-accepted', '');
+    broken('it sends a body, and the operation takes none', 'body-not-accepted', '');
     return;
   }
-  for (const mediaType of usage.mediaTypes) if (!body.mediaTypes.includes(mediaType)) broken(`it sends ${mediaType}, no longer accepted (it accepts ${body.mediaTypes.join(', ')})`, 'media-type-not-accepted', '');
+  for (const mediaType of usage.mediaTypes) if (!body.mediaTypes.includes(mediaType)) broken(`it sends ${mediaType}, which the operation does not accept (it accepts ${body.mediaTypes.join(', ')})`, 'media-type-not-accepted', '');
   const root = operation.body?.schema;
   if (!root) return;
   const objects = new Set<string>(['']);
   for (const [pointer, used] of Object.entries(usage.body)) {
     const schemas = fieldSchemas(contract, root, pointer);
     if (schemas.length === 0) {
-      broken(`it sends request field ${pointer}, no longer accepted`, 'request-field-not-accepted', pointer);
+      broken(`it sends request field ${pointer}, which the contract does not accept`, 'request-field-not-accepted', pointer);
       continue;
     }
-    for (const value of used.values ?? []) if (!allows(contract, schemas, value)) broken(`it sent ${JSON.stringify(value)} at request field ${pointer}, no longer accepted`, 'request-value-refused', pointer);
+    for (const value of used.values ?? []) if (!allows(contract, schemas, value)) broken(`it sent ${JSON.stringify(value)} at request field ${pointer}, which the contract does not accept`, 'request-value-refused', pointer);
     const why = refusal(contract, schemas, used);
     if (why) broken(`request field ${pointer} refuses what it sends: ${why}`, 'request-field-refuses', pointer);
     if (used.types?.includes('object')) objects.add(pointer);
@@ -194,7 +194,7 @@ function judgeRequest(contract: Contract, operation: Operation, usage: Operation
   for (const object of objects) {
     for (const key of requiredKeys(contract, schemasAt(contract, root, object))) {
       const pointer = `${object}/${segment(key)}`;
-      if (!(pointer in usage.body)) broken(`request field ${pointer} is now required, and it does not send it`, 'request-field-required', pointer);
+      if (!(pointer in usage.body)) broken(`the contract requires request field ${pointer}, and it does not send it`, 'request-field-required', pointer);
     }
   }
 }
@@ -206,7 +206,7 @@ function judgeSecurity(contract: Contract, operation: Operation, usage: Operatio
   if (requirements.length === 0) return;
   const met = requirements.some((requirement) => Object.keys(requirement).every((scheme) => usage.security!.includes(scheme)));
   if (!met) {
-    broken(`it authenticated with ${usage.security.join(' and ')}, and the operation now requires ${requirements.map((requirement) => Object.keys(requirement).join(' and ') || 'none').join(' or ')}`, 'security-changed', undefined);
+    broken(`it authenticated with ${usage.security.join(' and ')}, and the operation requires ${requirements.map((requirement) => Object.keys(requirement).join(' and ') || 'none').join(' or ')}`, 'security-changed', undefined);
   }
 }
 
@@ -217,15 +217,15 @@ function judgeResponses(contract: Contract, operation: Operation, usage: Operati
     const declared = declaredResponse(operation, status);
     if (!declared) {
       // A status no longer declared that it received as an error can only be received less; a success that is gone comes as another.
-      if (/^2/.test(statusText)) broken(`it received ${statusText}, which the operation no longer answers (it answers ${operation.successStatuses.join(', ') || 'no success'})`, 'status-gone', undefined);
+      if (/^2/.test(statusText)) broken(`it received ${statusText}, which the operation does not answer (it answers ${operation.successStatuses.join(', ') || 'no success'})`, 'status-gone', undefined);
       continue;
     }
     const headers = declared.response.headers;
-    for (const header of answer.headers ?? []) if (!(header in headers)) broken(`it received header ${header} with ${statusText}, no longer declared`, 'header-gone', `header.${header}`);
-    for (const header of answer.requiredHeaders ?? []) if (header in headers && headers[header]!.required !== true) broken(`header ${header} of ${statusText} may now be absent`, 'header-optional', `header.${header}`);
+    for (const header of answer.headers ?? []) if (!(header in headers)) broken(`it received header ${header} with ${statusText}, which the contract does not declare`, 'header-gone', `header.${header}`);
+    for (const header of answer.requiredHeaders ?? []) if (header in headers && headers[header]!.required !== true) broken(`header ${header} of ${statusText} may be absent (the contract does not require it)`, 'header-optional', `header.${header}`);
     if (!mediaType) continue;
     if (!declared.response.contentTypes.includes(mediaType)) {
-      broken(`it received ${statusText} as ${mediaType}, no longer given (it is given as ${declared.response.contentTypes.join(', ') || 'no body'})`, 'response-media-type-gone', undefined);
+      broken(`it received ${statusText} as ${mediaType}, which the contract does not give (it gives ${declared.response.contentTypes.join(', ') || 'no body'})`, 'response-media-type-gone', undefined);
       continue;
     }
     const schema = responseSchema(contract, operation, status, mediaType);
@@ -236,7 +236,7 @@ function judgeResponses(contract: Contract, operation: Operation, usage: Operati
       // The members it could have been when recorded: `choices` (a record before them: the members it names).
       const known = [...names, ...(answer.choices?.[place] ?? [])];
       const added = schemasAt(contract, schema, place).flatMap((each) => choiceNames(contract, each)).filter((name) => !known.includes(name));
-      if (added.length > 0) broken(`${place === '' ? 'the answer' : `response field ${place}`} (${key}) may now be ${[...new Set(added)].join(', ')}, an alternative it never could be`, 'alternative-added', place);
+      if (added.length > 0) broken(`${place === '' ? 'the answer' : `response field ${place}`} (${key}) may be ${[...new Set(added)].join(', ')}, an alternative it was not when recorded`, 'alternative-added', place);
     }
     for (const pointer of used) {
       const where = `response field ${pointer || 'the body'} (${key})`;
@@ -247,16 +247,16 @@ function judgeResponses(contract: Contract, operation: Operation, usage: Operati
       const promised = answer.promised?.[pointer];
       if (!promised) continue;
       const now = promiseAt(contract, schema, pointer);
-      if (promised.required && !requiredInParent(contract, schema, pointer)) broken(`${where} may now be absent (an answer may now lack it)`, 'response-field-optional', pointer);
+      if (promised.required && !requiredInParent(contract, schema, pointer)) broken(`${where} may be absent (the contract does not require it)`, 'response-field-optional', pointer);
       const handled = [...(promised.types ?? []), ...(answer.facts?.[pointer]?.types ?? [])];
       if (promised.types) {
         const other = now.types ? now.types.filter((type) => !typeAllowed(handled, type)) : ['any type'];
-        if (other.length > 0) broken(`${where} may now be ${other.join(', ')}, where it was ${promised.types.join(', ')}`, 'response-field-type', pointer);
+        if (other.length > 0) broken(`${where} may be ${other.join(', ')}, where it was ${promised.types.join(', ')} when recorded`, 'response-field-type', pointer);
       }
-      if (promised.format !== undefined && now.format !== promised.format) broken(`${where} now has format ${now.format ?? 'none'}, where it had ${promised.format}`, 'response-field-format', pointer);
-      if (promised.maximum !== undefined && (now.maximum === undefined || now.maximum > promised.maximum)) broken(`${where} may now be above ${promised.maximum}`, 'response-field-bound', pointer);
-      if (promised.minimum !== undefined && (now.minimum === undefined || now.minimum < promised.minimum)) broken(`${where} may now be below ${promised.minimum}`, 'response-field-bound', pointer);
-      if (promised.maxLength !== undefined && (now.maxLength === undefined || now.maxLength > promised.maxLength)) broken(`${where} may now be longer than ${promised.maxLength}`, 'response-field-bound', pointer);
+      if (promised.format !== undefined && now.format !== promised.format) broken(`${where} has format ${now.format ?? 'none'} in the contract, where it had ${promised.format} when recorded`, 'response-field-format', pointer);
+      if (promised.maximum !== undefined && (now.maximum === undefined || now.maximum > promised.maximum)) broken(`${where} may be above ${promised.maximum}, its maximum when recorded`, 'response-field-bound', pointer);
+      if (promised.minimum !== undefined && (now.minimum === undefined || now.minimum < promised.minimum)) broken(`${where} may be below ${promised.minimum}, its minimum when recorded`, 'response-field-bound', pointer);
+      if (promised.maxLength !== undefined && (now.maxLength === undefined || now.maxLength > promised.maxLength)) broken(`${where} may be longer than ${promised.maxLength}, its maximum length when recorded`, 'response-field-bound', pointer);
     }
   }
 }

@@ -7,7 +7,7 @@ import type { RuleId } from '../../compare/rules.ts';
 import type { Contract, Schema } from '../contract/contract.ts';
 import { alternatives, responseSchema, schemasAt } from '../records/usage-fields.ts';
 import type { UsageRecord } from '../records/usage-format.ts';
-import { type ConsumerVerdict, type Effect, fieldPlace, judgeConsumer, judgeFinding, renamedOperations } from './judgement.ts';
+import { type ConsumerVerdict, type Effect, judgeConsumer, judgeFinding, renamedOperations, type Side } from './judgement.ts';
 import { judgeRecord, type RecordBreak, type RecordBreakCode } from './record-judgement.ts';
 
 /** Which judgement found a break: the change's, the record's against the revision alone, or both. */
@@ -127,14 +127,51 @@ function changeEffects(findings: readonly Finding[], record: UsageRecord, revisi
   return effects;
 }
 
-/** Whether a record's break at `pointer` is the one a finding names (one of its fields at or above it). */
-function sameField(pointer: string | undefined, finding: Finding): boolean {
-  if (pointer === undefined || finding.fields.length === 0) return true;
-  return finding.fields.some((field) => {
-    const below = fieldPlace(field).pointer;
-    const name = below === '' ? field : below;
-    return pointer === name || pointer.endsWith(name) || pointer.includes(`${name}/`) || pointer.endsWith(`.${name}`);
-  });
+/** What of a call each kind of the record judgement's break is about, as the change judgement's families say it. */
+const RECORD_SIDE: Record<RecordBreakCode, Side> = {
+  'operation-gone': 'operation',
+  'security-changed': 'operation',
+  'parameter-not-accepted': 'request',
+  'parameter-value-refused': 'request',
+  'parameter-refuses': 'request',
+  'parameter-required': 'request',
+  'default-changed': 'request',
+  'body-required': 'request',
+  'body-not-accepted': 'request',
+  'media-type-not-accepted': 'request',
+  'request-field-not-accepted': 'request',
+  'request-value-refused': 'request',
+  'request-field-refuses': 'request',
+  'request-field-required': 'request',
+  'status-gone': 'response',
+  'header-gone': 'response',
+  'header-optional': 'response',
+  'response-media-type-gone': 'response',
+  'alternative-added': 'response',
+  'response-field-gone': 'response',
+  'response-field-optional': 'response',
+  'response-field-type': 'response',
+  'response-field-format': 'response',
+  'response-field-bound': 'response',
+};
+
+/** Whether two places of a record are one, or one holds the other: a field and a field below it; a parameter's or header's key. */
+function related(a: string, b: string): boolean {
+  const pointer = (place: string) => place === '' || place.startsWith('/');
+  if (!pointer(a) || !pointer(b)) return a.toLowerCase() === b.toLowerCase();
+  return a === '' || b === '' || a === b || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
+}
+
+/**
+ * Whether a break the record judgement found is one a change's break already tells: the same operation and the same
+ * side of it (what it sends, receives, or the call), at a place the finding names, or above or below one (an
+ * alternative added to the answer is what makes its `/title` may be absent); a finding of the whole request, answer
+ * or call tells every break on its side.
+ */
+function tellsBreak(effect: Effect, hit: RecordBreak): boolean {
+  if (effect.verdict !== 'breaks' || effect.operationId !== hit.operationId || effect.side !== RECORD_SIDE[hit.code]) return false;
+  const places = effect.places ?? [];
+  return places.length === 0 || hit.pointer === undefined || places.some((place) => related(place, hit.pointer!));
 }
 
 const changeLine = (effect: Effect) => `${effect.operationId}: ${effect.finding.message} (${effect.finding.rule}); ${effect.evidence}`;
@@ -171,7 +208,7 @@ function judgeOne(findings: readonly Finding[], recorded: UsageRecord, contracts
   const recordBreaks: ConsumerBreak[] = [];
   for (const hit of direct.breaks) {
     const baseAlreadyFailed = atBase ? atBase.some((each) => sameBreak(each, hit)) : undefined;
-    const same = baseAlreadyFailed ? undefined : effects.find((effect) => effect.verdict === 'breaks' && effect.operationId === hit.operationId && sameField(hit.pointer, effect.finding));
+    const same = baseAlreadyFailed ? undefined : effects.find((effect) => tellsBreak(effect, hit));
     if (same) {
       matched.add(same);
       continue;
@@ -205,6 +242,15 @@ export function judgeConsumerVerdicts(findings: readonly Finding[], records: rea
     return outcome;
   });
   return { consumers, byFinding };
+}
+
+/**
+ * Each finding's effect on one consumer, untouched ones too, by the row of its family that decided it: for the table
+ * of how a change is judged (docs/contract-consumers.md), which shows the rows no verdict names.
+ */
+export function findingEffects(findings: readonly Finding[], record: UsageRecord, revision?: Contract): Effect[] {
+  const aliases = renamedOperations(findings);
+  return findings.map((finding) => judgeFinding(finding, record, aliases, revision));
 }
 
 /** How many consumers a sentence names before it counts the rest. */

@@ -139,7 +139,7 @@ test('where the contract a record was made against is not among the releases, it
     ].join('\n'),
   );
   const locked = await deploy('--usage', locker, '--contract', files.noLocked);
-  expect(locked).toMatchObject({ code: 1, out: expect.stringContaining('✗ updateSpace: it sent "locked" at request field /editMode, no longer accepted (judged against the contract alone)') });
+  expect(locked).toMatchObject({ code: 1, out: expect.stringContaining('✗ updateSpace: it sent "locked" at request field /editMode, which the contract does not accept (judged against the contract alone)') });
   // What the record alone shows that the presence of fields did not: a title longer than the contract now accepts.
   const shorter = path.join(scratch, 'shorter.json');
   const short = document({ id: { type: 'string' }, title: { type: 'string' } }, ['live', 'locked']);

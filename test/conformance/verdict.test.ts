@@ -15,6 +15,7 @@ import { consumersOf, judgeDeploy } from '../../conformance/judgement/can-i-depl
 import { compareDocuments } from '../../compare/index.ts';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
 import { consumersSentence, type FindingConsumer, judgeConsumerVerdicts, NAMED_CONSUMERS } from '../../conformance/judgement/verdict.ts';
+import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
 import { mergeUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import { baseContract, CASES, pactOf, recordOf, revisionOf } from '../support/consumer-corpus.ts';
 import { repoRoot } from '../support/repo.ts';
@@ -199,6 +200,37 @@ describe('records of different precision merged', () => {
   });
 });
 
+describe('each break told once, in words true of the change', () => {
+  const withBase = (corpusCase: (typeof CASES)[number], record: UsageRecord = recordOf(corpusCase.consumer)) => {
+    const document = revisionOf(corpusCase);
+    return judgeConsumerVerdicts(compareDocuments(base, document), [record], { revision: loadContract(document as OpenApiDocument), base: loadContract(base as OpenApiDocument) }).consumers[0]!;
+  };
+
+  test('an answer that gains an alternative without a field it reads: one break, found by both judgements, naming neither', () => {
+    const judged = withBase(CASES.find((each) => each.id === 'response-answer-alternative-added')!);
+    expect(judged.breaks.map((hit) => [hit.foundBy, hit.rule])).toEqual([['both', 'response-property-variant-added']]);
+    expect(judged.breaks[0]!.line).not.toMatch(/judged against|did not find/);
+  });
+
+  test('with the base, no corpus case has a break the record judgement tells again beside the change', () => {
+    const twice: string[] = [];
+    for (const corpusCase of CASES) {
+      for (const hit of withBase(corpusCase).breaks) if (hit.foundBy === 'record' && hit.baseAlreadyFailed !== true) twice.push(`${corpusCase.id}: ${hit.line}`);
+    }
+    expect(twice).toEqual([]);
+  });
+
+  test('a Pact judged against a contract alone says what the contract does not hold, never that something is gone or no longer there', () => {
+    const untrue: string[] = [];
+    for (const corpusCase of CASES) {
+      const revision = loadContract(revisionOf(corpusCase) as OpenApiDocument);
+      const record = pactRecord(readPact(pactOf(corpusCase.consumer), `${corpusCase.consumer}.pact.json`), revision).record;
+      for (const hit of judgeConsumerVerdicts([], [record], { revision }).consumers[0]!.breaks) if (/\b(no longer|gone|is now|may now|now requires)\b/.test(hit.what)) untrue.push(`${corpusCase.id}: ${hit.what}`);
+    }
+    expect(untrue).toEqual([]);
+  });
+});
+
 describe('short messages', () => {
   test('a hundred consumers: the first few named, how many more, and where they are all listed', () => {
     const hits: FindingConsumer[] = Array.from({ length: 100 }, (_, index) => ({ consumer: `consumer-${index}`, verdict: 'breaks', operationId: 'getSpace', evidence: 'response field /title read (200 application/json)' }));
@@ -218,12 +250,23 @@ describe('one owner', () => {
       .map((entry) => path.relative(repoRoot, path.join(entry.parentPath, entry.name)));
   const importsOf = (file: string) => [...readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/g)];
 
-  test('no module but verdict.ts imports the judgements it merges', () => {
-    const judging = ['breaking', 'conformance', 'release', 'scripts', 'spec-rules', 'server', 'client']
+  test('no module but verdict.ts imports the judgements it merges (the docs page generator in test/support neither)', () => {
+    const judging = ['breaking', 'conformance', 'release', 'scripts', 'spec-rules', 'server', 'client', 'test/support']
       .flatMap(sources)
       .filter((file) => file !== 'conformance/judgement/verdict.ts')
       .filter((file) => importsOf(file).some(([, type, names, from]) => !type && /judgement(s)?\.ts$|record-judgement\.ts$/.test(from!) && LOWER.test(names!)));
     expect(judging).toEqual([]);
+  });
+
+  test("the judgement reads findings' typed arguments and the rule table, never their prose or a rule id's prefix", () => {
+    for (const file of ['judgement.ts', 'record-judgement.ts', 'verdict.ts', 'can-i-deploy.ts']) {
+      const source = readFileSync(path.join(repoRoot, 'conformance/judgement', file), 'utf8');
+      expect(source, file).not.toMatch(/\.rule\.(startsWith|endsWith|includes|replace)\(|\.id\.startsWith\(|\.(detail|message)\)|\.(detail|message)\.(match|replace|split)\(/);
+    }
+    const argsOf = (id: string, rule: string) => compareDocuments(base, revisionOf(CASES.find((each) => each.id === id)!)).find((finding) => finding.rule === rule)!.args;
+    expect(argsOf('query-became-required-unsent', 'request-parameter-became-required')).toEqual({ parameters: [{ name: 'limit', in: 'query' }] });
+    expect(argsOf('response-header-removed', 'response-header-removed')).toMatchObject({ headers: ['Location'], status: '201' });
+    expect(argsOf('request-tag-removed-sent', 'request-property-discriminator-tag-removed')).toMatchObject({ property: 'kind' });
   });
 
   test('the gate, the editor and can-i-deploy call it', () => {

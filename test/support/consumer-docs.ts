@@ -11,11 +11,11 @@ import { SwaggerMockValidatorFactory } from '@pactflow/swagger-mock-validator';
 import { compareDocuments } from '../../compare/index.ts';
 import { RULES } from '../../compare/rules.ts';
 import { loadContract, type OpenApiDocument } from '../../conformance/contract/contract.ts';
-import { FAMILIES, NOT_CALLED, familyOf, judgeChange, judgeFinding, renamedOperations, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
+import { FAMILIES, NOT_CALLED, familyOf, type ConsumerVerdict } from '../../conformance/judgement/judgement.ts';
 import { pactRecord, readPact } from '../../conformance/records/pact-record.ts';
-import { judgeRecord } from '../../conformance/judgement/record-judgement.ts';
+import type { UsageRecord } from '../../conformance/records/usage-format.ts';
 import { judgeDeploy } from '../../conformance/judgement/can-i-deploy.ts';
-import { holdsAgainst } from '../../conformance/judgement/verdict.ts';
+import { findingEffects, holdsAgainst, judgeConsumerVerdicts } from '../../conformance/judgement/verdict.ts';
 import { baseContract, CASES, CONSUMERS, type ConsumerName, type CorpusCase, pactOf, recordOf, revisionOf, WRONG_ANSWERS } from './consumer-corpus.ts';
 import { repoRoot } from './repo.ts';
 
@@ -62,15 +62,16 @@ export async function pactflowAnswers(cases: readonly CorpusCase[] = CASES): Pro
   }
 }
 
-/** Our judgement of each case (the one every tool calls), with the family and row that decided it. */
-export function judgedCases(cases: readonly CorpusCase[] = CASES): Map<string, { verdict: ConsumerVerdict; rows: string[] }> {
-  const judged = new Map<string, { verdict: ConsumerVerdict; rows: string[] }>();
-  for (const corpusCase of cases) {
-    const judgement = judgeChange(baseContract(), revisionOf(corpusCase), recordOf(corpusCase.consumer));
-    const rows = judgement.effects.length > 0 ? judgement.effects.map((effect) => `${effect.family}/${effect.row}`) : [];
-    judged.set(corpusCase.id, { verdict: judgement.verdict, rows });
-  }
-  return judged;
+/** A consumer's verdict as every tool gives it (verdict.ts): the change from `base` to `revision`, or `revision` alone. */
+function verdictOf(record: UsageRecord, revision: unknown, base?: unknown) {
+  const contract = loadContract(revision as OpenApiDocument);
+  if (base === undefined) return judgeConsumerVerdicts([], [record], { revision: contract }).consumers[0]!;
+  return judgeConsumerVerdicts(compareDocuments(base, revision), [record], { revision: contract, base: loadContract(base as OpenApiDocument) }).consumers[0]!;
+}
+
+/** Our verdict of each case (the one every tool gives). */
+export function judgedCases(cases: readonly CorpusCase[] = CASES): Map<string, { verdict: ConsumerVerdict }> {
+  return new Map(cases.map((corpusCase) => [corpusCase.id, { verdict: verdictOf(recordOf(corpusCase.consumer), revisionOf(corpusCase), baseContract()).verdict }]));
 }
 
 /** Our judgements of a case's pact. */
@@ -96,8 +97,8 @@ export function pactVerdicts(cases: readonly CorpusCase[] = CASES): Map<string, 
     const document = revisionOf(corpusCase);
     const revision = loadContract(document as OpenApiDocument);
     const atBase = pactRecord(pact, base).record;
-    const withBase = judgeChange(baseContract(), document, atBase).verdict;
-    const what = judgeRecord(pactRecord(pact, revision).record, revision).breaks.map((hit) => hit.what);
+    const withBase = verdictOf(atBase, document, baseContract()).verdict;
+    const what = verdictOf(pactRecord(pact, revision).record, document).breaks.map((hit) => hit.what);
     if (!holdsAgainst(atBase, base)) throw new Error(`${corpusCase.id}: the pact of ${corpusCase.consumer} does not hold against the release it was written against`);
     const noBase = judgeDeploy(atBase, revision, { contract: base, label: 'release 1.0.0' }).verdict;
     judged.set(corpusCase.id, { withBase, breaksAlone: what.length > 0, what, noBase });
@@ -111,10 +112,8 @@ function caseRows(): Map<string, string[]> {
   const byRow = new Map<string, string[]>();
   for (const corpusCase of CASES) {
     const findings = compareDocuments(baseContract(), revisionOf(corpusCase));
-    const aliases = renamedOperations(findings);
-    const record = recordOf(corpusCase.consumer);
     const revision = loadContract(revisionOf(corpusCase) as OpenApiDocument);
-    const effects = findings.map((finding) => judgeFinding(finding, record, aliases, revision)).filter((effect) => effect.family !== 'no-one');
+    const effects = findingEffects(findings, recordOf(corpusCase.consumer), revision).filter((effect) => effect.family !== 'no-one');
     const worst = Math.max(...effects.map((effect) => RANK[effect.verdict]));
     const rows = new Set(effects.filter((effect) => RANK[effect.verdict] === worst).map((effect) => (effect.row === 'notCalled' ? 'notCalled' : `${effect.family}/${effect.row}`)));
     for (const row of rows) byRow.set(row, [...(byRow.get(row) ?? []), corpusCase.id]);
