@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { releasedNotes } from './notes.ts';
+import { packedVersion, prereleaseLine, stampVersion } from './prerelease.ts';
 import { SERVER_PACKAGE_NAME } from '../server/http/version.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -103,13 +104,17 @@ export function rootLicense(): string {
   return license;
 }
 
-/** Builds, stages (unless its build makes the whole package) and packs one package into `destination`. */
-export function pack(name: PackageName, destination = process.cwd()): Packed {
+/**
+ * Builds, stages (unless its build makes the whole package) and packs one package into `destination`; as `version`
+ * when given (a pre-release: `stampVersion`), else as its package.json says.
+ */
+export function pack(name: PackageName, destination = process.cwd(), version?: string): Packed {
   const layout = PACKAGES[name];
   const built = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [layout.build], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.status !== 0) throw new Error(`pack: ${layout.build} failed`);
 
   const stage = layout.built ? layout.source : stagePackage(layout);
+  if (version !== undefined) stampVersion(stage, version, npmName('client'));
 
   mkdirSync(destination, { recursive: true });
   // npm's own variables (set when this runs as an npm script) must not reach the nested npm. With --json, npm prints
@@ -167,7 +172,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`pack: name a package: ${Object.keys(PACKAGES).join(', ')}`);
     process.exit(2);
   }
-  const packed = pack(name, values['pack-destination'] ? path.resolve(values['pack-destination']) : process.cwd());
+  // The three packages are versioned as one, the client's (root package.json's) version: docs/packages.md, "Versions".
+  const version = await packedVersion(root, (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version);
+  if (version.unreleased) console.log(prereleaseLine(version));
+  const packed = pack(name, values['pack-destination'] ? path.resolve(values['pack-destination']) : process.cwd(), version.unreleased ? version.version : undefined);
   const manifest = JSON.parse(readFileSync(path.join(PACKAGES[name].source, 'package.json'), 'utf8')) as { name: string };
   console.log(`pack: ${packed.file}: ${sizeText(packed)}, ${packed.entryCount} files`);
   if (values['update-sizes']) {

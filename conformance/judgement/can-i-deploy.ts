@@ -65,24 +65,48 @@ export type RecordedContract = { contract: Contract; label: string } | { why: st
 /**
  * The contract `record` was made against: `base` when given (a file, a URL or a release version); else the release of
  * its contract version in `releases` (by default those this package carries), when that document's SHA-256 is the
- * record's.
+ * record's; else, for a pre-release (`1.1.0-dev.2a8ff6af`, as `npm run pack:*` versions unreleased changes), the
+ * contract this package carries when it is that pre-release (`prereleaseContract`), or the last release below it, which
+ * the pre-release was built on.
  */
 export async function recordedContract(record: UsageRecord, options: { base?: string; releases?: string } = {}): Promise<RecordedContract> {
   if (options.base !== undefined) return { contract: await contractFrom(options.base, options.releases), label: options.base };
   const { version, sha256 } = record.contract;
   const releases = options.releases ?? PACKAGE_RELEASES;
   if (!RELEASE_VERSION.test(version)) return { why: `the contract its record was made against (version ${version}) is not a release` };
-  let contract: Contract;
+  const prerelease = version.includes('-');
+  let contract: Contract | undefined;
+  let missing = '';
   try {
     contract = await contractFrom(version, releases);
   } catch (error) {
-    return { why: `the contract its record was made against (${version}) is not among the releases (${(error as Error).message})` };
+    missing = (error as Error).message;
   }
+  if (contract && sha256 !== undefined && contractIdentity(contract).sha256 === sha256) return { contract, label: `release ${version}` };
+  if (prerelease) return (sha256 !== undefined && prereleaseContract(version, sha256)) || (await releaseBelow(version, releases));
+  if (!contract) return { why: `the contract its record was made against (${version}) is not among the releases (${missing})` };
   if (sha256 === undefined) return { why: `its record names no SHA-256 of the contract it was made against (${version}), so release ${version} cannot be told to be it` };
-  if (contractIdentity(contract).sha256 !== sha256) {
-    return { why: `the contract its record was made against (${version}, SHA-256 ${sha256.slice(0, 12)}…) is not release ${version} in ${releases}, whose document differs` };
-  }
-  return { contract, label: `release ${version}` };
+  return { why: `the contract its record was made against (${version}, SHA-256 ${sha256.slice(0, 12)}…) is not release ${version} in ${releases}, whose document differs` };
+}
+
+/**
+ * The contract this package carries as pre-release `version` (its info.version set to it, as `npm run pack:*` packs
+ * it), when that document's SHA-256 is `sha256`: the exact contract a record of the pre-release was made against.
+ */
+function prereleaseContract(version: string, sha256: string): RecordedContract | undefined {
+  const carried = loadContract(DEFAULT_CONTRACT).document;
+  const contract = loadContract({ ...carried, info: { ...(carried.info as Record<string, unknown>), version } } as OpenApiDocument);
+  return contractIdentity(contract).sha256 === sha256 ? { contract, label: `pre-release ${version}, the contract this package carries` } : undefined;
+}
+
+/** The last release in `releases` below pre-release `version` (`1.0.0` for `1.1.0-dev.…`): the release it was built on. */
+async function releaseBelow(version: string, releases: string): Promise<RecordedContract> {
+  const core = version.slice(0, version.indexOf('-'));
+  const below = recordedVersions(isUrl(releases) ? '' : releases)
+    .filter((release) => !release.includes('-') && release.localeCompare(core, 'en', { numeric: true }) < 0)
+    .at(-1);
+  if (!below) return { why: `the contract its record was made against (pre-release ${version}) is not the contract this package carries, and no release below ${core} is in ${releases} to judge it from` };
+  return { contract: await contractFrom(below, releases), label: `release ${below}, the base of pre-release ${version}` };
 }
 
 /** The contract each record was made against (`recordedContract`), each looked up once for the records that share it. */

@@ -36,6 +36,21 @@ export function consumerBlocks(file: string): Map<string, string> {
   return blocks;
 }
 
+/** The fenced blocks of `lang` in `markdown`. */
+export function fencedBlocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(/^```(\w+)\n([^]*?)^```$/gm)].filter((match) => match[1] === lang).map((match) => match[2]!);
+}
+
+/** The README's consumer project: its shell lines and its tsconfig.json (the blocks marked `<!-- consumer-project -->`). */
+export function consumerProject(): { sh: string; json: string } {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^<!-- consumer-project -->\n```(\w+)\n([^]*?)^```$/gm)].map((match) => ({ lang: match[1], code: match[2]! }));
+  const sh = blocks.find((block) => block.lang === 'sh')?.code;
+  const json = blocks.find((block) => block.lang === 'json')?.code;
+  if (!sh || !json) throw new Error('README.md: the consumer project needs a sh block and a json block, each after <!-- consumer-project -->');
+  return { sh, json };
+}
+
 /** The commands of a shell block: its lines but blank ones and comments, each without its trailing comment. */
 export const shellLines = (block: string): string[] =>
   block

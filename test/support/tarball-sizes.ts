@@ -22,7 +22,7 @@ const close = (claimed: number | undefined, made: number) => claimed !== undefin
  * undefined when the table gives the sizes packing made. `script` names the pack script, for the message.
  */
 export function sizeTableProblem(name: string, packOutput: string, script: string): string | undefined {
-  const printed = new RegExp(`${name}-[\\d.]+\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
+  const printed = new RegExp(`${name}-\\d+\\.\\d+\\.\\d+(?:-[\\w.]+)?\\.tgz: (.*), \\d+ files`).exec(packOutput)?.[1];
   if (!printed) return `${script} printed no line for ${name}:\n${packOutput}`;
   const page = readFileSync(path.join(repoRoot, 'docs/packages.md'), 'utf8');
   const section = sizesSection(page);

@@ -10,34 +10,20 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { releasedNotes } from '../../release/notes.ts';
+import { packedVersion, prereleaseLine } from '../../release/prerelease.ts';
 import { contractIdentity } from '../../conformance/records/consumer.ts';
 import { loadContract } from '../../conformance/contract/contract.ts';
 import { SUPPORTED_NODE, supportedNodeText, supportsNode } from '../../server/start/runtime-check.ts';
 import { ACME } from '../support/fixture.ts';
 import { unsupportedNodeBin } from '../support/old-node.ts';
 import { repoRoot } from '../support/repo.ts';
-import { consumerBlocks, contractVersion, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, runtimeOnly, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
+import { consumerBlocks, consumerProject, contractVersion, fencedBlocks, listing, readJson, RECORDING_CONSUMER, rootManifest, runnerManifest, runtimeOnly, shellLines, strictCompilerOptions, tsc } from '../support/packaging.ts';
 import { PRIVATE_REGISTRY, type Registry } from '../support/registry.ts';
 import { installEnvironment, packageEnvironment, type PublishedRelease, publishedRelease, startReleaseRegistry } from '../support/published-release.ts';
 import { sizeTableProblem } from '../support/tarball-sizes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const run = promisify(execFile);
-
-/** The fenced blocks of `lang` in `markdown`. */
-function blocksOf(markdown: string, lang: string): string[] {
-  return [...markdown.matchAll(/^```(\w+)\n([^]*?)^```$/gm)].filter((match) => match[1] === lang).map((match) => match[2]!);
-}
-
-/** The README's consumer project: its shell lines and its tsconfig.json (the blocks marked `<!-- consumer-project -->`). */
-function consumerProject(): { sh: string; json: string } {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/^<!-- consumer-project -->\n```(\w+)\n([^]*?)^```$/gm)].map((match) => ({ lang: match[1], code: match[2]! }));
-  const sh = blocks.find((block) => block.lang === 'sh')?.code;
-  const json = blocks.find((block) => block.lang === 'json')?.code;
-  if (!sh || !json) throw new Error('README.md: the consumer project needs a sh block and a json block, each after <!-- consumer-project -->');
-  return { sh, json };
-}
 
 test.skipIf(runtimeOnly)("the client's and the runner's package versions are the contract's info.version", () => {
   // npm run release sets all three; a version changed by hand in one place only fails here.
@@ -203,20 +189,24 @@ test.skipIf(runtimeOnly)("the tarballs' package.json has no scripts (installing 
   expect(npmErrors.join('\n').split('\n').filter((line) => /npm warn/i.test(line))).toEqual([]);
 });
 
-test.skipIf(runtimeOnly)("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them)", () => {
+test.skipIf(runtimeOnly)("docs/packages.md's tarball sizes are what packing makes, to two significant digits (as npm run pack:… -- --update-sizes writes them); unreleased changes packed as a pre-release, saying so", async () => {
   // The server's: test/tooling/server-package.test.ts, which packs it.
   expect(sizeTableProblem(rootManifest.name, packOutput, 'pack:client')).toBeUndefined();
   expect(sizeTableProblem(runnerManifest.name, packOutput, 'pack:conformance')).toBeUndefined();
-  // One line per tarball: npm's notices (a line per file) are not printed.
-  expect(packOutput.split('\n').filter((line) => line.startsWith('pack: '))).toHaveLength(2);
+  // One line per tarball (npm's notices, a line per file, are not printed), named with the version packed: a
+  // pre-release, said in one line before it, while the contract has changes its last release does not.
+  const packed = await packedVersion(repoRoot, rootManifest.version);
+  const lines = packOutput.split('\n').filter((line) => line.startsWith('pack: '));
+  const tarballs = [rootManifest.name, runnerManifest.name].map((name) => expect.stringContaining(`${path.sep}${name}-${packed.version}.tgz: `) as unknown);
+  expect(lines).toEqual(packed.unreleased ? [prereleaseLine(packed), tarballs[0], prereleaseLine(packed), tarballs[1]] : tarballs);
   expect(packOutput + npmErrors.join('')).not.toMatch(/npm notice/);
-});
+}, 120_000);
 
 test.skipIf(runtimeOnly)("the README's client examples compile under its settings (strict, exactOptionalPropertyTypes) in the project it makes, with its TypeScript", async () => {
   // The examples of its section "Use the client" (the test files of the server's sections are server-package.test.ts's).
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('\n## Use the client'), readme.indexOf('\n## ', readme.indexOf('\n## Use the client') + 1));
-  const examples = blocksOf(section, 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
+  const examples = fencedBlocks(section, 'ts').filter((code) => code.includes("from 'docs-platform-contract'"));
   expect(examples.length).toBeGreaterThanOrEqual(1);
   // The schemas' types are exported and used as the README shows them.
   expect(examples.some((code) => /Readable<components\['schemas'\]/.test(code))).toBe(true);
