@@ -102,7 +102,7 @@ function xml(text: string): string {
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
-/** One test case per finding (failing ones with a `<failure>`), stale declaration and version problem. */
+/** One test case per finding (failing ones with a `<failure>`), stale declaration and other problem. */
 export function formatJunit(verdict: Verdict, options: ReportOptions): string {
   const cases: string[] = [];
   for (const entry of verdict.judged) {
@@ -270,7 +270,7 @@ export function formatGithub(verdict: Verdict, options: ReportOptions & { fallba
     lines.push(`::${kind} title=${commandProperty(`check:breaking consumer ${block.consumer}`)}::${commandData([`${CONSUMERS_HEADING}: ${block.head}`, ...block.lines].join('\n'))}`);
   }
   for (const declaration of verdict.stale) lines.push(`::error title=check%3Abreaking stale declaration::${commandData(staleLine(declaration, options.declarationsFile))}`);
-  for (const problem of verdict.problems) lines.push(`::error title=check%3Abreaking version::${commandData(problem)}`);
+  for (const problem of verdict.problems) lines.push(`::error title=check%3Abreaking problem::${commandData(problem)}`);
   lines.push(summaryLine(verdict));
   return `${lines.join('\n')}\n`;
 }

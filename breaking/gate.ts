@@ -148,7 +148,10 @@ export interface Verdict {
   undeclared: Finding[];
   /** Declarations that match no finding. */
   stale: Declaration[];
-  /** Version problems (a revision below the base, an unreadable version). */
+  /**
+   * What else fails the gate, one line each: the versions compared (a revision below the base, an unreadable version),
+   * and the promise of a version range (a declared break a known consumer has not accepted, breaking/promise.ts).
+   */
   problems: string[];
   majorBump: boolean;
   failOn: FailOn;

@@ -119,7 +119,7 @@ export function failureReasons(verdict: Verdict): string {
   const brokenAlone = (verdict.consumers ?? []).filter((outcome) => outcome.fails).length;
   if (brokenAlone > 0) reasons.push(`${plural(brokenAlone, 'consumer')} broken by what no change shows (its record judged against the revision alone)`);
   if (verdict.stale.length > 0) reasons.push(plural(verdict.stale.length, 'stale declaration'));
-  if (verdict.problems.length > 0) reasons.push(plural(verdict.problems.length, 'version problem'));
+  if (verdict.problems.length > 0) reasons.push(plural(verdict.problems.length, 'problem'));
   return reasons.join(', ');
 }
 
@@ -226,7 +226,7 @@ export function declaredLines(declared: readonly Judged[], declarationsFile: str
 /**
  * The text report: what fails the gate first, one by one (with who it breaks, what to do and where it was made), then
  * the other differences, then the declared ones grouped and counted; the consumers' verdicts, stale declarations,
- * version problems, the summary line, and the declarations that would accept what fails.
+ * other problems (versions, the promise), the summary line, and the declarations that would accept what fails.
  */
 export function formatReport(verdict: Verdict, options: ReportOptions): string {
   const { judged } = verdict;

@@ -14,6 +14,7 @@ import { fieldPlace } from '../../conformance/judgement/judgement.ts';
 import { judgeConsumerVerdicts } from '../../conformance/judgement/verdict.ts';
 import { compareDocuments, evaluateGate } from '../../breaking/index.ts';
 import { checkPromise, contractConsumerSources, promiseProblems } from '../../breaking/promise.ts';
+import { failureReasons } from '../../breaking/report.ts';
 import { emptyOperationUsage, emptyUsage, type UsageRecord } from '../../conformance/records/usage-format.ts';
 import { repoRoot } from '../support/repo.ts';
 
@@ -194,6 +195,9 @@ describe("the promise of a version range: a declared break that breaks a known c
     expect(promiseProblems(minor, 'spec/breaking-changes.yaml')).toEqual([
       `a release that is not a new major may not hold the declared break response-property-removed Space ${removed.path}: it breaks proxy-consumer 1.0.0 (getSpace: response field /title received (200 application/json)), a known consumer that has not accepted it. Once it has, add to that declaration in spec/breaking-changes.yaml: \`accepted-by: [proxy-consumer]\`; or release it as a new major.`,
     ]);
+    // The gate's summary counts it as a problem, not as a problem of the versions compared.
+    const verdict = evaluateGate(findings, { baseVersion: '1.0.0', revisionVersion: '1.1.0', declarations: declarations() });
+    expect(failureReasons({ ...verdict, problems: promiseProblems(minor, 'spec/breaking-changes.yaml') })).toBe('1 problem');
   });
 
   test('accepted by that consumer, or released as a new major, it holds; another name accepts nothing; an unread source is named', async () => {
