@@ -101,10 +101,14 @@ const GUARDED_POSTGRES = [
   ...REQUESTS.filter((request) => request.method !== 'GET').map((request) => request.name),
 ];
 
-/** The guard part's requests on each engine, among those `names` names (all when undefined). */
+/**
+ * The guard part's requests on each engine, among those `names` names: unnamed, SQLite's set and PostgreSQL's; named
+ * (BENCH_REQUESTS), a write on both engines, so that a change to one write is judged on each.
+ */
 export function guardedRequests(names?: readonly string[]): { sqlite: BenchRequest[]; postgres: BenchRequest[] } {
   const among = (list: string[]) => REQUESTS.filter((request) => list.includes(request.name) && (names === undefined || names.includes(request.name)));
-  return { sqlite: among(GUARDED_SQLITE), postgres: among(GUARDED_POSTGRES) };
+  const writes = REQUESTS.filter((request) => request.method !== 'GET').map((request) => request.name);
+  return { sqlite: among(names === undefined ? GUARDED_SQLITE : [...GUARDED_SQLITE, ...writes]), postgres: among(GUARDED_POSTGRES) };
 }
 
 export const headersOf = (request: BenchRequest): Record<string, string> => ({
@@ -114,6 +118,16 @@ export const headersOf = (request: BenchRequest): Record<string, string> => ({
 
 /** Per server, the id of the record each `BenchRequest.made` made there, made once. */
 const madeOn = new WeakMap<object, Map<BenchRequest, Promise<string>>>();
+
+/**
+ * `to` answers as `from` did (Express answering `from`'s recorded bytes): its `{made}` are `from`'s records, whose ids
+ * the recorded paths hold.
+ */
+export function madeAs<Target extends object>(from: object, to: Target): Target {
+  const made = madeOn.get(from);
+  if (made !== undefined) madeOn.set(to, made);
+  return to;
+}
 
 /** `request`'s path on `target`: `{made}` replaced by the id of the record its `made` request made there. */
 export async function pathOn(target: { url: string }, request: BenchRequest): Promise<string> {

@@ -17,7 +17,6 @@ const base = process.env.GUARD_BASE || 'main';
 const named = process.env.BENCH_REQUESTS ? process.env.BENCH_REQUESTS.split(',').map((name) => name.trim()) : undefined;
 const guarded = guardedRequests(named);
 const judged = guarded.sqlite.length + guarded.postgres.length;
-const GUARDED = [...new Set([...guarded.sqlite, ...guarded.postgres].map((request) => request.name))];
 
 const commit = execFileSync('git', ['rev-parse', '--verify', `${base}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
 const folder = mkdtempSync(path.join(tmpdir(), 'bench-guard-'));
@@ -39,7 +38,8 @@ try {
     BENCH_BASELINE: folder,
     BENCH_RUNS: process.env.BENCH_RUNS || String(runsNeeded(judged)),
     BENCH_SECONDS: process.env.BENCH_SECONDS || '3',
-    BENCH_REQUESTS: process.env.BENCH_REQUESTS || GUARDED.join(','),
+    // Unset, the guard part takes each engine's set (guardedRequests); named, a write runs on both engines.
+    ...(named === undefined ? {} : { BENCH_REQUESTS: named.join(',') }),
   };
   const bench = spawnSync(process.execPath, ['--import', 'tsx', 'bench/bench.ts'], { cwd: root, env, stdio: 'inherit' });
   status = bench.status ?? 1;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
-import { type BenchRequest, fixture, guardedRequests, headersOf, MAIN_REQUESTS, pathOn, REQUESTS as ALL_REQUESTS } from './fixture.ts';
+import { type BenchRequest, fixture, guardedRequests, headersOf, MAIN_REQUESTS, madeAs, pathOn, REQUESTS as ALL_REQUESTS } from './fixture.ts';
 import { answered, cpuMs, freePort, type Measure, median, medians, rotated, serverCommand, spawnServer, TICKS_PER_SECOND } from './measure.ts';
 import type { BenchSettings } from './settings.ts';
 import pg from 'pg';
@@ -59,7 +59,7 @@ async function startReference(name: string, dataDir: string, env: Record<string,
  * Records the reference server's answer to each request, byte for byte, for the bare server to repeat: the file the
  * bare server reads, and each request's answer body.
  */
-async function record(target: Target, requests = REQUESTS): Promise<{ file: string; bodies: Map<BenchRequest, string> }> {
+async function record(target: Target, requests = REQUESTS): Promise<{ file: string; bodies: Map<BenchRequest, string>; from: Target }> {
   const bodies = new Map<BenchRequest, string>();
   const recorded = [];
   for (const request of requests) {
@@ -80,7 +80,7 @@ async function record(target: Target, requests = REQUESTS): Promise<{ file: stri
   }
   const file = path.join(workDir, 'recorded.json');
   writeFileSync(file, JSON.stringify(recorded));
-  return { file, bodies };
+  return { file, bodies, from: target };
 }
 
 /**
@@ -114,15 +114,15 @@ async function startPrism(): Promise<Target | undefined> {
   }
 }
 
-async function startBare(recordedFile: string, framework?: 'express'): Promise<Target> {
+async function startBare(recorded: { file: string; from: Target }, framework?: 'express'): Promise<Target> {
   const port = await freePort();
   // The Express baseline serves its app as the server does (server/speed/app-server.ts, a TypeScript module: tsx).
-  const bare = [path.join(root, 'bench/bare.mjs'), recordedFile];
+  const bare = [path.join(root, 'bench/bare.mjs'), recorded.file];
   const args = framework ? ['--import', 'tsx', ...bare, framework] : bare;
   const { child, output } = spawnServer(args, { PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await answered(url, child, output);
-  return { name: framework ? 'bare Express' : 'bare node:http', url, child };
+  return madeAs(recorded.from, { name: framework ? 'bare Express' : 'bare node:http', url, child });
 }
 
 /**
@@ -292,9 +292,9 @@ async function requestRates(withPrism: boolean): Promise<void> {
     targets.push(await startReference('validation off', path.join(workDir, 'off'), { VALIDATE_RESPONSES: 'false' }));
     const recorded = await record(on);
     const jsonUs = new Map([...recorded.bodies].map(([request, body]) => [request, jsonTextUs(body)]));
-    const bare = await startBare(recorded.file);
+    const bare = await startBare(recorded);
     targets.push(bare);
-    targets.push(await startBare(recorded.file, 'express'));
+    targets.push(await startBare(recorded, 'express'));
     const prism = withPrism ? await startPrism() : undefined;
     if (prism) targets.push(prism);
     // Another build's server, as `npm start` runs it, validation on: what this build is compared with (bench:guard).
@@ -377,7 +377,7 @@ async function guardRates(): Promise<void> {
     targets.push(on);
     if (guarded.sqlite.length > 0) {
       targets.push(await startReference('baseline', path.join(workDir, 'baseline'), {}, baselineDir));
-      targets.push(await startBare((await record(on, guarded.sqlite)).file, 'express'));
+      targets.push(await startBare(await record(on, guarded.sqlite), 'express'));
       const [, baseline, express] = targets as [Target, Target, Target];
       const results = await measuredInTurn([on, baseline, express], load, guarded.sqlite);
       const runsOf = (request: BenchRequest, target: Target) => results.get(`${request.name}\n${target.name}`)!;

@@ -522,26 +522,24 @@ function insertRow(ctx: Scope, comment: NewComment): Promise<CommentRow> {
   return insertComment(ctx, comment);
 }
 
-/** A comment or reply as stored now, after a change. */
-async function reread(ctx: Scope, row: CommentRow): Promise<CommentRow> {
-  const place = { spaceId: row.spaceId, changeRequestId: row.changeRequestId };
-  const stored = row.parentId === null ? await comments.getComment(ctx.db, place, row.id) : await comments.getReply(ctx.db, row.parentId, row.id);
-  return parseCommentRow(stored);
-}
-
-async function editBody(ctx: Scope, row: CommentRow, markdown: string): Promise<void> {
+/** Changes a comment's or reply's body; the columns changed, to answer from without reading the row again. */
+async function editBody(ctx: Scope, row: CommentRow, markdown: string): Promise<Pick<CommentRow, 'body' | 'editedAt'>> {
   checkMarkdown(markdown);
-  await comments.update(ctx.db, row.id, { body: markdown, editedAt: ctx.now() });
+  const changed = { body: markdown, editedAt: ctx.now() };
+  await comments.update(ctx.db, row.id, changed);
+  return changed;
 }
 
-/** Resolving keeps the first resolution; reopening clears it. */
-async function setResolved(ctx: Scope, row: CommentRow, resolved: boolean, caller: Caller): Promise<void> {
-  if (resolved && COMMENT_STATES[row.status].resolved) return;
-  await comments.update(ctx.db, row.id, {
-    status: resolved ? 'resolved' : 'open',
+/** Resolving keeps the first resolution; reopening clears it. The columns changed (none when already resolved). */
+async function setResolved(ctx: Scope, row: CommentRow, resolved: boolean, caller: Caller): Promise<Partial<CommentRow>> {
+  if (resolved && COMMENT_STATES[row.status].resolved) return {};
+  const changed = {
+    status: resolved ? ('resolved' as const) : ('open' as const),
     resolvedAt: resolved ? ctx.now() : null,
     resolvedBy: resolved ? caller.user.id : null,
-  });
+  };
+  await comments.update(ctx.db, row.id, changed);
+  return changed;
 }
 
 function checkReactions({ addedReactions = [], removedReactions = [] }: ReactionChanges): void {
@@ -636,10 +634,12 @@ export async function updateComment(ctx: Scope, scope: CommentScope, caller: Cal
   if (changes.body) requireComment(permissions, 'edit');
   if (changes.resolved !== undefined || reacts(changes)) requireComment(permissions, 'reply');
   checkReactions(changes);
-  if (changes.body) await editBody(ctx, row, changes.body.markdown);
-  if (changes.resolved !== undefined) await setResolved(ctx, row, changes.resolved, caller);
+  let now = row;
+  if (changes.body) now = { ...now, ...(await editBody(ctx, row, changes.body.markdown)) };
+  if (changes.resolved !== undefined) now = { ...now, ...(await setResolved(ctx, row, changes.resolved, caller)) };
   await applyReactions(ctx, row, caller, changes);
-  return new CommentPresenter(ctx, scope, caller).comment(await reread(ctx, row));
+  // Answered from the row read and the columns changed (no trigger changes the row), not read again.
+  return new CommentPresenter(ctx, scope, caller).comment(now);
 }
 
 /** Deletes the comment `commentId` of the scope, when there is one. */
@@ -690,10 +690,11 @@ export async function updateReply(
   if (reacts(changes)) requireComment(permissions, 'reply');
   if (changes.resolved !== undefined) requireComment(commentPermissions(scope, parent, caller), 'reply');
   checkReactions(changes);
-  if (changes.body) await editBody(ctx, reply, changes.body.markdown);
+  const now = changes.body ? { ...reply, ...(await editBody(ctx, reply, changes.body.markdown)) } : reply;
   if (changes.resolved !== undefined) await setResolved(ctx, parent, changes.resolved, caller);
   await applyReactions(ctx, reply, caller, changes);
-  return new CommentPresenter(ctx, scope, caller).reply(await reread(ctx, reply));
+  // Answered from the row read and the columns changed (no trigger changes the row), not read again.
+  return new CommentPresenter(ctx, scope, caller).reply(now);
 }
 
 /** Deletes the reply `replyId` to the comment `commentId` of the scope, when there is one (404 without the comment). */

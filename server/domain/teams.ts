@@ -45,6 +45,8 @@ const permissionsOf = (role: Model<'TeamMemberRole'> | undefined, access: Organi
 export interface TeamAccess {
   organization: OrganizationAccess;
   team: TeamRow;
+  /** The caller's role in the team (undefined: not a member). */
+  role: Model<'TeamMemberRole'> | undefined;
   permissions: TeamPermissions;
 }
 
@@ -63,7 +65,7 @@ async function teamAccessIfAny(ctx: Scope, caller: Caller, organizationId: strin
     getTeamRow(ctx.db, organizationId, teamId),
     teamRole(ctx.db, teamId, caller.user.id),
   ]);
-  return team ? { organization, team, permissions: permissionsOf(role, organization) } : undefined;
+  return team ? { organization, team, role, permissions: permissionsOf(role, organization) } : undefined;
 }
 
 /** Throws 403 unless the caller has `permission` on the team. */
@@ -104,25 +106,32 @@ export async function teamsPage(
  * the organization) its members.
  */
 export async function createTeam(ctx: Scope, caller: Caller, organizationId: string, input: Input<'CreateTeamRequest'>): Promise<Model<'Team'>> {
-  const access = await organizationAccess(ctx, caller, organizationId);
-  requireOrganization(access, 'ownTeam');
   const members = [...new Set(input.members ?? [])].filter((userId) => userId !== caller.user.id);
-  const outside: string[] = [];
-  for (const userId of members) if (!(await membershipOf(ctx.db, userId, organizationId))) outside.push(userId);
+  // Read together (one round trip on PostgreSQL), the organization's refusal first.
+  const [access, ...memberships] = await Promise.all([
+    organizationAccess(ctx, caller, organizationId),
+    ...members.map((userId) => membershipOf(ctx.db, userId, organizationId)),
+  ]);
+  requireOrganization(access, 'ownTeam');
+  const outside = members.filter((_, index) => !memberships[index]);
   if (outside.length > 0) throw badRequest(`members: not members of this organization: ${outside.join(', ')}`);
-  const id = newId();
-  await teams.insert(ctx.db, { id, organizationId: organizationId, title: input.title, createdAt: ctx.now() });
-  await teams.addMember(ctx.db, id, caller.user.id, 'owner');
-  for (const userId of members) await teams.addMember(ctx.db, id, userId, 'member');
-  const team = (await getTeamRow(ctx.db, organizationId, id))!;
-  return presentTeam(ctx, team, access, caller.user.id);
+  const team: TeamRow = { id: newId(), organizationId: organizationId, title: input.title, createdAt: ctx.now() };
+  await teams.insert(ctx.db, team);
+  await teams.addMember(ctx.db, team.id, caller.user.id, 'owner');
+  for (const userId of members) await teams.addMember(ctx.db, team.id, userId, 'member');
+  // Answered from the row as inserted and the members added (no trigger changes them), not read again: a new team
+  // reaches no space yet, and the caller owns it.
+  const figures: TeamFigures = { members: new Map([[team.id, 1 + members.length]]), spaces: new Map(), roles: new Map([[team.id, 'owner']]) };
+  return presentTeam(ctx, team, access, caller.user.id, figures);
 }
 
 /** Renames a team, for its admins. */
 export async function renameTeam(ctx: Scope, caller: Caller, organizationId: string, teamId: string, title: string): Promise<Model<'Team'>> {
-  // Its figures, which a new title does not change, are read with its access (one round trip on PostgreSQL).
-  const [access, figures] = await Promise.all([teamAccess(ctx, caller, organizationId, teamId), teamFigures(ctx, [teamId], caller.user.id)]);
+  // Its counts, which a new title does not change, are read with its access (one round trip on PostgreSQL); the
+  // caller's role in it, which the access reads, is not read twice.
+  const [access, counts] = await Promise.all([teamAccess(ctx, caller, organizationId, teamId), teamCounts(ctx, [teamId])]);
   requireTeam(access, 'admin');
+  const figures: TeamFigures = { ...counts, roles: new Map(access.role === undefined ? [] : [[teamId, access.role]]) };
   await teams.rename(ctx.db, access.team.id, title);
   // Answered from the row read and its new title, not read again.
   return presentTeam(ctx, { ...access.team, title }, access.organization, caller.user.id, figures);
@@ -144,15 +153,18 @@ export interface TeamFigures {
   roles: Map<string, unknown>;
 }
 
+const byTeam = <T>(found: { teamId: string; value: T }[]) => new Map(found.map((row) => [row.teamId, row.value]));
+
+/** The members' and live spaces' counts of `teamIds`, one query each for all of them (read together). */
+async function teamCounts(ctx: Scope, teamIds: readonly string[]): Promise<Omit<TeamFigures, 'roles'>> {
+  const [memberCounts, spaceCounts] = await Promise.all([teams.memberCounts(ctx.db, teamIds), teams.spaceCounts(ctx.db, teamIds)]);
+  return { members: byTeam(memberCounts), spaces: byTeam(spaceCounts) };
+}
+
 /** The figures of `teamIds` as `userId` sees them, one query each for all of them (read together: one round trip on PostgreSQL). */
 export async function teamFigures(ctx: Scope, teamIds: readonly string[], userId: string): Promise<TeamFigures> {
-  const byTeam = <T>(found: { teamId: string; value: T }[]) => new Map(found.map((row) => [row.teamId, row.value]));
-  const [memberCounts, spaceCounts, userRoles] = await Promise.all([
-    teams.memberCounts(ctx.db, teamIds),
-    teams.spaceCounts(ctx.db, teamIds),
-    teams.rolesOf(ctx.db, teamIds, userId),
-  ]);
-  return { members: byTeam(memberCounts), spaces: byTeam(spaceCounts), roles: byTeam<unknown>(userRoles) };
+  const [counts, userRoles] = await Promise.all([teamCounts(ctx, teamIds), teams.rolesOf(ctx.db, teamIds, userId)]);
+  return { ...counts, roles: byTeam<unknown>(userRoles) };
 }
 
 /**
