@@ -10,7 +10,7 @@ import { type Contract, loadContract, type OpenApiDocument } from '../conformanc
 import { contractIdentity } from '../conformance/records/consumer.ts';
 import { consumersSentence, type FindingConsumer, judgeConsumerVerdicts } from '../conformance/judgement/verdict.ts';
 import { type ReadConsumers, readConsumers, URL_WAIT_MS } from '../conformance/records/usage-sources.ts';
-import { SCHEMA_DIALECT } from './dialect.ts';
+import { SCHEMA_DIALECT } from './dialect.js';
 import { listReleases, locations, parseYaml, readDeclarations, versionOf } from './files.ts';
 import { evaluateGate, type Judged } from './gate.ts';
 import { consequence, plural, severityLabel, sharedFindings, showOperations, summarizeOperations } from './report.ts';

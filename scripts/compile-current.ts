@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, type CompilerHost, formatDiagnostic, NodeHost, resolveCompilerOptions } from '@typespec/compiler';
-import { SCHEMA_DIALECT } from '../breaking/dialect.ts';
+import { SCHEMA_DIALECT } from '../breaking/dialect.js';
 import { emittedDocument } from 'docs-platform-spec-rules';
 
 const root = path.resolve(fileURLToPath(import.meta.url), '../..');

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compile, type CompilerHost, createSourceFile, type Diagnostic, formatDiagnostic, NodeHost, type Program, resolveCompilerOptions, type SourceFile } from '@typespec/compiler';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { SCHEMA_DIALECT } from '../breaking/dialect.ts';
+import { SCHEMA_DIALECT } from '../breaking/dialect.js';
 import { STAMP_FILE, stampOf } from '../breaking/stamp.ts';
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../..');

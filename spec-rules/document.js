@@ -3,16 +3,9 @@
 // option for, the `jsonSchemaDialect` and each deprecation's paragraph. `$onEmit` (emit.js) does it after the emitter
 // in `tsp compile` as in `npm run generate` and `npm run dev`; the breaking-change rule's document declares the dialect too.
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { SCHEMA_DIALECT } from "../breaking/dialect.js";
 
-/**
- * The JSON Schema dialect the document's schemas are written in: OpenAPI 3.1's base dialect (JSON Schema 2020-12 with
- * OpenAPI's vocabulary: `discriminator`, `xml`, `externalDocs`, `example`). OpenAPI 3.1 makes it the default, but tools
- * do not all apply the default: Prism reads the schemas of a 3.1 document that does not declare its dialect as
- * draft-07, which has no `unevaluatedProperties`, the keyword that closes the contract's objects, and so lets an
- * unknown field through. Declared, it is read as written. Changing it is a change of the contract that the
- * breaking-change gate judges (`schema-dialect-…`, breaking/README.md).
- */
-export const SCHEMA_DIALECT = "https://spec.openapis.org/oas/3.1/dialect/base";
+export { SCHEMA_DIALECT };
 
 /**
  * The emitted document with `jsonSchemaDialect: SCHEMA_DIALECT` after its `openapi:` line (where the specification
