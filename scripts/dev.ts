@@ -3,7 +3,7 @@
 // started ahead taking over, then generated/ and the type-check following. Its parts: the server processes
 // (dev-processes.ts), the type-check (dev-typecheck.ts), the changes handled in turn (dev-changes.ts); here, what a
 // change does. How and why: docs/development.md ("The dev loop").
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +14,26 @@ import { startTypecheck, type Typecheck } from './dev-typecheck.ts';
 import { contractCompiler, schemaTypes } from './generate.ts';
 import { STAMP_FILE } from '../breaking/stamp.ts';
 import { type TreeWatcher, watchTree } from './watch-tree.ts';
+import { EXAMPLE_SEED } from './example-world/world.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OPENAPI = path.join(root, 'generated/openapi.yaml');
 const SCHEMA = path.join(root, 'generated/schema.d.ts');
 
 export const DEV_TOKEN = 'dev-token';
+
+/**
+ * Dev's seed: the seeded part of the world the contract's examples are written in (scripts/example-world/world.ts),
+ * written here at each start, so that an example's ids (`demo`, the team `0Vby0wqo00TPjFeKcwfHCB`, …) are dev's.
+ */
+export const DEV_SEED_FILE = path.join(root, '.data/dev-seed.json');
+
+/** Writes dev's seed file (DEV_SEED_FILE) when `env` names it. */
+function writeDevSeed(env: NodeJS.ProcessEnv): void {
+  if (env.SEED_FILE !== DEV_SEED_FILE) return;
+  mkdirSync(path.dirname(DEV_SEED_FILE), { recursive: true });
+  writeFileSync(DEV_SEED_FILE, `${JSON.stringify(EXAMPLE_SEED, null, 1)}\n`);
+}
 
 /** The environment of the development server: the developer's settings, under whatever the caller's environment sets. */
 export function devEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
@@ -30,6 +44,7 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.Pro
     ALLOW_LOCAL_GIT: 'true',
     LOCAL_GIT_ROOT: tmpdir(),
     DATA_DIR: path.join(root, '.data/dev'),
+    SEED_FILE: DEV_SEED_FILE,
     LOG_FORMAT: 'pretty',
     ...env,
   };
@@ -83,6 +98,7 @@ class DevLoop {
 
   constructor(private readonly options: DevOptions) {
     const env = devEnvironment(options.env);
+    writeDevSeed(env);
     const print = options.print ?? ((text: string) => process.stdout.write(text));
     const say = (line: string) => print(`[dev] ${line}\n`);
     this.env = env;

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { DEV_TOKEN, devEnvironment } from '../../scripts/dev.ts';
+import { DEV_SEED_FILE, DEV_TOKEN, devEnvironment } from '../../scripts/dev.ts';
+import { ADMIN, EXAMPLE_SEED } from '../../scripts/example-world/world.ts';
 import { ADDED_OPERATION } from '../../bench/save.ts';
 import { copyRepository } from '../../scripts/repo-copy.ts';
 
@@ -127,6 +128,7 @@ test('is scripts/dev.ts, run by exec so that signals reach it, with the develope
     ALLOW_LOCAL_GIT: 'true',
     LOCAL_GIT_ROOT: tmpdir(),
     DATA_DIR: path.resolve('.data/dev'),
+    SEED_FILE: DEV_SEED_FILE,
   });
   expect(devEnvironment({ PORT: '4000', DOCS_API_TOKEN: 'mine' })).toMatchObject({ PORT: '4000', DOCS_API_TOKEN: 'mine' });
   expect(readFileSync('.gitignore', 'utf8').split('\n')).toContain('.data/');
@@ -151,9 +153,11 @@ describe('saving the contract the ways editors do', () => {
     await dev.waitFor(/\[dev\] watching spec\/ and server\//);
   }, 90_000);
 
-  test('serves the demo organization to dev-token, and names the API reference', async () => {
+  test("serves the examples' world to dev-token (the demo admin's organizations), and names the API reference", async () => {
     const response = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } });
-    expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id)).toEqual(['demo']);
+    const organizations = (EXAMPLE_SEED.organizations ?? []).filter((org) => org.members?.some((member) => member.user === ADMIN)).map((org) => org.id);
+    expect(((await response.json()) as { items: { id: string }[] }).items.map((org) => org.id).sort()).toEqual(organizations.sort());
+    expect(organizations).toContain('demo');
     expect(dev.output()).toContain(`API reference ${url}/docs`);
     expect(dev.output()).not.toMatch(/listening on/);
     // The breaks spec/breaking-changes.yaml accepts: one line, counted, naming the command that lists them.
