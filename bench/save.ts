@@ -1,9 +1,9 @@
-// The daily loop, measured: the time from saving a .tsp file to `npm run dev` serving the new contract.
+// The daily loop, measured: the time from saving a .tsp file to `npm run dev` serving the new contract, and `npm run check`.
 //   npx tsx bench/save.ts                  BENCH_SAVES saves (5 by default) of each case
 //   BENCH_PARTS=save npm run bench         the same, as a part of the bench
 // In a copy of the repository, `npm run dev` runs as a developer runs it. The cases it times: bench/README.md; its
 // figures: docs/performance-figures.md ("The daily loop").
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +60,12 @@ export interface SaveFigures {
   compile: number[];
   /** The type-check after a contract change, s, as dev reports it. */
   typecheck: number[];
+  /** `npm run check` once dev has stopped, ms: what an author runs before committing. */
+  check: number[];
 }
+
+/** How many times `npm run check` is timed: it takes tens of seconds, and its second run is as warm as its third. */
+const CHECKS = 2;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -112,7 +117,7 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
       return document.components.schemas.Space.properties.title.description;
     };
 
-    const figures: SaveFigures = { quiet: [], busy: [], error: [], added: [], compile: [], typecheck: [] };
+    const figures: SaveFigures = { quiet: [], busy: [], error: [], added: [], compile: [], typecheck: [], check: [] };
     let round = 0;
     /** One save, timed until the change is served; then, when `settle`, until its type-check has reported. */
     const timedSave = async (settle: boolean) => {
@@ -167,6 +172,15 @@ export async function benchSave(saves: number): Promise<SaveFigures> {
       saveTeams(teamsText);
       while ((await stats()) !== 'gone') await Promise.race([sleep(POLL_MS), exited]);
     }
+    // Then `npm run check`, as the author runs it once the work is saved: dev stopped, its caches left as dev wrote them.
+    await stop(dev);
+    dev = undefined;
+    for (let index = 0; index < Math.min(saves, CHECKS); index++) {
+      const began = performance.now();
+      const checked = spawnSync('npm', ['run', 'check'], { cwd: copy, env: copyEnvironment(), encoding: 'utf8' });
+      if (checked.status !== 0) throw new Error(`bench-save: npm run check failed in the copy:\n${checked.stdout}${checked.stderr}`);
+      figures.check.push(performance.now() - began);
+    }
     return figures;
   } finally {
     if (dev) await stop(dev);
@@ -189,6 +203,7 @@ export function saveTable(figures: SaveFigures): string {
     row('save -> TypeSpec error printed', figures.error, 1000),
     row('save -> an added operation answered from its example', figures.added, 1000),
     row('type-check after a contract change, beside the server', figures.typecheck, 1),
+    row('npm run check after the saves, dev stopped', figures.check, 1000),
   ].join('\n');
 }
 
