@@ -32,7 +32,6 @@ export interface ContractCompilation {
 }
 
 // The document's finishing (its dialect and deprecations' paragraphs) is the compile's own: spec-rules/emit.js.
-export { declareSchemaDialect, deprecationParagraph, describeDeprecations } from '../spec-rules/document.js';
 export { SCHEMA_DIALECT };
 
 /**
