@@ -64,7 +64,7 @@ export interface SaveFigures {
   check: number[];
 }
 
-/** How many times `npm run check` is timed: it takes tens of seconds, and its second run is as warm as its third. */
+/** How many times `npm run check` is timed: its second run finds the caches the first wrote, as a third would. */
 const CHECKS = 2;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
