@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeTemporary, started, stop, temporaryDirectory } from './cleanup.ts';
+import { groupedPages, pageText } from './large-spaces.ts';
 import { type BenchRequest, fixture, guardedRequests, headersOf, MAIN_REQUESTS, madeAs, pathOn, REQUESTS as ALL_REQUESTS } from './fixture.ts';
 import { answered, cpuMs, freePort, type Measure, median, medians, rotated, serverCommand, spawnServer, TICKS_PER_SECOND } from './measure.ts';
 import type { BenchSettings } from './settings.ts';
@@ -500,23 +501,6 @@ async function memory(dataDir: string): Promise<void> {
   // Seeded by a start of its own: what is measured is a server started on the existing database.
   await stop((await startReference('seeding', `${dataDir}-large`, { SEED_FILE: large.seedFile })).child);
   await memoryRun(`memory with large spaces (${large.label})`, `${dataDir}-large`, large.requests, large.seedFile);
-}
-
-/** A page's text in the benches' large spaces: about `bytes` of prose. */
-export const pageText = (bytes = 2000) => 'Some documentation, in a sentence of words. '.repeat(Math.ceil(bytes / 44));
-
-/**
- * The pages of the benches' large spaces: about `size` in groups (of 49 for sizes of about 100 and more), `page`
- * making the page `i` of group `g`, the `index`-th of the space. `perGroup` is the number of pages of each group.
- */
-export function groupedPages<T>(size: number, page: (g: number, i: number, index: number) => T) {
-  const count = Math.max(1, Math.round(size / 50));
-  const perGroup = Math.max(1, Math.floor(size / count) - 1);
-  const groups = Array.from({ length: count }, (_, g) => ({
-    g,
-    pages: Array.from({ length: perGroup }, (_, i) => page(g, i, g * perGroup + i)),
-  }));
-  return { groups, perGroup };
 }
 
 /**
